@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+// exactattn command line: argument parsing (CLI11) and the error → exit code contract.
+#include "app.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <new>
+#include <ostream>
+#include <sstream>
+
+#include "commands.hpp"
+#include "exactattn/error.hpp"
+
+namespace exactattn::cli {
+
+namespace {
+
+const std::vector<std::string> kReportFormats = {"text", "markdown", "latex", "csv", "json"};
+
+}  // namespace
+
+int run(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+    CLI::App app{"exactattn: exact arithmetic for the mathematics of attention (a = ln 2).\n"
+                 "With no arguments, prints the built-in Chapter 14 scenario.",
+                 "exactattn"};
+    app.set_version_flag("--version", "exactattn 0.1.0");
+    app.require_subcommand(0, 1);
+
+    EvalOptions eval;
+    auto* s_eval = app.add_subcommand("eval", "Evaluate an expression exactly");
+    s_eval->add_option("expr", eval.expr, "Expression, e.g. '2^(1/2)/(2+2^(1/2))'")->required();
+    s_eval->add_option("--format", eval.format, "ascii|unicode|latex|decimal|json")
+        ->check(CLI::IsMember({"ascii", "unicode", "latex", "decimal", "json"}));
+    s_eval->add_option("--digits", eval.digits, "Significant digits for decimal (1-100000)")
+        ->check(CLI::Range(1, 100000));
+
+    RunOptions runo;
+    auto* s_run = app.add_subcommand("run", "Run a scenario file (or the built-in chapter14)");
+    s_run->add_option("file", runo.file, "Scenario JSON file, or chapter14");
+    s_run->add_option("--format", runo.format, "text|markdown|latex|csv|json")
+        ->check(CLI::IsMember(kReportFormats));
+
+    ReadOptions read;
+    auto* s_read = app.add_subcommand("read", "One attention read with a full trace");
+    s_read->add_option("--memory", read.memory, "Memory rows, e.g. [[a,0],[0,a]], or @FILE")
+        ->required();
+    s_read->add_option("--query", read.query, "Query vector, e.g. [1,0]")->required();
+    s_read->add_option("--readout", read.readout, "Readout coefficients, e.g. [1,2]");
+    s_read->add_option("--remove", read.remove, "Positions to remove (1-based)");
+    s_read->add_option("--zero", read.zero, "Positions whose score is set to 0 (1-based)");
+    s_read->add_option("--format", read.format, "text|json")
+        ->check(CLI::IsMember({"text", "json"}));
+
+    EncodeOptions enc;
+    auto* s_enc = app.add_subcommand("encode", "Encoder states for a token list");
+    s_enc->add_option("--scenario", enc.scenario, "Scenario file, or chapter14");
+    s_enc->add_option("--tokens", enc.tokens, "Tokens separated by spaces")->required();
+    s_enc->add_option("--format", enc.format, "text|markdown|latex|csv|json")
+        ->check(CLI::IsMember(kReportFormats));
+
+    FilesOptions verify;
+    auto* s_verify = app.add_subcommand("verify", "Check every expect entry of scenario files");
+    s_verify->add_option("files", verify.files, "Scenario files")->required();
+
+    std::vector<std::string> argv(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
+    std::ostringstream buffer;
+    int code = 0;
+    try {
+        app.parse(argv);
+        if (*s_eval) code = cmd_eval(eval, buffer);
+        else if (*s_read) code = cmd_read(read, buffer);
+        else if (*s_enc) code = cmd_encode(enc, buffer);
+        else if (*s_verify) code = cmd_verify(verify, buffer);
+        else code = cmd_run(runo, buffer);  // `run`, or no subcommand at all
+    } catch (const CLI::CallForHelp&) {
+        out << app.help();
+        return 0;
+    } catch (const CLI::CallForAllHelp&) {
+        out << app.help("", CLI::AppFormatMode::All);
+        return 0;
+    } catch (const CLI::CallForVersion&) {
+        out << "exactattn 0.1.0\n";
+        return 0;
+    } catch (const CLI::ParseError& e) {
+        // CLI11 uses its own exit codes; the contract says 2 for every usage error.
+        std::string msg = e.what();
+        for (auto& c : msg) c = c == '\n' ? ' ' : c;
+        err << "exactattn: usage: " << msg << " (see exactattn --help)\n";
+        return 2;
+    } catch (const Error& e) {
+        std::string msg = e.what();
+        for (auto& c : msg) c = c == '\n' ? ' ' : c;
+        err << "exactattn: " << msg << '\n';
+        return static_cast<int>(e.exit_code());
+    } catch (const std::bad_alloc&) {
+        err << "exactattn: out of memory: the input needs more memory than this machine has; "
+               "lower its size (see Limits in README.md)\n";
+        return 2;
+    } catch (const std::exception& e) {
+        err << "exactattn: internal error: " << e.what() << '\n';
+        return 2;
+    }
+    out << buffer.str();
+    out.flush();
+    return code;
+}
+
+}  // namespace exactattn::cli

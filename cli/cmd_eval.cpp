@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+// exactattn eval: the exact calculator.
+#include <nlohmann/json.hpp>
+
+#include <ostream>
+
+#include "commands.hpp"
+#include "exactattn/error.hpp"
+#include "exactattn/parse.hpp"
+#include "exactattn/print.hpp"
+
+namespace exactattn::cli {
+
+int cmd_eval(const EvalOptions& o, std::ostream& out) {
+    Value v;
+    try {
+        v = parse_value(o.expr);
+    } catch (const Error& e) {
+        throw e.located(Location{});
+    }
+    if (o.format == "ascii") {
+        out << to_ascii(v) << '\n';
+    } else if (o.format == "unicode") {
+        out << to_unicode(v) << '\n';
+    } else if (o.format == "latex") {
+        out << to_latex(v) << '\n';
+    } else if (o.format == "decimal") {
+        out << to_significant(v, o.digits) << '\n';
+    } else {
+        nlohmann::ordered_json j;
+        j["input"] = o.expr;
+        j["ascii"] = to_ascii(v);
+        j["unicode"] = to_unicode(v);
+        j["latex"] = to_latex(v);
+        j["decimal"] = to_significant(v, o.digits);
+        j["double"] = to_double(v);
+        j["degree_in_a"] = v.degree();
+        int m = 1;
+        for (const auto& f : v.terms()) m = std::max(m, f.root());
+        j["field"] = m == 1 ? std::string("Q") : "Q(2^(1/" + std::to_string(m) + "))";
+        out << j.dump(2) << '\n';
+    }
+    return 0;
+}
+
+}  // namespace exactattn::cli

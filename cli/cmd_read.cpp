@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+// exactattn read: one attention read from the command line.
+#include <fmt/format.h>
+
+#include <ostream>
+#include <set>
+
+#include "commands.hpp"
+#include "exactattn/error.hpp"
+#include "exactattn/parse.hpp"
+#include "exactattn/report.hpp"
+#include "exactattn/scenario.hpp"
+
+namespace exactattn::cli {
+
+namespace {
+
+template <class F>
+auto for_option(const char* option, F&& f) {
+    try {
+        return f();
+    } catch (const Error& e) {
+        Location where;
+        where.context = option;
+        if (e.where().file.empty()) throw e.located(where);
+        throw;
+    }
+}
+
+std::vector<std::size_t> parse_positions(const std::vector<std::string>& args, const char* option,
+                                         std::size_t n) {
+    std::vector<std::size_t> out;
+    for (const auto& a : args) {
+        for (const auto& part : [&] {
+                 std::vector<std::string> parts;
+                 std::string cur;
+                 for (char c : a) {
+                     if (c == ',' || c == ' ') {
+                         if (!cur.empty()) parts.push_back(cur);
+                         cur.clear();
+                     } else {
+                         cur += c;
+                     }
+                 }
+                 if (!cur.empty()) parts.push_back(cur);
+                 return parts;
+             }()) {
+            std::size_t used = 0;
+            long long p = 0;
+            try {
+                p = std::stoll(part, &used);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            Location where;
+            where.context = option;
+            if (used != part.size() || used == 0) {
+                throw usage_error(fmt::format("\"{}\" is not a position (a whole number from 1 to {})", part, n),
+                                  where);
+            }
+            if (p < 1 || static_cast<std::size_t>(p) > n) {
+                throw reference_error(fmt::format("position {} is out of range: the memory has positions "
+                                                  "1 to {}",
+                                                  p, n),
+                                      where);
+            }
+            out.push_back(static_cast<std::size_t>(p));
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+int cmd_read(const ReadOptions& o, std::ostream& out) {
+    const Memory memory = for_option("--memory", [&] { return load_memory_argument(o.memory); });
+    ReadRequest req;
+    req.query = for_option("--query", [&] { return parse_vector(o.query); });
+    if (!o.readout.empty()) req.readout = for_option("--readout", [&] { return parse_vector(o.readout); });
+    const std::size_t n = memory.rows();
+    const auto removed = parse_positions(o.remove, "--remove", n);
+    const auto zeroed = parse_positions(o.zero, "--zero", n);
+    req.marks.assign(n, Mark::Included);
+    for (auto p : zeroed) req.marks[p - 1] = Mark::Zeroed;
+    for (auto p : removed) {
+        if (req.marks[p - 1] == Mark::Zeroed) {
+            Location where;
+            where.context = "--remove";
+            throw usage_error(fmt::format("position {} is given to both --remove and --zero", p), where);
+        }
+        req.marks[p - 1] = Mark::Removed;
+    }
+    const ReadTrace t = attend(memory, req);
+    out << (o.format == "json" ? read_json(memory, t) : read_text(memory, t));
+    return 0;
+}
+
+}  // namespace exactattn::cli

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+// exactattn run / encode / verify: scenario files through the library.
+#include <fmt/format.h>
+
+#include <ostream>
+
+#include "commands.hpp"
+#include "exactattn/error.hpp"
+#include "exactattn/report.hpp"
+#include "exactattn/verify.hpp"
+
+namespace exactattn::cli {
+
+int cmd_run(const RunOptions& o, std::ostream& out) {
+    const Scenario s = load_scenario(o.file);
+    out << render_report(run_scenario(s), parse_format(o.format));
+    return 0;
+}
+
+int cmd_encode(const EncodeOptions& o, std::ostream& out) {
+    const Scenario s = load_scenario(o.scenario);
+    const auto tokens = split_tokens(o.tokens);
+    Location where;
+    where.context = "--tokens";
+    try {
+        out << render_encoding(s, tokens, parse_format(o.format));
+    } catch (const Error& e) {
+        if (e.where().empty()) throw e.located(where);
+        throw;
+    }
+    return 0;
+}
+
+int cmd_verify(const FilesOptions& o, std::ostream& out) {
+    std::size_t passed = 0;
+    std::size_t failed = 0;
+    for (const auto& f : o.files) {
+        const VerifyResult r = verify_report(run_scenario(load_scenario(f)));
+        passed += r.passed;
+        failed += r.failures.size();
+        for (const auto& m : r.failures) {
+            out << fmt::format("{}: {}: expected {}, computed {}\n", r.file, m.pointer, m.expected,
+                               m.computed);
+        }
+    }
+    out << fmt::format("verify: {} passed, {} failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}
+
+}  // namespace exactattn::cli

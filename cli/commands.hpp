@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+// exactattn command line: one function per subcommand (cli/cmd_<name>.cpp).
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace exactattn::cli {
+
+struct EvalOptions {
+    std::string expr;
+    std::string format = "ascii";
+    int digits = 20;
+};
+
+struct RunOptions {
+    std::string file = "chapter14";
+    std::string format = "text";
+};
+
+struct ReadOptions {
+    std::string memory;
+    std::string query;
+    std::string readout;
+    std::vector<std::string> remove;
+    std::vector<std::string> zero;
+    std::string format = "text";
+};
+
+struct EncodeOptions {
+    std::string scenario = "chapter14";
+    std::string tokens;
+    std::string format = "text";
+};
+
+struct FilesOptions {
+    std::vector<std::string> files;
+    std::string format;
+};
+
+struct CheckOptions {
+    std::string file;
+    std::string format = "text";
+};
+
+// Each returns the exit code and writes its whole output to `out` (a buffer the caller
+// flushes only on success). They throw exactattn::Error for invalid input.
+int cmd_eval(const EvalOptions& o, std::ostream& out);
+int cmd_run(const RunOptions& o, std::ostream& out);
+int cmd_read(const ReadOptions& o, std::ostream& out);
+int cmd_encode(const EncodeOptions& o, std::ostream& out);
+int cmd_verify(const FilesOptions& o, std::ostream& out);
+
+}  // namespace exactattn::cli

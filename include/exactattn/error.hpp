@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+// exactattn: the one error type, with a place and an exit code (DESIGN.md §4).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace exactattn {
+
+/// Exit codes of the command line contract (DESIGN.md §4).
+enum class ExitCode : int {
+    Success = 0,
+    CheckFailed = 1,   ///< a verify mismatch, a cross-check over tolerance, a wrong learner answer
+    InvalidInput = 2,  ///< parse error, shape mismatch, value outside the domain, limit, usage
+};
+
+/// Where an error happened: `file:line:column`, a JSON pointer, an expression column, or an
+/// option name. Rendered as the prefix of the one-line message.
+struct Location {
+    std::string file;     ///< file name, or empty
+    int line = 0;         ///< 1-based, 0 when unknown
+    int column = 0;       ///< 1-based (code points), 0 when unknown
+    std::string pointer;  ///< JSON pointer (RFC 6901), or empty
+    std::string context;  ///< free text such as "expression" or "--memory", or empty
+
+    /// `file:line:column`, `file: /pointer`, `expression column 4`, … (never empty).
+    [[nodiscard]] std::string str() const;
+    [[nodiscard]] bool empty() const {
+        return file.empty() && line == 0 && column == 0 && pointer.empty() && context.empty();
+    }
+};
+
+/// Kinds of failure. Each has a stable name that tests and the README list.
+enum class ErrorKind {
+    Parse,        ///< text that does not follow the grammar (expression, JSON, UTF-8)
+    Domain,       ///< mathematically outside the exact domain (exp(1), 1/a, division by zero)
+    Limit,        ///< over a resource limit (exponent, root degree, number size, rows)
+    Shape,        ///< wrong vector or matrix shape, width mismatch, empty memory
+    Reference,    ///< unknown name, token, position or JSON pointer
+    Usage,        ///< command line usage, unreadable or unwritable files
+    CheckFailed,  ///< a verify mismatch or cross-check over tolerance (exit 1)
+};
+
+/// Stable name of a kind, e.g. "ParseError".
+const char* kind_name(ErrorKind kind);
+
+/// The only exception type the library throws on purpose. `what()` is the full one-line
+/// message `place: reason`; `reason()` is the message without the place.
+class Error : public std::runtime_error {
+public:
+    Error(ErrorKind kind, Location where, std::string reason);
+
+    [[nodiscard]] ErrorKind kind() const { return kind_; }
+    [[nodiscard]] const Location& where() const { return where_; }
+    [[nodiscard]] const std::string& reason() const { return reason_; }
+    [[nodiscard]] ExitCode exit_code() const {
+        return kind_ == ErrorKind::CheckFailed ? ExitCode::CheckFailed : ExitCode::InvalidInput;
+    }
+    /// A copy of this error with a place filled in where it had none (or with a file added).
+    [[nodiscard]] Error located(const Location& outer) const;
+
+private:
+    ErrorKind kind_;
+    Location where_;
+    std::string reason_;
+};
+
+/// Named factories (CLI11 style) so that messages are uniform.
+[[nodiscard]] Error parse_error(Location where, std::string reason);
+[[nodiscard]] Error domain_error(std::string reason, Location where = {});
+[[nodiscard]] Error limit_error(std::string reason, Location where = {});
+[[nodiscard]] Error shape_error(std::string reason, Location where = {});
+[[nodiscard]] Error reference_error(std::string reason, Location where = {});
+[[nodiscard]] Error usage_error(std::string reason, Location where = {});
+
+}  // namespace exactattn
+
+/// Internal invariant check (SymEngine's SYMENGINE_ASSERT): on when EXACTATTN_ASSERTS is
+/// defined (the tests build with it), off otherwise. It aborts with file, function and line.
+#ifdef EXACTATTN_ASSERTS
+#define EXACTATTN_ASSERT(cond)                                                           \
+    do {                                                                                 \
+        if (!(cond)) ::exactattn::detail::assert_failed(#cond, __FILE__, __LINE__, __func__); \
+    } while (0)
+#else
+#define EXACTATTN_ASSERT(cond) \
+    do {                       \
+    } while (0)
+#endif
+
+namespace exactattn::detail {
+[[noreturn]] void assert_failed(const char* cond, const char* file, int line, const char* func);
+}

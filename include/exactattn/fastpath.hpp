@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+// exactattn: the shifted-integer fast path for reads whose exponentials are powers of two.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "exactattn/model.hpp"
+
+namespace exactattn::detail {
+
+/// When every memory entry is an integer multiple of one unit u·a^e and every query entry an
+/// integer multiple of w·a^f with e + f = 1, every score is T_j/M · a for integers T_j, M, and
+/// every exponential is 2^(T_j/M). Then
+///   denominator = 2^fmin Σ_r θ^r N_r,   context_i = (Σ_r θ^r C_{r,i}) / (Σ_r θ^r N_r) · u a^e,
+/// with θ = 2^(1/M), r = T_j mod M, and N_r, C_{r,i} integers built by adding small integers at
+/// bit offsets ⌊T_j/M⌋ − fmin: integer work O(n·d), one field inversion at the end. Returns
+/// nullopt when the structure does not hold (or is past a limit: the general path then reports
+/// it), so callers fall back to the general value arithmetic.
+std::optional<ReadTrace> fast_attend(const Memory& memory, const ReadRequest& request,
+                                     const std::vector<Mark>& marks);
+
+}  // namespace exactattn::detail

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+// exactattn: resource limits (DESIGN.md §1) that no honest input reaches.
+#pragma once
+
+#include <cstdint>
+
+namespace exactattn {
+
+/// Caps on the work one input may ask for. Past a cap the engine throws a LimitError that
+/// names the cap, instead of exhausting memory or time. The defaults are documented in
+/// README.md ("Limits").
+struct Limits {
+    /// Largest |r| in 2^r = exp(r·a) (and in an integer power x^n, largest |n|).
+    std::int64_t max_exponent = std::int64_t{1} << 20;
+    /// Largest root degree m of the field Q(2^(1/m)).
+    int max_root = 64;
+    /// Largest size, in bits, of a numerator or denominator.
+    std::int64_t max_bits = std::int64_t{1} << 24;
+    /// Largest power of a in a value.
+    int max_degree = 64;
+    /// Largest working precision, in bits, of certified sign and rounding.
+    std::int64_t max_precision = std::int64_t{1} << 22;
+    /// Largest number of memory rows (positions) of one read or source.
+    std::int64_t max_positions = 10'000'000;
+    /// Largest number of exact numbers in one memory (rows × width).
+    std::int64_t max_cells = 40'000'000;
+    /// Largest input file, in bytes.
+    std::int64_t max_file_bytes = std::int64_t{1} << 30;
+    /// Largest nesting depth of an expression (parentheses, unary signs, powers).
+    int max_nesting = 200;
+};
+
+/// The limits in force (process-wide; tests may swap them with ScopedLimits).
+const Limits& limits();
+void set_limits(const Limits& l);
+
+/// RAII: install other limits for a scope (tests).
+class ScopedLimits {
+public:
+    explicit ScopedLimits(const Limits& l) : saved_(limits()) { set_limits(l); }
+    ~ScopedLimits() { set_limits(saved_); }
+    ScopedLimits(const ScopedLimits&) = delete;
+    ScopedLimits& operator=(const ScopedLimits&) = delete;
+
+private:
+    Limits saved_;
+};
+
+}  // namespace exactattn

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+// exactattn: attention memories and per-position columns, stored explicitly or compactly.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "exactattn/value.hpp"
+
+namespace exactattn {
+
+using Vector = std::vector<Value>;
+using Matrix = std::vector<Vector>;  ///< row-major: Matrix[i] is row i
+
+/// What happens to one position in a read.
+enum class Mark {
+    Included,  ///< scored and summed
+    Removed,   ///< dropped from the scores and the sum (remove-state)
+    Zeroed,    ///< kept, but its score is set to 0 (zero-score: exponential 1)
+};
+
+/// Memory rows h_1..h_n of width d. Either explicit exact values, or compact: every entry is
+/// k·u with k a 64-bit integer and u one shared unit (for the chapter, u = a; for entries
+/// k·a/6, u = a/6). The compact form is what lets a read over 10^6 positions stay small and
+/// fast (see fastpath.hpp); both forms denote the same values.
+class Memory {
+public:
+    Memory() = default;
+    /// Explicit rows; ShapeError when the rows have different widths.
+    explicit Memory(Matrix rows);
+    /// Compact rows: entry (j, i) is k[j·width + i] · unit.
+    static Memory scaled_integers(std::size_t rows, std::size_t width, std::vector<std::int64_t> k,
+                                  Value unit);
+
+    [[nodiscard]] std::size_t rows() const { return rows_; }
+    [[nodiscard]] std::size_t width() const { return width_; }
+    [[nodiscard]] bool is_compact() const { return compact_; }
+    [[nodiscard]] Value at(std::size_t j, std::size_t i) const;
+    [[nodiscard]] Vector row(std::size_t j) const;
+    [[nodiscard]] Matrix matrix() const;  ///< all rows as values (small memories only)
+
+    /// Compact form: integers row-major, and the unit. Precondition is_compact().
+    [[nodiscard]] const std::vector<std::int64_t>& integers() const { return k_; }
+    [[nodiscard]] const Value& unit() const { return unit_; }
+
+    /// The same memory in compact form when every entry is an integer multiple of one unit
+    /// r·a^e (e fixed; the common unit is the gcd of the entries' rational coefficients) and
+    /// the integers fit in 62 bits; otherwise a copy of this memory.
+    [[nodiscard]] Memory compacted() const;
+
+    /// The memory without row j (0-based).
+    [[nodiscard]] Memory without_row(std::size_t j) const;
+
+private:
+    std::size_t rows_ = 0;
+    std::size_t width_ = 0;
+    bool compact_ = false;
+    Matrix explicit_;
+    std::vector<std::int64_t> k_;
+    Value unit_;
+};
+
+/// One exact value per position, or none (a removed position's score). Stored explicitly, or
+/// compactly as 2^(k_j/m)·factor or k_j·unit, computed on demand.
+class Column {
+public:
+    Column() = default;
+    explicit Column(std::vector<std::optional<Value>> values) : values_(std::move(values)) {}
+    /// v_j = k_j · unit where present[j], none elsewhere.
+    static Column multiples(std::vector<std::int64_t> k, std::vector<bool> present, Value unit);
+    /// v_j = 2^(k_j/m) · factor where present[j]; elsewhere none, or `absent` if given.
+    static Column powers_of_two(std::vector<std::int64_t> k, std::int64_t m,
+                                std::vector<bool> present, Value factor,
+                                std::optional<Value> absent);
+
+    [[nodiscard]] std::size_t size() const;
+    [[nodiscard]] std::optional<Value> at(std::size_t j) const;
+    /// Every entry, computed (for small columns).
+    [[nodiscard]] std::vector<std::optional<Value>> all() const;
+
+private:
+    enum class Kind { Explicit, Multiples, PowersOfTwo };
+    Kind kind_ = Kind::Explicit;
+    std::vector<std::optional<Value>> values_;
+    std::vector<std::int64_t> k_;
+    std::vector<bool> present_;
+    std::int64_t m_ = 1;
+    Value factor_;
+    std::optional<Value> absent_;
+};
+
+}  // namespace exactattn

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+// exactattn: the model of DESIGN.md §3 — recurrent encoder, attention read, readout,
+// interventions and cost counts, all exact.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "exactattn/memory.hpp"
+#include "exactattn/value.hpp"
+
+namespace exactattn {
+
+/// Encoder nonlinearity φ.
+enum class Activation { Relu, Identity };
+
+/// h_t = φ(h_{t-1} W_h + x_t W_x + b), row vectors, h_0 = `initial`.
+struct Encoder {
+    Activation activation = Activation::Relu;
+    Matrix recurrent;  ///< W_h, d × d
+    Matrix input;      ///< W_x, e × d (e = embedding width)
+    Vector bias;       ///< b, width d
+    Vector initial;    ///< h_0, width d
+
+    [[nodiscard]] std::size_t width() const { return initial.size(); }
+    /// Throws ShapeError when the shapes do not fit together.
+    void check() const;
+};
+
+/// h_1..h_n for inputs x_1..x_n (each of the embedding width). ShapeError on a width mismatch.
+Matrix encode(const Encoder& enc, const std::vector<Vector>& inputs);
+
+/// Score rule between a query and a memory row.
+enum class ScoreRule {
+    Dot,        ///< e_j = q·h_j (the chapter's unscaled dot product)
+    ScaledDot,  ///< e_j = q·h_j / √d (exact when it stays in the domain, refused otherwise)
+};
+
+/// One read's request: query, marks per position (empty: all included), optional readout.
+struct ReadRequest {
+    Vector query;
+    std::vector<Mark> marks;
+    std::optional<Vector> readout;  ///< coefficients of r = Σ_i readout_i c_i
+    ScoreRule rule = ScoreRule::Dot;
+};
+
+/// The full trace of a read, with one entry per original position.
+struct ReadTrace {
+    Vector query;
+    std::vector<Mark> marks;
+    Column scores;        ///< none where removed
+    Column exponentials;  ///< none where removed
+    Value denominator;    ///< Σ of the included exponentials
+    Column weights;       ///< 0 where removed; they sum to exactly 1
+    Vector context;       ///< Σ_j weight_j h_j, width d
+    std::optional<Value> readout;
+    bool fast_path = false;  ///< computed by the shifted-integer path (fastpath.hpp)
+
+    [[nodiscard]] std::vector<std::size_t> included() const;  ///< 1-based positions
+};
+
+/// The attention read of DESIGN.md §3. Throws ShapeError for a width mismatch or an empty
+/// memory, ReferenceError for no included position left ("every position removed"), and
+/// DomainError when a score is not a rational multiple of a (its exponential would leave the
+/// domain). Uses the fast path automatically when the memory's structure allows it.
+ReadTrace attend(const Memory& memory, const ReadRequest& request);
+inline ReadTrace attend(const Matrix& memory, const ReadRequest& request) {
+    return attend(Memory(memory), request);
+}
+/// The general path only (value arithmetic throughout); the reference for the fast path.
+ReadTrace attend_general(const Memory& memory, const ReadRequest& request);
+
+/// r = Σ_i coeffs_i c_i. ShapeError when the widths differ.
+Value apply_readout(const Vector& coeffs, const Vector& context);
+
+/// Logical cost counts of §14.6 under declared assumptions (not measured memory).
+struct CostInput {
+    std::int64_t positions = 0;         ///< n
+    std::int64_t width = 0;             ///< d
+    std::int64_t target_steps = 1;      ///< T reads
+    std::int64_t bytes_per_number = 8;  ///< declared storage size of one number
+};
+
+struct Costs {
+    CostInput input;
+    std::int64_t stored_numbers = 0;         ///< n·d source-state numbers
+    std::int64_t stored_bytes = 0;           ///< n·d·bytes
+    std::int64_t fixed_context_numbers = 0;  ///< d, the one fixed summary
+    std::int64_t fixed_context_bytes = 0;
+    std::int64_t dot_products = 0;           ///< n·T
+    std::int64_t multiplications_per_dot_product = 0;  ///< d
+    std::int64_t additions_per_dot_product = 0;        ///< d − 1
+    std::int64_t multiplications = 0;        ///< scores n·d·T + weighted sums n·d·T
+    std::int64_t additions = 0;              ///< n(d−1)T + (n−1)T + (n−1)d·T
+    std::int64_t exponentials = 0;           ///< n·T
+    std::int64_t divisions = 0;              ///< n·T (one per weight)
+    std::int64_t sequential_encoder_steps = 0;  ///< n recurrent updates, in order
+    std::int64_t sequential_decoder_steps = 0;  ///< T recurrent updates, in order
+};
+
+/// Counts for the given n, d, T and bytes per number. LimitError on overflow.
+Costs count_costs(const CostInput& in);
+
+}  // namespace exactattn

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+// exactattn: scenario files (DESIGN.md §5) — declared inputs of a chapter's computations.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "exactattn/memory.hpp"
+#include "exactattn/model.hpp"
+
+namespace exactattn {
+
+/// A source: tokens run through the encoder, or memory rows given directly.
+struct Source {
+    std::string name;
+    std::optional<std::vector<std::string>> tokens;
+    std::vector<std::string> labels;  ///< optional display names per position ("color")
+    Memory states;  ///< h_1..h_n (computed from the tokens, or given)
+
+    /// "1: color" (label), "1: 红色" (token) or "1".
+    [[nodiscard]] std::string position_label(std::size_t position) const;
+};
+
+/// A vector with the name it was declared under (empty name: given inline).
+struct NamedVector {
+    std::string name;
+    Vector values;
+};
+
+/// One declared read (`reads`).
+struct ReadSpec {
+    std::string name;
+    std::string source;
+    NamedVector query;
+    std::optional<NamedVector> readout;
+    std::vector<std::size_t> remove;  ///< 1-based positions
+    std::vector<std::size_t> zero;    ///< 1-based positions
+    std::string note;
+};
+
+enum class InterventionKind { RemoveState, ZeroScore, DeleteToken };
+const char* intervention_name(InterventionKind k);
+
+/// One declared intervention table (`interventions`): a no-intervention row plus one row per
+/// position in `positions` (default: every position).
+struct InterventionSpec {
+    std::string name;
+    InterventionKind kind = InterventionKind::RemoveState;
+    std::string source;
+    NamedVector query;
+    std::optional<NamedVector> readout;
+    std::vector<std::size_t> positions;
+    std::string note;
+};
+
+/// One declared cost case (`costs`).
+struct CostSpec {
+    std::string name;
+    std::string source;  ///< n and d taken from it when not given
+    CostInput input;
+};
+
+/// A learner's proposed answer to judge (`learner_answers`), see check.hpp.
+struct LearnerAnswer {
+    std::string name;
+    /// JSON pointer of the quantity in the run report, e.g. "/reads/example-14.1/weights" or
+    /// "/interventions/table-14.3/rows/2/context".
+    std::string target;
+    std::vector<Value> proposed;  ///< one value for a scalar quantity
+    bool scalar = false;
+    std::string note;
+};
+
+/// One exercise (`exercises`): prompt and the computations that answer it.
+struct Exercise {
+    std::string id;
+    std::string title;
+    std::string prompt;                   ///< Markdown
+    std::vector<std::string> reads;       ///< names of reads that answer it
+    std::vector<std::string> interventions;
+    std::vector<std::string> costs;
+    std::vector<std::string> learner_answers;
+    std::string explanation;              ///< fixed text for what numbers cannot say
+};
+
+/// Cross-check settings (`crosscheck`).
+struct CrosscheckSpec {
+    double tolerance_ulps = 4.0;
+    std::string rationale =
+        "each double operation rounds once (≤ 0.5 ulp); a score, an exponential, a sum of n "
+        "terms and a division accumulate a few such roundings";
+};
+
+/// A whole scenario file.
+struct Scenario {
+    std::string file;   ///< where it came from ("chapter14" for the built-in one)
+    std::string title;
+    std::vector<std::string> assumptions;
+    std::vector<std::pair<std::string, Vector>> vocabulary;
+    std::optional<Encoder> encoder;
+    ScoreRule rule = ScoreRule::Dot;
+    std::vector<Source> sources;
+    std::vector<NamedVector> queries;
+    std::vector<NamedVector> readouts;
+    std::vector<ReadSpec> reads;
+    std::vector<InterventionSpec> interventions;
+    std::vector<CostSpec> costs;
+    std::vector<Exercise> exercises;
+    std::vector<LearnerAnswer> learner_answers;
+    CrosscheckSpec crosscheck;
+    /// `expect`: JSON pointer into the report → the expected value's JSON text.
+    std::vector<std::pair<std::string, std::string>> expect;
+
+    [[nodiscard]] const Source& source(const std::string& name) const;
+    /// Embedding of a token; ReferenceError naming the token and the vocabulary.
+    [[nodiscard]] const Vector& embedding(const std::string& token) const;
+    /// Encoder states for tokens (the encoder and vocabulary must be declared).
+    [[nodiscard]] Matrix encode_tokens(const std::vector<std::string>& tokens) const;
+};
+
+/// Parses scenario JSON text; `file` names it in errors. Throws Error (exit code 2) with the
+/// file and JSON pointer (or line:column for malformed JSON).
+Scenario parse_scenario(std::string_view json_text, const std::string& file);
+
+/// Loads a scenario file, or the built-in one for the name "chapter14".
+Scenario load_scenario(const std::string& path_or_builtin);
+
+/// The built-in Chapter 14 scenario's JSON text (embedded at build time).
+std::string_view builtin_chapter14();
+
+/// A memory from the command line: `[[a,0],[0,a]]` (expressions), or `@FILE`, a JSON array
+/// of rows in a file (numbers exact from their text, strings in the notation of DESIGN.md §2).
+Memory load_memory_argument(const std::string& arg);
+
+/// Splits a token list on spaces (UTF-8 tokens such as 红色 stay whole).
+std::vector<std::string> split_tokens(std::string_view text);
+
+}  // namespace exactattn

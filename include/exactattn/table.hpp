@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+// exactattn: one table, rendered as aligned text, GitHub Markdown, LaTeX booktabs or CSV.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace exactattn {
+
+/// Output formats of reports (DESIGN.md §4).
+enum class Format { Text, Markdown, Latex, Csv, Json };
+
+/// Parses "text", "markdown", "latex", "csv", "json"; UsageError otherwise.
+Format parse_format(const std::string& name);
+
+/// A captioned table. Cells are already printed in the notation of the target format.
+struct Table {
+    std::string caption;
+    std::vector<std::string> headers;
+    std::vector<std::vector<std::string>> rows;
+
+    /// Aligned columns; widths respect the display width of CJK text (红色 is 4 columns).
+    [[nodiscard]] std::string text() const;
+    /// A GitHub table, `|` in cells escaped.
+    [[nodiscard]] std::string markdown() const;
+    /// A booktabs `tabular` in a `table` environment; cells are LaTeX already.
+    [[nodiscard]] std::string latex() const;
+    /// RFC 4180 CSV with a header row.
+    [[nodiscard]] std::string csv() const;
+    [[nodiscard]] std::string render(Format f) const;
+};
+
+/// Escapes text for LaTeX (outside math mode).
+std::string latex_escape(const std::string& s);
+
+}  // namespace exactattn

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+// exactattn internal: exact JSON loading (numbers kept as their decimal text) and typed
+// accessors that report errors with the file and JSON pointer.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "exactattn/error.hpp"
+#include "exactattn/memory.hpp"
+#include "exactattn/value.hpp"
+
+namespace exactattn::detail {
+
+using Json = nlohmann::ordered_json;
+
+/// Parses JSON text exactly: integers stay integers; other numbers are kept as strings of
+/// their decimal text ("0.1" stays 1/10); duplicate keys are an error (ParseError with the
+/// pointer); malformed JSON is a ParseError at file:line:column.
+Json parse_json_exact(std::string_view text, const std::string& file);
+
+/// Reads a whole file (UsageError when it cannot be read; LimitError past max_file_bytes).
+std::string read_file(const std::string& path);
+
+/// A JSON pointer string for a path of keys and indices, escaped per RFC 6901.
+std::string pointer_join(const std::string& base, const std::string& token);
+inline std::string pointer_join(const std::string& base, std::size_t index) {
+    return base + "/" + std::to_string(index);
+}
+
+/// Typed access with errors that name the file and the pointer.
+class Reader {
+public:
+    Reader(std::string file) : file_(std::move(file)) {}
+    [[nodiscard]] const std::string& file() const { return file_; }
+    [[nodiscard]] Location at(const std::string& pointer) const;
+
+    [[nodiscard]] Value value(const Json& j, const std::string& pointer) const;
+    [[nodiscard]] Vector vector(const Json& j, const std::string& pointer) const;
+    [[nodiscard]] Matrix matrix(const Json& j, const std::string& pointer) const;
+    [[nodiscard]] std::string string(const Json& j, const std::string& pointer) const;
+    [[nodiscard]] std::int64_t integer(const Json& j, const std::string& pointer, std::int64_t min,
+                                       std::int64_t max) const;
+    [[nodiscard]] const Json& object(const Json& j, const std::string& pointer) const;
+    [[nodiscard]] const Json& array(const Json& j, const std::string& pointer) const;
+    /// Throws ReferenceError "unknown key" for keys not in `allowed`.
+    void only_keys(const Json& obj, const std::string& pointer,
+                   std::initializer_list<const char*> allowed) const;
+
+private:
+    std::string file_;
+};
+
+/// Type name of a JSON value for messages ("a string", "an array", …).
+std::string json_type(const Json& j);
+
+/// The exact value of a scalar JSON entry (number or expression string), or throws.
+Value json_value(const Json& j, const Location& where);
+
+}  // namespace exactattn::detail

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+// exactattn: Memory and Column storage.
+#include "exactattn/memory.hpp"
+
+#include <fmt/format.h>
+
+#include "exactattn/error.hpp"
+#include "exactattn/limits.hpp"
+
+namespace exactattn {
+
+namespace {
+
+void check_size(std::size_t rows, std::size_t width) {
+    if (static_cast<std::int64_t>(rows) > limits().max_positions) {
+        throw limit_error(fmt::format("{} memory rows are over the limit of {} "
+                                      "(limits: max_positions)",
+                                      rows, limits().max_positions));
+    }
+    if (width != 0 && static_cast<std::int64_t>(rows) > limits().max_cells / static_cast<std::int64_t>(width)) {
+        throw limit_error(fmt::format("a memory of {} × {} numbers is over the limit of {} "
+                                      "(limits: max_cells)",
+                                      rows, width, limits().max_cells));
+    }
+}
+
+}  // namespace
+
+Memory::Memory(Matrix rows) : rows_(rows.size()), explicit_(std::move(rows)) {
+    width_ = explicit_.empty() ? 0 : explicit_[0].size();
+    check_size(rows_, width_);
+    for (std::size_t j = 0; j < explicit_.size(); ++j) {
+        if (explicit_[j].size() != width_) {
+            throw shape_error(fmt::format("memory row {} has width {}; row 1 has width {}", j + 1,
+                                          explicit_[j].size(), width_));
+        }
+    }
+}
+
+Memory Memory::scaled_integers(std::size_t rows, std::size_t width, std::vector<std::int64_t> k,
+                               Value unit) {
+    check_size(rows, width);
+    if (k.size() != rows * width) {
+        throw shape_error(fmt::format("{} integers for a memory of {} × {}", k.size(), rows, width));
+    }
+    Memory m;
+    m.rows_ = rows;
+    m.width_ = width;
+    m.compact_ = true;
+    m.k_ = std::move(k);
+    m.unit_ = std::move(unit);
+    return m;
+}
+
+Value Memory::at(std::size_t j, std::size_t i) const {
+    if (!compact_) return explicit_[j][i];
+    const std::int64_t k = k_[j * width_ + i];
+    return k == 0 ? Value() : Value(static_cast<long>(k)) * unit_;
+}
+
+Vector Memory::row(std::size_t j) const {
+    if (!compact_) return explicit_[j];
+    Vector r(width_);
+    for (std::size_t i = 0; i < width_; ++i) r[i] = at(j, i);
+    return r;
+}
+
+Matrix Memory::matrix() const {
+    if (!compact_) return explicit_;
+    Matrix m(rows_);
+    for (std::size_t j = 0; j < rows_; ++j) m[j] = row(j);
+    return m;
+}
+
+Memory Memory::compacted() const {
+    if (compact_) return *this;
+    // Every nonzero entry must be r·a^e with r rational and one e for all.
+    int e = -1;
+    mpz_class g_num = 0;  // gcd of the numerators
+    mpz_class l_den = 1;  // lcm of the denominators
+    for (const auto& row : explicit_) {
+        for (const auto& v : row) {
+            if (v.is_zero()) continue;
+            const auto& t = v.terms();
+            const int deg = v.degree();
+            for (int k = 0; k < deg; ++k) {
+                if (!t[static_cast<std::size_t>(k)].is_zero()) return *this;
+            }
+            if (!t.back().is_rational()) return *this;
+            if (e == -1) e = deg;
+            if (deg != e) return *this;
+            const mpq_class r = t.back().rational();
+            mpz_gcd(g_num.get_mpz_t(), g_num.get_mpz_t(), r.get_num_mpz_t());
+            mpz_lcm(l_den.get_mpz_t(), l_den.get_mpz_t(), r.get_den_mpz_t());
+        }
+    }
+    if (e == -1) {  // all zero
+        return scaled_integers(rows_, width_, std::vector<std::int64_t>(rows_ * width_), Value(1));
+    }
+    const mpq_class unit_q(g_num, l_den);
+    std::vector<std::int64_t> k;
+    k.reserve(rows_ * width_);
+    const mpz_class bound = mpz_class(1) << 62;
+    for (const auto& row : explicit_) {
+        for (const auto& v : row) {
+            if (v.is_zero()) {
+                k.push_back(0);
+                continue;
+            }
+            const mpq_class q = v.terms().back().rational() / unit_q;
+            if (q.get_den() != 1 || abs(q.get_num()) >= bound) return *this;
+            k.push_back(q.get_num().get_si());
+        }
+    }
+    Value unit(unit_q);
+    for (int i = 0; i < e; ++i) unit *= Value::ln2();
+    return scaled_integers(rows_, width_, std::move(k), unit);
+}
+
+Memory Memory::without_row(std::size_t j) const {
+    if (!compact_) {
+        Matrix m = explicit_;
+        m.erase(m.begin() + static_cast<std::ptrdiff_t>(j));
+        return Memory(std::move(m));
+    }
+    std::vector<std::int64_t> k = k_;
+    k.erase(k.begin() + static_cast<std::ptrdiff_t>(j * width_),
+            k.begin() + static_cast<std::ptrdiff_t>((j + 1) * width_));
+    return scaled_integers(rows_ - 1, width_, std::move(k), unit_);
+}
+
+Column Column::multiples(std::vector<std::int64_t> k, std::vector<bool> present, Value unit) {
+    Column c;
+    c.kind_ = Kind::Multiples;
+    c.k_ = std::move(k);
+    c.present_ = std::move(present);
+    c.factor_ = std::move(unit);
+    return c;
+}
+
+Column Column::powers_of_two(std::vector<std::int64_t> k, std::int64_t m,
+                             std::vector<bool> present, Value factor,
+                             std::optional<Value> absent) {
+    Column c;
+    c.kind_ = Kind::PowersOfTwo;
+    c.k_ = std::move(k);
+    c.m_ = m;
+    c.present_ = std::move(present);
+    c.factor_ = std::move(factor);
+    c.absent_ = std::move(absent);
+    return c;
+}
+
+std::size_t Column::size() const { return kind_ == Kind::Explicit ? values_.size() : k_.size(); }
+
+std::optional<Value> Column::at(std::size_t j) const {
+    switch (kind_) {
+        case Kind::Explicit: return values_[j];
+        case Kind::Multiples:
+            if (!present_[j]) return std::nullopt;
+            return Value(static_cast<long>(k_[j])) * factor_;
+        case Kind::PowersOfTwo:
+            if (!present_[j]) return absent_;
+            return Value::exp2(mpq_class(static_cast<long>(k_[j]), static_cast<long>(m_))) * factor_;
+    }
+    return std::nullopt;
+}
+
+std::vector<std::optional<Value>> Column::all() const {
+    if (kind_ == Kind::Explicit) return values_;
+    std::vector<std::optional<Value>> out(size());
+    for (std::size_t j = 0; j < out.size(); ++j) out[j] = at(j);
+    return out;
+}
+
+}  // namespace exactattn

@@ -1,0 +1,527 @@
+// SPDX-License-Identifier: MIT
+// exactattn: scenario runs and their reports.
+#include "exactattn/report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "exactattn/error.hpp"
+#include "exactattn/print.hpp"
+#include "json_io.hpp"
+#include "report_json.hpp"
+
+namespace exactattn {
+
+namespace {
+
+using detail::Json;
+
+Location decl(const Scenario& s, const std::string& pointer) {
+    Location l;
+    l.file = s.file;
+    l.pointer = pointer;
+    return l;
+}
+
+template <class F>
+auto at_declaration(const Scenario& s, const std::string& pointer, F&& f) {
+    try {
+        return f();
+    } catch (const Error& e) {
+        if (e.where().file.empty() && e.where().pointer.empty()) throw e.located(decl(s, pointer));
+        throw;
+    }
+}
+
+ReadRequest request_for(const Scenario& s, const NamedVector& q, const std::optional<NamedVector>& r) {
+    ReadRequest req;
+    req.query = q.values;
+    if (r) req.readout = r->values;
+    req.rule = s.rule;
+    return req;
+}
+
+}  // namespace
+
+const ReadResult& Report::read(const std::string& name) const {
+    for (const auto& r : reads) {
+        if (r.spec.name == name) return r;
+    }
+    throw reference_error(fmt::format("unknown read \"{}\"", name));
+}
+
+const InterventionResult& Report::intervention(const std::string& name) const {
+    for (const auto& r : interventions) {
+        if (r.spec.name == name) return r;
+    }
+    throw reference_error(fmt::format("unknown intervention \"{}\"", name));
+}
+
+const CostResult& Report::cost(const std::string& name) const {
+    for (const auto& r : costs) {
+        if (r.spec.name == name) return r;
+    }
+    throw reference_error(fmt::format("unknown cost case \"{}\"", name));
+}
+
+Report run_scenario(const Scenario& s) {
+    Report rep;
+    rep.scenario = s;
+    for (const auto& rs : s.reads) {
+        const std::string ptr = detail::pointer_join("/reads", rs.name);
+        ReadResult rr;
+        rr.spec = rs;
+        rr.trace = at_declaration(s, ptr, [&] {
+            const Source& src = s.source(rs.source);
+            ReadRequest req = request_for(s, rs.query, rs.readout);
+            req.marks.assign(src.states.rows(), Mark::Included);
+            for (auto p : rs.zero) req.marks[p - 1] = Mark::Zeroed;
+            for (auto p : rs.remove) req.marks[p - 1] = Mark::Removed;
+            return attend(src.states, req);
+        });
+        rep.reads.push_back(std::move(rr));
+    }
+    for (const auto& is : s.interventions) {
+        const std::string ptr = detail::pointer_join("/interventions", is.name);
+        InterventionResult ir;
+        ir.spec = is;
+        at_declaration(s, ptr, [&] {
+            const Source& src = s.source(is.source);
+            const ReadRequest base = request_for(s, is.query, is.readout);
+            InterventionRow none;
+            none.states = src.states;
+            none.tokens = src.tokens;
+            none.trace = attend(src.states, base);
+            ir.rows.push_back(std::move(none));
+            for (auto p : is.positions) {
+                InterventionRow row;
+                row.position = p;
+                ReadRequest req = base;
+                switch (is.kind) {
+                    case InterventionKind::RemoveState:
+                    case InterventionKind::ZeroScore:
+                        req.marks.assign(src.states.rows(), Mark::Included);
+                        req.marks[p - 1] = is.kind == InterventionKind::RemoveState ? Mark::Removed
+                                                                                    : Mark::Zeroed;
+                        row.states = src.states;
+                        break;
+                    case InterventionKind::DeleteToken: {
+                        std::vector<std::string> rest = *src.tokens;
+                        rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(p - 1));
+                        if (rest.empty()) {
+                            throw reference_error(fmt::format(
+                                "deleting token {} leaves no tokens: a read needs at least one "
+                                "position",
+                                p));
+                        }
+                        row.states = Memory(s.encode_tokens(rest));
+                        row.tokens = std::move(rest);
+                        break;
+                    }
+                }
+                row.trace = attend(row.states, req);
+                ir.rows.push_back(std::move(row));
+            }
+            return 0;
+        });
+        rep.interventions.push_back(std::move(ir));
+    }
+    for (const auto& cs : s.costs) {
+        rep.costs.push_back(CostResult{cs, count_costs(cs.input)});
+    }
+    return rep;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cells in a format.
+
+namespace detail {
+
+std::string cell(const Value& v, Format f) {
+    return f == Format::Latex ? "$" + to_latex(v) + "$" : to_ascii(v);
+}
+
+std::string cell(const Vector& v, Format f) {
+    return f == Format::Latex ? "$" + to_string(v, Notation::Latex) + "$" : to_string(v);
+}
+
+std::string text_cell(const std::string& s, Format f) { return f == Format::Latex ? latex_escape(s) : s; }
+
+std::string approx(const Value& v) { return to_fixed(v, 6); }
+
+std::string approx(const Vector& v) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < v.size(); ++i) out += (i > 0 ? ", " : "") + approx(v[i]);
+    return out + "]";
+}
+
+std::string readout_formula(const Vector& coeffs) {
+    std::string out;
+    for (std::size_t i = 0; i < coeffs.size(); ++i) {
+        const Value& c = coeffs[i];
+        if (c.is_zero()) continue;
+        const std::string var = fmt::format("c_{}", i + 1);
+        std::string term;
+        const bool neg = c.sign() < 0;
+        const Value mag = neg ? -c : c;
+        if (mag == Value(1)) term = var;
+        else if (mag.is_rational() && mag.rational().get_den() == 1) term = to_ascii(mag) + var;
+        else term = "(" + to_ascii(mag) + ")" + var;
+        if (out.empty()) out = (neg ? "-" : "") + term;
+        else out += (neg ? " - " : " + ") + term;
+    }
+    return out.empty() ? "0" : out;
+}
+
+std::vector<Value> column_values(const Column& c, const Value& absent) {
+    std::vector<Value> out(c.size());
+    for (std::size_t j = 0; j < c.size(); ++j) out[j] = c.at(j).value_or(absent);
+    return out;
+}
+
+}  // namespace detail
+
+using detail::approx;
+using detail::cell;
+using detail::text_cell;
+
+namespace {
+
+// "1 × a + 0 × 0 = a" for small widths (the chapter's Table 14.1), the value otherwise.
+std::string dot_cell(const Vector& q, const Vector& h, const Value& score, Format f) {
+    if (q.size() > 4 || f == Format::Latex) return cell(score, f);
+    std::string s;
+    for (std::size_t i = 0; i < q.size(); ++i) {
+        auto paren = [](const Value& v) {
+            const std::string a = to_ascii(v);
+            return a.find_first_of(" +") != std::string::npos || (a.size() > 1 && a.find('-', 1) != std::string::npos)
+                       ? "(" + a + ")"
+                       : a;
+        };
+        s += (i > 0 ? " + " : "") + paren(q[i]) + " × " + paren(h[i]);
+    }
+    return s + " = " + to_ascii(score);
+}
+
+std::string weight_cell(const std::optional<Value>& e, const Value& den, const Value& w, Format f) {
+    if (f != Format::Latex && e && e->is_rational() && den.is_rational()) {
+        const std::string ratio = to_ascii(*e) + "/" + to_ascii(den);
+        if (ratio != to_ascii(w) && den != Value(1)) return ratio + " = " + to_ascii(w);
+    }
+    return cell(w, f);
+}
+
+}  // namespace
+
+Table read_table(const Source* source, const Memory& memory, const ReadTrace& t, Format f) {
+    Table tab;
+    tab.headers = {"Source position", "State", "Dot product with " + detail::cell(t.query, f == Format::Latex ? Format::Text : f),
+                   "Exponential", "Normalized weight"};
+    if (f == Format::Latex) tab.headers[2] = "Dot product with " + to_string(t.query);
+    for (std::size_t j = 0; j < memory.rows(); ++j) {
+        const std::string label = source != nullptr ? source->position_label(j + 1) : std::to_string(j + 1);
+        const Vector h = memory.row(j);
+        const auto score = t.scores.at(j);
+        const auto e = t.exponentials.at(j);
+        const Value w = t.weights.at(j).value_or(Value());
+        std::string score_cell;
+        std::string exp_cell;
+        if (t.marks[j] == Mark::Removed) {
+            score_cell = "removed";
+            exp_cell = "—";
+        } else if (t.marks[j] == Mark::Zeroed) {
+            score_cell = "0 (score set to zero)";
+            exp_cell = cell(*e, f);
+        } else {
+            score_cell = dot_cell(t.query, h, *score, f);
+            exp_cell = cell(*e, f);
+        }
+        tab.rows.push_back({text_cell(label, f), cell(h, f), text_cell(score_cell, f), exp_cell,
+                            weight_cell(e, t.denominator, w, f)});
+    }
+    return tab;
+}
+
+namespace {
+
+std::string read_summary(const ReadTrace& t, const std::optional<Vector>& readout, Format f) {
+    const Value zero;
+    std::vector<Value> scores;
+    std::vector<Value> exps;
+    for (std::size_t j = 0; j < t.marks.size(); ++j) {
+        if (t.marks[j] == Mark::Removed) continue;
+        scores.push_back(*t.scores.at(j));
+        exps.push_back(*t.exponentials.at(j));
+    }
+    const bool latex = f == Format::Latex;
+    const std::string arrow = latex ? "$\\to$" : "→";
+    const std::string approx_sign = latex ? "$\\approx$" : "≈";
+    std::string out;
+    out += fmt::format("Scores {} {} exponentials {} {} divide by {}.\n", cell(scores, f), arrow, cell(exps, f),
+                       arrow, cell(t.denominator, f));
+    out += fmt::format("Weights {}.\n", cell(detail::column_values(t.weights, zero), f));
+    out += fmt::format("Context {} {} {}.\n", cell(t.context, f), approx_sign, approx(t.context));
+    if (t.readout && readout) {
+        out += fmt::format("Readout r = {} = {} {} {}.\n", text_cell(detail::readout_formula(*readout), f),
+                           cell(*t.readout, f), approx_sign, approx(*t.readout));
+    }
+    return out;
+}
+
+std::string paragraph(const std::string& s, Format f) {
+    if (f == Format::Markdown) {
+        std::string out;
+        std::size_t start = 0;
+        while (start < s.size()) {
+            const auto nl = s.find('\n', start);
+            out += s.substr(start, nl - start) + "  \n";
+            if (nl == std::string::npos) break;
+            start = nl + 1;
+        }
+        return out;
+    }
+    return s;
+}
+
+std::string heading(const std::string& s, Format f, int level = 2) {
+    switch (f) {
+        case Format::Markdown: return std::string(static_cast<std::size_t>(level), '#') + " " + s + "\n\n";
+        case Format::Latex:
+            return (level <= 1 ? "\\section*{" : "\\subsection*{") + latex_escape(s) + "}\n\n";
+        case Format::Csv: return "# " + s + "\r\n";
+        default: {
+            const std::string rule(display_width(s), level <= 1 ? '=' : '-');
+            return s + "\n" + rule + "\n";
+        }
+    }
+}
+
+std::string sources_section(const Scenario& s, Format f) {
+    std::string out;
+    for (const auto& src : s.sources) {
+        Table tab;
+        tab.caption = fmt::format("Source {}{}", src.name,
+                                  src.tokens ? " (" + [&] {
+                                      std::string t;
+                                      for (const auto& tok : *src.tokens) t += (t.empty() ? "" : " ") + tok;
+                                      return t;
+                                  }() + ")"
+                                             : std::string(" (memory given directly)"));
+        if (f == Format::Latex) tab.caption = latex_escape(tab.caption);
+        if (src.tokens) tab.headers = {"Position", "Token", "Embedding", "State"};
+        else tab.headers = {"Position", "State"};
+        for (std::size_t j = 0; j < src.states.rows(); ++j) {
+            std::vector<std::string> row = {text_cell(src.position_label(j + 1), f)};
+            if (src.tokens) {
+                row.push_back(text_cell((*src.tokens)[j], f));
+                row.push_back(cell(s.embedding((*src.tokens)[j]), f));
+            }
+            row.push_back(cell(src.states.row(j), f));
+            tab.rows.push_back(std::move(row));
+        }
+        if (f == Format::Csv) out += "# " + tab.caption + "\r\n";
+        out += tab.render(f) + "\n";
+    }
+    return out;
+}
+
+std::string intervention_section(const Report& rep, const InterventionResult& ir, Format f) {
+    const Source& src = rep.scenario.source(ir.spec.source);
+    const bool has_readout = ir.spec.readout.has_value();
+    Table tab;
+    const std::string query = to_string(ir.spec.query.values);
+    const std::string labels = [&] {
+        std::string l;
+        for (std::size_t j = 1; j <= src.states.rows(); ++j) {
+            std::string name = src.position_label(j);
+            const auto colon = name.find(": ");
+            if (colon != std::string::npos) name = name.substr(colon + 2);
+            l += (l.empty() ? "" : ", ") + name;
+        }
+        return l;
+    }();
+    switch (ir.spec.kind) {
+        case InterventionKind::RemoveState:
+            tab.caption = fmt::format("{}: frozen-memory deletion (remove-state) with query {}", ir.spec.name, query);
+            tab.headers = {"Removed position", "Weights: " + labels, "New context"};
+            break;
+        case InterventionKind::ZeroScore:
+            tab.caption = fmt::format("{}: score set to zero (zero-score) with query {}", ir.spec.name, query);
+            tab.headers = {"Zeroed position", "Scores", "Weights: " + labels, "Context"};
+            break;
+        case InterventionKind::DeleteToken:
+            tab.caption = fmt::format("{}: input deletion with encoder recomputation (delete-token) with query {}",
+                                      ir.spec.name, query);
+            tab.headers = {"Deleted source token", "Recomputed states", "Context"};
+            break;
+    }
+    if (has_readout) tab.headers.push_back("Readout r");
+    if (f == Format::Latex) tab.caption = latex_escape(tab.caption);
+    for (const auto& row : ir.rows) {
+        std::vector<std::string> cells;
+        const std::string who = row.position == 0 ? "None" : src.position_label(row.position);
+        cells.push_back(text_cell(who, f));
+        const Value zero;
+        switch (ir.spec.kind) {
+            case InterventionKind::RemoveState:
+                cells.push_back(cell(detail::column_values(row.trace.weights, zero), f));
+                break;
+            case InterventionKind::ZeroScore:
+                cells.push_back(cell(detail::column_values(row.trace.scores, zero), f));
+                cells.push_back(cell(detail::column_values(row.trace.weights, zero), f));
+                break;
+            case InterventionKind::DeleteToken: {
+                std::string states;
+                for (std::size_t j = 0; j < row.states.rows(); ++j) {
+                    states += (j > 0 ? "; " : "") + to_string(row.states.row(j),
+                                                              f == Format::Latex ? Notation::Latex : Notation::Ascii);
+                }
+                cells.push_back(f == Format::Latex ? "$" + states + "$" : states);
+                break;
+            }
+        }
+        cells.push_back(cell(row.trace.context, f));
+        if (has_readout) cells.push_back(cell(*row.trace.readout, f));
+        tab.rows.push_back(std::move(cells));
+    }
+    std::string out;
+    if (f == Format::Csv) out += "# " + tab.caption + "\r\n";
+    out += tab.render(f);
+    if (!ir.spec.note.empty()) out += "\n" + paragraph(text_cell(ir.spec.note, f), f);
+    return out + "\n";
+}
+
+Table costs_table(const CostResult& c, Format f) {
+    Table tab;
+    const auto& in = c.costs.input;
+    tab.caption = fmt::format("{}: n = {}, d = {}, T = {}, {} bytes per number", c.spec.name, in.positions,
+                              in.width, in.target_steps, in.bytes_per_number);
+    tab.headers = {"Quantity", "Count"};
+    const auto& k = c.costs;
+    tab.rows = {
+        {"Source-state numbers (n·d)", std::to_string(k.stored_numbers)},
+        {"Source-state bytes", std::to_string(k.stored_bytes)},
+        {"Fixed-context numbers (d)", std::to_string(k.fixed_context_numbers)},
+        {"Fixed-context bytes", std::to_string(k.fixed_context_bytes)},
+        {"Dot products (n·T)", std::to_string(k.dot_products)},
+        {"Multiplications per dot product (d)", std::to_string(k.multiplications_per_dot_product)},
+        {"Additions per dot product (d − 1)", std::to_string(k.additions_per_dot_product)},
+        {"Scalar multiplications", std::to_string(k.multiplications)},
+        {"Scalar additions", std::to_string(k.additions)},
+        {"Exponentials", std::to_string(k.exponentials)},
+        {"Divisions", std::to_string(k.divisions)},
+        {"Sequential encoder updates", std::to_string(k.sequential_encoder_steps)},
+        {"Sequential decoder updates", std::to_string(k.sequential_decoder_steps)},
+    };
+    if (f == Format::Latex) {
+        tab.caption = latex_escape(tab.caption);
+        for (auto& r : tab.rows) r[0] = latex_escape(r[0]);
+    }
+    return tab;
+}
+
+std::string render_document(const Report& rep, Format f) {
+    const Scenario& s = rep.scenario;
+    std::string out;
+    const std::string title = s.title.empty() ? s.file : s.title;
+    out += heading(title, f, 1);
+    if (f != Format::Csv) {
+        out += paragraph(f == Format::Latex ? "$a = \\ln 2 \\approx " + approx(Value::ln2()) + "$\n"
+                                            : "a = ln 2 ≈ " + approx(Value::ln2()) + "\n",
+                         f) +
+               "\n";
+    }
+    if (!s.assumptions.empty() && f != Format::Csv) {
+        out += heading("Declared assumptions", f);
+        if (f == Format::Latex) out += "\\begin{itemize}\n";
+        for (const auto& a : s.assumptions) {
+            out += f == Format::Latex ? "\\item " + latex_escape(a) + "\n" : "- " + a + "\n";
+        }
+        if (f == Format::Latex) out += "\\end{itemize}\n";
+        out += "\n";
+    }
+    if (!s.sources.empty()) {
+        out += heading("Encoder states", f);
+        out += sources_section(s, f);
+    }
+    for (const auto& rr : rep.reads) {
+        const Source& src = s.source(rr.spec.source);
+        std::string h = fmt::format("Read {}: source {}, query {}{}", rr.spec.name, rr.spec.source,
+                                    rr.spec.query.name.empty() ? "" : rr.spec.query.name + " = ",
+                                    to_string(rr.spec.query.values));
+        if (!rr.spec.remove.empty() || !rr.spec.zero.empty()) {
+            std::string marks;
+            for (auto p : rr.spec.remove) marks += fmt::format(" remove {}", p);
+            for (auto p : rr.spec.zero) marks += fmt::format(" zero {}", p);
+            h += " (" + marks.substr(1) + ")";
+        }
+        out += heading(h, f);
+        Table tab = read_table(&src, src.states, rr.trace, f);
+        out += tab.render(f) + "\n";
+        if (f != Format::Csv) {
+            out += paragraph(read_summary(rr.trace, rr.spec.readout ? std::optional<Vector>(rr.spec.readout->values)
+                                                                   : std::nullopt,
+                                          f),
+                             f);
+            if (!rr.spec.note.empty()) out += "\n" + paragraph(text_cell(rr.spec.note, f), f);
+            out += "\n";
+        }
+    }
+    if (!rep.interventions.empty()) {
+        out += heading("Interventions", f);
+        for (const auto& ir : rep.interventions) out += intervention_section(rep, ir, f);
+    }
+    if (!rep.costs.empty()) {
+        out += heading("Costs (logical counts under declared assumptions)", f);
+        for (const auto& c : rep.costs) {
+            const Table tab = costs_table(c, f);
+            if (f == Format::Csv) out += "# " + tab.caption + "\r\n";
+            out += tab.render(f) + "\n";
+        }
+    }
+    while (out.size() >= 2 && out[out.size() - 1] == '\n' && out[out.size() - 2] == '\n') out.pop_back();
+    return out;
+}
+
+}  // namespace
+
+std::string render_report(const Report& rep, Format f) {
+    if (f == Format::Json) return detail::report_to_json(rep).dump(2) + "\n";
+    return render_document(rep, f);
+}
+
+std::string read_json(const Memory& memory, const ReadTrace& trace) {
+    return detail::trace_to_json(&memory, trace).dump() + "\n";
+}
+
+std::string read_text(const Memory& memory, const ReadTrace& trace) {
+    std::string out = read_table(nullptr, memory, trace, Format::Text).text();
+    out += "\n" + read_summary(trace, std::nullopt, Format::Text);
+    if (trace.readout) {
+        out += fmt::format("Readout = {} ≈ {}.\n", to_ascii(*trace.readout), approx(*trace.readout));
+    }
+    return out;
+}
+
+std::string render_encoding(const Scenario& s, const std::vector<std::string>& tokens, Format f) {
+    if (tokens.empty()) throw shape_error("no tokens given");
+    const Matrix states = s.encode_tokens(tokens);
+    if (f == Format::Json) {
+        Json j;
+        j["tokens"] = tokens;
+        Json st = Json::array();
+        for (const auto& row : states) st.push_back(detail::vector_json(row));
+        j["states"] = st;
+        return j.dump(2) + "\n";
+    }
+    Table tab;
+    tab.headers = {"Position", "Token", "Embedding", "State"};
+    for (std::size_t j = 0; j < tokens.size(); ++j) {
+        tab.rows.push_back({std::to_string(j + 1), text_cell(tokens[j], f), cell(s.embedding(tokens[j]), f),
+                            cell(states[j], f)});
+    }
+    return tab.render(f);
+}
+
+}  // namespace exactattn

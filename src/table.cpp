@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+// exactattn: table renderers.
+#include "exactattn/table.hpp"
+
+#include <fmt/format.h>
+
+#include "exactattn/error.hpp"
+#include "exactattn/print.hpp"
+
+namespace exactattn {
+
+Format parse_format(const std::string& name) {
+    if (name == "text") return Format::Text;
+    if (name == "markdown") return Format::Markdown;
+    if (name == "latex") return Format::Latex;
+    if (name == "csv") return Format::Csv;
+    if (name == "json") return Format::Json;
+    throw usage_error(fmt::format("unknown format \"{}\"; expected text, markdown, latex, csv or json", name));
+}
+
+std::string Table::text() const {
+    std::vector<std::size_t> width(headers.size(), 0);
+    auto widen = [&](const std::vector<std::string>& r) {
+        for (std::size_t i = 0; i < r.size() && i < width.size(); ++i) {
+            width[i] = std::max(width[i], display_width(r[i]));
+        }
+    };
+    widen(headers);
+    for (const auto& r : rows) widen(r);
+    auto line = [&](const std::vector<std::string>& r) {
+        std::string out;
+        for (std::size_t i = 0; i < width.size(); ++i) {
+            const std::string cell = i < r.size() ? r[i] : "";
+            out += cell;
+            if (i + 1 < width.size()) out += std::string(width[i] - display_width(cell) + 2, ' ');
+        }
+        while (!out.empty() && out.back() == ' ') out.pop_back();
+        return out + "\n";
+    };
+    std::string out;
+    if (!caption.empty()) out += caption + "\n";
+    out += line(headers);
+    std::vector<std::string> rule;
+    for (auto w : width) rule.push_back(std::string(w, '-'));
+    out += line(rule);
+    for (const auto& r : rows) out += line(r);
+    return out;
+}
+
+namespace {
+std::string md_cell(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '|') out += "\\|";
+        else out += c;
+    }
+    return out;
+}
+std::string csv_cell(const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += "\"\"";
+        else out += c;
+    }
+    return out + "\"";
+}
+}  // namespace
+
+std::string Table::markdown() const {
+    std::string out;
+    if (!caption.empty()) out += "**" + caption + "**\n\n";
+    out += "|";
+    for (const auto& h : headers) out += " " + md_cell(h) + " |";
+    out += "\n|";
+    for (std::size_t i = 0; i < headers.size(); ++i) out += " --- |";
+    out += "\n";
+    for (const auto& r : rows) {
+        out += "|";
+        for (std::size_t i = 0; i < headers.size(); ++i) out += " " + md_cell(i < r.size() ? r[i] : "") + " |";
+        out += "\n";
+    }
+    return out;
+}
+
+std::string latex_escape(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        switch (c) {
+            case '&': out += "\\&"; break;
+            case '%': out += "\\%"; break;
+            case '$': out += "\\$"; break;
+            case '#': out += "\\#"; break;
+            case '_': out += "\\_"; break;
+            case '{': out += "\\{"; break;
+            case '}': out += "\\}"; break;
+            case '~': out += "\\textasciitilde{}"; break;
+            case '^': out += "\\textasciicircum{}"; break;
+            case '\\': out += "\\textbackslash{}"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+
+std::string Table::latex() const {
+    std::string out = "\\begin{table}[ht]\n\\centering\n";
+    if (!caption.empty()) out += "\\caption{" + latex_escape(caption) + "}\n";
+    out += "\\begin{tabular}{" + std::string(headers.size(), 'l') + "}\n\\toprule\n";
+    for (std::size_t i = 0; i < headers.size(); ++i) {
+        out += (i > 0 ? " & " : "") + latex_escape(headers[i]);
+    }
+    out += " \\\\\n\\midrule\n";
+    for (const auto& r : rows) {
+        for (std::size_t i = 0; i < headers.size(); ++i) out += (i > 0 ? " & " : "") + (i < r.size() ? r[i] : "");
+        out += " \\\\\n";
+    }
+    out += "\\bottomrule\n\\end{tabular}\n\\end{table}\n";
+    return out;
+}
+
+std::string Table::csv() const {
+    std::string out;
+    auto line = [&](const std::vector<std::string>& r) {
+        for (std::size_t i = 0; i < headers.size(); ++i) {
+            out += (i > 0 ? "," : "") + csv_cell(i < r.size() ? r[i] : "");
+        }
+        out += "\r\n";
+    };
+    line(headers);
+    for (const auto& r : rows) line(r);
+    return out;
+}
+
+std::string Table::render(Format f) const {
+    switch (f) {
+        case Format::Text: return text();
+        case Format::Markdown: return markdown();
+        case Format::Latex: return latex();
+        case Format::Csv: return csv();
+        case Format::Json: break;
+    }
+    throw usage_error("a table has no JSON form; use the report's JSON");
+}
+
+}  // namespace exactattn

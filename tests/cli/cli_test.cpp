@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+// The command line driven in-process (CLI11's TApp style): exit code, stdout, one stderr line.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "app.hpp"
+#include "support/support.hpp"
+
+namespace {
+
+struct Result {
+    int code = -1;
+    std::string out;
+    std::string err;
+};
+
+Result run(std::vector<std::string> args) {
+    std::ostringstream out;
+    std::ostringstream err;
+    Result r;
+    r.code = exactattn::cli::run(args, out, err);
+    r.out = out.str();
+    r.err = err.str();
+    return r;
+}
+
+bool one_line(const std::string& s) {
+    return !s.empty() && s.back() == '\n' && s.find('\n') == s.size() - 1;
+}
+
+}  // namespace
+
+TEST(Cli, EvalExamplesOfIssue2) {
+    const std::pair<const char*, const char*> cases[] = {
+        {"exp(a)", "2\n"},
+        {"exp(a/2)", "2^(1/2)\n"},
+        {"2^(1/2)/(2+2^(1/2))", "2^(1/2) - 1\n"},
+        {"1/(2+2^(1/2))", "1 - 2^(1/2)/2\n"},
+        {"ln2/2 + ln(2)/4", "3a/4\n"},
+        {"0.25a", "a/4\n"},
+        {"exp(a)^3/(exp(a)+2)", "2\n"},
+    };
+    for (const auto& [in, expected] : cases) {
+        const Result r = run({"eval", in});
+        EXPECT_EQ(r.code, 0) << in << ": " << r.err;
+        EXPECT_EQ(r.out, expected) << in;
+        EXPECT_EQ(r.err, "");
+    }
+}
+
+TEST(Cli, EvalRefusals) {
+    Result r = run({"eval", "exp(1)"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_TRUE(one_line(r.err)) << r.err;
+    EXPECT_NE(r.err.find("transcendental"), std::string::npos);
+
+    r = run({"eval", "1/(a-a)"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err, "exactattn: expression column 2: division by zero\n");
+
+    r = run({"eval", "2a//3"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err, "exactattn: expression column 4: expected a number, a, a function or '(' after "
+                     "'/', found '/'\n");
+}
+
+TEST(Cli, EvalFormats) {
+    EXPECT_EQ(run({"eval", "2^(1/2)-1", "--format", "unicode"}).out, "√2 − 1\n");
+    EXPECT_EQ(run({"eval", "2a/3", "--format", "latex"}).out, "\\tfrac{2a}{3}\n");
+    EXPECT_EQ(run({"eval", "a", "--format", "decimal", "--digits", "12"}).out, "0.693147180560\n");
+    const Result j = run({"eval", "a/2", "--format", "json"});
+    EXPECT_EQ(j.code, 0);
+    EXPECT_NE(j.out.find("\"ascii\": \"a/2\""), std::string::npos) << j.out;
+}
+
+TEST(Cli, ReadJsonIsTheObjectOfDesign) {
+    const Result r = run({"read", "--memory", "[[a,0],[0,a],[0,0]]", "--query", "[1,0]", "--readout", "[1,2]",
+                          "--format", "json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find(R"("query":["1","0"],"memory":[["a","0"],["0","a"],["0","0"]],"included":[1,2,3],)"
+                         R"("scores":["a","0","0"],"exponentials":["2","1","1"],"denominator":"4",)"
+                         R"("weights":["1/2","1/4","1/4"],"context":["a/2","a/4"],"readout":"a")"),
+              std::string::npos)
+        << r.out;
+}
+
+TEST(Cli, ReadRemovedPositionsAreNullAndZero) {
+    // Table 14.2, key removed: weights [2/3, 0, 1/3].
+    Result r = run({"read", "--memory", "[[a,0],[0,a],[0,0]]", "--query", "[1,0]", "--remove", "2", "--format",
+                    "json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find(R"("included":[1,3])"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(R"("scores":["a",null,"0"],"exponentials":["2",null,"1"],"denominator":"3",)"
+                         R"("weights":["2/3","0","1/3"],"context":["2a/3","0"])"),
+              std::string::npos)
+        << r.out;
+    // --remove 1 3 and --remove 1 --remove 3 agree.
+    const Result a = run({"read", "--memory", "[[a,0],[0,a],[0,0]]", "--query", "[1,0]", "--remove", "1", "3",
+                          "--format", "json"});
+    const Result b = run({"read", "--memory", "[[a,0],[0,a],[0,0]]", "--query", "[1,0]", "--remove", "1",
+                          "--remove", "3", "--format", "json"});
+    EXPECT_EQ(a.code, 0);
+    EXPECT_EQ(a.out, b.out);
+    // A zeroed score keeps score 0 and exponential 1.
+    r = run({"read", "--memory", "[[a,0],[0,a],[0,0]]", "--query", "[1,0]", "--zero", "1", "--format", "json"});
+    EXPECT_NE(r.out.find(R"("scores":["0","0","0"],"exponentials":["1","1","1"])"), std::string::npos) << r.out;
+}
+
+TEST(Cli, ReadWithNoPositionLeftIsAnError) {
+    const Result r = run({"read", "--memory", "[[a,0],[0,a],[0,0]]", "--query", "[1,0]", "--remove", "1", "2", "3"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_TRUE(one_line(r.err)) << r.err;
+    EXPECT_NE(r.err.find("every one of the 3 positions is removed"), std::string::npos);
+}
+
+TEST(Cli, ChapterScenarioByDefault) {
+    const Result r = run({});
+    ASSERT_EQ(r.code, 0) << r.err;
+    for (const char* needle : {"[a/2, a/4]", "[a/4, a/2]", "[0, a/3]", "[2/3, 0, 1/3]", "2a/3", "4a/3",
+                               "[a, 0]; [a, 0]", "≈ [0.346574, 0.173287]"}) {
+        EXPECT_NE(r.out.find(needle), std::string::npos) << needle;
+    }
+    EXPECT_EQ(run({"run", "chapter14"}).out, r.out);
+}
+
+TEST(Cli, EncodeTokens) {
+    const Result r = run({"encode", "--tokens", "红色 。", "--format", "json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    // Deleting the key token: the full stop state becomes [a,0] (§14.5).
+    EXPECT_NE(r.out.find(R"("a",)"), std::string::npos);
+    const Result bad = run({"encode", "--tokens", "红色 绿色"});
+    EXPECT_EQ(bad.code, 2);
+    EXPECT_TRUE(one_line(bad.err)) << bad.err;
+    EXPECT_NE(bad.err.find("unknown token \"绿色\""), std::string::npos) << bad.err;
+}
+
+TEST(Cli, VerifyChapterData) {
+    const Result r = run({"verify", exactattn::test::source_path("data/chapter14/chapter14.json")});
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find(" 0 failed"), std::string::npos);
+}
+
+TEST(Cli, UsageErrorsExitTwo) {
+    Result r = run({"frobnicate"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(one_line(r.err)) << r.err;
+    r = run({"eval", "a", "--format", "klingon"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(one_line(r.err)) << r.err;
+    r = run({"run", "/nonexistent/file.json"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err, "exactattn: cannot read /nonexistent/file.json: No such file or directory\n");
+    EXPECT_EQ(run({"--help"}).code, 0);
+}
