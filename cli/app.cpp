@@ -20,6 +20,12 @@ const std::vector<std::string> kReportFormats = {"text", "markdown", "latex", "c
 }  // namespace
 
 int run(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+    return run(args, out, err, nullptr);
+}
+
+int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
+        std::optional<ErrorKind>* kind) {
+    if (kind != nullptr) kind->reset();
     CLI::App app{"exactattn: exact arithmetic for the mathematics of attention (a = ln 2).\n"
                  "With no arguments, prints the built-in Chapter 14 scenario.",
                  "exactattn"};
@@ -86,15 +92,18 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err)
         std::string msg = e.what();
         for (auto& c : msg) c = c == '\n' ? ' ' : c;
         err << "exactattn: usage: " << msg << " (see exactattn --help)\n";
+        if (kind != nullptr) *kind = ErrorKind::Usage;
         return 2;
     } catch (const Error& e) {
         std::string msg = e.what();
         for (auto& c : msg) c = c == '\n' ? ' ' : c;
         err << "exactattn: " << msg << '\n';
+        if (kind != nullptr) *kind = e.kind();
         return static_cast<int>(e.exit_code());
     } catch (const std::bad_alloc&) {
         err << "exactattn: out of memory: the input needs more memory than this machine has; "
                "lower its size (see Limits in README.md)\n";
+        if (kind != nullptr) *kind = ErrorKind::Limit;
         return 2;
     } catch (const std::exception& e) {
         err << "exactattn: internal error: " << e.what() << '\n';

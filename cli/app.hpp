@@ -3,8 +3,11 @@
 #pragma once
 
 #include <iosfwd>
+#include <optional>
 #include <span>
 #include <string>
+
+#include "exactattn/error.hpp"
 
 namespace exactattn::cli {
 
@@ -12,5 +15,10 @@ namespace exactattn::cli {
 /// when the command succeeds (never a partial report), and one line per error to `err`.
 /// Returns the exit code of DESIGN.md §4: 0 success, 1 a check failed, 2 invalid input.
 int run(std::span<const std::string> args, std::ostream& out, std::ostream& err);
+
+/// As run(), and sets `*kind` to the error kind when the command failed with an error
+/// (command line usage errors are ErrorKind::Usage). Tests use it to assert error classes.
+int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
+        std::optional<ErrorKind>* kind);
 
 }  // namespace exactattn::cli
