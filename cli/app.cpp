@@ -3,7 +3,11 @@
 #include "app.hpp"
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <new>
 #include <ostream>
 #include <sstream>
@@ -31,6 +35,8 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
                  "exactattn"};
     app.set_version_flag("--version", "exactattn 0.1.0");
     app.require_subcommand(0, 1);
+    std::string output;
+    app.add_option("-o,--output", output, "Write the output to FILE instead of standard output");
 
     EvalOptions eval;
     auto* s_eval = app.add_subcommand("eval", "Evaluate an expression exactly");
@@ -68,6 +74,8 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
     auto* s_verify = app.add_subcommand("verify", "Check every expect entry of scenario files");
     s_verify->add_option("files", verify.files, "Scenario files")->required();
 
+    for (auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) sub->fallthrough();
+
     std::vector<std::string> argv(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
     std::ostringstream buffer;
     int code = 0;
@@ -78,6 +86,16 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
         else if (*s_enc) code = cmd_encode(enc, buffer);
         else if (*s_verify) code = cmd_verify(verify, buffer);
         else code = cmd_run(runo, buffer);  // `run`, or no subcommand at all
+        if (!output.empty()) {
+            std::ofstream file(output, std::ios::binary | std::ios::trunc);
+            if (file) file << buffer.str();
+            if (!file || !file.flush()) {
+                Location where;
+                where.context = "--output";
+                throw usage_error(fmt::format("cannot write {}: {}", output, std::strerror(errno)), where);
+            }
+            return code;
+        }
     } catch (const CLI::CallForHelp&) {
         out << app.help();
         return 0;
