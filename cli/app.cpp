@@ -76,6 +76,13 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
 
     for (auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) sub->fallthrough();
 
+    FilesOptions cross;
+    cross.format = "markdown";
+    auto* s_cross = app.add_subcommand("crosscheck", "Exact results against an independent double path");
+    s_cross->add_option("files", cross.files, "Scenario files, or chapter14")->required();
+    s_cross->add_option("--format", cross.format, "markdown|json")
+        ->check(CLI::IsMember({"markdown", "json"}));
+
     std::vector<std::string> argv(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
     std::ostringstream buffer;
     int code = 0;
@@ -85,6 +92,7 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
         else if (*s_read) code = cmd_read(read, buffer);
         else if (*s_enc) code = cmd_encode(enc, buffer);
         else if (*s_verify) code = cmd_verify(verify, buffer);
+        else if (*s_cross) code = cmd_crosscheck(cross, buffer);
         else code = cmd_run(runo, buffer);  // `run`, or no subcommand at all
         if (!output.empty()) {
             std::ofstream file(output, std::ios::binary | std::ios::trunc);

@@ -52,5 +52,6 @@ int cmd_run(const RunOptions& o, std::ostream& out);
 int cmd_read(const ReadOptions& o, std::ostream& out);
 int cmd_encode(const EncodeOptions& o, std::ostream& out);
 int cmd_verify(const FilesOptions& o, std::ostream& out);
+int cmd_crosscheck(const FilesOptions& o, std::ostream& out);
 
 }  // namespace exactattn::cli

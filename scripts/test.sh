@@ -8,3 +8,6 @@ bash scripts/build.sh
 ctest --test-dir build --output-on-failure -j 2
 mapfile -t scenarios < <(find data -name '*.json' ! -name '*.schema.json' | sort)
 ./build/exactattn verify "${scenarios[@]}"
+./build/exactattn crosscheck "${scenarios[@]}" > build/crosscheck.md
+grep -E '^(Summary|Dyadic|Result)' build/crosscheck.md
+tail -n 1 build/crosscheck.md
