@@ -138,17 +138,28 @@ Report run_scenario(const Scenario& s) {
 
 namespace detail {
 
+// Terminal and Markdown tables use the unicode form (√2 − 1), CSV and JSON the canonical
+// ascii form, LaTeX math mode.
+Notation notation_of(Format f) {
+    switch (f) {
+        case Format::Text:
+        case Format::Markdown: return Notation::Unicode;
+        case Format::Latex: return Notation::Latex;
+        default: return Notation::Ascii;
+    }
+}
+
 std::string cell(const Value& v, Format f) {
-    return f == Format::Latex ? "$" + to_latex(v) + "$" : to_ascii(v);
+    return f == Format::Latex ? "$" + to_latex(v) + "$" : to_string(v, notation_of(f));
 }
 
 std::string cell(const Vector& v, Format f) {
-    return f == Format::Latex ? "$" + to_string(v, Notation::Latex) + "$" : to_string(v);
+    return f == Format::Latex ? "$" + to_string(v, Notation::Latex) + "$" : to_string(v, notation_of(f));
 }
 
 std::string text_cell(const std::string& s, Format f) { return f == Format::Latex ? latex_escape(s) : s; }
 
-std::string approx(const Value& v) { return to_fixed(v, 6); }
+std::string approx(const Value& v) { return v.is_zero() ? "0" : to_fixed(v, 6); }
 
 std::string approx(const Vector& v) {
     std::string out = "[";
@@ -167,7 +178,7 @@ std::string readout_formula(const Vector& coeffs) {
         const Value mag = neg ? -c : c;
         if (mag == Value(1)) term = var;
         else if (mag.is_rational() && mag.rational().get_den() == 1) term = to_ascii(mag) + var;
-        else term = "(" + to_ascii(mag) + ")" + var;
+        else term = "(" + to_unicode(mag) + ")" + var;
         if (out.empty()) out = (neg ? "-" : "") + term;
         else out += (neg ? " - " : " + ") + term;
     }
@@ -191,23 +202,24 @@ namespace {
 // "1 × a + 0 × 0 = a" for small widths (the chapter's Table 14.1), the value otherwise.
 std::string dot_cell(const Vector& q, const Vector& h, const Value& score, Format f) {
     if (q.size() > 4 || f == Format::Latex) return cell(score, f);
+    const Notation n = detail::notation_of(f);
     std::string s;
     for (std::size_t i = 0; i < q.size(); ++i) {
-        auto paren = [](const Value& v) {
-            const std::string a = to_ascii(v);
-            return a.find_first_of(" +") != std::string::npos || (a.size() > 1 && a.find('-', 1) != std::string::npos)
-                       ? "(" + a + ")"
-                       : a;
+        auto paren = [n](const Value& v) {
+            const std::string a = to_string(v, n);
+            const bool negative = a.rfind("−", 0) == 0 || a.rfind('-', 0) == 0;
+            return a.find(' ') != std::string::npos || negative ? "(" + a + ")" : a;
         };
         s += (i > 0 ? " + " : "") + paren(q[i]) + " × " + paren(h[i]);
     }
-    return s + " = " + to_ascii(score);
+    return s + " = " + to_string(score, n);
 }
 
 std::string weight_cell(const std::optional<Value>& e, const Value& den, const Value& w, Format f) {
     if (f != Format::Latex && e && e->is_rational() && den.is_rational()) {
-        const std::string ratio = to_ascii(*e) + "/" + to_ascii(den);
-        if (ratio != to_ascii(w) && den != Value(1)) return ratio + " = " + to_ascii(w);
+        const Notation n = detail::notation_of(f);
+        const std::string ratio = to_string(*e, n) + "/" + to_string(den, n);
+        if (ratio != to_string(w, n) && den != Value(1)) return ratio + " = " + to_string(w, n);
     }
     return cell(w, f);
 }
@@ -374,8 +386,7 @@ std::string intervention_section(const Report& rep, const InterventionResult& ir
             case InterventionKind::DeleteToken: {
                 std::string states;
                 for (std::size_t j = 0; j < row.states.rows(); ++j) {
-                    states += (j > 0 ? "; " : "") + to_string(row.states.row(j),
-                                                              f == Format::Latex ? Notation::Latex : Notation::Ascii);
+                    states += (j > 0 ? "; " : "") + to_string(row.states.row(j), detail::notation_of(f));
                 }
                 cells.push_back(f == Format::Latex ? "$" + states + "$" : states);
                 break;
@@ -499,7 +510,7 @@ std::string read_text(const Memory& memory, const ReadTrace& trace) {
     std::string out = read_table(nullptr, memory, trace, Format::Text).text();
     out += "\n" + read_summary(trace, std::nullopt, Format::Text);
     if (trace.readout) {
-        out += fmt::format("Readout = {} ≈ {}.\n", to_ascii(*trace.readout), approx(*trace.readout));
+        out += fmt::format("Readout = {} ≈ {}.\n", to_unicode(*trace.readout), approx(*trace.readout));
     }
     return out;
 }

@@ -2,6 +2,7 @@
 // exactattn internal: the JSON report that `expect` pointers address.
 #pragma once
 
+#include "exactattn/print.hpp"
 #include "exactattn/report.hpp"
 #include "json_io.hpp"
 
@@ -16,6 +17,7 @@ Json costs_json(const Costs& c);
 Json report_to_json(const Report& rep);
 
 // Cell helpers shared by the renderers (report.cpp).
+Notation notation_of(Format f);
 std::string cell(const Value& v, Format f);
 std::string cell(const Vector& v, Format f);
 std::string text_cell(const std::string& s, Format f);
