@@ -83,6 +83,21 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
     s_cross->add_option("--format", cross.format, "markdown|json")
         ->check(CLI::IsMember({"markdown", "json"}));
 
+    FilesOptions answers;
+    answers.format = "markdown";
+    auto* s_answers = app.add_subcommand("answers", "Exercise answer key of a scenario");
+    s_answers->add_option("file", answers.files, "Scenario file, or chapter14")->required()->expected(1);
+    s_answers->add_option("--format", answers.format, "markdown|latex|json")
+        ->check(CLI::IsMember({"markdown", "latex", "json"}));
+
+    CheckOptions check;
+    auto* s_check = app.add_subcommand("check", "Judge learner answers (exit 0 right, 1 wrong)");
+    s_check->add_option("file", check.file, "Scenario file, or chapter14")->required();
+    s_check->add_option("--answer", check.answer, "One declared learner answer by name");
+    s_check->add_option("--target", check.target,
+                        "JSON pointer of the quantity, e.g. /reads/example-14.1/weights");
+    s_check->add_option("--proposed", check.proposed, "The proposed value, e.g. '[2/3,1/3,1/3]'");
+
     std::vector<std::string> argv(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
     std::ostringstream buffer;
     int code = 0;
@@ -93,6 +108,8 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
         else if (*s_enc) code = cmd_encode(enc, buffer);
         else if (*s_verify) code = cmd_verify(verify, buffer);
         else if (*s_cross) code = cmd_crosscheck(cross, buffer);
+        else if (*s_answers) code = cmd_answers(answers, buffer);
+        else if (*s_check) code = cmd_check(check, buffer);
         else code = cmd_run(runo, buffer);  // `run`, or no subcommand at all
         if (!output.empty()) {
             std::ofstream file(output, std::ios::binary | std::ios::trunc);

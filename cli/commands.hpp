@@ -42,7 +42,9 @@ struct FilesOptions {
 
 struct CheckOptions {
     std::string file;
-    std::string format = "text";
+    std::string answer;    ///< one declared learner answer by name (default: all)
+    std::string target;    ///< an ad-hoc answer: JSON pointer of the quantity …
+    std::string proposed;  ///< … and the proposed value or vector
 };
 
 // Each returns the exit code and writes its whole output to `out` (a buffer the caller
@@ -53,5 +55,7 @@ int cmd_read(const ReadOptions& o, std::ostream& out);
 int cmd_encode(const EncodeOptions& o, std::ostream& out);
 int cmd_verify(const FilesOptions& o, std::ostream& out);
 int cmd_crosscheck(const FilesOptions& o, std::ostream& out);
+int cmd_answers(const FilesOptions& o, std::ostream& out);
+int cmd_check(const CheckOptions& o, std::ostream& out);
 
 }  // namespace exactattn::cli

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+// The generated answer key against §14.10's reference answers (typed from the chapter).
+#include <gtest/gtest.h>
+
+#include "exactattn/answers.hpp"
+#include "exactattn/check.hpp"
+#include "exactattn/crosscheck.hpp"
+#include "exactattn/error.hpp"
+
+using namespace exactattn;
+
+namespace {
+
+const Report& chapter() {
+    static const Report r = run_scenario(load_scenario("chapter14"));
+    return r;
+}
+
+std::string section(const std::string& key, const std::string& heading) {
+    const auto start = key.find(heading);
+    EXPECT_NE(start, std::string::npos) << heading;
+    const auto end = key.find("\n## ", start + 1);
+    return key.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+void contains(const std::string& text, const std::string& needle) {
+    EXPECT_NE(text.find(needle), std::string::npos) << "missing: " << needle << "\nin:\n" << text;
+}
+
+}  // namespace
+
+TEST(Answers, ReferenceAnswersOfSection1410) {
+    const std::string key = render_answers(chapter(), Format::Markdown);
+    // 1. Scores [a,a,0], exponentials [2,2,1], total five, weights [2/5,2/5,1/5], context
+    //    [2a/5,2a/5], readout 2a/5 + 2(2a/5) = 6a/5.
+    const std::string e1 = section(key, "## Exercise 1");
+    contains(e1, "Scores are [a, a, 0], exponentials [2, 2, 1], and the total is 5.");
+    contains(e1, "Weights are [2/5, 2/5, 1/5].");
+    contains(e1, "The context is [2a/5, 2a/5], and the readout is 2a/5 + 2(2a/5) = 6a/5.");
+    // 2. Denominator four, not three; the proposed weights sum to 4/3; zero query: all 1/3.
+    const std::string e2 = section(key, "## Exercise 2");
+    contains(e2, "the total is 4");
+    contains(e2, "sum to 4/3, not 1");
+    contains(e2, "divided by the number of positions (3) instead of the sum of the exponentials (4)");
+    contains(e2, "Weights are [1/3, 1/3, 1/3].");
+    // 3. Frozen: [a,0] and [0,0] with weights 2/3 and 1/3, context [2a/3,0]; re-encoded: both
+    //    states [a,0], context [a,0].
+    const std::string e3 = section(key, "## Exercise 3");
+    contains(e3, "leaves [a, 0] and [0, 0] with weights [2/3, 1/3]");
+    contains(e3, "the context is [2a/3, 0]");
+    contains(e3, "gives states [a, 0]; [a, 0]");
+    contains(e3, "the context is [a, 0]");
+    // 4. Removing color leaves the readout at a; removing key lowers it to 2a/3.
+    const std::string e4 = section(key, "## Exercise 4");
+    contains(e4, "The largest weight, 1/2 at 1: color, does not identify the removal");
+    contains(e4, "leaves the readout at a");
+    contains(e4, "changes it by −a/3 to 2a/3");
+    // 5. 100 × 2 = 200 numbers, 200 × 8 = 1600 bytes, 100 × 4 = 400 dot products.
+    const std::string e5 = section(key, "## Exercise 5");
+    contains(e5, "100 × 2 = 200 numbers");
+    contains(e5, "200 × 8 = 1600 bytes");
+    contains(e5, "100 × 4 = 400 dot products");
+}
+
+TEST(Answers, LatexAndJson) {
+    const std::string tex = render_answers(chapter(), Format::Latex);
+    contains(tex, "\\subsection*{Exercise 1: Read a new query}");
+    contains(tex, "$\\tfrac{2a}{5} + 2\\left(\\tfrac{2a}{5}\\right) = \\tfrac{6a}{5}$");
+    const std::string json = render_answers(chapter(), Format::Json);
+    contains(json, "\"id\": \"5\"");
+    contains(json, "\"stored_bytes\": 1600");
+}
+
+TEST(Check, KnownMistakesAreNamed) {
+    const auto& answers = chapter().scenario.learner_answers;
+    auto find = [&](const std::string& name) {
+        for (const auto& a : answers) {
+            if (a.name == name) return judge(chapter(), a);
+        }
+        ADD_FAILURE() << name;
+        return Judgement{};
+    };
+    Judgement j = find("exercise-2-divide-by-count");
+    EXPECT_FALSE(j.correct);
+    EXPECT_EQ(j.mistake, "divided by the number of positions (3) instead of the sum of the exponentials (4)");
+    EXPECT_EQ(j.findings.at(0), "the proposed weights sum to 4/3, not 1, so they are not a distribution");
+
+    j = find("zero-score-zero-weight");
+    EXPECT_FALSE(j.correct);
+    EXPECT_NE(j.findings.back().find("has score 0 but was given weight 0"), std::string::npos);
+
+    j = find("zero-score-instead-of-removal");
+    EXPECT_NE(j.mistake.find("set to zero (zero-score) instead of removing"), std::string::npos) << j.mistake;
+
+    j = find("delete-token-without-reencoding");
+    EXPECT_NE(j.mistake.find("without running the encoder again"), std::string::npos) << j.mistake;
+
+    j = find("embeddings-instead-of-states");
+    EXPECT_NE(j.mistake.find("input embeddings instead of the stored encoder states"), std::string::npos);
+
+    j = find("exercise-1-correct");
+    EXPECT_TRUE(j.correct);
+}
+
+TEST(Check, ValueEqualityNotStrings) {
+    LearnerAnswer la;
+    la.name = "decimal";
+    la.target = "/reads/example-14.1/weights";
+    la.proposed = {Value(mpq_class(1, 2)), Value(mpq_class(1, 4)), Value(mpq_class(25, 100))};
+    EXPECT_TRUE(judge(chapter(), la).correct);
+    la.target = "/reads/nowhere/weights";
+    EXPECT_THROW(judge(chapter(), la), exactattn::Error);
+}
+
+TEST(Crosscheck, ChapterWithinToleranceAndDyadicExact) {
+    const CrosscheckResult r = crosscheck(chapter());
+    EXPECT_TRUE(r.passed());
+    EXPECT_LE(r.max_abs_ulp, 4.0);
+    EXPECT_GT(r.dyadic_count, 0U);
+    EXPECT_EQ(r.dyadic_exact, r.dyadic_count);
+    bool saw_half = false;
+    for (const auto& row : r.rows) {
+        if (row.quantity == "/reads/example-14.1/weights/0") {
+            saw_half = true;
+            EXPECT_EQ(row.exact, "1/2");
+            EXPECT_EQ(row.computed, 0.5);
+            EXPECT_EQ(row.ulp_error, 0.0);
+        }
+        if (row.quantity == "/reads/example-14.1/context/0") {
+            // a/2 in double is log(2.0)/2, exact scaling of the correctly rounded ln 2.
+            EXPECT_EQ(row.rounded, 0x1.62e42fefa39efp-2);
+        }
+    }
+    EXPECT_TRUE(saw_half);
+}
+
+TEST(Crosscheck, NaiveSoftmaxOverflowsNear1100a) {
+    const CrosscheckResult r =
+        crosscheck(run_scenario(load_scenario(std::string(EXACTATTN_SOURCE_DIR) + "/data/examples/large-scores.json")));
+    ASSERT_FALSE(r.naive.empty());
+    EXPECT_TRUE(r.naive[0].overflows);  // exp(1100 ln 2) > DBL_MAX
+    EXPECT_TRUE(r.passed());            // the max-subtracted double path stays within tolerance
+}
