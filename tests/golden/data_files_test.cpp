@@ -4,6 +4,10 @@
 
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+#include <fstream>
+#include <sstream>
+
 #include "exactattn/verify.hpp"
 #include "support/support.hpp"
 
@@ -62,3 +66,37 @@ TEST(Verify, PointerToNothingIsInvalidInput) {
 }
 
 }  // namespace
+
+namespace {
+
+std::string slurp_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+}  // namespace
+
+TEST(Docs, ScenarioExampleVerifies) {
+    // The complete example in docs/scenario.md is a working scenario whose expectations hold.
+    const std::string md = slurp_file(exactattn::test::source_path("docs/scenario.md"));
+    const auto start = md.find("```json\n");
+    ASSERT_NE(start, std::string::npos);
+    const auto end = md.find("```", start + 8);
+    const auto s = exactattn::parse_scenario(md.substr(start + 8, end - start - 8), "docs/scenario.md");
+    const auto r = exactattn::verify_report(exactattn::run_scenario(s));
+    EXPECT_EQ(r.passed, 5U);
+    EXPECT_TRUE(r.failures.empty());
+}
+
+TEST(Docs, SchemaIsJsonAndNamesEveryTopLevelKey) {
+    const auto schema = nlohmann::json::parse(slurp_file(exactattn::test::source_path("docs/scenario.schema.json")));
+    const auto& props = schema.at("properties");
+    for (const char* key : {"title", "assumptions", "vocabulary", "encoder", "score", "sources", "queries", "readouts",
+                            "reads", "interventions", "costs", "learner_answers", "exercises", "crosscheck",
+                            "expect"}) {
+        EXPECT_TRUE(props.contains(key)) << key;
+    }
+    EXPECT_EQ(schema.at("additionalProperties"), false);
+}
