@@ -3,7 +3,8 @@
 # Installs the Debian packages exactattn needs, only when some are missing (idempotent).
 set -euo pipefail
 packages=(g++ cmake ninja-build pkg-config libgmp-dev libmpfr-dev libboost-dev
-          nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libbenchmark-dev)
+          nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libbenchmark-dev
+          python3 python3-sympy)
 if [ "${EXACTATTN_WITH_CLANG:-0}" = 1 ]; then
   packages+=(clang libclang-rt-14-dev)
 fi
