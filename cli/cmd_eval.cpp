@@ -2,6 +2,7 @@
 // exactattn eval: the exact calculator.
 #include <nlohmann/json.hpp>
 
+#include <numeric>
 #include <ostream>
 
 #include "commands.hpp"
@@ -35,8 +36,8 @@ int cmd_eval(const EvalOptions& o, std::ostream& out) {
         j["decimal"] = to_significant(v, o.digits);
         j["double"] = to_double(v);
         j["degree_in_a"] = v.degree();
-        int m = 1;
-        for (const auto& f : v.terms()) m = std::max(m, f.root());
+        int m = 1;  // the smallest field Q(2^(1/m)) holding every coefficient
+        for (const auto& f : v.terms()) m = std::lcm(m, f.root());
         j["field"] = m == 1 ? std::string("Q") : "Q(2^(1/" + std::to_string(m) + "))";
         out << j.dump(2) << '\n';
     }

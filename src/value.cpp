@@ -218,7 +218,10 @@ Value pow(const Value& x, const Value& y) {
     if (x.is_constant() && !x.is_zero() && x.constant().as_signed_power_of_two(s, r) && s > 0) {
         return Value::exp2(r * e);
     }
-    if (x.is_zero()) return sgn(e) > 0 ? Value() : throw domain_error("division by zero: 0 raised to a negative power");
+    if (x.is_zero()) {
+        if (sgn(e) < 0) throw domain_error("division by zero: 0 raised to a negative power");
+        return Value();
+    }
     if (!x.is_constant()) {
         throw domain_error(fmt::format(
             "({})^({}) is outside the exact domain: a fractional power of a value containing "

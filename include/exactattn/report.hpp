@@ -53,7 +53,7 @@ Report run_scenario(const Scenario& scenario);
 
 /// The report in a format. JSON is the document `expect` pointers address (DESIGN.md §5):
 /// /sources/<name>/states, /reads/<name>/{scores,exponentials,denominator,weights,context,readout},
-/// /interventions/<name>/rows/<k>/…, /costs/<name>/…, /exercises/<id>/….
+/// /interventions/<name>/rows/<k>/…, /costs/<name>/… (docs/scenario.md lists them all).
 std::string render_report(const Report& report, Format format);
 
 /// Tables of one read in the chapter's layout (Table 14.1): position, state, dot product,
