@@ -2,6 +2,7 @@
 // The command line driven in-process (CLI11's TApp style): exit code, stdout, one stderr line.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <sstream>
 
 #include "app.hpp"
@@ -154,4 +155,46 @@ TEST(Cli, UsageErrorsExitTwo) {
     EXPECT_EQ(r.code, 2);
     EXPECT_EQ(r.err, "exactattn: cannot read /nonexistent/file.json: No such file or directory\n");
     EXPECT_EQ(run({"--help"}).code, 0);
+}
+
+TEST(Cli, VerifyReportsEachMismatch) {
+    // A copy of a chapter claim with a deliberately wrong value: Table 14.2's key row readout a/2.
+    const std::string path = testing::TempDir() + "wrong-claim.json";
+    {
+        std::ofstream f(path);
+        f << R"({"sources": {"red": {"memory": [["a","0"],["0","a"],["0","0"]]}},
+                 "queries": {"q1": [1, 0]}, "readouts": {"r": [1, 2]},
+                 "interventions": {"table-14.2": {"kind": "remove-state", "source": "red", "query": "q1", "readout": "r"}},
+                 "expect": {"/interventions/table-14.2/rows/2/readout": "a/2",
+                            "/interventions/table-14.2/rows/3/readout": "4a/3"}})";
+    }
+    const Result r = run({"verify", path});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(r.out, path + ": /interventions/table-14.2/rows/2/readout: expected \"a/2\", computed \"2a/3\"\n"
+                            "verify: 1 passed, 1 failed\n");
+    EXPECT_EQ(r.err, "");
+}
+
+TEST(Cli, CheckExitCodes) {
+    Result r = run({"check", "chapter14", "--target", "/reads/example-14.1/weights", "--proposed", "[2/3,1/3,1/3]"});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.out.find("mistake: divided by the number of positions (3) instead of the sum of the exponentials (4)"),
+              std::string::npos)
+        << r.out;
+    r = run({"check", "chapter14", "--target", "/reads/example-14.1/context", "--proposed", "[0.5a, a/4]"});
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    r = run({"check", "chapter14", "--target", "/reads/nowhere/context", "--proposed", "[a]"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(one_line(r.err)) << r.err;
+}
+
+TEST(Cli, AnswersAndCrosscheck) {
+    Result r = run({"answers", "chapter14"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("2a/5 + 2(2a/5) = 6a/5"), std::string::npos);
+    r = run({"crosscheck", "chapter14", "--format", "json"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("\"passed\": true"), std::string::npos);
+    r = run({"crosscheck", "chapter14"});
+    EXPECT_NE(r.out.find("crosscheck: 1 passed, 0 failed"), std::string::npos);
 }
