@@ -399,7 +399,7 @@ std::string intervention_section(const Report& rep, const InterventionResult& ir
     std::string out;
     if (f == Format::Csv) out += "# " + tab.caption + "\r\n";
     out += tab.render(f);
-    if (!ir.spec.note.empty()) out += "\n" + paragraph(text_cell(ir.spec.note, f), f);
+    if (!ir.spec.note.empty()) out += "\n" + paragraph(text_cell(ir.spec.note, f) + "\n", f);
     return out + "\n";
 }
 
@@ -475,7 +475,7 @@ std::string render_document(const Report& rep, Format f) {
                                                                    : std::nullopt,
                                           f),
                              f);
-            if (!rr.spec.note.empty()) out += "\n" + paragraph(text_cell(rr.spec.note, f), f);
+            if (!rr.spec.note.empty()) out += "\n" + paragraph(text_cell(rr.spec.note, f) + "\n", f);
             out += "\n";
         }
     }
