@@ -208,6 +208,48 @@ TEST(FastPath, SmallestRootDegree) {
     EXPECT_ERROR_HAS(attend(sixths, req), ErrorKind::Limit, "max_root");
 }
 
+// Explicit memories are compacted to one unit: mixed denominators (unit a/15), and entries
+// too large for 62 bits (the general path takes those).
+TEST(FastPath, CompactsExplicitMemories) {
+    ReadRequest req;
+    req.query = parse_vector("[1, 2]");
+    const Memory mixed(Matrix{parse_vector("[a/3, -a/5]"), parse_vector("[2a/5, 0]"), parse_vector("[0, 0]")});
+    const Memory compact = mixed.compacted();
+    ASSERT_TRUE(compact.is_compact());
+    EXPECT_EQ(compact.unit(), parse_value("a/15"));
+    EXPECT_EQ(compact.integers(), (std::vector<std::int64_t>{5, -3, 6, 0, 0, 0}));
+    EXPECT_EQ(compact.matrix(), mixed.matrix());
+    check_fast_equals_general(mixed, req);
+    const Memory big(Matrix{parse_vector("[2^62 a, a]"), parse_vector("[0, a]")});
+    EXPECT_FALSE(big.compacted().is_compact());
+    req.query = parse_vector("[0, 1]");
+    const ReadTrace t = attend(big, req);
+    EXPECT_FALSE(t.fast_path);
+    EXPECT_EQ(t.denominator, Value(4));
+    // 2^62 − 1 fits the compact form; the fast path's bucket sums (n·|k| < 2^62) do not, so
+    // the general path reads it.
+    const Memory fits(Matrix{parse_vector("[(2^62 - 1)a, a]"), parse_vector("[0, a]")});
+    EXPECT_TRUE(fits.compacted().is_compact());
+    EXPECT_FALSE(attend(fits, req).fast_path);
+    check_fast_equals_general(Memory(Matrix{parse_vector("[2^60 a, a]"), parse_vector("[0, a]")}), req);
+}
+
+// Entries whose products leave 64 bits: the dot product in 128 bits. Unit a/2^40 and query
+// [2^40, 0] give the score 2^40·1·a/2^40 = a at position 1 and 0 at position 2.
+TEST(FastPath, WideDotProducts) {
+    mpz_class two40 = 1;
+    two40 <<= 40;
+    const Memory memory = Memory::scaled_integers(2, 2, {1, std::int64_t{1} << 30, 0, 5},
+                                                  Value(mpq_class(mpz_class(1), two40)) * Value::ln2());
+    ReadRequest req;
+    req.query = {Value(mpq_class(two40)), Value()};
+    const ReadTrace t = attend(memory, req);
+    EXPECT_TRUE(t.fast_path);
+    EXPECT_EQ(t.scores.at(0), Value::ln2());
+    EXPECT_EQ(t.denominator, Value(3));
+    expect_same_trace(t, attend_general(memory, req));
+}
+
 // Memories the fast path must leave to the general path, which then gives the read (or the
 // error) alone.
 TEST(FastPath, DeclinesOutsideItsStructure) {
