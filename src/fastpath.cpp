@@ -42,19 +42,19 @@ public:
           limbs_(static_cast<std::size_t>(bits / 64 + 3)),
           data_(limbs_ * ints_ * 2, 0) {}
 
-    // Adds values[i] · 2^bit to integer i of `record` (i < width).
+    // Adds values[i] · 2^bit to integer i of `record` (i < width). Branch-free but for the
+    // rare carries: the signs of the values are unpredictable.
     void add_record(std::size_t record, const std::int64_t* values, std::uint64_t bit) {
         const std::size_t limb = static_cast<std::size_t>(bit / 64);
         const unsigned sh = static_cast<unsigned>(bit % 64);
         std::uint64_t* base = data_.data() + 2 * (limb * ints_ + record * width_);
         for (std::size_t i = 0; i < width_; ++i) {
             const std::int64_t c = values[i];
-            if (c == 0) continue;
-            const std::uint64_t mag = c > 0 ? static_cast<std::uint64_t>(c)
-                                            : static_cast<std::uint64_t>(-(c + 1)) + 1;
-            std::uint64_t* a = base + 2 * i + (c > 0 ? 0 : 1);
+            const auto neg = static_cast<std::uint64_t>(c >> 63);  // all ones when c < 0
+            const std::uint64_t mag = (static_cast<std::uint64_t>(c) ^ neg) - neg;
+            std::uint64_t* a = base + 2 * i + (neg & 1);
             add_at(a, mag << sh);
-            if (sh != 0 && (mag >> (64 - sh)) != 0) add_at(a + 2 * ints_, mag >> (64 - sh));
+            add_at(a + 2 * ints_, (mag >> 1) >> (63 - sh));  // the bits shifted out (0 if sh = 0)
         }
     }
 
@@ -65,7 +65,7 @@ public:
 private:
     void add_at(std::uint64_t* a, std::uint64_t v) {
         *a += v;
-        if (*a >= v) return;
+        if (__builtin_expect(*a >= v, 1)) return;
         do {  // carry (the storage has headroom: the totals are bounded)
             a += 2 * ints_;
         } while (++*a == 0);
