@@ -6,9 +6,9 @@
 // Phases, in this order:
 //  1. checks: on a smaller n (same seed, a prefix of the same data) the fast path's trace must
 //     equal attend_general's in every field, or the benchmark stops with exit code 1;
-//  2. peak memory: every (workload, path) runs once in a forked child that builds its own
-//     input; the child's high-water mark (VmHWM, reset through /proc/self/clear_refs) is the
-//     whole process: input + read + result;
+//  2. peak memory: every (workload, path) runs once in a fresh process (this program
+//     re-executed) that builds its own input; its high-water mark VmHWM is the whole process:
+//     input + read + result;
 //  3. W4: the exactattn binary, one process per command, repeated;
 //  4. timings with Google Benchmark (repetitions randomly interleaved, real time, the minimum
 //     and the median over repetitions), all in this one process on the same data;
@@ -103,97 +103,6 @@ bool check_workload(const eb::Workload& w, std::size_t n) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Phase 2: peak memory of one read in a forked child.
-
-long status_kib(const char* field) {
-    std::ifstream f("/proc/self/status");
-    std::string line;
-    const std::size_t len = std::strlen(field);
-    while (std::getline(f, line)) {
-        if (line.compare(0, len, field) == 0 && line.size() > len && line[len] == ':') {
-            return std::strtol(line.c_str() + len + 1, nullptr, 10);
-        }
-    }
-    return -1;
-}
-
-bool reset_peak() {
-    std::ofstream f("/proc/self/clear_refs");
-    f << "5";
-    f.flush();
-    return static_cast<bool>(f);
-}
-
-struct Peak {
-    double process_mib = -1;  // VmHWM of the child (input + read + result)
-    double read_mib = -1;     // VmHWM minus VmRSS just before the read
-};
-
-// Runs `prepare` then `read` in a child; `prepare` builds the input and returns the read.
-Peak peak_in_child(const std::function<std::function<void()>()>& prepare) {
-    std::fflush(stdout);
-    std::fflush(stderr);
-    int fds[2];
-    if (pipe(fds) != 0) return {};
-    const pid_t pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
-        long out[3] = {-1, -1, -1};
-        if (reset_peak()) {
-            auto read = prepare();
-            const long before = status_kib("VmRSS");
-            read();
-            out[0] = status_kib("VmHWM");
-            out[1] = before;
-        }
-        if (write(fds[1], out, sizeof out) != static_cast<ssize_t>(sizeof out)) _exit(3);
-        _exit(0);
-    }
-    close(fds[1]);
-    long in[3] = {-1, -1, -1};
-    const ssize_t got = read(fds[0], in, sizeof in);
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    Peak p;
-    if (got == static_cast<ssize_t>(sizeof in) && in[0] > 0 && WIFEXITED(status) &&
-        WEXITSTATUS(status) == 0) {
-        p.process_mib = static_cast<double>(in[0]) / 1024.0;
-        p.read_mib = static_cast<double>(in[0] - in[1]) / 1024.0;
-    }
-    return p;
-}
-
-Peak exact_peak(const eb::Workload& w) {
-    return peak_in_child([w]() -> std::function<void()> {
-        auto data = std::make_shared<eb::IntegerData>(eb::integer_data(w, w.n));
-        auto req = std::make_shared<ReadRequest>(eb::exact_request(*data));
-        auto memory = std::make_shared<Memory>(
-            Memory::scaled_integers(w.n, w.d, std::move(data->k), w.unit()));
-        data->k = {};
-        return [memory, req, n = w.n] {
-            const ReadTrace t = attend(*memory, *req);
-            // Print-ready: a few weights, computed on demand from the compact column.
-            std::size_t chars = 0;
-            for (std::size_t j : {std::size_t{0}, n / 2, n - 1}) {
-                chars += exactattn::to_ascii(t.weights.at(j).value_or(Value())).size();
-            }
-            benchmark::DoNotOptimize(chars);
-        };
-    });
-}
-
-Peak double_peak(const eb::Workload& w) {
-    return peak_in_child([w]() -> std::function<void()> {
-        auto data = std::make_shared<eb::DoubleData>(eb::double_data(w, w.n));
-        return [data, w] {
-            const auto r = eb::read_double(*data, w.n, w.d);
-            benchmark::DoNotOptimize(r.context.data());
-        };
-    });
-}
-
-// ---------------------------------------------------------------------------------------------
 // Phase 3: W4, the exactattn binary as a process.
 
 struct ProcessStats {
@@ -266,6 +175,73 @@ ProcessStats time_process(const std::vector<std::string>& args, int times) {
     s.median_ms = ms[ms.size() / 2];
     s.min_ms = ms.front();
     return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phase 2: peak memory of one read, each in a fresh process (this program re-executed with
+// --peak-child=W:PATH), so nothing a parent allocated or freed is counted or reused.
+
+long status_kib(const char* field) {
+    std::ifstream f("/proc/self/status");
+    std::string line;
+    const std::size_t len = std::strlen(field);
+    while (std::getline(f, line)) {
+        if (line.compare(0, len, field) == 0 && line.size() > len && line[len] == ':') {
+            return std::strtol(line.c_str() + len + 1, nullptr, 10);
+        }
+    }
+    return -1;
+}
+
+// The child: builds the workload's input for one path, reads once, prints
+// "<VmHWM kiB> <VmRSS before the read kiB>".
+int peak_child(const std::string& spec) {
+    const auto colon = spec.find(':');
+    const std::string name = spec.substr(0, colon);
+    const std::string path = colon == std::string::npos ? "" : spec.substr(colon + 1);
+    const eb::Workload w = name == "W1" ? eb::w1() : name == "W2" ? eb::w2() : eb::w3();
+    long before = -1;
+    if (path == "exact") {
+        eb::IntegerData data = eb::integer_data(w, w.n);
+        const ReadRequest req = eb::exact_request(data);
+        const Memory memory = Memory::scaled_integers(w.n, w.d, std::move(data.k), w.unit());
+        data.k = {};
+        before = status_kib("VmRSS");
+        const ReadTrace t = attend(memory, req);
+        // Print-ready: a few weights, computed on demand from the compact column.
+        std::size_t chars = 0;
+        for (std::size_t j : {std::size_t{0}, w.n / 2, w.n - 1}) {
+            chars += exactattn::to_ascii(t.weights.at(j).value_or(Value())).size();
+        }
+        benchmark::DoNotOptimize(chars);
+    } else if (path == "double") {
+        const eb::DoubleData data = eb::double_data(w, w.n);
+        before = status_kib("VmRSS");
+        const auto r = eb::read_double(data, w.n, w.d);
+        benchmark::DoNotOptimize(r.context.data());
+    } else {
+        return 2;
+    }
+    fmt::print("{} {}\n", status_kib("VmHWM"), before);
+    return 0;
+}
+
+struct Peak {
+    double process_mib = -1;  // VmHWM of the process: input + read + result
+    double read_mib = -1;     // VmHWM minus VmRSS just before the read
+};
+
+Peak peak_of(const eb::Workload& w, const char* path) {
+    std::string out;
+    const auto r = run_process({"/proc/self/exe", fmt::format("--peak-child={}:{}", w.name, path)}, &out);
+    Peak p;
+    long hwm = -1;
+    long before = -1;
+    if (r.code == 0 && std::sscanf(out.c_str(), "%ld %ld", &hwm, &before) == 2 && hwm > 0) {
+        p.process_mib = static_cast<double>(hwm) / 1024.0;
+        p.read_mib = static_cast<double>(hwm - before) / 1024.0;
+    }
+    return p;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -366,6 +342,7 @@ int main(int argc, char** argv) {
     std::vector<char*> gb_args = {argv[0]};
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
+        if (a.rfind("--peak-child=", 0) == 0) return peak_child(a.substr(13));
         if (a == "--no-naive") o.naive = false;
         else if (a == "--timings-only") o.timings_only = true;
         else if (a.rfind("--repetitions=", 0) == 0) o.repetitions = std::max(1, std::atoi(a.c_str() + 14));
@@ -397,11 +374,11 @@ int main(int argc, char** argv) {
             return 1;
         }
 
-        // 2. Peak memory (children build their own input; this process holds no workload data yet).
-        fmt::print("\n== peak memory (one read per forked child; input + read + result)\n");
+        // 2. Peak memory.
+        fmt::print("\n== peak memory (one read per fresh process; input + read + result)\n");
         for (const auto* w : {&W1, &W2, &W3}) {
-            const Peak e = exact_peak(*w);
-            const Peak d = double_peak(*w);
+            const Peak e = peak_of(*w, "exact");
+            const Peak d = peak_of(*w, "double");
             peaks[w->name] = {e, d};
             fmt::print("{}: exact {} MiB (read {} MiB), double {} MiB (read {} MiB); "
                        "input n·d = {}·{} numbers\n",
