@@ -1,61 +1,90 @@
 // SPDX-License-Identifier: MIT
 // exactattn: fast exact reads by bucketed shifted-integer sums (see fastpath.hpp).
+//
+// The work, for n rows of width d:
+//  1. one pass over the memory's integers: each row's dot product S_j = Σ_i p_i k_ji with the
+//     query's integers (int64 while the row's magnitude allows it, 128-bit otherwise), and,
+//     while the scores stay in a window of at most max(n/4, 4096) values, the row added into
+//     its score's bucket (d sums and a count);
+//  2. if the scores spread wider than that (large exponents), a second pass adds each row
+//     straight into the big shifted sums instead of into buckets;
+//  3. the big integers N_r, C_{r,i} (one per residue r = T mod M), then the field arithmetic:
+//     for M = 1 one gcd per context entry, or, when the numbers are large, one full-size gcd
+//     for all of them (common_factors below); for M > 1 one inversion in K_M.
+// Nothing here holds more than the scores (one int64 per row) and the buckets.
 #include "exactattn/fastpath.hpp"
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <numeric>
 
+#include "exactattn/error.hpp"
 #include "exactattn/limits.hpp"
 
 namespace exactattn::detail {
 
 namespace {
 
-__extension__ typedef __int128 i128;  // GCC/Clang extension; bounds are checked below
+__extension__ typedef __int128 i128;  // GCC/Clang extension; every bound is checked below
+__extension__ typedef unsigned __int128 u128;
 
-// A signed big integer assembled from small signed integers added at bit offsets, kept as
-// two unsigned limb arrays (positive and negative parts); carries are amortized O(1).
-class BitAccumulator {
+// Signed big integers assembled from small signed integers added at bit offsets. They come in
+// records of `width` integers that always receive additions at the same offset (a row's d
+// entries and its count), so the storage is limb-major: limb l of every integer of a record
+// is contiguous, and one record's additions touch a few cache lines. Each integer is kept as
+// two unsigned magnitudes (positive and negative parts), so every addition only carries
+// upward and carries are amortized O(1).
+class ShiftedSums {
 public:
-    explicit BitAccumulator(std::uint64_t bits) : pos_(bits / 64 + 3, 0), neg_(bits / 64 + 3, 0) {}
+    ShiftedSums(std::size_t records, std::size_t width, std::uint64_t bits)
+        : width_(width),
+          ints_(records * width),
+          limbs_(static_cast<std::size_t>(bits / 64 + 3)),
+          data_(limbs_ * ints_ * 2, 0) {}
 
-    void add(std::int64_t c, std::uint64_t bit) {
-        if (c == 0) return;
-        auto& a = c > 0 ? pos_ : neg_;
-        const std::uint64_t mag = c > 0 ? static_cast<std::uint64_t>(c)
-                                        : static_cast<std::uint64_t>(-(c + 1)) + 1;
-        const std::size_t limb = bit / 64;
-        const unsigned sh = bit % 64;
-        const std::uint64_t lo = mag << sh;
-        const std::uint64_t hi = sh == 0 ? 0 : mag >> (64 - sh);
-        add_at(a, limb, lo);
-        if (hi != 0) add_at(a, limb + 1, hi);
-    }
-
-    [[nodiscard]] mpz_class value() const { return to_mpz(pos_) - to_mpz(neg_); }
-
-private:
-    static void add_at(std::vector<std::uint64_t>& a, std::size_t i, std::uint64_t v) {
-        std::uint64_t before = a[i];
-        a[i] += v;
-        while (a[i] < before) {  // carry
-            ++i;
-            before = a[i];
-            a[i] += 1;
+    // Adds values[i] · 2^bit to integer i of `record` (i < width). Branch-free but for the
+    // rare carries: the signs of the values are unpredictable.
+    void add_record(std::size_t record, const std::int64_t* values, std::uint64_t bit) {
+        const std::size_t limb = static_cast<std::size_t>(bit / 64);
+        const unsigned sh = static_cast<unsigned>(bit % 64);
+        std::uint64_t* base = data_.data() + 2 * (limb * ints_ + record * width_);
+        for (std::size_t i = 0; i < width_; ++i) {
+            const std::int64_t c = values[i];
+            const auto neg = static_cast<std::uint64_t>(c >> 63);  // all ones when c < 0
+            const std::uint64_t mag = (static_cast<std::uint64_t>(c) ^ neg) - neg;
+            std::uint64_t* a = base + 2 * i + (neg & 1);
+            add_at(a, mag << sh);
+            add_at(a + 2 * ints_, (mag >> 1) >> (63 - sh));  // the bits shifted out (0 if sh = 0)
         }
     }
-    static mpz_class to_mpz(const std::vector<std::uint64_t>& a) {
+
+    [[nodiscard]] mpz_class value(std::size_t record, std::size_t i) const {
+        return magnitude(record, i, 0) - magnitude(record, i, 1);
+    }
+
+private:
+    void add_at(std::uint64_t* a, std::uint64_t v) {
+        *a += v;
+        if (__builtin_expect(*a >= v, 1)) return;
+        do {  // carry (the storage has headroom: the totals are bounded)
+            a += 2 * ints_;
+        } while (++*a == 0);
+    }
+    [[nodiscard]] mpz_class magnitude(std::size_t record, std::size_t i, std::size_t sign) const {
+        std::vector<std::uint64_t> limbs(limbs_);
+        const std::size_t at = 2 * (record * width_ + i) + sign;
+        for (std::size_t l = 0; l < limbs_; ++l) limbs[l] = data_[2 * l * ints_ + at];
         mpz_class z;
-        mpz_import(z.get_mpz_t(), a.size(), -1, sizeof(std::uint64_t), 0, 0, a.data());
+        mpz_import(z.get_mpz_t(), limbs_, -1, sizeof(std::uint64_t), 0, 0, limbs.data());
         return z;
     }
-    std::vector<std::uint64_t> pos_;
-    std::vector<std::uint64_t> neg_;
+    std::size_t width_;
+    std::size_t ints_;
+    std::size_t limbs_;
+    std::vector<std::uint64_t> data_;
 };
 
-// Reads `unit` = q·a^e with q rational; false otherwise.
+// Reads `unit` = q·a^e with q rational; false otherwise (zero, radicals, several powers of a).
 bool unit_parts(const Value& unit, mpq_class& q, int& e) {
     if (unit.is_zero()) return false;
     const auto& t = unit.terms();
@@ -68,10 +97,212 @@ bool unit_parts(const Value& unit, mpq_class& q, int& e) {
     return true;
 }
 
-std::int64_t floor_div(std::int64_t x, std::int64_t m) {
-    std::int64_t q = x / m;
-    if ((x % m != 0) && ((x < 0) != (m < 0))) --q;
+std::int64_t floor_div(std::int64_t x, std::int64_t m) {  // m > 0
+    const std::int64_t q = x / m;
+    return x % m != 0 && x < 0 ? q - 1 : q;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Step 1: the pass over the rows.
+
+struct RowPass {
+    std::vector<std::int64_t> s;  // S_j = Σ_i p_i k_ji (0 where removed or zeroed)
+    std::vector<bool> present;    // not removed
+    std::int64_t smin = 0;        // over present rows
+    std::int64_t smax = 0;
+    bool any_score = false;       // some S_j ≠ 0
+    bool dense = true;            // the buckets hold every present row
+    std::int64_t base = 0;        // the score of bucket 0
+    std::size_t buckets = 0;
+    std::vector<std::int64_t> acc;  // buckets × (d + 1): the rows' sums, then the count
+};
+
+// Grows the bucket window to hold score `sj`; false when it would pass `cap` buckets.
+bool grow_window(RowPass& r, std::size_t d, std::int64_t sj, std::size_t cap) {
+    const std::size_t stride = d + 1;
+    const i128 lo = r.buckets == 0 ? sj : std::min<i128>(r.base, sj);
+    const i128 hi = r.buckets == 0 ? sj : std::max<i128>(r.base + static_cast<i128>(r.buckets) - 1, sj);
+    const i128 need = hi - lo + 1;
+    if (need > static_cast<i128>(cap)) return false;
+    std::size_t size = std::max<std::size_t>({static_cast<std::size_t>(need), 2 * r.buckets, 64});
+    size = std::min(size, cap);
+    // Extend toward the new score, keeping the old window inside (|scores| ≤ 2^62: no overflow).
+    i128 base = lo;
+    if (r.buckets == 0) base = lo - static_cast<i128>(size / 2);
+    else if (sj < r.base) base = hi - static_cast<i128>(size) + 1;
+    std::vector<std::int64_t> acc(size * stride, 0);
+    if (r.buckets != 0) {
+        const auto off = static_cast<std::size_t>(static_cast<i128>(r.base) - base);
+        std::copy(r.acc.begin(), r.acc.end(), acc.begin() + static_cast<std::ptrdiff_t>(off * stride));
+    }
+    r.acc = std::move(acc);
+    r.base = static_cast<std::int64_t>(base);
+    r.buckets = size;
+    return true;
+}
+
+// One pass: scores, bounds, and (while they fit a window) the bucket sums. D is the width when
+// known at compile time (the common widths are unrolled), 0 otherwise. False: decline.
+template <std::size_t D>
+bool row_pass(const std::int64_t* k, std::size_t n, std::size_t d_runtime, const std::int64_t* p,
+              std::uint64_t pmax, const std::vector<Mark>& marks, RowPass& r) {
+    const std::size_t d = D != 0 ? D : d_runtime;
+    const std::size_t stride = d + 1;
+    // A row whose |k| are at most L keeps |S| ≤ d·pmax·L ≤ 2^62 in int64 when L < narrow, and
+    // every bucket sum (≤ n rows) below 2^62 when L < sums.
+    const u128 two62 = u128{1} << 62;
+    const u128 narrow = pmax == 0 ? two62 : two62 / (static_cast<u128>(pmax) * d);
+    const u128 sums = two62 / std::max<std::size_t>(n, 1);
+    const std::uint64_t row_limit = static_cast<std::uint64_t>(std::min(narrow, sums));
+    const std::uint64_t sum_limit = static_cast<std::uint64_t>(sums);
+    const std::size_t cap = std::max<std::size_t>(n / 4, 4096);
+    r.s.assign(n, 0);
+    r.present.assign(n, false);
+    bool first = true;
+    for (std::size_t j = 0; j < n; ++j) {
+        const Mark mark = marks[j];
+        if (mark == Mark::Removed) continue;
+        r.present[j] = true;
+        const std::int64_t* row = k + j * d;
+        std::uint64_t bound = 0;  // ≥ |k| − 1 for every entry of the row
+        for (std::size_t i = 0; i < d; ++i) {
+            bound |= static_cast<std::uint64_t>(row[i] ^ (row[i] >> 63));
+        }
+        std::int64_t sj = 0;
+        if (bound < row_limit) {
+            for (std::size_t i = 0; i < d; ++i) sj += p[i] * row[i];
+        } else {
+            if (bound >= sum_limit) return false;
+            // Each product is below 2^124 in magnitude; stop before the sum could leave 128 bits.
+            i128 wide = 0;
+            for (std::size_t i = 0; i < d; ++i) {
+                wide += static_cast<i128>(p[i]) * row[i];
+                if (wide > (i128{1} << 125) || wide < -(i128{1} << 125)) return false;
+            }
+            if (wide > (i128{1} << 62) || wide < -(i128{1} << 62)) return false;
+            sj = static_cast<std::int64_t>(wide);
+        }
+        if (mark == Mark::Zeroed) sj = 0;
+        r.s[j] = sj;
+        if (first) {
+            r.smin = r.smax = sj;
+            first = false;
+        } else {
+            r.smin = std::min(r.smin, sj);
+            r.smax = std::max(r.smax, sj);
+        }
+        r.any_score = r.any_score || sj != 0;
+        if (!r.dense) continue;
+        if (r.buckets == 0 || sj < r.base || static_cast<i128>(sj) >= static_cast<i128>(r.base) + static_cast<i128>(r.buckets)) {
+            if (!grow_window(r, d, sj, cap)) {
+                r.dense = false;
+                r.acc = {};
+                r.buckets = 0;
+                continue;
+            }
+        }
+        std::int64_t* a = r.acc.data() + static_cast<std::size_t>(sj - r.base) * stride;
+        for (std::size_t i = 0; i < d; ++i) a[i] += row[i];
+        a[d] += 1;
+    }
+    return true;
+}
+
+bool run_row_pass(const std::int64_t* k, std::size_t n, std::size_t d, const std::int64_t* p,
+                  std::uint64_t pmax, const std::vector<Mark>& marks, RowPass& r) {
+    switch (d) {
+        case 2: return row_pass<2>(k, n, d, p, pmax, marks, r);
+        case 4: return row_pass<4>(k, n, d, p, pmax, marks, r);
+        case 8: return row_pass<8>(k, n, d, p, pmax, marks, r);
+        case 16: return row_pass<16>(k, n, d, p, pmax, marks, r);
+        case 32: return row_pass<32>(k, n, d, p, pmax, marks, r);
+        default: return row_pass<0>(k, n, d, p, pmax, marks, r);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Step 3: reducing the contexts C_i / N.
+
+// Below this size one gcd per entry is cheap; above it the shared gcd of common_factors wins
+// (a gcd costs about twenty multiplications of the same size).
+constexpr std::size_t kSharedGcdBits = 2048;
+
+// x mod n for 0 ≤ x < n², n of `bits` bits, with inv = ⌊2^(2·bits) / n⌋ (Barrett: two
+// multiplications instead of a division; the estimate of the quotient is short by at most 2).
+void barrett_reduce(mpz_class& x, const mpz_class& n, const mpz_class& inv, mp_bitcnt_t bits,
+                    mpz_class& scratch) {
+    mpz_tdiv_q_2exp(scratch.get_mpz_t(), x.get_mpz_t(), bits - 1);
+    scratch *= inv;
+    mpz_tdiv_q_2exp(scratch.get_mpz_t(), scratch.get_mpz_t(), bits + 1);
+    scratch *= n;
+    x -= scratch;
+    while (x >= n) x -= n;
+}
+
+// gcd(C_i, N) for every i, N > 0. For large N, with one full-size gcd instead of d: write
+// N = 2^z·N_o with N_o odd; every gcd(C_i, N_o) divides G = gcd(N_o, Π_i C_i), which is
+// gcd(N_o, Π_i C_i mod N_o), so gcd(C_i, N_o) = gcd(C_i, G) (G is small unless the data has
+// a common factor by construction, and never larger than N_o) and
+// gcd(C_i, N) = 2^min(z, v_2(C_i)) · gcd(C_i, G).
+std::vector<mpz_class> common_factors(const mpz_class& big_n, const std::vector<mpz_class>& c) {
+    std::vector<mpz_class> g(c.size());
+    std::size_t nonzero = 0;
+    for (const auto& x : c) nonzero += sgn(x) != 0 ? 1 : 0;
+    if (mpz_sizeinbase(big_n.get_mpz_t(), 2) < kSharedGcdBits || nonzero < 2) {
+        for (std::size_t i = 0; i < c.size(); ++i) mpz_gcd(g[i].get_mpz_t(), c[i].get_mpz_t(), big_n.get_mpz_t());
+        return g;
+    }
+    const mp_bitcnt_t z = mpz_scan1(big_n.get_mpz_t(), 0);
+    mpz_class odd;
+    mpz_tdiv_q_2exp(odd.get_mpz_t(), big_n.get_mpz_t(), z);
+    const mp_bitcnt_t bits = mpz_sizeinbase(odd.get_mpz_t(), 2);
+    mpz_class inv;
+    mpz_setbit(inv.get_mpz_t(), 2 * bits);
+    mpz_tdiv_q(inv.get_mpz_t(), inv.get_mpz_t(), odd.get_mpz_t());
+    mpz_class prod;
+    mpz_class x;
+    mpz_class scratch;
+    bool first = true;
+    for (const auto& ci : c) {
+        if (sgn(ci) == 0) continue;
+        mpz_fdiv_r(x.get_mpz_t(), ci.get_mpz_t(), odd.get_mpz_t());  // 0 ≤ x < N_o
+        if (first) {
+            prod = x;
+            first = false;
+            continue;
+        }
+        prod *= x;
+        barrett_reduce(prod, odd, inv, bits, scratch);
+    }
+    mpz_class shared;
+    mpz_gcd(shared.get_mpz_t(), odd.get_mpz_t(), prod.get_mpz_t());
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        if (sgn(c[i]) == 0) {
+            g[i] = big_n;
+            continue;
+        }
+        mpz_gcd(g[i].get_mpz_t(), c[i].get_mpz_t(), shared.get_mpz_t());
+        const mp_bitcnt_t v = mpz_scan1(c[i].get_mpz_t(), 0);
+        mpz_mul_2exp(g[i].get_mpz_t(), g[i].get_mpz_t(), std::min(v, z));
+    }
+    return g;
+}
+
+// num / den (den > 0) as a canonical rational, given g = gcd(num, den).
+mpq_class reduced(const mpz_class& num, const mpz_class& den, const mpz_class& g) {
+    mpq_class q;
+    if (sgn(num) == 0) return q;
+    mpz_divexact(q.get_num_mpz_t(), num.get_mpz_t(), g.get_mpz_t());
+    mpz_divexact(q.get_den_mpz_t(), den.get_mpz_t(), g.get_mpz_t());
     return q;
+}
+
+// x · 2^e, canonical.
+mpq_class times_pow2(const mpq_class& x, std::int64_t e) {
+    mpq_class y;
+    if (e >= 0) mpq_mul_2exp(y.get_mpq_t(), x.get_mpq_t(), static_cast<mp_bitcnt_t>(e));
+    else mpq_div_2exp(y.get_mpq_t(), x.get_mpq_t(), static_cast<mp_bitcnt_t>(-e));
+    return y;
 }
 
 }  // namespace
@@ -81,158 +312,188 @@ std::optional<ReadTrace> fast_attend(const Memory& memory_in, const ReadRequest&
     if (request.rule != ScoreRule::Dot) return std::nullopt;
     const std::size_t n = memory_in.rows();
     const std::size_t d = memory_in.width();
-    if (d == 0 || request.query.size() != d) return std::nullopt;
+    if (n == 0 || d == 0 || request.query.size() != d || marks.size() != n) return std::nullopt;
 
-    const Memory memory = memory_in.compacted();
-    if (!memory.is_compact()) return std::nullopt;
+    // The compact form, without copying a memory that already has it.
+    Memory compacted;
+    const Memory* memory = &memory_in;
+    if (!memory_in.is_compact()) {
+        compacted = memory_in.compacted();
+        if (!compacted.is_compact()) return std::nullopt;
+        memory = &compacted;
+    }
     const Memory qmem = Memory(Matrix{request.query}).compacted();
     if (!qmem.is_compact()) return std::nullopt;
 
+    const auto& p = qmem.integers();
+    std::uint64_t pmax = 0;
+    for (auto x : p) pmax = std::max(pmax, x < 0 ? 0 - static_cast<std::uint64_t>(x) : static_cast<std::uint64_t>(x));
+    const bool query_zero = pmax == 0;
     mpq_class u;
     mpq_class w;
     int e = 0;
     int f = 0;
-    const bool query_zero = std::all_of(qmem.integers().begin(), qmem.integers().end(),
-                                        [](std::int64_t k) { return k == 0; });
-    const bool memory_zero = std::all_of(memory.integers().begin(), memory.integers().end(),
-                                         [](std::int64_t k) { return k == 0; });
-    if (!unit_parts(memory.unit(), u, e) || !unit_parts(qmem.unit(), w, f)) return std::nullopt;
-    // Scores must be rational multiples of a (or all zero).
-    if (!query_zero && !memory_zero && e + f != 1) return std::nullopt;
-    if (query_zero || memory_zero) {
-        w = 0;
+    if (!unit_parts(qmem.unit(), w, f)) return std::nullopt;
+    if (!unit_parts(memory->unit(), u, e)) {
+        if (!memory->unit().is_zero()) return std::nullopt;
+        u = 0;  // a zero unit: every entry is 0
+        e = 1 - f;
     }
 
-    const auto& k = memory.integers();
-    const auto& p = qmem.integers();
-    // Bound the products so the 128-bit score sums and 64-bit bucket sums cannot overflow.
-    std::int64_t kmax = 0;
-    for (auto x : k) kmax = std::max<std::int64_t>(kmax, x < 0 ? -x : x);
-    std::int64_t pmax = 0;
-    for (auto x : p) pmax = std::max<std::int64_t>(pmax, x < 0 ? -x : x);
-    if (kmax >= (std::int64_t{1} << 40) || pmax >= (std::int64_t{1} << 40)) return std::nullopt;
-    if (static_cast<double>(kmax) * static_cast<double>(n) >= 0x1p61) return std::nullopt;
+    // 1. The pass over the rows.
+    RowPass rp;
+    if (!run_row_pass(memory->integers().data(), n, d, p.data(), pmax, marks, rp)) return std::nullopt;
+    if (sgn(u) == 0) rp.any_score = false;
 
-    // Score of position j is S_j · (u·w) · a; exponent of 2 is T_j / M with T_j = S_j·P.
-    mpq_class rho = u * w;
-    rho.canonicalize();
+    // Scores are S_j·ρ·a^(e+f) with ρ = u·w; they must be rational multiples of a unless all 0.
+    if (rp.any_score && e + f != 1) return std::nullopt;
+    mpq_class rho = 0;
+    if (rp.any_score && !query_zero) {
+        rho = u * w;
+        rho.canonicalize();
+    }
     if (!mpz_fits_slong_p(rho.get_num_mpz_t()) || !mpz_fits_slong_p(rho.get_den_mpz_t())) {
         return std::nullopt;
     }
-    const i128 big_p = rho.get_num().get_si();
+    const std::int64_t big_p = rho.get_num().get_si();  // the exponent of 2 at j is S_j·P/M
     std::int64_t big_m = rho.get_den().get_si();
-    const i128 exp_cap = static_cast<i128>(limits().max_exponent) + 1;
 
-    std::vector<std::int64_t> t(n, 0);
-    std::vector<bool> present(n, false);
-    std::int64_t g = big_m;  // gcd of M and every T_j, to reach the smallest root degree
-    for (std::size_t j = 0; j < n; ++j) {
-        if (marks[j] == Mark::Removed) continue;
-        present[j] = true;
-        if (marks[j] == Mark::Zeroed) continue;
-        i128 s = 0;
-        const std::int64_t* row = &k[j * d];
-        for (std::size_t i = 0; i < d; ++i) s += static_cast<i128>(p[i]) * row[i];
-        const i128 tj = s * big_p;
-        if (tj > exp_cap * big_m || -tj > exp_cap * big_m) return std::nullopt;  // general path: limit
-        t[j] = static_cast<std::int64_t>(tj);
-        g = std::gcd(g, t[j] < 0 ? -t[j] : t[j]);
+    // The smallest root degree: M / gcd(M, every S_j) (P is prime to M).
+    std::int64_t g = big_m;
+    if (big_p != 0 && big_m > 1) {
+        if (rp.dense) {
+            const std::size_t stride = d + 1;
+            for (std::size_t b = 0; b < rp.buckets && g > 1; ++b) {
+                if (rp.acc[b * stride + d] == 0) continue;
+                const std::int64_t sj = rp.base + static_cast<std::int64_t>(b);
+                g = std::gcd(g, sj < 0 ? -sj : sj);
+            }
+        } else {
+            for (std::size_t j = 0; j < n && g > 1; ++j) {
+                if (rp.present[j]) g = std::gcd(g, rp.s[j] < 0 ? -rp.s[j] : rp.s[j]);
+            }
+        }
     }
-    if (g > 1) {
-        big_m /= g;
-        for (auto& x : t) x /= g;
+    const std::int64_t m = big_m / g;  // exponent at j: T_j / m with T_j = (S_j / g)·P
+    if (m > limits().max_root) return std::nullopt;  // the general path reports the limit
+    // The general path refuses 2^r when |trunc(r)| > max_exponent; decline so that it does.
+    // Past this, every exponent T_j = (S_j / g)·P fits comfortably in 64 bits.
+    const i128 cap = (static_cast<i128>(limits().max_exponent) + 1) * m;
+    const i128 lo_t = big_p == 0 ? 0 : static_cast<i128>(rp.smin / g) * big_p;
+    const i128 hi_t = big_p == 0 ? 0 : static_cast<i128>(rp.smax / g) * big_p;
+    if (lo_t >= cap || -lo_t >= cap || hi_t >= cap || -hi_t >= cap || cap > (i128{1} << 62)) {
+        return std::nullopt;
     }
-    if (big_m > limits().max_root) return std::nullopt;  // general path reports the limit
+    auto exponent_of = [&](std::int64_t sj) { return big_p == 0 ? 0 : (sj / g) * big_p; };
+    const std::int64_t fmin = floor_div(static_cast<std::int64_t>(std::min(lo_t, hi_t)), m);
+    const std::int64_t fmax = floor_div(static_cast<std::int64_t>(std::max(lo_t, hi_t)), m);
 
-    // Buckets: key = (⌊T/M⌋ − fmin)·M + (T mod M).
-    std::int64_t fmin = std::numeric_limits<std::int64_t>::max();
-    std::int64_t fmax = std::numeric_limits<std::int64_t>::min();
-    for (std::size_t j = 0; j < n; ++j) {
-        if (!present[j]) continue;
-        const std::int64_t fj = floor_div(t[j], big_m);
-        fmin = std::min(fmin, fj);
-        fmax = std::max(fmax, fj);
-    }
-    const std::uint64_t range = static_cast<std::uint64_t>(fmax - fmin + 1) *
-                                static_cast<std::uint64_t>(big_m);
-    auto key_of = [&](std::size_t j) {
-        const std::int64_t fj = floor_div(t[j], big_m);
-        return static_cast<std::uint64_t>(fj - fmin) * static_cast<std::uint64_t>(big_m) +
-               static_cast<std::uint64_t>(t[j] - fj * big_m);
+    // 2.-3. The big shifted sums: record r (residue T mod m) holds C_{r,0..d-1} and N_r.
+    const std::size_t mm = static_cast<std::size_t>(m);
+    const std::size_t stride = d + 1;
+    ShiftedSums sums(mm, stride, static_cast<std::uint64_t>(fmax - fmin) + 64);
+    std::vector<bool> residue_used(mm, false);
+    auto add_bucket = [&](std::int64_t sj, const std::int64_t* values) {  // d sums and a count
+        const std::int64_t t = exponent_of(sj);
+        const std::int64_t fj = floor_div(t, m);
+        const auto r = static_cast<std::size_t>(t - fj * m);
+        residue_used[r] = true;
+        sums.add_record(r, values, static_cast<std::uint64_t>(fj - fmin));
     };
-    // Dense buckets when the key range is small, else the sorted distinct keys.
-    const bool dense = range <= std::max<std::uint64_t>(4 * n, 1 << 16);
-    std::vector<std::uint64_t> keys;
-    if (!dense) {
-        keys.reserve(n);
+    if (rp.dense) {
+        for (std::size_t b = 0; b < rp.buckets; ++b) {
+            const std::int64_t* a = rp.acc.data() + b * stride;
+            if (a[d] != 0) add_bucket(rp.base + static_cast<std::int64_t>(b), a);
+        }
+    } else {
+        // Scores too spread for buckets: each row goes straight into the big sums.
+        const std::int64_t* k = memory->integers().data();
+        std::vector<std::int64_t> values(stride, 1);
         for (std::size_t j = 0; j < n; ++j) {
-            if (present[j]) keys.push_back(key_of(j));
+            if (!rp.present[j]) continue;
+            std::copy(k + j * d, k + (j + 1) * d, values.begin());
+            if (m == 1) {
+                residue_used[0] = true;
+                sums.add_record(0, values.data(), static_cast<std::uint64_t>(exponent_of(rp.s[j]) - fmin));
+            } else {
+                add_bucket(rp.s[j], values.data());
+            }
         }
-        std::sort(keys.begin(), keys.end());
-        keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
     }
-    const std::size_t buckets = dense ? static_cast<std::size_t>(range) : keys.size();
-    std::vector<std::int64_t> count(buckets, 0);
-    std::vector<std::int64_t> acc(buckets * d, 0);
-    for (std::size_t j = 0; j < n; ++j) {
-        if (!present[j]) continue;
-        const std::uint64_t key = key_of(j);
-        const std::size_t b =
-            dense ? static_cast<std::size_t>(key)
-                  : static_cast<std::size_t>(std::lower_bound(keys.begin(), keys.end(), key) - keys.begin());
-        ++count[b];
-        std::int64_t* a = &acc[b * d];
-        const std::int64_t* row = &k[j * d];
-        for (std::size_t i = 0; i < d; ++i) a[i] += row[i];
-    }
-
-    // Assemble N_r and C_{r,i} as big integers, one accumulator per residue.
-    const auto m = static_cast<std::size_t>(big_m);
-    const std::uint64_t bits = static_cast<std::uint64_t>(fmax - fmin) + 64;
-    std::vector<BitAccumulator> den_acc(m, BitAccumulator(bits));
-    std::vector<BitAccumulator> num_acc(m * d, BitAccumulator(0));
-    std::vector<bool> residue_used(m, false);
-    for (std::size_t b = 0; b < buckets; ++b) {
-        if (count[b] == 0) continue;
-        const std::uint64_t key = dense ? b : keys[b];
-        const std::size_t r = key % m;
-        const std::uint64_t shift = key / m;
-        if (!residue_used[r]) {
-            residue_used[r] = true;
-            for (std::size_t i = 0; i < d; ++i) num_acc[r * d + i] = BitAccumulator(bits);
-        }
-        den_acc[r].add(count[b], shift);
-        for (std::size_t i = 0; i < d; ++i) num_acc[r * d + i].add(acc[b * d + i], shift);
-    }
-    std::vector<mpq_class> den_coeffs(m);
-    std::vector<std::vector<mpq_class>> num_coeffs(d, std::vector<mpq_class>(m));
-    for (std::size_t r = 0; r < m; ++r) {
-        if (!residue_used[r]) continue;
-        den_coeffs[r] = mpq_class(den_acc[r].value());
-        for (std::size_t i = 0; i < d; ++i) num_coeffs[i][r] = mpq_class(num_acc[r * d + i].value());
-    }
-    const int mi = static_cast<int>(big_m);
-    const FieldElem den_scaled = FieldElem::from_coefficients(mi, den_coeffs);
-    const FieldElem inv_scaled = den_scaled.inverse();
-    const FieldElem two_fmin = FieldElem::pow2(mpq_class(static_cast<long>(fmin)));
+    rp.acc = {};
 
     ReadTrace tr;
     tr.query = request.query;
     tr.marks = marks;
     tr.fast_path = true;
-    tr.denominator = Value(den_scaled * two_fmin);
-    const Value inv_true = Value(inv_scaled * FieldElem::pow2(mpq_class(static_cast<long>(-fmin))));
     tr.context.resize(d);
-    Value unit_value = memory.unit();
-    for (std::size_t i = 0; i < d; ++i) {
-        const FieldElem num = FieldElem::from_coefficients(mi, num_coeffs[i]);
-        tr.context[i] = Value(num * inv_scaled) * unit_value;
+    const Value& unit = memory->unit();
+    Value inv_true;  // 1 / denominator
+    if (m == 1) {
+        // Σ_j 2^(T_j) = 2^fmin·N and context_i = C_i / N · unit.
+        const mpz_class big_n = sums.value(0, d);
+        std::vector<mpz_class> c(d);
+        for (std::size_t i = 0; i < d; ++i) c[i] = sums.value(0, i);
+        const std::int64_t fm = fmin;
+        tr.denominator = Value(FieldElem(times_pow2(mpq_class(big_n), fm)));
+        inv_true = Value(FieldElem(times_pow2(mpq_class(mpz_class(1), big_n), -fm)));
+        const std::vector<mpz_class> gi = common_factors(big_n, c);
+        for (std::size_t i = 0; i < d; ++i) {
+            if (sgn(c[i]) == 0 || unit.is_zero()) continue;
+            const FieldElem ci = from_canonical_unchecked(1, {reduced(c[i], big_n, gi[i])});
+            tr.context[i] = Value(ci) * unit;
+        }
+        if (request.readout && std::all_of(request.readout->begin(), request.readout->end(),
+                                           [](const Value& v) { return v.is_rational(); })) {
+            // r = Σ_i c_i C_i / N · unit: one gcd instead of d additions of reduced fractions.
+            mpz_class l = 1;
+            for (const auto& v : *request.readout) {
+                const mpq_class q = v.rational();
+                mpz_lcm(l.get_mpz_t(), l.get_mpz_t(), q.get_den_mpz_t());
+            }
+            mpz_class num = 0;
+            for (std::size_t i = 0; i < d; ++i) {
+                const mpq_class q = (*request.readout)[i].rational();
+                if (sgn(q) == 0) continue;
+                mpz_class coeff = l / q.get_den();
+                coeff *= q.get_num();
+                num += coeff * c[i];
+            }
+            tr.readout = Value(FieldElem(mpq_class(num, l * big_n))) * unit;  // one gcd
+        }
+    } else {
+        std::vector<mpq_class> den_coeffs(mm);
+        std::vector<std::vector<mpq_class>> num_coeffs(d, std::vector<mpq_class>(mm));
+        for (std::size_t r = 0; r < mm; ++r) {
+            if (!residue_used[r]) continue;
+            den_coeffs[r] = mpq_class(sums.value(r, d));
+            for (std::size_t i = 0; i < d; ++i) num_coeffs[i][r] = mpq_class(sums.value(r, i));
+        }
+        const int mi = static_cast<int>(m);
+        const std::int64_t fm = fmin;
+        const FieldElem den_scaled = FieldElem::from_coefficients(mi, den_coeffs);
+        const FieldElem inv_scaled = den_scaled.inverse();
+        std::vector<mpq_class> den_true(mm);
+        for (std::size_t r = 0; r < mm; ++r) den_true[r] = times_pow2(den_coeffs[r], fm);
+        tr.denominator = Value(FieldElem::from_coefficients(mi, std::move(den_true)));
+        std::vector<mpq_class> inv_coeffs = inv_scaled.lifted(mi);
+        for (auto& x : inv_coeffs) x = times_pow2(x, -fm);
+        inv_true = Value(FieldElem::from_coefficients(mi, std::move(inv_coeffs)));
+        for (std::size_t i = 0; i < d; ++i) {
+            const FieldElem num = FieldElem::from_coefficients(mi, num_coeffs[i]);
+            tr.context[i] = Value(num * inv_scaled) * unit;
+        }
     }
-    const Value score_unit = Value(mpq_class(1, static_cast<long>(big_m))) * Value::ln2();
-    tr.scores = Column::multiples(t, present, score_unit);
-    tr.exponentials = Column::powers_of_two(t, big_m, present, Value(1), std::nullopt);
-    tr.weights = Column::powers_of_two(std::move(t), big_m, std::move(present), inv_true, Value());
-    if (request.readout) tr.readout = apply_readout(*request.readout, tr.context);
+    if (request.readout && !tr.readout) tr.readout = apply_readout(*request.readout, tr.context);
+
+    // The per-position columns, computed on demand: T_j = (S_j / g)·P in place of S_j.
+    if (g != 1 || big_p != 1) {
+        for (std::size_t j = 0; j < n; ++j) rp.s[j] = exponent_of(rp.s[j]);
+    }
+    const Value score_unit = Value(mpq_class(1, static_cast<long>(m))) * Value::ln2();
+    tr.scores = Column::multiples(rp.s, rp.present, score_unit);
+    tr.exponentials = Column::powers_of_two(rp.s, m, rp.present, Value(1), std::nullopt);
+    tr.weights = Column::powers_of_two(std::move(rp.s), m, std::move(rp.present), inv_true, Value());
     return tr;
 }
 

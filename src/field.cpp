@@ -76,6 +76,16 @@ FieldElem FieldElem::from_coefficients(int m, std::vector<mpq_class> coeffs) {
     return x;
 }
 
+FieldElem detail::from_canonical_unchecked(int m, std::vector<mpq_class> coeffs) {
+    check_root(m);
+    FieldElem x;
+    x.m_ = m;
+    x.c_ = std::move(coeffs);
+    for (const auto& c : x.c_) detail::check_bits(c);
+    EXACTATTN_ASSERT(x.is_canonical());
+    return x;
+}
+
 FieldElem FieldElem::pow2(const mpq_class& r_in) {
     mpq_class r = r_in;
     r.canonicalize();

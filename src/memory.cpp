@@ -74,45 +74,61 @@ Matrix Memory::matrix() const {
 
 Memory Memory::compacted() const {
     if (compact_) return *this;
-    // Every nonzero entry must be r·a^e with r rational and one e for all.
+    // Every nonzero entry must be r·a^e with r rational and one e for all. The unit is
+    // (gcd of the numerators)/(lcm of the denominators)·a^e; the loops read the coefficients in
+    // place and skip the gcd once it is 1 and the lcm for integer entries (the common cases).
     int e = -1;
     mpz_class g_num = 0;  // gcd of the numerators
     mpz_class l_den = 1;  // lcm of the denominators
+    bool g_is_one = false;
     for (const auto& row : explicit_) {
         for (const auto& v : row) {
             if (v.is_zero()) continue;
-            const auto& t = v.terms();
             const int deg = v.degree();
+            if (e == -1) e = deg;
+            if (deg != e) return *this;
+            const auto& t = v.terms();
             for (int k = 0; k < deg; ++k) {
                 if (!t[static_cast<std::size_t>(k)].is_zero()) return *this;
             }
             if (!t.back().is_rational()) return *this;
-            if (e == -1) e = deg;
-            if (deg != e) return *this;
-            const mpq_class r = t.back().rational();
-            mpz_gcd(g_num.get_mpz_t(), g_num.get_mpz_t(), r.get_num_mpz_t());
-            mpz_lcm(l_den.get_mpz_t(), l_den.get_mpz_t(), r.get_den_mpz_t());
+            const mpq_class& r = t.back().coefficients().front();
+            if (!g_is_one) {
+                mpz_gcd(g_num.get_mpz_t(), g_num.get_mpz_t(), r.get_num_mpz_t());
+                g_is_one = g_num == 1;
+            }
+            if (mpz_cmp_ui(r.get_den_mpz_t(), 1) != 0) {
+                mpz_lcm(l_den.get_mpz_t(), l_den.get_mpz_t(), r.get_den_mpz_t());
+            }
         }
     }
     if (e == -1) {  // all zero
         return scaled_integers(rows_, width_, std::vector<std::int64_t>(rows_ * width_), Value(1));
     }
-    const mpq_class unit_q(g_num, l_den);
+    // k = r / unit = num·(l_den/den)/g_num, an integer; it must fit in 62 bits.
+    const bool plain = g_num == 1 && l_den == 1;
     std::vector<std::int64_t> k;
     k.reserve(rows_ * width_);
-    const mpz_class bound = mpz_class(1) << 62;
+    mpz_class q;
     for (const auto& row : explicit_) {
         for (const auto& v : row) {
             if (v.is_zero()) {
                 k.push_back(0);
                 continue;
             }
-            const mpq_class q = v.terms().back().rational() / unit_q;
-            if (q.get_den() != 1 || abs(q.get_num()) >= bound) return *this;
-            k.push_back(q.get_num().get_si());
+            const mpq_class& r = v.terms().back().coefficients().front();
+            if (plain) {
+                q = r.get_num();
+            } else {
+                mpz_divexact(q.get_mpz_t(), l_den.get_mpz_t(), r.get_den_mpz_t());
+                q *= r.get_num();
+                mpz_divexact(q.get_mpz_t(), q.get_mpz_t(), g_num.get_mpz_t());
+            }
+            if (mpz_sizeinbase(q.get_mpz_t(), 2) > 62) return *this;  // |k| < 2^62 fails
+            k.push_back(q.get_si());
         }
     }
-    Value unit(unit_q);
+    Value unit(mpq_class(g_num, l_den));
     for (int i = 0; i < e; ++i) unit *= Value::ln2();
     return scaled_integers(rows_, width_, std::move(k), unit);
 }

@@ -10,6 +10,18 @@
 
 namespace exactattn {
 
+class FieldElem;
+
+namespace detail {
+/// Σ c_i θ_m^i from coefficients that are already canonical (reduced fractions with positive
+/// denominators, no trailing zero, m the smallest root degree), without the gcd per
+/// coefficient that `FieldElem::from_coefficients` spends: for a caller that has reduced its
+/// fractions more cheaply itself (the fast path reduces d contexts with one full-size gcd).
+/// Unchecked (STYLE.md: FLINT's underscore rule); builds with EXACTATTN_ASSERTS verify the form.
+/// Throws LimitError past limits().max_root or max_bits.
+FieldElem from_canonical_unchecked(int m, std::vector<mpq_class> coeffs);
+}  // namespace detail
+
 /// An element x = Σ_{i<m} c_i θ^i of K_m = Q(θ), θ = 2^(1/m), θ^m = 2.
 ///
 /// Canonical form (every public operation returns it, `is_canonical()` checks it):
@@ -78,6 +90,7 @@ public:
     [[nodiscard]] std::size_t hash() const;
 
 private:
+    friend FieldElem detail::from_canonical_unchecked(int m, std::vector<mpq_class> coeffs);
     void canonicalize();
     int m_ = 1;
     std::vector<mpq_class> c_;

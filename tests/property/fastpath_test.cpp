@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: MIT
+// The fast path (fastpath.hpp) against the general value arithmetic (attend_general): equal in
+// every field on random memories (fixed seeds), hand-computed reads, and the cases where the
+// fast path must decline.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <sstream>
+
+#include "exactattn/fastpath.hpp"
+#include "exactattn/limits.hpp"
+#include "exactattn/model.hpp"
+#include "exactattn/parse.hpp"
+#include "exactattn/print.hpp"
+#include "support/support.hpp"
+
+using namespace exactattn;
+
+namespace {
+
+int iterations(int base) { return base * exactattn::test::multiplier(); }
+
+std::string show(const std::optional<Value>& v) { return v ? to_ascii(*v) : std::string("none"); }
+
+// Every field of two traces, exactly; `fast` must have come from the fast path.
+void expect_same_trace(const ReadTrace& fast, const ReadTrace& general) {
+    EXPECT_FALSE(general.fast_path);
+    EXPECT_EQ(fast.query, general.query);
+    EXPECT_EQ(fast.marks, general.marks);
+    EXPECT_EQ(fast.denominator, general.denominator)
+        << to_ascii(fast.denominator) << " vs " << to_ascii(general.denominator);
+    ASSERT_EQ(fast.context.size(), general.context.size());
+    for (std::size_t i = 0; i < fast.context.size(); ++i) {
+        EXPECT_EQ(fast.context[i], general.context[i])
+            << "context " << i + 1 << ": " << to_ascii(fast.context[i]) << " vs "
+            << to_ascii(general.context[i]);
+        EXPECT_TRUE(fast.context[i].is_canonical());
+    }
+    EXPECT_EQ(fast.readout, general.readout) << show(fast.readout) << " vs " << show(general.readout);
+    const std::size_t n = general.marks.size();
+    ASSERT_EQ(fast.scores.size(), n);
+    ASSERT_EQ(fast.exponentials.size(), n);
+    ASSERT_EQ(fast.weights.size(), n);
+    Value total;
+    for (std::size_t j = 0; j < n; ++j) {
+        EXPECT_EQ(fast.scores.at(j), general.scores.at(j))
+            << "score " << j + 1 << ": " << show(fast.scores.at(j)) << " vs " << show(general.scores.at(j));
+        EXPECT_EQ(fast.exponentials.at(j), general.exponentials.at(j))
+            << "exponential " << j + 1 << ": " << show(fast.exponentials.at(j)) << " vs "
+            << show(general.exponentials.at(j));
+        EXPECT_EQ(fast.weights.at(j), general.weights.at(j))
+            << "weight " << j + 1 << ": " << show(fast.weights.at(j)) << " vs " << show(general.weights.at(j));
+        if (fast.weights.at(j)) total += *fast.weights.at(j);
+    }
+    EXPECT_EQ(total, Value(1));  // the weights are a distribution, exactly
+}
+
+// Reads `memory` with both paths and compares them; the fast path must take the read.
+void check_fast_equals_general(const Memory& memory, const ReadRequest& req) {
+    const ReadTrace fast = attend(memory, req);
+    EXPECT_TRUE(fast.fast_path) << "the fast path declined";
+    expect_same_trace(fast, attend_general(memory, req));
+}
+
+// The memory in the form asked: compact (k·unit) or explicit exact values.
+Memory make_memory(std::size_t n, std::size_t d, const std::vector<std::int64_t>& k, const Value& unit,
+                   bool compact) {
+    if (compact) return Memory::scaled_integers(n, d, k, unit);
+    Matrix rows(n, Vector(d));
+    for (std::size_t j = 0; j < n; ++j) {
+        for (std::size_t i = 0; i < d; ++i) rows[j][i] = Value(static_cast<long>(k[j * d + i])) * unit;
+    }
+    return Memory(rows);
+}
+
+std::string describe(std::size_t n, std::size_t d, const std::vector<std::int64_t>& k, const Value& unit,
+                     bool compact, const ReadRequest& req) {
+    std::ostringstream os;
+    os << "n=" << n << " d=" << d << " unit=" << to_ascii(unit) << (compact ? " compact" : " explicit")
+       << " k=[";
+    for (auto x : k) os << x << ' ';
+    os << "] query=" << to_string(req.query) << " marks=";
+    for (auto m : req.marks) os << (m == Mark::Included ? 'i' : m == Mark::Removed ? 'r' : 'z');
+    if (req.readout) os << " readout=" << to_string(*req.readout);
+    return os.str();
+}
+
+}  // namespace
+
+// Hand mathematics: Example 14.1 of the chapter (DESIGN.md §4).
+TEST(FastPath, ChapterExample) {
+    const Memory memory(Matrix{parse_vector("[a,0]"), parse_vector("[0,a]"), parse_vector("[0,0]")});
+    ReadRequest req;
+    req.query = parse_vector("[1,0]");
+    req.readout = parse_vector("[1,2]");
+    const ReadTrace t = attend(memory, req);
+    EXPECT_TRUE(t.fast_path);
+    EXPECT_EQ(t.denominator, Value(4));
+    EXPECT_EQ(t.weights.at(0), parse_value("1/2"));
+    EXPECT_EQ(t.weights.at(1), parse_value("1/4"));
+    EXPECT_EQ(t.weights.at(2), parse_value("1/4"));
+    EXPECT_EQ(t.context, parse_vector("[a/2, a/4]"));
+    EXPECT_EQ(t.readout, parse_value("a"));
+    expect_same_trace(t, attend_general(memory, req));
+}
+
+// Hand mathematics in Q(√2): scores a/2 and 0, so the denominator is 1 + √2, the weights
+// √2/(1 + √2) = 2 − √2 and 1/(1 + √2) = √2 − 1, and the context (2 − √2)·a/2.
+TEST(FastPath, HalfIntegerExponents) {
+    const Memory memory = Memory::scaled_integers(2, 1, {1, 0}, parse_value("a/2"));
+    ReadRequest req;
+    req.query = parse_vector("[1]");
+    const ReadTrace t = attend(memory, req);
+    EXPECT_TRUE(t.fast_path);
+    EXPECT_EQ(t.scores.at(0), parse_value("a/2"));
+    EXPECT_EQ(t.exponentials.at(0), parse_value("sqrt(2)"));
+    EXPECT_EQ(t.denominator, parse_value("1 + sqrt(2)"));
+    EXPECT_EQ(t.weights.at(0), parse_value("2 - sqrt(2)"));
+    EXPECT_EQ(t.weights.at(1), parse_value("sqrt(2) - 1"));
+    EXPECT_EQ(t.context, parse_vector("[(1 - sqrt(2)/2)a]"));
+    expect_same_trace(t, attend_general(memory, req));
+}
+
+// Hand mathematics with large exponents and a common factor the fast path must find: scores
+// 3a and 4104a, so the denominator is 2^3 + 2^4104 = 8·(1 + 2^4101) and the context
+// (3·2^3 + 4104·2^4104)/(2^3 + 2^4104)·a = (3 + 4104·2^4101)/(1 + 2^4101)·a. Since 4101 is odd,
+// 3 divides 1 + 2^4101, and it divides the numerator: the fraction reduces (by 3 at least).
+TEST(FastPath, LargeExponentsWithACommonFactor) {
+    const Memory memory = Memory::scaled_integers(2, 2, {3, 3, 4104, 4104}, Value::ln2());
+    ReadRequest req;
+    req.query = parse_vector("[1, 0]");
+    const ReadTrace t = attend(memory, req);
+    EXPECT_TRUE(t.fast_path);
+    mpz_class big = 1;
+    big <<= 4101;
+    const mpz_class num = 3 + 4104 * big;
+    const mpz_class den = 1 + big;
+    mpq_class expected(num, den);
+    expected.canonicalize();  // GMP's gcd, independent of the read
+    EXPECT_NE(mpz_class(expected.get_den()), den);  // it did reduce
+    const Value c = Value(expected) * Value::ln2();
+    EXPECT_EQ(t.context[0], c);
+    EXPECT_EQ(t.context[1], c);
+    const mpz_class total = 8 * den;
+    EXPECT_EQ(t.denominator, Value(mpq_class(total)));
+    expect_same_trace(t, attend_general(memory, req));
+}
+
+// Hand mathematics with an even denominator: scores 3a, 3a and 4103a, so the denominator is
+// 2^3·(2 + 2^4100), even after the power 2^3 is taken out, and the contexts
+// (3·2 + 4103·2^4100)/(2 + 2^4100)·a and (2 + 4 + 6·2^4100)/(2 + 2^4100)·a share its factor 2.
+TEST(FastPath, LargeExponentsWithAnEvenDenominator) {
+    const Memory memory = Memory::scaled_integers(3, 2, {3, 2, 3, 4, 4103, 6}, Value::ln2());
+    ReadRequest req;
+    req.query = parse_vector("[1, 0]");
+    const ReadTrace t = attend(memory, req);
+    EXPECT_TRUE(t.fast_path);
+    mpz_class big = 1;
+    big <<= 4100;
+    const mpz_class den = 2 + big;
+    const mpz_class num1 = 6 + 4103 * big;
+    const mpz_class num2 = 6 + 6 * big;
+    mpq_class c1(num1, den);
+    mpq_class c2(num2, den);
+    c1.canonicalize();
+    c2.canonicalize();
+    EXPECT_EQ(t.context[0], Value(c1) * Value::ln2());
+    EXPECT_EQ(t.context[1], Value(c2) * Value::ln2());
+    const mpz_class total = 8 * den;
+    EXPECT_EQ(t.denominator, Value(mpq_class(total)));
+    expect_same_trace(t, attend_general(memory, req));
+}
+
+// Exponents at the limit: the general path accepts 2^r when |trunc(r)| ≤ max_exponent, so
+// must the fast path (score −50.5a has floor −51 but is allowed), and it must leave past the
+// limit to the general path's LimitError.
+TEST(FastPath, ExponentLimitBoundary) {
+    Limits l;
+    l.max_exponent = 50;
+    const ScopedLimits scoped(l);
+    ReadRequest req;
+    req.query = parse_vector("[1]");
+    check_fast_equals_general(Memory::scaled_integers(3, 1, {-101, 101, 0}, parse_value("a/2")), req);
+    check_fast_equals_general(Memory::scaled_integers(2, 1, {-50, 50}, Value::ln2()), req);
+    const Memory under = Memory::scaled_integers(2, 1, {-51, 0}, Value::ln2());
+    EXPECT_ERROR_HAS(attend(under, req), ErrorKind::Limit, "max_exponent");
+    EXPECT_FALSE(detail::fast_attend(under, req, {Mark::Included, Mark::Included}));
+    const Memory over = Memory::scaled_integers(2, 1, {51, 0}, Value::ln2());
+    EXPECT_ERROR_HAS(attend(over, req), ErrorKind::Limit, "max_exponent");
+    EXPECT_FALSE(detail::fast_attend(over, req, {Mark::Included, Mark::Included}));
+    // A zeroed position takes no exponent: the read is in range.
+    req.marks = {Mark::Zeroed, Mark::Included};
+    check_fast_equals_general(over, req);
+}
+
+// The smallest root degree: unit a/6 with every score a multiple of 3a/6 = a/2 lives in Q(√2),
+// inside a root limit of 4 that Q(2^(1/6)) would pass.
+TEST(FastPath, SmallestRootDegree) {
+    Limits l;
+    l.max_root = 4;
+    const ScopedLimits scoped(l);
+    ReadRequest req;
+    req.query = parse_vector("[1, 1]");
+    const Memory halves = Memory::scaled_integers(3, 2, {3, 0, 6, 3, -3, 0}, parse_value("a/6"));
+    check_fast_equals_general(halves, req);
+    EXPECT_EQ(attend(halves, req).exponentials.at(0), parse_value("sqrt(2)"));
+    const Memory sixths = Memory::scaled_integers(2, 2, {1, 0, 0, 0}, parse_value("a/6"));
+    EXPECT_ERROR_HAS(attend(sixths, req), ErrorKind::Limit, "max_root");
+}
+
+// Explicit memories are compacted to one unit: mixed denominators (unit a/15), and entries
+// too large for 62 bits (the general path takes those).
+TEST(FastPath, CompactsExplicitMemories) {
+    ReadRequest req;
+    req.query = parse_vector("[1, 2]");
+    const Memory mixed(Matrix{parse_vector("[a/3, -a/5]"), parse_vector("[2a/5, 0]"), parse_vector("[0, 0]")});
+    const Memory compact = mixed.compacted();
+    ASSERT_TRUE(compact.is_compact());
+    EXPECT_EQ(compact.unit(), parse_value("a/15"));
+    EXPECT_EQ(compact.integers(), (std::vector<std::int64_t>{5, -3, 6, 0, 0, 0}));
+    EXPECT_EQ(compact.matrix(), mixed.matrix());
+    check_fast_equals_general(mixed, req);
+    const Memory big(Matrix{parse_vector("[2^62 a, a]"), parse_vector("[0, a]")});
+    EXPECT_FALSE(big.compacted().is_compact());
+    req.query = parse_vector("[0, 1]");
+    const ReadTrace t = attend(big, req);
+    EXPECT_FALSE(t.fast_path);
+    EXPECT_EQ(t.denominator, Value(4));
+    // 2^62 − 1 fits the compact form; the fast path's bucket sums (n·|k| < 2^62) do not, so
+    // the general path reads it.
+    const Memory fits(Matrix{parse_vector("[(2^62 - 1)a, a]"), parse_vector("[0, a]")});
+    EXPECT_TRUE(fits.compacted().is_compact());
+    EXPECT_FALSE(attend(fits, req).fast_path);
+    check_fast_equals_general(Memory(Matrix{parse_vector("[2^60 a, a]"), parse_vector("[0, a]")}), req);
+}
+
+// Entries whose products leave 64 bits: the dot product in 128 bits. Unit a/2^40 and query
+// [2^40, 0] give the score 2^40·1·a/2^40 = a at position 1 and 0 at position 2.
+TEST(FastPath, WideDotProducts) {
+    mpz_class two40 = 1;
+    two40 <<= 40;
+    const Memory memory = Memory::scaled_integers(2, 2, {1, std::int64_t{1} << 30, 0, 5},
+                                                  Value(mpq_class(mpz_class(1), two40)) * Value::ln2());
+    ReadRequest req;
+    req.query = {Value(mpq_class(two40)), Value()};
+    const ReadTrace t = attend(memory, req);
+    EXPECT_TRUE(t.fast_path);
+    EXPECT_EQ(t.scores.at(0), Value::ln2());
+    EXPECT_EQ(t.denominator, Value(3));
+    expect_same_trace(t, attend_general(memory, req));
+}
+
+// Memories the fast path must leave to the general path, which then gives the read (or the
+// error) alone.
+TEST(FastPath, DeclinesOutsideItsStructure) {
+    ReadRequest req;
+    req.query = parse_vector("[0, 1]");
+    // A radical entry: not an integer multiple of one unit r·a^e.
+    const Memory radical(Matrix{parse_vector("[2^(1/2)a, 0]"), parse_vector("[a, a]")});
+    EXPECT_FALSE(detail::fast_attend(radical, req, {Mark::Included, Mark::Included}));
+    ReadTrace t = attend(radical, req);
+    EXPECT_FALSE(t.fast_path);
+    // Scores 0 and a: weights 1/3 and 2/3, context [√2a/3 + 2a/3, 2a/3] by hand.
+    EXPECT_EQ(t.context, parse_vector("[(2 + 2^(1/2))a/3, 2a/3]"));
+    // Entries of different powers of a.
+    const Memory mixed(Matrix{parse_vector("[1, a]"), parse_vector("[a, 0]")});
+    EXPECT_FALSE(detail::fast_attend(mixed, req, {Mark::Included, Mark::Included}));
+    t = attend(mixed, req);
+    EXPECT_FALSE(t.fast_path);
+    EXPECT_EQ(t.denominator, Value(3));
+    // Scores that are not multiples of a: exp(1) is outside the domain.
+    const Memory rational = Memory::scaled_integers(2, 2, {1, 2, 0, 1}, Value(1));
+    EXPECT_FALSE(detail::fast_attend(rational, req, {Mark::Included, Mark::Included}));
+    EXPECT_ERROR_HAS(attend(rational, req), ErrorKind::Domain, "position 1");
+    // ... but a zero query scores 0 everywhere, which the fast path takes.
+    req.query = parse_vector("[0, 0]");
+    check_fast_equals_general(rational, req);
+    // Another score rule.
+    req.query = parse_vector("[1, 1, 1, 1]");
+    req.rule = ScoreRule::ScaledDot;
+    const Memory wide = Memory::scaled_integers(2, 4, {2, 0, 0, 0, 0, 0, 0, 0}, Value::ln2());
+    t = attend(wide, req);
+    EXPECT_FALSE(t.fast_path);
+    EXPECT_EQ(t.exponentials.at(0), Value(2));  // (q·h)/√4 = 2a/2 = a
+}
+
+// Random memories, compact and explicit, with fractional units, zero queries, removed and
+// zeroed positions, negative and large exponents, and rational readouts.
+TEST(FastPath, EqualsGeneralPathOnRandomMemories) {
+    auto rng = exactattn::test::rng_for("FastPath.EqualsGeneralPathOnRandomMemories");
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    // Memory unit and query unit pairs whose scores are rational multiples of a.
+    const std::vector<std::pair<std::string, std::string>> units = {
+        {"a", "1"},     {"a/6", "1"},   {"a/4", "1"},  {"2a/3", "1"}, {"-a", "1"},
+        {"a", "1/2"},   {"a/6", "1/3"}, {"3a/4", "2"}, {"1", "a"},    {"1/2", "a/3"},
+        {"5", "-a/10"}, {"0", "1"}};
+    int fast = 0;
+    for (int it = 0; it < iterations(400); ++it) {
+        const std::size_t n = static_cast<std::size_t>(pick(1, 12));
+        const std::size_t d = static_cast<std::size_t>(pick(1, 4));
+        const auto& [mu, qu] = units[static_cast<std::size_t>(pick(0, static_cast<int>(units.size()) - 1))];
+        const Value unit = parse_value(mu);
+        const Value qunit = parse_value(qu);
+        const int range = std::array<int, 4>{2, 8, 60, 600}[static_cast<std::size_t>(pick(0, 3))];
+        std::vector<std::int64_t> k(n * d);
+        for (auto& x : k) x = pick(0, 3) == 0 ? 0 : pick(-range, range);
+        ReadRequest req;
+        const bool zero_query = pick(0, 7) == 0;
+        for (std::size_t i = 0; i < d; ++i) {
+            req.query.push_back(zero_query ? Value() : Value(static_cast<long>(pick(-4, 4))) * qunit);
+        }
+        if (pick(0, 1) == 0) {
+            req.marks.assign(n, Mark::Included);
+            for (auto& m : req.marks) {
+                const int r = pick(0, 9);
+                m = r == 0 ? Mark::Removed : r == 1 ? Mark::Zeroed : Mark::Included;
+            }
+            req.marks[static_cast<std::size_t>(pick(0, static_cast<int>(n) - 1))] = Mark::Included;
+        }
+        if (pick(0, 2) == 0) {
+            Vector readout;
+            for (std::size_t i = 0; i < d; ++i) {
+                readout.push_back(Value(mpq_class(pick(-3, 3), pick(1, 3))));
+            }
+            if (pick(0, 3) == 0) readout[0] = parse_value("2^(1/2)");  // not rational
+            req.readout = readout;
+        }
+        const bool compact = pick(0, 1) == 0;
+        const Memory memory = make_memory(n, d, k, unit, compact);
+        SCOPED_TRACE(testing::Message() << "seed " << exactattn::test::seed() << " iteration " << it
+                                        << ": " << describe(n, d, k, unit, compact, req));
+        const ReadTrace f = attend(memory, req);
+        ASSERT_TRUE(f.fast_path) << "the fast path declined";
+        expect_same_trace(f, attend_general(memory, req));
+        ++fast;
+        if (HasFailure()) break;
+    }
+    EXPECT_EQ(fast, iterations(400));
+}
+
+// Wide rows and long memories: the unrolled widths (2, 4, 8, 16, 32) and others with dense
+// buckets, and short memories whose scores spread wider than the bucket window (more than
+// max(n/4, 4096) values), which go straight into the big sums.
+TEST(FastPath, EqualsGeneralPathOnWiderMemories) {
+    auto rng = exactattn::test::rng_for("FastPath.EqualsGeneralPathOnWiderMemories");
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    const std::vector<std::size_t> widths = {2, 3, 4, 8, 16, 17, 32};
+    for (int it = 0; it < iterations(28); ++it) {
+        const bool spread = it % 4 == 3;
+        const std::size_t d = spread ? static_cast<std::size_t>(pick(1, 3))
+                                     : widths[static_cast<std::size_t>(it) % widths.size()];
+        const std::size_t n = static_cast<std::size_t>(spread ? pick(3, 8) : pick(20, 150));
+        const int range = spread ? 3000 : 6;
+        const Value unit = parse_value(it % 4 == 1 ? "a/6" : it % 4 == 2 ? "a/4" : "a");
+        std::vector<std::int64_t> k(n * d);
+        for (auto& x : k) x = pick(-range, range);
+        if (spread) std::copy(k.begin(), k.begin() + static_cast<std::ptrdiff_t>(d), k.begin() + static_cast<std::ptrdiff_t>(d));  // a repeated row
+        ReadRequest req;
+        for (std::size_t i = 0; i < d; ++i) req.query.emplace_back(static_cast<long>(pick(1, 4)));
+        req.readout = Vector(d, Value(1));
+        const Memory memory = Memory::scaled_integers(n, d, k, unit);
+        SCOPED_TRACE(testing::Message() << "seed " << exactattn::test::seed() << " iteration " << it
+                                        << ": n=" << n << " d=" << d << " range=" << range
+                                        << " unit=" << to_ascii(unit));
+        check_fast_equals_general(memory, req);
+        if (HasFailure()) break;
+    }
+}
