@@ -45,8 +45,9 @@ public:
     [[nodiscard]] std::string string(const Json& j, const std::string& pointer) const;
     [[nodiscard]] std::int64_t integer(const Json& j, const std::string& pointer, std::int64_t min,
                                        std::int64_t max) const;
-    [[nodiscard]] const Json& object(const Json& j, const std::string& pointer) const;
-    [[nodiscard]] const Json& array(const Json& j, const std::string& pointer) const;
+    /// Checks the type; returns the value for chaining (ignoring it is fine: it is a check).
+    const Json& object(const Json& j, const std::string& pointer) const;
+    const Json& array(const Json& j, const std::string& pointer) const;
     /// Throws ReferenceError "unknown key" for keys not in `allowed`.
     void only_keys(const Json& obj, const std::string& pointer,
                    std::initializer_list<const char*> allowed) const;
