@@ -549,16 +549,12 @@ Scenario parse_scenario(std::string_view json_text, const std::string& file) {
 }
 
 Memory load_memory_argument(const std::string& arg) {
-    Matrix m;
     if (!arg.empty() && arg[0] == '@') {
         const std::string path = arg.substr(1);
-        const detail::Json j = detail::parse_json_exact(detail::read_file(path), path);
-        m = detail::Reader(path).matrix(j, "");
-        if (m.empty()) throw shape_error("the memory has no rows", detail::Reader(path).at(""));
-    } else {
-        m = parse_matrix(arg);
-        if (m.empty()) throw shape_error("the memory has no rows: give at least one row, e.g. [[a,0]]");
+        return detail::load_memory_json(detail::read_file(path), path);
     }
+    Matrix m = parse_matrix(arg);
+    if (m.empty()) throw shape_error("the memory has no rows: give at least one row, e.g. [[a,0]]");
     if (m.front().empty()) throw shape_error("memory rows are empty: give at least one coordinate");
     return Memory(std::move(m));
 }

@@ -14,6 +14,23 @@
 namespace exactattn {
 
 namespace {
+
+// Total size of a coefficient's numerators and denominators, in bits.
+std::int64_t total_bits(const FieldElem& f) {
+    std::int64_t bits = 0;
+    for (const auto& c : f.coefficients()) {
+        bits += static_cast<std::int64_t>(mpz_sizeinbase(c.get_num_mpz_t(), 2) +
+                                          mpz_sizeinbase(c.get_den_mpz_t(), 2));
+    }
+    return bits;
+}
+
+[[noreturn]] void value_bits_error(std::int64_t bits) {
+    throw limit_error(fmt::format("a value would need more than {} bits in all, over the limit of "
+                                  "{} bits (limits: max_value_bits)",
+                                  bits, limits().max_value_bits));
+}
+
 void check_degree(std::size_t terms) {
     if (terms > static_cast<std::size_t>(limits().max_degree) + 1) {
         throw limit_error(fmt::format("a value of degree {} in a is over the limit of {} "
@@ -39,6 +56,13 @@ Value Value::ln2() { return from_terms({FieldElem(), FieldElem(1)}); }
 void Value::canonicalize() {
     while (!t_.empty() && t_.back().is_zero()) t_.pop_back();
     check_degree(t_.size());
+    // Each number is capped by max_bits, but 65 powers of a × 64 coefficients of such numbers
+    // would take gigabytes: cap the whole value too.
+    if (t_.size() > 1 || (t_.size() == 1 && t_[0].root() > 1)) {
+        std::int64_t bits = 0;
+        for (const auto& f : t_) bits += total_bits(f);
+        if (bits > limits().max_value_bits) value_bits_error(bits);
+    }
     EXACTATTN_ASSERT(is_canonical());
 }
 
@@ -84,11 +108,17 @@ Value& Value::operator*=(const Value& y) {
     if (is_zero() || y.is_zero()) return *this = Value();
     check_degree(t_.size() + y.t_.size() - 1);
     std::vector<FieldElem> out(t_.size() + y.t_.size() - 1);
+    // The running size is checked as the product grows: a large scalar times a dense value
+    // could otherwise allocate gigabytes before canonicalize() sees the result.
+    std::int64_t bits = 0;
     for (std::size_t i = 0; i < t_.size(); ++i) {
         if (t_[i].is_zero()) continue;
         for (std::size_t j = 0; j < y.t_.size(); ++j) {
             if (y.t_[j].is_zero()) continue;
+            const std::int64_t before = total_bits(out[i + j]);
             out[i + j] += t_[i] * y.t_[j];
+            bits += total_bits(out[i + j]) - before;
+            if (bits > limits().max_value_bits) value_bits_error(bits);
         }
     }
     t_ = std::move(out);
@@ -104,7 +134,12 @@ Value& Value::operator/=(const Value& y) {
             to_ascii(y)));
     }
     const FieldElem inv = y.t_[0].inverse();
-    for (auto& f : t_) f *= inv;
+    std::int64_t bits = 0;
+    for (auto& f : t_) {
+        f *= inv;
+        bits += total_bits(f);
+        if (bits > limits().max_value_bits) value_bits_error(bits);
+    }
     canonicalize();
     return *this;
 }
