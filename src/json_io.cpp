@@ -27,8 +27,10 @@ std::string pointer_join(const std::string& base, const std::string& token) {
 
 Error json_parse_error(const std::string& file, std::string_view text, std::size_t position,
                        const std::string& token, const nlohmann::json::exception& ex) {
-    const Location l = text_location(file, text, position);
+    Location l = text_location(file, text, position);
     if (ex.id == 406) {
+        // nlohmann's position is the number's last character; point at its first.
+        l = text_location(file, text, position + 1 > token.size() ? position + 1 - token.size() : 0);
         // A number past the double range: nlohmann refuses it before handing over its text.
         // Its exact value is often fine (1e400), but the reader cannot go on, so say how to
         // write it; past a limit (1e999999999) report the limit itself.
