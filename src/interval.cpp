@@ -6,6 +6,7 @@
 #include <mpfr.h>
 
 #include <cstdlib>
+#include <map>
 #include <mutex>
 
 #include "exactattn/error.hpp"
@@ -62,13 +63,25 @@ Iv ln2_enclosure(std::int64_t prec) {
     return Iv{shr_floor(cached.lo, cached_prec - prec), shr_ceil(cached.hi, cached_prec - prec)};
 }
 
-// 2^(i/m) · 2^prec enclosed by exact integer roots.
-Iv theta_enclosure(int i, int m, std::int64_t prec) {
-    mpz_class x;
-    mpz_ui_pow_ui(x.get_mpz_t(), 2, static_cast<unsigned long>(i + m * prec));
-    mpz_class r;
-    const int exact = mpz_root(r.get_mpz_t(), x.get_mpz_t(), static_cast<unsigned long>(m));
-    return Iv{r, exact != 0 ? r : mpz_class(r + 1)};
+// 2^(1/m) · 2^prec enclosed by an exact integer root. The root of an (m·prec)-bit number is
+// the costly step at megabit precision (seconds each), so the most precise enclosure of the
+// last m is kept, and lower precisions are derived from it by outward rounding.
+Iv root_enclosure(int m, std::int64_t prec) {
+    static std::mutex mu;
+    static int cached_m = 0;
+    static std::int64_t cached_prec = -1;
+    static Iv cached;
+    std::lock_guard<std::mutex> lock(mu);
+    if (cached_m != m || cached_prec < prec) {
+        mpz_class x;
+        mpz_ui_pow_ui(x.get_mpz_t(), 2, static_cast<unsigned long>(1 + m * prec));
+        mpz_class r;
+        const int exact = mpz_root(r.get_mpz_t(), x.get_mpz_t(), static_cast<unsigned long>(m));
+        cached = Iv{r, exact != 0 ? r : mpz_class(r + 1)};
+        cached_m = m;
+        cached_prec = prec;
+    }
+    return Iv{shr_floor(cached.lo, cached_prec - prec), shr_ceil(cached.hi, cached_prec - prec)};
 }
 
 // q · [lo, hi] for rational q, rounded outward.
@@ -115,7 +128,17 @@ Enclosure enclose(const std::vector<FieldElem>& coeffs, std::int64_t prec) {
     // Degree 0 (no a) needs no ln 2 at all.
     const Iv ln2 = coeffs.size() > 1 ? ln2_enclosure(wp) : Iv{};
     Iv total{0, 0};
-    Iv apow{mpz_class(1) << static_cast<mp_bitcnt_t>(wp), mpz_class(1) << static_cast<mp_bitcnt_t>(wp)};
+    const mpz_class one = mpz_class(1) << static_cast<mp_bitcnt_t>(wp);
+    Iv apow{one, one};
+    // θ_m^i · 2^wp for the roots in use: one root, then products (outward rounding costs a few
+    // of the guard bits; a dense element of Q(2^(1/64)) used to take 63 roots).
+    std::map<int, std::vector<Iv>> powers;
+    auto theta = [&](int m, std::size_t i) -> const Iv& {
+        auto& p = powers[m];
+        if (p.empty()) p.push_back(Iv{one, one});
+        while (p.size() <= i) p.push_back(p.size() == 1 ? root_enclosure(m, wp) : mul(p.back(), p[1], wp));
+        return p[i];
+    };
     for (std::size_t k = 0; k < coeffs.size(); ++k) {
         if (k > 0) apow = mul(apow, ln2, wp);
         const FieldElem& f = coeffs[k];
@@ -124,8 +147,7 @@ Enclosure enclose(const std::vector<FieldElem>& coeffs, std::int64_t prec) {
         const auto& c = f.coefficients();
         for (std::size_t i = 0; i < c.size(); ++i) {
             if (sgn(c[i]) == 0) continue;
-            const Iv t = theta_enclosure(static_cast<int>(i), f.root(), wp);
-            const Iv s = scale(t, c[i]);
+            const Iv s = scale(theta(f.root(), i), c[i]);
             fk.lo += s.lo;
             fk.hi += s.hi;
         }
