@@ -10,6 +10,7 @@
 #include "exactattn/error.hpp"
 #include "exactattn/interval.hpp"
 #include "exactattn/limits.hpp"
+#include "exactattn/print.hpp"
 
 namespace exactattn {
 
@@ -86,12 +87,12 @@ FieldElem FieldElem::pow2(const mpq_class& r_in) {
          mpz_cmpabs(mpz_class(p / q).get_mpz_t(), mpz_class(static_cast<long>(limits().max_exponent)).get_mpz_t()) > 0)) {
         throw limit_error(fmt::format("2^({}) has an exponent over the limit of {} in absolute "
                                       "value (limits: max_exponent)",
-                                      r.get_str(), limits().max_exponent));
+                                      detail::brief(r.get_str()), limits().max_exponent));
     }
     if (!mpz_fits_slong_p(q.get_mpz_t()) || q > limits().max_root) {
         throw limit_error(fmt::format("2^({}) needs root degree {}, over the limit of {} "
                                       "(limits: max_root)",
-                                      r.get_str(), q.get_str(), limits().max_root));
+                                      detail::brief(r.get_str()), detail::brief(q.get_str()), limits().max_root));
     }
     const long m = q.get_si();
     mpz_class k;  // floor(p / q)

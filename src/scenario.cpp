@@ -297,7 +297,7 @@ private:
             if (!v.is_rational() || v.rational().get_den() != 1) {
                 throw shape_error(fmt::format("expected a position (a whole number from 1 to {}), "
                                               "found {}",
-                                              n, to_ascii(v)),
+                                              n, detail::brief_ascii(v)),
                                   r_.at(pi));
             }
             const mpz_class q = v.rational().get_num();

@@ -131,7 +131,7 @@ Value& Value::operator/=(const Value& y) {
     if (!y.is_constant()) {
         throw domain_error(fmt::format(
             "division by {}, which contains a = ln 2: the quotient is not a polynomial in a",
-            to_ascii(y)));
+            detail::brief_ascii(y)));
     }
     const FieldElem inv = y.t_[0].inverse();
     std::int64_t bits = 0;
@@ -149,7 +149,7 @@ Value Value::pow(std::int64_t n) const {
         if (is_zero()) throw domain_error("division by zero: 0 raised to a negative power");
         if (!is_constant()) {
             throw domain_error(fmt::format(
-                "({})^{} divides by a value that contains a = ln 2", to_ascii(*this), n));
+                "({})^{} divides by a value that contains a = ln 2", detail::brief_ascii(*this), n));
         }
         return Value(t_[0].pow(n));
     }
@@ -157,7 +157,7 @@ Value Value::pow(std::int64_t n) const {
     if (n > limits().max_degree) {
         throw limit_error(fmt::format("({})^{} has degree over the limit of {} in a "
                                       "(limits: max_degree)",
-                                      to_ascii(*this), n, limits().max_degree));
+                                      detail::brief_ascii(*this), n, limits().max_degree));
     }
     Value r(1);
     for (std::int64_t i = 0; i < n; ++i) r *= *this;
@@ -197,20 +197,20 @@ Value exp(const Value& x) {
         throw domain_error(fmt::format(
             "exp({}) is outside the exact domain: the exponent has a term in a^{}, and exp is "
             "exact only for rational multiples of a = ln 2",
-            to_ascii(x), t.size() - 1));
+            detail::brief_ascii(x), t.size() - 1));
     }
     if (!t[0].is_zero()) {
         throw domain_error(fmt::format(
             "exp({}) is outside the exact domain: the exponent has the nonzero constant term {}, "
             "and e^c is transcendental for algebraic c ≠ 0 (Lindemann–Weierstrass); only "
             "rational multiples of a = ln 2 exponentiate exactly",
-            to_ascii(x), to_ascii(Value(t[0]))));
+            detail::brief_ascii(x), detail::brief_ascii(Value(t[0]))));
     }
     throw domain_error(fmt::format(
         "exp({}) is outside the exact domain: it is 2^({}), and 2 to an irrational algebraic "
         "power is transcendental (Gelfond–Schneider); only rational multiples of a = ln 2 "
         "exponentiate exactly",
-        to_ascii(x), to_ascii(Value(t[1]))));
+        detail::brief_ascii(x), detail::brief_ascii(Value(t[1]))));
 }
 
 Value ln(const Value& x) {
@@ -220,10 +220,10 @@ Value ln(const Value& x) {
         return Value(r) * Value::ln2();
     }
     if (x.is_zero()) throw domain_error("ln(0) is undefined");
-    if (x.sign() < 0) throw domain_error(fmt::format("ln({}) of a negative value is undefined", to_ascii(x)));
+    if (x.sign() < 0) throw domain_error(fmt::format("ln({}) of a negative value is undefined", detail::brief_ascii(x)));
     throw domain_error(fmt::format(
         "ln({}) is outside the exact domain: only ln(2^r) = r·a for rational r is exact",
-        to_ascii(x)));
+        detail::brief_ascii(x)));
 }
 
 Value pow(const Value& x, const Value& y) {
@@ -232,19 +232,19 @@ Value pow(const Value& x, const Value& y) {
             throw domain_error(fmt::format(
                 "({})^({}) is outside the exact domain: an irrational algebraic exponent gives a "
                 "transcendental number (Gelfond–Schneider)",
-                to_ascii(x), to_ascii(y)));
+                detail::brief_ascii(x), detail::brief_ascii(y)));
         }
         throw domain_error(fmt::format(
             "({})^({}) is outside the exact domain: the exponent contains a = ln 2 (2^a = "
             "exp(a^2) is not a polynomial in a)",
-            to_ascii(x), to_ascii(y)));
+            detail::brief_ascii(x), detail::brief_ascii(y)));
     }
     const mpq_class e = y.rational();
     if (e.get_den() == 1) {
         if (!mpz_fits_slong_p(e.get_num_mpz_t())) {
             throw limit_error(fmt::format("power {} is over the limit of {} in absolute value "
                                           "(limits: max_exponent)",
-                                          e.get_str(), limits().max_exponent));
+                                          detail::brief(e.get_str()), limits().max_exponent));
         }
         return x.pow(e.get_num().get_si());
     }
@@ -258,16 +258,16 @@ Value pow(const Value& x, const Value& y) {
         throw domain_error(fmt::format(
             "({})^({}) is outside the exact domain: a fractional power of a value containing "
             "a = ln 2 is not a polynomial in a",
-            to_ascii(x), e.get_str()));
+            detail::brief_ascii(x), detail::brief(e.get_str())));
     }
     if (x.sign() < 0) {
         throw domain_error(fmt::format(
-            "({})^({}) is not real: a fractional power of a negative number", to_ascii(x),
-            e.get_str()));
+            "({})^({}) is not real: a fractional power of a negative number", detail::brief_ascii(x),
+            detail::brief(e.get_str())));
     }
     throw domain_error(fmt::format(
         "({})^({}) is outside the exact domain: only powers of 2 have roots in Q(2^(1/m))",
-        to_ascii(x), e.get_str()));
+        detail::brief_ascii(x), detail::brief(e.get_str())));
 }
 
 int compare(const Value& x, const Value& y) { return (x - y).sign(); }
