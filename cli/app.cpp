@@ -113,7 +113,7 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
         else code = cmd_run(runo, buffer);  // `run`, or no subcommand at all
         if (!output.empty()) {
             std::ofstream file(output, std::ios::binary | std::ios::trunc);
-            if (file) file << buffer.str();
+            if (file) file << buffer.view();
             if (!file || !file.flush()) {
                 Location where;
                 where.context = "--output";
@@ -152,7 +152,7 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
         err << "exactattn: internal error: " << e.what() << '\n';
         return 2;
     }
-    out << buffer.str();
+    out << buffer.view();  // no copy: a report can be hundreds of megabytes
     out.flush();
     return code;
 }

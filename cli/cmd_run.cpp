@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "exactattn/error.hpp"
+#include "exactattn/parse.hpp"
 #include "exactattn/report.hpp"
 #include "exactattn/verify.hpp"
 
@@ -19,9 +20,18 @@ int cmd_run(const RunOptions& o, std::ostream& out) {
 
 int cmd_encode(const EncodeOptions& o, std::ostream& out) {
     const Scenario s = load_scenario(o.scenario);
-    const auto tokens = split_tokens(o.tokens);
     Location where;
     where.context = "--tokens";
+    // Tokens are compared with the scenario's UTF-8 vocabulary; invalid bytes would otherwise
+    // be echoed raw in "unknown token" messages.
+    try {
+        check_utf8(o.tokens, "");
+    } catch (const Error& e) {
+        where.column = e.where().column;
+        throw parse_error(where, e.reason().substr(0, e.reason().find(" at line")));
+    }
+    where.column = 0;
+    const auto tokens = split_tokens(o.tokens);
     try {
         out << render_encoding(s, tokens, parse_format(o.format));
     } catch (const Error& e) {

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The whole test suite: build, unit/property/golden/CLI tests (ctest), then the book checks
-# (verify and crosscheck on every scenario in data/).
+# (verify and crosscheck on every scenario in data/); then the same tests under ASan and UBSan
+# (scripts/sanitize.sh) and a bounded fuzzing run (scripts/fuzz.sh, about a minute).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export EXACTATTN_WITH_CLANG=1  # the fuzzers need clang++ and its libFuzzer runtime
 bash scripts/build.sh
 ctest --test-dir build --output-on-failure -j 2
 mapfile -t scenarios < <(find data -name '*.json' ! -name '*.schema.json' | sort)
@@ -11,3 +13,5 @@ mapfile -t scenarios < <(find data -name '*.json' ! -name '*.schema.json' | sort
 ./build/exactattn crosscheck "${scenarios[@]}" > build/crosscheck.md
 grep -E '^(Summary|Dyadic|Result)' build/crosscheck.md
 tail -n 1 build/crosscheck.md
+bash scripts/sanitize.sh
+bash scripts/fuzz.sh

@@ -35,41 +35,53 @@ mpz_class shr_ceil(const mpz_class& x, std::int64_t s) {
     return r;
 }
 
-// ln 2 · 2^prec enclosed: ln 2 = Σ_{k≥1} 1/(k 2^k). With P = prec + g guard bits and N = P
-// terms, each floor loses < 1 and the tail is < 2^P / ((N+1) 2^N) ≤ 1, so
-// ln2 · 2^P ∈ [S, S + N + 1].
+// ln 2 · 2^prec enclosed. MPFR's constant is correctly rounded, so rounding it down and up
+// gives certified bounds in O(M(n) log n) time; the plain series Σ 1/(k 2^k) costs O(n²) and
+// took minutes at the megabit precisions that values with large coefficients need. One
+// enclosure (the most precise so far) is cached; lower precisions are derived from it by
+// outward rounding.
 Iv ln2_enclosure(std::int64_t prec) {
     static std::mutex mu;
-    static std::map<std::int64_t, Iv> cache;
-    {
-        std::lock_guard<std::mutex> lock(mu);
-        auto it = cache.find(prec);
-        if (it != cache.end()) return it->second;
-    }
-    const std::int64_t guard = 32;
-    const std::int64_t big_p = prec + guard;
-    mpz_class s = 0;
-    mpz_class one;
-    mpz_class term;
-    for (std::int64_t k = 1; k <= big_p; ++k) {
-        // floor(2^(P-k) / k)
-        mpz_ui_pow_ui(one.get_mpz_t(), 2, static_cast<unsigned long>(big_p - k));
-        mpz_fdiv_q_ui(term.get_mpz_t(), one.get_mpz_t(), static_cast<unsigned long>(k));
-        s += term;
-    }
-    Iv r{shr_floor(s, guard), shr_ceil(s + big_p + 1, guard)};
+    static std::int64_t cached_prec = -1;
+    static Iv cached;
     std::lock_guard<std::mutex> lock(mu);
-    cache.emplace(prec, r);
-    return r;
+    if (cached_prec < prec) {
+        const std::int64_t big_p = prec + 64;  // compute ahead, so doubling loops reuse it
+        mpfr_t x;
+        mpfr_init2(x, static_cast<mpfr_prec_t>(big_p + 8));
+        Iv r;
+        mpfr_const_log2(x, MPFR_RNDD);
+        mpfr_mul_2si(x, x, static_cast<long>(big_p), MPFR_RNDD);  // exact (power of two)
+        mpfr_get_z(r.lo.get_mpz_t(), x, MPFR_RNDD);
+        mpfr_const_log2(x, MPFR_RNDU);
+        mpfr_mul_2si(x, x, static_cast<long>(big_p), MPFR_RNDU);
+        mpfr_get_z(r.hi.get_mpz_t(), x, MPFR_RNDU);
+        mpfr_clear(x);
+        cached = std::move(r);
+        cached_prec = big_p;
+    }
+    return Iv{shr_floor(cached.lo, cached_prec - prec), shr_ceil(cached.hi, cached_prec - prec)};
 }
 
-// 2^(i/m) · 2^prec enclosed by exact integer roots.
-Iv theta_enclosure(int i, int m, std::int64_t prec) {
-    mpz_class x;
-    mpz_ui_pow_ui(x.get_mpz_t(), 2, static_cast<unsigned long>(i + m * prec));
-    mpz_class r;
-    const int exact = mpz_root(r.get_mpz_t(), x.get_mpz_t(), static_cast<unsigned long>(m));
-    return Iv{r, exact != 0 ? r : mpz_class(r + 1)};
+// 2^(1/m) · 2^prec enclosed by an exact integer root. The root of an (m·prec)-bit number is
+// the costly step at megabit precision (seconds each), so the most precise enclosure of the
+// last m is kept, and lower precisions are derived from it by outward rounding.
+Iv root_enclosure(int m, std::int64_t prec) {
+    static std::mutex mu;
+    static int cached_m = 0;
+    static std::int64_t cached_prec = -1;
+    static Iv cached;
+    std::lock_guard<std::mutex> lock(mu);
+    if (cached_m != m || cached_prec < prec) {
+        mpz_class x;
+        mpz_ui_pow_ui(x.get_mpz_t(), 2, static_cast<unsigned long>(1 + m * prec));
+        mpz_class r;
+        const int exact = mpz_root(r.get_mpz_t(), x.get_mpz_t(), static_cast<unsigned long>(m));
+        cached = Iv{r, exact != 0 ? r : mpz_class(r + 1)};
+        cached_m = m;
+        cached_prec = prec;
+    }
+    return Iv{shr_floor(cached.lo, cached_prec - prec), shr_ceil(cached.hi, cached_prec - prec)};
 }
 
 // q · [lo, hi] for rational q, rounded outward.
@@ -113,9 +125,20 @@ std::int64_t start_precision(const std::vector<FieldElem>& coeffs) {
 Enclosure enclose(const std::vector<FieldElem>& coeffs, std::int64_t prec) {
     check_precision(prec);
     const std::int64_t wp = prec + 16 + 4 * static_cast<std::int64_t>(coeffs.size());
-    const Iv ln2 = ln2_enclosure(wp);
+    // Degree 0 (no a) needs no ln 2 at all.
+    const Iv ln2 = coeffs.size() > 1 ? ln2_enclosure(wp) : Iv{};
     Iv total{0, 0};
-    Iv apow{mpz_class(1) << static_cast<mp_bitcnt_t>(wp), mpz_class(1) << static_cast<mp_bitcnt_t>(wp)};
+    const mpz_class one = mpz_class(1) << static_cast<mp_bitcnt_t>(wp);
+    Iv apow{one, one};
+    // θ_m^i · 2^wp for the roots in use: one root, then products (outward rounding costs a few
+    // of the guard bits; a dense element of Q(2^(1/64)) used to take 63 roots).
+    std::map<int, std::vector<Iv>> powers;
+    auto theta = [&](int m, std::size_t i) -> const Iv& {
+        auto& p = powers[m];
+        if (p.empty()) p.push_back(Iv{one, one});
+        while (p.size() <= i) p.push_back(p.size() == 1 ? root_enclosure(m, wp) : mul(p.back(), p[1], wp));
+        return p[i];
+    };
     for (std::size_t k = 0; k < coeffs.size(); ++k) {
         if (k > 0) apow = mul(apow, ln2, wp);
         const FieldElem& f = coeffs[k];
@@ -124,8 +147,7 @@ Enclosure enclose(const std::vector<FieldElem>& coeffs, std::int64_t prec) {
         const auto& c = f.coefficients();
         for (std::size_t i = 0; i < c.size(); ++i) {
             if (sgn(c[i]) == 0) continue;
-            const Iv t = theta_enclosure(static_cast<int>(i), f.root(), wp);
-            const Iv s = scale(t, c[i]);
+            const Iv s = scale(theta(f.root(), i), c[i]);
             fk.lo += s.lo;
             fk.hi += s.hi;
         }

@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -22,6 +25,33 @@ std::string pointer_join(const std::string& base, const std::string& token) {
     return base + "/" + escaped;
 }
 
+Error json_parse_error(const std::string& file, std::string_view text, std::size_t position,
+                       const std::string& token, const nlohmann::json::exception& ex) {
+    Location l = text_location(file, text, position);
+    if (ex.id == 406) {
+        // nlohmann's position is the number's last character; point at its first.
+        l = text_location(file, text, position + 1 > token.size() ? position + 1 - token.size() : 0);
+        // A number past the double range: nlohmann refuses it before handing over its text.
+        // Its exact value is often fine (1e400), but the reader cannot go on, so say how to
+        // write it; past a limit (1e999999999) report the limit itself.
+        try {
+            (void)parse_value(token);
+        } catch (const Error& e) {
+            return Error(e.kind(), l, e.reason());
+        }
+        return exactattn::parse_error(
+            l, fmt::format("the number {} is outside the range the JSON reader accepts; write it "
+                           "as a string, \"{}\", to keep it exact",
+                           token, token));
+    }
+    // "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error …": keep
+    // the reason; the place is recomputed in code points (nlohmann counts bytes).
+    const std::string what = ex.what();
+    const auto colon = what.find(": ");
+    const std::string reason = colon == std::string::npos ? what : what.substr(colon + 2);
+    return exactattn::parse_error(l, "invalid JSON: " + reason);
+}
+
 namespace {
 
 // Builds an ordered_json DOM like nlohmann's json_sax_dom_parser, but keeps non-integer
@@ -34,7 +64,8 @@ public:
     using string_t = Json::string_t;
     using binary_t = Json::binary_t;
 
-    ExactSax(Json& root, std::string file) : root_(root), file_(std::move(file)) {}
+    ExactSax(Json& root, std::string file, std::string_view text)
+        : root_(root), file_(std::move(file)), text_(text) {}
 
     bool null() { return put(Json(nullptr)); }
     bool boolean(bool v) { return put(Json(v)); }
@@ -74,23 +105,9 @@ public:
         return true;
     }
 
-    bool parse_error(std::size_t /*pos*/, const std::string& /*token*/,
+    bool parse_error(std::size_t position, const std::string& token,
                      const nlohmann::json::exception& ex) {
-        // "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error …"
-        std::string what = ex.what();
-        const auto colon = what.find(": ");
-        std::string reason = colon == std::string::npos ? what : what.substr(colon + 2);
-        int line = 0;
-        int column = 0;
-        const auto at = what.find("at line ");
-        if (at != std::string::npos) {
-            std::sscanf(what.c_str() + at, "at line %d, column %d", &line, &column);
-        }
-        Location l;
-        l.file = file_;
-        l.line = line;
-        l.column = column;
-        throw exactattn::parse_error(l, "invalid JSON: " + reason);
+        throw json_parse_error(file_, text_, position, token, ex);
     }
 
 private:
@@ -127,12 +144,59 @@ private:
 
     Json& root_;
     std::string file_;
+    std::string_view text_;
     std::vector<Frame> stack_;
 };
 
 }  // namespace
 
-Json parse_json_exact(std::string_view text, const std::string& file) {
+Location text_location(const std::string& file, std::string_view text, std::size_t position) {
+    // nlohmann's position counts the characters read, the offending one included.
+    const std::size_t at = std::min(position > 0 ? position - 1 : 0, text.size());
+    Location l;
+    l.file = file;
+    l.line = 1;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < at; ++i) {
+        if (text[i] == '\n') {
+            ++l.line;
+            start = i + 1;
+        }
+    }
+    l.column = 1;
+    for (std::size_t i = start; i < at; ++i) {
+        if ((static_cast<unsigned char>(text[i]) & 0xC0U) != 0x80U) ++l.column;  // code points
+    }
+    return l;
+}
+
+void check_json_nesting(std::string_view text, const std::string& file) {
+    // Refused before parsing: nothing in a scenario or memory nests deeper than a few levels,
+    // and a deep document costs time and stack in every later pass over it.
+    int depth = 0;
+    bool in_string = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (c == '\\') ++i;
+            else if (c == '"') in_string = false;
+            continue;
+        }
+        if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > limits().max_nesting) {
+                throw limit_error(fmt::format("JSON nests deeper than {} levels (limits: max_nesting)",
+                                              limits().max_nesting),
+                                  text_location(file, text, i + 1));
+            }
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
+    }
+}
+
+void check_json_text(std::string_view text, const std::string& file) {
     try {
         check_utf8(text, "");
     } catch (const Error& e) {
@@ -142,16 +206,29 @@ Json parse_json_exact(std::string_view text, const std::string& file) {
         l.column = e.where().column;
         throw exactattn::parse_error(l, fmt::format("invalid UTF-8: {}", e.reason()));
     }
+    check_json_nesting(text, file);
+}
+
+Json parse_json_exact(std::string_view text, const std::string& file) {
+    check_json_text(text, file);
     Json root;
-    ExactSax sax(root, file);
+    ExactSax sax(root, file, text);
     nlohmann::json::sax_parse(text.begin(), text.end(), &sax);
     return root;
 }
 
 std::string read_file(const std::string& path) {
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (!ec && std::filesystem::is_directory(status)) {
+        throw usage_error(fmt::format("cannot read {}: it is a directory", path));
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         throw usage_error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+    }
+    if (!std::filesystem::is_regular_file(status)) {
+        throw usage_error(fmt::format("cannot read {}: not a regular file", path));
     }
     in.seekg(0, std::ios::end);
     const auto size = static_cast<std::int64_t>(in.tellg());

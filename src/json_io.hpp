@@ -23,6 +23,22 @@ using Json = nlohmann::ordered_json;
 /// pointer); malformed JSON is a ParseError at file:line:column.
 Json parse_json_exact(std::string_view text, const std::string& file);
 
+/// The place of byte `position` (as nlohmann counts: characters read, the offending one
+/// included) as file:line:column, the column in code points.
+Location text_location(const std::string& file, std::string_view text, std::size_t position);
+
+/// The ParseError (or LimitError) for a nlohmann parse error at `position` in `text`.
+Error json_parse_error(const std::string& file, std::string_view text, std::size_t position,
+                       const std::string& token, const nlohmann::json::exception& ex);
+
+/// A memory file's text, `[[v, ...], ...]`, streamed into a Memory: shape and limits checked
+/// row by row, entries kept compact (Memory::scaled_integers) whenever they allow it.
+Memory load_memory_json(std::string_view text, const std::string& file);
+
+/// Checks JSON text before parsing: valid UTF-8 (ParseError at file:line:column) and nesting
+/// no deeper than limits().max_nesting (LimitError at the bracket past it).
+void check_json_text(std::string_view text, const std::string& file);
+
 /// Reads a whole file (UsageError when it cannot be read; LimitError past max_file_bytes).
 std::string read_file(const std::string& path);
 

@@ -26,6 +26,32 @@ void check_size(std::size_t rows, std::size_t width) {
 
 }  // namespace
 
+namespace detail {
+
+std::size_t storage_bytes(const Value& v) {
+    std::size_t bytes = sizeof(Value);
+    for (const auto& f : v.terms()) {
+        bytes += sizeof(FieldElem) + 16;  // 16: an allocator's per-block overhead
+        for (const auto& c : f.coefficients()) {
+            const auto limbs = static_cast<std::size_t>(c.get_num_mpz_t()->_mp_alloc) +
+                               static_cast<std::size_t>(c.get_den_mpz_t()->_mp_alloc);
+            bytes += sizeof(mpq_class) + 16 + limbs * sizeof(mp_limb_t) + 32;
+        }
+    }
+    return bytes;
+}
+
+void check_storage(std::size_t bytes, std::size_t rows) {
+    if (static_cast<std::int64_t>(bytes) > limits().max_memory_bytes) {
+        throw limit_error(fmt::format("the memory's values need more than {} MB by row {}, over the "
+                                      "limit (limits: max_memory_bytes); integer multiples of one "
+                                      "unit r·a^e would take 8 bytes a number",
+                                      limits().max_memory_bytes >> 20, rows));
+    }
+}
+
+}  // namespace detail
+
 Memory::Memory(Matrix rows) : rows_(rows.size()), explicit_(std::move(rows)) {
     width_ = explicit_.empty() ? 0 : explicit_[0].size();
     check_size(rows_, width_);
@@ -35,6 +61,12 @@ Memory::Memory(Matrix rows) : rows_(rows.size()), explicit_(std::move(rows)) {
                                           explicit_[j].size(), width_));
         }
     }
+    std::size_t bytes = 0;
+    for (const auto& row : explicit_) {
+        bytes += sizeof(Vector) + 16;
+        for (const auto& v : row) bytes += detail::storage_bytes(v);
+    }
+    detail::check_storage(bytes, rows_);
 }
 
 Memory Memory::scaled_integers(std::size_t rows, std::size_t width, std::vector<std::int64_t> k,
@@ -180,6 +212,11 @@ std::optional<Value> Column::at(std::size_t j) const {
             return Value::exp2(mpq_class(static_cast<long>(k_[j]), static_cast<long>(m_))) * factor_;
     }
     return std::nullopt;
+}
+
+std::optional<std::int64_t> Column::key(std::size_t j) const {
+    if (kind_ == Kind::Explicit || !present_[j]) return std::nullopt;
+    return k_[j];
 }
 
 std::vector<std::optional<Value>> Column::all() const {

@@ -166,7 +166,7 @@ ReadTrace attend_general(const Memory& memory, const ReadRequest& request) {
         } catch (const Error& err) {
             throw Error(err.kind(), err.where(),
                         fmt::format("position {}: the score {} has no exact exponential: {}", j + 1,
-                                    to_ascii(s), err.reason()));
+                                    detail::brief_ascii(s), err.reason()));
         }
         t.denominator += e;
         scores[j] = std::move(s);

@@ -238,6 +238,24 @@ std::size_t display_width(const std::string& s) {
     return width;
 }
 
+namespace detail {
+
+std::string brief(const std::string& text) {
+    if (text.size() <= 80) return text;
+    // Cut at code point boundaries (the text may hold √ or −).
+    auto boundary = [&](std::size_t i) {
+        while (i > 0 && i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0U) == 0x80U) --i;
+        return i;
+    };
+    const std::size_t head = boundary(48);
+    const std::size_t tail = boundary(text.size() - 16);
+    return fmt::format("{}…{} ({} characters)", text.substr(0, head), text.substr(tail), text.size());
+}
+
+std::string brief_ascii(const Value& v) { return brief(to_ascii(v)); }
+
+}  // namespace detail
+
 }  // namespace exactattn
 
 fmt::format_context::iterator fmt::formatter<exactattn::Value>::format(

@@ -503,12 +503,93 @@ std::string render_report(const Report& rep, Format f) {
 }
 
 std::string read_json(const Memory& memory, const ReadTrace& trace) {
-    return detail::trace_to_json(&memory, trace).dump() + "\n";
+    return detail::trace_json_text(memory, trace) + "\n";
 }
 
+namespace {
+
+// dot_cell's parenthesization, on a printed (unicode) value: sums and negatives.
+std::string paren_unicode(const std::string& a) {
+    const bool negative = a.rfind("−", 0) == 0 || a.rfind('-', 0) == 0;
+    return a.find(' ') != std::string::npos || negative ? "(" + a + ")" : a;
+}
+
+}  // namespace
+
 std::string read_text(const Memory& memory, const ReadTrace& trace) {
-    std::string out = read_table(nullptr, memory, trace, Format::Text).text();
-    out += "\n" + read_summary(trace, std::nullopt, Format::Text);
+    // The text of read_table(nullptr, memory, trace, Format::Text).text() and read_summary,
+    // written from memoized strings with rows produced on demand, so that a read over 10^7
+    // positions prints without holding its table or its values (the tests compare the two).
+    detail::TraceStrings strings(memory, trace, Notation::Unicode);
+    const std::size_t d = memory.width();
+    std::vector<std::string> q(trace.query.size());
+    for (std::size_t i = 0; i < q.size(); ++i) q[i] = paren_unicode(to_unicode(trace.query[i]));
+    const std::string den = to_unicode(trace.denominator);
+    const bool den_one = trace.denominator == Value(1);
+    std::vector<std::string> h(d);
+    auto row = [&](std::size_t j, std::vector<std::string>& cells) {
+        cells.assign(5, std::string());
+        cells[0] = std::to_string(j + 1);
+        std::string& state = cells[1];
+        state = "[";
+        for (std::size_t i = 0; i < d; ++i) {
+            h[i] = strings.entry(j, i);
+            if (i > 0) state += ", ";
+            state += h[i];
+        }
+        state += "]";
+        if (trace.marks[j] == Mark::Removed) {
+            cells[2] = "removed";
+            cells[3] = "—";
+            cells[4] = "0";
+            return;
+        }
+        const auto& r = strings.row(j);
+        if (trace.marks[j] == Mark::Zeroed) {
+            cells[2] = "0 (score set to zero)";
+        } else if (q.size() > 4) {
+            cells[2] = r.score;
+        } else {
+            for (std::size_t i = 0; i < q.size(); ++i) {
+                if (i > 0) cells[2] += " + ";
+                cells[2] += q[i] + " × " + paren_unicode(h[i]);
+            }
+            cells[2] += " = " + r.score;
+        }
+        cells[3] = r.exponential;
+        cells[4] = r.weight;
+        if (r.rational && !den_one) {
+            std::string ratio = r.exponential + "/" + den;
+            if (ratio != r.weight) cells[4] = ratio + " = " + r.weight;
+        }
+    };
+    const std::vector<std::string> headers = {"Source position", "State",
+                                              "Dot product with " + detail::cell(trace.query, Format::Text),
+                                              "Exponential", "Normalized weight"};
+    std::string out = text_table("", headers, memory.rows(), row);
+    std::string scores = "[";
+    std::string exps = "[";
+    std::string weights = "[";
+    bool first = true;
+    for (std::size_t p = 0; p < trace.marks.size(); ++p) {
+        if (p > 0) weights += ", ";
+        if (trace.marks[p] == Mark::Removed) {
+            weights += "0";
+            continue;
+        }
+        const auto& r = strings.row(p);
+        if (!first) {
+            scores += ", ";
+            exps += ", ";
+        }
+        first = false;
+        scores += r.score;
+        exps += r.exponential;
+        weights += r.weight;
+    }
+    out += fmt::format("\nScores {}] → exponentials {}] → divide by {}.\n", scores, exps, den);
+    out += fmt::format("Weights {}].\n", weights);
+    out += fmt::format("Context {} ≈ {}.\n", detail::cell(trace.context, Format::Text), approx(trace.context));
     if (trace.readout) {
         out += fmt::format("Readout = {} ≈ {}.\n", to_unicode(*trace.readout), approx(*trace.readout));
     }

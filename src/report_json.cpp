@@ -2,9 +2,45 @@
 // exactattn internal: JSON form of traces and reports (every exact value is its ascii string).
 #include "report_json.hpp"
 
+#include <algorithm>
+#include <unordered_map>
+
 #include "exactattn/print.hpp"
 
 namespace exactattn::detail {
+
+TraceStrings::TraceStrings(const Memory& memory, const ReadTrace& t, Notation n)
+    : memory_(memory), t_(t), n_(n) {}
+
+const std::string& TraceStrings::entry(std::size_t j, std::size_t i) {
+    if (!memory_.is_compact()) return scratch_ = to_string(memory_.at(j, i), n_);
+    const std::int64_t k = memory_.integers()[j * memory_.width() + i];
+    const auto it = entries_.find(k);
+    if (it != entries_.end()) return it->second;
+    std::string s = to_string(memory_.at(j, i), n_);
+    if (entries_.size() >= kMax) return scratch_ = std::move(s);
+    return entries_.emplace(k, std::move(s)).first->second;
+}
+
+const TraceStrings::Row& TraceStrings::row(std::size_t p) {
+    // A compact score column's key fixes the score, hence the exponential and the weight.
+    const auto key = t_.scores.key(p);
+    if (key) {
+        const auto it = keyed_.find(*key);
+        if (it != keyed_.end()) return it->second;
+    }
+    std::string score = to_string(*t_.scores.at(p), n_);
+    if (!key) {
+        const auto it = rows_.find(score);
+        if (it != rows_.end()) return it->second;
+    }
+    const Value e = *t_.exponentials.at(p);
+    Row r{score, to_string(e, n_), to_string(t_.weights.at(p).value_or(Value()), n_),
+          e.is_rational() && t_.denominator.is_rational()};
+    if (rows_.size() + keyed_.size() >= kMax) return scratch_row_ = std::move(r);
+    if (key) return keyed_.emplace(*key, std::move(r)).first->second;
+    return rows_.emplace(std::move(score), std::move(r)).first->second;
+}
 
 Json value_json(const Value& v) { return to_ascii(v); }
 
@@ -56,6 +92,98 @@ Json trace_to_json(const Memory* memory, const ReadTrace& t) {
     j["context_decimal"] = dec;
     if (t.readout) j["readout_decimal"] = to_fixed(*t.readout, 6);
     return j;
+}
+
+namespace {
+
+void put_string(std::string& out, const std::string& s) {
+    out += '"';
+    out += s;  // ascii values and decimals need no escaping
+    out += '"';
+}
+
+void put_vector(std::string& out, const Vector& v) {
+    out += '[';
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (i > 0) out += ',';
+        put_string(out, to_ascii(v[i]));
+    }
+    out += ']';
+}
+
+void put_positions(std::string& out, const char* key, const std::vector<Mark>& marks,
+                   bool (*keep)(Mark)) {
+    out += fmt::format(",\"{}\":[", key);
+    bool first = true;
+    for (std::size_t p = 0; p < marks.size(); ++p) {
+        if (!keep(marks[p])) continue;
+        if (!first) out += ',';
+        first = false;
+        out += std::to_string(p + 1);
+    }
+    out += ']';
+}
+
+}  // namespace
+
+std::string trace_json_text(const Memory& memory, const ReadTrace& t) {
+    // The same text as trace_to_json(&memory, t).dump(), written directly: the document tree
+    // of a 10^7-position read would take gigabytes.
+    TraceStrings cache(memory, t);
+    const std::size_t n = t.marks.size();
+    std::string out = "{\"query\":";
+    put_vector(out, t.query);
+    out += ",\"memory\":[";
+    for (std::size_t j = 0; j < memory.rows(); ++j) {
+        out += j > 0 ? ",[" : "[";
+        for (std::size_t i = 0; i < memory.width(); ++i) {
+            if (i > 0) out += ',';
+            put_string(out, cache.entry(j, i));
+        }
+        out += ']';
+    }
+    out += ']';
+    put_positions(out, "included", t.marks, [](Mark m) { return m != Mark::Removed; });
+    const bool any_removed = std::any_of(t.marks.begin(), t.marks.end(), [](Mark m) { return m == Mark::Removed; });
+    const bool any_zeroed = std::any_of(t.marks.begin(), t.marks.end(), [](Mark m) { return m == Mark::Zeroed; });
+    if (any_removed) put_positions(out, "removed", t.marks, [](Mark m) { return m == Mark::Removed; });
+    if (any_zeroed) put_positions(out, "zeroed", t.marks, [](Mark m) { return m == Mark::Zeroed; });
+    const char* columns[] = {"scores", "exponentials", "weights"};
+    for (int c = 0; c < 3; ++c) {
+        if (c == 2) {
+            out += ",\"denominator\":";
+            put_string(out, to_ascii(t.denominator));
+        }
+        out += fmt::format(",\"{}\":[", columns[c]);
+        for (std::size_t p = 0; p < n; ++p) {
+            if (p > 0) out += ',';
+            if (t.marks[p] == Mark::Removed) {
+                out += c == 2 ? "\"0\"" : "null";
+                continue;
+            }
+            const auto& r = cache.row(p);
+            put_string(out, c == 0 ? r.score : c == 1 ? r.exponential : r.weight);
+        }
+        out += ']';
+    }
+    out += ",\"context\":";
+    put_vector(out, t.context);
+    if (t.readout) {
+        out += ",\"readout\":";
+        put_string(out, to_ascii(*t.readout));
+    }
+    out += ",\"context_decimal\":[";
+    for (std::size_t i = 0; i < t.context.size(); ++i) {
+        if (i > 0) out += ',';
+        put_string(out, to_fixed(t.context[i], 6));
+    }
+    out += ']';
+    if (t.readout) {
+        out += ",\"readout_decimal\":";
+        put_string(out, to_fixed(*t.readout, 6));
+    }
+    out += '}';
+    return out;
 }
 
 Json costs_json(const Costs& c) {

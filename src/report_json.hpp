@@ -2,6 +2,8 @@
 // exactattn internal: the JSON report that `expect` pointers address.
 #pragma once
 
+#include <unordered_map>
+
 #include "exactattn/print.hpp"
 #include "exactattn/report.hpp"
 #include "json_io.hpp"
@@ -13,6 +15,43 @@ Json vector_json(const Vector& v);
 Json matrix_json(const Memory& m);
 /// The read object of DESIGN.md §4 (memory included when given).
 Json trace_to_json(const Memory* memory, const ReadTrace& t);
+/// Memoized ascii strings of one trace. A read over 10^7 positions has few distinct entries
+/// (memory integers, scores), and a position's exponential and weight are functions of its
+/// score, so each distinct one is computed and printed once. The caches stop growing at a
+/// fixed size; past it, strings are computed each time.
+class TraceStrings {
+public:
+    /// Strings in notation `n` (ascii for JSON, unicode for terminal text).
+    TraceStrings(const Memory& memory, const ReadTrace& t, Notation n = Notation::Ascii);
+
+    /// Memory entry (j, i). The reference is valid until the next call.
+    const std::string& entry(std::size_t j, std::size_t i);
+
+    /// Score, exponential and weight of an included or zeroed position.
+    struct Row {
+        std::string score;
+        std::string exponential;
+        std::string weight;
+        bool rational = false;  ///< exponential and denominator are rational
+    };
+    /// The strings of position p (0-based). The reference is valid until the next call.
+    const Row& row(std::size_t p);
+
+private:
+    static constexpr std::size_t kMax = 1 << 16;
+    const Memory& memory_;
+    const ReadTrace& t_;
+    Notation n_;
+    std::unordered_map<std::int64_t, std::string> entries_;
+    std::unordered_map<std::string, Row> rows_;
+    std::unordered_map<std::int64_t, Row> keyed_;
+    std::string scratch_;
+    Row scratch_row_;
+};
+
+/// The same text as trace_to_json(&memory, t).dump(), written without the document tree and
+/// with repeated entries printed once (reads over millions of positions).
+std::string trace_json_text(const Memory& memory, const ReadTrace& t);
 Json costs_json(const Costs& c);
 Json report_to_json(const Report& rep);
 

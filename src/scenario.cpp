@@ -263,7 +263,7 @@ private:
 
     // A reference to a named vector, or an inline vector.
     NamedVector vector_ref(const Json& v, const std::string& ptr, const std::vector<NamedVector>& named,
-                           const char* what) {
+                           const char* what, const char* plural) {
         if (v.is_string()) {
             const std::string name = v.get<std::string>();
             for (const auto& nv : named) {
@@ -271,8 +271,7 @@ private:
             }
             std::string names;
             for (const auto& nv : named) names += (names.empty() ? "" : ", ") + nv.name;
-            throw reference_error(fmt::format("unknown {} \"{}\" ({}: {})", what, name,
-                                              std::string(what) + "s",
+            throw reference_error(fmt::format("unknown {} \"{}\" ({}: {})", what, name, plural,
                                               names.empty() ? "none declared" : names),
                                   r_.at(ptr));
         }
@@ -291,10 +290,26 @@ private:
         const auto& a = r_.array(v, ptr);
         std::set<std::size_t> seen;
         for (std::size_t i = 0; i < a.size(); ++i) {
-            const auto p = static_cast<std::size_t>(
-                r_.integer(a[i], pointer_join(ptr, i), 1, static_cast<std::int64_t>(n)));
+            // Any whole number is a position; one outside 1..n names nothing (ReferenceError,
+            // as for `read --remove`), while a fraction or a string is the wrong type.
+            const std::string pi = pointer_join(ptr, i);
+            const Value v = r_.value(a[i], pi);
+            if (!v.is_rational() || v.rational().get_den() != 1) {
+                throw shape_error(fmt::format("expected a position (a whole number from 1 to {}), "
+                                              "found {}",
+                                              n, detail::brief_ascii(v)),
+                                  r_.at(pi));
+            }
+            const mpz_class q = v.rational().get_num();
+            if (sgn(q) < 1 || q > static_cast<unsigned long>(n)) {
+                throw reference_error(fmt::format("position {} is out of range: the source has "
+                                                  "positions 1 to {}",
+                                                  q.get_str(), n),
+                                      r_.at(pi));
+            }
+            const auto p = static_cast<std::size_t>(q.get_ui());
             if (!seen.insert(p).second) {
-                throw shape_error(fmt::format("position {} is listed twice", p), r_.at(pointer_join(ptr, i)));
+                throw shape_error(fmt::format("position {} is listed twice", p), r_.at(pi));
             }
             out.push_back(p);
         }
@@ -325,8 +340,8 @@ private:
             rs.name = name;
             rs.source = source_ref(s, v, ptr);
             if (!v.contains("query")) throw shape_error("missing \"query\"", r_.at(ptr));
-            rs.query = vector_ref(v["query"], ptr + "/query", s.queries, "query");
-            if (v.contains("readout")) rs.readout = vector_ref(v["readout"], ptr + "/readout", s.readouts, "readout");
+            rs.query = vector_ref(v["query"], ptr + "/query", s.queries, "query", "queries");
+            if (v.contains("readout")) rs.readout = vector_ref(v["readout"], ptr + "/readout", s.readouts, "readout", "readouts");
             check_widths(s, rs.source, rs.query, rs.readout, ptr);
             const std::size_t n = s.source(rs.source).states.rows();
             if (v.contains("remove")) rs.remove = positions(v["remove"], ptr + "/remove", n);
@@ -353,8 +368,8 @@ private:
                                        r_.at(ptr + "/kind"));
             is.source = source_ref(s, v, ptr);
             if (!v.contains("query")) throw shape_error("missing \"query\"", r_.at(ptr));
-            is.query = vector_ref(v["query"], ptr + "/query", s.queries, "query");
-            if (v.contains("readout")) is.readout = vector_ref(v["readout"], ptr + "/readout", s.readouts, "readout");
+            is.query = vector_ref(v["query"], ptr + "/query", s.queries, "query", "queries");
+            if (v.contains("readout")) is.readout = vector_ref(v["readout"], ptr + "/readout", s.readouts, "readout", "readouts");
             check_widths(s, is.source, is.query, is.readout, ptr);
             const Source& src = s.source(is.source);
             if (is.kind == InterventionKind::DeleteToken && !src.tokens) {
@@ -534,16 +549,12 @@ Scenario parse_scenario(std::string_view json_text, const std::string& file) {
 }
 
 Memory load_memory_argument(const std::string& arg) {
-    Matrix m;
     if (!arg.empty() && arg[0] == '@') {
         const std::string path = arg.substr(1);
-        const detail::Json j = detail::parse_json_exact(detail::read_file(path), path);
-        m = detail::Reader(path).matrix(j, "");
-        if (m.empty()) throw shape_error("the memory has no rows", detail::Reader(path).at(""));
-    } else {
-        m = parse_matrix(arg);
-        if (m.empty()) throw shape_error("the memory has no rows: give at least one row, e.g. [[a,0]]");
+        return detail::load_memory_json(detail::read_file(path), path);
     }
+    Matrix m = parse_matrix(arg);
+    if (m.empty()) throw shape_error("the memory has no rows: give at least one row, e.g. [[a,0]]");
     if (m.front().empty()) throw shape_error("memory rows are empty: give at least one coordinate");
     return Memory(std::move(m));
 }

@@ -18,7 +18,8 @@ Format parse_format(const std::string& name) {
     throw usage_error(fmt::format("unknown format \"{}\"; expected text, markdown, latex, csv or json", name));
 }
 
-std::string Table::text() const {
+std::string text_table(const std::string& caption, const std::vector<std::string>& headers,
+                       std::size_t rows, const TableRows& row) {
     std::vector<std::size_t> width(headers.size(), 0);
     auto widen = [&](const std::vector<std::string>& r) {
         for (std::size_t i = 0; i < r.size() && i < width.size(); ++i) {
@@ -26,25 +27,38 @@ std::string Table::text() const {
         }
     };
     widen(headers);
-    for (const auto& r : rows) widen(r);
-    auto line = [&](const std::vector<std::string>& r) {
-        std::string out;
-        for (std::size_t i = 0; i < width.size(); ++i) {
-            const std::string cell = i < r.size() ? r[i] : "";
-            out += cell;
-            if (i + 1 < width.size()) out += std::string(width[i] - display_width(cell) + 2, ' ');
-        }
-        while (!out.empty() && out.back() == ' ') out.pop_back();
-        return out + "\n";
-    };
+    std::vector<std::string> cells;
+    for (std::size_t j = 0; j < rows; ++j) {
+        row(j, cells);
+        widen(cells);
+    }
     std::string out;
+    auto line = [&](const std::vector<std::string>& r) {
+        const std::size_t start = out.size();
+        for (std::size_t i = 0; i < width.size(); ++i) {
+            static const std::string empty;
+            const std::string& cell = i < r.size() ? r[i] : empty;
+            out += cell;
+            if (i + 1 < width.size()) out.append(width[i] - display_width(cell) + 2, ' ');
+        }
+        while (out.size() > start && out.back() == ' ') out.pop_back();
+        out += '\n';
+    };
     if (!caption.empty()) out += caption + "\n";
-    out += line(headers);
+    line(headers);
     std::vector<std::string> rule;
     for (auto w : width) rule.push_back(std::string(w, '-'));
-    out += line(rule);
-    for (const auto& r : rows) out += line(r);
+    line(rule);
+    for (std::size_t j = 0; j < rows; ++j) {
+        row(j, cells);
+        line(cells);
+    }
     return out;
+}
+
+std::string Table::text() const {
+    return text_table(caption, headers, rows.size(),
+                      [this](std::size_t j, std::vector<std::string>& cells) { cells = rows[j]; });
 }
 
 namespace {

@@ -70,7 +70,9 @@ VerifyResult verify_report(const Report& report) {
         where.pointer = "/expect";
         const Json expected = Json::parse(expected_text);
         const Json& computed = resolve(doc, pointer, where);
-        if (same(expected, computed, where)) {
+        Location entry = where;  // names the entry whose expected value does not parse
+        entry.context = fmt::format("entry {},", pointer);
+        if (same(expected, computed, entry)) {
             ++r.passed;
         } else {
             r.failures.push_back(Mismatch{pointer, expected.dump(), computed.dump()});

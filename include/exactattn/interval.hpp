@@ -23,8 +23,8 @@ struct Enclosure {
 namespace detail {
 
 /// Encloses Σ_k coeffs[k] · a^k (a = ln 2) at working precision `prec` bits. Every bound is
-/// computed with exact integer arithmetic: ln 2 from its series with a proven tail bound,
-/// 2^(i/m) by exact integer roots (mpz_root), rounding always outward.
+/// rigorous: ln 2 from MPFR's correctly rounded constant rounded down and up, 2^(i/m) by exact
+/// integer roots (mpz_root), and exact integer arithmetic rounding always outward.
 Enclosure enclose(const std::vector<FieldElem>& coeffs, std::int64_t prec);
 
 /// Sign of Σ coeffs[k] a^k, known to be nonzero or zero structurally (zero iff every

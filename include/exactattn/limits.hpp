@@ -24,9 +24,18 @@ struct Limits {
     std::int64_t max_positions = 10'000'000;
     /// Largest number of exact numbers in one memory (rows × width).
     std::int64_t max_cells = 40'000'000;
+    /// Largest storage of one memory's exact numbers, in bytes (estimated from their sizes; a
+    /// compact memory takes 8 bytes a number, general values about 100 to 300 bytes each and
+    /// more for large numbers). It keeps max_positions rows of large values from exhausting
+    /// the machine's memory.
+    std::int64_t max_memory_bytes = std::int64_t{1} << 30;
+    /// Largest total size, in bits, of the numerators and denominators of one value (all its
+    /// coefficients together; max_bits caps each one).
+    std::int64_t max_value_bits = std::int64_t{1} << 27;
     /// Largest input file, in bytes.
     std::int64_t max_file_bytes = std::int64_t{1} << 30;
-    /// Largest nesting depth of an expression (parentheses, unary signs, powers).
+    /// Largest nesting depth of an expression (parentheses, unary signs, powers) and of a JSON
+    /// document.
     int max_nesting = 200;
 };
 

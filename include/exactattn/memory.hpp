@@ -76,6 +76,10 @@ public:
 
     [[nodiscard]] std::size_t size() const;
     [[nodiscard]] std::optional<Value> at(std::size_t j) const;
+    /// For a compact column, the integer k_j that determines entry j (equal keys, equal
+    /// entries), so printers can compute each distinct entry once; nullopt for an explicit
+    /// column or an absent entry.
+    [[nodiscard]] std::optional<std::int64_t> key(std::size_t j) const;
     /// Every entry, computed (for small columns).
     [[nodiscard]] std::vector<std::optional<Value>> all() const;
 
@@ -89,5 +93,12 @@ private:
     Value factor_;
     std::optional<Value> absent_;
 };
+
+namespace detail {
+/// Estimated heap bytes of one value (its vectors, fractions and limbs).
+std::size_t storage_bytes(const Value& v);
+/// LimitError when a memory's estimated storage is over limits().max_memory_bytes.
+void check_storage(std::size_t bytes, std::size_t rows);
+}  // namespace detail
 
 }  // namespace exactattn

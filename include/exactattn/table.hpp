@@ -2,6 +2,8 @@
 // exactattn: one table, rendered as aligned text, GitHub Markdown, LaTeX booktabs or CSV.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,14 @@ struct Table {
     [[nodiscard]] std::string csv() const;
     [[nodiscard]] std::string render(Format f) const;
 };
+
+/// Produces the cells of row j (0-based) into `cells`.
+using TableRows = std::function<void(std::size_t j, std::vector<std::string>& cells)>;
+
+/// The aligned text of Table::text() for rows produced on demand: `row` is called twice per
+/// row (widths, then lines), so a table of millions of rows is never held in memory.
+std::string text_table(const std::string& caption, const std::vector<std::string>& headers,
+                       std::size_t rows, const TableRows& row);
 
 /// Escapes text for LaTeX (outside math mode).
 std::string latex_escape(const std::string& s);

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+// Fuzzing support: small limits, so that every input runs in milliseconds while still reaching
+// every limit's refusal path (the defaults allow megabit numbers that take seconds each).
+#pragma once
+
+#include "exactattn/limits.hpp"
+
+namespace exactattn::fuzz {
+
+inline void install_small_limits() {
+    Limits l;
+    l.max_exponent = 1 << 12;
+    l.max_root = 24;
+    l.max_bits = 1 << 14;
+    l.max_degree = 12;
+    l.max_precision = 1 << 16;
+    l.max_positions = 64;
+    l.max_cells = 256;
+    l.max_memory_bytes = 1 << 22;
+    l.max_value_bits = 1 << 17;
+    l.max_file_bytes = 1 << 16;
+    l.max_nesting = 40;
+    set_limits(l);
+}
+
+}  // namespace exactattn::fuzz

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+// libFuzzer target: scenario files (parse_scenario), then everything a valid one computes:
+// run_scenario, verify_report and every report format; and the same bytes as a memory file
+// (`read --memory @FILE`) read with a query of ones. Any input must succeed or throw
+// exactattn::Error.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "exactattn/error.hpp"
+#include "exactattn/report.hpp"
+#include "exactattn/scenario.hpp"
+#include "exactattn/verify.hpp"
+#include "fuzz_limits.hpp"
+#include "json_io.hpp"
+
+using namespace exactattn;
+
+extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
+    fuzz::install_small_limits();
+    return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const std::string_view text(reinterpret_cast<const char*>(data), size);
+    try {
+        const Scenario s = parse_scenario(text, "fuzz.json");
+        const Report r = run_scenario(s);
+        for (const Format f : {Format::Text, Format::Markdown, Format::Latex, Format::Csv, Format::Json}) {
+            (void)render_report(r, f);
+        }
+        (void)verify_report(r);
+        for (const auto& rr : r.reads) {
+            const Memory& m = s.source(rr.spec.source).states;
+            (void)read_json(m, rr.trace);
+            (void)read_text(m, rr.trace);
+        }
+    } catch (const Error&) {
+    }
+    try {
+        const Memory m = detail::load_memory_json(text, "fuzz.json");
+        ReadRequest req;
+        req.query.assign(m.width(), Value(1));
+        req.marks.assign(m.rows(), Mark::Included);
+        if (m.rows() > 1) req.marks[0] = Mark::Removed;
+        const ReadTrace t = attend(m, req);
+        (void)read_json(m, t);
+        (void)read_text(m, t);
+        // The compact form and the general path agree.
+        const ReadTrace g = attend_general(Memory(m.matrix()), req);
+        if (g.context != t.context || g.denominator != t.denominator) __builtin_trap();
+    } catch (const Error&) {
+    }
+    return 0;
+}

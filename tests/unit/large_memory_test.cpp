@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+// Memory files streamed into compact form, their limits, and the streaming read printers
+// (compared with the document-tree and Table renderers they replace for large reads).
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "exactattn/limits.hpp"
+#include "exactattn/model.hpp"
+#include "exactattn/parse.hpp"
+#include "exactattn/print.hpp"
+#include "exactattn/report.hpp"
+#include "exactattn/scenario.hpp"
+#include "report_json.hpp"
+#include "support/support.hpp"
+
+using namespace exactattn;
+
+namespace {
+
+// A file in the test's temporary directory holding `text`.
+std::string temp_file(const std::string& name, const std::string& text) {
+    const auto dir = std::filesystem::temp_directory_path() / "exactattn-large-memory-test";
+    std::filesystem::create_directories(dir);
+    const auto path = (dir / name).string();
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+}
+
+Memory load(const std::string& name, const std::string& text) {
+    return load_memory_argument("@" + temp_file(name, text));
+}
+
+}  // namespace
+
+TEST(MemoryFile, RationalMultiplesOfOnePowerOfAAreCompact) {
+    const Memory m = load("compact.json", R"([["a/2", "0"], ["-a/3", "2a"], ["0.25a", 0]])");
+    EXPECT_TRUE(m.is_compact());
+    EXPECT_EQ(m.matrix(), parse_matrix("[[a/2, 0], [-a/3, 2a], [a/4, 0]]"));
+    // Unit: gcd(1/2, 1/3, 2, 1/4) = 1/12 of a, integers 6, −4, 24, 3.
+    EXPECT_EQ(m.unit(), Value(mpq_class(1, 12)) * Value::ln2());
+    EXPECT_EQ(m.integers(), (std::vector<std::int64_t>{6, 0, -4, 24, 3, 0}));
+}
+
+TEST(MemoryFile, NumbersAreExactFromTheirText) {
+    const Memory m = load("numbers.json", "[[1, 0.5], [1e2, -3], [0.1, 2.5e-1]]");
+    EXPECT_TRUE(m.is_compact());
+    EXPECT_EQ(m.matrix(), parse_matrix("[[1, 1/2], [100, -3], [1/10, 1/4]]"));
+}
+
+TEST(MemoryFile, OtherEntriesFallBackToExactValues) {
+    // A surd, a different power of a, and an integer past 62 bits each end the compact form;
+    // the entries before the switch keep their values.
+    const char* cases[][2] = {
+        {R"([["a", "0"], ["2^(1/2)a", "1"]])", "[[a, 0], [2^(1/2)a, 1]]"},
+        {R"([["a", "a/7"], ["a^2", "0"]])", "[[a, a/7], [a^2, 0]]"},
+        {R"([[1, 2], [123456789012345678901234567890, 3]])", "[[1, 2], [123456789012345678901234567890, 3]]"},
+        {R"([["a/3", "a/5"], ["a/4611686018427387903", "0"]])", "[[a/3, a/5], [a/4611686018427387903, 0]]"},
+    };
+    for (const auto& [text, expected] : cases) {
+        const Memory m = load("fallback.json", text);
+        EXPECT_FALSE(m.is_compact()) << text;
+        EXPECT_EQ(m.matrix(), parse_matrix(expected)) << text;
+    }
+}
+
+TEST(MemoryFile, RowsPastTheLimitAreRefusedAsTheyArrive) {
+    Limits l;
+    l.max_positions = 3;
+    const ScopedLimits scoped(l);
+    const std::string path = temp_file("rows.json", R"([["a"], ["a"], ["a"], ["a"], ["a"]])");
+    EXPECT_ERROR(load_memory_argument("@" + path), ErrorKind::Limit,
+                 path + ": /3: more than 3 memory rows are over the limit (limits: max_positions)");
+    EXPECT_EQ(load("rows3.json", R"([["a"], ["a"], ["a"]])").rows(), 3U);
+}
+
+TEST(MemoryFile, NumbersPastTheLimitAreRefusedAsTheyArrive) {
+    Limits l;
+    l.max_cells = 5;
+    const ScopedLimits scoped(l);
+    const std::string path = temp_file("cells.json", "[[1, 2], [3, 4], [5, 6]]");
+    EXPECT_ERROR(load_memory_argument("@" + path), ErrorKind::Limit,
+                 path + ": /2/1: more than 5 numbers in the memory are over the limit (limits: max_cells)");
+}
+
+TEST(MemoryFile, ExplicitValuesAreBoundedByTheirStorage) {
+    Limits l;
+    l.max_memory_bytes = 4096;
+    const ScopedLimits scoped(l);
+    std::string rows;
+    for (int j = 0; j < 100; ++j) rows += std::string(j > 0 ? "," : "") + R"(["2^(1/2)a"])";
+    EXPECT_ERROR_HAS(load("surds.json", "[" + rows + "]"), ErrorKind::Limit, "(limits: max_memory_bytes)");
+    // The same number of compact entries is 8 bytes each.
+    rows.clear();
+    for (int j = 0; j < 100; ++j) rows += std::string(j > 0 ? "," : "") + R"(["a/2"])";
+    EXPECT_TRUE(load("halves.json", "[" + rows + "]").is_compact());
+}
+
+namespace {
+
+// Random small reads, compact and explicit, with random marks.
+struct RandomRead {
+    Memory memory;
+    ReadTrace trace;
+};
+
+RandomRead random_read(std::mt19937_64& rng, bool compact) {
+    std::uniform_int_distribution<int> small(-3, 3);
+    const std::size_t n = std::uniform_int_distribution<std::size_t>(1, 6)(rng);
+    const std::size_t d = std::uniform_int_distribution<std::size_t>(1, 5)(rng);
+    const Value unit = Value(mpq_class(1, std::uniform_int_distribution<int>(1, 4)(rng))) * Value::ln2();
+    Matrix rows(n, Vector(d));
+    for (auto& r : rows) {
+        for (auto& v : r) {
+            v = Value(static_cast<long>(small(rng))) * unit;
+            if (!compact && (rng() % 3 == 0)) v *= Value(FieldElem::pow2(mpq_class(2)));  // still rational
+        }
+    }
+    ReadRequest req;
+    for (std::size_t i = 0; i < d; ++i) req.query.push_back(Value(static_cast<long>(small(rng))));
+    req.marks.assign(n, Mark::Included);
+    for (std::size_t j = 0; j + 1 < n; ++j) {
+        const auto k = rng() % 4;
+        if (k == 0) req.marks[j] = Mark::Removed;
+        if (k == 1) req.marks[j] = Mark::Zeroed;
+    }
+    if (rng() % 2 == 0) {
+        req.readout = Vector(d);
+        for (auto& c : *req.readout) c = Value(static_cast<long>(small(rng)));
+    }
+    Memory m(rows);
+    if (compact) m = m.compacted();
+    RandomRead r{m, {}};
+    r.trace = compact ? attend(m, req) : attend_general(m, req);
+    return r;
+}
+
+}  // namespace
+
+TEST(ReadPrinters, JsonTextIsTheDocumentsDump) {
+    auto rng = test::rng_for("ReadPrinters.JsonTextIsTheDocumentsDump");
+    for (int it = 0; it < 200 * test::multiplier(); ++it) {
+        const RandomRead r = random_read(rng, it % 2 == 0);
+        SCOPED_TRACE(testing::Message() << "iteration " << it);
+        EXPECT_EQ(read_json(r.memory, r.trace), detail::trace_to_json(&r.memory, r.trace).dump() + "\n");
+    }
+}
+
+TEST(ReadPrinters, TextTableIsTheTable) {
+    auto rng = test::rng_for("ReadPrinters.TextTableIsTheTable");
+    for (int it = 0; it < 200 * test::multiplier(); ++it) {
+        const RandomRead r = random_read(rng, it % 2 == 0);
+        SCOPED_TRACE(testing::Message() << "iteration " << it);
+        const std::string table = read_table(nullptr, r.memory, r.trace, Format::Text).text();
+        const std::string text = read_text(r.memory, r.trace);
+        ASSERT_GE(text.size(), table.size());
+        EXPECT_EQ(text.substr(0, table.size()), table);
+        // The summary lists the weights of every position, 0 where removed.
+        std::string weights = "Weights [";
+        for (std::size_t p = 0; p < r.trace.marks.size(); ++p) {
+            weights += (p > 0 ? ", " : "") + to_unicode(r.trace.weights.at(p).value_or(Value()));
+        }
+        EXPECT_NE(text.find(weights + "].\n"), std::string::npos) << text;
+    }
+}
+
+// The documented extreme: max_positions rows. Slow (a 90 MB file), so it runs only with
+// EXACTATTN_TEST_MULTIPLIER ≥ 10; it checks the read completes and the process stays small.
+TEST(LargeMemory, TenMillionRowsStayWithinMemory) {
+    if (test::multiplier() < 10) GTEST_SKIP() << "set EXACTATTN_TEST_MULTIPLIER=10 to run";
+    const std::size_t n = static_cast<std::size_t>(limits().max_positions);
+    std::string text = "[";
+    text.reserve(n * 10 + 2);
+    for (std::size_t j = 0; j < n; ++j) text += j == 0 ? R"(["a","0"])" : R"(,["a","0"])";
+    text += "]";
+    const std::string path = temp_file("ten-million.json", text);
+    text.clear();
+    text.shrink_to_fit();
+    const Memory m = load_memory_argument("@" + path);
+    EXPECT_TRUE(m.is_compact());
+    ReadRequest req;
+    req.query = {Value(1), Value(0)};
+    const ReadTrace t = attend(m, req);
+    EXPECT_EQ(t.context, (Vector{Value::ln2(), Value()}));  // every row is [a, 0]
+    const std::string json = read_json(m, t);
+    EXPECT_GT(json.size(), n * 30);
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    EXPECT_LT(usage.ru_maxrss, 3L << 20) << "peak resident set, KB";
+    std::filesystem::remove(path);
+}
