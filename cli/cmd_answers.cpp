@@ -52,8 +52,17 @@ int cmd_check(const CheckOptions& o, std::ostream& out) {
     }
     std::size_t right = 0;
     std::size_t wrong = 0;
+    const bool ad_hoc = !o.target.empty();
     for (const auto& la : answers) {
-        const Judgement j = judge(rep, la);
+        Judgement j;
+        try {
+            j = judge(rep, la);
+        } catch (const Error& e) {
+            if (!ad_hoc || !e.where().empty()) throw;
+            Location where;
+            where.context = "--target";
+            throw e.located(where);
+        }
         (j.correct ? right : wrong)++;
         out << judgement_text(j) << '\n';
     }
