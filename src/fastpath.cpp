@@ -145,9 +145,10 @@ bool grow_window(RowPass& r, std::size_t d, std::int64_t sj, std::size_t cap) {
 // known at compile time (the common widths are unrolled), 0 otherwise. False: decline.
 template <std::size_t D>
 bool row_pass(const std::int64_t* k, std::size_t n, std::size_t d_runtime, const std::int64_t* p,
-              std::uint64_t pmax, const std::vector<Mark>& marks, RowPass& r) {
+              std::uint64_t pmax, const std::vector<Mark>& marks, const std::int64_t* v,
+              std::size_t dv, RowPass& r) {
     const std::size_t d = D != 0 ? D : d_runtime;
-    const std::size_t stride = d + 1;
+    const std::size_t stride = dv + 1;
     // A row whose |k| are at most L keeps |S| ≤ d·pmax·L ≤ 2^62 in int64 when L < narrow, and
     // every bucket sum (≤ n rows) below 2^62 when L < sums.
     const u128 two62 = u128{1} << 62;
@@ -194,7 +195,7 @@ bool row_pass(const std::int64_t* k, std::size_t n, std::size_t d_runtime, const
         r.any_score = r.any_score || sj != 0;
         if (!r.dense) continue;
         if (r.buckets == 0 || sj < r.base || static_cast<i128>(sj) >= static_cast<i128>(r.base) + static_cast<i128>(r.buckets)) {
-            if (!grow_window(r, d, sj, cap)) {
+            if (!grow_window(r, dv, sj, cap)) {
                 r.dense = false;
                 r.acc = {};
                 r.buckets = 0;
@@ -202,21 +203,27 @@ bool row_pass(const std::int64_t* k, std::size_t n, std::size_t d_runtime, const
             }
         }
         std::int64_t* a = r.acc.data() + static_cast<std::size_t>(sj - r.base) * stride;
-        for (std::size_t i = 0; i < d; ++i) a[i] += row[i];
-        a[d] += 1;
+        if (v == k) {  // keys are the values (the chapter's read): the row is already loaded
+            for (std::size_t i = 0; i < d; ++i) a[i] += row[i];
+        } else {
+            const std::int64_t* vrow = v + j * dv;
+            for (std::size_t i = 0; i < dv; ++i) a[i] += vrow[i];
+        }
+        a[dv] += 1;
     }
     return true;
 }
 
 bool run_row_pass(const std::int64_t* k, std::size_t n, std::size_t d, const std::int64_t* p,
-                  std::uint64_t pmax, const std::vector<Mark>& marks, RowPass& r) {
+                  std::uint64_t pmax, const std::vector<Mark>& marks, const std::int64_t* v,
+                  std::size_t dv, RowPass& r) {
     switch (d) {
-        case 2: return row_pass<2>(k, n, d, p, pmax, marks, r);
-        case 4: return row_pass<4>(k, n, d, p, pmax, marks, r);
-        case 8: return row_pass<8>(k, n, d, p, pmax, marks, r);
-        case 16: return row_pass<16>(k, n, d, p, pmax, marks, r);
-        case 32: return row_pass<32>(k, n, d, p, pmax, marks, r);
-        default: return row_pass<0>(k, n, d, p, pmax, marks, r);
+        case 2: return row_pass<2>(k, n, d, p, pmax, marks, v, dv, r);
+        case 4: return row_pass<4>(k, n, d, p, pmax, marks, v, dv, r);
+        case 8: return row_pass<8>(k, n, d, p, pmax, marks, v, dv, r);
+        case 16: return row_pass<16>(k, n, d, p, pmax, marks, v, dv, r);
+        case 32: return row_pass<32>(k, n, d, p, pmax, marks, v, dv, r);
+        default: return row_pass<0>(k, n, d, p, pmax, marks, v, dv, r);
     }
 }
 
@@ -307,24 +314,45 @@ mpq_class times_pow2(const mpq_class& x, std::int64_t e) {
 
 }  // namespace
 
-std::optional<ReadTrace> fast_attend(const Memory& memory_in, const ReadRequest& request,
-                                     const std::vector<Mark>& marks) {
-    if (request.rule != ScoreRule::Dot) return std::nullopt;
-    const std::size_t n = memory_in.rows();
-    const std::size_t d = memory_in.width();
-    if (n == 0 || d == 0 || request.query.size() != d || marks.size() != n) return std::nullopt;
+std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values_in,
+                                     const ReadRequest& request, const std::vector<Mark>& marks,
+                                     const Value& scale) {
+    if (!scale.is_rational()) return std::nullopt;
+    const std::size_t n = keys_in.rows();
+    const std::size_t d = keys_in.width();
+    const std::size_t dv = values_in.width();
+    if (n == 0 || d == 0 || dv == 0 || values_in.rows() != n || request.query.size() != d ||
+        marks.size() != n) {
+        return std::nullopt;
+    }
 
-    // The compact form, without copying a memory that already has it.
+    // The compact forms, without copying a memory that already has it.
     Memory compacted;
-    const Memory* memory = &memory_in;
-    if (!memory_in.is_compact()) {
-        compacted = memory_in.compacted();
+    const Memory* memory = &keys_in;
+    if (!keys_in.is_compact()) {
+        compacted = keys_in.compacted();
         if (!compacted.is_compact()) return std::nullopt;
         memory = &compacted;
+    }
+    Memory compacted_values;
+    const Memory* vmem = &values_in == &keys_in ? memory : &values_in;
+    if (!vmem->is_compact()) {
+        compacted_values = values_in.compacted();
+        if (!compacted_values.is_compact()) return std::nullopt;
+        vmem = &compacted_values;
     }
     const Memory qmem = Memory(Matrix{request.query}).compacted();
     if (!qmem.is_compact()) return std::nullopt;
 
+    if (vmem != memory) {
+        // The bucket sums add up to n value rows in 64 bits: every |v| must stay below 2^62/n.
+        const std::uint64_t vlimit = static_cast<std::uint64_t>((u128{1} << 62) / n);
+        for (const std::int64_t x : vmem->integers()) {
+            if ((x < 0 ? 0 - static_cast<std::uint64_t>(x) : static_cast<std::uint64_t>(x)) >= vlimit) {
+                return std::nullopt;
+            }
+        }
+    }
     const auto& p = qmem.integers();
     std::uint64_t pmax = 0;
     for (auto x : p) pmax = std::max(pmax, x < 0 ? 0 - static_cast<std::uint64_t>(x) : static_cast<std::uint64_t>(x));
@@ -342,7 +370,10 @@ std::optional<ReadTrace> fast_attend(const Memory& memory_in, const ReadRequest&
 
     // 1. The pass over the rows.
     RowPass rp;
-    if (!run_row_pass(memory->integers().data(), n, d, p.data(), pmax, marks, rp)) return std::nullopt;
+    if (!run_row_pass(memory->integers().data(), n, d, p.data(), pmax, marks,
+                      vmem->integers().data(), dv, rp)) {
+        return std::nullopt;
+    }
     if (sgn(u) == 0) rp.any_score = false;
 
     // Scores are S_j·ρ·a^(e+f) with ρ = u·w; they must be rational multiples of a unless all 0.
@@ -350,6 +381,7 @@ std::optional<ReadTrace> fast_attend(const Memory& memory_in, const ReadRequest&
     mpq_class rho = 0;
     if (rp.any_score && !query_zero) {
         rho = u * w;
+        rho *= scale.rational();  // an exact rational scale keeps every score T_j/M · a
         rho.canonicalize();
     }
     if (!mpz_fits_slong_p(rho.get_num_mpz_t()) || !mpz_fits_slong_p(rho.get_den_mpz_t())) {
@@ -362,9 +394,9 @@ std::optional<ReadTrace> fast_attend(const Memory& memory_in, const ReadRequest&
     std::int64_t g = big_m;
     if (big_p != 0 && big_m > 1) {
         if (rp.dense) {
-            const std::size_t stride = d + 1;
+            const std::size_t stride = dv + 1;
             for (std::size_t b = 0; b < rp.buckets && g > 1; ++b) {
-                if (rp.acc[b * stride + d] == 0) continue;
+                if (rp.acc[b * stride + dv] == 0) continue;
                 const std::int64_t sj = rp.base + static_cast<std::int64_t>(b);
                 g = std::gcd(g, sj < 0 ? -sj : sj);
             }
@@ -390,10 +422,10 @@ std::optional<ReadTrace> fast_attend(const Memory& memory_in, const ReadRequest&
 
     // 2.-3. The big shifted sums: record r (residue T mod m) holds C_{r,0..d-1} and N_r.
     const std::size_t mm = static_cast<std::size_t>(m);
-    const std::size_t stride = d + 1;
+    const std::size_t stride = dv + 1;
     ShiftedSums sums(mm, stride, static_cast<std::uint64_t>(fmax - fmin) + 64);
     std::vector<bool> residue_used(mm, false);
-    auto add_bucket = [&](std::int64_t sj, const std::int64_t* values) {  // d sums and a count
+    auto add_bucket = [&](std::int64_t sj, const std::int64_t* values) {  // dv sums and a count
         const std::int64_t t = exponent_of(sj);
         const std::int64_t fj = floor_div(t, m);
         const auto r = static_cast<std::size_t>(t - fj * m);
@@ -403,15 +435,15 @@ std::optional<ReadTrace> fast_attend(const Memory& memory_in, const ReadRequest&
     if (rp.dense) {
         for (std::size_t b = 0; b < rp.buckets; ++b) {
             const std::int64_t* a = rp.acc.data() + b * stride;
-            if (a[d] != 0) add_bucket(rp.base + static_cast<std::int64_t>(b), a);
+            if (a[dv] != 0) add_bucket(rp.base + static_cast<std::int64_t>(b), a);
         }
     } else {
         // Scores too spread for buckets: each row goes straight into the big sums.
-        const std::int64_t* k = memory->integers().data();
+        const std::int64_t* k = vmem->integers().data();
         std::vector<std::int64_t> values(stride, 1);
         for (std::size_t j = 0; j < n; ++j) {
             if (!rp.present[j]) continue;
-            std::copy(k + j * d, k + (j + 1) * d, values.begin());
+            std::copy(k + j * dv, k + (j + 1) * dv, values.begin());
             if (m == 1) {
                 residue_used[0] = true;
                 sums.add_record(0, values.data(), static_cast<std::uint64_t>(exponent_of(rp.s[j]) - fmin));
@@ -426,19 +458,19 @@ std::optional<ReadTrace> fast_attend(const Memory& memory_in, const ReadRequest&
     tr.query = request.query;
     tr.marks = marks;
     tr.fast_path = true;
-    tr.context.resize(d);
-    const Value& unit = memory->unit();
+    tr.context.resize(dv);
+    const Value& unit = vmem->unit();
     Value inv_true;  // 1 / denominator
     if (m == 1) {
         // Σ_j 2^(T_j) = 2^fmin·N and context_i = C_i / N · unit.
-        const mpz_class big_n = sums.value(0, d);
-        std::vector<mpz_class> c(d);
-        for (std::size_t i = 0; i < d; ++i) c[i] = sums.value(0, i);
+        const mpz_class big_n = sums.value(0, dv);
+        std::vector<mpz_class> c(dv);
+        for (std::size_t i = 0; i < dv; ++i) c[i] = sums.value(0, i);
         const std::int64_t fm = fmin;
         tr.denominator = Value(FieldElem(times_pow2(mpq_class(big_n), fm)));
         inv_true = Value(FieldElem(times_pow2(mpq_class(mpz_class(1), big_n), -fm)));
         const std::vector<mpz_class> gi = common_factors(big_n, c);
-        for (std::size_t i = 0; i < d; ++i) {
+        for (std::size_t i = 0; i < dv; ++i) {
             if (sgn(c[i]) == 0 || unit.is_zero()) continue;
             const FieldElem ci = from_canonical_unchecked(1, {reduced(c[i], big_n, gi[i])});
             tr.context[i] = Value(ci) * unit;
@@ -452,7 +484,7 @@ std::optional<ReadTrace> fast_attend(const Memory& memory_in, const ReadRequest&
                 mpz_lcm(l.get_mpz_t(), l.get_mpz_t(), q.get_den_mpz_t());
             }
             mpz_class num = 0;
-            for (std::size_t i = 0; i < d; ++i) {
+            for (std::size_t i = 0; i < dv; ++i) {
                 const mpq_class q = (*request.readout)[i].rational();
                 if (sgn(q) == 0) continue;
                 mpz_class coeff = l / q.get_den();
@@ -463,11 +495,11 @@ std::optional<ReadTrace> fast_attend(const Memory& memory_in, const ReadRequest&
         }
     } else {
         std::vector<mpq_class> den_coeffs(mm);
-        std::vector<std::vector<mpq_class>> num_coeffs(d, std::vector<mpq_class>(mm));
+        std::vector<std::vector<mpq_class>> num_coeffs(dv, std::vector<mpq_class>(mm));
         for (std::size_t r = 0; r < mm; ++r) {
             if (!residue_used[r]) continue;
-            den_coeffs[r] = mpq_class(sums.value(r, d));
-            for (std::size_t i = 0; i < d; ++i) num_coeffs[i][r] = mpq_class(sums.value(r, i));
+            den_coeffs[r] = mpq_class(sums.value(r, dv));
+            for (std::size_t i = 0; i < dv; ++i) num_coeffs[i][r] = mpq_class(sums.value(r, i));
         }
         const int mi = static_cast<int>(m);
         const std::int64_t fm = fmin;
@@ -479,7 +511,7 @@ std::optional<ReadTrace> fast_attend(const Memory& memory_in, const ReadRequest&
         std::vector<mpq_class> inv_coeffs = inv_scaled.lifted(mi);
         for (auto& x : inv_coeffs) x = times_pow2(x, -fm);
         inv_true = Value(FieldElem::from_coefficients(mi, std::move(inv_coeffs)));
-        for (std::size_t i = 0; i < d; ++i) {
+        for (std::size_t i = 0; i < dv; ++i) {
             const FieldElem num = FieldElem::from_coefficients(mi, num_coeffs[i]);
             tr.context[i] = Value(num * inv_scaled) * unit;
         }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// exactattn: encoder, attention read, readout and costs.
+// exactattn: encoder and costs (the read is read.cpp).
 #include "exactattn/model.hpp"
 
 #include <fmt/format.h>
@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "exactattn/error.hpp"
-#include "exactattn/fastpath.hpp"
+#include "exactattn/linalg.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/print.hpp"
 
@@ -38,23 +38,6 @@ void Encoder::check() const {
     }
 }
 
-namespace {
-
-// row · M for a row vector and a matrix given by rows.
-Vector times(const Vector& row, const Matrix& m) {
-    const std::size_t d = m.empty() ? 0 : m[0].size();
-    Vector out(d);
-    for (std::size_t i = 0; i < row.size(); ++i) {
-        if (row[i].is_zero()) continue;
-        for (std::size_t j = 0; j < d; ++j) {
-            if (!m[i][j].is_zero()) out[j] += row[i] * m[i][j];
-        }
-    }
-    return out;
-}
-
-}  // namespace
-
 Matrix encode(const Encoder& enc, const std::vector<Vector>& inputs) {
     enc.check();
     Matrix states;
@@ -65,8 +48,8 @@ Matrix encode(const Encoder& enc, const std::vector<Vector>& inputs) {
             throw shape_error(fmt::format("input {} has width {}; W_x expects {}", t + 1,
                                           inputs[t].size(), enc.input.size()));
         }
-        Vector pre = times(h, enc.recurrent);
-        const Vector x = times(inputs[t], enc.input);
+        Vector pre = vec_mat(h, enc.recurrent, "h", "W_h");
+        const Vector x = vec_mat(inputs[t], enc.input, "x", "W_x");
         for (std::size_t j = 0; j < pre.size(); ++j) {
             pre[j] += x[j];
             pre[j] += enc.bias[j];
@@ -76,117 +59,6 @@ Matrix encode(const Encoder& enc, const std::vector<Vector>& inputs) {
         states.push_back(std::move(pre));
     }
     return states;
-}
-
-std::vector<std::size_t> ReadTrace::included() const {
-    std::vector<std::size_t> out;
-    for (std::size_t j = 0; j < marks.size(); ++j) {
-        if (marks[j] != Mark::Removed) out.push_back(j + 1);
-    }
-    return out;
-}
-
-Value apply_readout(const Vector& coeffs, const Vector& context) {
-    if (coeffs.size() != context.size()) {
-        throw shape_error(fmt::format("the readout has {} coefficients; the context has width {}",
-                                      coeffs.size(), context.size()));
-    }
-    Value r;
-    for (std::size_t i = 0; i < coeffs.size(); ++i) r += coeffs[i] * context[i];
-    return r;
-}
-
-namespace {
-
-// Shape checks shared by both paths; returns the marks (all included when none given).
-std::vector<Mark> checked_marks(const Memory& memory, const ReadRequest& request) {
-    const std::size_t n = memory.rows();
-    if (n == 0) throw shape_error("the memory is empty: a read needs at least one position");
-    const std::size_t d = request.query.size();
-    if (memory.width() != d) {
-        throw shape_error(fmt::format("memory rows have width {}; the query has width {}",
-                                      memory.width(), d));
-    }
-    if (!request.marks.empty() && request.marks.size() != n) {
-        throw shape_error(fmt::format("{} position marks for {} memory rows",
-                                      request.marks.size(), n));
-    }
-    if (request.readout && request.readout->size() != d) {
-        throw shape_error(fmt::format("the readout has {} coefficients; the context has width {}",
-                                      request.readout->size(), d));
-    }
-    std::vector<Mark> marks = request.marks.empty() ? std::vector<Mark>(n, Mark::Included)
-                                                    : request.marks;
-    if (std::all_of(marks.begin(), marks.end(), [](Mark m) { return m == Mark::Removed; })) {
-        throw reference_error(fmt::format(
-            "every one of the {} positions is removed: a read needs at least one included "
-            "position (no positive normalization total, so no distribution)",
-            n));
-    }
-    return marks;
-}
-
-}  // namespace
-
-ReadTrace attend(const Memory& memory, const ReadRequest& request) {
-    const std::vector<Mark> marks = checked_marks(memory, request);
-    if (auto fast = detail::fast_attend(memory, request, marks)) return std::move(*fast);
-    return attend_general(memory, request);
-}
-
-ReadTrace attend_general(const Memory& memory, const ReadRequest& request) {
-    const std::vector<Mark> marks = checked_marks(memory, request);
-    const std::size_t n = memory.rows();
-    const std::size_t d = request.query.size();
-    ReadTrace t;
-    t.query = request.query;
-    t.marks = marks;
-    Value scale(1);
-    if (request.rule == ScoreRule::ScaledDot) {
-        scale = pow(Value(static_cast<long>(d)), Value(mpq_class(-1, 2)));
-    }
-    std::vector<std::optional<Value>> scores(n);
-    std::vector<std::optional<Value>> exps(n);
-    std::vector<Vector> rows(n);
-    for (std::size_t j = 0; j < n; ++j) {
-        if (marks[j] == Mark::Removed) continue;
-        rows[j] = memory.row(j);
-        Value s;
-        if (marks[j] == Mark::Included) {
-            for (std::size_t i = 0; i < d; ++i) {
-                if (!request.query[i].is_zero() && !rows[j][i].is_zero()) {
-                    s += request.query[i] * rows[j][i];
-                }
-            }
-            s *= scale;
-        }
-        Value e;
-        try {
-            e = exp(s);
-        } catch (const Error& err) {
-            throw Error(err.kind(), err.where(),
-                        fmt::format("position {}: the score {} has no exact exponential: {}", j + 1,
-                                    detail::brief_ascii(s), err.reason()));
-        }
-        t.denominator += e;
-        scores[j] = std::move(s);
-        exps[j] = std::move(e);
-    }
-    const Value inv = Value(1) / t.denominator;
-    std::vector<std::optional<Value>> weights(n, Value());
-    t.context.assign(d, Value());
-    for (std::size_t j = 0; j < n; ++j) {
-        if (!exps[j]) continue;
-        weights[j] = *exps[j] * inv;
-        for (std::size_t i = 0; i < d; ++i) {
-            if (!rows[j][i].is_zero()) t.context[i] += *weights[j] * rows[j][i];
-        }
-    }
-    t.scores = Column(std::move(scores));
-    t.exponentials = Column(std::move(exps));
-    t.weights = Column(std::move(weights));
-    if (request.readout) t.readout = apply_readout(*request.readout, t.context);
-    return t;
 }
 
 Costs count_costs(const CostInput& in) {

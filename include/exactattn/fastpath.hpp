@@ -5,7 +5,7 @@
 #include <optional>
 #include <vector>
 
-#include "exactattn/model.hpp"
+#include "exactattn/read.hpp"
 
 namespace exactattn::detail {
 
@@ -18,7 +18,12 @@ namespace exactattn::detail {
 /// nullopt when the structure does not hold (or is past a limit: the general path then reports
 /// it; or n·max|k| reaches 2^62, past its 64-bit bucket sums), so callers fall back to the
 /// general value arithmetic. The result equals attend_general's in every field.
-std::optional<ReadTrace> fast_attend(const Memory& memory, const ReadRequest& request,
-                                     const std::vector<Mark>& marks);
+///
+/// `keys` are scored against the query, `values` (the same object for the chapter's read) are
+/// averaged; `scale` is the score rule's factor (read.hpp score_scale): a rational scale is
+/// folded into u·w, so scaled scores stay on this path; any other declines.
+std::optional<ReadTrace> fast_attend(const Memory& keys, const Memory& values,
+                                     const ReadRequest& request, const std::vector<Mark>& marks,
+                                     const Value& scale);
 
 }  // namespace exactattn::detail

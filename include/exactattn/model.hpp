@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// exactattn: the model of DESIGN.md §3 — recurrent encoder, attention read, readout,
-// interventions and cost counts, all exact.
+// exactattn: the model of DESIGN.md §3 — recurrent encoder and cost counts, all exact; the
+// attention read it uses is read.hpp.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "exactattn/memory.hpp"
+#include "exactattn/read.hpp"
 #include "exactattn/value.hpp"
 
 namespace exactattn {
@@ -31,49 +32,6 @@ struct Encoder {
 
 /// h_1..h_n for inputs x_1..x_n (each of the embedding width). ShapeError on a width mismatch.
 Matrix encode(const Encoder& enc, const std::vector<Vector>& inputs);
-
-/// Score rule between a query and a memory row.
-enum class ScoreRule {
-    Dot,        ///< e_j = q·h_j (the chapter's unscaled dot product)
-    ScaledDot,  ///< e_j = q·h_j / √d (exact when it stays in the domain, refused otherwise)
-};
-
-/// One read's request: query, marks per position (empty: all included), optional readout.
-struct ReadRequest {
-    Vector query;
-    std::vector<Mark> marks;
-    std::optional<Vector> readout;  ///< coefficients of r = Σ_i readout_i c_i
-    ScoreRule rule = ScoreRule::Dot;
-};
-
-/// The full trace of a read, with one entry per original position.
-struct ReadTrace {
-    Vector query;
-    std::vector<Mark> marks;
-    Column scores;        ///< none where removed
-    Column exponentials;  ///< none where removed
-    Value denominator;    ///< Σ of the included exponentials
-    Column weights;       ///< 0 where removed; they sum to exactly 1
-    Vector context;       ///< Σ_j weight_j h_j, width d
-    std::optional<Value> readout;
-    bool fast_path = false;  ///< computed by the shifted-integer path (fastpath.hpp)
-
-    [[nodiscard]] std::vector<std::size_t> included() const;  ///< 1-based positions
-};
-
-/// The attention read of DESIGN.md §3. Throws ShapeError for a width mismatch or an empty
-/// memory, ReferenceError for no included position left ("every position removed"), and
-/// DomainError when a score is not a rational multiple of a (its exponential would leave the
-/// domain). Uses the fast path automatically when the memory's structure allows it.
-ReadTrace attend(const Memory& memory, const ReadRequest& request);
-inline ReadTrace attend(const Matrix& memory, const ReadRequest& request) {
-    return attend(Memory(memory), request);
-}
-/// The general path only (value arithmetic throughout); the reference for the fast path.
-ReadTrace attend_general(const Memory& memory, const ReadRequest& request);
-
-/// r = Σ_i coeffs_i c_i. ShapeError when the widths differ.
-Value apply_readout(const Vector& coeffs, const Vector& context);
 
 /// Logical cost counts of §14.6 under declared assumptions (not measured memory).
 struct CostInput {

@@ -184,10 +184,10 @@ TEST(FastPath, ExponentLimitBoundary) {
     check_fast_equals_general(Memory::scaled_integers(2, 1, {-50, 50}, Value::ln2()), req);
     const Memory under = Memory::scaled_integers(2, 1, {-51, 0}, Value::ln2());
     EXPECT_ERROR_HAS(attend(under, req), ErrorKind::Limit, "max_exponent");
-    EXPECT_FALSE(detail::fast_attend(under, req, {Mark::Included, Mark::Included}));
+    EXPECT_FALSE(detail::fast_attend(under, under, req, {Mark::Included, Mark::Included}, Value(1)));
     const Memory over = Memory::scaled_integers(2, 1, {51, 0}, Value::ln2());
     EXPECT_ERROR_HAS(attend(over, req), ErrorKind::Limit, "max_exponent");
-    EXPECT_FALSE(detail::fast_attend(over, req, {Mark::Included, Mark::Included}));
+    EXPECT_FALSE(detail::fast_attend(over, over, req, {Mark::Included, Mark::Included}, Value(1)));
     // A zeroed position takes no exponent: the read is in range.
     req.marks = {Mark::Zeroed, Mark::Included};
     check_fast_equals_general(over, req);
@@ -257,31 +257,83 @@ TEST(FastPath, DeclinesOutsideItsStructure) {
     req.query = parse_vector("[0, 1]");
     // A radical entry: not an integer multiple of one unit r·a^e.
     const Memory radical(Matrix{parse_vector("[2^(1/2)a, 0]"), parse_vector("[a, a]")});
-    EXPECT_FALSE(detail::fast_attend(radical, req, {Mark::Included, Mark::Included}));
+    EXPECT_FALSE(detail::fast_attend(radical, radical, req, {Mark::Included, Mark::Included}, Value(1)));
     ReadTrace t = attend(radical, req);
     EXPECT_FALSE(t.fast_path);
     // Scores 0 and a: weights 1/3 and 2/3, context [√2a/3 + 2a/3, 2a/3] by hand.
     EXPECT_EQ(t.context, parse_vector("[(2 + 2^(1/2))a/3, 2a/3]"));
     // Entries of different powers of a.
     const Memory mixed(Matrix{parse_vector("[1, a]"), parse_vector("[a, 0]")});
-    EXPECT_FALSE(detail::fast_attend(mixed, req, {Mark::Included, Mark::Included}));
+    EXPECT_FALSE(detail::fast_attend(mixed, mixed, req, {Mark::Included, Mark::Included}, Value(1)));
     t = attend(mixed, req);
     EXPECT_FALSE(t.fast_path);
     EXPECT_EQ(t.denominator, Value(3));
     // Scores that are not multiples of a: exp(1) is outside the domain.
     const Memory rational = Memory::scaled_integers(2, 2, {1, 2, 0, 1}, Value(1));
-    EXPECT_FALSE(detail::fast_attend(rational, req, {Mark::Included, Mark::Included}));
+    EXPECT_FALSE(detail::fast_attend(rational, rational, req, {Mark::Included, Mark::Included}, Value(1)));
     EXPECT_ERROR_HAS(attend(rational, req), ErrorKind::Domain, "position 1");
     // ... but a zero query scores 0 everywhere, which the fast path takes.
     req.query = parse_vector("[0, 0]");
     check_fast_equals_general(rational, req);
-    // Another score rule.
+    // A scale that is not rational: 1/√2 for d_k = 2.
+    req.query = parse_vector("[1, 1]");
+    req.rule = ScoreRule::ScaledDot;
+    const Memory surd = Memory::scaled_integers(2, 2, {2, 0, 0, 0}, Value::ln2());
+    EXPECT_FALSE(detail::fast_attend(surd, surd, req, {Mark::Included, Mark::Included},
+                                     parse_value("2^(1/2)/2")));
+    // By hand: q·h_1/√2 = 2a/√2 = √2·a, and 2^√2 is transcendental: refused.
+    EXPECT_ERROR_HAS(attend(surd, req), ErrorKind::Domain, "q·k_1/√2 = 2a/√2");
+}
+
+// A rational scale stays on the fast path: 1/√d_k for d_k = 4, and declared scales.
+TEST(FastPath, RationalScalesStayOnIt) {
+    ReadRequest req;
     req.query = parse_vector("[1, 1, 1, 1]");
     req.rule = ScoreRule::ScaledDot;
     const Memory wide = Memory::scaled_integers(2, 4, {2, 0, 0, 0, 0, 0, 0, 0}, Value::ln2());
-    t = attend(wide, req);
-    EXPECT_FALSE(t.fast_path);
-    EXPECT_EQ(t.exponentials.at(0), Value(2));  // (q·h)/√4 = 2a/2 = a
+    const ReadTrace t = attend(wide, req);
+    EXPECT_TRUE(t.fast_path);
+    EXPECT_EQ(t.exponentials.at(0), Value(2));  // by hand: (q·h)/√4 = 2a/2 = a
+    check_fast_equals_general(wide, req);
+    req.rule = ScoreRule::Scaled;
+    for (const char* s : {"1/3", "-2", "0", "3/8"}) {
+        req.scale = parse_value(s);
+        check_fast_equals_general(wide, req);
+    }
+    // d_k = 9: 1/√9 = 1/3 is rational too; d_k = 8: 1/√8 = √2/4 is not.
+    EXPECT_EQ(score_scale(ScoreRule::ScaledDot, 9, Value(1)), parse_value("1/3"));
+    EXPECT_EQ(score_scale(ScoreRule::ScaledDot, 8, Value(1)), parse_value("2^(1/2)/4"));
+    EXPECT_ERROR_HAS(score_scale(ScoreRule::ScaledDot, 3, Value(1)), ErrorKind::Domain,
+                     "perfect square");
+}
+
+// Separate keys and values (the Transformer form), fast against general, with marks.
+TEST(FastPath, SeparateKeysAndValues) {
+    auto rng = exactattn::test::rng_for("FastPath.SeparateKeysAndValues");
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    for (int it = 0; it < iterations(200); ++it) {
+        const std::size_t n = static_cast<std::size_t>(pick(1, 8));
+        const std::size_t dk = static_cast<std::size_t>(pick(1, 4)) * (pick(0, 1) == 0 ? 1 : 4);
+        const std::size_t dv = static_cast<std::size_t>(pick(1, 5));
+        std::vector<std::int64_t> k(n * dk);
+        std::vector<std::int64_t> v(n * dv);
+        for (auto& x : k) x = pick(-6, 6);
+        for (auto& x : v) x = pick(-9, 9);
+        const Memory keys = Memory::scaled_integers(n, dk, k, pick(0, 1) == 0 ? Value::ln2() : parse_value("a/2"));
+        const Memory values = Memory::scaled_integers(n, dv, v, pick(0, 1) == 0 ? Value(1) : parse_value("3a/4"));
+        ReadRequest req;
+        for (std::size_t i = 0; i < dk; ++i) req.query.push_back(Value(pick(-3, 3)));
+        req.rule = dk == 4 || dk == 16 ? ScoreRule::ScaledDot : ScoreRule::Scaled;
+        req.scale = parse_value(pick(0, 1) == 0 ? "1/2" : "-1/3");
+        req.marks.assign(n, Mark::Included);
+        for (std::size_t j = 0; j + 1 < n; ++j) {
+            if (pick(0, 3) == 0) req.marks[j] = Mark::Removed;
+        }
+        SCOPED_TRACE(testing::Message() << "n=" << n << " dk=" << dk << " dv=" << dv);
+        const ReadTrace fast = attend(keys, values, req);
+        EXPECT_TRUE(fast.fast_path);
+        expect_same_trace(fast, attend_general(keys, values, req));
+    }
 }
 
 // Random memories, compact and explicit, with fractional units, zero queries, removed and

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+// exactattn: the attention read (general value arithmetic, or the fast path when it applies).
+#include "exactattn/read.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "exactattn/error.hpp"
+#include "exactattn/fastpath.hpp"
+#include "exactattn/print.hpp"
+
+namespace exactattn {
+
+std::vector<std::size_t> ReadTrace::included() const {
+    std::vector<std::size_t> out;
+    for (std::size_t j = 0; j < marks.size(); ++j) {
+        if (marks[j] != Mark::Removed) out.push_back(j + 1);
+    }
+    return out;
+}
+
+Value apply_readout(const Vector& coeffs, const Vector& context) {
+    if (coeffs.size() != context.size()) {
+        throw shape_error(fmt::format("the readout has {} coefficients; the context has width {}",
+                                      coeffs.size(), context.size()));
+    }
+    Value r;
+    for (std::size_t i = 0; i < coeffs.size(); ++i) r += coeffs[i] * context[i];
+    return r;
+}
+
+Value score_scale(ScoreRule rule, std::size_t d_k, const Value& declared) {
+    switch (rule) {
+        case ScoreRule::Dot: return Value(1);
+        case ScoreRule::Scaled: return declared;
+        case ScoreRule::ScaledDot: break;
+    }
+    // √d_k = s·√t with t squarefree: exact in Q(2^(1/m)) only for t = 1 or t = 2, since √t for
+    // any other squarefree t > 1 has an odd prime under the root and no power of 2^(1/m) has.
+    std::size_t s = 1;
+    std::size_t t = d_k;
+    for (std::size_t p = 2; p * p <= t; ++p) {
+        while (t % (p * p) == 0) {
+            t /= p * p;
+            s *= p;
+        }
+    }
+    if (d_k == 0) throw shape_error("the scaled dot product needs d_k ≥ 1");
+    const Value inv_s = Value(mpq_class(1, static_cast<unsigned long>(s)));
+    if (t == 1) return inv_s;
+    if (t == 2) return inv_s * Value::exp2(mpq_class(-1, 2));
+    throw domain_error(fmt::format(
+        "the scale 1/√d_k = 1/√{} is outside the exact domain: √{} is not in any Q(2^(1/m)) (an "
+        "odd prime stays under the root), so no score would exponentiate exactly; exact designs: "
+        "a d_k that is a perfect square (4, 16, 64) or twice one (2, 8, 32), or a declared scale",
+        d_k, d_k));
+}
+
+std::string scale_suffix(ScoreRule rule, std::size_t d_k, const Value& declared) {
+    switch (rule) {
+        case ScoreRule::Dot: return "";
+        case ScoreRule::ScaledDot: return fmt::format("/√{}", d_k);
+        case ScoreRule::Scaled: break;
+    }
+    return fmt::format("·({})", detail::brief_ascii(declared));
+}
+
+namespace {
+
+// Shape checks shared by both paths; returns the marks (all included when none given).
+std::vector<Mark> checked_marks(const Memory& keys, const Memory& values,
+                                const ReadRequest& request) {
+    const std::size_t n = keys.rows();
+    if (n == 0) throw shape_error("the memory is empty: a read needs at least one position");
+    if (values.rows() != n) {
+        throw shape_error(fmt::format("{} key rows but {} value rows", n, values.rows()));
+    }
+    const std::size_t d = request.query.size();
+    if (keys.width() != d) {
+        throw shape_error(fmt::format("memory rows have width {}; the query has width {}",
+                                      keys.width(), d));
+    }
+    if (!request.marks.empty() && request.marks.size() != n) {
+        throw shape_error(fmt::format("{} position marks for {} memory rows",
+                                      request.marks.size(), n));
+    }
+    if (request.readout && request.readout->size() != values.width()) {
+        throw shape_error(fmt::format("the readout has {} coefficients; the context has width {}",
+                                      request.readout->size(), values.width()));
+    }
+    std::vector<Mark> marks = request.marks.empty() ? std::vector<Mark>(n, Mark::Included)
+                                                    : request.marks;
+    if (std::all_of(marks.begin(), marks.end(), [](Mark m) { return m == Mark::Removed; })) {
+        throw reference_error(fmt::format(
+            "every one of the {} positions is removed: a read needs at least one included "
+            "position (no positive normalization total, so no distribution)",
+            n));
+    }
+    return marks;
+}
+
+// "3a" as is, "(a/2)" when the text would not read as one factor before "/√2".
+std::string factor_text(const Value& v) {
+    std::string s = detail::brief_ascii(v);
+    if (s.find_first_of("/ +-") != std::string::npos) s = "(" + s + ")";
+    return s;
+}
+
+}  // namespace
+
+ReadTrace attend(const Memory& memory, const ReadRequest& request) {
+    return attend(memory, memory, request);
+}
+
+ReadTrace attend(const Memory& keys, const Memory& values, const ReadRequest& request) {
+    const std::vector<Mark> marks = checked_marks(keys, values, request);
+    const Value scale = score_scale(request.rule, keys.width(), request.scale);
+    if (auto fast = detail::fast_attend(keys, values, request, marks, scale)) {
+        return std::move(*fast);
+    }
+    return attend_general(keys, values, request);
+}
+
+ReadTrace attend_general(const Memory& memory, const ReadRequest& request) {
+    return attend_general(memory, memory, request);
+}
+
+ReadTrace attend_general(const Memory& keys, const Memory& values, const ReadRequest& request) {
+    const std::vector<Mark> marks = checked_marks(keys, values, request);
+    const std::size_t n = keys.rows();
+    const std::size_t d = request.query.size();
+    const std::size_t dv = values.width();
+    const Value scale = score_scale(request.rule, d, request.scale);
+    ReadTrace t;
+    t.query = request.query;
+    t.marks = marks;
+    std::vector<std::optional<Value>> scores(n);
+    std::vector<std::optional<Value>> exps(n);
+    for (std::size_t j = 0; j < n; ++j) {
+        if (marks[j] == Mark::Removed) continue;
+        Value dot;
+        if (marks[j] == Mark::Included) {
+            const Vector row = keys.row(j);
+            for (std::size_t i = 0; i < d; ++i) {
+                if (!request.query[i].is_zero() && !row[i].is_zero()) {
+                    dot += request.query[i] * row[i];
+                }
+            }
+        }
+        Value s = dot * scale;
+        Value e;
+        try {
+            e = exp(s);
+        } catch (const Error& err) {
+            std::string why = err.reason();
+            if (request.rule != ScoreRule::Dot) {
+                const std::string suffix = scale_suffix(request.rule, d, request.scale);
+                why = fmt::format(
+                    "q·k_{}{} = {}{}; {}; exact designs: a d_k that is a perfect square (4, 16, "
+                    "64) so that 1/√d_k is rational, or a declared scale that keeps every score "
+                    "a rational multiple of a",
+                    j + 1, suffix, factor_text(dot), suffix, why);
+            }
+            throw Error(err.kind(), err.where(),
+                        fmt::format("position {}: the score {} has no exact exponential: {}", j + 1,
+                                    detail::brief_ascii(s), why));
+        }
+        t.denominator += e;
+        scores[j] = std::move(s);
+        exps[j] = std::move(e);
+    }
+    const Value inv = Value(1) / t.denominator;
+    std::vector<std::optional<Value>> weights(n, Value());
+    t.context.assign(dv, Value());
+    for (std::size_t j = 0; j < n; ++j) {
+        if (!exps[j]) continue;
+        weights[j] = *exps[j] * inv;
+        const Vector row = values.row(j);
+        for (std::size_t i = 0; i < dv; ++i) {
+            if (!row[i].is_zero()) t.context[i] += *weights[j] * row[i];
+        }
+    }
+    t.scores = Column(std::move(scores));
+    t.exponentials = Column(std::move(exps));
+    t.weights = Column(std::move(weights));
+    if (request.readout) t.readout = apply_readout(*request.readout, t.context);
+    return t;
+}
+
+}  // namespace exactattn
