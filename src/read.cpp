@@ -157,10 +157,10 @@ ReadTrace attend_general(const Memory& keys, const Memory& values, const ReadReq
             if (request.rule != ScoreRule::Dot) {
                 const std::string suffix = scale_suffix(request.rule, d, request.scale);
                 why = fmt::format(
-                    "q·k_{}{} = {}{}; {}; exact designs: a d_k that is a perfect square (4, 16, "
+                    "{}·k_{}{} = {}{}; {}; exact designs: a d_k that is a perfect square (4, 16, "
                     "64) so that 1/√d_k is rational, or a declared scale that keeps every score "
                     "a rational multiple of a",
-                    j + 1, suffix, factor_text(dot), suffix, why);
+                    request.query_label, j + 1, suffix, factor_text(dot), suffix, why);
             }
             throw Error(err.kind(), err.where(),
                         fmt::format("position {}: the score {} has no exact exponential: {}", j + 1,

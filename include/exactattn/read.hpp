@@ -29,6 +29,7 @@ struct ReadRequest {
     std::optional<Vector> readout;  ///< coefficients of r = Σ_i readout_i c_i
     ScoreRule rule = ScoreRule::Dot;
     Value scale = Value(1);  ///< used by ScoreRule::Scaled only
+    std::string query_label = "q";  ///< how messages name the query ("q_2" in a layer)
 };
 
 /// The full trace of a read, with one entry per original position.

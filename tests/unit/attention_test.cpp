@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+// One attention layer against values worked by hand (the example of
+// data/examples/self-attention.json and docs/attention.md), masks, cross-attention, refusals.
+#include <gtest/gtest.h>
+
+#include "exactattn/attention.hpp"
+#include "exactattn/parse.hpp"
+#include "support/support.hpp"
+
+using namespace exactattn;
+
+namespace {
+
+// Three tokens, d_model = d_k = 4, two heads, causal, scale 1/√4 = 1/2 (docs/attention.md).
+AttentionLayer hand_layer() {
+    AttentionLayer l;
+    l.rule = ScoreRule::ScaledDot;
+    l.causal = true;
+    AttentionHead h1;
+    h1.wq = parse_matrix("[[2,0,0,0],[0,2,0,0],[0,0,2,0],[0,0,0,2]]");
+    h1.wk = parse_matrix("[[a,0,0,0],[0,a,0,0],[0,0,a,0],[0,0,0,a]]");
+    h1.wv = parse_matrix("[[1,0],[0,1],[1,1],[0,0]]");
+    AttentionHead h2;
+    h2.wq = parse_matrix("[[1,0,0,0],[0,1,0,0],[0,0,1,0],[0,0,0,1]]");
+    h2.wk = parse_matrix("[[0,a,0,0],[a,0,0,0],[0,0,0,a],[0,0,a,0]]");
+    h2.wv = parse_matrix("[[0,2],[1,0],[0,1],[0,0]]");
+    l.heads = {h1, h2};
+    l.wo = parse_matrix("[[1,0,0,0],[0,1,0,0],[1,0,0,0],[0,1,0,0]]");
+    l.residual = true;
+    return l;
+}
+
+const Matrix kX = parse_matrix("[[1,0,0,0],[1,1,0,0],[0,1,1,0]]");
+
+Matrix weights_of(const HeadTrace& h) {
+    Matrix w;
+    for (const auto& r : h.rows) {
+        Vector row;
+        for (const auto& v : r.weights.all()) row.push_back(*v);
+        w.push_back(row);
+    }
+    return w;
+}
+
+}  // namespace
+
+TEST(AttentionLayer, HandWorkedCausalTwoHeads) {
+    const LayerTrace t = attend_layer(hand_layer(), kX);
+    ASSERT_EQ(t.heads.size(), 2u);
+    // Head 1: q_i = 2x_i, k_j = a·x_j, so q_i·k_j/2 = (x_i·x_j)·a; Gram x1·x2 = 1, x2·x2 = 2,
+    // x1·x3 = 0, x2·x3 = 1, x3·x3 = 2. Row 2: exps 2, 4 (sum 6); row 3: 1, 2, 4 (sum 7).
+    EXPECT_EQ(weights_of(t.heads[0]), parse_matrix("[[1,0,0],[1/3,2/3,0],[1/7,2/7,4/7]]"));
+    EXPECT_EQ(t.heads[0].rows[2].scores.all(),
+              (std::vector<std::optional<Value>>{Value(), Value::ln2(), parse_value("2a")}));
+    EXPECT_FALSE(t.heads[0].rows[0].scores.at(1).has_value());  // masked: no score
+    // v_1 = [1,0], v_2 = [1,1], v_3 = [1,2]: row 2 = [1, 2/3], row 3 = [1, (2 + 8)/7].
+    EXPECT_EQ(t.heads[0].outputs, parse_matrix("[[1,0],[1,2/3],[1,10/7]]"));
+    // Head 2: k_j = a·x_j P (P swaps 1↔2, 3↔4): scores row 2 = [a/2, a], row 3 = [a/2, a/2, 0].
+    // Row 2: √2/(2+√2) = √2 − 1, 2/(2+√2) = 2 − √2. Row 3: sum 1 + 2√2, √2/(1+2√2) = (4−√2)/7,
+    // 1/(1+2√2) = (2√2−1)/7.
+    EXPECT_EQ(weights_of(t.heads[1]),
+              parse_matrix("[[1,0,0],[2^(1/2)-1, 2-2^(1/2), 0],"
+                           "[(4-2^(1/2))/7, (4-2^(1/2))/7, (2*2^(1/2)-1)/7]]"));
+    // v_1 = [0,2], v_2 = [1,2], v_3 = [1,1].
+    EXPECT_EQ(t.heads[1].outputs,
+              parse_matrix("[[0,2],[2-2^(1/2),2],[(3+2^(1/2))/7,(15-2*2^(1/2))/7]]"));
+    // W_O adds head 2 onto head 1; the residual adds X.
+    EXPECT_EQ(t.output, parse_matrix("[[2,2,0,0],[4-2^(1/2),11/3,0,0],"
+                                     "[(10+2^(1/2))/7,(32-2*2^(1/2))/7,1,0]]"));
+}
+
+TEST(AttentionLayer, FastRowsKeepOneFactor) {
+    const LayerTrace t = attend_layer(hand_layer(), kX);
+    for (const auto& h : t.heads) {
+        for (const auto& r : h.rows) EXPECT_TRUE(r.fast_path);
+    }
+    EXPECT_TRUE(t.heads[0].keys.is_compact());
+}
+
+TEST(AttentionLayer, CrossAttentionIsTheChapterRead) {
+    // Identity projections: one query row over the memory is Chapter 14's Example 14.1.
+    AttentionLayer l;
+    const Matrix id = parse_matrix("[[1,0],[0,1]]");
+    l.heads = {AttentionHead{id, id, id}};
+    const LayerTrace t = attend_layer(l, parse_matrix("[[1,0]]"), parse_matrix("[[a,0],[0,a],[0,0]]"));
+    EXPECT_EQ(weights_of(t.heads[0]), parse_matrix("[[1/2,1/4,1/4]]"));  // exps 2, 1, 1
+    EXPECT_EQ(t.output, parse_matrix("[[a/2,a/4]]"));  // by hand: [a,0]/2 + [0,a]/4 + [0,0]/4
+}
+
+TEST(AttentionLayer, MasksArePositionsRemoved) {
+    AttentionLayer l;
+    const Matrix id = parse_matrix("[[1,0],[0,1]]");
+    l.heads = {AttentionHead{id, id, id}};
+    l.padding = {3};
+    l.mask = {{false, true, false}};
+    const LayerTrace t = attend_layer(l, parse_matrix("[[1,0]]"), parse_matrix("[[a,0],[0,a],[0,0]]"));
+    EXPECT_EQ(weights_of(t.heads[0]), parse_matrix("[[1,0,0]]"));
+    l.mask = {{true, false, false}};
+    l.padding = {2, 3};
+    EXPECT_ERROR_HAS(attend_layer(l, parse_matrix("[[1,0]]"), parse_matrix("[[a,0],[0,a],[0,0]]")),
+                     ErrorKind::Reference, "row 1 (query 1): every one of its 3 key positions is masked");
+}
+
+TEST(AttentionLayer, RefusalsSayWhy) {
+    AttentionLayer l;
+    l.rule = ScoreRule::ScaledDot;
+    l.heads = {AttentionHead{parse_matrix("[[1,0],[0,1]]"), parse_matrix("[[a,0],[0,a]]"),
+                             parse_matrix("[[1],[1]]")}};
+    // d_k = 2: q_1·k_1/√2 = a/√2, and 2^(1/√2) is transcendental.
+    EXPECT_ERROR_HAS(attend_layer(l, parse_matrix("[[1,0],[0,1]]")), ErrorKind::Domain,
+                     "head 1, query 1: position 1: the score 2^(1/2)a/2 has no exact exponential: "
+                     "q_1·k_1/√2 = a/√2");
+    EXPECT_ERROR_HAS(attend_layer(l, parse_matrix("[[1,0],[0,1]]")), ErrorKind::Domain,
+                     "Gelfond–Schneider");
+    l.rule = ScoreRule::Scaled;
+    l.scale = parse_value("1/2");
+    EXPECT_NO_THROW(attend_layer(l, parse_matrix("[[1,0],[0,1]]")));
+    l.positional = Positional::Sinusoidal;
+    EXPECT_ERROR_HAS(attend_layer(l, parse_matrix("[[1,0]]")), ErrorKind::Domain, "Lindemann");
+    l.positional = Positional::Table;
+    l.positions = parse_matrix("[[0,a]]");
+    // x + p = [1, a]: q = [1, a], k = [a, a²]; score (a + a³)/2 has a term in a³: refused.
+    EXPECT_ERROR_HAS(attend_layer(l, parse_matrix("[[1,0]]")), ErrorKind::Domain, "a^3");
+    l.positional = Positional::None;
+    l.layer_norm = true;
+    EXPECT_ERROR_HAS(attend_layer(l, parse_matrix("[[1,0]]")), ErrorKind::Domain, "√(variance");
+    l.layer_norm = false;
+    l.heads[0].wk = parse_matrix("[[a],[a]]");
+    EXPECT_ERROR_HAS(attend_layer(l, parse_matrix("[[1,0]]")), ErrorKind::Shape, "d_k = 2 but W_K gives 1");
+    EXPECT_ERROR_HAS(attend_layer(l, parse_matrix("[[1,0,0]]")), ErrorKind::Shape, "X (1×3) · W_Q (2×2)");
+}
