@@ -98,6 +98,10 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
                         "JSON pointer of the quantity, e.g. /reads/example-14.1/weights");
     s_check->add_option("--proposed", check.proposed, "The proposed value, e.g. '[2/3,1/3,1/3]'");
 
+    AttendOptions attendo;
+    auto* s_attend = app.add_subcommand("attend", "One exact attention layer (Chapter 15)");
+    add_attend_options(*s_attend, attendo);
+
     std::vector<std::string> argv(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
     std::ostringstream buffer;
     int code = 0;
@@ -110,6 +114,7 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
         else if (*s_cross) code = cmd_crosscheck(cross, buffer);
         else if (*s_answers) code = cmd_answers(answers, buffer);
         else if (*s_check) code = cmd_check(check, buffer);
+        else if (*s_attend) code = cmd_attend(attendo, buffer);
         else code = cmd_run(runo, buffer);  // `run`, or no subcommand at all
         if (!output.empty()) {
             std::ofstream file(output, std::ios::binary | std::ios::trunc);

@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace exactattn::cli {
 
 struct EvalOptions {
@@ -47,6 +51,23 @@ struct CheckOptions {
     std::string proposed;  ///< … and the proposed value or vector
 };
 
+struct AttendOptions {
+    std::string x;       ///< the sequence X (rows), inline or @FILE
+    std::string memory;  ///< cross-attention: keys and values from this sequence
+    std::vector<std::string> wq, wk, wv;  ///< one per head, or one split by columns into --heads
+    std::string wo;
+    int heads = 1;
+    bool causal = false;
+    std::string mask;                  ///< n_q × n_k of 0/1, 1 = masked
+    std::vector<std::string> padding;  ///< key positions masked for every query (1-based)
+    std::string scale = "none";        ///< none | sqrt-dk | an exact value
+    std::string positions;             ///< a matrix added to X, or "sinusoidal" (refused)
+    bool residual = false;
+    bool layer_norm = false;  ///< refused with the reason
+    std::string tokens;       ///< labels of the rows and columns
+    std::string format = "text";
+};
+
 // Each returns the exit code and writes its whole output to `out` (a buffer the caller
 // flushes only on success). They throw exactattn::Error for invalid input.
 int cmd_eval(const EvalOptions& o, std::ostream& out);
@@ -57,5 +78,8 @@ int cmd_verify(const FilesOptions& o, std::ostream& out);
 int cmd_crosscheck(const FilesOptions& o, std::ostream& out);
 int cmd_answers(const FilesOptions& o, std::ostream& out);
 int cmd_check(const CheckOptions& o, std::ostream& out);
+int cmd_attend(const AttendOptions& o, std::ostream& out);
+/// The options of `attend` on its subcommand (kept beside the command).
+void add_attend_options(CLI::App& sub, AttendOptions& o);
 
 }  // namespace exactattn::cli

@@ -6,10 +6,13 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "exactattn/memory.hpp"
 #include "exactattn/read.hpp"
+#include "exactattn/table.hpp"
 #include "exactattn/value.hpp"
 
 namespace exactattn {
@@ -73,5 +76,22 @@ LayerTrace attend_layer(const AttentionLayer& layer, const Matrix& x);
 /// Cross-attention: queries from X, keys and values from `memory` (Chapter 14's read with
 /// projections).
 LayerTrace attend_layer(const AttentionLayer& layer, const Matrix& x, const Matrix& memory);
+
+/// `attend --format json`: {"input", "masked", "heads": [{"queries", "keys", "values",
+/// "scores" (n_q × n_k, masked null), "denominators", "weights" (masked "0"), "outputs"}],
+/// "concat", "output"}, every value its canonical ascii string. Arrays are addressed 0-based
+/// (RFC 6901): /heads/0/weights/1/2 is head 1, query 2, key 3.
+std::string layer_json(const LayerTrace& t);
+
+/// The layer in a report format: per head the score and weight matrices with row and column
+/// labels (`labels`: the tokens, or 1..n when empty) and the outputs, then the layer output.
+std::string layer_report(const LayerTrace& t, Format format,
+                         const std::vector<std::string>& query_labels = {},
+                         const std::vector<std::string>& key_labels = {});
+
+/// The weight matrix of one head as a table (rows: queries, columns: keys).
+Table weight_table(const LayerTrace& t, std::size_t head, Format format,
+                   const std::vector<std::string>& query_labels,
+                   const std::vector<std::string>& key_labels);
 
 }  // namespace exactattn

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+// exactattn: an attention layer's trace as JSON and as tables.
+#include <fmt/format.h>
+
+#include "attention_json.hpp"
+#include "exactattn/attention.hpp"
+#include "exactattn/print.hpp"
+#include "report_json.hpp"
+
+namespace exactattn {
+
+namespace detail {
+
+namespace {
+
+Json memory_json(const Memory& m) {
+    Json a = Json::array();
+    for (std::size_t j = 0; j < m.rows(); ++j) a.push_back(vector_json(m.row(j)));
+    return a;
+}
+
+Json rows_json(const Matrix& m) {
+    Json a = Json::array();
+    for (const auto& r : m) a.push_back(vector_json(r));
+    return a;
+}
+
+}  // namespace
+
+Json layer_to_json(const LayerTrace& t) {
+    Json j;
+    j["input"] = rows_json(t.input);
+    j["masked"] = t.masked;
+    Json heads = Json::array();
+    for (const auto& h : t.heads) {
+        Json o;
+        o["queries"] = memory_json(h.queries);
+        o["keys"] = memory_json(h.keys);
+        o["values"] = memory_json(h.values);
+        Json scores = Json::array();
+        Json weights = Json::array();
+        Json dens = Json::array();
+        for (const auto& r : h.rows) {
+            Json srow = Json::array();
+            Json wrow = Json::array();
+            for (std::size_t p = 0; p < r.marks.size(); ++p) {
+                const auto s = r.scores.at(p);
+                srow.push_back(s ? Json(to_ascii(*s)) : Json(nullptr));
+                wrow.push_back(to_ascii(r.weights.at(p).value_or(Value())));
+            }
+            scores.push_back(srow);
+            weights.push_back(wrow);
+            dens.push_back(to_ascii(r.denominator));
+        }
+        o["scores"] = scores;
+        o["denominators"] = dens;
+        o["weights"] = weights;
+        o["outputs"] = rows_json(h.outputs);
+        heads.push_back(o);
+    }
+    j["heads"] = heads;
+    j["concat"] = rows_json(t.concat);
+    j["output"] = rows_json(t.output);
+    return j;
+}
+
+}  // namespace detail
+
+std::string layer_json(const LayerTrace& t) { return detail::layer_to_json(t).dump() + "\n"; }
+
+namespace {
+
+std::vector<std::string> labels_or_numbers(const std::vector<std::string>& labels, std::size_t n) {
+    if (labels.size() == n) return labels;
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < n; ++i) out.push_back(std::to_string(i + 1));
+    return out;
+}
+
+std::string head_name(const LayerTrace& t, std::size_t h) {
+    return t.heads.size() == 1 ? "" : fmt::format(" (head {})", h + 1);
+}
+
+Table matrix_table(std::string caption, const std::vector<std::string>& row_labels,
+                   const std::vector<std::string>& col_labels, std::size_t rows, std::size_t cols,
+                   Format f, const std::function<std::string(std::size_t, std::size_t)>& at) {
+    Table tab;
+    tab.caption = std::move(caption);
+    tab.headers.push_back("");
+    for (std::size_t j = 0; j < cols; ++j) tab.headers.push_back(detail::text_cell(col_labels[j], f));
+    for (std::size_t i = 0; i < rows; ++i) {
+        std::vector<std::string> row{detail::text_cell(row_labels[i], f)};
+        for (std::size_t j = 0; j < cols; ++j) row.push_back(at(i, j));
+        tab.rows.push_back(std::move(row));
+    }
+    return tab;
+}
+
+std::vector<std::string> column_numbers(std::size_t n, const char* prefix) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < n; ++i) out.push_back(fmt::format("{}{}", prefix, i + 1));
+    return out;
+}
+
+}  // namespace
+
+Table weight_table(const LayerTrace& t, std::size_t head, Format f,
+                   const std::vector<std::string>& query_labels,
+                   const std::vector<std::string>& key_labels) {
+    const HeadTrace& h = t.heads.at(head);
+    const std::size_t nq = h.rows.size();
+    const std::size_t nk = nq == 0 ? 0 : h.rows[0].marks.size();
+    return matrix_table(
+        "Attention weights" + head_name(t, head) + " (rows: queries, columns: keys)",
+        labels_or_numbers(query_labels, nq), labels_or_numbers(key_labels, nk), nq, nk, f,
+        [&](std::size_t i, std::size_t j) {
+            return detail::cell(h.rows[i].weights.at(j).value_or(Value()), f);
+        });
+}
+
+std::string layer_report(const LayerTrace& t, Format f, const std::vector<std::string>& query_labels,
+                         const std::vector<std::string>& key_labels) {
+    if (f == Format::Json) return layer_json(t);
+    std::string out;
+    auto add = [&](const Table& tab) {
+        out += tab.render(f);
+        if (f != Format::Csv) out += "\n";
+    };
+    for (std::size_t hi = 0; hi < t.heads.size(); ++hi) {
+        const HeadTrace& h = t.heads[hi];
+        const std::size_t nq = h.rows.size();
+        const std::size_t nk = nq == 0 ? 0 : h.rows[0].marks.size();
+        const auto ql = labels_or_numbers(query_labels, nq);
+        const auto kl = labels_or_numbers(key_labels, nk);
+        add(matrix_table("Scores" + head_name(t, hi) + " (masked: —)", ql, kl, nq, nk, f,
+                         [&](std::size_t i, std::size_t j) {
+                             const auto s = h.rows[i].scores.at(j);
+                             return s ? detail::cell(*s, f) : detail::text_cell("—", f);
+                         }));
+        add(weight_table(t, hi, f, query_labels, key_labels));
+        const std::size_t dv = h.outputs.empty() ? 0 : h.outputs[0].size();
+        add(matrix_table("Outputs" + head_name(t, hi), ql, column_numbers(dv, "c"), nq, dv, f,
+                         [&](std::size_t i, std::size_t j) { return detail::cell(h.outputs[i][j], f); }));
+    }
+    const std::size_t nq = t.output.size();
+    const std::size_t dout = t.output.empty() ? 0 : t.output[0].size();
+    add(matrix_table("Layer output", labels_or_numbers(query_labels, nq), column_numbers(dout, "y"),
+                     nq, dout, f, [&](std::size_t i, std::size_t j) { return detail::cell(t.output[i][j], f); }));
+    return out;
+}
+
+}  // namespace exactattn
