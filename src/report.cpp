@@ -82,6 +82,14 @@ Report run_scenario(const Scenario& s) {
         });
         rep.reads.push_back(std::move(rr));
     }
+    for (const auto& ls : s.layers) {
+        LayerResult lr{ls, at_declaration(s, detail::pointer_join("/layers", ls.name), [&] {
+                           const Matrix& x = s.sequence(ls.sequence).rows;
+                           return ls.memory.empty() ? attend_layer(ls.layer, x)
+                                                    : attend_layer(ls.layer, x, s.sequence(ls.memory).rows);
+                       })};
+        rep.layers.push_back(std::move(lr));
+    }
     for (const auto& is : s.interventions) {
         const std::string ptr = detail::pointer_join("/interventions", is.name);
         InterventionResult ir;
@@ -482,6 +490,14 @@ std::string render_document(const Report& rep, Format f) {
     if (!rep.interventions.empty()) {
         out += heading("Interventions", f);
         for (const auto& ir : rep.interventions) out += intervention_section(rep, ir, f);
+    }
+    for (const auto& lr : rep.layers) {
+        out += heading(fmt::format("Attention layer {}: sequence {}{}", lr.spec.name, lr.spec.sequence,
+                                   lr.spec.memory.empty() ? "" : ", memory " + lr.spec.memory),
+                       f);
+        const auto& q = s.sequence(lr.spec.sequence).tokens;
+        out += layer_report(lr.trace, f, q, lr.spec.memory.empty() ? q : s.sequence(lr.spec.memory).tokens);
+        if (!lr.spec.note.empty() && f != Format::Csv) out += paragraph(text_cell(lr.spec.note, f) + "\n", f) + "\n";
     }
     if (!rep.costs.empty()) {
         out += heading("Costs (logical counts under declared assumptions)", f);

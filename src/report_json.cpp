@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "attention_json.hpp"
 #include "exactattn/print.hpp"
 
 namespace exactattn::detail {
@@ -265,6 +266,11 @@ Json report_to_json(const Report& rep) {
     Json costs = Json::object();
     for (const auto& c : rep.costs) costs[c.spec.name] = costs_json(c.costs);
     j["costs"] = costs;
+    if (!rep.layers.empty()) {
+        Json layers = Json::object();
+        for (const auto& lr : rep.layers) layers[lr.spec.name] = layer_to_json(lr.trace);
+        j["layers"] = layers;
+    }
     return j;
 }
 

@@ -10,6 +10,7 @@
 #include "exactattn/parse.hpp"
 #include "exactattn/print.hpp"
 #include "json_io.hpp"
+#include "scenario_layers.hpp"
 
 namespace exactattn {
 
@@ -98,7 +99,7 @@ public:
         r_.only_keys(root_, "",
                      {"title", "assumptions", "vocabulary", "encoder", "score", "sources", "queries",
                       "readouts", "reads", "interventions", "costs", "exercises", "learner_answers",
-                      "crosscheck", "expect", "notes", "$schema"});
+                      "crosscheck", "expect", "notes", "$schema", "sequences", "matrices", "layers"});
         if (root_.contains("title")) s.title = r_.string(root_["title"], "/title");
         if (root_.contains("assumptions")) {
             const auto& a = r_.array(root_["assumptions"], "/assumptions");
@@ -120,6 +121,7 @@ public:
         reads(s);
         interventions(s);
         costs(s);
+        detail::parse_layer_sections(root_, r_, s);  // Chapter 15: scenario_layers.cpp
         learner_answers(s);
         exercises(s);
         crosscheck(s);

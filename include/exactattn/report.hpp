@@ -35,12 +35,19 @@ struct CostResult {
     Costs costs;
 };
 
+/// One declared attention layer and its trace.
+struct LayerResult {
+    LayerSpec spec;
+    LayerTrace trace;
+};
+
 /// Everything a scenario computes, exactly.
 struct Report {
     Scenario scenario;
     std::vector<ReadResult> reads;
     std::vector<InterventionResult> interventions;
     std::vector<CostResult> costs;
+    std::vector<LayerResult> layers;
 
     [[nodiscard]] const ReadResult& read(const std::string& name) const;
     [[nodiscard]] const InterventionResult& intervention(const std::string& name) const;

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "exactattn/attention.hpp"
 #include "exactattn/memory.hpp"
 #include "exactattn/model.hpp"
 
@@ -28,6 +29,12 @@ struct Source {
 struct NamedVector {
     std::string name;
     Vector values;
+};
+
+/// A matrix with the name it was declared under.
+struct NamedMatrix {
+    std::string name;
+    Matrix values;
 };
 
 /// One declared read (`reads`).
@@ -94,6 +101,23 @@ struct CrosscheckSpec {
         "terms and a division accumulate a few such roundings";
 };
 
+/// A declared sequence (`sequences`): rows X given directly or as the tokens' embeddings.
+struct SequenceSpec {
+    std::string name;
+    std::vector<std::string> tokens;  ///< labels of the rows (may be empty)
+    Matrix rows;
+};
+
+/// One declared attention layer (`layers`), its names resolved: the query sequence, the
+/// memory sequence for cross-attention (empty: self-attention), and the layer.
+struct LayerSpec {
+    std::string name;
+    std::string sequence;
+    std::string memory;
+    AttentionLayer layer;
+    std::string note;
+};
+
 /// A whole scenario file.
 struct Scenario {
     std::string file;   ///< where it came from ("chapter14" for the built-in one)
@@ -108,6 +132,9 @@ struct Scenario {
     std::vector<ReadSpec> reads;
     std::vector<InterventionSpec> interventions;
     std::vector<CostSpec> costs;
+    std::vector<SequenceSpec> sequences;
+    std::vector<NamedMatrix> matrices;  ///< `matrices`: projections referenced by name
+    std::vector<LayerSpec> layers;
     std::vector<Exercise> exercises;
     std::vector<LearnerAnswer> learner_answers;
     CrosscheckSpec crosscheck;
@@ -115,6 +142,8 @@ struct Scenario {
     std::vector<std::pair<std::string, std::string>> expect;
 
     [[nodiscard]] const Source& source(const std::string& name) const;
+    /// ReferenceError naming the declared sequences when `name` is not one.
+    [[nodiscard]] const SequenceSpec& sequence(const std::string& name) const;
     /// Embedding of a token; ReferenceError naming the token and the vocabulary.
     [[nodiscard]] const Vector& embedding(const std::string& token) const;
     /// Encoder states for tokens (the encoder and vocabulary must be declared).
