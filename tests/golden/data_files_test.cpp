@@ -95,7 +95,7 @@ TEST(Docs, SchemaIsJsonAndNamesEveryTopLevelKey) {
     const auto& props = schema.at("properties");
     for (const char* key : {"title", "assumptions", "vocabulary", "encoder", "score", "sources", "queries", "readouts",
                             "reads", "interventions", "costs", "learner_answers", "exercises", "crosscheck",
-                            "expect"}) {
+                            "expect", "sequences", "matrices", "layers"}) {
         EXPECT_TRUE(props.contains(key)) << key;
     }
     EXPECT_EQ(schema.at("additionalProperties"), false);
