@@ -523,9 +523,12 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
         for (std::size_t j = 0; j < n; ++j) rp.s[j] = exponent_of(rp.s[j]);
     }
     const Value score_unit = Value(mpq_class(1, static_cast<long>(m))) * Value::ln2();
-    tr.scores = Column::multiples(rp.s, rp.present, score_unit);
-    tr.exponentials = Column::powers_of_two(rp.s, m, rp.present, Value(1), std::nullopt);
-    tr.weights = Column::powers_of_two(std::move(rp.s), m, std::move(rp.present), inv_true, Value());
+    // One copy of the integers and the marks, shared by the three columns.
+    const auto keys = std::make_shared<const std::vector<std::int64_t>>(std::move(rp.s));
+    const auto present = std::make_shared<const std::vector<bool>>(std::move(rp.present));
+    tr.scores = Column::multiples(keys, present, score_unit);
+    tr.exponentials = Column::powers_of_two(keys, m, present, Value(1), std::nullopt);
+    tr.weights = Column::powers_of_two(keys, m, present, inv_true, Value());
     return tr;
 }
 

@@ -178,6 +178,11 @@ Memory Memory::without_row(std::size_t j) const {
 }
 
 Column Column::multiples(std::vector<std::int64_t> k, std::vector<bool> present, Value unit) {
+    return multiples(std::make_shared<const std::vector<std::int64_t>>(std::move(k)),
+                     std::make_shared<const std::vector<bool>>(std::move(present)), std::move(unit));
+}
+
+Column Column::multiples(Shared<std::int64_t> k, Shared<bool> present, Value unit) {
     Column c;
     c.kind_ = Kind::Multiples;
     c.k_ = std::move(k);
@@ -189,6 +194,13 @@ Column Column::multiples(std::vector<std::int64_t> k, std::vector<bool> present,
 Column Column::powers_of_two(std::vector<std::int64_t> k, std::int64_t m,
                              std::vector<bool> present, Value factor,
                              std::optional<Value> absent) {
+    return powers_of_two(std::make_shared<const std::vector<std::int64_t>>(std::move(k)), m,
+                         std::make_shared<const std::vector<bool>>(std::move(present)),
+                         std::move(factor), std::move(absent));
+}
+
+Column Column::powers_of_two(Shared<std::int64_t> k, std::int64_t m, Shared<bool> present,
+                             Value factor, std::optional<Value> absent) {
     Column c;
     c.kind_ = Kind::PowersOfTwo;
     c.k_ = std::move(k);
@@ -199,24 +211,24 @@ Column Column::powers_of_two(std::vector<std::int64_t> k, std::int64_t m,
     return c;
 }
 
-std::size_t Column::size() const { return kind_ == Kind::Explicit ? values_.size() : k_.size(); }
+std::size_t Column::size() const { return kind_ == Kind::Explicit ? values_.size() : k_->size(); }
 
 std::optional<Value> Column::at(std::size_t j) const {
     switch (kind_) {
         case Kind::Explicit: return values_[j];
         case Kind::Multiples:
-            if (!present_[j]) return std::nullopt;
-            return Value(static_cast<long>(k_[j])) * factor_;
+            if (!(*present_)[j]) return std::nullopt;
+            return Value(static_cast<long>((*k_)[j])) * factor_;
         case Kind::PowersOfTwo:
-            if (!present_[j]) return absent_;
-            return Value::exp2(mpq_class(static_cast<long>(k_[j]), static_cast<long>(m_))) * factor_;
+            if (!(*present_)[j]) return absent_;
+            return Value::exp2(mpq_class(static_cast<long>((*k_)[j]), static_cast<long>(m_))) * factor_;
     }
     return std::nullopt;
 }
 
 std::optional<std::int64_t> Column::key(std::size_t j) const {
-    if (kind_ == Kind::Explicit || !present_[j]) return std::nullopt;
-    return k_[j];
+    if (kind_ == Kind::Explicit || !(*present_)[j]) return std::nullopt;
+    return (*k_)[j];
 }
 
 std::vector<std::optional<Value>> Column::all() const {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -65,14 +66,22 @@ private:
 /// compactly as 2^(k_j/m)·factor or k_j·unit, computed on demand.
 class Column {
 public:
+    /// Immutable storage that the columns of one read share (scores, exponentials and weights
+    /// are all keyed by the same integers).
+    template <class T>
+    using Shared = std::shared_ptr<const std::vector<T>>;
+
     Column() = default;
     explicit Column(std::vector<std::optional<Value>> values) : values_(std::move(values)) {}
     /// v_j = k_j · unit where present[j], none elsewhere.
     static Column multiples(std::vector<std::int64_t> k, std::vector<bool> present, Value unit);
+    static Column multiples(Shared<std::int64_t> k, Shared<bool> present, Value unit);
     /// v_j = 2^(k_j/m) · factor where present[j]; elsewhere none, or `absent` if given.
     static Column powers_of_two(std::vector<std::int64_t> k, std::int64_t m,
                                 std::vector<bool> present, Value factor,
                                 std::optional<Value> absent);
+    static Column powers_of_two(Shared<std::int64_t> k, std::int64_t m, Shared<bool> present,
+                                Value factor, std::optional<Value> absent);
 
     [[nodiscard]] std::size_t size() const;
     [[nodiscard]] std::optional<Value> at(std::size_t j) const;
@@ -87,8 +96,8 @@ private:
     enum class Kind { Explicit, Multiples, PowersOfTwo };
     Kind kind_ = Kind::Explicit;
     std::vector<std::optional<Value>> values_;
-    std::vector<std::int64_t> k_;
-    std::vector<bool> present_;
+    Shared<std::int64_t> k_;
+    Shared<bool> present_;
     std::int64_t m_ = 1;
     Value factor_;
     std::optional<Value> absent_;
