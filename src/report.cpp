@@ -79,38 +79,71 @@ using detail::text_cell;
 
 namespace {
 
-// "1 × a + 0 × 0 = a" for small widths (the chapter's Table 14.1), the value otherwise.
-std::string dot_cell(const Vector& q, const Vector& h, const Value& score, Format f) {
-    if (q.size() > 4 || f == Format::Latex) return cell(score, f);
-    const Notation n = detail::notation_of(f);
+// A factor in a derivation, parenthesised unless it is one plain token: "(−a)", "(1/2)",
+// "(√2 − 1)" but "a", "2", "√2". Without parentheses "1/2/3/4" reads as 1/24.
+std::string factor(const std::string& a) {
+    const bool negative = a.rfind("−", 0) == 0 || a.rfind('-', 0) == 0;
+    const bool compound = a.find_first_of(" /+×") != std::string::npos;
+    return compound || negative ? "(" + a + ")" : a;
+}
+
+}  // namespace
+
+namespace detail {
+
+std::string dot_derivation(const std::vector<std::string>& q, const std::vector<std::string>& h,
+                           const std::string& score, ScoreRule rule) {
     std::string s;
     for (std::size_t i = 0; i < q.size(); ++i) {
-        auto paren = [n](const Value& v) {
-            const std::string a = to_string(v, n);
-            const bool negative = a.rfind("−", 0) == 0 || a.rfind('-', 0) == 0;
-            return a.find(' ') != std::string::npos || negative ? "(" + a + ")" : a;
-        };
-        s += (i > 0 ? " + " : "") + paren(q[i]) + " × " + paren(h[i]);
+        s += (i > 0 ? " + " : "") + factor(q[i]) + " × " + factor(h[i]);
     }
-    return s + " = " + to_string(score, n);
+    if (rule == ScoreRule::ScaledDot) s = "(" + s + ")/√" + std::to_string(q.size());
+    return s + " = " + score;
+}
+
+std::string weight_derivation(const std::string& e, const std::string& den, const std::string& w) {
+    const std::string ratio = factor(e) + "/" + factor(den);
+    return ratio == w ? w : ratio + " = " + w;
+}
+
+std::string score_header(const std::string& query, ScoreRule rule, std::size_t d) {
+    return rule == ScoreRule::ScaledDot ? fmt::format("Scaled dot product with {} (÷ √{})", query, d)
+                                        : "Dot product with " + query;
+}
+
+}  // namespace detail
+
+namespace {
+
+// "1 × a + 0 × 0 = a" for small widths (the chapter's Table 14.1), the value otherwise.
+std::string dot_cell(const Vector& q, const Vector& h, const Value& score, Format f, ScoreRule rule) {
+    if (q.size() > 4 || f == Format::Latex) return cell(score, f);
+    const Notation n = detail::notation_of(f);
+    std::vector<std::string> qs;
+    std::vector<std::string> hs;
+    for (std::size_t i = 0; i < q.size(); ++i) {
+        qs.push_back(to_string(q[i], n));
+        hs.push_back(to_string(h[i], n));
+    }
+    return detail::dot_derivation(qs, hs, to_string(score, n), rule);
 }
 
 std::string weight_cell(const std::optional<Value>& e, const Value& den, const Value& w, Format f) {
-    if (f != Format::Latex && e && e->is_rational() && den.is_rational()) {
+    if (f != Format::Latex && e && e->is_rational() && den.is_rational() && den != Value(1)) {
         const Notation n = detail::notation_of(f);
-        const std::string ratio = to_string(*e, n) + "/" + to_string(den, n);
-        if (ratio != to_string(w, n) && den != Value(1)) return ratio + " = " + to_string(w, n);
+        return detail::weight_derivation(to_string(*e, n), to_string(den, n), to_string(w, n));
     }
     return cell(w, f);
 }
 
 }  // namespace
 
-Table read_table(const Source* source, const Memory& memory, const ReadTrace& t, Format f) {
+Table read_table(const Source* source, const Memory& memory, const ReadTrace& t, Format f, ScoreRule rule) {
     Table tab;
-    tab.headers = {"Source position", "State", "Dot product with " + detail::cell(t.query, f == Format::Latex ? Format::Text : f),
+    tab.headers = {"Source position", "State",
+                   detail::score_header(f == Format::Latex ? to_string(t.query) : detail::cell(t.query, f), rule,
+                                        t.query.size()),
                    "Exponential", "Normalized weight"};
-    if (f == Format::Latex) tab.headers[2] = "Dot product with " + to_string(t.query);
     for (std::size_t j = 0; j < memory.rows(); ++j) {
         const std::string label = source != nullptr ? source->position_label(j + 1) : std::to_string(j + 1);
         const Vector h = memory.row(j);
@@ -126,7 +159,7 @@ Table read_table(const Source* source, const Memory& memory, const ReadTrace& t,
             score_cell = "0 (score set to zero)";
             exp_cell = cell(*e, f);
         } else {
-            score_cell = dot_cell(t.query, h, *score, f);
+            score_cell = dot_cell(t.query, h, *score, f, rule);
             exp_cell = cell(*e, f);
         }
         tab.rows.push_back({text_cell(label, f), cell(h, f), text_cell(score_cell, f), exp_cell,
@@ -348,7 +381,7 @@ std::string render_document(const Report& rep, Format f) {
             h += " (" + marks.substr(1) + ")";
         }
         out += heading(h, f);
-        Table tab = read_table(&src, src.states, rr.trace, f);
+        Table tab = read_table(&src, src.states, rr.trace, f, s.rule);
         out += tab.render(f) + "\n";
         if (f != Format::Csv) {
             out += paragraph(read_summary(rr.trace, rr.spec.readout ? std::optional<Vector>(rr.spec.readout->values)
@@ -386,16 +419,6 @@ std::string read_json(const Memory& memory, const ReadTrace& trace) {
     return detail::trace_json_text(memory, trace) + "\n";
 }
 
-namespace {
-
-// dot_cell's parenthesization, on a printed (unicode) value: sums and negatives.
-std::string paren_unicode(const std::string& a) {
-    const bool negative = a.rfind("−", 0) == 0 || a.rfind('-', 0) == 0;
-    return a.find(' ') != std::string::npos || negative ? "(" + a + ")" : a;
-}
-
-}  // namespace
-
 std::string read_text(const Memory& memory, const ReadTrace& trace) {
     // The text of read_table(nullptr, memory, trace, Format::Text).text() and read_summary,
     // written from memoized strings with rows produced on demand, so that a read over 10^7
@@ -403,7 +426,7 @@ std::string read_text(const Memory& memory, const ReadTrace& trace) {
     detail::TraceStrings strings(memory, trace, Notation::Unicode);
     const std::size_t d = memory.width();
     std::vector<std::string> q(trace.query.size());
-    for (std::size_t i = 0; i < q.size(); ++i) q[i] = paren_unicode(to_unicode(trace.query[i]));
+    for (std::size_t i = 0; i < q.size(); ++i) q[i] = to_unicode(trace.query[i]);
     const std::string den = to_unicode(trace.denominator);
     const bool den_one = trace.denominator == Value(1);
     std::vector<std::string> h(d);
@@ -430,21 +453,14 @@ std::string read_text(const Memory& memory, const ReadTrace& trace) {
         } else if (q.size() > 4) {
             cells[2] = r.score;
         } else {
-            for (std::size_t i = 0; i < q.size(); ++i) {
-                if (i > 0) cells[2] += " + ";
-                cells[2] += q[i] + " × " + paren_unicode(h[i]);
-            }
-            cells[2] += " = " + r.score;
+            cells[2] = detail::dot_derivation(q, h, r.score, ScoreRule::Dot);
         }
         cells[3] = r.exponential;
-        cells[4] = r.weight;
-        if (r.rational && !den_one) {
-            std::string ratio = r.exponential + "/" + den;
-            if (ratio != r.weight) cells[4] = ratio + " = " + r.weight;
-        }
+        cells[4] = r.rational && !den_one ? detail::weight_derivation(r.exponential, den, r.weight) : r.weight;
     };
     const std::vector<std::string> headers = {"Source position", "State",
-                                              "Dot product with " + detail::cell(trace.query, Format::Text),
+                                              detail::score_header(detail::cell(trace.query, Format::Text),
+                                                                   ScoreRule::Dot, trace.query.size()),
                                               "Exponential", "Normalized weight"};
     std::string out = text_table("", headers, memory.rows(), row);
     std::string scores = "[";
