@@ -13,7 +13,7 @@ namespace exactattn::detail {
 Json value_json(const Value& v);
 Json vector_json(const Vector& v);
 Json matrix_json(const Memory& m);
-/// The read object of DESIGN.md §4 (memory included when given).
+/// The trace object of docs/report.md (memory included when given).
 Json trace_to_json(const Memory* memory, const ReadTrace& t);
 /// Memoized ascii strings of one trace. A read over 10^7 positions has few distinct entries
 /// (memory integers, scores), and a position's exponential and weight are functions of its

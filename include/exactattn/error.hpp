@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// exactattn: the one error type, with a place and an exit code (DESIGN.md §4).
+// exactattn: the one error type, with a place and an exit code (docs/errors.md).
 #pragma once
 
 #include <stdexcept>
@@ -8,7 +8,7 @@
 
 namespace exactattn {
 
-/// Exit codes of the command line contract (DESIGN.md §4).
+/// Exit codes of the command line contract (docs/cli.md, "Exit codes").
 enum class ExitCode : int {
     Success = 0,
     CheckFailed = 1,   ///< a verify mismatch, a cross-check over tolerance, a wrong learner answer

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// exactattn: resource limits (DESIGN.md §1) that no honest input reaches.
+// exactattn: resource limits (docs/limits.md) that no honest input reaches.
 #pragma once
 
 #include <cstdint>
@@ -8,7 +8,7 @@ namespace exactattn {
 
 /// Caps on the work one input may ask for. Past a cap the engine throws a LimitError that
 /// names the cap, instead of exhausting memory or time. The defaults are documented in
-/// README.md ("Limits").
+/// docs/limits.md.
 struct Limits {
     /// Largest |r| in 2^r = exp(r·a) (and in an integer power x^n, largest |n|).
     std::int64_t max_exponent = std::int64_t{1} << 20;

@@ -51,7 +51,7 @@ struct Report {
 /// JSON pointer of the declaration that failed.
 Report run_scenario(const Scenario& scenario);
 
-/// The report in a format. JSON is the document `expect` pointers address (DESIGN.md §5):
+/// The report in a format. JSON is the document `expect` pointers address (docs/report.md):
 /// /sources/<name>/states, /reads/<name>/{scores,exponentials,denominator,weights,context,readout},
 /// /interventions/<name>/rows/<k>/…, /costs/<name>/… (docs/scenario.md lists them all).
 std::string render_report(const Report& report, Format format);
@@ -63,7 +63,7 @@ std::string render_report(const Report& report, Format format);
 Table read_table(const Source* source, const Memory& memory, const ReadTrace& trace, Format format,
                  ScoreRule rule = ScoreRule::Dot);
 
-/// `read --format json`: the object of DESIGN.md §4.
+/// `read --format json`: the trace object of docs/report.md ("Structure").
 std::string read_json(const Memory& memory, const ReadTrace& trace);
 
 /// `read --format text`: the table and the summary lines.

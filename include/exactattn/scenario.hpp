@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// exactattn: scenario files (DESIGN.md §5) — declared inputs of a chapter's computations.
+// exactattn: scenario files (docs/scenario.md) — declared inputs of a chapter's computations.
 #pragma once
 
 #include <map>
@@ -133,7 +133,7 @@ Scenario load_scenario(const std::string& path_or_builtin);
 std::string_view builtin_chapter14();
 
 /// A memory from the command line: `[[a,0],[0,a]]` (expressions), or `@FILE`, a JSON array
-/// of rows in a file (numbers exact from their text, strings in the notation of DESIGN.md §2).
+/// of rows in a file (numbers exact from their text, strings in the notation of docs/notation.md).
 Memory load_memory_argument(const std::string& arg);
 
 /// Splits a token list on spaces (UTF-8 tokens such as 红色 stay whole).
