@@ -393,13 +393,57 @@ py::dict judgement_dict(const Judgement& j) {
     d["name"] = j.name;
     d["target"] = j.target;
     d["proposed"] = to_list(j.proposed);
-    d["exact"] = to_list(j.exact);
+    d["exact"] = to_list(Column(j.exact));  // None where the report has no entry
+    d["columns"] = j.columns;
     d["scalar"] = j.scalar;
     d["correct"] = j.correct;
     d["findings"] = j.findings;
     d["mistake"] = j.mistake;
     d["text"] = judgement_text(j);
     return d;
+}
+
+// A proposed answer: a value, a vector or a matrix (row by row, with its width), given as text
+// in the CLI's `--proposed` notation or as Python numbers and lists.
+void set_proposed(LearnerAnswer& la, const py::object& proposed) {
+    if (py::isinstance<py::str>(proposed)) {
+        const auto text = proposed.cast<std::string>();
+        placed("proposed", [&] {
+            if (text.rfind("[[", 0) == 0) {
+                const Matrix m = parse_matrix(text);
+                la.columns = m.empty() ? 0 : m.front().size();
+                for (const auto& row : m) la.proposed.insert(la.proposed.end(), row.begin(), row.end());
+            } else if (!text.empty() && text.front() == '[') {
+                la.proposed = parse_vector(text);
+            } else {
+                la.proposed = {parse_value(text)};
+                la.scalar = true;
+            }
+            return 0;
+        });
+    } else if (auto v = exact_number(proposed)) {
+        la.proposed = {*v};
+        la.scalar = true;
+    } else {
+        const py::list items(proposed);
+        const bool matrix = !items.empty() && !py::isinstance<py::str>(items[0]) && !exact_number(items[0]) &&
+                            py::hasattr(items[0], "__iter__");
+        if (!matrix) {
+            la.proposed = to_vector(items, "proposed");
+            return;
+        }
+        for (std::size_t j = 0; j < items.size(); ++j) {
+            const Vector row = to_vector(items[j], fmt::format("proposed[{}]", j));
+            if (j == 0) la.columns = row.size();
+            if (row.size() != la.columns) {
+                Location where;
+                where.context = "proposed";
+                throw shape_error(fmt::format("row {} has width {}, row 1 has width {}", j + 1, row.size(), la.columns),
+                                  where);
+            }
+            la.proposed.insert(la.proposed.end(), row.begin(), row.end());
+        }
+    }
 }
 
 // The CLI's `check` selection (cli/cmd_answers.cpp): one ad-hoc answer, one declared answer
@@ -414,40 +458,32 @@ py::list check(const Scenario& s, const std::string& answer, const std::string& 
         LearnerAnswer la;
         la.name = "answer";
         la.target = target;
-        if (py::isinstance<py::str>(proposed)) {
-            const auto text = proposed.cast<std::string>();
-            la.scalar = text.empty() || text.front() != '[';
-            la.proposed = placed("proposed", [&] { return la.scalar ? Vector{parse_value(text)} : parse_vector(text); });
-        } else if (auto v = exact_number(proposed)) {
-            la.proposed = {*v};
-            la.scalar = true;
-        } else {
-            la.proposed = to_vector(proposed, "proposed");
-        }
+        set_proposed(la, proposed);
         answers.push_back(std::move(la));
     } else {
         for (const auto& la : rep.scenario.learner_answers) {
             if (answer.empty() || la.name == answer) answers.push_back(la);
         }
         if (!answer.empty() && answers.empty()) {
-            throw reference_error(fmt::format("unknown learner answer \"{}\"", answer));
+            Location where;
+            where.context = "answer";
+            throw reference_error(fmt::format("unknown learner answer \"{}\"", answer), where);
         }
         if (answers.empty()) throw reference_error("the scenario declares no learner_answers to check");
     }
-    py::list out;
-    for (const auto& la : answers) {
-        Judgement j;
-        try {
-            py::gil_scoped_release release;
-            j = judge(rep, la);
-        } catch (const Error& e) {
-            if (!ad_hoc || !e.where().empty()) throw;
-            Location where;
-            where.context = "target";
-            throw e.located(where);
-        }
-        out.append(judgement_dict(j));
+    std::vector<Judgement> judgements;
+    try {
+        py::gil_scoped_release release;
+        judgements = judge_all(rep, answers);
+    } catch (const Error& e) {
+        if (!ad_hoc) throw;
+        // An ad-hoc target is placed at the keyword that gave it, not in the file.
+        Location where;
+        where.context = "target";
+        throw Error(e.kind(), where, e.reason());
     }
+    py::list out;
+    for (const auto& j : judgements) out.append(judgement_dict(j));
     return out;
 }
 

@@ -87,6 +87,9 @@ def test_reference_error(cli):
         exactattn.Scenario.chapter14().check(target="/reads/nothing/weights", proposed="1")
     assert str(e.value) == cli_message(cli, "check", "chapter14", "--target", "/reads/nothing/weights",
                                        "--proposed", "1").replace("--target", "target")
+    with pytest.raises(exactattn.ReferenceError) as e:
+        exactattn.Scenario.chapter14().check("nope")
+    assert str(e.value) == cli_message(cli, "check", "chapter14", "--answer", "nope").replace("--answer", "answer")
 
 
 def test_usage_error(cli, tmp_path):

@@ -117,6 +117,9 @@ def test_encode_and_scenario_calls(tmp_path):
     assert judged[0]["exact"] == [Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)]
     right = s.check(target="/reads/example-14.1/context", proposed=[a / 2, a / 4])
     assert right[0]["correct"]
+    # The states of Table 14.1, proposed as a matrix (Python lists and the CLI's text alike).
+    assert s.check(target="/sources/red/states", proposed=[["a", 0], [0, "a"], [0, 0]])[0]["correct"]
+    assert s.check(target="/sources/red/states", proposed="[[a, 0], [0, a], [0, 0]]")[0]["correct"]
     declared = s.check()
     assert len(declared) == len(json.loads(CHAPTER.read_text(encoding="utf-8"))["learner_answers"])
     path = tmp_path / "s.json"
