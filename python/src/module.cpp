@@ -278,10 +278,47 @@ std::optional<Memory> numpy_memory(py::handle h, const Value& unit) {
     return placed("memory", [&] { return Memory::scaled_integers(rows, width, std::move(k), unit); });
 }
 
+// Rows of Python ints that fit in 64 bits, read straight into a compact memory (no Value per
+// entry); nullopt for anything else (other entries, ragged rows), which the general path
+// converts and checks.
+std::optional<Memory> int_memory(py::handle h, const Value& unit) {
+    const py::object rows = py::reinterpret_steal<py::object>(PySequence_Fast(h.ptr(), ""));
+    if (!rows) {
+        PyErr_Clear();
+        return std::nullopt;
+    }
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(rows.ptr());
+    std::vector<std::int64_t> k;
+    Py_ssize_t width = -1;
+    for (Py_ssize_t j = 0; j < n; ++j) {
+        PyObject* row = PySequence_Fast_GET_ITEM(rows.ptr(), j);
+        if (!PyList_CheckExact(row) && !PyTuple_CheckExact(row)) return std::nullopt;
+        const Py_ssize_t d = PySequence_Fast_GET_SIZE(row);
+        if (width < 0) width = d;
+        if (d != width || d == 0) return std::nullopt;
+        PyObject** items = PySequence_Fast_ITEMS(row);
+        for (Py_ssize_t i = 0; i < d; ++i) {
+            if (!PyLong_CheckExact(items[i])) return std::nullopt;
+            int overflow = 0;
+            const long long x = PyLong_AsLongLongAndOverflow(items[i], &overflow);
+            if (overflow != 0) return std::nullopt;
+            k.push_back(x);
+        }
+    }
+    if (n == 0) return std::nullopt;
+    return placed("memory", [&] {
+        return Memory::scaled_integers(static_cast<std::size_t>(n), static_cast<std::size_t>(width), std::move(k),
+                                       unit);
+    });
+}
+
 Memory to_memory(py::handle h, const py::object& unit_obj) {
     const bool has_unit = !unit_obj.is_none();
     const Value unit = has_unit ? to_value(unit_obj, "unit") : Value(1);
     if (auto m = numpy_memory(h, unit)) return std::move(*m);
+    if (!py::isinstance<py::str>(h)) {
+        if (auto m = int_memory(h, unit)) return std::move(*m);
+    }
     if (py::isinstance<py::str>(h)) {
         const auto text = h.cast<std::string>();
         const Memory m = placed("memory", [&] { return load_memory_argument(text); });

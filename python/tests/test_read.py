@@ -87,9 +87,13 @@ def test_numpy_path_equals_list_path():
     for unit in ["a", "a/6", Fraction(1, 3) * a]:
         listed = exactattn.read([[Value(unit) * k for k in r] for r in rows], query, readout=[1] * 5)
         arrayed = exactattn.read(np.array(rows, dtype=np.int32), query, readout=[1] * 5, unit=unit)
-        assert arrayed.fast_path
-        assert arrayed.to_dict() == listed.to_dict()
+        ints = exactattn.read(rows, query, readout=[1] * 5, unit=unit)  # plain ints, read directly
+        assert arrayed.fast_path and ints.fast_path
+        assert arrayed.to_dict() == listed.to_dict() == ints.to_dict()
         assert arrayed.weights == listed.weights
+    # Ragged rows of ints leave the direct path and get the library's shape error.
+    with pytest.raises(exactattn.ShapeError):
+        exactattn.read([[1, 2], [3]], [1, 0], unit="a")
 
 
 def test_numpy_input_must_be_integer_and_2d():
