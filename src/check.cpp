@@ -93,6 +93,17 @@ struct Flat {
 };
 
 Flat flatten(const Json& j, const Location& where, const std::string& target) {
+    // Text entries of the report (names, tokens, kinds) are not quantities to answer.
+    static const char* text_keys[] = {"title", "assumptions", "meaning", "source", "kind", "tokens", "deleted",
+                                      "labels", "query_name", "readout_name"};
+    for (const auto& t : pointer_tokens(target)) {
+        for (const char* k : text_keys) {
+            if (t == k) {
+                throw reference_error(fmt::format("{} names text (\"{}\"), not a quantity to answer", target, k),
+                                      where);
+            }
+        }
+    }
     Flat f;
     auto scalar = [&](const Json& x) -> std::optional<Value> {
         if (x.is_null()) return std::nullopt;
