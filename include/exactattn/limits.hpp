@@ -39,20 +39,26 @@ struct Limits {
     int max_nesting = 200;
 };
 
-/// The limits in force (process-wide; tests may swap them with ScopedLimits).
+/// The limits in force on the calling thread: its innermost ScopedLimits, else the process
+/// defaults.
 const Limits& limits();
+/// Sets the process defaults, which every thread without a ScopedLimits of its own uses
+/// (call it before starting threads).
 void set_limits(const Limits& l);
 
-/// RAII: install other limits for a scope (tests).
+/// RAII: other limits for the calling thread only, for a scope (tests; the Python module's
+/// `exactattn.limits`). Other threads keep theirs, so two threads may compute at once under
+/// different limits. Scopes nest and end in reverse order on the thread that began them.
 class ScopedLimits {
 public:
-    explicit ScopedLimits(const Limits& l) : saved_(limits()) { set_limits(l); }
-    ~ScopedLimits() { set_limits(saved_); }
+    explicit ScopedLimits(const Limits& l);
+    ~ScopedLimits();
     ScopedLimits(const ScopedLimits&) = delete;
     ScopedLimits& operator=(const ScopedLimits&) = delete;
 
 private:
-    Limits saved_;
+    Limits limits_;
+    const Limits* saved_;
 };
 
 }  // namespace exactattn
