@@ -7,6 +7,10 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -222,29 +226,37 @@ Json parse_json_exact(std::string_view text, const std::string& file) {
 }
 
 std::string read_file(const std::string& path) {
-    std::error_code ec;
-    const auto status = std::filesystem::status(path, ec);
-    if (!ec && std::filesystem::is_directory(status)) {
-        throw usage_error(fmt::format("cannot read {}: it is a directory", path));
+    // Opened without blocking and checked on the open descriptor: a FIFO or a device given as
+    // a file would otherwise block forever in open() (a FIFO with no writer) before any check.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) throw usage_error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) throw usage_error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+    if (S_ISDIR(st.st_mode)) throw usage_error(fmt::format("cannot read {}: it is a directory", path));
+    if (!S_ISREG(st.st_mode)) {
+        throw usage_error(fmt::format("cannot read {}: not a regular file (a FIFO, device or socket is not "
+                                      "read, so that nothing can block)",
+                                      path));
     }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw usage_error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
-    }
-    if (!std::filesystem::is_regular_file(status)) {
-        throw usage_error(fmt::format("cannot read {}: not a regular file", path));
-    }
-    in.seekg(0, std::ios::end);
-    const auto size = static_cast<std::int64_t>(in.tellg());
-    if (size < 0) throw usage_error(fmt::format("cannot read {}: not a regular file", path));
+    const auto size = static_cast<std::int64_t>(st.st_size);
     if (size > limits().max_file_bytes) {
         throw limit_error(fmt::format("{} has {} bytes, over the limit of {} (limits: max_file_bytes)",
                                       path, size, limits().max_file_bytes));
     }
-    in.seekg(0, std::ios::beg);
     std::string s(static_cast<std::size_t>(size), '\0');
-    in.read(s.data(), size);
-    if (!in) throw usage_error(fmt::format("cannot read {}", path));
+    std::size_t done = 0;
+    while (done < s.size()) {
+        const ssize_t r = ::read(fd, s.data() + done, s.size() - done);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) throw usage_error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+        if (r == 0) break;  // the file shrank while it was read
+        done += static_cast<std::size_t>(r);
+    }
+    s.resize(done);
     return s;
 }
 

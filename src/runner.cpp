@@ -3,7 +3,10 @@
 // checks that need the computed report (learner-answer targets resolve to a quantity).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "exactattn/error.hpp"
+#include "exactattn/limits.hpp"
 #include "exactattn/report.hpp"
 #include "json_io.hpp"
 #include "report_json.hpp"
@@ -62,9 +65,66 @@ const CostResult& Report::cost(const std::string& name) const {
     throw reference_error(fmt::format("unknown cost case \"{}\"", name));
 }
 
+namespace {
+
+// The number of exact values the run report will hold, section by section, charged before the
+// section is computed so that a report past max_report_cells is refused up front.
+class ReportBudget {
+public:
+    explicit ReportBudget(const Scenario& s) : s_(s) {}
+
+    void charge(std::int64_t cells, const std::string& pointer, const std::string& why) {
+        total_ = cells > kHuge - total_ ? kHuge : total_ + cells;
+        if (total_ > limits().max_report_cells) {
+            throw limit_error(fmt::format("the run report would hold about {} exact values, over the limit of {} "
+                                          "(limits: max_report_cells); {}",
+                                          total_, limits().max_report_cells, why),
+                              decl(s_, pointer));
+        }
+    }
+
+    // Values of one read's trace over n positions of width d (with the memory echoed or not).
+    static std::int64_t read_cells(std::int64_t n, std::int64_t d, bool memory) {
+        const std::int64_t per = 3 + (memory ? d : 0);
+        return n > (kHuge - 2 * d) / per ? kHuge : n * per + 2 * d + 1;
+    }
+
+private:
+    static constexpr std::int64_t kHuge = std::int64_t{1} << 62;
+    const Scenario& s_;
+    std::int64_t total_ = 0;
+};
+
+}  // namespace
+
 Report run_scenario(const Scenario& s) {
     Report rep;
     rep.scenario = s;
+    ReportBudget budget(s);
+    for (const auto& src : s.sources) {
+        const auto n = static_cast<std::int64_t>(src.states.rows());
+        const auto d = static_cast<std::int64_t>(src.states.width());
+        budget.charge(n > (std::int64_t{1} << 40) / std::max<std::int64_t>(d, 1) ? std::int64_t{1} << 40 : n * d,
+                      detail::pointer_join("/sources", src.name), "the source's states alone are that many");
+    }
+    for (const auto& rs : s.reads) {
+        const Memory& m = s.source(rs.source).states;
+        budget.charge(ReportBudget::read_cells(static_cast<std::int64_t>(m.rows()), static_cast<std::int64_t>(m.width()),
+                                               true),
+                      detail::pointer_join("/reads", rs.name), "a read's trace has a row per position");
+    }
+    for (const auto& is : s.interventions) {
+        const Memory& m = s.source(is.source).states;
+        const auto n = static_cast<std::int64_t>(m.rows());
+        const auto rows = static_cast<std::int64_t>(is.positions.size()) + 1;
+        const std::int64_t per_row =
+            ReportBudget::read_cells(n, static_cast<std::int64_t>(m.width()), is.kind == InterventionKind::DeleteToken);
+        budget.charge(per_row > (std::int64_t{1} << 62) / rows ? std::int64_t{1} << 62 : rows * per_row,
+                      detail::pointer_join("/interventions", is.name),
+                      fmt::format("this intervention table has {} rows of {} positions each; list the rows "
+                                  "wanted in \"positions\"",
+                                  rows, n));
+    }
     for (const auto& rs : s.reads) {
         const std::string ptr = detail::pointer_join("/reads", rs.name);
         ReadResult rr;

@@ -32,6 +32,11 @@ struct Limits {
     /// Largest total size, in bits, of the numerators and denominators of one value (all its
     /// coefficients together; max_bits caps each one).
     std::int64_t max_value_bits = std::int64_t{1} << 27;
+    /// Largest number of exact values one run report may hold (states, scores, exponentials,
+    /// weights, contexts of every read and intervention row), estimated from the declarations
+    /// before anything is computed. An intervention table over n positions has n + 1 rows of n
+    /// positions each, so a few kilobytes of tokens can ask for gigabytes of report.
+    std::int64_t max_report_cells = std::int64_t{1} << 21;
     /// Largest input file, in bytes.
     std::int64_t max_file_bytes = std::int64_t{1} << 30;
     /// Largest nesting depth of an expression (parentheses, unary signs, powers) and of a JSON
