@@ -441,6 +441,7 @@ CrosscheckResult crosscheck(const Report& rep, const CrosscheckOptions& options)
             res.worst_ratio_row = i;
         }
         res.failed += row.passed ? 0 : 1;
+        res.unbounded += std::isinf(row.bound) ? 1 : 0;
         if (row.dyadic) {
             ++res.dyadic_count;
             if (row.computed == row.rounded) ++res.dyadic_exact;
@@ -530,7 +531,11 @@ std::string crosscheck_markdown(const std::vector<CrosscheckResult>& results) {
                            "{} of them computed exactly by the double path.\n",
                            r.dyadic_count, r.dyadic_exact);
         if (r.passed()) {
-            out += "Result: PASS (every quantity within its bound).\n\n";
+            out += r.unbounded == 0
+                       ? "Result: PASS (every quantity within its bound).\n\n"
+                       : fmt::format("Result: PASS (every quantity within its bound; {} of them unchecked: their bound "
+                                     "is inf because the double path overflows).\n\n",
+                                     r.unbounded);
         } else {
             const auto first = std::find_if(r.rows.begin(), r.rows.end(), [](const CrossRow& x) { return !x.passed; });
             out += fmt::format("Result: FAIL ({} quantities over their bound or the declared tolerance, first `{}`: "
@@ -588,6 +593,7 @@ std::string crosscheck_json(const std::vector<CrosscheckResult>& results) {
                         {"worst_error_over_bound_at",
                          r.rows.empty() ? Json(nullptr) : Json(r.rows[r.worst_ratio_row].quantity)},
                         {"failed", r.failed},
+                        {"unbounded", r.unbounded},
                         {"dyadic", r.dyadic_count},
                         {"dyadic_exact", r.dyadic_exact},
                         {"passed", r.passed()}};

@@ -63,6 +63,7 @@ struct CrosscheckResult {
     double worst_ratio = 0;         ///< largest abs_error / bound over rows with a finite bound > 0
     std::size_t worst_ratio_row = 0;
     std::size_t failed = 0;         ///< rows over their bound or the declared tolerance
+    std::size_t unbounded = 0;      ///< rows whose bound is inf (the double path overflowed): unchecked
     std::size_t dyadic_count = 0;   ///< exact values that are doubles (information only)
     std::size_t dyadic_exact = 0;   ///< of those, computed exactly by the double path
     [[nodiscard]] bool passed() const { return failed == 0; }

@@ -137,3 +137,19 @@ TEST(Crosscheck, JsonCarriesBoundsAndTheNaiveOutcome) {
     EXPECT_EQ(n["weights"], nlohmann::json::parse("[0.0, 0.0]"));
     EXPECT_EQ(j[0]["summary"]["failed"], 0);
 }
+
+// A state past the double range: 2^1100 is inf in double, and the query's 0 times inf is NaN in
+// the first score, which spreads to both weights, the context and the readout. Nothing reaches
+// an exact conversion; by hand 7 quantities (that state, score 1, weights 1 and 2, context 1
+// and 2, the readout) have an infinite bound and are reported as unchecked, not as passed
+// silently.
+TEST(Crosscheck, AnInputPastTheDoubleRangeIsUncheckedNotACrash) {
+    const CrosscheckResult r = check(
+        R"({"title": "huge", "sources": {"m": {"memory": [["2^1100", "a"], ["0", "a"]]}}, "queries": {"q": [0, 1]},
+            "readouts": {"r": [1, 1]}, "reads": {"x": {"source": "m", "query": "q", "readout": "r"}}})");
+    EXPECT_EQ(r.unbounded, 7U);
+    EXPECT_TRUE(r.passed());
+    EXPECT_EQ(r.naive[0].outcome, NaiveOutcome::ScoreNotFinite);
+    const std::string md = crosscheck_markdown({r});
+    EXPECT_NE(md.find("Result: PASS (every quantity within its bound; 7 of them unchecked"), std::string::npos) << md;
+}
