@@ -155,21 +155,20 @@ TEST(CrosscheckBound, CorrectDoublePathNeverExceedsItsBoundAndTheBoundIsTight) {
     std::size_t scenarios = 0;
     std::size_t rows = 0;
     for (std::size_t i = 0; i < set.texts.size(); ++i) {
+        SCOPED_TRACE(testing::Message() << "seed " << test::seed() << " scenario " << i << ": " << set.texts[i]);
         const auto report = run_text(set.texts[i]);
         if (!report) continue;
         ++scenarios;
         const CrosscheckResult r = crosscheck(*report);
         for (const auto& row : r.rows) {
             ++rows;
-            EXPECT_LE(row.abs_error, row.bound) << "scenario " << i << ": " << set.texts[i] << "\n"
-                                                << row.quantity << " exact " << row.exact << " computed "
-                                                << row.computed;
+            EXPECT_LE(row.abs_error, row.bound) << row.quantity << " exact " << row.exact << " computed " << row.computed;
             if (std::isfinite(row.bound) && row.bound > 0) {
                 double& w = worst[kind_of(row.quantity)];
                 w = std::max(w, row.abs_error / row.bound);
             }
         }
-        EXPECT_TRUE(r.passed()) << set.texts[i];
+        EXPECT_TRUE(r.passed());
     }
     EXPECT_GT(scenarios, set.texts.size() * 9 / 10);
     EXPECT_GT(rows, 10000U);
@@ -186,6 +185,7 @@ TEST(CrosscheckBound, AnErrorPlantedPastTheBoundAlwaysFails) {
     auto rng = test::rng_for("CrosscheckBound.Planted");
     std::size_t planted = 0;
     for (std::size_t i = 0; i < set.texts.size(); ++i) {
+        SCOPED_TRACE(testing::Message() << "seed " << test::seed() << " scenario " << i << ": " << set.texts[i]);
         const auto report = run_text(set.texts[i]);
         if (!report) continue;
         const CrosscheckResult clean = crosscheck(*report);
@@ -198,7 +198,7 @@ TEST(CrosscheckBound, AnErrorPlantedPastTheBoundAlwaysFails) {
         CrosscheckOptions planted_error;
         planted_error.perturb = [&](const std::string& q, double c) { return q == target.quantity ? c + delta : c; };
         const CrosscheckResult r = crosscheck(*report, planted_error);
-        EXPECT_EQ(r.failed, 1U) << set.texts[i] << "\n" << target.quantity;
+        EXPECT_EQ(r.failed, 1U) << target.quantity;
         for (const auto& row : r.rows) EXPECT_EQ(row.passed, row.quantity != target.quantity) << row.quantity;
         ++planted;
     }
