@@ -25,6 +25,7 @@ public:
     [[nodiscard]] std::string v(const std::vector<Value>& x) const { return math(to_string(x, n_)); }
     [[nodiscard]] std::string math(const std::string& s) const { return f_ == Format::Latex ? "$" + s + "$" : s; }
     [[nodiscard]] std::string text(const std::string& s) const { return f_ == Format::Latex ? latex_escape(s) : s; }
+    [[nodiscard]] Notation notation() const { return n_; }
     [[nodiscard]] std::string times() const { return f_ == Format::Latex ? "\\times" : "×"; }
 
     // 2a/5 + 2(2a/5) = 6a/5
@@ -171,8 +172,8 @@ std::string cost_sentences(const Writer& w, const Costs& c) {
 }
 
 std::string learner_sentence(const Writer& w, const Judgement& j) {
-    const std::string proposed = j.scalar && j.proposed.size() == 1 ? w.v(j.proposed[0]) : w.v(j.proposed);
-    const std::string exact = j.scalar && j.exact.size() == 1 ? w.v(j.exact[0]) : w.v(j.exact);
+    const std::string proposed = w.math(proposed_text(j, w.notation()));
+    const std::string exact = w.math(exact_text(j, w.notation()));
     if (j.correct) return fmt::format("A learner's answer {} is right.", proposed);
     std::string out = fmt::format("A learner's answer {} is wrong (the exact answer is {})", proposed, exact);
     for (const auto& f : j.findings) out += "; " + w.text(f);
@@ -196,23 +197,13 @@ std::vector<Answer> build(const Report& rep, const Writer& w) {
             a.sentences.push_back(lead + read_sentences(w, rr.trace, rr.spec.readout));
         }
         for (const auto& ref : ex.interventions) {
+            // "<name>" or "<name>/rows/<k>" (checked when the scenario was loaded).
             const auto slash = ref.find('/');
             const auto& ir = rep.intervention(ref.substr(0, slash));
             if (slash != std::string::npos) {
-                std::size_t pos = 0;
-                try {
-                    pos = std::stoul(ref.substr(slash + 1));
-                } catch (const std::exception&) {
-                    throw reference_error(fmt::format("exercise {}: \"{}\" names no row", ex.id, ref));
-                }
-                bool found = false;
-                for (const auto& row : ir.rows) {
-                    if (row.position == pos) {
-                        a.sentences.push_back(row_sentence(w, rep, ir, row));
-                        found = true;
-                    }
-                }
-                if (!found) throw reference_error(fmt::format("exercise {}: \"{}\" names no row", ex.id, ref));
+                const auto& row = ir.rows.at(std::stoul(ref.substr(slash + 6)));
+                a.sentences.push_back(row.position == 0 ? read_sentences(w, row.trace, ir.spec.readout)
+                                                        : row_sentence(w, rep, ir, row));
             } else {
                 for (const auto& row : ir.rows) {
                     if (row.position > 0) a.sentences.push_back(row_sentence(w, rep, ir, row));

@@ -71,7 +71,11 @@ public:
     bool boolean(bool v) { return put(Json(v)); }
     bool number_integer(number_integer_t v) { return put(Json(v)); }
     bool number_unsigned(number_unsigned_t v) { return put(Json(v)); }
-    bool number_float(number_float_t /*rounded*/, const string_t& text) { return put(Json(text)); }
+    // A non-integer number keeps its decimal text, tagged so that it is still a number: it
+    // cannot pass where a string is required ("title": 1.5), nor be read as an expression.
+    bool number_float(number_float_t /*rounded*/, const string_t& text) {
+        return put(Json::binary(Json::binary_t::container_type(text.begin(), text.end()), kExactNumber));
+    }
     bool string(string_t& v) { return put(Json(v)); }
     bool binary(binary_t& /*unused*/) { return put(Json(nullptr)); }
 
@@ -255,6 +259,22 @@ std::string json_type(const Json& j) {
     }
 }
 
+std::optional<std::string> exact_number_text(const Json& j) {
+    if (!j.is_binary() || !j.get_binary().has_subtype() || j.get_binary().subtype() != kExactNumber) return std::nullopt;
+    const auto& b = j.get_binary();
+    return std::string(b.begin(), b.end());
+}
+
+Json plain_json(const Json& j) {
+    if (const auto text = exact_number_text(j)) return Json(*text);
+    if (j.is_array() || j.is_object()) {
+        Json out = j;
+        for (auto& x : out) x = plain_json(x);
+        return out;
+    }
+    return j;
+}
+
 Value json_value(const Json& j, const Location& where) {
     try {
         if (j.is_number_integer()) {
@@ -262,6 +282,7 @@ Value json_value(const Json& j, const Location& where) {
             return Value(mpq_class(mpz_class(std::to_string(j.get<std::int64_t>()))));
         }
         if (j.is_string()) return parse_value(j.get_ref<const std::string&>());
+        if (const auto text = exact_number_text(j)) return parse_value(*text);
     } catch (const Error& e) {
         throw e.located(where);
     }

@@ -55,6 +55,15 @@ std::string trace_json_text(const Memory& memory, const ReadTrace& t);
 Json costs_json(const Costs& c);
 Json report_to_json(const Report& rep);
 
+/// The entry of `doc` at the JSON pointer `pointer` (RFC 6901): the one resolver of every
+/// command that addresses the report (verify's `expect`, check's targets, learner answers).
+/// ReferenceError placed at `where` when the pointer is malformed or resolves to nothing.
+const Json& resolve_pointer(const Json& doc, const std::string& pointer, const Location& where);
+
+/// Throws ReferenceError at `where` unless the learner answer's target names a quantity of
+/// the report `doc` (a value, a vector or a matrix of values). Defined in check.cpp.
+void check_answer_target(const Json& doc, const Scenario& s, const LearnerAnswer& la, const Location& where);
+
 // Cell helpers shared by the renderers (report.cpp).
 Notation notation_of(Format f);
 std::string cell(const Value& v, Format f);

@@ -69,8 +69,9 @@ struct LearnerAnswer {
     /// JSON pointer of the quantity in the run report, e.g. "/reads/example-14.1/weights" or
     /// "/interventions/table-14.3/rows/2/context".
     std::string target;
-    std::vector<Value> proposed;  ///< one value for a scalar quantity
+    std::vector<Value> proposed;  ///< one value for a scalar quantity; a matrix row by row
     bool scalar = false;
+    std::size_t columns = 0;      ///< > 0: `proposed` is a matrix of this width
     std::string note;
 };
 
