@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // exactattn: an independent double path, its a-priori error bounds, and its comparison with the
-// exact results. The bounds are derived in docs/crosscheck.md; every formula below cites its
-// section there.
+// exact results. The bounds are derived in docs/crosscheck.md; the formulas below cite
+// its sections.
 #include "exactattn/crosscheck.hpp"
 
 #include <fmt/format.h>
@@ -129,7 +129,7 @@ D dot(std::size_t n, X xat, Y yat) {
     return {s, up(gamma(roundings) * magnitude + underflow + propagated)};
 }
 
-// The double path's a, and |log(2.0) − ln 2| measured once at 200 bits, rounded up (docs §3).
+// The double path's a, and |log(2.0) − ln 2| measured once at 200 bits, rounded up (docs §2).
 const double kA = std::log(2.0);
 double a_error() {
     static const double e = [] {
@@ -268,7 +268,7 @@ DRead read_double(const DMat& mem, const DVec& q, const std::vector<Mark>& marks
     return r;
 }
 
-// The naive softmax, exp(s_j) / Σ_k exp(s_k) without max subtraction, for contrast (docs §5).
+// The naive softmax, exp(s_j) / Σ_k exp(s_k) without max subtraction, for contrast (docs §6).
 NaiveRow naive_softmax(const DRead& r, const std::vector<Mark>& marks) {
     NaiveRow nr;
     nr.max_score = r.max_score;
