@@ -48,10 +48,10 @@ std::string positions(const std::vector<int>& p) {
     return s + "]";
 }
 
-// A memory given directly (`long_memory`: 50 to 300 positions), one read with random removals and zeroings, and remove-state and
+// A memory given directly, one read with random removals and zeroings, and remove-state and
 // zero-score tables over every position.
-std::string memory_scenario(std::mt19937_64& rng, bool big, bool long_memory) {
-    const auto n = static_cast<std::size_t>(long_memory ? pick(rng, 50, 300) : pick(rng, 1, 9));
+std::string memory_scenario(std::mt19937_64& rng, bool big) {
+    const auto n = static_cast<std::size_t>(pick(rng, 1, 9));
     const auto d = static_cast<std::size_t>(pick(rng, 1, 4));
     std::string mem = "[";
     for (std::size_t j = 0; j < n; ++j) mem += (j > 0 ? ", " : "") + vec(d, [&] { return memory_entry(rng, big); });
@@ -132,8 +132,7 @@ Scenarios random_scenarios() {
     Scenarios s;
     const int n = 200 * test::multiplier();
     for (int it = 0; it < n; ++it) {
-        // Every 25th memory is long (50 to 300 positions), for the γ_n of the sums.
-        s.texts.push_back(it % 4 == 3 ? encoder_scenario(rng) : memory_scenario(rng, it % 10 == 0, it % 25 == 1));
+        s.texts.push_back(it % 4 == 3 ? encoder_scenario(rng) : memory_scenario(rng, it % 10 == 0));
     }
     return s;
 }
