@@ -123,7 +123,6 @@ void add_attend_options(CLI::App& sub, AttendOptions& o) {
     sub.add_option("--tokens", o.tokens, "Row and column labels, separated by spaces");
     sub.add_option("--format", o.format, "text|markdown|latex|csv|json")
         ->check(CLI::IsMember({"text", "markdown", "latex", "csv", "json"}));
-    sub.fallthrough();
 }
 
 int cmd_attend(const AttendOptions& o, std::ostream& out) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// exactattn: the model of DESIGN.md §3 — recurrent encoder and cost counts, all exact; the
+// exactattn: the model of docs/model.md — recurrent encoder and cost counts, all exact; the
 // attention read it uses is read.hpp.
 #pragma once
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// exactattn: the one attention read (DESIGN.md §3) that the encoder's reads, interventions,
+// exactattn: the one attention read (docs/model.md, "Read") that the encoder's reads, interventions,
 // self-attention rows and heads all go through: a request (query, marks, score rule and an
 // exact scale) in, the full trace out.
 #pragma once
