@@ -312,6 +312,81 @@ mpq_class times_pow2(const mpq_class& x, std::int64_t e) {
     return y;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Step 3 for M > 1: C_i / D in K_M = Q(θ), θ^M = 2, with D and C_i integral.
+
+using ZPoly = std::vector<mpz_class>;  // Σ_r z_r θ^r, M integer coefficients
+
+// a·b in Z[θ]/(θ^M − 2).
+ZPoly mul_mod(const ZPoly& a, const ZPoly& b, std::size_t m) {
+    ZPoly out(m);
+    mpz_class t;
+    for (std::size_t i = 0; i < m; ++i) {
+        if (sgn(a[i]) == 0) continue;
+        for (std::size_t j = 0; j < m; ++j) {
+            if (sgn(b[j]) == 0) continue;
+            mpz_mul(t.get_mpz_t(), a[i].get_mpz_t(), b[j].get_mpz_t());
+            std::size_t k = i + j;
+            if (k >= m) {
+                k -= m;
+                mpz_mul_2exp(t.get_mpz_t(), t.get_mpz_t(), 1);  // θ^M = 2
+            }
+            out[k] += t;
+        }
+    }
+    return out;
+}
+
+// An integral A with D·A = N for an integer N ≠ 0 (N is ± the norm of D), for M a power of
+// two: D(θ)·D(−θ) = E(θ²) lies in the subfield Q(θ²) of degree M/2, so A = D(−θ)·A_E(θ²)
+// recursively, with integer products only. False for other M.
+bool integral_adjugate(const ZPoly& d, std::size_t m, ZPoly& adj, mpz_class& norm) {
+    if (m == 1) {
+        adj = ZPoly{mpz_class(1)};
+        norm = d[0];
+        return true;
+    }
+    if (m % 2 != 0) return false;
+    ZPoly neg = d;
+    for (std::size_t i = 1; i < m; i += 2) neg[i] = -neg[i];
+    const ZPoly p = mul_mod(d, neg, m);  // odd coefficients cancel
+    ZPoly e(m / 2);
+    for (std::size_t k = 0; k < m / 2; ++k) e[k] = p[2 * k];
+    ZPoly adj_e;
+    if (!integral_adjugate(e, m / 2, adj_e, norm)) return false;
+    ZPoly lifted(m);
+    for (std::size_t k = 0; k < m / 2; ++k) lifted[2 * k] = adj_e[k];
+    adj = mul_mod(neg, lifted, m);
+    return true;
+}
+
+// The canonical element with the given reduced coefficients (FieldElem's canonical form:
+// no trailing zeros, the smallest root degree), without reducing them again.
+FieldElem field_from_reduced(int m, std::vector<mpq_class> c) {
+    while (!c.empty() && sgn(c.back()) == 0) c.pop_back();
+    if (c.empty()) return FieldElem();
+    int g = m;
+    for (std::size_t i = 1; i < c.size() && g > 1; ++i) {
+        if (sgn(c[i]) != 0) g = std::gcd(g, static_cast<int>(i));
+    }
+    if (g > 1) {
+        const auto step = static_cast<std::size_t>(g);
+        std::vector<mpq_class> shrunk((c.size() - 1) / step + 1);
+        for (std::size_t i = 0; i < c.size(); i += step) shrunk[i / step] = std::move(c[i]);
+        c = std::move(shrunk);
+        m /= g;
+    }
+    return from_canonical_unchecked(m, std::move(c));
+}
+
+// f · a^e as a value.
+Value times_a_power(FieldElem f, int e) {
+    if (e == 0) return Value(f);
+    std::vector<FieldElem> terms(static_cast<std::size_t>(e) + 1);
+    terms.back() = std::move(f);
+    return Value::from_terms(std::move(terms));
+}
+
 }  // namespace
 
 std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values_in,
@@ -494,26 +569,64 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
             tr.readout = Value(FieldElem(mpq_class(num, l * big_n))) * unit;  // one gcd
         }
     } else {
-        std::vector<mpq_class> den_coeffs(mm);
-        std::vector<std::vector<mpq_class>> num_coeffs(dv, std::vector<mpq_class>(mm));
-        for (std::size_t r = 0; r < mm; ++r) {
-            if (!residue_used[r]) continue;
-            den_coeffs[r] = mpq_class(sums.value(r, dv));
-            for (std::size_t i = 0; i < dv; ++i) num_coeffs[i][r] = mpq_class(sums.value(r, i));
-        }
+        // D = Σ_r θ^r N_r and C_i = Σ_r θ^r C_{r,i}, integral. With D·A = N (A integral, N an
+        // integer), C_i / D = C_i·A / N: integer products, then every coefficient reduced
+        // against N with one shared full-size gcd (common_factors), instead of an inversion
+        // and d products over Q that reduce every partial fraction.
         const int mi = static_cast<int>(m);
         const std::int64_t fm = fmin;
-        const FieldElem den_scaled = FieldElem::from_coefficients(mi, den_coeffs);
-        const FieldElem inv_scaled = den_scaled.inverse();
+        ZPoly den(mm);
+        std::vector<ZPoly> num(dv, ZPoly(mm));
+        for (std::size_t r = 0; r < mm; ++r) {
+            if (!residue_used[r]) continue;
+            den[r] = sums.value(r, dv);
+            for (std::size_t i = 0; i < dv; ++i) num[i][r] = sums.value(r, i);
+        }
+        ZPoly adj;
+        mpz_class norm;
+        if (!integral_adjugate(den, mm, adj, norm)) {
+            // M not a power of two: D⁻¹ = A / L with L the lcm of its denominators.
+            std::vector<mpq_class> dq(mm);
+            for (std::size_t r = 0; r < mm; ++r) dq[r] = mpq_class(den[r]);
+            const std::vector<mpq_class> inv = FieldElem::from_coefficients(mi, dq).inverse().lifted(mi);
+            norm = 1;
+            for (const auto& x : inv) mpz_lcm(norm.get_mpz_t(), norm.get_mpz_t(), x.get_den_mpz_t());
+            adj.assign(mm, mpz_class());
+            for (std::size_t r = 0; r < mm; ++r) adj[r] = inv[r].get_num() * (norm / inv[r].get_den());
+        }
+        if (sgn(norm) < 0) {
+            norm = -norm;
+            for (auto& x : adj) x = -x;
+        }
         std::vector<mpq_class> den_true(mm);
-        for (std::size_t r = 0; r < mm; ++r) den_true[r] = times_pow2(den_coeffs[r], fm);
+        std::vector<mpq_class> inv_coeffs(mm);
+        for (std::size_t r = 0; r < mm; ++r) {
+            den_true[r] = times_pow2(mpq_class(den[r]), fm);
+            inv_coeffs[r] = times_pow2(mpq_class(adj[r], norm), -fm);  // canonicalized below
+        }
         tr.denominator = Value(FieldElem::from_coefficients(mi, std::move(den_true)));
-        std::vector<mpq_class> inv_coeffs = inv_scaled.lifted(mi);
-        for (auto& x : inv_coeffs) x = times_pow2(x, -fm);
         inv_true = Value(FieldElem::from_coefficients(mi, std::move(inv_coeffs)));
+        // A unit q·a^e (q rational) folds into the fractions; any other multiplies at the end.
+        mpq_class uq = 1;
+        int ue = 0;
+        const bool folded = !unit.is_zero() && unit_parts(unit, uq, ue);
+        mpz_class big_den = norm;
+        if (folded) big_den *= uq.get_den();
+        std::vector<mpz_class> flat(dv * mm);
         for (std::size_t i = 0; i < dv; ++i) {
-            const FieldElem num = FieldElem::from_coefficients(mi, num_coeffs[i]);
-            tr.context[i] = Value(num * inv_scaled) * unit;
+            ZPoly x = mul_mod(num[i], adj, mm);
+            for (std::size_t r = 0; r < mm; ++r) {
+                if (folded) x[r] *= uq.get_num();
+                flat[i * mm + r] = std::move(x[r]);
+            }
+        }
+        const std::vector<mpz_class> gi = common_factors(big_den, flat);
+        for (std::size_t i = 0; i < dv; ++i) {
+            if (unit.is_zero()) continue;
+            std::vector<mpq_class> c(mm);
+            for (std::size_t r = 0; r < mm; ++r) c[r] = reduced(flat[i * mm + r], big_den, gi[i * mm + r]);
+            FieldElem f = field_from_reduced(mi, std::move(c));
+            tr.context[i] = folded ? times_a_power(std::move(f), ue) : Value(f) * unit;
         }
     }
     if (request.readout && !tr.readout) tr.readout = apply_readout(*request.readout, tr.context);
