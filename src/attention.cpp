@@ -142,6 +142,11 @@ LayerTrace attend_layer(const AttentionLayer& layer, const Matrix& x_in, const M
             throw shape_error(fmt::format("head {}: W_Q gives d_k = {} but W_K gives {}", h + 1,
                                           ht.queries.width(), ht.keys.width()));
         }
+        try {
+            (void)score_scale(layer.rule, ht.keys.width(), layer.scale);  // once per head, not per row
+        } catch (const Error& e) {
+            throw Error(e.kind(), e.where(), fmt::format("head {}: {}", h + 1, e.reason()));
+        }
         ht.rows.reserve(nq);
         ht.outputs.reserve(nq);
         for (std::size_t i = 0; i < nq; ++i) {
@@ -150,6 +155,7 @@ LayerTrace attend_layer(const AttentionLayer& layer, const Matrix& x_in, const M
             req.rule = layer.rule;
             req.scale = layer.scale;
             req.query_label = fmt::format("q_{}", i + 1);
+            req.position_label = "key";
             req.marks.resize(nk);
             for (std::size_t j = 0; j < nk; ++j) {
                 req.marks[j] = t.masked[i][j] ? Mark::Removed : Mark::Included;
@@ -157,8 +163,10 @@ LayerTrace attend_layer(const AttentionLayer& layer, const Matrix& x_in, const M
             try {
                 ht.rows.push_back(attend(ht.keys, ht.values, req));
             } catch (const Error& e) {
+                // "key 3: the score …" joins the place: "head 1, query 2, key 3: the score …".
+                const bool at_key = e.reason().rfind("key ", 0) == 0;
                 throw Error(e.kind(), e.where(),
-                            fmt::format("head {}, query {}: {}", h + 1, i + 1, e.reason()));
+                            fmt::format("head {}, query {}{}{}", h + 1, i + 1, at_key ? ", " : ": ", e.reason()));
             }
             ht.outputs.push_back(ht.rows.back().context);
         }

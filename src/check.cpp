@@ -4,7 +4,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <functional>
+
 #include "exactattn/error.hpp"
+#include "exactattn/linalg.hpp"
 #include "exactattn/print.hpp"
 #include "json_io.hpp"
 #include "report_json.hpp"
@@ -215,6 +219,229 @@ bool same_quantity(const std::vector<Value>& proposed, const std::vector<Value>&
     return true;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Chapter 15 mistakes on a layer's quantities: the layer recomputed the wrong way, as a document
+// of the same form as /layers/<name> (a row the wrong way cannot compute is null), then the
+// target's part of it compared with the proposal.
+
+// A query's row masked by `masked`, scored by `rule` (and `scale`).
+using MaskFn = std::function<bool(std::size_t, std::size_t)>;
+
+Json optional_json(const std::optional<Value>& v) { return v ? Json(to_ascii(*v)) : Json(nullptr); }
+
+// Per head: scores, denominators, weights and outputs, each row computed or null.
+struct AltHead {
+    Json scores = Json::array();
+    Json denominators = Json::array();
+    Json weights = Json::array();
+    Json outputs = Json::array();
+    Matrix out_rows;
+    bool complete = true;
+};
+
+void push_row(AltHead& a, const ReadTrace& r) {
+    Json s = Json::array();
+    Json w = Json::array();
+    for (std::size_t j = 0; j < r.marks.size(); ++j) {
+        s.push_back(optional_json(r.scores.at(j)));
+        w.push_back(to_ascii(r.weights.at(j).value_or(Value())));
+    }
+    a.scores.push_back(s);
+    a.weights.push_back(w);
+    a.denominators.push_back(to_ascii(r.denominator));
+    a.outputs.push_back(detail::vector_json(r.context));
+    a.out_rows.push_back(r.context);
+}
+
+// The layer recomputed with another rule or mask (rows through the one read), or with the
+// softmax taken down each column (over the queries) instead of along each row.
+Json alternative_layer(const Json& right, const LayerResult& lr, ScoreRule rule, const Value& scale,
+                       const MaskFn& masked, bool column_softmax) {
+    const LayerTrace& t = lr.trace;
+    Json doc = right;
+    std::vector<AltHead> heads(t.heads.size());
+    for (std::size_t h = 0; h < t.heads.size(); ++h) {
+        const HeadTrace& ht = t.heads[h];
+        AltHead& a = heads[h];
+        const std::size_t nq = ht.rows.size();
+        const std::size_t nk = ht.keys.rows();
+        if (column_softmax) {
+            std::vector<Value> col(nk);
+            for (const auto& r : ht.rows) {
+                for (std::size_t j = 0; j < nk; ++j) col[j] += r.exponentials.at(j).value_or(Value());
+            }
+            const Matrix v = ht.values.matrix();
+            for (std::size_t i = 0; i < nq; ++i) {
+                Json w = Json::array();
+                Vector out(v.empty() ? 0 : v[0].size());
+                for (std::size_t j = 0; j < nk; ++j) {
+                    const Value e = ht.rows[i].exponentials.at(j).value_or(Value());
+                    const Value wij = e.is_zero() ? Value() : e / col[j];
+                    w.push_back(to_ascii(wij));
+                    for (std::size_t c = 0; c < out.size(); ++c) out[c] += wij * v[j][c];
+                }
+                a.scores.push_back(right["heads"][h]["scores"][i]);
+                a.denominators.push_back(nullptr);
+                a.weights.push_back(w);
+                a.outputs.push_back(detail::vector_json(out));
+                a.out_rows.push_back(out);
+            }
+        } else {
+            for (std::size_t i = 0; i < nq; ++i) {
+                ReadRequest req;
+                req.query = ht.queries.row(i);
+                req.rule = rule;
+                req.scale = scale;
+                req.marks.resize(nk);
+                for (std::size_t j = 0; j < nk; ++j) req.marks[j] = masked(i, j) ? Mark::Removed : Mark::Included;
+                try {
+                    push_row(a, attend(ht.keys, ht.values, req));
+                } catch (const Error&) {  // this wrong way leaves the row undefined (all masked, no exact exponential)
+                    a.scores.push_back(nullptr);
+                    a.denominators.push_back(nullptr);
+                    a.weights.push_back(nullptr);
+                    a.outputs.push_back(nullptr);
+                    a.complete = false;
+                }
+            }
+        }
+        Json& o = doc["heads"][h];
+        o["scores"] = a.scores;
+        o["denominators"] = a.denominators;
+        o["weights"] = a.weights;
+        o["outputs"] = a.outputs;
+    }
+    const bool complete = std::all_of(heads.begin(), heads.end(), [](const AltHead& a) { return a.complete; });
+    doc["concat"] = nullptr;
+    doc["output"] = nullptr;
+    if (complete) {
+        Matrix concat = heads[0].out_rows;
+        for (std::size_t h = 1; h < heads.size(); ++h) concat = hconcat(concat, heads[h].out_rows);
+        Matrix out = concat;
+        if (lr.spec.layer.wo) out = mat_mul(concat, *lr.spec.layer.wo);
+        if (lr.spec.layer.residual) out = mat_add(out, t.input);
+        Json c = Json::array();
+        for (const auto& r : concat) c.push_back(detail::vector_json(r));
+        Json y = Json::array();
+        for (const auto& r : out) y.push_back(detail::vector_json(r));
+        doc["concat"] = c;
+        doc["output"] = y;
+    }
+    return doc;
+}
+
+// The part of an alternative document at `sub`, flattened as flatten() does; none when it is
+// missing or holds a row the wrong way cannot compute.
+std::optional<Flat> alternative_part(const Json& doc, const std::string& sub, const Location& where) {
+    const Json::json_pointer p(sub);
+    if (!doc.contains(p)) return std::nullopt;
+    const Json& part = doc.at(p);
+    if (part.is_null()) return std::nullopt;
+    if (part.is_array()) {
+        for (const auto& x : part) {
+            if (x.is_null() && !part.empty() && std::any_of(part.begin(), part.end(), [](const Json& y) { return y.is_array(); })) {
+                return std::nullopt;
+            }
+        }
+    }
+    try {
+        return flatten(part, where, sub);
+    } catch (const Error&) {
+        return std::nullopt;
+    }
+}
+
+// The rows of the proposed weights (a matrix, or one row) that do not sum to 1.
+void layer_weight_findings(const LearnerAnswer& answer, const std::vector<std::string>& tokens, Judgement& j) {
+    if (tokens.size() < 5 || tokens[4] != "weights" || tokens.size() > 6 || answer.scalar) return;
+    const std::size_t cols = answer.columns > 0 ? answer.columns : answer.proposed.size();
+    if (cols == 0) return;
+    for (std::size_t r = 0; r * cols < answer.proposed.size(); ++r) {
+        Value sum;
+        for (std::size_t c = 0; c < cols && r * cols + c < answer.proposed.size(); ++c) sum += answer.proposed[r * cols + c];
+        if (sum != Value(1)) {
+            j.findings.push_back(answer.columns > 0 ? fmt::format("row {} of the proposed weights sums to {}, not 1", r + 1,
+                                                                  to_unicode(sum))
+                                                    : fmt::format("the proposed weights sum to {}, not 1", to_unicode(sum)));
+            return;
+        }
+    }
+}
+
+void layer_mistakes(const Report& rep, const detail::Json& doc, const LearnerAnswer& answer, const Flat& exact,
+                    Judgement& j) {
+    const auto tokens = pointer_tokens(answer.target);
+    if (tokens.size() < 3 || tokens[0] != "layers") return;
+    const LayerResult* lr = nullptr;
+    for (const auto& l : rep.layers) lr = l.spec.name == tokens[1] ? &l : lr;
+    if (lr == nullptr) return;
+    if (tokens[2] == "heads") layer_weight_findings(answer, tokens, j);
+    Location where;
+    where.file = rep.scenario.file;
+    where.pointer = "/learner_answers/" + answer.name + "/target";
+    const std::string sub = answer.target.substr(detail::pointer_join("/layers", lr->spec.name).size());
+    const Json& right = doc.at(Json::json_pointer(detail::pointer_join("/layers", lr->spec.name)));
+    const AttentionLayer& layer = lr->spec.layer;
+    const auto& mask = lr->trace.masked;
+    // The mask without its causal part: the explicit mask and the padding.
+    const std::size_t nk = mask.empty() ? 0 : mask[0].size();
+    std::vector<bool> padded(nk, false);
+    for (auto p : layer.padding) padded.at(p - 1) = true;
+    const MaskFn other = [&](std::size_t i, std::size_t k) { return padded[k] || (!layer.mask.empty() && layer.mask[i][k]); };
+    const MaskFn same = [&](std::size_t i, std::size_t k) { return static_cast<bool>(mask[i][k]); };
+    struct Way {
+        std::string mistake;
+        std::function<Json()> doc;
+    };
+    std::vector<Way> ways;
+    const std::size_t d_k = lr->trace.heads.empty() ? 0 : lr->trace.heads[0].keys.width();
+    if (layer.rule == ScoreRule::ScaledDot) {
+        ways.push_back({fmt::format("the scores were not divided by √d_k = √{} (the scale 1/√d_k was left out)", d_k),
+                        [&] { return alternative_layer(right, *lr, ScoreRule::Dot, Value(1), same, false); }});
+    } else if (layer.rule == ScoreRule::Scaled) {
+        ways.push_back({fmt::format("the declared scale {} was not applied to the scores", to_unicode(layer.scale)),
+                        [&] { return alternative_layer(right, *lr, ScoreRule::Dot, Value(1), same, false); }});
+    }
+    if (layer.causal) {
+        ways.push_back({"attended to the future: without the causal mask, query i also sees the keys after i",
+                        [&] {
+                            return alternative_layer(right, *lr, layer.rule, layer.scale, other, false);
+                        }});
+        ways.push_back({"the causal mask is off by one: query i was also given key i + 1",
+                        [&] {
+                            return alternative_layer(right, *lr, layer.rule, layer.scale,
+                                                     [&](std::size_t i, std::size_t k) { return other(i, k) || k > i + 1; },
+                                                     false);
+                        }});
+        ways.push_back({"the causal mask is off by one: query i was not given its own key i",
+                        [&] {
+                            return alternative_layer(right, *lr, layer.rule, layer.scale,
+                                                     [&](std::size_t i, std::size_t k) { return other(i, k) || k >= i; },
+                                                     false);
+                        }});
+    }
+    ways.push_back({"normalised over the wrong axis: each key's column (over the queries) was made to sum to 1 "
+                    "instead of each query's row (over the keys)",
+                    [&] { return alternative_layer(right, *lr, layer.rule, layer.scale, same, true); }});
+    for (const auto& w : ways) {
+        const auto alt = alternative_part(w.doc(), sub, where);
+        if (!alt || alt->values == exact.values || alt->columns != answer.columns || alt->scalar != answer.scalar) {
+            continue;
+        }
+        std::vector<Value> all;
+        std::vector<Value> present;
+        for (const auto& v : alt->values) {
+            all.push_back(v.value_or(Value()));
+            if (v) present.push_back(*v);
+        }
+        const bool full = present.size() == alt->values.size();
+        if ((full && answer.proposed == all) || (!full && answer.proposed == present)) {
+            j.mistake = w.mistake;
+            return;
+        }
+    }
+}
+
 Judgement judge_at(const Report& rep, const detail::Json& doc, const LearnerAnswer& answer) {
     Judgement j;
     j.name = answer.name;
@@ -270,6 +497,10 @@ Judgement judge_at(const Report& rep, const detail::Json& doc, const LearnerAnsw
         j.findings.push_back(fmt::format("position{} {} {} removed, so {} no entry here",
                                          missing.size() == 1 ? "" : "s", position_list(missing),
                                          missing.size() == 1 ? "was" : "were", missing.size() == 1 ? "it has" : "they have"));
+    }
+    if (answer.target.rfind("/layers/", 0) == 0) {
+        layer_mistakes(rep, doc, answer, exact, j);
+        return j;
     }
     const auto located = locate(rep, answer.target);
     if (!located) return j;

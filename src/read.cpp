@@ -51,10 +51,11 @@ Value score_scale(ScoreRule rule, std::size_t d_k, const Value& declared) {
     if (t == 1) return inv_s;
     if (t == 2) return inv_s * Value::exp2(mpq_class(-1, 2));
     throw domain_error(fmt::format(
-        "the scale 1/√d_k = 1/√{} is outside the exact domain: √{} is not in any Q(2^(1/m)) (an "
-        "odd prime stays under the root), so no score would exponentiate exactly; exact designs: "
-        "a d_k that is a perfect square (4, 16, 64) or twice one (2, 8, 32), or a declared scale",
-        d_k, d_k));
+        "the scale 1/√d_k = 1/√{} is outside the exact domain: √{} = {}√{} is not in any Q(2^(1/m)) "
+        "(an odd prime stays under the root), so the scaled scores q·k/√{} cannot be represented; "
+        "exact designs: a d_k that is a perfect square (4, 16, 64) or twice one (2, 8, 32), or a "
+        "declared scale",
+        d_k, d_k, s, t, d_k));
 }
 
 std::string scale_suffix(ScoreRule rule, std::size_t d_k, const Value& declared) {
@@ -156,15 +157,18 @@ ReadTrace attend_general(const Memory& keys, const Memory& values, const ReadReq
             std::string why = err.reason();
             if (request.rule != ScoreRule::Dot) {
                 const std::string suffix = scale_suffix(request.rule, d, request.scale);
-                why = fmt::format(
-                    "{}·k_{}{} = {}{}; {}; exact designs: a d_k that is a perfect square (4, 16, "
-                    "64) so that 1/√d_k is rational, or a declared scale that keeps every score "
-                    "a rational multiple of a",
-                    request.query_label, j + 1, suffix, factor_text(dot), suffix, why);
+                const char* designs =
+                    request.rule == ScoreRule::ScaledDot
+                        ? "exact designs: a d_k that is a perfect square (4, 16, 64) so that 1/√d_k is "
+                          "rational, or a declared scale that keeps every score a rational multiple of a"
+                        : "exact designs: a rational declared scale (1/2, 1/4), which keeps a rational "
+                          "multiple of a one, or --scale sqrt-dk with a d_k that is a perfect square";
+                why = fmt::format("{}·k_{}{} = {}{}; {}; {}", request.query_label, j + 1, suffix,
+                                  factor_text(dot), suffix, why, designs);
             }
             throw Error(err.kind(), err.where(),
-                        fmt::format("position {}: the score {} has no exact exponential: {}", j + 1,
-                                    detail::brief_ascii(s), why));
+                        fmt::format("{} {}: the score {} has no exact exponential: {}",
+                                    request.position_label, j + 1, detail::brief_ascii(s), why));
         }
         t.denominator += e;
         scores[j] = std::move(s);

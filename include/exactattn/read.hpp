@@ -30,6 +30,7 @@ struct ReadRequest {
     ScoreRule rule = ScoreRule::Dot;
     Value scale = Value(1);  ///< used by ScoreRule::Scaled only
     std::string query_label = "q";  ///< how messages name the query ("q_2" in a layer)
+    std::string position_label = "position";  ///< how messages name a position ("key" in a layer)
 };
 
 /// The full trace of a read, with one entry per original position.

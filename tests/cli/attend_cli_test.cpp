@@ -71,3 +71,82 @@ TEST(CliAttend, HeadsGivenOneByOneEqualTheSplit) {
     ASSERT_EQ(run(args, each, err), 0) << err;
     EXPECT_EQ(split, each);  // sqrt-dk with d_k = 4 is the declared scale 1/2
 }
+
+TEST(CliAttend, EveryFormatTheOtherCommandsTake) {
+    for (const char* f : {"text", "markdown", "latex", "csv", "json"}) {
+        auto args = kLayer;
+        args.insert(args.end(), {"--tokens", "the cat sat", "--format", f});
+        std::string out;
+        std::string err;
+        ASSERT_EQ(run(args, out, err), 0) << f << ": " << err;
+        // Head 1, row "sat": 1/7, 2/7, 4/7 (by hand: exponentials 1, 2, 4 over 7) in every format.
+        EXPECT_NE(out.find(std::string(f) == "latex" ? "\\tfrac{4}{7}" : "4/7"), std::string::npos) << f << ":\n" << out;
+        EXPECT_NE(out.find(std::string(f) == "json" ? "\"1/7\"" : "sat"), std::string::npos) << f;
+    }
+}
+
+// `check` on a layer of data/examples/self-attention.json names the Chapter 15 mistakes. Head 1
+// of the causal layer has scores (x_i·x_j)·a after the scale 1/√4 (the Gram matrix
+// [[1,1,0],[1,2,1],[0,1,2]]), exponentials [[2],[2,4],[1,2,4]], weights [[1],[1/3,2/3],
+// [1/7,2/7,4/7]]. Each wrong proposal below is worked by hand from those numbers.
+namespace {
+
+std::string check_layer(const std::string& target, const std::string& proposed, int expected_code = 1) {
+    std::string out;
+    std::string err;
+    const std::string file = std::string(EXACTATTN_SOURCE_DIR) + "/data/examples/self-attention.json";
+    EXPECT_EQ(run({"check", file, "--target", target, "--proposed", proposed}, out, err), expected_code) << err;
+    return out;
+}
+
+}  // namespace
+
+TEST(CheckLayer, ForgettingTheScale) {
+    // Unscaled, row 3's scores are 0, 2a, 4a: exponentials 1, 4, 16 over 21.
+    EXPECT_NE(check_layer("/layers/causal/heads/0/weights/2", "[1/21,4/21,16/21]")
+                  .find("mistake: the scores were not divided by √d_k = √4"),
+              std::string::npos);
+    EXPECT_NE(check_layer("/layers/causal/heads/0/scores/2", "[0,2a,4a]").find("√d_k = √4"), std::string::npos);
+    EXPECT_NE(check_layer("/layers/causal/heads/0/weights/2/2", "16/21").find("√d_k = √4"), std::string::npos);
+    // The layer "full" declares its scale 1/2: row 1 unscaled is 2a, 2a, 0: 4, 4, 1 over 9.
+    EXPECT_NE(check_layer("/layers/full/heads/0/weights/0", "[4/9,4/9,1/9]")
+                  .find("mistake: the declared scale 1/2 was not applied"),
+              std::string::npos);
+}
+
+TEST(CheckLayer, AttendingToTheFuture) {
+    // Without the mask row 1 sees all three keys: scores a, a, 0, exponentials 2, 2, 1 over 5.
+    EXPECT_NE(check_layer("/layers/causal/heads/0/weights/0", "[2/5,2/5,1/5]").find("mistake: attended to the future"),
+              std::string::npos);
+    // The same as a whole score matrix: nothing masked, [[a,a,0],[a,2a,a],[0,a,2a]].
+    EXPECT_NE(check_layer("/layers/causal/heads/0/scores", "[[a,a,0],[a,2a,a],[0,a,2a]]").find("the future"),
+              std::string::npos);
+}
+
+TEST(CheckLayer, MaskingOffByOne) {
+    // Row 1 also given key 2: scores a, a: weights 1/2, 1/2.
+    EXPECT_NE(check_layer("/layers/causal/heads/0/weights/0", "[1/2,1/2,0]")
+                  .find("mistake: the causal mask is off by one: query i was also given key i + 1"),
+              std::string::npos);
+    // Row 3 without its own key: scores 0, a: exponentials 1, 2 over 3.
+    EXPECT_NE(check_layer("/layers/causal/heads/0/weights/2", "[1/3,2/3,0]")
+                  .find("mistake: the causal mask is off by one: query i was not given its own key i"),
+              std::string::npos);
+}
+
+TEST(CheckLayer, NormalisingOverTheWrongAxis) {
+    // Columns of the exponentials [[2,·,·],[2,4,·],[1,2,4]] sum to 5, 6, 4.
+    const std::string out =
+        check_layer("/layers/causal/heads/0/weights", "[[2/5,0,0],[2/5,2/3,0],[1/5,1/3,1]]");
+    EXPECT_NE(out.find("row 1 of the proposed weights sums to 2/5, not 1"), std::string::npos) << out;
+    EXPECT_NE(out.find("mistake: normalised over the wrong axis"), std::string::npos) << out;
+    // Outputs then: row 3 = (1/5)[1,0] + (1/3)[1,1] + 1·[1,2] = [23/15, 7/3].
+    EXPECT_NE(check_layer("/layers/causal/heads/0/outputs/2", "[23/15,7/3]").find("wrong axis"), std::string::npos);
+}
+
+TEST(CheckLayer, RightAnswersAndUnknownMistakes) {
+    EXPECT_NE(check_layer("/layers/causal/heads/0/weights", "[[1,0,0],[1/3,2/3,0],[1/7,2/7,4/7]]", 0).find("right"),
+              std::string::npos);
+    EXPECT_NE(check_layer("/layers/causal/heads/0/weights/2", "[1/7,4/7,2/7]").find("no known mistake reproduces it"),
+              std::string::npos);
+}

@@ -108,11 +108,31 @@ TEST(AttentionLayer, RefusalsSayWhy) {
                              parse_matrix("[[1],[1]]")}};
     // d_k = 2: q_1·k_1/√2 = a/√2, and 2^(1/√2) is transcendental.
     EXPECT_ERROR_HAS(attend_layer(l, parse_matrix("[[1,0],[0,1]]")), ErrorKind::Domain,
-                     "head 1, query 1: position 1: the score 2^(1/2)a/2 has no exact exponential: "
+                     "head 1, query 1, key 1: the score 2^(1/2)a/2 has no exact exponential: "
                      "q_1·k_1/√2 = a/√2");
     EXPECT_ERROR_HAS(attend_layer(l, parse_matrix("[[1,0],[0,1]]")), ErrorKind::Domain,
                      "Gelfond–Schneider");
+    // The pair of the issue: rows 1 and 2 score 0 until q_2 = [0,1] meets k_3 = [0,3a]; 3/√2 is
+    // irrational algebraic, so 2^(3/√2) is transcendental.
+    {
+        AttentionLayer p = l;
+        p.heads = {AttentionHead{parse_matrix("[[0,0],[0,1],[0,0]]"), parse_matrix("[[0,0],[0,0],[0,3a]]"),
+                                 parse_matrix("[[1],[1],[1]]")}};
+        EXPECT_ERROR_HAS(attend_layer(p, parse_matrix("[[1,0,0],[0,1,0],[0,0,1]]")), ErrorKind::Domain,
+                         "head 1, query 2, key 3: the score 3*2^(1/2)a/2 has no exact exponential: "
+                         "q_2·k_3/√2 = 3a/√2; exp(3*2^(1/2)a/2) is outside the exact domain: it is "
+                         "2^(3*2^(1/2)/2), and 2 to an irrational algebraic power is transcendental "
+                         "(Gelfond–Schneider)");
+        EXPECT_ERROR_HAS(attend_layer(p, parse_matrix("[[1,0,0],[0,1,0],[0,0,1]]")), ErrorKind::Domain,
+                         "a d_k that is a perfect square");
+        // d_k = 3: 1/√3 is refused once for the head, not per row.
+        p.heads = {AttentionHead{parse_matrix("[[1,0,0]]"), parse_matrix("[[a,0,0]]"), parse_matrix("[[1]]")}};
+        EXPECT_ERROR_HAS(attend_layer(p, parse_matrix("[[1]]")), ErrorKind::Domain,
+                         "head 1: the scale 1/√d_k = 1/√3 is outside the exact domain");
+    }
     l.rule = ScoreRule::Scaled;
+    l.scale = parse_value("a");
+    EXPECT_ERROR_HAS(attend_layer(l, parse_matrix("[[1,0]]")), ErrorKind::Domain, "a rational declared scale");
     l.scale = parse_value("1/2");
     EXPECT_NO_THROW(attend_layer(l, parse_matrix("[[1,0],[0,1]]")));
     l.positional = Positional::Sinusoidal;
