@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The benchmark of issue 6 (not a test): configures build-bench/ (Release, no asserts, with
-# bench/), builds it, and runs it. Its output ends with one line per workload, e.g.
+# The benchmarks (not tests): configures build-bench/ (Release, no asserts, with bench/), builds
+# them, and runs the read benchmark of issue 6 (W1-W5), then the layer benchmark of issue 12
+# (W6, W7). Each output ends with one line per workload, e.g.
 #   W1: exact/double = 1.05x, peak memory 167 MiB (...)
-# Extra arguments go to the benchmark (e.g. --repetitions=9, or Google Benchmark flags).
+# Extra arguments go to the read benchmark (e.g. --repetitions=9, or Google Benchmark flags);
+# EXACTATTN_LAYER_BENCH_ARGS to the layer benchmark (e.g. --repetitions=1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DEXACTATTN_ASSERTS=OFF \
       -DEXACTATTN_BUILD_TESTS=OFF -DEXACTATTN_BUILD_BENCH=ON >/dev/null
 cmake --build build-bench -j 2 >&2
-exec ./build-bench/exactattn_bench "$@"
+./build-bench/exactattn_bench "$@"
+# shellcheck disable=SC2086
+exec ./build-bench/exactattn_bench_layer ${EXACTATTN_LAYER_BENCH_ARGS:-}
