@@ -202,7 +202,7 @@ bool check(const LayerWorkload& w) {
                 worst = std::max(worst, std::abs(e - f) / std::max(std::abs(e), 1e-300));
             }
             for (std::size_t c = 0; c < kHead; ++c) {
-                const double e = to_double(ht.outputs[i][c]);
+                const double e = to_double(ht.rows[i].context[c]);
                 const double f = dl.output[i * d.heads * kHead + h * kHead + c];
                 worst = std::max(worst, std::abs(e - f) / std::max(1.0, std::abs(e)));
             }

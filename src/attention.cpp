@@ -148,7 +148,6 @@ LayerTrace attend_layer(const AttentionLayer& layer, const Matrix& x_in, const M
             throw Error(e.kind(), e.where(), fmt::format("head {}: {}", h + 1, e.reason()));
         }
         ht.rows.reserve(nq);
-        ht.outputs.reserve(nq);
         for (std::size_t i = 0; i < nq; ++i) {
             ReadRequest req;
             req.query = ht.queries.row(i);
@@ -168,18 +167,36 @@ LayerTrace attend_layer(const AttentionLayer& layer, const Matrix& x_in, const M
                 throw Error(e.kind(), e.where(),
                             fmt::format("head {}, query {}{}{}", h + 1, i + 1, at_key ? ", " : ": ", e.reason()));
             }
-            ht.outputs.push_back(ht.rows.back().context);
         }
-        t.concat = h == 0 ? ht.outputs : hconcat(t.concat, ht.outputs);
         t.heads.push_back(std::move(ht));
     }
-    t.output = t.concat;
     if (layer.wo) {
         check_rectangular(*layer.wo, "W_O");
-        t.output = mat_mul(t.concat, *layer.wo, "the concatenated heads", "W_O");
+        t.projected = mat_mul(t.concat(), *layer.wo, "the concatenated heads", "W_O");
     }
-    if (layer.residual) t.output = mat_add(t.output, t.input, "the layer output", "X (residual)");
+    if (layer.residual) {
+        t.projected = mat_add(t.projected ? *t.projected : t.concat(), t.input, "the layer output", "X (residual)");
+    }
     return t;
 }
+
+Matrix HeadTrace::outputs() const {
+    Matrix m;
+    m.reserve(rows.size());
+    for (const auto& r : rows) m.push_back(r.context);
+    return m;
+}
+
+Matrix LayerTrace::concat() const {
+    Matrix m;
+    if (heads.empty()) return m;
+    m.resize(heads[0].rows.size());
+    for (std::size_t i = 0; i < m.size(); ++i) {
+        for (const auto& h : heads) m[i].insert(m[i].end(), h.rows[i].context.begin(), h.rows[i].context.end());
+    }
+    return m;
+}
+
+Matrix LayerTrace::output() const { return projected ? *projected : concat(); }
 
 }  // namespace exactattn

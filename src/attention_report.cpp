@@ -55,12 +55,13 @@ Json layer_to_json(const LayerTrace& t) {
         o["scores"] = scores;
         o["denominators"] = dens;
         o["weights"] = weights;
-        o["outputs"] = rows_json(h.outputs);
+        o["outputs"] = rows_json(h.outputs());
         heads.push_back(o);
     }
     j["heads"] = heads;
-    j["concat"] = rows_json(t.concat);
-    j["output"] = rows_json(t.output);
+    const Matrix concat = t.concat();
+    j["concat"] = rows_json(concat);
+    j["output"] = rows_json(t.projected ? *t.projected : concat);
     return j;
 }
 
@@ -138,14 +139,15 @@ std::string layer_report(const LayerTrace& t, Format f, const std::vector<std::s
                              return s ? detail::cell(*s, f) : detail::text_cell("—", f);
                          }));
         add(weight_table(t, hi, f, query_labels, key_labels));
-        const std::size_t dv = h.outputs.empty() ? 0 : h.outputs[0].size();
+        const std::size_t dv = h.rows.empty() ? 0 : h.rows[0].context.size();
         add(matrix_table("Outputs" + head_name(t, hi), ql, column_numbers(dv, "c"), nq, dv, f,
-                         [&](std::size_t i, std::size_t j) { return detail::cell(h.outputs[i][j], f); }));
+                         [&](std::size_t i, std::size_t j) { return detail::cell(h.rows[i].context[j], f); }));
     }
-    const std::size_t nq = t.output.size();
-    const std::size_t dout = t.output.empty() ? 0 : t.output[0].size();
+    const Matrix output = t.output();
+    const std::size_t nq = output.size();
+    const std::size_t dout = output.empty() ? 0 : output[0].size();
     add(matrix_table("Layer output", labels_or_numbers(query_labels, nq), column_numbers(dout, "y"),
-                     nq, dout, f, [&](std::size_t i, std::size_t j) { return detail::cell(t.output[i][j], f); }));
+                     nq, dout, f, [&](std::size_t i, std::size_t j) { return detail::cell(output[i][j], f); }));
     return out;
 }
 

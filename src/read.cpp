@@ -51,11 +51,11 @@ Value score_scale(ScoreRule rule, std::size_t d_k, const Value& declared) {
     if (t == 1) return inv_s;
     if (t == 2) return inv_s * Value::exp2(mpq_class(-1, 2));
     throw domain_error(fmt::format(
-        "the scale 1/√d_k = 1/√{} is outside the exact domain: √{} = {}√{} is not in any Q(2^(1/m)) "
+        "the scale 1/√d_k = 1/√{} is outside the exact domain: √{}{} is not in any Q(2^(1/m)) "
         "(an odd prime stays under the root), so the scaled scores q·k/√{} cannot be represented; "
         "exact designs: a d_k that is a perfect square (4, 16, 64) or twice one (2, 8, 32), or a "
         "declared scale",
-        d_k, d_k, s, t, d_k));
+        d_k, d_k, s == 1 ? std::string() : fmt::format(" = {}√{}", s, t), d_k));
 }
 
 std::string scale_suffix(ScoreRule rule, std::size_t d_k, const Value& declared) {

@@ -53,15 +53,21 @@ struct HeadTrace {
     Memory keys;
     Memory values;
     std::vector<ReadTrace> rows;
-    Matrix outputs;  ///< n_q × d_v: row i is the context of read i
+    /// n_q × d_v: row i is the context of read i (kept once, in the rows: an exact context
+    /// entry can hold thousands of bits, so the layer never stores it twice).
+    [[nodiscard]] Matrix outputs() const;
 };
 
 struct LayerTrace {
     Matrix input;                              ///< X (after positions), the query sequence
     std::vector<std::vector<bool>> masked;     ///< n_q × n_k, true = masked
     std::vector<HeadTrace> heads;
-    Matrix concat;                             ///< [head_1 | … | head_h]
-    Matrix output;                             ///< concat · W_O (if given), + X (if residual)
+    /// concat · W_O (if given), + X (if residual); none when the layer has neither, and then
+    /// the output is the concatenation itself.
+    std::optional<Matrix> projected;
+
+    [[nodiscard]] Matrix concat() const;  ///< [head_1 | … | head_h], computed from the rows
+    [[nodiscard]] Matrix output() const;  ///< `projected`, or the concatenation
 };
 
 /// X projected by W (n × c): exact, and compact (integers and one unit) when X and W are

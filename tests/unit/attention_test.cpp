@@ -54,7 +54,7 @@ TEST(AttentionLayer, HandWorkedCausalTwoHeads) {
               (std::vector<std::optional<Value>>{Value(), Value::ln2(), parse_value("2a")}));
     EXPECT_FALSE(t.heads[0].rows[0].scores.at(1).has_value());  // masked: no score
     // v_1 = [1,0], v_2 = [1,1], v_3 = [1,2]: row 2 = [1, 2/3], row 3 = [1, (2 + 8)/7].
-    EXPECT_EQ(t.heads[0].outputs, parse_matrix("[[1,0],[1,2/3],[1,10/7]]"));
+    EXPECT_EQ(t.heads[0].outputs(), parse_matrix("[[1,0],[1,2/3],[1,10/7]]"));
     // Head 2: k_j = a·x_j P (P swaps 1↔2, 3↔4): scores row 2 = [a/2, a], row 3 = [a/2, a/2, 0].
     // Row 2: √2/(2+√2) = √2 − 1, 2/(2+√2) = 2 − √2. Row 3: sum 1 + 2√2, √2/(1+2√2) = (4−√2)/7,
     // 1/(1+2√2) = (2√2−1)/7.
@@ -62,10 +62,10 @@ TEST(AttentionLayer, HandWorkedCausalTwoHeads) {
               parse_matrix("[[1,0,0],[2^(1/2)-1, 2-2^(1/2), 0],"
                            "[(4-2^(1/2))/7, (4-2^(1/2))/7, (2*2^(1/2)-1)/7]]"));
     // v_1 = [0,2], v_2 = [1,2], v_3 = [1,1].
-    EXPECT_EQ(t.heads[1].outputs,
+    EXPECT_EQ(t.heads[1].outputs(),
               parse_matrix("[[0,2],[2-2^(1/2),2],[(3+2^(1/2))/7,(15-2*2^(1/2))/7]]"));
     // W_O adds head 2 onto head 1; the residual adds X.
-    EXPECT_EQ(t.output, parse_matrix("[[2,2,0,0],[4-2^(1/2),11/3,0,0],"
+    EXPECT_EQ(t.output(), parse_matrix("[[2,2,0,0],[4-2^(1/2),11/3,0,0],"
                                      "[(10+2^(1/2))/7,(32-2*2^(1/2))/7,1,0]]"));
 }
 
@@ -84,7 +84,7 @@ TEST(AttentionLayer, CrossAttentionIsTheChapterRead) {
     l.heads = {AttentionHead{id, id, id}};
     const LayerTrace t = attend_layer(l, parse_matrix("[[1,0]]"), parse_matrix("[[a,0],[0,a],[0,0]]"));
     EXPECT_EQ(weights_of(t.heads[0]), parse_matrix("[[1/2,1/4,1/4]]"));  // exps 2, 1, 1
-    EXPECT_EQ(t.output, parse_matrix("[[a/2,a/4]]"));  // by hand: [a,0]/2 + [0,a]/4 + [0,0]/4
+    EXPECT_EQ(t.output(), parse_matrix("[[a/2,a/4]]"));  // by hand: [a,0]/2 + [0,a]/4 + [0,0]/4
 }
 
 TEST(AttentionLayer, MasksArePositionsRemoved) {
@@ -148,4 +148,34 @@ TEST(AttentionLayer, RefusalsSayWhy) {
     l.heads[0].wk = parse_matrix("[[a],[a]]");
     EXPECT_ERROR_HAS(attend_layer(l, parse_matrix("[[1,0]]")), ErrorKind::Shape, "d_k = 2 but W_K gives 1");
     EXPECT_ERROR_HAS(attend_layer(l, parse_matrix("[[1,0,0]]")), ErrorKind::Shape, "X (1×3) · W_Q (2×2)");
+}
+
+// An exact rational scale keeps the scores on the fast path: 1/√4 = 1/2 for sqrt-dk, and a
+// declared 1/2 or −1/3; each row equals the general path's read in every field.
+TEST(AttentionLayer, RationalScalesStayOnTheFastPath) {
+    AttentionLayer l = hand_layer();
+    for (const char* scale : {"", "1/2", "-1/3"}) {
+        if (*scale != '\0') {
+            l.rule = ScoreRule::Scaled;
+            l.scale = parse_value(scale);
+        }
+        const LayerTrace t = attend_layer(l, kX);
+        for (const auto& h : t.heads) {
+            for (std::size_t i = 0; i < h.rows.size(); ++i) {
+                const ReadTrace& r = h.rows[i];
+                EXPECT_TRUE(r.fast_path) << "scale " << scale << " row " << i + 1;
+                ReadRequest req;
+                req.query = h.queries.row(i);
+                req.rule = l.rule;
+                req.scale = l.scale;
+                req.marks = r.marks;
+                const ReadTrace g = attend_general(h.keys, h.values, req);
+                EXPECT_FALSE(g.fast_path);
+                EXPECT_EQ(r.scores.all(), g.scores.all());
+                EXPECT_EQ(r.weights.all(), g.weights.all());
+                EXPECT_EQ(r.denominator, g.denominator);
+                EXPECT_EQ(r.context, g.context);
+            }
+        }
+    }
 }
