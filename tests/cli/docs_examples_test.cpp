@@ -123,6 +123,12 @@ TEST(DocsExamples, EveryCommandLineExampleHolds) {
     for (const auto& entry : fs::directory_iterator(exactattn::test::source_path("docs"))) {
         if (entry.path().extension() == ".md") files.push_back(entry.path());
     }
+    // The examples are written for a shell in the repository root (`data/examples/…`).
+    struct InRoot {
+        fs::path old = fs::current_path();
+        InRoot() { fs::current_path(exactattn::test::source_path("")); }
+        ~InRoot() { fs::current_path(old); }
+    } in_root;
     std::size_t count = 0;
     for (const auto& f : files) {
         for (const auto& e : examples_in(f)) {
