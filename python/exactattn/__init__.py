@@ -24,7 +24,7 @@ from ._errors import (CheckFailed, DomainError, Error, LimitError, ParseError, R
                       ShapeError, UsageError)
 
 __all__ = [
-    "Value", "a", "exp", "ln", "pow", "Vector", "Trace", "read", "encode", "Scenario", "limits",
+    "Value", "a", "exp", "ln", "pow", "Vector", "Trace", "read", "attend", "encode", "Scenario", "limits",
     "current_limits", "Error", "ParseError", "DomainError", "LimitError", "ShapeError",
     "ReferenceError", "UsageError", "CheckFailed",
 ]
@@ -289,6 +289,31 @@ def read(memory: Any, query: Any, readout: Any = None, remove: Iterable[int] = (
         with _ext._LimitsScope(dict(limits)):
             return Trace(_ext.read(memory, query, readout, remove, zero, unit))
     return Trace(_ext.read(memory, query, readout, remove, zero, unit))
+
+
+def _layer_values(node: Any) -> Any:
+    if isinstance(node, str):
+        return Value(node)
+    if isinstance(node, list):
+        return [_layer_values(x) for x in node]
+    if isinstance(node, dict):
+        return {k: _layer_values(v) for k, v in node.items()}
+    return node  # None (a masked score) and the booleans of "masked"
+
+
+def attend(x: Any, heads: Iterable[tuple[Any, Any, Any]], *, wo: Any = None, causal: bool = False,
+           padding: Iterable[int] = (), mask: Any = None, scale: Any = "none", memory: Any = None,
+           residual: bool = False) -> dict[str, Any]:
+    """One attention layer (docs/attention.md), exactly.
+
+    ``x`` is the sequence (rows, as ``read``'s memory); ``heads`` a list of ``(W_Q, W_K, W_V)``
+    triples; ``scale`` is ``"none"``, ``"sqrt-dk"`` or an exact value (``"1/2"``); ``padding``
+    1-based key positions masked for every query; ``mask`` rows of booleans (True = masked);
+    ``memory`` the key/value sequence of cross-attention. Returns the object of
+    ``exactattn attend --format json`` with every exact entry a Value (masked scores None).
+    """
+    text = _ext._attend(x, list(heads), wo, causal, list(padding), mask, scale, memory, residual)
+    return _layer_values(json.loads(text))
 
 
 def encode(tokens: str | Sequence[str], scenario: Scenario | str | None = None) -> list[Vector]:

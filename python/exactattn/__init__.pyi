@@ -114,6 +114,11 @@ def read(memory: Any, query: VectorLike, readout: VectorLike | None = None,
     """One attention read; memory is a list of rows, a string, or a 2-D integer NumPy array
     (times `unit`)."""
 
+def attend(x: Any, heads: Iterable[tuple[Any, Any, Any]], *, wo: Any = None, causal: bool = False,
+           padding: Iterable[int] = (), mask: Any = None, scale: Any = "none", memory: Any = None,
+           residual: bool = False) -> dict[str, Any]:
+    """One attention layer: the object of `exactattn attend --format json`, entries as Values."""
+
 def encode(tokens: str | Sequence[str], scenario: Scenario | str | None = None) -> list[Vector]: ...
 
 class Scenario:

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "exactattn/answers.hpp"
+#include "exactattn/attention.hpp"
 #include "exactattn/check.hpp"
 #include "exactattn/crosscheck.hpp"
 #include "exactattn/error.hpp"
@@ -760,6 +761,48 @@ floats are refused (they are not exact) except in comparisons, where they compar
             t->trace = attend(t->memory, req);
         }
         return t;
+    });
+
+    // One attention layer (docs/attention.md): heads is a sequence of (W_Q, W_K, W_V) triples;
+    // the result is `exactattn attend --format json`.
+    m.def("_attend", [](py::object x, py::object heads, py::object wo, bool causal, py::object padding,
+                        py::object mask, py::object scale, py::object memory, bool residual) {
+        AttentionLayer l;
+        std::size_t h = 0;
+        for (py::handle head : py::iter(heads)) {
+            const auto t = py::reinterpret_borrow<py::sequence>(head);
+            if (py::len(t) != 3) {
+                throw py::value_error(fmt::format("heads[{}]: give (W_Q, W_K, W_V), got {} items", h, py::len(t)));
+            }
+            l.heads.push_back(AttentionHead{to_memory(t[0], py::none()).matrix(), to_memory(t[1], py::none()).matrix(),
+                                            to_memory(t[2], py::none()).matrix()});
+            ++h;
+        }
+        if (!wo.is_none()) l.wo = to_memory(wo, py::none()).matrix();
+        l.causal = causal;
+        l.residual = residual;
+        const bool named = py::isinstance<py::str>(scale);
+        const std::string s = named ? scale.cast<std::string>() : std::string();
+        if (named && s == "none") {
+            l.rule = ScoreRule::Dot;
+        } else if (named && s == "sqrt-dk") {
+            l.rule = ScoreRule::ScaledDot;
+        } else {
+            l.rule = ScoreRule::Scaled;
+            l.scale = to_value(scale, "scale");
+        }
+        for (py::handle p : py::iter(padding)) l.padding.push_back(p.cast<std::size_t>());
+        if (!mask.is_none()) {
+            for (py::handle row : py::iter(mask)) {
+                l.mask.emplace_back();
+                for (py::handle b : py::iter(row)) l.mask.back().push_back(PyObject_IsTrue(b.ptr()) == 1);
+            }
+        }
+        const Matrix xm = to_memory(x, py::none()).matrix();
+        const std::optional<Matrix> mm =
+            memory.is_none() ? std::nullopt : std::optional<Matrix>(to_memory(memory, py::none()).matrix());
+        py::gil_scoped_release release;
+        return layer_json(mm ? attend_layer(l, xm, *mm) : attend_layer(l, xm));
     });
 
     py::class_<Scenario>(m, "_Scenario")

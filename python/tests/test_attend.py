@@ -1,0 +1,29 @@
+# SPDX-License-Identifier: MIT
+"""exactattn.attend: one attention layer, against values worked by hand (docs/attention.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+import exactattn
+from exactattn import Value
+
+
+def test_causal_layer_by_hand():
+    # X = I, W_Q = I, W_K = a·I, W_V = I: row 2 has scores 0 and a, exponentials 1 and 2.
+    out = exactattn.attend([[1, 0], [0, 1]], [([[1, 0], [0, 1]], [["a", 0], [0, "a"]], [[1, 0], [0, 1]])],
+                           causal=True)
+    head = out["heads"][0]
+    assert head["scores"] == [[Value("a"), None], [Value(0), Value("a")]]
+    assert head["weights"][1] == [Value("1/3"), Value("2/3")]
+    assert out["output"] == [[1, 0], [Value("1/3"), Value("2/3")]]
+    assert out["masked"] == [[False, True], [False, False]]
+
+
+def test_scale_and_refusal():
+    # d_k = 2 with a plain q·k = a: a/√2 has no exact exponential (Gelfond–Schneider).
+    with pytest.raises(exactattn.DomainError, match="q_1·k_1/√2 = a/√2"):
+        exactattn.attend([[1, 0]], [([[1, 0], [0, 1]], [["a", 0], [0, "a"]], [[1], [1]])], scale="sqrt-dk")
+    # A declared scale 1/2: the score a·1/2 = a/2 of one key gives weight 1.
+    out = exactattn.attend([[1, 0]], [([[1, 0], [0, 1]], [["a", 0], [0, "a"]], [[1], [1]])], scale="1/2")
+    assert out["heads"][0]["scores"] == [[Value("a/2")]]
