@@ -460,7 +460,18 @@ private:
                                   "/reads/example-14.1/weights",
                                   r_.at(ptr + "/target"));
             }
-            if (v["proposed"].is_array()) {
+            if (v["proposed"].is_array() && !v["proposed"].empty() && v["proposed"][0].is_array()) {
+                const Matrix m = r_.matrix(v["proposed"], ptr + "/proposed");  // row by row, like --proposed
+                la.columns = m[0].size();
+                for (const auto& row : m) {
+                    if (row.size() != la.columns) {
+                        throw shape_error(fmt::format("row {} has {} entries, row 1 has {}", &row - m.data() + 1,
+                                                      row.size(), la.columns),
+                                          r_.at(ptr + "/proposed"));
+                    }
+                    la.proposed.insert(la.proposed.end(), row.begin(), row.end());
+                }
+            } else if (v["proposed"].is_array()) {
                 la.proposed = r_.vector(v["proposed"], ptr + "/proposed");
             } else {
                 la.proposed = {r_.value(v["proposed"], ptr + "/proposed")};
