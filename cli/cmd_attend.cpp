@@ -167,9 +167,12 @@ int cmd_attend(const AttendOptions& o, std::ostream& out) {
     }
     layer.padding = positions_argument(o.padding, "--padding");
     const Matrix x = matrix_argument(o.x, "--x");
+    const auto labels = split_words(o.tokens);
+    if (!labels.empty() && labels.size() != x.size()) {
+        throw usage_error(fmt::format("{} tokens label {} rows of X", labels.size(), x.size()), option_place("--tokens"));
+    }
     const LayerTrace t = o.memory.empty() ? attend_layer(layer, x)
                                           : attend_layer(layer, x, matrix_argument(o.memory, "--memory"));
-    const auto labels = split_words(o.tokens);
     const auto key_labels = o.memory.empty() ? labels : std::vector<std::string>{};
     out << layer_report(t, parse_format(o.format), labels, key_labels);
     return 0;
