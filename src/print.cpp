@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// exactattn: ascii, unicode and LaTeX printers.
+// exactattn: ascii, unicode, LaTeX and MathML printers, canonical and display forms.
 #include "exactattn/print.hpp"
 
 #include <algorithm>
@@ -94,100 +94,6 @@ std::vector<Item> field_items_sorted(const FieldElem& f) {
     positive_first(items);
     return items;
 }
-
-class LegacyPrinter {
-public:
-    explicit LegacyPrinter(Notation n) : n_(n) {}
-
-    std::string value(const Value& v) const {
-        if (v.is_zero()) return "0";
-        return sum(value_items(v));
-    }
-
-private:
-    std::string sum(const std::vector<Item>& items) const {
-        std::string out;
-        for (std::size_t i = 0; i < items.size(); ++i) {
-            const Item& it = items[i];
-            if (i == 0) {
-                if (it.sign < 0) out += minus();
-            } else {
-                out += it.sign < 0 ? " " + minus() + " " : std::string(" + ");
-            }
-            out += magnitude(it);
-        }
-        return out;
-    }
-
-    std::string minus() const { return n_ == Notation::Unicode ? "−" : "-"; }
-
-    std::string apower(int k) const {
-        if (k == 0) return "";
-        if (k == 1) return "a";
-        switch (n_) {
-            case Notation::Ascii: return "a^" + std::to_string(k);
-            case Notation::Unicode: return "a" + superscript(k);
-            default: return "a^{" + std::to_string(k) + "}";
-        }
-        return "";
-    }
-
-    // 2^(p/q), q > 1, p < q, gcd(p, q) = 1.
-    std::string radical(long p, long q, bool& is_symbol) const {
-        is_symbol = true;
-        // Named roots only for q ≤ 4, where p < q keeps 2^p tiny.
-        const auto base = [p] { return std::to_string(1L << p); };
-        switch (n_) {
-            case Notation::Ascii:
-                is_symbol = false;
-                return "2^(" + std::to_string(p) + "/" + std::to_string(q) + ")";
-            case Notation::Unicode:
-                if (q == 2) return "√2";
-                if (q == 3) return "∛" + base();
-                if (q == 4) return "∜" + base();
-                is_symbol = false;
-                return "2^(" + std::to_string(p) + "/" + std::to_string(q) + ")";
-            default:
-                if (q == 2) return "\\sqrt{2}";
-                if (q <= 4) return "\\sqrt[" + std::to_string(q) + "]{" + base() + "}";
-                is_symbol = false;
-                return "2^{" + std::to_string(p) + "/" + std::to_string(q) + "}";
-        }
-        return "";
-    }
-
-    // The unsigned printed form of one item.
-    std::string magnitude(const Item& it) const {
-        if (it.group) {
-            const std::string inner = sum(field_items_sorted(it.group_value));
-            if (n_ == Notation::Latex) return "\\left(" + inner + "\\right)" + apower(it.apow);
-            return "(" + inner + ")" + apower(it.apow);
-        }
-        const mpz_class& num = it.mag.get_num();
-        const mpz_class& den = it.mag.get_den();
-        std::string top;
-        bool symbol = true;
-        const std::string rad = it.rad_q > 1 ? radical(it.rad_p, it.rad_q, symbol) : "";
-        const std::string ap = apower(it.apow);
-        const bool has_factor = !rad.empty() || !ap.empty();
-        if (num != 1 || !has_factor) top = num.get_str();
-        if (!rad.empty()) {
-            if (!top.empty()) {
-                // "3*2^(1/2)" (ascii must re-parse unambiguously), "3√2", "3 \cdot 2^{5/7}".
-                if (n_ == Notation::Ascii) top += "*";
-                else if (!symbol) top += n_ == Notation::Latex ? " \\cdot " : "·";
-            }
-            top += rad;
-        }
-        top += ap;
-        if (den == 1) return top;
-        if (n_ == Notation::Latex) return "\\tfrac{" + top + "}{" + den.get_str() + "}";
-        return top + "/" + den.get_str();
-    }
-
-
-    Notation n_;
-};
 
 // ---- The display tree -------------------------------------------------------------------
 // One term: sign · coef · 2^(rad_p/rad_q) · (group) · a^apow / den. Every printed form, the
@@ -635,10 +541,6 @@ std::string to_display(const std::vector<Value>& row, Notation n, const DisplayO
     }
     return Render::row(n, entries);
 }
-
-namespace detail {
-std::string legacy_string(const Value& v, Notation n) { return LegacyPrinter(n).value(v); }
-}  // namespace detail
 
 std::size_t display_width(const std::string& s) {
     std::size_t width = 0;

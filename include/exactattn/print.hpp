@@ -64,7 +64,6 @@ namespace detail {
 std::string brief(const std::string& text);
 /// brief(to_ascii(v)).
 std::string brief_ascii(const Value& v);
-std::string legacy_string(const Value& v, Notation n);
 }  // namespace detail
 
 }  // namespace exactattn

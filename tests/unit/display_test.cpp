@@ -199,14 +199,6 @@ TEST(DisplayProperty, ParsesBack) {
     }
 }
 
-TEST(DisplayProperty, CanonicalMatchesLegacy) {
-    for (const Value& x : sample("DisplayProperty.CanonicalMatchesLegacy")) {
-        for (Notation n : {Notation::Ascii, Notation::Unicode, Notation::Latex}) {
-            EXPECT_EQ(to_string(x, n), detail::legacy_string(x, n));
-        }
-    }
-}
-
 // Every MathML form is well-formed XML: xmllint (libxml2) or, without it, Python's expat.
 TEST(DisplayProperty, MathMLIsWellFormed) {
     const auto dir = std::filesystem::temp_directory_path();
