@@ -24,7 +24,8 @@ struct DisplayOptions {
     /// 0: every digit (the default). Otherwise the width in terminal columns (of the unicode
     /// form, whatever the notation) that the value should fit: long integers are elided to
     /// their first and last digits with their length, `12345…6789 (332 digits)`, keeping as
-    /// many digits as fit, at least 9. Elided text no longer names the exact value.
+    /// many digits as fit, at least 9. Elided text no longer names the exact value. In a row
+    /// vector each entry is fitted to max_width on its own (a table cell's width).
     std::size_t max_width = 0;
 };
 

@@ -66,9 +66,41 @@ TEST(Display, ChapterFormsUnchanged) {
     EXPECT_EQ(tex(v("2a/3")), "\\tfrac{2a}{3}");
     // 1 − √2/2 (8 columns) beats (2 − √2)/2 (10).
     EXPECT_EQ(uni(v("1 - 2^(1/2)/2")), "1 − √2/2");
+    EXPECT_EQ(uni(v("1/4")), "1/4");
+    EXPECT_EQ(tex(v("1/4")), "\\tfrac{1}{4}");
+    EXPECT_EQ(uni(v("0")), "0");
     EXPECT_EQ(to_display(std::vector<Value>{v("a/2"), v("a/4")}, Notation::Unicode), "[a/2, a/4]");
     EXPECT_EQ(to_display(std::vector<Value>{v("a/2"), v("a/4")}, Notation::Latex),
               "[\\tfrac{a}{2}, \\tfrac{a}{4}]");
+}
+
+// Roots of 2 keep their signs; a fraction of a root keeps its bar.
+TEST(Display, Roots) {
+    EXPECT_EQ(uni(v("2^(1/4)")), "∜2");
+    EXPECT_EQ(tex(v("2^(1/4)")), "\\sqrt[4]{2}");
+    EXPECT_EQ(to_mathml(v("2^(1/4)")), kMath + "<mroot><mn>2</mn><mn>4</mn></mroot>" + kEnd);
+    EXPECT_EQ(asc(v("2^(1/4)")), "2^(1/4)");
+    // −2^(3/4)/3 = −∜8/3.
+    EXPECT_EQ(uni(v("-2^(3/4)/3")), "−∜8/3");
+    EXPECT_EQ(tex(v("-2^(3/4)/3")), "-\\tfrac{\\sqrt[4]{8}}{3}");
+    // 1/7 + 3·2^(1/5)/7 = (1 + 3·2^(1/5))/7: 17 columns each, and the common denominator wins.
+    EXPECT_EQ(uni(v("3*2^(1/5)/7 + 1/7")), "(1 + 3·2^(1/5))/7");
+    EXPECT_EQ(tex(v("3*2^(1/5)/7 + 1/7")), "\\tfrac{1 + 3 \\cdot 2^{1/5}}{7}");
+}
+
+// Polynomials in a: terms by rising power; over a common denominator only where no longer.
+TEST(Display, Polynomials) {
+    EXPECT_EQ(uni(v("a^2")), "a²");
+    EXPECT_EQ(tex(v("a^2")), "a^{2}");
+    EXPECT_EQ(uni(v("-a^2/2")), "−a²/2");
+    // a/3 + a²/2 (10 columns) against (2a + 3a²)/6 (12).
+    EXPECT_EQ(uni(v("a^2/2 + a/3")), "a/3 + a²/2");
+    // (1/6 + √2/6)a² − 1/3: the group over 6 gives (1 + √2)a²/6 − 1/3 (18 columns), the whole
+    // over 6 ((1 + √2)a² − 2)/6 (18): a tie, and the common denominator wins.
+    EXPECT_EQ(uni(v("(1 + 2^(1/2))a^2/6 - 1/3")), "((1 + √2)a² − 2)/6");
+    EXPECT_EQ(tex(v("(1 + 2^(1/2))a^2/6 - 1/3")), "\\tfrac{\\left(1 + \\sqrt{2}\\right)a^{2} - 2}{6}");
+    // 1 + a + a²: nothing to gather.
+    EXPECT_EQ(uni(v("1 + a + a^2")), "1 + a + a²");
 }
 
 // Integers of more than 12 digits that are s·2^k + t (s odd, s and |t| of at most 4 digits)
@@ -118,6 +150,11 @@ TEST(Display, PowerRuleBoundaries) {
     EXPECT_EQ(uni(pow2(40) * 10001), "10996215789387776");
     // 10^13 = 5^13·2^13, s = 5^13 = 1220703125: decimal.
     EXPECT_EQ(uni(v("10000000000000")), "10000000000000");
+    // The place counts: 2^40 + 9999 = 1099511637775 (13 digits) is "2^40 + 9999" (11) alone,
+    // but as a factor of a "(2^40 + 9999)a" is 14 columns, no shorter than "1099511637775a".
+    EXPECT_EQ(uni(pow2(40) + 9999), "2^40 + 9999");
+    EXPECT_EQ(uni((pow2(40) + 9999) * Value::ln2()), "1099511637775a");
+    EXPECT_EQ(uni((pow2(40) + 1) * Value::ln2()), "(2^40 + 1)a");
     // 3^700 is odd and far from any s·2^k: all its digits, by default never elided.
     mpz_class three;
     mpz_ui_pow_ui(three.get_mpz_t(), 3, 700);
