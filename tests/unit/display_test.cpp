@@ -224,15 +224,32 @@ std::vector<Value> sample(const std::string& name) {
     return out;
 }
 
+// Braces never close before they open and all close; every \\left has its \\right.
+bool balanced_latex(const std::string& t) {
+    long depth = 0;
+    for (char c : t) {
+        depth += c == '{' ? 1 : c == '}' ? -1 : 0;
+        if (depth < 0) return false;
+    }
+    const auto count = [&t](const std::string& w) {
+        long n = 0;
+        for (auto i = t.find(w); i != std::string::npos; i = t.find(w, i + 1)) ++n;
+        return n;
+    };
+    return depth == 0 && count("\\left(") == count("\\right)");
+}
+
 }  // namespace
 
-// The unicode and ascii display forms read back to the value (parse_value reads √ ∛ ∜ − ·).
+// The unicode and ascii display forms read back to the value (parse_value reads √ ∛ ∜ − ·), are
+// never wider than the canonical form, and the LaTeX form's groups are balanced.
 TEST(DisplayProperty, ParsesBack) {
     for (const Value& x : sample("DisplayProperty.ParsesBack")) {
         SCOPED_TRACE(to_ascii(x) + " seed " + std::to_string(test::seed()));
         EXPECT_EQ(parse_value(uni(x)), x) << uni(x);
         EXPECT_EQ(parse_value(asc(x)), x) << asc(x);
         EXPECT_LE(display_width(uni(x)), display_width(to_unicode(x)));
+        EXPECT_TRUE(balanced_latex(tex(x))) << tex(x);
     }
 }
 
