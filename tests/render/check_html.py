@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""HTML outputs load cleanly in headless Chromium (issue 11).
+
+  check_html.py --cli BIN [options] SCENARIO...   every HTML output of each scenario
+  check_html.py [options] FILE.html...            any page
+
+The outputs are `run`, `answers` (a scenario with exercises), `crosscheck`, `encode` and `read`,
+for each command whose --help offers `--format html` (the others are listed as skipped). Each
+page is written to a file and opened from its file:// URL in a fresh headless Chromium with the
+network off (browser.py, over the DevTools protocol). A page fails on:
+  - any console error, uncaught exception or failed resource load, any request that is not to
+    file: or data:, and any http(s) reference in its source (a page is self-contained: no CDN,
+    no external fonts; only xmlns values are exempt);
+  - a <table> without a non-empty <caption>;
+  - in the chapter's outputs, a value typed by hand from the chapter (common.CHAPTER_VALUES)
+    absent from the DOM after the load (MathML fractions read as p/q; a vector counts when its
+    entries stand in one table column), and in the report the tokens 红色 钥匙 。;
+  - a blank screenshot (a single colour: nothing was drawn).
+At most two browsers run at once (EXACTATTN_RENDER_JOBS).
+
+Exit 0 all passed, 1 a failure, 77 skipped (chromium absent, or no output accepts html)."""
+import argparse
+import html.parser
+import io
+import os
+import re
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from browser import load_page  # noqa: E402
+from common import (BUILTIN, documents, missing_values, parallel, report,  # noqa: E402
+                    require_tool, skip)
+
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+        "track", "wbr"}
+HIDDEN = {"script", "style", "annotation", "annotation-xml", "head", "title"}
+# An http(s) URL anywhere but in an xmlns="..." declaration.
+EXTERNAL = re.compile(r"""(?<!xmlns=")(?<!xmlns:xlink=")(?<!xmlns:m=")https?://[^\s"'<>)]*""")
+
+
+class Node:
+    def __init__(self, tag, parent=None):
+        self.tag, self.parent, self.children = tag, parent, []
+
+
+class _Tree(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.root = self.current = Node("#document")
+
+    def handle_starttag(self, tag, attrs):
+        node = Node(tag, self.current)
+        self.current.children.append(node)
+        if tag not in VOID:
+            self.current = node
+
+    def handle_endtag(self, tag):
+        node = self.current
+        while node is not self.root and node.tag != tag:
+            node = node.parent
+        if node is not self.root:
+            self.current = node.parent
+
+    def handle_data(self, data):
+        self.current.children.append(data)
+
+
+def parse(source):
+    tree = _Tree()
+    tree.feed(source)
+    tree.close()
+    return tree.root
+
+
+def text(node):
+    """The node's text as a reader would type it: MathML fractions as p/q, powers as b^e,
+    roots with √; scripts, styles and TeX annotations left out."""
+    if isinstance(node, str):
+        return node
+    if node.tag in HIDDEN:
+        return ""
+    parts = [text(child) for child in node.children]
+    if node.tag == "mfrac" and len(parts) == 2:
+        num, den = (p.strip() for p in parts)
+        wrap = [f"({p})" if re.search(r"[-+\u2212 ]", p) else p for p in (num, den)]
+        return f"{wrap[0]}/{wrap[1]}"
+    if node.tag == "msup" and len(parts) == 2:
+        return f"{parts[0].strip()}^{parts[1].strip()}"
+    if node.tag == "msqrt":
+        return "√" + "".join(parts)
+    separator = " " if node.tag in ("td", "th", "tr", "p", "li", "div", "caption") else ""
+    return separator + "".join(parts) + separator
+
+
+def find(node, tag):
+    if isinstance(node, str):
+        return []
+    found = [node] if node.tag == tag else []
+    for child in node.children:
+        found += find(child, tag)
+    return found
+
+
+def table_failures(dom):
+    """Every table has a non-empty caption; returns (failures, columns of every table)."""
+    failures, columns = [], []
+    for number, table in enumerate(find(dom, "table"), 1):
+        captions = [c for c in table.children if not isinstance(c, str) and c.tag == "caption"]
+        if not captions or not text(captions[0]).strip():
+            failures.append(f"table {number} has no caption")
+        rows = [[text(cell).strip() for cell in row.children
+                 if not isinstance(cell, str) and cell.tag in ("td", "th")]
+                for row in find(table, "tr")]
+        width = max((len(r) for r in rows), default=0)
+        columns += [[r[j] for r in rows if j < len(r)] for j in range(width)]
+    return failures, columns
+
+
+def blank(png):
+    """A screenshot in one colour: nothing was drawn."""
+    from PIL import Image  # python3-pil
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    return all(low == high for low, high in image.getextrema())
+
+
+def page_failures(chromium, path, values, tokens):
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    failures = [f"external reference: {url}" for url in sorted(set(EXTERNAL.findall(source)))]
+    load = load_page(chromium, path)
+    if load.problem:
+        return failures + [load.problem]
+    failures += load.console_errors + load.failed_requests
+    dom = parse(load.dom)
+    tables, columns = table_failures(dom)
+    failures += tables
+    page = text(dom)
+    failures += [f"value absent from the DOM: {v}" for v in missing_values(page, values, columns=columns)]
+    flat = re.sub(r"\s+", "", page)
+    absent = [t for t in tokens if t not in flat]
+    if absent:
+        failures.append("tokens absent from the DOM: " + " ".join(absent))
+    if blank(load.png):
+        failures.append("blank screenshot (one colour)")
+    return failures
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("inputs", nargs="+",
+                        help=f"scenario files or {BUILTIN} (with --cli), or .html files")
+    parser.add_argument("--cli", help="the exactattn binary: check the outputs of scenarios")
+    parser.add_argument("--workdir", help="keep the pages here")
+    parser.add_argument("--expect-value", action="append", default=[], metavar="NAME=VECTOR",
+                        help="an .html file's DOM must show this value, e.g. 'weights=[1/2, 1/4, 1/4]'")
+    parser.add_argument("--expect-token", action="append", default=[], metavar="TOKEN",
+                        help="an .html file's DOM must show this token")
+    parser.add_argument("--expect-reject", action="append", default=[], metavar="REASON",
+                        help="pass only if every page fails with this reason (a fixture)")
+    parser.add_argument("--known-fault", action="append", default=[], metavar="NAME: REASON",
+                        help="a fault of the CLI being fixed: reported, not counted, until fixed")
+    args = parser.parse_args()
+    chromium = require_tool("chromium")
+    try:
+        import PIL  # noqa: F401
+    except ImportError:
+        skip("python3-pil not found (install with EXACTATTN_WITH_RENDER=1 bash scripts/setup.sh)")
+    scratch = None if args.workdir else tempfile.TemporaryDirectory(prefix="exactattn-html-")
+    workdir = args.workdir or scratch.name
+    os.makedirs(workdir, exist_ok=True)
+    print(f"html: pages in {workdir}")
+
+    if args.cli:
+        docs = documents(args.cli, args.inputs, "html", [("page", ())])
+    else:
+        values = dict(v.split("=", 1) for v in args.expect_value)
+        docs = [(os.path.basename(path), path, values, args.expect_token) for path in args.inputs]
+
+    def check(doc):
+        if not args.cli:
+            return doc[0], page_failures(chromium, *doc[1:])
+        page, error = doc.text(args.cli, "html")
+        if error:
+            return doc.name, [error]
+        path = os.path.join(workdir, re.sub(r"[^\w.-]", "_", doc.name) + ".html")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(page)
+        return doc.name, page_failures(chromium, path, doc.values, doc.tokens)
+
+    return report("html", parallel(check, docs), args.expect_reject,
+                  args.known_fault)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
