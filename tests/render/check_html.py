@@ -20,18 +20,15 @@ network off (browser.py, over the DevTools protocol). A page fails on:
 At most two browsers run at once (EXACTATTN_RENDER_JOBS).
 
 Exit 0 all passed, 1 a failure, 77 skipped (chromium absent, or no output accepts html)."""
-import argparse
 import html.parser
-import io
 import os
 import re
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from browser import load_page  # noqa: E402
-from common import (BUILTIN, documents, missing_values, parallel, report,  # noqa: E402
-                    require_tool, skip)
+from common import (FileDocument, WorkDir, blank, inputs, missing_values,  # noqa: E402
+                    parallel, parse_arguments, report, require_pil, require_tool)
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
         "track", "wbr"}
@@ -118,13 +115,6 @@ def table_failures(dom):
     return failures, columns
 
 
-def blank(png):
-    """A screenshot in one colour: nothing was drawn."""
-    from PIL import Image  # python3-pil
-    image = Image.open(io.BytesIO(png)).convert("RGB")
-    return all(low == high for low, high in image.getextrema())
-
-
 def page_failures(chromium, path, values, tokens):
     with open(path, encoding="utf-8") as f:
         source = f.read()
@@ -148,49 +138,25 @@ def page_failures(chromium, path, values, tokens):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("inputs", nargs="+",
-                        help=f"scenario files or {BUILTIN} (with --cli), or .html files")
-    parser.add_argument("--cli", help="the exactattn binary: check the outputs of scenarios")
-    parser.add_argument("--workdir", help="keep the pages here")
-    parser.add_argument("--expect-value", action="append", default=[], metavar="NAME=VECTOR",
-                        help="an .html file's DOM must show this value, e.g. 'weights=[1/2, 1/4, 1/4]'")
-    parser.add_argument("--expect-token", action="append", default=[], metavar="TOKEN",
-                        help="an .html file's DOM must show this token")
-    parser.add_argument("--expect-reject", action="append", default=[], metavar="REASON",
-                        help="pass only if every page fails with this reason (a fixture)")
-    parser.add_argument("--known-fault", action="append", default=[], metavar="NAME: REASON",
-                        help="a fault of the CLI being fixed: reported, not counted, until fixed")
-    args = parser.parse_args()
+    args = parse_arguments(__doc__, "html", "html")
     chromium = require_tool("chromium")
-    try:
-        import PIL  # noqa: F401
-    except ImportError:
-        skip("python3-pil not found (install with EXACTATTN_WITH_RENDER=1 bash scripts/setup.sh)")
-    scratch = None if args.workdir else tempfile.TemporaryDirectory(prefix="exactattn-html-")
-    workdir = args.workdir or scratch.name
-    os.makedirs(workdir, exist_ok=True)
-    print(f"html: pages in {workdir}")
-
-    if args.cli:
-        docs = documents(args.cli, args.inputs, "html", [("page", ())])
-    else:
-        values = dict(v.split("=", 1) for v in args.expect_value)
-        docs = [(os.path.basename(path), path, values, args.expect_token) for path in args.inputs]
+    require_pil()
+    workdir = WorkDir(args, "html")
 
     def check(doc):
-        if not args.cli:
-            return doc[0], page_failures(chromium, *doc[1:])
         page, error = doc.text(args.cli, "html")
         if error:
             return doc.name, [error]
-        path = os.path.join(workdir, re.sub(r"[^\w.-]", "_", doc.name) + ".html")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(page)
+        if isinstance(doc, FileDocument):
+            path = doc.path
+        else:  # a file:// URL to open
+            path = workdir.file(doc.name, "html")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(page)
         return doc.name, page_failures(chromium, path, doc.values, doc.tokens)
 
-    return report("html", parallel(check, docs), args.expect_reject,
-                  args.known_fault)
+    docs = inputs(args, "html", [("page", ())])
+    return report("html", parallel(check, docs), args.expect_reject, args.known_fault)
 
 
 if __name__ == "__main__":

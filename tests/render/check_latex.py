@@ -23,16 +23,14 @@ text (pdftotext -raw). In the chapter's outputs the values typed by hand from th
 --no-compile runs only the source checks.
 
 Exit 0 all passed, 1 a failure, 77 skipped (xelatex absent, or no output accepts LaTeX)."""
-import argparse
 import os
 import re
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (BUILTIN, documents, missing_values, parallel, report,  # noqa: E402
-                    require_tool)
+from common import (WorkDir, inputs, missing_values, parallel, parse_arguments,  # noqa: E402
+                    report, require_tool)
 
 BASE_PACKAGES = ["amsmath", "booktabs", "xeCJK"]
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+")
@@ -95,7 +93,7 @@ def log_failures(log):
     return failures
 
 
-def compile_failures(tex, path, values=None, tokens=()):
+def compile_failures(tex, path, values, tokens):
     """Compiles `tex` (a complete document) as `path` and returns what went wrong."""
     with open(path, "w", encoding="utf-8") as f:
         f.write(tex)
@@ -124,60 +122,33 @@ def compile_failures(tex, path, values=None, tokens=()):
     if absent:
         failures.append("CJK text absent from the PDF: " + " ".join(absent[:10]))
     failures += [f"value absent from the PDF: {v}"
-                 for v in missing_values(text, values or {}, stacked=True)]
+                 for v in missing_values(text, values, stacked=True)]
     return failures
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("inputs", nargs="+",
-                        help=f"scenario files or {BUILTIN} (with --cli), or .tex files")
-    parser.add_argument("--cli", help="the exactattn binary: check the outputs of scenarios")
-    parser.add_argument("--workdir", help="keep the .tex, .log and .pdf files here")
-    parser.add_argument("--escaped-math", action="store_true",
-                        help="fail on math printed as text (\\$, \\textbackslash{}tfrac)")
-    parser.add_argument("--no-compile", action="store_true", help="source checks only")
-    parser.add_argument("--expect-value", action="append", default=[], metavar="NAME=VECTOR",
-                        help="a .tex file's PDF must show this value, e.g. 'context=[a/2, a/4]'")
-    parser.add_argument("--expect-reject", action="append", default=[], metavar="REASON",
-                        help="pass only if every document fails with this reason (a fixture)")
-    parser.add_argument("--known-fault", action="append", default=[], metavar="NAME: REASON",
-                        help="a fault of the CLI being fixed: reported, not counted, until fixed")
-    args = parser.parse_args()
+    def options(parser):
+        parser.add_argument("--escaped-math", action="store_true",
+                            help="fail on math printed as text (\\$, \\textbackslash{}tfrac)")
+        parser.add_argument("--no-compile", action="store_true", help="source checks only")
+    args = parse_arguments(__doc__, "latex", "tex", options)
     if not args.no_compile:
         require_tool("xelatex")
         require_tool("pdftotext")
-        scratch = None if args.workdir else tempfile.TemporaryDirectory(prefix="exactattn-latex-")
-        workdir = args.workdir or scratch.name
-        os.makedirs(workdir, exist_ok=True)
-        print(f"latex: files in {workdir}")
-
-    if args.cli:
-        docs = documents(args.cli, args.inputs, "latex", VARIANTS)
-    else:
-        values = dict(v.split("=", 1) for v in args.expect_value)
-        docs = [(os.path.basename(path), path, values) for path in args.inputs]
+        workdir = WorkDir(args, "latex")
 
     def check(doc):
-        if args.cli:
-            name, values, tokens = doc.name, doc.values, doc.tokens
-            tex, error = doc.text(args.cli, "latex")
-            if error:
-                return name, [error]
-        else:
-            name, path, values = doc
-            tokens = []
-            with open(path, encoding="utf-8") as f:
-                tex = f.read()
+        tex, error = doc.text(args.cli, "latex")
+        if error:
+            return doc.name, [error]
         failures = source_failures(tex, args.escaped_math)
         if not args.no_compile:
-            stem = re.sub(r"[^\w.-]", "_", name.removesuffix(".tex"))
             full = tex if "\\documentclass" in tex else wrap(tex)
-            failures += compile_failures(full, os.path.join(workdir, stem + ".tex"), values, tokens)
-        return name, failures
+            failures += compile_failures(full, workdir.file(doc.name, "tex"), doc.values, doc.tokens)
+        return doc.name, failures
 
-    return report("latex", parallel(check, docs), args.expect_reject,
-                  args.known_fault)
+    docs = inputs(args, "latex", VARIANTS)
+    return report("latex", parallel(check, docs), args.expect_reject, args.known_fault)
 
 
 if __name__ == "__main__":

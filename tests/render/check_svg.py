@@ -11,14 +11,13 @@ colour, on a white background). Also usable from the other checks: svg_failures(
 
 Exit 0 all passed, 1 a failure, 77 skipped (rsvg-convert or python3-pil absent)."""
 import argparse
-import io
 import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import parallel, report, require_tool, skip  # noqa: E402
+from common import blank, parallel, report, require_pil, require_tool  # noqa: E402
 
 SVG = "{http://www.w3.org/2000/svg}"
 HREFS = ("href", "{http://www.w3.org/1999/xlink}href")
@@ -44,9 +43,7 @@ def svg_failures(path, rsvg="rsvg-convert"):
     if done.returncode != 0:
         return failures + [f"rsvg-convert exit {done.returncode}: "
                            f"{done.stderr.decode(errors='replace').strip()}"]
-    from PIL import Image  # python3-pil
-    image = Image.open(io.BytesIO(done.stdout)).convert("RGB")
-    if all(low == high for low, high in image.getextrema()):
+    if blank(done.stdout):
         failures.append("blank rendering (one colour)")
     return failures
 
@@ -58,10 +55,7 @@ def main():
                         help="pass only if every file fails with this reason (a fixture)")
     args = parser.parse_args()
     rsvg = require_tool("rsvg-convert")
-    try:
-        import PIL  # noqa: F401
-    except ImportError:
-        skip("python3-pil not found (install with EXACTATTN_WITH_RENDER=1 bash scripts/setup.sh)")
+    require_pil()
     results = parallel(lambda path: (os.path.basename(path), svg_failures(path, rsvg)), args.inputs)
     return report("svg", results, args.expect_reject)
 

@@ -2,13 +2,16 @@
 """Shared by the render checks: what the CLI offers (read from its --help), every output of a
 scenario, the values of Chapter 14 typed by hand, a pool of at most two workers, the skip
 convention and the report. Standard library only (Debian's /usr/bin/python3)."""
+import argparse
 import concurrent.futures
+import io
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 SKIP = 77  # ctest SKIP_RETURN_CODE of every render test
 SETUP_HINT = "install with EXACTATTN_WITH_RENDER=1 bash scripts/setup.sh"
@@ -156,6 +159,72 @@ class Document:
         return self.output.run(cli, fmt, self.flags)
 
 
+class FileDocument:
+    """A file given on the command line, with the values and tokens it must show."""
+
+    def __init__(self, path, values, tokens):
+        self.name, self.path, self.values, self.tokens = os.path.basename(path), path, values, tokens
+
+    def text(self, cli, fmt):
+        with open(self.path, encoding="utf-8") as f:
+            return f.read(), None
+
+
+def require_pil():
+    try:
+        import PIL  # noqa: F401
+    except ImportError:
+        skip(f"python3-pil not found ({SETUP_HINT})")
+
+
+def blank(png):
+    """A PNG in one colour: nothing was drawn."""
+    from PIL import Image  # python3-pil
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    return all(low == high for low, high in image.getextrema())
+
+
+def parse_arguments(doc, kind, extension, add_options=lambda parser: None):
+    """The command line every checker shares; `add_options` adds a checker's own."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("inputs", nargs="+",
+                        help=f"scenario files or {BUILTIN} (with --cli), or .{extension} files")
+    parser.add_argument("--cli", help="the exactattn binary: check the outputs of scenarios")
+    parser.add_argument("--workdir", help="keep the files written and made here")
+    parser.add_argument("--expect-value", action="append", default=[], metavar="NAME=VECTOR",
+                        help="a file must show this value, e.g. 'weights=[1/2, 1/4, 1/4]'")
+    parser.add_argument("--expect-token", action="append", default=[], metavar="TOKEN",
+                        help="a file must show this token")
+    parser.add_argument("--expect-reject", action="append", default=[], metavar="REASON",
+                        help="pass only if every document fails with this reason (a fixture)")
+    parser.add_argument("--known-fault", action="append", default=[], metavar="NAME: REASON",
+                        help="a fault of the CLI being fixed: reported, not counted, until fixed")
+    add_options(parser)
+    return parser.parse_args()
+
+
+def inputs(args, fmt, variants):
+    """The documents to check: the scenarios' outputs with --cli, else the files given."""
+    if args.cli:
+        return documents(args.cli, args.inputs, fmt, variants)
+    values = dict(v.split("=", 1) for v in args.expect_value)
+    return [FileDocument(path, values, args.expect_token) for path in args.inputs]
+
+
+class WorkDir:
+    """--workdir, or a temporary directory removed at exit."""
+
+    def __init__(self, args, kind):
+        self._scratch = None if args.workdir else tempfile.TemporaryDirectory(prefix=f"exactattn-{kind}-")
+        self.path = args.workdir or self._scratch.name
+        os.makedirs(self.path, exist_ok=True)
+        print(f"{kind}: files in {self.path}")
+
+    def file(self, name, extension):
+        stem = re.sub(r"[^\w.-]", "_", name.removesuffix("." + extension))
+        return os.path.join(self.path, f"{stem}.{extension}")
+
+
 def documents(cli, args, fmt, variants):
     """Every Document of the scenarios in `args` that the CLI offers in `fmt` with the flags of
     a variant; prints one line for each that it does not offer yet, so that the switch-on is
@@ -196,7 +265,8 @@ def report(kind, results, expect_reject=(), known_faults=()):
     for fault in fixed:
         print(f"FIXED known fault \"{fault}\": delete its --known-fault in tests/render/CMakeLists.txt")
     if not results:
-        skip(f"no output is offered in {kind} yet (see the lines above)")
+        skip(f"no {kind} output was checked: the CLI offers none yet (each is listed above "
+             f"with the reason); the checker itself is tested on tests/render/fixtures")
     failed = sum(1 for _, failures in counted if failures)
     print(f"{kind}: {len(results) - failed} passed, {failed} failed"
           + (f", {len(known) - len(fixed)} known faults" if known else ""))
