@@ -106,8 +106,8 @@ def load_page(chromium, path, width=1000, height=1400, timeout=60):
                 _record(load, message)
 
         try:
-            targets = call("Target.getTargets")["targetInfos"]
-            page = next(t["targetId"] for t in targets if t["type"] == "page")
+            # A page of our own: the one the command line opens may not exist yet.
+            page = call("Target.createTarget", {"url": "about:blank"})["targetId"]
             session = call("Target.attachToTarget", {"targetId": page, "flatten": True})["sessionId"]
             for domain in ("Runtime", "Log", "Network", "Page"):
                 call(f"{domain}.enable", session=session)
@@ -130,7 +130,7 @@ def load_page(chromium, path, width=1000, height=1400, timeout=60):
                         session)
             load.png = base64.b64decode(shot["data"])
             pipe.send("Browser.close")
-        except (TimeoutError, RuntimeError, StopIteration, KeyError) as e:
+        except (TimeoutError, RuntimeError, KeyError) as e:
             load.problem = f"chromium: {type(e).__name__}: {e}"
         finally:
             os.close(to_browser_w)
