@@ -16,7 +16,8 @@ network off (browser.py, over the DevTools protocol). A page fails on:
   - in the chapter's outputs, a value typed by hand from the chapter (common.CHAPTER_VALUES)
     absent from the DOM after the load (MathML fractions read as p/q; a vector counts when its
     entries stand in one table column), and in the report the tokens 红色 钥匙 。;
-  - a blank screenshot (a single colour: nothing was drawn).
+  - a blank screenshot (a single colour: nothing was drawn);
+  - an inline <svg> figure that check_svg.py rejects.
 At most two browsers run at once (EXACTATTN_RENDER_JOBS).
 
 Exit 0 all passed, 1 a failure, 77 skipped (chromium absent, or no output accepts html)."""
@@ -27,6 +28,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from browser import load_page  # noqa: E402
+from check_svg import svg_failures  # noqa: E402
 from common import (FileDocument, WorkDir, blank, inputs, missing_values,  # noqa: E402
                     parallel, parse_arguments, report, require_pil, require_tool)
 
@@ -34,6 +36,7 @@ VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "met
         "track", "wbr"}
 HIDDEN = {"script", "style", "annotation", "annotation-xml", "head", "title"}
 # An http(s) URL anywhere but in an xmlns="..." declaration.
+INLINE_SVG = re.compile(r"<svg\b.*?</svg>", re.DOTALL)
 EXTERNAL = re.compile(r"""(?<!xmlns=")(?<!xmlns:xlink=")(?<!xmlns:m=")https?://[^\s"'<>)]*""")
 
 
@@ -115,10 +118,25 @@ def table_failures(dom):
     return failures, columns
 
 
-def page_failures(chromium, path, values, tokens):
+def figure_failures(source, path):
+    """Each inline <svg> of the page, saved next to it, passes check_svg (well-formed XML with a
+    size and no outside reference, rendered non-blank by rsvg-convert)."""
+    failures = []
+    for number, svg in enumerate(INLINE_SVG.findall(source), 1):
+        if "xmlns=" not in svg.split(">", 1)[0]:  # HTML does not need the namespace; XML does
+            svg = svg.replace("<svg", '<svg xmlns="http://www.w3.org/2000/svg"', 1)
+        figure = f"{os.path.splitext(path)[0]}.figure-{number}.svg"
+        with open(figure, "w", encoding="utf-8") as f:
+            f.write(svg)
+        failures += [f"figure {number}: {failure}" for failure in svg_failures(figure)]
+    return failures
+
+
+def page_failures(chromium, path, values, tokens, workdir):
     with open(path, encoding="utf-8") as f:
         source = f.read()
     failures = [f"external reference: {url}" for url in sorted(set(EXTERNAL.findall(source)))]
+    failures += figure_failures(source, workdir.file(os.path.basename(path), "html"))
     load = load_page(chromium, path)
     if load.problem:
         return failures + [load.problem]
@@ -140,6 +158,7 @@ def page_failures(chromium, path, values, tokens):
 def main():
     args = parse_arguments(__doc__, "html", "html")
     chromium = require_tool("chromium")
+    require_tool("rsvg-convert")  # for the figures
     require_pil()
     workdir = WorkDir(args, "html")
 
@@ -153,7 +172,7 @@ def main():
             path = workdir.file(doc.name, "html")
             with open(path, "w", encoding="utf-8") as f:
                 f.write(page)
-        return doc.name, page_failures(chromium, path, doc.values, doc.tokens)
+        return doc.name, page_failures(chromium, path, doc.values, doc.tokens, workdir)
 
     docs = inputs(args, "html", [("page", ())])
     return report("html", parallel(check, docs), args.expect_reject, args.known_fault)
