@@ -10,8 +10,8 @@ token source and `read`, each in every variant the CLI offers (read from its --h
 fragment, `--standalone` and `--latex-floats`; what it does not offer yet is listed as skipped.
 A fragment (no \\documentclass) is wrapped in a minimal article: the preamble lines its leading
 comment names (any \\usepackage, \\newcommand or \\providecommand there, or the packages of a
-`% requires: a, b` line), then amsmath, booktabs and xeCJK with a CJK font (EXACTATTN_CJK_FONT,
-default WenQuanYi Micro Hei). A standalone document is compiled as it is. At most two xelatex
+`% requires: a, b` line), then booktabs and xeCJK with a CJK font (EXACTATTN_CJK_FONT, default
+WenQuanYi Micro Hei), and amsmath only for a fragment that lists no needs at all. A standalone document is compiled as it is. At most two xelatex
 run at once (EXACTATTN_RENDER_JOBS).
 
 A document fails on a non-zero exit of `xelatex -halt-on-error`, any `!` error or
@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import (WorkDir, inputs, missing_values, parallel, parse_arguments,  # noqa: E402
                     report, require_tool)
 
-BASE_PACKAGES = ["amsmath", "booktabs", "xeCJK"]
+BASE_PACKAGES = ["booktabs", "xeCJK"]  # an author's minimal document
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+")
 ESCAPED_MATH = re.compile(r"\\\$|\\textbackslash\{\}[A-Za-z]+")
 PREAMBLE_LINE = re.compile(r"\\(usepackage|RequirePackage|newcommand|providecommand)\b.*")
@@ -63,7 +63,10 @@ def wrap(fragment):
         for group in re.findall(r"\\(?:usepackage|RequirePackage)(?:\[[^]]*\])?\{([^}]*)\}", line):
             named.update(p.strip() for p in group.split(","))
     font = os.environ.get("EXACTATTN_CJK_FONT", "WenQuanYi Micro Hei")
-    preamble = header + [f"\\usepackage{{{p}}}" for p in BASE_PACKAGES if p not in named]
+    # A fragment that lists its needs gets exactly those (so the list is checked to be complete);
+    # one that lists none (written before the document model) gets amsmath as well.
+    base = BASE_PACKAGES + ([] if header else ["amsmath"])
+    preamble = header + [f"\\usepackage{{{p}}}" for p in base if p not in named]
     preamble += [f"\\setCJK{family}font{{{font}}}" for family in ("main", "sans", "mono")]
     return ("\\documentclass{article}\n" + "\n".join(preamble) + "\n\\begin{document}\n" +
             fragment + "\n\\end{document}\n")
