@@ -26,6 +26,7 @@ import os
 import re
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from browser import load_page  # noqa: E402
 from check_svg import svg_failures  # noqa: E402

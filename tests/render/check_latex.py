@@ -28,6 +28,7 @@ import re
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import (WorkDir, inputs, missing_values, parallel, parse_arguments,  # noqa: E402
                     report, require_tool)
