@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
-#include <utility>
 
 #include "exactattn/error.hpp"
 #include "exactattn/limits.hpp"
@@ -116,30 +115,6 @@ struct RowPass {
     std::int64_t base = 0;        // the score of bucket 0
     std::size_t buckets = 0;
     std::vector<std::int64_t> acc;  // buckets × (d + 1): the rows' sums, then the count
-    std::vector<std::int64_t> spare;  // the next window is built here, then swapped in
-};
-
-// The two window buffers of this thread's reads, lent to one read at a time: a layer runs
-// thousands of reads, and a fresh window of a few hundred KiB each time is mapped, faulted in
-// and unmapped again by the allocator.
-struct LentWindows {
-    RowPass& r;
-    explicit LentWindows(RowPass& rp) : r(rp) {
-        r.acc.swap(pool().first);
-        r.spare.swap(pool().second);
-        r.acc.clear();
-        r.spare.clear();
-    }
-    ~LentWindows() {
-        r.acc.swap(pool().first);
-        r.spare.swap(pool().second);
-    }
-    LentWindows(const LentWindows&) = delete;
-    LentWindows& operator=(const LentWindows&) = delete;
-    static std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>& pool() {
-        static thread_local std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> p;
-        return p;
-    }
 };
 
 // Grows the bucket window to hold score `sj`; false when it would pass `cap` buckets.
@@ -155,12 +130,12 @@ bool grow_window(RowPass& r, std::size_t d, std::int64_t sj, std::size_t cap) {
     i128 base = lo;
     if (r.buckets == 0) base = lo - static_cast<i128>(size / 2);
     else if (sj < r.base) base = hi - static_cast<i128>(size) + 1;
-    r.spare.assign(size * stride, 0);  // keeps the buffer's capacity
+    std::vector<std::int64_t> acc(size * stride, 0);
     if (r.buckets != 0) {
         const auto off = static_cast<std::size_t>(static_cast<i128>(r.base) - base);
-        std::copy(r.acc.begin(), r.acc.end(), r.spare.begin() + static_cast<std::ptrdiff_t>(off * stride));
+        std::copy(r.acc.begin(), r.acc.end(), acc.begin() + static_cast<std::ptrdiff_t>(off * stride));
     }
-    r.acc.swap(r.spare);
+    r.acc = std::move(acc);
     r.base = static_cast<std::int64_t>(base);
     r.buckets = size;
     return true;
@@ -222,7 +197,7 @@ bool row_pass(const std::int64_t* k, std::size_t n, std::size_t d_runtime, const
         if (r.buckets == 0 || sj < r.base || static_cast<i128>(sj) >= static_cast<i128>(r.base) + static_cast<i128>(r.buckets)) {
             if (!grow_window(r, dv, sj, cap)) {
                 r.dense = false;
-                r.acc.clear();
+                r.acc = {};
                 r.buckets = 0;
                 continue;
             }
@@ -471,7 +446,6 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
 
     // 1. The pass over the rows.
     RowPass rp;
-    const LentWindows lent(rp);
     if (!run_row_pass(memory->integers().data(), n, d, p.data(), pmax, marks,
                       vmem->integers().data(), dv, rp)) {
         return std::nullopt;
@@ -554,7 +528,7 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
             }
         }
     }
-    rp.acc.clear();
+    rp.acc = {};
 
     ReadTrace tr;
     tr.query = request.query;
