@@ -14,7 +14,7 @@ namespace exactattn::cli {
 
 int cmd_run(const RunOptions& o, std::ostream& out) {
     const Scenario s = load_scenario(o.file);
-    out << render_report(run_scenario(s), parse_format(o.format));
+    out << render_report(run_scenario(s), parse_format(o.format), o.render);
     return 0;
 }
 
@@ -33,7 +33,7 @@ int cmd_encode(const EncodeOptions& o, std::ostream& out) {
     where.column = 0;
     const auto tokens = split_tokens(o.tokens);
     try {
-        out << render_encoding(s, tokens, parse_format(o.format));
+        out << render_encoding(s, tokens, parse_format(o.format), o.render);
     } catch (const Error& e) {
         if (e.where().empty()) throw e.located(where);
         throw;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "exactattn/document.hpp"
+
 namespace exactattn::cli {
 
 struct EvalOptions {
@@ -18,6 +20,7 @@ struct EvalOptions {
 struct RunOptions {
     std::string file = "chapter14";
     std::string format = "text";
+    exactattn::RenderOptions render;  ///< --standalone, --latex-floats, --no-markdown-math
 };
 
 struct ReadOptions {
@@ -27,17 +30,20 @@ struct ReadOptions {
     std::vector<std::string> remove;
     std::vector<std::string> zero;
     std::string format = "text";
+    exactattn::RenderOptions render;  ///< --standalone, --latex-floats, --no-markdown-math
 };
 
 struct EncodeOptions {
     std::string scenario = "chapter14";
     std::string tokens;
     std::string format = "text";
+    exactattn::RenderOptions render;  ///< --standalone, --latex-floats, --no-markdown-math
 };
 
 struct FilesOptions {
     std::vector<std::string> files;
     std::string format;
+    exactattn::RenderOptions render;  ///< --standalone, --latex-floats, --no-markdown-math
 };
 
 struct CheckOptions {

@@ -15,7 +15,8 @@ Format parse_format(const std::string& name) {
     if (name == "latex") return Format::Latex;
     if (name == "csv") return Format::Csv;
     if (name == "json") return Format::Json;
-    throw usage_error(fmt::format("unknown format \"{}\"; expected text, markdown, latex, csv or json", name));
+    if (name == "html") return Format::Html;
+    throw usage_error(fmt::format("unknown format \"{}\"; expected text, markdown, latex, html, csv or json", name));
 }
 
 std::string text_table(const std::string& caption, const std::vector<std::string>& headers,

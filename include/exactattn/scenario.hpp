@@ -39,6 +39,8 @@ struct ReadSpec {
     std::vector<std::size_t> remove;  ///< 1-based positions
     std::vector<std::size_t> zero;    ///< 1-based positions
     std::string note;
+    std::string number;   ///< the book's table number ("14.1"), printed "Table 14.1"
+    std::string caption;  ///< the book's caption (Markdown), replacing the generated one
 };
 
 enum class InterventionKind { RemoveState, ZeroScore, DeleteToken };
@@ -54,6 +56,8 @@ struct InterventionSpec {
     std::optional<NamedVector> readout;
     std::vector<std::size_t> positions;
     std::string note;
+    std::string number;   ///< the book's table number ("14.2")
+    std::string caption;  ///< the book's caption (Markdown)
 };
 
 /// One declared cost case (`costs`).
