@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <memory>
 
 #include "exactattn/error.hpp"
@@ -89,6 +91,11 @@ const char* op_mathml(Formula::Op o) {
 }
 
 std::string name_in(const std::string& n, MathForm f) {
+    if (n.rfind("ln ", 0) == 0) {  // a function name and its argument: ln 2
+        if (f == MathForm::Latex) return "\\ln " + n.substr(3);
+        if (f == MathForm::MathML) return "<mi>ln</mi><mo>&#x2061;</mo><mn>" + html_escape(n.substr(3)) + "</mn>";
+        return n;
+    }
     const auto u = n.find('_');
     if (u == std::string::npos || f == MathForm::Ascii || f == MathForm::Unicode) {
         if (f == MathForm::MathML) return "<mi>" + html_escape(n) + "</mi>";
@@ -132,6 +139,18 @@ Formula& Formula::sqrt_of(std::size_t d) {
 }
 Formula& Formula::decimal(const std::string& d) {
     atoms_.push_back(Atom{Atom::Kind::Decimal, {}, {}, {}, Op::Plus, d, 0, false});
+    return *this;
+}
+Formula& Formula::tex(const std::string& source) {
+    atoms_.push_back(Atom{Atom::Kind::Tex, {}, {}, {}, Op::Plus, source, 0, false});
+    return *this;
+}
+Formula& Formula::append(const Formula& other) {
+    if (!atoms_.empty() && !other.atoms_.empty() && other.atoms_.front().kind != Atom::Kind::Op &&
+        atoms_.back().kind != Atom::Kind::Op) {
+        atoms_.push_back(Atom{Atom::Kind::Raw, {}, {}, {}, Op::Plus, " ", 0, false});
+    }
+    atoms_.insert(atoms_.end(), other.atoms_.begin(), other.atoms_.end());
     return *this;
 }
 Formula& Formula::prerendered(const std::string& s) {
@@ -179,7 +198,12 @@ std::string Formula::render(MathForm f) const {
                                                  : fmt::format("√{}", a.n);
                 break;
             case Atom::Kind::Decimal: out += ml ? "<mn>" + html_escape(a.text) + "</mn>" : a.text; break;
-            case Atom::Kind::Raw: out += a.text; break;
+            case Atom::Kind::Raw: out += ml && a.text == " " ? "" : a.text; break;
+            case Atom::Kind::Tex:
+                out += f == MathForm::Latex ? a.text
+                       : ml                 ? "<mtext>" + html_escape(tex_to_text(a.text)) + "</mtext>"
+                                            : tex_to_text(a.text);
+                break;
         }
     }
     return out;
@@ -209,6 +233,10 @@ Inline& Inline::code(const std::string& s) {
     return *this;
 }
 Inline& Inline::math(const Formula& f) {
+    if (!parts_.empty() && parts_.back().kind == Kind::Math) {
+        parts_.back().math.append(f);
+        return *this;
+    }
     parts_.push_back(Part{Kind::Math, {}, f});
     return *this;
 }
@@ -239,9 +267,16 @@ Inline inline_markdown(const std::string& md) {
             i += 2;
             continue;
         }
+        auto word = [&](std::size_t at) {
+            return at < md.size() && (std::isalnum(static_cast<unsigned char>(md[at])) != 0 ||
+                                      static_cast<unsigned char>(md[at]) >= 0x80);
+        };
         auto span = [&](const std::string& open, Inline::Kind kind) {
             if (md.compare(i, open.size(), open) != 0) return false;
-            const auto end = md.find(open, i + open.size());
+            const bool underscore = open == "_";
+            if (underscore && i > 0 && word(i - 1)) return false;  // intraword: h_t
+            auto end = md.find(open, i + open.size());
+            while (underscore && end != std::string::npos && word(end + 1)) end = md.find(open, end + 1);
             if (end == std::string::npos || end == i + open.size()) return false;
             flush();
             const std::string inner = md.substr(i + open.size(), end - i - open.size());
@@ -249,7 +284,7 @@ Inline inline_markdown(const std::string& md) {
                 case Inline::Kind::Strong: out.strong(inner); break;
                 case Inline::Kind::Emph: out.emph(inner); break;
                 case Inline::Kind::Code: out.code(inner); break;
-                default: out.math(Formula().prerendered(inner)); break;
+                default: out.math(Formula().tex(inner)); break;
             }
             i = end + open.size();
             return true;
@@ -275,6 +310,77 @@ void TableBlock::add_row(std::vector<Inline> cells) {
     rows = held_->size();
 }
 
+std::string tex_to_text(const std::string& tex) {
+    static const std::vector<std::pair<std::string, std::string>> words = {
+        {"approx", "≈"}, {"to", "→"}, {"cdot", "·"}, {"times", "×"}, {"le", "≤"}, {"leq", "≤"},
+        {"ge", "≥"}, {"geq", "≥"}, {"ne", "≠"}, {"neq", "≠"}, {"infty", "∞"}, {"ldots", "…"},
+        {"dots", "…"}, {"cdots", "⋯"}, {"alpha", "α"}, {"beta", "β"}, {"sum", "Σ"}, {"in", "∈"},
+        {"quad", " "}, {"qquad", "  "}, {"top", "ᵀ"}, {"mid", "|"}, {"lvert", "|"}, {"rvert", "|"},
+        {"left", ""}, {"right", ""}, {"sqrt", "√"}};
+    std::string out;
+    std::size_t i = 0;
+    // The argument of a command, `{…}` (one level of nesting) or one character.
+    auto group = [&](std::size_t& at) {
+        if (at < tex.size() && tex[at] == '{') {
+            int depth = 0;
+            const std::size_t start = at;
+            for (; at < tex.size(); ++at) {
+                if (tex[at] == '{') ++depth;
+                if (tex[at] == '}' && --depth == 0) break;
+            }
+            const std::string inner = tex.substr(start + 1, at - start - 1);
+            if (at < tex.size()) ++at;
+            return tex_to_text(inner);
+        }
+        return at < tex.size() ? std::string(1, tex[at++]) : std::string();
+    };
+    auto wrap = [](const std::string& x) {
+        return x.size() <= 1 || x.find_first_of(" +-−/") == std::string::npos ? x : "(" + x + ")";
+    };
+    while (i < tex.size()) {
+        const char c = tex[i];
+        if (c == '\\' && i + 1 < tex.size() && std::isalpha(static_cast<unsigned char>(tex[i + 1])) != 0) {
+            std::size_t j = i + 1;
+            while (j < tex.size() && std::isalpha(static_cast<unsigned char>(tex[j])) != 0) ++j;
+            const std::string cmd = tex.substr(i + 1, j - i - 1);
+            i = j;
+            if (cmd == "frac" || cmd == "tfrac" || cmd == "dfrac") {
+                const std::string num = group(i);
+                const std::string den = group(i);
+                out += wrap(num) + "/" + wrap(den);
+            } else if (cmd == "sqrt") {
+                out += "√" + wrap(group(i));
+            } else if (cmd == "mathrm" || cmd == "text" || cmd == "operatorname" || cmd == "mathit" ||
+                       cmd == "mathbf" || cmd == "textit" || cmd == "textbf") {
+                out += group(i);
+            } else {
+                const auto w = std::find_if(words.begin(), words.end(), [&](const auto& p) { return p.first == cmd; });
+                out += w != words.end() ? w->second : cmd;  // \ln, \exp, \max: the name itself
+            }
+            continue;
+        }
+        if (c == '\\' && i + 1 < tex.size()) {  // \, \; \{ \}
+            const char n = tex[i + 1];
+            out += n == ',' || n == ';' || n == ' ' || n == ':' ? std::string(" ") : std::string(1, n);
+            i += 2;
+            continue;
+        }
+        if ((c == '^' || c == '_') && i + 1 < tex.size() && tex[i + 1] == '{') {
+            ++i;
+            const std::string g = group(i);
+            out += c + (g.size() == 1 ? g : (c == '^' ? "(" + g + ")" : "{" + g + "}"));
+            continue;
+        }
+        if (c == '{' || c == '}') {
+            ++i;
+            continue;
+        }
+        out += c;
+        ++i;
+    }
+    return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Renderers
 
@@ -289,6 +395,14 @@ constexpr const char* kLatexRequirements =
     "%   \\usepackage{caption}   % \\captionof (tables placed where they stand)\n"
     "%   \\usepackage{xeCJK}     % CJK tokens (XeLaTeX), with \\setCJKmainfont{...}\n"
     "%   \\providecommand{\\exactattnToken}[1]{#1}  % how source tokens are set\n";
+
+// `$…$` around math, its outer spaces moved outside (pandoc and GFM need `$x$`, not `$ x $`).
+std::string dollars(const std::string& m) {
+    const auto b = m.find_first_not_of(' ');
+    if (b == std::string::npos) return m;
+    const auto e = m.find_last_not_of(' ');
+    return m.substr(0, b) + "$" + m.substr(b, e - b + 1) + "$" + m.substr(e + 1);
+}
 
 class Renderer {
 public:
@@ -332,7 +446,7 @@ private:
             case Inline::Kind::Emph: return "\\emph{" + latex_escape(p.text) + "}";
             case Inline::Kind::Strong: return "\\textbf{" + latex_escape(p.text) + "}";
             case Inline::Kind::Code: return "\\texttt{" + latex_escape(p.text) + "}";
-            case Inline::Kind::Math: return "$" + p.math.render(MathForm::Latex) + "$";
+            case Inline::Kind::Math: return dollars(p.math.render(MathForm::Latex));
             case Inline::Kind::Token: return "\\exactattnToken{" + latex_escape(p.text) + "}";
         }
         return "";
@@ -345,10 +459,7 @@ private:
             case Inline::Kind::Strong: return "<strong>" + html_escape(p.text) + "</strong>";
             case Inline::Kind::Code: return "<code>" + html_escape(p.text) + "</code>";
             case Inline::Kind::Math: {
-                // Author math from Markdown ($…$) is LaTeX source: shown as written.
-                const std::string m = p.math.render(MathForm::MathML);
-                return m.rfind('<', 0) == 0 ? "<math>" + m + "</math>"
-                                            : "<span class=\"tex\">" + html_escape(m) + "</span>";
+                return "<math>" + p.math.render(MathForm::MathML) + "</math>";
             }
         }
         return "";
@@ -361,7 +472,7 @@ private:
             case Inline::Kind::Strong: return "**" + p.text + "**";
             case Inline::Kind::Code: return "`" + p.text + "`";
             case Inline::Kind::Math:
-                return o_.markdown_math ? "$" + p.math.render(MathForm::Latex) + "$" : p.math.render(MathForm::Unicode);
+                return o_.markdown_math ? dollars(p.math.render(MathForm::Latex)) : p.math.render(MathForm::Unicode);
         }
         return "";
     }
@@ -483,11 +594,16 @@ private:
 
     std::string latex_table(const TableBlock& t, const Table& tab, const std::string& notes) const {
         std::string out = o_.latex_floats ? "\\begin{table}[htbp]\n\\centering\n" : "\\begin{center}\n";
-        const std::string c = caption_text(t);
-        if (!c.empty() || !t.label.empty()) {
+        // A numbered table prints its own number ("Table 14.1: …", \ref gives 14.1): \thetable is
+        // redefined inside the table's group. An unnumbered one takes the starred caption.
+        const std::string c = inline_text(t.caption);
+        if (!t.number.empty()) {
+            out += "\\renewcommand{\\thetable}{" + latex_escape(t.number) + "}";
             out += o_.latex_floats ? "\\caption{" + c + "}" : "\\captionof{table}{" + c + "}";
             if (!t.label.empty()) out += "\\label{" + t.label + "}";
             out += "\n";
+        } else if (!c.empty()) {
+            out += o_.latex_floats ? "\\caption*{" + c + "}\n" : "\\captionof*{table}{" + c + "}\n";
         }
         out += "\\begin{tabular}{" + std::string(tab.headers.size(), 'l') + "}\n\\toprule\n";
         for (std::size_t i = 0; i < tab.headers.size(); ++i) out += (i > 0 ? " & " : "") + tab.headers[i];
@@ -543,7 +659,8 @@ private:
         return "\\documentclass{article}\n"
                "\\usepackage{amsmath}\n\\usepackage{booktabs}\n\\usepackage{caption}\n"
                "\\usepackage{xeCJK}\n"
-               "\\IfFontExistsTF{Noto Serif CJK SC}{\\setCJKmainfont{Noto Serif CJK SC}}{}\n"
+               "\\IfFontExistsTF{Noto Serif CJK SC}{\\setCJKmainfont{Noto Serif CJK SC}}"
+               "{\\IfFontExistsTF{WenQuanYi Micro Hei}{\\setCJKmainfont{WenQuanYi Micro Hei}}{}}\n"
                "\\providecommand{\\exactattnToken}[1]{#1}\n"
                "\\title{" +
                latex_escape(doc.title) + "}\n\\date{}\n\\begin{document}\n" + body + "\n\\end{document}\n";
@@ -556,6 +673,23 @@ private:
 }  // namespace
 
 std::string latex_requirements() { return kLatexRequirements; }
+
+std::string render_inline(const Inline& in, Format format, const RenderOptions& options) {
+    return Renderer(format, options).inline_text(in);
+}
+
+std::vector<std::vector<std::string>> table_cells(const TableBlock& table, Format format, const RenderOptions& options) {
+    const Renderer r(format, options);
+    std::vector<std::vector<std::string>> out(1);
+    for (const auto& h : table.headers) out[0].push_back(r.inline_text(h));
+    std::vector<Inline> cells;
+    for (std::size_t j = 0; j < table.rows; ++j) {
+        table.row(j, r.form(), cells);
+        auto& row = out.emplace_back();
+        for (const auto& c : cells) row.push_back(r.inline_text(c));
+    }
+    return out;
+}
 
 std::string render(const Document& doc, Format format, const RenderOptions& options) {
     if (format == Format::Json) throw usage_error("a document is rendered as text, markdown, latex, html or csv");

@@ -77,6 +77,28 @@ std::string factor_in(const std::string& printed, const std::string& unicode, Ma
     return std::string(op(f, Formula::Op::Open)) + printed + op(f, Formula::Op::Close);
 }
 
+// A position's label as the chapter prints it: `1: color`, or `1: 红色` (the token through the
+// token macro) when the source declares no labels.
+Inline position_cell(const Source& src, std::size_t position) {
+    if (position >= 1 && position <= src.labels.size()) return Inline(src.position_label(position));
+    if (src.tokens && position >= 1 && position <= src.tokens->size()) {
+        return Inline(fmt::format("{}: ", position)).token((*src.tokens)[position - 1]);
+    }
+    return Inline(std::to_string(position));
+}
+
+// The names of every position, `color, key, full stop`, for a weights header.
+Inline position_names(const Source& src) {
+    Inline out;
+    for (std::size_t j = 1; j <= src.states.rows(); ++j) {
+        if (j > 1) out.text(", ");
+        if (j <= src.labels.size()) out.text(src.labels[j - 1]);
+        else if (src.tokens && j <= src.tokens->size()) out.token((*src.tokens)[j - 1]);
+        else out.text(std::to_string(j));
+    }
+    return out;
+}
+
 // The Table 14.1 layout, once: position, state, score derivation, exponential, weight
 // derivation. Rows are produced on demand from memoized strings, so that the same generator
 // prints a read over 10^7 positions (`read`) and the chapter's three (`run`).
@@ -115,7 +137,7 @@ TableBlock read_block(const Source* source, const Memory& memory, const ReadTrac
         Memo& m = **memo;
         const std::size_t d = memory.width();
         cells.assign(5, Inline());
-        cells[0] = source != nullptr ? Inline().token(source->position_label(j + 1)) : Inline(std::to_string(j + 1));
+        cells[0] = source != nullptr ? position_cell(*source, j + 1) : Inline(std::to_string(j + 1));
         std::vector<std::string> h(d);
         std::vector<std::string> h_unicode(d);
         for (std::size_t i = 0; i < d; ++i) {
@@ -151,8 +173,13 @@ TableBlock read_block(const Source* source, const Memory& memory, const ReadTrac
         cells[3].math(Formula().prerendered(in_form(r.exponential, f)));
         std::string w = in_form(r.weight, f);
         if (r.rational && t.denominator != Value(1)) {
-            const std::string ratio = factor_in(in_form(r.exponential, f), ru.exponential, f) +
-                                      op(f, Formula::Op::Divide) + factor_in(in_form(m.den, f), m.den_unicode, f);
+            // exponential/total, written as a fraction where the form has one: 2/4, \tfrac{2}{4}.
+            const std::string ratio =
+                f == MathForm::Latex ? "\\tfrac{" + r.exponential + "}{" + m.den + "}"
+                : f == MathForm::MathML
+                    ? "<mfrac><mrow>" + in_form(r.exponential, f) + "</mrow><mrow>" + in_form(m.den, f) + "</mrow></mfrac>"
+                    : factor_in(r.exponential, ru.exponential, f) + op(f, Formula::Op::Divide) +
+                          factor_in(m.den, m.den_unicode, f);
             if (ru.exponential + "/" + m.den_unicode != ru.weight) w = ratio + op(f, Formula::Op::Equals) + w;
         }
         cells[4].math(Formula().prerendered(w));
@@ -241,7 +268,7 @@ void add_sources(Document& doc, const Scenario& s) {
         if (src.tokens) tab.headers = {Inline("Position"), Inline("Token"), Inline("Embedding"), Inline("State")};
         else tab.headers = {Inline("Position"), Inline("State")};
         for (std::size_t j = 0; j < src.states.rows(); ++j) {
-            std::vector<Inline> row = {Inline().token(src.position_label(j + 1))};
+            std::vector<Inline> row = {position_cell(src, j + 1)};
             if (src.tokens) {
                 row.push_back(Inline().token((*src.tokens)[j]));
                 row.push_back(Inline().vector(s.embedding((*src.tokens)[j])));
@@ -259,13 +286,7 @@ void add_intervention(Document& doc, const Report& rep, const InterventionResult
     TableBlock tab;
     tab.number = ir.spec.number;
     tab.label = ir.spec.number.empty() ? "" : "tab:" + ir.spec.number;
-    std::string labels;
-    for (std::size_t j = 1; j <= src.states.rows(); ++j) {
-        std::string name = src.position_label(j);
-        const auto colon = name.find(": ");
-        if (colon != std::string::npos) name = name.substr(colon + 2);
-        labels += (labels.empty() ? "" : ", ") + name;
-    }
+    const Inline labels = position_names(src);
     const Formula query(ir.spec.query.values);
     Inline caption;
     if (!ir.spec.caption.empty()) {
@@ -287,10 +308,10 @@ void add_intervention(Document& doc, const Report& rep, const InterventionResult
     tab.caption = caption;
     switch (ir.spec.kind) {
         case InterventionKind::RemoveState:
-            tab.headers = {Inline("Removed position"), Inline("Weights: ").token(labels), Inline("New context")};
+            tab.headers = {Inline("Removed position"), Inline("Weights: ").append(labels), Inline("New context")};
             break;
         case InterventionKind::ZeroScore:
-            tab.headers = {Inline("Zeroed position"), Inline("Scores"), Inline("Weights: ").token(labels),
+            tab.headers = {Inline("Zeroed position"), Inline("Scores"), Inline("Weights: ").append(labels),
                            Inline("Context")};
             break;
         case InterventionKind::DeleteToken:
@@ -301,7 +322,7 @@ void add_intervention(Document& doc, const Report& rep, const InterventionResult
     const Value zero;
     for (const auto& row : ir.rows) {
         std::vector<Inline> cells;
-        cells.push_back(row.position == 0 ? Inline("None") : Inline().token(src.position_label(row.position)));
+        cells.push_back(row.position == 0 ? Inline("None") : position_cell(src, row.position));
         switch (ir.spec.kind) {
             case InterventionKind::RemoveState:
                 cells.push_back(Inline().vector(detail::column_values(row.trace.weights, zero)));

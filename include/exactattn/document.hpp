@@ -15,6 +15,7 @@
 #include <variant>
 #include <vector>
 
+#include "exactattn/memory.hpp"
 #include "exactattn/table.hpp"
 #include "exactattn/value.hpp"
 
@@ -47,6 +48,11 @@ public:
     Formula& sqrt_of(std::size_t d);
     /// A correctly rounded decimal (printed as is).
     Formula& decimal(const std::string& d);
+    /// Author math (`$…$` in a scenario's Markdown): LaTeX source, kept as written for LaTeX and
+    /// Markdown and read as plain text elsewhere (`\\ln 2` → ln 2, `\\tfrac{a}{2}` → a/2).
+    Formula& tex(const std::string& source);
+    /// Appends the atoms of another formula (adjacent math runs become one).
+    Formula& append(const Formula& other);
     /// Text already written in the form it will be rendered in (the streaming read printer
     /// memoizes its strings per form).
     Formula& prerendered(const std::string& s);
@@ -56,7 +62,7 @@ public:
 
 private:
     struct Atom {
-        enum class Kind { Value, Vector, Column, Op, Name, Sqrt, Decimal, Raw } kind;
+        enum class Kind { Value, Vector, Column, Op, Name, Sqrt, Decimal, Raw, Tex } kind;
         Value v;
         Vector vec;
         std::vector<std::optional<Value>> col;
@@ -104,7 +110,8 @@ private:
 };
 
 /// Author Markdown of a scenario (prompts, notes): `*emphasis*`, `**strong**`, `` `code` `` and
-/// `$…$` math (kept as LaTeX source for LaTeX, shown as written elsewhere).
+/// `$…$` math (kept as LaTeX source for LaTeX and Markdown, read as plain text elsewhere).
+/// As in CommonMark, `_` opens or closes emphasis only at a word boundary (`h_t` is text).
 Inline inline_markdown(const std::string& markdown);
 
 struct Heading {
@@ -173,6 +180,17 @@ struct RenderOptions {
 /// The document in a format: Text, Markdown, Latex, Html or Csv. UsageError for Json (JSON is
 /// each command's data, not a document).
 std::string render(const Document& doc, Format format, const RenderOptions& options = {});
+
+/// One inline run in a format (Text: Unicode math), e.g. a table cell for a caller that lays
+/// out the cells itself (the Python module).
+std::string render_inline(const Inline& in, Format format, const RenderOptions& options = {});
+
+/// The cells of a table in a format, every row produced (header row first).
+std::vector<std::vector<std::string>> table_cells(const TableBlock& table, Format format,
+                                                  const RenderOptions& options = {});
+
+/// Author LaTeX math as plain Unicode text: `h_{t-1}`, `\\ln 2` → ln 2, `\\approx` → ≈.
+std::string tex_to_text(const std::string& tex);
 
 /// What a LaTeX fragment needs in the preamble of the document it is pasted into (also
 /// written as a comment at the top of every fragment).
