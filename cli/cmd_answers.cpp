@@ -14,7 +14,7 @@
 namespace exactattn::cli {
 
 int cmd_answers(const FilesOptions& o, std::ostream& out) {
-    out << render_answers(run_scenario(load_scenario(o.files.at(0))), parse_format(o.format));
+    out << render_answers(run_scenario(load_scenario(o.files.at(0))), parse_format(o.format), o.render);
     return 0;
 }
 

@@ -141,6 +141,12 @@ Formula& Formula::decimal(const std::string& d) {
     atoms_.push_back(Atom{Atom::Kind::Decimal, {}, {}, {}, Op::Plus, d, 0, false});
     return *this;
 }
+Formula& Formula::custom(std::function<std::string(MathForm)> render) {
+    Atom a{Atom::Kind::Custom, {}, {}, {}, Op::Plus, {}, 0, false};
+    a.fn = std::move(render);
+    atoms_.push_back(std::move(a));
+    return *this;
+}
 Formula& Formula::tex(const std::string& source) {
     atoms_.push_back(Atom{Atom::Kind::Tex, {}, {}, {}, Op::Plus, source, 0, false});
     return *this;
@@ -199,6 +205,7 @@ std::string Formula::render(MathForm f) const {
                 break;
             case Atom::Kind::Decimal: out += ml ? "<mn>" + html_escape(a.text) + "</mn>" : a.text; break;
             case Atom::Kind::Raw: out += ml && a.text == " " ? "" : a.text; break;
+            case Atom::Kind::Custom: out += a.fn(f); break;
             case Atom::Kind::Tex:
                 out += f == MathForm::Latex ? a.text
                        : ml                 ? "<mtext>" + html_escape(tex_to_text(a.text)) + "</mtext>"

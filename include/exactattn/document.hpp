@@ -53,6 +53,8 @@ public:
     Formula& tex(const std::string& source);
     /// Appends the atoms of another formula (adjacent math runs become one).
     Formula& append(const Formula& other);
+    /// Text written per form by a function (a learner's answer, printed as entered).
+    Formula& custom(std::function<std::string(MathForm)> render);
     /// Text already written in the form it will be rendered in (the streaming read printer
     /// memoizes its strings per form).
     Formula& prerendered(const std::string& s);
@@ -62,7 +64,7 @@ public:
 
 private:
     struct Atom {
-        enum class Kind { Value, Vector, Column, Op, Name, Sqrt, Decimal, Raw, Tex } kind;
+        enum class Kind { Value, Vector, Column, Op, Name, Sqrt, Decimal, Raw, Tex, Custom } kind;
         Value v;
         Vector vec;
         std::vector<std::optional<Value>> col;
@@ -70,6 +72,7 @@ private:
         std::string text;
         std::size_t n = 0;
         bool paren = false;
+        std::function<std::string(MathForm)> fn;
     };
     std::vector<Atom> atoms_;
 };
