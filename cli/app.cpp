@@ -88,8 +88,8 @@ void make_app(CLI::App& app, Parsed& p) {
     p.cross.format = "markdown";
     auto* s_cross = app.add_subcommand("crosscheck", "Exact results against an independent double path");
     s_cross->add_option("files", p.cross.files, "Scenario files, or chapter14")->required();
-    s_cross->add_option("--format", p.cross.format, "markdown|json")
-        ->check(CLI::IsMember({"markdown", "json"}));
+    s_cross->add_option("--format", p.cross.format, "text|markdown|latex|html|csv|json")
+        ->check(CLI::IsMember({"text", "markdown", "latex", "html", "csv", "json"}));
     s_cross->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_crosscheck(p.cross, o); }; });
 
     p.answers.format = "markdown";
@@ -102,6 +102,8 @@ void make_app(CLI::App& app, Parsed& p) {
     auto* s_check = app.add_subcommand("check", "Judge learner answers (exit 0 right, 1 wrong)");
     s_check->add_option("file", p.check.file, "Scenario file, or chapter14")->required();
     auto* answer = s_check->add_option("--answer", p.check.answer, "One declared learner answer by name");
+    s_check->add_option("--format", p.check.format, "text|markdown|latex|html|csv|json")
+        ->check(CLI::IsMember({"text", "markdown", "latex", "html", "csv", "json"}));
     auto* target = s_check->add_option("--target", p.check.target,
                                        "JSON pointer of the quantity, e.g. /reads/example-14.1/weights");
     auto* proposed = s_check->add_option("--proposed", p.check.proposed,
@@ -226,7 +228,7 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
         make_app(app, p);
         app.parse(argv);
         if (!p.command) p.command = [&p](std::ostream& o) { return cmd_run(p.run, o); };  // no subcommand
-        p.run.render = p.read.render = p.encode.render = p.answers.render = p.render;
+        p.run.render = p.read.render = p.encode.render = p.answers.render = p.cross.render = p.check.render = p.render;
         code = p.command(buffer);
         if (!p.output.empty()) {
             write_output_file(p.output, buffer.view());

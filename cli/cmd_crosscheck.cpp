@@ -14,7 +14,7 @@ int cmd_crosscheck(const FilesOptions& o, std::ostream& out) {
         results.push_back(crosscheck(run_scenario(load_scenario(f))));
         ok = ok && results.back().passed();
     }
-    out << (o.format == "json" ? crosscheck_json(results) : crosscheck_markdown(results));
+    out << render_crosscheck(results, parse_format(o.format), o.render);
     return ok ? 0 : 1;
 }
 

@@ -52,6 +52,8 @@ struct CheckOptions {
     std::string target;    ///< an ad-hoc answer: JSON pointer of the quantity …
     std::string proposed;  ///< … and the proposed value or vector
     bool ad_hoc = false;   ///< --target (with --proposed) was given, even as an empty string
+    std::string format = "text";
+    exactattn::RenderOptions render;  ///< --standalone, --latex-floats, --no-markdown-math
 };
 
 // Each returns the exit code and writes its whole output to `out` (a buffer the caller

@@ -811,7 +811,7 @@ floats are refused (they are not exact) except in comparisons, where they compar
             const Report rep = run(s);
             py::gil_scoped_release r;
             const std::vector<CrosscheckResult> results = {crosscheck(rep)};
-            return std::make_tuple(format == "json" ? crosscheck_json(results) : crosscheck_markdown(results),
+            return std::make_tuple(render_crosscheck(results, format_arg(format)),
                                    results.front().passed());
         })
         .def("encode", [](const Scenario& s, py::object tokens) {
