@@ -15,6 +15,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <new>
 #include <ostream>
@@ -214,6 +215,29 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err)
     return run(args, out, err, nullptr);
 }
 
+namespace {
+bool g_csv_directory_written = false;  // set by emit(): -o DIR was used as a CSV directory
+}  // namespace
+
+void emit(const Document& doc, Format format, const RenderOptions& options, std::ostream& out) {
+    if (options.csv_directory.empty()) {
+        out << render(doc, format, options);
+        return;
+    }
+    if (format != Format::Csv) {
+        Location where;
+        where.context = "--output";
+        throw usage_error(fmt::format("{} is a directory: -o DIR writes one CSV file per table (--format csv); "
+                                      "other formats go to one file",
+                                      options.csv_directory),
+                          where);
+    }
+    for (const auto& f : csv_files(doc)) {
+        write_output_file((std::filesystem::path(options.csv_directory) / f.name).string(), f.text);
+    }
+    g_csv_directory_written = true;
+}
+
 int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
         std::optional<ErrorKind>* kind) {
     if (kind != nullptr) kind->reset();
@@ -228,8 +252,13 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
         make_app(app, p);
         app.parse(argv);
         if (!p.command) p.command = [&p](std::ostream& o) { return cmd_run(p.run, o); };  // no subcommand
+        // -o DIR: one CSV file per table (emit); any other output to a directory is refused.
+        g_csv_directory_written = false;
+        std::error_code ec;
+        if (!p.output.empty() && std::filesystem::is_directory(p.output, ec)) p.render.csv_directory = p.output;
         p.run.render = p.read.render = p.encode.render = p.answers.render = p.cross.render = p.check.render = p.render;
         code = p.command(buffer);
+        if (g_csv_directory_written) return code;
         if (!p.output.empty()) {
             write_output_file(p.output, buffer.view());
             return code;

@@ -56,6 +56,11 @@ struct CheckOptions {
     exactattn::RenderOptions render;  ///< --standalone, --latex-floats, --no-markdown-math
 };
 
+/// Writes a document: rendered to `out`, or, for CSV with `-o DIR`, one file per table and
+/// index.csv in DIR (each written atomically). UsageError for `-o DIR` with another format.
+void emit(const exactattn::Document& doc, exactattn::Format format, const exactattn::RenderOptions& options,
+          std::ostream& out);
+
 // Each returns the exit code and writes its whole output to `out` (a buffer the caller
 // flushes only on success). They throw exactattn::Error for invalid input.
 int cmd_eval(const EvalOptions& o, std::ostream& out);

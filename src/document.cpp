@@ -555,6 +555,7 @@ private:
         }
     }
 
+  public:
     std::string caption_text(const TableBlock& t) const {
         std::string c = inline_text(t.caption);
         if (!t.number.empty()) {
@@ -564,7 +565,9 @@ private:
         return c;
     }
 
+  private:
     std::string block(const TableBlock& t) const {
+        if (t.csv_only && f_ != Format::Csv) return "";
         std::vector<std::string> headers;
         for (const auto& h : t.headers) headers.push_back(inline_text(h));
         const MathForm mf = form();
@@ -695,6 +698,39 @@ std::vector<std::vector<std::string>> table_cells(const TableBlock& table, Forma
         auto& row = out.emplace_back();
         for (const auto& c : cells) row.push_back(r.inline_text(c));
     }
+    return out;
+}
+
+std::vector<CsvFile> csv_files(const Document& doc) {
+    const Renderer r(Format::Csv, {});
+    std::vector<CsvFile> out;
+    Table index;
+    index.headers = {"file", "caption"};
+    for (const auto& b : doc.blocks) {
+        const auto* t = std::get_if<TableBlock>(&b);
+        if (t == nullptr) continue;
+        const auto cells = table_cells(*t, Format::Csv);
+        Table tab;
+        tab.headers = cells.front();
+        tab.rows.assign(cells.begin() + 1, cells.end());
+        // A name from the table's number, label or caption: lower case, letters, digits, '.', '-'.
+        std::string key = !t->number.empty() ? "table-" + t->number : !t->label.empty() ? t->label : r.caption_text(*t);
+        std::string slug;
+        for (const char c : key) {
+            const auto u = static_cast<unsigned char>(c);
+            if (std::isalnum(u) != 0 || c == '.') slug += static_cast<char>(std::tolower(u));
+            else if (!slug.empty() && slug.back() != '-') slug += '-';
+            if (slug.size() >= 40) break;
+        }
+        while (!slug.empty() && (slug.back() == '-' || slug.back() == '.')) slug.pop_back();
+        CsvFile f;
+        f.name = fmt::format("{:02}{}{}.csv", out.size() + 1, slug.empty() ? "" : "-", slug);
+        f.caption = r.caption_text(*t);
+        f.text = tab.csv();
+        index.rows.push_back({f.name, f.caption});
+        out.push_back(std::move(f));
+    }
+    out.push_back(CsvFile{"index.csv", "the tables of this document", index.csv()});
     return out;
 }
 

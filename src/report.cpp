@@ -206,6 +206,20 @@ Formula readout_formula(const Vector& coeffs) {
 }
 
 // Scores → exponentials → total; weights; context; readout.
+// The read's totals as data, the CSV companion of its table: total, weights, context, readout.
+TableBlock read_data(const TableBlock& of, const ReadTrace& t) {
+    TableBlock tab;
+    tab.csv_only = true;
+    tab.number = of.number.empty() ? "" : of.number + " (totals)";
+    tab.caption = Inline(of.number.empty() ? "Totals of the read above" : "Totals of the read");
+    tab.headers = {Inline("quantity"), Inline("value")};
+    tab.add_row({Inline("denominator"), Inline().value(t.denominator)});
+    tab.add_row({Inline("weights"), Inline().vector(detail::column_values(t.weights, Value()))});
+    tab.add_row({Inline("context"), Inline().vector(t.context)});
+    if (t.readout) tab.add_row({Inline("readout"), Inline().value(*t.readout)});
+    return tab;
+}
+
 Lines read_summary(const ReadTrace& t, const std::optional<Vector>& readout) {
     std::vector<Value> scores;
     std::vector<Value> exps;
@@ -415,7 +429,9 @@ Document report_document(const Report& rep) {
         tab.number = rr.spec.number;
         tab.label = rr.spec.number.empty() ? "" : "tab:" + rr.spec.number;
         if (!rr.spec.caption.empty()) tab.caption = inline_markdown(rr.spec.caption);
+        TableBlock data = read_data(tab, rr.trace);
         doc.add(std::move(tab));
+        doc.add(std::move(data));
         doc.add(read_summary(rr.trace, rr.spec.readout ? std::optional<Vector>(rr.spec.readout->values) : std::nullopt));
         if (!rr.spec.note.empty()) doc.add(Paragraph{inline_markdown(rr.spec.note)});
     }
@@ -438,7 +454,10 @@ std::string render_report(const Report& rep, Format f, const RenderOptions& opti
 Document read_document(const Memory& memory, const ReadTrace& trace, const std::optional<Vector>& readout) {
     Document doc;
     doc.title = "Attention read";
-    doc.add(read_block(nullptr, memory, trace, ScoreRule::Dot));
+    TableBlock tab = read_block(nullptr, memory, trace, ScoreRule::Dot);
+    TableBlock data = read_data(tab, trace);
+    doc.add(std::move(tab));
+    doc.add(std::move(data));
     doc.add(read_summary(trace, readout));
     return doc;
 }

@@ -152,6 +152,9 @@ struct TableBlock {
     std::size_t rows = 0;
     std::function<void(std::size_t row, MathForm form, std::vector<Inline>& cells)> row;
     std::vector<Inline> notes;
+    /// Data that completes the preceding table for a spreadsheet (a read's total, context and
+    /// readout): written only as CSV, where the prose summary has no place.
+    bool csv_only = false;
 
     /// Adds a row held in the table (for small tables built cell by cell).
     void add_row(std::vector<Inline> cells);
@@ -178,7 +181,20 @@ struct RenderOptions {
     bool standalone = false;     ///< LaTeX: a complete document with its preamble
     bool latex_floats = false;   ///< LaTeX: tables as floats (default: placed where they stand)
     bool markdown_math = true;   ///< Markdown: `$…$` math (off: Unicode, for plain viewers)
+    /// CSV: the directory that receives one file per table and index.csv (`-o DIR`); empty:
+    /// every table to one stream, separated by an empty line.
+    std::string csv_directory;
 };
+
+/// One table of a document as a CSV file of its own: `01-table-14.1.csv`.
+struct CsvFile {
+    std::string name;     ///< file name: the table's position, then its number, label or caption
+    std::string caption;  ///< "Table 14.1 — From comparisons …" (Unicode text)
+    std::string text;     ///< RFC 4180, CRLF line ends
+};
+
+/// Every table of the document as its own CSV file, then `index.csv` (file, caption).
+std::vector<CsvFile> csv_files(const Document& doc);
 
 /// The document in a format: Text, Markdown, Latex, Html or Csv. UsageError for Json (JSON is
 /// each command's data, not a document).
