@@ -55,11 +55,7 @@ std::string in_form(const std::string& s, MathForm f) {
     return "<mtext>" + e + "</mtext>";
 }
 
-const char* op(MathForm f, Formula::Op o) {
-    static thread_local std::string s;
-    s = Formula().op(o).render(f);
-    return s.c_str();
-}
+std::string op(MathForm f, Formula::Op o) { return Formula().op(o).render(f); }
 
 std::string list_in(const std::vector<std::string>& xs, MathForm f) {
     std::string out = f == MathForm::MathML ? "<mo>[</mo>" : "[";
@@ -74,7 +70,7 @@ std::string list_in(const std::vector<std::string>& xs, MathForm f) {
 std::string factor_in(const std::string& printed, const std::string& unicode, MathForm f) {
     const bool negative = unicode.rfind("−", 0) == 0 || unicode.rfind('-', 0) == 0;
     if (!negative && unicode.find_first_of(" /+×") == std::string::npos) return printed;
-    return std::string(op(f, Formula::Op::Open)) + printed + op(f, Formula::Op::Close);
+    return op(f, Formula::Op::Open) + printed + op(f, Formula::Op::Close);
 }
 
 // A position's label as the chapter prints it: `1: color`, or `1: 红色` (the token through the
@@ -165,7 +161,7 @@ TableBlock read_block(const Source* source, const Memory& memory, const ReadTrac
                      factor_in(h[i], h_unicode[i], f);
             }
             if (rule == ScoreRule::ScaledDot) {
-                s = std::string(op(f, Formula::Op::Open)) + s + op(f, Formula::Op::Close) + op(f, Formula::Op::Divide) +
+                s = op(f, Formula::Op::Open) + s + op(f, Formula::Op::Close) + op(f, Formula::Op::Divide) +
                     Formula().sqrt_of(d).render(f);
             }
             cells[2].math(Formula().prerendered(s + op(f, Formula::Op::Equals) + in_form(r.score, f)));
@@ -428,7 +424,8 @@ Document report_document(const Report& rep) {
         TableBlock tab = read_block(&src, src.states, rr.trace, s.rule);
         tab.number = rr.spec.number;
         tab.label = rr.spec.number.empty() ? "" : "tab:" + rr.spec.number;
-        if (!rr.spec.caption.empty()) tab.caption = inline_markdown(rr.spec.caption);
+        tab.caption = !rr.spec.caption.empty() ? inline_markdown(rr.spec.caption)
+                                               : Inline("Read " + rr.spec.name + ": scores, exponentials and weights");
         TableBlock data = read_data(tab, rr.trace);
         doc.add(std::move(tab));
         doc.add(std::move(data));
@@ -455,6 +452,8 @@ Document read_document(const Memory& memory, const ReadTrace& trace, const std::
     Document doc;
     doc.title = "Attention read";
     TableBlock tab = read_block(nullptr, memory, trace, ScoreRule::Dot);
+    tab.caption = Inline(fmt::format("A read over {} position{}: scores, exponentials and weights", memory.rows(),
+                                     memory.rows() == 1 ? "" : "s"));
     TableBlock data = read_data(tab, trace);
     doc.add(std::move(tab));
     doc.add(std::move(data));
