@@ -10,6 +10,7 @@
 
 #include "exactattn/error.hpp"
 #include "exactattn/print.hpp"
+#include "report_json.hpp"
 
 namespace exactattn {
 
@@ -33,18 +34,12 @@ std::string html_escape(const std::string& s) {
     return out;
 }
 
-// MathML of a value: its Unicode form as one <mn> or <mi> token run.
-// TODO(issue 11): structured MathML (mfrac, msqrt, msup) from the display form in print.cpp.
-std::string value_mathml(const Value& v) {
-    return "<mtext>" + html_escape(to_unicode(v)) + "</mtext>";
-}
-
 std::string value_in(const Value& v, MathForm f) {
     switch (f) {
-        case MathForm::Unicode: return to_unicode(v);
-        case MathForm::Latex: return to_latex(v);
+        case MathForm::Unicode: return detail::printed(v, Notation::Unicode);
+        case MathForm::Latex: return detail::printed(v, Notation::Latex);
         case MathForm::Ascii: return to_ascii(v);
-        case MathForm::MathML: return value_mathml(v);
+        case MathForm::MathML: return detail::printed(v, Notation::MathML);
     }
     return to_ascii(v);
 }
@@ -114,7 +109,7 @@ Formula& Formula::value(const Value& v) {
     return *this;
 }
 Formula& Formula::factor(const Value& v) {
-    atoms_.push_back(Atom{Atom::Kind::Value, v, {}, {}, Op::Plus, {}, 0, !plain_token(to_unicode(v))});
+    atoms_.push_back(Atom{Atom::Kind::Value, v, {}, {}, Op::Plus, {}, 0, !plain_token(detail::printed(v, Notation::Unicode))});
     return *this;
 }
 Formula& Formula::vector(const Vector& v) {

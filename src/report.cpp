@@ -43,16 +43,16 @@ Notation notation_for(MathForm f) {
     switch (f) {
         case MathForm::Latex: return Notation::Latex;
         case MathForm::Ascii: return Notation::Ascii;
+        case MathForm::MathML: return Notation::MathML;
         default: return Notation::Unicode;
     }
 }
 
-// A printed value in a math form, from a string printed in notation_for(form).
+// A printed value in a math form, from a string printed in notation_for(form) (MathML markup
+// passes through; a literal such as "0" becomes <mn>0</mn>).
 std::string in_form(const std::string& s, MathForm f) {
-    if (f != MathForm::MathML) return s;
-    std::string e;
-    for (char c : s) e += c == '<' ? std::string("&lt;") : c == '&' ? std::string("&amp;") : std::string(1, c);
-    return "<mtext>" + e + "</mtext>";
+    if (f != MathForm::MathML || (!s.empty() && s.front() == '<')) return s;
+    return "<mn>" + s + "</mn>";
 }
 
 std::string op(MathForm f, Formula::Op o) { return Formula().op(o).render(f); }
@@ -123,11 +123,11 @@ TableBlock read_block(const Source* source, const Memory& memory, const ReadTrac
             auto m = std::make_unique<Memo>(Memo{f, detail::TraceStrings(memory, t, notation_for(f)),
                                                  detail::TraceStrings(memory, t, Notation::Unicode), {}, {}, {}, {}});
             for (const auto& x : t.query) {
-                m->q.push_back(to_string(x, notation_for(f)));
-                m->q_unicode.push_back(to_unicode(x));
+                m->q.push_back(detail::printed(x, notation_for(f)));
+                m->q_unicode.push_back(detail::printed(x, Notation::Unicode));
             }
-            m->den = to_string(t.denominator, notation_for(f));
-            m->den_unicode = to_unicode(t.denominator);
+            m->den = detail::printed(t.denominator, notation_for(f));
+            m->den_unicode = detail::printed(t.denominator, Notation::Unicode);
             *memo = std::move(m);
         }
         Memo& m = **memo;

@@ -19,6 +19,10 @@ Json trace_to_json(const Memory* memory, const ReadTrace& t);
 /// (memory integers, scores), and a position's exponential and weight are functions of its
 /// score, so each distinct one is computed and printed once. The caches stop growing at a
 /// fixed size; past it, strings are computed each time.
+/// A value as printed in a table cell: the display form (docs/notation.md) in Unicode, LaTeX
+/// and MathML (the content of one <math> element), the canonical form in ascii.
+std::string printed(const Value& v, Notation n);
+
 class TraceStrings {
 public:
     /// Strings in notation `n` (ascii for JSON, unicode for terminal text).

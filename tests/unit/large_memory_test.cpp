@@ -158,7 +158,7 @@ TEST(ReadPrinters, EveryFormatRendersOneRowPerPosition) {
         // The summary lists the weights of every position, 0 where removed.
         std::string weights = "Weights [";
         for (std::size_t p = 0; p < r.trace.marks.size(); ++p) {
-            weights += (p > 0 ? ", " : "") + to_unicode(r.trace.weights.at(p).value_or(Value()));
+            weights += (p > 0 ? ", " : "") + to_display(r.trace.weights.at(p).value_or(Value()), Notation::Unicode);
         }
         EXPECT_NE(text.find(weights + "].\n"), std::string::npos) << text;
         // Markdown: a header row, the rule, then one pipe row per position (the row generator
