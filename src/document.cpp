@@ -573,7 +573,12 @@ private:
             for (std::size_t i = 0; i < cells.size(); ++i) out[i] = inline_text(cells[i]);
         };
         std::string notes;
-        for (const auto& n : t.notes) notes += inline_text(n) + (f_ == Format::Html ? "" : "\n");
+        const char* between = f_ == Format::Html       ? "<br>\n"
+                              : f_ == Format::Latex    ? "\\par\n"
+                              : f_ == Format::Markdown ? "  \n"
+                                                       : "\n";
+        for (const auto& n : t.notes) notes += (notes.empty() ? "" : between) + inline_text(n);
+        if (!notes.empty() && f_ != Format::Html && f_ != Format::Latex) notes += "\n";
         if (f_ == Format::Text) {
             std::string out = text_table(caption_text(t), headers, t.rows, strings);
             return out + (notes.empty() ? "" : notes) + "\n";

@@ -269,8 +269,47 @@ std::string tokens_text(const std::vector<std::string>& tokens) {
     return t;
 }
 
+// The coordinates (1-based) that ReLU clipped: a negative pre-activation set to 0.
+Inline clipped_cell(const Vector& pre) {
+    std::string out;
+    for (std::size_t i = 0; i < pre.size(); ++i) {
+        if (pre[i].sign() < 0) out += (out.empty() ? "" : ", ") + std::to_string(i + 1);
+    }
+    return Inline(out.empty() ? "—" : out);
+}
+
+// A token source's table: position, token, embedding, pre-activation, state and the
+// coordinates ReLU clipped (with a ReLU encoder).
+TableBlock encoder_table(const Scenario& s, const std::vector<std::string>& tokens, const Source* src) {
+    Matrix pre;
+    const Matrix states = s.encode_tokens(tokens, &pre);
+    const bool relu = s.encoder && s.encoder->activation == Activation::Relu;
+    TableBlock tab;
+    tab.headers = {Inline("Position"), Inline("Token"), Inline("Embedding"), Inline("Pre-activation"),
+                   Inline("State")};
+    if (relu) tab.headers.push_back(Inline("ReLU clipped"));
+    for (std::size_t j = 0; j < tokens.size(); ++j) {
+        std::vector<Inline> row = {src != nullptr ? position_cell(*src, j + 1) : Inline(std::to_string(j + 1)),
+                                   Inline().token(tokens[j]), Inline().vector(s.embedding(tokens[j])),
+                                   Inline().vector(pre[j]), Inline().vector(states[j])};
+        if (relu) row.push_back(clipped_cell(pre[j]));
+        tab.add_row(std::move(row));
+    }
+    if (relu) {
+        tab.notes.push_back(Inline("State = ReLU(pre-activation); a clipped coordinate had a negative "
+                                   "pre-activation and is set to 0."));
+    }
+    return tab;
+}
+
 void add_sources(Document& doc, const Scenario& s) {
     for (const auto& src : s.sources) {
+        if (src.tokens && s.encoder) {
+            TableBlock tab = encoder_table(s, *src.tokens, &src);
+            tab.caption = Inline(fmt::format("Source {} (", src.name)).token(tokens_text(*src.tokens)).text(")");
+            doc.add(std::move(tab));
+            continue;
+        }
         TableBlock tab;
         tab.caption = Inline(fmt::format("Source {} ", src.name));
         if (src.tokens) tab.caption.text("(").token(tokens_text(*src.tokens)).text(")");
@@ -354,6 +393,34 @@ void add_intervention(Document& doc, const Report& rep, const InterventionResult
         cells.push_back(Inline().vector(row.trace.context));
         if (has_readout) cells.push_back(Inline().value(*row.trace.readout));
         tab.add_row(std::move(cells));
+    }
+    if (ir.spec.kind == InterventionKind::DeleteToken) {
+        // Which recomputed states differ from the original ones at the same source position.
+        for (const auto& row : ir.rows) {
+            if (row.position == 0) continue;
+            Inline note = Inline("Deleting ").append(position_cell(src, row.position)).text(": ");
+            bool any = false;
+            for (std::size_t j = 0; j < row.states.rows(); ++j) {
+                const std::size_t original = j + 1 < row.position ? j : j + 1;
+                const Vector before = src.states.row(original);
+                const Vector after = row.states.row(j);
+                if (before == after) continue;
+                Vector change(after.size());
+                for (std::size_t i = 0; i < after.size(); ++i) change[i] = after[i] - before[i];
+                if (any) note.text("; ");
+                any = true;
+                note.append(position_cell(src, original + 1))
+                    .text(" changes from ")
+                    .vector(before)
+                    .text(" to ")
+                    .vector(after)
+                    .text(" (by ")
+                    .vector(change)
+                    .text(")");
+            }
+            if (!any) note.text("no remaining state changes");
+            tab.notes.push_back(note.text("."));
+        }
     }
     if (!ir.spec.note.empty()) tab.notes.push_back(inline_markdown(ir.spec.note));
     doc.add(std::move(tab));
@@ -471,16 +538,10 @@ std::string read_json(const Memory& memory, const ReadTrace& trace) {
 
 Document encoding_document(const Scenario& s, const std::vector<std::string>& tokens) {
     if (tokens.empty()) throw shape_error("no tokens given");
-    const Matrix states = s.encode_tokens(tokens);
     Document doc;
     doc.title = "Encoder states";
-    TableBlock tab;
+    TableBlock tab = encoder_table(s, tokens, nullptr);
     tab.caption = Inline("Encoder states of ").token(tokens_text(tokens));
-    tab.headers = {Inline("Position"), Inline("Token"), Inline("Embedding"), Inline("State")};
-    for (std::size_t j = 0; j < tokens.size(); ++j) {
-        tab.add_row({Inline(std::to_string(j + 1)), Inline().token(tokens[j]), Inline().vector(s.embedding(tokens[j])),
-                     Inline().vector(states[j])});
-    }
     doc.add(std::move(tab));
     return doc;
 }
@@ -489,9 +550,17 @@ std::string render_encoding(const Scenario& s, const std::vector<std::string>& t
                             const RenderOptions& options) {
     if (f == Format::Json) {
         if (tokens.empty()) throw shape_error("no tokens given");
-        const Matrix states = s.encode_tokens(tokens);
+        Matrix pre;
+        const Matrix states = s.encode_tokens(tokens, &pre);
         detail::Json j;
         j["tokens"] = tokens;
+        detail::Json pj = detail::Json::array();
+        for (const auto& r : pre) {
+            detail::Json row = detail::Json::array();
+            for (const auto& x : r) row.push_back(to_ascii(x));
+            pj.push_back(row);
+        }
+        j["pre_activations"] = pj;
         detail::Json st = detail::Json::array();
         for (const auto& row : states) st.push_back(detail::vector_json(row));
         j["states"] = st;

@@ -74,12 +74,12 @@ const Vector& Scenario::embedding(const std::string& token) const {
                                       names.empty() ? "empty" : names));
 }
 
-Matrix Scenario::encode_tokens(const std::vector<std::string>& tokens) const {
+Matrix Scenario::encode_tokens(const std::vector<std::string>& tokens, Matrix* pre_activations) const {
     if (!encoder) throw reference_error("the scenario declares no encoder, so tokens cannot be encoded");
     std::vector<Vector> inputs;
     inputs.reserve(tokens.size());
     for (const auto& t : tokens) inputs.push_back(embedding(t));
-    return encode(*encoder, inputs);
+    return encode(*encoder, inputs, pre_activations);
 }
 
 namespace {

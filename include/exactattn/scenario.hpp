@@ -122,7 +122,7 @@ struct Scenario {
     /// Embedding of a token; ReferenceError naming the token and the vocabulary.
     [[nodiscard]] const Vector& embedding(const std::string& token) const;
     /// Encoder states for tokens (the encoder and vocabulary must be declared).
-    [[nodiscard]] Matrix encode_tokens(const std::vector<std::string>& tokens) const;
+    [[nodiscard]] Matrix encode_tokens(const std::vector<std::string>& tokens, Matrix* pre_activations = nullptr) const;
 };
 
 /// Parses scenario JSON text; `file` names it in errors. Throws Error (exit code 2) with the
