@@ -121,8 +121,8 @@ void add_attend_options(CLI::App& sub, AttendOptions& o) {
     sub.add_flag("--residual", o.residual, "Add X to the output");
     sub.add_flag("--layer-norm", o.layer_norm, "Layer normalisation (refused: not exact)");
     sub.add_option("--tokens", o.tokens, "Row and column labels, separated by spaces");
-    sub.add_option("--format", o.format, "text|markdown|latex|csv|json")
-        ->check(CLI::IsMember({"text", "markdown", "latex", "csv", "json"}));
+    sub.add_option("--format", o.format, "text|markdown|latex|html|csv|json")
+        ->check(CLI::IsMember({"text", "markdown", "latex", "html", "csv", "json"}));
 }
 
 int cmd_attend(const AttendOptions& o, std::ostream& out) {
@@ -174,7 +174,15 @@ int cmd_attend(const AttendOptions& o, std::ostream& out) {
     const LayerTrace t = o.memory.empty() ? attend_layer(layer, x)
                                           : attend_layer(layer, x, matrix_argument(o.memory, "--memory"));
     const auto key_labels = o.memory.empty() ? labels : std::vector<std::string>{};
-    out << layer_report(t, parse_format(o.format), labels, key_labels);
+    const Format f = parse_format(o.format);
+    if (f == Format::Json) {
+        out << layer_json(t);
+    } else {
+        Document doc;
+        doc.title = "Attention layer";
+        add_layer(doc, t, labels, key_labels);
+        emit(doc, f, o.render, out);
+    }
     return 0;
 }
 

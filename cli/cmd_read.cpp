@@ -91,7 +91,8 @@ int cmd_read(const ReadOptions& o, std::ostream& out) {
         req.marks[p - 1] = Mark::Removed;
     }
     const ReadTrace t = attend(memory, req);
-    out << (o.format == "json" ? read_json(memory, t) : read_text(memory, t));
+    if (o.format == "json") out << read_json(memory, t);
+    else emit(read_document(memory, t, req.readout), parse_format(o.format), o.render, out);
     return 0;
 }
 

@@ -2,6 +2,9 @@
 // exactattn: an attention layer's trace as JSON and as tables.
 #include <fmt/format.h>
 
+#include <functional>
+#include <memory>
+
 #include "attention_json.hpp"
 #include "exactattn/attention.hpp"
 #include "exactattn/print.hpp"
@@ -82,18 +85,21 @@ std::string head_name(const LayerTrace& t, std::size_t h) {
     return t.heads.size() == 1 ? "" : fmt::format(" (head {})", h + 1);
 }
 
-Table matrix_table(std::string caption, const std::vector<std::string>& row_labels,
-                   const std::vector<std::string>& col_labels, std::size_t rows, std::size_t cols,
-                   Format f, const std::function<std::string(std::size_t, std::size_t)>& at) {
-    Table tab;
-    tab.caption = std::move(caption);
-    tab.headers.push_back("");
-    for (std::size_t j = 0; j < cols; ++j) tab.headers.push_back(detail::text_cell(col_labels[j], f));
-    for (std::size_t i = 0; i < rows; ++i) {
-        std::vector<std::string> row{detail::text_cell(row_labels[i], f)};
-        for (std::size_t j = 0; j < cols; ++j) row.push_back(at(i, j));
-        tab.rows.push_back(std::move(row));
-    }
+// A rows × cols matrix with labelled rows and columns; cells computed on demand.
+TableBlock matrix_table(const std::string& caption, const std::vector<std::string>& row_labels,
+                        const std::vector<std::string>& col_labels, std::size_t rows,
+                        const std::function<Inline(std::size_t, std::size_t)>& at) {
+    TableBlock tab;
+    tab.caption = Inline(caption);
+    tab.headers.push_back(Inline(""));
+    for (const auto& c : col_labels) tab.headers.push_back(Inline().token(c));
+    tab.rows = rows;
+    const std::size_t cols = col_labels.size();
+    tab.row = [row_labels, cols, at](std::size_t i, MathForm, std::vector<Inline>& cells) {
+        cells.clear();
+        cells.push_back(Inline().token(row_labels[i]));
+        for (std::size_t j = 0; j < cols; ++j) cells.push_back(at(i, j));
+    };
     return tab;
 }
 
@@ -105,50 +111,30 @@ std::vector<std::string> column_numbers(std::size_t n, const char* prefix) {
 
 }  // namespace
 
-Table weight_table(const LayerTrace& t, std::size_t head, Format f,
-                   const std::vector<std::string>& query_labels,
-                   const std::vector<std::string>& key_labels) {
-    const HeadTrace& h = t.heads.at(head);
-    const std::size_t nq = h.rows.size();
-    const std::size_t nk = nq == 0 ? 0 : h.rows[0].marks.size();
-    return matrix_table(
-        "Attention weights" + head_name(t, head) + " (rows: queries, columns: keys)",
-        labels_or_numbers(query_labels, nq), labels_or_numbers(key_labels, nk), nq, nk, f,
-        [&](std::size_t i, std::size_t j) {
-            return detail::cell(h.rows[i].weights.at(j).value_or(Value()), f);
-        });
-}
-
-std::string layer_report(const LayerTrace& t, Format f, const std::vector<std::string>& query_labels,
-                         const std::vector<std::string>& key_labels) {
-    if (f == Format::Json) return layer_json(t);
-    std::string out;
-    auto add = [&](const Table& tab) {
-        out += tab.render(f);
-        if (f != Format::Csv) out += "\n";
-    };
+void add_layer(Document& doc, const LayerTrace& t, const std::vector<std::string>& query_labels,
+               const std::vector<std::string>& key_labels) {
     for (std::size_t hi = 0; hi < t.heads.size(); ++hi) {
-        const HeadTrace& h = t.heads[hi];
-        const std::size_t nq = h.rows.size();
-        const std::size_t nk = nq == 0 ? 0 : h.rows[0].marks.size();
+        const HeadTrace* h = &t.heads[hi];
+        const std::size_t nq = h->rows.size();
+        const std::size_t nk = nq == 0 ? 0 : h->rows[0].marks.size();
         const auto ql = labels_or_numbers(query_labels, nq);
         const auto kl = labels_or_numbers(key_labels, nk);
-        add(matrix_table("Scores" + head_name(t, hi) + " (masked: —)", ql, kl, nq, nk, f,
-                         [&](std::size_t i, std::size_t j) {
-                             const auto s = h.rows[i].scores.at(j);
-                             return s ? detail::cell(*s, f) : detail::text_cell("—", f);
-                         }));
-        add(weight_table(t, hi, f, query_labels, key_labels));
-        const std::size_t dv = h.rows.empty() ? 0 : h.rows[0].context.size();
-        add(matrix_table("Outputs" + head_name(t, hi), ql, column_numbers(dv, "c"), nq, dv, f,
-                         [&](std::size_t i, std::size_t j) { return detail::cell(h.rows[i].context[j], f); }));
+        doc.add(matrix_table("Scores" + head_name(t, hi) + " (masked: —)", ql, kl, nq, [h](std::size_t i, std::size_t j) {
+            const auto s = h->rows[i].scores.at(j);
+            return s ? Inline().value(*s) : Inline("—");
+        }));
+        doc.add(matrix_table("Attention weights" + head_name(t, hi) + " (rows: queries, columns: keys)", ql, kl, nq,
+                             [h](std::size_t i, std::size_t j) {
+                                 return Inline().value(h->rows[i].weights.at(j).value_or(Value()));
+                             }));
+        const std::size_t dv = nq == 0 ? 0 : h->rows[0].context.size();
+        doc.add(matrix_table("Outputs" + head_name(t, hi), ql, column_numbers(dv, "c"), nq,
+                             [h](std::size_t i, std::size_t j) { return Inline().value(h->rows[i].context[j]); }));
     }
-    const Matrix output = t.output();
-    const std::size_t nq = output.size();
-    const std::size_t dout = output.empty() ? 0 : output[0].size();
-    add(matrix_table("Layer output", labels_or_numbers(query_labels, nq), column_numbers(dout, "y"),
-                     nq, dout, f, [&](std::size_t i, std::size_t j) { return detail::cell(output[i][j], f); }));
-    return out;
+    auto output = std::make_shared<const Matrix>(t.output());
+    const std::size_t dout = output->empty() ? 0 : (*output)[0].size();
+    doc.add(matrix_table("Layer output", labels_or_numbers(query_labels, output->size()), column_numbers(dout, "y"),
+                         output->size(), [output](std::size_t i, std::size_t j) { return Inline().value((*output)[i][j]); }));
 }
 
 }  // namespace exactattn

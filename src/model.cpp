@@ -38,8 +38,26 @@ void Encoder::check() const {
     }
 }
 
-Matrix encode(const Encoder& enc, const std::vector<Vector>& inputs) {
+namespace {
+
+// row · M for a row vector and a matrix given by rows.
+Vector times(const Vector& row, const Matrix& m) {
+    const std::size_t d = m.empty() ? 0 : m[0].size();
+    Vector out(d);
+    for (std::size_t i = 0; i < row.size(); ++i) {
+        if (row[i].is_zero()) continue;
+        for (std::size_t j = 0; j < d; ++j) {
+            if (!m[i][j].is_zero()) out[j] += row[i] * m[i][j];
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+Matrix encode(const Encoder& enc, const std::vector<Vector>& inputs, Matrix* pre_activations) {
     enc.check();
+    if (pre_activations != nullptr) pre_activations->clear();
     Matrix states;
     states.reserve(inputs.size());
     Vector h = enc.initial;
@@ -53,7 +71,10 @@ Matrix encode(const Encoder& enc, const std::vector<Vector>& inputs) {
         for (std::size_t j = 0; j < pre.size(); ++j) {
             pre[j] += x[j];
             pre[j] += enc.bias[j];
-            if (enc.activation == Activation::Relu) pre[j] = relu(pre[j]);
+        }
+        if (pre_activations != nullptr) pre_activations->push_back(pre);
+        if (enc.activation == Activation::Relu) {
+            for (auto& x : pre) x = relu(x);
         }
         h = pre;
         states.push_back(std::move(pre));

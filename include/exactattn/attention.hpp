@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "exactattn/document.hpp"
 #include "exactattn/memory.hpp"
 #include "exactattn/read.hpp"
 #include "exactattn/table.hpp"
@@ -89,15 +90,10 @@ LayerTrace attend_layer(const AttentionLayer& layer, const Matrix& x, const Matr
 /// (RFC 6901): /heads/0/weights/1/2 is head 1, query 2, key 3.
 std::string layer_json(const LayerTrace& t);
 
-/// The layer in a report format: per head the score and weight matrices with row and column
-/// labels (`labels`: the tokens, or 1..n when empty) and the outputs, then the layer output.
-std::string layer_report(const LayerTrace& t, Format format,
-                         const std::vector<std::string>& query_labels = {},
-                         const std::vector<std::string>& key_labels = {});
-
-/// The weight matrix of one head as a table (rows: queries, columns: keys).
-Table weight_table(const LayerTrace& t, std::size_t head, Format format,
-                   const std::vector<std::string>& query_labels,
-                   const std::vector<std::string>& key_labels);
+/// The layer's tables added to a document: per head the score matrix (masked: —), the weight
+/// matrix and the outputs, with row and column labels (the tokens, or 1..n when empty), then
+/// the layer output.
+void add_layer(Document& doc, const LayerTrace& t, const std::vector<std::string>& query_labels = {},
+               const std::vector<std::string>& key_labels = {});
 
 }  // namespace exactattn

@@ -31,7 +31,8 @@ struct Encoder {
 };
 
 /// h_1..h_n for inputs x_1..x_n (each of the embedding width). ShapeError on a width mismatch.
-Matrix encode(const Encoder& enc, const std::vector<Vector>& inputs);
+/// `pre_activations`, when given, receives h_{t-1} W_h + x_t W_x + b for every t (what φ saw).
+Matrix encode(const Encoder& enc, const std::vector<Vector>& inputs, Matrix* pre_activations = nullptr);
 
 /// Logical cost counts of §14.6 under declared assumptions (not measured memory).
 struct CostInput {

@@ -50,7 +50,7 @@ TEST(CliAttend, TablesLabelRowsAndColumnsWithTokens) {
     std::string err;
     ASSERT_EQ(run(args, out, err), 0) << err;
     EXPECT_NE(out.find("Attention weights (head 2) (rows: queries, columns: keys)"), std::string::npos);
-    EXPECT_NE(out.find("| sat | 1/7 | 2/7 | 4/7 |"), std::string::npos) << out;
+    EXPECT_NE(out.find("| sat | $\\tfrac{1}{7}$ | $\\tfrac{2}{7}$ | $\\tfrac{4}{7}$ |"), std::string::npos) << out;
 }
 
 TEST(CliAttend, HeadsGivenOneByOneEqualTheSplit) {
@@ -73,14 +73,18 @@ TEST(CliAttend, HeadsGivenOneByOneEqualTheSplit) {
 }
 
 TEST(CliAttend, EveryFormatTheOtherCommandsTake) {
-    for (const char* f : {"text", "markdown", "latex", "csv", "json"}) {
+    for (const char* f : {"text", "markdown", "latex", "html", "csv", "json"}) {
         auto args = kLayer;
         args.insert(args.end(), {"--tokens", "the cat sat", "--format", f});
         std::string out;
         std::string err;
         ASSERT_EQ(run(args, out, err), 0) << f << ": " << err;
         // Head 1, row "sat": 1/7, 2/7, 4/7 (by hand: exponentials 1, 2, 4 over 7) in every format.
-        EXPECT_NE(out.find(std::string(f) == "latex" ? "\\tfrac{4}{7}" : "4/7"), std::string::npos) << f << ":\n" << out;
+        const std::string fs = f;
+        const std::string four_sevenths = fs == "latex" || fs == "markdown" ? "\\tfrac{4}{7}"
+                                           : fs == "html"                   ? "<mfrac><mrow><mn>4</mn></mrow><mrow><mn>7</mn></mrow></mfrac>"
+                                                                            : "4/7";
+        EXPECT_NE(out.find(four_sevenths), std::string::npos) << f << ":\n" << out;
         EXPECT_NE(out.find(std::string(f) == "json" ? "\"1/7\"" : "sat"), std::string::npos) << f;
     }
 }

@@ -51,7 +51,7 @@ std::vector<std::string> shell_words(const std::string& line) {
 std::string squeeze(const std::string& s) {
     std::string out;
     for (char c : s) {
-        const bool space = c == ' ' || c == '\n' || c == '\t';
+        const bool space = c == ' ' || c == '\n' || c == '\r' || c == '\t';
         if (space) {
             if (!out.empty() && out.back() != ' ') out += ' ';
         } else {
