@@ -32,6 +32,9 @@ struct Limits {
     /// Largest total size, in bits, of the numerators and denominators of one value (all its
     /// coefficients together; max_bits caps each one).
     std::int64_t max_value_bits = std::int64_t{1} << 27;
+    /// Largest estimated work of one fraction-free elimination (the inverse of an element of
+    /// Q(2^(1/m)) for odd m), in bit operations: about 2.3·10^9 of them take a second here.
+    std::int64_t max_work = std::int64_t{1} << 33;
     /// Largest input file, in bytes.
     std::int64_t max_file_bytes = std::int64_t{1} << 30;
     /// Largest nesting depth of an expression (parentheses, unary signs, powers) and of a JSON

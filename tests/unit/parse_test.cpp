@@ -58,7 +58,7 @@ TEST(Parse, ErrorsNameTheColumn) {
     EXPECT_ERROR(parse_value("x+1"), ErrorKind::Parse,
                  "expression column 1: unknown name 'x'; expected a, ln2, ln(...), log(...), "
                  "exp(...) or sqrt(...)");
-    EXPECT_ERROR(parse_value("1 2)"), ErrorKind::Parse,
+    EXPECT_ERROR(parse_value("2 a)"), ErrorKind::Parse,
                  "expression column 4: unexpected ')' after a complete expression");
 }
 
