@@ -90,8 +90,13 @@ int cmd_read(const ReadOptions& o, std::ostream& out) {
         }
         req.marks[p - 1] = Mark::Removed;
     }
-    const ReadTrace t = attend(memory, req);
-    out << (o.format == "json" ? read_json(memory, t) : read_text(memory, t));
+    // The read's own refusals (a field combination, a precision limit) are placed at the
+    // memory they come from when the library gave no place.
+    for_option("--memory", [&] {
+        const ReadTrace t = attend(memory, req);
+        out << (o.format == "json" ? read_json(memory, t) : read_text(memory, t));
+        return 0;
+    });
     return 0;
 }
 

@@ -242,8 +242,12 @@ std::string read_file(const std::string& path) {
     const auto size = static_cast<std::int64_t>(in.tellg());
     if (size < 0) throw usage_error(fmt::format("cannot read {}: not a regular file", path));
     if (size > limits().max_file_bytes) {
-        throw limit_error(fmt::format("{} has {} bytes, over the limit of {} (limits: max_file_bytes)",
-                                      path, size, limits().max_file_bytes));
+        Location where;
+        where.file = path;
+        throw limit_error(fmt::format("the file has {} bytes, over the limit of {} (limits: "
+                                      "max_file_bytes)",
+                                      size, limits().max_file_bytes),
+                          where);
     }
     in.seekg(0, std::ios::beg);
     std::string s(static_cast<std::size_t>(size), '\0');

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+// Issue 10 regressions: limits predicted before the work, limits consistent with each other,
+// refusals with a place, and juxtaposed numbers no longer read as a product. The timings are
+// in scripts/bombs.sh (a benchmark); these tests check values and messages only.
+#include <gtest/gtest.h>
+
+#include <boost/multiprecision/mpfr.hpp>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app.hpp"
+#include "exactattn/limits.hpp"
+#include "exactattn/memory.hpp"
+#include "exactattn/model.hpp"
+#include "exactattn/parse.hpp"
+#include "exactattn/value.hpp"
+#include "support/support.hpp"
+
+using exactattn::ErrorKind;
+using exactattn::FieldElem;
+using exactattn::Value;
+using exactattn::parse_value;
+
+namespace {
+
+struct CliRun {
+    int code;
+    std::string out;
+    std::string err;
+};
+
+CliRun cli(std::vector<std::string> args) {
+    std::ostringstream out;
+    std::ostringstream err;
+    const int code = exactattn::cli::run(args, out, err);
+    return {code, out.str(), err.str()};
+}
+
+}  // namespace
+
+// 1/(3^100000 + 2^(1/64)) ran 273 s before refusing; the Hadamard bound refuses it first.
+TEST(Issue10, InversionIsRefusedBeforeTheElimination) {
+    EXPECT_ERROR_HAS(parse_value("1/(3^100000+2^(1/64))"), ErrorKind::Limit,
+                     "expression column 2: inverting a 2-term element of Q(2^(1/64)) with "
+                     "158497-bit coefficients may need up to");
+    EXPECT_ERROR_HAS(parse_value("0*(1/(3^20000+2^(1/64)))"), ErrorKind::Limit,
+                     "(limits: max_value_bits)");
+}
+
+// Inverses through the tower (even m: x⁻¹ = σ(x)·(x·σ(x))⁻¹) and Bareiss (odd m) are inverses.
+TEST(Issue10, TowerAndEliminationInversesAreInverses) {
+    for (const char* x : {"3^200+2^(1/64)", "1/7 - 2^(1/2)/3", "5+2^(1/6)-2^(5/6)/9",
+                          "3^50-2^(1/63)+2^(62/63)", "1+2^(1/12)+2^(7/12)/11",
+                          "2^(1/5)-2^(2/5)+2^(4/5)/3"}) {
+        const Value v = parse_value(x);
+        const Value inv = Value(1) / v;
+        EXPECT_EQ(inv * v, Value(1)) << x;
+        EXPECT_TRUE(inv.is_canonical()) << x;
+    }
+    // By hand: (1 + √2)(√2 − 1) = 2 − 1 = 1.
+    EXPECT_EQ(Value(1) / parse_value("1+2^(1/2)"), parse_value("2^(1/2)-1"));
+}
+
+// Odd m past max_work: the elimination's cost is refused up front.
+TEST(Issue10, EliminationWorkIsBounded) {
+    exactattn::Limits l = exactattn::limits();
+    l.max_work = 1'000'000;
+    const exactattn::ScopedLimits scoped(l);
+    EXPECT_ERROR_HAS(parse_value("1/(3^1000+2^(1/63))"), ErrorKind::Limit, "(limits: max_work)");
+    EXPECT_EQ(parse_value("1/(1+2^(1/3))") * parse_value("1+2^(1/3)"), Value(1));
+}
+
+// (1+2^(1/64))^-1048576 printed 131 MB after 174 s: its inverse is −Σ(−θ)^k, with ν ≈ 88, so
+// the power bound is about 6.5·2^20 bits per coefficient, 64 coefficients: over max_value_bits.
+TEST(Issue10, PowersAreBoundedFromTheBaseNotItsBitSize) {
+    EXPECT_ERROR_HAS(parse_value("(1+2^(1/64))^-1048576"), ErrorKind::Limit,
+                     "(limits: max_value_bits)");
+    // A single term stays a single term: 2^(1/64)^1048576 = 2^16384, no refusal.
+    EXPECT_EQ(parse_value("(2^(1/64))^1048576"), parse_value("2^16384"));
+}
+
+// Kronecker products (large dense operands) agree with the schoolbook one (a one-term factor).
+TEST(Issue10, KroneckerProductAgreesWithSchoolbook) {
+    auto rng = exactattn::test::rng_for("Issue10.Kronecker");
+    for (int trial = 0; trial < 6; ++trial) {
+        const FieldElem x = exactattn::test::random_field_elem(rng, 3000, 64);
+        const FieldElem y = exactattn::test::random_field_elem(rng, 3000, 64);
+        FieldElem by_terms;
+        const int m = x.root();
+        for (int i = 0; i < static_cast<int>(x.coefficients().size()); ++i) {
+            std::vector<mpq_class> one(static_cast<std::size_t>(i) + 1);
+            one.back() = x.coefficient(i);
+            by_terms += FieldElem::from_coefficients(m, one) * y;  // one term: schoolbook
+        }
+        EXPECT_EQ(x * y, by_terms);
+    }
+    // By hand: (1 − θ)(1 + θ + … + θ^63) = 1 − θ^64 = 1 − 2 = −1 in Q(2^(1/64)), with
+    // coefficients scaled by 3^1000 so that the product is large enough for Kronecker.
+    std::string geometric = "3^1000";
+    for (int i = 1; i < 64; ++i) geometric += "+3^1000*2^(" + std::to_string(i) + "/64)";
+    EXPECT_EQ(parse_value("(3^1000-3^1000*2^(1/64))*(" + geometric + ")"),
+              parse_value("-3^2000"));
+}
+
+// Scores exactly at max_exponent must be readable (they hit max_precision): weights by hand,
+// e_1 = 2^1048576, e_2 = 2^-1048576, so w_2 = 1/(2^2097152 + 1) and w_1 = 1 − w_2.
+TEST(Issue10, ScoresAtMaxExponentAreRead) {
+    const CliRun r = cli({"read", "--memory", "[[1048576a],[-1048576a]]", "--query", "[1]",
+                       "--format", "json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const exactattn::Memory mem(std::vector<std::vector<Value>>{{parse_value("1048576a")},
+                                                                {parse_value("-1048576a")}});
+    exactattn::ReadRequest req;
+    req.query = {Value(1)};
+    const exactattn::ReadTrace t = exactattn::attend(mem, req);
+    mpz_class big;
+    mpz_ui_pow_ui(big.get_mpz_t(), 2, 2097152);
+    const mpq_class w2(mpz_class(1), mpz_class(big + 1));
+    EXPECT_EQ(t.weights.at(1), Value(w2));
+    EXPECT_EQ(t.weights.at(0), Value(mpq_class(1) - w2));
+    // The context 1048576a·(w_1 − w_2) = 1048576a·(1 − 2/(2^2097152 + 1)): 2^20 · ln 2 =
+    // 726817.4980028252… (40-digit ln 2 by hand), less under 2^-2097130, rounds to 726817.498003.
+    EXPECT_NE(r.out.find("\"context_decimal\":[\"726817.498003\"]"), std::string::npos) << r.out.substr(0, 200);
+}
+
+// 3^700000·3^700000 (2.2 Mbit, within max_bits) hit max_precision in --format decimal.
+TEST(Issue10, DecimalsWithinMaxBitsFinish) {
+    using F = boost::multiprecision::number<boost::multiprecision::mpfr_float_backend<60>>;
+    const CliRun r = cli({"eval", "3^700000*3^700000", "--format", "decimal", "--digits", "16"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    // Independently: 3^1400000 in 60-digit MPFR, scientific with 16 significant digits.
+    const F x = pow(F(3), 1400000);
+    EXPECT_EQ(r.out, x.str(15, std::ios_base::scientific) + "\n");
+}
+
+// max_precision refusals name a place: the option that asked for the rounding.
+TEST(Issue10, PrecisionRefusalsHaveAPlace) {
+    exactattn::Limits l = exactattn::limits();
+    l.max_precision = 4096;
+    const exactattn::ScopedLimits scoped(l);
+    const CliRun r = cli({"eval", "(2^(1/64)-1)^2000", "--format", "decimal"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find("exactattn: --format decimal: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("(limits: max_precision)"), std::string::npos) << r.err;
+}
+
+// Two numeric literals side by side are refused; juxtaposition with anything else multiplies.
+TEST(Issue10, JuxtaposedNumbersAreRefused) {
+    EXPECT_ERROR(parse_value("1 000 000"), ErrorKind::Parse,
+                 "expression column 3: two numbers side by side ('1' at column 1 and '000'); did "
+                 "you mean the one number 1000000 (digit groups take no spaces)?");
+    EXPECT_ERROR(parse_value("2 3"), ErrorKind::Parse,
+                 "expression column 3: two numbers side by side ('2' at column 1 and '3'); did "
+                 "you mean a product ('2 * 3')?");
+    EXPECT_ERROR(exactattn::parse_vector("[1 0]"), ErrorKind::Parse,
+                 "expression column 4: two numbers side by side ('1' at column 2 and '0'); did "
+                 "you mean a missing ',' between two entries ('1, 0')?");
+    EXPECT_ERROR_HAS(exactattn::parse_matrix("[[1 0],[0 1]]"), ErrorKind::Parse,
+                     "expression column 5: two numbers side by side");
+    EXPECT_ERROR_HAS(parse_value("2^3 4"), ErrorKind::Parse, "two numbers side by side");
+    // By hand: 2a, 2·a, 3·(1 + a) = 3 + 3a, (1 + a)·2 = 2 + 2a, 2·√2.
+    EXPECT_EQ(parse_value("2a"), parse_value("2*a"));
+    EXPECT_EQ(parse_value("2 a"), parse_value("2*a"));
+    EXPECT_EQ(parse_value("3(1+a)"), parse_value("3+3*a"));
+    EXPECT_EQ(parse_value("(1+a)(2)"), parse_value("2+2*a"));
+    EXPECT_EQ(parse_value("2sqrt(2)"), parse_value("2*2^(1/2)"));
+    const CliRun r = cli({"read", "--memory", "[[1 0],[0 1]]", "--query", "[1,0]"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find("--memory expression column 5: two numbers side by side"), std::string::npos)
+        << r.err;
+}
+
+// A literal past max_bits is refused at its column before 10^n is built.
+TEST(Issue10, LiteralSizeIsRefusedWithAPlace) {
+    EXPECT_ERROR_HAS(parse_value("1e5592404"), ErrorKind::Limit,
+                     "expression column 1: the literal 1e5592404 is over the size limit");
+    EXPECT_ERROR_HAS(parse_value("2+1e5592404"), ErrorKind::Limit, "expression column 3: ");
+}
+
+// The read's field combination refusal names the position.
+TEST(Issue10, FieldCombinationHasAPlace) {
+    const CliRun r = cli({"read", "--memory", "[[a/64],[a/63]]", "--query", "[1]"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err,
+              "exactattn: --memory position 2: combining 2^(1/64) and 2^(1/63) needs "
+              "Q(2^(1/4032)), over the limit of root degree 64 (limits: max_root)\n");
+}
