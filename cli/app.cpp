@@ -1,13 +1,21 @@
 // SPDX-License-Identifier: MIT
 // exactattn command line: argument parsing (CLI11) and the error → exit code contract.
+//
+// Three steps: make the application (every subcommand, then the options they all share, so no
+// subcommand can miss one), dispatch to cmd_<name>, and deliver: the whole output goes to
+// standard output or, atomically, to the -o file only when the command succeeded; every error
+// becomes one line on stderr and exit code 2.
 #include "app.hpp"
 
 #include <CLI/CLI.hpp>
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <functional>
 #include <new>
 #include <ostream>
 #include <sstream>
@@ -21,6 +29,175 @@ namespace {
 
 const std::vector<std::string> kReportFormats = {"text", "markdown", "latex", "csv", "json"};
 
+/// The parsed command line: one options struct per subcommand, and the shared ones.
+struct Parsed {
+    std::string output;  ///< -o FILE (empty: standard output)
+    EvalOptions eval;
+    RunOptions run;
+    ReadOptions read;
+    EncodeOptions encode;
+    FilesOptions verify;
+    FilesOptions cross;
+    FilesOptions answers;
+    CheckOptions check;
+    std::function<int(std::ostream&)> command;  ///< the chosen subcommand, bound to its options
+};
+
+/// Builds the application into `app`, binding every option into `p`.
+void make_app(CLI::App& app, Parsed& p) {
+    app.set_version_flag("--version", "exactattn 0.1.0");
+    app.require_subcommand(0, 1);
+
+    auto* s_eval = app.add_subcommand("eval", "Evaluate an expression exactly");
+    s_eval->add_option("expr", p.eval.expr, "Expression, e.g. '2^(1/2)/(2+2^(1/2))'")->required();
+    s_eval->add_option("--format", p.eval.format, "ascii|unicode|latex|decimal|json")
+        ->check(CLI::IsMember({"ascii", "unicode", "latex", "decimal", "json"}));
+    s_eval->add_option("--digits", p.eval.digits, "Significant digits for decimal (1-100000)")
+        ->check(CLI::Range(1, 100000));
+    s_eval->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_eval(p.eval, o); }; });
+
+    auto* s_run = app.add_subcommand("run", "Run a scenario file (or the built-in chapter14)");
+    s_run->add_option("file", p.run.file, "Scenario JSON file, or chapter14");
+    s_run->add_option("--format", p.run.format, "text|markdown|latex|csv|json")
+        ->check(CLI::IsMember(kReportFormats));
+    s_run->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_run(p.run, o); }; });
+
+    auto* s_read = app.add_subcommand("read", "One attention read with a full trace");
+    s_read->add_option("--memory", p.read.memory, "Memory rows, e.g. [[a,0],[0,a]], or @FILE")
+        ->required();
+    s_read->add_option("--query", p.read.query, "Query vector, e.g. [1,0]")->required();
+    s_read->add_option("--readout", p.read.readout, "Readout coefficients, e.g. [1,2]");
+    s_read->add_option("--remove", p.read.remove, "Positions to remove (1-based)");
+    s_read->add_option("--zero", p.read.zero, "Positions whose score is set to 0 (1-based)");
+    s_read->add_option("--format", p.read.format, "text|json")->check(CLI::IsMember({"text", "json"}));
+    s_read->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_read(p.read, o); }; });
+
+    auto* s_enc = app.add_subcommand("encode", "Encoder states for a token list");
+    s_enc->add_option("--scenario", p.encode.scenario, "Scenario file, or chapter14");
+    s_enc->add_option("--tokens", p.encode.tokens, "Tokens separated by spaces")->required();
+    s_enc->add_option("--format", p.encode.format, "text|markdown|latex|csv|json")
+        ->check(CLI::IsMember(kReportFormats));
+    s_enc->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_encode(p.encode, o); }; });
+
+    auto* s_verify = app.add_subcommand("verify", "Check every expect entry of scenario files");
+    s_verify->add_option("files", p.verify.files, "Scenario files")->required();
+    s_verify->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_verify(p.verify, o); }; });
+
+    p.cross.format = "markdown";
+    auto* s_cross = app.add_subcommand("crosscheck", "Exact results against an independent double path");
+    s_cross->add_option("files", p.cross.files, "Scenario files, or chapter14")->required();
+    s_cross->add_option("--format", p.cross.format, "markdown|json")
+        ->check(CLI::IsMember({"markdown", "json"}));
+    s_cross->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_crosscheck(p.cross, o); }; });
+
+    p.answers.format = "markdown";
+    auto* s_answers = app.add_subcommand("answers", "Exercise answer key of a scenario");
+    s_answers->add_option("file", p.answers.files, "Scenario file, or chapter14")->required()->expected(1);
+    s_answers->add_option("--format", p.answers.format, "markdown|latex|json")
+        ->check(CLI::IsMember({"markdown", "latex", "json"}));
+    s_answers->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_answers(p.answers, o); }; });
+
+    auto* s_check = app.add_subcommand("check", "Judge learner answers (exit 0 right, 1 wrong)");
+    s_check->add_option("file", p.check.file, "Scenario file, or chapter14")->required();
+    auto* answer = s_check->add_option("--answer", p.check.answer, "One declared learner answer by name");
+    auto* target = s_check->add_option("--target", p.check.target,
+                                       "JSON pointer of the quantity, e.g. /reads/example-14.1/weights");
+    auto* proposed = s_check->add_option("--proposed", p.check.proposed,
+                                         "The proposed value, e.g. '[2/3,1/3,1/3]'");
+    // An ad-hoc answer (--target with --proposed) and a declared one (--answer) exclude each
+    // other: silently ignoring one of them would judge something the user did not ask for.
+    target->needs(proposed);
+    proposed->needs(target);
+    answer->excludes(target);
+    answer->excludes(proposed);
+    s_check->callback([&p, target] {
+        p.check.ad_hoc = target->count() > 0;
+        p.command = [&p](std::ostream& o) { return cmd_check(p.check, o); };
+    });
+
+    // Shared options, added once every subcommand exists: each subcommand gets its own copy,
+    // so `-o` is accepted after any of them, and before them (the built-in run).
+    const char* output_help = "Write the output to FILE (atomically: the old file stays on failure)";
+    app.add_option("-o,--output", p.output, output_help);
+    for (auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+        sub->add_option("-o,--output", p.output, output_help);
+    }
+}
+
+Error output_error(const std::string& path, const std::string& what, int err) {
+    Location where;
+    where.context = "--output";
+    return usage_error(fmt::format("cannot write {}: {}: {}", path, what, std::strerror(err)), where);
+}
+
+/// Writes `data` to `path` so that a failure leaves whatever was there intact: a temporary
+/// file in the same directory, renamed over the target only when every byte is on disk. A
+/// target that exists and is not a regular file (/dev/null, a FIFO, a terminal) is written
+/// in place, since renaming over it would replace the device with a file.
+void write_output_file(const std::string& path, std::string_view data) {
+    struct stat st {};
+    const bool exists = ::stat(path.c_str(), &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) throw output_error(path, "it is a directory", EISDIR);
+    auto write_all = [&](int fd, const std::string& name) {
+        std::size_t done = 0;
+        while (done < data.size()) {
+            const ssize_t w = ::write(fd, data.data() + done, data.size() - done);
+            if (w < 0 && errno == EINTR) continue;
+            if (w < 0) {
+                const int e = errno;
+                ::close(fd);
+                if (name != path) ::unlink(name.c_str());
+                throw output_error(path, "write failed", e);
+            }
+            done += static_cast<std::size_t>(w);
+        }
+    };
+    if (exists && !S_ISREG(st.st_mode)) {
+        const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0) throw output_error(path, "open failed", errno);
+        ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+        write_all(fd, path);
+        if (::close(fd) != 0) throw output_error(path, "close failed", errno);
+        return;
+    }
+    std::string tmp = path + ".tmp-XXXXXX";
+    const int fd = ::mkstemp(tmp.data());
+    if (fd < 0) throw output_error(path, "cannot create a file beside it", errno);
+    // mkstemp creates 0600; give the file the mode an ordinary create would (or the old file's).
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    ::fchmod(fd, exists ? (st.st_mode & 07777) : (0666 & ~mask));
+    write_all(fd, tmp);
+    if (::fsync(fd) != 0 && errno != EINVAL) {
+        const int e = errno;
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        throw output_error(path, "sync failed", e);
+    }
+    if (::close(fd) != 0) {
+        const int e = errno;
+        ::unlink(tmp.c_str());
+        throw output_error(path, "close failed", e);
+    }
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        const int e = errno;
+        ::unlink(tmp.c_str());
+        throw output_error(path, "rename failed", e);
+    }
+}
+
+/// One line on stderr for an error; returns the exit code.
+int report_error(std::ostream& err, std::string message, std::optional<ErrorKind>* kind, ErrorKind k,
+                 int code) {
+    for (auto& c : message) c = c == '\n' ? ' ' : c;  // CLI11 wraps some of its messages
+    // Names echoed from files and arguments may hold control characters (an escape sequence
+    // would restyle the terminal, a CR hide the message): they are shown as <U+001B>.
+    err << "exactattn: " << escape_controls(message) << '\n';
+    err.flush();
+    if (kind != nullptr) *kind = k;
+    return code;
+}
+
 }  // namespace
 
 int run(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
@@ -33,94 +210,27 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
     CLI::App app{"exactattn: exact arithmetic for the mathematics of attention (a = ln 2).\n"
                  "With no arguments, prints the built-in Chapter 14 scenario.",
                  "exactattn"};
-    app.set_version_flag("--version", "exactattn 0.1.0");
-    app.require_subcommand(0, 1);
-    std::string output;
-    app.add_option("-o,--output", output, "Write the output to FILE instead of standard output");
-
-    EvalOptions eval;
-    auto* s_eval = app.add_subcommand("eval", "Evaluate an expression exactly");
-    s_eval->add_option("expr", eval.expr, "Expression, e.g. '2^(1/2)/(2+2^(1/2))'")->required();
-    s_eval->add_option("--format", eval.format, "ascii|unicode|latex|decimal|json")
-        ->check(CLI::IsMember({"ascii", "unicode", "latex", "decimal", "json"}));
-    s_eval->add_option("--digits", eval.digits, "Significant digits for decimal (1-100000)")
-        ->check(CLI::Range(1, 100000));
-
-    RunOptions runo;
-    auto* s_run = app.add_subcommand("run", "Run a scenario file (or the built-in chapter14)");
-    s_run->add_option("file", runo.file, "Scenario JSON file, or chapter14");
-    s_run->add_option("--format", runo.format, "text|markdown|latex|csv|json")
-        ->check(CLI::IsMember(kReportFormats));
-
-    ReadOptions read;
-    auto* s_read = app.add_subcommand("read", "One attention read with a full trace");
-    s_read->add_option("--memory", read.memory, "Memory rows, e.g. [[a,0],[0,a]], or @FILE")
-        ->required();
-    s_read->add_option("--query", read.query, "Query vector, e.g. [1,0]")->required();
-    s_read->add_option("--readout", read.readout, "Readout coefficients, e.g. [1,2]");
-    s_read->add_option("--remove", read.remove, "Positions to remove (1-based)");
-    s_read->add_option("--zero", read.zero, "Positions whose score is set to 0 (1-based)");
-    s_read->add_option("--format", read.format, "text|json")
-        ->check(CLI::IsMember({"text", "json"}));
-
-    EncodeOptions enc;
-    auto* s_enc = app.add_subcommand("encode", "Encoder states for a token list");
-    s_enc->add_option("--scenario", enc.scenario, "Scenario file, or chapter14");
-    s_enc->add_option("--tokens", enc.tokens, "Tokens separated by spaces")->required();
-    s_enc->add_option("--format", enc.format, "text|markdown|latex|csv|json")
-        ->check(CLI::IsMember(kReportFormats));
-
-    FilesOptions verify;
-    auto* s_verify = app.add_subcommand("verify", "Check every expect entry of scenario files");
-    s_verify->add_option("files", verify.files, "Scenario files")->required();
-
-    for (auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) sub->fallthrough();
-
-    FilesOptions cross;
-    cross.format = "markdown";
-    auto* s_cross = app.add_subcommand("crosscheck", "Exact results against an independent double path");
-    s_cross->add_option("files", cross.files, "Scenario files, or chapter14")->required();
-    s_cross->add_option("--format", cross.format, "markdown|json")
-        ->check(CLI::IsMember({"markdown", "json"}));
-
-    FilesOptions answers;
-    answers.format = "markdown";
-    auto* s_answers = app.add_subcommand("answers", "Exercise answer key of a scenario");
-    s_answers->add_option("file", answers.files, "Scenario file, or chapter14")->required()->expected(1);
-    s_answers->add_option("--format", answers.format, "markdown|latex|json")
-        ->check(CLI::IsMember({"markdown", "latex", "json"}));
-
-    CheckOptions check;
-    auto* s_check = app.add_subcommand("check", "Judge learner answers (exit 0 right, 1 wrong)");
-    s_check->add_option("file", check.file, "Scenario file, or chapter14")->required();
-    s_check->add_option("--answer", check.answer, "One declared learner answer by name");
-    s_check->add_option("--target", check.target,
-                        "JSON pointer of the quantity, e.g. /reads/example-14.1/weights");
-    s_check->add_option("--proposed", check.proposed, "The proposed value, e.g. '[2/3,1/3,1/3]'");
-
+    Parsed p;
     std::vector<std::string> argv(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
     std::ostringstream buffer;
     int code = 0;
     try {
+        make_app(app, p);
         app.parse(argv);
-        if (*s_eval) code = cmd_eval(eval, buffer);
-        else if (*s_read) code = cmd_read(read, buffer);
-        else if (*s_enc) code = cmd_encode(enc, buffer);
-        else if (*s_verify) code = cmd_verify(verify, buffer);
-        else if (*s_cross) code = cmd_crosscheck(cross, buffer);
-        else if (*s_answers) code = cmd_answers(answers, buffer);
-        else if (*s_check) code = cmd_check(check, buffer);
-        else code = cmd_run(runo, buffer);  // `run`, or no subcommand at all
-        if (!output.empty()) {
-            std::ofstream file(output, std::ios::binary | std::ios::trunc);
-            if (file) file << buffer.view();
-            if (!file || !file.flush()) {
-                Location where;
-                where.context = "--output";
-                throw usage_error(fmt::format("cannot write {}: {}", output, std::strerror(errno)), where);
-            }
+        if (!p.command) p.command = [&p](std::ostream& o) { return cmd_run(p.run, o); };  // no subcommand
+        code = p.command(buffer);
+        if (!p.output.empty()) {
+            write_output_file(p.output, buffer.view());
             return code;
         }
+        out << buffer.view();  // no copy: a report can be hundreds of megabytes
+        out.flush();
+        if (!out) {
+            const int e = errno;
+            throw usage_error(fmt::format("cannot write standard output: {}",
+                                          e != 0 ? std::strerror(e) : "write failed"));
+        }
+        return code;
     } catch (const CLI::CallForHelp&) {
         out << app.help();
         return 0;
@@ -132,29 +242,23 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
         return 0;
     } catch (const CLI::ParseError& e) {
         // CLI11 uses its own exit codes; the contract says 2 for every usage error.
-        std::string msg = e.what();
-        for (auto& c : msg) c = c == '\n' ? ' ' : c;
-        err << "exactattn: usage: " << msg << " (see exactattn --help)\n";
-        if (kind != nullptr) *kind = ErrorKind::Usage;
-        return 2;
+        return report_error(err, fmt::format("usage: {} (see exactattn --help)", e.what()), kind,
+                            ErrorKind::Usage, 2);
     } catch (const Error& e) {
-        std::string msg = e.what();
-        for (auto& c : msg) c = c == '\n' ? ' ' : c;
-        err << "exactattn: " << msg << '\n';
-        if (kind != nullptr) *kind = e.kind();
-        return static_cast<int>(e.exit_code());
+        return report_error(err, e.what(), kind, e.kind(), static_cast<int>(e.exit_code()));
     } catch (const std::bad_alloc&) {
-        err << "exactattn: out of memory: the input needs more memory than this machine has; "
-               "lower its size (see Limits in README.md)\n";
-        if (kind != nullptr) *kind = ErrorKind::Limit;
-        return 2;
+        return report_error(err,
+                            "out of memory: the input needs more memory than this machine has; "
+                            "lower its size (see docs/limits.md)",
+                            kind, ErrorKind::Limit, 2);
+    } catch (const std::length_error&) {
+        return report_error(err,
+                            "out of memory: a result is larger than the largest object this "
+                            "machine can hold; lower the input's size (see docs/limits.md)",
+                            kind, ErrorKind::Limit, 2);
     } catch (const std::exception& e) {
-        err << "exactattn: internal error: " << e.what() << '\n';
-        return 2;
+        return report_error(err, fmt::format("internal error: {}", e.what()), nullptr, ErrorKind::Usage, 2);
     }
-    out << buffer.view();  // no copy: a report can be hundreds of megabytes
-    out.flush();
-    return code;
 }
 
 }  // namespace exactattn::cli

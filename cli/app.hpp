@@ -13,7 +13,7 @@ namespace exactattn::cli {
 
 /// Runs the command line `args` (without the program name). Writes the report to `out` only
 /// when the command succeeds (never a partial report), and one line per error to `err`.
-/// Returns the exit code of DESIGN.md §4: 0 success, 1 a check failed, 2 invalid input.
+/// Returns the exit code of docs/cli.md: 0 success, 1 a check failed, 2 invalid input.
 int run(std::span<const std::string> args, std::ostream& out, std::ostream& err);
 
 /// As run(), and sets `*kind` to the error kind when the command failed with an error

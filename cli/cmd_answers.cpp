@@ -21,17 +21,18 @@ int cmd_answers(const FilesOptions& o, std::ostream& out) {
 int cmd_check(const CheckOptions& o, std::ostream& out) {
     const Report rep = run_scenario(load_scenario(o.file));
     std::vector<LearnerAnswer> answers;
-    if (!o.target.empty() || !o.proposed.empty()) {
-        if (o.target.empty() || o.proposed.empty()) {
-            throw usage_error("--target and --proposed go together");
-        }
+    if (o.ad_hoc) {
         LearnerAnswer la;
         la.name = "answer";
         la.target = o.target;
         Location where;
         where.context = "--proposed";
         try {
-            if (!o.proposed.empty() && o.proposed.front() == '[') {
+            if (o.proposed.rfind("[[", 0) == 0) {
+                const Matrix m = parse_matrix(o.proposed);
+                la.columns = m.empty() ? 0 : m.front().size();
+                for (const auto& row : m) la.proposed.insert(la.proposed.end(), row.begin(), row.end());
+            } else if (!o.proposed.empty() && o.proposed.front() == '[') {
                 la.proposed = parse_vector(o.proposed);
             } else {
                 la.proposed = {parse_value(o.proposed)};
@@ -46,23 +47,25 @@ int cmd_check(const CheckOptions& o, std::ostream& out) {
             if (o.answer.empty() || la.name == o.answer) answers.push_back(la);
         }
         if (!o.answer.empty() && answers.empty()) {
-            throw reference_error(fmt::format("unknown learner answer \"{}\"", o.answer));
+            Location where;
+            where.context = "--answer";
+            throw reference_error(fmt::format("unknown learner answer \"{}\"", o.answer), where);
         }
         if (answers.empty()) throw reference_error("the scenario declares no learner_answers to check");
     }
+    std::vector<Judgement> judgements;
+    try {
+        judgements = judge_all(rep, answers);
+    } catch (const Error& e) {
+        if (!o.ad_hoc) throw;
+        // An ad-hoc target is placed at the option that gave it, not in the file.
+        Location where;
+        where.context = "--target";
+        throw Error(e.kind(), where, e.reason());
+    }
     std::size_t right = 0;
     std::size_t wrong = 0;
-    const bool ad_hoc = !o.target.empty();
-    for (const auto& la : answers) {
-        Judgement j;
-        try {
-            j = judge(rep, la);
-        } catch (const Error& e) {
-            if (!ad_hoc || !e.where().empty()) throw;
-            Location where;
-            where.context = "--target";
-            throw e.located(where);
-        }
+    for (const auto& j : judgements) {
         (j.correct ? right : wrong)++;
         out << judgement_text(j) << '\n';
     }

@@ -45,6 +45,7 @@ struct CheckOptions {
     std::string answer;    ///< one declared learner answer by name (default: all)
     std::string target;    ///< an ad-hoc answer: JSON pointer of the quantity …
     std::string proposed;  ///< … and the proposed value or vector
+    bool ad_hoc = false;   ///< --target (with --proposed) was given, even as an empty string
 };
 
 // Each returns the exit code and writes its whole output to `out` (a buffer the caller

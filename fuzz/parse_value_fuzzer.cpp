@@ -24,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
         const Value v = parse_value(text);
         if (!v.is_canonical()) __builtin_trap();
-        // DESIGN §2: the canonical ascii form reads back to the same value.
+        // docs/notation.md: the canonical ascii form reads back to the same value.
         if (parse_value(to_ascii(v)) != v) __builtin_trap();
         (void)to_unicode(v);
         (void)to_latex(v);

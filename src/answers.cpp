@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "exactattn/check.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/print.hpp"
@@ -25,6 +27,7 @@ public:
     [[nodiscard]] std::string v(const std::vector<Value>& x) const { return math(to_string(x, n_)); }
     [[nodiscard]] std::string math(const std::string& s) const { return f_ == Format::Latex ? "$" + s + "$" : s; }
     [[nodiscard]] std::string text(const std::string& s) const { return f_ == Format::Latex ? latex_escape(s) : s; }
+    [[nodiscard]] Notation notation() const { return n_; }
     [[nodiscard]] std::string times() const { return f_ == Format::Latex ? "\\times" : "×"; }
 
     // 2a/5 + 2(2a/5) = 6a/5
@@ -66,10 +69,44 @@ std::vector<Value> present(const Column& c) {
 
 std::vector<Value> all_weights(const ReadTrace& t) { return detail::column_values(t.weights, Value()); }
 
-std::string read_sentences(const Writer& w, const ReadTrace& t, const std::optional<NamedVector>& readout) {
-    std::string out = fmt::format("Scores are {}, exponentials {}, and the total is {}. Weights are {}. ",
-                                  w.v(present(t.scores)), w.v(present(t.exponentials)), w.v(t.denominator),
-                                  w.v(all_weights(t)));
+std::string positions_text(const Writer& w, const Source* src, const std::vector<std::size_t>& ps) {
+    std::string out;
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+        const std::string label = src != nullptr ? src->position_label(ps[i]) : std::to_string(ps[i]);
+        out += (i == 0 ? "" : i + 1 == ps.size() ? " and " : ", ") + w.text(label);
+    }
+    return out;
+}
+
+// Scores, exponentials, total, weights, context and readout of a read, said from its marks:
+// a removal names the removed positions and lists scores over the remaining ones only, next to
+// the weights in source order (0 for a removed position), so no list is read against another
+// of a different length.
+std::string read_sentences(const Writer& w, const ReadTrace& t, const std::optional<NamedVector>& readout,
+                           const Source* src = nullptr) {
+    std::vector<std::size_t> removed;
+    std::vector<std::size_t> kept;
+    std::vector<std::size_t> zeroed;
+    for (std::size_t p = 0; p < t.marks.size(); ++p) {
+        (t.marks[p] == Mark::Removed ? removed : kept).push_back(p + 1);
+        if (t.marks[p] == Mark::Zeroed) zeroed.push_back(p + 1);
+    }
+    std::string out;
+    if (!zeroed.empty()) {
+        out += fmt::format("The score of {} is set to zero, so {} exponential 1. ", positions_text(w, src, zeroed),
+                           zeroed.size() == 1 ? "it keeps" : "each keeps");
+    }
+    if (removed.empty()) {
+        out += fmt::format("Scores are {}, exponentials {}, and the total is {}. Weights are {}. ",
+                           w.v(present(t.scores)), w.v(present(t.exponentials)), w.v(t.denominator),
+                           w.v(all_weights(t)));
+    } else {
+        out += fmt::format("With {} removed, the scores of {} are {}, their exponentials {}, and the total is {}. "
+                           "Weights in source order, 0 for the removed position{}, are {}. ",
+                           positions_text(w, src, removed), positions_text(w, src, kept), w.v(present(t.scores)),
+                           w.v(present(t.exponentials)), w.v(t.denominator), removed.size() == 1 ? "" : "s",
+                           w.v(all_weights(t)));
+    }
     out += fmt::format("The context is {}", w.v(t.context));
     if (t.readout && readout) {
         out += fmt::format(", and the readout is {}", w.readout(readout->values, t.context, *t.readout));
@@ -116,41 +153,67 @@ std::string row_sentence(const Writer& w, const Report& rep, const InterventionR
     return out + ".";
 }
 
+// What a removal or deletion does to the readout, from the numbers: "leaves the readout at a",
+// "lowers it by a/3 to 2a/3", "raises it by 2a/15 to 4a/3".
+std::string readout_effect(const Writer& w, const Value& before, const Value& after) {
+    const Value change = after - before;
+    if (change.is_zero()) return fmt::format("leaves the readout at {}", w.v(after));
+    const bool up = change.sign() > 0;
+    return fmt::format("{} the readout by {} to {}", up ? "raises" : "lowers", w.v(up ? change : -change), w.v(after));
+}
+
 // Whether the largest weight identifies the removal that changes the readout most.
 std::string ranking_sentence(const Writer& w, const Report& rep, const InterventionResult& ir) {
     if (ir.rows.size() < 3 || !ir.spec.readout || ir.spec.kind == InterventionKind::ZeroScore) return "";
     const Source& src = rep.scenario.source(ir.spec.source);
     const ReadTrace& base = ir.rows[0].trace;
-    std::size_t top = 1;
-    std::size_t most = 1;
-    Value best_change;
+    const bool deletion = ir.spec.kind == InterventionKind::DeleteToken;
+    const char* noun = deletion ? "deletion" : "removal";
+    const char* verb = deletion ? "deleting" : "removing";
+    // The largest weight (all positions sharing it) and the rows whose readout moves most.
+    Value top_weight;
+    Value most_change;
     for (std::size_t k = 1; k < ir.rows.size(); ++k) {
-        const std::size_t p = ir.rows[k].position;
-        if (compare(*base.weights.at(p - 1), *base.weights.at(ir.rows[top].position - 1)) > 0) top = k;
-        const Value change = *ir.rows[k].trace.readout - *base.readout;
-        const Value mag = change.sign() < 0 ? -change : change;
-        if (k == 1 || compare(mag, best_change) > 0) {
-            best_change = mag;
-            most = k;
+        const Value wk = *base.weights.at(ir.rows[k].position - 1);
+        if (k == 1 || compare(wk, top_weight) > 0) top_weight = wk;
+        const Value c = *ir.rows[k].trace.readout - *base.readout;
+        const Value mag = c.sign() < 0 ? -c : c;
+        if (k == 1 || compare(mag, most_change) > 0) most_change = mag;
+    }
+    std::vector<std::size_t> top;
+    std::vector<std::size_t> most;
+    std::size_t top_row = 0;
+    std::size_t most_row = 0;
+    for (std::size_t k = 1; k < ir.rows.size(); ++k) {
+        const Value c = *ir.rows[k].trace.readout - *base.readout;
+        if (*base.weights.at(ir.rows[k].position - 1) == top_weight) {
+            top.push_back(ir.rows[k].position);
+            if (top_row == 0) top_row = k;
+        }
+        if ((c.sign() < 0 ? -c : c) == most_change) {
+            most.push_back(ir.rows[k].position);
+            if (most_row == 0) most_row = k;
         }
     }
-    const auto& tr = ir.rows[top];
-    const auto& mr = ir.rows[most];
-    const Value top_weight = *base.weights.at(tr.position - 1);
-    const Value top_change = *tr.trace.readout - *base.readout;
-    if (top == most || compare(top_change.sign() < 0 ? -top_change : top_change, best_change) == 0) {
-        return fmt::format("Here the largest weight, {} at {}, also marks the {} that changes the readout most.",
-                           w.v(top_weight), w.text(src.position_label(tr.position)),
-                           ir.spec.kind == InterventionKind::DeleteToken ? "deletion" : "removal");
+    const std::string at = top.size() == 1 ? fmt::format("at {}", positions_text(w, &src, top))
+                                           : fmt::format("shared by {}", positions_text(w, &src, top));
+    for (std::size_t k = 1; k < ir.rows.size(); ++k) {
+        const std::size_t p = ir.rows[k].position;
+        if (std::find(top.begin(), top.end(), p) != top.end() && std::find(most.begin(), most.end(), p) != most.end()) {
+            return fmt::format("Here the largest weight, {} {}, also marks the {} that changes the readout most: "
+                               "{} {} {}.",
+                               w.v(top_weight), at, noun, verb, positions_text(w, &src, {p}),
+                               readout_effect(w, *base.readout, *ir.rows[k].trace.readout));
+        }
     }
+    const auto& tr = ir.rows[top_row];
+    const auto& mr = ir.rows[most_row];
     return fmt::format(
-        "The largest weight, {} at {}, does not identify the {} that changes the readout most: {} it leaves the "
-        "readout at {}, while {} changes it by {} to {}. Attention weights alone do not rank causal effects on this "
-        "output quantity.",
-        w.v(top_weight), w.text(src.position_label(tr.position)),
-        ir.spec.kind == InterventionKind::DeleteToken ? "deletion" : "removal",
-        w.text(ir.spec.kind == InterventionKind::DeleteToken ? "deleting" : "removing"), w.v(*tr.trace.readout),
-        w.text(src.position_label(mr.position)), w.v(*mr.trace.readout - *base.readout), w.v(*mr.trace.readout));
+        "The largest weight, {} {}, does not identify the {} that changes the readout most: {} {} {}, while {} {} "
+        "{}. Attention weights alone do not rank causal effects on this output quantity.",
+        w.v(top_weight), at, noun, verb, positions_text(w, &src, {tr.position}),
+        readout_effect(w, *base.readout, *tr.trace.readout), verb, positions_text(w, &src, {mr.position}),
+        readout_effect(w, *base.readout, *mr.trace.readout));
 }
 
 std::string cost_sentences(const Writer& w, const Costs& c) {
@@ -171,8 +234,8 @@ std::string cost_sentences(const Writer& w, const Costs& c) {
 }
 
 std::string learner_sentence(const Writer& w, const Judgement& j) {
-    const std::string proposed = j.scalar && j.proposed.size() == 1 ? w.v(j.proposed[0]) : w.v(j.proposed);
-    const std::string exact = j.scalar && j.exact.size() == 1 ? w.v(j.exact[0]) : w.v(j.exact);
+    const std::string proposed = w.math(proposed_text(j, w.notation()));
+    const std::string exact = w.math(exact_text(j, w.notation()));
     if (j.correct) return fmt::format("A learner's answer {} is right.", proposed);
     std::string out = fmt::format("A learner's answer {} is wrong (the exact answer is {})", proposed, exact);
     for (const auto& f : j.findings) out += "; " + w.text(f);
@@ -193,26 +256,17 @@ std::vector<Answer> build(const Report& rep, const Writer& w) {
             const auto& rr = rep.read(name);
             std::string lead;
             if (ex.reads.size() > 1) lead = w.text(fmt::format("For query {}: ", to_string(rr.spec.query.values)));
-            a.sentences.push_back(lead + read_sentences(w, rr.trace, rr.spec.readout));
+            a.sentences.push_back(lead + read_sentences(w, rr.trace, rr.spec.readout,
+                                                        &rep.scenario.source(rr.spec.source)));
         }
         for (const auto& ref : ex.interventions) {
+            // "<name>" or "<name>/rows/<k>" (checked when the scenario was loaded).
             const auto slash = ref.find('/');
             const auto& ir = rep.intervention(ref.substr(0, slash));
             if (slash != std::string::npos) {
-                std::size_t pos = 0;
-                try {
-                    pos = std::stoul(ref.substr(slash + 1));
-                } catch (const std::exception&) {
-                    throw reference_error(fmt::format("exercise {}: \"{}\" names no row", ex.id, ref));
-                }
-                bool found = false;
-                for (const auto& row : ir.rows) {
-                    if (row.position == pos) {
-                        a.sentences.push_back(row_sentence(w, rep, ir, row));
-                        found = true;
-                    }
-                }
-                if (!found) throw reference_error(fmt::format("exercise {}: \"{}\" names no row", ex.id, ref));
+                const auto& row = ir.rows.at(std::stoul(ref.substr(slash + 6)));
+                a.sentences.push_back(row.position == 0 ? read_sentences(w, row.trace, ir.spec.readout)
+                                                        : row_sentence(w, rep, ir, row));
             } else {
                 for (const auto& row : ir.rows) {
                     if (row.position > 0) a.sentences.push_back(row_sentence(w, rep, ir, row));

@@ -7,34 +7,27 @@
 #include "exactattn/error.hpp"
 #include "exactattn/print.hpp"
 #include "json_io.hpp"
+#include "report_json.hpp"
 
 namespace exactattn {
 
 namespace {
 
+using detail::Json;
+
 std::vector<std::string> pointer_tokens(const std::string& pointer) {
     std::vector<std::string> out;
-    std::size_t i = 1;
-    while (i <= pointer.size()) {
-        const std::size_t j = pointer.find('/', i);
-        std::string t = pointer.substr(i, j == std::string::npos ? std::string::npos : j - i);
-        std::string u;
-        for (std::size_t k = 0; k < t.size(); ++k) {
-            if (t[k] == '~' && k + 1 < t.size()) {
-                u += t[k + 1] == '1' ? '/' : '~';
-                ++k;
-            } else {
-                u += t[k];
-            }
-        }
-        out.push_back(u);
-        if (j == std::string::npos) break;
-        i = j + 1;
+    const Json::json_pointer ptr(pointer);  // already validated by the resolver
+    Json::json_pointer p = ptr;
+    while (!p.empty()) {
+        out.insert(out.begin(), p.back());
+        p.pop_back();
     }
     return out;
 }
 
-// What the target quantity was computed from.
+// What the target quantity was computed from, when it is a quantity of a read or of an
+// intervention row (the quantities whose known mistakes can be recomputed).
 struct Situation {
     const Source* source = nullptr;
     Memory memory;
@@ -44,63 +37,117 @@ struct Situation {
     std::optional<InterventionKind> kind;
     std::size_t position = 0;  // intervention row's position (0: none)
     std::string quantity;
+    std::optional<std::size_t> element;  // a single element of the quantity (0-based)
 };
 
-Situation locate(const Report& rep, const std::string& target) {
+std::optional<Situation> locate(const Report& rep, const std::string& target) {
     const auto t = pointer_tokens(target);
     Situation s;
     const Scenario& sc = rep.scenario;
-    auto unknown = [&](const std::string& why) {
-        return reference_error(fmt::format("learner answer target {}: {}; expected /reads/<read>/<quantity> or "
-                                           "/interventions/<name>/rows/<k>/<quantity>",
-                                           target, why));
-    };
-    if (t.size() == 3 && t[0] == "reads") {
+    std::size_t q = 0;  // index of the quantity token
+    if (t.size() >= 3 && t[0] == "reads") {
         const ReadResult* rr = nullptr;
         for (const auto& r : rep.reads) rr = r.spec.name == t[1] ? &r : rr;
-        if (rr == nullptr) throw unknown(fmt::format("unknown read \"{}\"", t[1]));
+        if (rr == nullptr) return std::nullopt;
         s.source = &sc.source(rr->spec.source);
         s.memory = s.source->states;
         s.trace = &rr->trace;
         if (rr->spec.readout) s.readout = rr->spec.readout->values;
         s.request.query = rr->spec.query.values;
         s.request.marks = rr->trace.marks;
-        s.request.readout = s.readout;
-        s.request.rule = sc.rule;
-        s.quantity = t[2];
-    } else if (t.size() == 5 && t[0] == "interventions" && t[2] == "rows") {
+        q = 2;
+    } else if (t.size() >= 5 && t[0] == "interventions" && t[2] == "rows") {
         const InterventionResult* ir = nullptr;
         for (const auto& r : rep.interventions) ir = r.spec.name == t[1] ? &r : ir;
-        if (ir == nullptr) throw unknown(fmt::format("unknown intervention \"{}\"", t[1]));
-        std::size_t k = 0;
-        try {
-            k = std::stoul(t[3]);
-        } catch (const std::exception&) {
-            throw unknown(fmt::format("\"{}\" is not a row number", t[3]));
-        }
-        if (k >= ir->rows.size()) throw unknown(fmt::format("row {} does not exist", k));
-        const auto& row = ir->rows[k];
+        if (ir == nullptr) return std::nullopt;
+        const std::size_t k = std::stoul(t[3]);  // resolved: a valid row index
+        const auto& row = ir->rows.at(k);
         s.source = &sc.source(ir->spec.source);
         s.memory = row.states;
         s.trace = &row.trace;
         if (ir->spec.readout) s.readout = ir->spec.readout->values;
         s.request.query = ir->spec.query.values;
         s.request.marks = row.trace.marks;
-        s.request.readout = s.readout;
-        s.request.rule = sc.rule;
         s.kind = ir->spec.kind;
         s.position = row.position;
-        s.quantity = t[4];
+        q = 4;
     } else {
-        throw unknown("it names no read or intervention row");
+        return std::nullopt;
     }
+    s.request.readout = s.readout;
+    s.request.rule = sc.rule;
+    s.quantity = t[q];
     static const char* known[] = {"scores", "exponentials", "denominator", "weights", "context", "readout"};
     bool ok = false;
-    for (const char* q : known) ok = ok || s.quantity == q;
-    if (!ok) throw unknown(fmt::format("unknown quantity \"{}\"", s.quantity));
-    if (s.quantity == "readout" && !s.readout) throw unknown("this read declares no readout");
+    for (const char* k : known) ok = ok || s.quantity == k;
+    if (!ok || t.size() > q + 2) return std::nullopt;
+    if (t.size() == q + 2) s.element = std::stoul(t[q + 1]);
     return s;
 }
+
+// The report's value at a target, flattened; the place names the learner answer.
+struct Flat {
+    std::vector<std::optional<Value>> values;
+    std::size_t columns = 0;
+    bool scalar = false;
+};
+
+Flat flatten(const Json& j, const Location& where, const std::string& target) {
+    // Text entries of the report (names, tokens, kinds) are not quantities to answer.
+    static const char* text_keys[] = {"title", "assumptions", "meaning", "source", "kind", "tokens", "deleted",
+                                      "labels", "query_name", "readout_name"};
+    for (const auto& t : pointer_tokens(target)) {
+        for (const char* k : text_keys) {
+            if (t == k) {
+                throw reference_error(fmt::format("{} names text (\"{}\"), not a quantity to answer", target, k),
+                                      where);
+            }
+        }
+    }
+    Flat f;
+    auto scalar = [&](const Json& x) -> std::optional<Value> {
+        if (x.is_null()) return std::nullopt;
+        if (x.is_string() || x.is_number() || x.is_binary()) return detail::json_value(x, where);
+        throw reference_error(fmt::format("{} names {}, not a quantity to answer", target, detail::json_type(x)),
+                              where);
+    };
+    if (!j.is_array()) {
+        f.values.push_back(scalar(j));
+        f.scalar = true;
+        if (!f.values.back()) throw reference_error(fmt::format("{} has no value in the run report", target), where);
+        return f;
+    }
+    for (const auto& x : j) {
+        if (x.is_array()) {
+            if (f.columns == 0) f.columns = x.size();
+            if (x.size() != f.columns || f.columns == 0) {
+                throw reference_error(fmt::format("{} names {}, not a quantity to answer", target, "a ragged array"),
+                                      where);
+            }
+            for (const auto& y : x) f.values.push_back(scalar(y));
+        } else {
+            if (f.columns != 0) {
+                throw reference_error(fmt::format("{} names {}, not a quantity to answer", target, "a ragged array"),
+                                      where);
+            }
+            f.values.push_back(scalar(x));
+        }
+    }
+    return f;
+}
+
+}  // namespace
+
+namespace detail {
+
+void check_answer_target(const Json& doc, const Scenario& s, const LearnerAnswer& la, const Location& where) {
+    (void)s;
+    flatten(resolve_pointer(doc, la.target, where), where, la.target);
+}
+
+}  // namespace detail
+
+namespace {
 
 std::vector<Value> included_only(const Column& c) {
     std::vector<Value> out;
@@ -146,46 +193,109 @@ std::optional<std::vector<Value>> alternative_quantity(const Alternative& a, con
     return std::nullopt;
 }
 
-std::string list(const std::vector<Value>& v, bool scalar) {
-    return scalar && v.size() == 1 ? to_unicode(v[0]) : to_string(v, Notation::Unicode);
+
+
+std::string position_list(const std::vector<std::size_t>& ps) {
+    std::string out;
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+        out += (i == 0 ? "" : i + 1 == ps.size() ? " and " : ", ") + std::to_string(ps[i] + 1);
+    }
+    return out;
 }
 
-}  // namespace
+// Whether `proposed` equals `full` (one entry per position), or lists exactly the entries of
+// `full` at the included positions `incl` (the way the chapter lists a removal's weights).
+bool same_quantity(const std::vector<Value>& proposed, const std::vector<Value>& full,
+                   const std::vector<std::size_t>& incl) {
+    if (proposed == full) return true;
+    if (proposed.size() != incl.size() || incl.size() == full.size()) return false;
+    for (std::size_t i = 0; i < incl.size(); ++i) {
+        if (proposed[i] != full[incl[i]]) return false;
+    }
+    return true;
+}
 
-Judgement judge(const Report& rep, const LearnerAnswer& answer) {
+Judgement judge_at(const Report& rep, const detail::Json& doc, const LearnerAnswer& answer) {
     Judgement j;
     j.name = answer.name;
     j.target = answer.target;
     j.proposed = answer.proposed;
     j.scalar = answer.scalar;
-    const Situation s = locate(rep, answer.target);
-    const ReadTrace& t = *s.trace;
-    j.exact = quantity_of(t, s.quantity);
-    j.correct = j.proposed == j.exact;
-    if (j.correct) return j;
-    if (j.proposed.size() != j.exact.size()) {
-        j.findings.push_back(fmt::format("{} values proposed where the answer has {}", j.proposed.size(),
-                                         j.exact.size()));
+    Location where;
+    where.file = rep.scenario.file;
+    where.pointer = "/learner_answers/" + answer.name + "/target";
+    const Flat exact = flatten(detail::resolve_pointer(doc, answer.target, where), where, answer.target);
+    j.exact = exact.values;
+    j.columns = exact.columns;
+    // The entries the report has (a removed position has no score and no exponential).
+    std::vector<Value> present;
+    std::vector<std::size_t> present_at;
+    for (std::size_t i = 0; i < exact.values.size(); ++i) {
+        if (exact.values[i]) {
+            present.push_back(*exact.values[i]);
+            present_at.push_back(i);
+        }
     }
+    const bool gaps = present.size() != exact.values.size();
+    const bool shape_ok = answer.columns == exact.columns && answer.scalar == exact.scalar;
+    if (shape_ok && !gaps && j.proposed == present) {
+        j.correct = true;
+        return j;
+    }
+    if (shape_ok && gaps && j.proposed == present) {
+        j.correct = true;
+        std::vector<std::size_t> missing;
+        for (std::size_t i = 0; i < exact.values.size(); ++i) {
+            if (!exact.values[i]) missing.push_back(i);
+        }
+        j.findings.push_back(fmt::format("listed for the included positions {}; position{} {} {} removed and "
+                                         "{} none",
+                                         position_list(present_at), missing.size() == 1 ? "" : "s",
+                                         position_list(missing), missing.size() == 1 ? "was" : "were",
+                                         missing.size() == 1 ? "has" : "have"));
+        return j;
+    }
+    if (answer.columns != exact.columns) {
+        j.findings.push_back(exact.columns > 0
+                                 ? fmt::format("the answer is a matrix with {} columns", exact.columns)
+                                 : std::string("the answer is not a matrix"));
+    } else if (j.proposed.size() != exact.values.size() && j.proposed.size() != present.size()) {
+        j.findings.push_back(fmt::format("{} values proposed where the answer has {}", j.proposed.size(),
+                                         gaps ? present.size() : exact.values.size()));
+    } else if (gaps && j.proposed.size() == exact.values.size()) {
+        std::vector<std::size_t> missing;
+        for (std::size_t i = 0; i < exact.values.size(); ++i) {
+            if (!exact.values[i]) missing.push_back(i);
+        }
+        j.findings.push_back(fmt::format("position{} {} {} removed, so {} no entry here",
+                                         missing.size() == 1 ? "" : "s", position_list(missing),
+                                         missing.size() == 1 ? "was" : "were", missing.size() == 1 ? "it has" : "they have"));
+    }
+    const auto located = locate(rep, answer.target);
+    if (!located) return j;
+    const Situation& s = *located;
+    const ReadTrace& t = *s.trace;
     const Matrix rows = s.memory.matrix();
     const std::size_t n = rows.size();
     std::vector<std::size_t> incl;
     for (std::size_t p = 0; p < n; ++p) {
         if (t.marks[p] != Mark::Removed) incl.push_back(p);
     }
-    if (s.quantity == "weights" && j.proposed.size() == n) {
+    if (s.quantity == "weights" && !s.element && (j.proposed.size() == n || j.proposed.size() == incl.size())) {
         Value sum;
         for (const auto& w : j.proposed) sum += w;
         if (sum != Value(1)) {
             j.findings.push_back(fmt::format("the proposed weights sum to {}, not 1, so they are not a distribution",
                                              to_unicode(sum)));
         }
-        for (auto p : incl) {
-            if (t.marks[p] == Mark::Included && t.scores.at(p)->is_zero() && j.proposed[p].is_zero()) {
-                j.findings.push_back(fmt::format("position {} has score 0 but was given weight 0; exp(0) = 1, so it "
-                                                 "keeps a share of the total",
-                                                 p + 1));
-                break;
+        if (j.proposed.size() == n) {
+            for (auto p : incl) {
+                if (t.marks[p] == Mark::Included && t.scores.at(p)->is_zero() && j.proposed[p].is_zero()) {
+                    j.findings.push_back(fmt::format("position {} has score 0 but was given weight 0; exp(0) = 1, "
+                                                     "so it keeps a share of the total",
+                                                     p + 1));
+                    break;
+                }
             }
         }
     }
@@ -267,20 +377,64 @@ Judgement judge(const Report& rep, const LearnerAnswer& answer) {
         for (const auto& tok : *s.source->tokens) a.rows.push_back(rep.scenario.embedding(tok));
         if (a.rows.size() == n && !a.rows.empty() && a.rows[0].size() == s.request.query.size()) alts.push_back(a);
     }
+    const std::vector<Value> right = quantity_of(t, s.quantity);
     for (const auto& a : alts) {
-        const auto q = alternative_quantity(a, s);
-        if (q && *q == j.proposed && *q != j.exact) {
-            j.mistake = a.mistake;
-            break;
+        auto q = alternative_quantity(a, s);
+        if (!q || *q == right) continue;
+        if (s.element) {
+            if (*s.element >= q->size() || !j.scalar || j.proposed.size() != 1 || (*q)[*s.element] != j.proposed[0] ||
+                (*q)[*s.element] == right.at(*s.element)) {
+                continue;
+            }
+        } else if (!same_quantity(j.proposed, *q, s.quantity == "weights" ? incl : std::vector<std::size_t>{})) {
+            continue;
         }
+        j.mistake = a.mistake;
+        break;
     }
     return j;
 }
 
+}  // namespace
+
+Judgement judge(const Report& rep, const LearnerAnswer& answer) {
+    return judge_at(rep, detail::report_to_json(rep), answer);
+}
+
+std::vector<Judgement> judge_all(const Report& rep, const std::vector<LearnerAnswer>& answers) {
+    const detail::Json doc = detail::report_to_json(rep);
+    std::vector<Judgement> out;
+    out.reserve(answers.size());
+    for (const auto& a : answers) out.push_back(judge_at(rep, doc, a));
+    return out;
+}
+
+std::string quantity_text(const std::vector<std::optional<Value>>& values, std::size_t columns, bool scalar,
+                          Notation n) {
+    auto one = [n](const std::optional<Value>& v) { return v ? to_string(*v, n) : std::string("—"); };
+    if (scalar && values.size() == 1) return one(values[0]);
+    std::string out = "[";
+    const std::size_t per = columns == 0 ? values.size() + 1 : columns;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (columns > 0 && i % per == 0) out += i == 0 ? "[" : "], [";
+        else if (i > 0) out += ", ";
+        out += one(values[i]);
+    }
+    if (columns > 0 && !values.empty()) out += "]";
+    return out + "]";
+}
+
+std::string proposed_text(const Judgement& j, Notation n) {
+    return quantity_text(std::vector<std::optional<Value>>(j.proposed.begin(), j.proposed.end()), j.columns, j.scalar,
+                         n);
+}
+
+std::string exact_text(const Judgement& j, Notation n) { return quantity_text(j.exact, j.columns, j.scalar, n); }
+
 std::string judgement_text(const Judgement& j) {
     std::string out = fmt::format("{}: {}: {}: proposed {}", j.name, j.correct ? "right" : "wrong", j.target,
-                                  list(j.proposed, j.scalar));
-    if (!j.correct) out += fmt::format(", exact {}", list(j.exact, j.scalar));
+                                  proposed_text(j, Notation::Unicode));
+    if (!j.correct) out += fmt::format(", exact {}", exact_text(j, Notation::Unicode));
     for (const auto& f : j.findings) out += "; " + f;
     if (!j.correct) out += j.mistake.empty() ? "; no known mistake reproduces it" : "; mistake: " + j.mistake;
     return out + ".";

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
-// exactattn: an independent double path and its comparison with the exact results.
+// exactattn: an independent double path, its a-priori error bounds, and its comparison with the
+// exact results. The bounds are derived in docs/crosscheck.md; the formulas below cite
+// its sections.
 #include "exactattn/crosscheck.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -13,20 +16,148 @@
 
 namespace exactattn {
 
+mpq_class exact_of_double(double x) {
+    if (!std::isfinite(x)) {
+        throw domain_error(fmt::format("the double {} has no exact value (only finite doubles convert)",
+                                       std::isnan(x) ? "nan" : (x > 0 ? "inf" : "-inf")));
+    }
+    return mpq_class(x);
+}
+
+const char* naive_outcome_name(NaiveOutcome o) {
+    switch (o) {
+        case NaiveOutcome::Finite: return "finite";
+        case NaiveOutcome::ExpOverflow: return "exp-overflow";
+        case NaiveOutcome::SumOverflow: return "sum-overflow";
+        case NaiveOutcome::Underflow: return "underflow";
+        case NaiveOutcome::ScoreNotFinite: return "score-not-finite";
+    }
+    return "?";
+}
+
 namespace {
 
-using DVec = std::vector<double>;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kU = 0x1p-53;         // unit roundoff u of binary64, round to nearest
+constexpr double kEta = 0x1p-1074;     // ≥ the error (≤ 2^-1075) of a product or quotient that underflows
+constexpr double kExpU = 0x1p-52;      // libm's exp within 1 ulp: relative 2u (docs §2)
+constexpr double kExpEta = 0x1p-1074;  // 1 ulp in the subnormal range
+constexpr double kSlack = 1 + 0x1p-20; // covers the rounding of a bound's own evaluation (docs §2)
+
+// A bound evaluated in double, made an upper bound of the real formula; NaN (0·inf) is inf.
+double up(double x) { return std::isnan(x) ? kInf : x * kSlack; }
+
+// γ_n = nu/(1 − nu).
+double gamma(std::size_t n) {
+    const double nu = static_cast<double>(n) * kU;
+    return nu >= 0.5 ? kInf : nu / (1 - nu);
+}
+
+// A double the path computes, v, with e ≥ |v − exact|, where "exact" is the mathematical value
+// the double path approximates (docs §3).
+struct D {
+    double v = 0;
+    double e = 0;
+};
+using DVec = std::vector<D>;
 using DMat = std::vector<DVec>;
 
-const double kA = std::log(2.0);  // the double path's a
+bool is_exact_factor(double x) { return x == 0 || std::fabs(x) == 1; }
+
+// fl(x·y): the operands' errors propagated, plus one rounding (none when a factor is 0 or ±1).
+D mul(D x, D y) {
+    const double v = x.v * y.v;
+    const double round = is_exact_factor(x.v) || is_exact_factor(y.v) ? 0 : kU * std::fabs(v) + kEta;
+    return {v, up(std::fabs(x.v) * y.e + std::fabs(y.v) * x.e + x.e * y.e + round)};
+}
+
+// fl(x + y): sums never underflow inexactly; adding 0 is exact.
+D add(D x, D y) {
+    const double v = x.v + y.v;
+    const double round = x.v == 0 || y.v == 0 ? 0 : kU * std::fabs(v);
+    return {v, up(x.e + y.e + round)};
+}
+
+// fl(x − c) for a double c taken as exact (the max subtraction, docs §4).
+D sub_exact(D x, double c) {
+    const double v = x.v - c;
+    const double round = x.v == c || c == 0 ? 0 : kU * std::fabs(v);
+    return {v, up(x.e + round)};
+}
+
+// fl(x / y): |x̂/ŷ − x/y| ≤ (|x̂/ŷ|·e_y + e_x) / (|ŷ| − e_y), plus one rounding.
+D div(D x, D y) {
+    const double v = x.v / y.v;
+    if (!(std::fabs(y.v) > y.e)) return {v, kInf};
+    const double round = x.v == 0 || std::fabs(y.v) == 1 ? 0 : kU * std::fabs(v) + kEta;
+    return {v, up((std::fabs(v) * y.e + x.e) / (std::fabs(y.v) - y.e) + round)};
+}
+
+// exp(x̂) with libm's error: |v − exp(x)| ≤ exp(x̂)(2u + expm1(e_x)) + η, exp(x̂) ≤ (v + η)/(1 − 2u).
+D exp_of(D x) {
+    const double v = std::exp(x.v);
+    if (x.v == 0 && x.e == 0) return {v, 0};  // exp(±0) = 1 exactly (C Annex F)
+    if (!std::isfinite(x.e)) return {v, kInf};
+    return {v, up((v + kExpEta) / (1 - kExpU) * (kExpU + std::expm1(x.e)) + kExpEta)};
+}
+
+// fl(Σ_i x_i y_i), summed from 0 in index order exactly as a loop `s += x[i] * y[i]` does, with
+// γ_k Σ|x̂_i ŷ_i| + kη + Σ(|x̂_i| e_y + |ŷ_i| e_x + e_x e_y) over the k nonzero products
+// (γ_{k−1} and no η when every product is exact) (docs §3).
+template <class X, class Y>
+D dot(std::size_t n, X xat, Y yat) {
+    double s = 0;
+    double magnitude = 0;
+    double propagated = 0;
+    std::size_t k = 0;
+    bool products_exact = true;
+    for (std::size_t i = 0; i < n; ++i) {
+        const D x = xat(i);
+        const D y = yat(i);
+        const double p = x.v * y.v;
+        s += p;
+        propagated += std::fabs(x.v) * y.e + std::fabs(y.v) * x.e + x.e * y.e;
+        if (p != 0 || !(is_exact_factor(x.v) || is_exact_factor(y.v))) {
+            ++k;
+            magnitude += std::fabs(p);
+            products_exact = products_exact && (is_exact_factor(x.v) || is_exact_factor(y.v));
+        }
+    }
+    if (k == 0) return {s, up(propagated)};
+    const std::size_t roundings = products_exact ? k - 1 : k;
+    const double underflow = products_exact ? 0 : static_cast<double>(k) * kEta;
+    return {s, up(gamma(roundings) * magnitude + underflow + propagated)};
+}
+
+// The double path's a, and |log(2.0) − ln 2| measured once at 200 bits, rounded up (docs §2).
+const double kA = std::log(2.0);
+double a_error() {
+    static const double e = [] {
+        const mpq_class diff = abs(exact_of_double(kA) - detail::approximate(Value::ln2().terms(), 200));
+        return std::nextafter(mpq_class(diff + mpq_class(mpz_class(1), mpz_class(1) << 190)).get_d(), kInf);
+    }();
+    return e;
+}
+
+// The rounding of one coefficient by to_double (correctly rounded): 0 when it is exact.
+double coefficient_error(const Value& f, double c) {
+    if (!std::isfinite(c)) return kInf;
+    if (f.is_rational() && exact_of_double(c) == f.rational()) return 0;
+    return kU * std::fabs(c) + kEta;
+}
 
 // An input value as a floating-point program would form it: Σ_k double(F_k) · a^k.
-double input_double(const Value& v) {
-    double s = 0;
-    double apow = 1;
+D input_double(const Value& v) {
+    D s;
+    D apow{1, 0};
+    const D a{kA, a_error()};
     for (const auto& f : v.terms()) {
-        if (!f.is_zero()) s += to_double(Value(f)) * apow;
-        apow *= kA;
+        if (!f.is_zero()) {
+            const Value coefficient(f);
+            const double c = to_double(coefficient);
+            s = add(s, mul({c, coefficient_error(coefficient, c)}, apow));
+        }
+        apow = mul(apow, a);
     }
     return s;
 }
@@ -43,15 +174,18 @@ DMat input_matrix(const Matrix& m) {
     return out;
 }
 
+// row · M, column by column.
 DVec times(const DVec& row, const DMat& m) {
-    DVec out(m.empty() ? 0 : m[0].size(), 0.0);
-    for (std::size_t i = 0; i < row.size(); ++i) {
-        for (std::size_t j = 0; j < out.size(); ++j) out[j] += row[i] * m[i][j];
+    DVec out;
+    const std::size_t width = m.empty() ? 0 : m[0].size();
+    for (std::size_t j = 0; j < width; ++j) {
+        out.push_back(dot(row.size(), [&](std::size_t i) { return row[i]; }, [&](std::size_t i) { return m[i][j]; }));
     }
     return out;
 }
 
-// The encoder in double.
+// The encoder in double: h_t = φ(fl(h W_h + fl(x W_x + b))); ReLU is 1-Lipschitz, so it keeps
+// the error bound.
 DMat encode_double(const Scenario& s, const std::vector<std::string>& tokens) {
     const Encoder& e = *s.encoder;
     const DMat wh = input_matrix(e.recurrent);
@@ -63,8 +197,8 @@ DMat encode_double(const Scenario& s, const std::vector<std::string>& tokens) {
         DVec pre = times(h, wh);
         const DVec x = times(input_vector(s.embedding(t)), wx);
         for (std::size_t j = 0; j < pre.size(); ++j) {
-            pre[j] += x[j] + b[j];
-            if (e.activation == Activation::Relu && pre[j] < 0) pre[j] = 0;
+            pre[j] = add(pre[j], add(x[j], b[j]));
+            if (e.activation == Activation::Relu && pre[j].v < 0) pre[j].v = 0;
         }
         h = pre;
         states.push_back(pre);
@@ -81,11 +215,8 @@ struct DRead {
     DVec scores;   // NaN where removed
     DVec weights;  // 0 where removed
     DVec context;
-    double readout = 0;
-    bool has_readout = false;
+    std::optional<D> readout;
     double max_score = 0;
-    bool naive_overflow = false;
-    DVec naive_weights;
 };
 
 DRead read_double(const DMat& mem, const DVec& q, const std::vector<Mark>& marks,
@@ -93,49 +224,78 @@ DRead read_double(const DMat& mem, const DVec& q, const std::vector<Mark>& marks
     const std::size_t n = mem.size();
     const std::size_t d = q.size();
     DRead r;
-    r.scores.assign(n, std::numeric_limits<double>::quiet_NaN());
-    r.weights.assign(n, 0.0);
-    r.naive_weights.assign(n, 0.0);
-    double m = -std::numeric_limits<double>::infinity();
+    r.scores.assign(n, D{std::numeric_limits<double>::quiet_NaN(), 0});
+    r.weights.assign(n, D{});
+    std::vector<std::size_t> included;
+    double m = -kInf;
     for (std::size_t j = 0; j < n; ++j) {
         if (marks[j] == Mark::Removed) continue;
-        double s = 0;
+        included.push_back(j);
+        D s;
         if (marks[j] == Mark::Included) {
-            for (std::size_t i = 0; i < d; ++i) s += q[i] * mem[j][i];
-            if (rule == ScoreRule::ScaledDot) s /= std::sqrt(static_cast<double>(d));
+            s = dot(d, [&](std::size_t i) { return q[i]; }, [&](std::size_t i) { return mem[j][i]; });
+            if (rule == ScoreRule::ScaledDot) {
+                const double root = std::sqrt(static_cast<double>(d));  // correctly rounded (IEEE 754)
+                s = div(s, {root, root * root == static_cast<double>(d) ? 0 : kU * root});
+            }
         }
         r.scores[j] = s;
-        m = std::max(m, s);
+        m = std::max(m, s.v);
     }
     r.max_score = m;
+    // Softmax is shift-invariant: w_j = exp(s_j − m̂) / Σ_k exp(s_k − m̂) for the double m̂
+    // itself, so the max subtraction adds only its rounding (docs §4).
     double sum = 0;
-    double naive_sum = 0;
-    for (std::size_t j = 0; j < n; ++j) {
-        if (marks[j] == Mark::Removed) continue;
-        r.weights[j] = std::exp(r.scores[j] - m);
-        sum += r.weights[j];
-        r.naive_weights[j] = std::exp(r.scores[j]);
-        naive_sum += r.naive_weights[j];
+    double magnitude = 0;
+    double propagated = 0;
+    std::size_t nonzero = 0;
+    for (const std::size_t j : included) {
+        r.weights[j] = exp_of(sub_exact(r.scores[j], m));
+        sum += r.weights[j].v;
+        magnitude += r.weights[j].v;
+        propagated += r.weights[j].e;
+        nonzero += r.weights[j].v != 0 ? 1 : 0;
     }
-    r.naive_overflow = !std::isfinite(naive_sum);
-    r.context.assign(d, 0.0);
-    for (std::size_t j = 0; j < n; ++j) {
-        if (marks[j] == Mark::Removed) continue;
-        r.weights[j] /= sum;
-        r.naive_weights[j] /= naive_sum;
-        for (std::size_t i = 0; i < d; ++i) r.context[i] += r.weights[j] * mem[j][i];
+    const D total{sum, up(gamma(nonzero > 0 ? nonzero - 1 : 0) * magnitude + propagated)};
+    for (const std::size_t j : included) r.weights[j] = div(r.weights[j], total);
+    for (std::size_t i = 0; i < d; ++i) {
+        r.context.push_back(dot(included.size(), [&](std::size_t k) { return r.weights[included[k]]; },
+                                [&](std::size_t k) { return mem[included[k]][i]; }));
     }
     if (readout) {
-        r.has_readout = true;
-        for (std::size_t i = 0; i < d; ++i) r.readout += (*readout)[i] * r.context[i];
+        r.readout = dot(d, [&](std::size_t i) { return (*readout)[i]; }, [&](std::size_t i) { return r.context[i]; });
     }
     return r;
 }
 
-bool is_dyadic(const Value& v) {
-    if (!v.is_rational()) return false;
-    const mpz_class den = v.rational().get_den();
-    return mpz_popcount(den.get_mpz_t()) == 1;
+// The naive softmax, exp(s_j) / Σ_k exp(s_k) without max subtraction, for contrast (docs §6).
+NaiveRow naive_softmax(const DRead& r, const std::vector<Mark>& marks) {
+    NaiveRow nr;
+    nr.max_score = r.max_score;
+    nr.weights.assign(marks.size(), 0.0);
+    bool scores_finite = true;
+    bool exp_overflow = false;
+    for (std::size_t j = 0; j < marks.size(); ++j) {
+        if (marks[j] == Mark::Removed) continue;
+        scores_finite = scores_finite && std::isfinite(r.scores[j].v);
+        nr.weights[j] = std::exp(r.scores[j].v);
+        exp_overflow = exp_overflow || std::isinf(nr.weights[j]);
+        nr.underflowed += nr.weights[j] == 0 ? 1 : 0;
+        nr.sum += nr.weights[j];
+    }
+    for (std::size_t j = 0; j < marks.size(); ++j) {
+        if (marks[j] != Mark::Removed) nr.weights[j] /= nr.sum;
+    }
+    if (!scores_finite) {
+        nr.outcome = NaiveOutcome::ScoreNotFinite;
+    } else if (exp_overflow) {
+        nr.outcome = NaiveOutcome::ExpOverflow;
+    } else if (std::isinf(nr.sum)) {
+        nr.outcome = NaiveOutcome::SumOverflow;
+    } else if (nr.sum == 0) {
+        nr.outcome = NaiveOutcome::Underflow;
+    }
+    return nr;
 }
 
 double ulp_of(double x) {
@@ -144,31 +304,57 @@ double ulp_of(double x) {
     return std::ldexp(1.0, std::max(e - 52, -1074));
 }
 
+// The exact value for measuring: itself when rational, else 160 correct bits.
+mpq_class high_precision(const Value& exact) {
+    return exact.is_rational() ? exact.rational() : detail::approximate(exact.terms(), 160);
+}
+
+struct Measured {
+    double abs = 0;
+    double rel = 0;
+    double ulp = 0;  // signed
+};
+
+// The error of `computed` against `exact`; a non-finite computed value is infinitely wrong and
+// never reaches the exact conversion.
+Measured measure(const Value& exact, double computed, double rounded) {
+    if (!std::isfinite(computed)) {
+        const double sign = std::isnan(computed) ? 1 : std::copysign(1.0, computed);
+        return {kInf, kInf, sign * kInf};
+    }
+    const mpq_class x = high_precision(exact);
+    const mpq_class diff = exact_of_double(computed) - x;
+    Measured m;
+    m.abs = std::fabs(diff.get_d());
+    m.ulp = mpq_class(diff / exact_of_double(ulp_of(rounded))).get_d();
+    m.rel = sgn(x) == 0 ? (computed == 0 ? 0.0 : kInf) : std::fabs(mpq_class(diff / x).get_d());
+    return m;
+}
+
+bool representable(const Value& exact, double rounded) {
+    return exact.is_rational() && std::isfinite(rounded) && exact_of_double(rounded) == exact.rational();
+}
+
 class Comparer {
 public:
-    explicit Comparer(CrosscheckResult& out) : out_(out) {}
+    Comparer(CrosscheckResult& out, const CrosscheckOptions& options) : out_(out), options_(options) {}
 
-    double compare(const std::string& quantity, const Value& exact, double computed) {
+    void compare(const std::string& quantity, const Value& exact, D computed) {
         CrossRow row;
         row.quantity = quantity;
         row.exact = to_ascii(exact);
         row.rounded = to_double(exact);
-        row.computed = computed;
-        row.dyadic = is_dyadic(exact);
-        const mpq_class x = detail::approximate(exact.terms(), 160);
-        if (!std::isfinite(computed)) {
-            row.ulp_error = std::numeric_limits<double>::infinity();
-            row.abs_error = std::numeric_limits<double>::infinity();
-            row.rel_error = std::numeric_limits<double>::infinity();
-        } else {
-            const mpq_class diff = mpq_class(computed) - x;
-            row.abs_error = std::fabs(diff.get_d());
-            row.ulp_error = mpq_class(diff / mpq_class(ulp_of(row.rounded))).get_d();
-            row.rel_error = sgn(x) == 0 ? (computed == 0 ? 0.0 : std::numeric_limits<double>::infinity())
-                                        : std::fabs(mpq_class(diff / x).get_d());
-        }
+        row.computed = options_.perturb ? options_.perturb(quantity, computed.v) : computed.v;
+        row.dyadic = representable(exact, row.rounded);
+        const Measured m = measure(exact, row.computed, row.rounded);
+        row.abs_error = m.abs;
+        row.rel_error = m.rel;
+        row.ulp_error = m.ulp;
+        row.bound = std::isnan(computed.e) ? kInf : computed.e;
+        row.bound_ulps = row.bound / ulp_of(row.rounded);
+        row.passed = !(row.abs_error > row.bound) &&
+                     !(out_.tolerance_ulps && std::fabs(row.ulp_error) > *out_.tolerance_ulps);
         out_.rows.push_back(row);
-        return row.ulp_error;
     }
 
     void vector(const std::string& base, const Vector& exact, const DVec& computed) {
@@ -184,27 +370,21 @@ public:
             compare(detail::pointer_join(base + "/weights", j), t.weights.at(j).value_or(Value()), r.weights[j]);
         }
         vector(base + "/context", t.context, r.context);
-        if (t.readout) compare(base + "/readout", *t.readout, r.readout);
-        // The naive softmax, for the report only (it is not what the double path uses).
-        NaiveRow nr;
+        if (t.readout) compare(base + "/readout", *t.readout, *r.readout);
+        NaiveRow nr = naive_softmax(r, t.marks);
         nr.read = base;
-        nr.max_score = r.max_score;
-        nr.overflows = r.naive_overflow;
-        if (!r.naive_overflow) {
-            for (std::size_t j = 0; j < t.marks.size(); ++j) {
-                const Value w = t.weights.at(j).value_or(Value());
-                const double err = std::fabs(
-                    mpq_class((mpq_class(r.naive_weights[j]) - detail::approximate(w.terms(), 160)) /
-                              mpq_class(ulp_of(to_double(w))))
-                        .get_d());
-                nr.max_ulp_error = std::max(nr.max_ulp_error, err);
-            }
+        for (std::size_t j = 0; j < t.marks.size(); ++j) {
+            const Value w = t.weights.at(j).value_or(Value());
+            const double u = std::fabs(measure(w, nr.weights[j], to_double(w)).ulp);
+            nr.max_ulp_error = std::isinf(u) ? std::numeric_limits<double>::quiet_NaN() : std::max(nr.max_ulp_error, u);
+            if (std::isnan(nr.max_ulp_error)) break;
         }
         out_.naive.push_back(nr);
     }
 
 private:
     CrosscheckResult& out_;
+    const CrosscheckOptions& options_;
 };
 
 std::optional<DVec> readout_double(const std::optional<NamedVector>& r) {
@@ -214,13 +394,13 @@ std::optional<DVec> readout_double(const std::optional<NamedVector>& r) {
 
 }  // namespace
 
-CrosscheckResult crosscheck(const Report& rep) {
+CrosscheckResult crosscheck(const Report& rep, const CrosscheckOptions& options) {
     const Scenario& s = rep.scenario;
     CrosscheckResult res;
     res.file = s.file;
     res.tolerance_ulps = s.crosscheck.tolerance_ulps;
     res.rationale = s.crosscheck.rationale;
-    Comparer cmp(res);
+    Comparer cmp(res, options);
     for (const auto& src : s.sources) {
         const DMat states = source_double(s, src);
         for (std::size_t j = 0; j < src.states.rows(); ++j) {
@@ -249,15 +429,22 @@ CrosscheckResult crosscheck(const Report& rep) {
     }
     double total = 0;
     for (std::size_t i = 0; i < res.rows.size(); ++i) {
-        const double u = std::fabs(res.rows[i].ulp_error);
+        const CrossRow& row = res.rows[i];
+        const double u = std::fabs(row.ulp_error);
         total += u;
         if (u > res.max_abs_ulp) {
             res.max_abs_ulp = u;
             res.worst = i;
         }
-        if (res.rows[i].dyadic) {
+        if (std::isfinite(row.bound) && row.bound > 0 && row.abs_error / row.bound > res.worst_ratio) {
+            res.worst_ratio = row.abs_error / row.bound;
+            res.worst_ratio_row = i;
+        }
+        res.failed += row.passed ? 0 : 1;
+        res.unbounded += std::isinf(row.bound) ? 1 : 0;
+        if (row.dyadic) {
             ++res.dyadic_count;
-            if (res.rows[i].ulp_error == 0) ++res.dyadic_exact;
+            if (row.computed == row.rounded) ++res.dyadic_exact;
         }
     }
     res.mean_abs_ulp = res.rows.empty() ? 0 : total / static_cast<double>(res.rows.size());
@@ -277,7 +464,37 @@ std::string hex(double x) {
 }
 std::string err(double x) {
     if (std::isinf(x)) return "inf";
+    if (std::isnan(x)) return "—";
     return fmt::format("{:.3g}", x);
+}
+
+// At most eight naive weights, then the count.
+std::string weight_list(const std::vector<double>& w) {
+    std::string s = "[";
+    for (std::size_t j = 0; j < w.size() && j < 8; ++j) s += (j > 0 ? ", " : "") + num(w[j]);
+    if (w.size() > 8) s += fmt::format(", … ({} in all)", w.size());
+    return s + "]";
+}
+
+std::string naive_text(const NaiveRow& n) {
+    switch (n.outcome) {
+        case NaiveOutcome::Finite:
+            return n.underflowed == 0 ? "finite"
+                                      : fmt::format("finite ({} exponential(s) underflow to 0, weight 0)", n.underflowed);
+        case NaiveOutcome::ExpOverflow: return "an exponential overflows: inf/inf = NaN, finite/inf = 0";
+        case NaiveOutcome::SumOverflow: return "every exponential finite, their sum overflows: finite/inf = 0";
+        case NaiveOutcome::Underflow: return "every exponential underflows to 0: 0/0 = NaN";
+        case NaiveOutcome::ScoreNotFinite: return "a score is not finite in double";
+    }
+    return "?";
+}
+
+// The limit a row is held to, in words.
+std::string tolerance_text(const CrosscheckResult& r) {
+    if (!r.tolerance_ulps) return "none declared: each quantity is held to its a-priori error bound";
+    return fmt::format("{} ULP declared ({}): each quantity is held to the smaller of its a-priori error bound "
+                       "and this tolerance",
+                       num(*r.tolerance_ulps), r.rationale.empty() ? "no rationale given" : r.rationale);
 }
 
 }  // namespace
@@ -289,30 +506,48 @@ std::string crosscheck_markdown(const std::vector<CrosscheckResult>& results) {
         out += fmt::format("# Cross-check: {}\n\n", r.file);
         out += fmt::format("Double path: a = log(2.0), max-subtracted softmax, computed from the scenario "
                            "(never from the exact results). Each exact value is evaluated at 160 bits, not "
-                           "rounded to double first. Tolerance: {} ULP ({}).\n\n",
-                           num(r.tolerance_ulps), r.rationale);
-        out += "| quantity | exact | correctly rounded | double path | ULP error | relative error | absolute error |\n";
-        out += "| --- | --- | --- | --- | --- | --- | --- |\n";
+                           "rounded to double first. Each quantity's error bound is derived a priori from the "
+                           "double operations that compute it (docs/crosscheck.md). Tolerance: {}.\n\n",
+                           tolerance_text(r));
+        out += "| quantity | exact | correctly rounded | double path | ULP error | bound (ULP) | relative error | "
+               "absolute error | bound (absolute) | within |\n";
+        out += "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
         for (const auto& row : r.rows) {
-            out += fmt::format("| `{}` | `{}` | {} ({}) | {} ({}) | {} | {} | {} |\n", row.quantity, row.exact,
-                               num(row.rounded), hex(row.rounded), num(row.computed), hex(row.computed),
-                               err(row.ulp_error), err(row.rel_error), err(row.abs_error));
+            const bool over_bound = row.abs_error > row.bound;
+            out += fmt::format("| `{}` | `{}` | {} ({}) | {} ({}) | {} | {} | {} | {} | {} | {} |\n", row.quantity,
+                               row.exact, num(row.rounded), hex(row.rounded), num(row.computed), hex(row.computed),
+                               err(row.ulp_error), err(row.bound_ulps), err(row.rel_error), err(row.abs_error),
+                               err(row.bound),
+                               row.passed ? "yes" : (over_bound ? "**no** (over bound)" : "**no** (over tolerance)"));
         }
         out += "\n";
         if (!r.rows.empty()) {
-            const auto& w = r.rows[r.worst];
-            out += fmt::format("Summary: {} quantities; max |ULP| = {} at `{}`; mean |ULP| = {}.\n", r.rows.size(),
-                               err(r.max_abs_ulp), w.quantity, err(r.mean_abs_ulp));
+            out += fmt::format("Summary: {} quantities; max |ULP| = {} at `{}`; mean |ULP| = {}; largest error/bound "
+                               "= {} at `{}`; {} over their limit.\n",
+                               r.rows.size(), err(r.max_abs_ulp), r.rows[r.worst].quantity, err(r.mean_abs_ulp),
+                               err(r.worst_ratio), r.rows[r.worst_ratio_row].quantity, r.failed);
         }
-        out += fmt::format("Dyadic values (exactly representable, e.g. 1/2, 1/4, 2): {}, {} of them with 0 ULP "
-                           "error{}.\n",
-                           r.dyadic_count, r.dyadic_exact,
-                           r.dyadic_exact == r.dyadic_count ? " (all exact, as required)" : " (FAILED: must be 0 ULP)");
-        out += fmt::format("Result: {}.\n\n", r.passed() ? "PASS" : "FAIL (over tolerance)");
-        out += "Naive softmax without max subtraction (for contrast):\n\n| read | largest score | naive exp overflows | naive max |ULP| |\n| --- | --- | --- | --- |\n";
+        out += fmt::format("Dyadic values (exact values that are doubles, e.g. 1/2, 1/4, 2; information only): {}, "
+                           "{} of them computed exactly by the double path.\n",
+                           r.dyadic_count, r.dyadic_exact);
+        if (r.passed()) {
+            out += r.unbounded == 0
+                       ? "Result: PASS (every quantity within its bound).\n\n"
+                       : fmt::format("Result: PASS (every quantity within its bound; {} of them unchecked: their bound "
+                                     "is inf because the double path overflows).\n\n",
+                                     r.unbounded);
+        } else {
+            const auto first = std::find_if(r.rows.begin(), r.rows.end(), [](const CrossRow& x) { return !x.passed; });
+            out += fmt::format("Result: FAIL ({} quantities over their bound or the declared tolerance, first `{}`: "
+                               "the double path or the exact engine has a bug).\n\n",
+                               r.failed, first->quantity);
+        }
+        out += "Naive softmax without max subtraction (for contrast; not checked):\n\n"
+               "| read | largest score | naive softmax | naive weights | naive max \\|ULP\\| |\n"
+               "| --- | --- | --- | --- | --- |\n";
         for (const auto& n : r.naive) {
-            out += fmt::format("| `{}` | {} | {} | {} |\n", n.read, num(n.max_score), n.overflows ? "yes (weights are NaN)" : "no",
-                               n.overflows ? "—" : err(n.max_ulp_error));
+            out += fmt::format("| `{}` | {} | {} | {} | {} |\n", n.read, num(n.max_score), naive_text(n),
+                               weight_list(n.weights), err(n.max_ulp_error));
         }
         out += "\n";
         if (!r.passed()) ++failed;
@@ -331,7 +566,7 @@ std::string crosscheck_json(const std::vector<CrosscheckResult>& results) {
     for (const auto& r : results) {
         Json j;
         j["file"] = r.file;
-        j["tolerance_ulps"] = r.tolerance_ulps;
+        j["tolerance_ulps"] = r.tolerance_ulps ? number(*r.tolerance_ulps) : Json(nullptr);
         j["rationale"] = r.rationale;
         Json rows = Json::array();
         for (const auto& row : r.rows) {
@@ -344,22 +579,35 @@ std::string crosscheck_json(const std::vector<CrosscheckResult>& results) {
                             {"ulp_error", number(row.ulp_error)},
                             {"rel_error", number(row.rel_error)},
                             {"abs_error", number(row.abs_error)},
-                            {"dyadic", row.dyadic}});
+                            {"bound", number(row.bound)},
+                            {"bound_ulps", number(row.bound_ulps)},
+                            {"dyadic", row.dyadic},
+                            {"passed", row.passed}});
         }
         j["rows"] = rows;
         j["summary"] = {{"count", r.rows.size()},
                         {"max_abs_ulp", number(r.max_abs_ulp)},
                         {"mean_abs_ulp", number(r.mean_abs_ulp)},
                         {"worst", r.rows.empty() ? Json(nullptr) : Json(r.rows[r.worst].quantity)},
+                        {"worst_error_over_bound", number(r.worst_ratio)},
+                        {"worst_error_over_bound_at",
+                         r.rows.empty() ? Json(nullptr) : Json(r.rows[r.worst_ratio_row].quantity)},
+                        {"failed", r.failed},
+                        {"unbounded", r.unbounded},
                         {"dyadic", r.dyadic_count},
                         {"dyadic_exact", r.dyadic_exact},
                         {"passed", r.passed()}};
         Json naive = Json::array();
         for (const auto& n : r.naive) {
+            Json weights = Json::array();
+            for (const double w : n.weights) weights.push_back(number(w));
             naive.push_back({{"read", n.read},
                              {"max_score", number(n.max_score)},
-                             {"overflows", n.overflows},
-                             {"max_ulp_error", n.overflows ? Json(nullptr) : number(n.max_ulp_error)}});
+                             {"outcome", naive_outcome_name(n.outcome)},
+                             {"underflowed", n.underflowed},
+                             {"sum", number(n.sum)},
+                             {"weights", weights},
+                             {"max_ulp_error", std::isnan(n.max_ulp_error) ? Json(nullptr) : number(n.max_ulp_error)}});
         }
         j["naive_softmax"] = naive;
         all.push_back(j);

@@ -46,10 +46,51 @@ const char* kind_name(ErrorKind kind) {
     return "Error";
 }
 
+std::string escape_controls(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    std::size_t i = 0;
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+    while (i < text.size()) {
+        const unsigned char c = byte(i);
+        if (c < 0x20 || c == 0x7F) {
+            out += fmt::format("<U+{:04X}>", c);
+            ++i;
+            continue;
+        }
+        if (c < 0x80) {
+            out += static_cast<char>(c);
+            ++i;
+            continue;
+        }
+        // The length and smallest code point of a well-formed UTF-8 sequence led by c.
+        const std::size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+        char32_t cp = len == 2 ? c & 0x1F : len == 3 ? c & 0x0F : c & 0x07;
+        bool ok = len != 0 && i + len <= text.size();
+        for (std::size_t k = 1; ok && k < len; ++k) {
+            ok = (byte(i + k) & 0xC0) == 0x80;
+            cp = (cp << 6) | (byte(i + k) & 0x3F);
+        }
+        ok = ok && !(len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) &&
+             !(len == 4 && (cp < 0x10000 || cp > 0x10FFFF));
+        if (!ok) {
+            out += fmt::format("<0x{:02X}>", c);
+            ++i;
+        } else if (cp >= 0x80 && cp <= 0x9F) {
+            out += fmt::format("<U+{:04X}>", static_cast<unsigned>(cp));
+            i += len;
+        } else {
+            out.append(text.substr(i, len));
+            i += len;
+        }
+    }
+    return out;
+}
+
 namespace {
 std::string render(const Location& where, const std::string& reason) {
     std::string place = where.str();
-    return place.empty() ? reason : place + ": " + reason;
+    return escape_controls(place.empty() ? reason : place + ": " + reason);
 }
 }  // namespace
 

@@ -7,6 +7,10 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <fstream>
 #include <sstream>
 #include <unordered_set>
@@ -73,7 +77,11 @@ public:
     bool boolean(bool v) { return put(Json(v)); }
     bool number_integer(number_integer_t v) { return put(Json(v)); }
     bool number_unsigned(number_unsigned_t v) { return put(Json(v)); }
-    bool number_float(number_float_t /*rounded*/, const string_t& text) { return put(Json(text)); }
+    // A non-integer number keeps its decimal text, tagged so that it is still a number: it
+    // cannot pass where a string is required ("title": 1.5), nor be read as an expression.
+    bool number_float(number_float_t /*rounded*/, const string_t& text) {
+        return put(Json::binary(Json::binary_t::container_type(text.begin(), text.end()), kExactNumber));
+    }
     bool string(string_t& v) { return put(Json(v)); }
     bool binary(binary_t& /*unused*/) { return put(Json(nullptr)); }
 
@@ -226,21 +234,23 @@ Json parse_json_exact(std::string_view text, const std::string& file) {
 }
 
 std::string read_file(const std::string& path) {
-    std::error_code ec;
-    const auto status = std::filesystem::status(path, ec);
-    if (!ec && std::filesystem::is_directory(status)) {
-        throw usage_error(fmt::format("cannot read {}: it is a directory", path));
+    // Opened without blocking and checked on the open descriptor: a FIFO or a device given as
+    // a file would otherwise block forever in open() (a FIFO with no writer) before any check.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) throw usage_error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) throw usage_error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+    if (S_ISDIR(st.st_mode)) throw usage_error(fmt::format("cannot read {}: it is a directory", path));
+    if (!S_ISREG(st.st_mode)) {
+        throw usage_error(fmt::format("cannot read {}: not a regular file (a FIFO, device or socket is not "
+                                      "read, so that nothing can block)",
+                                      path));
     }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw usage_error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
-    }
-    if (!std::filesystem::is_regular_file(status)) {
-        throw usage_error(fmt::format("cannot read {}: not a regular file", path));
-    }
-    in.seekg(0, std::ios::end);
-    const auto size = static_cast<std::int64_t>(in.tellg());
-    if (size < 0) throw usage_error(fmt::format("cannot read {}: not a regular file", path));
+    const auto size = static_cast<std::int64_t>(st.st_size);
     if (size > limits().max_file_bytes) {
         Location where;
         where.file = path;
@@ -249,10 +259,16 @@ std::string read_file(const std::string& path) {
                                       size, limits().max_file_bytes),
                           where);
     }
-    in.seekg(0, std::ios::beg);
     std::string s(static_cast<std::size_t>(size), '\0');
-    in.read(s.data(), size);
-    if (!in) throw usage_error(fmt::format("cannot read {}", path));
+    std::size_t done = 0;
+    while (done < s.size()) {
+        const ssize_t r = ::read(fd, s.data() + done, s.size() - done);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) throw usage_error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+        if (r == 0) break;  // the file shrank while it was read
+        done += static_cast<std::size_t>(r);
+    }
+    s.resize(done);
     return s;
 }
 
@@ -267,6 +283,22 @@ std::string json_type(const Json& j) {
     }
 }
 
+std::optional<std::string> exact_number_text(const Json& j) {
+    if (!j.is_binary() || !j.get_binary().has_subtype() || j.get_binary().subtype() != kExactNumber) return std::nullopt;
+    const auto& b = j.get_binary();
+    return std::string(b.begin(), b.end());
+}
+
+Json plain_json(const Json& j) {
+    if (const auto text = exact_number_text(j)) return Json(*text);
+    if (j.is_array() || j.is_object()) {
+        Json out = j;
+        for (auto& x : out) x = plain_json(x);
+        return out;
+    }
+    return j;
+}
+
 Value json_value(const Json& j, const Location& where) {
     try {
         if (j.is_number_integer()) {
@@ -274,6 +306,7 @@ Value json_value(const Json& j, const Location& where) {
             return Value(mpq_class(mpz_class(std::to_string(j.get<std::int64_t>()))));
         }
         if (j.is_string()) return parse_value(j.get_ref<const std::string&>());
+        if (const auto text = exact_number_text(j)) return parse_value(*text);
     } catch (const Error& e) {
         throw e.located(where);
     }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,6 +72,13 @@ public:
 private:
     std::string file_;
 };
+
+/// Binary subtype that tags a non-integer JSON number kept as its exact decimal text.
+inline constexpr std::uint64_t kExactNumber = 0x45;
+/// The decimal text of a tagged non-integer number, or nothing for any other entry.
+std::optional<std::string> exact_number_text(const Json& j);
+/// `j` with every tagged number turned into its decimal text as a string (for dumping).
+Json plain_json(const Json& j);
 
 /// Type name of a JSON value for messages ("a string", "an array", …).
 std::string json_type(const Json& j);

@@ -13,126 +13,6 @@
 
 namespace exactattn {
 
-namespace {
-
-using detail::Json;
-
-Location decl(const Scenario& s, const std::string& pointer) {
-    Location l;
-    l.file = s.file;
-    l.pointer = pointer;
-    return l;
-}
-
-template <class F>
-auto at_declaration(const Scenario& s, const std::string& pointer, F&& f) {
-    try {
-        return f();
-    } catch (const Error& e) {
-        if (e.where().file.empty() && e.where().pointer.empty()) throw e.located(decl(s, pointer));
-        throw;
-    }
-}
-
-ReadRequest request_for(const Scenario& s, const NamedVector& q, const std::optional<NamedVector>& r) {
-    ReadRequest req;
-    req.query = q.values;
-    if (r) req.readout = r->values;
-    req.rule = s.rule;
-    return req;
-}
-
-}  // namespace
-
-const ReadResult& Report::read(const std::string& name) const {
-    for (const auto& r : reads) {
-        if (r.spec.name == name) return r;
-    }
-    throw reference_error(fmt::format("unknown read \"{}\"", name));
-}
-
-const InterventionResult& Report::intervention(const std::string& name) const {
-    for (const auto& r : interventions) {
-        if (r.spec.name == name) return r;
-    }
-    throw reference_error(fmt::format("unknown intervention \"{}\"", name));
-}
-
-const CostResult& Report::cost(const std::string& name) const {
-    for (const auto& r : costs) {
-        if (r.spec.name == name) return r;
-    }
-    throw reference_error(fmt::format("unknown cost case \"{}\"", name));
-}
-
-Report run_scenario(const Scenario& s) {
-    Report rep;
-    rep.scenario = s;
-    for (const auto& rs : s.reads) {
-        const std::string ptr = detail::pointer_join("/reads", rs.name);
-        ReadResult rr;
-        rr.spec = rs;
-        rr.trace = at_declaration(s, ptr, [&] {
-            const Source& src = s.source(rs.source);
-            ReadRequest req = request_for(s, rs.query, rs.readout);
-            req.marks.assign(src.states.rows(), Mark::Included);
-            for (auto p : rs.zero) req.marks[p - 1] = Mark::Zeroed;
-            for (auto p : rs.remove) req.marks[p - 1] = Mark::Removed;
-            return attend(src.states, req);
-        });
-        rep.reads.push_back(std::move(rr));
-    }
-    for (const auto& is : s.interventions) {
-        const std::string ptr = detail::pointer_join("/interventions", is.name);
-        InterventionResult ir;
-        ir.spec = is;
-        at_declaration(s, ptr, [&] {
-            const Source& src = s.source(is.source);
-            const ReadRequest base = request_for(s, is.query, is.readout);
-            InterventionRow none;
-            none.states = src.states;
-            none.tokens = src.tokens;
-            none.trace = attend(src.states, base);
-            ir.rows.push_back(std::move(none));
-            for (auto p : is.positions) {
-                InterventionRow row;
-                row.position = p;
-                ReadRequest req = base;
-                switch (is.kind) {
-                    case InterventionKind::RemoveState:
-                    case InterventionKind::ZeroScore:
-                        req.marks.assign(src.states.rows(), Mark::Included);
-                        req.marks[p - 1] = is.kind == InterventionKind::RemoveState ? Mark::Removed
-                                                                                    : Mark::Zeroed;
-                        row.states = src.states;
-                        break;
-                    case InterventionKind::DeleteToken: {
-                        std::vector<std::string> rest = *src.tokens;
-                        rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(p - 1));
-                        if (rest.empty()) {
-                            throw reference_error(fmt::format(
-                                "deleting token {} leaves no tokens: a read needs at least one "
-                                "position",
-                                p));
-                        }
-                        row.states = Memory(s.encode_tokens(rest));
-                        row.tokens = std::move(rest);
-                        break;
-                    }
-                }
-                row.trace = attend(row.states, req);
-                ir.rows.push_back(std::move(row));
-            }
-            return 0;
-        });
-        rep.interventions.push_back(std::move(ir));
-    }
-    for (const auto& cs : s.costs) {
-        rep.costs.push_back(CostResult{cs, count_costs(cs.input)});
-    }
-    return rep;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Cells in a format.
 
@@ -199,38 +79,71 @@ using detail::text_cell;
 
 namespace {
 
-// "1 × a + 0 × 0 = a" for small widths (the chapter's Table 14.1), the value otherwise.
-std::string dot_cell(const Vector& q, const Vector& h, const Value& score, Format f) {
-    if (q.size() > 4 || f == Format::Latex) return cell(score, f);
-    const Notation n = detail::notation_of(f);
+// A factor in a derivation, parenthesised unless it is one plain token: "(−a)", "(1/2)",
+// "(√2 − 1)" but "a", "2", "√2". Without parentheses "1/2/3/4" reads as 1/24.
+std::string factor(const std::string& a) {
+    const bool negative = a.rfind("−", 0) == 0 || a.rfind('-', 0) == 0;
+    const bool compound = a.find_first_of(" /+×") != std::string::npos;
+    return compound || negative ? "(" + a + ")" : a;
+}
+
+}  // namespace
+
+namespace detail {
+
+std::string dot_derivation(const std::vector<std::string>& q, const std::vector<std::string>& h,
+                           const std::string& score, ScoreRule rule) {
     std::string s;
     for (std::size_t i = 0; i < q.size(); ++i) {
-        auto paren = [n](const Value& v) {
-            const std::string a = to_string(v, n);
-            const bool negative = a.rfind("−", 0) == 0 || a.rfind('-', 0) == 0;
-            return a.find(' ') != std::string::npos || negative ? "(" + a + ")" : a;
-        };
-        s += (i > 0 ? " + " : "") + paren(q[i]) + " × " + paren(h[i]);
+        s += (i > 0 ? " + " : "") + factor(q[i]) + " × " + factor(h[i]);
     }
-    return s + " = " + to_string(score, n);
+    if (rule == ScoreRule::ScaledDot) s = "(" + s + ")/√" + std::to_string(q.size());
+    return s + " = " + score;
+}
+
+std::string weight_derivation(const std::string& e, const std::string& den, const std::string& w) {
+    const std::string ratio = factor(e) + "/" + factor(den);
+    return ratio == w ? w : ratio + " = " + w;
+}
+
+std::string score_header(const std::string& query, ScoreRule rule, std::size_t d) {
+    return rule == ScoreRule::ScaledDot ? fmt::format("Scaled dot product with {} (÷ √{})", query, d)
+                                        : "Dot product with " + query;
+}
+
+}  // namespace detail
+
+namespace {
+
+// "1 × a + 0 × 0 = a" for small widths (the chapter's Table 14.1), the value otherwise.
+std::string dot_cell(const Vector& q, const Vector& h, const Value& score, Format f, ScoreRule rule) {
+    if (q.size() > 4 || f == Format::Latex) return cell(score, f);
+    const Notation n = detail::notation_of(f);
+    std::vector<std::string> qs;
+    std::vector<std::string> hs;
+    for (std::size_t i = 0; i < q.size(); ++i) {
+        qs.push_back(to_string(q[i], n));
+        hs.push_back(to_string(h[i], n));
+    }
+    return detail::dot_derivation(qs, hs, to_string(score, n), rule);
 }
 
 std::string weight_cell(const std::optional<Value>& e, const Value& den, const Value& w, Format f) {
-    if (f != Format::Latex && e && e->is_rational() && den.is_rational()) {
+    if (f != Format::Latex && e && e->is_rational() && den.is_rational() && den != Value(1)) {
         const Notation n = detail::notation_of(f);
-        const std::string ratio = to_string(*e, n) + "/" + to_string(den, n);
-        if (ratio != to_string(w, n) && den != Value(1)) return ratio + " = " + to_string(w, n);
+        return detail::weight_derivation(to_string(*e, n), to_string(den, n), to_string(w, n));
     }
     return cell(w, f);
 }
 
 }  // namespace
 
-Table read_table(const Source* source, const Memory& memory, const ReadTrace& t, Format f) {
+Table read_table(const Source* source, const Memory& memory, const ReadTrace& t, Format f, ScoreRule rule) {
     Table tab;
-    tab.headers = {"Source position", "State", "Dot product with " + detail::cell(t.query, f == Format::Latex ? Format::Text : f),
+    tab.headers = {"Source position", "State",
+                   detail::score_header(f == Format::Latex ? to_string(t.query) : detail::cell(t.query, f), rule,
+                                        t.query.size()),
                    "Exponential", "Normalized weight"};
-    if (f == Format::Latex) tab.headers[2] = "Dot product with " + to_string(t.query);
     for (std::size_t j = 0; j < memory.rows(); ++j) {
         const std::string label = source != nullptr ? source->position_label(j + 1) : std::to_string(j + 1);
         const Vector h = memory.row(j);
@@ -246,7 +159,7 @@ Table read_table(const Source* source, const Memory& memory, const ReadTrace& t,
             score_cell = "0 (score set to zero)";
             exp_cell = cell(*e, f);
         } else {
-            score_cell = dot_cell(t.query, h, *score, f);
+            score_cell = dot_cell(t.query, h, *score, f, rule);
             exp_cell = cell(*e, f);
         }
         tab.rows.push_back({text_cell(label, f), cell(h, f), text_cell(score_cell, f), exp_cell,
@@ -468,7 +381,7 @@ std::string render_document(const Report& rep, Format f) {
             h += " (" + marks.substr(1) + ")";
         }
         out += heading(h, f);
-        Table tab = read_table(&src, src.states, rr.trace, f);
+        Table tab = read_table(&src, src.states, rr.trace, f, s.rule);
         out += tab.render(f) + "\n";
         if (f != Format::Csv) {
             out += paragraph(read_summary(rr.trace, rr.spec.readout ? std::optional<Vector>(rr.spec.readout->values)
@@ -506,16 +419,6 @@ std::string read_json(const Memory& memory, const ReadTrace& trace) {
     return detail::trace_json_text(memory, trace) + "\n";
 }
 
-namespace {
-
-// dot_cell's parenthesization, on a printed (unicode) value: sums and negatives.
-std::string paren_unicode(const std::string& a) {
-    const bool negative = a.rfind("−", 0) == 0 || a.rfind('-', 0) == 0;
-    return a.find(' ') != std::string::npos || negative ? "(" + a + ")" : a;
-}
-
-}  // namespace
-
 std::string read_text(const Memory& memory, const ReadTrace& trace) {
     // The text of read_table(nullptr, memory, trace, Format::Text).text() and read_summary,
     // written from memoized strings with rows produced on demand, so that a read over 10^7
@@ -523,7 +426,7 @@ std::string read_text(const Memory& memory, const ReadTrace& trace) {
     detail::TraceStrings strings(memory, trace, Notation::Unicode);
     const std::size_t d = memory.width();
     std::vector<std::string> q(trace.query.size());
-    for (std::size_t i = 0; i < q.size(); ++i) q[i] = paren_unicode(to_unicode(trace.query[i]));
+    for (std::size_t i = 0; i < q.size(); ++i) q[i] = to_unicode(trace.query[i]);
     const std::string den = to_unicode(trace.denominator);
     const bool den_one = trace.denominator == Value(1);
     std::vector<std::string> h(d);
@@ -550,21 +453,14 @@ std::string read_text(const Memory& memory, const ReadTrace& trace) {
         } else if (q.size() > 4) {
             cells[2] = r.score;
         } else {
-            for (std::size_t i = 0; i < q.size(); ++i) {
-                if (i > 0) cells[2] += " + ";
-                cells[2] += q[i] + " × " + paren_unicode(h[i]);
-            }
-            cells[2] += " = " + r.score;
+            cells[2] = detail::dot_derivation(q, h, r.score, ScoreRule::Dot);
         }
         cells[3] = r.exponential;
-        cells[4] = r.weight;
-        if (r.rational && !den_one) {
-            std::string ratio = r.exponential + "/" + den;
-            if (ratio != r.weight) cells[4] = ratio + " = " + r.weight;
-        }
+        cells[4] = r.rational && !den_one ? detail::weight_derivation(r.exponential, den, r.weight) : r.weight;
     };
     const std::vector<std::string> headers = {"Source position", "State",
-                                              "Dot product with " + detail::cell(trace.query, Format::Text),
+                                              detail::score_header(detail::cell(trace.query, Format::Text),
+                                                                   ScoreRule::Dot, trace.query.size()),
                                               "Exponential", "Normalized weight"};
     std::string out = text_table("", headers, memory.rows(), row);
     std::string scores = "[";
@@ -600,9 +496,9 @@ std::string render_encoding(const Scenario& s, const std::vector<std::string>& t
     if (tokens.empty()) throw shape_error("no tokens given");
     const Matrix states = s.encode_tokens(tokens);
     if (f == Format::Json) {
-        Json j;
+        detail::Json j;
         j["tokens"] = tokens;
-        Json st = Json::array();
+        detail::Json st = detail::Json::array();
         for (const auto& row : states) st.push_back(detail::vector_json(row));
         j["states"] = st;
         return j.dump(2) + "\n";

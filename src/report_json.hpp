@@ -13,7 +13,7 @@ namespace exactattn::detail {
 Json value_json(const Value& v);
 Json vector_json(const Vector& v);
 Json matrix_json(const Memory& m);
-/// The read object of DESIGN.md §4 (memory included when given).
+/// The trace object of docs/report.md (memory included when given).
 Json trace_to_json(const Memory* memory, const ReadTrace& t);
 /// Memoized ascii strings of one trace. A read over 10^7 positions has few distinct entries
 /// (memory integers, scores), and a position's exponential and weight are functions of its
@@ -54,6 +54,23 @@ private:
 std::string trace_json_text(const Memory& memory, const ReadTrace& t);
 Json costs_json(const Costs& c);
 Json report_to_json(const Report& rep);
+
+/// The entry of `doc` at the JSON pointer `pointer` (RFC 6901): the one resolver of every
+/// command that addresses the report (verify's `expect`, check's targets, learner answers).
+/// ReferenceError placed at `where` when the pointer is malformed or resolves to nothing.
+const Json& resolve_pointer(const Json& doc, const std::string& pointer, const Location& where);
+
+/// Throws ReferenceError at `where` unless the learner answer's target names a quantity of
+/// the report `doc` (a value, a vector or a matrix of values). Defined in check.cpp.
+void check_answer_target(const Json& doc, const Scenario& s, const LearnerAnswer& la, const Location& where);
+
+// Derivations shared by the table and the streaming printer (report.cpp): every factor that
+// is not one plain token is parenthesised, "(1/2)/(3/4) = 2/3", and the scaled score shows
+// its division, "(1 × a + 1 × a)/√4 = a/2".
+std::string dot_derivation(const std::vector<std::string>& q, const std::vector<std::string>& h,
+                           const std::string& score, ScoreRule rule);
+std::string weight_derivation(const std::string& e, const std::string& den, const std::string& w);
+std::string score_header(const std::string& query, ScoreRule rule, std::size_t d);
 
 // Cell helpers shared by the renderers (report.cpp).
 Notation notation_of(Format f);

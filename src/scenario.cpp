@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "exactattn/error.hpp"
@@ -346,6 +347,14 @@ private:
             const std::size_t n = s.source(rs.source).states.rows();
             if (v.contains("remove")) rs.remove = positions(v["remove"], ptr + "/remove", n);
             if (v.contains("zero")) rs.zero = positions(v["zero"], ptr + "/zero", n);
+            for (std::size_t i = 0; i < rs.zero.size(); ++i) {
+                if (std::find(rs.remove.begin(), rs.remove.end(), rs.zero[i]) != rs.remove.end()) {
+                    throw shape_error(fmt::format("position {} is listed in both \"remove\" and \"zero\"; a "
+                                                  "position is either removed or kept with score 0",
+                                                  rs.zero[i]),
+                                      r_.at(pointer_join(ptr + "/zero", i)));
+                }
+            }
             if (v.contains("note")) rs.note = r_.string(v["note"], ptr + "/note");
             s.reads.push_back(std::move(rs));
         });
@@ -468,9 +477,7 @@ private:
         const auto& a = r_.array(ex[key], p);
         for (std::size_t i = 0; i < a.size(); ++i) {
             out.push_back(r_.string(a[i], pointer_join(p, i)));
-            // "table-14.2/2" names one row (the one for position 2) of an intervention table.
-            const std::string base = out.back().substr(0, out.back().find('/'));
-            if (known.count(base) == 0) {
+            if (known.count(out.back()) == 0) {
                 throw reference_error(fmt::format("unknown {} \"{}\"", what, out.back()),
                                       r_.at(pointer_join(p, i)));
             }
@@ -478,12 +485,51 @@ private:
         return out;
     }
 
+    // An exercise's intervention reference: "<name>" (the whole table) or "<name>/rows/<k>",
+    // row k exactly as the report's /interventions/<name>/rows/<k> (0 without intervention,
+    // k the k-th listed position): one numbering for pointers and references.
+    std::vector<std::string> intervention_refs(const Scenario& s, const Json& ex, const std::string& ptr) {
+        std::vector<std::string> out;
+        if (!ex.contains("interventions")) return out;
+        const std::string p = ptr + "/interventions";
+        const auto& a = r_.array(ex["interventions"], p);
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            const std::string pi = pointer_join(p, i);
+            const std::string ref = r_.string(a[i], pi);
+            const std::string name = ref.substr(0, ref.find('/'));
+            const InterventionSpec* spec = nullptr;
+            for (const auto& is : s.interventions) spec = is.name == name ? &is : spec;
+            if (spec == nullptr) throw reference_error(fmt::format("unknown intervention \"{}\"", name), r_.at(pi));
+            if (name.size() < ref.size()) {
+                const std::string rest = ref.substr(name.size());
+                const std::size_t rows = spec->positions.size() + 1;
+                std::size_t k = 0;
+                bool ok = rest.rfind("/rows/", 0) == 0 && rest.size() > 6 && rest.size() <= 12;
+                for (std::size_t c = 6; ok && c < rest.size(); ++c) ok = rest[c] >= '0' && rest[c] <= '9';
+                if (ok) k = std::stoul(rest.substr(6));
+                if (!ok) {
+                    throw reference_error(fmt::format("\"{}\" names no row: write \"{}/rows/<k>\", row k as in the "
+                                                      "report's /interventions/{}/rows/<k> (0 is the row without "
+                                                      "intervention, k the k-th listed position)",
+                                                      ref, name, name),
+                                          r_.at(pi));
+                }
+                if (k >= rows) {
+                    throw reference_error(fmt::format("\"{}\" names no row: \"{}\" has rows 0 to {}", ref, name,
+                                                      rows - 1),
+                                          r_.at(pi));
+                }
+            }
+            out.push_back(ref);
+        }
+        return out;
+    }
+
     void exercises(Scenario& s) {
         if (!root_.contains("exercises")) return;
         const auto& a = r_.array(root_["exercises"], "/exercises");
-        std::set<std::string> reads, interventions, costs, learners, ids;
+        std::set<std::string> reads, costs, learners, ids;
         for (const auto& r : s.reads) reads.insert(r.name);
-        for (const auto& r : s.interventions) interventions.insert(r.name);
         for (const auto& r : s.costs) costs.insert(r.name);
         for (const auto& r : s.learner_answers) learners.insert(r.name);
         for (std::size_t i = 0; i < a.size(); ++i) {
@@ -502,7 +548,7 @@ private:
             if (ex.contains("title")) e.title = r_.string(ex["title"], ptr + "/title");
             e.prompt = r_.string(ex["prompt"], ptr + "/prompt");
             e.reads = names(ex, "reads", ptr, reads, "read");
-            e.interventions = names(ex, "interventions", ptr, interventions, "intervention");
+            e.interventions = intervention_refs(s, ex, ptr);
             e.costs = names(ex, "costs", ptr, costs, "cost case");
             e.learner_answers = names(ex, "learner_answers", ptr, learners, "learner answer");
             if (ex.contains("explanation")) e.explanation = r_.string(ex["explanation"], ptr + "/explanation");
@@ -533,7 +579,7 @@ private:
                                               pointer),
                                   r_.at(ptr));
             }
-            s.expect.emplace_back(pointer, v.dump());
+            s.expect.emplace_back(pointer, detail::plain_json(v).dump());
         });
     }
 

@@ -14,19 +14,6 @@ namespace {
 
 using detail::Json;
 
-const Json& resolve(const Json& doc, const std::string& pointer, const Location& where) {
-    Json::json_pointer ptr;
-    try {
-        ptr = Json::json_pointer(pointer);
-    } catch (const nlohmann::json::exception&) {
-        throw reference_error(fmt::format("\"{}\" is not a valid JSON pointer (RFC 6901)", pointer), where);
-    }
-    if (!doc.contains(ptr)) {
-        throw reference_error(fmt::format("{} resolves to nothing in the run report", pointer), where);
-    }
-    return doc.at(ptr);
-}
-
 // Exact structural equality; throws for an expected scalar that does not parse.
 bool same(const Json& expected, const Json& computed, const Location& where) {
     if (expected.is_array() || computed.is_array()) {
@@ -57,7 +44,7 @@ std::string report_value_at(const Report& report, const std::string& pointer) {
     Location where;
     where.file = report.scenario.file;
     where.pointer = pointer;
-    return resolve(doc, pointer, where).dump();
+    return detail::resolve_pointer(doc, pointer, where).dump();
 }
 
 VerifyResult verify_report(const Report& report) {
@@ -69,7 +56,7 @@ VerifyResult verify_report(const Report& report) {
         where.file = report.scenario.file;
         where.pointer = "/expect";
         const Json expected = Json::parse(expected_text);
-        const Json& computed = resolve(doc, pointer, where);
+        const Json& computed = detail::resolve_pointer(doc, pointer, where);
         Location entry = where;  // names the entry whose expected value does not parse
         entry.context = fmt::format("entry {},", pointer);
         if (same(expected, computed, entry)) {

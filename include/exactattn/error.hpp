@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
-// exactattn: the one error type, with a place and an exit code (DESIGN.md §4).
+// exactattn: the one error type, with a place and an exit code (docs/errors.md).
 #pragma once
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace exactattn {
 
-/// Exit codes of the command line contract (DESIGN.md §4).
+/// Exit codes of the command line contract (docs/cli.md, "Exit codes").
 enum class ExitCode : int {
     Success = 0,
     CheckFailed = 1,   ///< a verify mismatch, a cross-check over tolerance, a wrong learner answer
@@ -64,6 +65,11 @@ private:
     Location where_;
     std::string reason_;
 };
+
+/// `text` with every control character (C0, DEL, C1) shown as `<U+001B>` and every byte that
+/// is not valid UTF-8 as `<0xFF>`, so that names echoed from files and arguments cannot carry
+/// terminal escape sequences or carriage returns into a one-line message. Idempotent.
+[[nodiscard]] std::string escape_controls(std::string_view text);
 
 /// Named factories (CLI11 style) so that messages are uniform.
 [[nodiscard]] Error parse_error(Location where, std::string reason);

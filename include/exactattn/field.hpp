@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// exactattn: exact elements of the number field K_m = Q(2^(1/m)) (DESIGN.md §1).
+// exactattn: exact elements of the number field K_m = Q(2^(1/m)) (docs/notation.md).
 #pragma once
 
 #include <gmpxx.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// exactattn: resource limits (DESIGN.md §1) that no honest input reaches.
+// exactattn: resource limits (docs/limits.md) that no honest input reaches.
 #pragma once
 
 #include <cstdint>
@@ -8,7 +8,7 @@ namespace exactattn {
 
 /// Caps on the work one input may ask for. Past a cap the engine throws a LimitError that
 /// names the cap, instead of exhausting memory or time. The defaults are documented in
-/// README.md ("Limits").
+/// docs/limits.md.
 struct Limits {
     /// Largest |r| in 2^r = exp(r·a) (and in an integer power x^n, largest |n|).
     std::int64_t max_exponent = std::int64_t{1} << 20;
@@ -35,6 +35,11 @@ struct Limits {
     /// Largest estimated work of one fraction-free elimination (the inverse of an element of
     /// Q(2^(1/m)) for odd m), in bit operations: about 2.3·10^9 of them take a second here.
     std::int64_t max_work = std::int64_t{1} << 33;
+    /// Largest number of exact values one run report may hold (states, scores, exponentials,
+    /// weights, contexts of every read and intervention row), estimated from the declarations
+    /// before anything is computed. An intervention table over n positions has n + 1 rows of n
+    /// positions each, so a few kilobytes of tokens can ask for gigabytes of report.
+    std::int64_t max_report_cells = std::int64_t{1} << 21;
     /// Largest input file, in bytes.
     std::int64_t max_file_bytes = std::int64_t{1} << 30;
     /// Largest nesting depth of an expression (parentheses, unary signs, powers) and of a JSON
@@ -42,20 +47,26 @@ struct Limits {
     int max_nesting = 200;
 };
 
-/// The limits in force (process-wide; tests may swap them with ScopedLimits).
+/// The limits in force on the calling thread: its innermost ScopedLimits, else the process
+/// defaults.
 const Limits& limits();
+/// Sets the process defaults, which every thread without a ScopedLimits of its own uses
+/// (call it before starting threads).
 void set_limits(const Limits& l);
 
-/// RAII: install other limits for a scope (tests).
+/// RAII: other limits for the calling thread only, for a scope (tests; the Python module's
+/// `exactattn.limits`). Other threads keep theirs, so two threads may compute at once under
+/// different limits. Scopes nest and end in reverse order on the thread that began them.
 class ScopedLimits {
 public:
-    explicit ScopedLimits(const Limits& l) : saved_(limits()) { set_limits(l); }
-    ~ScopedLimits() { set_limits(saved_); }
+    explicit ScopedLimits(const Limits& l);
+    ~ScopedLimits();
     ScopedLimits(const ScopedLimits&) = delete;
     ScopedLimits& operator=(const ScopedLimits&) = delete;
 
 private:
-    Limits saved_;
+    Limits limits_;
+    const Limits* saved_;
 };
 
 }  // namespace exactattn

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// exactattn: the model of DESIGN.md §3 — recurrent encoder, attention read, readout,
+// exactattn: the model of docs/model.md — recurrent encoder, attention read, readout,
 // interventions and cost counts, all exact.
 #pragma once
 
@@ -61,7 +61,7 @@ struct ReadTrace {
     [[nodiscard]] std::vector<std::size_t> included() const;  ///< 1-based positions
 };
 
-/// The attention read of DESIGN.md §3. Throws ShapeError for a width mismatch or an empty
+/// The attention read of docs/model.md ("Read"). Throws ShapeError for a width mismatch or an empty
 /// memory, ReferenceError for no included position left ("every position removed"), and
 /// DomainError when a score is not a rational multiple of a (its exponential would leave the
 /// domain). Uses the fast path automatically when the memory's structure allows it.

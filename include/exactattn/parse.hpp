@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// exactattn: the input grammar of DESIGN.md §2 (expressions, vectors, matrices).
+// exactattn: the input grammar of docs/notation.md (expressions, vectors, matrices).
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// exactattn: printers for exact values (DESIGN.md §2), kept apart from the arithmetic.
+// exactattn: printers for exact values (docs/notation.md), kept apart from the arithmetic.
 #pragma once
 
 #include <fmt/format.h>
@@ -11,7 +11,7 @@
 
 namespace exactattn {
 
-/// The three printed forms of DESIGN.md §2.
+/// The three printed forms of docs/notation.md ("Printed forms").
 enum class Notation { Ascii, Unicode, Latex };
 
 /// Canonical ascii form: `2a/3`, `-a/4`, `1 - 2^(1/2)/2`, `(2^(1/2) - 1)a`, `a^2`.

@@ -51,16 +51,19 @@ struct Report {
 /// JSON pointer of the declaration that failed.
 Report run_scenario(const Scenario& scenario);
 
-/// The report in a format. JSON is the document `expect` pointers address (DESIGN.md §5):
+/// The report in a format. JSON is the document `expect` pointers address (docs/report.md):
 /// /sources/<name>/states, /reads/<name>/{scores,exponentials,denominator,weights,context,readout},
 /// /interventions/<name>/rows/<k>/…, /costs/<name>/… (docs/scenario.md lists them all).
 std::string render_report(const Report& report, Format format);
 
 /// Tables of one read in the chapter's layout (Table 14.1): position, state, dot product,
 /// exponential, normalized weight. Used by `read` and by the report.
-Table read_table(const Source* source, const Memory& memory, const ReadTrace& trace, Format format);
+/// The score column shows the rule used: `1 × a + 0 × 0 = a`, or for the scaled score
+/// `(1 × a + 1 × a)/√2 = …` under the header "Scaled dot product with q (÷ √d)".
+Table read_table(const Source* source, const Memory& memory, const ReadTrace& trace, Format format,
+                 ScoreRule rule = ScoreRule::Dot);
 
-/// `read --format json`: the object of DESIGN.md §4.
+/// `read --format json`: the trace object of docs/report.md ("Structure").
 std::string read_json(const Memory& memory, const ReadTrace& trace);
 
 /// `read --format text`: the table and the summary lines.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// exactattn: scenario files (DESIGN.md §5) — declared inputs of a chapter's computations.
+// exactattn: scenario files (docs/scenario.md) — declared inputs of a chapter's computations.
 #pragma once
 
 #include <map>
@@ -69,8 +69,9 @@ struct LearnerAnswer {
     /// JSON pointer of the quantity in the run report, e.g. "/reads/example-14.1/weights" or
     /// "/interventions/table-14.3/rows/2/context".
     std::string target;
-    std::vector<Value> proposed;  ///< one value for a scalar quantity
+    std::vector<Value> proposed;  ///< one value for a scalar quantity; a matrix row by row
     bool scalar = false;
+    std::size_t columns = 0;      ///< > 0: `proposed` is a matrix of this width
     std::string note;
 };
 
@@ -86,12 +87,11 @@ struct Exercise {
     std::string explanation;              ///< fixed text for what numbers cannot say
 };
 
-/// Cross-check settings (`crosscheck`).
+/// Cross-check settings (`crosscheck`, docs/crosscheck.md). Every quantity is held to its
+/// a-priori error bound; a declared tolerance can only tighten that limit, never loosen it.
 struct CrosscheckSpec {
-    double tolerance_ulps = 4.0;
-    std::string rationale =
-        "each double operation rounds once (≤ 0.5 ulp); a score, an exponential, a sum of n "
-        "terms and a division accumulate a few such roundings";
+    std::optional<double> tolerance_ulps;  ///< none by default
+    std::string rationale;                 ///< why the author declared the tolerance
 };
 
 /// A whole scenario file.
@@ -132,7 +132,7 @@ Scenario load_scenario(const std::string& path_or_builtin);
 std::string_view builtin_chapter14();
 
 /// A memory from the command line: `[[a,0],[0,a]]` (expressions), or `@FILE`, a JSON array
-/// of rows in a file (numbers exact from their text, strings in the notation of DESIGN.md §2).
+/// of rows in a file (numbers exact from their text, strings in the notation of docs/notation.md).
 Memory load_memory_argument(const std::string& arg);
 
 /// Splits a token list on spaces (UTF-8 tokens such as 红色 stay whole).

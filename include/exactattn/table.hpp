@@ -9,7 +9,7 @@
 
 namespace exactattn {
 
-/// Output formats of reports (DESIGN.md §4).
+/// Output formats of reports (docs/cli.md).
 enum class Format { Text, Markdown, Latex, Csv, Json };
 
 /// Parses "text", "markdown", "latex", "csv", "json"; UsageError otherwise.

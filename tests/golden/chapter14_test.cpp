@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Every number Chapter 14 prints, typed from the chapter's text (shared/seed/chapter14.txt).
+// Every number Chapter 14 prints, typed from the chapter's text.
 #include <gtest/gtest.h>
 
 #include "exactattn/parse.hpp"

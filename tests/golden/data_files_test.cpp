@@ -62,7 +62,8 @@ TEST(Verify, PointerToNothingIsInvalidInput) {
     s.expect = {{"/reads/example-14.9/context", "\"a\""}};
     EXPECT_ERROR(exactattn::verify_report(exactattn::run_scenario(s)), exactattn::ErrorKind::Reference,
                  "chapter14: /expect: /reads/example-14.9/context resolves to nothing in the run "
-                 "report");
+                 "report: no \"example-14.9\" at /reads (there: example-14.1, example-14.2, blue-q1, "
+                 "exercise-1, exercise-2-zero-query)");
 }
 
 }  // namespace

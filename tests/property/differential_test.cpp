@@ -69,7 +69,7 @@ FVector to_f(const Vector& v) {
     return out;
 }
 
-// The read of DESIGN.md §3 in floating point, from the inputs only.
+// The read of docs/model.md in floating point, from the inputs only.
 struct FloatRead {
     std::vector<std::optional<F>> scores;
     std::vector<std::optional<F>> exps;

@@ -87,7 +87,7 @@ std::string describe(std::size_t n, std::size_t d, const std::vector<std::int64_
 
 }  // namespace
 
-// Hand mathematics: Example 14.1 of the chapter (DESIGN.md §4).
+// Hand mathematics: Example 14.1 of the chapter (docs/report.md, "Structure").
 TEST(FastPath, ChapterExample) {
     const Memory memory(Matrix{parse_vector("[a,0]"), parse_vector("[0,a]"), parse_vector("[0,0]")});
     ReadRequest req;

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""DESIGN.md §2: SymPy's parse_expr, with implicit multiplication and ^ as power, reads
+"""docs/notation.md: SymPy's parse_expr, with implicit multiplication and ^ as power, reads
 exactattn's canonical ascii form back to the same value. For each expression, `exactattn eval`
 prints the ascii form and a 45-digit decimal; SymPy parses the ascii form with a = log(2) and
 must agree to 40 digits. Also checks exact equality against SymPy's own evaluation of the

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The input grammar of DESIGN.md §2 and the examples of issue 2.
+// The input grammar of docs/notation.md and the examples of issue 2.
 #include <gtest/gtest.h>
 
 #include "exactattn/parse.hpp"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The three printed forms of DESIGN.md §2, in the chapter's own notation.
+// The three printed forms of docs/notation.md, in the chapter's own notation.
 #include <gtest/gtest.h>
 
 #include "exactattn/parse.hpp"

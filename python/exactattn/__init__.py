@@ -1,0 +1,409 @@
+# SPDX-License-Identifier: MIT
+"""exactattn: exact arithmetic for the mathematics of attention, as a textbook teaches it.
+
+``a`` is ln 2, so exp(k·a) = 2^k and a softmax over scores that are rational multiples of
+``a`` has exact weights. Values live in Q(2^(1/m))[a]; everything outside is refused with a
+:class:`DomainError` that says why. Every call here is a thin binding of the C++ library the
+``exactattn`` command line uses (no second implementation); the tutorial is docs/python.md.
+
+>>> import exactattn
+>>> exactattn.read([["a", 0], [0, "a"], [0, 0]], [1, 0]).weights
+[1/2, 1/4, 1/4]
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from fractions import Fraction
+from typing import Any, Iterable, Mapping, Sequence
+
+from . import _exactattn as _ext
+from ._errors import (CheckFailed, DomainError, Error, LimitError, ParseError, ReferenceError,
+                      ShapeError, UsageError)
+
+__all__ = [
+    "Value", "a", "exp", "ln", "pow", "Vector", "Trace", "read", "encode", "Scenario", "limits",
+    "current_limits", "Error", "ParseError", "DomainError", "LimitError", "ShapeError",
+    "ReferenceError", "UsageError", "CheckFailed",
+]
+__version__ = "0.1.0"
+
+Value = _ext.Value
+
+#: a = ln 2.
+a: Value = Value.ln2()
+
+
+def exp(x: Any) -> Value:
+    """exp(x) when it is in the domain: x = r·a (r rational) gives 2^r.
+
+    Anything else raises :class:`DomainError` with the engine's reason (e is transcendental,
+    2^√2 by Gelfond–Schneider, exp(a²)).
+    """
+    return _ext.exp(_ext.to_value(x))
+
+
+def ln(x: Any) -> Value:
+    """ln(x) for x = 2^r (r rational): r·a. :class:`DomainError` otherwise."""
+    return _ext.ln(_ext.to_value(x))
+
+
+def pow(x: Any, y: Any) -> Value:  # noqa: A001 (exactattn.pow, the engine's power)
+    """x^y for rational y: an integer y is a power; a fractional y needs x = 2^r, giving
+    2^(r·y). :class:`DomainError` otherwise (√3, (-2)^(1/2), 2^a)."""
+    return _ext.pow(_ext.to_value(x), _ext.to_value(y))
+
+
+# ---- Value conveniences written in Python (SymPy and fractions interop) ----------------------
+
+def _as_fraction(self: Value) -> Fraction:
+    """The value as a fractions.Fraction; :class:`DomainError` when it is not rational."""
+    p, q = self._rational()
+    return Fraction(p, q)
+
+
+def _to_sympy(self: Value) -> Any:
+    """The same number as a SymPy expression (a becomes log(2), 2^(1/m) a SymPy power)."""
+    import sympy
+
+    total = sympy.Integer(0)
+    for k, (m, coeffs) in enumerate(self._terms()):
+        for i, (p, q) in enumerate(coeffs):
+            if p:
+                total += sympy.Rational(p, q) * sympy.Integer(2) ** sympy.Rational(i, m) * sympy.log(2) ** k
+    return total
+
+
+def _from_sympy(expr: Any) -> Value:
+    """The exact value of a SymPy expression built from rationals, log(2) (or the symbol a),
+    +, −, ×, ÷, powers, exp and log. What lies outside the domain is refused with the engine's
+    reason (``exp(1)``, ``sqrt(3)``) as :class:`DomainError`."""
+    import sympy
+
+    def refuse(reason: str) -> DomainError:
+        return DomainError(f"from_sympy: {reason}", place="from_sympy", reason=reason)
+
+    def walk(e: Any) -> Value:
+        if e.is_Rational:
+            return Value(Fraction(int(e.p), int(e.q)))
+        if e.is_Float:
+            raise refuse(f"the SymPy Float {e} is not exact: give a Rational")
+        if e is sympy.E:
+            return _ext.exp(Value(1))  # the engine says why e is outside the domain
+        if isinstance(e, sympy.Symbol):
+            if e.name == "a":
+                return a
+            raise refuse(f"the symbol {e} is not a number (only a, meaning ln 2, is known)")
+        if isinstance(e, sympy.Add):
+            total = Value(0)
+            for t in e.args:
+                total = total + walk(t)
+            return total
+        if isinstance(e, sympy.Mul):
+            product = Value(1)
+            for t in e.args:
+                product = product * walk(t)
+            return product
+        if isinstance(e, sympy.Pow):
+            return _ext.pow(walk(e.base), walk(e.exp))
+        if isinstance(e, sympy.exp):
+            return _ext.exp(walk(e.args[0]))
+        if isinstance(e, sympy.log) and len(e.args) == 1:
+            return _ext.ln(walk(e.args[0]))
+        raise refuse(f"{e} is outside Q(2^(1/m))[a] (exactattn knows rationals, a = ln 2, "
+                     "+, -, *, /, powers, exp and log)")
+
+    return walk(sympy.sympify(expr))
+
+
+Value.as_fraction = _as_fraction
+Value.to_sympy = _to_sympy
+Value.from_sympy = staticmethod(_from_sympy)
+
+
+# ---- vectors and traces ---------------------------------------------------------------------
+
+class Vector(list):
+    """A list of :class:`Value` (``None`` where a position is removed) that prints in the
+    chapter's notation: ``[1/2, 1/4, 1/4]``. It compares like a list."""
+
+    def __str__(self) -> str:
+        return "[" + ", ".join("None" if x is None else str(x) for x in self) + "]"
+
+    __repr__ = __str__
+
+    def unicode(self) -> str:
+        """``[√2 − 1, a²]``."""
+        return "[" + ", ".join("—" if x is None else x.unicode() for x in self) + "]"
+
+    def _repr_latex_(self) -> str:
+        return "$[" + ", ".join(r"\text{—}" if x is None else x.latex() for x in self) + "]$"
+
+
+def _vector(items: Iterable[Any]) -> Vector:
+    return Vector(items)
+
+
+_HEAD_ROWS = 20  # rows shown at each end of a long read's HTML table
+
+
+class Trace:
+    """One attention read, with the fields of ``exactattn read --format json``.
+
+    ``query``, ``scores`` (``None`` where removed), ``exponentials`` (``None`` where removed),
+    ``denominator``, ``weights`` (0 where removed), ``context`` and ``readout`` (``None``
+    without a readout) are exact :class:`Value` objects; ``memory`` is a list of rows;
+    ``included``, ``removed`` and ``zeroed`` are 1-based positions; ``context_decimal`` and
+    ``readout_decimal`` are 6-place decimals. ``to_dict()`` is the CLI's JSON object, ``str()``
+    its text table, and Jupyter shows the Table 14.1 layout (``_repr_html_``).
+    """
+
+    def __init__(self, trace: Any) -> None:
+        self._t = trace
+        self._cache: dict[str, Any] = {}
+
+    def _get(self, name: str, make: Any) -> Any:
+        if name not in self._cache:
+            self._cache[name] = make()
+        return self._cache[name]
+
+    @property
+    def query(self) -> Vector:
+        return self._get("query", lambda: _vector(self._t.query()))
+
+    @property
+    def memory(self) -> list[Vector]:
+        return self._get("memory", lambda: [_vector(r) for r in self._t.memory()])
+
+    def _positions(self, mark: int) -> list[int]:
+        return [j + 1 for j, m in enumerate(self._t.marks()) if m == mark or (mark < 0 and m != 1)]
+
+    @property
+    def included(self) -> list[int]:
+        """Positions scored and summed, or zeroed (1-based)."""
+        return self._positions(-1)
+
+    @property
+    def removed(self) -> list[int]:
+        return self._positions(1)
+
+    @property
+    def zeroed(self) -> list[int]:
+        return self._positions(2)
+
+    @property
+    def scores(self) -> Vector:
+        return self._get("scores", lambda: _vector(self._t.scores()))
+
+    @property
+    def exponentials(self) -> Vector:
+        return self._get("exponentials", lambda: _vector(self._t.exponentials()))
+
+    @property
+    def denominator(self) -> Value:
+        return self._t.denominator()
+
+    @property
+    def weights(self) -> Vector:
+        return self._get("weights", lambda: _vector(self._t.weights()))
+
+    @property
+    def context(self) -> Vector:
+        return self._get("context", lambda: _vector(self._t.context()))
+
+    @property
+    def readout(self) -> Value | None:
+        return self._t.readout()
+
+    @property
+    def context_decimal(self) -> list[str]:
+        return [v.fixed(6) for v in self.context]
+
+    @property
+    def readout_decimal(self) -> str | None:
+        r = self.readout
+        return None if r is None else r.fixed(6)
+
+    @property
+    def fast_path(self) -> bool:
+        """True when the shifted-integer fast path computed this read."""
+        return self._t.fast_path()
+
+    def to_json(self) -> str:
+        """The JSON text of ``exactattn read --format json`` (one line and a newline)."""
+        return self._t.json()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The object of ``exactattn read --format json``: values as ascii strings."""
+        return json.loads(self._t.json())
+
+    def __str__(self) -> str:
+        return self._t.text()
+
+    def __repr__(self) -> str:
+        n = self._t.rows()
+        if n <= 8:
+            return f"<exactattn.Trace weights={self.weights} context={self.context}>"
+        return f"<exactattn.Trace of {n} positions, context={self.context}>"
+
+    def _repr_html_(self) -> str:
+        headers, rows, cut = self._t.table(_HEAD_ROWS)
+        e = html.escape
+        out = ['<table class="exactattn-read">', "<thead><tr>"]
+        out += [f'<th style="text-align:left">{e(h)}</th>' for h in headers]
+        out.append("</tr></thead><tbody>")
+        for i, row in enumerate(rows):
+            if cut and i == _HEAD_ROWS:
+                out.append(f'<tr><td colspan="{len(headers)}">⋮ ({self._t.rows() - 2 * _HEAD_ROWS} '
+                           "more positions)</td></tr>")
+            out.append("<tr>" + "".join(f'<td style="text-align:left">{e(c)}</td>' for c in row) + "</tr>")
+        out.append("</tbody></table>")
+        lines = [f"Divide by {self.denominator.unicode()}."]
+        if not cut:
+            lines.append(f"Weights {self.weights.unicode()}.")
+        approx = ", ".join(self.context_decimal)
+        lines.append(f"Context {self.context.unicode()} ≈ [{approx}].")
+        if self.readout is not None:
+            lines.append(f"Readout {self.readout.unicode()} ≈ {self.readout_decimal}.")
+        out.append("<p>" + "<br>".join(e(s) for s in lines) + "</p>")
+        return "\n".join(out)
+
+
+def read(memory: Any, query: Any, readout: Any = None, remove: Iterable[int] = (),
+         zero: Iterable[int] = (), *, unit: Any = None,
+         limits: Mapping[str, int] | None = None) -> Trace:
+    """One attention read: scores q·h_j, exponentials, their sum, weights and the context.
+
+    ``memory`` is a list of rows of ints, Fractions, Values or strings in the engine's notation
+    (``[["a", 0], [0, "a"]]``), a string such as ``"[[a,0],[0,a]]"`` or ``"@file.json"`` (the
+    CLI's ``--memory``), or a 2-D integer NumPy array; every entry is multiplied by ``unit``
+    when it is given (``memory=np_array, unit="a"``: the integers go to the fast path without a
+    Python object per entry). ``query`` and ``readout`` are vectors alike. ``remove`` and
+    ``zero`` are 1-based positions to drop (remove-state) or to give score 0 (zero-score).
+    ``limits`` applies other resource limits to this call only. The GIL is released while the
+    library computes.
+    """
+    if limits is not None:
+        with _ext._LimitsScope(dict(limits)):
+            return Trace(_ext.read(memory, query, readout, remove, zero, unit))
+    return Trace(_ext.read(memory, query, readout, remove, zero, unit))
+
+
+def encode(tokens: str | Sequence[str], scenario: Scenario | str | None = None) -> list[Vector]:
+    """Encoder states h_1..h_n of a token list (``"红色 。"`` or a list), under a scenario's
+    encoder and vocabulary (default: the built-in Chapter 14 scenario)."""
+    if scenario is None:
+        scenario = Scenario.chapter14()
+    elif not isinstance(scenario, Scenario):
+        scenario = Scenario.load(scenario)
+    return scenario.encode(tokens)
+
+
+# ---- scenarios ------------------------------------------------------------------------------
+
+class Scenario:
+    """A scenario file (docs/scenario.md): the declared inputs of a chapter's computations."""
+
+    def __init__(self, scenario: Any) -> None:
+        self._s = scenario
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Scenario:
+        """Loads a scenario file (``"chapter14"`` names the built-in one)."""
+        return cls(_ext._Scenario.load(os.fspath(path)))
+
+    @classmethod
+    def chapter14(cls) -> Scenario:
+        """The built-in Chapter 14 scenario (the CLI's default)."""
+        return cls(_ext._Scenario.load("chapter14"))
+
+    @classmethod
+    def from_json(cls, text: str, file: str = "<string>") -> Scenario:
+        """Parses scenario JSON text; ``file`` names it in error messages."""
+        return cls(_ext._Scenario.parse(text, file))
+
+    @property
+    def file(self) -> str:
+        return self._s.file
+
+    @property
+    def title(self) -> str:
+        return self._s.title
+
+    def __repr__(self) -> str:
+        return f"<exactattn.Scenario {self.file!r}: {self.title}>"
+
+    def run(self) -> dict[str, Any]:
+        """Runs every read, intervention and cost case: the JSON report (``run --format json``,
+        the document ``expect`` pointers address) as a dict."""
+        return json.loads(self._s.report("json"))
+
+    def report(self, format: str = "text") -> str:  # noqa: A002
+        """The report as ``exactattn run --format FORMAT`` prints it (text, markdown, latex,
+        csv, json)."""
+        return self._s.report(format)
+
+    def verify(self, strict: bool = False) -> dict[str, Any]:
+        """Checks every ``expect`` entry by exact value: ``{"file", "passed", "failed",
+        "failures": [{"pointer", "expected", "computed"}]}``. With ``strict``, a mismatch
+        raises :class:`CheckFailed` naming the first one."""
+        file, passed, failures = self._s.verify()
+        result = {"file": file, "passed": passed, "failed": len(failures),
+                  "failures": [{"pointer": p, "expected": x, "computed": c} for p, x, c in failures]}
+        if strict and failures:
+            p, x, c = failures[0]
+            reason = (f"{p}: expected {x}, computed {c} (verify: {passed} passed, "
+                      f"{len(failures)} failed)")
+            raise CheckFailed(f"{file}: {reason}", place=file, reason=reason)
+        return result
+
+    def answers(self, format: str = "markdown") -> str:  # noqa: A002
+        """The answer key of the scenario's exercises (markdown, latex or json text)."""
+        return self._s.answers(format)
+
+    def check(self, answer: str | None = None, *, target: str | None = None,
+              proposed: Any = None) -> list[dict[str, Any]]:
+        """Judges learner answers exactly, naming a known mistake: every declared answer, one
+        by name, or an ad-hoc one (``target="/reads/example-14.1/weights",
+        proposed=["2/3", "1/3", "1/3"]``). Each judgement is a dict with ``correct``,
+        ``proposed``, ``exact``, ``findings``, ``mistake`` and ``text`` (the CLI's line)."""
+        out = self._s.check(answer or "", target or "", proposed)
+        for j in out:
+            j["proposed"] = _vector(j["proposed"])
+            j["exact"] = _vector(j["exact"])
+        return out
+
+    def crosscheck(self, format: str = "json", strict: bool = False) -> Any:  # noqa: A002
+        """Every quantity recomputed by an independent double path and compared with the exact
+        value: a dict (``format="json"``) or the Markdown report. With ``strict``, a result
+        past the declared tolerance raises :class:`CheckFailed`."""
+        text, passed = self._s.crosscheck(format)
+        if strict and not passed:
+            reason = "the double path is past the declared tolerance"
+            raise CheckFailed(f"{self.file}: {reason}", place=self.file, reason=reason)
+        return json.loads(text)[0] if format == "json" else text
+
+    def encode(self, tokens: str | Sequence[str]) -> list[Vector]:
+        """Encoder states of a token list under this scenario's encoder and vocabulary."""
+        return [_vector(r) for r in self._s.encode(tokens)]
+
+
+# ---- limits ---------------------------------------------------------------------------------
+
+def limits(**changes: int) -> Any:
+    """Other resource limits for the calling thread, as a context manager::
+
+        with exactattn.limits(max_exponent=1000):
+            exactattn.read(...)
+
+    Unnamed limits keep their current values; other threads keep theirs, so two threads may
+    compute at once under different limits. Names and defaults: :func:`current_limits`.
+    """
+    return _ext._LimitsScope(changes)
+
+
+def current_limits() -> dict[str, int]:
+    """The limits in force on the calling thread."""
+    return _ext.current_limits()

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+// exactattn: running a scenario — every read, intervention and cost case, exactly — and the
+// checks that need the computed report (learner-answer targets resolve to a quantity).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "exactattn/error.hpp"
+#include "exactattn/limits.hpp"
+#include "exactattn/report.hpp"
+#include "json_io.hpp"
+#include "report_json.hpp"
+
+namespace exactattn {
+
+namespace {
+
+using detail::Json;
+
+Location decl(const Scenario& s, const std::string& pointer) {
+    Location l;
+    l.file = s.file;
+    l.pointer = pointer;
+    return l;
+}
+
+template <class F>
+auto at_declaration(const Scenario& s, const std::string& pointer, F&& f) {
+    try {
+        return f();
+    } catch (const Error& e) {
+        if (e.where().file.empty() && e.where().pointer.empty()) throw e.located(decl(s, pointer));
+        throw;
+    }
+}
+
+ReadRequest request_for(const Scenario& s, const NamedVector& q, const std::optional<NamedVector>& r) {
+    ReadRequest req;
+    req.query = q.values;
+    if (r) req.readout = r->values;
+    req.rule = s.rule;
+    return req;
+}
+
+}  // namespace
+
+const ReadResult& Report::read(const std::string& name) const {
+    for (const auto& r : reads) {
+        if (r.spec.name == name) return r;
+    }
+    throw reference_error(fmt::format("unknown read \"{}\"", name));
+}
+
+const InterventionResult& Report::intervention(const std::string& name) const {
+    for (const auto& r : interventions) {
+        if (r.spec.name == name) return r;
+    }
+    throw reference_error(fmt::format("unknown intervention \"{}\"", name));
+}
+
+const CostResult& Report::cost(const std::string& name) const {
+    for (const auto& r : costs) {
+        if (r.spec.name == name) return r;
+    }
+    throw reference_error(fmt::format("unknown cost case \"{}\"", name));
+}
+
+namespace {
+
+// The number of exact values the run report will hold, section by section, charged before the
+// section is computed so that a report past max_report_cells is refused up front.
+class ReportBudget {
+public:
+    explicit ReportBudget(const Scenario& s) : s_(s) {}
+
+    void charge(std::int64_t cells, const std::string& pointer, const std::string& why) {
+        total_ = cells > kHuge - total_ ? kHuge : total_ + cells;
+        if (total_ > limits().max_report_cells) {
+            throw limit_error(fmt::format("the run report would hold about {} exact values, over the limit of {} "
+                                          "(limits: max_report_cells); {}",
+                                          total_, limits().max_report_cells, why),
+                              decl(s_, pointer));
+        }
+    }
+
+    // Values of one read's trace over n positions of width d (with the memory echoed or not).
+    static std::int64_t read_cells(std::int64_t n, std::int64_t d, bool memory) {
+        const std::int64_t per = 3 + (memory ? d : 0);
+        return n > (kHuge - 2 * d) / per ? kHuge : n * per + 2 * d + 1;
+    }
+
+private:
+    static constexpr std::int64_t kHuge = std::int64_t{1} << 62;
+    const Scenario& s_;
+    std::int64_t total_ = 0;
+};
+
+}  // namespace
+
+Report run_scenario(const Scenario& s) {
+    Report rep;
+    rep.scenario = s;
+    ReportBudget budget(s);
+    for (const auto& src : s.sources) {
+        const auto n = static_cast<std::int64_t>(src.states.rows());
+        const auto d = static_cast<std::int64_t>(src.states.width());
+        budget.charge(n > (std::int64_t{1} << 40) / std::max<std::int64_t>(d, 1) ? std::int64_t{1} << 40 : n * d,
+                      detail::pointer_join("/sources", src.name), "the source's states alone are that many");
+    }
+    for (const auto& rs : s.reads) {
+        const Memory& m = s.source(rs.source).states;
+        budget.charge(ReportBudget::read_cells(static_cast<std::int64_t>(m.rows()), static_cast<std::int64_t>(m.width()),
+                                               true),
+                      detail::pointer_join("/reads", rs.name), "a read's trace has a row per position");
+    }
+    for (const auto& is : s.interventions) {
+        const Memory& m = s.source(is.source).states;
+        const auto n = static_cast<std::int64_t>(m.rows());
+        const auto rows = static_cast<std::int64_t>(is.positions.size()) + 1;
+        const std::int64_t per_row =
+            ReportBudget::read_cells(n, static_cast<std::int64_t>(m.width()), is.kind == InterventionKind::DeleteToken);
+        budget.charge(per_row > (std::int64_t{1} << 62) / rows ? std::int64_t{1} << 62 : rows * per_row,
+                      detail::pointer_join("/interventions", is.name),
+                      fmt::format("this intervention table has {} rows of {} positions each; list the rows "
+                                  "wanted in \"positions\"",
+                                  rows, n));
+    }
+    for (const auto& rs : s.reads) {
+        const std::string ptr = detail::pointer_join("/reads", rs.name);
+        ReadResult rr;
+        rr.spec = rs;
+        rr.trace = at_declaration(s, ptr, [&] {
+            const Source& src = s.source(rs.source);
+            ReadRequest req = request_for(s, rs.query, rs.readout);
+            req.marks.assign(src.states.rows(), Mark::Included);
+            for (auto p : rs.zero) req.marks[p - 1] = Mark::Zeroed;
+            for (auto p : rs.remove) req.marks[p - 1] = Mark::Removed;
+            return attend(src.states, req);
+        });
+        rep.reads.push_back(std::move(rr));
+    }
+    for (const auto& is : s.interventions) {
+        const std::string ptr = detail::pointer_join("/interventions", is.name);
+        InterventionResult ir;
+        ir.spec = is;
+        at_declaration(s, ptr, [&] {
+            const Source& src = s.source(is.source);
+            const ReadRequest base = request_for(s, is.query, is.readout);
+            InterventionRow none;
+            none.states = src.states;
+            none.tokens = src.tokens;
+            none.trace = attend(src.states, base);
+            ir.rows.push_back(std::move(none));
+            for (auto p : is.positions) {
+                InterventionRow row;
+                row.position = p;
+                ReadRequest req = base;
+                switch (is.kind) {
+                    case InterventionKind::RemoveState:
+                    case InterventionKind::ZeroScore:
+                        req.marks.assign(src.states.rows(), Mark::Included);
+                        req.marks[p - 1] = is.kind == InterventionKind::RemoveState ? Mark::Removed
+                                                                                    : Mark::Zeroed;
+                        row.states = src.states;
+                        break;
+                    case InterventionKind::DeleteToken: {
+                        std::vector<std::string> rest = *src.tokens;
+                        rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(p - 1));
+                        if (rest.empty()) {
+                            throw reference_error(fmt::format(
+                                "deleting token {} leaves no tokens: a read needs at least one "
+                                "position",
+                                p));
+                        }
+                        row.states = Memory(s.encode_tokens(rest));
+                        row.tokens = std::move(rest);
+                        break;
+                    }
+                }
+                row.trace = attend(row.states, req);
+                ir.rows.push_back(std::move(row));
+            }
+            return 0;
+        });
+        rep.interventions.push_back(std::move(ir));
+    }
+    for (const auto& cs : s.costs) {
+        rep.costs.push_back(CostResult{cs, count_costs(cs.input)});
+    }
+    // A learner answer's target must name a quantity of this report: checked here, when the
+    // file is loaded and run, so `verify` and `run` report a dangling target too, not only
+    // `check`.
+    if (!s.learner_answers.empty()) {
+        const detail::Json doc = detail::report_to_json(rep);
+        for (const auto& la : s.learner_answers) {
+            detail::check_answer_target(doc, s, la, decl(s, detail::pointer_join("/learner_answers", la.name) + "/target"));
+        }
+    }
+    return rep;
+}
+
+}  // namespace exactattn

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+// Output is never lost or half-written (issues 9 and 10): -o on every command, written
+// atomically; a failed write on standard output or on the file is exit 2 with one line.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <streambuf>
+
+#include "app.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+    int code = -1;
+    std::string out;
+    std::string err;
+};
+
+Result run(std::vector<std::string> args, std::ostream* out_stream = nullptr) {
+    std::ostringstream out;
+    std::ostringstream err;
+    Result r;
+    r.code = exactattn::cli::run(args, out_stream != nullptr ? *out_stream : out, err);
+    r.out = out.str();
+    r.err = err.str();
+    return r;
+}
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+fs::path scratch(const std::string& name) {
+    const fs::path dir = fs::temp_directory_path() / "exactattn-output-test";
+    fs::create_directories(dir);
+    return dir / name;
+}
+
+const std::string kChapter = EXACTATTN_SOURCE_DIR "/data/chapter14/chapter14.json";
+
+}  // namespace
+
+// Every command, with -o after it, writes what it would print to the file and nothing to
+// standard output (crosscheck, answers and check once refused -o).
+TEST(Output, EveryCommandTakesOutputFile) {
+    const std::vector<std::vector<std::string>> commands = {
+        {"eval", "2a/3"},
+        {"run", "chapter14"},
+        {"read", "--memory", "[[a,0],[0,a],[0,0]]", "--query", "[1,0]"},
+        {"encode", "--tokens", "红色 钥匙 。"},
+        {"verify", kChapter},
+        {"crosscheck", "chapter14"},
+        {"answers", "chapter14"},
+        {"check", "chapter14", "--answer", "exercise-1-correct"},
+    };
+    for (const auto& c : commands) {
+        const Result plain = run(c);
+        ASSERT_EQ(plain.code, 0) << c[0] << ": " << plain.err;
+        const fs::path file = scratch(c[0] + ".out");
+        fs::remove(file);
+        auto args = c;
+        args.insert(args.end(), {"-o", file.string()});
+        const Result r = run(args);
+        EXPECT_EQ(r.code, 0) << c[0] << ": " << r.err;
+        EXPECT_EQ(r.out, "") << c[0];
+        EXPECT_EQ(slurp(file), plain.out) << c[0];
+        // The long form, and before the command.
+        args = c;
+        args.insert(args.begin(), {"--output", file.string()});
+        EXPECT_EQ(run(args).code, 0) << c[0];
+        EXPECT_EQ(slurp(file), plain.out) << c[0];
+    }
+}
+
+// A write that fails partway (here: a file-size limit of 100 bytes, as a full disk would)
+// leaves the old file as it was and says so, instead of leaving a truncated report.
+TEST(Output, FailedWriteLeavesTheOldFileIntact) {
+    const fs::path file = scratch("atomic.txt");
+    {
+        std::ofstream(file) << "the old answer key\n";
+    }
+    rlimit old{};
+    ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+    const auto old_handler = signal(SIGXFSZ, SIG_IGN);  // EFBIG instead of the signal
+    rlimit small = old;
+    small.rlim_cur = 100;
+    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+    const Result r = run({"run", "chapter14", "-o", file.string()});
+    setrlimit(RLIMIT_FSIZE, &old);
+    signal(SIGXFSZ, old_handler);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find("exactattn: --output: cannot write " + file.string() + ": write failed: "),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(slurp(file), "the old answer key\n");
+    // No temporary file is left beside it.
+    std::size_t files = 0;
+    for (const auto& e : fs::directory_iterator(file.parent_path())) {
+        files += e.path().filename().string().rfind("atomic.txt", 0) == 0 ? 1 : 0;
+    }
+    EXPECT_EQ(files, 1u);
+}
+
+TEST(Output, DirectoryAsOutputIsRefused) {
+    const Result r = run({"eval", "a", "-o", fs::temp_directory_path().string()});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("it is a directory"), std::string::npos) << r.err;
+}
+
+namespace {
+// A stream buffer that refuses every byte, as standard output on /dev/full does.
+class FullBuf : public std::streambuf {
+protected:
+    int_type overflow(int_type) override { return traits_type::eof(); }
+    std::streamsize xsputn(const char*, std::streamsize) override { return 0; }
+};
+}  // namespace
+
+TEST(Output, FailedStandardOutputIsAnError) {
+    FullBuf buf;
+    std::ostream full(&buf);
+    const Result r = run({"eval", "a"}, &full);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err.rfind("exactattn: cannot write standard output", 0), 0u) << r.err;
+}
+
+// check and verify address the report through one resolver: the scores of a row that
+// removed position 1 are [null, "0", "0"] for both, and a learner who lists the scores of
+// the included positions only is right (by hand: q = [1,0], states [0,a] and [0,0] score 0).
+TEST(Output, CheckAndVerifyReadTheSameQuantity) {
+    Result r = run({"check", "chapter14", "--target", "/interventions/table-14.2/rows/1/scores", "--proposed",
+                    "[0,0]"});
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("listed for the included positions 2 and 3"), std::string::npos) << r.out;
+    r = run({"check", "chapter14", "--target", "/interventions/table-14.2/rows/1/scores", "--proposed", "[0,0,0]"});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.out.find("exact [—, 0, 0]"), std::string::npos) << r.out;
+    // Anything expect can address: a state row, one element, a cost (Exercise 5: 100 × 4).
+    EXPECT_EQ(run({"check", "chapter14", "--target", "/sources/red/states/1", "--proposed", "[0,a]"}).code, 0);
+    EXPECT_EQ(run({"check", "chapter14", "--target", "/sources/red/states", "--proposed", "[[a,0],[0,a],[0,0]]"})
+                  .code,
+              0);
+    EXPECT_EQ(run({"check", "chapter14", "--target", "/costs/exercise-5/dot_products", "--proposed", "400"}).code,
+              0);
+    // By hand: equal weights over three positions give 1/3; 1/5 matches no known mistake.
+    r = run({"check", "chapter14", "--target", "/reads/example-14.1/weights/0", "--proposed", "1/3"});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.out.find("mistake: equal weights"), std::string::npos) << r.out;
+    r = run({"check", "chapter14", "--target", "/reads/example-14.1/weights/0", "--proposed", "1/5"});
+    EXPECT_NE(r.out.find("no known mistake"), std::string::npos) << r.out;
+    r = run({"check", "chapter14", "--target", "/reads/example-14.1/weights/0", "--proposed", "2/3"});
+    EXPECT_NE(r.out.find("divided by the number of positions (3)"), std::string::npos) << r.out;
+}
