@@ -426,6 +426,23 @@ FieldElem FieldElem::inverse() const {
         out.back() = mpq_class(1) / (2 * c_[i]);
         return from_coefficients(m_, std::move(out));
     }
+    {
+        // x = (D / g)⁻¹ · X' with X' integral and primitive (g the gcd of the cleared
+        // numerators): invert X' and scale, so that a large common factor (3^20000·(1 + θ))
+        // does not enter the bound below as if it were a generic coefficient.
+        const Cleared c0 = clear_denominators(c_);
+        mpz_class g = 0;
+        for (const auto& z : c0.num) mpz_gcd(g.get_mpz_t(), g.get_mpz_t(), z.get_mpz_t());
+        if (g != 1 || c0.den != 1) {
+            std::vector<mpq_class> prim(c_.size());
+            for (std::size_t i = 0; i < c_.size(); ++i) {
+                if (sgn(c0.num[i]) != 0) mpz_divexact(prim[i].get_num_mpz_t(), c0.num[i].get_mpz_t(), g.get_mpz_t());
+            }
+            mpq_class scale(c0.den, g);
+            scale.canonicalize();
+            return from_coefficients(m_, std::move(prim)).inverse() * FieldElem(scale);
+        }
+    }
     // x = X / D with X integral. The inverse is D · adj(M) e_0 / det M, M the matrix of
     // multiplication by X (entries |X_i| or 2|X_i|), so by Hadamard's bound every number of the
     // result has at most m·(B + 1) + (m/2)·log2 m + bits(D) bits, B the largest |X_i|: refuse

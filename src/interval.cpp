@@ -73,11 +73,6 @@ Iv mul_nonnegative(const Iv& x, const Iv& y, std::int64_t prec) {
     return r;
 }
 
-// Any [lo, hi] times a nonnegative [L, H], unscaled (exact): still two products.
-Iv mul_by_nonnegative(const Iv& x, const Iv& g) {
-    return Iv{x.lo * (sgn(x.lo) >= 0 ? g.lo : g.hi), x.hi * (sgn(x.hi) >= 0 ? g.hi : g.lo)};
-}
-
 // Powers of θ_m · 2^prec for a baby-step giant-step evaluation of Σ_{i<count} c_i θ^i =
 // Σ_j θ^(r·j) · Σ_{k<r} c_(r·j+k) θ^k (Paterson–Stockmeyer): baby[k] = θ^k for k < r and
 // giant[j] = θ^(r·j), about 2√count products at full precision instead of count (at megabit
@@ -166,17 +161,6 @@ ThetaTable theta_table(int m, std::size_t count, std::int64_t prec) {
     out.baby = lower(cached.baby);
     out.giant = lower(cached.giant);
     return out;
-}
-
-// q · [lo, hi] for rational q, rounded outward.
-Iv scale(const Iv& x, const mpq_class& q) {
-    mpz_class a = x.lo * q.get_num();
-    mpz_class b = x.hi * q.get_num();
-    if (sgn(q) < 0) std::swap(a, b);
-    Iv r;
-    mpz_fdiv_q(r.lo.get_mpz_t(), a.get_mpz_t(), q.get_den_mpz_t());
-    mpz_cdiv_q(r.hi.get_mpz_t(), b.get_mpz_t(), q.get_den_mpz_t());
-    return r;
 }
 
 // [x] · [y] for scaled intervals (result scaled by 2^prec again), rounded outward.

@@ -611,12 +611,14 @@ private:
                     return call(t, n);
                 }
                 if (n == "e") {
-                    throw domain_error("e (Euler's number) is transcendental and outside the exact "
-                                       "domain; write exp(r*a) = 2^r for exact exponentials",
+                    throw domain_error("e (Euler's number) is transcendental, so in no "
+                                       "Q(2^(1/m)), with no known form as a polynomial in a; "
+                                       "write exp(r*a) = 2^r for exact exponentials",
                                        at(t.column));
                 }
                 if (n == "pi") {
-                    throw domain_error("pi is transcendental and outside the exact domain",
+                    throw domain_error("pi is transcendental, so in no Q(2^(1/m)), with no known "
+                                       "form as a polynomial in a",
                                        at(t.column));
                 }
                 throw parse_error(at(t.column),

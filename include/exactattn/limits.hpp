@@ -33,8 +33,10 @@ struct Limits {
     /// coefficients together; max_bits caps each one).
     std::int64_t max_value_bits = std::int64_t{1} << 27;
     /// Largest estimated work of one fraction-free elimination (the inverse of an element of
-    /// Q(2^(1/m)) for odd m), in bit operations: about 2.3·10^9 of them take a second here.
-    std::int64_t max_work = std::int64_t{1} << 33;
+    /// Q(2^(1/m)) for odd m), in bit operations Σ_k (m − k)²·k·(B + 1): for a dense element
+    /// about 2·10^8 of them take a second here (sparse ones run faster), so the limit is
+    /// under 3 s.
+    std::int64_t max_work = std::int64_t{1} << 29;
     /// Largest number of exact values one run report may hold (states, scores, exponentials,
     /// weights, contexts of every read and intervention row), estimated from the declarations
     /// before anything is computed. An intervention table over n positions has n + 1 rows of n

@@ -112,7 +112,10 @@ def _from_sympy(expr: Any) -> Value:
             return _ext.exp(walk(e.args[0]))
         if isinstance(e, sympy.log) and len(e.args) == 1:
             return _ext.ln(walk(e.args[0]))
-        raise refuse(f"{e} is outside Q(2^(1/m))[a] (exactattn knows rationals, a = ln 2, "
+        if e == sympy.pi:
+            raise refuse("pi is transcendental, so in no Q(2^(1/m)), with no known form as a "
+                         "polynomial in a")
+        raise refuse(f"{e} is not a form exactattn reads (it knows rationals, a = ln 2, "
                      "+, -, *, /, powers, exp and log)")
 
     return walk(sympy.sympify(expr))

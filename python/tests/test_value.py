@@ -133,10 +133,10 @@ def test_sympy_round_trip_and_values():
 def test_sympy_outside_the_domain_is_refused_with_the_engines_reason():
     with pytest.raises(exactattn.DomainError) as e:
         Value.from_sympy(sympy.sqrt(3))
-    assert "only powers of 2 have roots" in str(e.value)
+    assert "3 is not the square of a rational" in str(e.value)
     with pytest.raises(exactattn.DomainError, match="transcendental"):
         Value.from_sympy(sympy.E)
-    with pytest.raises(exactattn.DomainError, match="outside"):
+    with pytest.raises(exactattn.DomainError, match="transcendental"):
         Value.from_sympy(sympy.pi)
     with pytest.raises(exactattn.DomainError, match="not exact"):
         Value.from_sympy(sympy.Float(0.5))

@@ -189,3 +189,100 @@ TEST(Issue10, FieldCombinationHasAPlace) {
               "exactattn: --memory position 2: combining 2^(1/64) and 2^(1/63) needs "
               "Q(2^(1/4032)), over the limit of root degree 64 (limits: max_root)\n");
 }
+
+namespace {
+
+// Total and largest bits of the numerators and denominators of a value.
+std::pair<std::int64_t, std::int64_t> value_bits(const Value& v) {
+    std::int64_t total = 0;
+    std::int64_t largest = 0;
+    for (const auto& f : v.terms()) {
+        for (const auto& c : f.coefficients()) {
+            if (sgn(c) == 0) continue;
+            for (const mpz_srcptr z : {c.get_num_mpz_t(), c.get_den_mpz_t()}) {
+                const auto b = static_cast<std::int64_t>(mpz_sizeinbase(z, 2));
+                total += b;
+                largest = std::max(largest, b);
+            }
+        }
+    }
+    return {total, largest};
+}
+
+}  // namespace
+
+// The predictions are upper bounds close to the truth: with the limits set a third above a
+// result's actual size, the inverse or power that produced it is still admitted, and a common
+// factor does not inflate the bound. (A third, not less: the Hadamard bound gives every
+// coefficient of 1/(c + θ) the size of the largest, c^63, while coefficient k is c^(63−k), so
+// the total is about 3/4 of the bound: 96.9 of 128.9 Mbit for c = 3^10000.)
+TEST(Issue10, PredictionsAdmitWhatFits) {
+    const std::vector<std::string> cases = {
+        "1/(3^10000+2^(1/64))",           // the issue's generic 2-term inverse, tower method
+        "1/(3^300+3^200*2^(1/64)-7*2^(33/64)+3^299*2^(63/64))",
+        "1/(3^200+2^(1/63)-5*2^(31/63))",  // odd m: Bareiss
+        "(2^(1/64)-1)^20000",              // ν = 1 + 2^(1/64), tight for θ − 1
+        "(3+2^(1/2)/5)^3000",
+        "(1+2^(1/64))^-2000",
+    };
+    for (const auto& c : cases) {
+        const Value v = parse_value(c);
+        const auto [total, largest] = value_bits(v);
+        exactattn::Limits l = exactattn::limits();
+        l.max_value_bits = total + total / 3 + 64;
+        l.max_bits = largest + largest / 3 + 64;
+        const exactattn::ScopedLimits scoped(l);
+        EXPECT_NO_THROW((void)parse_value(c)) << c << " (" << total << " bits in all, " << largest
+                                              << " the largest)";
+    }
+    // 3^20000·(1 + 2^(1/64)) has 31700-bit coefficients but a small inverse: 1/(1 + θ) is
+    // −Σ_k (−θ)^k (by hand: (1 + θ)·Σ_k (−θ)^k = 1 − θ^64 = −1), divided by 3^20000.
+    std::string geometric = "-1";
+    for (int k = 1; k < 64; ++k) {
+        geometric += (k % 2 == 1 ? "+" : "-") + std::string("2^(") + std::to_string(k) + "/64)";
+    }
+    EXPECT_EQ(parse_value("1/(3^20000*(1+2^(1/64)))"),
+              parse_value("(" + geometric + ")/3^20000"));
+}
+
+// Roots of rationals are exact when they are in the domain (x = 2^j·w^q), refused with a true
+// reason when not; fractional powers of a single term c·2^(i/m)·a^k too. By hand: √9 = 3,
+// √(9/4) = 3/2, √18 = 3√2, 27^(2/3) = 9, (1/8)^(-2/3) = 4, √(9√2) = 3·2^(1/4), √(4a²) = 2a.
+TEST(Issue10, RationalRootsAreExact) {
+    EXPECT_EQ(parse_value("sqrt(9)"), Value(3));
+    EXPECT_EQ(parse_value("9^(1/2)"), Value(3));
+    EXPECT_EQ(parse_value("(9/4)^(1/2)"), Value(mpq_class(3, 2)));
+    EXPECT_EQ(parse_value("18^(1/2)"), parse_value("3*2^(1/2)"));
+    EXPECT_EQ(parse_value("27^(2/3)"), Value(9));
+    EXPECT_EQ(parse_value("(1/8)^(-2/3)"), Value(4));
+    EXPECT_EQ(parse_value("(9*2^(1/2))^(1/2)"), parse_value("3*2^(1/4)"));
+    EXPECT_EQ(parse_value("(4a^2)^(1/2)"), parse_value("2a"));
+    EXPECT_ERROR_HAS(parse_value("sqrt(3)"), ErrorKind::Domain,
+                     "(3)^(1/2) is outside the exact domain: 3 is not the square of a rational, "
+                     "so its square root is irrational and lies in no Q(2^(1/m))");
+    EXPECT_ERROR_HAS(parse_value("(12)^(1/3)"), ErrorKind::Domain,
+                     "3 is not the cube of a rational");
+    EXPECT_ERROR_HAS(parse_value("(a^3)^(1/2)"), ErrorKind::Domain, "is not a polynomial in a");
+    EXPECT_ERROR_HAS(parse_value("(3+2*2^(1/2))^(1/2)"), ErrorKind::Domain, "is not computed");
+    // The scaled score rule's 1/√d for d = 9 is now exact: 1/3.
+    EXPECT_EQ(exactattn::pow(Value(9), Value(mpq_class(-1, 2))), Value(mpq_class(1, 3)));
+}
+
+// Refusals do not claim what is not proven: 2^a and exp(a^2) are not said to be transcendental.
+TEST(Issue10, RefusalsClaimOnlyTheorems) {
+    for (const char* x : {"2^a", "exp(a^2)", "a^(2^(1/2))", "ln(3)"}) {
+        try {
+            (void)parse_value(x);
+            ADD_FAILURE() << x << " was accepted";
+        } catch (const exactattn::Error& e) {
+            const std::string what = e.what();
+            EXPECT_EQ(what.find("transcendental"), std::string::npos) << what;
+            EXPECT_EQ(what.find("outside the exact domain"), std::string::npos) << what;
+        }
+    }
+    // Exact division by a value with a when it divides as a polynomial: a²/a = a,
+    // (a² − 1)/(a + 1) = a − 1; otherwise refused (a is transcendental).
+    EXPECT_EQ(parse_value("a^2/a"), parse_value("a"));
+    EXPECT_EQ(parse_value("(a^2-1)/(a+1)"), parse_value("a-1"));
+    EXPECT_ERROR_HAS(parse_value("a/(a+1)"), ErrorKind::Domain, "does not divide a");
+}
