@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Fuzzing support: small limits, so that every input runs in milliseconds while still reaching
 // every limit's refusal path (the defaults allow megabit numbers that take seconds each). With
-// them, any input that takes over a second or 256 MB escaped a limit's prediction: the
-// watchdog of scripts/fuzz.sh (-timeout=5, -rss_limit_mb=1024, -malloc_limit_mb=512) reports it.
+// them, any input that takes seconds or hundreds of megabytes escaped a limit's prediction: the
+// watchdog of scripts/fuzz.sh (-timeout=2, -rss_limit_mb=1024, -malloc_limit_mb=256) reports it.
 #pragma once
 
 #include <cstdint>

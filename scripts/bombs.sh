@@ -3,7 +3,8 @@
 # The resource-bomb suite of issue 10 (a benchmark, not a test): every small input that once
 # took minutes or gigabytes, run as its own process under an address-space cap (prlimit --as)
 # and a wall-clock timeout, with its time and peak memory (GNU time's %e and %M). Each must
-# finish (exit 0) or be refused (exit 2, one stderr line) within 5 s and 1 GiB; inputs over
+# finish (exit 0, or exit 1 when a check it made failed) or be refused (exit 2, one stderr
+# line) within 5 s and 1 GiB; inputs over
 # 10 KB are reported too but held to no bound.
 #
 # Usage: bash scripts/bombs.sh [BINARY]      (default build/exactattn; build it first)
@@ -37,7 +38,7 @@ delete_token_scenario() {
     printf '{\n  "vocabulary": {"x": ["a", "0"], "y": ["-a", "a"]},\n'
     printf '  "encoder": {"activation": "relu", "recurrent": [[1, 0], [0, 1]], "input": [[1, 0], [0, 1]], "bias": [0, 0], "initial": [0, 0]},\n'
     printf '  "sources": {"s": ['
-    awk -v n="$n" 'BEGIN { for (i = 0; i < n; ++i) printf "%s\"%s\"", (i ? ", " : ""), (i % 2 ? "y" : "x") }'
+    awk -v n="$n" 'BEGIN { for (i = 0; i < n; ++i) printf "%s\"%s\"", (i ? "," : ""), (i % 2 ? "y" : "x") }'
     printf ']},\n  "queries": {"q": [1, 0]},\n  "readouts": {"r": [1, 2]},\n'
     printf '  "interventions": {"t": {"kind": "delete-token", "source": "s", "query": "q", "readout": "r"}}\n}\n'
   } >"$work/delete_token_$n.json"
@@ -53,7 +54,8 @@ delete_token_scenario 2000
   printf '  "sources": {"s": ["tok00000", "tok79999"]},\n  "queries": {"q": [1, 0]},\n  "readouts": {"r": [1, 2]},\n'
   printf '  "reads": {"r1": {"source": "s", "query": "q", "readout": "r"}}\n}\n'
 } >"$work/vocabulary_80000.json"
-# The 25-byte inversion reached through verify and check (issue 10: 18-25 s).
+# The 25-byte inversion reached through verify and check (issue 10: 18-25 s). The expectation
+# is deliberately wrong (the weight is 2/3), so both compute the inverse and exit 1.
 inv='1/(3^10000+2^(1/64))'
 cat >"$work/inverse_expect.json" <<EOF
 {
@@ -92,6 +94,7 @@ bomb() {
   [ -n "$user" ] || user=-
   case $rc in
     0) outcome=finished ;;
+    1) outcome=checkfail ;;  # ran to the end; a check it made (verify, check) failed
     2) outcome=refused ;;
     137) outcome=timeout ;;
     *) outcome="exit$rc" ;;
@@ -103,7 +106,7 @@ bomb() {
   local mib=$((kib / 1024)) verdict
   if [ "$bytes" -gt 10240 ]; then
     verdict="(over 10 KB: no bound)"
-  elif [ "$outcome" != finished ] && [ "$outcome" != refused ]; then
+  elif [ "$outcome" != finished ] && [ "$outcome" != refused ] && [ "$outcome" != checkfail ]; then
     verdict=OVER
   elif awk -v s="$secs" -v b="$bound_s" 'BEGIN { exit !(s > b) }' || [ "$mib" -gt "$bound_mib" ]; then
     verdict=OVER
@@ -138,6 +141,14 @@ bomb decimal-within-max-bits eval '3^700000*3^700000' --format decimal
 # Errors that had no place.
 bomb exponent-literal eval 1e5592404
 bomb field-combination read --memory '[[a/64],[a/63]]' --query '[1]'
+bomb check-empty-target check chapter14 --target '' --proposed '[1]'
+# True reasons: roots of rationals computed, other refusals stating only theorems.
+bomb root-of-nine eval 'sqrt(9)'
+bomb root-of-three eval '9^(1/2)+3^(1/2)'
+bomb exp-of-a-squared eval 'exp(a^2)'
+bomb two-to-the-a eval '2^a'
+# A large common factor does not inflate the inverse's bound.
+bomb inverse-with-content eval '1/(3^20000*(1+2^(1/64)))'
 # Silent misreading.
 bomb digit-groups eval '1 000 000'
 bomb vector-without-comma read --memory '[[1 0],[0 1]]' --query '[1 0]'
