@@ -90,10 +90,12 @@ int cmd_read(const ReadOptions& o, std::ostream& out) {
         }
         req.marks[p - 1] = Mark::Removed;
     }
-    // The read's own refusals (a field combination, a precision limit) are placed at the
-    // memory they come from when the library gave no place.
-    for_option("--memory", [&] {
-        const ReadTrace t = attend(memory, req);
+    // The read's own refusals (a field combination of memory entries) are placed at the memory
+    // they come from when the library gave no place; a decimal rounding past max_precision at
+    // the format that prints decimals (the default, text, does too), as eval does.
+    const ReadTrace t = for_option("--memory", [&] { return attend(memory, req); });
+    const std::string format_option = "--format " + o.format;
+    for_option(format_option.c_str(), [&] {
         out << (o.format == "json" ? read_json(memory, t) : read_text(memory, t));
         return 0;
     });

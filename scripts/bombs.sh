@@ -132,6 +132,8 @@ bomb power-negative eval '(1+2^(1/64))^-1048576'
 bomb power-positive eval '(2^(1/64)-1)^1048575'
 bomb decimal-near-zero eval '(2^(1/64)-1)^300000' --format decimal
 bomb decimal-past-max-precision eval '(2^(1/64)-1)^1000000' --format decimal
+bomb decimal-past-max-precision-a eval '(2^(1/64)-1)^1000000*a/3' --format decimal
+bomb readout-past-max-precision read --memory '[[a],[0]]' --query '[1]' --readout '[(2^(1/64)-1)^1000000]'
 # Odd m: Bareiss elimination, bounded by max_work (the first just under it, the second over).
 bomb inverse-odd-m-at-work-bound eval '1/((3^4+2^(1/63))^63)'
 bomb inverse-odd-m-past-work eval '1/(3^5000+2^(1/63))'

@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "exactattn/error.hpp"
 #include "exactattn/field.hpp"
@@ -217,10 +218,12 @@ std::int64_t tiny_bits(const std::vector<FieldElem>& coeffs) {
 // numbers' size is common (twice their bits); a one-signed value needs only `need` bits more
 // than its magnitude (none more for a fixed-point rounding). Never above max_precision, so that
 // the refusal comes after a try at the limit, not before.
-// Doubles a precision, but tries max_precision itself before refusing past it.
+// Doubles a precision, but tries max_precision itself before refusing past it, and goes
+// straight there from within a factor 3/4 of it (a try at 0.95·max_precision followed by one
+// at max_precision would cost nearly two of the most expensive tries).
 std::int64_t next_precision(std::int64_t prec) {
     const std::int64_t top = limits().max_precision;
-    return prec < top && 2 * prec > top ? top : 2 * prec;
+    return prec < top && 2 * prec > top - top / 4 ? top : 2 * prec;
 }
 
 std::int64_t start_precision(const std::vector<FieldElem>& coeffs, std::int64_t need = 64,
@@ -250,11 +253,9 @@ std::int64_t start_precision(const std::vector<FieldElem>& coeffs, std::int64_t 
  Enclosure enclose(const std::vector<FieldElem>& coeffs, std::int64_t prec) {
     check_precision(prec);
     const std::int64_t wp = prec + 16 + 4 * static_cast<std::int64_t>(coeffs.size());
-    // Degree 0 (no a) needs no ln 2 at all.
-    const Iv ln2 = coeffs.size() > 1 ? ln2_enclosure(wp) : Iv{};
-    Iv total{0, 0};
-    const mpz_class one = mpz_class(1) << static_cast<mp_bitcnt_t>(wp);
-    Iv apow{one, one};
+    // Each F_k first (they need no ln 2), then Σ F_k·a^k with ln 2 at the precision the F_k's
+    // magnitudes ask for (below).
+    std::vector<std::optional<Iv>> fks(coeffs.size());
     // Tables of θ_m powers · 2^wp for the roots in use (outward rounding costs a few of the
     // guard bits).
     std::map<int, ThetaTable> tables;
@@ -270,7 +271,6 @@ std::int64_t start_precision(const std::vector<FieldElem>& coeffs, std::int64_t 
         return it->second;
     };
     for (std::size_t k = 0; k < coeffs.size(); ++k) {
-        if (k > 0) apow = mul(apow, ln2, wp);
         const FieldElem& f = coeffs[k];
         if (f.is_zero()) continue;
         const auto& c = f.coefficients();
@@ -338,7 +338,29 @@ std::int64_t start_precision(const std::vector<FieldElem>& coeffs, std::int64_t 
         mpz_fdiv_q(fk.lo.get_mpz_t(), prod.get_mpz_t(), dd.get_mpz_t());
         prod = acc_mid + acc_rad;
         mpz_cdiv_q(fk.hi.get_mpz_t(), prod.get_mpz_t(), dd.get_mpz_t());
-        const Iv term = k == 0 ? fk : mul(fk, apow, wp);
+        fks[k] = std::move(fk);
+    }
+    // a^k enters as F_k·a^k, so its error is |F_k|·2^-q at precision q: q = bits(|F_k|·2^wp) + 16
+    // + 2k keeps that under a unit of 2^-wp. A tiny F_k (a value decided only at megabits of
+    // precision by cancellation inside F_k) then needs ln 2 to far fewer bits than wp: MPFR's
+    // ln 2 at 4 Mbit takes over a second. Never more than wp (as before).
+    std::int64_t q = 64;
+    for (std::size_t k = 1; k < fks.size(); ++k) {
+        if (!fks[k]) continue;
+        const auto bits = static_cast<std::int64_t>(std::max(mpz_sizeinbase(fks[k]->lo.get_mpz_t(), 2),
+                                                             mpz_sizeinbase(fks[k]->hi.get_mpz_t(), 2)));
+        q = std::max(q, bits + 16 + 2 * static_cast<std::int64_t>(k));
+    }
+    q = std::min(q, wp);
+    // Degree 0 (no a) needs no ln 2 at all.
+    const Iv ln2 = fks.size() > 1 ? ln2_enclosure(q) : Iv{};
+    const mpz_class one = mpz_class(1) << static_cast<mp_bitcnt_t>(q);
+    Iv apow{one, one};
+    Iv total{0, 0};
+    for (std::size_t k = 0; k < fks.size(); ++k) {
+        if (k > 0) apow = mul(apow, ln2, q);
+        if (!fks[k]) continue;
+        const Iv term = k == 0 ? *fks[k] : mul(*fks[k], apow, q);  // 2^wp · 2^q / 2^q
         total.lo += term.lo;
         total.hi += term.hi;
     }

@@ -145,6 +145,13 @@ TEST(Issue10, PrecisionRefusalsHaveAPlace) {
     EXPECT_EQ(r.out, "");
     EXPECT_NE(r.err.find("exactattn: --format decimal: "), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("(limits: max_precision)"), std::string::npos) << r.err;
+    // In a read, the decimals of the report (text by default) ask for the rounding.
+    const CliRun rd = cli({"read", "--memory", "[[a],[0]]", "--query", "[1]", "--readout",
+                           "[(2^(1/64)-1)^2000]"});
+    EXPECT_EQ(rd.code, 2);
+    EXPECT_EQ(rd.out, "");
+    EXPECT_NE(rd.err.find("exactattn: --format text: "), std::string::npos) << rd.err;
+    EXPECT_NE(rd.err.find("(limits: max_precision)"), std::string::npos) << rd.err;
 }
 
 // Two numeric literals side by side are refused; juxtaposition with anything else multiplies.
@@ -285,4 +292,20 @@ TEST(Issue10, RefusalsClaimOnlyTheorems) {
     EXPECT_EQ(parse_value("a^2/a"), parse_value("a"));
     EXPECT_EQ(parse_value("(a^2-1)/(a+1)"), parse_value("a-1"));
     EXPECT_ERROR_HAS(parse_value("a/(a+1)"), ErrorKind::Domain, "does not divide a");
+}
+
+// ln 2 is taken at the precision the F_k's magnitudes ask for, not the full working precision:
+// a tiny F_1 (decided by cancellation inside it) times a still rounds correctly. Independently:
+// (2^(1/64) − 1)^2000 · ln 2 / 3 in 60-digit MPFR, where the small base has no cancellation.
+TEST(Issue10, TinyCoefficientOfARoundsCorrectly) {
+    using F = boost::multiprecision::number<boost::multiprecision::mpfr_float_backend<60>>;
+    const CliRun r = cli({"eval", "(2^(1/64)-1)^2000*a/3", "--format", "decimal", "--digits", "20"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const F x = pow(pow(F(2), F(1) / 64) - 1, 2000) * log(F(2)) / 3;
+    EXPECT_EQ(r.out, x.str(19, std::ios_base::scientific) + "\n");
+    const CliRun s = cli({"eval", "a-(2^(1/64)-1)^2000*a^2", "--format", "decimal", "--digits", "20"});
+    ASSERT_EQ(s.code, 0) << s.err;
+    const F l2 = log(F(2));
+    const F y = l2 - pow(pow(F(2), F(1) / 64) - 1, 2000) * l2 * l2;
+    EXPECT_EQ(s.out, y.str(20, std::ios_base::fixed) + "\n");  // 20 significant digits
 }
