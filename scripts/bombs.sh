@@ -135,7 +135,8 @@ bomb decimal-past-max-precision eval '(2^(1/64)-1)^1000000' --format decimal
 bomb decimal-past-max-precision-a eval '(2^(1/64)-1)^1000000*a/3' --format decimal
 bomb readout-past-max-precision read --memory '[[a],[0]]' --query '[1]' --readout '[(2^(1/64)-1)^1000000]'
 # Odd m: Bareiss elimination, bounded by max_work (the first just under it, the second over).
-bomb inverse-odd-m-at-work-bound eval '1/((3^4+2^(1/63))^63)'
+bomb inverse-odd-m-at-work-bound eval '1/((3^5+2^(1/63))^63)'
+bomb inverse-odd-m-sparse eval '1/(3^3000+2^(1/63))'
 bomb inverse-odd-m-past-work eval '1/(3^5000+2^(1/63))'
 # Limits consistent with each other: what one admits, the others let finish.
 bomb scores-at-max-exponent read --memory '[[1048576a],[-1048576a]]' --query '[1]'

@@ -62,6 +62,10 @@ def test_limit_error():
         with pytest.raises(exactattn.LimitError, match="max_exponent"):
             exactattn.exp(200 * a)
     assert exactattn.exp(200 * a) == 2**200
+    # The work bound of an elimination (odd m) is a limit like the others.
+    with exactattn.limits(max_work=1000):
+        with pytest.raises(exactattn.LimitError, match="max_work"):
+            exactattn.Value("1/(3^50+2^(1/3))")
 
 
 def test_shape_error(cli):
