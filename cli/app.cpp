@@ -50,8 +50,10 @@ void make_app(CLI::App& app, Parsed& p) {
 
     auto* s_eval = app.add_subcommand("eval", "Evaluate an expression exactly");
     s_eval->add_option("expr", p.eval.expr, "Expression, e.g. '2^(1/2)/(2+2^(1/2))'")->required();
-    s_eval->add_option("--format", p.eval.format, "ascii|unicode|latex|decimal|json")
-        ->check(CLI::IsMember({"ascii", "unicode", "latex", "decimal", "json"}));
+    s_eval->add_option("--format", p.eval.format, "ascii|unicode|latex|mathml|decimal|json")
+        ->check(CLI::IsMember({"ascii", "unicode", "latex", "mathml", "decimal", "json"}));
+    s_eval->add_flag("--display", p.eval.display,
+                     "The display form ((3√2 − 2)/7, 2^1100) instead of the canonical one");
     s_eval->add_option("--digits", p.eval.digits, "Significant digits for decimal (1-100000)")
         ->check(CLI::Range(1, 100000));
     s_eval->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_eval(p.eval, o); }; });

@@ -15,12 +15,15 @@ namespace exactattn::cli {
 namespace {
 
 void print(const Value& v, const EvalOptions& o, std::ostream& out) {
+    const DisplayOptions display{o.display, 0};
     if (o.format == "ascii") {
-        out << to_ascii(v) << '\n';
+        out << to_display(v, Notation::Ascii, display) << '\n';
     } else if (o.format == "unicode") {
-        out << to_unicode(v) << '\n';
+        out << to_display(v, Notation::Unicode, display) << '\n';
     } else if (o.format == "latex") {
-        out << to_latex(v) << '\n';
+        out << to_display(v, Notation::Latex, display) << '\n';
+    } else if (o.format == "mathml") {
+        out << to_display(v, Notation::MathML, display) << '\n';
     } else if (o.format == "decimal") {
         out << to_significant(v, o.digits) << '\n';
     } else {

@@ -13,6 +13,7 @@ struct EvalOptions {
     std::string expr;
     std::string format = "ascii";
     int digits = 20;
+    bool display = false;  ///< --display: the author's form of docs/notation.md, not the canonical one
 };
 
 struct RunOptions {

@@ -9,6 +9,14 @@ packages=(g++ cmake ninja-build pkg-config libgmp-dev libmpfr-dev libboost-dev
 if [ "${EXACTATTN_WITH_CLANG:-0}" = 1 ]; then
   packages+=(clang libclang-rt-14-dev)
 fi
+# The render checks (tests/render/, docs/testing.md): xelatex with booktabs, fontspec and xeCJK
+# (which needs ctexhook from texlive-lang-chinese), a small CJK font (WenQuanYi Micro Hei, 1.6 MB)
+# for the chapter's tokens, headless Chromium for the HTML pages, PIL for the screenshot check,
+# poppler-utils (pdftotext) and librsvg2-bin (rsvg-convert) for figures. About 300 MB to download.
+if [ "${EXACTATTN_WITH_RENDER:-0}" = 1 ]; then
+  packages+=(texlive-xetex texlive-latex-recommended texlive-lang-chinese fonts-wqy-microhei
+             chromium python3-pil librsvg2-bin poppler-utils)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

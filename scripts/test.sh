@@ -6,6 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export EXACTATTN_WITH_CLANG=1  # the fuzzers need clang++ and its libFuzzer runtime
+export EXACTATTN_WITH_RENDER=1  # tests/render: xelatex, a CJK font and Chromium
 bash scripts/build.sh
 ctest --test-dir build --output-on-failure -j 2
 mapfile -t scenarios < <(find data -name '*.json' ! -name '*.schema.json' | sort)

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-// exactattn: ascii, unicode and LaTeX printers.
+// exactattn: ascii, unicode, LaTeX and MathML printers, canonical and display forms.
 #include "exactattn/print.hpp"
 
+#include <algorithm>
+#include <memory>
 #include <numeric>
 
 namespace exactattn {
@@ -87,120 +89,457 @@ std::vector<Item> value_items(const Value& v) {
     return items;
 }
 
-class Printer {
-public:
-    explicit Printer(Notation n) : n_(n) {}
+std::vector<Item> field_items_sorted(const FieldElem& f) {
+    auto items = field_items(f, 0);
+    positive_first(items);
+    return items;
+}
 
-    std::string value(const Value& v) const {
-        if (v.is_zero()) return "0";
-        return sum(value_items(v));
+// ---- The display tree -------------------------------------------------------------------
+// One term: sign · coef · 2^(rad_p/rad_q) · (group) · a^apow / den. Every printed form, the
+// canonical one included, is this tree rendered in one notation; the display form only builds a
+// different tree (common denominators) and renders long integers differently (powers of two).
+struct Sum;
+struct Term {
+    int sign = 1;
+    mpz_class coef = 1;  // > 0; 1 is not printed when another factor is
+    long rad_p = 0;      // radical 2^(rad_p/rad_q), rad_q == 1 means none
+    long rad_q = 1;
+    std::shared_ptr<const Sum> group;  // a parenthesised sum
+    int apow = 0;
+    mpz_class den = 1;  // > 0
+};
+struct Sum {
+    std::vector<Term> terms;
+};
+
+Term term_of(const Item& it) {
+    Term t;
+    t.sign = it.sign;
+    t.coef = it.mag.get_num();
+    t.den = it.mag.get_den();
+    t.rad_p = it.rad_p;
+    t.rad_q = it.rad_q;
+    t.apow = it.apow;
+    return t;
+}
+
+Sum sum_of(const std::vector<Item>& items) {
+    Sum s;
+    for (const Item& it : items) s.terms.push_back(term_of(it));
+    return s;
+}
+
+// Least common multiple of the denominators of every rational coefficient of v.
+mpz_class common_denominator(const Value& v) {
+    mpz_class d = 1;
+    for (const FieldElem& f : v.terms()) {
+        for (const mpq_class& c : f.coefficients()) {
+            if (sgn(c) != 0) mpz_lcm(d.get_mpz_t(), d.get_mpz_t(), c.get_den().get_mpz_t());
+        }
+    }
+    return d;
+}
+
+// How a positive integer is written: decimal, 2^k, s·2^k, s·2^k ± t, or elided decimal.
+enum class Shape { Decimal, Power, Product, Compound };
+
+// Digits of the power-of-two form's parts: s and |t| have at most this many decimal digits.
+constexpr int kPowerPartDigits = 4;
+// Integers with more than this many decimal digits are candidates for the power form.
+constexpr std::size_t kPowerMinDigits = 12;
+
+std::size_t decimal_digits(const mpz_class& n) {
+    // mpz_sizeinbase may be one too many; exact below 40 digits, where the power form competes.
+    const std::size_t approx = mpz_sizeinbase(n.get_mpz_t(), 10);
+    return approx <= 40 ? n.get_str().size() : approx;
+}
+
+// n = s·2^k + t with s odd, 1 ≤ s and |t| of at most kPowerPartDigits digits, k ≥ 1. The
+// representation is unique for n > 10^12: |t| < 2^16 makes t the residue of n modulo 2^17
+// taken in (−2^16, 2^16], and then s·2^k = n − t.
+struct PowerForm {
+    mpz_class s;
+    mp_bitcnt_t k = 0;
+    mpz_class t;
+};
+
+bool power_form(const mpz_class& n, PowerForm& out) {
+    if (decimal_digits(n) <= kPowerMinDigits) return false;
+    static const mpz_class limit = [] {
+        mpz_class l;
+        mpz_ui_pow_ui(l.get_mpz_t(), 10, kPowerPartDigits);
+        return l;
+    }();
+    mpz_class r;
+    mpz_fdiv_r_2exp(r.get_mpz_t(), n.get_mpz_t(), 17);
+    if (r > 65536) r -= 131072;
+    if (abs(r) >= limit) return false;
+    mpz_class h = n - r;
+    const mp_bitcnt_t k = mpz_scan1(h.get_mpz_t(), 0);
+    mpz_class s;
+    mpz_fdiv_q_2exp(s.get_mpz_t(), h.get_mpz_t(), k);
+    if (s >= limit) return false;
+    out.s = s;
+    out.k = k;
+    out.t = r;
+    return true;
+}
+
+// Length of the power form in plain text ("3·2^1099 + 1"), to compare with the digits.
+std::size_t plain_length(const PowerForm& p) {
+    std::size_t len = 2 + std::to_string(p.k).size();
+    if (p.s != 1) len += p.s.get_str().size() + 1;
+    if (p.t != 0) len += 3 + mpz_class(abs(p.t)).get_str().size();
+    return len;
+}
+
+// Where an integer stands in a term, for what its power form costs there beyond plain_length.
+struct Position {
+    bool product_parens = false;   // s·2^k is parenthesised (a denominator: 3/(5·2^1100))
+    bool compound_parens = false;  // s·2^k ± t is parenthesised
+    bool dot_after = false;        // a factor follows that the digits would be juxtaposed with
+
+    [[nodiscard]] std::size_t cost(const PowerForm& p) const {
+        std::size_t len = plain_length(p);
+        if (p.t != 0) return len + (compound_parens ? 2 : 0);
+        if (p.s != 1 && product_parens) len += 2;
+        return len + (dot_after ? 1 : 0);
+    }
+};
+
+class Render {
+public:
+    // compact: long integers as powers of two; keep > 0: integers longer than keep digits are
+    // elided to their first and last digits.
+    Render(Notation n, bool compact, std::size_t keep) : n_(n), compact_(compact), keep_(keep) {}
+
+    // A whole value (MathML: one <math> element).
+    [[nodiscard]] std::string value(const Sum& s) const {
+        if (n_ != Notation::MathML) return sum(s);
+        return math(sum(s));
+    }
+    // A row vector from its entries' sum() texts: [a/2, a/4].
+    [[nodiscard]] static std::string row(Notation n, const std::vector<std::string>& entries) {
+        const bool ml = n == Notation::MathML;
+        std::string out = ml ? "<mo>[</mo>" : "[";
+        for (std::size_t i = 0; i < entries.size(); ++i) {
+            if (i > 0) out += ml ? "<mo>,</mo>" : ", ";
+            out += entries[i];
+        }
+        out += ml ? "<mo>]</mo>" : "]";
+        return ml ? math(out) : out;
     }
 
-private:
-    std::string sum(const std::vector<Item>& items) const {
+    [[nodiscard]] std::string sum(const Sum& s) const {
+        if (s.terms.empty()) return mn("0");
         std::string out;
-        for (std::size_t i = 0; i < items.size(); ++i) {
-            const Item& it = items[i];
+        for (std::size_t i = 0; i < s.terms.size(); ++i) {
+            const Term& t = s.terms[i];
+            bool bare_sum = false;
+            std::string text = term(t, bare_sum, s.terms.size() == 1 && t.sign > 0);
+            if (bare_sum && (s.terms.size() > 1 || t.sign < 0)) text = paren(text);
             if (i == 0) {
-                if (it.sign < 0) out += minus();
+                if (t.sign < 0) out += mo(minus_sign());
             } else {
-                out += it.sign < 0 ? " " + minus() + " " : std::string(" + ");
+                out += t.sign < 0 ? spaced(minus_sign()) : spaced("+");
             }
-            out += magnitude(it);
+            out += text;
         }
         return out;
     }
 
-    std::string minus() const { return n_ == Notation::Unicode ? "−" : "-"; }
-
-    std::string apower(int k) const {
-        if (k == 0) return "";
-        if (k == 1) return "a";
+private:
+    [[nodiscard]] static std::string math(const std::string& body) {
+        return "<math xmlns=\"http://www.w3.org/1998/Math/MathML\"><mrow>" + body + "</mrow></math>";
+    }
+    [[nodiscard]] std::string minus_sign() const {
+        return n_ == Notation::Unicode || n_ == Notation::MathML ? "−" : "-";
+    }
+    [[nodiscard]] std::string mo(const std::string& op) const {
+        return n_ == Notation::MathML ? "<mo>" + op + "</mo>" : op;
+    }
+    [[nodiscard]] std::string mn(const std::string& digits) const {
+        return n_ == Notation::MathML ? "<mn>" + digits + "</mn>" : digits;
+    }
+    [[nodiscard]] std::string spaced(const std::string& op) const {
+        return n_ == Notation::MathML ? mo(op) : " " + op + " ";
+    }
+    [[nodiscard]] static std::string mrow(const std::string& x) { return "<mrow>" + x + "</mrow>"; }
+    [[nodiscard]] std::string paren(const std::string& x) const {
         switch (n_) {
-            case Notation::Ascii: return "a^" + std::to_string(k);
-            case Notation::Unicode: return "a" + superscript(k);
-            case Notation::Latex: return "a^{" + std::to_string(k) + "}";
+            case Notation::Latex: return "\\left(" + x + "\\right)";
+            case Notation::MathML: return mrow("<mo>(</mo>" + x + "<mo>)</mo>");
+            default: return "(" + x + ")";
+        }
+    }
+    // 2^e for an integer exponent e (text, possibly "-1100").
+    [[nodiscard]] std::string power_of_two(const std::string& e, bool negative) const {
+        switch (n_) {
+            case Notation::Ascii: return negative ? "2^(-" + e + ")" : "2^" + e;
+            case Notation::Unicode: return negative ? "2^(−" + e + ")" : "2^" + e;
+            case Notation::Latex: return "2^{" + std::string(negative ? "-" : "") + e + "}";
+            case Notation::MathML:
+                return "<msup><mn>2</mn>" + (negative ? mrow("<mo>−</mo><mn>" + e + "</mn>") : mn(e)) +
+                       "</msup>";
         }
         return "";
     }
 
-    // 2^(p/q), q > 1, p < q, gcd(p, q) = 1.
-    std::string radical(long p, long q, bool& is_symbol) const {
-        is_symbol = true;
-        // Named roots only for q ≤ 4, where p < q keeps 2^p tiny.
-        const auto base = [p] { return std::to_string(1L << p); };
+    // A positive integer in the notation, with its shape. The power form is taken only where
+    // it is shorter, in columns of the unicode form, than the digits in the same position: the
+    // position may parenthesise a product (a denominator) or a sum (a factor, a denominator, a
+    // negated or non-leading summand), and a power needs a visible dot before a factor that the
+    // digits would simply be followed by (2^40·a against 1099511627776a).
+    [[nodiscard]] std::string integer(const mpz_class& n, Shape& shape, const Position& at) const {
+        shape = Shape::Decimal;
+        PowerForm p;
+        if (compact_ && power_form(n, p) && at.cost(p) < decimal_digits(n)) {
+            std::string text = power_of_two(std::to_string(p.k), false);
+            if (p.s != 1) {
+                text = mn(p.s.get_str()) + times() + text;
+                shape = Shape::Product;
+            } else {
+                shape = Shape::Power;
+            }
+            if (p.t != 0) {
+                text += spaced(sgn(p.t) < 0 ? minus_sign() : "+") + mn(mpz_class(abs(p.t)).get_str());
+                shape = Shape::Compound;
+            }
+            return text;
+        }
+        const std::string digits = n.get_str();
+        if (keep_ == 0 || digits.size() <= keep_ || digits.size() < keep_ + 16) return mn(digits);
+        const std::string head = digits.substr(0, (keep_ + 1) / 2);
+        const std::string tail = digits.substr(digits.size() - keep_ / 2);
+        const std::string count = std::to_string(digits.size()) + " digits";
         switch (n_) {
-            case Notation::Ascii:
-                is_symbol = false;
-                return "2^(" + std::to_string(p) + "/" + std::to_string(q) + ")";
+            case Notation::Ascii: return head + "..." + tail + " (" + count + ")";
+            case Notation::Unicode: return head + "…" + tail + " (" + count + ")";
+            case Notation::Latex: return head + "\\ldots " + tail + "\\ (\\text{" + count + "})";
+            case Notation::MathML: return "<mn>" + head + "…" + tail + "</mn><mtext>&#xA0;(" + count + ")</mtext>";
+        }
+        return digits;
+    }
+
+    [[nodiscard]] std::string times() const {
+        switch (n_) {
+            case Notation::Ascii: return "*";
+            case Notation::Unicode: return "·";
+            case Notation::Latex: return " \\cdot ";
+            case Notation::MathML: return "<mo>·</mo>";
+        }
+        return "";
+    }
+    [[nodiscard]] std::string invisible_times() const {
+        return n_ == Notation::MathML ? "<mo>&#x2062;</mo>" : "";
+    }
+
+    [[nodiscard]] std::string apower(int k) const {
+        if (k == 0) return "";
+        switch (n_) {
+            case Notation::Ascii: return k == 1 ? "a" : "a^" + std::to_string(k);
+            case Notation::Unicode: return k == 1 ? "a" : "a" + superscript(k);
+            case Notation::Latex: return k == 1 ? "a" : "a^{" + std::to_string(k) + "}";
+            case Notation::MathML:
+                return k == 1 ? "<mi>a</mi>" : "<msup><mi>a</mi><mn>" + std::to_string(k) + "</mn></msup>";
+        }
+        return "";
+    }
+
+    // 2^(p/q), q > 1, p < q, gcd(p, q) = 1; symbol: a root sign (juxtaposed after a number).
+    [[nodiscard]] std::string radical(long p, long q, bool& symbol) const {
+        symbol = true;
+        // Named roots only for q ≤ 4, where p < q keeps 2^p tiny.
+        const std::string base = std::to_string(1L << std::min(p, 3L));
+        const std::string ps = std::to_string(p);
+        const std::string qs = std::to_string(q);
+        switch (n_) {
+            case Notation::Ascii: symbol = false; return "2^(" + ps + "/" + qs + ")";
             case Notation::Unicode:
                 if (q == 2) return "√2";
-                if (q == 3) return "∛" + base();
-                if (q == 4) return "∜" + base();
-                is_symbol = false;
-                return "2^(" + std::to_string(p) + "/" + std::to_string(q) + ")";
+                if (q == 3) return "∛" + base;
+                if (q == 4) return "∜" + base;
+                symbol = false;
+                return "2^(" + ps + "/" + qs + ")";
             case Notation::Latex:
                 if (q == 2) return "\\sqrt{2}";
-                if (q <= 4) return "\\sqrt[" + std::to_string(q) + "]{" + base() + "}";
-                is_symbol = false;
-                return "2^{" + std::to_string(p) + "/" + std::to_string(q) + "}";
+                if (q <= 4) return "\\sqrt[" + qs + "]{" + base + "}";
+                symbol = false;
+                return "2^{" + ps + "/" + qs + "}";
+            case Notation::MathML:
+                if (q == 2) return "<msqrt><mn>2</mn></msqrt>";
+                if (q <= 4) return "<mroot><mn>" + base + "</mn><mn>" + qs + "</mn></mroot>";
+                symbol = false;
+                return "<msup><mn>2</mn>" + mrow(mn(ps) + "<mo>/</mo>" + mn(qs)) + "</msup>";
         }
         return "";
     }
 
-    // The unsigned printed form of one item.
-    std::string magnitude(const Item& it) const {
-        if (it.group) {
-            const std::string inner = sum(field_items_sorted(it.group_value));
-            if (n_ == Notation::Latex) return "\\left(" + inner + "\\right)" + apower(it.apow);
-            return "(" + inner + ")" + apower(it.apow);
-        }
-        const mpz_class& num = it.mag.get_num();
-        const mpz_class& den = it.mag.get_den();
+    // The unsigned form of one term; bare_sum: it is an integer written as a sum (3·2^k + 1).
+    // alone: the only term of its sum, positive (an integer written as a sum needs no parentheses).
+    std::string term(const Term& t, bool& bare_sum, bool alone) const {
+        bare_sum = false;
+        Shape den_shape = Shape::Decimal;
+        std::string den = t.den == 1 ? "" : integer(t.den, den_shape, Position{true, true, false});
+        // Factors of the numerator, joined by the separator their neighbours need.
         std::string top;
-        bool symbol = true;
-        const std::string rad = it.rad_q > 1 ? radical(it.rad_p, it.rad_q, symbol) : "";
-        const std::string ap = apower(it.apow);
-        const bool has_factor = !rad.empty() || !ap.empty();
-        if (num != 1 || !has_factor) top = num.get_str();
-        if (!rad.empty()) {
-            if (!top.empty()) {
-                // "3*2^(1/2)" (ascii must re-parse unambiguously), "3√2", "3 \cdot 2^{5/7}".
-                if (n_ == Notation::Ascii) top += "*";
-                else if (!symbol) top += n_ == Notation::Latex ? " \\cdot " : "·";
-            }
-            top += rad;
+        enum class Prev { None, Plain, Power, Paren, Other } prev = Prev::None;
+        const auto put = [&](const std::string& text, bool visible_before) {
+            if (prev == Prev::Power || (prev != Prev::None && visible_before)) top += times();
+            else if (prev != Prev::None) top += invisible_times();
+            top += text;
+        };
+        const bool has_factor = t.rad_q > 1 || t.group || t.apow != 0;
+        if (t.coef == 1 && den_shape == Shape::Power) {
+            // 1/2^k is written 2^(−k).
+            PowerForm p;
+            power_form(t.den, p);
+            top = power_of_two(std::to_string(p.k), true);
+            prev = Prev::Power;
+            den.clear();
+        } else if (t.coef != 1 || !has_factor) {
+            Shape shape = Shape::Decimal;
+            // The digits are juxtaposed with a root sign, a parenthesis or a; a power takes a dot.
+            const bool juxtaposed = t.rad_q > 1 ? t.rad_q <= 4 : has_factor;
+            std::string c = integer(t.coef, shape, Position{false, has_factor || !den.empty() || !alone, juxtaposed});
+            if (shape == Shape::Compound && (has_factor || (!den.empty() && !fraction_bar()))) c = paren(c);
+            top = c;
+            prev = shape == Shape::Power || shape == Shape::Product ? Prev::Power
+                   : shape == Shape::Compound                      ? Prev::Paren
+                                                                   : Prev::Plain;
+            bare_sum = shape == Shape::Compound && !has_factor && den.empty();
         }
-        top += ap;
-        if (den == 1) return top;
-        if (n_ == Notation::Latex) return "\\tfrac{" + top + "}{" + den.get_str() + "}";
-        return top + "/" + den.get_str();
+        if (t.rad_q > 1) {
+            bool symbol = true;
+            const std::string r = radical(t.rad_p, t.rad_q, symbol);
+            put(r, !symbol);
+            prev = Prev::Other;
+        }
+        bool group_only = false;
+        if (t.group) {
+            group_only = prev == Prev::None && t.apow == 0;
+            const std::string inner = sum(*t.group);
+            put(group_only && !den.empty() && fraction_bar() ? inner : paren(inner), false);
+            prev = Prev::Paren;
+        }
+        if (t.apow != 0) {
+            put(apower(t.apow), false);
+            prev = Prev::Other;
+        }
+        if (den.empty()) return top;
+        switch (n_) {
+            case Notation::Latex: return "\\tfrac{" + top + "}{" + den + "}";
+            case Notation::MathML: return "<mfrac>" + mrow(top) + mrow(den) + "</mfrac>";
+            default:
+                if (den_shape == Shape::Product || den_shape == Shape::Compound) den = paren(den);
+                return top + "/" + den;
+        }
     }
-
-    static std::vector<Item> field_items_sorted(const FieldElem& f) {
-        auto items = field_items(f, 0);
-        positive_first(items);
-        return items;
-    }
+    [[nodiscard]] bool fraction_bar() const { return n_ == Notation::Latex || n_ == Notation::MathML; }
 
     Notation n_;
+    bool compact_;
+    std::size_t keep_;
 };
+
+std::size_t unicode_width(const Sum& s, bool compact) {
+    return display_width(Render(Notation::Unicode, compact, 0).sum(s));
+}
+
+// The terms of v in the canonical order; with display, a coefficient with several terms is
+// written over its common denominator where that is no longer ((√2 − 1)a/3, not (√2/3 − 1/3)a).
+Sum term_sum(const Value& v, bool display) {
+    Sum s;
+    for (const Item& it : value_items(v)) {
+        if (!it.group) {
+            s.terms.push_back(term_of(it));
+            continue;
+        }
+        Term g;
+        g.sign = it.sign;
+        g.apow = it.apow;
+        g.group = std::make_shared<Sum>(sum_of(field_items_sorted(it.group_value)));
+        if (display) {
+            const mpz_class d = common_denominator(Value(it.group_value));
+            if (d != 1) {
+                Term f = g;
+                f.group = std::make_shared<Sum>(sum_of(field_items_sorted(it.group_value * FieldElem(mpq_class(d)))));
+                f.den = d;
+                if (unicode_width(Sum{{f}}, true) <= unicode_width(Sum{{g}}, true)) g = f;
+            }
+        }
+        s.terms.push_back(g);
+    }
+    return s;
+}
+
+// The display tree: the whole value over its common denominator when that is no longer than
+// the term-by-term form ((3√2 − 2)/7, not 3√2/7 − 2/7; but 1 − √2/2 stays).
+Sum display_sum(const Value& v, bool display) {
+    Sum per_term = term_sum(v, display);
+    if (!display || per_term.terms.size() < 2) return per_term;
+    const mpz_class d = common_denominator(v);
+    if (d == 1) return per_term;
+    Value n = v * Value(mpq_class(d));
+    const int sign = value_items(n).front().sign;
+    if (sign < 0) n = -n;
+    Term whole;
+    whole.sign = sign;
+    whole.group = std::make_shared<Sum>(term_sum(n, true));
+    whole.den = d;
+    Sum over{{whole}};
+    return unicode_width(over, true) <= unicode_width(per_term, true) ? over : per_term;
+}
 
 }  // namespace
 
-std::string to_ascii(const Value& v) { return Printer(Notation::Ascii).value(v); }
-std::string to_unicode(const Value& v) { return Printer(Notation::Unicode).value(v); }
-std::string to_latex(const Value& v) { return Printer(Notation::Latex).value(v); }
+std::string to_ascii(const Value& v) { return to_string(v, Notation::Ascii); }
+std::string to_unicode(const Value& v) { return to_string(v, Notation::Unicode); }
+std::string to_latex(const Value& v) { return to_string(v, Notation::Latex); }
+std::string to_mathml(const Value& v) { return to_display(v, Notation::MathML); }
 
-std::string to_string(const Value& v, Notation n) { return Printer(n).value(v); }
+std::string to_string(const Value& v, Notation n) { return to_display(v, n, DisplayOptions{false, 0}); }
 
 std::string to_string(const std::vector<Value>& row, Notation n) {
-    std::string out = "[";
-    for (std::size_t i = 0; i < row.size(); ++i) {
-        if (i > 0) out += ", ";
-        out += to_string(row[i], n);
+    return to_display(row, n, DisplayOptions{false, 0});
+}
+
+namespace {
+
+// The largest number of digits kept per integer for which the value fits max_width columns
+// (measured in the unicode form, whatever the notation); at least 9 (12345…6789).
+std::size_t digits_kept(const Sum& s, const DisplayOptions& o) {
+    if (o.max_width == 0) return 0;
+    const auto width = [&](std::size_t keep) {
+        return display_width(Render(Notation::Unicode, o.display, keep).sum(s));
+    };
+    if (width(0) <= o.max_width) return 0;
+    std::size_t lo = 9;
+    std::size_t hi = Render(Notation::Unicode, o.display, 0).sum(s).size();
+    while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo + 1) / 2;
+        if (width(mid) <= o.max_width) lo = mid;
+        else hi = mid - 1;
     }
-    return out + "]";
+    return lo;
+}
+
+}  // namespace
+
+std::string to_display(const Value& v, Notation n, const DisplayOptions& o) {
+    const Sum s = display_sum(v, o.display);
+    return Render(n, o.display, digits_kept(s, o)).value(s);
+}
+
+std::string to_display(const std::vector<Value>& row, Notation n, const DisplayOptions& o) {
+    std::vector<std::string> entries;
+    entries.reserve(row.size());
+    for (const Value& v : row) {
+        const Sum s = display_sum(v, o.display);
+        entries.push_back(Render(n, o.display, digits_kept(s, o)).sum(s));
+    }
+    return Render::row(n, entries);
 }
 
 std::size_t display_width(const std::string& s) {

@@ -76,6 +76,20 @@ TEST(Cli, EvalFormats) {
     EXPECT_NE(j.out.find("\"ascii\": \"a/2\""), std::string::npos) << j.out;
 }
 
+// --display: the author's form; without it the canonical one (docs/notation.md, "Display form").
+TEST(Cli, EvalDisplay) {
+    // (2^(1/2)/3 - 1/3)a = (√2 − 1)a/3.
+    EXPECT_EQ(run({"eval", "(2^(1/2) - 1)a/3", "--format", "unicode", "--display"}).out, "(√2 − 1)a/3\n");
+    EXPECT_EQ(run({"eval", "(2^(1/2) - 1)a/3", "--format", "unicode"}).out, "(√2/3 − 1/3)a\n");
+    // 2^60 = 1152921504606846976 (19 digits) by default, 2^60 with --display.
+    EXPECT_EQ(run({"eval", "2^60"}).out, "1152921504606846976\n");
+    EXPECT_EQ(run({"eval", "2^60", "--display"}).out, "2^60\n");
+    EXPECT_EQ(run({"eval", "2^(-60)", "--format", "latex", "--display"}).out, "2^{-60}\n");
+    EXPECT_EQ(run({"eval", "--format", "mathml", "--", "-a^2"}).out,
+              "<math xmlns=\"http://www.w3.org/1998/Math/MathML\"><mrow><mo>−</mo><msup><mi>a</mi><mn>2</mn>"
+              "</msup></mrow></math>\n");
+}
+
 TEST(Cli, ReadJsonIsTheObjectOfDesign) {
     const Result r = run({"read", "--memory", "[[a,0],[0,a],[0,0]]", "--query", "[1,0]", "--readout", "[1,2]",
                           "--format", "json"});
