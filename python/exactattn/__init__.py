@@ -51,8 +51,9 @@ def ln(x: Any) -> Value:
 
 
 def pow(x: Any, y: Any) -> Value:  # noqa: A001 (exactattn.pow, the engine's power)
-    """x^y for rational y: an integer y is a power; a fractional y needs x = 2^r, giving
-    2^(r·y). :class:`DomainError` otherwise (√3, (-2)^(1/2), 2^a)."""
+    """x^y for rational y: an integer y is a power; a fractional y is taken of one positive
+    term c·2^(i/m)·a^k when the result is in the domain (√9 = 3, √18 = 3·√2).
+    :class:`DomainError` otherwise (√3, (-2)^(1/2), 2^a)."""
     return _ext.pow(_ext.to_value(x), _ext.to_value(y))
 
 

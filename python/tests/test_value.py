@@ -100,6 +100,7 @@ def test_exp_and_pow_follow_the_engine():
     assert exactattn.exp("-3a") == Fraction(1, 8)
     assert exactattn.ln(8) == 3 * a
     assert exactattn.pow(8, Fraction(1, 3)) == 2
+    assert exactattn.pow(9, Fraction(1, 2)) == 3  # a rational root is exact, by hand √9 = 3
     assert Value(2) ** Fraction(1, 2) == Value("2^(1/2)")
     assert 2 ** Value("1/2") == Value("2^(1/2)")
     assert a**2 == Value("a^2")
