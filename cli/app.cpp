@@ -15,6 +15,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <new>
 #include <ostream>
@@ -27,11 +28,12 @@ namespace exactattn::cli {
 
 namespace {
 
-const std::vector<std::string> kReportFormats = {"text", "markdown", "latex", "csv", "json"};
+const std::vector<std::string> kReportFormats = {"text", "markdown", "latex", "html", "csv", "json"};
 
 /// The parsed command line: one options struct per subcommand, and the shared ones.
 struct Parsed {
     std::string output;  ///< -o FILE (empty: standard output)
+    RenderOptions render;
     EvalOptions eval;
     RunOptions run;
     ReadOptions read;
@@ -60,7 +62,7 @@ void make_app(CLI::App& app, Parsed& p) {
 
     auto* s_run = app.add_subcommand("run", "Run a scenario file (or the built-in chapter14)");
     s_run->add_option("file", p.run.file, "Scenario JSON file, or chapter14");
-    s_run->add_option("--format", p.run.format, "text|markdown|latex|csv|json")
+    s_run->add_option("--format", p.run.format, "text|markdown|latex|html|csv|json")
         ->check(CLI::IsMember(kReportFormats));
     s_run->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_run(p.run, o); }; });
 
@@ -71,13 +73,14 @@ void make_app(CLI::App& app, Parsed& p) {
     s_read->add_option("--readout", p.read.readout, "Readout coefficients, e.g. [1,2]");
     s_read->add_option("--remove", p.read.remove, "Positions to remove (1-based)");
     s_read->add_option("--zero", p.read.zero, "Positions whose score is set to 0 (1-based)");
-    s_read->add_option("--format", p.read.format, "text|json")->check(CLI::IsMember({"text", "json"}));
+    s_read->add_option("--format", p.read.format, "text|markdown|latex|html|csv|json")
+        ->check(CLI::IsMember(kReportFormats));
     s_read->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_read(p.read, o); }; });
 
     auto* s_enc = app.add_subcommand("encode", "Encoder states for a token list");
     s_enc->add_option("--scenario", p.encode.scenario, "Scenario file, or chapter14");
     s_enc->add_option("--tokens", p.encode.tokens, "Tokens separated by spaces")->required();
-    s_enc->add_option("--format", p.encode.format, "text|markdown|latex|csv|json")
+    s_enc->add_option("--format", p.encode.format, "text|markdown|latex|html|csv|json")
         ->check(CLI::IsMember(kReportFormats));
     s_enc->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_encode(p.encode, o); }; });
 
@@ -88,20 +91,22 @@ void make_app(CLI::App& app, Parsed& p) {
     p.cross.format = "markdown";
     auto* s_cross = app.add_subcommand("crosscheck", "Exact results against an independent double path");
     s_cross->add_option("files", p.cross.files, "Scenario files, or chapter14")->required();
-    s_cross->add_option("--format", p.cross.format, "markdown|json")
-        ->check(CLI::IsMember({"markdown", "json"}));
+    s_cross->add_option("--format", p.cross.format, "text|markdown|latex|html|csv|json")
+        ->check(CLI::IsMember({"text", "markdown", "latex", "html", "csv", "json"}));
     s_cross->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_crosscheck(p.cross, o); }; });
 
     p.answers.format = "markdown";
     auto* s_answers = app.add_subcommand("answers", "Exercise answer key of a scenario");
     s_answers->add_option("file", p.answers.files, "Scenario file, or chapter14")->required()->expected(1);
-    s_answers->add_option("--format", p.answers.format, "markdown|latex|json")
-        ->check(CLI::IsMember({"markdown", "latex", "json"}));
+    s_answers->add_option("--format", p.answers.format, "text|markdown|latex|html|json")
+        ->check(CLI::IsMember({"text", "markdown", "latex", "html", "json"}));
     s_answers->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_answers(p.answers, o); }; });
 
     auto* s_check = app.add_subcommand("check", "Judge learner answers (exit 0 right, 1 wrong)");
     s_check->add_option("file", p.check.file, "Scenario file, or chapter14")->required();
     auto* answer = s_check->add_option("--answer", p.check.answer, "One declared learner answer by name");
+    s_check->add_option("--format", p.check.format, "text|markdown|latex|html|csv|json")
+        ->check(CLI::IsMember({"text", "markdown", "latex", "html", "csv", "json"}));
     auto* target = s_check->add_option("--target", p.check.target,
                                        "JSON pointer of the quantity, e.g. /reads/example-14.1/weights");
     auto* proposed = s_check->add_option("--proposed", p.check.proposed,
@@ -123,7 +128,13 @@ void make_app(CLI::App& app, Parsed& p) {
     app.add_option("-o,--output", p.output, output_help);
     for (auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
         sub->add_option("-o,--output", p.output, output_help);
+        sub->add_flag("--standalone", p.render.standalone, "LaTeX: a complete document with its preamble");
+        sub->add_flag("--latex-floats", p.render.latex_floats,
+                      "LaTeX: tables as floats (default: placed where they stand)");
+        sub->add_flag("--no-markdown-math", [&p](std::int64_t) { p.render.markdown_math = false; },
+                      "Markdown: Unicode values instead of $...$ math");
     }
+    app.add_flag("--standalone", p.render.standalone, "LaTeX: a complete document with its preamble");
 }
 
 Error output_error(const std::string& path, const std::string& what, int err) {
@@ -206,6 +217,29 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err)
     return run(args, out, err, nullptr);
 }
 
+namespace {
+bool g_csv_directory_written = false;  // set by emit(): -o DIR was used as a CSV directory
+}  // namespace
+
+void emit(const Document& doc, Format format, const RenderOptions& options, std::ostream& out) {
+    if (options.csv_directory.empty()) {
+        out << render(doc, format, options);
+        return;
+    }
+    if (format != Format::Csv) {
+        Location where;
+        where.context = "--output";
+        throw usage_error(fmt::format("{} is a directory: -o DIR writes one CSV file per table (--format csv); "
+                                      "other formats go to one file",
+                                      options.csv_directory),
+                          where);
+    }
+    for (const auto& f : csv_files(doc)) {
+        write_output_file((std::filesystem::path(options.csv_directory) / f.name).string(), f.text);
+    }
+    g_csv_directory_written = true;
+}
+
 int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
         std::optional<ErrorKind>* kind) {
     if (kind != nullptr) kind->reset();
@@ -220,7 +254,13 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
         make_app(app, p);
         app.parse(argv);
         if (!p.command) p.command = [&p](std::ostream& o) { return cmd_run(p.run, o); };  // no subcommand
+        // -o DIR: one CSV file per table (emit); any other output to a directory is refused.
+        g_csv_directory_written = false;
+        std::error_code ec;
+        if (!p.output.empty() && std::filesystem::is_directory(p.output, ec)) p.render.csv_directory = p.output;
+        p.run.render = p.read.render = p.encode.render = p.answers.render = p.cross.render = p.check.render = p.render;
         code = p.command(buffer);
+        if (g_csv_directory_written) return code;
         if (!p.output.empty()) {
             write_output_file(p.output, buffer.view());
             return code;

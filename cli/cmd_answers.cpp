@@ -14,7 +14,7 @@
 namespace exactattn::cli {
 
 int cmd_answers(const FilesOptions& o, std::ostream& out) {
-    out << render_answers(run_scenario(load_scenario(o.files.at(0))), parse_format(o.format));
+    out << render_answers(run_scenario(load_scenario(o.files.at(0))), parse_format(o.format), o.render);
     return 0;
 }
 
@@ -65,11 +65,20 @@ int cmd_check(const CheckOptions& o, std::ostream& out) {
     }
     std::size_t right = 0;
     std::size_t wrong = 0;
-    for (const auto& j : judgements) {
-        (j.correct ? right : wrong)++;
-        out << judgement_text(j) << '\n';
+    for (const auto& j : judgements) (j.correct ? right : wrong)++;
+    const Format f = parse_format(o.format);
+    if (f == Format::Json) {
+        out << check_json(judgements);
+    } else {
+        // One line per judgement and the count, in any document format.
+        Document doc;
+        doc.title = "Check";
+        Lines lines;
+        for (const auto& j : judgements) lines.lines.emplace_back(judgement_text(j));
+        doc.add(std::move(lines));
+        doc.add(Paragraph{Inline(fmt::format("check: {} right, {} wrong", right, wrong))});
+        out << render(doc, f, o.render);
     }
-    out << fmt::format("check: {} right, {} wrong\n", right, wrong);
     return wrong == 0 ? 0 : 1;
 }
 

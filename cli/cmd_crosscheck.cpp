@@ -14,7 +14,9 @@ int cmd_crosscheck(const FilesOptions& o, std::ostream& out) {
         results.push_back(crosscheck(run_scenario(load_scenario(f))));
         ok = ok && results.back().passed();
     }
-    out << (o.format == "json" ? crosscheck_json(results) : crosscheck_markdown(results));
+    const Format f = parse_format(o.format);
+    if (f == Format::Json) out << crosscheck_json(results);
+    else emit(crosscheck_document(results), f, o.render, out);
     return ok ? 0 : 1;
 }
 

@@ -96,7 +96,8 @@ int cmd_read(const ReadOptions& o, std::ostream& out) {
     const ReadTrace t = for_option("--memory", [&] { return attend(memory, req); });
     const std::string format_option = "--format " + o.format;
     for_option(format_option.c_str(), [&] {
-        out << (o.format == "json" ? read_json(memory, t) : read_text(memory, t));
+        if (o.format == "json") out << read_json(memory, t);
+        else emit(read_document(memory, t, req.readout), parse_format(o.format), o.render, out);
         return 0;
     });
     return 0;

@@ -14,7 +14,10 @@ namespace exactattn::cli {
 
 int cmd_run(const RunOptions& o, std::ostream& out) {
     const Scenario s = load_scenario(o.file);
-    out << render_report(run_scenario(s), parse_format(o.format));
+    const Format f = parse_format(o.format);
+    const Report rep = run_scenario(s);
+    if (f == Format::Json) out << render_report(rep, f);
+    else emit(report_document(rep), f, o.render, out);
     return 0;
 }
 
@@ -33,7 +36,9 @@ int cmd_encode(const EncodeOptions& o, std::ostream& out) {
     where.column = 0;
     const auto tokens = split_tokens(o.tokens);
     try {
-        out << render_encoding(s, tokens, parse_format(o.format));
+        const Format f = parse_format(o.format);
+        if (f == Format::Json) out << render_encoding(s, tokens, f);
+        else emit(encoding_document(s, tokens), f, o.render, out);
     } catch (const Error& e) {
         if (e.where().empty()) throw e.located(where);
         throw;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "exactattn/document.hpp"
+
 namespace exactattn::cli {
 
 struct EvalOptions {
@@ -19,6 +21,7 @@ struct EvalOptions {
 struct RunOptions {
     std::string file = "chapter14";
     std::string format = "text";
+    exactattn::RenderOptions render;  ///< --standalone, --latex-floats, --no-markdown-math
 };
 
 struct ReadOptions {
@@ -28,17 +31,20 @@ struct ReadOptions {
     std::vector<std::string> remove;
     std::vector<std::string> zero;
     std::string format = "text";
+    exactattn::RenderOptions render;  ///< --standalone, --latex-floats, --no-markdown-math
 };
 
 struct EncodeOptions {
     std::string scenario = "chapter14";
     std::string tokens;
     std::string format = "text";
+    exactattn::RenderOptions render;  ///< --standalone, --latex-floats, --no-markdown-math
 };
 
 struct FilesOptions {
     std::vector<std::string> files;
     std::string format;
+    exactattn::RenderOptions render;  ///< --standalone, --latex-floats, --no-markdown-math
 };
 
 struct CheckOptions {
@@ -47,7 +53,14 @@ struct CheckOptions {
     std::string target;    ///< an ad-hoc answer: JSON pointer of the quantity …
     std::string proposed;  ///< … and the proposed value or vector
     bool ad_hoc = false;   ///< --target (with --proposed) was given, even as an empty string
+    std::string format = "text";
+    exactattn::RenderOptions render;  ///< --standalone, --latex-floats, --no-markdown-math
 };
+
+/// Writes a document: rendered to `out`, or, for CSV with `-o DIR`, one file per table and
+/// index.csv in DIR (each written atomically). UsageError for `-o DIR` with another format.
+void emit(const exactattn::Document& doc, exactattn::Format format, const exactattn::RenderOptions& options,
+          std::ostream& out);
 
 // Each returns the exit code and writes its whole output to `out` (a buffer the caller
 // flushes only on success). They throw exactattn::Error for invalid input.

@@ -440,4 +440,30 @@ std::string judgement_text(const Judgement& j) {
     return out + ".";
 }
 
+std::string check_json(const std::vector<Judgement>& judgements) {
+    detail::Json all = detail::Json::array();
+    std::size_t right = 0;
+    for (const auto& j : judgements) {
+        detail::Json proposed = detail::Json::array();
+        for (const auto& v : j.proposed) proposed.push_back(to_ascii(v));
+        detail::Json exact = detail::Json::array();
+        for (const auto& v : j.exact) exact.push_back(v ? detail::Json(to_ascii(*v)) : detail::Json(nullptr));
+        all.push_back({{"name", j.name},
+                       {"target", j.target},
+                       {"correct", j.correct},
+                       {"proposed", proposed},
+                       {"exact", exact},
+                       {"columns", j.columns},
+                       {"scalar", j.scalar},
+                       {"findings", j.findings},
+                       {"mistake", j.mistake.empty() ? detail::Json(nullptr) : detail::Json(j.mistake)}});
+        right += j.correct ? 1 : 0;
+    }
+    detail::Json doc;
+    doc["judgements"] = all;
+    doc["right"] = right;
+    doc["wrong"] = judgements.size() - right;
+    return doc.dump(2) + "\n";
+}
+
 }  // namespace exactattn

@@ -499,61 +499,85 @@ std::string tolerance_text(const CrosscheckResult& r) {
 
 }  // namespace
 
-std::string crosscheck_markdown(const std::vector<CrosscheckResult>& results) {
-    std::string out;
+Document crosscheck_document(const std::vector<CrosscheckResult>& results) {
+    Document doc;
+    doc.title = "Cross-check";
     std::size_t failed = 0;
     for (const auto& r : results) {
-        out += fmt::format("# Cross-check: {}\n\n", r.file);
-        out += fmt::format("Double path: a = log(2.0), max-subtracted softmax, computed from the scenario "
-                           "(never from the exact results). Each exact value is evaluated at 160 bits, not "
-                           "rounded to double first. Each quantity's error bound is derived a priori from the "
-                           "double operations that compute it (docs/crosscheck.md). Tolerance: {}.\n\n",
-                           tolerance_text(r));
-        out += "| quantity | exact | correctly rounded | double path | ULP error | bound (ULP) | relative error | "
-               "absolute error | bound (absolute) | within |\n";
-        out += "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+        doc.add(Heading{1, Inline("Cross-check: ").code(r.file)});
+        doc.add(Paragraph{Inline(fmt::format(
+            "Double path: a = log(2.0), max-subtracted softmax, computed from the scenario (never from the exact "
+            "results). Each exact value is evaluated at 160 bits, not rounded to double first. Each quantity's "
+            "error bound is derived a priori from the double operations that compute it (docs/crosscheck.md). "
+            "Tolerance: {}.",
+            tolerance_text(r)))});
+        TableBlock tab;
+        tab.caption = Inline("Every quantity of ").code(r.file).text(" against the double path");
+        tab.headers = {Inline("quantity"), Inline("exact"), Inline("correctly rounded"), Inline("double path"),
+                       Inline("ULP error"), Inline("bound (ULP)"), Inline("relative error"), Inline("absolute error"),
+                       Inline("bound (absolute)"), Inline("within")};
         for (const auto& row : r.rows) {
             const bool over_bound = row.abs_error > row.bound;
-            out += fmt::format("| `{}` | `{}` | {} ({}) | {} ({}) | {} | {} | {} | {} | {} | {} |\n", row.quantity,
-                               row.exact, num(row.rounded), hex(row.rounded), num(row.computed), hex(row.computed),
-                               err(row.ulp_error), err(row.bound_ulps), err(row.rel_error), err(row.abs_error),
-                               err(row.bound),
-                               row.passed ? "yes" : (over_bound ? "**no** (over bound)" : "**no** (over tolerance)"));
+            Inline within = row.passed ? Inline("yes") : Inline().strong("no").text(over_bound ? " (over bound)" : " (over tolerance)");
+            tab.add_row({Inline().code(row.quantity), Inline().code(row.exact),
+                         Inline(fmt::format("{} ({})", num(row.rounded), hex(row.rounded))),
+                         Inline(fmt::format("{} ({})", num(row.computed), hex(row.computed))), Inline(err(row.ulp_error)),
+                         Inline(err(row.bound_ulps)), Inline(err(row.rel_error)), Inline(err(row.abs_error)),
+                         Inline(err(row.bound)), within});
         }
-        out += "\n";
+        doc.add(std::move(tab));
+        Lines summary;
         if (!r.rows.empty()) {
-            out += fmt::format("Summary: {} quantities; max |ULP| = {} at `{}`; mean |ULP| = {}; largest error/bound "
-                               "= {} at `{}`; {} over their limit.\n",
-                               r.rows.size(), err(r.max_abs_ulp), r.rows[r.worst].quantity, err(r.mean_abs_ulp),
-                               err(r.worst_ratio), r.rows[r.worst_ratio_row].quantity, r.failed);
+            summary.lines.push_back(Inline(fmt::format("Summary: {} quantities; max |ULP| = {} at ", r.rows.size(),
+                                                       err(r.max_abs_ulp)))
+                                        .code(r.rows[r.worst].quantity)
+                                        .text(fmt::format("; mean |ULP| = {}; largest error/bound = {} at ",
+                                                          err(r.mean_abs_ulp), err(r.worst_ratio)))
+                                        .code(r.rows[r.worst_ratio_row].quantity)
+                                        .text(fmt::format("; {} over their limit.", r.failed)));
         }
-        out += fmt::format("Dyadic values (exact values that are doubles, e.g. 1/2, 1/4, 2; information only): {}, "
-                           "{} of them computed exactly by the double path.\n",
-                           r.dyadic_count, r.dyadic_exact);
+        summary.lines.push_back(Inline(fmt::format(
+            "Dyadic values (exact values that are doubles, e.g. 1/2, 1/4, 2; information only): {}, {} of them "
+            "computed exactly by the double path.",
+            r.dyadic_count, r.dyadic_exact)));
         if (r.passed()) {
-            out += r.unbounded == 0
-                       ? "Result: PASS (every quantity within its bound).\n\n"
-                       : fmt::format("Result: PASS (every quantity within its bound; {} of them unchecked: their bound "
-                                     "is inf because the double path overflows).\n\n",
-                                     r.unbounded);
+            summary.lines.push_back(Inline(
+                r.unbounded == 0 ? std::string("Result: PASS (every quantity within its bound).")
+                                 : fmt::format("Result: PASS (every quantity within its bound; {} of them unchecked: "
+                                               "their bound is inf because the double path overflows).",
+                                               r.unbounded)));
         } else {
             const auto first = std::find_if(r.rows.begin(), r.rows.end(), [](const CrossRow& x) { return !x.passed; });
-            out += fmt::format("Result: FAIL ({} quantities over their bound or the declared tolerance, first `{}`: "
-                               "the double path or the exact engine has a bug).\n\n",
-                               r.failed, first->quantity);
+            summary.lines.push_back(
+                Inline("Result: ")
+                    .strong("FAIL")
+                    .text(fmt::format(" ({} quantities over their bound or the declared tolerance, first ", r.failed))
+                    .code(first->quantity)
+                    .text(": the double path or the exact engine has a bug)."));
         }
-        out += "Naive softmax without max subtraction (for contrast; not checked):\n\n"
-               "| read | largest score | naive softmax | naive weights | naive max \\|ULP\\| |\n"
-               "| --- | --- | --- | --- | --- |\n";
+        doc.add(std::move(summary));
+        TableBlock naive;
+        naive.caption = Inline("Naive softmax without max subtraction (for contrast; not checked)");
+        naive.headers = {Inline("read"), Inline("largest score"), Inline("naive softmax"), Inline("naive weights"),
+                         Inline("naive max |ULP|")};
         for (const auto& n : r.naive) {
-            out += fmt::format("| `{}` | {} | {} | {} | {} |\n", n.read, num(n.max_score), naive_text(n),
-                               weight_list(n.weights), err(n.max_ulp_error));
+            naive.add_row({Inline().code(n.read), Inline(num(n.max_score)), Inline(naive_text(n)),
+                           Inline(weight_list(n.weights)), Inline(err(n.max_ulp_error))});
         }
-        out += "\n";
+        doc.add(std::move(naive));
         if (!r.passed()) ++failed;
     }
-    out += fmt::format("crosscheck: {} passed, {} failed\n", results.size() - failed, failed);
-    return out;
+    doc.add(Paragraph{Inline(fmt::format("crosscheck: {} passed, {} failed", results.size() - failed, failed))});
+    return doc;
+}
+
+std::string render_crosscheck(const std::vector<CrosscheckResult>& results, Format format, const RenderOptions& options) {
+    if (format == Format::Json) return crosscheck_json(results);
+    return render(crosscheck_document(results), format, options);
+}
+
+std::string crosscheck_markdown(const std::vector<CrosscheckResult>& results) {
+    return render(crosscheck_document(results), Format::Markdown);
 }
 
 std::string crosscheck_json(const std::vector<CrosscheckResult>& results) {

@@ -55,8 +55,9 @@ Vector times(const Vector& row, const Matrix& m) {
 
 }  // namespace
 
-Matrix encode(const Encoder& enc, const std::vector<Vector>& inputs) {
+Matrix encode(const Encoder& enc, const std::vector<Vector>& inputs, Matrix* pre_activations) {
     enc.check();
+    if (pre_activations != nullptr) pre_activations->clear();
     Matrix states;
     states.reserve(inputs.size());
     Vector h = enc.initial;
@@ -70,7 +71,10 @@ Matrix encode(const Encoder& enc, const std::vector<Vector>& inputs) {
         for (std::size_t j = 0; j < pre.size(); ++j) {
             pre[j] += x[j];
             pre[j] += enc.bias[j];
-            if (enc.activation == Activation::Relu) pre[j] = relu(pre[j]);
+        }
+        if (pre_activations != nullptr) pre_activations->push_back(pre);
+        if (enc.activation == Activation::Relu) {
+            for (auto& x : pre) x = relu(x);
         }
         h = pre;
         states.push_back(std::move(pre));

@@ -14,30 +14,9 @@
 namespace exactattn {
 
 // ---------------------------------------------------------------------------------------------
-// Cells in a format.
+// Helpers shared with the JSON writer and the answer key (report_json.hpp).
 
 namespace detail {
-
-// Terminal and Markdown tables use the unicode form (√2 − 1), CSV and JSON the canonical
-// ascii form, LaTeX math mode.
-Notation notation_of(Format f) {
-    switch (f) {
-        case Format::Text:
-        case Format::Markdown: return Notation::Unicode;
-        case Format::Latex: return Notation::Latex;
-        default: return Notation::Ascii;
-    }
-}
-
-std::string cell(const Value& v, Format f) {
-    return f == Format::Latex ? "$" + to_latex(v) + "$" : to_string(v, notation_of(f));
-}
-
-std::string cell(const Vector& v, Format f) {
-    return f == Format::Latex ? "$" + to_string(v, Notation::Latex) + "$" : to_string(v, notation_of(f));
-}
-
-std::string text_cell(const std::string& s, Format f) { return f == Format::Latex ? latex_escape(s) : s; }
 
 std::string approx(const Value& v) { return v.is_zero() ? "0" : to_fixed(v, 6); }
 
@@ -45,24 +24,6 @@ std::string approx(const Vector& v) {
     std::string out = "[";
     for (std::size_t i = 0; i < v.size(); ++i) out += (i > 0 ? ", " : "") + approx(v[i]);
     return out + "]";
-}
-
-std::string readout_formula(const Vector& coeffs) {
-    std::string out;
-    for (std::size_t i = 0; i < coeffs.size(); ++i) {
-        const Value& c = coeffs[i];
-        if (c.is_zero()) continue;
-        const std::string var = fmt::format("c_{}", i + 1);
-        std::string term;
-        const bool neg = c.sign() < 0;
-        const Value mag = neg ? -c : c;
-        if (mag == Value(1)) term = var;
-        else if (mag.is_rational() && mag.rational().get_den() == 1) term = to_ascii(mag) + var;
-        else term = "(" + to_unicode(mag) + ")" + var;
-        if (out.empty()) out = (neg ? "-" : "") + term;
-        else out += (neg ? " - " : " + ") + term;
-    }
-    return out.empty() ? "0" : out;
 }
 
 std::vector<Value> column_values(const Column& c, const Value& absent) {
@@ -73,105 +34,189 @@ std::vector<Value> column_values(const Column& c, const Value& absent) {
 
 }  // namespace detail
 
-using detail::approx;
-using detail::cell;
-using detail::text_cell;
+// ---------------------------------------------------------------------------------------------
+// Producers: what the report says, as a document (document.hpp renders it in every format).
 
 namespace {
 
-// A factor in a derivation, parenthesised unless it is one plain token: "(−a)", "(1/2)",
-// "(√2 − 1)" but "a", "2", "√2". Without parentheses "1/2/3/4" reads as 1/24.
-std::string factor(const std::string& a) {
-    const bool negative = a.rfind("−", 0) == 0 || a.rfind('-', 0) == 0;
-    const bool compound = a.find_first_of(" /+×") != std::string::npos;
-    return compound || negative ? "(" + a + ")" : a;
-}
-
-}  // namespace
-
-namespace detail {
-
-std::string dot_derivation(const std::vector<std::string>& q, const std::vector<std::string>& h,
-                           const std::string& score, ScoreRule rule) {
-    std::string s;
-    for (std::size_t i = 0; i < q.size(); ++i) {
-        s += (i > 0 ? " + " : "") + factor(q[i]) + " × " + factor(h[i]);
+Notation notation_for(MathForm f) {
+    switch (f) {
+        case MathForm::Latex: return Notation::Latex;
+        case MathForm::Ascii: return Notation::Ascii;
+        case MathForm::MathML: return Notation::MathML;
+        default: return Notation::Unicode;
     }
-    if (rule == ScoreRule::ScaledDot) s = "(" + s + ")/√" + std::to_string(q.size());
-    return s + " = " + score;
 }
 
-std::string weight_derivation(const std::string& e, const std::string& den, const std::string& w) {
-    const std::string ratio = factor(e) + "/" + factor(den);
-    return ratio == w ? w : ratio + " = " + w;
+// A printed value in a math form, from a string printed in notation_for(form) (MathML markup
+// passes through; a literal such as "0" becomes <mn>0</mn>).
+std::string in_form(const std::string& s, MathForm f) {
+    if (f != MathForm::MathML || (!s.empty() && s.front() == '<')) return s;
+    return "<mn>" + s + "</mn>";
 }
 
-std::string score_header(const std::string& query, ScoreRule rule, std::size_t d) {
-    return rule == ScoreRule::ScaledDot ? fmt::format("Scaled dot product with {} (÷ √{})", query, d)
-                                        : "Dot product with " + query;
-}
+std::string op(MathForm f, Formula::Op o) { return Formula().op(o).render(f); }
 
-}  // namespace detail
-
-namespace {
-
-// "1 × a + 0 × 0 = a" for small widths (the chapter's Table 14.1), the value otherwise.
-std::string dot_cell(const Vector& q, const Vector& h, const Value& score, Format f, ScoreRule rule) {
-    if (q.size() > 4 || f == Format::Latex) return cell(score, f);
-    const Notation n = detail::notation_of(f);
-    std::vector<std::string> qs;
-    std::vector<std::string> hs;
-    for (std::size_t i = 0; i < q.size(); ++i) {
-        qs.push_back(to_string(q[i], n));
-        hs.push_back(to_string(h[i], n));
+std::string list_in(const std::vector<std::string>& xs, MathForm f) {
+    std::string out = f == MathForm::MathML ? "<mo>[</mo>" : "[";
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+        if (i > 0) out += f == MathForm::MathML ? "<mo separator=\"true\">,</mo>" : ", ";
+        out += xs[i];
     }
-    return detail::dot_derivation(qs, hs, to_string(score, n), rule);
+    return out + (f == MathForm::MathML ? "<mo>]</mo>" : "]");
 }
 
-std::string weight_cell(const std::optional<Value>& e, const Value& den, const Value& w, Format f) {
-    if (f != Format::Latex && e && e->is_rational() && den.is_rational() && den != Value(1)) {
-        const Notation n = detail::notation_of(f);
-        return detail::weight_derivation(to_string(*e, n), to_string(den, n), to_string(w, n));
+// A factor of a derivation: parenthesised unless it is one plain token ("(1/2)", "(−a)", "a").
+std::string factor_in(const std::string& printed, const std::string& unicode, MathForm f) {
+    const bool negative = unicode.rfind("−", 0) == 0 || unicode.rfind('-', 0) == 0;
+    if (!negative && unicode.find_first_of(" /+×") == std::string::npos) return printed;
+    return op(f, Formula::Op::Open) + printed + op(f, Formula::Op::Close);
+}
+
+// A position's label as the chapter prints it: `1: color`, or `1: 红色` (the token through the
+// token macro) when the source declares no labels.
+Inline position_cell(const Source& src, std::size_t position) {
+    if (position >= 1 && position <= src.labels.size()) return Inline(src.position_label(position));
+    if (src.tokens && position >= 1 && position <= src.tokens->size()) {
+        return Inline(fmt::format("{}: ", position)).token((*src.tokens)[position - 1]);
     }
-    return cell(w, f);
+    return Inline(std::to_string(position));
 }
 
-}  // namespace
+// The names of every position, `color, key, full stop`, for a weights header.
+Inline position_names(const Source& src) {
+    Inline out;
+    for (std::size_t j = 1; j <= src.states.rows(); ++j) {
+        if (j > 1) out.text(", ");
+        if (j <= src.labels.size()) out.text(src.labels[j - 1]);
+        else if (src.tokens && j <= src.tokens->size()) out.token((*src.tokens)[j - 1]);
+        else out.text(std::to_string(j));
+    }
+    return out;
+}
 
-Table read_table(const Source* source, const Memory& memory, const ReadTrace& t, Format f, ScoreRule rule) {
-    Table tab;
-    tab.headers = {"Source position", "State",
-                   detail::score_header(f == Format::Latex ? to_string(t.query) : detail::cell(t.query, f), rule,
-                                        t.query.size()),
-                   "Exponential", "Normalized weight"};
-    for (std::size_t j = 0; j < memory.rows(); ++j) {
-        const std::string label = source != nullptr ? source->position_label(j + 1) : std::to_string(j + 1);
-        const Vector h = memory.row(j);
-        const auto score = t.scores.at(j);
-        const auto e = t.exponentials.at(j);
-        const Value w = t.weights.at(j).value_or(Value());
-        std::string score_cell;
-        std::string exp_cell;
-        if (t.marks[j] == Mark::Removed) {
-            score_cell = "removed";
-            exp_cell = "—";
-        } else if (t.marks[j] == Mark::Zeroed) {
-            score_cell = "0 (score set to zero)";
-            exp_cell = cell(*e, f);
-        } else {
-            score_cell = dot_cell(t.query, h, *score, f, rule);
-            exp_cell = cell(*e, f);
+// The Table 14.1 layout, once: position, state, score derivation, exponential, weight
+// derivation. Rows are produced on demand from memoized strings, so that the same generator
+// prints a read over 10^7 positions (`read`) and the chapter's three (`run`).
+TableBlock read_block(const Source* source, const Memory& memory, const ReadTrace& t, ScoreRule rule) {
+    TableBlock tab;
+    const Formula q(t.query);
+    Inline score_head(rule == ScoreRule::ScaledDot ? "Scaled dot product with " : "Dot product with ");
+    score_head.math(q);
+    if (rule == ScoreRule::ScaledDot) score_head.text(" ÷ ").math(Formula().sqrt_of(t.query.size()));
+    tab.headers = {Inline("Source position"), Inline("State"), score_head, Inline("Exponential"),
+                   Inline("Normalized weight")};
+    tab.rows = memory.rows();
+    // One memo per math form the renderer asks for.
+    struct Memo {
+        MathForm form;
+        detail::TraceStrings strings;
+        detail::TraceStrings unicode;
+        std::vector<std::string> q;
+        std::vector<std::string> q_unicode;
+        std::string den;
+        std::string den_unicode;
+    };
+    auto memo = std::make_shared<std::unique_ptr<Memo>>();
+    tab.row = [source, &memory, &t, rule, memo](std::size_t j, MathForm f, std::vector<Inline>& cells) {
+        if (!*memo || (*memo)->form != f) {
+            auto m = std::make_unique<Memo>(Memo{f, detail::TraceStrings(memory, t, notation_for(f)),
+                                                 detail::TraceStrings(memory, t, Notation::Unicode), {}, {}, {}, {}});
+            for (const auto& x : t.query) {
+                m->q.push_back(detail::printed(x, notation_for(f)));
+                m->q_unicode.push_back(detail::printed(x, Notation::Unicode));
+            }
+            m->den = detail::printed(t.denominator, notation_for(f));
+            m->den_unicode = detail::printed(t.denominator, Notation::Unicode);
+            *memo = std::move(m);
         }
-        tab.rows.push_back({text_cell(label, f), cell(h, f), text_cell(score_cell, f), exp_cell,
-                            weight_cell(e, t.denominator, w, f)});
-    }
+        Memo& m = **memo;
+        const std::size_t d = memory.width();
+        cells.assign(5, Inline());
+        cells[0] = source != nullptr ? position_cell(*source, j + 1) : Inline(std::to_string(j + 1));
+        std::vector<std::string> h(d);
+        std::vector<std::string> h_unicode(d);
+        for (std::size_t i = 0; i < d; ++i) {
+            h[i] = in_form(m.strings.entry(j, i), f);
+            h_unicode[i] = m.unicode.entry(j, i);
+        }
+        cells[1].math(Formula().prerendered(list_in(h, f)));
+        if (t.marks[j] == Mark::Removed) {
+            cells[2].text("removed");
+            cells[3].text("—");
+            cells[4].math(Formula().prerendered(in_form("0", f)));
+            return;
+        }
+        const auto& r = m.strings.row(j);
+        const auto& ru = m.unicode.row(j);
+        if (t.marks[j] == Mark::Zeroed) {
+            cells[2].math(Formula().prerendered(in_form("0", f))).text(" (score set to zero)");
+        } else if (d > 4) {
+            cells[2].math(Formula().prerendered(in_form(r.score, f)));
+        } else {
+            std::string s;
+            for (std::size_t i = 0; i < d; ++i) {
+                if (i > 0) s += op(f, Formula::Op::Plus);
+                s += factor_in(in_form(m.q[i], f), m.q_unicode[i], f) + op(f, Formula::Op::Times) +
+                     factor_in(h[i], h_unicode[i], f);
+            }
+            if (rule == ScoreRule::ScaledDot) {
+                s = op(f, Formula::Op::Open) + s + op(f, Formula::Op::Close) + op(f, Formula::Op::Divide) +
+                    Formula().sqrt_of(d).render(f);
+            }
+            cells[2].math(Formula().prerendered(s + op(f, Formula::Op::Equals) + in_form(r.score, f)));
+        }
+        cells[3].math(Formula().prerendered(in_form(r.exponential, f)));
+        std::string w = in_form(r.weight, f);
+        if (r.rational && t.denominator != Value(1)) {
+            // exponential/total, written as a fraction where the form has one: 2/4, \tfrac{2}{4}.
+            const std::string ratio =
+                f == MathForm::Latex ? "\\tfrac{" + r.exponential + "}{" + m.den + "}"
+                : f == MathForm::MathML
+                    ? "<mfrac><mrow>" + in_form(r.exponential, f) + "</mrow><mrow>" + in_form(m.den, f) + "</mrow></mfrac>"
+                    : factor_in(r.exponential, ru.exponential, f) + op(f, Formula::Op::Divide) +
+                          factor_in(m.den, m.den_unicode, f);
+            if (ru.exponential + "/" + m.den_unicode != ru.weight) w = ratio + op(f, Formula::Op::Equals) + w;
+        }
+        cells[4].math(Formula().prerendered(w));
+    };
     return tab;
 }
 
-namespace {
+// r = c_1 + 2c_2 as a formula.
+Formula readout_formula(const Vector& coeffs) {
+    Formula out;
+    bool first = true;
+    for (std::size_t i = 0; i < coeffs.size(); ++i) {
+        const Value& c = coeffs[i];
+        if (c.is_zero()) continue;
+        const bool neg = c.sign() < 0;
+        const Value mag = neg ? -c : c;
+        if (!first || neg) out.op(neg ? Formula::Op::Minus : Formula::Op::Plus);
+        first = false;
+        if (mag != Value(1)) out.factor(mag);
+        out.name(fmt::format("c_{}", i + 1));
+    }
+    if (first) out.value(Value());
+    return out;
+}
 
-std::string read_summary(const ReadTrace& t, const std::optional<Vector>& readout, Format f) {
-    const Value zero;
+// Scores → exponentials → total; weights; context; readout.
+// The read's totals as data, the CSV companion of its table: total, weights, context, readout.
+TableBlock read_data(const TableBlock& of, const ReadTrace& t) {
+    TableBlock tab;
+    tab.csv_only = true;
+    tab.number = of.number.empty() ? "" : of.number + " (totals)";
+    tab.caption = Inline(of.number.empty() ? "Totals of the read above" : "Totals of the read");
+    tab.headers = {Inline("quantity"), Inline("value")};
+    tab.add_row({Inline("denominator"), Inline().value(t.denominator)});
+    tab.add_row({Inline("weights"), Inline().vector(detail::column_values(t.weights, Value()))});
+    tab.add_row({Inline("context"), Inline().vector(t.context)});
+    if (t.readout) tab.add_row({Inline("readout"), Inline().value(*t.readout)});
+    return tab;
+}
+
+Lines read_summary(const ReadTrace& t, const std::optional<Vector>& readout) {
     std::vector<Value> scores;
     std::vector<Value> exps;
     for (std::size_t j = 0; j < t.marks.size(); ++j) {
@@ -179,337 +224,349 @@ std::string read_summary(const ReadTrace& t, const std::optional<Vector>& readou
         scores.push_back(*t.scores.at(j));
         exps.push_back(*t.exponentials.at(j));
     }
-    const bool latex = f == Format::Latex;
-    const std::string arrow = latex ? "$\\to$" : "→";
-    const std::string approx_sign = latex ? "$\\approx$" : "≈";
+    const Formula arrow = Formula().op(Formula::Op::Arrow);
+    const Formula approx = Formula().op(Formula::Op::Approx);
+    Lines l;
+    l.lines.push_back(Inline("Scores ")
+                          .vector(scores)
+                          .math(arrow)
+                          .text("exponentials ")
+                          .vector(exps)
+                          .math(arrow)
+                          .text("divide by ")
+                          .value(t.denominator)
+                          .text("."));
+    l.lines.push_back(Inline("Weights ").vector(detail::column_values(t.weights, Value())).text("."));
+    l.lines.push_back(Inline("Context ")
+                          .math(Formula(t.context).op(Formula::Op::Approx).decimal(detail::approx(t.context)))
+                          .text("."));
+    if (t.readout) {
+        Formula r;
+        r.name("r").op(Formula::Op::Equals);
+        if (readout) {
+            const Formula f = readout_formula(*readout);
+            r = Formula().name("r").op(Formula::Op::Equals);
+            Inline line("Readout ");
+            line.math(Formula().name("r").op(Formula::Op::Equals))
+                .math(f)
+                .math(Formula().op(Formula::Op::Equals).value(*t.readout).op(Formula::Op::Approx).decimal(
+                    detail::approx(*t.readout)))
+                .text(".");
+            l.lines.push_back(line);
+        } else {
+            l.lines.push_back(Inline("Readout ")
+                                  .math(r.value(*t.readout).op(Formula::Op::Approx).decimal(detail::approx(*t.readout)))
+                                  .text("."));
+        }
+    }
+    (void)approx;
+    return l;
+}
+
+std::string tokens_text(const std::vector<std::string>& tokens) {
+    std::string t;
+    for (const auto& tok : tokens) t += (t.empty() ? "" : " ") + tok;
+    return t;
+}
+
+// The coordinates (1-based) that ReLU clipped: a negative pre-activation set to 0.
+Inline clipped_cell(const Vector& pre) {
     std::string out;
-    out += fmt::format("Scores {} {} exponentials {} {} divide by {}.\n", cell(scores, f), arrow, cell(exps, f),
-                       arrow, cell(t.denominator, f));
-    out += fmt::format("Weights {}.\n", cell(detail::column_values(t.weights, zero), f));
-    out += fmt::format("Context {} {} {}.\n", cell(t.context, f), approx_sign, approx(t.context));
-    if (t.readout && readout) {
-        out += fmt::format("Readout r = {} = {} {} {}.\n", text_cell(detail::readout_formula(*readout), f),
-                           cell(*t.readout, f), approx_sign, approx(*t.readout));
+    for (std::size_t i = 0; i < pre.size(); ++i) {
+        if (pre[i].sign() < 0) out += (out.empty() ? "" : ", ") + std::to_string(i + 1);
     }
-    return out;
+    return Inline(out.empty() ? "—" : out);
 }
 
-std::string paragraph(const std::string& s, Format f) {
-    if (f == Format::Markdown) {
-        std::string out;
-        std::size_t start = 0;
-        while (start < s.size()) {
-            const auto nl = s.find('\n', start);
-            out += s.substr(start, nl - start) + "  \n";
-            if (nl == std::string::npos) break;
-            start = nl + 1;
-        }
-        return out;
+// A token source's table: position, token, embedding, pre-activation, state and the
+// coordinates ReLU clipped (with a ReLU encoder).
+TableBlock encoder_table(const Scenario& s, const std::vector<std::string>& tokens, const Source* src) {
+    Matrix pre;
+    const Matrix states = s.encode_tokens(tokens, &pre);
+    const bool relu = s.encoder && s.encoder->activation == Activation::Relu;
+    TableBlock tab;
+    tab.headers = {Inline("Position"), Inline("Token"), Inline("Embedding"), Inline("Pre-activation"),
+                   Inline("State")};
+    if (relu) tab.headers.push_back(Inline("ReLU clipped"));
+    for (std::size_t j = 0; j < tokens.size(); ++j) {
+        std::vector<Inline> row = {src != nullptr ? position_cell(*src, j + 1) : Inline(std::to_string(j + 1)),
+                                   Inline().token(tokens[j]), Inline().vector(s.embedding(tokens[j])),
+                                   Inline().vector(pre[j]), Inline().vector(states[j])};
+        if (relu) row.push_back(clipped_cell(pre[j]));
+        tab.add_row(std::move(row));
     }
-    return s;
-}
-
-std::string heading(const std::string& s, Format f, int level = 2) {
-    switch (f) {
-        case Format::Markdown: return std::string(static_cast<std::size_t>(level), '#') + " " + s + "\n\n";
-        case Format::Latex:
-            return (level <= 1 ? "\\section*{" : "\\subsection*{") + latex_escape(s) + "}\n\n";
-        case Format::Csv: return "# " + s + "\r\n";
-        default: {
-            const std::string rule(display_width(s), level <= 1 ? '=' : '-');
-            return s + "\n" + rule + "\n";
-        }
-    }
-}
-
-std::string sources_section(const Scenario& s, Format f) {
-    std::string out;
-    for (const auto& src : s.sources) {
-        Table tab;
-        tab.caption = fmt::format("Source {}{}", src.name,
-                                  src.tokens ? " (" + [&] {
-                                      std::string t;
-                                      for (const auto& tok : *src.tokens) t += (t.empty() ? "" : " ") + tok;
-                                      return t;
-                                  }() + ")"
-                                             : std::string(" (memory given directly)"));
-        if (f == Format::Latex) tab.caption = latex_escape(tab.caption);
-        if (src.tokens) tab.headers = {"Position", "Token", "Embedding", "State"};
-        else tab.headers = {"Position", "State"};
-        for (std::size_t j = 0; j < src.states.rows(); ++j) {
-            std::vector<std::string> row = {text_cell(src.position_label(j + 1), f)};
-            if (src.tokens) {
-                row.push_back(text_cell((*src.tokens)[j], f));
-                row.push_back(cell(s.embedding((*src.tokens)[j]), f));
-            }
-            row.push_back(cell(src.states.row(j), f));
-            tab.rows.push_back(std::move(row));
-        }
-        if (f == Format::Csv) out += "# " + tab.caption + "\r\n";
-        out += tab.render(f) + "\n";
-    }
-    return out;
-}
-
-std::string intervention_section(const Report& rep, const InterventionResult& ir, Format f) {
-    const Source& src = rep.scenario.source(ir.spec.source);
-    const bool has_readout = ir.spec.readout.has_value();
-    Table tab;
-    const std::string query = to_string(ir.spec.query.values);
-    const std::string labels = [&] {
-        std::string l;
-        for (std::size_t j = 1; j <= src.states.rows(); ++j) {
-            std::string name = src.position_label(j);
-            const auto colon = name.find(": ");
-            if (colon != std::string::npos) name = name.substr(colon + 2);
-            l += (l.empty() ? "" : ", ") + name;
-        }
-        return l;
-    }();
-    switch (ir.spec.kind) {
-        case InterventionKind::RemoveState:
-            tab.caption = fmt::format("{}: frozen-memory deletion (remove-state) with query {}", ir.spec.name, query);
-            tab.headers = {"Removed position", "Weights: " + labels, "New context"};
-            break;
-        case InterventionKind::ZeroScore:
-            tab.caption = fmt::format("{}: score set to zero (zero-score) with query {}", ir.spec.name, query);
-            tab.headers = {"Zeroed position", "Scores", "Weights: " + labels, "Context"};
-            break;
-        case InterventionKind::DeleteToken:
-            tab.caption = fmt::format("{}: input deletion with encoder recomputation (delete-token) with query {}",
-                                      ir.spec.name, query);
-            tab.headers = {"Deleted source token", "Recomputed states", "Context"};
-            break;
-    }
-    if (has_readout) tab.headers.push_back("Readout r");
-    if (f == Format::Latex) tab.caption = latex_escape(tab.caption);
-    for (const auto& row : ir.rows) {
-        std::vector<std::string> cells;
-        const std::string who = row.position == 0 ? "None" : src.position_label(row.position);
-        cells.push_back(text_cell(who, f));
-        const Value zero;
-        switch (ir.spec.kind) {
-            case InterventionKind::RemoveState:
-                cells.push_back(cell(detail::column_values(row.trace.weights, zero), f));
-                break;
-            case InterventionKind::ZeroScore:
-                cells.push_back(cell(detail::column_values(row.trace.scores, zero), f));
-                cells.push_back(cell(detail::column_values(row.trace.weights, zero), f));
-                break;
-            case InterventionKind::DeleteToken: {
-                std::string states;
-                for (std::size_t j = 0; j < row.states.rows(); ++j) {
-                    states += (j > 0 ? "; " : "") + to_string(row.states.row(j), detail::notation_of(f));
-                }
-                cells.push_back(f == Format::Latex ? "$" + states + "$" : states);
-                break;
-            }
-        }
-        cells.push_back(cell(row.trace.context, f));
-        if (has_readout) cells.push_back(cell(*row.trace.readout, f));
-        tab.rows.push_back(std::move(cells));
-    }
-    std::string out;
-    if (f == Format::Csv) out += "# " + tab.caption + "\r\n";
-    out += tab.render(f);
-    if (!ir.spec.note.empty()) out += "\n" + paragraph(text_cell(ir.spec.note, f) + "\n", f);
-    return out + "\n";
-}
-
-Table costs_table(const CostResult& c, Format f) {
-    Table tab;
-    const auto& in = c.costs.input;
-    tab.caption = fmt::format("{}: n = {}, d = {}, T = {}, {} bytes per number", c.spec.name, in.positions,
-                              in.width, in.target_steps, in.bytes_per_number);
-    tab.headers = {"Quantity", "Count"};
-    const auto& k = c.costs;
-    tab.rows = {
-        {"Source-state numbers (n·d)", std::to_string(k.stored_numbers)},
-        {"Source-state bytes", std::to_string(k.stored_bytes)},
-        {"Fixed-context numbers (d)", std::to_string(k.fixed_context_numbers)},
-        {"Fixed-context bytes", std::to_string(k.fixed_context_bytes)},
-        {"Dot products (n·T)", std::to_string(k.dot_products)},
-        {"Multiplications per dot product (d)", std::to_string(k.multiplications_per_dot_product)},
-        {"Additions per dot product (d − 1)", std::to_string(k.additions_per_dot_product)},
-        {"Scalar multiplications", std::to_string(k.multiplications)},
-        {"Scalar additions", std::to_string(k.additions)},
-        {"Exponentials", std::to_string(k.exponentials)},
-        {"Divisions", std::to_string(k.divisions)},
-        {"Sequential encoder updates", std::to_string(k.sequential_encoder_steps)},
-        {"Sequential decoder updates", std::to_string(k.sequential_decoder_steps)},
-    };
-    if (f == Format::Latex) {
-        tab.caption = latex_escape(tab.caption);
-        for (auto& r : tab.rows) r[0] = latex_escape(r[0]);
+    if (relu) {
+        tab.notes.push_back(Inline("State = ReLU(pre-activation); a clipped coordinate had a negative "
+                                   "pre-activation and is set to 0."));
     }
     return tab;
 }
 
-std::string render_document(const Report& rep, Format f) {
-    const Scenario& s = rep.scenario;
-    std::string out;
-    const std::string title = s.title.empty() ? s.file : s.title;
-    out += heading(title, f, 1);
-    if (f != Format::Csv) {
-        out += paragraph(f == Format::Latex ? "$a = \\ln 2 \\approx " + approx(Value::ln2()) + "$\n"
-                                            : "a = ln 2 ≈ " + approx(Value::ln2()) + "\n",
-                         f) +
-               "\n";
-    }
-    if (!s.assumptions.empty() && f != Format::Csv) {
-        out += heading("Declared assumptions", f);
-        if (f == Format::Latex) out += "\\begin{itemize}\n";
-        for (const auto& a : s.assumptions) {
-            out += f == Format::Latex ? "\\item " + latex_escape(a) + "\n" : "- " + a + "\n";
+void add_sources(Document& doc, const Scenario& s) {
+    for (const auto& src : s.sources) {
+        if (src.tokens && s.encoder) {
+            TableBlock tab = encoder_table(s, *src.tokens, &src);
+            tab.caption = Inline(fmt::format("Source {} (", src.name)).token(tokens_text(*src.tokens)).text(")");
+            doc.add(std::move(tab));
+            continue;
         }
-        if (f == Format::Latex) out += "\\end{itemize}\n";
-        out += "\n";
-    }
-    if (!s.sources.empty()) {
-        out += heading("Encoder states", f);
-        out += sources_section(s, f);
-    }
-    for (const auto& rr : rep.reads) {
-        const Source& src = s.source(rr.spec.source);
-        std::string h = fmt::format("Read {}: source {}, query {}{}", rr.spec.name, rr.spec.source,
-                                    rr.spec.query.name.empty() ? "" : rr.spec.query.name + " = ",
-                                    to_string(rr.spec.query.values));
-        if (!rr.spec.remove.empty() || !rr.spec.zero.empty()) {
-            std::string marks;
-            for (auto p : rr.spec.remove) marks += fmt::format(" remove {}", p);
-            for (auto p : rr.spec.zero) marks += fmt::format(" zero {}", p);
-            h += " (" + marks.substr(1) + ")";
+        TableBlock tab;
+        tab.caption = Inline(fmt::format("Source {} ", src.name));
+        if (src.tokens) tab.caption.text("(").token(tokens_text(*src.tokens)).text(")");
+        else tab.caption.text("(memory given directly)");
+        if (src.tokens) tab.headers = {Inline("Position"), Inline("Token"), Inline("Embedding"), Inline("State")};
+        else tab.headers = {Inline("Position"), Inline("State")};
+        for (std::size_t j = 0; j < src.states.rows(); ++j) {
+            std::vector<Inline> row = {position_cell(src, j + 1)};
+            if (src.tokens) {
+                row.push_back(Inline().token((*src.tokens)[j]));
+                row.push_back(Inline().vector(s.embedding((*src.tokens)[j])));
+            }
+            row.push_back(Inline().vector(src.states.row(j)));
+            tab.add_row(std::move(row));
         }
-        out += heading(h, f);
-        Table tab = read_table(&src, src.states, rr.trace, f, s.rule);
-        out += tab.render(f) + "\n";
-        if (f != Format::Csv) {
-            out += paragraph(read_summary(rr.trace, rr.spec.readout ? std::optional<Vector>(rr.spec.readout->values)
-                                                                   : std::nullopt,
-                                          f),
-                             f);
-            if (!rr.spec.note.empty()) out += "\n" + paragraph(text_cell(rr.spec.note, f) + "\n", f);
-            out += "\n";
-        }
+        doc.add(std::move(tab));
     }
-    if (!rep.interventions.empty()) {
-        out += heading("Interventions", f);
-        for (const auto& ir : rep.interventions) out += intervention_section(rep, ir, f);
-    }
-    if (!rep.costs.empty()) {
-        out += heading("Costs (logical counts under declared assumptions)", f);
-        for (const auto& c : rep.costs) {
-            const Table tab = costs_table(c, f);
-            if (f == Format::Csv) out += "# " + tab.caption + "\r\n";
-            out += tab.render(f) + "\n";
+}
+
+void add_intervention(Document& doc, const Report& rep, const InterventionResult& ir) {
+    const Source& src = rep.scenario.source(ir.spec.source);
+    const bool has_readout = ir.spec.readout.has_value();
+    TableBlock tab;
+    tab.number = ir.spec.number;
+    tab.label = ir.spec.number.empty() ? "" : "tab:" + ir.spec.number;
+    const Inline labels = position_names(src);
+    const Formula query(ir.spec.query.values);
+    Inline caption;
+    if (!ir.spec.caption.empty()) {
+        caption = inline_markdown(ir.spec.caption);
+    } else {
+        switch (ir.spec.kind) {
+            case InterventionKind::RemoveState:
+                caption.text(ir.spec.name + ": frozen-memory deletion (remove-state) with query ").math(query);
+                break;
+            case InterventionKind::ZeroScore:
+                caption.text(ir.spec.name + ": score set to zero (zero-score) with query ").math(query);
+                break;
+            case InterventionKind::DeleteToken:
+                caption.text(ir.spec.name + ": input deletion with encoder recomputation (delete-token) with query ")
+                    .math(query);
+                break;
         }
     }
-    while (out.size() >= 2 && out[out.size() - 1] == '\n' && out[out.size() - 2] == '\n') out.pop_back();
-    return out;
+    tab.caption = caption;
+    switch (ir.spec.kind) {
+        case InterventionKind::RemoveState:
+            tab.headers = {Inline("Removed position"), Inline("Weights: ").append(labels), Inline("New context")};
+            break;
+        case InterventionKind::ZeroScore:
+            tab.headers = {Inline("Zeroed position"), Inline("Scores"), Inline("Weights: ").append(labels),
+                           Inline("Context")};
+            break;
+        case InterventionKind::DeleteToken:
+            tab.headers = {Inline("Deleted source token"), Inline("Recomputed states"), Inline("Context")};
+            break;
+    }
+    if (has_readout) tab.headers.push_back(Inline("Readout ").math(Formula().name("r")));
+    const Value zero;
+    for (const auto& row : ir.rows) {
+        std::vector<Inline> cells;
+        cells.push_back(row.position == 0 ? Inline("None") : position_cell(src, row.position));
+        switch (ir.spec.kind) {
+            case InterventionKind::RemoveState:
+                cells.push_back(Inline().vector(detail::column_values(row.trace.weights, zero)));
+                break;
+            case InterventionKind::ZeroScore:
+                cells.push_back(Inline().vector(detail::column_values(row.trace.scores, zero)));
+                cells.push_back(Inline().vector(detail::column_values(row.trace.weights, zero)));
+                break;
+            case InterventionKind::DeleteToken: {
+                Formula states;
+                for (std::size_t j = 0; j < row.states.rows(); ++j) {
+                    if (j > 0) states.op(Formula::Op::Semicolon);
+                    states.vector(row.states.row(j));
+                }
+                cells.push_back(Inline().math(states));
+                break;
+            }
+        }
+        cells.push_back(Inline().vector(row.trace.context));
+        if (has_readout) cells.push_back(Inline().value(*row.trace.readout));
+        tab.add_row(std::move(cells));
+    }
+    if (ir.spec.kind == InterventionKind::DeleteToken) {
+        // Which recomputed states differ from the original ones at the same source position.
+        for (const auto& row : ir.rows) {
+            if (row.position == 0) continue;
+            Inline note = Inline("Deleting ").append(position_cell(src, row.position)).text(": ");
+            bool any = false;
+            for (std::size_t j = 0; j < row.states.rows(); ++j) {
+                const std::size_t original = j + 1 < row.position ? j : j + 1;
+                const Vector before = src.states.row(original);
+                const Vector after = row.states.row(j);
+                if (before == after) continue;
+                Vector change(after.size());
+                for (std::size_t i = 0; i < after.size(); ++i) change[i] = after[i] - before[i];
+                if (any) note.text("; ");
+                any = true;
+                note.append(position_cell(src, original + 1))
+                    .text(" changes from ")
+                    .vector(before)
+                    .text(" to ")
+                    .vector(after)
+                    .text(" (by ")
+                    .vector(change)
+                    .text(")");
+            }
+            if (!any) note.text("no remaining state changes");
+            tab.notes.push_back(note.text("."));
+        }
+    }
+    if (!ir.spec.note.empty()) tab.notes.push_back(inline_markdown(ir.spec.note));
+    doc.add(std::move(tab));
+}
+
+TableBlock costs_block(const CostResult& c) {
+    TableBlock tab;
+    const auto& in = c.costs.input;
+    tab.caption = Inline(fmt::format("{}: n = {}, d = {}, T = {}, {} bytes per number", c.spec.name, in.positions,
+                                     in.width, in.target_steps, in.bytes_per_number));
+    tab.headers = {Inline("Quantity"), Inline("Count")};
+    const auto& k = c.costs;
+    const std::pair<const char*, std::int64_t> rows[] = {
+        {"Source-state numbers (n·d)", k.stored_numbers},
+        {"Source-state bytes", k.stored_bytes},
+        {"Fixed-context numbers (d)", k.fixed_context_numbers},
+        {"Fixed-context bytes", k.fixed_context_bytes},
+        {"Dot products (n·T)", k.dot_products},
+        {"Multiplications per dot product (d)", k.multiplications_per_dot_product},
+        {"Additions per dot product (d − 1)", k.additions_per_dot_product},
+        {"Scalar multiplications", k.multiplications},
+        {"Scalar additions", k.additions},
+        {"Exponentials", k.exponentials},
+        {"Divisions", k.divisions},
+        {"Sequential encoder updates", k.sequential_encoder_steps},
+        {"Sequential decoder updates", k.sequential_decoder_steps},
+    };
+    for (const auto& [label, count] : rows) tab.add_row({Inline(label), Inline(std::to_string(count))});
+    return tab;
+}
+
+Inline read_heading(const ReadResult& rr) {
+    Inline h(fmt::format("Read {}: source {}, query {}", rr.spec.name, rr.spec.source,
+                         rr.spec.query.name.empty() ? "" : rr.spec.query.name + " = "));
+    h.vector(rr.spec.query.values);
+    if (!rr.spec.remove.empty() || !rr.spec.zero.empty()) {
+        std::string marks;
+        for (auto p : rr.spec.remove) marks += fmt::format(" remove {}", p);
+        for (auto p : rr.spec.zero) marks += fmt::format(" zero {}", p);
+        h.text(" (" + marks.substr(1) + ")");
+    }
+    return h;
 }
 
 }  // namespace
 
-std::string render_report(const Report& rep, Format f) {
+Document report_document(const Report& rep) {
+    const Scenario& s = rep.scenario;
+    Document doc;
+    doc.title = s.title.empty() ? s.file : s.title;
+    doc.add(Heading{1, Inline(doc.title)});
+    doc.add(Paragraph{Inline().math(
+        Formula().name("a").op(Formula::Op::Equals).name("ln 2").op(Formula::Op::Approx).decimal(
+            detail::approx(Value::ln2())))});
+    if (!s.assumptions.empty()) {
+        doc.add(Heading{2, Inline("Declared assumptions")});
+        ItemList l;
+        for (const auto& a : s.assumptions) l.items.push_back(inline_markdown(a));
+        doc.add(std::move(l));
+    }
+    if (!s.sources.empty()) {
+        doc.add(Heading{2, Inline("Encoder states")});
+        add_sources(doc, s);
+    }
+    for (const auto& rr : rep.reads) {
+        const Source& src = s.source(rr.spec.source);
+        doc.add(Heading{2, read_heading(rr)});
+        TableBlock tab = read_block(&src, src.states, rr.trace, s.rule);
+        tab.number = rr.spec.number;
+        tab.label = rr.spec.number.empty() ? "" : "tab:" + rr.spec.number;
+        tab.caption = !rr.spec.caption.empty() ? inline_markdown(rr.spec.caption)
+                                               : Inline("Read " + rr.spec.name + ": scores, exponentials and weights");
+        TableBlock data = read_data(tab, rr.trace);
+        doc.add(std::move(tab));
+        doc.add(std::move(data));
+        doc.add(read_summary(rr.trace, rr.spec.readout ? std::optional<Vector>(rr.spec.readout->values) : std::nullopt));
+        if (!rr.spec.note.empty()) doc.add(Paragraph{inline_markdown(rr.spec.note)});
+    }
+    if (!rep.interventions.empty()) {
+        doc.add(Heading{2, Inline("Interventions")});
+        for (const auto& ir : rep.interventions) add_intervention(doc, rep, ir);
+    }
+    if (!rep.costs.empty()) {
+        doc.add(Heading{2, Inline("Costs (logical counts under declared assumptions)")});
+        for (const auto& c : rep.costs) doc.add(costs_block(c));
+    }
+    return doc;
+}
+
+std::string render_report(const Report& rep, Format f, const RenderOptions& options) {
     if (f == Format::Json) return detail::report_to_json(rep).dump(2) + "\n";
-    return render_document(rep, f);
+    return render(report_document(rep), f, options);
+}
+
+Document read_document(const Memory& memory, const ReadTrace& trace, const std::optional<Vector>& readout) {
+    Document doc;
+    doc.title = "Attention read";
+    TableBlock tab = read_block(nullptr, memory, trace, ScoreRule::Dot);
+    tab.caption = Inline(fmt::format("A read over {} position{}: scores, exponentials and weights", memory.rows(),
+                                     memory.rows() == 1 ? "" : "s"));
+    TableBlock data = read_data(tab, trace);
+    doc.add(std::move(tab));
+    doc.add(std::move(data));
+    doc.add(read_summary(trace, readout));
+    return doc;
+}
+
+std::string read_text(const Memory& memory, const ReadTrace& trace, const std::optional<Vector>& readout) {
+    return render(read_document(memory, trace, readout), Format::Text);
 }
 
 std::string read_json(const Memory& memory, const ReadTrace& trace) {
     return detail::trace_json_text(memory, trace) + "\n";
 }
 
-std::string read_text(const Memory& memory, const ReadTrace& trace) {
-    // The text of read_table(nullptr, memory, trace, Format::Text).text() and read_summary,
-    // written from memoized strings with rows produced on demand, so that a read over 10^7
-    // positions prints without holding its table or its values (the tests compare the two).
-    detail::TraceStrings strings(memory, trace, Notation::Unicode);
-    const std::size_t d = memory.width();
-    std::vector<std::string> q(trace.query.size());
-    for (std::size_t i = 0; i < q.size(); ++i) q[i] = to_unicode(trace.query[i]);
-    const std::string den = to_unicode(trace.denominator);
-    const bool den_one = trace.denominator == Value(1);
-    std::vector<std::string> h(d);
-    auto row = [&](std::size_t j, std::vector<std::string>& cells) {
-        cells.assign(5, std::string());
-        cells[0] = std::to_string(j + 1);
-        std::string& state = cells[1];
-        state = "[";
-        for (std::size_t i = 0; i < d; ++i) {
-            h[i] = strings.entry(j, i);
-            if (i > 0) state += ", ";
-            state += h[i];
-        }
-        state += "]";
-        if (trace.marks[j] == Mark::Removed) {
-            cells[2] = "removed";
-            cells[3] = "—";
-            cells[4] = "0";
-            return;
-        }
-        const auto& r = strings.row(j);
-        if (trace.marks[j] == Mark::Zeroed) {
-            cells[2] = "0 (score set to zero)";
-        } else if (q.size() > 4) {
-            cells[2] = r.score;
-        } else {
-            cells[2] = detail::dot_derivation(q, h, r.score, ScoreRule::Dot);
-        }
-        cells[3] = r.exponential;
-        cells[4] = r.rational && !den_one ? detail::weight_derivation(r.exponential, den, r.weight) : r.weight;
-    };
-    const std::vector<std::string> headers = {"Source position", "State",
-                                              detail::score_header(detail::cell(trace.query, Format::Text),
-                                                                   ScoreRule::Dot, trace.query.size()),
-                                              "Exponential", "Normalized weight"};
-    std::string out = text_table("", headers, memory.rows(), row);
-    std::string scores = "[";
-    std::string exps = "[";
-    std::string weights = "[";
-    bool first = true;
-    for (std::size_t p = 0; p < trace.marks.size(); ++p) {
-        if (p > 0) weights += ", ";
-        if (trace.marks[p] == Mark::Removed) {
-            weights += "0";
-            continue;
-        }
-        const auto& r = strings.row(p);
-        if (!first) {
-            scores += ", ";
-            exps += ", ";
-        }
-        first = false;
-        scores += r.score;
-        exps += r.exponential;
-        weights += r.weight;
-    }
-    out += fmt::format("\nScores {}] → exponentials {}] → divide by {}.\n", scores, exps, den);
-    out += fmt::format("Weights {}].\n", weights);
-    out += fmt::format("Context {} ≈ {}.\n", detail::cell(trace.context, Format::Text), approx(trace.context));
-    if (trace.readout) {
-        out += fmt::format("Readout = {} ≈ {}.\n", to_unicode(*trace.readout), approx(*trace.readout));
-    }
-    return out;
+Document encoding_document(const Scenario& s, const std::vector<std::string>& tokens) {
+    if (tokens.empty()) throw shape_error("no tokens given");
+    Document doc;
+    doc.title = "Encoder states";
+    TableBlock tab = encoder_table(s, tokens, nullptr);
+    tab.caption = Inline("Encoder states of ").token(tokens_text(tokens));
+    doc.add(std::move(tab));
+    return doc;
 }
 
-std::string render_encoding(const Scenario& s, const std::vector<std::string>& tokens, Format f) {
-    if (tokens.empty()) throw shape_error("no tokens given");
-    const Matrix states = s.encode_tokens(tokens);
+std::string render_encoding(const Scenario& s, const std::vector<std::string>& tokens, Format f,
+                            const RenderOptions& options) {
     if (f == Format::Json) {
+        if (tokens.empty()) throw shape_error("no tokens given");
+        Matrix pre;
+        const Matrix states = s.encode_tokens(tokens, &pre);
         detail::Json j;
         j["tokens"] = tokens;
+        detail::Json pj = detail::Json::array();
+        for (const auto& r : pre) {
+            detail::Json row = detail::Json::array();
+            for (const auto& x : r) row.push_back(to_ascii(x));
+            pj.push_back(row);
+        }
+        j["pre_activations"] = pj;
         detail::Json st = detail::Json::array();
         for (const auto& row : states) st.push_back(detail::vector_json(row));
         j["states"] = st;
         return j.dump(2) + "\n";
     }
-    Table tab;
-    tab.headers = {"Position", "Token", "Embedding", "State"};
-    for (std::size_t j = 0; j < tokens.size(); ++j) {
-        tab.rows.push_back({std::to_string(j + 1), text_cell(tokens[j], f), cell(s.embedding(tokens[j]), f),
-                            cell(states[j], f)});
-    }
-    return tab.render(f);
+    return render(encoding_document(s, tokens), f, options);
 }
 
 }  // namespace exactattn

@@ -9,15 +9,28 @@
 
 namespace exactattn::detail {
 
+std::string printed(const Value& v, Notation n) {
+    if (n == Notation::Ascii) return to_ascii(v);  // JSON and CSV data: the canonical form
+    std::string s = to_display(v, n);
+    if (n == Notation::MathML) {  // the content of the <math> element, for a larger formula
+        const auto open = s.find('>');
+        const auto close = s.rfind("</math>");
+        if (s.rfind("<math", 0) == 0 && open != std::string::npos && close != std::string::npos) {
+            s = s.substr(open + 1, close - open - 1);
+        }
+    }
+    return s;
+}
+
 TraceStrings::TraceStrings(const Memory& memory, const ReadTrace& t, Notation n)
     : memory_(memory), t_(t), n_(n) {}
 
 const std::string& TraceStrings::entry(std::size_t j, std::size_t i) {
-    if (!memory_.is_compact()) return scratch_ = to_string(memory_.at(j, i), n_);
+    if (!memory_.is_compact()) return scratch_ = printed(memory_.at(j, i), n_);
     const std::int64_t k = memory_.integers()[j * memory_.width() + i];
     const auto it = entries_.find(k);
     if (it != entries_.end()) return it->second;
-    std::string s = to_string(memory_.at(j, i), n_);
+    std::string s = printed(memory_.at(j, i), n_);
     if (entries_.size() >= kMax) return scratch_ = std::move(s);
     return entries_.emplace(k, std::move(s)).first->second;
 }
@@ -29,13 +42,13 @@ const TraceStrings::Row& TraceStrings::row(std::size_t p) {
         const auto it = keyed_.find(*key);
         if (it != keyed_.end()) return it->second;
     }
-    std::string score = to_string(*t_.scores.at(p), n_);
+    std::string score = printed(*t_.scores.at(p), n_);
     if (!key) {
         const auto it = rows_.find(score);
         if (it != rows_.end()) return it->second;
     }
     const Value e = *t_.exponentials.at(p);
-    Row r{score, to_string(e, n_), to_string(t_.weights.at(p).value_or(Value()), n_),
+    Row r{score, printed(e, n_), printed(t_.weights.at(p).value_or(Value()), n_),
           e.is_rational() && t_.denominator.is_rational()};
     if (rows_.size() + keyed_.size() >= kMax) return scratch_row_ = std::move(r);
     if (key) return keyed_.emplace(*key, std::move(r)).first->second;

@@ -19,6 +19,10 @@ Json trace_to_json(const Memory* memory, const ReadTrace& t);
 /// (memory integers, scores), and a position's exponential and weight are functions of its
 /// score, so each distinct one is computed and printed once. The caches stop growing at a
 /// fixed size; past it, strings are computed each time.
+/// A value as printed in a table cell: the display form (docs/notation.md) in Unicode, LaTeX
+/// and MathML (the content of one <math> element), the canonical form in ascii.
+std::string printed(const Value& v, Notation n);
+
 class TraceStrings {
 public:
     /// Strings in notation `n` (ascii for JSON, unicode for terminal text).
@@ -64,22 +68,9 @@ const Json& resolve_pointer(const Json& doc, const std::string& pointer, const L
 /// the report `doc` (a value, a vector or a matrix of values). Defined in check.cpp.
 void check_answer_target(const Json& doc, const Scenario& s, const LearnerAnswer& la, const Location& where);
 
-// Derivations shared by the table and the streaming printer (report.cpp): every factor that
-// is not one plain token is parenthesised, "(1/2)/(3/4) = 2/3", and the scaled score shows
-// its division, "(1 × a + 1 × a)/√4 = a/2".
-std::string dot_derivation(const std::vector<std::string>& q, const std::vector<std::string>& h,
-                           const std::string& score, ScoreRule rule);
-std::string weight_derivation(const std::string& e, const std::string& den, const std::string& w);
-std::string score_header(const std::string& query, ScoreRule rule, std::size_t d);
-
-// Cell helpers shared by the renderers (report.cpp).
-Notation notation_of(Format f);
-std::string cell(const Value& v, Format f);
-std::string cell(const Vector& v, Format f);
-std::string text_cell(const std::string& s, Format f);
+// Helpers shared by the renderers and the answer key.
 std::string approx(const Value& v);
 std::string approx(const Vector& v);
-std::string readout_formula(const Vector& coeffs);
 std::vector<Value> column_values(const Column& c, const Value& absent);
 
 }  // namespace exactattn::detail

@@ -74,12 +74,12 @@ const Vector& Scenario::embedding(const std::string& token) const {
                                       names.empty() ? "empty" : names));
 }
 
-Matrix Scenario::encode_tokens(const std::vector<std::string>& tokens) const {
+Matrix Scenario::encode_tokens(const std::vector<std::string>& tokens, Matrix* pre_activations) const {
     if (!encoder) throw reference_error("the scenario declares no encoder, so tokens cannot be encoded");
     std::vector<Vector> inputs;
     inputs.reserve(tokens.size());
     for (const auto& t : tokens) inputs.push_back(embedding(t));
-    return encode(*encoder, inputs);
+    return encode(*encoder, inputs, pre_activations);
 }
 
 namespace {
@@ -336,7 +336,7 @@ private:
     void reads(Scenario& s) {
         each("reads", [&](const std::string& name, const Json& v, const std::string& ptr) {
             r_.object(v, ptr);
-            r_.only_keys(v, ptr, {"source", "query", "readout", "remove", "zero", "note"});
+            r_.only_keys(v, ptr, {"source", "query", "readout", "remove", "zero", "note", "number", "caption"});
             ReadSpec rs;
             rs.name = name;
             rs.source = source_ref(s, v, ptr);
@@ -356,6 +356,8 @@ private:
                 }
             }
             if (v.contains("note")) rs.note = r_.string(v["note"], ptr + "/note");
+            if (v.contains("number")) rs.number = r_.string(v["number"], ptr + "/number");
+            if (v.contains("caption")) rs.caption = r_.string(v["caption"], ptr + "/caption");
             s.reads.push_back(std::move(rs));
         });
     }
@@ -363,7 +365,7 @@ private:
     void interventions(Scenario& s) {
         each("interventions", [&](const std::string& name, const Json& v, const std::string& ptr) {
             r_.object(v, ptr);
-            r_.only_keys(v, ptr, {"kind", "source", "query", "readout", "positions", "note"});
+            r_.only_keys(v, ptr, {"kind", "source", "query", "readout", "positions", "note", "number", "caption"});
             InterventionSpec is;
             is.name = name;
             if (!v.contains("kind")) throw shape_error("missing \"kind\"", r_.at(ptr));
@@ -394,6 +396,8 @@ private:
                 for (std::size_t j = 1; j <= n; ++j) is.positions.push_back(j);
             }
             if (v.contains("note")) is.note = r_.string(v["note"], ptr + "/note");
+            if (v.contains("number")) is.number = r_.string(v["number"], ptr + "/number");
+            if (v.contains("caption")) is.caption = r_.string(v["caption"], ptr + "/caption");
             s.interventions.push_back(std::move(is));
         });
     }

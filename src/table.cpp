@@ -15,7 +15,8 @@ Format parse_format(const std::string& name) {
     if (name == "latex") return Format::Latex;
     if (name == "csv") return Format::Csv;
     if (name == "json") return Format::Json;
-    throw usage_error(fmt::format("unknown format \"{}\"; expected text, markdown, latex, csv or json", name));
+    if (name == "html") return Format::Html;
+    throw usage_error(fmt::format("unknown format \"{}\"; expected text, markdown, latex, html, csv or json", name));
 }
 
 std::string text_table(const std::string& caption, const std::vector<std::string>& headers,
@@ -98,8 +99,31 @@ std::string Table::markdown() const {
 }
 
 std::string latex_escape(const std::string& s) {
+    // Mathematical characters in prose (a scenario's note "≈ 0.69", "2×2") are set in math mode:
+    // text fonts lack most of them.
+    static const std::pair<std::string_view, std::string_view> symbols[] = {
+        {"≈", "\\ensuremath{\\approx}"}, {"×", "\\ensuremath{\\times}"}, {"−", "\\ensuremath{-}"},
+        {"→", "\\ensuremath{\\to}"},     {"·", "\\ensuremath{\\cdot}"},  {"≤", "\\ensuremath{\\le}"},
+        {"≥", "\\ensuremath{\\ge}"},     {"≠", "\\ensuremath{\\ne}"},    {"∞", "\\ensuremath{\\infty}"},
+        {"√", "\\ensuremath{\\surd}"},   {"∛", "\\ensuremath{\\sqrt[3]{\\;}}"}, {"∜", "\\ensuremath{\\sqrt[4]{\\;}}"},
+        {"α", "\\ensuremath{\\alpha}"},  {"β", "\\ensuremath{\\beta}"},  {"±", "\\ensuremath{\\pm}"},
+        {"…", "\\ldots{}"},               {"—", "---"},                      {"–", "--"}};
     std::string out;
-    for (char c : s) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const char c = s[i];
+        if ((static_cast<unsigned char>(c) & 0x80) != 0) {
+            bool matched = false;
+            for (const auto& [from, to] : symbols) {
+                if (s.compare(i, from.size(), from) == 0) {
+                    out += to;
+                    i += from.size() - 1;
+                    matched = true;
+                    break;
+                }
+            }
+            if (!matched) out += c;
+            continue;
+        }
         switch (c) {
             case '&': out += "\\&"; break;
             case '%': out += "\\%"; break;

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "exactattn/document.hpp"
 #include "exactattn/report.hpp"
 
 namespace exactattn {
@@ -13,8 +14,11 @@ namespace exactattn {
 /// reference answers (for a read: scores, exponentials, total, weights, context, readout with its
 /// arithmetic; for an intervention: each row, and whether the largest weight identifies the
 /// removal that changes the readout most; for costs: the products that give them; for learner
-/// answers: the verdict and the mistake). Formats: Markdown, LaTeX, JSON.
-/// Throws UsageError for other formats.
-std::string render_answers(const Report& report, Format format);
+/// answers: the verdict and the mistake).
+Document answers_document(const Report& report);
+
+/// The answer key in a format: text, Markdown, LaTeX, HTML (the document) or JSON (per exercise:
+/// id, title, prompt, answer sentences in Unicode text, exact values). UsageError for CSV.
+std::string render_answers(const Report& report, Format format, const RenderOptions& options = {});
 
 }  // namespace exactattn

@@ -52,4 +52,9 @@ std::string exact_text(const Judgement& j, Notation n);
 /// One line: `name: right|wrong: target: proposed …, exact …; findings; mistake: …`.
 std::string judgement_text(const Judgement& j);
 
+/// `check --format json`: {"judgements": [{name, target, correct, proposed, exact (ascii
+/// strings; null where the report has no entry), columns, scalar, findings, mistake}], "right",
+/// "wrong"}.
+std::string check_json(const std::vector<Judgement>& judgements);
+
 }  // namespace exactattn

@@ -11,6 +11,7 @@
 
 #include <gmpxx.h>
 
+#include "exactattn/document.hpp"
 #include "exactattn/report.hpp"
 
 namespace exactattn {
@@ -88,6 +89,11 @@ mpq_class exact_of_double(double x);
 
 /// Markdown report: a table per file, the summary, the naive-softmax table.
 std::string crosscheck_markdown(const std::vector<CrosscheckResult>& results);
+/// The cross-check as a document (per file: the comparison table, the summary, the naive
+/// softmax table; then the pass/fail count), and in any format (JSON: crosscheck_json).
+Document crosscheck_document(const std::vector<CrosscheckResult>& results);
+std::string render_crosscheck(const std::vector<CrosscheckResult>& results, Format format,
+                              const RenderOptions& options = {});
 /// The same as JSON.
 std::string crosscheck_json(const std::vector<CrosscheckResult>& results);
 

@@ -30,7 +30,8 @@ struct Encoder {
 };
 
 /// h_1..h_n for inputs x_1..x_n (each of the embedding width). ShapeError on a width mismatch.
-Matrix encode(const Encoder& enc, const std::vector<Vector>& inputs);
+/// `pre_activations`, when given, receives h_{t-1} W_h + x_t W_x + b for every t (what φ saw).
+Matrix encode(const Encoder& enc, const std::vector<Vector>& inputs, Matrix* pre_activations = nullptr);
 
 /// Score rule between a query and a memory row.
 enum class ScoreRule {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "exactattn/document.hpp"
 #include "exactattn/model.hpp"
 #include "exactattn/scenario.hpp"
 #include "exactattn/table.hpp"
@@ -51,26 +52,32 @@ struct Report {
 /// JSON pointer of the declaration that failed.
 Report run_scenario(const Scenario& scenario);
 
+/// The report as a document: the title, the declared assumptions, the encoder states, every
+/// read (the Table 14.1 layout and its summary), every intervention table and every cost
+/// table, with the scenario's table numbers and captions.
+Document report_document(const Report& report);
+
 /// The report in a format. JSON is the document `expect` pointers address (docs/report.md):
 /// /sources/<name>/states, /reads/<name>/{scores,exponentials,denominator,weights,context,readout},
-/// /interventions/<name>/rows/<k>/…, /costs/<name>/… (docs/scenario.md lists them all).
-std::string render_report(const Report& report, Format format);
+/// /interventions/<name>/rows/<k>/…, /costs/<name>/…; the other formats render
+/// report_document().
+std::string render_report(const Report& report, Format format, const RenderOptions& options = {});
 
-/// Tables of one read in the chapter's layout (Table 14.1): position, state, dot product,
-/// exponential, normalized weight. Used by `read` and by the report.
-/// The score column shows the rule used: `1 × a + 0 × 0 = a`, or for the scaled score
-/// `(1 × a + 1 × a)/√2 = …` under the header "Scaled dot product with q (÷ √d)".
-Table read_table(const Source* source, const Memory& memory, const ReadTrace& trace, Format format,
-                 ScoreRule rule = ScoreRule::Dot);
+/// One read as a document: the Table 14.1 layout (rows produced on demand, so a read over
+/// millions of positions prints without holding its table) and the summary lines.
+Document read_document(const Memory& memory, const ReadTrace& trace,
+                       const std::optional<Vector>& readout = std::nullopt);
 
-/// `read --format json`: the trace object of docs/report.md ("Structure").
+/// `read --format json`: the object of docs/cli.md.
 std::string read_json(const Memory& memory, const ReadTrace& trace);
 
-/// `read --format text`: the table and the summary lines.
-std::string read_text(const Memory& memory, const ReadTrace& trace);
+/// `read --format text`: render(read_document(...), Format::Text).
+std::string read_text(const Memory& memory, const ReadTrace& trace,
+                      const std::optional<Vector>& readout = std::nullopt);
 
-/// `encode`: states of a token list in a format.
+/// `encode`: states of a token list as a document, and in a format (JSON: tokens and states).
+Document encoding_document(const Scenario& scenario, const std::vector<std::string>& tokens);
 std::string render_encoding(const Scenario& scenario, const std::vector<std::string>& tokens,
-                            Format format);
+                            Format format, const RenderOptions& options = {});
 
 }  // namespace exactattn

@@ -39,6 +39,8 @@ struct ReadSpec {
     std::vector<std::size_t> remove;  ///< 1-based positions
     std::vector<std::size_t> zero;    ///< 1-based positions
     std::string note;
+    std::string number;   ///< the book's table number ("14.1"), printed "Table 14.1"
+    std::string caption;  ///< the book's caption (Markdown), replacing the generated one
 };
 
 enum class InterventionKind { RemoveState, ZeroScore, DeleteToken };
@@ -54,6 +56,8 @@ struct InterventionSpec {
     std::optional<NamedVector> readout;
     std::vector<std::size_t> positions;
     std::string note;
+    std::string number;   ///< the book's table number ("14.2")
+    std::string caption;  ///< the book's caption (Markdown)
 };
 
 /// One declared cost case (`costs`).
@@ -118,7 +122,7 @@ struct Scenario {
     /// Embedding of a token; ReferenceError naming the token and the vocabulary.
     [[nodiscard]] const Vector& embedding(const std::string& token) const;
     /// Encoder states for tokens (the encoder and vocabulary must be declared).
-    [[nodiscard]] Matrix encode_tokens(const std::vector<std::string>& tokens) const;
+    [[nodiscard]] Matrix encode_tokens(const std::vector<std::string>& tokens, Matrix* pre_activations = nullptr) const;
 };
 
 /// Parses scenario JSON text; `file` names it in errors. Throws Error (exit code 2) with the

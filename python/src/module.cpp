@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "exactattn/document.hpp"
 #include "exactattn/answers.hpp"
 #include "exactattn/check.hpp"
 #include "exactattn/crosscheck.hpp"
@@ -386,11 +387,18 @@ py::tuple trace_table(const PyTrace& t, std::size_t head) {
     for (std::size_t j = 0; j < n; ++j) {
         if (n <= 2 * head || j < head || j >= n - head) pick.push_back(j);
     }
-    Table tab;
+    std::vector<std::vector<std::string>> tab;
+    auto cells_of = [](const Memory& m, const ReadTrace& tr) {
+        const Document doc = read_document(m, tr);
+        for (const auto& b : doc.blocks) {
+            if (const auto* t = std::get_if<TableBlock>(&b)) return table_cells(*t, Format::Text);
+        }
+        return std::vector<std::vector<std::string>>{};
+    };
     {
         py::gil_scoped_release release;
         if (pick.size() == n) {
-            tab = read_table(nullptr, t.memory, t.trace, Format::Text);
+            tab = cells_of(t.memory, t.trace);
         } else {
             Matrix rows;
             ReadTrace sub;
@@ -411,11 +419,13 @@ py::tuple trace_table(const PyTrace& t, std::size_t head) {
             sub.scores = Column(std::move(s));
             sub.exponentials = Column(std::move(e));
             sub.weights = Column(std::move(w));
-            tab = read_table(nullptr, Memory(std::move(rows)), sub, Format::Text);
-            for (std::size_t r = 0; r < pick.size(); ++r) tab.rows[r][0] = std::to_string(pick[r] + 1);
+            tab = cells_of(Memory(std::move(rows)), sub);
+            for (std::size_t r = 0; r < pick.size(); ++r) tab.at(r + 1).at(0) = std::to_string(pick[r] + 1);
         }
     }
-    return py::make_tuple(tab.headers, tab.rows, pick.size() < n);
+    const std::vector<std::string> headers = tab.empty() ? std::vector<std::string>{} : tab.front();
+    const std::vector<std::vector<std::string>> rows(tab.empty() ? tab.end() : tab.begin() + 1, tab.end());
+    return py::make_tuple(headers, rows, pick.size() < n);
 }
 
 // ---- scenarios ------------------------------------------------------------------------------
@@ -802,7 +812,7 @@ floats are refused (they are not exact) except in comparisons, where they compar
             const Report rep = run(s);
             py::gil_scoped_release r;
             const std::vector<CrosscheckResult> results = {crosscheck(rep)};
-            return std::make_tuple(format == "json" ? crosscheck_json(results) : crosscheck_markdown(results),
+            return std::make_tuple(render_crosscheck(results, format_arg(format)),
                                    results.front().passed());
         })
         .def("encode", [](const Scenario& s, py::object tokens) {

@@ -203,9 +203,11 @@ TEST(Cli, CheckExitCodes) {
 }
 
 TEST(Cli, AnswersAndCrosscheck) {
-    Result r = run({"answers", "chapter14"});
+    Result r = run({"answers", "chapter14", "--format", "text"});
     EXPECT_EQ(r.code, 0) << r.err;
-    EXPECT_NE(r.out.find("2a/5 + 2(2a/5) = 6a/5"), std::string::npos);
+    EXPECT_NE(r.out.find("2a/5 + 2(2a/5) = 6a/5"), std::string::npos) << r.out;
+    r = run({"answers", "chapter14"});  // Markdown with $…$ math
+    EXPECT_NE(r.out.find("$\\tfrac{2a}{5} + 2\\left(\\tfrac{2a}{5}\\right) = \\tfrac{6a}{5}$"), std::string::npos) << r.out;
     r = run({"crosscheck", "chapter14", "--format", "json"});
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("\"passed\": true"), std::string::npos);

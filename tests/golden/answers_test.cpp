@@ -23,6 +23,13 @@ std::string section(const std::string& key, const std::string& heading) {
     return key.substr(start, end == std::string::npos ? std::string::npos : end - start);
 }
 
+// Markdown with Unicode values, as the chapter prints them.
+RenderOptions unicode_markdown() {
+    RenderOptions o;
+    o.markdown_math = false;
+    return o;
+}
+
 void contains(const std::string& text, const std::string& needle) {
     EXPECT_NE(text.find(needle), std::string::npos) << "missing: " << needle << "\nin:\n" << text;
 }
@@ -30,7 +37,7 @@ void contains(const std::string& text, const std::string& needle) {
 }  // namespace
 
 TEST(Answers, ReferenceAnswersOfSection1410) {
-    const std::string key = render_answers(chapter(), Format::Markdown);
+    const std::string key = render_answers(chapter(), Format::Markdown, unicode_markdown());
     // 1. Scores [a,a,0], exponentials [2,2,1], total five, weights [2/5,2/5,1/5], context
     //    [2a/5,2a/5], readout 2a/5 + 2(2a/5) = 6a/5.
     const std::string e1 = section(key, "## Exercise 1");
@@ -82,7 +89,7 @@ TEST(Answers, SentencesFollowTheNumbers) {
                     {"id": "2", "prompt": "Remove key.", "reads": ["without-key"]}]
     })";
     const Report rep = run_scenario(parse_scenario(json, "inline.json"));
-    const std::string key = render_answers(rep, Format::Markdown);
+    const std::string key = render_answers(rep, Format::Markdown, unicode_markdown());
     const std::string e1 = section(key, "## Exercise 1");
     contains(e1, "Here the largest weight, 2/5 shared by 1: color and 2: key, also marks the removal that changes "
                  "the readout most: removing 2: key lowers the readout by 8a/15 to 2a/3.");

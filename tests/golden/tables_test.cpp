@@ -43,7 +43,11 @@ TEST_P(GoldenTable, AppearsInTheReport) {
         for (char c : golden) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
         golden = crlf;
     }
-    const std::string out = exactattn::render_report(rep, f);
+    // Markdown goldens are typed as the chapter prints them (Unicode math); `*.math.md` ones with
+    // `$…$` LaTeX math, the default.
+    exactattn::RenderOptions options;
+    options.markdown_math = p.filename().string().find(".math.") != std::string::npos;
+    const std::string out = exactattn::render_report(rep, f, options);
     EXPECT_NE(out.find(golden), std::string::npos) << "golden table " << p.filename() << " not found in:\n" << out;
 }
 

@@ -79,7 +79,7 @@ def text(node):
     """The node's text as a reader would type it: MathML fractions as p/q, powers as b^e,
     roots with √; scripts, styles and TeX annotations left out."""
     if isinstance(node, str):
-        return node
+        return node.replace("\u2062", "").replace("\u2061", " ")  # invisible times, function application
     if node.tag in HIDDEN:
         return ""
     parts = [text(child) for child in node.children]

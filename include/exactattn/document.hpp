@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: MIT
+// exactattn: the document model — headings, paragraphs with inline math, tables with caption,
+// label and notes, lists — that every command produces, and one renderer per format.
+//
+// A producer (the report, the answer key, a read) says *what* it prints: text, exact values,
+// formulas. A renderer says *how*: aligned text, Markdown, LaTeX, HTML (MathML) or CSV. A
+// new format is one renderer; a new table is one producer.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "exactattn/memory.hpp"
+#include "exactattn/table.hpp"
+#include "exactattn/value.hpp"
+
+namespace exactattn {
+
+/// How math is written: terminal Unicode (`2a/3`, `√2`), LaTeX (`\tfrac{2a}{3}`), MathML (HTML),
+/// or the canonical ascii form (CSV cells, read back by `eval` and SymPy).
+enum class MathForm { Unicode, Latex, MathML, Ascii };
+
+/// A formula: exact values and vectors joined by operators and names, rendered per form
+/// (`1 × a + 0 × 0 = a`, `(1/2)/(3/4) = 2/3`, `r = c_1 + 2c_2`).
+class Formula {
+public:
+    enum class Op { Plus, Minus, Times, Divide, Equals, Approx, Arrow, Open, Close, Semicolon, Comma };
+
+    Formula() = default;
+    explicit Formula(const Value& v) { value(v); }
+    explicit Formula(const Vector& v) { vector(v); }
+
+    Formula& value(const Value& v);
+    /// A value in parentheses when it is not one plain token (a sum, a fraction, a negative).
+    Formula& factor(const Value& v);
+    Formula& vector(const Vector& v);
+    /// Values with a gap where a position has none (a removed position's score): `[a, —, 0]`.
+    Formula& column(const std::vector<std::optional<Value>>& v);
+    Formula& op(Op o);
+    /// A name such as `r`, `a`, `q`; `c_1` is written with a subscript.
+    Formula& name(const std::string& n);
+    /// √d for a whole number d.
+    Formula& sqrt_of(std::size_t d);
+    /// A correctly rounded decimal (printed as is).
+    Formula& decimal(const std::string& d);
+    /// Author math (`$…$` in a scenario's Markdown): LaTeX source, kept as written for LaTeX and
+    /// Markdown and read as plain text elsewhere (`\\ln 2` → ln 2, `\\tfrac{a}{2}` → a/2).
+    Formula& tex(const std::string& source);
+    /// Appends the atoms of another formula (adjacent math runs become one).
+    Formula& append(const Formula& other);
+    /// Text written per form by a function (a learner's answer, printed as entered).
+    Formula& custom(std::function<std::string(MathForm)> render);
+    /// Text already written in the form it will be rendered in (the streaming read printer
+    /// memoizes its strings per form).
+    Formula& prerendered(const std::string& s);
+
+    [[nodiscard]] std::string render(MathForm f) const;
+    [[nodiscard]] bool empty() const { return atoms_.empty(); }
+
+private:
+    struct Atom {
+        enum class Kind { Value, Vector, Column, Op, Name, Sqrt, Decimal, Raw, Tex, Custom } kind;
+        Value v;
+        Vector vec;
+        std::vector<std::optional<Value>> col;
+        Op o = Op::Plus;
+        std::string text;
+        std::size_t n = 0;
+        bool paren = false;
+        std::function<std::string(MathForm)> fn;
+    };
+    std::vector<Atom> atoms_;
+};
+
+/// Inline content: text, emphasis, code and math, in order.
+class Inline {
+public:
+    enum class Kind { Text, Emph, Strong, Code, Math, Token };
+    struct Part {
+        Kind kind;
+        std::string text;
+        Formula math;
+    };
+
+    Inline() = default;
+    Inline(const char* s) { text(s); }         // NOLINT: plain text converts implicitly
+    Inline(const std::string& s) { text(s); }  // NOLINT
+    Inline(const Formula& f) { math(f); }      // NOLINT
+
+    Inline& text(const std::string& s);
+    Inline& emph(const std::string& s);
+    Inline& strong(const std::string& s);
+    Inline& code(const std::string& s);
+    Inline& math(const Formula& f);
+    /// A source token (红色): in LaTeX through the macro \exactattnToken, which an author can
+    /// redefine (fonts, colour); plain text elsewhere.
+    Inline& token(const std::string& s);
+    Inline& value(const Value& v) { return math(Formula(v)); }
+    Inline& vector(const Vector& v) { return math(Formula(v)); }
+    /// Appends the parts of `other`.
+    Inline& append(const Inline& other);
+
+    [[nodiscard]] const std::vector<Part>& parts() const { return parts_; }
+    [[nodiscard]] bool empty() const { return parts_.empty(); }
+
+private:
+    std::vector<Part> parts_;
+};
+
+/// Author Markdown of a scenario (prompts, notes): `*emphasis*`, `**strong**`, `` `code` `` and
+/// `$…$` math (kept as LaTeX source for LaTeX and Markdown, read as plain text elsewhere).
+/// As in CommonMark, `_` opens or closes emphasis only at a word boundary (`h_t` is text).
+Inline inline_markdown(const std::string& markdown);
+
+struct Heading {
+    int level = 2;  ///< 1: the document's title, 2: a section, 3: a subsection
+    Inline text;
+};
+
+struct Paragraph {
+    Inline text;
+};
+
+/// Lines kept apart (a read's summary: scores → exponentials → total; weights; context).
+struct Lines {
+    std::vector<Inline> lines;
+};
+
+struct ItemList {
+    bool ordered = false;
+    std::vector<Inline> items;
+};
+
+/// A quoted passage (an exercise's prompt).
+struct Quote {
+    Inline text;
+};
+
+/// A table. Rows are produced on demand by `row`, so that a table of millions of rows is
+/// never held in memory (the text renderer calls it twice a row: widths, then lines); `form`
+/// is the math form the renderer will write, for producers that memoize their strings.
+struct TableBlock {
+    std::string label;    ///< cross-reference key (LaTeX \label, HTML id), may be empty
+    std::string number;   ///< "14.1": printed as "Table 14.1" before the caption
+    Inline caption;
+    std::vector<Inline> headers;
+    std::size_t rows = 0;
+    std::function<void(std::size_t row, MathForm form, std::vector<Inline>& cells)> row;
+    std::vector<Inline> notes;
+    /// Data that completes the preceding table for a spreadsheet (a read's total, context and
+    /// readout): written only as CSV, where the prose summary has no place.
+    bool csv_only = false;
+
+    /// Adds a row held in the table (for small tables built cell by cell).
+    void add_row(std::vector<Inline> cells);
+
+private:
+    std::shared_ptr<std::vector<std::vector<Inline>>> held_;
+};
+
+using Block = std::variant<Heading, Paragraph, Lines, ItemList, Quote, TableBlock>;
+
+struct Document {
+    std::string title;  ///< the page title (HTML <title>, LaTeX standalone \title)
+    std::vector<Block> blocks;
+
+    template <class B>
+    Document& add(B block) {
+        blocks.emplace_back(std::move(block));
+        return *this;
+    }
+};
+
+/// Options of the renderers.
+struct RenderOptions {
+    bool standalone = false;     ///< LaTeX: a complete document with its preamble
+    bool latex_floats = false;   ///< LaTeX: tables as floats (default: placed where they stand)
+    bool markdown_math = true;   ///< Markdown: `$…$` math (off: Unicode, for plain viewers)
+    /// CSV: the directory that receives one file per table and index.csv (`-o DIR`); empty:
+    /// every table to one stream, separated by an empty line.
+    std::string csv_directory;
+};
+
+/// One table of a document as a CSV file of its own: `01-table-14.1.csv`.
+struct CsvFile {
+    std::string name;     ///< file name: the table's position, then its number, label or caption
+    std::string caption;  ///< "Table 14.1 — From comparisons …" (Unicode text)
+    std::string text;     ///< RFC 4180, CRLF line ends
+};
+
+/// Every table of the document as its own CSV file, then `index.csv` (file, caption).
+std::vector<CsvFile> csv_files(const Document& doc);
+
+/// The document in a format: Text, Markdown, Latex, Html or Csv. UsageError for Json (JSON is
+/// each command's data, not a document).
+std::string render(const Document& doc, Format format, const RenderOptions& options = {});
+
+/// One inline run in a format (Text: Unicode math), e.g. a table cell for a caller that lays
+/// out the cells itself (the Python module).
+std::string render_inline(const Inline& in, Format format, const RenderOptions& options = {});
+
+/// The cells of a table in a format, every row produced (header row first).
+std::vector<std::vector<std::string>> table_cells(const TableBlock& table, Format format,
+                                                  const RenderOptions& options = {});
+
+/// Author LaTeX math as plain Unicode text: `h_{t-1}`, `\\ln 2` → ln 2, `\\approx` → ≈.
+std::string tex_to_text(const std::string& tex);
+
+/// What a LaTeX fragment needs in the preamble of the document it is pasted into (also
+/// written as a comment at the top of every fragment).
+std::string latex_requirements();
+
+}  // namespace exactattn

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+// The document model and its renderers (issue 11): what the chapter's report says in each
+// format. Expected values are worked by hand from Chapter 14 (the encoder h_t = relu(h_{t-1} + x_t)
+// with the chapter's embeddings).
+#include <gtest/gtest.h>
+
+#include "exactattn/answers.hpp"
+#include "exactattn/document.hpp"
+#include "exactattn/error.hpp"
+#include "exactattn/report.hpp"
+
+namespace exactattn {
+namespace {
+
+const Report& chapter() {
+    static const Report r = run_scenario(load_scenario("chapter14"));
+    return r;
+}
+
+void contains(const std::string& text, const std::string& needle) {
+    EXPECT_NE(text.find(needle), std::string::npos) << "missing: " << needle << "\nin:\n" << text;
+}
+
+TEST(Document, EncoderTablesShowPreActivationAndReluClipping) {
+    const std::string text = render_report(chapter(), Format::Text);
+    // Blue: h_1 = relu([−a, 0]) = [0, 0] (coordinate 1 clipped); h_2 = relu([0, 0] + [−a, a]) =
+    // relu([−a, a]) = [0, a] (coordinate 1 clipped); h_3 = relu([0, a] + [0, −a]) = [0, 0].
+    contains(text, "1: color      蓝色   [−a, 0]    [−a, 0]         [0, 0]  1\n");
+    contains(text, "2: key        钥匙   [−a, a]    [−a, a]         [0, a]  1\n");
+    contains(text, "3: full stop  。     [0, −a]    [0, 0]          [0, 0]  —\n");
+    // Red: nothing is clipped.
+    contains(text, "2: key        钥匙   [−a, a]    [0, a]          [0, a]  —\n");
+}
+
+TEST(Document, DeleteTokenTablesNameTheStatesThatChanged) {
+    const std::string text = render_report(chapter(), Format::Text);
+    // Deleting the key: the full stop is encoded from [a, 0] + [0, −a] → relu([a, −a]) = [a, 0]
+    // instead of [0, 0] (Section 14.5).
+    contains(text, "Deleting 2: key: 3: full stop changes from [0, 0] to [a, 0] (by [a, 0]).");
+    // Deleting the color: the key is relu([−a, a]) = [0, a] as before, the full stop [0, 0].
+    contains(text, "Deleting 1: color: no remaining state changes.");
+}
+
+TEST(Document, LatexNumbersTablesAsTheChapterDoes) {
+    const std::string tex = render_report(chapter(), Format::Latex);
+    contains(tex, "\\renewcommand{\\thetable}{14.1}\\captionof{table}{From comparisons to source-position "
+                  "weights.}\\label{tab:14.1}");
+    // Unnumbered tables take the starred caption, so they do not consume a number.
+    contains(tex, "\\captionof*{table}{Source red (\\exactattnToken{红色 钥匙 。})}");
+    // Author Markdown: $…$ kept as math, intraword underscores are not emphasis.
+    contains(tex, "$h_t = \\mathrm{relu}(h_{t-1} W_h + x_t W_x + b)$");
+    EXPECT_EQ(tex.find("\\emph{t"), std::string::npos);
+    // The fragment names what it needs.
+    EXPECT_EQ(tex.rfind("% exactattn LaTeX fragment. Needs in the preamble:", 0), 0U);
+    RenderOptions floats;
+    floats.latex_floats = true;
+    contains(render_report(chapter(), Format::Latex, floats), "\\begin{table}[htbp]");
+    RenderOptions standalone;
+    standalone.standalone = true;
+    const std::string doc = render_report(chapter(), Format::Latex, standalone);
+    EXPECT_EQ(doc.rfind("\\documentclass{article}", 0), 0U);
+    contains(doc, "\\end{document}");
+}
+
+TEST(Document, HtmlIsOneSelfContainedPageWithMathML) {
+    const std::string html = render_report(chapter(), Format::Html);
+    EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0U);
+    // No network: the only URI is the MathML namespace name, which is never fetched.
+    std::string stripped = html;
+    const std::string ns = "http://www.w3.org/1998/Math/MathML";
+    for (auto at = stripped.find(ns); at != std::string::npos; at = stripped.find(ns)) stripped.erase(at, ns.size());
+    EXPECT_EQ(stripped.find("http"), std::string::npos);
+    EXPECT_EQ(stripped.find("src="), std::string::npos);
+    contains(html, "<caption>Table 14.1 — From comparisons to source-position weights.</caption>");
+    // 1/2, the weight of the color in Example 14.1, as a MathML fraction.
+    contains(html, "<mfrac><mrow><mn>1</mn></mrow><mrow><mn>2</mn></mrow></mfrac>");
+}
+
+TEST(Document, TexInProseReadsAsText) {
+    EXPECT_EQ(tex_to_text("a = \\ln 2 \\approx 0.69"), "a = ln 2 ≈ 0.69");
+    EXPECT_EQ(tex_to_text("\\tfrac{2a}{3}"), "2a/3");
+    EXPECT_EQ(tex_to_text("\\frac{a + 1}{2}"), "(a + 1)/2");
+    EXPECT_EQ(tex_to_text("h_{t-1} W_h"), "h_{t-1} W_h");
+    EXPECT_EQ(tex_to_text("2^{k}"), "2^k");
+    EXPECT_EQ(tex_to_text("\\sqrt{2}"), "√2");
+}
+
+TEST(Document, MarkdownUnderscoresInsideWordsAreText) {
+    const Inline in = inline_markdown("h_t and _stress_ and **bold** and `code` and $x^2$");
+    ASSERT_EQ(in.parts().size(), 8U);
+    EXPECT_EQ(in.parts()[0].kind, Inline::Kind::Text);
+    EXPECT_EQ(in.parts()[0].text, "h_t and ");
+    EXPECT_EQ(in.parts()[1].kind, Inline::Kind::Emph);
+    EXPECT_EQ(in.parts()[3].kind, Inline::Kind::Strong);
+    EXPECT_EQ(in.parts()[5].kind, Inline::Kind::Code);
+    EXPECT_EQ(in.parts()[7].kind, Inline::Kind::Math);
+}
+
+TEST(Document, CsvHasOneFilePerTableAndAnIndex) {
+    const auto files = csv_files(report_document(chapter()));
+    ASSERT_GE(files.size(), 3U);
+    EXPECT_EQ(files.back().name, "index.csv");
+    bool table_14_1 = false;
+    bool totals = false;
+    for (const auto& f : files) {
+        if (f.name.find("table-14.1.csv") != std::string::npos) {
+            table_14_1 = true;
+            EXPECT_EQ(f.caption, "Table 14.1 — From comparisons to source-position weights.");
+            contains(f.text, "1: color,\"[a, 0]\",1 × a + 0 × 0 = a,2,2/4 = 1/2\r\n");
+        }
+        if (f.name.find("table-14.1-totals") != std::string::npos) {
+            totals = true;
+            // Example 14.1: total 4, weights [1/2, 1/4, 1/4], context [a/2, a/4], readout a.
+            EXPECT_EQ(f.text,
+                      "quantity,value\r\ndenominator,4\r\nweights,\"[1/2, 1/4, 1/4]\"\r\ncontext,\"[a/2, a/4]\"\r\n"
+                      "readout,a\r\n");
+        }
+    }
+    EXPECT_TRUE(table_14_1);
+    EXPECT_TRUE(totals);
+}
+
+TEST(Document, AnswerKeyInEveryDocumentFormat) {
+    // Exercise 1 (query [1, 1]): weights [2/5, 2/5, 1/5], readout 2a/5 + 2(2a/5) = 6a/5.
+    contains(render_answers(chapter(), Format::Text), "2a/5 + 2(2a/5) = 6a/5");
+    contains(render_answers(chapter(), Format::Latex), "$\\tfrac{2a}{5} + 2\\left(\\tfrac{2a}{5}\\right) = \\tfrac{6a}{5}$");
+    const std::string html = render_answers(chapter(), Format::Html);
+    contains(html, "<blockquote>");
+    contains(html, "<strong>Answer.</strong>");
+    EXPECT_THROW((void)render_answers(chapter(), Format::Csv), Error);
+}
+
+}  // namespace
+}  // namespace exactattn
