@@ -130,6 +130,19 @@ std::vector<Mark> checked_marks(const Memory& memory, const ReadRequest& request
     return marks;
 }
 
+// Runs f, placing an error without a place at memory position j (1-based in the message).
+template <class F>
+void at_position(std::size_t j, F&& f) {
+    try {
+        f();
+    } catch (const Error& e) {
+        if (!e.where().empty()) throw;
+        Location where;
+        where.context = fmt::format("position {}", j + 1);
+        throw e.located(where);
+    }
+}
+
 }  // namespace
 
 ReadTrace attend(const Memory& memory, const ReadRequest& request) {
@@ -172,7 +185,7 @@ ReadTrace attend_general(const Memory& memory, const ReadRequest& request) {
                         fmt::format("position {}: the score {} has no exact exponential: {}", j + 1,
                                     detail::brief_ascii(s), err.reason()));
         }
-        t.denominator += e;
+        at_position(j, [&] { t.denominator += e; });
         scores[j] = std::move(s);
         exps[j] = std::move(e);
     }
@@ -181,10 +194,12 @@ ReadTrace attend_general(const Memory& memory, const ReadRequest& request) {
     t.context.assign(d, Value());
     for (std::size_t j = 0; j < n; ++j) {
         if (!exps[j]) continue;
-        weights[j] = *exps[j] * inv;
-        for (std::size_t i = 0; i < d; ++i) {
-            if (!rows[j][i].is_zero()) t.context[i] += *weights[j] * rows[j][i];
-        }
+        at_position(j, [&] {
+            weights[j] = *exps[j] * inv;
+            for (std::size_t i = 0; i < d; ++i) {
+                if (!rows[j][i].is_zero()) t.context[i] += *weights[j] * rows[j][i];
+            }
+        });
     }
     t.scores = Column(std::move(scores));
     t.exponentials = Column(std::move(exps));
