@@ -12,13 +12,9 @@
 
 namespace exactattn::cli {
 
-int cmd_eval(const EvalOptions& o, std::ostream& out) {
-    Value v;
-    try {
-        v = parse_value(o.expr);
-    } catch (const Error& e) {
-        throw e.located(Location{});
-    }
+namespace {
+
+void print(const Value& v, const EvalOptions& o, std::ostream& out) {
     const DisplayOptions display{o.display, 0};
     if (o.format == "ascii") {
         out << to_display(v, Notation::Ascii, display) << '\n';
@@ -43,6 +39,26 @@ int cmd_eval(const EvalOptions& o, std::ostream& out) {
         for (const auto& f : v.terms()) m = std::lcm(m, f.root());
         j["field"] = m == 1 ? std::string("Q") : "Q(2^(1/" + std::to_string(m) + "))";
         out << j.dump(2) << '\n';
+    }
+}
+
+}  // namespace
+
+int cmd_eval(const EvalOptions& o, std::ostream& out) {
+    Value v;
+    try {
+        v = parse_value(o.expr);
+    } catch (const Error& e) {
+        throw e.located(Location{});
+    }
+    try {
+        print(v, o, out);
+    } catch (const Error& e) {
+        // A decimal rounding past max_precision: the place is the option that asked for it.
+        if (!e.where().empty()) throw;
+        Location where;
+        where.context = "--format " + o.format;
+        throw e.located(where);
     }
     return 0;
 }

@@ -90,9 +90,16 @@ int cmd_read(const ReadOptions& o, std::ostream& out) {
         }
         req.marks[p - 1] = Mark::Removed;
     }
-    const ReadTrace t = attend(memory, req);
-    if (o.format == "json") out << read_json(memory, t);
-    else emit(read_document(memory, t, req.readout), parse_format(o.format), o.render, out);
+    // The read's own refusals (a field combination of memory entries) are placed at the memory
+    // they come from when the library gave no place; a decimal rounding past max_precision at
+    // the format that prints decimals (the default, text, does too), as eval does.
+    const ReadTrace t = for_option("--memory", [&] { return attend(memory, req); });
+    const std::string format_option = "--format " + o.format;
+    for_option(format_option.c_str(), [&] {
+        if (o.format == "json") out << read_json(memory, t);
+        else emit(read_document(memory, t, req.readout), parse_format(o.format), o.render, out);
+        return 0;
+    });
     return 0;
 }
 

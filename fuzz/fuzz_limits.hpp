@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Fuzzing support: small limits, so that every input runs in milliseconds while still reaching
-// every limit's refusal path (the defaults allow megabit numbers that take seconds each).
+// every limit's refusal path (the defaults allow megabit numbers that take seconds each). With
+// them, any input that takes seconds or hundreds of megabytes escaped a limit's prediction: the
+// watchdog of scripts/fuzz.sh (-timeout=2, -rss_limit_mb=1024, -malloc_limit_mb=256) reports it.
 #pragma once
+
+#include <cstdint>
 
 #include "exactattn/limits.hpp"
 
@@ -20,6 +24,10 @@ inline void install_small_limits() {
     l.max_value_bits = 1 << 17;
     l.max_file_bytes = 1 << 16;
     l.max_nesting = 40;
+    // Work bounds predicted before computing (issue 10) at fuzzing scale: an input whose cost
+    // these do not bound shows up as a libFuzzer timeout (-timeout) or out-of-memory report
+    // (-rss_limit_mb, -malloc_limit_mb), which scripts/fuzz.sh sets low enough to catch.
+    l.max_work = std::int64_t{1} << 31;  // about 70 ms unsanitized
     set_limits(l);
 }
 

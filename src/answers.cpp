@@ -40,24 +40,14 @@ Inline times(std::size_t m, std::size_t n) {
 
 // The readout's arithmetic: 2a/5 + 2(2a/5) = 6a/5.
 Inline readout_math(const Vector& coeffs, const Vector& context, const Value& r) {
-    Formula f;
-    bool first = true;
-    for (std::size_t i = 0; i < coeffs.size(); ++i) {
-        const Value& c = coeffs[i];
-        if (c.is_zero()) continue;
-        const bool neg = c.sign() < 0;
-        const Value mag = neg ? -c : c;
-        if (!first || neg) f.op(neg ? Formula::Op::Minus : Formula::Op::Plus);
-        first = false;
-        if (mag != Value(1)) {
-            f.value(mag).op(Formula::Op::Open).value(context[i]).op(Formula::Op::Close);
-        } else if (context[i].sign() < 0 || to_unicode(context[i]).find(' ') != std::string::npos) {
-            f.op(Formula::Op::Open).value(context[i]).op(Formula::Op::Close);  // −a/2, a + 1
+    Formula f = linear_combination(coeffs, [&](Formula& out, std::size_t i, bool scaled) {
+        // After a coefficient every term is bracketed, 2(2a/5); alone only a negative or a sum.
+        if (scaled || context[i].sign() < 0 || to_unicode(context[i]).find(' ') != std::string::npos) {
+            out.op(Formula::Op::Open).value(context[i]).op(Formula::Op::Close);
         } else {
-            f.value(context[i]);
+            out.value(context[i]);
         }
-    }
-    if (first) f.value(Value());
+    });
     const bool one_term = std::count_if(coeffs.begin(), coeffs.end(), [](const Value& c) { return !c.is_zero(); }) == 1;
     const bool same = one_term && [&] {
         for (std::size_t i = 0; i < coeffs.size(); ++i) {

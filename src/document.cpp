@@ -211,6 +211,24 @@ std::string Formula::render(MathForm f) const {
     return out;
 }
 
+Formula linear_combination(const std::vector<Value>& coeffs,
+                           const std::function<void(Formula& f, std::size_t i, bool scaled)>& term) {
+    Formula out;
+    bool first = true;
+    for (std::size_t i = 0; i < coeffs.size(); ++i) {
+        const Value& c = coeffs[i];
+        if (c.is_zero()) continue;
+        const bool neg = c.sign() < 0;
+        const Value mag = neg ? -c : c;
+        if (!first || neg) out.op(neg ? Formula::Op::Minus : Formula::Op::Plus);
+        first = false;
+        if (mag != Value(1)) out.factor(mag);
+        term(out, i, mag != Value(1));
+    }
+    if (first) out.value(Value());
+    return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Inline content
 

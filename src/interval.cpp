@@ -5,9 +5,12 @@
 #include <fmt/format.h>
 #include <mpfr.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "exactattn/error.hpp"
 #include "exactattn/field.hpp"
@@ -63,36 +66,102 @@ Iv ln2_enclosure(std::int64_t prec) {
     return Iv{shr_floor(cached.lo, cached_prec - prec), shr_ceil(cached.hi, cached_prec - prec)};
 }
 
-// 2^(1/m) · 2^prec enclosed by an exact integer root. The root of an (m·prec)-bit number is
-// the costly step at megabit precision (seconds each), so the most precise enclosure of the
-// last m is kept, and lower precisions are derived from it by outward rounding.
-Iv root_enclosure(int m, std::int64_t prec) {
+// Nonnegative [lo, hi] · [lo', hi'] scaled by 2^prec, rounded outward: two products, not four.
+Iv mul_nonnegative(const Iv& x, const Iv& y, std::int64_t prec) {
+    Iv r{x.lo * y.lo, x.hi * y.hi};
+    mpz_fdiv_q_2exp(r.lo.get_mpz_t(), r.lo.get_mpz_t(), static_cast<mp_bitcnt_t>(prec));
+    mpz_cdiv_q_2exp(r.hi.get_mpz_t(), r.hi.get_mpz_t(), static_cast<mp_bitcnt_t>(prec));
+    return r;
+}
+
+// Powers of θ_m · 2^prec for a baby-step giant-step evaluation of Σ_{i<count} c_i θ^i =
+// Σ_j θ^(r·j) · Σ_{k<r} c_(r·j+k) θ^k (Paterson–Stockmeyer): baby[k] = θ^k for k < r and
+// giant[j] = θ^(r·j), about 2√count products at full precision instead of count (at megabit
+// precision each product takes tens of milliseconds).
+struct ThetaTable {
+    std::size_t r = 1;
+    std::vector<Iv> baby;
+    std::vector<Iv> giant;
+};
+
+// 2^(1/m) comes from MPFR's correctly rounded m-th root, rounded down and up. The most precise
+// table for the last m is kept, and lower precisions are derived from it by outward rounding: a
+// sign decision followed by a decimal rounding at the same precision computes it once.
+ThetaTable theta_table(int m, std::size_t count, std::int64_t prec) {
     static std::mutex mu;
     static int cached_m = 0;
     static std::int64_t cached_prec = -1;
-    static Iv cached;
+    static ThetaTable cached;
     std::lock_guard<std::mutex> lock(mu);
-    if (cached_m != m || cached_prec < prec) {
-        mpz_class x;
-        mpz_ui_pow_ui(x.get_mpz_t(), 2, static_cast<unsigned long>(1 + m * prec));
-        mpz_class r;
-        const int exact = mpz_root(r.get_mpz_t(), x.get_mpz_t(), static_cast<unsigned long>(m));
-        cached = Iv{r, exact != 0 ? r : mpz_class(r + 1)};
+    std::size_t r = 1;
+    while (r * r < count) ++r;
+    const std::size_t giants = (count + r - 1) / r;
+    if (cached_m != m || cached_prec < prec || cached.r != r || cached.giant.size() < giants) {
+        const std::int64_t p = std::max(prec, cached_m == m ? cached_prec : prec);
+        ThetaTable t;
+        t.r = r;
+        const mpz_class one = mpz_class(1) << static_cast<mp_bitcnt_t>(p);
+        Iv theta;
+        {
+            // m = 2^k·q, q odd: 2^(1/q) from MPFR's correctly rounded root (rounded down, so
+            // the true value is below the next number up), then k square roots rounded down and
+            // up. MPFR's rootn takes an integer root of a (q·p)-bit number, a second at
+            // megabit precision for q = 63; square roots are quasi-linear.
+            int q = m;
+            int halvings = 0;
+            while (q % 2 == 0) {
+                q /= 2;
+                ++halvings;
+            }
+            mpfr_t lo;
+            mpfr_t hi;
+            mpfr_init2(lo, static_cast<mpfr_prec_t>(p + 8));
+            mpfr_init2(hi, static_cast<mpfr_prec_t>(p + 8));
+            mpfr_set_ui(lo, 2, MPFR_RNDN);
+            if (q > 1) {
+                mpfr_rootn_ui(lo, lo, static_cast<unsigned long>(q), MPFR_RNDD);
+                mpfr_set(hi, lo, MPFR_RNDN);
+                mpfr_nextabove(hi);
+            } else {
+                mpfr_set(hi, lo, MPFR_RNDN);
+            }
+            for (int h = 0; h < halvings; ++h) {
+                mpfr_sqrt(lo, lo, MPFR_RNDD);
+                mpfr_sqrt(hi, hi, MPFR_RNDU);
+            }
+            mpfr_mul_2si(lo, lo, static_cast<long>(p), MPFR_RNDD);  // exact
+            mpfr_get_z(theta.lo.get_mpz_t(), lo, MPFR_RNDD);
+            mpfr_mul_2si(hi, hi, static_cast<long>(p), MPFR_RNDU);
+            mpfr_get_z(theta.hi.get_mpz_t(), hi, MPFR_RNDU);
+            mpfr_clear(lo);
+            mpfr_clear(hi);
+        }
+        t.baby.push_back(Iv{one, one});
+        while (t.baby.size() <= r) {  // θ^r too: the giant step
+            t.baby.push_back(t.baby.size() == 1 ? theta : mul_nonnegative(t.baby.back(), theta, p));
+        }
+        const Iv step = t.baby.back();
+        t.baby.pop_back();
+        t.giant.push_back(Iv{one, one});
+        while (t.giant.size() < giants) t.giant.push_back(mul_nonnegative(t.giant.back(), step, p));
+        cached = std::move(t);
         cached_m = m;
-        cached_prec = prec;
+        cached_prec = p;
     }
-    return Iv{shr_floor(cached.lo, cached_prec - prec), shr_ceil(cached.hi, cached_prec - prec)};
-}
-
-// q · [lo, hi] for rational q, rounded outward.
-Iv scale(const Iv& x, const mpq_class& q) {
-    mpz_class a = x.lo * q.get_num();
-    mpz_class b = x.hi * q.get_num();
-    if (sgn(q) < 0) std::swap(a, b);
-    Iv r;
-    mpz_fdiv_q(r.lo.get_mpz_t(), a.get_mpz_t(), q.get_den_mpz_t());
-    mpz_cdiv_q(r.hi.get_mpz_t(), b.get_mpz_t(), q.get_den_mpz_t());
-    return r;
+    auto lower = [&](const std::vector<Iv>& v) {
+        std::vector<Iv> out(v.size());
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            out[i] = cached_prec == prec ? v[i]
+                                         : Iv{shr_floor(v[i].lo, cached_prec - prec),
+                                              shr_ceil(v[i].hi, cached_prec - prec)};
+        }
+        return out;
+    };
+    ThetaTable out;
+    out.r = r;
+    out.baby = lower(cached.baby);
+    out.giant = lower(cached.giant);
+    return out;
 }
 
 // [x] · [y] for scaled intervals (result scaled by 2^prec again), rounded outward.
@@ -114,44 +183,184 @@ void check_precision(std::int64_t prec) {
     }
 }
 
-std::int64_t start_precision(const std::vector<FieldElem>& coeffs) {
-    std::int64_t bits = 0;
-    for (const auto& f : coeffs) bits = std::max(bits, f.max_bits());
-    return std::max<std::int64_t>(64, 2 * bits + 32);
+// True when every coefficient of every F_k has one sign: then no cancellation is possible and
+// the value is at least its largest term.
+bool one_signed(const std::vector<FieldElem>& coeffs) {
+    int s = 0;
+    for (const auto& f : coeffs) {
+        for (const auto& c : f.coefficients()) {
+            const int cs = sgn(c);
+            if (cs == 0) continue;
+            if (s != 0 && cs != s) return false;
+            s = cs;
+        }
+    }
+    return true;
+}
+
+// −log2 of a lower bound on |x| for a one-signed x: its largest term c·θ^i·a^k is at least
+// 2^(bits(num) − bits(den) − 1) · (ln 2)^k, and ln 2 > 2^(−1).
+std::int64_t tiny_bits(const std::vector<FieldElem>& coeffs) {
+    std::int64_t best = std::numeric_limits<std::int64_t>::min();
+    for (std::size_t k = 0; k < coeffs.size(); ++k) {
+        for (const auto& c : coeffs[k].coefficients()) {
+            if (sgn(c) == 0) continue;
+            const auto l = static_cast<std::int64_t>(mpz_sizeinbase(c.get_num_mpz_t(), 2)) -
+                           static_cast<std::int64_t>(mpz_sizeinbase(c.get_den_mpz_t(), 2)) - 1 -
+                           static_cast<std::int64_t>(k);
+            best = std::max(best, l);
+        }
+    }
+    return best == std::numeric_limits<std::int64_t>::min() ? 0 : std::max<std::int64_t>(0, -best);
+}
+
+// The first precision to try. With mixed signs, cancellation down to about the square of the
+// numbers' size is common (twice their bits); a one-signed value needs only `need` bits more
+// than its magnitude (none more for a fixed-point rounding). Never above max_precision, so that
+// the refusal comes after a try at the limit, not before.
+// Doubles a precision, but tries max_precision itself before refusing past it, and goes
+// straight there from within a factor 3/4 of it (a try at 0.95·max_precision followed by one
+// at max_precision would cost nearly two of the most expensive tries).
+std::int64_t next_precision(std::int64_t prec) {
+    const std::int64_t top = limits().max_precision;
+    return prec < top && 2 * prec > top - top / 4 ? top : 2 * prec;
+}
+
+std::int64_t start_precision(const std::vector<FieldElem>& coeffs, std::int64_t need = 64,
+                             bool relative = true) {
+    std::int64_t start = 0;
+    if (one_signed(coeffs)) {
+        start = need + (relative ? tiny_bits(coeffs) : 0);
+    } else {
+        // Enough to see the largest term; how far the terms cancel is found by doubling (the
+        // total cost is then at most about twice that of the last, decisive, precision).
+        std::int64_t big = 0;
+        for (const auto& f : coeffs) {
+            for (const auto& c : f.coefficients()) {
+                if (sgn(c) == 0) continue;
+                big = std::max<std::int64_t>(
+                    big, static_cast<std::int64_t>(mpz_sizeinbase(c.get_num_mpz_t(), 2)) -
+                             static_cast<std::int64_t>(mpz_sizeinbase(c.get_den_mpz_t(), 2)) + 1);
+            }
+        }
+        start = need + big;
+    }
+    return std::clamp<std::int64_t>(start, 64, std::max<std::int64_t>(64, limits().max_precision));
 }
 
 }  // namespace
 
-Enclosure enclose(const std::vector<FieldElem>& coeffs, std::int64_t prec) {
+ Enclosure enclose(const std::vector<FieldElem>& coeffs, std::int64_t prec) {
     check_precision(prec);
     const std::int64_t wp = prec + 16 + 4 * static_cast<std::int64_t>(coeffs.size());
-    // Degree 0 (no a) needs no ln 2 at all.
-    const Iv ln2 = coeffs.size() > 1 ? ln2_enclosure(wp) : Iv{};
-    Iv total{0, 0};
-    const mpz_class one = mpz_class(1) << static_cast<mp_bitcnt_t>(wp);
-    Iv apow{one, one};
-    // θ_m^i · 2^wp for the roots in use: one root, then products (outward rounding costs a few
-    // of the guard bits; a dense element of Q(2^(1/64)) used to take 63 roots).
-    std::map<int, std::vector<Iv>> powers;
-    auto theta = [&](int m, std::size_t i) -> const Iv& {
-        auto& p = powers[m];
-        if (p.empty()) p.push_back(Iv{one, one});
-        while (p.size() <= i) p.push_back(p.size() == 1 ? root_enclosure(m, wp) : mul(p.back(), p[1], wp));
-        return p[i];
+    // Each F_k first (they need no ln 2), then Σ F_k·a^k with ln 2 at the precision the F_k's
+    // magnitudes ask for (below).
+    std::vector<std::optional<Iv>> fks(coeffs.size());
+    // Tables of θ_m powers · 2^wp for the roots in use (outward rounding costs a few of the
+    // guard bits).
+    std::map<int, ThetaTable> tables;
+    auto table = [&](int m) -> const ThetaTable& {
+        auto it = tables.find(m);
+        if (it == tables.end()) {
+            std::size_t count = 0;
+            for (const auto& f : coeffs) {
+                if (f.root() == m) count = std::max(count, f.coefficients().size());
+            }
+            it = tables.emplace(m, theta_table(m, count, wp)).first;
+        }
+        return it->second;
     };
     for (std::size_t k = 0; k < coeffs.size(); ++k) {
-        if (k > 0) apow = mul(apow, ln2, wp);
         const FieldElem& f = coeffs[k];
         if (f.is_zero()) continue;
-        Iv fk{0, 0};
         const auto& c = f.coefficients();
-        for (std::size_t i = 0; i < c.size(); ++i) {
-            if (sgn(c[i]) == 0) continue;
-            const Iv s = scale(theta(f.root(), i), c[i]);
-            fk.lo += s.lo;
-            fk.hi += s.hi;
+        const ThetaTable& t = table(f.root());
+        // Over a common denominator D (when it is not much larger than the largest one, as
+        // after an inversion): Σ (c_i·D) θ^i / D, one division instead of one per coefficient.
+        mpz_class den = 1;
+        std::size_t den_bits = 0;
+        for (const auto& q : c) {
+            mpz_lcm(den.get_mpz_t(), den.get_mpz_t(), q.get_den_mpz_t());
+            den_bits = std::max(den_bits, mpz_sizeinbase(q.get_den_mpz_t(), 2));
         }
-        const Iv term = k == 0 ? fk : mul(fk, apow, wp);
+        const bool common = den != 1 && mpz_sizeinbase(den.get_mpz_t(), 2) <= den_bits + 64;
+        if (!common) den = 1;
+        // The inner sums S_j = Σ_k c_(rj+k) θ^k (times D), then Σ_j θ^(rj) · S_j, in
+        // midpoint-radius form: each enclosure [lo, hi] of a power is lo + [0, hi − lo] with a
+        // radius of a few units, so every term costs one full-size product (its radius is a
+        // product with a small number, or a shift), not two.
+        mpz_class acc_mid = 0;
+        mpz_class acc_rad = 0;
+        mpz_class x;
+        mpz_class prod;
+        for (std::size_t j = 0; j * t.r < c.size(); ++j) {
+            mpz_class mid = 0;
+            mpz_class rad = 0;
+            for (std::size_t kk = 0; kk < t.r && j * t.r + kk < c.size(); ++kk) {
+                const mpq_class& q = c[j * t.r + kk];
+                if (sgn(q) == 0) continue;
+                const Iv& b = t.baby[kk];
+                const mpz_class width = b.hi - b.lo;
+                if (common || q.get_den() == 1) {
+                    if (common) {
+                        mpz_divexact(x.get_mpz_t(), den.get_mpz_t(), q.get_den_mpz_t());
+                        x *= q.get_num();
+                    } else {
+                        x = q.get_num();
+                    }
+                    mid += x * b.lo;  // x·θ^k ∈ x·lo ± |x|·(hi − lo)
+                    rad += abs(x) * width;
+                } else {
+                    // num·θ^k / den ∈ ⌊num·lo / den⌋ ± (1 + ⌈|num|·(hi − lo) / den⌉)
+                    prod = q.get_num() * b.lo;
+                    mpz_fdiv_q(prod.get_mpz_t(), prod.get_mpz_t(), q.get_den_mpz_t());
+                    mid += prod;
+                    prod = abs(q.get_num()) * width;
+                    mpz_cdiv_q(prod.get_mpz_t(), prod.get_mpz_t(), q.get_den_mpz_t());
+                    rad += prod + 1;
+                }
+            }
+            if (j == 0) {
+                acc_mid += mid << static_cast<mp_bitcnt_t>(wp);
+                acc_rad += rad << static_cast<mp_bitcnt_t>(wp);
+            } else {
+                // (mid ± rad)·[L, H] ⊂ mid·L ± (|mid|·(H − L) + rad·H), and H < 2^bits(H).
+                const Iv& g = t.giant[j];
+                acc_mid += mid * g.lo;
+                acc_rad += abs(mid) * mpz_class(g.hi - g.lo);
+                acc_rad += rad << static_cast<mp_bitcnt_t>(mpz_sizeinbase(g.hi.get_mpz_t(), 2));
+            }
+        }
+        // The sum is scaled by 2^(2·wp) (and D): back to 2^wp, rounding outward.
+        const mpz_class dd = den << static_cast<mp_bitcnt_t>(wp);
+        Iv fk;
+        prod = acc_mid - acc_rad;
+        mpz_fdiv_q(fk.lo.get_mpz_t(), prod.get_mpz_t(), dd.get_mpz_t());
+        prod = acc_mid + acc_rad;
+        mpz_cdiv_q(fk.hi.get_mpz_t(), prod.get_mpz_t(), dd.get_mpz_t());
+        fks[k] = std::move(fk);
+    }
+    // a^k enters as F_k·a^k, so its error is |F_k|·2^-q at precision q: q = bits(|F_k|·2^wp) + 16
+    // + 2k keeps that under a unit of 2^-wp. A tiny F_k (a value decided only at megabits of
+    // precision by cancellation inside F_k) then needs ln 2 to far fewer bits than wp: MPFR's
+    // ln 2 at 4 Mbit takes over a second. Never more than wp (as before).
+    std::int64_t q = 64;
+    for (std::size_t k = 1; k < fks.size(); ++k) {
+        if (!fks[k]) continue;
+        const auto bits = static_cast<std::int64_t>(std::max(mpz_sizeinbase(fks[k]->lo.get_mpz_t(), 2),
+                                                             mpz_sizeinbase(fks[k]->hi.get_mpz_t(), 2)));
+        q = std::max(q, bits + 16 + 2 * static_cast<std::int64_t>(k));
+    }
+    q = std::min(q, wp);
+    // Degree 0 (no a) needs no ln 2 at all.
+    const Iv ln2 = fks.size() > 1 ? ln2_enclosure(q) : Iv{};
+    const mpz_class one = mpz_class(1) << static_cast<mp_bitcnt_t>(q);
+    Iv apow{one, one};
+    Iv total{0, 0};
+    for (std::size_t k = 0; k < fks.size(); ++k) {
+        if (k > 0) apow = mul(apow, ln2, q);
+        if (!fks[k]) continue;
+        const Iv term = k == 0 ? *fks[k] : mul(*fks[k], apow, q);  // 2^wp · 2^q / 2^q
         total.lo += term.lo;
         total.hi += term.hi;
     }
@@ -163,7 +372,7 @@ int certified_sign(const std::vector<FieldElem>& coeffs) {
     bool any = false;
     for (const auto& f : coeffs) any = any || !f.is_zero();
     if (!any) return 0;
-    for (std::int64_t prec = start_precision(coeffs);; prec *= 2) {
+    for (std::int64_t prec = start_precision(coeffs);; prec = next_precision(prec)) {
         const Enclosure e = enclose(coeffs, prec);
         if (sgn(e.lo) > 0) return 1;
         if (sgn(e.hi) < 0) return -1;
@@ -214,12 +423,22 @@ std::string round_to_decimal(const mpz_class& v, std::int64_t prec, int digits, 
     });
 }
 
+bool structurally_zero(const std::vector<FieldElem>& coeffs) {
+    for (const auto& f : coeffs) {
+        if (!f.is_zero()) return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 double certified_double(const std::vector<FieldElem>& coeffs) {
-    if (certified_sign(coeffs) == 0) return 0.0;
-    for (std::int64_t prec = std::max<std::int64_t>(start_precision(coeffs), 128);; prec *= 2) {
+    if (structurally_zero(coeffs)) return 0.0;
+    // Below 2^-1075 every value rounds to ±0 or the smallest subnormal: 1200 bits past the
+    // binary point always suffice for the rounding, however tiny the value.
+    for (std::int64_t prec = start_precision(coeffs, 128, false);; prec = next_precision(prec)) {
         const Enclosure e = enclose(coeffs, prec);
+        if (e.contains_zero()) continue;
         const double lo = round_to_double(e.lo, prec);
         const double hi = round_to_double(e.hi, prec);
         if (lo == hi) return lo;  // rounding is monotone: every point between rounds alike
@@ -231,12 +450,13 @@ std::string certified_decimal(const std::vector<FieldElem>& coeffs, int digits, 
         throw usage_error(fmt::format("{} digits requested; give 0 to 100000", digits));
     }
     if (!fixed && digits == 0) digits = 1;
-    if (certified_sign(coeffs) == 0) {
-        return round_to_decimal(mpz_class(0), 0, digits, fixed);
-    }
+    if (structurally_zero(coeffs)) return round_to_decimal(mpz_class(0), 0, digits, fixed);
+    // Significant digits need the value's magnitude; fixed digits only `need` bits past the
+    // point (a tiny value rounds to 0.000… once its enclosure is that narrow).
     const auto need = static_cast<std::int64_t>(digits * 3.33) + 64;
-    for (std::int64_t prec = std::max(start_precision(coeffs), need);; prec *= 2) {
+    for (std::int64_t prec = start_precision(coeffs, need, !fixed);; prec = next_precision(prec)) {
         const Enclosure e = enclose(coeffs, prec);
+        if (!fixed && e.contains_zero()) continue;
         std::string lo = round_to_decimal(e.lo, prec, digits, fixed);
         std::string hi = round_to_decimal(e.hi, prec, digits, fixed);
         if (lo == hi) return lo;
@@ -244,8 +464,8 @@ std::string certified_decimal(const std::vector<FieldElem>& coeffs, int digits, 
 }
 
 mpq_class approximate(const std::vector<FieldElem>& coeffs, std::int64_t bits) {
-    if (certified_sign(coeffs) == 0) return mpq_class(0);
-    for (std::int64_t prec = std::max(start_precision(coeffs), bits + 8);; prec *= 2) {
+    if (structurally_zero(coeffs)) return mpq_class(0);
+    for (std::int64_t prec = start_precision(coeffs, bits + 8);; prec = next_precision(prec)) {
         const Enclosure e = enclose(coeffs, prec);
         if (e.contains_zero()) continue;
         // Relative accuracy: (hi − lo) · 2^bits ≤ min(|lo|, |hi|).

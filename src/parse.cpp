@@ -324,10 +324,15 @@ Value number_value(const Token& t) {
         if (e.size() > 9) throw limit_error("decimal exponent is too long", at(t.column));
         exp10 += std::stoll(e);
     }
-    if (static_cast<long long>(digits.size()) + std::llabs(exp10) > limits().max_bits / 3) {
+    // The numerator or denominator has at most (digits + |exp10|)·log2(10) + 1 bits; refuse
+    // before building 10^|exp10| when that is over max_bits (a literal exactly at the bound is
+    // refused by check_bits below, with the same place).
+    const double bound = static_cast<double>(static_cast<long long>(digits.size()) + std::llabs(exp10)) * 3.3219280948873623;
+    if (bound > static_cast<double>(limits().max_bits) + 1) {
         throw limit_error(fmt::format("the literal {} is over the size limit of {} bits "
-                                      "(limits: max_bits)",
-                                      s.size() > 40 ? s.substr(0, 40) + "…" : s, limits().max_bits),
+                                      "(limits: max_bits): it needs about {:.0f} bits",
+                                      s.size() > 40 ? s.substr(0, 40) + "…" : s,
+                                      limits().max_bits, bound),
                           at(t.column));
     }
     mpz_class n(digits, 10);
@@ -335,7 +340,30 @@ Value number_value(const Token& t) {
     mpz_ui_pow_ui(p.get_mpz_t(), 10, static_cast<unsigned long>(std::llabs(exp10)));
     mpq_class q = exp10 >= 0 ? mpq_class(n * p) : mpq_class(n, p);
     q.canonicalize();
-    return Value(q);
+    try {
+        return Value(q);
+    } catch (const Error& e) {
+        if (e.where().empty()) throw Error(e.kind(), at(t.column), e.reason());
+        throw;
+    }
+}
+
+// The literal a run of numbers side by side would be if the spaces were digit-group
+// separators (`1 000 000`), or empty when they are not digit groups.
+std::string digit_groups(const std::vector<Token>& run) {
+    std::string joined = run.front().text;
+    for (const char c : joined) {
+        if (std::isdigit(static_cast<unsigned char>(c)) == 0) return {};
+    }
+    for (std::size_t i = 1; i < run.size(); ++i) {
+        const std::string& g = run[i].text;
+        if (g.size() != 3) return {};
+        for (const char c : g) {
+            if (std::isdigit(static_cast<unsigned char>(c)) == 0) return {};
+        }
+        joined += g;
+    }
+    return joined;
 }
 
 class Parser {
@@ -405,6 +433,7 @@ private:
         std::vector<Value> out;
         const Token open = peek();
         expect(Tok::LBracket, "'[' to start a vector");
+        ++vectors_;
         if (peek().kind != Tok::RBracket) {
             while (true) {
                 out.push_back(expr());
@@ -415,6 +444,7 @@ private:
                 break;
             }
         }
+        --vectors_;
         expect(Tok::RBracket,
                fmt::format("',' or ']' to close the vector opened at column {}", open.column));
         return out;
@@ -470,12 +500,42 @@ private:
                 v = located(op.column, [&] { return op.kind == Tok::Star ? v * rhs : v / rhs; });
             } else if (starts_primary(k)) {
                 const int col = peek().column;
+                if (k == Tok::Number && pos_ > 0 && toks_[pos_ - 1].kind == Tok::Number) {
+                    adjacent_numbers();
+                }
                 Value rhs = power();  // implicit multiplication: 2a, 3ln2, (1+a)(1-a)
                 v = located(col, [&] { return v * rhs; });
             } else {
                 return v;
             }
         }
+    }
+
+    // Two numeric literals side by side (`1 000 000`, `[1 0]`) are refused rather than read as a
+    // product: juxtaposition is for `2a`, `3(…)` and `2sqrt(2)`. The message says what was
+    // probably meant.
+    [[noreturn]] void adjacent_numbers() const {
+        std::vector<Token> run{toks_[pos_ - 1]};
+        for (std::size_t i = pos_; i < toks_.size() && toks_[i].kind == Tok::Number; ++i) {
+            run.push_back(toks_[i]);
+        }
+        const Token& first = run[0];
+        const Token& second = run[1];
+        std::string meant;
+        const std::string joined = digit_groups(run);
+        if (vectors_ > 0) {
+            meant = fmt::format("a missing ',' between two entries ('{}, {}')", first.text,
+                                second.text);
+            if (!joined.empty()) meant += fmt::format(", or the one number {} (digit groups take no spaces)", joined);
+        } else if (!joined.empty()) {
+            meant = fmt::format("the one number {} (digit groups take no spaces)", joined);
+        } else {
+            meant = fmt::format("a product ('{} * {}')", first.text, second.text);
+        }
+        throw parse_error(at(second.column),
+                          fmt::format("two numbers side by side ('{}' at column {} and '{}'); did "
+                                      "you mean {}?",
+                                      first.text, first.column, second.text, meant));
     }
 
     Value unary() {
@@ -551,12 +611,14 @@ private:
                     return call(t, n);
                 }
                 if (n == "e") {
-                    throw domain_error("e (Euler's number) is transcendental and outside the exact "
-                                       "domain; write exp(r*a) = 2^r for exact exponentials",
+                    throw domain_error("e (Euler's number) is transcendental, so in no "
+                                       "Q(2^(1/m)), with no known form as a polynomial in a; "
+                                       "write exp(r*a) = 2^r for exact exponentials",
                                        at(t.column));
                 }
                 if (n == "pi") {
-                    throw domain_error("pi is transcendental and outside the exact domain",
+                    throw domain_error("pi is transcendental, so in no Q(2^(1/m)), with no known "
+                                       "form as a polynomial in a",
                                        at(t.column));
                 }
                 throw parse_error(at(t.column),
@@ -604,6 +666,7 @@ private:
     std::vector<Token> toks_;
     std::size_t pos_ = 0;
     int depth_ = 0;
+    int vectors_ = 0;  // vectors open around the current entry (for messages)
 };
 
 }  // namespace

@@ -101,6 +101,19 @@ std::vector<Mark> checked_marks(const Memory& keys, const Memory& values,
     return marks;
 }
 
+// Runs f, placing an error without a place at memory position j (1-based in the message).
+template <class F>
+void at_position(std::size_t j, F&& f) {
+    try {
+        f();
+    } catch (const Error& e) {
+        if (!e.where().empty()) throw;
+        Location where;
+        where.context = fmt::format("position {}", j + 1);
+        throw e.located(where);
+    }
+}
+
 // "3a" as is, "(a/2)" when the text would not read as one factor before "/√2".
 std::string factor_text(const Value& v) {
     std::string s = detail::brief_ascii(v);
@@ -170,7 +183,7 @@ ReadTrace attend_general(const Memory& keys, const Memory& values, const ReadReq
                         fmt::format("{} {}: the score {} has no exact exponential: {}",
                                     request.position_label, j + 1, detail::brief_ascii(s), why));
         }
-        t.denominator += e;
+        at_position(j, [&] { t.denominator += e; });
         scores[j] = std::move(s);
         exps[j] = std::move(e);
     }
@@ -179,11 +192,13 @@ ReadTrace attend_general(const Memory& keys, const Memory& values, const ReadReq
     t.context.assign(dv, Value());
     for (std::size_t j = 0; j < n; ++j) {
         if (!exps[j]) continue;
-        weights[j] = *exps[j] * inv;
         const Vector row = values.row(j);
-        for (std::size_t i = 0; i < dv; ++i) {
-            if (!row[i].is_zero()) t.context[i] += *weights[j] * row[i];
-        }
+        at_position(j, [&] {
+            weights[j] = *exps[j] * inv;
+            for (std::size_t i = 0; i < dv; ++i) {
+                if (!row[i].is_zero()) t.context[i] += *weights[j] * row[i];
+            }
+        });
     }
     t.scores = Column(std::move(scores));
     t.exponentials = Column(std::move(exps));

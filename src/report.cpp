@@ -185,20 +185,7 @@ TableBlock read_block(const Source* source, const Memory& memory, const ReadTrac
 
 // r = c_1 + 2c_2 as a formula.
 Formula readout_formula(const Vector& coeffs) {
-    Formula out;
-    bool first = true;
-    for (std::size_t i = 0; i < coeffs.size(); ++i) {
-        const Value& c = coeffs[i];
-        if (c.is_zero()) continue;
-        const bool neg = c.sign() < 0;
-        const Value mag = neg ? -c : c;
-        if (!first || neg) out.op(neg ? Formula::Op::Minus : Formula::Op::Plus);
-        first = false;
-        if (mag != Value(1)) out.factor(mag);
-        out.name(fmt::format("c_{}", i + 1));
-    }
-    if (first) out.value(Value());
-    return out;
+    return linear_combination(coeffs, [](Formula& f, std::size_t i, bool) { f.name(fmt::format("c_{}", i + 1)); });
 }
 
 // Scores → exponentials → total; weights; context; readout.

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "exactattn/document.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/print.hpp"
 
@@ -141,22 +142,6 @@ std::string latex_escape(const std::string& s) {
     return out;
 }
 
-std::string Table::latex() const {
-    std::string out = "\\begin{table}[ht]\n\\centering\n";
-    if (!caption.empty()) out += "\\caption{" + latex_escape(caption) + "}\n";
-    out += "\\begin{tabular}{" + std::string(headers.size(), 'l') + "}\n\\toprule\n";
-    for (std::size_t i = 0; i < headers.size(); ++i) {
-        out += (i > 0 ? " & " : "") + latex_escape(headers[i]);
-    }
-    out += " \\\\\n\\midrule\n";
-    for (const auto& r : rows) {
-        for (std::size_t i = 0; i < headers.size(); ++i) out += (i > 0 ? " & " : "") + (i < r.size() ? r[i] : "");
-        out += " \\\\\n";
-    }
-    out += "\\bottomrule\n\\end{tabular}\n\\end{table}\n";
-    return out;
-}
-
 std::string Table::csv() const {
     std::string out;
     auto line = [&](const std::vector<std::string>& r) {
@@ -174,7 +159,16 @@ std::string Table::render(Format f) const {
     switch (f) {
         case Format::Text: return text();
         case Format::Markdown: return markdown();
-        case Format::Latex: return latex();
+        case Format::Latex:
+        case Format::Html: {  // through the document renderers: one LaTeX and one HTML writer
+            TableBlock t;
+            t.caption = Inline(caption);
+            for (const auto& h : headers) t.headers.emplace_back(h);
+            for (const auto& r : rows) t.add_row(std::vector<Inline>(r.begin(), r.end()));
+            Document doc;
+            doc.add(std::move(t));
+            return exactattn::render(doc, f);
+        }
         case Format::Csv: return csv();
         case Format::Json: break;
     }

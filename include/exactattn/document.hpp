@@ -77,6 +77,13 @@ private:
     std::vector<Atom> atoms_;
 };
 
+/// Σ c_i·t_i with the signs folded into the operators: `c_1 + 2c_2`, `a/2 + 2(a/4)`, `−c_1`.
+/// A coefficient other than ±1 is written before its term, parenthesised unless one plain
+/// token; `term(f, i, scaled)` writes t_i (`scaled`: a coefficient precedes it). 0 when every
+/// coefficient is 0.
+Formula linear_combination(const std::vector<Value>& coeffs,
+                           const std::function<void(Formula& f, std::size_t i, bool scaled)>& term);
+
 /// Inline content: text, emphasis, code and math, in order.
 class Inline {
 public:

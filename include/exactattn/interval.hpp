@@ -23,8 +23,9 @@ struct Enclosure {
 namespace detail {
 
 /// Encloses Σ_k coeffs[k] · a^k (a = ln 2) at working precision `prec` bits. Every bound is
-/// rigorous: ln 2 from MPFR's correctly rounded constant rounded down and up, 2^(i/m) by exact
-/// integer roots (mpz_root), and exact integer arithmetic rounding always outward.
+/// rigorous: ln 2 from MPFR's correctly rounded constant rounded down and up, 2^(1/m) from
+/// MPFR's correctly rounded roots rounded down and up, and exact integer arithmetic rounding
+/// always outward (Σ c_i θ^i by baby-step giant-step, in midpoint-radius form).
 Enclosure enclose(const std::vector<FieldElem>& coeffs, std::int64_t prec);
 
 /// Sign of Σ coeffs[k] a^k, known to be nonzero or zero structurally (zero iff every

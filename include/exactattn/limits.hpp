@@ -32,6 +32,11 @@ struct Limits {
     /// Largest total size, in bits, of the numerators and denominators of one value (all its
     /// coefficients together; max_bits caps each one).
     std::int64_t max_value_bits = std::int64_t{1} << 27;
+    /// Largest estimated work of one fraction-free elimination (the inverse of an element of
+    /// Q(2^(1/m)) for odd m), in work units: every multiplication or exact division of s-bit
+    /// numbers counts s^1.35, the nonzero entries followed symbolically. About 3·10^10 units
+    /// take a second here (up to 5·10^10 for some shapes), so the limit is under 2.5 s.
+    std::int64_t max_work = std::int64_t{1} << 36;
     /// Largest number of exact values one run report may hold (states, scores, exponentials,
     /// weights, contexts of every read and intervention row), estimated from the declarations
     /// before anything is computed. An intervention table over n positions has n + 1 rows of n

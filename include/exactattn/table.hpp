@@ -25,8 +25,6 @@ struct Table {
     [[nodiscard]] std::string text() const;
     /// A GitHub table, `|` in cells escaped.
     [[nodiscard]] std::string markdown() const;
-    /// A booktabs `tabular` in a `table` environment; cells are LaTeX already.
-    [[nodiscard]] std::string latex() const;
     /// RFC 4180 CSV with a header row.
     [[nodiscard]] std::string csv() const;
     [[nodiscard]] std::string render(Format f) const;

@@ -79,8 +79,10 @@ inline Value operator/(Value x, const Value& y) { return x /= y; }
 Value exp(const Value& x);
 /// ln(x) for x = 2^r (r rational): r·a. DomainError otherwise.
 Value ln(const Value& x);
-/// x^y for rational y: integer y is a power; fractional y needs x = 2^r (a power of two,
-/// possibly with a root), giving 2^(r·y). DomainError otherwise (√3, (-2)^(1/2), 2^a).
+/// x^y for rational y: integer y is a power; fractional y = p/q is taken of one positive term
+/// c·2^(i/m)·a^k when the result is in the domain (the odd part of c a q-th power of a
+/// rational, q dividing k): √9 = 3, √18 = 3·√2, 8^(2/3) = 4, √(4a²) = 2a. DomainError
+/// otherwise, with a true reason (√3, (-2)^(1/2), (a³)^(1/2), 2^a, roots of sums not computed).
 Value pow(const Value& x, const Value& y);
 
 /// Exact comparison: −1, 0 or +1 for x < y, x = y, x > y.

@@ -51,8 +51,9 @@ def ln(x: Any) -> Value:
 
 
 def pow(x: Any, y: Any) -> Value:  # noqa: A001 (exactattn.pow, the engine's power)
-    """x^y for rational y: an integer y is a power; a fractional y needs x = 2^r, giving
-    2^(r·y). :class:`DomainError` otherwise (√3, (-2)^(1/2), 2^a)."""
+    """x^y for rational y: an integer y is a power; a fractional y is taken of one positive
+    term c·2^(i/m)·a^k when the result is in the domain (√9 = 3, √18 = 3·√2).
+    :class:`DomainError` otherwise (√3, (-2)^(1/2), 2^a)."""
     return _ext.pow(_ext.to_value(x), _ext.to_value(y))
 
 
@@ -112,7 +113,10 @@ def _from_sympy(expr: Any) -> Value:
             return _ext.exp(walk(e.args[0]))
         if isinstance(e, sympy.log) and len(e.args) == 1:
             return _ext.ln(walk(e.args[0]))
-        raise refuse(f"{e} is outside Q(2^(1/m))[a] (exactattn knows rationals, a = ln 2, "
+        if e == sympy.pi:
+            raise refuse("pi is transcendental, so in no Q(2^(1/m)), with no known form as a "
+                         "polynomial in a")
+        raise refuse(f"{e} is not a form exactattn reads (it knows rationals, a = ln 2, "
                      "+, -, *, /, powers, exp and log)")
 
     return walk(sympy.sympify(expr))

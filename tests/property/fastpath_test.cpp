@@ -268,7 +268,7 @@ TEST(FastPath, DeclinesOutsideItsStructure) {
     t = attend(mixed, req);
     EXPECT_FALSE(t.fast_path);
     EXPECT_EQ(t.denominator, Value(3));
-    // Scores that are not multiples of a: exp(1) is outside the domain.
+    // Scores that are not multiples of a: exp(1) is refused (e is transcendental).
     const Memory rational = Memory::scaled_integers(2, 2, {1, 2, 0, 1}, Value(1));
     EXPECT_FALSE(detail::fast_attend(rational, rational, req, {Mark::Included, Mark::Included}, Value(1)));
     EXPECT_ERROR_HAS(attend(rational, req), ErrorKind::Domain, "position 1");

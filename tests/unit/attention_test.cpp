@@ -120,7 +120,7 @@ TEST(AttentionLayer, RefusalsSayWhy) {
                                  parse_matrix("[[1],[1],[1]]")}};
         EXPECT_ERROR_HAS(attend_layer(p, parse_matrix("[[1,0,0],[0,1,0],[0,0,1]]")), ErrorKind::Domain,
                          "head 1, query 2, key 3: the score 3*2^(1/2)a/2 has no exact exponential: "
-                         "q_2·k_3/√2 = 3a/√2; exp(3*2^(1/2)a/2) is outside the exact domain: it is "
+                         "q_2·k_3/√2 = 3a/√2; exp(3*2^(1/2)a/2) is refused: it is "
                          "2^(3*2^(1/2)/2), and 2 to an irrational algebraic power is transcendental "
                          "(Gelfond–Schneider)");
         EXPECT_ERROR_HAS(attend_layer(p, parse_matrix("[[1,0,0],[0,1,0],[0,0,1]]")), ErrorKind::Domain,

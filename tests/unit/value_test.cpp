@@ -33,7 +33,8 @@ TEST(Value, ExpOutsideTheDomain) {
 
 TEST(Value, DivisionByValueWithAIsRefused) {
     EXPECT_ERROR(Value(1) / A(), ErrorKind::Domain,
-                 "division by a, which contains a = ln 2: the quotient is not a polynomial in a");
+                 "division by a, which contains a = ln 2: it does not divide 1 as a polynomial in "
+                 "a, so the quotient is not a polynomial in a (a is transcendental)");
     EXPECT_ERROR(A() / (A() - A()), ErrorKind::Domain, "division by zero");
 }
 
@@ -77,9 +78,10 @@ TEST(Value, PowerRules) {
     EXPECT_EQ(pow(Value(4), q(1, 2)), Value(2));
     EXPECT_EQ(pow(Value(8), q(2, 3)), Value(4));
     EXPECT_EQ(pow(q(1, 4), q(1, 2)), q(1, 2));
-    EXPECT_ERROR_HAS(pow(Value(3), q(1, 2)), ErrorKind::Domain, "only powers of 2");
+    EXPECT_ERROR_HAS(pow(Value(3), q(1, 2)), ErrorKind::Domain,
+                     "3 is not the square of a rational, so its square root is irrational");
     EXPECT_ERROR_HAS(pow(Value(-2), q(1, 2)), ErrorKind::Domain, "negative");
-    EXPECT_ERROR_HAS(pow(Value(2), A()), ErrorKind::Domain, "contains a");
+    EXPECT_ERROR_HAS(pow(Value(2), A()), ErrorKind::Domain, "no known form as a polynomial in a");
     EXPECT_EQ(A().pow(2), A() * A());
     EXPECT_ERROR_HAS(A().pow(-1), ErrorKind::Domain, "contains a");
 }
