@@ -477,6 +477,10 @@ Sum term_sum(const Value& v, bool display) {
 // The display tree: the whole value over its common denominator when that is no longer than
 // the term-by-term form ((3√2 − 2)/7, not 3√2/7 − 2/7; but 1 − √2/2 stays).
 Sum display_sum(const Value& v, bool display) {
+    // A value of more than 2^16 bits (some 20 000 digits) is no author's figure: it is printed
+    // term by term, without trying the other forms (each try renders it in full).
+    constexpr std::size_t kDisplayBits = std::size_t{1} << 16;
+    if (display && v.bit_size() > kDisplayBits) display = false;
     Sum per_term = term_sum(v, display);
     if (!display || per_term.terms.size() < 2) return per_term;
     const mpz_class d = common_denominator(v);

@@ -66,6 +66,12 @@ void Value::canonicalize() {
     EXACTATTN_ASSERT(is_canonical());
 }
 
+std::size_t Value::bit_size() const {
+    std::int64_t bits = 0;
+    for (const auto& f : t_) bits += total_bits(f);
+    return static_cast<std::size_t>(bits);
+}
+
 bool Value::is_canonical() const {
     if (!t_.empty() && t_.back().is_zero()) return false;
     for (const auto& f : t_) {

@@ -35,6 +35,8 @@ public:
     static Value exp2(const mpq_class& r) { return Value(FieldElem::pow2(r)); }
 
     [[nodiscard]] const std::vector<FieldElem>& terms() const { return t_; }
+    /// Total size, in bits, of every numerator and denominator of the value.
+    [[nodiscard]] std::size_t bit_size() const;
     [[nodiscard]] int degree() const { return static_cast<int>(t_.size()) - 1; }  ///< -1 for 0
     [[nodiscard]] bool is_zero() const { return t_.empty(); }
     /// True when free of a (degree ≤ 0): an element of some K_m.
