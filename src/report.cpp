@@ -173,7 +173,7 @@ TableBlock read_block(const Source* source, const Memory& memory, const ReadTrac
             const std::string ratio =
                 f == MathForm::Latex ? "\\tfrac{" + r.exponential + "}{" + m.den + "}"
                 : f == MathForm::MathML
-                    ? "<mfrac><mrow>" + in_form(r.exponential, f) + "</mrow><mrow>" + in_form(m.den, f) + "</mrow></mfrac>"
+                    ? "<mfrac>" + in_form(r.exponential, f) + in_form(m.den, f) + "</mfrac>"  // each one <mrow>
                     : factor_in(r.exponential, ru.exponential, f) + op(f, Formula::Op::Divide) +
                           factor_in(m.den, m.den_unicode, f);
             if (ru.exponential + "/" + m.den_unicode != ru.weight) w = ratio + op(f, Formula::Op::Equals) + w;

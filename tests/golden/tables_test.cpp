@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Golden tables typed from Chapter 14 (tests/golden/chapter14/*.{md,tex,csv}); each must
+// Golden tables typed from Chapter 14 (tests/golden/chapter14/*.{md,tex,html,csv}); each must
 // appear verbatim in `exactattn run` in its format.
 #include <gtest/gtest.h>
 
@@ -33,9 +33,10 @@ class GoldenTable : public testing::TestWithParam<std::string> {};
 TEST_P(GoldenTable, AppearsInTheReport) {
     const std::filesystem::path p(GetParam());
     const std::string ext = p.extension().string();
-    const exactattn::Format f = ext == ".md"    ? exactattn::Format::Markdown
-                                : ext == ".tex" ? exactattn::Format::Latex
-                                                : exactattn::Format::Csv;
+    const exactattn::Format f = ext == ".md"     ? exactattn::Format::Markdown
+                                : ext == ".tex"  ? exactattn::Format::Latex
+                                : ext == ".html" ? exactattn::Format::Html
+                                                 : exactattn::Format::Csv;
     static const exactattn::Report rep = exactattn::run_scenario(exactattn::load_scenario("chapter14"));
     std::string golden = slurp(p.string());
     if (f == exactattn::Format::Csv) {  // RFC 4180 line ends; the file is stored with \n
