@@ -109,7 +109,11 @@ Formula& Formula::value(const Value& v) {
     return *this;
 }
 Formula& Formula::factor(const Value& v) {
-    atoms_.push_back(Atom{Atom::Kind::Value, v, {}, {}, Op::Plus, {}, 0, !plain_token(detail::printed(v, Notation::Unicode))});
+    // A value too large for a display rewrite (docs/notation.md) is bracketed unless it is a
+    // non-negative integer, without rendering it only to look.
+    const bool plain = v.bit_size() > 4096 ? v.is_rational() && v.rational().get_den() == 1 && v.sign() >= 0
+                                           : plain_token(detail::printed(v, Notation::Unicode));
+    atoms_.push_back(Atom{Atom::Kind::Value, v, {}, {}, Op::Plus, {}, 0, !plain});
     return *this;
 }
 Formula& Formula::vector(const Vector& v) {
@@ -498,6 +502,7 @@ private:
     }
 
     std::string block(const Heading& h) const {
+        if (f_ == Format::Csv) return "";  // CSV carries the tables only
         const std::string t = inline_text(h.text);
         switch (f_) {
             case Format::Markdown: return std::string(static_cast<std::size_t>(h.level), '#') + " " + t + "\n\n";
@@ -510,6 +515,7 @@ private:
         }
     }
     std::string block(const Paragraph& p) const {
+        if (f_ == Format::Csv) return "";
         const std::string t = inline_text(p.text);
         switch (f_) {
             case Format::Html: return "<p>" + t + "</p>\n";
@@ -518,6 +524,7 @@ private:
         }
     }
     std::string block(const Lines& l) const {
+        if (f_ == Format::Csv) return "";
         std::string out;
         for (std::size_t i = 0; i < l.lines.size(); ++i) {
             const std::string t = inline_text(l.lines[i]);
@@ -558,6 +565,7 @@ private:
         }
     }
     std::string block(const Quote& q) const {
+        if (f_ == Format::Csv) return "";
         const std::string t = inline_text(q.text);
         switch (f_) {
             case Format::Latex: return "\\begin{quote}\n" + t + "\n\\end{quote}\n\n";
