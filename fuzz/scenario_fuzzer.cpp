@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "exactattn/answers.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/report.hpp"
 #include "exactattn/scenario.hpp"
@@ -26,9 +27,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
         const Scenario s = parse_scenario(text, "fuzz.json");
         const Report r = run_scenario(s);
-        for (const Format f : {Format::Text, Format::Markdown, Format::Latex, Format::Csv, Format::Json}) {
+        for (const Format f : {Format::Text, Format::Markdown, Format::Latex, Format::Html, Format::Csv, Format::Json}) {
             (void)render_report(r, f);
         }
+        (void)csv_files(report_document(r));
+        for (const Format f : {Format::Text, Format::Latex, Format::Html, Format::Json}) (void)render_answers(r, f);
         (void)verify_report(r);
         for (const auto& rr : r.reads) {
             const Memory& m = s.source(rr.spec.source).states;
