@@ -138,6 +138,11 @@ void make_app(CLI::App& app, Parsed& p) {
                       "LaTeX: tables as floats (default: placed where they stand)");
         sub->add_flag("--no-markdown-math", [&p](std::int64_t) { p.render.markdown_math = false; },
                       "Markdown: Unicode values instead of $...$ math");
+        if (sub->get_name() != "eval") {
+            sub->add_option("--max-width", p.render.max_width,
+                            "Elide long integers so each value fits N columns (0: every digit)")
+                ->check(CLI::Range(std::size_t{0}, std::size_t{100000}));
+        }
     }
     app.add_flag("--standalone", p.render.standalone, "LaTeX: a complete document with its preamble");
 }

@@ -762,6 +762,7 @@ std::vector<CsvFile> csv_files(const Document& doc) {
 
 std::string render(const Document& doc, Format format, const RenderOptions& options) {
     if (format == Format::Json) throw usage_error("a document is rendered as text, markdown, latex, html or csv");
+    const detail::DisplayWidthScope width(options.max_width);
     return Renderer(format, options).document(doc);
 }
 

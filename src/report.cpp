@@ -110,6 +110,7 @@ TableBlock read_block(const Source* source, const Memory& memory, const ReadTrac
     // One memo per math form the renderer asks for.
     struct Memo {
         MathForm form;
+        std::size_t width;  // detail::display_max_width() when the strings were made
         detail::TraceStrings strings;
         detail::TraceStrings unicode;
         std::vector<std::string> q;
@@ -119,8 +120,8 @@ TableBlock read_block(const Source* source, const Memory& memory, const ReadTrac
     };
     auto memo = std::make_shared<std::unique_ptr<Memo>>();
     tab.row = [source, &memory, &t, rule, memo](std::size_t j, MathForm f, std::vector<Inline>& cells) {
-        if (!*memo || (*memo)->form != f) {
-            auto m = std::make_unique<Memo>(Memo{f, detail::TraceStrings(memory, t, notation_for(f)),
+        if (!*memo || (*memo)->form != f || (*memo)->width != detail::display_max_width()) {
+            auto m = std::make_unique<Memo>(Memo{f, detail::display_max_width(), detail::TraceStrings(memory, t, notation_for(f)),
                                                  detail::TraceStrings(memory, t, Notation::Unicode), {}, {}, {}, {}});
             for (const auto& x : t.query) {
                 m->q.push_back(detail::printed(x, notation_for(f)));

@@ -10,9 +10,19 @@
 
 namespace exactattn::detail {
 
+namespace {
+thread_local std::size_t t_max_width = 0;
+}  // namespace
+
+std::size_t display_max_width() { return t_max_width; }
+DisplayWidthScope::DisplayWidthScope(std::size_t width) : saved_(t_max_width) { t_max_width = width; }
+DisplayWidthScope::~DisplayWidthScope() { t_max_width = saved_; }
+
 std::string printed(const Value& v, Notation n) {
     if (n == Notation::Ascii) return to_ascii(v);  // JSON and CSV data: the canonical form
-    std::string s = to_display(v, n);
+    DisplayOptions options;
+    options.max_width = t_max_width;
+    std::string s = to_display(v, n, options);
     if (n == Notation::MathML) {  // the content of the <math> element, for a larger formula
         const auto open = s.find('>');
         const auto close = s.rfind("</math>");

@@ -23,6 +23,20 @@ Json trace_to_json(const Memory* memory, const ReadTrace& t);
 /// and MathML (the content of one <math> element), the canonical form in ascii.
 std::string printed(const Value& v, Notation n);
 
+/// The width in terminal columns that printed() fits each value to while a renderer runs
+/// (RenderOptions::max_width; 0, the default: every digit), on this thread.
+std::size_t display_max_width();
+class DisplayWidthScope {
+public:
+    explicit DisplayWidthScope(std::size_t width);
+    ~DisplayWidthScope();
+    DisplayWidthScope(const DisplayWidthScope&) = delete;
+    DisplayWidthScope& operator=(const DisplayWidthScope&) = delete;
+
+private:
+    std::size_t saved_;
+};
+
 class TraceStrings {
 public:
     /// Strings in notation `n` (ascii for JSON, unicode for terminal text).

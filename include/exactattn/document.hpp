@@ -188,6 +188,10 @@ struct RenderOptions {
     bool standalone = false;     ///< LaTeX: a complete document with its preamble
     bool latex_floats = false;   ///< LaTeX: tables as floats (default: placed where they stand)
     bool markdown_math = true;   ///< Markdown: `$…$` math (off: Unicode, for plain viewers)
+    /// Fit every printed value to this many terminal columns by eliding the middle digits of
+    /// long integers, written `12345…6789 (332 digits)` (docs/notation.md); 0: every digit.
+    /// An elided value no longer names the exact value: only where an author asks for it.
+    std::size_t max_width = 0;
     /// CSV: the directory that receives one file per table and index.csv (`-o DIR`); empty:
     /// every table to one stream, separated by an empty line.
     std::string csv_directory;

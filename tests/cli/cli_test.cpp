@@ -202,6 +202,17 @@ TEST(Cli, CheckExitCodes) {
     EXPECT_TRUE(one_line(r.err)) << r.err;
 }
 
+TEST(Cli, MaxWidthElidesOnlyWhenAsked) {
+    // 3^100 = 515377520732011331036461129765621272702107522001 (48 digits).
+    Result r = run({"read", "--memory", "[[3^100, a], [0, 0]]", "--query", "[0, 1]", "--max-width", "20"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("[51537…2001 (48 digits), a]"), std::string::npos) << r.out;
+    r = run({"read", "--memory", "[[3^100, a], [0, 0]]", "--query", "[0, 1]"});
+    EXPECT_NE(r.out.find("[515377520732011331036461129765621272702107522001, a]"), std::string::npos) << r.out;
+    r = run({"read", "--memory", "[[3^100, a], [0, 0]]", "--query", "[0, 1]", "--max-width", "20", "--format", "json"});
+    EXPECT_NE(r.out.find("515377520732011331036461129765621272702107522001"), std::string::npos);  // JSON: in full
+}
+
 TEST(Cli, AnswersAndCrosscheck) {
     Result r = run({"answers", "chapter14", "--format", "text"});
     EXPECT_EQ(r.code, 0) << r.err;
