@@ -44,6 +44,14 @@ std::string value_in(const Value& v, MathForm f) {
     return to_ascii(v);
 }
 
+// Author math in MathML: a single letter is an identifier (italic, like the values' a);
+// anything else its plain-text reading in <mtext>.
+std::string tex_mathml(const std::string& tex) {
+    const std::string t = tex_to_text(tex);
+    if (t.size() == 1 && std::isalpha(static_cast<unsigned char>(t[0])) != 0) return "<mi>" + t + "</mi>";
+    return "<mtext>" + html_escape(t) + "</mtext>";
+}
+
 bool plain_token(const std::string& unicode) {
     const bool negative = unicode.rfind("−", 0) == 0 || unicode.rfind('-', 0) == 0;
     return !negative && unicode.find_first_of(" /+×") == std::string::npos;
@@ -104,6 +112,37 @@ std::string name_in(const std::string& n, MathForm f) {
 
 }  // namespace
 
+// Text for a document, without terminal control characters (a scenario string may carry ESC
+// sequences or a carriage return): each is written `<U+001B>`, as in error messages. Line
+// breaks and tabs stay.
+std::string printable(const std::string& s) {
+    const auto control = [&](std::size_t i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c == '\n' || c == '\t') return 0;
+        if (c < 0x20 || c == 0x7F) return 1;
+        if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+            static_cast<unsigned char>(s[i + 1]) <= 0x9F) {
+            return 2;  // C1 control, U+0080..U+009F
+        }
+        return 0;
+    };
+    std::size_t i = 0;
+    while (i < s.size() && control(i) == 0) ++i;
+    if (i == s.size()) return s;
+    std::string out = s.substr(0, i);
+    while (i < s.size()) {
+        const int n = control(i);
+        if (n == 0) {
+            out += s[i++];
+            continue;
+        }
+        const unsigned cp = n == 1 ? static_cast<unsigned char>(s[i]) : static_cast<unsigned char>(s[i + 1]);
+        out += fmt::format("<U+{:04X}>", cp);
+        i += static_cast<std::size_t>(n);
+    }
+    return out;
+}
+
 Formula& Formula::value(const Value& v) {
     atoms_.push_back(Atom{Atom::Kind::Value, v, {}, {}, Op::Plus, {}, 0, false});
     return *this;
@@ -147,7 +186,7 @@ Formula& Formula::custom(std::function<std::string(MathForm)> render) {
     return *this;
 }
 Formula& Formula::tex(const std::string& source) {
-    atoms_.push_back(Atom{Atom::Kind::Tex, {}, {}, {}, Op::Plus, source, 0, false});
+    atoms_.push_back(Atom{Atom::Kind::Tex, {}, {}, {}, Op::Plus, printable(source), 0, false});
     return *this;
 }
 Formula& Formula::append(const Formula& other) {
@@ -207,7 +246,7 @@ std::string Formula::render(MathForm f) const {
             case Atom::Kind::Custom: out += a.fn(f); break;
             case Atom::Kind::Tex:
                 out += f == MathForm::Latex ? a.text
-                       : ml                 ? "<mtext>" + html_escape(tex_to_text(a.text)) + "</mtext>"
+                       : ml                 ? tex_mathml(a.text)
                                             : tex_to_text(a.text);
                 break;
         }
@@ -236,7 +275,8 @@ Formula linear_combination(const std::vector<Value>& coeffs,
 // ---------------------------------------------------------------------------------------------
 // Inline content
 
-Inline& Inline::text(const std::string& s) {
+Inline& Inline::text(const std::string& raw) {
+    const std::string s = printable(raw);
     if (!parts_.empty() && parts_.back().kind == Kind::Text) {
         parts_.back().text += s;
     } else {
@@ -245,15 +285,15 @@ Inline& Inline::text(const std::string& s) {
     return *this;
 }
 Inline& Inline::emph(const std::string& s) {
-    parts_.push_back(Part{Kind::Emph, s, {}});
+    parts_.push_back(Part{Kind::Emph, printable(s), {}});
     return *this;
 }
 Inline& Inline::strong(const std::string& s) {
-    parts_.push_back(Part{Kind::Strong, s, {}});
+    parts_.push_back(Part{Kind::Strong, printable(s), {}});
     return *this;
 }
 Inline& Inline::code(const std::string& s) {
-    parts_.push_back(Part{Kind::Code, s, {}});
+    parts_.push_back(Part{Kind::Code, printable(s), {}});
     return *this;
 }
 Inline& Inline::math(const Formula& f) {
@@ -265,7 +305,7 @@ Inline& Inline::math(const Formula& f) {
     return *this;
 }
 Inline& Inline::token(const std::string& s) {
-    parts_.push_back(Part{Kind::Token, s, {}});
+    parts_.push_back(Part{Kind::Token, printable(s), {}});
     return *this;
 }
 Inline& Inline::append(const Inline& other) {
@@ -308,7 +348,20 @@ Inline inline_markdown(const std::string& md) {
                 case Inline::Kind::Strong: out.strong(inner); break;
                 case Inline::Kind::Emph: out.emph(inner); break;
                 case Inline::Kind::Code: out.code(inner); break;
-                default: out.math(Formula().tex(inner)); break;
+                default: {
+                    // Author math goes to LaTeX as written; with unbalanced braces it would break
+                    // the document, so it is kept as text (`$` included).
+                    int depth = 0;
+                    bool balanced = true;
+                    for (std::size_t k = 0; k < inner.size() && balanced; ++k) {
+                        if (inner[k] == '\\') ++k;  // \{ and \} are characters
+                        else if (inner[k] == '{') ++depth;
+                        else if (inner[k] == '}') balanced = --depth >= 0;
+                    }
+                    if (balanced && depth == 0) out.math(Formula().tex(inner));
+                    else out.text("$" + inner + "$");
+                    break;
+                }
             }
             i = end + open.size();
             return true;

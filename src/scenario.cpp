@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "exactattn/error.hpp"
@@ -86,6 +87,23 @@ Matrix Scenario::encode_tokens(const std::vector<std::string>& tokens, Matrix* p
 namespace {
 
 using detail::Json;
+
+// A table's number ("14.1", "A-3"): it becomes a LaTeX counter value, a \label and an HTML id,
+// so only letters, digits, '.' and '-', starting with a letter or digit, at most 20 characters.
+std::string table_number(const detail::Reader& r, const Json& j, const std::string& pointer) {
+    std::string n = r.string(j, pointer);
+    const bool ok = !n.empty() && n.size() <= 20 && std::isalnum(static_cast<unsigned char>(n[0])) != 0 &&
+                    std::all_of(n.begin(), n.end(), [](char c) {
+                        return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '-';
+                    });
+    if (!ok) {
+        throw shape_error(fmt::format("a table number is 1 to 20 letters, digits, '.' or '-' starting with a "
+                                      "letter or digit, like \"14.1\"; got \"{}\"",
+                                      escape_controls(n)),
+                          r.at(pointer));
+    }
+    return n;
+}
 using detail::pointer_join;
 using detail::Reader;
 
@@ -358,7 +376,7 @@ private:
                 }
             }
             if (v.contains("note")) rs.note = r_.string(v["note"], ptr + "/note");
-            if (v.contains("number")) rs.number = r_.string(v["number"], ptr + "/number");
+            if (v.contains("number")) rs.number = table_number(r_, v["number"], ptr + "/number");
             if (v.contains("caption")) rs.caption = r_.string(v["caption"], ptr + "/caption");
             s.reads.push_back(std::move(rs));
         });
@@ -398,7 +416,7 @@ private:
                 for (std::size_t j = 1; j <= n; ++j) is.positions.push_back(j);
             }
             if (v.contains("note")) is.note = r_.string(v["note"], ptr + "/note");
-            if (v.contains("number")) is.number = r_.string(v["number"], ptr + "/number");
+            if (v.contains("number")) is.number = table_number(r_, v["number"], ptr + "/number");
             if (v.contains("caption")) is.caption = r_.string(v["caption"], ptr + "/caption");
             s.interventions.push_back(std::move(is));
         });

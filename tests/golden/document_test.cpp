@@ -96,6 +96,19 @@ TEST(Document, MarkdownUnderscoresInsideWordsAreText) {
     EXPECT_EQ(in.parts()[7].kind, Inline::Kind::Math);
 }
 
+TEST(Document, ScenarioTextCannotCarryControlsOrBreakTheLatex) {
+    Document doc;
+    doc.add(Paragraph{inline_markdown("red \x1b]0;title\x07 *and* $x}$ and $\\{y\\}$")});
+    const std::string text = render(doc, Format::Text);
+    EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+    // Author math reads as text outside LaTeX: \{y\} is {y}.
+    contains(text, "red <U+001B>]0;title<U+0007> and $x}$ and {y}");
+    // Unbalanced braces stay text (escaped); balanced ones, \{ \} included, stay math.
+    const std::string tex = render(doc, Format::Latex);
+    contains(tex, "\\$x\\}\\$");
+    contains(tex, "$\\{y\\}$");
+}
+
 TEST(Document, CsvHasOneFilePerTableAndAnIndex) {
     const auto files = csv_files(report_document(chapter()));
     ASSERT_GE(files.size(), 3U);
