@@ -69,6 +69,25 @@ public:
     void only_keys(const Json& obj, const std::string& pointer,
                    std::initializer_list<const char*> allowed) const;
 
+    /// f(name, value, pointer) for every member of the object root[key], when root has `key`.
+    template <class F>
+    void each(const Json& root, const char* key, F&& f) const {
+        if (!root.contains(key)) return;
+        const std::string base = std::string("/") + key;
+        for (const auto& [name, v] : object(root[key], base).items()) f(name, v, pointer_join(base, name));
+    }
+
+    /// Runs f, placing any error that has no place yet at `pointer` of this file.
+    template <class F>
+    auto located(const std::string& pointer, F&& f) const -> decltype(f()) {
+        try {
+            return f();
+        } catch (const Error& e) {
+            if (e.where().file.empty() && e.where().pointer.empty()) throw e.located(at(pointer));
+            throw;
+        }
+    }
+
 private:
     std::string file_;
 };

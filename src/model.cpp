@@ -38,23 +38,6 @@ void Encoder::check() const {
     }
 }
 
-namespace {
-
-// row · M for a row vector and a matrix given by rows.
-Vector times(const Vector& row, const Matrix& m) {
-    const std::size_t d = m.empty() ? 0 : m[0].size();
-    Vector out(d);
-    for (std::size_t i = 0; i < row.size(); ++i) {
-        if (row[i].is_zero()) continue;
-        for (std::size_t j = 0; j < d; ++j) {
-            if (!m[i][j].is_zero()) out[j] += row[i] * m[i][j];
-        }
-    }
-    return out;
-}
-
-}  // namespace
-
 Matrix encode(const Encoder& enc, const std::vector<Vector>& inputs, Matrix* pre_activations) {
     enc.check();
     if (pre_activations != nullptr) pre_activations->clear();

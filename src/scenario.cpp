@@ -149,28 +149,9 @@ public:
     }
 
 private:
-    template <class F>
-    void each(const char* key, F&& f) {
-        if (!root_.contains(key)) return;
-        const std::string base = std::string("/") + key;
-        const auto& obj = r_.object(root_[key], base);
-        for (const auto& [name, v] : obj.items()) f(name, v, pointer_join(base, name));
-    }
-
-    // Runs f, adding the pointer (and file) to any error that has no place yet.
-    template <class F>
-    auto located(const std::string& pointer, F&& f) {
-        try {
-            return f();
-        } catch (const Error& e) {
-            if (e.where().file.empty() && e.where().pointer.empty()) throw e.located(r_.at(pointer));
-            throw;
-        }
-    }
-
     void vocabulary(Scenario& s) {
         std::size_t width = 0;
-        each("vocabulary", [&](const std::string& token, const Json& v, const std::string& ptr) {
+        r_.each(root_, "vocabulary", [&](const std::string& token, const Json& v, const std::string& ptr) {
             if (token.empty()) throw shape_error("a token must not be empty", r_.at(ptr));
             if (token.find(' ') != std::string::npos) {
                 throw shape_error(fmt::format("token \"{}\" contains a space; tokens are separated "
@@ -210,7 +191,7 @@ private:
         enc.input = r_.matrix(e["input"], "/encoder/input");
         enc.bias = r_.vector(e["bias"], "/encoder/bias");
         enc.initial = r_.vector(e["initial"], "/encoder/initial");
-        located("/encoder", [&] {
+        r_.located("/encoder", [&] {
             enc.check();
             return 0;
         });
@@ -223,7 +204,7 @@ private:
     }
 
     void sources(Scenario& s) {
-        each("sources", [&](const std::string& name, const Json& v, const std::string& ptr) {
+        r_.each(root_, "sources", [&](const std::string& name, const Json& v, const std::string& ptr) {
             Source src;
             src.name = name;
             const Json* tokens = nullptr;
@@ -249,9 +230,9 @@ private:
                 for (std::size_t i = 0; i < tokens->size(); ++i) {
                     const std::string p = pointer_join(tptr, i);
                     list.push_back(r_.string((*tokens)[i], p));
-                    located(p, [&] { return s.embedding(list.back()); });
+                    r_.located(p, [&] { return s.embedding(list.back()); });
                 }
-                src.states = located(ptr, [&] { return Memory(s.encode_tokens(list)); });
+                src.states = r_.located(ptr, [&] { return Memory(s.encode_tokens(list)); });
                 src.tokens = std::move(list);
             } else {
                 Matrix m = r_.matrix(v["memory"], ptr + "/memory");
@@ -276,7 +257,7 @@ private:
 
     std::vector<NamedVector> named_vectors(const char* key) {
         std::vector<NamedVector> out;
-        each(key, [&](const std::string& name, const Json& v, const std::string& ptr) {
+        r_.each(root_, key, [&](const std::string& name, const Json& v, const std::string& ptr) {
             out.push_back(NamedVector{name, r_.vector(v, ptr)});
         });
         return out;
@@ -302,7 +283,7 @@ private:
     std::string source_ref(const Scenario& s, const Json& obj, const std::string& ptr) {
         if (!obj.contains("source")) throw shape_error("missing \"source\"", r_.at(ptr));
         const std::string name = r_.string(obj["source"], ptr + "/source");
-        located(ptr + "/source", [&] { return &s.source(name); });
+        r_.located(ptr + "/source", [&] { return &s.source(name); });
         return name;
     }
 
@@ -354,7 +335,7 @@ private:
     }
 
     void reads(Scenario& s) {
-        each("reads", [&](const std::string& name, const Json& v, const std::string& ptr) {
+        r_.each(root_, "reads", [&](const std::string& name, const Json& v, const std::string& ptr) {
             r_.object(v, ptr);
             r_.only_keys(v, ptr, {"source", "query", "readout", "remove", "zero", "note", "number", "caption"});
             ReadSpec rs;
@@ -383,7 +364,7 @@ private:
     }
 
     void interventions(Scenario& s) {
-        each("interventions", [&](const std::string& name, const Json& v, const std::string& ptr) {
+        r_.each(root_, "interventions", [&](const std::string& name, const Json& v, const std::string& ptr) {
             r_.object(v, ptr);
             r_.only_keys(v, ptr, {"kind", "source", "query", "readout", "positions", "note", "number", "caption"});
             InterventionSpec is;
@@ -445,7 +426,7 @@ private:
             v.contains("bytes_per_number")
                 ? r_.integer(v["bytes_per_number"], ptr + "/bytes_per_number", 1, 1 << 20)
                 : 8;
-        located(ptr, [&] { return count_costs(c.input); });
+        r_.located(ptr, [&] { return count_costs(c.input); });
         return c;
     }
 
@@ -462,13 +443,13 @@ private:
             s.costs.push_back(cost_case(s, "default", flat, "/costs"));
             return;
         }
-        each("costs", [&](const std::string& name, const Json& v, const std::string& ptr) {
+        r_.each(root_, "costs", [&](const std::string& name, const Json& v, const std::string& ptr) {
             s.costs.push_back(cost_case(s, name, v, ptr));
         });
     }
 
     void learner_answers(Scenario& s) {
-        each("learner_answers", [&](const std::string& name, const Json& v, const std::string& ptr) {
+        r_.each(root_, "learner_answers", [&](const std::string& name, const Json& v, const std::string& ptr) {
             r_.object(v, ptr);
             r_.only_keys(v, ptr, {"target", "proposed", "note"});
             LearnerAnswer la;
@@ -607,7 +588,7 @@ private:
     }
 
     void expect(Scenario& s) {
-        each("expect", [&](const std::string& pointer, const Json& v, const std::string& ptr) {
+        r_.each(root_, "expect", [&](const std::string& pointer, const Json& v, const std::string& ptr) {
             if (pointer.empty() || pointer[0] != '/') {
                 throw shape_error(fmt::format("expect key \"{}\" is not a JSON pointer (it must start "
                                               "with '/')",

@@ -27,38 +27,20 @@ public:
     LayerLoader(const Json& root, const Reader& r, Scenario& s) : root_(root), r_(r), s_(s) {}
 
     void load() {
-        each("sequences", [&](const std::string& name, const Json& v, const std::string& ptr) {
+        r_.each(root_, "sequences", [&](const std::string& name, const Json& v, const std::string& ptr) {
             s_.sequences.push_back(sequence(name, v, ptr));
         });
-        each("matrices", [&](const std::string& name, const Json& v, const std::string& ptr) {
+        r_.each(root_, "matrices", [&](const std::string& name, const Json& v, const std::string& ptr) {
             Matrix m = r_.matrix(v, ptr);
-            located(ptr, [&] { check_rectangular(m, fmt::format("matrix \"{}\"", name)); });
+            r_.located(ptr, [&] { check_rectangular(m, fmt::format("matrix \"{}\"", name)); });
             s_.matrices.push_back(NamedMatrix{name, std::move(m)});
         });
-        each("layers", [&](const std::string& name, const Json& v, const std::string& ptr) {
+        r_.each(root_, "layers", [&](const std::string& name, const Json& v, const std::string& ptr) {
             s_.layers.push_back(layer(name, v, ptr));
         });
     }
 
 private:
-    template <class F>
-    void each(const char* key, F&& f) {
-        if (!root_.contains(key)) return;
-        const std::string base = std::string("/") + key;
-        const auto& obj = r_.object(root_[key], base);
-        for (const auto& [name, v] : obj.items()) f(name, v, pointer_join(base, name));
-    }
-
-    template <class F>
-    auto located(const std::string& pointer, F&& f) -> decltype(f()) {
-        try {
-            return f();
-        } catch (const Error& e) {
-            if (e.where().file.empty() && e.where().pointer.empty()) throw e.located(r_.at(pointer));
-            throw;
-        }
-    }
-
     SequenceSpec sequence(const std::string& name, const Json& v, const std::string& ptr) {
         r_.object(v, ptr);
         r_.only_keys(v, ptr, {"tokens", "rows", "note"});
@@ -71,7 +53,7 @@ private:
         }
         if (v.contains("rows")) {
             q.rows = r_.matrix(v["rows"], pointer_join(ptr, "rows"));
-            located(pointer_join(ptr, "rows"), [&] { check_rectangular(q.rows, "the rows"); });
+            r_.located(pointer_join(ptr, "rows"), [&] { check_rectangular(q.rows, "the rows"); });
             if (!q.tokens.empty() && q.tokens.size() != q.rows.size()) {
                 throw shape_error(fmt::format("{} tokens label {} rows", q.tokens.size(), q.rows.size()),
                                   r_.at(ptr));
@@ -82,7 +64,7 @@ private:
                                   r_.at(ptr));
             }
             for (std::size_t i = 0; i < q.tokens.size(); ++i) {
-                q.rows.push_back(located(pointer_join(pointer_join(ptr, "tokens"), i),
+                q.rows.push_back(r_.located(pointer_join(pointer_join(ptr, "tokens"), i),
                                          [&] { return s_.embedding(q.tokens[i]); }));
             }
         }
@@ -121,10 +103,10 @@ private:
         l.name = name;
         if (!v.contains("sequence")) throw shape_error("missing key \"sequence\"", r_.at(ptr));
         l.sequence = r_.string(v["sequence"], pointer_join(ptr, "sequence"));
-        located(pointer_join(ptr, "sequence"), [&] { (void)s_.sequence(l.sequence); });
+        r_.located(pointer_join(ptr, "sequence"), [&] { (void)s_.sequence(l.sequence); });
         if (v.contains("memory")) {
             l.memory = r_.string(v["memory"], pointer_join(ptr, "memory"));
-            located(pointer_join(ptr, "memory"), [&] { (void)s_.sequence(l.memory); });
+            r_.located(pointer_join(ptr, "memory"), [&] { (void)s_.sequence(l.memory); });
         }
         if (v.contains("note")) l.note = r_.string(v["note"], pointer_join(ptr, "note"));
         AttentionLayer& a = l.layer;
