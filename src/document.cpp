@@ -662,26 +662,64 @@ private:
             std::string out = text_table(caption_text(t), headers, t.rows, strings);
             return out + (notes.empty() ? "" : notes) + "\n";
         }
-        Table tab;
-        tab.headers = headers;
-        for (std::size_t j = 0; j < t.rows; ++j) {
-            std::vector<std::string> r;
-            strings(j, r);
-            tab.rows.push_back(std::move(r));
-        }
+        // Every other format writes the rows as they are produced: a table of millions of rows
+        // is never held as cells.
+        const std::size_t columns = headers.size();
+        std::vector<std::string> r;
+        const auto each_row = [&](const auto& write) {
+            for (std::size_t j = 0; j < t.rows; ++j) {
+                strings(j, r);
+                write(r);
+            }
+        };
+        std::string out;
         switch (f_) {
             case Format::Markdown: {
                 const std::string c = caption_text(t);
-                tab.caption = c;
-                return tab.markdown() + (notes.empty() ? "" : "\n" + notes) + "\n";
+                if (!c.empty()) out += "**" + c + "**\n\n";
+                markdown_header(out, headers);
+                each_row([&](const std::vector<std::string>& row) { markdown_row(out, row, columns); });
+                return out + (notes.empty() ? "" : "\n" + notes) + "\n";
             }
-            case Format::Csv: return tab.csv() + "\r\n";
-            case Format::Html: return html_table(t, tab, notes);
-            default: return latex_table(t, tab, notes);
+            case Format::Csv:
+                csv_row(out, headers, columns);
+                each_row([&](const std::vector<std::string>& row) { csv_row(out, row, columns); });
+                return out + "\r\n";
+            case Format::Html: {
+                out += "<div class=\"table\">\n";
+                out += t.label.empty() ? "<table>\n" : "<table id=\"" + html_escape(t.label) + "\">\n";
+                const std::string c = caption_text(t);
+                if (!c.empty()) out += "<caption>" + c + "</caption>\n";
+                out += "<thead><tr>";
+                for (const auto& h : headers) out += "<th scope=\"col\">" + h + "</th>";
+                out += "</tr></thead>\n<tbody>\n";
+                each_row([&](const std::vector<std::string>& row) {
+                    out += "<tr>";
+                    for (std::size_t i = 0; i < columns; ++i) {
+                        const std::string& cell = i < row.size() ? row[i] : std::string();
+                        out += i == 0 ? "<th scope=\"row\">" + cell + "</th>" : "<td>" + cell + "</td>";
+                    }
+                    out += "</tr>\n";
+                });
+                out += "</tbody>\n</table>\n";
+                if (!notes.empty()) out += "<p class=\"note\">" + notes + "</p>\n";
+                return out + "</div>\n";
+            }
+            default: {
+                out += latex_table_head(t, headers);
+                each_row([&](const std::vector<std::string>& row) {
+                    for (std::size_t i = 0; i < columns; ++i) out += (i > 0 ? " & " : "") + (i < row.size() ? row[i] : "");
+                    out += " \\\\\n";
+                });
+                out += "\\bottomrule\n\\end{tabular}\n";
+                if (!notes.empty()) out += "\\par\\smallskip{\\footnotesize " + notes + "}\n";
+                return out + (o_.latex_floats ? "\\end{table}\n\n" : "\\end{center}\n\n");
+            }
         }
     }
 
-    std::string latex_table(const TableBlock& t, const Table& tab, const std::string& notes) const {
+    // A LaTeX table up to its first row: the environment, the caption, the header.
+    std::string latex_table_head(const TableBlock& t, const std::vector<std::string>& headers) const {
         std::string out = o_.latex_floats ? "\\begin{table}[htbp]\n\\centering\n" : "\\begin{center}\n";
         // A numbered table prints its own number ("Table 14.1: …", \ref gives 14.1): \thetable is
         // redefined inside the table's group. An unnumbered one takes the starred caption.
@@ -694,36 +732,9 @@ private:
         } else if (!c.empty()) {
             out += o_.latex_floats ? "\\caption*{" + c + "}\n" : "\\captionof*{table}{" + c + "}\n";
         }
-        out += "\\begin{tabular}{" + std::string(tab.headers.size(), 'l') + "}\n\\toprule\n";
-        for (std::size_t i = 0; i < tab.headers.size(); ++i) out += (i > 0 ? " & " : "") + tab.headers[i];
-        out += " \\\\\n\\midrule\n";
-        for (const auto& r : tab.rows) {
-            for (std::size_t i = 0; i < tab.headers.size(); ++i) out += (i > 0 ? " & " : "") + (i < r.size() ? r[i] : "");
-            out += " \\\\\n";
-        }
-        out += "\\bottomrule\n\\end{tabular}\n";
-        if (!notes.empty()) out += "\\par\\smallskip{\\footnotesize " + notes + "}\n";
-        out += o_.latex_floats ? "\\end{table}\n\n" : "\\end{center}\n\n";
-        return out;
-    }
-
-    std::string html_table(const TableBlock& t, const Table& tab, const std::string& notes) const {
-        std::string out = t.label.empty() ? "<table>\n" : "<table id=\"" + html_escape(t.label) + "\">\n";
-        const std::string c = caption_text(t);
-        if (!c.empty()) out += "<caption>" + c + "</caption>\n";
-        out += "<thead><tr>";
-        for (const auto& h : tab.headers) out += "<th scope=\"col\">" + h + "</th>";
-        out += "</tr></thead>\n<tbody>\n";
-        for (const auto& r : tab.rows) {
-            out += "<tr>";
-            for (std::size_t i = 0; i < tab.headers.size(); ++i) {
-                out += (i == 0 ? "<th scope=\"row\">" : "<td>") + (i < r.size() ? r[i] : "") + (i == 0 ? "</th>" : "</td>");
-            }
-            out += "</tr>\n";
-        }
-        out += "</tbody>\n</table>\n";
-        if (!notes.empty()) out += "<p class=\"note\">" + notes + "</p>\n";
-        return "<div class=\"table\">\n" + out + "</div>\n";
+        out += "\\begin{tabular}{" + std::string(headers.size(), 'l') + "}\n\\toprule\n";
+        for (std::size_t i = 0; i < headers.size(); ++i) out += (i > 0 ? " & " : "") + headers[i];
+        return out + " \\\\\n\\midrule\n";
     }
 
     std::string html_page(const Document& doc, const std::string& body) const {

@@ -73,7 +73,7 @@ std::string md_cell(const std::string& s) {
     return out;
 }
 std::string csv_cell(const std::string& s) {
-    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
     std::string out = "\"";
     for (char c : s) {
         if (c == '"') out += "\"\"";
@@ -83,19 +83,29 @@ std::string csv_cell(const std::string& s) {
 }
 }  // namespace
 
+void markdown_row(std::string& out, const std::vector<std::string>& cells, std::size_t columns) {
+    out += "|";
+    for (std::size_t i = 0; i < columns; ++i) out += " " + md_cell(i < cells.size() ? cells[i] : "") + " |";
+    out += "\n";
+}
+
+void markdown_header(std::string& out, const std::vector<std::string>& headers) {
+    markdown_row(out, headers, headers.size());
+    out += "|";
+    for (std::size_t i = 0; i < headers.size(); ++i) out += " --- |";
+    out += "\n";
+}
+
+void csv_row(std::string& out, const std::vector<std::string>& cells, std::size_t columns) {
+    for (std::size_t i = 0; i < columns; ++i) out += (i > 0 ? "," : "") + csv_cell(i < cells.size() ? cells[i] : "");
+    out += "\r\n";
+}
+
 std::string Table::markdown() const {
     std::string out;
     if (!caption.empty()) out += "**" + caption + "**\n\n";
-    out += "|";
-    for (const auto& h : headers) out += " " + md_cell(h) + " |";
-    out += "\n|";
-    for (std::size_t i = 0; i < headers.size(); ++i) out += " --- |";
-    out += "\n";
-    for (const auto& r : rows) {
-        out += "|";
-        for (std::size_t i = 0; i < headers.size(); ++i) out += " " + md_cell(i < r.size() ? r[i] : "") + " |";
-        out += "\n";
-    }
+    markdown_header(out, headers);
+    for (const auto& r : rows) markdown_row(out, r, headers.size());
     return out;
 }
 
@@ -144,14 +154,8 @@ std::string latex_escape(const std::string& s) {
 
 std::string Table::csv() const {
     std::string out;
-    auto line = [&](const std::vector<std::string>& r) {
-        for (std::size_t i = 0; i < headers.size(); ++i) {
-            out += (i > 0 ? "," : "") + csv_cell(i < r.size() ? r[i] : "");
-        }
-        out += "\r\n";
-    };
-    line(headers);
-    for (const auto& r : rows) line(r);
+    csv_row(out, headers, headers.size());
+    for (const auto& r : rows) csv_row(out, r, headers.size());
     return out;
 }
 

@@ -41,4 +41,10 @@ std::string text_table(const std::string& caption, const std::vector<std::string
 /// Escapes text for LaTeX (outside math mode).
 std::string latex_escape(const std::string& s);
 
+/// One row appended to `out`, `columns` cells wide: a Markdown pipe row (`|` escaped), the
+/// Markdown header with its rule, an RFC 4180 CSV line (CRLF).
+void markdown_row(std::string& out, const std::vector<std::string>& cells, std::size_t columns);
+void markdown_header(std::string& out, const std::vector<std::string>& headers);
+void csv_row(std::string& out, const std::vector<std::string>& cells, std::size_t columns);
+
 }  // namespace exactattn
