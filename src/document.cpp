@@ -52,11 +52,6 @@ std::string tex_mathml(const std::string& tex) {
     return "<mtext>" + html_escape(t) + "</mtext>";
 }
 
-bool plain_token(const std::string& unicode) {
-    const bool negative = unicode.rfind("−", 0) == 0 || unicode.rfind('-', 0) == 0;
-    return !negative && unicode.find_first_of(" /+×") == std::string::npos;
-}
-
 const char* op_text(Formula::Op o, MathForm f) {
     const bool latex = f == MathForm::Latex;
     const bool ascii = f == MathForm::Ascii;
@@ -151,7 +146,7 @@ Formula& Formula::factor(const Value& v) {
     // A value too large for a display rewrite (docs/notation.md) is bracketed unless it is a
     // non-negative integer, without rendering it only to look.
     const bool plain = v.bit_size() > 4096 ? v.is_rational() && v.rational().get_den() == 1 && v.sign() >= 0
-                                           : plain_token(detail::printed(v, Notation::Unicode));
+                                           : detail::plain_factor(detail::printed(v, Notation::Unicode));
     atoms_.push_back(Atom{Atom::Kind::Value, v, {}, {}, Op::Plus, {}, 0, !plain});
     return *this;
 }

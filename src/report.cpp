@@ -68,8 +68,7 @@ std::string list_in(const std::vector<std::string>& xs, MathForm f) {
 
 // A factor of a derivation: parenthesised unless it is one plain token ("(1/2)", "(−a)", "a").
 std::string factor_in(const std::string& printed, const std::string& unicode, MathForm f) {
-    const bool negative = unicode.rfind("−", 0) == 0 || unicode.rfind('-', 0) == 0;
-    if (!negative && unicode.find_first_of(" /+×") == std::string::npos) return printed;
+    if (detail::plain_factor(unicode)) return printed;
     return op(f, Formula::Op::Open) + printed + op(f, Formula::Op::Close);
 }
 

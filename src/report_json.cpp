@@ -14,6 +14,11 @@ namespace {
 thread_local std::size_t t_max_width = 0;
 }  // namespace
 
+bool plain_factor(const std::string& unicode) {
+    const bool negative = unicode.rfind("−", 0) == 0 || unicode.rfind('-', 0) == 0;
+    return !negative && unicode.find_first_of(" /+×") == std::string::npos;
+}
+
 std::size_t display_max_width() { return t_max_width; }
 DisplayWidthScope::DisplayWidthScope(std::size_t width) : saved_(t_max_width) { t_max_width = width; }
 DisplayWidthScope::~DisplayWidthScope() { t_max_width = saved_; }

@@ -23,6 +23,10 @@ Json trace_to_json(const Memory* memory, const ReadTrace& t);
 /// and MathML (the content of one <math> element), the canonical form in ascii.
 std::string printed(const Value& v, Notation n);
 
+/// Whether a value printed in Unicode is one plain token that a product may show without
+/// brackets: not negative, not a sum, fraction or product ("a", "2a", "√2"; not "a/2", "−a").
+bool plain_factor(const std::string& unicode);
+
 /// The width in terminal columns that printed() fits each value to while a renderer runs
 /// (RenderOptions::max_width; 0, the default: every digit), on this thread.
 std::size_t display_max_width();
