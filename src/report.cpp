@@ -111,7 +111,9 @@ TableBlock read_block(const Source* source, const Memory& memory, const ReadTrac
         MathForm form;
         std::size_t width;  // detail::display_max_width() when the strings were made
         detail::TraceStrings strings;
-        detail::TraceStrings unicode;
+        // The Unicode strings the derivation's brackets are decided on; none of its own when
+        // `strings` are Unicode already (every value would be printed twice).
+        std::optional<detail::TraceStrings> unicode;
         std::vector<std::string> q;
         std::vector<std::string> q_unicode;
         std::string den;
@@ -120,8 +122,10 @@ TableBlock read_block(const Source* source, const Memory& memory, const ReadTrac
     auto memo = std::make_shared<std::unique_ptr<Memo>>();
     tab.row = [source, &memory, &t, rule, memo](std::size_t j, MathForm f, std::vector<Inline>& cells) {
         if (!*memo || (*memo)->form != f || (*memo)->width != detail::display_max_width()) {
-            auto m = std::make_unique<Memo>(Memo{f, detail::display_max_width(), detail::TraceStrings(memory, t, notation_for(f)),
-                                                 detail::TraceStrings(memory, t, Notation::Unicode), {}, {}, {}, {}});
+            auto m = std::make_unique<Memo>(Memo{f, detail::display_max_width(),
+                                                 detail::TraceStrings(memory, t, notation_for(f)), std::nullopt, {},
+                                                 {}, {}, {}});
+            if (notation_for(f) != Notation::Unicode) m->unicode.emplace(memory, t, Notation::Unicode);
             for (const auto& x : t.query) {
                 m->q.push_back(detail::printed(x, notation_for(f)));
                 m->q_unicode.push_back(detail::printed(x, Notation::Unicode));
@@ -138,7 +142,7 @@ TableBlock read_block(const Source* source, const Memory& memory, const ReadTrac
         std::vector<std::string> h_unicode(d);
         for (std::size_t i = 0; i < d; ++i) {
             h[i] = in_form(m.strings.entry(j, i), f);
-            h_unicode[i] = m.unicode.entry(j, i);
+            h_unicode[i] = m.unicode ? m.unicode->entry(j, i) : h[i];
         }
         cells[1].math(Formula().prerendered(list_in(h, f)));
         if (t.marks[j] == Mark::Removed) {
@@ -148,7 +152,7 @@ TableBlock read_block(const Source* source, const Memory& memory, const ReadTrac
             return;
         }
         const auto& r = m.strings.row(j);
-        const auto& ru = m.unicode.row(j);
+        const auto& ru = m.unicode ? m.unicode->row(j) : r;
         if (t.marks[j] == Mark::Zeroed) {
             cells[2].math(Formula().prerendered(in_form("0", f))).text(" (score set to zero)");
         } else if (d > 4) {
