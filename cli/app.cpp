@@ -43,6 +43,7 @@ struct Parsed {
     FilesOptions answers;
     CheckOptions check;
     AttendOptions attend;
+    RolloutOptions rollout;
     std::function<int(std::ostream&)> command;  ///< the chosen subcommand, bound to its options
 };
 
@@ -126,6 +127,13 @@ void make_app(CLI::App& app, Parsed& p) {
     auto* s_attend = app.add_subcommand("attend", "One exact attention layer (Chapter 15)");
     add_attend_options(*s_attend, p.attend);
     s_attend->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_attend(p.attend, o); }; });
+
+    auto* s_rollout = app.add_subcommand("rollout", "A decoder rollout: teacher forcing and generation step by step");
+    s_rollout->add_option("file", p.rollout.file, "Scenario file with a decoder")->required();
+    s_rollout->add_option("--rollout", p.rollout.name, "The declared rollout (default: the only one)");
+    s_rollout->add_option("--format", p.rollout.format, "text|markdown|latex|html|csv|json")
+        ->check(CLI::IsMember(kReportFormats));
+    s_rollout->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_rollout(p.rollout, o); }; });
 
     // Shared options, added once every subcommand exists: each subcommand gets its own copy,
     // so `-o` is accepted after any of them, and before them (the built-in run).
@@ -268,7 +276,7 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
         g_csv_directory_written = false;
         std::error_code ec;
         if (!p.output.empty() && std::filesystem::is_directory(p.output, ec)) p.render.csv_directory = p.output;
-        p.run.render = p.read.render = p.encode.render = p.answers.render = p.cross.render = p.check.render = p.render;
+        p.run.render = p.read.render = p.encode.render = p.answers.render = p.cross.render = p.check.render = p.rollout.render = p.render;
         p.attend.render = p.render;
         code = p.command(buffer);
         if (g_csv_directory_written) return code;

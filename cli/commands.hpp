@@ -77,6 +77,13 @@ struct AttendOptions {
     std::string format = "text";
     exactattn::RenderOptions render;  ///< --standalone, --latex-floats, --no-markdown-math
 };
+struct RolloutOptions {
+    std::string file;
+    std::string name;  ///< --rollout (empty: the scenario's only rollout)
+    std::string format = "text";
+    exactattn::RenderOptions render;  ///< --standalone, --latex-floats, --no-markdown-math
+};
+
 /// Writes a document: rendered to `out`, or, for CSV with `-o DIR`, one file per table and
 /// index.csv in DIR (each written atomically). UsageError for `-o DIR` with another format.
 void emit(const exactattn::Document& doc, exactattn::Format format, const exactattn::RenderOptions& options,
@@ -93,6 +100,7 @@ int cmd_crosscheck(const FilesOptions& o, std::ostream& out);
 int cmd_answers(const FilesOptions& o, std::ostream& out);
 int cmd_check(const CheckOptions& o, std::ostream& out);
 int cmd_attend(const AttendOptions& o, std::ostream& out);
+int cmd_rollout(const RolloutOptions& o, std::ostream& out);
 /// The options of `attend` on its subcommand (kept beside the command).
 void add_attend_options(CLI::App& sub, AttendOptions& o);
 

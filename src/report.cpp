@@ -458,6 +458,10 @@ Inline read_heading(const ReadResult& rr) {
 
 }  // namespace
 
+TableBlock detail::read_table(const Source* source, const Memory& memory, const ReadTrace& t, ScoreRule rule) {
+    return read_block(source, memory, t, rule);
+}
+
 Document report_document(const Report& rep) {
     const Scenario& s = rep.scenario;
     Document doc;
@@ -501,6 +505,7 @@ Document report_document(const Report& rep) {
         add_layer(doc, lr.trace, q, lr.spec.memory.empty() ? q : rep.scenario.sequence(lr.spec.memory).tokens);
         if (!lr.spec.note.empty()) doc.add(Paragraph{inline_markdown(lr.spec.note)});
     }
+    for (const auto& ro : rep.rollouts) detail::add_rollout(doc, rep, ro, 2);
     if (!rep.costs.empty()) {
         doc.add(Heading{2, Inline("Costs (logical counts under declared assumptions)")});
         for (const auto& c : rep.costs) doc.add(costs_block(c));

@@ -368,6 +368,11 @@ Json report_to_json(const Report& rep) {
         for (const auto& lr : rep.layers) layers[lr.spec.name] = layer_to_json(lr.trace);
         j["layers"] = layers;
     }
+    if (!rep.rollouts.empty()) {
+        Json rollouts = Json::object();
+        for (const auto& r : rep.rollouts) rollouts[r.spec.name] = rollout_to_json(rep, r);
+        j["rollouts"] = rollouts;
+    }
     return j;
 }
 

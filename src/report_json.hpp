@@ -76,6 +76,12 @@ private:
 std::string trace_json_text(const Memory& memory, const ReadTrace& t);
 Json costs_json(const Costs& c);
 Json report_to_json(const Report& rep);
+/// /rollouts/<name> of the report (docs/decoder.md).
+Json rollout_to_json(const Report& rep, const RolloutResult& r);
+/// The Table 14.1 layout of one read (report.cpp), for a decoder step's read.
+TableBlock read_table(const Source* source, const Memory& memory, const ReadTrace& t, ScoreRule rule);
+/// A rollout's sections under a heading of `level` (decoder_report.cpp).
+void add_rollout(Document& doc, const Report& rep, const RolloutResult& r, int level);
 
 /// The entry of `doc` at the JSON pointer `pointer` (RFC 6901): the one resolver of every
 /// command that addresses the report (verify's `expect`, check's targets, learner answers).

@@ -58,6 +58,15 @@ const InterventionResult& Report::intervention(const std::string& name) const {
     throw reference_error(fmt::format("unknown intervention \"{}\"", name));
 }
 
+const RolloutResult& Report::rollout(const std::string& name) const {
+    for (const auto& r : rollouts) {
+        if (r.spec.name == name) return r;
+    }
+    std::string names;
+    for (const auto& r : rollouts) names += (names.empty() ? "" : ", ") + r.spec.name;
+    throw reference_error(fmt::format("unknown rollout \"{}\" (rollouts: {})", name, names.empty() ? "none declared" : names));
+}
+
 const CostResult& Report::cost(const std::string& name) const {
     for (const auto& r : costs) {
         if (r.spec.name == name) return r;
@@ -142,6 +151,18 @@ Report run_scenario(const Scenario& s) {
         budget.charge(h * (3 * a * b + (a + b) * width), detail::pointer_join("/layers", ls.name),
                       "a layer's trace has a row of scores, exponentials and weights per query and head");
     }
+    for (const auto& ro : s.rollouts) {
+        // Two regimes of T steps, each a read over n positions, a state and context, and the
+        // scores, weights and exponentials of the V target tokens.
+        const auto n = static_cast<std::int64_t>(s.source(ro.source).states.rows());
+        const auto steps = static_cast<std::int64_t>(ro.steps > 0 ? ro.steps : ro.reference.size());
+        const auto v = static_cast<std::int64_t>(s.decoder->vocabulary.size());
+        const auto d = static_cast<std::int64_t>(s.decoder->width() + s.decoder->context_width());
+        budget.charge(2 * steps * (ReportBudget::read_cells(std::min<std::int64_t>(n, std::int64_t{1} << 30), d, false) +
+                                   3 * v + 3 * d),
+                      detail::pointer_join("/rollouts", ro.name),
+                      "each rollout step holds a read over the source and a distribution over the target vocabulary");
+    }
     for (const auto& rs : s.reads) {
         const std::string ptr = detail::pointer_join("/reads", rs.name);
         ReadResult rr;
@@ -208,6 +229,11 @@ Report run_scenario(const Scenario& s) {
             return 0;
         });
         rep.interventions.push_back(std::move(ir));
+    }
+    for (const auto& ro : s.rollouts) {
+        rep.rollouts.push_back(at_declaration(s, detail::pointer_join("/rollouts", ro.name), [&] {
+            return run_rollout(*s.decoder, ro, s.source(ro.source).states, s.decoder_initial(ro.source));
+        }));
     }
     for (const auto& cs : s.costs) {
         rep.costs.push_back(CostResult{cs, count_costs(cs.input)});

@@ -12,6 +12,7 @@
 #include "exactattn/parse.hpp"
 #include "exactattn/print.hpp"
 #include "json_io.hpp"
+#include "scenario_decoder.hpp"
 #include "scenario_layers.hpp"
 
 namespace exactattn {
@@ -118,7 +119,8 @@ public:
         r_.only_keys(root_, "",
                      {"title", "assumptions", "vocabulary", "encoder", "score", "sources", "queries",
                       "readouts", "reads", "interventions", "costs", "exercises", "learner_answers",
-                      "crosscheck", "expect", "notes", "$schema", "sequences", "matrices", "layers"});
+                      "crosscheck", "expect", "notes", "$schema", "sequences", "matrices", "layers",
+                      "decoder", "rollouts"});
         if (root_.contains("title")) s.title = r_.string(root_["title"], "/title");
         if (root_.contains("assumptions")) {
             const auto& a = r_.array(root_["assumptions"], "/assumptions");
@@ -141,6 +143,7 @@ public:
         interventions(s);
         costs(s);
         detail::parse_layer_sections(root_, r_, s);  // Chapter 15: scenario_layers.cpp
+        detail::parse_decoder_sections(root_, r_, s);  // decoder and rollouts: scenario_decoder.cpp
         learner_answers(s);
         exercises(s);
         crosscheck(s);
@@ -541,6 +544,47 @@ private:
         return out;
     }
 
+    // An exercise's rollout reference: "<name>" (both regimes) or "<name>/<regime>/steps/<k>",
+    // step k exactly as the report's /rollouts/<name>/<regime>/steps/<k> (k from 1 to the
+    // declared steps; a generation that ends early has fewer, checked when the report is run).
+    std::vector<std::string> rollout_refs(const Scenario& s, const Json& ex, const std::string& ptr) {
+        std::vector<std::string> out;
+        if (!ex.contains("rollouts")) return out;
+        const std::string p = ptr + "/rollouts";
+        const auto& a = r_.array(ex["rollouts"], p);
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            const std::string pi = pointer_join(p, i);
+            const std::string ref = r_.string(a[i], pi);
+            const std::string name = ref.substr(0, ref.find('/'));
+            const RolloutSpec* spec = nullptr;
+            for (const auto& rs : s.rollouts) spec = rs.name == name ? &rs : spec;
+            if (spec == nullptr) throw reference_error(fmt::format("unknown rollout \"{}\"", name), r_.at(pi));
+            if (name.size() < ref.size()) {
+                const std::size_t steps = spec->steps > 0 ? spec->steps : spec->reference.size();
+                const std::string rest = ref.substr(name.size());
+                std::size_t k = 0;
+                bool ok = false;
+                for (const char* regime : {"/teacher-forcing/steps/", "/generation/steps/"}) {
+                    const std::string pre = regime;
+                    if (rest.rfind(pre, 0) != 0 || rest.size() == pre.size() || rest.size() > pre.size() + 6) continue;
+                    ok = std::all_of(rest.begin() + static_cast<std::ptrdiff_t>(pre.size()), rest.end(),
+                                     [](char c) { return c >= '0' && c <= '9'; });
+                    if (ok) k = std::stoul(rest.substr(pre.size()));
+                    ok = ok && !(pre == "/teacher-forcing/steps/" && spec->reference.empty());
+                }
+                if (!ok || k < 1 || k > steps) {
+                    throw reference_error(fmt::format("\"{}\" names no step: write \"{}/<regime>/steps/<k>\" with "
+                                                      "<regime> teacher-forcing (with a reference) or generation and "
+                                                      "k from 1 to {}, as in the report's /rollouts/{}/<regime>/steps/<k>",
+                                                      ref, name, steps, name),
+                                          r_.at(pi));
+                }
+            }
+            out.push_back(ref);
+        }
+        return out;
+    }
+
     void exercises(Scenario& s) {
         if (!root_.contains("exercises")) return;
         const auto& a = r_.array(root_["exercises"], "/exercises");
@@ -552,7 +596,7 @@ private:
             const std::string ptr = pointer_join("/exercises", i);
             const Json& ex = r_.object(a[i], ptr);
             r_.only_keys(ex, ptr, {"id", "title", "prompt", "reads", "interventions", "costs",
-                                   "learner_answers", "explanation"});
+                                   "learner_answers", "rollouts", "explanation"});
             Exercise e;
             if (!ex.contains("id") || !ex.contains("prompt")) {
                 throw shape_error("an exercise needs \"id\" and \"prompt\"", r_.at(ptr));
@@ -567,6 +611,7 @@ private:
             e.interventions = intervention_refs(s, ex, ptr);
             e.costs = names(ex, "costs", ptr, costs, "cost case");
             e.learner_answers = names(ex, "learner_answers", ptr, learners, "learner answer");
+            e.rollouts = rollout_refs(s, ex, ptr);
             if (ex.contains("explanation")) e.explanation = r_.string(ex["explanation"], ptr + "/explanation");
             s.exercises.push_back(std::move(e));
         }

@@ -42,6 +42,11 @@ struct Limits {
     /// before anything is computed. An intervention table over n positions has n + 1 rows of n
     /// positions each, so a few kilobytes of tokens can ask for gigabytes of report.
     std::int64_t max_report_cells = std::int64_t{1} << 21;
+    /// Largest number of decoder steps of one rollout regime (each step is a read over the source,
+    /// a state update and a softmax over the target vocabulary).
+    std::int64_t max_decoder_steps = 1024;
+    /// Largest target vocabulary of a decoder (each step scores and compares every token).
+    std::int64_t max_target_vocabulary = 4096;
     /// Largest input file, in bytes.
     std::int64_t max_file_bytes = std::int64_t{1} << 30;
     /// Largest nesting depth of an expression (parentheses, unary signs, powers) and of a JSON

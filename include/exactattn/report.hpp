@@ -49,7 +49,9 @@ struct Report {
     std::vector<InterventionResult> interventions;
     std::vector<CostResult> costs;
     std::vector<LayerResult> layers;
+    std::vector<RolloutResult> rollouts;
 
+    [[nodiscard]] const RolloutResult& rollout(const std::string& name) const;
     [[nodiscard]] const ReadResult& read(const std::string& name) const;
     [[nodiscard]] const InterventionResult& intervention(const std::string& name) const;
     [[nodiscard]] const CostResult& cost(const std::string& name) const;
@@ -81,6 +83,13 @@ std::string read_json(const Memory& memory, const ReadTrace& trace);
 /// `read --format text`: render(read_document(...), Format::Text).
 std::string read_text(const Memory& memory, const ReadTrace& trace,
                       const std::optional<Vector>& readout = std::nullopt);
+
+/// One rollout as a document (docs/decoder.md): both regimes side by side a step at a time, the
+/// divergence, each regime's step tables (read, state, scores, distribution, choice) and costs.
+Document rollout_document(const Report& report, const RolloutResult& rollout);
+/// `rollout`: the document in a format; JSON is the report's /rollouts/<name> object.
+std::string render_rollout(const Report& report, const RolloutResult& rollout, Format format,
+                           const RenderOptions& options = {});
 
 /// `encode`: states of a token list as a document, and in a format (JSON: tokens and states).
 Document encoding_document(const Scenario& scenario, const std::vector<std::string>& tokens);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "exactattn/attention.hpp"
+#include "exactattn/decoder.hpp"
 #include "exactattn/memory.hpp"
 #include "exactattn/model.hpp"
 
@@ -95,6 +96,9 @@ struct Exercise {
     std::vector<std::string> interventions;
     std::vector<std::string> costs;
     std::vector<std::string> learner_answers;
+    /// Rollout references: "<name>" (both regimes) or "<name>/<regime>/steps/<k>", step k exactly
+    /// as the report's /rollouts/<name>/<regime>/steps/<k>.
+    std::vector<std::string> rollouts;
     std::string explanation;              ///< fixed text for what numbers cannot say
 };
 
@@ -139,6 +143,8 @@ struct Scenario {
     std::vector<SequenceSpec> sequences;
     std::vector<NamedMatrix> matrices;  ///< `matrices`: projections referenced by name
     std::vector<LayerSpec> layers;
+    std::optional<Decoder> decoder;       ///< `decoder` (docs/decoder.md)
+    std::vector<RolloutSpec> rollouts;    ///< `rollouts`
     std::vector<Exercise> exercises;
     std::vector<LearnerAnswer> learner_answers;
     CrosscheckSpec crosscheck;
@@ -150,6 +156,8 @@ struct Scenario {
     [[nodiscard]] const SequenceSpec& sequence(const std::string& name) const;
     /// Embedding of a token; ReferenceError naming the token and the vocabulary.
     [[nodiscard]] const Vector& embedding(const std::string& token) const;
+    /// The decoder's s_0 for a rollout over `source`: the declared one, or the source's last state.
+    [[nodiscard]] Vector decoder_initial(const std::string& source) const;
     /// Encoder states for tokens (the encoder and vocabulary must be declared).
     [[nodiscard]] Matrix encode_tokens(const std::vector<std::string>& tokens, Matrix* pre_activations = nullptr) const;
 };

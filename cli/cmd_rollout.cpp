@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+// exactattn rollout: one declared decoder rollout, both regimes step by step.
+#include <fmt/format.h>
+
+#include <ostream>
+
+#include "commands.hpp"
+#include "exactattn/error.hpp"
+#include "exactattn/parse.hpp"
+#include "exactattn/report.hpp"
+
+namespace exactattn::cli {
+
+int cmd_rollout(const RolloutOptions& o, std::ostream& out) {
+    const Scenario s = load_scenario(o.file);
+    const Format f = parse_format(o.format);
+    Location where;
+    where.context = "--rollout";
+    std::string name = o.name;
+    if (name.empty()) {
+        if (s.rollouts.size() != 1) {
+            std::string names;
+            for (const auto& r : s.rollouts) names += (names.empty() ? "" : ", ") + r.name;
+            throw usage_error(fmt::format("{} declares {} rollouts: name one ({})", s.file, s.rollouts.size(),
+                                          names.empty() ? "none declared" : names),
+                              where);
+        }
+        name = s.rollouts.front().name;
+    }
+    bool known = false;
+    for (const auto& r : s.rollouts) known = known || r.name == name;
+    if (!known) {
+        std::string names;
+        for (const auto& r : s.rollouts) names += (names.empty() ? "" : ", ") + r.name;
+        throw reference_error(fmt::format("unknown rollout \"{}\" (rollouts: {})", name,
+                                          names.empty() ? "none declared" : names),
+                              where);
+    }
+    const Report rep = run_scenario(s);
+    const RolloutResult& r = rep.rollout(name);
+    if (f == Format::Json) out << render_rollout(rep, r, f);
+    else emit(rollout_document(rep, r), f, o.render, out);
+    return 0;
+}
+
+}  // namespace exactattn::cli
