@@ -392,6 +392,101 @@ std::optional<DVec> readout_double(const std::optional<NamedVector>& r) {
     return input_vector(r->values);
 }
 
+// One decoder step in double: the read, the state, the output scores and the first largest
+// score's index (what a floating-point argmax picks).
+struct DStep {
+    DRead read;
+    DVec state;
+    DVec scores;
+    std::size_t argmax = 0;
+};
+
+// The rollout recomputed in double from the declarations: generation feeds the double path's
+// own choices, so after a split its inputs are its own.
+std::vector<DStep> rollout_double(const Scenario& s, const RolloutSpec& spec, Regime regime, std::size_t steps) {
+    const Decoder& dec = *s.decoder;
+    const Source& src = s.source(spec.source);
+    const DMat mem = source_double(s, src);
+    const DMat u = input_matrix(dec.recurrent);
+    const DMat e = input_matrix(dec.input);
+    const DMat c = input_matrix(dec.context);
+    const DVec b = input_vector(dec.bias);
+    const DMat wo = input_matrix(dec.output);
+    DVec state = dec.initial ? input_vector(*dec.initial) : mem.back();
+    std::string y = dec.start;
+    std::vector<DStep> out;
+    for (std::size_t t = 1; t <= steps; ++t) {
+        DStep st;
+        const DVec q = dec.query ? times(state, input_matrix(*dec.query)) : state;
+        st.read = read_double(mem, q, std::vector<Mark>(mem.size(), Mark::Included), std::nullopt, ScoreRule::Dot);
+        DVec pre = times(state, u);
+        const DVec x = times(input_vector(dec.vocabulary[dec.index(y)].second), e);
+        const DVec cc = times(st.read.context, c);
+        for (std::size_t j = 0; j < pre.size(); ++j) {
+            pre[j] = add(pre[j], add(add(x[j], cc[j]), b[j]));
+            if (dec.activation == Activation::Relu && pre[j].v < 0) pre[j].v = 0;
+        }
+        state = pre;
+        st.state = pre;
+        DVec in = state;
+        if (dec.output_context) in.insert(in.end(), st.read.context.begin(), st.read.context.end());
+        st.scores = times(in, wo);
+        if (dec.output_bias) {
+            const DVec bo = input_vector(*dec.output_bias);
+            for (std::size_t k = 0; k < st.scores.size(); ++k) st.scores[k] = add(st.scores[k], bo[k]);
+        }
+        for (std::size_t k = 1; k < st.scores.size(); ++k) {
+            if (st.scores[k].v > st.scores[st.argmax].v) st.argmax = k;
+        }
+        const std::string chosen = dec.vocabulary[st.argmax].first;
+        out.push_back(std::move(st));
+        if (regime == Regime::TeacherForcing) {
+            y = spec.reference[t - 1];
+        } else {
+            y = chosen;
+            if (dec.end && chosen == *dec.end) break;
+        }
+    }
+    return out;
+}
+
+std::vector<std::string> tail_tokens(const std::vector<std::string>& v, std::size_t from) {
+    return {v.begin() + static_cast<std::ptrdiff_t>(std::min(from, v.size())), v.end()};
+}
+
+// Compares one regime step by step while the two paths had the same inputs, and records every
+// step where the double argmax is not the exact choice.
+void compare_regime(Comparer& cmp, CrosscheckResult& res, const Decoder& dec, const RolloutResult& rr,
+                    const RegimeTrace& exact, const std::vector<DStep>& dbl) {
+    const std::string base = detail::pointer_join("/rollouts", rr.spec.name) + "/" + regime_name(exact.regime) + "/steps";
+    std::vector<std::string> dtokens;
+    for (const auto& d : dbl) dtokens.push_back(dec.vocabulary[d.argmax].first);
+    const std::vector<std::string> etokens = exact.tokens();
+    for (std::size_t i = 0; i < std::min(exact.steps.size(), dbl.size()); ++i) {
+        const DecoderStep& e = exact.steps[i];
+        const DStep& d = dbl[i];
+        const std::string at = detail::pointer_join(base, i + 1);
+        cmp.trace(at, e.read, d.read);
+        cmp.vector(at + "/state", e.state, d.state);
+        cmp.vector(at + "/output_scores", e.scores, d.scores);
+        if (!e.chosen || *e.chosen != d.argmax) {
+            RolloutSplit sp;
+            sp.rollout = rr.spec.name;
+            sp.regime = regime_name(exact.regime);
+            sp.step = i + 1;
+            for (auto k : e.argmax) sp.exact_argmax.push_back(dec.vocabulary[k].first);
+            sp.exact_choice = e.chosen_token;
+            sp.double_choice = dtokens[i];
+            sp.double_margin = d.scores[d.argmax].v - d.scores[e.chosen.value_or(e.argmax.front())].v;
+            sp.exact_tokens = tail_tokens(etokens, i);
+            sp.double_tokens = tail_tokens(dtokens, i);
+            res.splits.push_back(std::move(sp));
+            // Generation's next inputs now differ: later steps are different computations.
+            if (exact.regime == Regime::Generation) break;
+        }
+    }
+}
+
 }  // namespace
 
 CrosscheckResult crosscheck(const Report& rep, const CrosscheckOptions& options) {
@@ -426,6 +521,14 @@ CrosscheckResult crosscheck(const Report& rep, const CrosscheckOptions& options)
                                         readout_double(ir.spec.readout), s.rule);
             cmp.trace(detail::pointer_join(base, k), row.trace, r);
         }
+    }
+    for (const auto& rr : rep.rollouts) {
+        const std::size_t steps = rr.spec.steps > 0 ? rr.spec.steps : rr.spec.reference.size();
+        if (rr.teacher_forcing) {
+            compare_regime(cmp, res, *s.decoder, rr, *rr.teacher_forcing,
+                           rollout_double(s, rr.spec, Regime::TeacherForcing, steps));
+        }
+        compare_regime(cmp, res, *s.decoder, rr, rr.generation, rollout_double(s, rr.spec, Regime::Generation, steps));
     }
     double total = 0;
     for (std::size_t i = 0; i < res.rows.size(); ++i) {
@@ -565,6 +668,27 @@ Document crosscheck_document(const std::vector<CrosscheckResult>& results) {
                            Inline(weight_list(n.weights)), Inline(err(n.max_ulp_error))});
         }
         doc.add(std::move(naive));
+        if (!r.splits.empty()) {
+            TableBlock splits;
+            splits.caption = Inline("Rollout steps where the double argmax is not the exact choice (information; "
+                                    "the sequences are given from that step on)");
+            splits.headers = {Inline("rollout"), Inline("regime"), Inline("step"), Inline("exact argmax"),
+                              Inline("exact choice"), Inline("double choice"), Inline("double margin"),
+                              Inline("exact sequence"), Inline("double sequence")};
+            auto list = [](const std::vector<std::string>& v) {
+                std::string out;
+                for (const auto& t : v) out += (out.empty() ? "" : " ") + (t.empty() ? std::string("—") : t);
+                return Inline().token(out);
+            };
+            for (const auto& sp : r.splits) {
+                splits.add_row({Inline().code(sp.rollout), Inline(sp.regime), Inline(std::to_string(sp.step)),
+                                Inline(sp.exact_tie() ? "tie: " : "").append(list(sp.exact_argmax)),
+                                sp.exact_choice.empty() ? Inline("refused (tie rule)") : Inline().token(sp.exact_choice),
+                                Inline().token(sp.double_choice), Inline(num(sp.double_margin)),
+                                list(sp.exact_tokens), list(sp.double_tokens)});
+            }
+            doc.add(std::move(splits));
+        }
         if (!r.passed()) ++failed;
     }
     doc.add(Paragraph{Inline(fmt::format("crosscheck: {} passed, {} failed", results.size() - failed, failed))});
@@ -634,6 +758,20 @@ std::string crosscheck_json(const std::vector<CrosscheckResult>& results) {
                              {"max_ulp_error", std::isnan(n.max_ulp_error) ? Json(nullptr) : number(n.max_ulp_error)}});
         }
         j["naive_softmax"] = naive;
+        Json splits = Json::array();
+        for (const auto& sp : r.splits) {
+            splits.push_back({{"rollout", sp.rollout},
+                              {"regime", sp.regime},
+                              {"step", sp.step},
+                              {"exact_argmax", sp.exact_argmax},
+                              {"exact_tie", sp.exact_tie()},
+                              {"exact_choice", sp.exact_choice.empty() ? Json(nullptr) : Json(sp.exact_choice)},
+                              {"double_choice", sp.double_choice},
+                              {"double_margin", number(sp.double_margin)},
+                              {"exact_tokens", sp.exact_tokens},
+                              {"double_tokens", sp.double_tokens}});
+        }
+        j["rollout_splits"] = splits;
         all.push_back(j);
     }
     return all.dump(2) + "\n";

@@ -52,12 +52,30 @@ struct NaiveRow {
     double max_ulp_error = 0; ///< of the naive weights; NaN when a weight is not finite
 };
 
+/// A decoder step where the double path's argmax is not the exact choice: an exact tie that
+/// rounding broke, or a near-tie that rounding reversed (docs/crosscheck.md, "Rollouts").
+struct RolloutSplit {
+    std::string rollout;
+    std::string regime;                     ///< "teacher-forcing" or "generation"
+    std::size_t step = 0;                   ///< t, from 1
+    std::vector<std::string> exact_argmax;  ///< every token with the exact largest score
+    std::string exact_choice;               ///< "" when the tie rule refused the tie
+    std::string double_choice;
+    double double_margin = 0;  ///< the double score of double's choice minus that of the exact choice
+    std::vector<std::string> exact_tokens;   ///< the exact regime's choices from this step on
+    std::vector<std::string> double_tokens;  ///< the double path's choices from this step on
+    [[nodiscard]] bool exact_tie() const { return exact_argmax.size() > 1; }
+};
+
 struct CrosscheckResult {
     std::string file;
     std::optional<double> tolerance_ulps;  ///< declared by the author; tightens the bound only
     std::string rationale;
     std::vector<CrossRow> rows;
     std::vector<NaiveRow> naive;
+    /// Rollout steps where the double argmax differs from the exact one (information: a
+    /// discrete choice, not a quantity with an error bound, so they do not fail the check).
+    std::vector<RolloutSplit> splits;
     double max_abs_ulp = 0;
     double mean_abs_ulp = 0;
     std::size_t worst = 0;          ///< index of the row with the largest |ULP| error
