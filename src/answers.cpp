@@ -253,6 +253,45 @@ Inline learner_sentence(const Judgement& j) {
     return out.text(".");
 }
 
+// One decoder step: what it was fed, what it read, its state and its choice.
+Inline step_sentence(const Decoder& d, const RegimeTrace& r, const DecoderStep& st) {
+    Inline s = say(fmt::format("{} step {}: input ", r.regime == Regime::TeacherForcing ? "Teacher forcing" : "Generation",
+                               st.step));
+    s.token(st.input).text(", query ").append(v(st.query)).text(", weights ");
+    s.append(v(detail::column_values(st.read.weights, Value()))).text(", context ").append(v(st.read.context));
+    s.text(", state ").append(v(st.state)).text(", output scores ").append(v(st.scores)).text("; ");
+    if (st.tie()) {
+        s.text("an exact tie between");
+        for (std::size_t i = 0; i < st.argmax.size(); ++i) {
+            s.text(i == 0 ? " " : (i + 1 == st.argmax.size() ? " and " : ", ")).token(d.vocabulary[st.argmax[i]].first);
+        }
+        s.text(st.chosen ? ", decided by vocabulary order: " : ", refused by the tie rule");
+        if (st.chosen) s.token(st.chosen_token);
+    } else {
+        s.text("it chooses ").token(st.chosen_token);
+    }
+    if (st.reference) s.text(" (reference ").token(*st.reference).text(")");
+    return s.text(".");
+}
+
+Inline rollout_sentence(const RolloutResult& r) {
+    auto list = [](const std::vector<std::string>& t) {
+        std::string out;
+        for (const auto& x : t) out += (out.empty() ? "" : " ") + x;
+        return Inline().token(out);
+    };
+    Inline s;
+    if (r.teacher_forcing) s.text("Teacher forcing chooses ").append(list(r.teacher_forcing->tokens())).text("; ");
+    s.text("generation chooses ").append(list(r.generation.tokens())).text(".");
+    if (r.divergence.prefix_step) {
+        s.text(fmt::format(" Generation leaves the reference at step {}.", *r.divergence.prefix_step));
+    }
+    if (r.divergence.choice_step) {
+        s.text(fmt::format(" The two regimes' choices first differ at step {}.", *r.divergence.choice_step));
+    }
+    return s;
+}
+
 struct Answer {
     const Exercise* exercise;
     std::vector<Inline> sentences;
@@ -286,6 +325,19 @@ std::vector<Answer> build(const Report& rep) {
             }
         }
         for (const auto& name : ex.costs) a.sentences.push_back(cost_sentences(rep.cost(name).costs));
+        for (const auto& ref : ex.rollouts) {
+            // "<name>" or "<name>/<regime>/steps/<k>" (checked when the scenario was run).
+            const auto slash = ref.find('/');
+            const auto& rr = rep.rollout(ref.substr(0, slash));
+            if (slash == std::string::npos) {
+                a.sentences.push_back(rollout_sentence(rr));
+                continue;
+            }
+            const bool tf = ref.compare(slash, 17, "/teacher-forcing/") == 0;
+            const RegimeTrace& reg = tf ? *rr.teacher_forcing : rr.generation;
+            const std::size_t k = std::stoul(ref.substr(ref.rfind('/') + 1));
+            a.sentences.push_back(step_sentence(*rep.scenario.decoder, reg, reg.steps.at(k - 1)));
+        }
         for (const auto& name : ex.learner_answers) {
             for (const auto& la : rep.scenario.learner_answers) {
                 if (la.name == name) a.sentences.push_back(learner_sentence(judge(rep, la)));

@@ -238,6 +238,25 @@ Report run_scenario(const Scenario& s) {
     for (const auto& cs : s.costs) {
         rep.costs.push_back(CostResult{cs, count_costs(cs.input)});
     }
+    // An exercise's rollout step must exist: generation that chose the end token early has
+    // fewer steps than declared.
+    for (std::size_t i = 0; i < s.exercises.size(); ++i) {
+        for (std::size_t j = 0; j < s.exercises[i].rollouts.size(); ++j) {
+            const std::string& ref = s.exercises[i].rollouts[j];
+            const auto slash = ref.find('/');
+            if (slash == std::string::npos) continue;
+            const RolloutResult& rr = rep.rollout(ref.substr(0, slash));
+            const bool tf = ref.compare(slash, 17, "/teacher-forcing/") == 0;
+            const std::size_t k = std::stoul(ref.substr(ref.rfind('/') + 1));
+            const std::size_t have = tf ? rr.teacher_forcing->steps.size() : rr.generation.steps.size();
+            if (k > have) {
+                throw reference_error(fmt::format("\"{}\" names no step: {} stopped after step {} ({})", ref,
+                                                  tf ? "teacher forcing" : "generation", have,
+                                                  tf ? rr.teacher_forcing->stopped : rr.generation.stopped),
+                                      decl(s, detail::pointer_join(detail::pointer_join("/exercises", i) + "/rollouts", j)));
+            }
+        }
+    }
     // A learner answer's target must name a quantity of this report: checked here, when the
     // file is loaded and run, so `verify` and `run` report a dangling target too, not only
     // `check`.
