@@ -18,6 +18,12 @@ int cmd_rollout(const RolloutOptions& o, std::ostream& out) {
     where.context = "--rollout";
     std::string name = o.name;
     if (name.empty()) {
+        if (s.rollouts.empty()) {
+            throw usage_error(fmt::format("{} declares no rollouts (a rollout needs \"decoder\" and \"rollouts\" "
+                                          "sections, docs/decoder.md)",
+                                          s.file),
+                              where);
+        }
         if (s.rollouts.size() != 1) {
             std::string names;
             for (const auto& r : s.rollouts) names += (names.empty() ? "" : ", ") + r.name;

@@ -154,3 +154,24 @@ TEST(CheckLayer, RightAnswersAndUnknownMistakes) {
     EXPECT_NE(check_layer("/layers/causal/heads/0/weights/2", "[1/7,4/7,2/7]").find("no known mistake reproduces it"),
               std::string::npos);
 }
+
+TEST(CliRollout, PrintsBothRegimesAndTheDivergence) {
+    std::string out;
+    std::string err;
+    ASSERT_EQ(run({"rollout", EXACTATTN_SOURCE_DIR "/data/chapter14/decoder-rollout.json"}, out, err), 0) << err;
+    EXPECT_EQ(err, "");
+    // By hand (the scenario's notes): the regimes part at step 2, red against blue.
+    EXPECT_NE(out.find("The regimes' choices part at step 2: teacher forcing red, generation blue"), std::string::npos)
+        << out;
+    EXPECT_NE(out.find("Generation leaves the reference at step 1: reference prefix the, generated prefix a"),
+              std::string::npos);
+    EXPECT_NE(out.find("tie {a, the} → a (first in vocabulary order)"), std::string::npos);
+    for (const char* format : {"markdown", "latex", "html", "csv", "json"}) {
+        ASSERT_EQ(run({"rollout", EXACTATTN_SOURCE_DIR "/data/chapter14/decoder-rollout.json", "--rollout", "table-14.4",
+                       "--format", format},
+                      out, err),
+                  0)
+            << format << err;
+        EXPECT_NE(out.find("blue"), std::string::npos) << format;
+    }
+}

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+// Decoder rollouts (docs/decoder.md): the chapter's Table 14.4 situation worked by hand
+// (data/chapter14/decoder-rollout.json, derivation in its notes), the tie rule, cross-entropy
+// rounding, and the double path's report of an exact tie it breaks.
+#include <gtest/gtest.h>
+
+#include "exactattn/crosscheck.hpp"
+#include "exactattn/decoder.hpp"
+#include "exactattn/error.hpp"
+#include "exactattn/limits.hpp"
+#include "exactattn/parse.hpp"
+#include "exactattn/report.hpp"
+#include "support/support.hpp"
+
+using namespace exactattn;
+
+namespace {
+
+Report chapter() { return run_scenario(load_scenario(test::source_path("data/chapter14/decoder-rollout.json"))); }
+
+Value val(const char* s) { return parse_value(s); }
+
+}  // namespace
+
+TEST(Decoder, ChapterRegimesPartAtStepTwo) {
+    const Report rep = chapter();
+    const RolloutResult& r = rep.rollout("table-14.4");
+    // By hand (the scenario's notes): step 1 ties a and the at 3a, the rule picks a; teacher
+    // forcing then feeds the and gets red, generation feeds a and gets blue.
+    ASSERT_TRUE(r.teacher_forcing);
+    EXPECT_EQ(r.teacher_forcing->tokens(), (std::vector<std::string>{"a", "red", "key", "."}));
+    EXPECT_EQ(r.generation.tokens(), (std::vector<std::string>{"a", "blue", "key", "."}));
+    EXPECT_EQ(r.generation.stopped, "end token");
+    EXPECT_EQ(r.divergence.prefix_step, std::optional<std::size_t>(1));
+    EXPECT_EQ(r.divergence.choice_step, std::optional<std::size_t>(2));
+    const DecoderStep& s1 = r.teacher_forcing->steps[0];
+    EXPECT_TRUE(s1.tie());
+    EXPECT_EQ(s1.argmax, (std::vector<std::size_t>{1, 2}));
+    EXPECT_FALSE(s1.agrees());
+    // The reference's probability 256/849 and −ln(849/256) = 1.1988817418… rounded.
+    EXPECT_EQ(*s1.reference_probability, val("256/849"));
+    EXPECT_FALSE(s1.cross_entropy.has_value());
+    EXPECT_EQ(s1.cross_entropy_decimal, "1.198882");
+    // Costs: four sequential decoder steps, each scoring three source positions.
+    EXPECT_EQ(r.teacher_forcing->costs.sequential_decoder_steps, 4);
+    EXPECT_EQ(r.teacher_forcing->costs.dot_products, 12);
+}
+
+// Property: teacher forcing with the generated sequence as its reference repeats generation's
+// trace exactly, step by step.
+TEST(Decoder, TeacherForcingOnTheGeneratedSequenceRepeatsGeneration) {
+    const Report rep = chapter();
+    const Scenario& s = rep.scenario;
+    RolloutSpec spec = s.rollouts.front();
+    spec.reference = rep.rollout("table-14.4").generation.tokens();
+    const RolloutResult r = run_rollout(*s.decoder, spec, s.source(spec.source).states, s.decoder_initial(spec.source));
+    ASSERT_EQ(r.teacher_forcing->steps.size(), r.generation.steps.size());
+    for (std::size_t i = 0; i < r.generation.steps.size(); ++i) {
+        const DecoderStep& f = r.teacher_forcing->steps[i];
+        const DecoderStep& g = r.generation.steps[i];
+        SCOPED_TRACE(i + 1);
+        EXPECT_EQ(f.input, g.input);
+        EXPECT_EQ(f.query, g.query);
+        EXPECT_EQ(f.read.context, g.read.context);
+        EXPECT_EQ(f.read.denominator, g.read.denominator);
+        EXPECT_EQ(f.pre_activation, g.pre_activation);
+        EXPECT_EQ(f.state, g.state);
+        EXPECT_EQ(f.scores, g.scores);
+        EXPECT_EQ(f.argmax, g.argmax);
+        EXPECT_EQ(f.chosen_token, g.chosen_token);
+        EXPECT_TRUE(f.agrees());
+    }
+    EXPECT_FALSE(r.divergence.prefix_step);
+    EXPECT_FALSE(r.divergence.choice_step);
+}
+
+// Property: every step's attention weights and output distribution sum to exactly 1.
+TEST(Decoder, EveryStepsWeightsSumToOne) {
+    for (const char* file : {"data/chapter14/decoder-rollout.json", "data/examples/decoder-tie.json"}) {
+        const Report rep = run_scenario(load_scenario(test::source_path(file)));
+        for (const auto& r : rep.rollouts) {
+            for (const RegimeTrace* reg : {r.teacher_forcing ? &*r.teacher_forcing : nullptr, &r.generation}) {
+                if (reg == nullptr) continue;
+                for (const auto& st : reg->steps) {
+                    Value sum;
+                    for (std::size_t j = 0; j < st.read.weights.size(); ++j) sum += *st.read.weights.at(j);
+                    EXPECT_EQ(sum, Value(1)) << file << " step " << st.step;
+                    if (!st.distribution) continue;
+                    Value total;
+                    for (std::size_t j = 0; j < st.distribution->weights.size(); ++j) total += *st.distribution->weights.at(j);
+                    EXPECT_EQ(total, Value(1)) << file << " step " << st.step;
+                }
+            }
+        }
+    }
+}
+
+// Property: under an identity decoder whose state is the previous token's embedding (U = 0,
+// C = 0, b = 0, E = I), teacher forcing reads with the supplied queries: step t's read is the
+// read of attend() with q_t = E_y(y_{t-1}).
+TEST(Decoder, IdentityDecoderReadsTheSuppliedQueries) {
+    const Matrix memory = {{val("a"), val("0")}, {val("0"), val("a")}, {val("0"), val("0")}};
+    const std::vector<Vector> queries = {{1, 0}, {0, 1}, {1, 1}, {0, 0}, {2, -1}};
+    Decoder d;
+    d.activation = Activation::Identity;
+    d.recurrent = {{0, 0}, {0, 0}};
+    d.input = {{1, 0}, {0, 1}};
+    d.context = {{0, 0}, {0, 0}};
+    d.bias = {0, 0};
+    d.initial = queries[0];
+    d.output = Matrix(4, Vector(queries.size(), Value(0)));  // <s> and q_2..q_5
+    d.vocabulary.emplace_back("<s>", Vector{0, 0});
+    std::vector<std::string> reference;
+    for (std::size_t i = 1; i < queries.size(); ++i) {
+        d.vocabulary.emplace_back("q" + std::to_string(i + 1), queries[i]);
+        reference.push_back("q" + std::to_string(i + 1));
+    }
+    reference.push_back("<s>");
+    d.start = "<s>";
+    const RegimeTrace t = roll_out(d, Memory(memory), *d.initial, Regime::TeacherForcing, queries.size(), reference, false);
+    ASSERT_EQ(t.steps.size(), queries.size());
+    for (std::size_t i = 0; i < queries.size(); ++i) {
+        ReadRequest req;
+        req.query = queries[i];
+        const ReadTrace expected = attend(memory, req);
+        EXPECT_EQ(t.steps[i].query, queries[i]);
+        EXPECT_EQ(t.steps[i].read.context, expected.context);
+        EXPECT_EQ(t.steps[i].read.denominator, expected.denominator);
+        for (std::size_t j = 0; j < memory.size(); ++j) EXPECT_EQ(t.steps[i].read.weights.at(j), expected.weights.at(j));
+    }
+}
+
+TEST(Decoder, RefusedTieStopsGenerationButNotTeacherForcing) {
+    Scenario s = load_scenario(test::source_path("data/examples/decoder-tie.json"));
+    s.decoder->ties = TieRule::Refuse;
+    const Report rep = run_scenario(s);
+    const RolloutResult& r = rep.rollout("tie");
+    ASSERT_EQ(r.generation.steps.size(), 1U);
+    EXPECT_EQ(r.generation.stopped, "tie refused");
+    EXPECT_FALSE(r.generation.steps[0].chosen);
+    EXPECT_EQ(r.generation.steps[0].argmax, (std::vector<std::size_t>{1, 2}));
+    // Teacher forcing feeds the reference, so it goes on: step 2 chooses stop (by hand, notes).
+    ASSERT_EQ(r.teacher_forcing->steps.size(), 2U);
+    EXPECT_EQ(r.teacher_forcing->steps[1].chosen_token, "stop");
+}
+
+TEST(Decoder, RationalScoresRefuseTheDistributionWithTheReason) {
+    const Report rep = run_scenario(load_scenario(test::source_path("data/examples/decoder-tie.json")));
+    const DecoderStep& st = rep.rollout("tie").generation.steps[0];
+    EXPECT_FALSE(st.distribution);
+    EXPECT_NE(st.refusal.find("the score -3/10 has no exact exponential"), std::string::npos) << st.refusal;
+    EXPECT_EQ(st.chosen_token, "blue");  // the argmax is still exact: blue and red tie at 3/10
+}
+
+TEST(Decoder, CrossEntropyIsExactForAPowerOfTwoAndRoundedOtherwise) {
+    // ln 3 = 1.0986122886…, 2 ln 2 = 1.3862943611…, ln(849/256) = 1.1988817418…
+    EXPECT_EQ(neg_log_decimal(val("1/3"), 6), "1.098612");
+    EXPECT_EQ(neg_log_decimal(val("1/4"), 6), "1.386294");
+    EXPECT_EQ(neg_log_decimal(val("256/849"), 6), "1.198882");
+    EXPECT_EQ(neg_log_decimal(val("1"), 3), "0.000");
+    EXPECT_ERROR_HAS(neg_log_decimal(val("a"), 6), ErrorKind::Domain, "positive p free of a");
+}
+
+TEST(Decoder, CrosscheckReportsTheTieTheDoublePathBreaks) {
+    const Report rep = run_scenario(load_scenario(test::source_path("data/examples/decoder-tie.json")));
+    const CrosscheckResult c = crosscheck(rep);
+    EXPECT_TRUE(c.passed());
+    ASSERT_EQ(c.splits.size(), 2U);
+    // By hand: red is fl(0.1 + 0.2) = 0.30000000000000004, blue fl(0.3) = 0.29999999999999999.
+    for (const auto& sp : c.splits) {
+        EXPECT_EQ(sp.step, 1U);
+        EXPECT_TRUE(sp.exact_tie());
+        EXPECT_EQ(sp.exact_choice, "blue");
+        EXPECT_EQ(sp.double_choice, "red");
+        EXPECT_EQ(sp.double_margin, 0.30000000000000004 - 0.3);
+    }
+    EXPECT_EQ(c.splits[1].regime, "generation");
+    EXPECT_EQ(c.splits[1].exact_tokens, (std::vector<std::string>{"blue", "stop"}));
+    EXPECT_EQ(c.splits[1].double_tokens, (std::vector<std::string>{"red", "red"}));
+    // The chapter's decoder has no near-tie that double arithmetic reverses.
+    EXPECT_TRUE(crosscheck(chapter()).splits.empty());
+}
+
+TEST(Decoder, StepsOverTheLimitAreRefusedBeforeAnyWork) {
+    const Report rep = chapter();
+    const Scenario& s = rep.scenario;
+    Limits l = limits();
+    l.max_decoder_steps = 3;
+    ScopedLimits scope(l);
+    EXPECT_ERROR_HAS(roll_out(*s.decoder, s.source("red").states, s.decoder_initial("red"), Regime::Generation, 4, {}, false),
+                     ErrorKind::Limit, "4 decoder steps, over the limit of 3 (limits: max_decoder_steps)");
+}
