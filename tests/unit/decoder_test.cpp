@@ -96,8 +96,8 @@ TEST(Decoder, EveryStepsWeightsSumToOne) {
 }
 
 // Property: under an identity decoder whose state is the previous token's embedding (U = 0,
-// C = 0, b = 0, E = I), teacher forcing reads with the supplied queries: step t's read is the
-// read of attend() with q_t = E_y(y_{t-1}).
+// C = 0, b = 0, E = I), teacher forcing reads with the supplied queries: q_1 = s_0 and
+// q_t = s_{t-1} = E_y(y_{t-2}), so step t's read is attend() with the query supplied for it.
 TEST(Decoder, IdentityDecoderReadsTheSuppliedQueries) {
     const Matrix memory = {{val("a"), val("0")}, {val("0"), val("a")}, {val("0"), val("0")}};
     const std::vector<Vector> queries = {{1, 0}, {0, 1}, {1, 1}, {0, 0}, {2, -1}};
@@ -108,15 +108,10 @@ TEST(Decoder, IdentityDecoderReadsTheSuppliedQueries) {
     d.context = {{0, 0}, {0, 0}};
     d.bias = {0, 0};
     d.initial = queries[0];
-    d.output = Matrix(4, Vector(queries.size(), Value(0)));  // <s> and q_2..q_5
-    d.vocabulary.emplace_back("<s>", Vector{0, 0});
-    std::vector<std::string> reference;
-    for (std::size_t i = 1; i < queries.size(); ++i) {
-        d.vocabulary.emplace_back("q" + std::to_string(i + 1), queries[i]);
-        reference.push_back("q" + std::to_string(i + 1));
-    }
-    reference.push_back("<s>");
+    d.vocabulary = {{"<s>", queries[1]}, {"q3", queries[2]}, {"q4", queries[3]}, {"q5", queries[4]}};
+    d.output = Matrix(4, Vector(4, Value(0)));
     d.start = "<s>";
+    const std::vector<std::string> reference = {"q3", "q4", "q5", "<s>", "<s>"};
     const RegimeTrace t = roll_out(d, Memory(memory), *d.initial, Regime::TeacherForcing, queries.size(), reference, false);
     ASSERT_EQ(t.steps.size(), queries.size());
     for (std::size_t i = 0; i < queries.size(); ++i) {
