@@ -24,6 +24,9 @@ inline void install_small_limits() {
     l.max_value_bits = 1 << 17;
     l.max_file_bytes = 1 << 16;
     l.max_nesting = 40;
+    // A decoder step scores and compares every target token and reads every source position.
+    l.max_decoder_steps = 32;
+    l.max_target_vocabulary = 32;
     // Work bounds predicted before computing (issue 10) at fuzzing scale: an input whose cost
     // these do not bound shows up as a libFuzzer timeout (-timeout) or out-of-memory report
     // (-rss_limit_mb, -malloc_limit_mb), which scripts/fuzz.sh sets low enough to catch.

@@ -267,9 +267,7 @@ RegimeTrace roll_out(const Decoder& dec, const Memory& memory, const Vector& ini
                 if (e.kind() != ErrorKind::Domain && e.kind() != ErrorKind::Limit) throw;
                 st.refusal = e.reason();
             }
-            if (regime == Regime::TeacherForcing || t <= reference.size()) {
-                if (t <= reference.size()) st.reference = reference[t - 1];
-            }
+            if (t <= reference.size()) st.reference = reference[t - 1];
             if (cross_entropy && st.reference && st.distribution) {
                 const Value p = *st.distribution->weights.at(dec.index(*st.reference));
                 st.reference_probability = p;
