@@ -100,18 +100,18 @@ void Decoder::check() const {
     for (const auto& [token, emb] : vocabulary) {
         if (emb.size() != e) throw declaration_error("vocabulary", fmt::format("embedding of \"{}\" has width {}; the first has width {}", token, emb.size(), e));
     }
-    try {
-        (void)index(start);
-    } catch (const Error& err) {
-        throw Error(err.kind(), Location{.context = "start"}, err.reason());
-    }
-    if (end) {
+    // An unknown start or end token: the same ReferenceError as anywhere, placed at its key.
+    const auto token_at = [this](const char* key, const std::string& token) {
         try {
-            (void)index(*end);
+            (void)index(token);
         } catch (const Error& err) {
-            throw Error(err.kind(), Location{.context = "end"}, err.reason());
+            Location where;
+            where.context = key;
+            throw Error(err.kind(), where, err.reason());
         }
-    }
+    };
+    token_at("start", start);
+    if (end) token_at("end", *end);
 }
 
 std::vector<std::string> RegimeTrace::tokens() const {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "exactattn/decoder.hpp"
 #include "exactattn/model.hpp"
 #include "exactattn/print.hpp"
 #include "support/support.hpp"
@@ -160,6 +161,57 @@ TEST(AttentionLaws, EncoderRunIsRecurrent) {
                 h[i] = pre.sign() > 0 ? pre : Value();
             }
             EXPECT_EQ(hs[t], h);
+        }
+    }
+}
+
+// Decoder rollouts on random exact decoders (fixed seed; EXACTATTN_TEST_SEED overrides): teacher
+// forcing on the generated sequence repeats generation step for step, and every step's weights
+// and output distribution sum to exactly 1. C = 0 keeps the state rational, so every read is
+// exact; the context reaches the scores through W_o (often leaving the distribution refused,
+// which the laws then skip).
+TEST(DecoderLaws, TeacherForcingOnGeneratedTokensRepeatsGeneration) {
+    auto rng = exactattn::test::rng_for("DecoderLaws");
+    std::uniform_int_distribution<int> small(-2, 2);
+    const auto v = [&] { return exactattn::Value(small(rng)); };
+    const int rounds = 20 * exactattn::test::multiplier();
+    for (int round = 0; round < rounds; ++round) {
+        exactattn::Matrix memory;
+        for (int j = 0; j < 3; ++j) memory.push_back({v() * exactattn::Value::ln2(), v() * exactattn::Value::ln2()});
+        exactattn::Decoder d;
+        d.activation = round % 2 == 0 ? exactattn::Activation::Relu : exactattn::Activation::Identity;
+        d.recurrent = {{v(), v()}, {v(), v()}};
+        d.input = {{v(), v()}, {v(), v()}};
+        d.context = {{0, 0}, {0, 0}};
+        d.bias = {v(), v()};
+        d.initial = exactattn::Vector{v(), v()};
+        for (const char* t : {"<s>", "x", "y", "z"}) d.vocabulary.emplace_back(t, exactattn::Vector{v(), v()});
+        d.start = "<s>";
+        d.output.assign(4, exactattn::Vector());
+        for (std::size_t i = 0; i < 4; ++i) {
+            for (std::size_t k = 0; k < 4; ++k) d.output[i].push_back(i < 2 ? v() * exactattn::Value::ln2() : v());
+        }
+        SCOPED_TRACE(::testing::Message() << "seed " << exactattn::test::seed() << " round " << round);
+        const exactattn::RegimeTrace g =
+            exactattn::roll_out(d, exactattn::Memory(memory), *d.initial, exactattn::Regime::Generation, 5, {}, false);
+        const exactattn::RegimeTrace f = exactattn::roll_out(d, exactattn::Memory(memory), *d.initial,
+                                                             exactattn::Regime::TeacherForcing, 5, g.tokens(), false);
+        ASSERT_EQ(f.steps.size(), g.steps.size());
+        for (std::size_t i = 0; i < g.steps.size(); ++i) {
+            EXPECT_EQ(f.steps[i].query, g.steps[i].query);
+            EXPECT_EQ(f.steps[i].read.context, g.steps[i].read.context);
+            EXPECT_EQ(f.steps[i].state, g.steps[i].state);
+            EXPECT_EQ(f.steps[i].scores, g.steps[i].scores);
+            EXPECT_EQ(f.steps[i].argmax, g.steps[i].argmax);
+            EXPECT_TRUE(f.steps[i].agrees());
+            exactattn::Value sum;
+            for (std::size_t j = 0; j < 3; ++j) sum += *g.steps[i].read.weights.at(j);
+            EXPECT_EQ(sum, exactattn::Value(1));
+            if (g.steps[i].distribution) {
+                exactattn::Value total;
+                for (std::size_t k = 0; k < 4; ++k) total += *g.steps[i].distribution->weights.at(k);
+                EXPECT_EQ(total, exactattn::Value(1));
+            }
         }
     }
 }
