@@ -457,16 +457,7 @@ void set_proposed(LearnerAnswer& la, const py::object& proposed) {
     if (py::isinstance<py::str>(proposed)) {
         const auto text = proposed.cast<std::string>();
         placed("proposed", [&] {
-            if (text.rfind("[[", 0) == 0) {
-                const Matrix m = parse_matrix(text);
-                la.columns = m.empty() ? 0 : m.front().size();
-                for (const auto& row : m) la.proposed.insert(la.proposed.end(), row.begin(), row.end());
-            } else if (!text.empty() && text.front() == '[') {
-                la.proposed = parse_vector(text);
-            } else {
-                la.proposed = {parse_value(text)};
-                la.scalar = true;
-            }
+            read_proposal(text, la);  // decimals, percentages and e as written, like --proposed
             return 0;
         });
     } else if (auto v = exact_number(proposed)) {
