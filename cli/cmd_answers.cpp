@@ -41,6 +41,8 @@ int check_class(const CheckOptions& o, const Report& rep, std::ostream& out) {
         std::string invalid;
     };
     std::vector<Row> judged;
+    std::vector<LearnerAnswer> valid;
+    std::vector<std::size_t> valid_rows;
     for (const auto& r : rows) {
         LearnerAnswer la;
         la.name = r.student;
@@ -53,31 +55,35 @@ int check_class(const CheckOptions& o, const Report& rep, std::ostream& out) {
         }
         if (row.invalid.empty()) {
             apply_options(o, la);
-            if (la.target.empty() || la.target[0] != '/') {
-                Location where;
-                where.file = o.answers;
-                where.line = r.line;
-                throw reference_error(fmt::format("target \"{}\" is not a JSON pointer into the run report, e.g. "
-                                                  "/reads/example-14.1/weights",
-                                                  r.target),
-                                      where);
-            }
-            try {
-                row.j = judge_all(rep, {la}).front();
-            } catch (const Error& e) {
-                Location where;
-                where.file = o.answers;
-                where.line = r.line;
-                throw Error(e.kind(), where, e.reason());
-            }
+            valid.push_back(std::move(la));
+            valid_rows.push_back(judged.size());
         }
         judged.push_back(std::move(row));
     }
+    // One run report addressed for the whole class; a target that names nothing in it is the
+    // CSV's error at its line (the first such row).
+    std::vector<Judgement> js;
+    try {
+        js = judge_all(rep, valid);
+    } catch (const Error&) {
+        for (std::size_t k = 0; k < valid.size(); ++k) {
+            try {
+                (void)judge_all(rep, {valid[k]});
+            } catch (const Error& e) {
+                Location where;
+                where.file = o.answers;
+                where.line = judged[valid_rows[k]].in.line;
+                throw Error(e.kind(), where, e.reason());
+            }
+        }
+        throw;
+    }
+    for (std::size_t k = 0; k < js.size(); ++k) judged[valid_rows[k]].j = std::move(js[k]);
     std::size_t wrong = 0;
     for (const auto& r : judged) wrong += !r.j || !r.j->correct ? 1 : 0;
     const Format f = parse_format(o.format == "text" ? "csv" : o.format);
     if (f == Format::Json) {
-        std::vector<Judgement> js;
+        js.clear();
         for (const auto& r : judged) {
             if (r.j) {
                 js.push_back(*r.j);

@@ -19,6 +19,7 @@ namespace exactattn {
 namespace {
 
 constexpr std::int64_t kFirstBits = 64;
+constexpr std::int64_t kDivisionBits = 4096;
 
 mpq_class pow10(int k) {
     mpz_class p;
@@ -116,7 +117,9 @@ Real operator/(const Real& x, const Real& y) {
     if (y.exact && y.exact->is_zero()) throw domain_error("division by zero");
     return Real{std::nullopt, [x, y](std::int64_t bits) {
                     // A divisor's enclosure may hold 0 at low precision; refine until it does not.
-                    for (std::int64_t b = bits; b <= limits().max_precision; b *= 2) {
+                    // Capped as certified_compare is: an e-expression whose divisor agrees with 0
+                    // to thousands of digits is refused, not refined for minutes.
+                    for (std::int64_t b = bits; b <= std::max<std::int64_t>(bits, kDivisionBits); b *= 2) {
                         const RationalInterval d = y.at(b);
                         if (sgn(d.lo) > 0 || sgn(d.hi) < 0) {
                             const RationalInterval n = x.at(b);
@@ -165,8 +168,8 @@ Real absolute(const Real& x) {
 }
 
 // The sign of x − y, certified: exact arithmetic for two values of the domain, else enclosures
-// refined until they separate. nullopt: not separated at limits().max_precision bits (for an
-// expression in e against a value of the domain, equal as far as any precision can tell).
+// refined until they separate. nullopt: not separated at 4096 bits (an expression in e equal to
+// the other to over a thousand digits; no finer answer is worth its cost).
 std::optional<int> certified_compare(const Real& x, const Real& y) {
     if (x.exact && y.exact) return compare(*x.exact, *y.exact);
     for (std::int64_t b = kFirstBits; b <= limits().max_precision; b *= 4) {
@@ -291,12 +294,26 @@ private:
         }
         return false;
     }
+    // Bounds on nesting and length, so that a hostile answer cannot exhaust the stack (each
+    // operation is one closure evaluated recursively).
+    static constexpr int kMaxDepth = 64;
+    static constexpr int kMaxOperations = 256;
+    void count() {
+        if (++operations_ > kMaxOperations) fail(fmt::format("more than {} operations", kMaxOperations));
+    }
     Real sum() {
+        if (++depth_ > kMaxDepth) fail(fmt::format("nested more than {} deep", kMaxDepth));
+        Real r = sum_terms();
+        --depth_;
+        return r;
+    }
+    Real sum_terms() {
         Real r = product();
         for (;;) {
             if (eat('+')) r = r + product();
             else if (eat('-')) r = r + negated(product());
             else return r;
+            count();
         }
     }
     Real product() {
@@ -305,11 +322,18 @@ private:
             if (eat('*')) r = r * unary();
             else if (eat('/')) r = r / unary();
             else return r;
+            count();
         }
     }
     Real unary() {
-        if (eat('-')) return negated(unary());
-        if (eat('+')) return unary();
+        if (eat('-')) {
+            count();
+            return negated(unary());
+        }
+        if (eat('+')) {
+            count();
+            return unary();
+        }
         return power();
     }
     // An exponent: an integer, or (p/q) / (integer).
@@ -343,7 +367,10 @@ private:
         if (is_e) return e_power(k);
         if (k.get_den() != 1 || abs(k) > 64) fail("only e may have a fractional power; integer powers up to 64");
         Real r = Real::of(Value(1));
-        for (long n = 0; n < mpz_class(abs(k.get_num())).get_si(); ++n) r = r * base;
+        for (long n = 0; n < mpz_class(abs(k.get_num())).get_si(); ++n) {
+            r = r * base;
+            count();
+        }
         return sgn(k) < 0 ? Real::of(Value(1)) / r : r;
     }
     Real atom() {
@@ -361,6 +388,8 @@ private:
 
     const std::string& s_;
     std::size_t i_ = 0;
+    int depth_ = 0;
+    int operations_ = 0;
 };
 
 bool mentions_e(const std::string& s) {
@@ -394,6 +423,11 @@ AnswerEntry parse_answer_entry(std::string_view raw) {
     if (mentions_e(text)) {
         e.form = AnswerEntry::Form::Outside;
         e.value = EParser(text).parse();
+        try {
+            (void)e.value.at(kFirstBits);  // a divisor that is 0 (1/(e − e)) is refused here, not when judged
+        } catch (const Error& err) {
+            throw parse_error(Location{}, fmt::format("\"{}\": {}", text, err.reason()));
+        }
         return e;
     }
     e.form = AnswerEntry::Form::Exact;

@@ -1118,8 +1118,12 @@ std::vector<ClassAnswer> read_class_answers(std::string_view csv, const std::str
         const char c = csv[i];
         if (c == '"' && field.empty()) {
             ++i;
+            const int opened = line;
             for (;;) {
-                if (i >= csv.size()) throw fail("a quoted field is not closed");
+                if (i >= csv.size()) {
+                    line = opened;
+                    throw fail("a quoted field is not closed");
+                }
                 if (csv[i] == '"') {
                     if (i + 1 < csv.size() && csv[i + 1] == '"') {
                         field += '"';
