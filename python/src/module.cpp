@@ -447,6 +447,9 @@ py::dict judgement_dict(const Judgement& j) {
     d["correct"] = j.correct;
     d["findings"] = j.findings;
     d["mistake"] = j.mistake;
+    d["mistake_id"] = j.mistake_id;  // the registry entry (docs/check.md), "" when none
+    d["rule"] = j.rule;
+    d["feedback"] = j.feedback;
     d["text"] = judgement_text(j);
     return d;
 }
@@ -468,6 +471,20 @@ void set_proposed(LearnerAnswer& la, const py::object& proposed) {
         const bool matrix = !items.empty() && !py::isinstance<py::str>(items[0]) && !exact_number(items[0]) &&
                             py::hasattr(items[0], "__iter__");
         if (!matrix) {
+            // Strings are read as written (decimals, percentages, e), like --proposed.
+            bool all_text = !items.empty();
+            std::string text = "[";
+            for (const auto& item : items) {
+                all_text = all_text && py::isinstance<py::str>(item);
+                if (all_text) text += (text.size() > 1 ? "," : "") + item.cast<std::string>();
+            }
+            if (all_text) {
+                placed("proposed", [&] {
+                    read_proposal(text + "]", la);
+                    return 0;
+                });
+                return;
+            }
             la.proposed = to_vector(items, "proposed");
             return;
         }
