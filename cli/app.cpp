@@ -47,6 +47,13 @@ struct Parsed {
     std::function<int(std::ostream&)> command;  ///< the chosen subcommand, bound to its options
 };
 
+/// -j N and --junit FILE of the commands that run a whole book (verify, crosscheck).
+void add_book_options(CLI::App& sub, FilesOptions& o) {
+    sub.add_option("-j,--jobs", o.jobs, "Files run in parallel (default: the number of cores)")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
+    sub.add_option("--junit", o.junit, "Also write a JUnit XML report to FILE");
+}
+
 /// Builds the application into `app`, binding every option into `p`.
 void make_app(CLI::App& app, Parsed& p) {
     app.set_version_flag("--version", "exactattn 0.1.0");
@@ -87,12 +94,15 @@ void make_app(CLI::App& app, Parsed& p) {
     s_enc->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_encode(p.encode, o); }; });
 
     auto* s_verify = app.add_subcommand("verify", "Check every expect entry of scenario files");
-    s_verify->add_option("files", p.verify.files, "Scenario files")->required();
+    s_verify->add_option("files", p.verify.files, "Scenario files or directories (every *.json below)")->required();
+    add_book_options(*s_verify, p.verify);
     s_verify->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_verify(p.verify, o); }; });
 
     p.cross.format = "markdown";
     auto* s_cross = app.add_subcommand("crosscheck", "Exact results against an independent double path");
-    s_cross->add_option("files", p.cross.files, "Scenario files, or chapter14")->required();
+    s_cross->add_option("files", p.cross.files, "Scenario files or directories (every *.json below), or chapter14")
+        ->required();
+    add_book_options(*s_cross, p.cross);
     s_cross->add_option("--format", p.cross.format, "text|markdown|latex|html|csv|json")
         ->check(CLI::IsMember({"text", "markdown", "latex", "html", "csv", "json"}));
     s_cross->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_crosscheck(p.cross, o); }; });
@@ -113,12 +123,21 @@ void make_app(CLI::App& app, Parsed& p) {
                                        "JSON pointer of the quantity, e.g. /reads/example-14.1/weights");
     auto* proposed = s_check->add_option("--proposed", p.check.proposed,
                                          "The proposed value, e.g. '[2/3,1/3,1/3]'");
-    // An ad-hoc answer (--target with --proposed) and a declared one (--answer) exclude each
-    // other: silently ignoring one of them would judge something the user did not ask for.
+    auto* answers = s_check->add_option("--answers", p.check.answers,
+                                        "A class's answers: CSV with columns student,target,answer");
+    s_check->add_option("--tolerance", p.check.tolerance,
+                        "For decimals: decimal-places:N, significant-figures:N, absolute:E or relative:E");
+    s_check->add_option("--accept", p.check.accept, "A mistake accepted as right (remaining-weights)")
+        ->check(CLI::IsMember({"remaining-weights"}));
+    // An ad-hoc answer (--target with --proposed), a declared one (--answer) and a class's CSV
+    // exclude each other: silently ignoring one of them would judge something not asked for.
     target->needs(proposed);
     proposed->needs(target);
     answer->excludes(target);
     answer->excludes(proposed);
+    answers->excludes(target);
+    answers->excludes(proposed);
+    answers->excludes(answer);
     s_check->callback([&p, target] {
         p.check.ad_hoc = target->count() > 0;
         p.command = [&p](std::ostream& o) { return cmd_check(p.check, o); };
@@ -155,17 +174,18 @@ void make_app(CLI::App& app, Parsed& p) {
     app.add_flag("--standalone", p.render.standalone, "LaTeX: a complete document with its preamble");
 }
 
-Error output_error(const std::string& path, const std::string& what, int err) {
+Error output_error(const std::string& path, const std::string& what, int err, const char* option) {
     Location where;
-    where.context = "--output";
+    where.context = option;
     return usage_error(fmt::format("cannot write {}: {}: {}", path, what, std::strerror(err)), where);
 }
 
-/// Writes `data` to `path` so that a failure leaves whatever was there intact: a temporary
-/// file in the same directory, renamed over the target only when every byte is on disk. A
-/// target that exists and is not a regular file (/dev/null, a FIFO, a terminal) is written
-/// in place, since renaming over it would replace the device with a file.
-void write_output_file(const std::string& path, std::string_view data) {
+}  // namespace
+
+void write_output_file(const std::string& path, std::string_view data, const char* option) {
+    auto output_error = [option](const std::string& path, const std::string& what, int err) {
+        return cli::output_error(path, what, err, option);
+    };
     struct stat st {};
     const bool exists = ::stat(path.c_str(), &st) == 0;
     if (exists && S_ISDIR(st.st_mode)) throw output_error(path, "it is a directory", EISDIR);
@@ -216,6 +236,8 @@ void write_output_file(const std::string& path, std::string_view data) {
         throw output_error(path, "rename failed", e);
     }
 }
+
+namespace {
 
 /// One line on stderr for an error; returns the exit code.
 int report_error(std::ostream& err, std::string message, std::optional<ErrorKind>* kind, ErrorKind k,

@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "exactattn/answers.hpp"
 #include "exactattn/check.hpp"
+#include "exactattn/answer.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/parse.hpp"
 #include "exactattn/print.hpp"
@@ -18,8 +19,108 @@ int cmd_answers(const FilesOptions& o, std::ostream& out) {
     return 0;
 }
 
+namespace {
+
+// --tolerance and --accept override what the scenario declares.
+void apply_options(const CheckOptions& o, LearnerAnswer& la) {
+    if (!o.tolerance.empty()) {
+        Location where;
+        where.context = "--tolerance";
+        la.tolerance = parse_tolerance(o.tolerance, where);
+    }
+    if (!o.accept.empty()) la.accept = o.accept;
+}
+
+// `check FILE --answers CSV`: one row per answer (student, target, answer, verdict, rule,
+// mistake, feedback); an answer that does not parse is `invalid`, with the reason as feedback.
+int check_class(const CheckOptions& o, const Report& rep, std::ostream& out) {
+    const auto rows = load_class_answers(o.answers);
+    struct Row {
+        ClassAnswer in;
+        std::optional<Judgement> j;
+        std::string invalid;
+    };
+    std::vector<Row> judged;
+    std::vector<LearnerAnswer> valid;
+    std::vector<std::size_t> valid_rows;
+    for (const auto& r : rows) {
+        LearnerAnswer la;
+        la.name = r.student;
+        la.target = r.target;
+        Row row{r, std::nullopt, {}};
+        try {
+            read_proposal(r.answer, la);
+        } catch (const Error& e) {
+            row.invalid = fmt::format("the answer does not parse: {}", e.what());
+        }
+        if (row.invalid.empty()) {
+            apply_options(o, la);
+            valid.push_back(std::move(la));
+            valid_rows.push_back(judged.size());
+        }
+        judged.push_back(std::move(row));
+    }
+    // One run report addressed for the whole class; a target that names nothing in it is the
+    // CSV's error at its line (the first such row).
+    std::vector<Judgement> js;
+    try {
+        js = judge_all(rep, valid);
+    } catch (const Error&) {
+        for (std::size_t k = 0; k < valid.size(); ++k) {
+            try {
+                (void)judge_all(rep, {valid[k]});
+            } catch (const Error& e) {
+                Location where;
+                where.file = o.answers;
+                where.line = judged[valid_rows[k]].in.line;
+                throw Error(e.kind(), where, e.reason());
+            }
+        }
+        throw;
+    }
+    for (std::size_t k = 0; k < js.size(); ++k) judged[valid_rows[k]].j = std::move(js[k]);
+    std::size_t wrong = 0;
+    for (const auto& r : judged) wrong += !r.j || !r.j->correct ? 1 : 0;
+    const Format f = parse_format(o.format == "text" ? "csv" : o.format);
+    if (f == Format::Json) {
+        js.clear();
+        for (const auto& r : judged) {
+            if (r.j) {
+                js.push_back(*r.j);
+                continue;
+            }
+            Judgement bad;
+            bad.name = r.in.student;
+            bad.target = r.in.target;
+            bad.feedback = r.invalid;
+            bad.findings.push_back(r.invalid);
+            js.push_back(std::move(bad));
+        }
+        out << check_json(js);
+        return wrong == 0 ? 0 : 1;
+    }
+    Document d;
+    d.title = "Check";
+    TableBlock t;
+    for (const char* h : {"student", "target", "answer", "verdict", "rule", "mistake", "feedback"}) {
+        t.headers.emplace_back(Inline(h));
+    }
+    for (const auto& r : judged) {
+        const std::string verdict = !r.j ? "invalid" : r.j->correct ? "right" : "wrong";
+        t.add_row({Inline(r.in.student), Inline(r.in.target), Inline(r.in.answer), Inline(verdict),
+                   Inline(r.j ? r.j->rule : ""), Inline(r.j ? r.j->mistake_id : ""),
+                   Inline(r.j ? r.j->feedback : r.invalid)});
+    }
+    d.add(std::move(t));
+    emit(d, f, o.render, out);
+    return wrong == 0 ? 0 : 1;
+}
+
+}  // namespace
+
 int cmd_check(const CheckOptions& o, std::ostream& out) {
     const Report rep = run_scenario(load_scenario(o.file));
+    if (!o.answers.empty()) return check_class(o, rep, out);
     std::vector<LearnerAnswer> answers;
     if (o.ad_hoc) {
         LearnerAnswer la;
@@ -28,16 +129,7 @@ int cmd_check(const CheckOptions& o, std::ostream& out) {
         Location where;
         where.context = "--proposed";
         try {
-            if (o.proposed.rfind("[[", 0) == 0) {
-                const Matrix m = parse_matrix(o.proposed);
-                la.columns = m.empty() ? 0 : m.front().size();
-                for (const auto& row : m) la.proposed.insert(la.proposed.end(), row.begin(), row.end());
-            } else if (!o.proposed.empty() && o.proposed.front() == '[') {
-                la.proposed = parse_vector(o.proposed);
-            } else {
-                la.proposed = {parse_value(o.proposed)};
-                la.scalar = true;
-            }
+            read_proposal(o.proposed, la);
         } catch (const Error& e) {
             throw e.located(where);
         }
@@ -53,6 +145,7 @@ int cmd_check(const CheckOptions& o, std::ostream& out) {
         }
         if (answers.empty()) throw reference_error("the scenario declares no learner_answers to check");
     }
+    for (auto& la : answers) apply_options(o, la);
     std::vector<Judgement> judgements;
     try {
         judgements = judge_all(rep, answers);

@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "commands.hpp"
+#include "exactattn/book.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/parse.hpp"
 #include "exactattn/report.hpp"
@@ -47,18 +48,23 @@ int cmd_encode(const EncodeOptions& o, std::ostream& out) {
 }
 
 int cmd_verify(const FilesOptions& o, std::ostream& out) {
+    const std::vector<std::string> files = scenario_files(o.files);
+    std::vector<VerifyResult> results(files.size());
+    run_parallel(files.size(), o.jobs == 0 ? default_jobs() : o.jobs,
+                 [&](std::size_t i) { results[i] = verify_report(run_scenario(load_scenario(files[i]))); });
     std::size_t passed = 0;
     std::size_t failed = 0;
-    for (const auto& f : o.files) {
-        const VerifyResult r = verify_report(run_scenario(load_scenario(f)));
+    for (const auto& r : results) {
         passed += r.passed;
         failed += r.failures.size();
         for (const auto& m : r.failures) {
-            out << fmt::format("{}: {}: expected {}, computed {}\n", r.file, m.pointer, m.expected,
-                               m.computed);
+            out << fmt::format("{}: {}: expected {}, computed {}\n", r.file, m.pointer, m.expected, m.computed);
         }
+        if (files.size() > 1) out << fmt::format("{}: {} passed, {} failed\n", r.file, r.passed, r.failures.size());
     }
-    out << fmt::format("verify: {} passed, {} failed\n", passed, failed);
+    if (!o.junit.empty()) write_output_file(o.junit, junit_xml(results, "exactattn verify"), "--junit");
+    out << fmt::format("verify: {} passed, {} failed", passed, failed);
+    out << (files.size() > 1 ? fmt::format(" in {} files\n", files.size()) : std::string("\n"));
     return failed == 0 ? 0 : 1;
 }
 

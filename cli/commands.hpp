@@ -4,6 +4,7 @@
 
 #include <iosfwd>
 #include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -45,7 +46,9 @@ struct EncodeOptions {
 };
 
 struct FilesOptions {
-    std::vector<std::string> files;
+    std::vector<std::string> files;  ///< files and directories (scenario_files)
+    std::size_t jobs = 0;            ///< -j N (0: the number of cores)
+    std::string junit;               ///< --junit FILE (empty: none)
     std::string format;
     exactattn::RenderOptions render;  ///< --standalone, --latex-floats, --no-markdown-math
 };
@@ -56,6 +59,9 @@ struct CheckOptions {
     std::string target;    ///< an ad-hoc answer: JSON pointer of the quantity …
     std::string proposed;  ///< … and the proposed value or vector
     bool ad_hoc = false;   ///< --target (with --proposed) was given, even as an empty string
+    std::string answers;   ///< --answers CSV: a class's answers (student,target,answer)
+    std::string tolerance; ///< --tolerance KIND:N for decimals and percentages
+    std::vector<std::string> accept;  ///< --accept ID: mistakes accepted as right
     std::string format = "text";
     exactattn::RenderOptions render;  ///< --standalone, --latex-floats, --no-markdown-math
 };
@@ -83,6 +89,11 @@ struct RolloutOptions {
     std::string format = "text";
     exactattn::RenderOptions render;  ///< --standalone, --latex-floats, --no-markdown-math
 };
+/// Writes `data` to `path` so that a failure leaves whatever was there intact: a temporary
+/// file in the same directory, renamed over the target only when every byte is on disk. A
+/// target that exists and is not a regular file (/dev/null, a FIFO, a terminal) is written
+/// in place, since renaming over it would replace the device with a file. Errors name `option`.
+void write_output_file(const std::string& path, std::string_view data, const char* option = "--output");
 
 /// Writes a document: rendered to `out`, or, for CSV with `-o DIR`, one file per table and
 /// index.csv in DIR (each written atomically). UsageError for `-o DIR` with another format.

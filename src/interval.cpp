@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
-#include <mutex>
 #include <optional>
 
 #include "exactattn/error.hpp"
@@ -42,12 +41,11 @@ mpz_class shr_ceil(const mpz_class& x, std::int64_t s) {
 // gives certified bounds in O(M(n) log n) time; the plain series Σ 1/(k 2^k) costs O(n²) and
 // took minutes at the megabit precisions that values with large coefficients need. One
 // enclosure (the most precise so far) is cached; lower precisions are derived from it by
-// outward rounding.
+// outward rounding. The cache is per thread: files verified in parallel (verify -j) neither
+// wait for one another's lock nor evict one another's precision.
 Iv ln2_enclosure(std::int64_t prec) {
-    static std::mutex mu;
-    static std::int64_t cached_prec = -1;
-    static Iv cached;
-    std::lock_guard<std::mutex> lock(mu);
+    thread_local std::int64_t cached_prec = -1;
+    thread_local Iv cached;
     if (cached_prec < prec) {
         const std::int64_t big_p = prec + 64;  // compute ahead, so doubling loops reuse it
         mpfr_t x;
@@ -86,13 +84,12 @@ struct ThetaTable {
 
 // 2^(1/m) comes from MPFR's correctly rounded m-th root, rounded down and up. The most precise
 // table for the last m is kept, and lower precisions are derived from it by outward rounding: a
-// sign decision followed by a decimal rounding at the same precision computes it once.
+// sign decision followed by a decimal rounding at the same precision computes it once. Per
+// thread, as ln2_enclosure's: two threads with different m would otherwise evict each other.
 ThetaTable theta_table(int m, std::size_t count, std::int64_t prec) {
-    static std::mutex mu;
-    static int cached_m = 0;
-    static std::int64_t cached_prec = -1;
-    static ThetaTable cached;
-    std::lock_guard<std::mutex> lock(mu);
+    thread_local int cached_m = 0;
+    thread_local std::int64_t cached_prec = -1;
+    thread_local ThetaTable cached;
     std::size_t r = 1;
     while (r * r < count) ++r;
     const std::size_t giants = (count + r - 1) / r;

@@ -454,7 +454,7 @@ private:
     void learner_answers(Scenario& s) {
         r_.each(root_, "learner_answers", [&](const std::string& name, const Json& v, const std::string& ptr) {
             r_.object(v, ptr);
-            r_.only_keys(v, ptr, {"target", "proposed", "note"});
+            r_.only_keys(v, ptr, {"target", "proposed", "note", "tolerance", "accept"});
             LearnerAnswer la;
             la.name = name;
             if (!v.contains("target") || !v.contains("proposed")) {
@@ -466,26 +466,85 @@ private:
                                   "/reads/example-14.1/weights",
                                   r_.at(ptr + "/target"));
             }
+            const std::string pp = ptr + "/proposed";
             if (v["proposed"].is_array() && !v["proposed"].empty() && v["proposed"][0].is_array()) {
-                const Matrix m = r_.matrix(v["proposed"], ptr + "/proposed");  // row by row, like --proposed
-                la.columns = m[0].size();
-                for (const auto& row : m) {
-                    if (row.size() != la.columns) {
-                        throw shape_error(fmt::format("row {} has {} entries, row 1 has {}", &row - m.data() + 1,
-                                                      row.size(), la.columns),
-                                          r_.at(ptr + "/proposed"));
+                const auto& rows = v["proposed"];  // row by row, like --proposed
+                la.columns = rows[0].size();
+                for (std::size_t r = 0; r < rows.size(); ++r) {
+                    const auto& row = r_.array(rows[r], pointer_join(pp, r));
+                    if (row.size() != la.columns || row.empty()) {
+                        throw shape_error(fmt::format("row {} has {} entries, row 1 has {}", r + 1, row.size(), la.columns),
+                                          r_.at(pp));
                     }
-                    la.proposed.insert(la.proposed.end(), row.begin(), row.end());
+                    for (std::size_t c = 0; c < row.size(); ++c) {
+                        answer_entry(la, row[c], pointer_join(pointer_join(pp, r), c));
+                    }
                 }
             } else if (v["proposed"].is_array()) {
-                la.proposed = r_.vector(v["proposed"], ptr + "/proposed");
+                const auto& items = v["proposed"];
+                if (items.empty()) throw shape_error("an empty list proposes nothing", r_.at(pp));
+                for (std::size_t i = 0; i < items.size(); ++i) answer_entry(la, items[i], pointer_join(pp, i));
             } else {
-                la.proposed = {r_.value(v["proposed"], ptr + "/proposed")};
+                answer_entry(la, v["proposed"], pp);
                 la.scalar = true;
             }
+            if (v.contains("tolerance")) la.tolerance = tolerance(v["tolerance"], ptr + "/tolerance");
+            if (v.contains("accept")) la.accept = accepted(v["accept"], ptr + "/accept");
             if (v.contains("note")) la.note = r_.string(v["note"], ptr + "/note");
             s.learner_answers.push_back(std::move(la));
         });
+    }
+
+    // One entry of a proposal as written: a string, or a JSON number read from its text.
+    void answer_entry(LearnerAnswer& la, const Json& j, const std::string& ptr) {
+        std::string text;
+        if (j.is_string()) text = j.get<std::string>();
+        else if (const auto t = detail::exact_number_text(j)) text = *t;
+        else if (j.is_number_integer()) text = j.dump();
+        else throw shape_error(fmt::format("expected a number or a string, found {}", detail::json_type(j)), r_.at(ptr));
+        try {
+            la.entries.push_back(parse_answer_entry(text));
+        } catch (const Error& e) {
+            throw e.located(r_.at(ptr));
+        }
+        const auto& value = la.entries.back().value;
+        la.proposed.push_back(value.exact ? *value.exact : Value());
+    }
+
+    // {"decimal_places": 6}, {"significant_figures": 4}, {"absolute": "1/1000"}, {"relative": 0.01}.
+    Tolerance tolerance(const Json& j, const std::string& ptr) {
+        r_.object(j, ptr);
+        r_.only_keys(j, ptr, {"absolute", "relative", "decimal_places", "significant_figures"});
+        if (j.size() != 1) {
+            throw shape_error("a tolerance has one of absolute, relative, decimal_places or significant_figures",
+                              r_.at(ptr));
+        }
+        const auto first = j.begin();
+        const std::string key = first.key();
+        const Json& val = first.value();
+        std::string amount;
+        if (val.is_string()) amount = val.get<std::string>();
+        else if (const auto t = detail::exact_number_text(val)) amount = *t;
+        else if (val.is_number_integer()) amount = val.dump();
+        else throw shape_error(fmt::format("expected a number, found {}", detail::json_type(val)), r_.at(ptr + "/" + key));
+        std::string kind = key;
+        std::replace(kind.begin(), kind.end(), '_', '-');
+        return parse_tolerance(kind + ":" + amount, r_.at(ptr + "/" + key));
+    }
+
+    std::vector<std::string> accepted(const Json& j, const std::string& ptr) {
+        std::vector<std::string> out;
+        const auto& a = r_.array(j, ptr);
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            out.push_back(r_.string(a[i], pointer_join(ptr, i)));
+            if (out.back() != "remaining-weights") {
+                throw reference_error(fmt::format("\"{}\" cannot be accepted as right; the one mistake an exercise "
+                                                  "may accept is remaining-weights",
+                                                  out.back()),
+                                      r_.at(pointer_join(ptr, i)));
+            }
+        }
+        return out;
     }
 
     std::vector<std::string> names(const Json& ex, const char* key, const std::string& ptr,
@@ -596,7 +655,7 @@ private:
             const std::string ptr = pointer_join("/exercises", i);
             const Json& ex = r_.object(a[i], ptr);
             r_.only_keys(ex, ptr, {"id", "title", "prompt", "reads", "interventions", "costs",
-                                   "learner_answers", "rollouts", "explanation"});
+                                   "learner_answers", "rollouts", "explanation", "tolerance", "accept"});
             Exercise e;
             if (!ex.contains("id") || !ex.contains("prompt")) {
                 throw shape_error("an exercise needs \"id\" and \"prompt\"", r_.at(ptr));
@@ -613,6 +672,16 @@ private:
             e.learner_answers = names(ex, "learner_answers", ptr, learners, "learner answer");
             e.rollouts = rollout_refs(s, ex, ptr);
             if (ex.contains("explanation")) e.explanation = r_.string(ex["explanation"], ptr + "/explanation");
+            if (ex.contains("tolerance")) e.tolerance = tolerance(ex["tolerance"], ptr + "/tolerance");
+            if (ex.contains("accept")) e.accept = accepted(ex["accept"], ptr + "/accept");
+            // The exercise's rules hold for its learner answers that declare none of their own.
+            for (auto& la : s.learner_answers) {
+                if (std::find(e.learner_answers.begin(), e.learner_answers.end(), la.name) == e.learner_answers.end()) {
+                    continue;
+                }
+                if (!la.tolerance) la.tolerance = e.tolerance;
+                if (la.accept.empty()) la.accept = e.accept;
+            }
             s.exercises.push_back(std::move(e));
         }
     }

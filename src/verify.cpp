@@ -59,7 +59,9 @@ VerifyResult verify_report(const Report& report) {
         const Json& computed = detail::resolve_pointer(doc, pointer, where);
         Location entry = where;  // names the entry whose expected value does not parse
         entry.context = fmt::format("entry {},", pointer);
-        if (same(expected, computed, entry)) {
+        const bool ok = same(expected, computed, entry);
+        r.entries.push_back(Checked{pointer, expected.dump(), computed.dump(), ok});
+        if (ok) {
             ++r.passed;
         } else {
             r.failures.push_back(Mismatch{pointer, expected.dump(), computed.dump()});

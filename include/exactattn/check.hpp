@@ -4,8 +4,10 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "exactattn/answer.hpp"
 #include "exactattn/print.hpp"
 #include "exactattn/report.hpp"
 
@@ -24,7 +26,19 @@ struct Judgement {
     bool correct = false;
     std::vector<std::string> findings;  ///< e.g. "the proposed weights sum to 4/3, not 1"
     std::string mistake;                ///< a known mistake that reproduces the answer, or empty
+    std::vector<AnswerEntry> entries;   ///< the proposal as written
+    std::string rule;                   ///< the rule(s) that judged it: "exact value", "6 decimal places (written with 6)"
+    std::string mistake_id;             ///< the registry id of `mistake` ("divide-by-count"), or empty
+    std::string feedback;               ///< one sentence for the learner
+    std::string distance;               ///< no known mistake: the largest distance from the exact value
 };
+
+/// The ids of the registry of known mistakes, in the order they are tried (docs/check.md).
+std::vector<std::string> mistake_ids();
+
+/// Reads a proposal as written — `0.259921`, `[2/3, 1/3]`, `[[a, 0], [0, a]]`, `[e, 1, 1]`,
+/// `25.99%` — into `la` (entries, proposed, scalar, columns). ParseError with its column.
+void read_proposal(std::string_view text, LearnerAnswer& la);
 
 /// Judges `answer` against the report. The target is resolved by the same resolver as
 /// `verify`'s expect pointers, so it may name any quantity of the run report: a read's or an
@@ -52,9 +66,22 @@ std::string exact_text(const Judgement& j, Notation n);
 /// One line: `name: right|wrong: target: proposed …, exact …; findings; mistake: …`.
 std::string judgement_text(const Judgement& j);
 
-/// `check --format json`: {"judgements": [{name, target, correct, proposed, exact (ascii
-/// strings; null where the report has no entry), columns, scalar, findings, mistake}], "right",
-/// "wrong"}.
+/// `check --format json`: {"judgements": [{name, target, correct, proposed (as written), exact
+/// (ascii strings; null where the report has no entry), columns, scalar, rule, findings,
+/// mistake, mistake_id, feedback, distance}], "right", "wrong"}.
 std::string check_json(const std::vector<Judgement>& judgements);
+
+/// One row of a class's answers (`check --answers FILE`): columns student, target, answer.
+struct ClassAnswer {
+    std::string student;
+    std::string target;
+    std::string answer;
+    int line = 0;  ///< the CSV line it starts on
+};
+/// Reads RFC 4180 CSV text with a header naming the columns student, target and answer (in any
+/// order; other columns ignored). ParseError at `file:line` for a malformed record.
+std::vector<ClassAnswer> read_class_answers(std::string_view csv, const std::string& file);
+/// read_class_answers() of a file (UsageError when it cannot be read).
+std::vector<ClassAnswer> load_class_answers(const std::string& path);
 
 }  // namespace exactattn

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "exactattn/answer.hpp"
 #include "exactattn/attention.hpp"
 #include "exactattn/decoder.hpp"
 #include "exactattn/memory.hpp"
@@ -81,10 +82,14 @@ struct LearnerAnswer {
     /// JSON pointer of the quantity in the run report, e.g. "/reads/example-14.1/weights" or
     /// "/interventions/table-14.3/rows/2/context".
     std::string target;
-    std::vector<Value> proposed;  ///< one value for a scalar quantity; a matrix row by row
+    std::vector<Value> proposed;  ///< one value for a scalar quantity; a matrix row by row (0 for
+                                  ///< an entry outside the exact domain, such as e)
+    std::vector<AnswerEntry> entries;  ///< the same entries as written (decimal, percentage, e…)
     bool scalar = false;
     std::size_t columns = 0;      ///< > 0: `proposed` is a matrix of this width
     std::string note;
+    std::optional<Tolerance> tolerance;  ///< for decimals and percentages (none: the places written)
+    std::vector<std::string> accept;     ///< registry mistakes accepted as right ("remaining-weights")
 };
 
 /// One exercise (`exercises`): prompt and the computations that answer it.
@@ -100,6 +105,8 @@ struct Exercise {
     /// as the report's /rollouts/<name>/<regime>/steps/<k>.
     std::vector<std::string> rollouts;
     std::string explanation;              ///< fixed text for what numbers cannot say
+    std::optional<Tolerance> tolerance;   ///< for its learner answers that declare none
+    std::vector<std::string> accept;      ///< mistakes accepted as right in its learner answers
 };
 
 /// Cross-check settings (`crosscheck`, docs/crosscheck.md). Every quantity is held to its

@@ -16,10 +16,19 @@ struct Mismatch {
     std::string computed;  ///< ascii form(s) from the report (compact JSON)
 };
 
+/// One `expect` entry and its outcome (every entry, passed or failed, in file order).
+struct Checked {
+    std::string pointer;
+    std::string expected;  ///< as written in the file (compact JSON)
+    std::string computed;  ///< ascii form(s) from the report (compact JSON)
+    bool passed = false;
+};
+
 struct VerifyResult {
     std::string file;
     std::size_t passed = 0;
     std::vector<Mismatch> failures;
+    std::vector<Checked> entries;  ///< every entry in file order (the JUnit test cases)
 };
 
 /// Compares every `expect` entry with the report by exact value equality ("0.5a" equals

@@ -447,6 +447,9 @@ py::dict judgement_dict(const Judgement& j) {
     d["correct"] = j.correct;
     d["findings"] = j.findings;
     d["mistake"] = j.mistake;
+    d["mistake_id"] = j.mistake_id;  // the registry entry (docs/check.md), "" when none
+    d["rule"] = j.rule;
+    d["feedback"] = j.feedback;
     d["text"] = judgement_text(j);
     return d;
 }
@@ -457,16 +460,7 @@ void set_proposed(LearnerAnswer& la, const py::object& proposed) {
     if (py::isinstance<py::str>(proposed)) {
         const auto text = proposed.cast<std::string>();
         placed("proposed", [&] {
-            if (text.rfind("[[", 0) == 0) {
-                const Matrix m = parse_matrix(text);
-                la.columns = m.empty() ? 0 : m.front().size();
-                for (const auto& row : m) la.proposed.insert(la.proposed.end(), row.begin(), row.end());
-            } else if (!text.empty() && text.front() == '[') {
-                la.proposed = parse_vector(text);
-            } else {
-                la.proposed = {parse_value(text)};
-                la.scalar = true;
-            }
+            read_proposal(text, la);  // decimals, percentages and e as written, like --proposed
             return 0;
         });
     } else if (auto v = exact_number(proposed)) {
@@ -477,6 +471,20 @@ void set_proposed(LearnerAnswer& la, const py::object& proposed) {
         const bool matrix = !items.empty() && !py::isinstance<py::str>(items[0]) && !exact_number(items[0]) &&
                             py::hasattr(items[0], "__iter__");
         if (!matrix) {
+            // Strings are read as written (decimals, percentages, e), like --proposed.
+            bool all_text = !items.empty();
+            std::string text = "[";
+            for (const auto& item : items) {
+                all_text = all_text && py::isinstance<py::str>(item);
+                if (all_text) text += (text.size() > 1 ? "," : "") + item.cast<std::string>();
+            }
+            if (all_text) {
+                placed("proposed", [&] {
+                    read_proposal(text + "]", la);
+                    return 0;
+                });
+                return;
+            }
             la.proposed = to_vector(items, "proposed");
             return;
         }

@@ -225,3 +225,48 @@ TEST(Cli, AnswersAndCrosscheck) {
     r = run({"crosscheck", "chapter14"});
     EXPECT_NE(r.out.find("crosscheck: 1 passed, 0 failed"), std::string::npos);
 }
+
+TEST(Cli, CheckClassAnswersCsv) {
+    // CSV out is RFC 4180 (CRLF). Example 14.1's weights are [1/2, 1/4, 1/4] (exponentials [2, 1, 1] over 4); Exercise 1's
+    // readout is 2a/5 + 2(2a/5) = 6a/5.
+    const std::string path = testing::TempDir() + "class.csv";
+    {
+        std::ofstream f(path, std::ios::binary);
+        f << "student,target,answer\r\n"
+             "\"Lee, Ann\",/reads/example-14.1/weights,\"[2/3,1/3,1/3]\"\r\n"
+             "Bo,/reads/exercise-1/readout,6a/5\r\n"
+             "Cy,/reads/exercise-1/readout,6/5\r\n"
+             "Di,/reads/example-14.1/weights,\"[0.50, 0.25, 0.25]\"\r\n"
+             "Ed,/reads/example-14.1/weights,\"[1/2,,]\"\r\n";
+    }
+    Result r = run({"check", "chapter14", "--answers", path});
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_EQ(r.out,
+              "student,target,answer,verdict,rule,mistake,feedback\r\n"
+              "\"Lee, Ann\",/reads/example-14.1/weights,\"[2/3,1/3,1/3]\",wrong,exact value,divide-by-count,Wrong: "
+              "divided by the number of positions (3) instead of the sum of the exponentials (4).\r\n"
+              "Bo,/reads/exercise-1/readout,6a/5,right,exact value,,Right (exact value).\r\n"
+              "Cy,/reads/exercise-1/readout,6/5,wrong,exact value,drop-a,Wrong: the factor a (= ln 2) was dropped from "
+              "the answer.\r\n"
+              "Di,/reads/example-14.1/weights,\"[0.50, 0.25, 0.25]\",right,a decimal to the 2 decimal places written,,"
+              "Right (a decimal to the 2 decimal places written).\r\n"
+              "Ed,/reads/example-14.1/weights,\"[1/2,,]\",invalid,,,the answer does not parse: expression column 6: "
+              "empty expression\r\n\r\n");
+    r = run({"check", "chapter14", "--answers", path, "--format", "json"});
+    EXPECT_NE(r.out.find("\"mistake_id\": \"drop-a\""), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\"right\": 2"), std::string::npos) << r.out;
+}
+
+TEST(Cli, CheckDecimalAndE) {
+    // [e, 1, 1] can be entered: the exponentials with e^1 for 2^1 (exit 1, not 2).
+    Result r = run({"check", "chapter14", "--target", "/reads/example-14.1/exponentials", "--proposed", "[e,1,1]",
+                    "--format", "json"});
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.out.find("\"mistake_id\": \"e-instead-of-2\""), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\"rule\": \"exact value, by certified enclosures\""), std::string::npos) << r.out;
+    // 2a/5 = 0.277259 (a = 0.6931472): right to the 6 places written, shown as written.
+    r = run({"check", "chapter14", "--target", "/reads/exercise-1/context/0", "--proposed", "0.277259"});
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("proposed 0.277259; rule: a decimal to the 6 decimal places written"), std::string::npos)
+        << r.out;
+}

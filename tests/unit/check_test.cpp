@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+// check: answers as written (decimals, percentages, expressions in e) under declared tolerances,
+// and each entry of the mistake registry recognised in a wrong answer worked out by hand.
+#include "exactattn/check.hpp"
+
+#include <gtest/gtest.h>
+
+#include "exactattn/answer.hpp"
+#include "exactattn/error.hpp"
+#include "exactattn/scenario.hpp"
+
+namespace exactattn {
+namespace {
+
+// θ = 2^(1/3). Memory [[0], [a/3], [2a/3]] read with query [1]: scores [0, a/3, 2a/3],
+// exponentials [1, θ, θ²], total 1 + θ + θ². Since θ³ = 2, (θ − 1)(θ² + θ + 1) = θ³ − 1 = 1,
+// so the weights are [θ − 1, θ(θ − 1), θ²(θ − 1)] = [θ − 1, θ² − θ, 2 − θ²]
+// = [0.2599210499, 0.3274800021, 0.4125989480] (θ = 1.2599210499, θ² = 1.5874010520).
+// Memory [[0], [a], [2a], [a]]: exponentials [1, 2, 4, 2], total 9; removing position 4 leaves
+// [1, 2, 4] over 7: weights [1/7, 2/7, 4/7, 0].
+const char* kThirds = R"({
+  "sources": {"thirds": {"memory": [["0"], ["a/3"], ["2a/3"]]},
+              "four": {"memory": [["0"], ["a"], ["2a"], ["a"]]}},
+  "queries": {"one": [1]}, "readouts": {"identity": [1]},
+  "reads": {"thirds": {"source": "thirds", "query": "one", "readout": "identity"}},
+  "interventions": {"drop-4": {"kind": "remove-state", "source": "four", "query": "one",
+                               "readout": "identity", "positions": [4]}}})";
+
+const Report& thirds() {
+    static const Report r = run_scenario(parse_scenario(kThirds, "thirds.json"));
+    return r;
+}
+const Report& chapter() {
+    static const Report r = run_scenario(load_scenario("chapter14"));
+    return r;
+}
+
+Judgement check(const Report& rep, const std::string& target, const std::string& proposed,
+                const std::string& tolerance = "", std::vector<std::string> accept = {}) {
+    LearnerAnswer la;
+    la.name = "t";
+    la.target = target;
+    read_proposal(proposed, la);
+    if (!tolerance.empty()) la.tolerance = parse_tolerance(tolerance, Location{});
+    la.accept = std::move(accept);
+    return judge(rep, la);
+}
+
+TEST(Check, DecimalForCubeRootUnderSixDecimalPlaces) {
+    // 2^(1/3) − 1 = 0.259921049…: to 6 places 0.259921.
+    Judgement j = check(thirds(), "/reads/thirds/weights/0", "0.259921", "decimal-places:6");
+    EXPECT_TRUE(j.correct) << judgement_text(j);
+    EXPECT_EQ(j.rule, "6 decimal places (written with 6)");
+    EXPECT_EQ(proposed_text(j, Notation::Ascii), "0.259921");  // as written, not 259921/1000000
+    // NumDecPlaces wants exactly n places written: 0.25992 has 5 (and is 1.05e-6 away).
+    j = check(thirds(), "/reads/thirds/weights/0", "0.25992", "decimal-places:6");
+    EXPECT_FALSE(j.correct);
+    EXPECT_EQ(j.rule, "6 decimal places (written with 5)");
+    // 0.259922 is 9.5e-7 away, over half a unit in the 6th place (5e-7).
+    EXPECT_FALSE(check(thirds(), "/reads/thirds/weights/0", "0.259922", "decimal-places:6").correct);
+    // No tolerance declared: a decimal is held to the places it shows.
+    j = check(thirds(), "/reads/thirds/weights/0", "0.26");
+    EXPECT_TRUE(j.correct);
+    EXPECT_EQ(j.rule, "a decimal to the 2 decimal places written");
+    // The exact form is judged by exact value: 2^(1/3) − 1 is right, 0.259921 as a fraction is not.
+    EXPECT_TRUE(check(thirds(), "/reads/thirds/weights/0", "2^(1/3) - 1").correct);
+    EXPECT_FALSE(check(thirds(), "/reads/thirds/weights/0", "259921/1000000").correct);
+}
+
+TEST(Check, SignificantFiguresAbsoluteRelativeAndPercent) {
+    // 2 − θ² = 0.41259894…: 0.4126 to 4 significant figures (|0.4126 − 0.41259894| = 1.06e-6
+    // ≤ 5e-5); 0.413 has 3 figures, not 4.
+    EXPECT_TRUE(check(thirds(), "/reads/thirds/weights/2", "0.4126", "significant-figures:4").correct);
+    Judgement j = check(thirds(), "/reads/thirds/weights/2", "0.413", "significant-figures:4");
+    EXPECT_FALSE(j.correct);
+    EXPECT_EQ(j.rule, "4 significant figures (written with 3)");
+    // Absolute 1/1000: |0.412 − 0.412599| = 5.99e-4 < 1e-3; |0.411 − …| = 1.599e-3 is not.
+    EXPECT_TRUE(check(thirds(), "/reads/thirds/weights/2", "0.412", "absolute:1/1000").correct);
+    EXPECT_FALSE(check(thirds(), "/reads/thirds/weights/2", "0.411", "absolute:1/1000").correct);
+    // Relative 1/100: |0.41 − 0.412599| = 2.6e-3 ≤ 4.126e-3.
+    EXPECT_TRUE(check(thirds(), "/reads/thirds/weights/2", "0.41", "relative:1/100").correct);
+    // 41.26% is 0.4126, 4 decimal places of the value.
+    j = check(thirds(), "/reads/thirds/weights/2", "41.26%");
+    EXPECT_TRUE(j.correct);
+    EXPECT_EQ(j.rule, "a percentage to the 4 decimal places written");
+}
+
+TEST(Check, EveryRegistryMistakeFromHandWorkedAnswers) {
+    struct Case {
+        const Report* rep;
+        const char* target;
+        const char* proposed;
+        const char* id;
+    };
+    // Example 14.1: scores [a, 0, 0], exponentials [2, 1, 1], total 4, weights [1/2, 1/4, 1/4].
+    const Case cases[] = {
+        // divided by the count 3: [2/3, 1/3, 1/3].
+        {&chapter(), "/reads/example-14.1/weights", "[2/3, 1/3, 1/3]", "divide-by-count"},
+        // scores normalised without exp: [a, 0, 0]/a = [1, 0, 0].
+        {&chapter(), "/reads/example-14.1/weights", "[1, 0, 0]", "forget-exp"},
+        // e^1 for 2^1: exponentials [e, 1, 1] ...
+        {&chapter(), "/reads/example-14.1/exponentials", "[e, 1, 1]", "e-instead-of-2"},
+        // ... and weights e/(e + 2) = 0.576117, 1/(e + 2) = 0.211942 (e = 2.718281828).
+        {&chapter(), "/reads/example-14.1/weights", "[0.576117, 0.211942, 0.211942]", "e-instead-of-2"},
+        // thirds with e: [1, e^(1/3), e^(2/3)] / 4.343346 = [0.230237, 0.321322, 0.448441].
+        {&thirds(), "/reads/thirds/weights", "[0.230237, 0.321322, 0.448441]", "e-instead-of-2"},
+        // equal weights over the three positions.
+        {&chapter(), "/reads/example-14.1/weights", "[1/3, 1/3, 1/3]", "equal-weights"},
+        // exponentials as weights: [2, 1, 1].
+        {&chapter(), "/reads/example-14.1/weights", "[2, 1, 1]", "unnormalized-exponentials"},
+        // Removing position 4 of [1, 2, 4, 2] and keeping the total 9: [1/9, 2/9, 4/9, 0].
+        {&thirds(), "/interventions/drop-4/rows/1/weights", "[1/9, 2/9, 4/9, 0]", "forget-renormalize"},
+        // Table 14.2, key removed: the weights [2/3, 1/3] of positions 1 and 3 only.
+        {&chapter(), "/interventions/table-14.2/rows/2/weights", "[2/3, 1/3]", "remaining-weights"},
+        // Table 14.2, color zero-scored instead of removed: exponentials [1, 1, 1], weights 1/3 each.
+        {&chapter(), "/interventions/table-14.2/rows/1/weights", "[1/3, 1/3, 1/3]", "zero-score-for-removal"},
+        // Table 14.3, key deleted on the frozen memory: states [a, 0] and [0, 0] keep weights
+        // [2/3, 1/3], context [2a/3, 0] (re-encoding makes the full stop [a, 0]).
+        {&chapter(), "/interventions/table-14.3/rows/2/context", "[2a/3, 0]", "delete-without-reencoding"},
+        // Right weights [1/2, 1/4, 1/4] on the embeddings [a, 0], [−a, a], [0, −a] instead of the
+        // states: [a/2 − a/4, a/4 − a/4] = [a/4, 0].
+        {&chapter(), "/reads/example-14.1/context", "[a/4, 0]", "embeddings-instead-of-states"},
+        // Exercise 1: readout 6a/5 written without a.
+        {&chapter(), "/reads/exercise-1/readout", "6/5", "drop-a"},
+    };
+    for (const auto& c : cases) {
+        const Judgement j = check(*c.rep, c.target, c.proposed);
+        EXPECT_FALSE(j.correct) << c.proposed;
+        EXPECT_EQ(j.mistake_id, c.id) << c.target << " " << c.proposed << ": " << judgement_text(j);
+        EXPECT_EQ(j.feedback, "Wrong: " + j.mistake + ".");
+    }
+}
+
+TEST(Check, RemainingWeightsAcceptedWhenAllowed) {
+    const Judgement j = check(chapter(), "/interventions/table-14.2/rows/2/weights", "[2/3, 1/3]", "",
+                              {"remaining-weights"});
+    EXPECT_TRUE(j.correct) << judgement_text(j);
+    EXPECT_EQ(j.mistake_id, "remaining-weights");
+    ASSERT_EQ(j.findings.size(), 1U);
+    EXPECT_EQ(j.findings[0], "accepted: only the weights of the remaining positions (1 and 3) were listed; position 2 "
+                             "has weight 0 (the exercise allows remaining-weights)");
+}
+
+TEST(Check, UnknownWrongAnswerSaysHowFar) {
+    // [0.3, 0.3, 0.4] against [1/2, 1/4, 1/4]: differences 0.2, 0.05, 0.15; the largest 0.2.
+    const Judgement j = check(chapter(), "/reads/example-14.1/weights", "[0.3, 0.3, 0.4]");
+    EXPECT_FALSE(j.correct);
+    EXPECT_EQ(j.mistake_id, "");
+    EXPECT_EQ(j.distance, "0.2");
+    EXPECT_EQ(j.feedback, "Wrong: no known mistake reproduces it; it is up to 0.2 from the exact value (entry 1).");
+}
+
+TEST(Check, RegistryIds) {
+    const auto ids = mistake_ids();
+    for (const char* id : {"divide-by-count", "forget-exp", "e-instead-of-2", "forget-renormalize", "drop-a",
+                           "remaining-weights", "zero-score-for-removal", "delete-without-reencoding", "forget-scale",
+                           "mask-off-by-one-late", "mask-off-by-one-early", "wrong-axis"}) {
+        EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << id;
+    }
+}
+
+TEST(Check, AnswerEntryForms) {
+    AnswerEntry e = parse_answer_entry("0.0010");
+    EXPECT_EQ(e.form, AnswerEntry::Form::Decimal);
+    EXPECT_EQ(e.decimals, 4);
+    EXPECT_EQ(e.sig_min, 2);  // STACK: 0.0010 has exactly 2 significant figures
+    EXPECT_EQ(e.sig_max, 2);
+    e = parse_answer_entry("100.");
+    EXPECT_EQ(e.sig_min, 3);
+    e = parse_answer_entry("1.5e-3");
+    EXPECT_EQ(e.decimals, 4);
+    EXPECT_EQ(*e.value.exact, Value(mpq_class(3, 2000)));
+    e = parse_answer_entry("12.5%");
+    EXPECT_EQ(e.form, AnswerEntry::Form::Percent);
+    EXPECT_EQ(*e.value.exact, Value(mpq_class(1, 8)));
+    EXPECT_EQ(e.decimals, 3);
+    e = parse_answer_entry("e^2/(e^2 + 2)");
+    EXPECT_EQ(e.form, AnswerEntry::Form::Outside);
+    // e²/(e² + 2) = 7.3890561/9.3890561 = 0.786986 (e² = 7.3890560989).
+    const RationalInterval r = e.value.at(64);
+    EXPECT_GT(r.lo, mpq_class(786985, 1000000));
+    EXPECT_LT(r.hi, mpq_class(786987, 1000000));
+    EXPECT_EQ(parse_answer_entry("6a/5").form, AnswerEntry::Form::Exact);
+    EXPECT_THROW(parse_answer_entry("e^x"), Error);
+    EXPECT_THROW(parse_answer_entry("1/(e - e)"), Error);
+}
+
+TEST(Check, ClassAnswersCsv) {
+    // RFC 4180: a quoted field holds commas, a doubled quote and a line break; CRLF ends records.
+    const auto rows = read_class_answers("target,student,answer\r\n"
+                                         "/reads/example-14.1/weights,\"Lee, Ann\",\"[2/3,1/3,1/3]\"\r\n"
+                                         "/reads/exercise-1/readout,\"B \"\"Bo\"\"\",\"6a/5\"\n",
+                                         "class.csv");
+    ASSERT_EQ(rows.size(), 2U);
+    EXPECT_EQ(rows[0].student, "Lee, Ann");
+    EXPECT_EQ(rows[0].answer, "[2/3,1/3,1/3]");
+    EXPECT_EQ(rows[1].student, "B \"Bo\"");
+    EXPECT_EQ(rows[1].line, 3);
+    try {
+        read_class_answers("student,target,answer\nx,\"/a,1\n", "class.csv");
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_STREQ(e.what(), "class.csv:2: a quoted field is not closed");
+    }
+    try {
+        read_class_answers("student,answer\n", "class.csv");
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_STREQ(e.what(), "class.csv:1: the header has no column \"target\" (it needs student, target and answer)");
+    }
+}
+
+}  // namespace
+}  // namespace exactattn
