@@ -553,7 +553,7 @@ const LimitField kLimitFields[] = {
     EXACTATTN_LIMIT(max_degree),    EXACTATTN_LIMIT(max_precision),    EXACTATTN_LIMIT(max_positions),
     EXACTATTN_LIMIT(max_cells),     EXACTATTN_LIMIT(max_memory_bytes), EXACTATTN_LIMIT(max_value_bits),
     EXACTATTN_LIMIT(max_file_bytes), EXACTATTN_LIMIT(max_nesting),      EXACTATTN_LIMIT(max_work),
-    EXACTATTN_LIMIT(max_report_cells),
+    EXACTATTN_LIMIT(max_report_cells), EXACTATTN_LIMIT(max_variants),   EXACTATTN_LIMIT(max_variant_draws),
 };
 #undef EXACTATTN_LIMIT
 

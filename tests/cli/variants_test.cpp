@@ -165,6 +165,19 @@ TEST(Variants, FirstVariantOfSeed7ByHand) {
     EXPECT_NE(xml.find("Exact value: 18a/11"), std::string::npos);
 }
 
+// The writer round-trips every generated variant: load(write(s)) == s, the scenario itself and
+// not only its text.
+TEST(Variants, EveryVariantRoundTrips) {
+    VariantRequest req;
+    req.exercise = "1";
+    req.count = 30;
+    req.seed = 7;
+    for (const auto& v : draw_variants(load_scenario("chapter14"), req).variants) {
+        EXPECT_TRUE(parse_scenario(v.file_text, "chapter14") == v.report.scenario) << v.number;
+        EXPECT_EQ(v.file_text, write_scenario(v.report.scenario));
+    }
+}
+
 // A scenario whose only query is drawn from {[0, 0], [1, 1]} over states [a, 0], [0, a]: both
 // give equal scores, so every draw ties and "unique_maximum" can never be met.
 const char* kTies = R"({
