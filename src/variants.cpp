@@ -347,7 +347,16 @@ Drawn draw_one(const Context& c, std::uint64_t seed, std::size_t number) {
             draw_into(target, e, rng);
             values += target.dump() + ";";
         }
-        Scenario s = parse_scenario(doc.dump(), c.base->file);
+        Scenario s;
+        try {
+            s = parse_scenario(doc.dump(), c.base->file);
+        } catch (const Error& e) {
+            // A drawn value the scenario cannot hold (a choice of the wrong width, a number where
+            // a name belongs) is the declaration's fault: say so at `vary`.
+            throw Error(e.kind(), c.at("/vary"),
+                        fmt::format("variant {} (seed {}) drew {}, which makes no valid scenario: {}", number, seed,
+                                    values.substr(0, values.size() - 1), e.what()));
+        }
         s.title = fmt::format("{} — exercise {}, variant seed {}", c.base->title.empty() ? c.base->file : c.base->title,
                               c.exercise.id, seed);
         s.learner_answers.clear();
