@@ -82,8 +82,8 @@ struct VariantsOptions {
     std::string file = "chapter14";
     std::string exercise;
     std::int64_t count = 1;
-    std::uint64_t seed = 0;
-    std::optional<std::uint64_t> variant_seed;  ///< re-create one variant from its own seed
+    std::string seed = "0";                   ///< a whole number from 0 to 2^64 − 1
+    std::optional<std::string> variant_seed;  ///< re-create one variant from its own seed
     std::string output;                         ///< -o DIR (required)
 };
 

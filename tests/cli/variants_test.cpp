@@ -178,6 +178,27 @@ TEST(Variants, EveryVariantRoundTrips) {
     }
 }
 
+// Variant 2 of seed 7: SplitMix64(7)'s second output 309689372594955804 (Python, as above)
+// draws q = [−1, −2], r = [3, 1] and the 红色 embedding 2a. The encoder (relu, identity
+// weights) gives h1 = [2a, 0], h2 = relu([2a − a, a]) = [a, a], h3 = relu([a, a − a]) = [a, 0];
+// scores −2a, −a − 2a = −3a, −a; exponentials 1/4, 1/8, 1/2 with total 7/8; weights 2/7, 1/7,
+// 4/7; context (2/7)[2a, 0] + (1/7)[a, a] + (4/7)[a, 0] = [9a/7, a/7]; readout 27a/7 + a/7 = 4a.
+TEST(Variants, SecondVariantOfSeed7ByHand) {
+    VariantRequest req;
+    req.exercise = "1";
+    req.seed = 309689372594955804ULL;
+    req.variant_seed = true;
+    const VariantSet set = draw_variants(load_scenario("chapter14"), req);
+    const Report& rep = set.variants.front().report;
+    EXPECT_EQ(rep.scenario.source("red").states.matrix(), parse_matrix("[[2a, 0], [a, a], [a, 0]]"));
+    const ReadTrace& t = rep.read("exercise-1").trace;
+    EXPECT_EQ(t.weights.all()[0], parse_value("2/7"));
+    EXPECT_EQ(t.weights.all()[1], parse_value("1/7"));
+    EXPECT_EQ(t.weights.all()[2], parse_value("4/7"));
+    EXPECT_EQ(t.context, parse_vector("[9a/7, a/7]"));
+    EXPECT_EQ(*t.readout, parse_value("4a"));
+}
+
 // A scenario whose only query is drawn from {[0, 0], [1, 1]} over states [a, 0], [0, a]: both
 // give equal scores, so every draw ties and "unique_maximum" can never be met.
 const char* kTies = R"({
