@@ -44,6 +44,7 @@ struct Parsed {
     CheckOptions check;
     AttendOptions attend;
     RolloutOptions rollout;
+    VariantsOptions variants;
     std::function<int(std::ostream&)> command;  ///< the chosen subcommand, bound to its options
 };
 
@@ -153,6 +154,16 @@ void make_app(CLI::App& app, Parsed& p) {
     s_rollout->add_option("--format", p.rollout.format, "text|markdown|latex|html|csv|json")
         ->check(CLI::IsMember(kReportFormats));
     s_rollout->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_rollout(p.rollout, o); }; });
+    auto* s_var = app.add_subcommand("variants", "Variants of an exercise: scenario files, keys, a sheet, Moodle XML");
+    s_var->add_option("file", p.variants.file, "Scenario file, or chapter14");
+    s_var->add_option("--exercise", p.variants.exercise, "The exercise's id (or exercise-<id>)")->required();
+    auto* count = s_var->add_option("--count", p.variants.count, "Number of variants (1-1000)");
+    auto* seed = s_var->add_option("--seed", p.variants.seed, "Master seed (0 to 2^64 - 1; default 0)");
+    auto* vseed = s_var->add_option("--variant-seed", p.variants.variant_seed,
+                                    "Re-create the one variant of this seed (printed in its key)");
+    vseed->excludes(seed);
+    vseed->excludes(count);
+    s_var->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_variants(p.variants, o); }; });
 
     // Shared options, added once every subcommand exists: each subcommand gets its own copy,
     // so `-o` is accepted after any of them, and before them (the built-in run).
@@ -280,6 +291,16 @@ void emit(const Document& doc, Format format, const RenderOptions& options, std:
     g_csv_directory_written = true;
 }
 
+void write_files(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec || !std::filesystem::is_directory(dir)) {
+        throw output_error(dir, "cannot create the directory", ec ? ec.value() : ENOTDIR);
+    }
+    for (const auto& [name, text] : files) write_output_file((std::filesystem::path(dir) / name).string(), text);
+    g_csv_directory_written = true;
+}
+
 int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
         std::optional<ErrorKind>* kind) {
     if (kind != nullptr) kind->reset();
@@ -300,8 +321,13 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
         if (!p.output.empty() && std::filesystem::is_directory(p.output, ec)) p.render.csv_directory = p.output;
         p.run.render = p.read.render = p.encode.render = p.answers.render = p.cross.render = p.check.render = p.rollout.render = p.render;
         p.attend.render = p.render;
+        p.variants.output = p.output;
         code = p.command(buffer);
-        if (g_csv_directory_written) return code;
+        if (g_csv_directory_written) {  // the files are written; the command's summary to stdout
+            out << buffer.view();
+            out.flush();
+            return code;
+        }
         if (!p.output.empty()) {
             write_output_file(p.output, buffer.view());
             return code;

@@ -2,6 +2,7 @@
 // exactattn command line: one function per subcommand (cli/cmd_<name>.cpp).
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
 #include <optional>
 #include <string_view>
@@ -94,11 +95,23 @@ struct RolloutOptions {
 /// target that exists and is not a regular file (/dev/null, a FIFO, a terminal) is written
 /// in place, since renaming over it would replace the device with a file. Errors name `option`.
 void write_output_file(const std::string& path, std::string_view data, const char* option = "--output");
+struct VariantsOptions {
+    std::string file = "chapter14";
+    std::string exercise;
+    std::int64_t count = 1;
+    std::string seed = "0";                   ///< a whole number from 0 to 2^64 − 1
+    std::optional<std::string> variant_seed;  ///< re-create one variant from its own seed
+    std::string output;                         ///< -o DIR (required)
+};
 
 /// Writes a document: rendered to `out`, or, for CSV with `-o DIR`, one file per table and
 /// index.csv in DIR (each written atomically). UsageError for `-o DIR` with another format.
 void emit(const exactattn::Document& doc, exactattn::Format format, const exactattn::RenderOptions& options,
           std::ostream& out);
+
+/// Writes files into the directory `dir` (created when missing), each atomically; the command's
+/// own output then goes to standard output. UsageError at --output when one cannot be written.
+void write_files(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files);
 
 // Each returns the exit code and writes its whole output to `out` (a buffer the caller
 // flushes only on success). They throw exactattn::Error for invalid input.
@@ -112,6 +125,7 @@ int cmd_answers(const FilesOptions& o, std::ostream& out);
 int cmd_check(const CheckOptions& o, std::ostream& out);
 int cmd_attend(const AttendOptions& o, std::ostream& out);
 int cmd_rollout(const RolloutOptions& o, std::ostream& out);
+int cmd_variants(const VariantsOptions& o, std::ostream& out);
 /// The options of `attend` on its subcommand (kept beside the command).
 void add_attend_options(CLI::App& sub, AttendOptions& o);
 

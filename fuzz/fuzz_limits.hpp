@@ -31,6 +31,9 @@ inline void install_small_limits() {
     // these do not bound shows up as a libFuzzer timeout (-timeout) or out-of-memory report
     // (-rss_limit_mb, -malloc_limit_mb), which scripts/fuzz.sh sets low enough to catch.
     l.max_work = std::int64_t{1} << 31;  // about 70 ms unsanitized
+    // At most (2 + 3) seeds of 3 draws each for the fuzzer's two variants.
+    l.max_variants = 4;
+    l.max_variant_draws = 3;
     set_limits(l);
 }
 

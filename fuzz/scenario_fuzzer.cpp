@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // libFuzzer target: scenario files (parse_scenario), then everything a valid one computes:
-// run_scenario, verify_report and every report format; and the same bytes as a memory file
-// (`read --memory @FILE`) read with a query of ones. Any input must succeed or throw
-// exactattn::Error.
+// run_scenario, verify_report and every report format, the writer's round trip and the
+// variants of its exercises; and the same bytes as a memory file (`read --memory @FILE`) read
+// with a query of ones. Any input must succeed or throw exactattn::Error.
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -12,6 +12,7 @@
 #include "exactattn/error.hpp"
 #include "exactattn/report.hpp"
 #include "exactattn/scenario.hpp"
+#include "exactattn/variants.hpp"
 #include "exactattn/verify.hpp"
 #include "fuzz_limits.hpp"
 #include "json_io.hpp"
@@ -37,6 +38,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (f == Format::Csv) (void)csv_files(report_document(r));
         else (void)render_answers(r, f);
         (void)verify_report(r);
+        // The writer is the loader's inverse (docs/scenario.md, "Written scenarios").
+        if (!(parse_scenario(write_scenario(s), s.file) == s)) __builtin_trap();
+        // Variants of every exercise that declares a variation, and all their outputs.
+        for (const auto& e : s.exercises) {
+            if (!e.variation) continue;
+            try {
+                VariantRequest q;
+                q.exercise = e.id;
+                q.count = 2;
+                q.seed = size;
+                (void)variant_files(draw_variants(s, q));
+            } catch (const Error&) {
+            }
+        }
         for (const auto& rr : r.reads) {
             const Memory& m = s.source(rr.spec.source).states;
             (void)read_json(m, rr.trace);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installs the Debian packages exactattn needs, only when some are missing (idempotent).
+# libxml2-utils: xmllint, which validates the Moodle XML of `variants` in the tests.
 set -euo pipefail
 packages=(g++ cmake ninja-build pkg-config libgmp-dev libmpfr-dev libboost-dev
           nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libbenchmark-dev

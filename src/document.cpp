@@ -17,7 +17,7 @@ namespace exactattn {
 // ---------------------------------------------------------------------------------------------
 // Formulas
 
-namespace {
+namespace detail {
 
 std::string html_escape(const std::string& s) {
     std::string out;
@@ -33,6 +33,12 @@ std::string html_escape(const std::string& s) {
     }
     return out;
 }
+
+}  // namespace detail
+
+namespace {
+
+using detail::html_escape;
 
 std::string value_in(const Value& v, MathForm f) {
     switch (f) {

@@ -165,6 +165,17 @@ Memory Memory::compacted() const {
     return scaled_integers(rows_, width_, std::move(k), unit);
 }
 
+bool operator==(const Memory& x, const Memory& y) {
+    if (x.rows_ != y.rows_ || x.width_ != y.width_) return false;
+    if (x.compact_ && y.compact_ && x.unit_ == y.unit_) return x.k_ == y.k_;
+    for (std::size_t j = 0; j < x.rows_; ++j) {
+        for (std::size_t i = 0; i < x.width_; ++i) {
+            if (x.at(j, i) != y.at(j, i)) return false;
+        }
+    }
+    return true;
+}
+
 Memory Memory::without_row(std::size_t j) const {
     if (!compact_) {
         Matrix m = explicit_;

@@ -93,6 +93,8 @@ const Json& resolve_pointer(const Json& doc, const std::string& pointer, const L
 void check_answer_target(const Json& doc, const Scenario& s, const LearnerAnswer& la, const Location& where);
 
 // Helpers shared by the renderers and the answer key.
+/// Text for HTML and XML: & < > " escaped.
+std::string html_escape(const std::string& s);
 std::string approx(const Value& v);
 std::string approx(const Vector& v);
 std::vector<Value> column_values(const Column& c, const Value& absent);

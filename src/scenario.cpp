@@ -3,6 +3,7 @@
 #include "exactattn/scenario.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -11,6 +12,7 @@
 #include "exactattn/error.hpp"
 #include "exactattn/parse.hpp"
 #include "exactattn/print.hpp"
+#include "exactattn/variants.hpp"
 #include "json_io.hpp"
 #include "scenario_decoder.hpp"
 #include "scenario_layers.hpp"
@@ -655,7 +657,8 @@ private:
             const std::string ptr = pointer_join("/exercises", i);
             const Json& ex = r_.object(a[i], ptr);
             r_.only_keys(ex, ptr, {"id", "title", "prompt", "reads", "interventions", "costs",
-                                   "learner_answers", "rollouts", "explanation", "tolerance", "accept"});
+                                   "learner_answers", "rollouts", "explanation", "tolerance", "accept",
+                                   "variation"});
             Exercise e;
             if (!ex.contains("id") || !ex.contains("prompt")) {
                 throw shape_error("an exercise needs \"id\" and \"prompt\"", r_.at(ptr));
@@ -682,8 +685,126 @@ private:
                 if (!la.tolerance) la.tolerance = e.tolerance;
                 if (la.accept.empty()) la.accept = e.accept;
             }
+            if (ex.contains("variation")) e.variation = variation(ex["variation"], ptr + "/variation");
             s.exercises.push_back(std::move(e));
         }
+    }
+
+    bool flag(const Json& v, const std::string& ptr) {
+        if (!v.is_boolean()) {
+            throw shape_error(fmt::format("expected true or false, found {}", detail::json_type(v)), r_.at(ptr));
+        }
+        return v.get<bool>();
+    }
+
+    std::string pointer(const Json& v, const std::string& ptr) {
+        std::string p = r_.string(v, ptr);
+        if (p.empty() || p[0] != '/') {
+            throw shape_error(fmt::format("expected a JSON pointer (starting with '/'), found \"{}\"", p), r_.at(ptr));
+        }
+        return p;
+    }
+
+    // An exercise's `variation` (docs/variants.md). The pointers are resolved when variants are
+    // drawn (they address the written scenario and the run report).
+    Variation variation(const Json& v, const std::string& ptr) {
+        r_.object(v, ptr);
+        r_.only_keys(v, ptr, {"vary", "prompt", "parts", "answer", "tolerance", "constraints"});
+        for (const char* k : {"vary", "parts", "answer", "tolerance"}) {
+            if (!v.contains(k)) throw shape_error(fmt::format("a variation needs \"{}\"", k), r_.at(ptr));
+        }
+        Variation out;
+        const std::string vp = ptr + "/vary";
+        const auto& vary = r_.array(v["vary"], vp);
+        if (vary.empty()) throw shape_error("nothing varies: give at least one entry", r_.at(vp));
+        for (std::size_t i = 0; i < vary.size(); ++i) {
+            const std::string p = pointer_join(vp, i);
+            const Json& x = r_.object(vary[i], p);
+            r_.only_keys(x, p, {"at", "integers", "choices", "multiple_of_a"});
+            if (!x.contains("at")) throw shape_error("missing \"at\"", r_.at(p));
+            if (x.contains("integers") == x.contains("choices")) {
+                throw shape_error("a varied entry gives exactly one of \"integers\" or \"choices\"", r_.at(p));
+            }
+            VaryEntry e;
+            e.at = pointer(x["at"], p + "/at");
+            if (x.contains("integers")) {
+                const std::string ip = p + "/integers";
+                const auto& range = r_.array(x["integers"], ip);
+                if (range.size() != 2) {
+                    throw shape_error(fmt::format("expected [low, high], found {} entries", range.size()), r_.at(ip));
+                }
+                const std::int64_t big = std::int64_t{1} << 31;
+                e.integers = true;
+                e.low = r_.integer(range[0], ip + "/0", -big, big);
+                e.high = r_.integer(range[1], ip + "/1", e.low, big);
+            } else {
+                const std::string cp = p + "/choices";
+                const auto& choices = r_.array(x["choices"], cp);
+                if (choices.empty()) throw shape_error("no choices given", r_.at(cp));
+                for (const auto& c : choices) e.choices.push_back(detail::plain_json(c).dump());
+            }
+            if (x.contains("multiple_of_a")) {
+                e.multiple_of_a = flag(x["multiple_of_a"], p + "/multiple_of_a");
+                if (e.multiple_of_a && !e.integers) {
+                    throw shape_error("\"multiple_of_a\" applies to \"integers\" (write choices as multiples of a)",
+                                      r_.at(p + "/multiple_of_a"));
+                }
+            }
+            out.vary.push_back(std::move(e));
+        }
+        if (v.contains("prompt")) out.prompt = r_.string(v["prompt"], ptr + "/prompt");
+        const std::string pp = ptr + "/parts";
+        const auto& parts = r_.array(v["parts"], pp);
+        if (parts.empty()) throw shape_error("a variation needs at least one part", r_.at(pp));
+        for (std::size_t i = 0; i < parts.size(); ++i) {
+            const std::string p = pointer_join(pp, i);
+            const Json& x = r_.object(parts[i], p);
+            r_.only_keys(x, p, {"label", "at"});
+            if (!x.contains("label") || !x.contains("at")) {
+                throw shape_error("a part needs \"label\" and \"at\"", r_.at(p));
+            }
+            out.parts.push_back(VariationPart{r_.string(x["label"], p + "/label"), pointer(x["at"], p + "/at")});
+        }
+        out.answer = pointer(v["answer"], ptr + "/answer");
+        out.tolerance = r_.value(v["tolerance"], ptr + "/tolerance");
+        mpz_class den = out.tolerance.is_rational() ? mpz_class(out.tolerance.rational().get_den()) : mpz_class(3);
+        for (const unsigned long p : {2UL, 5UL}) {
+            while (mpz_divisible_ui_p(den.get_mpz_t(), p) != 0) den /= p;
+        }
+        if (!out.tolerance.is_rational() || out.tolerance.sign() <= 0 || den != 1) {
+            throw shape_error("the tolerance must be a positive decimal number, such as 0.001 (an absolute error, "
+                              "written exactly in the Moodle export)",
+                              r_.at(ptr + "/tolerance"));
+        }
+        if (v.contains("constraints")) {
+            const std::string cp = ptr + "/constraints";
+            const Json& c = r_.object(v["constraints"], cp);
+            r_.only_keys(c, cp, {"max_denominator", "unique_maximum", "distinct_parts", "scores_in_domain",
+                                 "mistakes_differ"});
+            if (c.contains("max_denominator")) {
+                out.max_denominator = r_.integer(c["max_denominator"], cp + "/max_denominator", 1, std::int64_t{1} << 31);
+            }
+            if (c.contains("unique_maximum")) out.unique_maximum = flag(c["unique_maximum"], cp + "/unique_maximum");
+            if (c.contains("distinct_parts")) out.distinct_parts = flag(c["distinct_parts"], cp + "/distinct_parts");
+            if (c.contains("scores_in_domain")) {
+                out.scores_in_domain = flag(c["scores_in_domain"], cp + "/scores_in_domain");
+            }
+            if (c.contains("mistakes_differ")) {
+                const std::string mp = cp + "/mistakes_differ";
+                const auto& m = r_.array(c["mistakes_differ"], mp);
+                for (std::size_t i = 0; i < m.size(); ++i) {
+                    const std::string name = r_.string(m[i], pointer_join(mp, i));
+                    const auto& known = variation_mistakes();
+                    if (std::find(known.begin(), known.end(), name) == known.end()) {
+                        throw reference_error(fmt::format("unknown mistake \"{}\"; expected one of {}", name,
+                                                          fmt::join(known, ", ")),
+                                              r_.at(pointer_join(mp, i)));
+                    }
+                    out.mistakes.push_back(name);
+                }
+            }
+        }
+        return out;
     }
 
     void crosscheck(Scenario& s) {

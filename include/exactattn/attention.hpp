@@ -23,6 +23,7 @@ struct AttentionHead {
     Matrix wq;
     Matrix wk;
     Matrix wv;
+    bool operator==(const AttentionHead&) const = default;
 };
 
 /// Positional information. Only data is exact: a table added to X. Sinusoidal encodings are
@@ -44,6 +45,7 @@ struct AttentionLayer {
     bool layer_norm = false;                      ///< refused: needs √ of a variance
     Positional positional = Positional::None;
     Matrix positions;  ///< Positional::Table: added to X (same shape)
+    bool operator==(const AttentionLayer&) const = default;
 };
 
 /// One head's trace: Q, K, V (compact when the inputs allow it), one read per query row

@@ -52,6 +52,12 @@ struct Limits {
     /// Largest nesting depth of an expression (parentheses, unary signs, powers) and of a JSON
     /// document.
     int max_nesting = 200;
+    /// Largest number of variants one `variants` run may write.
+    std::int64_t max_variants = 1000;
+    /// Largest number of draws for one variant (docs/variants.md): a variant that fails its
+    /// constraints is redrawn, and a request still unmet after this many draws is refused
+    /// with the constraint that failed most.
+    std::int64_t max_variant_draws = 200;
 };
 
 /// The limits in force on the calling thread: its innermost ScopedLimits, else the process

@@ -53,6 +53,9 @@ public:
     /// The memory without row j (0-based).
     [[nodiscard]] Memory without_row(std::size_t j) const;
 
+    /// The same rows and entries, whatever the form (explicit or compact).
+    friend bool operator==(const Memory& x, const Memory& y);
+
 private:
     std::size_t rows_ = 0;
     std::size_t width_ = 0;

@@ -28,6 +28,7 @@ struct Encoder {
     [[nodiscard]] std::size_t width() const { return initial.size(); }
     /// Throws ShapeError when the shapes do not fit together.
     void check() const;
+    bool operator==(const Encoder&) const = default;
 };
 
 /// h_1..h_n for inputs x_1..x_n (each of the embedding width). ShapeError on a width mismatch.
@@ -40,6 +41,7 @@ struct CostInput {
     std::int64_t width = 0;             ///< d
     std::int64_t target_steps = 1;      ///< T reads
     std::int64_t bytes_per_number = 8;  ///< declared storage size of one number
+    bool operator==(const CostInput&) const = default;
 };
 
 struct Costs {

@@ -25,18 +25,21 @@ struct Source {
 
     /// "1: color" (label), "1: 红色" (token) or "1".
     [[nodiscard]] std::string position_label(std::size_t position) const;
+    bool operator==(const Source&) const = default;
 };
 
 /// A vector with the name it was declared under (empty name: given inline).
 struct NamedVector {
     std::string name;
     Vector values;
+    bool operator==(const NamedVector&) const = default;
 };
 
 /// A matrix with the name it was declared under.
 struct NamedMatrix {
     std::string name;
     Matrix values;
+    bool operator==(const NamedMatrix&) const = default;
 };
 
 /// One declared read (`reads`).
@@ -50,6 +53,7 @@ struct ReadSpec {
     std::string note;
     std::string number;   ///< the book's table number ("14.1"), printed "Table 14.1"
     std::string caption;  ///< the book's caption (Markdown), replacing the generated one
+    bool operator==(const ReadSpec&) const = default;
 };
 
 enum class InterventionKind { RemoveState, ZeroScore, DeleteToken };
@@ -67,6 +71,7 @@ struct InterventionSpec {
     std::string note;
     std::string number;   ///< the book's table number ("14.2")
     std::string caption;  ///< the book's caption (Markdown)
+    bool operator==(const InterventionSpec&) const = default;
 };
 
 /// One declared cost case (`costs`).
@@ -74,6 +79,7 @@ struct CostSpec {
     std::string name;
     std::string source;  ///< n and d taken from it when not given
     CostInput input;
+    bool operator==(const CostSpec&) const = default;
 };
 
 /// A learner's proposed answer to judge (`learner_answers`), see check.hpp.
@@ -90,6 +96,43 @@ struct LearnerAnswer {
     std::string note;
     std::optional<Tolerance> tolerance;  ///< for decimals and percentages (none: the places written)
     std::vector<std::string> accept;     ///< registry mistakes accepted as right ("remaining-weights")
+    bool operator==(const LearnerAnswer&) const = default;
+};
+
+/// One varied entry of an exercise's variation (docs/variants.md): a JSON pointer into the
+/// scenario file as write_scenario writes it, and how the value there is drawn. A pointer to a
+/// vector (or matrix) draws each number in it the same way.
+struct VaryEntry {
+    std::string at;
+    bool integers = false;            ///< an integer from low to high (inclusive) …
+    std::int64_t low = 0, high = 0;
+    std::vector<std::string> choices;  ///< … or one of these JSON texts (value, vector, matrix)
+    bool multiple_of_a = false;        ///< integers: the drawn k is written k·a ("ka")
+    bool operator==(const VaryEntry&) const = default;
+};
+
+/// One part of a varied exercise: a quantity of the run report the sheet asks for.
+struct VariationPart {
+    std::string label;  ///< "the weights" (Markdown)
+    std::string at;     ///< JSON pointer into the run report
+    bool operator==(const VariationPart&) const = default;
+};
+
+/// An exercise's `variation` (docs/variants.md): what may vary, the constraints a good variant
+/// meets (each checked exactly), the parts, and the numerical answer of the Moodle export.
+struct Variation {
+    std::vector<VaryEntry> vary;
+    std::string prompt;  ///< the prompt with {{/pointer}} placeholders (run-report pointers)
+    std::vector<VariationPart> parts;
+    std::string answer;  ///< run-report pointer of one number (Moodle's numerical answer)
+    Value tolerance;     ///< absolute tolerance of the numerical answer, > 0
+    // Constraints (docs/variants.md#constraints).
+    std::int64_t max_denominator = 0;  ///< > 0: every weight rational with a denominator ≤ this
+    bool unique_maximum = false;       ///< the largest weight of each read is attained once
+    bool distinct_parts = false;       ///< no two parts have the same value
+    bool scores_in_domain = false;     ///< every score a rational multiple of a
+    std::vector<std::string> mistakes;  ///< each gives a different answer than the right one
+    bool operator==(const Variation&) const = default;
 };
 
 /// One exercise (`exercises`): prompt and the computations that answer it.
@@ -107,6 +150,8 @@ struct Exercise {
     std::string explanation;              ///< fixed text for what numbers cannot say
     std::optional<Tolerance> tolerance;   ///< for its learner answers that declare none
     std::vector<std::string> accept;      ///< mistakes accepted as right in its learner answers
+    std::optional<Variation> variation;   ///< how variants of it are drawn (`variants`)
+    bool operator==(const Exercise&) const = default;
 };
 
 /// Cross-check settings (`crosscheck`, docs/crosscheck.md). Every quantity is held to its
@@ -114,6 +159,7 @@ struct Exercise {
 struct CrosscheckSpec {
     std::optional<double> tolerance_ulps;  ///< none by default
     std::string rationale;                 ///< why the author declared the tolerance
+    bool operator==(const CrosscheckSpec&) const = default;
 };
 
 /// A declared sequence (`sequences`): rows X given directly or as the tokens' embeddings.
@@ -121,6 +167,7 @@ struct SequenceSpec {
     std::string name;
     std::vector<std::string> tokens;  ///< labels of the rows (may be empty)
     Matrix rows;
+    bool operator==(const SequenceSpec&) const = default;
 };
 
 /// One declared attention layer (`layers`), its names resolved: the query sequence, the
@@ -131,6 +178,7 @@ struct LayerSpec {
     std::string memory;
     AttentionLayer layer;
     std::string note;
+    bool operator==(const LayerSpec&) const = default;
 };
 
 /// A whole scenario file.
@@ -167,11 +215,20 @@ struct Scenario {
     [[nodiscard]] Vector decoder_initial(const std::string& source) const;
     /// Encoder states for tokens (the encoder and vocabulary must be declared).
     [[nodiscard]] Matrix encode_tokens(const std::vector<std::string>& tokens, Matrix* pre_activations = nullptr) const;
+    /// Every declared field equal (`file` included): load(write(s)) == s.
+    bool operator==(const Scenario&) const = default;
 };
 
 /// Parses scenario JSON text; `file` names it in errors. Throws Error (exit code 2) with the
 /// file and JSON pointer (or line:column for malformed JSON).
 Scenario parse_scenario(std::string_view json_text, const std::string& file);
+
+/// The scenario as a scenario file (docs/scenario.md): JSON, two-space indented, keys in the
+/// order of docs/scenario.md, exact values in the canonical ascii notation, so that
+/// parse_scenario(write_scenario(s), s.file) == s. Keys the loader accepts but does not keep
+/// (`notes`, `$schema`, `note` of a source, an encoder, a cost case) are not written; a flat
+/// `costs` object is written as its one case, "default".
+std::string write_scenario(const Scenario& s);
 
 /// Loads a scenario file, or the built-in one for the name "chapter14".
 Scenario load_scenario(const std::string& path_or_builtin);

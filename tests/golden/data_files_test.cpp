@@ -35,6 +35,16 @@ TEST_P(DataFile, EveryExpectationHolds) {
     }
 }
 
+// The scenario writer is the loader's inverse (docs/variants.md: every variant is a written
+// scenario): load(write(s)) == s, and writing again gives the same bytes.
+TEST_P(DataFile, WriterRoundTrips) {
+    const exactattn::Scenario s = exactattn::load_scenario(GetParam());
+    const std::string text = exactattn::write_scenario(s);
+    const exactattn::Scenario back = exactattn::parse_scenario(text, s.file);
+    EXPECT_TRUE(back == s);
+    EXPECT_EQ(exactattn::write_scenario(back), text);
+}
+
 INSTANTIATE_TEST_SUITE_P(Data, DataFile, testing::ValuesIn(data_files()),
                          [](const testing::TestParamInfo<std::string>& info) {
                              std::string name = std::filesystem::path(info.param).stem().string();

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: MIT
+// exactattn: the scenario writer — the inverse of the loader: parse(write(s)) == s.
+#include "exactattn/print.hpp"
+#include "exactattn/scenario.hpp"
+#include "json_io.hpp"
+
+namespace exactattn {
+
+namespace {
+
+using detail::Json;
+
+// An integer that fits a JSON integer is written as one; every other value as its canonical
+// ascii string, which parse_value reads back to the same value (print.hpp).
+Json value_j(const Value& v) {
+    if (v.is_rational() && v.rational().get_den() == 1 && v.rational().get_num().fits_slong_p()) {
+        return Json(static_cast<std::int64_t>(v.rational().get_num().get_si()));
+    }
+    return Json(to_ascii(v));
+}
+
+Json vector_j(const Vector& v) {
+    Json a = Json::array();
+    for (const auto& x : v) a.push_back(value_j(x));
+    return a;
+}
+
+Json matrix_j(const Matrix& m) {
+    Json a = Json::array();
+    for (const auto& row : m) a.push_back(vector_j(row));
+    return a;
+}
+
+Json ref_j(const NamedVector& nv) { return nv.name.empty() ? vector_j(nv.values) : Json(nv.name); }
+
+Json strings_j(const std::vector<std::string>& v) {
+    Json a = Json::array();
+    for (const auto& x : v) a.push_back(x);
+    return a;
+}
+
+Json positions_j(const std::vector<std::size_t>& v) {
+    Json a = Json::array();
+    for (auto p : v) a.push_back(p);
+    return a;
+}
+
+void optional_text(Json& o, const char* key, const std::string& text) {
+    if (!text.empty()) o[key] = text;
+}
+
+Json layer_j(const LayerSpec& l) {
+    Json o;
+    o["sequence"] = l.sequence;
+    if (!l.memory.empty()) o["memory"] = l.memory;
+    const AttentionLayer& a = l.layer;
+    Json heads = Json::array();
+    for (const auto& h : a.heads) heads.push_back({{"wq", matrix_j(h.wq)}, {"wk", matrix_j(h.wk)}, {"wv", matrix_j(h.wv)}});
+    o["heads"] = heads;
+    if (a.wo) o["wo"] = matrix_j(*a.wo);
+    // Always explicit: the loader's default is the scenario's score rule.
+    switch (a.rule) {
+        case ScoreRule::Dot: o["scale"] = "none"; break;
+        case ScoreRule::ScaledDot: o["scale"] = "sqrt-dk"; break;
+        case ScoreRule::Scaled: o["scale"] = value_j(a.scale); break;
+    }
+    if (a.causal) o["causal"] = true;
+    if (!a.padding.empty()) o["padding"] = positions_j(a.padding);
+    if (!a.mask.empty()) {
+        Json rows = Json::array();
+        for (const auto& row : a.mask) {
+            Json r = Json::array();
+            for (bool b : row) r.push_back(b);
+            rows.push_back(r);
+        }
+        o["mask"] = rows;
+    }
+    if (a.residual) o["residual"] = true;
+    if (a.positional == Positional::Table) o["positions"] = matrix_j(a.positions);
+    if (a.positional == Positional::Sinusoidal) o["positions"] = "sinusoidal";
+    if (a.layer_norm) o["layer_norm"] = true;
+    optional_text(o, "note", l.note);
+    return o;
+}
+
+Json variation_j(const Variation& v) {
+    Json o;
+    Json vary = Json::array();
+    for (const auto& e : v.vary) {
+        Json x;
+        x["at"] = e.at;
+        if (e.integers) {
+            x["integers"] = {e.low, e.high};
+            if (e.multiple_of_a) x["multiple_of_a"] = true;
+        } else {
+            Json c = Json::array();
+            for (const auto& text : e.choices) c.push_back(Json::parse(text));
+            x["choices"] = c;
+        }
+        vary.push_back(x);
+    }
+    o["vary"] = vary;
+    optional_text(o, "prompt", v.prompt);
+    Json parts = Json::array();
+    for (const auto& p : v.parts) parts.push_back({{"label", p.label}, {"at", p.at}});
+    o["parts"] = parts;
+    o["answer"] = v.answer;
+    o["tolerance"] = value_j(v.tolerance);
+    Json c = Json::object();
+    if (v.max_denominator > 0) c["max_denominator"] = v.max_denominator;
+    if (v.unique_maximum) c["unique_maximum"] = true;
+    if (v.distinct_parts) c["distinct_parts"] = true;
+    if (v.scores_in_domain) c["scores_in_domain"] = true;
+    if (!v.mistakes.empty()) c["mistakes_differ"] = strings_j(v.mistakes);
+    o["constraints"] = c;
+    return o;
+}
+
+Json exercise_j(const Exercise& e) {
+    Json o;
+    o["id"] = e.id;
+    optional_text(o, "title", e.title);
+    o["prompt"] = e.prompt;
+    if (!e.reads.empty()) o["reads"] = strings_j(e.reads);
+    if (!e.interventions.empty()) o["interventions"] = strings_j(e.interventions);
+    if (!e.costs.empty()) o["costs"] = strings_j(e.costs);
+    if (!e.learner_answers.empty()) o["learner_answers"] = strings_j(e.learner_answers);
+    optional_text(o, "explanation", e.explanation);
+    if (e.variation) o["variation"] = variation_j(*e.variation);
+    return o;
+}
+
+}  // namespace
+
+std::string write_scenario(const Scenario& s) {
+    Json root;
+    optional_text(root, "title", s.title);
+    if (!s.assumptions.empty()) root["assumptions"] = strings_j(s.assumptions);
+    if (!s.vocabulary.empty()) {
+        Json v = Json::object();
+        for (const auto& [token, e] : s.vocabulary) v[token] = vector_j(e);
+        root["vocabulary"] = v;
+    }
+    if (s.encoder) {
+        const Encoder& e = *s.encoder;
+        root["encoder"] = {{"activation", e.activation == Activation::Relu ? "relu" : "identity"},
+                           {"recurrent", matrix_j(e.recurrent)},
+                           {"input", matrix_j(e.input)},
+                           {"bias", vector_j(e.bias)},
+                           {"initial", vector_j(e.initial)}};
+    }
+    root["score"] = s.rule == ScoreRule::ScaledDot ? "scaled-dot" : "dot";
+    if (!s.sources.empty()) {
+        Json o = Json::object();
+        for (const auto& src : s.sources) {
+            Json x;
+            if (src.tokens) {
+                x["tokens"] = strings_j(*src.tokens);
+            } else {
+                x["memory"] = matrix_j(src.states.matrix());
+            }
+            if (!src.labels.empty()) x["labels"] = strings_j(src.labels);
+            o[src.name] = x;
+        }
+        root["sources"] = o;
+    }
+    for (const auto& [key, list] : {std::pair{"queries", &s.queries}, std::pair{"readouts", &s.readouts}}) {
+        if (list->empty()) continue;
+        Json o = Json::object();
+        for (const auto& nv : *list) o[nv.name] = vector_j(nv.values);
+        root[key] = o;
+    }
+    if (!s.reads.empty()) {
+        Json o = Json::object();
+        for (const auto& r : s.reads) {
+            Json x;
+            x["source"] = r.source;
+            x["query"] = ref_j(r.query);
+            if (r.readout) x["readout"] = ref_j(*r.readout);
+            if (!r.remove.empty()) x["remove"] = positions_j(r.remove);
+            if (!r.zero.empty()) x["zero"] = positions_j(r.zero);
+            optional_text(x, "number", r.number);
+            optional_text(x, "caption", r.caption);
+            optional_text(x, "note", r.note);
+            o[r.name] = x;
+        }
+        root["reads"] = o;
+    }
+    if (!s.interventions.empty()) {
+        Json o = Json::object();
+        for (const auto& is : s.interventions) {
+            Json x;
+            x["kind"] = intervention_name(is.kind);
+            x["source"] = is.source;
+            x["query"] = ref_j(is.query);
+            if (is.readout) x["readout"] = ref_j(*is.readout);
+            x["positions"] = positions_j(is.positions);
+            optional_text(x, "number", is.number);
+            optional_text(x, "caption", is.caption);
+            optional_text(x, "note", is.note);
+            o[is.name] = x;
+        }
+        root["interventions"] = o;
+    }
+    if (!s.costs.empty()) {
+        Json o = Json::object();
+        for (const auto& c : s.costs) {
+            Json x;
+            if (!c.source.empty()) x["source"] = c.source;
+            x["positions"] = c.input.positions;
+            x["width"] = c.input.width;
+            x["target_steps"] = c.input.target_steps;
+            x["bytes_per_number"] = c.input.bytes_per_number;
+            o[c.name] = x;
+        }
+        root["costs"] = o;
+    }
+    if (!s.sequences.empty()) {
+        Json o = Json::object();
+        for (const auto& q : s.sequences) {
+            Json x;
+            if (!q.tokens.empty()) x["tokens"] = strings_j(q.tokens);
+            x["rows"] = matrix_j(q.rows);
+            o[q.name] = x;
+        }
+        root["sequences"] = o;
+    }
+    if (!s.matrices.empty()) {
+        Json o = Json::object();
+        for (const auto& m : s.matrices) o[m.name] = matrix_j(m.values);
+        root["matrices"] = o;
+    }
+    if (!s.layers.empty()) {
+        Json o = Json::object();
+        for (const auto& l : s.layers) o[l.name] = layer_j(l);
+        root["layers"] = o;
+    }
+    if (!s.learner_answers.empty()) {
+        Json o = Json::object();
+        for (const auto& la : s.learner_answers) {
+            Json x;
+            x["target"] = la.target;
+            if (la.scalar) {
+                x["proposed"] = value_j(la.proposed.front());
+            } else if (la.columns > 0) {
+                Matrix m;
+                for (std::size_t i = 0; i < la.proposed.size(); i += la.columns) {
+                    m.emplace_back(la.proposed.begin() + static_cast<std::ptrdiff_t>(i),
+                                   la.proposed.begin() + static_cast<std::ptrdiff_t>(i + la.columns));
+                }
+                x["proposed"] = matrix_j(m);
+            } else {
+                x["proposed"] = vector_j(la.proposed);
+            }
+            optional_text(x, "note", la.note);
+            o[la.name] = x;
+        }
+        root["learner_answers"] = o;
+    }
+    if (!s.exercises.empty()) {
+        Json a = Json::array();
+        for (const auto& e : s.exercises) a.push_back(exercise_j(e));
+        root["exercises"] = a;
+    }
+    if (s.crosscheck.tolerance_ulps || !s.crosscheck.rationale.empty()) {
+        Json c = Json::object();
+        if (s.crosscheck.tolerance_ulps) {
+            // The double's exact rational value, which the loader rounds back to the same double.
+            c["tolerance_ulps"] = value_j(Value(mpq_class(*s.crosscheck.tolerance_ulps)));
+        }
+        optional_text(c, "rationale", s.crosscheck.rationale);
+        root["crosscheck"] = c;
+    }
+    if (!s.expect.empty()) {
+        Json o = Json::object();
+        for (const auto& [pointer, text] : s.expect) o[pointer] = Json::parse(text);
+        root["expect"] = o;
+    }
+    return root.dump(2) + "\n";
+}
+
+}  // namespace exactattn

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: MIT
+// Exercise variants (issue 15, docs/variants.md): the generator as specified, variants that
+// round-trip through the writer and verify, byte-identical reruns, constraints checked exactly.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "app.hpp"
+#include "exactattn/limits.hpp"
+#include "exactattn/parse.hpp"
+#include "exactattn/variants.hpp"
+#include "exactattn/verify.hpp"
+#include "support/support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace exactattn;
+
+// SplitMix64 seeded with 0: the published reference outputs of the algorithm (the first is
+// 0xE220A8397B1DCDAF), also computed by an independent Python implementation of the
+// docs/variants.md spec with unbounded integers reduced mod 2^64.
+TEST(SplitMix64, ReferenceOutputs) {
+    SplitMix64 g(0);
+    EXPECT_EQ(g.next(), 16294208416658607535ULL);
+    EXPECT_EQ(g.next(), 7960286522194355700ULL);
+    EXPECT_EQ(g.next(), 487617019471545679ULL);
+}
+
+// below(n): rejection keeps x < 2^64 − (2^64 mod n). For n = 2^63 + 1, 2^64 mod n = 2^63 − 1, so
+// every x ≥ 2^63 + 1 is rejected; a power of two rejects nothing (x mod n is then the low bits).
+TEST(SplitMix64, BoundedIntegers) {
+    SplitMix64 a(7);
+    SplitMix64 b(7);
+    for (int i = 0; i < 100; ++i) EXPECT_EQ(a.below(8), b.next() & 7U);
+    SplitMix64 c(1);
+    for (int i = 0; i < 100; ++i) EXPECT_LE(c.below((1ULL << 63) + 1), 1ULL << 63);
+    SplitMix64 d(3);
+    std::set<std::int64_t> seen;
+    for (int i = 0; i < 200; ++i) {
+        const auto x = d.between(-2, 2);
+        EXPECT_GE(x, -2);
+        EXPECT_LE(x, 2);
+        seen.insert(x);
+    }
+    EXPECT_EQ(seen.size(), 5U);
+    SplitMix64 e(9);
+    EXPECT_EQ(e.below(1), 0U);
+}
+
+struct Result {
+    int code = -1;
+    std::string out;
+    std::string err;
+};
+
+Result run(std::vector<std::string> args) {
+    std::ostringstream out;
+    std::ostringstream err;
+    Result r;
+    r.code = cli::run(args, out, err);
+    r.out = out.str();
+    r.err = err.str();
+    return r;
+}
+
+std::map<std::string, std::string> files_in(const fs::path& dir) {
+    std::map<std::string, std::string> out;
+    for (const auto& e : fs::directory_iterator(dir)) {
+        std::ifstream in(e.path(), std::ios::binary);
+        std::ostringstream s;
+        s << in.rdbuf();
+        out[e.path().filename().string()] = s.str();
+    }
+    return out;
+}
+
+fs::path fresh_dir(const std::string& name) {
+    const fs::path d = fs::temp_directory_path() / ("exactattn-variants-" + name + "-" + std::to_string(::getpid()));
+    fs::remove_all(d);
+    return d;
+}
+
+// The issue's done-when: 30 scenario files that all verify, their keys, a sheet and a Moodle
+// XML file; a rerun gives the same bytes; another seed gives different variants.
+TEST(Variants, Chapter14ThirtyVariants) {
+    const fs::path a = fresh_dir("a");
+    const fs::path b = fresh_dir("b");
+    const fs::path c = fresh_dir("c");
+    const std::vector<std::string> args = {"variants", "chapter14", "--exercise", "exercise-1", "--count", "30", "--seed", "7"};
+    auto with_dir = [](std::vector<std::string> v, const fs::path& d) {
+        v.push_back("-o");
+        v.push_back(d.string());
+        return v;
+    };
+    const Result r = run(with_dir(args, a));
+    ASSERT_EQ(r.code, 0) << r.err;
+    ASSERT_EQ(run(with_dir(args, b)).code, 0);
+    const auto fa = files_in(a);
+    EXPECT_EQ(fa, files_in(b));
+    EXPECT_EQ(fa.size(), 30U * 2 + 4);
+    for (const char* f : {"sheet.md", "sheet.tex", "sheet.html", "moodle.xml"}) EXPECT_EQ(fa.count(f), 1U) << f;
+    std::size_t variants = 0;
+    std::set<std::string> bodies;
+    for (const auto& [name, text] : fa) {
+        if (name.rfind("variant-", 0) != 0) continue;
+        ++variants;
+        const Scenario s = parse_scenario(text, "chapter14");
+        const Report rep = run_scenario(s);
+        const VerifyResult v = verify_report(rep);
+        EXPECT_EQ(v.passed, 4U) << name;  // the four parts (the answer is the readout part)
+        EXPECT_TRUE(v.failures.empty()) << name;
+        EXPECT_EQ(write_scenario(s), text) << name;  // the writer round-trips every variant
+        bodies.insert(s.exercises.front().prompt);
+        const std::string key = fa.at("key-" + name.substr(8, 2) + ".md");
+        // The key prints the seed of the variant that re-creates it alone.
+        EXPECT_NE(key.find("--variant-seed"), std::string::npos);
+    }
+    EXPECT_EQ(variants, 30U);
+    EXPECT_EQ(bodies.size(), 30U) << "thirty different variants";
+
+    ASSERT_EQ(run({"variants", "chapter14", "--exercise", "1", "--count", "30", "--seed", "8", "-o", c.string()}).code, 0);
+    const auto fc = files_in(c);
+    std::size_t same = 0;
+    for (const auto& [name, text] : fc) same += name.rfind("variant-", 0) == 0 && fa.at(name) == text ? 1 : 0;
+    EXPECT_LT(same, 30U);
+    EXPECT_NE(fc.at("moodle.xml"), fa.at("moodle.xml"));
+    for (const auto& d : {a, b, c}) fs::remove_all(d);
+}
+
+// Variant 1 of seed 7, derived by hand from the spec: its seed is SplitMix64(7)'s first output,
+// 7191089600892374487 (Python, as above); from that seed the draws are q = [−2 + below(5),
+// −2 + below(5)] = [−1, 2], r = [1 + below(3), 1 + below(3)] = [2, 2], the 红色 embedding
+// (1 + below(2))·a = a. So the states stay [a, 0], [0, a], [0, 0]; the scores are [−a, 2a, 0],
+// the exponentials [1/2, 4, 1] with total 11/2, the weights [1/11, 8/11, 2/11], the context
+// [a/11, 8a/11] and the readout 2(a/11) + 2(8a/11) = 18a/11.
+TEST(Variants, FirstVariantOfSeed7ByHand) {
+    VariantRequest req;
+    req.exercise = "1";
+    req.count = 1;
+    req.seed = 7;
+    const VariantSet set = draw_variants(load_scenario("chapter14"), req);
+    ASSERT_EQ(set.variants.size(), 1U);
+    const Variant& v = set.variants.front();
+    EXPECT_EQ(v.seed, 7191089600892374487ULL);
+    const ReadTrace& t = v.report.read("exercise-1").trace;
+    EXPECT_EQ(t.query, parse_vector("[-1, 2]"));
+    EXPECT_EQ(t.weights.all()[0], parse_value("1/11"));
+    EXPECT_EQ(t.weights.all()[1], parse_value("8/11"));
+    EXPECT_EQ(t.weights.all()[2], parse_value("2/11"));
+    EXPECT_EQ(*t.readout, parse_value("18a/11"));
+    // Re-created alone from the seed its key prints: the same file.
+    VariantRequest alone;
+    alone.exercise = "exercise-1";
+    alone.seed = v.seed;
+    alone.variant_seed = true;
+    EXPECT_EQ(draw_variants(load_scenario("chapter14"), alone).variants.front().file_text, v.file_text);
+    // Moodle: the readout 18a/11 = 1.134240840916… (18·0.693147180559945/11) within 0.001.
+    const std::string xml = moodle_xml(set);
+    EXPECT_NE(xml.find("<text>1.13424084091627</text>"), std::string::npos) << xml;
+    EXPECT_NE(xml.find("<tolerance>0.001</tolerance>"), std::string::npos);
+    EXPECT_NE(xml.find("Exact value: 18a/11"), std::string::npos);
+}
+
+// The writer round-trips every generated variant: load(write(s)) == s, the scenario itself and
+// not only its text.
+TEST(Variants, EveryVariantRoundTrips) {
+    VariantRequest req;
+    req.exercise = "1";
+    req.count = 30;
+    req.seed = 7;
+    for (const auto& v : draw_variants(load_scenario("chapter14"), req).variants) {
+        EXPECT_TRUE(parse_scenario(v.file_text, "chapter14") == v.report.scenario) << v.number;
+        EXPECT_EQ(v.file_text, write_scenario(v.report.scenario));
+    }
+}
+
+// Variant 2 of seed 7: SplitMix64(7)'s second output 309689372594955804 (Python, as above)
+// draws q = [−1, −2], r = [3, 1] and the 红色 embedding 2a. The encoder (relu, identity
+// weights) gives h1 = [2a, 0], h2 = relu([2a − a, a]) = [a, a], h3 = relu([a, a − a]) = [a, 0];
+// scores −2a, −a − 2a = −3a, −a; exponentials 1/4, 1/8, 1/2 with total 7/8; weights 2/7, 1/7,
+// 4/7; context (2/7)[2a, 0] + (1/7)[a, a] + (4/7)[a, 0] = [9a/7, a/7]; readout 27a/7 + a/7 = 4a.
+TEST(Variants, SecondVariantOfSeed7ByHand) {
+    VariantRequest req;
+    req.exercise = "1";
+    req.seed = 309689372594955804ULL;
+    req.variant_seed = true;
+    const VariantSet set = draw_variants(load_scenario("chapter14"), req);
+    const Report& rep = set.variants.front().report;
+    EXPECT_EQ(rep.scenario.source("red").states.matrix(), parse_matrix("[[2a, 0], [a, a], [a, 0]]"));
+    const ReadTrace& t = rep.read("exercise-1").trace;
+    EXPECT_EQ(t.weights.all()[0], parse_value("2/7"));
+    EXPECT_EQ(t.weights.all()[1], parse_value("1/7"));
+    EXPECT_EQ(t.weights.all()[2], parse_value("4/7"));
+    EXPECT_EQ(t.context, parse_vector("[9a/7, a/7]"));
+    EXPECT_EQ(*t.readout, parse_value("4a"));
+}
+
+// A scenario whose only query is drawn from {[0, 0], [1, 1]} over states [a, 0], [0, a]: both
+// give equal scores, so every draw ties and "unique_maximum" can never be met.
+const char* kTies = R"({
+  "sources": {"m": {"memory": [["a", "0"], ["0", "a"]]}},
+  "queries": {"q": [0, 0]},
+  "readouts": {"r": [1, 1]},
+  "reads": {"x": {"source": "m", "query": "q", "readout": "r"}},
+  "exercises": [{"id": "t", "prompt": "Read with {{/reads/x/query}}.", "reads": ["x"],
+    "variation": {"vary": [{"at": "/queries/q", "choices": [[0, 0], [1, 1]]}],
+                  "parts": [{"label": "the weights", "at": "/reads/x/weights"}],
+                  "answer": "/reads/x/readout", "tolerance": 0.01,
+                  "constraints": {"unique_maximum": true}}}]
+})";
+
+TEST(Variants, UnmetConstraintIsNamed) {
+    Limits l = limits();
+    l.max_variant_draws = 20;
+    ScopedLimits scope(l);
+    VariantRequest req;
+    req.exercise = "t";
+    req.seed = 1;
+    EXPECT_ERROR(draw_variants(parse_scenario(kTies, "ties.json"), req), ErrorKind::Limit,
+                 "ties.json: /exercises/0/variation/constraints: variant 1 (seed 10451216379200822465): no draw "
+                 "of 20 met the constraints (limit max_variant_draws); unique_maximum failed most (20 of 20 "
+                 "draws; failures: unique_maximum 20)");
+}
+
+// [0, 0] and [2, 0] over states [a, 0], [0, a]: scores [0, 0] (a tie) or [2a, 0], weights
+// [4/5, 1/5]: only the second meets unique_maximum, so every variant is that one, and a second
+// variant cannot differ from the first.
+TEST(Variants, RedrawnUntilMetAndDistinct) {
+    std::string text = kTies;
+    text.replace(text.find("[1, 1]]"), 7, "[2, 0]]");
+    const Scenario s = parse_scenario(text, "ties.json");
+    VariantRequest req;
+    req.exercise = "t";
+    const VariantSet set = draw_variants(s, req);
+    EXPECT_EQ(set.variants.front().report.read("x").trace.weights.all()[0], parse_value("4/5"));
+    EXPECT_EQ(parse_scenario(set.variants.front().file_text, "ties.json"), set.variants.front().report.scenario);
+    req.count = 2;
+    Limits l = limits();
+    l.max_variant_draws = 20;
+    ScopedLimits scope(l);
+    EXPECT_ERROR_HAS(draw_variants(s, req), ErrorKind::Limit, "only 1 different variants");
+}
+
+// divide-by-count: with q = [0, 0] every exponential is 1 and dividing by the count 2 gives the
+// right weights [1/2, 1/2]: the wrong method would score, so the variant is refused.
+TEST(Variants, IntendedMistakeMustDiffer) {
+    std::string text = kTies;
+    text.replace(text.find("\"unique_maximum\": true"), 22, "\"mistakes_differ\": [\"divide-by-count\"]");
+    text.replace(text.find("/reads/x/readout\""), 17, "/reads/x/weights\"");
+    text.replace(text.find("[1, 1]]"), 7, "[0, 0]]");
+    Limits l = limits();
+    l.max_variant_draws = 5;
+    ScopedLimits scope(l);
+    VariantRequest req;
+    req.exercise = "t";
+    EXPECT_ERROR_HAS(draw_variants(parse_scenario(text, "m.json"), req), ErrorKind::Limit,
+                     "mistakes_differ (divide-by-count) failed most (5 of 5");
+}
+
+TEST(Variants, CommandLineErrors) {
+    Result r = run({"variants", "chapter14", "--exercise", "1"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("exactattn: --output: variants writes many files"), std::string::npos) << r.err;
+    r = run({"variants", "chapter14", "--exercise", "9", "-o", "/tmp/x"});
+    EXPECT_EQ(r.err, "exactattn: --exercise: unknown exercise \"9\" (exercises of chapter14: 1, 2, 3, 4, 5)\n");
+    r = run({"variants", "chapter14", "--exercise", "1", "--count", "0", "-o", "/tmp/x"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("the count is 1 to 1000"), std::string::npos) << r.err;
+}
+
+}  // namespace
