@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "exactattn/error.hpp"
+#include "exactattn/figures.hpp"
 #include "exactattn/print.hpp"
 #include "json_io.hpp"
 #include "report_json.hpp"
@@ -500,6 +501,10 @@ Document report_document(const Report& rep) {
         const auto& q = rep.scenario.sequence(lr.spec.sequence).tokens;
         add_layer(doc, lr.trace, q, lr.spec.memory.empty() ? q : rep.scenario.sequence(lr.spec.memory).tokens);
         if (!lr.spec.note.empty()) doc.add(Paragraph{inline_markdown(lr.spec.note)});
+    }
+    if (!s.figures.empty()) {
+        doc.add(Heading{2, Inline("Figures")});
+        for (const auto& f : s.figures) doc.add(figure_block(rep, f));
     }
     if (!rep.costs.empty()) {
         doc.add(Heading{2, Inline("Costs (logical counts under declared assumptions)")});

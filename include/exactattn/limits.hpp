@@ -42,6 +42,10 @@ struct Limits {
     /// before anything is computed. An intervention table over n positions has n + 1 rows of n
     /// positions each, so a few kilobytes of tokens can ask for gigabytes of report.
     std::int64_t max_report_cells = std::int64_t{1} << 21;
+    /// Largest number of positions (source positions, query or key positions, decoder steps,
+    /// intervention rows) one figure draws, and of reads side by side: past it the labels
+    /// would not be legible at a column's width of 12 cm.
+    std::int64_t max_figure_positions = 32;
     /// Largest input file, in bytes.
     std::int64_t max_file_bytes = std::int64_t{1} << 30;
     /// Largest nesting depth of an expression (parentheses, unary signs, powers) and of a JSON
