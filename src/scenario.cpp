@@ -535,7 +535,7 @@ private:
                             first = &rs;
                             figure_size(s.source(rs.source).states.rows(), "source positions", pi);
                         } else if (rs.source != first->source) {
-                            throw shape_error(fmt::format("read \"{}\" reads source \"{}\", read \"{}\" source \"{}\": a "
+                            throw shape_error(fmt::format("read \"{}\" reads source \"{}\" and read \"{}\" source \"{}\": a "
                                                           "read comparison keeps every source state fixed",
                                                           rs.name, rs.source, first->name, first->source),
                                               r_.at(pi));
