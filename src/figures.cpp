@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "exactattn/crosscheck.hpp"
 #include "exactattn/error.hpp"
+#include "exactattn/parse.hpp"
 #include "exactattn/print.hpp"
 
 namespace exactattn {
@@ -338,6 +340,56 @@ void intervention(FigureBlock& fb, const Report& rep, const FigureSpec& spec) {
     }
 }
 
+// Crosscheck plot: per quantity of one read, the double path's signed ULP error (a mark) against
+// its a-priori bound (a grey band ±bound). These are measurements of the double path, printed
+// as decimals to three digits; the axis spans the largest error or bound up to 100 ULP, and a
+// bound past the axis (a quantity near 0 has a tiny ULP) runs to its edge.
+void crosscheck_plot(FigureBlock& fb, const Report& rep, const FigureSpec& spec) {
+    const std::string prefix = "/reads/" + spec.reads.front() + "/";
+    std::vector<const CrossRow*> rows;
+    const CrosscheckResult result = crosscheck(rep);
+    for (const auto& r : result.rows) {
+        if (r.quantity.rfind(prefix, 0) == 0) rows.push_back(&r);
+    }
+    double half = 1;
+    for (const auto* r : rows) {
+        half = std::max(half, std::min(100.0, std::abs(r->ulp_error)));
+        if (std::isfinite(r->bound_ulps) && r->bound_ulps <= 100) half = std::max(half, r->bound_ulps);
+    }
+    Picture& p = fb.picture;
+    p.width = kWidth;
+    const double row_h = 13;
+    const double top = 34;
+    p.height = top + row_h * static_cast<double>(rows.size()) + 22;
+    const double cx = 200;
+    const double span = 70;
+    const auto x_of = [&](double u) { return cx + span * std::clamp(u / half, -1.0, 1.0); };
+    p.text(6, 11, Inline("Double path: signed ULP error (mark) within its bound (grey band)"),
+           Picture::Anchor::Start, 9, true);
+    p.text(x_of(-half), 25, Inline(fmt::format("−{:.3g}", half)), Picture::Anchor::Middle, 7.5);
+    p.text(cx, 25, Inline("0"), Picture::Anchor::Middle, 7.5);
+    p.text(x_of(half), 25, Inline(fmt::format("+{:.3g} ULP", half)), Picture::Anchor::Middle, 7.5);
+    p.arrow(cx, 28, cx, top + row_h * static_cast<double>(rows.size()), false, true);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const CrossRow& r = *rows[i];
+        const double y = top + row_h * static_cast<double>(i);
+        p.text(6, y + 9, Inline(r.quantity.substr(prefix.size())).text(" = ").value(parse_value(r.exact)),
+               Picture::Anchor::Start, 7.5);
+        const double b = std::isfinite(r.bound_ulps) ? r.bound_ulps : half;
+        p.box(x_of(-b), y + 2, x_of(b) - x_of(-b), row_h - 4, "#BBBBBB", false);
+        p.box(x_of(r.ulp_error) - 1.5, y + 1, 3, row_h - 2, "#D55E00", false);
+        const std::string bound = std::isfinite(r.bound_ulps) ? fmt::format("{:.3g}", r.bound_ulps) : "none";
+        // A signed decimal with the minus sign of the rest of the figure's text.
+        std::string err = fmt::format("{:+.3g}", r.ulp_error);
+        if (err[0] == '-') err = "−" + err.substr(1);
+        p.text(kWidth - 6, y + 9, Inline(err + " / " + bound), Picture::Anchor::End, 7.5);
+        fb.description.push_back(Inline(fmt::format("{}: {} ULP, bound {} ULP{}.", r.quantity, err, bound,
+                                                    r.passed ? "" : " (over its bound)")));
+    }
+    p.text(6, p.height - 6, Inline("Right: signed error / bound, in units in the last place of the exact value."),
+           Picture::Anchor::Start, 7.5);
+}
+
 }  // namespace
 
 const FigureSpec& find_figure(const Scenario& s, const std::string& name) {
@@ -374,6 +426,10 @@ FigureBlock figure_block(const Report& rep, const FigureSpec& spec) {
         case FigureKind::Intervention:
             fb = frame(spec, Inline("Weights and readout of intervention " + spec.intervention));
             intervention(fb, rep, spec);
+            break;
+        case FigureKind::Crosscheck:
+            fb = frame(spec, Inline("The double path's error on read " + spec.reads.front() + " against its bound"));
+            crosscheck_plot(fb, rep, spec);
             break;
     }
     const std::string file = rep.scenario.file.find(' ') == std::string::npos ? rep.scenario.file

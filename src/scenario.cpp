@@ -30,6 +30,7 @@ const char* figure_kind_name(FigureKind k) {
         case FigureKind::Dependency: return "dependency";
         case FigureKind::Heatmap: return "heatmap";
         case FigureKind::Intervention: return "intervention";
+        case FigureKind::Crosscheck: return "crosscheck";
     }
     return "?";
 }
@@ -501,8 +502,9 @@ private:
             else if (kind == "dependency") f.kind = FigureKind::Dependency;
             else if (kind == "heatmap") f.kind = FigureKind::Heatmap;
             else if (kind == "intervention") f.kind = FigureKind::Intervention;
+            else if (kind == "crosscheck") f.kind = FigureKind::Crosscheck;
             else throw reference_error(fmt::format("unknown figure kind \"{}\"; expected read-comparison, dependency, "
-                                                   "heatmap or intervention",
+                                                   "heatmap, intervention or crosscheck",
                                                    kind),
                                        r_.at(ptr + "/kind"));
             // Each kind takes its own keys; another kind's key is a mistake worth naming.
@@ -510,7 +512,8 @@ private:
                 {FigureKind::ReadComparison, {"reads"}},
                 {FigureKind::Dependency, {"read", "cost"}},
                 {FigureKind::Heatmap, {"layer", "head"}},
-                {FigureKind::Intervention, {"intervention"}}};
+                {FigureKind::Intervention, {"intervention"}},
+                {FigureKind::Crosscheck, {"read"}}};
             for (const char* k : {"reads", "read", "intervention", "layer", "head", "cost"}) {
                 if (v.contains(k) && keys.at(f.kind).count(k) == 0) {
                     throw shape_error(fmt::format("\"{}\" does not belong to a {} figure", k, kind), r_.at(ptr + "/" + k));
@@ -571,6 +574,15 @@ private:
                     const std::size_t nq = s.sequence(l.sequence).rows.size();
                     const std::size_t nk = l.memory.empty() ? nq : s.sequence(l.memory).rows.size();
                     figure_size(std::max(nq, nk), "query or key positions", ptr + "/layer");
+                    break;
+                }
+                case FigureKind::Crosscheck: {
+                    // One row per quantity of the read: n scores, n weights, d context
+                    // coordinates and the readout.
+                    const ReadSpec& rs = declared(s.reads, v["read"], ptr + "/read", "read");
+                    const Memory& m = s.source(rs.source).states;
+                    figure_size((2 * m.rows() + m.width() + 2) / 2, "quantities (pairs of rows)", ptr + "/read");
+                    f.reads.push_back(rs.name);
                     break;
                 }
                 case FigureKind::Intervention: {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // exactattn: the chapter's computed teaching diagrams (docs/figures.md), drawn from a run's
 // exact traces: read comparison (Figure 14.1), dependency diagram (Figure 14.2), attention
-// heatmap and intervention chart. Every label is a computed value in its display form.
+// heatmap, intervention chart and crosscheck plot. Every label is a computed value in its display
+// form (the crosscheck plot also prints the double path's errors, three digits).
 #pragma once
 
 #include <string>

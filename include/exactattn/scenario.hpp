@@ -123,7 +123,7 @@ struct LayerSpec {
 };
 
 /// The kinds of figure a scenario can declare (docs/figures.md).
-enum class FigureKind { ReadComparison, Dependency, Heatmap, Intervention };
+enum class FigureKind { ReadComparison, Dependency, Heatmap, Intervention, Crosscheck };
 const char* figure_kind_name(FigureKind k);
 
 /// One declared figure (`figures`): what it draws, from which declarations, with its number
@@ -131,7 +131,7 @@ const char* figure_kind_name(FigureKind k);
 struct FigureSpec {
     std::string name;
     FigureKind kind = FigureKind::ReadComparison;
-    std::vector<std::string> reads;  ///< read comparison: two or more; dependency: one
+    std::vector<std::string> reads;  ///< read comparison: two or more; dependency, crosscheck: one
     std::string intervention;        ///< intervention chart
     std::string layer;               ///< heatmap
     std::size_t head = 0;            ///< heatmap: one head (1-based), 0 for every head

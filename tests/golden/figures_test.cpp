@@ -152,6 +152,21 @@ TEST(Figures, InterventionChartMarksTheUnchangedRow) {
     EXPECT_EQ(std::count(texts.begin(), texts.end(), "unchanged"), 1);
 }
 
+TEST(Figures, CrosscheckPlotListsEachQuantityOfTheRead) {
+    // The √2 read of fractional-scores: scores a/2 and 0, exponentials √2 and 1, weights
+    // √2/(1 + √2) = √2(√2 − 1) = 2 − √2 and 1/(1 + √2) = √2 − 1; context and readout
+    // (2 − √2)·(a/2) = (2 − √2)a/2 (the states are [a] and [0]).
+    const Report rep = run_scenario(load_scenario(std::string(EXACTATTN_SOURCE_DIR) + "/data/examples/fractional-scores.json"));
+    const FigureBlock fb = figure_block(rep, find_figure(rep.scenario, "sqrt2-crosscheck"));
+    const auto texts = svg_texts(render_svg(fb));
+    in_order(texts, {"scores/0 = a/2", "scores/1 = 0", "weights/0 = 2 − √2", "weights/1 = √2 − 1",
+                     "context/0 = (2 − √2)a/2", "readout = (2 − √2)a/2"});
+    // Every quantity is within its bound (the crosscheck passes on this file in CI).
+    for (const auto& d : fb.description) {
+        EXPECT_EQ(render_inline(d, Format::Text).find("over its bound"), std::string::npos);
+    }
+}
+
 TEST(Figures, EveryFormatPlacesTheFigure) {
     const Report& rep = chapter();
     const std::string html = render_report(rep, Format::Html);
