@@ -346,8 +346,19 @@ void intervention(FigureBlock& fb, const Report& rep, const FigureSpec& spec) {
 // bound past the axis (a quantity near 0 has a tiny ULP) runs to its edge.
 void crosscheck_plot(FigureBlock& fb, const Report& rep, const FigureSpec& spec) {
     const std::string prefix = "/reads/" + spec.reads.front() + "/";
+    // The cross-check of this read alone (its source and its trace), not of the whole report.
+    const ReadResult& rr = rep.read(spec.reads.front());
+    Report one;
+    one.scenario.file = rep.scenario.file;
+    one.scenario.vocabulary = rep.scenario.vocabulary;
+    one.scenario.encoder = rep.scenario.encoder;
+    one.scenario.rule = rep.scenario.rule;
+    one.scenario.crosscheck = rep.scenario.crosscheck;
+    one.scenario.sources = {rep.scenario.source(rr.spec.source)};
+    one.scenario.reads = {rr.spec};
+    one.reads = {rr};
     std::vector<const CrossRow*> rows;
-    const CrosscheckResult result = crosscheck(rep);
+    const CrosscheckResult result = crosscheck(one);
     for (const auto& r : result.rows) {
         if (r.quantity.rfind(prefix, 0) == 0) rows.push_back(&r);
     }
