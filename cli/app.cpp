@@ -45,6 +45,7 @@ struct Parsed {
     AttendOptions attend;
     RolloutOptions rollout;
     VariantsOptions variants;
+    FigureOptions figure;
     std::function<int(std::ostream&)> command;  ///< the chosen subcommand, bound to its options
 };
 
@@ -164,6 +165,11 @@ void make_app(CLI::App& app, Parsed& p) {
     vseed->excludes(seed);
     vseed->excludes(count);
     s_var->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_variants(p.variants, o); }; });
+    auto* s_figure = app.add_subcommand("figure", "One declared figure of a scenario, as SVG or TikZ");
+    s_figure->add_option("file", p.figure.file, "Scenario file, or chapter14")->required();
+    s_figure->add_option("--figure", p.figure.figure, "The figure's name or number, e.g. 14.1")->required();
+    s_figure->add_option("--format", p.figure.format, "svg|tikz")->check(CLI::IsMember({"svg", "tikz"}));
+    s_figure->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_figure(p.figure, o); }; });
 
     // Shared options, added once every subcommand exists: each subcommand gets its own copy,
     // so `-o` is accepted after any of them, and before them (the built-in run).
@@ -277,11 +283,23 @@ void emit(const Document& doc, Format format, const RenderOptions& options, std:
         out << render(doc, format, options);
         return;
     }
+    if (format == Format::Markdown) {
+        // The report links each figure's SVG file, written beside it.
+        const std::filesystem::path dir(options.csv_directory);
+        write_output_file((dir / "report.md").string(), render(doc, format, options));
+        for (const auto& b : doc.blocks) {
+            if (const auto* fb = std::get_if<FigureBlock>(&b)) {
+                write_output_file((dir / figure_file_name(*fb)).string(), render_svg(*fb));
+            }
+        }
+        g_csv_directory_written = true;
+        return;
+    }
     if (format != Format::Csv) {
         Location where;
         where.context = "--output";
-        throw usage_error(fmt::format("{} is a directory: -o DIR writes one CSV file per table (--format csv); "
-                                      "other formats go to one file",
+        throw usage_error(fmt::format("{} is a directory: -o DIR writes one CSV file per table (--format csv), or "
+                                      "report.md and its figures (--format markdown); other formats go to one file",
                                       options.csv_directory),
                           where);
     }

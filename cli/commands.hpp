@@ -102,10 +102,15 @@ struct VariantsOptions {
     std::string seed = "0";                   ///< a whole number from 0 to 2^64 − 1
     std::optional<std::string> variant_seed;  ///< re-create one variant from its own seed
     std::string output;                         ///< -o DIR (required)
+struct FigureOptions {
+    std::string file = "chapter14";
+    std::string figure;          ///< a declared figure's name or number
+    std::string format = "svg";  ///< svg | tikz
 };
 
 /// Writes a document: rendered to `out`, or, for CSV with `-o DIR`, one file per table and
-/// index.csv in DIR (each written atomically). UsageError for `-o DIR` with another format.
+/// index.csv in DIR, for Markdown with `-o DIR`, report.md and one SVG file per figure (each
+/// written atomically). UsageError for `-o DIR` with another format.
 void emit(const exactattn::Document& doc, exactattn::Format format, const exactattn::RenderOptions& options,
           std::ostream& out);
 
@@ -126,6 +131,7 @@ int cmd_check(const CheckOptions& o, std::ostream& out);
 int cmd_attend(const AttendOptions& o, std::ostream& out);
 int cmd_rollout(const RolloutOptions& o, std::ostream& out);
 int cmd_variants(const VariantsOptions& o, std::ostream& out);
+int cmd_figure(const FigureOptions& o, std::ostream& out);
 /// The options of `attend` on its subcommand (kept beside the command).
 void add_attend_options(CLI::App& sub, AttendOptions& o);
 

@@ -472,6 +472,7 @@ constexpr const char* kLatexRequirements =
     "%   \\usepackage{booktabs}  % \\toprule, \\midrule, \\bottomrule\n"
     "%   \\usepackage{caption}   % \\captionof (tables placed where they stand)\n"
     "%   \\usepackage{xeCJK}     % CJK tokens (XeLaTeX), with \\setCJKmainfont{...}\n"
+    "%   \\usepackage{tikz}      % figures (and \\usepackage{graphicx} for a figure's PDF)\n"
     "%   \\providecommand{\\exactattnToken}[1]{#1}  % how source tokens are set\n";
 
 // `$…$` around math, its outer spaces moved outside (pandoc and GFM need `$x$`, not `$ x $`).
@@ -481,6 +482,8 @@ std::string dollars(const std::string& m) {
     const auto e = m.find_last_not_of(' ');
     return m.substr(0, b) + "$" + m.substr(b, e - b + 1) + "$" + m.substr(e + 1);
 }
+
+std::string svg_element(const FigureBlock& fb, bool xml);
 
 class Renderer {
 public:
@@ -630,6 +633,72 @@ private:
         }
     }
 
+    std::string block(const FigureBlock& fb) const {
+        const std::string c = figure_caption(fb);
+        std::vector<std::string> lines;
+        for (const auto& d : fb.description) lines.push_back(inline_text(d));
+        switch (f_) {
+            case Format::Html: {
+                std::string out = fb.label.empty() ? "<figure>\n" : "<figure id=\"" + html_escape(fb.label) + "\">\n";
+                out += svg_element(fb, false);  // HTML parsers place <svg> in its namespace
+                return out + "<figcaption>" + c + "</figcaption>\n</figure>\n";
+            }
+            case Format::Latex: {
+                std::string out = "\\begin{figure}[htbp]\n\\centering\n";
+                if (!fb.pdf.empty()) {
+                    out += "\\includegraphics[width=12cm]{" + latex_escape(fb.pdf) + "}\n";
+                } else {
+                    out += render_tikz(fb);
+                }
+                const std::string cap = inline_text(fb.caption);
+                if (!fb.number.empty()) {
+                    out += "\\renewcommand{\\thefigure}{" + latex_escape(fb.number) + "}\\caption{" + cap + "}";
+                    if (!fb.label.empty()) out += "\\label{" + fb.label + "}";
+                    out += "\n";
+                } else if (!cap.empty()) {
+                    out += "\\caption*{" + cap + "}\n";
+                }
+                return out + "\\end{figure}\n\n";
+            }
+            case Format::Markdown: {
+                std::string out;
+                if (!o_.csv_directory.empty()) {
+                    // The image's alternative text is the caption as plain text.
+                    const std::string alt = Renderer(Format::Text, o_).figure_caption(fb);
+                    out += "![" + alt + "](" + figure_file_name(fb) + ")\n\n";
+                }
+                out += "**" + c + "**\n\n";
+                for (std::size_t i = 0; i < lines.size(); ++i) out += lines[i] + (i + 1 < lines.size() ? "  \n" : "\n");
+                if (o_.csv_directory.empty() && !fb.command.empty()) {
+                    out += "\n*The drawing: `" + fb.command + "` writes it as SVG; with `-o DIR` the report links " +
+                           figure_file_name(fb) + ".*\n";
+                }
+                return out + "\n";
+            }
+            case Format::Csv: {
+                std::string out;
+                csv_row(out, {c}, 1);
+                for (const auto& l : lines) csv_row(out, {l}, 1);
+                return out + "\r\n";
+            }
+            default: {
+                std::string out = c + "\n";
+                for (const auto& l : lines) out += "  " + l + "\n";
+                return out + "\n";
+            }
+        }
+    }
+
+  public:
+    std::string figure_caption(const FigureBlock& fb) const {
+        std::string c = inline_text(fb.caption);
+        if (!fb.number.empty()) {
+            const std::string lead = "Figure " + fb.number;
+            c = c.empty() ? lead : lead + (f_ == Format::Latex ? " --- " : " — ") + c;
+        }
+        return c;
+    }
+
   public:
     std::string caption_text(const TableBlock& t) const {
         std::string c = inline_text(t.caption);
@@ -752,6 +821,8 @@ private:
                "tbody th{font-weight:normal}\n"
                "blockquote{margin:1rem 0;padding-left:1rem;border-left:3px solid #888}\n"
                ".note{font-size:.9em}\n"
+               "figure{margin:1rem 0}\nfigure svg{max-width:100%;height:auto}\n"
+               "figcaption{font-weight:bold;padding:.3rem 0}\n"
                "</style>\n</head>\n<body>\n" +
                body + "</body>\n</html>\n";
     }
@@ -759,6 +830,7 @@ private:
     std::string latex_document(const Document& doc, const std::string& body) const {
         return "\\documentclass{article}\n"
                "\\usepackage{amsmath}\n\\usepackage{booktabs}\n\\usepackage{caption}\n"
+               "\\usepackage{graphicx}\n\\usepackage{tikz}\n"
                "\\usepackage{xeCJK}\n"
                "\\IfFontExistsTF{Noto Serif CJK SC}{\\setCJKmainfont{Noto Serif CJK SC}}"
                "{\\IfFontExistsTF{WenQuanYi Micro Hei}{\\setCJKmainfont{WenQuanYi Micro Hei}}{}}\n"
@@ -771,7 +843,131 @@ private:
     RenderOptions o_;
 };
 
+// ---------------------------------------------------------------------------------------------
+// Figures: one picture, two writers. Coordinates are written with one decimal by fmt (the
+// same bytes on every machine), ids come from the figure's label (never a counter), and no
+// date is written, so a figure's file can be compared byte for byte.
+
+// One coordinate: one decimal, no negative zero.
+std::string coord(double x) {
+    std::string s = fmt::format("{:.1f}", x);
+    if (s == "-0.0") s = "0.0";
+    return s;
+}
+
+// Letters, digits, '.', '-' and '_' of a label; anything else becomes '-'.
+std::string id_of(const FigureBlock& fb) {
+    std::string key = !fb.label.empty() ? fb.label : fb.number.empty() ? "figure" : "figure-" + fb.number;
+    for (auto& c : key) {
+        const auto u = static_cast<unsigned char>(c);
+        if (std::isalnum(u) == 0 && c != '.' && c != '-' && c != '_') c = '-';
+    }
+    return key;
+}
+
+// The fonts of the SVG text: DejaVu Sans has the math signs (√, −, ×, →), WenQuanYi Micro Hei
+// and Noto Sans CJK the CJK tokens; a viewer without them falls back to its sans-serif.
+constexpr const char* kSvgFonts = "'DejaVu Sans', 'WenQuanYi Micro Hei', 'Noto Sans CJK SC', sans-serif";
+
+// `xml`: a file of its own, which names the SVG namespace (inline in HTML it needs none).
+std::string svg_element(const FigureBlock& fb, bool xml) {
+    const Picture& p = fb.picture;
+    const Renderer text(Format::Text, {});
+    const std::string id = id_of(fb);
+    std::string desc;
+    for (const auto& d : fb.description) desc += (desc.empty() ? "" : " ") + text.inline_text(d);
+    std::string out = fmt::format(
+        "<svg{} width=\"120mm\" height=\"{}mm\" viewBox=\"0 0 {} {}\" role=\"img\" aria-labelledby=\"{}-title {}-desc\">\n",
+        xml ? " xmlns=\"http://www.w3.org/2000/svg\"" : "", coord(p.height * 120.0 / p.width), coord(p.width), coord(p.height), id, id);
+    out += fmt::format("<title id=\"{}-title\">{}</title>\n", id, html_escape(text.figure_caption(fb)));
+    out += fmt::format("<desc id=\"{}-desc\">{}</desc>\n", id, html_escape(desc));
+    out += fmt::format(
+        "<defs><marker id=\"{}-arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"7\" "
+        "markerHeight=\"7\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#000000\"/></marker></defs>\n",
+        id);
+    out += fmt::format("<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n", coord(p.width),
+                       coord(p.height));
+    out += fmt::format("<g font-family=\"{}\" font-size=\"9\" fill=\"#000000\">\n", kSvgFonts);
+    for (const auto& shape : p.shapes) {
+        if (const auto* t = std::get_if<Picture::Text>(&shape)) {
+            const char* anchor = t->anchor == Picture::Anchor::Start    ? "start"
+                                 : t->anchor == Picture::Anchor::Middle ? "middle"
+                                                                        : "end";
+            out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"{}\"", coord(t->x), coord(t->y), anchor);
+            if (t->size != 9) out += fmt::format(" font-size=\"{}\"", coord(t->size));
+            if (t->bold) out += " font-weight=\"bold\"";
+            if (t->light) out += " fill=\"#ffffff\"";
+            out += ">" + html_escape(text.inline_text(t->text)) + "</text>\n";
+        } else if (const auto* b = std::get_if<Picture::Box>(&shape)) {
+            out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"", coord(b->x),
+                               coord(b->y), coord(b->w), coord(b->h), b->fill.empty() ? "none" : b->fill);
+            if (b->stroke) out += " stroke=\"#000000\" stroke-width=\"0.6\"";
+            out += "/>\n";
+            if (b->hatched) {
+                out += fmt::format("<path d=\"M{},{} L{},{} M{},{} L{},{}\" stroke=\"#000000\" stroke-width=\"0.6\"/>\n",
+                                   coord(b->x), coord(b->y), coord(b->x + b->w), coord(b->y + b->h), coord(b->x),
+                                   coord(b->y + b->h), coord(b->x + b->w), coord(b->y));
+            }
+        } else if (const auto* a = std::get_if<Picture::Arrow>(&shape)) {
+            out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#000000\" stroke-width=\"0.8\"",
+                               coord(a->x1), coord(a->y1), coord(a->x2), coord(a->y2));
+            if (a->dashed) out += " stroke-dasharray=\"3 2\"";
+            if (a->head) out += fmt::format(" marker-end=\"url(#{}-arrow)\"", id);
+            out += "/>\n";
+        }
+    }
+    return out + "</g>\n</svg>\n";
+}
+
+// "#0072B2" as xcolor's {rgb,255:red,0;green,114;blue,178}.
+std::string tikz_colour(const std::string& hex) {
+    const auto channel = [&](std::size_t i) { return std::stoi(hex.substr(i, 2), nullptr, 16); };
+    return fmt::format("{{rgb,255:red,{};green,{};blue,{}}}", channel(1), channel(3), channel(5));
+}
+
 }  // namespace
+
+std::string render_svg(const FigureBlock& figure) {
+    return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + svg_element(figure, true);
+}
+
+std::string render_tikz(const FigureBlock& figure) {
+    const Picture& p = figure.picture;
+    const Renderer latex(Format::Latex, {});
+    // One unit is 12 cm / width, y grows downwards as in the SVG.
+    const double unit = 120.0 / p.width;
+    std::string out = fmt::format("\\begin{{tikzpicture}}[x={:.6f}mm,y=-{:.6f}mm]\n", unit, unit);
+    const auto pt = [](double x, double y) { return "(" + coord(x) + "," + coord(y) + ")"; };
+    for (const auto& shape : p.shapes) {
+        if (const auto* t = std::get_if<Picture::Text>(&shape)) {
+            const char* anchor = t->anchor == Picture::Anchor::Start    ? "base west"
+                                 : t->anchor == Picture::Anchor::Middle ? "base"
+                                                                        : "base east";
+            // The font size scales with the picture: 9 units at 12 cm are 9 pt.
+            const double size = t->size * unit / (25.4 / 72.27);
+            out += fmt::format("\\node[anchor={},inner sep=0pt,font=\\fontsize{{{}}}{{{}}}\\selectfont{}{}] at {} {{{}}};\n",
+                               anchor, coord(size), coord(size * 1.2), t->bold ? "\\bfseries" : "",
+                               t->light ? ",text=white" : "", pt(t->x, t->y), latex.inline_text(t->text));
+        } else if (const auto* b = std::get_if<Picture::Box>(&shape)) {
+            std::string opts;
+            if (!b->fill.empty()) opts += "fill=" + tikz_colour(b->fill);
+            if (b->stroke) opts += std::string(opts.empty() ? "" : ",") + "draw=black,line width=0.6pt";
+            if (!opts.empty()) {
+                out += fmt::format("\\path[{}] {} rectangle {};\n", opts, pt(b->x, b->y), pt(b->x + b->w, b->y + b->h));
+            }
+            if (b->hatched) {
+                out += fmt::format("\\draw[line width=0.6pt] {} -- {} {} -- {};\n", pt(b->x, b->y),
+                                   pt(b->x + b->w, b->y + b->h), pt(b->x, b->y + b->h), pt(b->x + b->w, b->y));
+            }
+        } else if (const auto* a = std::get_if<Picture::Arrow>(&shape)) {
+            out += fmt::format("\\draw[line width=0.8pt{}{}] {} -- {};\n", a->head ? ",-stealth" : "",
+                               a->dashed ? ",dashed" : "", pt(a->x1, a->y1), pt(a->x2, a->y2));
+        }
+    }
+    return out + "\\end{tikzpicture}\n";
+}
+
+std::string figure_file_name(const FigureBlock& figure) { return id_of(figure) + ".svg"; }
 
 std::string latex_requirements() { return kLatexRequirements; }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "exactattn/error.hpp"
+#include "exactattn/figures.hpp"
 #include "exactattn/print.hpp"
 #include "json_io.hpp"
 #include "report_json.hpp"
@@ -506,6 +507,10 @@ Document report_document(const Report& rep) {
         if (!lr.spec.note.empty()) doc.add(Paragraph{inline_markdown(lr.spec.note)});
     }
     for (const auto& ro : rep.rollouts) detail::add_rollout(doc, rep, ro, 2);
+    if (!s.figures.empty()) {
+        doc.add(Heading{2, Inline("Figures")});
+        for (const auto& f : s.figures) doc.add(figure_block(rep, f));
+    }
     if (!rep.costs.empty()) {
         doc.add(Heading{2, Inline("Costs (logical counts under declared assumptions)")});
         for (const auto& c : rep.costs) doc.add(costs_block(c));

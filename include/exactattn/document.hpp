@@ -170,7 +170,78 @@ private:
     std::shared_ptr<std::vector<std::vector<Inline>>> held_;
 };
 
-using Block = std::variant<Heading, Paragraph, Lines, ItemList, Quote, TableBlock>;
+/// A figure description: text, boxes and arrows in a coordinate system of points (1/72 in, y
+/// down) whose width is drawn at 12 cm, a book's column. Rendered to SVG (render_svg) and to
+/// TikZ (render_tikz) from the same shapes, so the two cannot disagree; every label is an
+/// Inline (values in the display form, tokens as text).
+struct Picture {
+    enum class Anchor { Start, Middle, End };
+    /// Text whose baseline starts (Start), is centred (Middle) or ends (End) at (x, y).
+    struct Text {
+        double x = 0, y = 0;
+        Inline text;
+        Anchor anchor = Anchor::Start;
+        double size = 9;  ///< points at 12 cm
+        bool bold = false;
+        bool light = false;  ///< white text on a dark fill
+    };
+    /// A rectangle; `fill` is a colour "#RRGGBB" or empty; `stroke` draws its outline;
+    /// `hatched` marks it with a diagonal cross (a masked cell).
+    struct Box {
+        double x = 0, y = 0, w = 0, h = 0;
+        std::string fill;
+        bool stroke = true;
+        bool hatched = false;
+    };
+    /// A line from (x1, y1) to (x2, y2), with an arrow head at the end when `head`.
+    struct Arrow {
+        double x1 = 0, y1 = 0, x2 = 0, y2 = 0;
+        bool head = true;
+        bool dashed = false;
+    };
+    using Shape = std::variant<Text, Box, Arrow>;
+
+    double width = 340;  ///< 12 cm = 340 pt
+    double height = 100;
+    std::vector<Shape> shapes;
+
+    Picture& text(double x, double y, Inline t, Anchor a = Anchor::Start, double size = 9, bool bold = false) {
+        shapes.emplace_back(Text{x, y, std::move(t), a, size, bold, false});
+        return *this;
+    }
+    Picture& box(double x, double y, double w, double h, std::string fill = {}, bool stroke = true) {
+        shapes.emplace_back(Box{x, y, w, h, std::move(fill), stroke, false});
+        return *this;
+    }
+    Picture& arrow(double x1, double y1, double x2, double y2, bool head = true, bool dashed = false) {
+        shapes.emplace_back(Arrow{x1, y1, x2, y2, head, dashed});
+        return *this;
+    }
+};
+
+/// A numbered figure: a picture with caption and label, and a short description with its
+/// numbers (the SVG's <desc>, and what text and CSV print in place of the drawing).
+struct FigureBlock {
+    std::string label;   ///< cross-reference key and the prefix of the SVG's ids ("figure-14.1")
+    std::string number;  ///< "14.1": printed as "Figure 14.1" before the caption
+    Inline caption;
+    Picture picture;
+    std::vector<Inline> description;
+    /// How to draw it from the command line (`exactattn figure chapter14 --figure 14.1`):
+    /// Markdown without `-o DIR` says so in place of the image.
+    std::string command;
+    /// LaTeX: `\includegraphics` of this PDF instead of the TikZ picture (the author's choice).
+    std::string pdf;
+};
+
+/// The figure as a standalone SVG document (UTF-8, deterministic bytes).
+std::string render_svg(const FigureBlock& figure);
+/// The figure as a TikZ picture (a `tikzpicture` environment, no caption).
+std::string render_tikz(const FigureBlock& figure);
+/// The file a figure's SVG is written to beside a Markdown report (`figure-14.1.svg`).
+std::string figure_file_name(const FigureBlock& figure);
+
+using Block = std::variant<Heading, Paragraph, Lines, ItemList, Quote, TableBlock, FigureBlock>;
 
 struct Document {
     std::string title;  ///< the page title (HTML <title>, LaTeX standalone \title)
@@ -193,7 +264,8 @@ struct RenderOptions {
     /// An elided value no longer names the exact value: only where an author asks for it.
     std::size_t max_width = 0;
     /// CSV: the directory that receives one file per table and index.csv (`-o DIR`); empty:
-    /// every table to one stream, separated by an empty line.
+    /// every table to one stream, separated by an empty line. Markdown: the directory that
+    /// receives report.md and one SVG file per figure, which the report links.
     std::string csv_directory;
 };
 

@@ -47,6 +47,10 @@ struct Limits {
     std::int64_t max_decoder_steps = 1024;
     /// Largest target vocabulary of a decoder (each step scores and compares every token).
     std::int64_t max_target_vocabulary = 4096;
+    /// Largest number of positions (source positions, query or key positions, decoder steps,
+    /// intervention rows) one figure draws, and of reads side by side: past it the labels
+    /// would not be legible at a column's width of 12 cm.
+    std::int64_t max_figure_positions = 32;
     /// Largest input file, in bytes.
     std::int64_t max_file_bytes = std::int64_t{1} << 30;
     /// Largest nesting depth of an expression (parentheses, unary signs, powers) and of a JSON

@@ -181,6 +181,26 @@ struct LayerSpec {
     bool operator==(const LayerSpec&) const = default;
 };
 
+/// The kinds of figure a scenario can declare (docs/figures.md).
+enum class FigureKind { ReadComparison, Dependency, Heatmap, Intervention, Crosscheck };
+const char* figure_kind_name(FigureKind k);
+
+/// One declared figure (`figures`): what it draws, from which declarations, with its number
+/// and caption. Every number in it comes from the run's traces.
+struct FigureSpec {
+    std::string name;
+    FigureKind kind = FigureKind::ReadComparison;
+    std::vector<std::string> reads;  ///< read comparison: two or more; dependency, crosscheck: one
+    std::string intervention;        ///< intervention chart
+    std::string layer;               ///< heatmap
+    std::size_t head = 0;            ///< heatmap: one head (1-based), 0 for every head
+    std::string cost;                ///< dependency: the cost case that declares the target steps
+    std::size_t target_steps = 0;    ///< dependency: decoder steps (from `cost`)
+    std::string number;              ///< "14.1", printed "Figure 14.1"
+    std::string caption;             ///< Markdown
+    std::string pdf;                 ///< LaTeX: \includegraphics of this PDF instead of TikZ
+};
+
 /// A whole scenario file.
 struct Scenario {
     std::string file;   ///< where it came from ("chapter14" for the built-in one)
@@ -200,6 +220,7 @@ struct Scenario {
     std::vector<LayerSpec> layers;
     std::optional<Decoder> decoder;       ///< `decoder` (docs/decoder.md)
     std::vector<RolloutSpec> rollouts;    ///< `rollouts`
+    std::vector<FigureSpec> figures;
     std::vector<Exercise> exercises;
     std::vector<LearnerAnswer> learner_answers;
     CrosscheckSpec crosscheck;

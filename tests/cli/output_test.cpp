@@ -62,6 +62,7 @@ TEST(Output, EveryCommandTakesOutputFile) {
         {"crosscheck", "chapter14"},
         {"answers", "chapter14"},
         {"check", "chapter14", "--answer", "exercise-1-correct"},
+        {"figure", "chapter14", "--figure", "14.1"},
     };
     for (const auto& c : commands) {
         const Result plain = run(c);
@@ -116,6 +117,25 @@ TEST(Output, DirectoryAsOutputIsRefused) {
     const Result r = run({"eval", "a", "-o", fs::temp_directory_path().string()});
     EXPECT_EQ(r.code, 2);
     EXPECT_NE(r.err.find("it is a directory"), std::string::npos) << r.err;
+}
+
+// Markdown with -o DIR (issue 13): report.md, and beside it the SVG file of every figure it
+// links, each the figure as `exactattn figure` draws it; HTML and LaTeX to a directory are refused.
+TEST(Output, MarkdownToDirectoryWritesTheFiguresItLinks) {
+    const fs::path dir = scratch("markdown-dir");
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const Result r = run({"run", "chapter14", "--format", "markdown", "-o", dir.string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "");
+    const std::string md = slurp(dir / "report.md");
+    for (const std::string n : {"14.1", "14.2"}) {
+        EXPECT_NE(md.find("](figure-" + n + ".svg)"), std::string::npos) << n;
+        EXPECT_EQ(slurp(dir / ("figure-" + n + ".svg")), run({"figure", "chapter14", "--figure", n}).out) << n;
+    }
+    const Result html = run({"run", "chapter14", "--format", "html", "-o", dir.string()});
+    EXPECT_EQ(html.code, 2);
+    EXPECT_NE(html.err.find("report.md and its figures (--format markdown)"), std::string::npos) << html.err;
 }
 
 namespace {

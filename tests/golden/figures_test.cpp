@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+// Figures (issue 13): Figures 14.1 and 14.2 of the chapter drawn from the traces, checked against
+// numbers worked by hand, and the committed renderings (docs/figures/) against the tool.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "exactattn/document.hpp"
+#include "exactattn/error.hpp"
+#include "exactattn/figures.hpp"
+#include "exactattn/report.hpp"
+
+namespace exactattn {
+namespace {
+
+const Report& chapter() {
+    static const Report r = run_scenario(load_scenario("chapter14"));
+    return r;
+}
+
+FigureBlock chapter_figure(const std::string& number) {
+    return figure_block(chapter(), find_figure(chapter().scenario, number));
+}
+
+// The text of every <text> element of an SVG, in document order, entities decoded.
+std::vector<std::string> svg_texts(const std::string& svg) {
+    std::vector<std::string> out;
+    static const std::regex text("<text[^>]*>([^<]*)</text>");
+    for (auto it = std::sregex_iterator(svg.begin(), svg.end(), text); it != std::sregex_iterator(); ++it) {
+        std::string s = (*it)[1];
+        for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+                 {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&amp;", "&"}}) {
+            for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) {
+                s.replace(at, from.size(), to);
+            }
+        }
+        out.push_back(s);
+    }
+    return out;
+}
+
+// `expected` occur in `texts` in this order (other texts may come between).
+void in_order(const std::vector<std::string>& texts, const std::vector<std::string>& expected) {
+    std::size_t at = 0;
+    for (const auto& e : expected) {
+        while (at < texts.size() && texts[at] != e) ++at;
+        ASSERT_LT(at, texts.size()) << "missing, or out of order: " << e;
+        ++at;
+    }
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    EXPECT_TRUE(in) << "cannot read " << path;
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+TEST(Figures, Figure141ShowsTheChaptersWeightsAndSums) {
+    // Hand numbers (Examples 14.1 and 14.2): states h = [a,0], [0,a], [0,0].
+    // q1 = [1,0]: scores a, 0, 0; exponentials 2, 1, 1; total 4; weights 2/4 = 1/2, 1/4, 1/4;
+    // context (1/2)[a,0] + (1/4)[0,a] = [a/2, a/4].
+    // q2 = [0,1]: scores 0, a, 0; exponentials 1, 2, 1; total 4; weights 1/4, 1/2, 1/4;
+    // context (1/4)[a,0] + (1/2)[0,a] = [a/4, a/2].
+    const FigureBlock fb = chapter_figure("14.1");
+    const auto texts = svg_texts(render_svg(fb));
+    in_order(texts, {"q1 = [1, 0]", "1: color 红色 [a, 0]", "× 1/2", "2: key 钥匙 [0, a]", "× 1/4",
+                     "3: full stop 。 [0, 0]", "× 1/4", "Sum → [a/2, a/4]", "Scores [a, 0, 0]",
+                     "→ exponentials [2, 1, 1]", "→ divide by 4"});
+    in_order(texts, {"q2 = [0, 1]", "× 1/4", "× 1/2", "× 1/4", "Sum → [a/4, a/2]", "Scores [0, a, 0]",
+                     "→ exponentials [1, 2, 1]", "→ divide by 4"});
+    const std::string svg = render_svg(fb);
+    EXPECT_NE(svg.find("<title id=\"figure-14.1-title\">Figure 14.1 — Change the query; keep every source state "
+                       "fixed."),
+              std::string::npos);
+    // The description names the numbers, for a reader who cannot see the drawing.
+    EXPECT_NE(svg.find("q1 = [1, 0]: weights 1/2 on 1: color 红色 [a, 0], 1/4 on 2: key 钥匙 [0, a], 1/4 on 3: full "
+                       "stop 。 [0, 0]; sum [a/2, a/4]"),
+              std::string::npos);
+    // The bars: 1/2 and 1/4 of the track's length (106 units: half a 340-unit column less
+    // margins and the label's room).
+    EXPECT_NE(svg.find("width=\"53.0\" height=\"9.0\" fill=\"#0072B2\""), std::string::npos);
+    EXPECT_NE(svg.find("width=\"26.5\" height=\"9.0\" fill=\"#0072B2\""), std::string::npos);
+}
+
+TEST(Figures, Figure142ShowsSequentialEncoderParallelComparisonsSequentialDecoder) {
+    // Hand numbers: h_1 = relu(h_0 + [a,0]) = [a,0], h_2 = relu([a,0] + [-a,a]) = [0,a],
+    // h_3 = relu([0,a] + [0,-a]) = [0,0]; comparisons with q1 = [1,0]: e = a, 0, 0; four decoder
+    // steps (Section 14.6's cost case: target_steps 4), so s_0 … s_4.
+    const FigureBlock fb = chapter_figure("14.2");
+    const auto texts = svg_texts(render_svg(fb));
+    in_order(texts, {"Encoder: 3 successive updates (sequential)", "h₀ = [0, 0]", "h₁ = [a, 0]", "红色",
+                     "h₂ = [0, a]", "钥匙", "h₃ = [0, 0]", "。", "q1 = [1, 0]", "e₁ = a", "e₂ = 0", "e₃ = 0",
+                     "weights [1/2, 1/4, 1/4] → context c₁ = [a/2, a/4]", "Decoder: 4 steps (sequential)", "s₀",
+                     "s₁", "y₀, c₁", "s₂", "s₃", "s₄", "y₃, c₄"});
+}
+
+TEST(Figures, CommittedRenderingsAreTheToolsOutput) {
+    // README shows docs/figures/*.svg; they must be what the tool draws today.
+    const std::string dir = std::string(EXACTATTN_SOURCE_DIR) + "/docs/figures/";
+    EXPECT_EQ(read_file(dir + "figure-14.1.svg"), render_svg(chapter_figure("14.1")));
+    EXPECT_EQ(read_file(dir + "figure-14.2.svg"), render_svg(chapter_figure("14.2")));
+}
+
+TEST(Figures, ChangingAQueryChangesTheLabels) {
+    // q1 = [0,0] instead of [1,0]: scores 0, 0, 0; exponentials 1, 1, 1; total 3; weights 1/3
+    // each; context (1/3)([a,0] + [0,a] + [0,0]) = [a/3, a/3].
+    std::string json(builtin_chapter14());
+    const std::string from = "\"q1\": [1, 0]";
+    ASSERT_NE(json.find(from), std::string::npos);
+    json.replace(json.find(from), from.size(), "\"q1\": [0, 0]");
+    const Report rep = run_scenario(parse_scenario(json, "changed.json"));
+    const auto texts = svg_texts(render_svg(figure_block(rep, find_figure(rep.scenario, "14.1"))));
+    in_order(texts, {"q1 = [0, 0]", "× 1/3", "× 1/3", "× 1/3", "Sum → [a/3, a/3]", "Scores [0, 0, 0]",
+                     "→ exponentials [1, 1, 1]", "→ divide by 3", "q2 = [0, 1]"});
+    EXPECT_EQ(std::find(texts.begin(), texts.end(), "Sum → [a/2, a/4]"), texts.end());
+}
+
+TEST(Figures, HeatmapLabelsExactWeightsAndMarksMaskedCells) {
+    const Report rep = run_scenario(load_scenario(std::string(EXACTATTN_SOURCE_DIR) + "/data/examples/self-attention.json"));
+    const std::string svg = render_svg(figure_block(rep, find_figure(rep.scenario, "15.1")));
+    const auto texts = svg_texts(svg);
+    // Head 1, causal (the scenario's assumptions): row 1 [1]; row 2 exponentials 2, 4 over 6:
+    // 1/3, 2/3; row 3: 1, 2, 4 over 7. Head 2: row 2 √2/(2+√2) = √2 − 1 and 2 − √2; row 3
+    // (4 − √2)/7 twice and (2√2 − 1)/7.
+    in_order(texts, {"Head 1: query position (rows) × key position (columns)", "1", "1/3", "2/3", "1/7", "2/7", "4/7",
+                     "Head 2: query position (rows) × key position (columns)", "1", "√2 − 1", "2 − √2",
+                     "(4 − √2)/7", "(4 − √2)/7", "(2√2 − 1)/7"});
+    // Three masked cells per head (above the diagonal), each crossed.
+    std::size_t crossed = 0;
+    for (auto at = svg.find("fill=\"#DDDDDD\""); at != std::string::npos; at = svg.find("fill=\"#DDDDDD\"", at + 1)) {
+        ++crossed;
+    }
+    EXPECT_EQ(crossed, 6U);
+}
+
+TEST(Figures, InterventionChartMarksTheUnchangedRow) {
+    // Table 14.2: removing the color leaves r = 0 + 2(a/2) = a, as before (a/2 + 2(a/4) = a);
+    // removing the key gives 2a/3, the full stop 4a/3.
+    FigureSpec spec;
+    spec.name = "table-14.2";
+    spec.kind = FigureKind::Intervention;
+    spec.intervention = "table-14.2";
+    const FigureBlock fb = figure_block(chapter(), spec);
+    const auto texts = svg_texts(render_svg(fb));
+    in_order(texts, {"no intervention", "weights [1/2, 1/4, 1/4]", "r = a", "remove state 1: color 红色",
+                     "weights [0, 1/2, 1/2]", "r = a", "unchanged", "remove state 2: key 钥匙", "weights [2/3, 0, 1/3]",
+                     "r = 2a/3", "remove state 3: full stop 。", "weights [2/3, 1/3, 0]", "r = 4a/3"});
+    EXPECT_EQ(std::count(texts.begin(), texts.end(), "unchanged"), 1);
+}
+
+TEST(Figures, CrosscheckPlotListsEachQuantityOfTheRead) {
+    // The √2 read of fractional-scores: scores a/2 and 0, exponentials √2 and 1, weights
+    // √2/(1 + √2) = √2(√2 − 1) = 2 − √2 and 1/(1 + √2) = √2 − 1; context and readout
+    // (2 − √2)·(a/2) = (2 − √2)a/2 (the states are [a] and [0]).
+    const Report rep = run_scenario(load_scenario(std::string(EXACTATTN_SOURCE_DIR) + "/data/examples/fractional-scores.json"));
+    const FigureBlock fb = figure_block(rep, find_figure(rep.scenario, "sqrt2-crosscheck"));
+    const auto texts = svg_texts(render_svg(fb));
+    in_order(texts, {"scores/0 = a/2", "scores/1 = 0", "weights/0 = 2 − √2", "weights/1 = √2 − 1",
+                     "context/0 = (2 − √2)a/2", "readout = (2 − √2)a/2"});
+    // Every quantity is within its bound (the crosscheck passes on this file in CI).
+    for (const auto& d : fb.description) {
+        EXPECT_EQ(render_inline(d, Format::Text).find("over its bound"), std::string::npos);
+    }
+}
+
+TEST(Figures, EveryFormatPlacesTheFigure) {
+    const Report& rep = chapter();
+    const std::string html = render_report(rep, Format::Html);
+    EXPECT_NE(html.find("<figure id=\"figure-14.1\">\n<svg width=\"120mm\""), std::string::npos);
+    EXPECT_NE(html.find("<figcaption>Figure 14.2 — Parallel comparisons"), std::string::npos);
+    const std::string tex = render_report(rep, Format::Latex);
+    EXPECT_NE(tex.find("\\begin{figure}[htbp]\n\\centering\n\\begin{tikzpicture}"), std::string::npos);
+    EXPECT_NE(tex.find("{\\ensuremath{\\times} $\\tfrac{1}{2}$}"), std::string::npos) << "the weight 1/2 as LaTeX math";
+    EXPECT_NE(tex.find("\\renewcommand{\\thefigure}{14.1}\\caption{Change the query"), std::string::npos);
+    EXPECT_NE(tex.find("\\label{figure-14.1}"), std::string::npos);
+    const std::string md = render_report(rep, Format::Markdown);
+    EXPECT_NE(md.find("`exactattn figure chapter14 --figure 14.1` writes it as SVG"), std::string::npos);
+    RenderOptions dir;
+    dir.csv_directory = "out";
+    EXPECT_NE(render_report(rep, Format::Markdown, dir).find("](figure-14.1.svg)"), std::string::npos);
+    const std::string text = render_report(rep, Format::Text);
+    EXPECT_NE(text.find("Figure 14.1 — Change the query; keep every source state fixed."), std::string::npos);
+    EXPECT_NE(text.find("  q2 = [0, 1]: weights 1/4 on 1: color 红色 [a, 0], 1/2 on 2: key 钥匙 [0, a]"),
+              std::string::npos);
+}
+
+TEST(Figures, AuthorsPdfReplacesTheTikz) {
+    FigureSpec spec = find_figure(chapter().scenario, "14.1");
+    spec.pdf = "figures/figure-14.1.pdf";
+    Document doc;
+    doc.add(figure_block(chapter(), spec));
+    const std::string tex = render(doc, Format::Latex);
+    EXPECT_NE(tex.find("\\includegraphics[width=12cm]{figures/figure-14.1.pdf}"), std::string::npos);
+    EXPECT_EQ(tex.find("tikzpicture"), std::string::npos);
+}
+
+TEST(Figures, BytesAreTheSameOnEveryRun) {
+    const std::string a = render_svg(chapter_figure("14.2"));
+    const Report again = run_scenario(load_scenario("chapter14"));
+    EXPECT_EQ(a, render_svg(figure_block(again, find_figure(again.scenario, "14.2"))));
+    EXPECT_EQ(render_tikz(chapter_figure("14.2")), render_tikz(figure_block(again, find_figure(again.scenario, "14.2"))));
+}
+
+TEST(Figures, UnknownFigureNamesTheDeclaredOnes) {
+    try {
+        (void)find_figure(chapter().scenario, "9.9");
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()), "--figure: chapter14 declares no figure \"9.9\" (figures: change-the-query "
+                                         "(14.1), parallel-inside-sequential (14.2))");
+    }
+}
+
+}  // namespace
+}  // namespace exactattn
