@@ -390,25 +390,29 @@ TEST(FastPath, EqualsGeneralPathOnRandomMemories) {
     EXPECT_EQ(fast, iterations(400));
 }
 
-// Wide rows and long memories: the unrolled widths (2, 4, 8, 16, 32) and others with dense
-// buckets, and short memories whose scores spread wider than the bucket window (more than
-// max(n/4, 4096) values), which go straight into the big sums.
+// Wide rows and long memories: the unrolled widths (2, 4, 8, 16, 32) and others, and short
+// memories whose scores spread wider than the bucket window (more than max(rows/4, 64) values),
+// which go straight into the big sums. Every fifth iteration is a long memory of entries in
+// [-1, 1] and a query in [1, 2]: |S_j| ≤ 2d, at most 4d + 1 ≤ 129 scores for 400 or more rows,
+// so the rows go through the buckets (a layer's rows, with scores as spread as their count,
+// take the big sums instead).
 TEST(FastPath, EqualsGeneralPathOnWiderMemories) {
     auto rng = exactattn::test::rng_for("FastPath.EqualsGeneralPathOnWiderMemories");
     auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
     const std::vector<std::size_t> widths = {2, 3, 4, 8, 16, 17, 32};
     for (int it = 0; it < iterations(28); ++it) {
         const bool spread = it % 4 == 3;
+        const bool bucketed = !spread && it % 5 == 4;
         const std::size_t d = spread ? static_cast<std::size_t>(pick(1, 3))
                                      : widths[static_cast<std::size_t>(it) % widths.size()];
-        const std::size_t n = static_cast<std::size_t>(spread ? pick(3, 8) : pick(20, 150));
-        const int range = spread ? 3000 : 6;
+        const std::size_t n = static_cast<std::size_t>(spread ? pick(3, 8) : bucketed ? pick(520, 700) : pick(20, 150));
+        const int range = spread ? 3000 : bucketed ? 1 : 6;
         const Value unit = parse_value(it % 4 == 1 ? "a/6" : it % 4 == 2 ? "a/4" : "a");
         std::vector<std::int64_t> k(n * d);
         for (auto& x : k) x = pick(-range, range);
         if (spread) std::copy(k.begin(), k.begin() + static_cast<std::ptrdiff_t>(d), k.begin() + static_cast<std::ptrdiff_t>(d));  // a repeated row
         ReadRequest req;
-        for (std::size_t i = 0; i < d; ++i) req.query.emplace_back(static_cast<long>(pick(1, 4)));
+        for (std::size_t i = 0; i < d; ++i) req.query.emplace_back(static_cast<long>(pick(1, bucketed ? 2 : 4)));
         req.readout = Vector(d, Value(1));
         const Memory memory = Memory::scaled_integers(n, d, k, unit);
         SCOPED_TRACE(testing::Message() << "seed " << exactattn::test::seed() << " iteration " << it
