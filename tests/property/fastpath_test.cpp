@@ -104,6 +104,36 @@ TEST(FastPath, ChapterExample) {
     expect_same_trace(t, attend_general(memory, req));
 }
 
+// A long read whose scores are all distinct: keys s·a for s = A … B (A = −4999, B = 5000),
+// query 1, so the rows go straight into the big sums (10^4 scores, more than rows/4), with
+// carries across 10^4 bits. By hand: Σ_{s=A}^{B} 2^s = 2^(B+1) − 2^A, and
+// since (s − 1)·2^(s+1) − (s − 2)·2^s = s·2^s, Σ_{s=A}^{B} s·2^s telescopes to
+// (B − 1)·2^(B+1) − (A − 2)·2^A; the context is that over the denominator, times a, and the
+// weight of s = B is 2^B / (2^(B+1) − 2^A).
+TEST(FastPath, LongSpreadReadByHand) {
+    const long lo = -4999;
+    const long hi = 5000;
+    std::vector<std::int64_t> k;
+    for (long s = lo; s <= hi; ++s) k.push_back(s);
+    const Memory memory = Memory::scaled_integers(k.size(), 1, k, parse_value("a"));
+    ReadRequest req;
+    req.query = parse_vector("[1]");
+    const ReadTrace t = attend(memory, req);
+    ASSERT_TRUE(t.fast_path);
+    auto pow2 = [](long e) {
+        mpq_class x = 1;
+        if (e >= 0) mpq_mul_2exp(x.get_mpq_t(), x.get_mpq_t(), static_cast<mp_bitcnt_t>(e));
+        else mpq_div_2exp(x.get_mpq_t(), x.get_mpq_t(), static_cast<mp_bitcnt_t>(-e));
+        return x;
+    };
+    const mpq_class den = pow2(hi + 1) - pow2(lo);
+    const mpq_class num = mpq_class(hi - 1) * pow2(hi + 1) - mpq_class(lo - 2) * pow2(lo);
+    EXPECT_EQ(t.denominator, Value(FieldElem(den)));
+    ASSERT_EQ(t.context.size(), 1U);
+    EXPECT_EQ(t.context[0], Value(FieldElem(mpq_class(num / den))) * parse_value("a"));
+    EXPECT_EQ(t.weights.at(k.size() - 1), Value(FieldElem(mpq_class(pow2(hi) / den))));
+}
+
 // Hand mathematics in Q(√2): scores a/2 and 0, so the denominator is 1 + √2, the weights
 // √2/(1 + √2) = 2 − √2 and 1/(1 + √2) = √2 − 1, and the context (2 − √2)·a/2.
 TEST(FastPath, HalfIntegerExponents) {
