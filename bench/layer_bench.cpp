@@ -16,7 +16,7 @@
 // to 1e-9; otherwise exit 1. (2) Peak memory: each (workload, path) in a fresh process (this
 // program re-executed with --peak) that builds its input and runs the layer once: VmHWM.
 // (3) Times: exact and double interleaved, the minimum over the repetitions (wall clock).
-// Options: --repetitions=N (3).
+// Options: --repetitions=N (3); --profile=W6|W7 runs only the exact layer once (for perf).
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -297,6 +297,15 @@ int main(int argc, char** argv) {
             return peak_child(w, spec.find(":exact") != std::string::npos);
         }
         if (a.rfind("--repetitions=", 0) == 0) repetitions = std::max(1, std::stoi(a.substr(14)));
+        if (a.rfind("--profile=", 0) == 0) {
+            // The exact layer alone, once, for a profiler (perf record … --profile=W6).
+            const LayerWorkload& w = a.substr(10) == "W7" ? kW7 : kW6;
+            const ExactInput in = exact_input(make_data(w, w.n));
+            const auto t0 = std::chrono::steady_clock::now();
+            const LayerTrace lt = attend_layer(in.layer, in.x);
+            fmt::print("{}: exact {:.3f} s ({} heads)\n", w.name, seconds_since(t0), lt.heads.size());
+            return 0;
+        }
     }
     if (!check(kW6) || !check(kW7)) return 1;
     std::vector<std::string> summary;

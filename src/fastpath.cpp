@@ -4,10 +4,10 @@
 // The work, for n rows of width d:
 //  1. one pass over the memory's integers: each row's dot product S_j = Σ_i p_i k_ji with the
 //     query's integers (int64 while the row's magnitude allows it, 128-bit otherwise), and,
-//     while the scores stay in a window of at most max(n/4, 4096) values, the row added into
-//     its score's bucket (d sums and a count);
-//  2. if the scores spread wider than that (large exponents), a second pass adds each row
-//     straight into the big shifted sums instead of into buckets;
+//     while the scores stay in a window of at most max(rows/4, 64) values (so that a bucket
+//     holds four rows on average), the row added into its score's bucket (d sums and a count);
+//  2. if the scores spread wider than that (large exponents, or few rows per score), a second
+//     pass adds each row straight into the big shifted sums instead of into buckets;
 //  3. the big integers N_r, C_{r,i} (one per residue r = T mod M), then the field arithmetic:
 //     for M = 1 one gcd per context entry, or, when the numbers are large, one full-size gcd
 //     for all of them (common_factors below); for M > 1 one inversion in K_M.
@@ -71,11 +71,12 @@ private:
         } while (++*a == 0);
     }
     [[nodiscard]] mpz_class magnitude(std::size_t record, std::size_t i, std::size_t sign) const {
-        std::vector<std::uint64_t> limbs(limbs_);
+        static_assert(sizeof(mp_limb_t) == sizeof(std::uint64_t), "GMP limbs of 64 bits");
         const std::size_t at = 2 * (record * width_ + i) + sign;
-        for (std::size_t l = 0; l < limbs_; ++l) limbs[l] = data_[2 * l * ints_ + at];
         mpz_class z;
-        mpz_import(z.get_mpz_t(), limbs_, -1, sizeof(std::uint64_t), 0, 0, limbs.data());
+        mp_limb_t* out = mpz_limbs_write(z.get_mpz_t(), static_cast<mp_size_t>(limbs_));
+        for (std::size_t l = 0; l < limbs_; ++l) out[l] = data_[2 * l * ints_ + at];
+        mpz_limbs_finish(z.get_mpz_t(), static_cast<mp_size_t>(limbs_));  // drops the high zeros
         return z;
     }
     std::size_t width_;
@@ -156,7 +157,12 @@ bool row_pass(const std::int64_t* k, std::size_t n, std::size_t d_runtime, const
     const u128 sums = two62 / std::max<std::size_t>(n, 1);
     const std::uint64_t row_limit = static_cast<std::uint64_t>(std::min(narrow, sums));
     const std::uint64_t sum_limit = static_cast<std::uint64_t>(sums);
-    const std::size_t cap = std::max<std::size_t>(n / 4, 4096);
+    // Buckets pay while they hold several rows each: past present/4 of them (a layer row's
+    // thousand scores spread over as many values) the rows go straight into the big sums.
+    const auto present = static_cast<std::size_t>(
+        std::count_if(marks.begin(), marks.begin() + static_cast<std::ptrdiff_t>(n),
+                      [](Mark mk) { return mk != Mark::Removed; }));
+    const std::size_t cap = std::max<std::size_t>(present / 4, 64);
     r.s.assign(n, 0);
     r.present.assign(n, false);
     bool first = true;
@@ -284,12 +290,14 @@ std::vector<mpz_class> common_factors(const mpz_class& big_n, const std::vector<
     }
     mpz_class shared;
     mpz_gcd(shared.get_mpz_t(), odd.get_mpz_t(), prod.get_mpz_t());
+    const bool coprime = shared == 1;  // the usual case: only powers of two to take out
     for (std::size_t i = 0; i < c.size(); ++i) {
         if (sgn(c[i]) == 0) {
             g[i] = big_n;
             continue;
         }
-        mpz_gcd(g[i].get_mpz_t(), c[i].get_mpz_t(), shared.get_mpz_t());
+        if (coprime) g[i] = 1;
+        else mpz_gcd(g[i].get_mpz_t(), c[i].get_mpz_t(), shared.get_mpz_t());
         const mp_bitcnt_t v = mpz_scan1(c[i].get_mpz_t(), 0);
         mpz_mul_2exp(g[i].get_mpz_t(), g[i].get_mpz_t(), std::min(v, z));
     }
@@ -300,6 +308,17 @@ std::vector<mpz_class> common_factors(const mpz_class& big_n, const std::vector<
 mpq_class reduced(const mpz_class& num, const mpz_class& den, const mpz_class& g) {
     mpq_class q;
     if (sgn(num) == 0) return q;
+    if (g == 1) {
+        mpz_set(q.get_num_mpz_t(), num.get_mpz_t());
+        mpz_set(q.get_den_mpz_t(), den.get_mpz_t());
+        return q;
+    }
+    const mp_bitcnt_t twos = mpz_scan1(g.get_mpz_t(), 0);
+    if (mpz_sizeinbase(g.get_mpz_t(), 2) == twos + 1) {  // g = 2^k: shifts, not divisions
+        mpz_tdiv_q_2exp(q.get_num_mpz_t(), num.get_mpz_t(), twos);
+        mpz_tdiv_q_2exp(q.get_den_mpz_t(), den.get_mpz_t(), twos);
+        return q;
+    }
     mpz_divexact(q.get_num_mpz_t(), num.get_mpz_t(), g.get_mpz_t());
     mpz_divexact(q.get_den_mpz_t(), den.get_mpz_t(), g.get_mpz_t());
     return q;
@@ -600,20 +619,17 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
             for (auto& x : adj) x = -x;
         }
         std::vector<mpq_class> den_true(mm);
-        std::vector<mpq_class> inv_coeffs(mm);
-        for (std::size_t r = 0; r < mm; ++r) {
-            den_true[r] = times_pow2(mpq_class(den[r]), fm);
-            inv_coeffs[r] = times_pow2(mpq_class(adj[r], norm), -fm);  // canonicalized below
-        }
-        tr.denominator = Value(FieldElem::from_coefficients(mi, std::move(den_true)));
-        inv_true = Value(FieldElem::from_coefficients(mi, std::move(inv_coeffs)));
+        for (std::size_t r = 0; r < mm; ++r) den_true[r] = times_pow2(mpq_class(den[r]), fm);
+        tr.denominator = Value(field_from_reduced(mi, std::move(den_true)));
         // A unit q·a^e (q rational) folds into the fractions; any other multiplies at the end.
         mpq_class uq = 1;
         int ue = 0;
         const bool folded = !unit.is_zero() && unit_parts(unit, uq, ue);
         mpz_class big_den = norm;
         if (folded) big_den *= uq.get_den();
-        std::vector<mpz_class> flat(dv * mm);
+        // Every fraction over big_den: the d_v contexts' coefficients C_i·A·q_num, then D⁻¹'s
+        // A·q_den (A / N = A·q_den / big_den), so that one shared gcd reduces all of them.
+        std::vector<mpz_class> flat((dv + 1) * mm);
         for (std::size_t i = 0; i < dv; ++i) {
             ZPoly x = mul_mod(num[i], adj, mm);
             for (std::size_t r = 0; r < mm; ++r) {
@@ -621,7 +637,16 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
                 flat[i * mm + r] = std::move(x[r]);
             }
         }
+        for (std::size_t r = 0; r < mm; ++r) {
+            flat[dv * mm + r] = adj[r];
+            if (folded) flat[dv * mm + r] *= uq.get_den();
+        }
         const std::vector<mpz_class> gi = common_factors(big_den, flat);
+        std::vector<mpq_class> inv_coeffs(mm);
+        for (std::size_t r = 0; r < mm; ++r) {
+            inv_coeffs[r] = times_pow2(reduced(flat[dv * mm + r], big_den, gi[dv * mm + r]), -fm);
+        }
+        inv_true = Value(field_from_reduced(mi, std::move(inv_coeffs)));
         for (std::size_t i = 0; i < dv; ++i) {
             if (unit.is_zero()) continue;
             std::vector<mpq_class> c(mm);

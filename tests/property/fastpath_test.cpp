@@ -104,6 +104,36 @@ TEST(FastPath, ChapterExample) {
     expect_same_trace(t, attend_general(memory, req));
 }
 
+// A long read whose scores are all distinct: keys s·a for s = A … B (A = −4999, B = 5000),
+// query 1, so the rows go straight into the big sums (10^4 scores, more than rows/4), with
+// carries across 10^4 bits. By hand: Σ_{s=A}^{B} 2^s = 2^(B+1) − 2^A, and
+// since (s − 1)·2^(s+1) − (s − 2)·2^s = s·2^s, Σ_{s=A}^{B} s·2^s telescopes to
+// (B − 1)·2^(B+1) − (A − 2)·2^A; the context is that over the denominator, times a, and the
+// weight of s = B is 2^B / (2^(B+1) − 2^A).
+TEST(FastPath, LongSpreadReadByHand) {
+    const long lo = -4999;
+    const long hi = 5000;
+    std::vector<std::int64_t> k;
+    for (long s = lo; s <= hi; ++s) k.push_back(s);
+    const Memory memory = Memory::scaled_integers(k.size(), 1, k, parse_value("a"));
+    ReadRequest req;
+    req.query = parse_vector("[1]");
+    const ReadTrace t = attend(memory, req);
+    ASSERT_TRUE(t.fast_path);
+    auto pow2 = [](long e) {
+        mpq_class x = 1;
+        if (e >= 0) mpq_mul_2exp(x.get_mpq_t(), x.get_mpq_t(), static_cast<mp_bitcnt_t>(e));
+        else mpq_div_2exp(x.get_mpq_t(), x.get_mpq_t(), static_cast<mp_bitcnt_t>(-e));
+        return x;
+    };
+    const mpq_class den = pow2(hi + 1) - pow2(lo);
+    const mpq_class num = mpq_class(hi - 1) * pow2(hi + 1) - mpq_class(lo - 2) * pow2(lo);
+    EXPECT_EQ(t.denominator, Value(FieldElem(den)));
+    ASSERT_EQ(t.context.size(), 1U);
+    EXPECT_EQ(t.context[0], Value(FieldElem(mpq_class(num / den))) * parse_value("a"));
+    EXPECT_EQ(t.weights.at(k.size() - 1), Value(FieldElem(mpq_class(pow2(hi) / den))));
+}
+
 // Hand mathematics in Q(√2): scores a/2 and 0, so the denominator is 1 + √2, the weights
 // √2/(1 + √2) = 2 − √2 and 1/(1 + √2) = √2 − 1, and the context (2 − √2)·a/2.
 TEST(FastPath, HalfIntegerExponents) {
@@ -390,25 +420,29 @@ TEST(FastPath, EqualsGeneralPathOnRandomMemories) {
     EXPECT_EQ(fast, iterations(400));
 }
 
-// Wide rows and long memories: the unrolled widths (2, 4, 8, 16, 32) and others with dense
-// buckets, and short memories whose scores spread wider than the bucket window (more than
-// max(n/4, 4096) values), which go straight into the big sums.
+// Wide rows and long memories: the unrolled widths (2, 4, 8, 16, 32) and others, and short
+// memories whose scores spread wider than the bucket window (more than max(rows/4, 64) values),
+// which go straight into the big sums. Every fifth iteration is a long memory of entries in
+// [-1, 1] and a query in [1, 2]: |S_j| ≤ 2d, at most 4d + 1 ≤ 129 scores for 400 or more rows,
+// so the rows go through the buckets (a layer's rows, with scores as spread as their count,
+// take the big sums instead).
 TEST(FastPath, EqualsGeneralPathOnWiderMemories) {
     auto rng = exactattn::test::rng_for("FastPath.EqualsGeneralPathOnWiderMemories");
     auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
     const std::vector<std::size_t> widths = {2, 3, 4, 8, 16, 17, 32};
     for (int it = 0; it < iterations(28); ++it) {
         const bool spread = it % 4 == 3;
+        const bool bucketed = !spread && it % 5 == 4;
         const std::size_t d = spread ? static_cast<std::size_t>(pick(1, 3))
                                      : widths[static_cast<std::size_t>(it) % widths.size()];
-        const std::size_t n = static_cast<std::size_t>(spread ? pick(3, 8) : pick(20, 150));
-        const int range = spread ? 3000 : 6;
+        const std::size_t n = static_cast<std::size_t>(spread ? pick(3, 8) : bucketed ? pick(520, 700) : pick(20, 150));
+        const int range = spread ? 3000 : bucketed ? 1 : 6;
         const Value unit = parse_value(it % 4 == 1 ? "a/6" : it % 4 == 2 ? "a/4" : "a");
         std::vector<std::int64_t> k(n * d);
         for (auto& x : k) x = pick(-range, range);
         if (spread) std::copy(k.begin(), k.begin() + static_cast<std::ptrdiff_t>(d), k.begin() + static_cast<std::ptrdiff_t>(d));  // a repeated row
         ReadRequest req;
-        for (std::size_t i = 0; i < d; ++i) req.query.emplace_back(static_cast<long>(pick(1, 4)));
+        for (std::size_t i = 0; i < d; ++i) req.query.emplace_back(static_cast<long>(pick(1, bucketed ? 2 : 4)));
         req.readout = Vector(d, Value(1));
         const Memory memory = Memory::scaled_integers(n, d, k, unit);
         SCOPED_TRACE(testing::Message() << "seed " << exactattn::test::seed() << " iteration " << it
