@@ -14,7 +14,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 
 #include <limits>
 #include <numeric>
@@ -74,8 +73,9 @@ public:
         if (r.e != e_) return false;
         const std::int64_t p = r.p;
         const std::int64_t q = r.q;
-        const std::int64_t g = std::gcd(den_, q);
-        std::int64_t scale = q / g;  // den grows to lcm(den, q) = den · scale
+        // den grows to lcm(den, q) = den · scale; usually q divides den (q = 1 for integer
+        // multiples), and the gcd is skipped.
+        const std::int64_t scale = q == 1 || den_ % q == 0 ? 1 : q / std::gcd(den_, q);
         if (scale > 1) {
             std::int64_t new_den = 0;
             if (__builtin_mul_overflow(den_, scale, &new_den) || new_den >= kBound) return false;
@@ -87,7 +87,7 @@ public:
             den_ = new_den;
         }
         std::int64_t k = 0;
-        if (__builtin_mul_overflow(p, den_ / q, &k) || k >= kBound || k <= -kBound) return false;
+        if (__builtin_mul_overflow(p, q == 1 ? den_ : den_ / q, &k) || k >= kBound || k <= -kBound) return false;
         k_.push_back(k);
         return true;
     }
@@ -276,7 +276,10 @@ private:
         Slot* slot = nullptr;
         std::uint64_t key = 0;
         if (text.size() <= 8) {
-            std::memcpy(&key, text.data(), text.size());
+            // Byte by byte: a memcpy of a variable length into `key` stalled every lookup.
+            for (std::size_t i = 0; i < text.size(); ++i) {
+                key |= std::uint64_t{static_cast<unsigned char>(text[i])} << (8 * i);
+            }
             slot = &slots_[(key * 0x9E3779B97F4A7C15ULL) >> 54];
             if (slot->size == text.size() && slot->key == key) return *slot->entry;
         }
