@@ -47,6 +47,7 @@ struct Parsed {
     VariantsOptions variants;
     FigureOptions figure;
     std::function<int(std::ostream&)> command;  ///< the chosen subcommand, bound to its options
+    DeferredOutput deferred;                    ///< written after the command's buffer, if set
 };
 
 /// -j N and --junit FILE of the commands that run a whole book (verify, crosscheck).
@@ -86,7 +87,12 @@ void make_app(CLI::App& app, Parsed& p) {
     s_read->add_option("--zero", p.read.zero, "Positions whose score is set to 0 (1-based)");
     s_read->add_option("--format", p.read.format, "text|markdown|latex|html|csv|json")
         ->check(CLI::IsMember(kReportFormats));
-    s_read->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_read(p.read, o); }; });
+    auto* fields = s_read->add_option("--fields", p.read.fields,
+                                      "JSON only: the keys to write, e.g. weights,context,denominator (default: all)");
+    s_read->callback([&p, fields] {
+        p.read.fields_given = fields->count() > 0;
+        p.command = [&p](std::ostream& o) { return cmd_read(p.read, o, p.deferred); };
+    });
 
     auto* s_enc = app.add_subcommand("encode", "Encoder states for a token list");
     s_enc->add_option("--scenario", p.encode.scenario, "Scenario file, or chapter14");
@@ -347,10 +353,12 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
             return code;
         }
         if (!p.output.empty()) {
+            if (p.deferred) p.deferred(buffer);
             write_output_file(p.output, buffer.view());
             return code;
         }
         out << buffer.view();  // no copy: a report can be hundreds of megabytes
+        if (p.deferred) p.deferred(out);
         out.flush();
         if (!out) {
             const int e = errno;

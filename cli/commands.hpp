@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string_view>
@@ -36,6 +37,8 @@ struct ReadOptions {
     std::vector<std::string> remove;
     std::vector<std::string> zero;
     std::string format = "text";
+    std::string fields;         ///< --fields: JSON keys to write, comma-separated
+    bool fields_given = false;  ///< --fields was given (even as "")
     exactattn::RenderOptions render;  ///< --standalone, --latex-floats, --no-markdown-math
 };
 
@@ -122,7 +125,11 @@ void write_files(const std::string& dir, const std::vector<std::pair<std::string
 // flushes only on success). They throw exactattn::Error for invalid input.
 int cmd_eval(const EvalOptions& o, std::ostream& out);
 int cmd_run(const RunOptions& o, std::ostream& out);
-int cmd_read(const ReadOptions& o, std::ostream& out);
+/// Output that a command hands back to be written after it succeeded, straight to standard
+/// output (or into the -o file) in chunks instead of through the command's buffer: for an
+/// output of hundreds of megabytes (read --format json).
+using DeferredOutput = std::function<void(std::ostream&)>;
+int cmd_read(const ReadOptions& o, std::ostream& out, DeferredOutput& deferred);
 int cmd_encode(const EncodeOptions& o, std::ostream& out);
 int cmd_verify(const FilesOptions& o, std::ostream& out);
 int cmd_crosscheck(const FilesOptions& o, std::ostream& out);

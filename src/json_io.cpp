@@ -259,7 +259,9 @@ std::string read_file(const std::string& path) {
                                       size, limits().max_file_bytes),
                           where);
     }
-    std::string s(static_cast<std::size_t>(size), '\0');
+    std::string s;
+    s.reserve(static_cast<std::size_t>(size) + kJsonPadding);
+    s.resize(static_cast<std::size_t>(size));
     std::size_t done = 0;
     while (done < s.size()) {
         const ssize_t r = ::read(fd, s.data() + done, s.size() - done);

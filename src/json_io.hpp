@@ -32,15 +32,24 @@ Location text_location(const std::string& file, std::string_view text, std::size
 Error json_parse_error(const std::string& file, std::string_view text, std::size_t position,
                        const std::string& token, const nlohmann::json::exception& ex);
 
+/// Bytes past a text that read_file() leaves readable (allocated) for a vectorized reader.
+inline constexpr std::size_t kJsonPadding = 64;
+
 /// A memory file's text, `[[v, ...], ...]`, streamed into a Memory: shape and limits checked
 /// row by row, entries kept compact (Memory::scaled_integers) whenever they allow it.
-Memory load_memory_json(std::string_view text, const std::string& file);
+/// `readable`: the bytes readable from text.data(); with kJsonPadding past the text (as
+/// read_file() leaves), the fast reader needs no copy of the text.
+Memory load_memory_json(std::string_view text, const std::string& file, std::size_t readable = 0);
+/// The same with nlohmann's reader only: the reference that load_memory_json's fast reader
+/// must agree with (it falls back to this one for every error, so errors are this one's).
+Memory load_memory_json_reference(std::string_view text, const std::string& file);
 
 /// Checks JSON text before parsing: valid UTF-8 (ParseError at file:line:column) and nesting
 /// no deeper than limits().max_nesting (LimitError at the bracket past it).
 void check_json_text(std::string_view text, const std::string& file);
 
-/// Reads a whole file (UsageError when it cannot be read; LimitError past max_file_bytes).
+/// Reads a whole file (UsageError when it cannot be read; LimitError past max_file_bytes),
+/// with kJsonPadding bytes of capacity past its end.
 std::string read_file(const std::string& path);
 
 /// A JSON pointer string for a path of keys and indices, escaped per RFC 6901.

@@ -8,8 +8,16 @@
 // unit r·a^e while they allow it (8 bytes a number, what the fast read path wants); it falls
 // back to explicit values only for entries that have no such form.
 #include <fmt/format.h>
+#include <simdjson.h>
 
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+#include <limits>
 #include <numeric>
+#include <string_view>
 #include <unordered_map>
 
 #include "exactattn/limits.hpp"
@@ -22,28 +30,52 @@ namespace {
 
 constexpr std::int64_t kBound = std::int64_t{1} << 62;  // compact integers stay below this
 
+// An entry's compact form p/q · a^e (q > 0, |p| and q in 64 bits), or zero, or none.
+struct Ratio {
+    bool zero = false;
+    bool compact = false;
+    std::int64_t p = 0;
+    std::int64_t q = 1;
+    int e = 0;
+};
+
+Ratio ratio_of(const Value& v) {
+    Ratio r;
+    if (v.is_zero()) {
+        r.zero = true;
+        return r;
+    }
+    const auto& t = v.terms();
+    for (std::size_t i = 0; i + 1 < t.size(); ++i) {
+        if (!t[i].is_zero()) return r;
+    }
+    if (!t.back().is_rational()) return r;
+    const mpq_class q = t.back().rational();
+    if (!mpz_fits_slong_p(q.get_num_mpz_t()) || !mpz_fits_slong_p(q.get_den_mpz_t())) return r;
+    r.compact = true;
+    r.p = q.get_num().get_si();
+    r.q = q.get_den().get_si();
+    r.e = static_cast<int>(v.degree());
+    return r;
+}
+
 // Entries as k_j / den · a^e with one den and one e, while every entry allows it.
 class CompactBuilder {
 public:
     // Appends an entry; false when it has no compact form (the caller switches to values).
-    bool add(const Value& v) {
-        if (v.is_zero()) {
+    bool add(const Ratio& r) {
+        if (r.zero) {
             k_.push_back(0);
             return true;
         }
-        const auto& t = v.terms();
-        for (std::size_t i = 0; i + 1 < t.size(); ++i) {
-            if (!t[i].is_zero()) return false;
-        }
-        if (!t.back().is_rational()) return false;
-        if (e_ == -1) e_ = v.degree();
-        if (v.degree() != e_) return false;
-        const mpq_class r = t.back().rational();
-        if (!mpz_fits_slong_p(r.get_num_mpz_t()) || !mpz_fits_slong_p(r.get_den_mpz_t())) return false;
-        const std::int64_t p = r.get_num().get_si();
-        const std::int64_t q = r.get_den().get_si();
-        const std::int64_t g = std::gcd(den_, q);
-        std::int64_t scale = q / g;  // den grows to lcm(den, q) = den · scale
+        if (!r.compact) return false;
+        if (e_ == -1) e_ = r.e;
+        if (r.e != e_) return false;
+        const std::int64_t p = r.p;
+        const std::int64_t q = r.q;
+        // den grows to lcm(den, q) = den · scale; usually q divides den (q = 1 for integer
+        // multiples), and the gcd is skipped.
+        const std::int64_t scale = q == 1 || den_ % q == 0 ? 1 : q / std::gcd(den_, q);
         if (scale > 1) {
             std::int64_t new_den = 0;
             if (__builtin_mul_overflow(den_, scale, &new_den) || new_den >= kBound) return false;
@@ -55,9 +87,19 @@ public:
             den_ = new_den;
         }
         std::int64_t k = 0;
-        if (__builtin_mul_overflow(p, den_ / q, &k) || k >= kBound || -k >= kBound) return false;
+        if (__builtin_mul_overflow(p, q == 1 ? den_ : den_ / q, &k) || k >= kBound || k <= -kBound) return false;
         k_.push_back(k);
         return true;
+    }
+
+    // Room for `cells` entries without touching the pages (a vector that doubles holds the
+    // old and the new array at once: 1.5x the final size at the peak).
+    void reserve(std::size_t cells) {
+        try {
+            k_.reserve(cells);
+        } catch (const std::bad_alloc&) {
+            // only a hint
+        }
     }
 
     [[nodiscard]] std::size_t size() const { return k_.size(); }
@@ -65,7 +107,10 @@ public:
     // The unit den^-1 · g · a^e for integers divided by their gcd g (Memory::compacted's form).
     Memory finish(std::size_t rows, std::size_t width) {
         std::int64_t g = 0;
-        for (auto k : k_) g = std::gcd(g, k < 0 ? -k : k);
+        for (auto k : k_) {
+            if (k != 0) g = std::gcd(g, k < 0 ? -k : k);
+            if (g == 1) break;  // the usual case, found in the first few entries
+        }
         if (g == 0) return Memory::scaled_integers(rows, width, std::move(k_), Value(1));
         if (g > 1) {
             for (auto& k : k_) k /= g;
@@ -103,23 +148,30 @@ public:
     using string_t = Json::string_t;
     using binary_t = Json::binary_t;
 
-    MemorySax(std::string file, std::string_view text) : file_(std::move(file)), text_(text) {}
+    MemorySax(std::string file, std::string_view text)
+        : file_(std::move(file)), text_(text), max_cells_(limits().max_cells) {}
 
     bool null() { return wrong("null"); }
     bool boolean(bool /*unused*/) { return wrong("a boolean"); }
     bool number_integer(number_integer_t v) {
         if (depth_ != 2) return wrong("a number");
-        return put(Value(static_cast<long>(v)));
+        if (v == 0) return put(Entry{Value(), Ratio{true, false, 0, 1, 0}});
+        return put(Entry{Value(), Ratio{false, true, v, 1, 0}}, /*integer=*/true);
     }
     bool number_unsigned(number_unsigned_t v) {
         if (depth_ != 2) return wrong("a number");
-        return put(Value(mpq_class(mpz_class(std::to_string(v)))));
+        if (v <= static_cast<number_unsigned_t>(std::numeric_limits<std::int64_t>::max())) {
+            return number_integer(static_cast<number_integer_t>(v));
+        }
+        const Value x(mpq_class(mpz_class(std::to_string(v))));
+        return put(Entry{x, ratio_of(x)});
     }
     bool number_float(number_float_t /*rounded*/, const string_t& text) {
         if (depth_ != 2) return wrong("a number");
         return put(parsed(text));  // exact from the decimal text
     }
-    bool string(string_t& s) {
+    bool string(string_t& s) { return text(s); }
+    bool text(std::string_view s) {
         if (depth_ != 2) return wrong("a string");
         return put(parsed(s));
     }
@@ -168,6 +220,9 @@ public:
         throw json_parse_error(file_, text_, position, token, ex);
     }
 
+    // Room for up to `cells` compact entries (a hint; nothing is touched).
+    void reserve(std::size_t cells) { builder_.reserve(cells); }
+
     Memory finish() {
         if (rows_ == 0) throw shape_error("the memory has no rows", at(""));
         if (compact_) return builder_.finish(rows_, width_);
@@ -203,31 +258,61 @@ private:
         }
     }
 
-    // Expression text to a value; repeated entries ("0", "a") are parsed once.
-    Value parsed(const std::string& text) {
+    // An entry: its value (unset for an integer: computed only if the memory is explicit) and
+    // its compact form.
+    struct Entry {
+        Value value;
+        Ratio ratio;
+    };
+
+    // Hashes std::string and std::string_view alike (lookups without a temporary string).
+    struct TextHash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    };
+
+    // Expression text to an entry; repeated entries ("0", "a") are parsed once.
+    const Entry& parsed(std::string_view text) {
+        Slot* slot = nullptr;
+        std::uint64_t key = 0;
+        if (text.size() <= 8) {
+            // Byte by byte: a memcpy of a variable length into `key` stalled every lookup.
+            for (std::size_t i = 0; i < text.size(); ++i) {
+                key |= std::uint64_t{static_cast<unsigned char>(text[i])} << (8 * i);
+            }
+            slot = &slots_[(key * 0x9E3779B97F4A7C15ULL) >> 54];
+            if (slot->size == text.size() && slot->key == key) return *slot->entry;
+        }
         const auto it = cache_.find(text);
-        if (it != cache_.end()) return it->second;
-        Value v;
+        if (it != cache_.end()) {
+            if (slot != nullptr) *slot = Slot{key, text.size(), &it->second};
+            return it->second;
+        }
+        Entry entry;
         try {
-            v = parse_value(text);
+            entry.value = parse_value(text);
         } catch (const Error& e) {
             throw e.located(at(here()));
         }
-        if (cache_.size() < 4096) cache_.emplace(text, v);
-        return v;
+        entry.ratio = ratio_of(entry.value);
+        if (cache_.size() >= 4096) return scratch_ = std::move(entry);
+        const Entry& cached = cache_.emplace(std::string(text), std::move(entry)).first->second;
+        if (slot != nullptr) *slot = Slot{key, text.size(), &cached};
+        return cached;
     }
 
-    bool put(const Value& v) {
+    bool put(const Entry& entry, bool integer = false) {
         const std::int64_t cells = static_cast<std::int64_t>(rows_ * width_ + in_row_) + 1;
-        if (cells > limits().max_cells) {
+        if (cells > max_cells_) {
             throw limit_error(fmt::format("more than {} numbers in the memory are over the limit "
                                           "(limits: max_cells)",
                                           limits().max_cells),
                               at(here()));
         }
-        if (compact_ && !builder_.add(v)) to_explicit();
+        if (compact_ && !builder_.add(entry.ratio)) to_explicit();
         if (!compact_) {
-            row_.push_back(v);
+            row_.push_back(integer ? Value(static_cast<long>(entry.ratio.p)) : entry.value);
+            const Value& v = row_.back();
             bytes_ += storage_bytes(v);
             check_storage(bytes_, rows_ + 1);
         }
@@ -269,12 +354,139 @@ private:
     Matrix explicit_;
     Vector row_;
     std::size_t bytes_ = 0;  // estimated storage of the explicit form
-    std::unordered_map<std::string, Value> cache_;
+    std::int64_t max_cells_;
+    std::unordered_map<std::string, Entry, TextHash, std::equal_to<>> cache_;
+    Entry scratch_;
+    // In front of cache_: texts of at most 8 bytes ("0", "-3a"), packed into an integer, in a
+    // direct-mapped table (a 10^6-row memory has 1.6·10^7 such entries).
+    struct Slot {
+        std::uint64_t key = 0;
+        std::size_t size = 9;  // no text has 9 bytes here: an empty slot
+        const Entry* entry = nullptr;
+    };
+    std::vector<Slot> slots_ = std::vector<Slot>(1024);
 };
+
+// Whether `t` is a JSON number (RFC 8259 §6); `integer` says it has no fraction or exponent.
+bool json_number(std::string_view t, bool& integer) {
+    const auto digits = [&](std::size_t& i) {
+        const std::size_t start = i;
+        while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+        return i > start;
+    };
+    std::size_t i = 0;
+    if (i < t.size() && t[i] == '-') ++i;
+    if (i < t.size() && t[i] == '0') {
+        ++i;
+    } else if (i >= t.size() || t[i] < '1' || t[i] > '9' || !digits(i)) {
+        return false;
+    }
+    integer = true;
+    if (i < t.size() && t[i] == '.') {
+        integer = false;
+        ++i;
+        if (!digits(i)) return false;
+    }
+    if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+        integer = false;
+        ++i;
+        if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+        if (!digits(i)) return false;
+    }
+    return i == t.size();
+}
+
+// A number's raw text handed to the handler as nlohmann's reader would: an integer in 64
+// bits as one, any other number as its text; false for a number that reader refuses (one
+// past the double range), so that the caller lets it report the error.
+bool put_number(std::string_view raw, MemorySax& sax, std::string& buffer) {
+    while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t' || raw.back() == '\n' || raw.back() == '\r')) {
+        raw.remove_suffix(1);
+    }
+    bool integer = false;
+    if (!json_number(raw, integer)) return false;
+    const char* end = raw.data() + raw.size();
+    if (integer) {
+        std::int64_t v = 0;
+        if (std::from_chars(raw.data(), end, v).ec == std::errc()) return sax.number_integer(v);
+        std::uint64_t u = 0;
+        if (raw[0] != '-' && std::from_chars(raw.data(), end, u).ec == std::errc()) return sax.number_unsigned(u);
+    }
+    buffer.assign(raw);
+    const double rounded = std::strtod(buffer.c_str(), nullptr);
+    if (!std::isfinite(rounded)) return false;
+    return sax.number_float(rounded, buffer);
+}
+
+// The fast route: simdjson's On Demand reader (several hundred MB/s; it hands over a number's
+// raw text, so numbers stay exact) walks the memory into the same handler. It answers only
+// for a document it reads to the end without doubt; on anything else (invalid JSON, a value
+// that is not a string or a number, any error of the handler) it returns false or throws,
+// and the caller reads the text again with nlohmann's reader, whose answers (the documented
+// errors and their places) stay the reference.
+bool read_fast(std::string_view text, std::size_t readable, MemorySax& sax) {
+    namespace sj = simdjson;
+    if (limits().max_nesting < 2 || !sj::validate_utf8(text.data(), text.size())) return false;
+    sj::padded_string copy;
+    sj::padded_string_view view(text.data(), text.size(), readable);
+    if (readable < text.size() + sj::SIMDJSON_PADDING) {
+        copy = sj::padded_string(text);
+        view = copy;
+    }
+    sax.reserve(std::min<std::size_t>((text.size() + 1) / 2, static_cast<std::size_t>(limits().max_cells)));
+    sj::ondemand::parser parser;
+    sj::ondemand::document doc;
+    if (parser.iterate(view).get(doc) != sj::SUCCESS) return false;
+    sj::ondemand::array rows;
+    if (doc.get_array().get(rows) != sj::SUCCESS) return false;
+    std::string buffer;
+    sax.start_array(0);
+    for (auto row : rows) {
+        sj::ondemand::array cells;
+        if (row.get_array().get(cells) != sj::SUCCESS) return false;
+        sax.start_array(0);
+        for (auto cell_result : cells) {
+            sj::ondemand::value cell;
+            sj::ondemand::json_type type;
+            if (cell_result.get(cell) != sj::SUCCESS || cell.type().get(type) != sj::SUCCESS) return false;
+            if (type == sj::ondemand::json_type::string) {
+                std::string_view s;
+                if (cell.get_string().get(s) != sj::SUCCESS) return false;
+                // A raw control character is invalid JSON (and an escaped one is rare): the
+                // reference reader decides.
+                if (std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
+                    return false;
+                }
+                sax.text(s);
+            } else if (type == sj::ondemand::json_type::number) {
+                if (!put_number(cell.raw_json_token(), sax, buffer)) return false;
+            } else {
+                return false;
+            }
+        }
+        sax.end_array();
+    }
+    sax.end_array();
+    const char* rest = nullptr;
+    return doc.current_location().get(rest) == sj::OUT_OF_BOUNDS;  // nothing after the matrix
+}
 
 }  // namespace
 
-Memory load_memory_json(std::string_view text, const std::string& file) {
+Memory load_memory_json(std::string_view text, const std::string& file, std::size_t readable) {
+    static_assert(kJsonPadding >= simdjson::SIMDJSON_PADDING);
+    {
+        MemorySax sax(file, text);
+        try {
+            if (read_fast(text, readable, sax)) return sax.finish();
+        } catch (const Error&) {
+            // decided below, by the reference reader
+        }
+    }
+    return load_memory_json_reference(text, file);
+}
+
+Memory load_memory_json_reference(std::string_view text, const std::string& file) {
     check_json_text(text, file);
     MemorySax sax(file, text);
     nlohmann::json::sax_parse(text.begin(), text.end(), &sax);

@@ -544,6 +544,29 @@ std::string read_json(const Memory& memory, const ReadTrace& trace) {
     return detail::trace_json_text(memory, trace) + "\n";
 }
 
+const std::vector<std::string>& read_json_fields() {
+    static const std::vector<std::string> fields = {
+        "query",       "memory",  "included", "removed", "zeroed",          "scores",         "exponentials",
+        "denominator", "weights", "context",  "readout", "context_decimal", "readout_decimal"};
+    return fields;
+}
+
+void check_read_json_fields(const std::vector<std::string>& fields) {
+    for (const auto& f : fields) {
+        if (std::find(read_json_fields().begin(), read_json_fields().end(), f) == read_json_fields().end()) {
+            std::string known;
+            for (const auto& k : read_json_fields()) known += (known.empty() ? "" : ", ") + k;
+            throw usage_error(fmt::format("unknown field \"{}\"; the fields are {}", f, known));
+        }
+    }
+}
+
+void write_read_json(const Memory& memory, const ReadTrace& trace, std::ostream& out,
+                     const std::vector<std::string>& fields) {
+    check_read_json_fields(fields);
+    detail::write_trace_json(memory, trace, out, fields);
+}
+
 Document encoding_document(const Scenario& s, const std::vector<std::string>& tokens) {
     if (tokens.empty()) throw shape_error("no tokens given");
     Document doc;

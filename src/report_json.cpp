@@ -3,6 +3,8 @@
 #include "report_json.hpp"
 
 #include <algorithm>
+#include <ostream>
+#include <string_view>
 #include <unordered_map>
 
 #include "attention_json.hpp"
@@ -39,11 +41,16 @@ std::string printed(const Value& v, Notation n) {
 }
 
 TraceStrings::TraceStrings(const Memory& memory, const ReadTrace& t, Notation n)
-    : memory_(memory), t_(t), n_(n) {}
+    : memory_(memory), t_(t), n_(n), small_(memory.is_compact() ? 2 * kSmall + 1 : 0) {}
 
 const std::string& TraceStrings::entry(std::size_t j, std::size_t i) {
     if (!memory_.is_compact()) return scratch_ = printed(memory_.at(j, i), n_);
     const std::int64_t k = memory_.integers()[j * memory_.width() + i];
+    if (k >= -kSmall && k <= kSmall) {  // most memories: a few small integers, one lookup each
+        std::string& s = small_[static_cast<std::size_t>(k + kSmall)];
+        if (s.empty()) s = printed(memory_.at(j, i), n_);  // a printed value is never empty
+        return s;
+    }
     const auto it = entries_.find(k);
     if (it != entries_.end()) return it->second;
     std::string s = printed(memory_.at(j, i), n_);
@@ -125,94 +132,151 @@ Json trace_to_json(const Memory* memory, const ReadTrace& t) {
 
 namespace {
 
-void put_string(std::string& out, const std::string& s) {
-    out += '"';
-    out += s;  // ascii values and decimals need no escaping
-    out += '"';
-}
-
-void put_vector(std::string& out, const Vector& v) {
-    out += '[';
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        if (i > 0) out += ',';
-        put_string(out, to_ascii(v[i]));
+// The JSON text of a read, written in chunks of about a megabyte to a stream (or kept whole
+// for a string), only the keys selected.
+class TraceWriter {
+public:
+    TraceWriter(std::ostream* out, const std::vector<std::string>& fields) : out_(out), fields_(fields) {
+        buf_.reserve(kChunk + 4096);
     }
-    out += ']';
-}
 
-void put_positions(std::string& out, const char* key, const std::vector<Mark>& marks,
-                   bool (*keep)(Mark)) {
-    out += fmt::format(",\"{}\":[", key);
-    bool first = true;
-    for (std::size_t p = 0; p < marks.size(); ++p) {
-        if (!keep(marks[p])) continue;
-        if (!first) out += ',';
-        first = false;
-        out += std::to_string(p + 1);
+    // Opens key `name` ("{" or "," then "name":) and returns true when it is selected.
+    bool key(const char* name) {
+        if (!fields_.empty() && std::find(fields_.begin(), fields_.end(), name) == fields_.end()) return false;
+        buf_ += first_ ? "{\"" : ",\"";
+        first_ = false;
+        buf_ += name;
+        buf_ += "\":";
+        return true;
     }
-    out += ']';
+    void put(char c) { buf_ += c; }
+    void put(std::string_view s) { buf_.append(s); }
+    void put_string(std::string_view s) {
+        buf_ += '"';
+        buf_.append(s);  // ascii values and decimals need no escaping
+        buf_ += '"';
+    }
+    void put_vector(const Vector& v) {
+        buf_ += '[';
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            if (i > 0) buf_ += ',';
+            put_string(to_ascii(v[i]));
+        }
+        buf_ += ']';
+    }
+    void put_positions(const std::vector<Mark>& marks, bool (*keep)(Mark)) {
+        buf_ += '[';
+        bool first = true;
+        char digits[24];
+        for (std::size_t p = 0; p < marks.size(); ++p) {
+            if (!keep(marks[p])) continue;
+            if (!first) buf_ += ',';
+            first = false;
+            buf_.append(digits, fmt::format_to(digits, "{}", p + 1));
+            if (buf_.size() >= kChunk) flush();
+        }
+        buf_ += ']';
+    }
+    // Ends the object ("{}" when no key was selected) with `tail` after it.
+    void close(std::string_view tail) {
+        if (first_) buf_ += '{';
+        buf_ += '}';
+        buf_.append(tail);
+    }
+    // Hands a full chunk to the stream.
+    void flush_if_full() {
+        if (buf_.size() >= kChunk) flush();
+    }
+    void flush() {
+        if (out_ != nullptr && !buf_.empty()) {
+            out_->write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+            buf_.clear();
+        }
+    }
+    std::string& text() { return buf_; }
+
+private:
+    static constexpr std::size_t kChunk = std::size_t{1} << 20;
+    std::ostream* out_;
+    const std::vector<std::string>& fields_;
+    std::string buf_;
+    bool first_ = true;
+};
+
+void write_trace(const Memory& memory, const ReadTrace& t, TraceWriter& w) {
+    // The same text as trace_to_json(&memory, t).dump(), written directly: the document tree
+    // of a 10^7-position read would take gigabytes. The decimals, the only part that can fail
+    // (a rounding past max_precision), come first, before anything is written.
+    std::vector<std::string> decimals;
+    for (const auto& c : t.context) decimals.push_back(to_fixed(c, 6));
+    const std::string readout_decimal = t.readout ? to_fixed(*t.readout, 6) : std::string();
+    TraceStrings cache(memory, t);
+    const std::size_t n = t.marks.size();
+    if (w.key("query")) w.put_vector(t.query);
+    if (w.key("memory")) {
+        w.put('[');
+        for (std::size_t j = 0; j < memory.rows(); ++j) {
+            w.put(j > 0 ? ",[" : "[");
+            for (std::size_t i = 0; i < memory.width(); ++i) {
+                if (i > 0) w.put(',');
+                w.put_string(cache.entry(j, i));
+            }
+            w.put(']');
+            w.flush_if_full();
+        }
+        w.put(']');
+    }
+    if (w.key("included")) w.put_positions(t.marks, [](Mark m) { return m != Mark::Removed; });
+    const bool any_removed = std::any_of(t.marks.begin(), t.marks.end(), [](Mark m) { return m == Mark::Removed; });
+    const bool any_zeroed = std::any_of(t.marks.begin(), t.marks.end(), [](Mark m) { return m == Mark::Zeroed; });
+    if (any_removed && w.key("removed")) w.put_positions(t.marks, [](Mark m) { return m == Mark::Removed; });
+    if (any_zeroed && w.key("zeroed")) w.put_positions(t.marks, [](Mark m) { return m == Mark::Zeroed; });
+    const char* columns[] = {"scores", "exponentials", "weights"};
+    for (int c = 0; c < 3; ++c) {
+        if (c == 2 && w.key("denominator")) w.put_string(to_ascii(t.denominator));
+        if (!w.key(columns[c])) continue;
+        w.put('[');
+        for (std::size_t p = 0; p < n; ++p) {
+            if (p > 0) w.put(',');
+            if (t.marks[p] == Mark::Removed) {
+                w.put(c == 2 ? "\"0\"" : "null");
+                continue;
+            }
+            const auto& r = cache.row(p);
+            w.put_string(c == 0 ? r.score : c == 1 ? r.exponential : r.weight);
+            w.flush_if_full();
+        }
+        w.put(']');
+    }
+    if (w.key("context")) w.put_vector(t.context);
+    if (t.readout && w.key("readout")) w.put_string(to_ascii(*t.readout));
+    if (w.key("context_decimal")) {
+        w.put('[');
+        for (std::size_t i = 0; i < decimals.size(); ++i) {
+            if (i > 0) w.put(',');
+            w.put_string(decimals[i]);
+        }
+        w.put(']');
+    }
+    if (t.readout && w.key("readout_decimal")) w.put_string(readout_decimal);
 }
 
 }  // namespace
 
 std::string trace_json_text(const Memory& memory, const ReadTrace& t) {
-    // The same text as trace_to_json(&memory, t).dump(), written directly: the document tree
-    // of a 10^7-position read would take gigabytes.
-    TraceStrings cache(memory, t);
-    const std::size_t n = t.marks.size();
-    std::string out = "{\"query\":";
-    put_vector(out, t.query);
-    out += ",\"memory\":[";
-    for (std::size_t j = 0; j < memory.rows(); ++j) {
-        out += j > 0 ? ",[" : "[";
-        for (std::size_t i = 0; i < memory.width(); ++i) {
-            if (i > 0) out += ',';
-            put_string(out, cache.entry(j, i));
-        }
-        out += ']';
-    }
-    out += ']';
-    put_positions(out, "included", t.marks, [](Mark m) { return m != Mark::Removed; });
-    const bool any_removed = std::any_of(t.marks.begin(), t.marks.end(), [](Mark m) { return m == Mark::Removed; });
-    const bool any_zeroed = std::any_of(t.marks.begin(), t.marks.end(), [](Mark m) { return m == Mark::Zeroed; });
-    if (any_removed) put_positions(out, "removed", t.marks, [](Mark m) { return m == Mark::Removed; });
-    if (any_zeroed) put_positions(out, "zeroed", t.marks, [](Mark m) { return m == Mark::Zeroed; });
-    const char* columns[] = {"scores", "exponentials", "weights"};
-    for (int c = 0; c < 3; ++c) {
-        if (c == 2) {
-            out += ",\"denominator\":";
-            put_string(out, to_ascii(t.denominator));
-        }
-        out += fmt::format(",\"{}\":[", columns[c]);
-        for (std::size_t p = 0; p < n; ++p) {
-            if (p > 0) out += ',';
-            if (t.marks[p] == Mark::Removed) {
-                out += c == 2 ? "\"0\"" : "null";
-                continue;
-            }
-            const auto& r = cache.row(p);
-            put_string(out, c == 0 ? r.score : c == 1 ? r.exponential : r.weight);
-        }
-        out += ']';
-    }
-    out += ",\"context\":";
-    put_vector(out, t.context);
-    if (t.readout) {
-        out += ",\"readout\":";
-        put_string(out, to_ascii(*t.readout));
-    }
-    out += ",\"context_decimal\":[";
-    for (std::size_t i = 0; i < t.context.size(); ++i) {
-        if (i > 0) out += ',';
-        put_string(out, to_fixed(t.context[i], 6));
-    }
-    out += ']';
-    if (t.readout) {
-        out += ",\"readout_decimal\":";
-        put_string(out, to_fixed(*t.readout, 6));
-    }
-    out += '}';
-    return out;
+    const std::vector<std::string> all;
+    TraceWriter w(nullptr, all);
+    write_trace(memory, t, w);
+    w.close("");
+    return std::move(w.text());
+}
+
+void write_trace_json(const Memory& memory, const ReadTrace& t, std::ostream& out,
+                      const std::vector<std::string>& fields) {
+    TraceWriter w(&out, fields);
+    write_trace(memory, t, w);
+    w.close("\n");
+    w.flush();
 }
 
 Json costs_json(const Costs& c) {

@@ -61,10 +61,12 @@ public:
 
 private:
     static constexpr std::size_t kMax = 1 << 16;
+    static constexpr std::int64_t kSmall = 1024;
     const Memory& memory_;
     const ReadTrace& t_;
     Notation n_;
     std::unordered_map<std::int64_t, std::string> entries_;
+    std::vector<std::string> small_;  ///< entries k·unit for |k| ≤ kSmall, by k + kSmall
     std::unordered_map<std::string, Row> rows_;
     std::unordered_map<std::int64_t, Row> keyed_;
     std::string scratch_;
@@ -74,6 +76,10 @@ private:
 /// The same text as trace_to_json(&memory, t).dump(), written without the document tree and
 /// with repeated entries printed once (reads over millions of positions).
 std::string trace_json_text(const Memory& memory, const ReadTrace& t);
+/// The same text and a newline to `out` in chunks, only the keys in `fields` (all when empty;
+/// the caller checks the names).
+void write_trace_json(const Memory& memory, const ReadTrace& t, std::ostream& out,
+                      const std::vector<std::string>& fields);
 Json costs_json(const Costs& c);
 Json report_to_json(const Report& rep);
 /// /rollouts/<name> of the report (docs/decoder.md).

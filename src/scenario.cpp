@@ -1018,7 +1018,8 @@ Scenario parse_scenario(std::string_view json_text, const std::string& file) {
 Memory load_memory_argument(const std::string& arg) {
     if (!arg.empty() && arg[0] == '@') {
         const std::string path = arg.substr(1);
-        return detail::load_memory_json(detail::read_file(path), path);
+        const std::string text = detail::read_file(path);
+        return detail::load_memory_json(text, path, text.capacity());
     }
     Matrix m = parse_matrix(arg);
     if (m.empty()) throw shape_error("the memory has no rows: give at least one row, e.g. [[a,0]]");

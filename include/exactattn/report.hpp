@@ -2,6 +2,7 @@
 // exactattn: running a scenario and rendering its report (text, Markdown, LaTeX, CSV, JSON).
 #pragma once
 
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <vector>
@@ -79,6 +80,20 @@ Document read_document(const Memory& memory, const ReadTrace& trace,
 
 /// `read --format json`: the object of docs/cli.md.
 std::string read_json(const Memory& memory, const ReadTrace& trace);
+
+/// The keys of read_json's object, in the order they are written (removed, zeroed, readout
+/// and readout_decimal only when the read has them).
+const std::vector<std::string>& read_json_fields();
+/// UsageError naming the first of `fields` that is not one of read_json_fields().
+void check_read_json_fields(const std::vector<std::string>& fields);
+
+/// Writes read_json's text to `out` as it is produced, in chunks (a read over 10^6 positions
+/// is hundreds of megabytes): with `fields` empty the same bytes as read_json, else only the
+/// keys named (check_read_json_fields()), in
+/// the object's own order. Everything that can fail with a documented error (the decimals
+/// of the context and the readout) is computed before the first byte is written.
+void write_read_json(const Memory& memory, const ReadTrace& trace, std::ostream& out,
+                     const std::vector<std::string>& fields = {});
 
 /// `read --format text`: render(read_document(...), Format::Text).
 std::string read_text(const Memory& memory, const ReadTrace& trace,

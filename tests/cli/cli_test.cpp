@@ -123,6 +123,40 @@ TEST(Cli, ReadRemovedPositionsAreNullAndZero) {
     EXPECT_NE(r.out.find(R"("scores":["0","0","0"],"exponentials":["1","1","1"])"), std::string::npos) << r.out;
 }
 
+TEST(Cli, ReadFieldsSelectKeysOfTheJsonOutput) {
+    // Table 14.2, key removed: denominator 2 + 1 = 3, weights [2/3, 0, 1/3]; the selected keys
+    // in the output's own order (denominator before weights), nothing else.
+    Result r = run({"read", "--memory", "[[a,0],[0,a],[0,0]]", "--query", "[1,0]", "--remove", "2", "--format",
+                    "json", "--fields", "weights,denominator"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, R"({"denominator":"3","weights":["2/3","0","1/3"]})"
+                     "\n");
+    // Every key selected is the default output, byte for byte.
+    const Result all = run({"read", "--memory", "[[a,0],[0,a],[0,0]]", "--query", "[1,0]", "--remove", "2",
+                            "--format", "json", "--readout", "[1,1]"});
+    r = run({"read", "--memory", "[[a,0],[0,a],[0,0]]", "--query", "[1,0]", "--remove", "2", "--format", "json",
+             "--readout", "[1,1]", "--fields",
+             "query,memory,included,removed,zeroed,scores,exponentials,denominator,weights,context,readout,"
+             "context_decimal,readout_decimal"});
+    ASSERT_EQ(all.code, 0) << all.err;
+    EXPECT_EQ(r.out, all.out);
+    for (const std::vector<std::string>& bad :
+         {std::vector<std::string>{"--format", "json", "--fields", "weights,weight"},
+          std::vector<std::string>{"--format", "json", "--fields", ""},
+          std::vector<std::string>{"--fields", "weights"}}) {
+        std::vector<std::string> args = {"read", "--memory", "[[a,0],[0,a]]", "--query", "[1,0]"};
+        args.insert(args.end(), bad.begin(), bad.end());
+        r = run(args);
+        EXPECT_EQ(r.code, 2) << bad.back();
+        EXPECT_EQ(r.out, "");
+        EXPECT_TRUE(one_line(r.err)) << r.err;
+        EXPECT_NE(r.err.find("--fields"), std::string::npos) << r.err;
+    }
+    EXPECT_NE(run({"read", "--memory", "[[a,0]]", "--query", "[1,0]", "--format", "json", "--fields", "weight"})
+                  .err.find(R"(unknown field "weight")"),
+              std::string::npos);
+}
+
 TEST(Cli, ReadWithNoPositionLeftIsAnError) {
     const Result r = run({"read", "--memory", "[[a,0],[0,a],[0,0]]", "--query", "[1,0]", "--remove", "1", "2", "3"});
     EXPECT_EQ(r.code, 2);

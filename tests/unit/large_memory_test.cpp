@@ -5,7 +5,9 @@
 #include <sys/resource.h>
 
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
+#include <sstream>
 
 #include "exactattn/limits.hpp"
 #include "exactattn/model.hpp"
@@ -13,6 +15,7 @@
 #include "exactattn/print.hpp"
 #include "exactattn/report.hpp"
 #include "exactattn/scenario.hpp"
+#include "json_io.hpp"
 #include "report_json.hpp"
 #include "support/support.hpp"
 
@@ -63,6 +66,73 @@ TEST(MemoryFile, OtherEntriesFallBackToExactValues) {
         const Memory m = load("fallback.json", text);
         EXPECT_FALSE(m.is_compact()) << text;
         EXPECT_EQ(m.matrix(), parse_matrix(expected)) << text;
+    }
+}
+
+TEST(MemoryFile, EverySpellingOfAMultipleOfOneUnitIsCompact) {
+    // "a", "1*a", "2a/2", "a*1", "\u0061" and 1·a written as "(4a)/4" are all a; "0.5a" and
+    // "a/2" are a/2; the unit is gcd(1, 1/2) · a = a/2, so the integers are 2 and 1.
+    const Memory m = load("spellings.json",
+                          R"([["a", "1*a", "2a/2"], ["a*1", "\u0061", "(4a)/4"], ["0.5a", "a/2", "0"]])");
+    EXPECT_TRUE(m.is_compact());
+    EXPECT_EQ(m.unit(), Value(mpq_class(1, 2)) * Value::ln2());
+    EXPECT_EQ(m.integers(), (std::vector<std::int64_t>{2, 2, 2, 2, 2, 2, 1, 1, 0}));
+}
+
+TEST(MemoryFile, FastReaderAgreesWithTheReferenceReader) {
+    // load_memory_json reads with simdjson and hands over to nlohmann's reader (the
+    // reference) on any doubt; on every text both must give the same memory or the same error.
+    auto rng = test::rng_for("MemoryFile.FastReaderAgreesWithTheReferenceReader");
+    const std::vector<std::string> entries = {
+        "0", "1", "-1", "7", "-0", "0.5", "-2.5e-1", "1E2", "1e+2", "9223372036854775807",
+        "-9223372036854775808", "9223372036854775808", "18446744073709551615", "18446744073709551616",
+        "123456789012345678901234567890", R"("a")", R"("-3a")", R"("1*a")", R"("2a/2")", R"("a/6")",
+        R"("\u0061")", "\"2^(1/2)\"", R"("a^2")", R"("0")", R"(" a ")", R"("0.1")",
+        // Texts the fast reader leaves to the reference (the error is the reference's):
+        "01", "1.", ".5", "-", "1e", "+1", "1e400", "null", "true", "{}", "[]", R"("a\u0001")", R"("a\x")",
+        R"("2**")", "[1]"};
+    for (int it = 0; it < 400 * test::multiplier(); ++it) {
+        const std::size_t rows = 1 + rng() % 3;
+        const std::size_t width = 1 + rng() % 3;
+        const bool bad_shape = rng() % 10 == 0;
+        // Mostly entries of one kind (compact memories), sometimes any.
+        const std::size_t kinds = rng() % 3 == 0 ? entries.size() : 26;
+        std::string text = rng() % 5 == 0 ? " [ " : "[";
+        for (std::size_t j = 0; j < rows; ++j) {
+            text += j > 0 ? (rng() % 2 ? ",\n" : ",") : "";
+            text += "[";
+            const std::size_t w = bad_shape && j == rows - 1 ? width + 1 : width;
+            for (std::size_t i = 0; i < w; ++i) {
+                text += i > 0 ? (rng() % 4 == 0 ? " , " : ",") : "";
+                text += entries[rng() % kinds];
+            }
+            text += "]";
+        }
+        text += rng() % 8 == 0 ? "] x" : rng() % 8 == 0 ? "]  \n" : "]";
+        if (rng() % 16 == 0) text = text.substr(0, rng() % text.size());
+        SCOPED_TRACE(text);
+        std::string fast_error;
+        std::string reference_error;
+        Memory fast;
+        Memory reference;
+        try {
+            fast = detail::load_memory_json(text, "m.json");
+        } catch (const Error& e) {
+            fast_error = e.what();
+        }
+        try {
+            reference = detail::load_memory_json_reference(text, "m.json");
+        } catch (const Error& e) {
+            reference_error = e.what();
+        }
+        ASSERT_EQ(fast_error, reference_error);
+        if (!fast_error.empty()) continue;
+        EXPECT_EQ(fast.is_compact(), reference.is_compact());
+        EXPECT_EQ(fast.matrix(), reference.matrix());
+        // With the padding read_file leaves, the text is read in place: the same memory.
+        std::string padded = text;
+        padded.reserve(text.size() + detail::kJsonPadding);
+        EXPECT_EQ(detail::load_memory_json(padded, "m.json", padded.capacity()).matrix(), reference.matrix());
     }
 }
 
@@ -146,6 +216,36 @@ TEST(ReadPrinters, JsonTextIsTheDocumentsDump) {
         SCOPED_TRACE(testing::Message() << "iteration " << it);
         EXPECT_EQ(read_json(r.memory, r.trace), detail::trace_to_json(&r.memory, r.trace).dump() + "\n");
     }
+}
+
+TEST(ReadPrinters, StreamedJsonIsTheDocumentsDumpAndFieldsSelectItsKeys) {
+    // `read --format json` writes in chunks (write_read_json): byte for byte the document's
+    // dump; --fields keeps the selected keys of that document, in its order.
+    auto rng = test::rng_for("ReadPrinters.StreamedJsonIsTheDocumentsDumpAndFieldsSelectItsKeys");
+    for (int it = 0; it < 200 * test::multiplier(); ++it) {
+        const RandomRead r = random_read(rng, it % 2 == 0);
+        SCOPED_TRACE(testing::Message() << "iteration " << it);
+        const detail::Json doc = detail::trace_to_json(&r.memory, r.trace);
+        std::ostringstream all;
+        write_read_json(r.memory, r.trace, all);
+        EXPECT_EQ(all.str(), doc.dump() + "\n");
+        std::vector<std::string> fields;
+        for (const auto& f : read_json_fields()) {
+            if (rng() % 3 == 0) fields.push_back(f);
+        }
+        if (fields.empty()) fields.push_back("weights");
+        std::ostringstream some;
+        write_read_json(r.memory, r.trace, some, fields);
+        detail::Json expected = detail::Json::object();
+        for (const auto& [k, v] : doc.items()) {
+            if (std::find(fields.begin(), fields.end(), k) != fields.end()) expected[k] = v;
+        }
+        EXPECT_EQ(some.str(), expected.dump() + "\n");
+    }
+    std::ostringstream out;
+    const RandomRead r = random_read(rng, true);
+    EXPECT_THROW(write_read_json(r.memory, r.trace, out, {"weights", "weight"}), Error);
+    EXPECT_EQ(out.str(), "");
 }
 
 TEST(ReadPrinters, EveryFormatRendersOneRowPerPosition) {

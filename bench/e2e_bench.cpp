@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: MIT
+// exactattn benchmark (issue 17): the read command end to end, as a user runs it.
+//
+//  W9: `exactattn read --memory @FILE --query Q --format json` on W1's data (n = 10^6, d = 16,
+//      written once as a memory file), one process per run, against a double reference in
+//      its own process: the same file parsed into doubles with the same JSON reader
+//      (simdjson's On Demand), a max-subtracted softmax, the weights and the context written
+//      with %.17g. Also `--fields weights,context,denominator`, and the split of the exact
+//      command into parse / compute / print, measured in this process (MB/s in and out).
+//  Spellings: the same memory with every entry spelled another way ("1*a", "2a/2", ...):
+//      it must read compact (the fast path) and give the same weights, byte for byte.
+//  W10: a scenario with a large memory source through `run --format json` and `verify`,
+//      against `read` on the same memory (5·10^4 rows: 10^5 are over max_report_cells).
+// Not a test: nothing here is registered with ctest. `bash scripts/bench.sh` runs it last.
+// Options: --n=N (10^6), --repetitions=R (3); --double-child=FILE,QUERY,OUT is internal.
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "exactattn/print.hpp"
+#include "exactattn/report.hpp"
+#include "exactattn/scenario.hpp"
+#include "process.hpp"
+#include "workloads.hpp"
+
+namespace eb = exactattn::bench;
+using exactattn::Memory;
+using exactattn::ReadRequest;
+using exactattn::ReadTrace;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// An integer multiple of a, spelled canonically (as the program prints it: 0, a, -a, 3a) or,
+// with `variant` > 0, in one of several other spellings of the same value.
+std::string spelled(std::int64_t k, int variant) {
+    if (k == 0) return variant % 2 == 0 ? "0" : "0*a";
+    switch (variant % 4) {
+        case 1: return fmt::format("{}*a", k);
+        case 2: return fmt::format("{}a/2", 2 * k);
+        case 3: return fmt::format("a*{}", k);
+        default: return k == 1 ? "a" : k == -1 ? "-a" : fmt::format("{}a", k);
+    }
+}
+
+void write_memory(const std::string& path, const eb::IntegerData& data, std::size_t n, std::size_t d,
+                  bool respell) {
+    std::string text = "[";
+    text.reserve(n * d * 6);
+    for (std::size_t j = 0; j < n; ++j) {
+        text += j == 0 ? "[" : ",[";
+        for (std::size_t i = 0; i < d; ++i) {
+            if (i > 0) text += ',';
+            text += '"';
+            text += spelled(data.k[j * d + i], respell ? static_cast<int>(j + i) % 4 : 0);
+            text += '"';
+        }
+        text += ']';
+    }
+    text += "]\n";
+    std::ofstream(path, std::ios::binary) << text;
+}
+
+std::string vector_text(const std::vector<std::int64_t>& v) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < v.size(); ++i) s += fmt::format("{}{}", i > 0 ? "," : "", v[i]);
+    return s + "]";
+}
+
+// The double reference as its own process: parse FILE into doubles (entries k·a, a = ln 2),
+// read, write weights and context with %.17g to OUT.
+int double_child(const std::string& spec) {
+    const auto c1 = spec.find(',');
+    const auto c2 = spec.rfind(',');
+    const std::string file = spec.substr(0, c1);
+    const std::string query_text = spec.substr(c1 + 1, c2 - c1 - 1);
+    const std::string out_path = spec.substr(c2 + 1);
+    namespace sj = simdjson;
+    sj::padded_string text;
+    if (sj::padded_string::load(file).get(text) != sj::SUCCESS) return 2;
+    const double a = std::log(2.0);
+    eb::DoubleData data;
+    sj::ondemand::parser parser;
+    sj::ondemand::document doc;
+    if (parser.iterate(text).get(doc) != sj::SUCCESS) return 2;
+    std::size_t n = 0;
+    for (auto row : doc.get_array()) {
+        ++n;
+        for (auto cell : row.get_array()) {
+            std::string_view s;
+            if (cell.get_string().get(s) != sj::SUCCESS || s.empty()) return 2;
+            // "3a", "-a", "0": the number before the a (1 or -1 when there is none), times a.
+            const bool times_a = s.back() == 'a';
+            if (times_a) s.remove_suffix(1);
+            double x = 1;
+            if (s == "-") x = -1;
+            else if (!s.empty() && std::from_chars(s.data(), s.data() + s.size(), x).ec != std::errc()) return 2;
+            data.h.push_back(times_a ? x * a : x);
+        }
+    }
+    sj::padded_string qtext(query_text);
+    sj::ondemand::document qdoc;
+    if (parser.iterate(qtext).get(qdoc) != sj::SUCCESS) return 2;
+    for (auto x : qdoc.get_array()) data.query.push_back(static_cast<double>(std::int64_t(x)));
+    const std::size_t d = data.query.size();
+    const eb::DoubleResult r = eb::read_double(data, n, d);
+    std::FILE* f = std::fopen(out_path.c_str(), "wb");
+    if (f == nullptr) return 2;
+    std::string buf;
+    auto flush = [&] {
+        std::fwrite(buf.data(), 1, buf.size(), f);
+        buf.clear();
+    };
+    buf += "{\"weights\":[";
+    for (std::size_t j = 0; j < n; ++j) {
+        fmt::format_to(std::back_inserter(buf), "{}{:.17g}", j > 0 ? "," : "", r.weights[j]);
+        if (buf.size() > (1U << 20)) flush();
+    }
+    buf += "],\"context\":[";
+    for (std::size_t i = 0; i < d; ++i) fmt::format_to(std::back_inserter(buf), "{}{:.17g}", i > 0 ? "," : "", r.context[i]);
+    buf += "]}\n";
+    flush();
+    return std::fclose(f) == 0 ? 0 : 2;
+}
+
+struct Runs {
+    double min_s = 0;
+    double median_s = 0;
+    double peak_mib = 0;
+    bool ok = true;
+};
+
+Runs time_runs(const std::vector<std::string>& args, int reps, const std::string& out_file) {
+    std::vector<double> s;
+    Runs r;
+    for (int i = 0; i < reps; ++i) {
+        const auto p = eb::run_process(args, nullptr, out_file);
+        r.ok = r.ok && p.code == 0;
+        s.push_back(p.ms / 1e3);
+        r.peak_mib = std::max(r.peak_mib, p.maxrss_mib);
+    }
+    std::sort(s.begin(), s.end());
+    r.min_s = s.front();
+    r.median_s = s[s.size() / 2];
+    return r;
+}
+
+std::uintmax_t size_of(const std::string& path) {
+    std::error_code ec;
+    const auto n = std::filesystem::file_size(path, ec);
+    return ec ? 0 : n;
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+const char* verdict(bool pass) { return pass ? "met" : "MISSED"; }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::size_t n = 1'000'000;
+    int reps = 3;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a.rfind("--double-child=", 0) == 0) return double_child(a.substr(15));
+        if (a.rfind("--n=", 0) == 0) n = std::strtoull(a.c_str() + 4, nullptr, 10);
+        else if (a.rfind("--repetitions=", 0) == 0) reps = std::max(1, std::atoi(a.c_str() + 14));
+    }
+    const std::string bin = EXACTATTN_BINARY;
+    const std::string self = "/proc/self/exe";
+    const std::filesystem::path dir = std::filesystem::path(EXACTATTN_BENCH_DIR) / "e2e";
+    std::filesystem::create_directories(dir);
+    // Inputs first, then every process while this one is small: a child's ru_maxrss counts
+    // what its parent held when it forked.
+    const std::string memory_file = (dir / "w1.json").string();
+    const std::string spelled_file = (dir / "w1-spelled.json").string();
+    const std::size_t n10 = std::min<std::size_t>(n, 50'000);
+    const std::string memory10 = (dir / "w10-memory.json").string();
+    const std::string scenario10 = (dir / "w10.json").string();
+    std::string query;
+    std::vector<std::int64_t> query_ints;
+    {
+        const eb::Workload w = eb::w1();
+        const eb::IntegerData data = eb::integer_data(w, n);
+        query_ints = data.query;
+        query = vector_text(data.query);
+        write_memory(memory_file, data, n, w.d, false);
+        write_memory(spelled_file, data, n, w.d, true);
+        write_memory(memory10, data, n10, w.d, false);
+        const Memory m10 = exactattn::load_memory_argument("@" + memory10);
+        ReadRequest r10;
+        for (auto q : data.query) r10.query.emplace_back(static_cast<long>(q));
+        const ReadTrace t10 = exactattn::attend(m10, r10);
+        std::string rows = slurp(memory10);
+        while (!rows.empty() && rows.back() == '\n') rows.pop_back();
+        std::ofstream(scenario10, std::ios::binary)
+            << fmt::format(R"({{"title": "W10", "sources": {{"w": {{"memory": {}}}}}, "queries": {{"q": {}}}, )"
+                           R"("reads": {{"r": {{"source": "w", "query": "q"}}}}, )"
+                           R"("expect": {{"/reads/r/denominator": "{}"}}}})"
+                           "\n",
+                           rows, query, exactattn::to_ascii(t10.denominator));
+    }
+    const double in_mb = static_cast<double>(size_of(memory_file)) / 1e6;
+    bool ok = true;
+
+    // W9 as processes.
+    const std::string exact_out = (dir / "exact.json").string();
+    const std::string fields_out = (dir / "fields.json").string();
+    const std::string double_out = (dir / "double.json").string();
+    const std::string spelled_out = (dir / "spelled.json").string();
+    const Runs exact = time_runs({bin, "read", "--memory", "@" + memory_file, "--query", query, "--format", "json"},
+                                 reps, exact_out);
+    const Runs fields = time_runs({bin, "read", "--memory", "@" + memory_file, "--query", query, "--format", "json",
+                                   "--fields", "weights,context,denominator"},
+                                  reps, fields_out);
+    const Runs dbl = time_runs({self, "--double-child=" + memory_file + "," + query + "," + double_out}, reps, "");
+    const Runs sp = time_runs({bin, "read", "--memory", "@" + spelled_file, "--query", query, "--format", "json",
+                               "--fields", "weights,context,denominator"},
+                              1, spelled_out);
+    // W10 as processes.
+    const Runs read10 = time_runs({bin, "read", "--memory", "@" + memory10, "--query", query, "--format", "json"}, reps,
+                                  "");
+    const Runs run10 = time_runs({bin, "run", scenario10, "--format", "json"}, reps, "");
+    const Runs verify10 = time_runs({bin, "verify", scenario10}, reps, "");
+
+    fmt::print("== W9: read --format json end to end on W1's data, n = {}, d = 16 ({:.1f} MB memory file); "
+               "min of {} processes\n",
+               n, in_mb, reps);
+    const double exact_mb = static_cast<double>(size_of(exact_out)) / 1e6;
+    fmt::print("exact read --format json: {:.2f} s (median {:.2f} s), peak {:.0f} MiB, {:.1f} MB written{}\n",
+               exact.min_s, exact.median_s, exact.peak_mib, exact_mb, exact.ok ? "" : "  (FAILED: nonzero exit)");
+    fmt::print("exact --fields weights,context,denominator: {:.2f} s (median {:.2f} s), peak {:.0f} MiB, {:.1f} MB "
+               "written{}\n",
+               fields.min_s, fields.median_s, fields.peak_mib, static_cast<double>(size_of(fields_out)) / 1e6,
+               fields.ok ? "" : "  (FAILED: nonzero exit)");
+    fmt::print("double reference (simdjson into doubles, softmax, %.17g): {:.2f} s (median {:.2f} s), peak {:.0f} "
+               "MiB, {:.1f} MB written{}\n",
+               dbl.min_s, dbl.median_s, dbl.peak_mib, static_cast<double>(size_of(double_out)) / 1e6,
+               dbl.ok ? "" : "  (FAILED: nonzero exit)");
+    ok = ok && exact.ok && fields.ok && dbl.ok;
+
+    // The split of the exact command, in this process: parse, compute, print (to a file).
+    ReadRequest req;
+    for (auto q : query_ints) req.query.emplace_back(static_cast<long>(q));
+    const std::string split_out = (dir / "split.json").string();
+    double parse_s = 0;
+    double print_s = 0;
+    {
+        const auto t0 = Clock::now();
+        const Memory memory = exactattn::load_memory_argument("@" + memory_file);
+        parse_s = seconds_since(t0);
+        const auto t1 = Clock::now();
+        const ReadTrace trace = exactattn::attend(memory, req);
+        const double compute_s = seconds_since(t1);
+        const auto t2 = Clock::now();
+        {
+            std::ofstream f(split_out, std::ios::binary);
+            exactattn::write_read_json(memory, trace, f);
+        }
+        print_s = seconds_since(t2);
+        fmt::print("exact, in this process: parse {:.3f} s ({:.0f} MB/s in, compact: {}), compute {:.3f} s (fast "
+                   "path: {}), print {:.3f} s ({:.0f} MB/s out)\n",
+                   parse_s, in_mb / parse_s, memory.is_compact() ? "yes" : "NO", compute_s,
+                   trace.fast_path ? "yes" : "NO", print_s, static_cast<double>(size_of(split_out)) / 1e6 / print_s);
+        ok = ok && memory.is_compact() && trace.fast_path;
+    }
+    const double out_mb = static_cast<double>(size_of(split_out)) / 1e6;
+    if (slurp(exact_out) != slurp(split_out)) {
+        fmt::print("FAILED: the command's output differs from write_read_json's\n");
+        ok = false;
+    }
+
+    // Spellings: the same memory spelled otherwise reads compact, with the same output.
+    const bool spelled_compact = exactattn::load_memory_argument("@" + spelled_file).is_compact();
+    const bool same = sp.ok && slurp(spelled_out) == slurp(fields_out);
+    fmt::print("respelled memory (1*a, 2a/2, a*1, 0*a, ...; {:.1f} MB): compact {}, the same weights, context and "
+               "denominator byte for byte {}, {:.2f} s\n",
+               static_cast<double>(size_of(spelled_file)) / 1e6, spelled_compact ? "yes" : "NO", same ? "yes" : "NO",
+               sp.min_s);
+    ok = ok && same && spelled_compact;
+
+    fmt::print("\n== W10: a scenario with a {}-row memory source ({:.1f} MB; 10^5 rows are over max_report_cells)\n",
+               n10, static_cast<double>(size_of(scenario10)) / 1e6);
+    fmt::print("read --format json {:.2f} s (peak {:.0f} MiB); run --format json {:.2f} s (peak {:.0f} MiB); verify "
+               "{:.2f} s (peak {:.0f} MiB){}\n",
+               read10.min_s, read10.peak_mib, run10.min_s, run10.peak_mib, verify10.min_s, verify10.peak_mib,
+               read10.ok && run10.ok && verify10.ok ? "" : "  (FAILED: nonzero exit)");
+    ok = ok && read10.ok && run10.ok && verify10.ok;
+
+    // Targets and summary lines.
+    const double ratio = exact.min_s / dbl.min_s;
+    const double in_rate = in_mb / parse_s;
+    const double out_rate = out_mb / print_s;
+    const double w10 = std::max(run10.min_s, verify10.min_s) / read10.min_s;
+    fmt::print("\n== targets (issue 17)\n");
+    fmt::print("W9 ≤ 1.5 s: {:.2f} s, {}\n", exact.min_s, verdict(exact.min_s <= 1.5));
+    fmt::print("W9 ≤ 400 MB peak: {:.0f} MiB ({:.0f} MB), {}\n", exact.peak_mib, exact.peak_mib * 1.048576,
+               verdict(exact.peak_mib * 1.048576 <= 400));
+    fmt::print("W9 exact e2e ≤ 2x double e2e: {:.2f}x, {}\n", ratio, verdict(ratio <= 2));
+    fmt::print("W9 input ≥ 100 MB/s: {:.0f} MB/s, {}; output ≥ 100 MB/s: {:.0f} MB/s, {}\n", in_rate,
+               verdict(in_rate >= 100), out_rate, verdict(out_rate >= 100));
+    fmt::print("W10 run and verify ≤ 2x read: {:.2f}x, {}\n", w10, verdict(w10 <= 2));
+    fmt::print("\n== summary\n");
+    fmt::print("W9: exact/double e2e = {:.2f}x, {:.2f} s, peak {:.0f} MiB, in {:.0f} MB/s, out {:.0f} MB/s "
+               "(double {:.2f} s, peak {:.0f} MiB; --fields weights,context,denominator {:.2f} s, peak {:.0f} MiB)\n",
+               ratio, exact.min_s, exact.peak_mib, in_rate, out_rate, dbl.min_s, dbl.peak_mib, fields.min_s,
+               fields.peak_mib);
+    fmt::print("W10: run/read = {:.2f}x, verify/read = {:.2f}x (read {:.2f} s, run {:.2f} s, verify {:.2f} s at n = {})\n",
+               run10.min_s / read10.min_s, verify10.min_s / read10.min_s, read10.min_s, run10.min_s, verify10.min_s,
+               n10);
+    return ok ? 0 : 1;
+}
