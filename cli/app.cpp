@@ -319,7 +319,7 @@ void write_files(const std::string& dir, const std::vector<std::pair<std::string
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec || !std::filesystem::is_directory(dir)) {
-        throw output_error(dir, "cannot create the directory", ec ? ec.value() : ENOTDIR);
+        throw output_error(dir, "cannot create the directory", ec ? ec.value() : ENOTDIR, "--output");
     }
     for (const auto& [name, text] : files) write_output_file((std::filesystem::path(dir) / name).string(), text);
     g_csv_directory_written = true;

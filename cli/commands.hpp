@@ -105,6 +105,7 @@ struct VariantsOptions {
     std::string seed = "0";                   ///< a whole number from 0 to 2^64 − 1
     std::optional<std::string> variant_seed;  ///< re-create one variant from its own seed
     std::string output;                         ///< -o DIR (required)
+};
 struct FigureOptions {
     std::string file = "chapter14";
     std::string figure;          ///< a declared figure's name or number

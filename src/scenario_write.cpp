@@ -116,6 +116,76 @@ Json variation_j(const Variation& v) {
     return o;
 }
 
+// {"decimal_places": 6}, {"absolute": "1/1000"}: the loader's form (AsWritten is no key at all).
+Json tolerance_j(const Tolerance& t) {
+    switch (t.kind) {
+        case Tolerance::Kind::Absolute: return {{"absolute", t.amount.get_str()}};
+        case Tolerance::Kind::Relative: return {{"relative", t.amount.get_str()}};
+        case Tolerance::Kind::DecimalPlaces: return {{"decimal_places", t.digits}};
+        case Tolerance::Kind::SignificantFigures: return {{"significant_figures", t.digits}};
+        case Tolerance::Kind::AsWritten: break;
+    }
+    return Json();
+}
+
+void rules_j(Json& o, const std::optional<Tolerance>& t, const std::vector<std::string>& accept) {
+    if (t && t->kind != Tolerance::Kind::AsWritten) o["tolerance"] = tolerance_j(*t);
+    if (!accept.empty()) o["accept"] = strings_j(accept);
+}
+
+Json decoder_j(const Decoder& d) {
+    Json o;
+    o["activation"] = d.activation == Activation::Relu ? "relu" : "identity";
+    o["recurrent"] = matrix_j(d.recurrent);
+    o["input"] = matrix_j(d.input);
+    o["context"] = matrix_j(d.context);
+    o["bias"] = vector_j(d.bias);
+    o["initial"] = d.initial ? vector_j(*d.initial) : Json("encoder");
+    o["query"] = d.query ? matrix_j(*d.query) : Json("state");
+    o["output"] = matrix_j(d.output);
+    o["output_reads"] = d.output_context ? "state-and-context" : "state";
+    if (d.output_bias) o["output_bias"] = vector_j(*d.output_bias);
+    Json v = Json::object();
+    for (const auto& [token, e] : d.vocabulary) v[token] = vector_j(e);
+    o["vocabulary"] = v;
+    o["start"] = d.start;
+    if (d.end) o["end"] = *d.end;
+    o["ties"] = d.ties == TieRule::First ? "first" : "refuse";
+    return o;
+}
+
+Json rollout_j(const RolloutSpec& r) {
+    Json o;
+    o["source"] = r.source;
+    if (!r.reference.empty()) o["reference"] = strings_j(r.reference);
+    if (r.steps > 0) o["steps"] = r.steps;  // 0: the reference's length
+    if (r.cross_entropy) o["cross_entropy"] = true;
+    optional_text(o, "note", r.note);
+    return o;
+}
+
+Json figure_j(const FigureSpec& f) {
+    Json o;
+    o["kind"] = figure_kind_name(f.kind);
+    switch (f.kind) {
+        case FigureKind::ReadComparison: o["reads"] = strings_j(f.reads); break;
+        case FigureKind::Dependency:
+            o["read"] = f.reads.front();
+            o["cost"] = f.cost;
+            break;
+        case FigureKind::Heatmap:
+            o["layer"] = f.layer;
+            if (f.head > 0) o["head"] = f.head;
+            break;
+        case FigureKind::Intervention: o["intervention"] = f.intervention; break;
+        case FigureKind::Crosscheck: o["read"] = f.reads.front(); break;
+    }
+    optional_text(o, "number", f.number);
+    optional_text(o, "caption", f.caption);
+    optional_text(o, "pdf", f.pdf);
+    return o;
+}
+
 Json exercise_j(const Exercise& e) {
     Json o;
     o["id"] = e.id;
@@ -125,7 +195,9 @@ Json exercise_j(const Exercise& e) {
     if (!e.interventions.empty()) o["interventions"] = strings_j(e.interventions);
     if (!e.costs.empty()) o["costs"] = strings_j(e.costs);
     if (!e.learner_answers.empty()) o["learner_answers"] = strings_j(e.learner_answers);
+    if (!e.rollouts.empty()) o["rollouts"] = strings_j(e.rollouts);
     optional_text(o, "explanation", e.explanation);
+    rules_j(o, e.tolerance, e.accept);
     if (e.variation) o["variation"] = variation_j(*e.variation);
     return o;
 }
@@ -235,23 +307,40 @@ std::string write_scenario(const Scenario& s) {
         for (const auto& l : s.layers) o[l.name] = layer_j(l);
         root["layers"] = o;
     }
+    if (s.decoder) root["decoder"] = decoder_j(*s.decoder);
+    if (!s.rollouts.empty()) {
+        Json o = Json::object();
+        for (const auto& r : s.rollouts) o[r.name] = rollout_j(r);
+        root["rollouts"] = o;
+    }
+    if (!s.figures.empty()) {
+        Json o = Json::object();
+        for (const auto& fg : s.figures) o[fg.name] = figure_j(fg);
+        root["figures"] = o;
+    }
     if (!s.learner_answers.empty()) {
         Json o = Json::object();
         for (const auto& la : s.learner_answers) {
             Json x;
             x["target"] = la.target;
+            // Each entry as the learner wrote it (a decimal keeps its places, e stays e).
+            const auto entry = [&](std::size_t i) { return Json(la.entries[i].text); };
             if (la.scalar) {
-                x["proposed"] = value_j(la.proposed.front());
+                x["proposed"] = entry(0);
             } else if (la.columns > 0) {
-                Matrix m;
-                for (std::size_t i = 0; i < la.proposed.size(); i += la.columns) {
-                    m.emplace_back(la.proposed.begin() + static_cast<std::ptrdiff_t>(i),
-                                   la.proposed.begin() + static_cast<std::ptrdiff_t>(i + la.columns));
+                Json m = Json::array();
+                for (std::size_t i = 0; i < la.entries.size(); i += la.columns) {
+                    Json row = Json::array();
+                    for (std::size_t c = 0; c < la.columns; ++c) row.push_back(entry(i + c));
+                    m.push_back(row);
                 }
-                x["proposed"] = matrix_j(m);
+                x["proposed"] = m;
             } else {
-                x["proposed"] = vector_j(la.proposed);
+                Json a = Json::array();
+                for (std::size_t i = 0; i < la.entries.size(); ++i) a.push_back(entry(i));
+                x["proposed"] = a;
             }
+            rules_j(x, la.tolerance, la.accept);
             optional_text(x, "note", la.note);
             o[la.name] = x;
         }

@@ -67,6 +67,8 @@ struct AnswerEntry {
     int decimals = 0;            ///< Decimal/Percent: places after the point (of the value: a percentage's + 2)
     int sig_min = 0;             ///< Decimal/Percent: significant figures written, STACK's liberal
     int sig_max = 0;             ///< range (100 has 1 to 3, 0.0010 exactly 2)
+    /// The text decides everything else (parse_answer_entry of it): load(write(s)) == s.
+    bool operator==(const AnswerEntry& o) const { return text == o.text && form == o.form; }
 };
 /// Reads one entry: `0.259921`, `-1.5e-3`, `25.99%`, `e`, `e^2/(e^2 + 2)` (an expression in e:
 /// numbers, e, + − * /, parentheses, integer powers and e^(p/q)), or any exact expression

@@ -40,6 +40,7 @@ struct Decoder {
     std::string start;              ///< y_0
     std::optional<std::string> end; ///< generation stops after choosing it
     TieRule ties = TieRule::First;
+    bool operator==(const Decoder&) const = default;
 
     [[nodiscard]] std::size_t width() const { return recurrent.size(); }  ///< d
     [[nodiscard]] std::size_t context_width() const { return context.size(); }  ///< d_c
@@ -58,6 +59,7 @@ struct RolloutSpec {
     std::size_t steps = 0;               ///< T (default: the reference's length)
     bool cross_entropy = false;
     std::string note;
+    bool operator==(const RolloutSpec&) const = default;
 };
 
 enum class Regime { TeacherForcing, Generation };

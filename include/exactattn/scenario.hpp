@@ -199,6 +199,7 @@ struct FigureSpec {
     std::string number;              ///< "14.1", printed "Figure 14.1"
     std::string caption;             ///< Markdown
     std::string pdf;                 ///< LaTeX: \includegraphics of this PDF instead of TikZ
+    bool operator==(const FigureSpec&) const = default;
 };
 
 /// A whole scenario file.
