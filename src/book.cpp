@@ -3,6 +3,7 @@
 #include "exactattn/book.hpp"
 
 #include <fmt/format.h>
+#include <mpfr.h>
 
 #include <algorithm>
 #include <atomic>
@@ -76,7 +77,15 @@ void run_parallel(std::size_t count, std::size_t jobs, const std::function<void(
     } else {
         std::vector<std::thread> pool;
         pool.reserve(n);
-        for (std::size_t t = 0; t < n; ++t) pool.emplace_back(work);
+        for (std::size_t t = 0; t < n; ++t) {
+            pool.emplace_back([&work] {
+                work();
+                // MPFR keeps its constants (ln 2 for the interval code) in a per-thread cache
+                // that a thread's exit does not free: free it here, or every file verified in
+                // parallel leaks it.
+                mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
+            });
+        }
         for (auto& t : pool) t.join();
     }
     if (first) std::rethrow_exception(first);
