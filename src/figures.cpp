@@ -218,8 +218,62 @@ void dependency(FigureBlock& fb, const Report& rep, const FigureSpec& spec) {
         steps)));
 }
 
-// Attention heatmap: query positions × key positions per head, each cell its exact weight;
-// masked cells hatched and grey.
+// One panel of a heatmap: its heading, row and column labels, and per cell its exact weight
+// (none: masked).
+struct HeatPanel {
+    std::string heading;
+    std::string described;  ///< the description's lead: "Head 1 weights by query row:"
+    std::vector<Inline> rows;
+    std::vector<Inline> columns;
+    std::vector<std::vector<std::optional<Value>>> cells;
+};
+
+// Heatmap panels one under another, each cell its exact weight as a label and a shade of it;
+// masked cells hatched and grey. `left` is the width of the row labels.
+void draw_heatmap(FigureBlock& fb, const std::vector<HeatPanel>& panels, double left, const std::string& footer,
+                  const std::string& described_end) {
+    const std::size_t nq = panels.empty() ? 0 : panels.front().rows.size();
+    const std::size_t nk = panels.empty() ? 0 : panels.front().columns.size();
+    const double cell_w = std::min(70.0, (kWidth - left - 6) / static_cast<double>(std::max<std::size_t>(nk, 1)));
+    const double cell_h = 22;
+    const double head_h = 40 + cell_h * static_cast<double>(nq) + 8;
+    Picture& p = fb.picture;
+    p.width = kWidth;
+    p.height = head_h * static_cast<double>(panels.size()) + 16;
+    for (std::size_t hi = 0; hi < panels.size(); ++hi) {
+        const HeatPanel& panel = panels[hi];
+        const double y0 = head_h * static_cast<double>(hi);
+        p.text(6, y0 + 12, Inline(panel.heading), Picture::Anchor::Start, 9, true);
+        for (std::size_t j = 0; j < nk; ++j) {
+            p.text(left + cell_w * (static_cast<double>(j) + 0.5), y0 + 32, panel.columns[j], Picture::Anchor::Middle, 8.5);
+        }
+        Inline desc(panel.described);
+        for (std::size_t i = 0; i < nq; ++i) {
+            const double y = y0 + 38 + cell_h * static_cast<double>(i);
+            p.text(left - 6, y + cell_h / 2 + 3, panel.rows[i], Picture::Anchor::End, 8.5);
+            desc.text(i == 0 ? " " : "; ").append(panel.rows[i]).text(" ");
+            for (std::size_t j = 0; j < nk; ++j) {
+                const double x = left + cell_w * static_cast<double>(j);
+                const std::optional<Value>& w = panel.cells[i][j];
+                if (!w) {
+                    Picture::Box b{x, y, cell_w, cell_h, kMasked, true, true};
+                    p.shapes.emplace_back(b);
+                    continue;
+                }
+                const double f = fraction(*w);
+                p.box(x, y, cell_w, cell_h, shade(f));
+                Picture::Text label{x + cell_w / 2, y + cell_h / 2 + 3, Inline().value(*w), Picture::Anchor::Middle, 8,
+                                    false, f > 0.7};
+                p.shapes.emplace_back(label);
+            }
+            desc.math(Formula().column(panel.cells[i]));
+        }
+        fb.description.push_back(desc.text(described_end));
+    }
+    p.text(6, p.height - 5, Inline(footer), Picture::Anchor::Start, 8);
+}
+
+// Attention heatmap of a layer: query positions × key positions per head.
 void heatmap(FigureBlock& fb, const Report& rep, const FigureSpec& spec) {
     const LayerResult* lr = nullptr;
     for (const auto& l : rep.layers) lr = l.spec.name == spec.layer ? &l : lr;
@@ -229,56 +283,59 @@ void heatmap(FigureBlock& fb, const Report& rep, const FigureSpec& spec) {
     const auto& ktok = lr->spec.memory.empty() ? qtok : rep.scenario.sequence(lr->spec.memory).tokens;
     const std::size_t nq = t.masked.size();
     const std::size_t nk = nq == 0 ? 0 : t.masked.front().size();
-    const double left = 56;
-    const double cell_w = std::min(70.0, (kWidth - left - 6) / static_cast<double>(std::max<std::size_t>(nk, 1)));
-    const double cell_h = 22;
-    const double head_h = 40 + cell_h * static_cast<double>(nq) + 8;
-    std::vector<std::size_t> heads;
-    for (std::size_t h = 1; h <= t.heads.size(); ++h) {
-        if (spec.head == 0 || spec.head == h) heads.push_back(h);
-    }
-    Picture& p = fb.picture;
-    p.width = kWidth;
-    p.height = head_h * static_cast<double>(heads.size()) + 16;
     const auto name = [](const std::vector<std::string>& tokens, std::size_t i) {
         return i < tokens.size() ? Inline().token(tokens[i]) : Inline(std::to_string(i + 1));
     };
-    for (std::size_t hi = 0; hi < heads.size(); ++hi) {
-        const HeadTrace& head = t.heads[heads[hi] - 1];
-        const double y0 = head_h * static_cast<double>(hi);
-        p.text(6, y0 + 12, Inline(fmt::format("Head {}: query position (rows) × key position (columns)", heads[hi])),
-               Picture::Anchor::Start, 9, true);
-        for (std::size_t j = 0; j < nk; ++j) {
-            p.text(left + cell_w * (static_cast<double>(j) + 0.5), y0 + 32, name(ktok, j), Picture::Anchor::Middle, 8.5);
-        }
-        Inline desc(fmt::format("Head {} weights by query row:", heads[hi]));
+    std::vector<HeatPanel> panels;
+    for (std::size_t h = 1; h <= t.heads.size(); ++h) {
+        if (spec.head != 0 && spec.head != h) continue;
+        HeatPanel panel{fmt::format("Head {}: query position (rows) × key position (columns)", h),
+                        fmt::format("Head {} weights by query row:", h), {}, {}, {}};
+        for (std::size_t j = 0; j < nk; ++j) panel.columns.push_back(name(ktok, j));
         for (std::size_t i = 0; i < nq; ++i) {
-            const double y = y0 + 38 + cell_h * static_cast<double>(i);
-            p.text(left - 6, y + cell_h / 2 + 3, name(qtok, i), Picture::Anchor::End, 8.5);
-            desc.text(i == 0 ? " " : "; ").append(name(qtok, i)).text(" ");
-            std::vector<std::optional<Value>> row;
+            panel.rows.push_back(name(qtok, i));
+            std::vector<std::optional<Value>>& row = panel.cells.emplace_back();
             for (std::size_t j = 0; j < nk; ++j) {
-                const double x = left + cell_w * static_cast<double>(j);
-                if (t.masked[i][j]) {
-                    Picture::Box b{x, y, cell_w, cell_h, kMasked, true, true};
-                    p.shapes.emplace_back(b);
-                    row.emplace_back(std::nullopt);
-                    continue;
-                }
-                const Value w = head.rows[i].weights.at(j).value_or(Value());
-                const double f = fraction(w);
-                p.box(x, y, cell_w, cell_h, shade(f));
-                Picture::Text label{x + cell_w / 2, y + cell_h / 2 + 3, Inline().value(w), Picture::Anchor::Middle, 8,
-                                    false, f > 0.7};
-                p.shapes.emplace_back(label);
-                row.emplace_back(w);
+                if (t.masked[i][j]) row.emplace_back(std::nullopt);
+                else row.emplace_back(t.heads[h - 1].rows[i].weights.at(j).value_or(Value()));
             }
-            desc.math(Formula().column(row));
         }
-        fb.description.push_back(desc.text(" (— masked)."));
+        panels.push_back(std::move(panel));
     }
-    p.text(6, p.height - 5, Inline("Cells: exact weights; a crossed grey cell is masked (weight 0, not compared)."),
-           Picture::Anchor::Start, 8);
+    draw_heatmap(fb, panels, 56, "Cells: exact weights; a crossed grey cell is masked (weight 0, not compared).",
+                 " (— masked).");
+}
+
+// Attention heatmap of a rollout: one regime's decoder steps (rows, "t = k: input → chosen") ×
+// the source positions (columns), each cell the exact weight of that step's read.
+void rollout_heatmap(FigureBlock& fb, const Report& rep, const FigureSpec& spec) {
+    const RolloutResult& ro = rep.rollout(spec.rollout);
+    if (spec.regime == Regime::TeacherForcing && !ro.teacher_forcing) {
+        throw reference_error(fmt::format("rollout \"{}\" has no teacher forcing (no reference)", spec.rollout));
+    }
+    const RegimeTrace& rt = spec.regime == Regime::TeacherForcing ? *ro.teacher_forcing : ro.generation;
+    const Source& src = rep.scenario.source(ro.spec.source);
+    const std::size_t n = src.states.rows();
+    const std::string regime = spec.regime == Regime::TeacherForcing ? "Teacher forcing" : "Generation";
+    HeatPanel panel{regime + ": decoder step (rows) × source position (columns)", regime + " weights by step:", {},
+                    {}, {}};
+    for (std::size_t j = 0; j < n; ++j) {
+        panel.columns.push_back(src.tokens && j < src.tokens->size() ? Inline().token((*src.tokens)[j])
+                                                                      : Inline(std::to_string(j + 1)));
+    }
+    std::size_t widest = 0;
+    for (const DecoderStep& st : rt.steps) {
+        Inline row = Inline(fmt::format("t = {}: ", st.step)).token(st.input).text(" → ");
+        if (st.chosen) row.token(st.chosen_token);
+        else row.text("refused");
+        widest = std::max(widest, display_width(render_inline(row, Format::Text)));
+        panel.rows.push_back(std::move(row));
+        std::vector<std::optional<Value>>& cells = panel.cells.emplace_back();
+        for (std::size_t j = 0; j < n; ++j) cells.emplace_back(st.read.weights.at(j).value_or(Value()));
+    }
+    // Row labels at 8.5 points: about 5 points a character.
+    const double left = std::clamp(12 + 5.0 * static_cast<double>(widest), 56.0, 170.0);
+    draw_heatmap(fb, {panel}, left, "Cells: exact weights of each decoder step's read over the source.", ".");
 }
 
 // Intervention chart: per row of the table, the weights over the original positions as a
@@ -431,6 +488,12 @@ FigureBlock figure_block(const Report& rep, const FigureSpec& spec) {
             dependency(fb, rep, spec);
             break;
         case FigureKind::Heatmap:
+            if (!spec.rollout.empty()) {
+                fb = frame(spec, Inline(fmt::format("Attention weights of rollout {} ({})", spec.rollout,
+                                                    regime_name(spec.regime))));
+                rollout_heatmap(fb, rep, spec);
+                break;
+            }
             fb = frame(spec, Inline("Attention weights of layer " + spec.layer));
             heatmap(fb, rep, spec);
             break;

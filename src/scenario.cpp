@@ -492,12 +492,41 @@ private:
         }
     }
 
+    // A heatmap of a rollout: one regime's decoder steps (rows) × the source's positions.
+    void rollout_heatmap(const Scenario& s, const Json& v, const std::string& ptr, FigureSpec& f) {
+        for (const char* k : {"layer", "head"}) {
+            if (v.contains(k)) {
+                throw shape_error(fmt::format("\"{}\" does not belong to a heatmap of a rollout (a heatmap draws a "
+                                              "layer or a rollout, not both)",
+                                              k),
+                                  r_.at(ptr + "/" + k));
+            }
+        }
+        if (!v.contains("rollout")) throw shape_error("missing \"rollout\" (\"regime\" needs one)", r_.at(ptr));
+        const RolloutSpec& ro = declared(s.rollouts, v["rollout"], ptr + "/rollout", "rollout");
+        f.rollout = ro.name;
+        if (v.contains("regime")) {
+            const std::string regime = r_.string(v["regime"], ptr + "/regime");
+            if (regime == "generation") f.regime = Regime::Generation;
+            else if (regime == "teacher-forcing") f.regime = Regime::TeacherForcing;
+            else throw reference_error(fmt::format("unknown regime \"{}\"; expected teacher-forcing or generation", regime),
+                                       r_.at(ptr + "/regime"));
+            if (f.regime == Regime::TeacherForcing && ro.reference.empty()) {
+                throw shape_error(fmt::format("rollout \"{}\" declares no reference, so it has no teacher forcing",
+                                              ro.name),
+                                  r_.at(ptr + "/regime"));
+            }
+        }
+        figure_size(ro.steps > 0 ? ro.steps : ro.reference.size(), "decoder steps", ptr + "/rollout");
+        figure_size(s.source(ro.source).states.rows(), "source positions", ptr + "/rollout");
+    }
+
     void figures(Scenario& s) {
         std::set<std::string> numbers;
         r_.each(root_, "figures", [&](const std::string& name, const Json& v, const std::string& ptr) {
             r_.object(v, ptr);
-            r_.only_keys(v, ptr, {"kind", "reads", "read", "intervention", "layer", "head", "cost", "number",
-                                  "caption", "pdf", "note"});
+            r_.only_keys(v, ptr, {"kind", "reads", "read", "intervention", "layer", "head", "rollout", "regime",
+                                  "cost", "number", "caption", "pdf", "note"});
             FigureSpec f;
             f.name = name;
             if (!v.contains("kind")) throw shape_error("missing \"kind\"", r_.at(ptr));
@@ -515,16 +544,18 @@ private:
             const std::map<FigureKind, std::set<std::string>> keys = {
                 {FigureKind::ReadComparison, {"reads"}},
                 {FigureKind::Dependency, {"read", "cost"}},
-                {FigureKind::Heatmap, {"layer", "head"}},
+                {FigureKind::Heatmap, {"layer", "head", "rollout", "regime"}},
                 {FigureKind::Intervention, {"intervention"}},
                 {FigureKind::Crosscheck, {"read"}}};
-            for (const char* k : {"reads", "read", "intervention", "layer", "head", "cost"}) {
+            for (const char* k : {"reads", "read", "intervention", "layer", "head", "rollout", "regime", "cost"}) {
                 if (v.contains(k) && keys.at(f.kind).count(k) == 0) {
                     throw shape_error(fmt::format("\"{}\" does not belong to a {} figure", k, kind), r_.at(ptr + "/" + k));
                 }
             }
             for (const auto& k : keys.at(f.kind)) {
-                if (k != "head" && !v.contains(k)) throw shape_error(fmt::format("missing \"{}\"", k), r_.at(ptr));
+                if (f.kind != FigureKind::Heatmap && !v.contains(k)) {
+                    throw shape_error(fmt::format("missing \"{}\"", k), r_.at(ptr));
+                }
             }
             switch (f.kind) {
                 case FigureKind::ReadComparison: {
@@ -568,6 +599,11 @@ private:
                     break;
                 }
                 case FigureKind::Heatmap: {
+                    if (v.contains("rollout") || v.contains("regime")) {
+                        rollout_heatmap(s, v, ptr, f);
+                        break;
+                    }
+                    if (!v.contains("layer")) throw shape_error("missing \"layer\" or \"rollout\"", r_.at(ptr));
                     const LayerSpec& l = declared(s.layers, v["layer"], ptr + "/layer", "layer");
                     f.layer = l.name;
                     const std::size_t heads = l.layer.heads.size();

@@ -174,6 +174,11 @@ Json figure_j(const FigureSpec& f) {
             o["cost"] = f.cost;
             break;
         case FigureKind::Heatmap:
+            if (!f.rollout.empty()) {
+                o["rollout"] = f.rollout;
+                if (f.regime != Regime::Generation) o["regime"] = regime_name(f.regime);
+                break;
+            }
             o["layer"] = f.layer;
             if (f.head > 0) o["head"] = f.head;
             break;

@@ -192,8 +192,10 @@ struct FigureSpec {
     FigureKind kind = FigureKind::ReadComparison;
     std::vector<std::string> reads;  ///< read comparison: two or more; dependency, crosscheck: one
     std::string intervention;        ///< intervention chart
-    std::string layer;               ///< heatmap
+    std::string layer;               ///< heatmap of a layer
     std::size_t head = 0;            ///< heatmap: one head (1-based), 0 for every head
+    std::string rollout;             ///< heatmap of a rollout: decoder steps × source positions
+    Regime regime = Regime::Generation;  ///< heatmap of a rollout: the regime drawn
     std::string cost;                ///< dependency: the cost case that declares the target steps
     std::size_t target_steps = 0;    ///< dependency: decoder steps (from `cost`)
     std::string number;              ///< "14.1", printed "Figure 14.1"

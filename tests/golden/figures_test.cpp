@@ -137,6 +137,35 @@ TEST(Figures, HeatmapLabelsExactWeightsAndMarksMaskedCells) {
     EXPECT_EQ(crossed, 6U);
 }
 
+TEST(Figures, RolloutHeatmapLabelsEachStepsWeightsInBothRegimes) {
+    const Report rep = run_scenario(
+        load_scenario(std::string(EXACTATTN_SOURCE_DIR) + "/data/chapter14/decoder-rollout.json"));
+    // Rows "t = k: input → chosen", columns the source's tokens. The weights are the scenario's
+    // hand derivation (its notes, and its expect entries .../steps/<k>/weights):
+    // generation: step 1 q = [1, 0], scores [a, 0, 0], exponentials [2, 1, 1] over 4: 1/2, 1/4,
+    // 1/4, chosen a (tie with the, rule first); step 2 input a, q = [0, 1]: 1/4, 1/2, 1/4, chosen
+    // blue; step 3 input blue, q = [1, 1], scores [a, a, 0], exponentials [2, 2, 1] over 5: 2/5,
+    // 2/5, 1/5, chosen key; step 4 input key, q = [0, 0]: 1/3 each, chosen the end token ".".
+    const FigureSpec& generation = find_figure(rep.scenario, "14.4");
+    in_order(svg_texts(render_svg(figure_block(rep, generation))),
+             {"Generation: decoder step (rows) × source position (columns)", "红色", "钥匙", "。",
+              "t = 1: <s> → a", "1/2", "1/4", "1/4", "t = 2: a → blue", "1/4", "1/2", "1/4", "t = 3: blue → key",
+              "2/5", "2/5", "1/5", "t = 4: key → .", "1/3", "1/3", "1/3"});
+    // Teacher forcing feeds the reference the red key: step 2 input the, q = [0, 1]: 1/4, 1/2,
+    // 1/4, chosen red; step 3 input red, q = s_2 = [1, 0] (Table 14.1 again): 1/2, 1/4, 1/4,
+    // chosen key; step 4 input key, q = [0, 0]: 1/3 each.
+    FigureSpec forced = generation;
+    forced.regime = Regime::TeacherForcing;
+    in_order(svg_texts(render_svg(figure_block(rep, forced))),
+             {"Teacher forcing: decoder step (rows) × source position (columns)", "t = 1: <s> → a", "1/2", "1/4",
+              "1/4", "t = 2: the → red", "1/4", "1/2", "1/4", "t = 3: red → key", "1/2", "1/4", "1/4",
+              "t = 4: key → .", "1/3", "1/3", "1/3"});
+    // The regime survives the scenario writer (generation, the default, is not written).
+    Scenario s = rep.scenario;
+    s.figures.front().regime = Regime::TeacherForcing;
+    EXPECT_EQ(parse_scenario(write_scenario(s), s.file), s);
+}
+
 TEST(Figures, InterventionChartMarksTheUnchangedRow) {
     // Table 14.2: removing the color leaves r = 0 + 2(a/2) = a, as before (a/2 + 2(a/4) = a);
     // removing the key gives 2a/3, the full stop 4a/3.
