@@ -31,6 +31,34 @@ void apply_options(const CheckOptions& o, LearnerAnswer& la) {
     if (!o.accept.empty()) la.accept = o.accept;
 }
 
+// An ad-hoc target takes `tolerance` and `accept` from the first exercise (in file order) that
+// lists it: its read, its intervention, or that intervention's row (docs/cli.md#check).
+void inherit_exercise_rules(const Scenario& sc, LearnerAnswer& la) {
+    auto under = [&la](const std::string& prefix) {
+        return la.target.size() > prefix.size() && la.target.compare(0, prefix.size(), prefix) == 0 &&
+               la.target[prefix.size()] == '/';
+    };
+    auto token = [](const std::string& name) {  // RFC 6901: ~ as ~0, / as ~1
+        std::string t;
+        for (char ch : name) t += ch == '~' ? "~0" : ch == '/' ? "~1" : std::string(1, ch);
+        return t;
+    };
+    for (const auto& e : sc.exercises) {
+        bool lists = false;
+        for (const auto& r : e.reads) lists = lists || under("/reads/" + token(r));
+        for (const auto& i : e.interventions) {
+            const auto slash = i.find('/');
+            std::string prefix = "/interventions/" + token(i.substr(0, slash));
+            if (slash != std::string::npos) prefix += i.substr(slash);
+            lists = lists || under(prefix);
+        }
+        if (!lists) continue;
+        if (!la.tolerance) la.tolerance = e.tolerance;
+        if (la.accept.empty()) la.accept = e.accept;
+        return;
+    }
+}
+
 // `check FILE --answers CSV`: one row per answer (student, target, answer, verdict, rule,
 // mistake, feedback); an answer that does not parse is `invalid`, with the reason as feedback.
 int check_class(const CheckOptions& o, const Report& rep, std::ostream& out) {
@@ -133,6 +161,7 @@ int cmd_check(const CheckOptions& o, std::ostream& out) {
         } catch (const Error& e) {
             throw e.located(where);
         }
+        inherit_exercise_rules(rep.scenario, la);
         answers.push_back(std::move(la));
     } else {
         for (const auto& la : rep.scenario.learner_answers) {

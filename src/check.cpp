@@ -12,6 +12,7 @@
 #include "exactattn/linalg.hpp"
 #include "exactattn/print.hpp"
 #include "json_io.hpp"
+#include "mistakes.hpp"
 #include "report_json.hpp"
 
 namespace exactattn {
@@ -383,7 +384,6 @@ void layer_weight_findings(const LearnerAnswer& answer, const std::vector<std::s
 struct Ctx {
     const Report& rep;
     const Json& doc;
-    const LearnerAnswer& answer;
     const Flat& exact;
     std::optional<Situation> s;             // the target is a read's or an intervention row's quantity
     std::vector<std::size_t> incl;          // … and these of its positions are not removed
@@ -465,6 +465,25 @@ MaskFn layer_other_mask(const LayerResult& lr) {
 }
 MaskFn layer_same_mask(const LayerResult& lr) {
     return [&lr](std::size_t i, std::size_t k) { return static_cast<bool>(lr.trace.masked[i][k]); };
+}
+
+// What the mistakes at `target` are recomputed from: its read or intervention row (and which of
+// its positions are removed), or its layer.
+Ctx context_at(const Report& rep, const Json& doc, const Flat& exact, const std::string& target, const Location& where) {
+    Ctx c{rep, doc, exact, std::nullopt, {}, {}, nullptr, {}, where};
+    const auto tokens = pointer_tokens(target);
+    if (tokens.size() >= 3 && tokens[0] == "layers") {
+        for (const auto& l : rep.layers) c.layer = l.spec.name == tokens[1] ? &l : c.layer;
+        if (c.layer != nullptr) c.layer_sub = target.substr(detail::pointer_join("/layers", c.layer->spec.name).size());
+    } else {
+        c.s = locate(rep, target);
+        if (c.s) {
+            for (std::size_t p = 0; p < c.s->trace->marks.size(); ++p) {
+                (c.s->trace->marks[p] == Mark::Removed ? c.removed : c.incl).push_back(p);
+            }
+        }
+    }
+    return c;
 }
 
 const std::vector<Mistake>& registry() {
@@ -619,8 +638,9 @@ const std::vector<Mistake>& registry() {
         {"drop-a", false,
          [](const Ctx& c) -> std::optional<Wrong> {
              // The factor a = ln 2 left out: every value Σ F_k a^k read as Σ F_k.
+             // Without an a it gives the right answer (which check then cannot name, and which
+             // fails a variant's mistakes_differ).
              Wrong w{"the factor a (= ln 2) was dropped from the answer", {}};
-             bool any = false;
              for (const auto& v : c.exact.values) {
                  if (!v) {
                      w.values.emplace_back(std::nullopt);
@@ -628,10 +648,8 @@ const std::vector<Mistake>& registry() {
                  }
                  Value dropped;
                  for (const auto& term : v->terms()) dropped += Value(term);
-                 any = any || dropped != *v;
                  w.values.emplace_back(Real::of(dropped));
              }
-             if (!any) return std::nullopt;
              return w;
          }},
         {"forget-scale", false,
@@ -792,22 +810,9 @@ Judgement judge_at(const Report& rep, const detail::Json& doc, const LearnerAnsw
                                          missing.size() == 1 ? "" : "s", position_list(missing),
                                          missing.size() == 1 ? "was" : "were", missing.size() == 1 ? "it has" : "they have"));
     }
-    Ctx c{rep, doc, answer, exact, std::nullopt, {}, {}, nullptr, {}, where};
+    const Ctx c = context_at(rep, doc, exact, answer.target, where);
     const auto tokens = pointer_tokens(answer.target);
-    if (tokens.size() >= 3 && tokens[0] == "layers") {
-        for (const auto& l : rep.layers) c.layer = l.spec.name == tokens[1] ? &l : c.layer;
-        if (c.layer != nullptr) {
-            c.layer_sub = answer.target.substr(detail::pointer_join("/layers", c.layer->spec.name).size());
-            if (tokens[2] == "heads" && all_exact) layer_weight_findings(answer, tokens, j);
-        }
-    } else {
-        c.s = locate(rep, answer.target);
-        if (c.s) {
-            for (std::size_t p = 0; p < c.s->trace->marks.size(); ++p) {
-                (c.s->trace->marks[p] == Mark::Removed ? c.removed : c.incl).push_back(p);
-            }
-        }
-    }
+    if (c.layer != nullptr && tokens[2] == "heads" && all_exact) layer_weight_findings(answer, tokens, j);
     if (c.s && all_exact && c.s->quantity == "weights" && !c.s->element) {
         const std::size_t n = c.s->trace->marks.size();
         if (answer.proposed.size() == n || answer.proposed.size() == c.incl.size()) {
@@ -909,6 +914,32 @@ std::vector<std::string> mistake_ids() {
     for (const auto& m : registry()) out.emplace_back(m.id);
     return out;
 }
+
+std::vector<std::string> wrong_method_ids() {
+    std::vector<std::string> out;
+    for (const auto& m : registry()) {
+        if (!m.acceptable) out.emplace_back(m.id);
+    }
+    return out;
+}
+
+namespace detail {
+
+MistakenAnswers mistaken_answers(const Report& rep, const Json& doc, const std::string& target,
+                                 const std::vector<std::string>& ids, const Location& where) {
+    const Flat exact = flatten(resolve_pointer(doc, target, where), where, target);
+    const Ctx c = context_at(rep, doc, exact, target, where);
+    MistakenAnswers out;
+    out.right = exact.values;
+    for (const Mistake& m : registry()) {
+        if (std::find(ids.begin(), ids.end(), m.id) == ids.end()) continue;
+        auto wrong = m.recompute(c);
+        if (wrong && !wrong->values.empty()) out.by_id.emplace_back(m.id, std::move(wrong->values));
+    }
+    return out;
+}
+
+}  // namespace detail
 
 Judgement judge(const Report& rep, const LearnerAnswer& answer) {
     return judge_at(rep, detail::report_to_json(rep), answer);

@@ -9,10 +9,13 @@
 #include <map>
 #include <optional>
 
+#include "exactattn/answer.hpp"
 #include "exactattn/answers.hpp"
+#include "exactattn/check.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/print.hpp"
+#include "mistakes.hpp"
 #include "report_json.hpp"
 
 namespace exactattn {
@@ -41,7 +44,7 @@ std::int64_t SplitMix64::between(std::int64_t low, std::int64_t high) {
 }
 
 const std::vector<std::string>& variation_mistakes() {
-    static const std::vector<std::string> names = {"divide-by-count", "forget-exp", "drop-a"};
+    static const std::vector<std::string> names = wrong_method_ids();
     return names;
 }
 
@@ -64,30 +67,6 @@ struct Context {
     }
     [[nodiscard]] const Variation& variation() const { return *exercise.variation; }
 };
-
-std::string unescape_token(std::string t) {
-    std::string out;
-    for (std::size_t i = 0; i < t.size(); ++i) {
-        if (t[i] == '~' && i + 1 < t.size()) {
-            out += t[i + 1] == '1' ? '/' : '~';
-            ++i;
-        } else {
-            out += t[i];
-        }
-    }
-    return out;
-}
-
-std::vector<std::string> pointer_tokens(const std::string& pointer) {
-    std::vector<std::string> out;
-    std::size_t i = 1;
-    while (i <= pointer.size()) {
-        const std::size_t j = std::min(pointer.find('/', i), pointer.size());
-        out.push_back(unescape_token(pointer.substr(i, j - i)));
-        i = j + 1;
-    }
-    return out;
-}
 
 /// Every scalar of a report quantity, row by row (null where the report has none).
 void flatten(const Json& j, std::vector<std::optional<Value>>& out, const Location& where) {
@@ -144,76 +123,6 @@ const Json& report_at(const Json& doc, const std::string& pointer, const Locatio
     return detail::resolve_pointer(doc, pointer, where);
 }
 
-// ---- mistakes (docs/variants.md#constraints) ------------------------------------------------
-
-Value without_a(const Value& v) {
-    Value out;
-    for (const auto& f : v.terms()) out += Value(f);
-    return out;
-}
-
-/// The answer at `pointer` (/reads/<name>/weights|context|readout[/i]) recomputed with the
-/// mistake, or nothing when the mistake gives no answer (forget-exp with scores summing to 0).
-std::optional<Json> mistaken_answer(const Report& rep, const Json& doc, const std::string& mistake,
-                                    const std::string& pointer, const Location& where) {
-    const Json& right = report_at(doc, pointer, where);
-    if (mistake == "drop-a") {
-        std::vector<std::optional<Value>> v;
-        flatten(right, v, where);
-        if (right.is_array()) {
-            Json a = Json::array();
-            for (const auto& x : v) a.push_back(x ? Json(to_ascii(without_a(*x))) : Json());
-            return a;
-        }
-        return Json(to_ascii(without_a(*v.front())));
-    }
-    const auto t = pointer_tokens(pointer);
-    const bool ok = (t.size() == 3 || t.size() == 4) && t[0] == "reads" &&
-                    (t[2] == "weights" || t[2] == "context" || t[2] == "readout");
-    if (!ok) {
-        throw shape_error(fmt::format("mistakes_differ recomputes a read: the answer must be /reads/<name>/weights, "
-                                      "/context or /readout (or one entry of them), not {}",
-                                      pointer),
-                          where);
-    }
-    const ReadResult& rr = rep.read(t[1]);
-    const Memory& states = rep.scenario.source(rr.spec.source).states;
-    const auto exps = rr.trace.exponentials.all();
-    const auto scores = rr.trace.scores.all();
-    const auto included = rr.trace.included();
-    std::vector<Value> w(states.rows());
-    if (mistake == "divide-by-count") {
-        for (auto p : included) w[p - 1] = *exps[p - 1] / Value(static_cast<long>(included.size()));
-    } else {  // forget-exp: each score over the sum of the scores (scores r·a: r over Σ r)
-        mpq_class total = 0;
-        std::vector<mpq_class> r(states.rows());
-        for (auto p : included) {
-            if (!scores[p - 1]->as_rational_multiple_of_a(r[p - 1])) return std::nullopt;
-            total += r[p - 1];
-        }
-        if (total == 0) return std::nullopt;
-        for (auto p : included) w[p - 1] = Value(mpq_class(r[p - 1] / total));
-    }
-    Vector context(states.width());
-    for (std::size_t j = 0; j < states.rows(); ++j) {
-        for (std::size_t i = 0; i < states.width(); ++i) context[i] += w[j] * states.at(j, i);
-    }
-    Json q;
-    if (t[2] == "weights") q = detail::vector_json(w);
-    if (t[2] == "context") q = detail::vector_json(context);
-    if (t[2] == "readout") {
-        if (!rr.spec.readout) return std::nullopt;
-        Value r;
-        for (std::size_t i = 0; i < context.size(); ++i) r += rr.spec.readout->values[i] * context[i];
-        q = Json(to_ascii(r));
-    }
-    if (t.size() == 4) {
-        const Location here = where;
-        return report_at(q, "/" + t[3], here);
-    }
-    return q;
-}
-
 // ---- constraints ----------------------------------------------------------------------------
 
 /// The traces an exercise reads: its reads and the rows of its intervention references.
@@ -230,6 +139,27 @@ std::vector<const ReadTrace*> exercise_traces(const Report& rep, const Exercise&
         }
     }
     return out;
+}
+
+/// Whether a mistake's recomputed answer differs from the right one (docs/variants.md#constraints):
+/// an exact value by exact value, one outside the domain (e-instead-of-2's decimals) by more
+/// than the declared tolerance, certified by enclosures (undecided: not shown to differ).
+bool differs(const std::vector<std::optional<Real>>& wrong, const std::vector<std::optional<Value>>& right,
+             const Value& tolerance) {
+    if (wrong.size() != right.size()) return true;
+    const Tolerance tol{Tolerance::Kind::Absolute, tolerance.rational(), 0};
+    for (std::size_t i = 0; i < right.size(); ++i) {
+        if (wrong[i].has_value() != right[i].has_value()) return true;
+        if (!right[i]) continue;
+        if (wrong[i]->exact) {
+            if (*wrong[i]->exact != *right[i]) return true;
+            continue;
+        }
+        AnswerEntry as_decimal{to_ascii(*right[i]), AnswerEntry::Form::Decimal, Real::of(*right[i])};
+        const EntryVerdict within = judge_entry(as_decimal, *wrong[i], tol);
+        if (within.decided && !within.match) return true;
+    }
+    return false;
 }
 
 /// The first declared constraint the variant fails, or "" when it meets them all.
@@ -276,11 +206,12 @@ std::string failed_constraint(const Context& c, const Report& rep, const Json& d
             seen.push_back(q);
         }
     }
-    for (const auto& m : v.mistakes) {
-        const Location where = c.at("/answer");
-        const auto wrong = mistaken_answer(rep, doc, m, v.answer, where);
-        if (wrong && canonical(*wrong, where) == canonical(report_at(doc, v.answer, where), where)) {
-            return "mistakes_differ (" + m + ")";
+    if (!v.mistakes.empty()) {
+        const auto wrong = detail::mistaken_answers(rep, doc, v.answer, v.mistakes, c.at("/answer"));
+        for (const auto& m : v.mistakes) {
+            for (const auto& [id, values] : wrong.by_id) {
+                if (id == m && !differs(values, wrong.right, v.tolerance)) return "mistakes_differ (" + m + ")";
+            }
         }
     }
     return "";

@@ -35,6 +35,9 @@ struct Judgement {
 
 /// The ids of the registry of known mistakes, in the order they are tried (docs/check.md).
 std::vector<std::string> mistake_ids();
+/// The ids of the registry's wrong methods: all but those an exercise may accept as right
+/// ("remaining-weights"). The mistakes a variation's `mistakes_differ` may name (docs/variants.md).
+std::vector<std::string> wrong_method_ids();
 
 /// Reads a proposal as written — `0.259921`, `[2/3, 1/3]`, `[[a, 0], [0, a]]`, `[e, 1, 1]`,
 /// `25.99%` — into `la` (entries, proposed, scalar, columns). ParseError with its column.

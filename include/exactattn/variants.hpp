@@ -33,9 +33,8 @@ private:
     std::uint64_t state_;
 };
 
-/// The mistakes `mistakes_differ` may name, each a recomputation of a read: "divide-by-count"
-/// (each exponential divided by the number of positions), "forget-exp" (each score divided by
-/// the sum of the scores), "drop-a" (the answer with a written as 1).
+/// The mistakes `mistakes_differ` may name: the wrong methods of check's registry
+/// (wrong_method_ids(), docs/variants.md#constraints), each recomputed by that registry entry.
 const std::vector<std::string>& variation_mistakes();
 
 /// What to draw: `count` variants of one exercise from the master seed, or (variant_seed) the

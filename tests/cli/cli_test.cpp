@@ -291,6 +291,28 @@ TEST(Cli, CheckClassAnswersCsv) {
     EXPECT_NE(r.out.find("\"right\": 2"), std::string::npos) << r.out;
 }
 
+TEST(Cli, CheckRemainingWeightsAcceptedWhereTheExerciseAllows) {
+    // Table 14.2, row 2 (remove key): exponentials 2 and 1 remain, so the weights are
+    // [2/3, 0, 1/3]; the chapter (Exercise 3's answer) lists them as "weights 2/3 and 1/3".
+    // Exercise 3 lists that row and declares accept: ["remaining-weights"], so the ad-hoc
+    // answer inherits it: right, with the note.
+    Result r = run({"check", "chapter14", "--target", "/interventions/table-14.2/rows/2/weights", "--proposed",
+                    "[2/3,1/3]", "--format", "json"});
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("\"correct\": true"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\"mistake_id\": \"remaining-weights\""), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("accepted: only the weights of the remaining positions (1 and 3) were listed"),
+              std::string::npos)
+        << r.out;
+    // Row 3 (remove full stop): exponentials 2 and 1 remain again, weights [2/3, 1/3, 0], but
+    // only Exercise 4 lists that row (the whole table) and it accepts nothing: wrong, and named.
+    r = run({"check", "chapter14", "--target", "/interventions/table-14.2/rows/3/weights", "--proposed",
+             "[2/3,1/3]", "--format", "json"});
+    EXPECT_EQ(r.code, 1) << r.out << r.err;
+    EXPECT_NE(r.out.find("\"correct\": false"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\"mistake_id\": \"remaining-weights\""), std::string::npos) << r.out;
+}
+
 TEST(Cli, CheckDecimalAndE) {
     // [e, 1, 1] can be entered: the exponentials with e^1 for 2^1 (exit 1, not 2).
     Result r = run({"check", "chapter14", "--target", "/reads/example-14.1/exponentials", "--proposed", "[e,1,1]",
