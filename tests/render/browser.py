@@ -85,7 +85,11 @@ def load_page(chromium, path, width=1000, height=1400, timeout=60):
                 "--disable-extensions", "--disable-background-networking", "--disable-sync",
                 "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=127.0.0.1:9",
                 f"--window-size={width},{height}", "--hide-scrollbars", "about:blank"]
-        browser = subprocess.Popen(argv, preexec_fn=fds, pass_fds=(3, 4, to_browser_r, from_browser_w),
+        # close_fds=False, not pass_fds=(3, 4, ...): pass_fds makes the child touch the
+        # parent's own fds 3 and 4 before preexec_fn runs, and with pages loaded from several
+        # threads another thread may have just closed them (EBADF, seen in CI). Every other fd
+        # Python opens is non-inheritable (PEP 446), so only the dup2'd 3 and 4 reach Chromium.
+        browser = subprocess.Popen(argv, preexec_fn=fds, close_fds=False,
                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
         os.close(to_browser_r)
