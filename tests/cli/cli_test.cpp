@@ -6,25 +6,13 @@
 #include <sstream>
 
 #include "app.hpp"
+#include "cli/run_cli.hpp"
 #include "support/support.hpp"
 
 namespace {
 
-struct Result {
-    int code = -1;
-    std::string out;
-    std::string err;
-};
-
-Result run(std::vector<std::string> args) {
-    std::ostringstream out;
-    std::ostringstream err;
-    Result r;
-    r.code = exactattn::cli::run(args, out, err);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
-}
+using exactattn::test::Result;
+using exactattn::test::run;
 
 bool one_line(const std::string& s) {
     return !s.empty() && s.back() == '\n' && s.find('\n') == s.size() - 1;

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "cli/run_cli.hpp"
 #include "app.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/parse.hpp"
@@ -51,21 +52,8 @@ TEST(SplitMix64, BoundedIntegers) {
     EXPECT_EQ(e.below(1), 0U);
 }
 
-struct Result {
-    int code = -1;
-    std::string out;
-    std::string err;
-};
-
-Result run(std::vector<std::string> args) {
-    std::ostringstream out;
-    std::ostringstream err;
-    Result r;
-    r.code = cli::run(args, out, err);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
-}
+using exactattn::test::Result;
+using exactattn::test::run;
 
 std::map<std::string, std::string> files_in(const fs::path& dir) {
     std::map<std::string, std::string> out;
