@@ -191,7 +191,7 @@ int main(int argc, char** argv) {
     // what its parent held when it forked.
     const std::string memory_file = (dir / "w1.json").string();
     const std::string spelled_file = (dir / "w1-spelled.json").string();
-    const std::size_t n10 = std::min<std::size_t>(n, 50'000);
+    const std::size_t n10 = std::min<std::size_t>(n, 100'000);
     const std::string memory10 = (dir / "w10-memory.json").string();
     const std::string scenario10 = (dir / "w10.json").string();
     std::string query;
