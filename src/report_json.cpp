@@ -268,10 +268,31 @@ void write_trace(const Memory& memory, const ReadTrace& t, TraceWriter& w) {
     if (t.readout && w.key("readout_decimal")) w.put_string(readout_decimal);
 }
 
-// A memory (a source's states, a read's memory) as dump(2) prints it at `indent`.
+// A memory (a source's states, a read's memory) as dump(2) prints it at `indent`. Most of a
+// large report's text: an entry of a compact memory with a small integer is one append of its
+// separator, indent and quoted text, prepared once.
 void write_pretty_matrix(TraceWriter& w, const Memory& m, TraceStrings& strings, std::size_t indent) {
+    const std::string next = ",\n" + std::string(indent + 4, ' ');
+    constexpr std::int64_t kSmall = 1024;
+    std::vector<std::string> prepared(m.is_compact() ? 2 * kSmall + 1 : 0);
     w.put_pretty(m.rows(), indent, [&](std::size_t j) {
-        w.put_pretty(m.width(), indent + 2, [&](std::size_t i) { w.put_string(strings.entry(j, i)); });
+        w.put("[\n");
+        w.put(std::string_view(next).substr(2));
+        w.put_string(strings.entry(j, 0));
+        for (std::size_t i = 1; i < m.width(); ++i) {
+            const std::int64_t k = m.is_compact() ? m.integers()[j * m.width() + i] : kSmall + 1;
+            if (k < -kSmall || k > kSmall) {
+                w.put(next);
+                w.put_string(strings.entry(j, i));
+                continue;
+            }
+            std::string& p = prepared[static_cast<std::size_t>(k + kSmall)];
+            if (p.empty()) p = next + '"' + strings.entry(j, i) + '"';
+            w.put(p);
+        }
+        w.put('\n');
+        w.put(std::string_view(next).substr(2, indent + 2));
+        w.put(']');
     });
 }
 
