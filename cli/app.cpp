@@ -76,7 +76,7 @@ void make_app(CLI::App& app, Parsed& p) {
     s_run->add_option("file", p.run.file, "Scenario JSON file, or chapter14");
     s_run->add_option("--format", p.run.format, "text|markdown|latex|html|csv|json")
         ->check(CLI::IsMember(kReportFormats));
-    s_run->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_run(p.run, o); }; });
+    s_run->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_run(p.run, o, p.deferred); }; });
 
     auto* s_read = app.add_subcommand("read", "One attention read with a full trace");
     s_read->add_option("--memory", p.read.memory, "Memory rows, e.g. [[a,0],[0,a]], or @FILE")
@@ -338,7 +338,7 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
     try {
         make_app(app, p);
         app.parse(argv);
-        if (!p.command) p.command = [&p](std::ostream& o) { return cmd_run(p.run, o); };  // no subcommand
+        if (!p.command) p.command = [&p](std::ostream& o) { return cmd_run(p.run, o, p.deferred); };  // no subcommand
         // -o DIR: one CSV file per table (emit); any other output to a directory is refused.
         g_csv_directory_written = false;
         std::error_code ec;

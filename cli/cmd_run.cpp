@@ -2,6 +2,7 @@
 // exactattn run / encode / verify: scenario files through the library.
 #include <fmt/format.h>
 
+#include <memory>
 #include <ostream>
 
 #include "commands.hpp"
@@ -13,12 +14,19 @@
 
 namespace exactattn::cli {
 
-int cmd_run(const RunOptions& o, std::ostream& out) {
+int cmd_run(const RunOptions& o, std::ostream& out, DeferredOutput& deferred) {
     const Scenario s = load_scenario(o.file);
     const Format f = parse_format(o.format);
-    const Report rep = run_scenario(s);
-    if (f == Format::Json) out << render_report(rep, f);
-    else emit(report_document(rep), f, o.render, out);
+    if (f == Format::Json) {
+        // Written by the caller after the command succeeded, in chunks, as `read` does: the
+        // report over 10^5 positions is tens of megabytes of text. What can fail is computed
+        // now, so that a failure writes nothing.
+        auto rep = std::make_shared<const Report>(run_scenario(s, ReportUse::Values));
+        deferred = [rep, write = json_report_writer(*rep)](std::ostream& os) { write(os); };
+        return 0;
+    }
+    // Tables: refused before the reads are computed when their cells are over the limit.
+    emit(report_document(run_scenario(s, ReportUse::Tables)), f, o.render, out);
     return 0;
 }
 
@@ -51,7 +59,7 @@ int cmd_verify(const FilesOptions& o, std::ostream& out) {
     const std::vector<std::string> files = scenario_files(o.files);
     std::vector<VerifyResult> results(files.size());
     run_parallel(files.size(), o.jobs == 0 ? default_jobs() : o.jobs,
-                 [&](std::size_t i) { results[i] = verify_report(run_scenario(load_scenario(files[i]))); });
+                 [&](std::size_t i) { results[i] = verify_report(run_scenario(load_scenario(files[i]), ReportUse::Values)); });
     std::size_t passed = 0;
     std::size_t failed = 0;
     for (const auto& r : results) {

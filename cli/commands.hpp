@@ -124,12 +124,12 @@ void write_files(const std::string& dir, const std::vector<std::pair<std::string
 
 // Each returns the exit code and writes its whole output to `out` (a buffer the caller
 // flushes only on success). They throw exactattn::Error for invalid input.
-int cmd_eval(const EvalOptions& o, std::ostream& out);
-int cmd_run(const RunOptions& o, std::ostream& out);
 /// Output that a command hands back to be written after it succeeded, straight to standard
 /// output (or into the -o file) in chunks instead of through the command's buffer: for an
-/// output of hundreds of megabytes (read --format json).
+/// output of hundreds of megabytes (read and run --format json).
 using DeferredOutput = std::function<void(std::ostream&)>;
+int cmd_eval(const EvalOptions& o, std::ostream& out);
+int cmd_run(const RunOptions& o, std::ostream& out, DeferredOutput& deferred);
 int cmd_read(const ReadOptions& o, std::ostream& out, DeferredOutput& deferred);
 int cmd_encode(const EncodeOptions& o, std::ostream& out);
 int cmd_verify(const FilesOptions& o, std::ostream& out);

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "exactattn/answers.hpp"
@@ -16,6 +18,7 @@
 #include "exactattn/verify.hpp"
 #include "fuzz_limits.hpp"
 #include "json_io.hpp"
+#include "report_json.hpp"
 
 using namespace exactattn;
 
@@ -26,15 +29,35 @@ extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
+    // Memory sources read by the memory reader, the rest as a tree: the same scenario, or the
+    // same error, as the whole document tree (the reference).
+    std::optional<Scenario> streamed;
+    std::optional<Scenario> reference;
+    std::string streamed_error;
+    std::string reference_error;
     try {
-        const Scenario s = parse_scenario(text, "fuzz.json");
+        streamed = parse_scenario(text, "fuzz.json");
+    } catch (const Error& e) {
+        streamed_error = e.what();
+    }
+    try {
+        reference = detail::parse_scenario_reference(text, "fuzz.json");
+    } catch (const Error& e) {
+        reference_error = e.what();
+    }
+    if (streamed_error != reference_error || streamed.has_value() != reference.has_value()) __builtin_trap();
+    if (streamed && !(*streamed == *reference)) __builtin_trap();
+    if (streamed) try {
+        const Scenario& s = *streamed;
         const Report r = run_scenario(s);
         // One format per input (chosen by its size), so that a large report stays within the
         // watchdog's 2 s in this sanitized build; the mutator reaches every format.
         constexpr Format formats[] = {Format::Text, Format::Markdown, Format::Latex,
                                       Format::Html, Format::Csv,      Format::Json};
         const Format f = formats[size % std::size(formats)];
-        (void)render_report(r, f);
+        const std::string rendered = render_report(r, f);
+        // JSON is written without the whole tree: the same text as the tree's.
+        if (f == Format::Json && rendered != detail::report_to_json(r).dump(2) + "\n") __builtin_trap();
         if (f == Format::Csv) (void)csv_files(report_document(r));
         else (void)render_answers(r, f);
         (void)verify_report(r);

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
+#include <sstream>
 
 #include "exactattn/error.hpp"
 #include "exactattn/figures.hpp"
@@ -519,8 +521,17 @@ Document report_document(const Report& rep) {
 }
 
 std::string render_report(const Report& rep, Format f, const RenderOptions& options) {
-    if (f == Format::Json) return detail::report_to_json(rep).dump(2) + "\n";
+    if (f == Format::Json) {
+        std::ostringstream out;
+        json_report_writer(rep)(out);
+        return std::move(out).str();
+    }
     return render(report_document(rep), f, options);
+}
+
+std::function<void(std::ostream&)> json_report_writer(const Report& rep) {
+    auto json = std::make_shared<detail::ReportJson>(rep);
+    return [json](std::ostream& out) { json->write(out); };
 }
 
 Document read_document(const Memory& memory, const ReadTrace& trace, const std::optional<Vector>& readout) {

@@ -3,6 +3,9 @@
 #include "report_json.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <functional>
+#include <memory>
 #include <ostream>
 #include <string_view>
 #include <unordered_map>
@@ -15,6 +18,18 @@ namespace exactattn::detail {
 namespace {
 thread_local std::size_t t_max_width = 0;
 }  // namespace
+
+namespace {
+class TraceWriter;
+}  // namespace
+
+// An array of n entries in ReportJson's tree: where it is, how to build it, how to write it.
+struct LargeArray {
+    std::string pointer;
+    std::function<Json()> build;
+    std::function<void(TraceWriter&, std::size_t)> write;  ///< as dump(2) prints it at an indent
+    bool built = false;
+};
 
 bool plain_factor(const std::string& unicode) {
     const bool negative = unicode.rfind("−", 0) == 0 || unicode.rfind('-', 0) == 0;
@@ -92,44 +107,6 @@ Json matrix_json(const Memory& m) {
     return a;
 }
 
-Json trace_to_json(const Memory* memory, const ReadTrace& t) {
-    Json j;
-    j["query"] = vector_json(t.query);
-    if (memory != nullptr) j["memory"] = matrix_json(*memory);
-    Json included = Json::array();
-    Json removed = Json::array();
-    Json zeroed = Json::array();
-    for (std::size_t p = 0; p < t.marks.size(); ++p) {
-        if (t.marks[p] != Mark::Removed) included.push_back(p + 1);
-        if (t.marks[p] == Mark::Removed) removed.push_back(p + 1);
-        if (t.marks[p] == Mark::Zeroed) zeroed.push_back(p + 1);
-    }
-    j["included"] = included;
-    if (!removed.empty()) j["removed"] = removed;
-    if (!zeroed.empty()) j["zeroed"] = zeroed;
-    Json scores = Json::array();
-    Json exps = Json::array();
-    Json weights = Json::array();
-    for (std::size_t p = 0; p < t.marks.size(); ++p) {
-        const auto s = t.scores.at(p);
-        const auto e = t.exponentials.at(p);
-        scores.push_back(s ? Json(to_ascii(*s)) : Json(nullptr));
-        exps.push_back(e ? Json(to_ascii(*e)) : Json(nullptr));
-        weights.push_back(to_ascii(t.weights.at(p).value_or(Value())));
-    }
-    j["scores"] = scores;
-    j["exponentials"] = exps;
-    j["denominator"] = to_ascii(t.denominator);
-    j["weights"] = weights;
-    j["context"] = vector_json(t.context);
-    if (t.readout) j["readout"] = to_ascii(*t.readout);
-    Json dec = Json::array();
-    for (const auto& c : t.context) dec.push_back(to_fixed(c, 6));
-    j["context_decimal"] = dec;
-    if (t.readout) j["readout_decimal"] = to_fixed(*t.readout, 6);
-    return j;
-}
-
 namespace {
 
 // The JSON text of a read, written in chunks of about a megabyte to a stream (or kept whole
@@ -175,6 +152,36 @@ public:
             buf_.append(digits, fmt::format_to(digits, "{}", p + 1));
             if (buf_.size() >= kChunk) flush();
         }
+        buf_ += ']';
+    }
+    // The positions kept, as nlohmann's dump(2) prints an array of numbers at `indent`.
+    void put_pretty_positions(const std::vector<Mark>& marks, std::size_t indent) {
+        char digits[24];
+        std::size_t count = 0;
+        for (auto m : marks) count += m != Mark::Removed ? 1 : 0;
+        std::size_t p = 0;
+        put_pretty(count, indent, [&](std::size_t) {
+            while (marks[p] == Mark::Removed) ++p;
+            buf_.append(digits, fmt::format_to(digits, "{}", ++p));
+        });
+    }
+    // An array of `count` elements as nlohmann's dump(2) prints it at `indent`: "[]", or each
+    // element on its own line two spaces further in. element(i) writes element i.
+    template <class F>
+    void put_pretty(std::size_t count, std::size_t indent, F&& element) {
+        if (count == 0) {
+            buf_ += "[]";
+            return;
+        }
+        buf_ += "[\n";
+        for (std::size_t i = 0; i < count; ++i) {
+            if (i > 0) buf_ += ",\n";
+            buf_.append(indent + 2, ' ');
+            element(i);
+            flush_if_full();
+        }
+        buf_ += '\n';
+        buf_.append(indent, ' ');
         buf_ += ']';
     }
     // Ends the object ("{}" when no key was selected) with `tail` after it.
@@ -259,6 +266,124 @@ void write_trace(const Memory& memory, const ReadTrace& t, TraceWriter& w) {
         w.put(']');
     }
     if (t.readout && w.key("readout_decimal")) w.put_string(readout_decimal);
+}
+
+// A memory (a source's states, a read's memory) as dump(2) prints it at `indent`. Most of a
+// large report's text: an entry of a compact memory with a small integer is one append of its
+// separator, indent and quoted text, prepared once.
+void write_pretty_matrix(TraceWriter& w, const Memory& m, TraceStrings& strings, std::size_t indent) {
+    const std::string next = ",\n" + std::string(indent + 4, ' ');
+    constexpr std::int64_t kSmall = 1024;
+    std::vector<std::string> prepared(m.is_compact() ? 2 * kSmall + 1 : 0);
+    w.put_pretty(m.rows(), indent, [&](std::size_t j) {
+        w.put("[\n");
+        w.put(std::string_view(next).substr(2));
+        w.put_string(strings.entry(j, 0));
+        for (std::size_t i = 1; i < m.width(); ++i) {
+            const std::int64_t k = m.is_compact() ? m.integers()[j * m.width() + i] : kSmall + 1;
+            if (k < -kSmall || k > kSmall) {
+                w.put(next);
+                w.put_string(strings.entry(j, i));
+                continue;
+            }
+            std::string& p = prepared[static_cast<std::size_t>(k + kSmall)];
+            if (p.empty()) p = next + '"' + strings.entry(j, i) + '"';
+            w.put(p);
+        }
+        w.put('\n');
+        w.put(std::string_view(next).substr(2, indent + 2));
+        w.put(']');
+    });
+}
+
+// Column c (0 scores, 1 exponentials, 2 weights) of a trace as dump(2) prints it at `indent`.
+void write_pretty_column(TraceWriter& w, const ReadTrace& t, TraceStrings& strings, int c, std::size_t indent) {
+    w.put_pretty(t.marks.size(), indent, [&](std::size_t p) {
+        if (t.marks[p] == Mark::Removed) {
+            w.put(c == 2 ? "\"0\"" : "null");
+            return;
+        }
+        const auto& r = strings.row(p);
+        w.put_string(c == 0 ? r.score : c == 1 ? r.exponential : r.weight);
+    });
+}
+
+using LargeArrays = std::vector<std::shared_ptr<LargeArray>>;
+
+// The marker that stands for large array k in ReportJson's tree, and its text in dump(2)
+// (nlohmann escapes the control character).
+constexpr std::string_view kMarker = "\x01" "exactattn:large-array:";
+constexpr std::string_view kDumpedMarker = "\"\\u0001exactattn:large-array:";
+
+// obj[key] = build(), or, when `large` collects the large arrays, a marker and its entry.
+void put_large(Json& obj, const char* key, const std::string& pointer, LargeArrays* large, std::function<Json()> build,
+               std::function<void(TraceWriter&, std::size_t)> write) {
+    if (large == nullptr) {
+        obj[key] = build();
+        return;
+    }
+    obj[key] = std::string(kMarker) + std::to_string(large->size());
+    large->push_back(std::make_shared<LargeArray>(LargeArray{pointer_join(pointer, key), std::move(build), std::move(write)}));
+}
+
+Json trace_json(const Memory* memory, const ReadTrace& t, LargeArrays* large, const std::string& pointer) {
+    if (memory == nullptr) large = nullptr;  // the writers print through the memory's strings
+    Json j;
+    j["query"] = vector_json(t.query);
+    // The arrays of n entries: built here, or left to `large` (ReportJson) with their writers,
+    // which share the trace's memoized strings.
+    std::shared_ptr<TraceStrings> strings;
+    if (large != nullptr) strings = std::make_shared<TraceStrings>(*memory, t);
+    if (memory != nullptr) {
+        put_large(
+            j, "memory", pointer, large, [memory] { return matrix_json(*memory); },
+            [memory, strings](TraceWriter& w, std::size_t indent) { write_pretty_matrix(w, *memory, *strings, indent); });
+    }
+    put_large(
+        j, "included", pointer, large,
+        [&t] {
+            Json included = Json::array();
+            for (std::size_t p = 0; p < t.marks.size(); ++p) {
+                if (t.marks[p] != Mark::Removed) included.push_back(p + 1);
+            }
+            return included;
+        },
+        [&t](TraceWriter& w, std::size_t indent) { w.put_pretty_positions(t.marks, indent); });
+    Json removed = Json::array();
+    Json zeroed = Json::array();
+    for (std::size_t p = 0; p < t.marks.size(); ++p) {
+        if (t.marks[p] == Mark::Removed) removed.push_back(p + 1);
+        if (t.marks[p] == Mark::Zeroed) zeroed.push_back(p + 1);
+    }
+    if (!removed.empty()) j["removed"] = removed;
+    if (!zeroed.empty()) j["zeroed"] = zeroed;
+    // Column c of the trace: scores (null where removed), exponentials (null), weights ("0").
+    const auto column = [&t](int c) {
+        Json a = Json::array();
+        for (std::size_t p = 0; p < t.marks.size(); ++p) {
+            if (c == 2) {
+                a.push_back(to_ascii(t.weights.at(p).value_or(Value())));
+                continue;
+            }
+            const auto v = c == 0 ? t.scores.at(p) : t.exponentials.at(p);
+            a.push_back(v ? Json(to_ascii(*v)) : Json(nullptr));
+        }
+        return a;
+    };
+    const char* names[] = {"scores", "exponentials", "weights"};
+    for (int c = 0; c < 3; ++c) {
+        if (c == 2) j["denominator"] = to_ascii(t.denominator);
+        put_large(
+            j, names[c], pointer, large, [column, c] { return column(c); },
+            [&t, strings, c](TraceWriter& w, std::size_t indent) { write_pretty_column(w, t, *strings, c, indent); });
+    }
+    j["context"] = vector_json(t.context);
+    if (t.readout) j["readout"] = to_ascii(*t.readout);
+    Json dec = Json::array();
+    for (const auto& c : t.context) dec.push_back(to_fixed(c, 6));
+    j["context_decimal"] = dec;
+    if (t.readout) j["readout_decimal"] = to_fixed(*t.readout, 6);
+    return j;
 }
 
 }  // namespace
@@ -370,7 +495,15 @@ const Json& resolve_pointer(const Json& doc, const std::string& pointer, const L
     return doc.at(ptr);
 }
 
-Json report_to_json(const Report& rep) {
+namespace {
+
+// TraceStrings prints a memory's entries whatever the trace: a source's states have none.
+const ReadTrace& no_trace() {
+    static const ReadTrace none;
+    return none;
+}
+
+Json report_tree(const Report& rep, LargeArrays* large) {
     const Scenario& s = rep.scenario;
     Json j;
     j["title"] = s.title;
@@ -384,13 +517,17 @@ Json report_to_json(const Report& rep) {
         Json o;
         if (src.tokens) o["tokens"] = *src.tokens;
         if (!src.labels.empty()) o["labels"] = src.labels;
-        o["states"] = matrix_json(src.states);
+        const Memory* states = &src.states;
+        auto strings = large != nullptr ? std::make_shared<TraceStrings>(*states, no_trace()) : nullptr;
+        put_large(
+            o, "states", pointer_join("/sources", src.name), large, [states] { return matrix_json(*states); },
+            [states, strings](TraceWriter& w, std::size_t indent) { write_pretty_matrix(w, *states, *strings, indent); });
         sources[src.name] = o;
     }
     j["sources"] = sources;
     Json reads = Json::object();
     for (const auto& rr : rep.reads) {
-        Json o = trace_to_json(&s.source(rr.spec.source).states, rr.trace);
+        Json o = trace_json(&s.source(rr.spec.source).states, rr.trace, large, pointer_join("/reads", rr.spec.name));
         o["source"] = rr.spec.source;
         if (!rr.spec.query.name.empty()) o["query_name"] = rr.spec.query.name;
         if (rr.spec.readout) {
@@ -438,6 +575,68 @@ Json report_to_json(const Report& rep) {
         j["rollouts"] = rollouts;
     }
     return j;
+}
+
+}  // namespace
+
+Json trace_to_json(const Memory* memory, const ReadTrace& t) { return trace_json(memory, t, nullptr, ""); }
+
+Json report_to_json(const Report& rep) { return report_tree(rep, nullptr); }
+
+ReportJson::ReportJson(const Report& rep) { doc_ = report_tree(rep, &large_); }
+
+ReportJson::~ReportJson() = default;
+
+const Json& ReportJson::at(const std::string& pointer, const Location& where) {
+    // The large arrays on the pointer's path or under it; the rest stays a marker.
+    for (auto& a : large_) {
+        if (a->built) continue;
+        const std::string& p = a->pointer;
+        const bool under = p.size() > pointer.size() && p.compare(0, pointer.size(), pointer) == 0 && p[pointer.size()] == '/';
+        const bool on_path = pointer.compare(0, p.size(), p) == 0 && (pointer.size() == p.size() || pointer[p.size()] == '/');
+        if (!under && !on_path) continue;
+        doc_.at(Json::json_pointer(p)) = a->build();
+        a->built = true;
+    }
+    return resolve_pointer(doc_, pointer, where);
+}
+
+void ReportJson::write(std::ostream& out) {
+    // The tree without its large arrays is small: dumped whole, and each marker in it replaced
+    // by its array, written as it is printed. A marker's line starts with its key's indent.
+    const std::string text = doc_.dump(2);
+    std::vector<std::pair<std::size_t, std::size_t>> found;  // (position, array)
+    for (std::size_t at = text.find(kDumpedMarker); at != std::string::npos; at = text.find(kDumpedMarker, at + 1)) {
+        std::size_t k = 0;
+        const char* first = text.data() + at + kDumpedMarker.size();
+        const auto [end, ec] = std::from_chars(first, text.data() + text.size(), k);
+        if (ec != std::errc() || *end != '"' || k >= large_.size() || large_[k]->built) break;
+        found.emplace_back(at, k);
+    }
+    const auto unbuilt = static_cast<std::size_t>(
+        std::count_if(large_.begin(), large_.end(), [](const auto& a) { return !a->built; }));
+    if (found.size() != unbuilt) {
+        // A string of the scenario that looks like a marker: the whole tree, as report_to_json.
+        for (auto& a : large_) {
+            if (!a->built) doc_.at(Json::json_pointer(a->pointer)) = a->build();
+            a->built = true;
+        }
+        out << doc_.dump(2) << '\n';
+        return;
+    }
+    const std::vector<std::string> all;
+    TraceWriter w(&out, all);
+    std::size_t done = 0;
+    for (const auto& [at, k] : found) {
+        w.put(std::string_view(text).substr(done, at - done));
+        const std::size_t line = text.rfind('\n', at) + 1;  // the dump opens with "{\n": found
+        large_[k]->write(w, text.find_first_not_of(' ', line) - line);
+        done = text.find('"', at + 1) + 1;
+        w.flush_if_full();
+    }
+    w.put(std::string_view(text).substr(done));
+    w.put('\n');
+    w.flush();
 }
 
 }  // namespace exactattn::detail

@@ -2,6 +2,8 @@
 // exactattn internal: the JSON report that `expect` pointers address.
 #pragma once
 
+#include <memory>
+#include <ostream>
 #include <unordered_map>
 
 #include "exactattn/print.hpp"
@@ -82,6 +84,29 @@ void write_trace_json(const Memory& memory, const ReadTrace& t, std::ostream& ou
                       const std::vector<std::string>& fields);
 Json costs_json(const Costs& c);
 Json report_to_json(const Report& rep);
+
+struct LargeArray;
+/// report_to_json's tree with its arrays of n entries (a source's states; a read's memory,
+/// included positions, scores, exponentials and weights) left out until they are needed:
+/// `verify` builds only what its pointers reach, `run --format json` writes them as they are
+/// printed. A report over 10^5 positions holds millions of strings in the whole tree.
+class ReportJson {
+public:
+    explicit ReportJson(const Report& rep);
+    ~ReportJson();
+    ReportJson(const ReportJson&) = delete;
+    ReportJson& operator=(const ReportJson&) = delete;
+
+    /// resolve_pointer(report_to_json(rep), pointer, where), building only the arrays on the
+    /// pointer's path or under it.
+    const Json& at(const std::string& pointer, const Location& where);
+    /// report_to_json(rep).dump(2) and a newline, to `out` in chunks of about a megabyte.
+    void write(std::ostream& out);
+
+private:
+    Json doc_;
+    std::vector<std::shared_ptr<LargeArray>> large_;
+};
 /// /rollouts/<name> of the report (docs/decoder.md).
 Json rollout_to_json(const Report& rep, const RolloutResult& r);
 /// The Table 14.1 layout of one read (report.cpp), for a decoder step's read.

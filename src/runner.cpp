@@ -80,14 +80,15 @@ namespace {
 // section is computed so that a report past max_report_cells is refused up front.
 class ReportBudget {
 public:
-    explicit ReportBudget(const Scenario& s) : s_(s) {}
+    ReportBudget(const Scenario& s, ReportUse use) : s_(s), use_(use) {}
 
     void charge(std::int64_t cells, const std::string& pointer, const std::string& why) {
         total_ = cells > kHuge - total_ ? kHuge : total_ + cells;
         if (total_ > limits().max_report_cells) {
-            throw limit_error(fmt::format("the run report would hold about {} exact values, over the limit of {} "
+            throw limit_error(fmt::format("the {} would hold about {} exact values, over the limit of {} "
                                           "(limits: max_report_cells); {}",
-                                          total_, limits().max_report_cells, why),
+                                          use_ == ReportUse::Tables ? "report's tables" : "run report", total_,
+                                          limits().max_report_cells, why),
                               decl(s_, pointer));
         }
     }
@@ -101,26 +102,36 @@ public:
 private:
     static constexpr std::int64_t kHuge = std::int64_t{1} << 62;
     const Scenario& s_;
+    ReportUse use_;
     std::int64_t total_ = 0;
 };
 
 }  // namespace
 
-Report run_scenario(const Scenario& s) {
+Report run_scenario(const Scenario& s, ReportUse use) {
     Report rep;
     rep.scenario = s;
-    ReportBudget budget(s);
+    // Tables hold every source's states and every read's trace with its memory as cells; the
+    // values alone (JSON, verify) are the reads' columns: the sources are loaded already.
+    ReportBudget budget(s, use);
+    const bool tables = use == ReportUse::Tables;
+    const char* instead = "; --format json writes the report as it is printed, and `exactattn read --memory @FILE "
+                          "--fields ...` one read's chosen fields";
     for (const auto& src : s.sources) {
+        if (!tables) break;
         const auto n = static_cast<std::int64_t>(src.states.rows());
         const auto d = static_cast<std::int64_t>(src.states.width());
         budget.charge(n > (std::int64_t{1} << 40) / std::max<std::int64_t>(d, 1) ? std::int64_t{1} << 40 : n * d,
-                      detail::pointer_join("/sources", src.name), "the source's states alone are that many");
+                      detail::pointer_join("/sources", src.name),
+                      fmt::format("the states of source \"{}\" alone are {} rows of {}{}", src.name, n, d, instead));
     }
     for (const auto& rs : s.reads) {
         const Memory& m = s.source(rs.source).states;
-        budget.charge(ReportBudget::read_cells(static_cast<std::int64_t>(m.rows()), static_cast<std::int64_t>(m.width()),
-                                               true),
-                      detail::pointer_join("/reads", rs.name), "a read's trace has a row per position");
+        const auto n = static_cast<std::int64_t>(m.rows());
+        const std::int64_t cells = ReportBudget::read_cells(n, static_cast<std::int64_t>(m.width()), tables);
+        budget.charge(cells, detail::pointer_join("/reads", rs.name),
+                      tables ? fmt::format("the table of read \"{}\" alone has {} rows, {} values{}", rs.name, n, cells, instead)
+                             : std::string("a read's trace has a row per position"));
     }
     for (const auto& is : s.interventions) {
         const Memory& m = s.source(is.source).states;

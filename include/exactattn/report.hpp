@@ -2,6 +2,7 @@
 // exactattn: running a scenario and rendering its report (text, Markdown, LaTeX, CSV, JSON).
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -58,9 +59,21 @@ struct Report {
     [[nodiscard]] const CostResult& cost(const std::string& name) const;
 };
 
+/// What a run's report is for, which decides what it is charged against max_report_cells
+/// before anything is computed (docs/limits.md).
+enum class ReportUse {
+    /// Rendered as tables (text, markdown, LaTeX, HTML, CSV): every source's states and every
+    /// read's trace with its memory are cells.
+    Tables,
+    /// Values only (JSON, written as it is printed; `verify`): the reads' columns are charged,
+    /// not the sources, which are loaded (and bounded by max_cells) already.
+    Values,
+};
+
 /// Runs every read, intervention and cost case of the scenario. Errors carry the file and the
-/// JSON pointer of the declaration that failed.
-Report run_scenario(const Scenario& scenario);
+/// JSON pointer of the declaration that failed; a report over max_report_cells for its `use`
+/// is refused (LimitError at the source or read that passes it) before anything is computed.
+Report run_scenario(const Scenario& scenario, ReportUse use = ReportUse::Tables);
 
 /// The report as a document: the title, the declared assumptions, the encoder states, every
 /// read (the Table 14.1 layout and its summary), every intervention table and every cost
@@ -72,6 +85,12 @@ Document report_document(const Report& report);
 /// /interventions/<name>/rows/<k>/…, /costs/<name>/…; the other formats render
 /// report_document().
 std::string render_report(const Report& report, Format format, const RenderOptions& options = {});
+
+/// render_report(report, Format::Json) prepared for writing: what can fail (a decimal
+/// rounding) is computed now; the function returned writes the text to a stream in chunks,
+/// printing the arrays of n entries (states, scores, weights, …) as it goes, without the
+/// document tree of the whole report. The report must outlive the function.
+std::function<void(std::ostream&)> json_report_writer(const Report& report);
 
 /// One read as a document: the Table 14.1 layout (rows produced on demand, so a read over
 /// millions of positions prints without holding its table) and the summary lines.
