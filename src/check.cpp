@@ -327,12 +327,8 @@ Json alternative_layer(const Json& right, const LayerResult& lr, ScoreRule rule,
         Matrix out = concat;
         if (lr.spec.layer.wo) out = mat_mul(concat, *lr.spec.layer.wo);
         if (lr.spec.layer.residual) out = mat_add(out, t.input);
-        Json c = Json::array();
-        for (const auto& r : concat) c.push_back(detail::vector_json(r));
-        Json y = Json::array();
-        for (const auto& r : out) y.push_back(detail::vector_json(r));
-        doc["concat"] = c;
-        doc["output"] = y;
+        doc["concat"] = detail::matrix_json(concat);
+        doc["output"] = detail::matrix_json(out);
     }
     return doc;
 }

@@ -19,6 +19,16 @@ namespace exactattn::detail {
 
 using Json = nlohmann::ordered_json;
 
+/// The JSON array of f(x) for each x of `range`: the one loop of the writers' vectors,
+/// matrices and lists (the report writes values as strings, the scenario writer small
+/// integers as numbers; each passes its own f).
+template <class Range, class F>
+Json json_array(const Range& range, F&& f) {
+    Json a = Json::array();
+    for (const auto& x : range) a.push_back(f(x));
+    return a;
+}
+
 /// Parses JSON text exactly: integers stay integers; other numbers are kept as strings of
 /// their decimal text ("0.1" stays 1/10); duplicate keys are an error (ParseError with the
 /// pointer); malformed JSON is a ParseError at file:line:column.

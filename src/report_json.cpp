@@ -81,10 +81,10 @@ const TraceStrings::Row& TraceStrings::row(std::size_t p) {
 Json value_json(const Value& v) { return to_ascii(v); }
 
 Json vector_json(const Vector& v) {
-    Json a = Json::array();
-    for (const auto& x : v) a.push_back(to_ascii(x));
-    return a;
+    return json_array(v, [](const Value& x) { return to_ascii(x); });
 }
+
+Json matrix_json(const Matrix& m) { return json_array(m, vector_json); }
 
 Json matrix_json(const Memory& m) {
     Json a = Json::array();

@@ -12,6 +12,7 @@ namespace exactattn::detail {
 
 Json value_json(const Value& v);
 Json vector_json(const Vector& v);
+Json matrix_json(const Matrix& m);
 Json matrix_json(const Memory& m);
 /// The trace object of docs/report.md (memory included when given).
 Json trace_to_json(const Memory* memory, const ReadTrace& t);

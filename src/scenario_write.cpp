@@ -9,6 +9,7 @@ namespace exactattn {
 namespace {
 
 using detail::Json;
+using detail::json_array;
 
 // An integer that fits a JSON integer is written as one; every other value as its canonical
 // ascii string, which parse_value reads back to the same value (print.hpp).
@@ -19,30 +20,16 @@ Json value_j(const Value& v) {
     return Json(to_ascii(v));
 }
 
-Json vector_j(const Vector& v) {
-    Json a = Json::array();
-    for (const auto& x : v) a.push_back(value_j(x));
-    return a;
-}
+Json vector_j(const Vector& v) { return json_array(v, value_j); }
 
-Json matrix_j(const Matrix& m) {
-    Json a = Json::array();
-    for (const auto& row : m) a.push_back(vector_j(row));
-    return a;
-}
+Json matrix_j(const Matrix& m) { return json_array(m, vector_j); }
 
 Json ref_j(const NamedVector& nv) { return nv.name.empty() ? vector_j(nv.values) : Json(nv.name); }
 
-Json strings_j(const std::vector<std::string>& v) {
-    Json a = Json::array();
-    for (const auto& x : v) a.push_back(x);
-    return a;
-}
-
-Json positions_j(const std::vector<std::size_t>& v) {
-    Json a = Json::array();
-    for (auto p : v) a.push_back(p);
-    return a;
+// Strings, positions and flags as they are.
+template <class T>
+Json list_j(const std::vector<T>& v) {
+    return json_array(v, [](const T& x) { return Json(x); });
 }
 
 void optional_text(Json& o, const char* key, const std::string& text) {
@@ -65,16 +52,8 @@ Json layer_j(const LayerSpec& l) {
         case ScoreRule::Scaled: o["scale"] = value_j(a.scale); break;
     }
     if (a.causal) o["causal"] = true;
-    if (!a.padding.empty()) o["padding"] = positions_j(a.padding);
-    if (!a.mask.empty()) {
-        Json rows = Json::array();
-        for (const auto& row : a.mask) {
-            Json r = Json::array();
-            for (bool b : row) r.push_back(b);
-            rows.push_back(r);
-        }
-        o["mask"] = rows;
-    }
+    if (!a.padding.empty()) o["padding"] = list_j(a.padding);
+    if (!a.mask.empty()) o["mask"] = json_array(a.mask, list_j<bool>);
     if (a.residual) o["residual"] = true;
     if (a.positional == Positional::Table) o["positions"] = matrix_j(a.positions);
     if (a.positional == Positional::Sinusoidal) o["positions"] = "sinusoidal";
@@ -111,7 +90,7 @@ Json variation_j(const Variation& v) {
     if (v.unique_maximum) c["unique_maximum"] = true;
     if (v.distinct_parts) c["distinct_parts"] = true;
     if (v.scores_in_domain) c["scores_in_domain"] = true;
-    if (!v.mistakes.empty()) c["mistakes_differ"] = strings_j(v.mistakes);
+    if (!v.mistakes.empty()) c["mistakes_differ"] = list_j(v.mistakes);
     o["constraints"] = c;
     return o;
 }
@@ -130,7 +109,7 @@ Json tolerance_j(const Tolerance& t) {
 
 void rules_j(Json& o, const std::optional<Tolerance>& t, const std::vector<std::string>& accept) {
     if (t && t->kind != Tolerance::Kind::AsWritten) o["tolerance"] = tolerance_j(*t);
-    if (!accept.empty()) o["accept"] = strings_j(accept);
+    if (!accept.empty()) o["accept"] = list_j(accept);
 }
 
 Json decoder_j(const Decoder& d) {
@@ -157,7 +136,7 @@ Json decoder_j(const Decoder& d) {
 Json rollout_j(const RolloutSpec& r) {
     Json o;
     o["source"] = r.source;
-    if (!r.reference.empty()) o["reference"] = strings_j(r.reference);
+    if (!r.reference.empty()) o["reference"] = list_j(r.reference);
     if (r.steps > 0) o["steps"] = r.steps;  // 0: the reference's length
     if (r.cross_entropy) o["cross_entropy"] = true;
     optional_text(o, "note", r.note);
@@ -168,7 +147,7 @@ Json figure_j(const FigureSpec& f) {
     Json o;
     o["kind"] = figure_kind_name(f.kind);
     switch (f.kind) {
-        case FigureKind::ReadComparison: o["reads"] = strings_j(f.reads); break;
+        case FigureKind::ReadComparison: o["reads"] = list_j(f.reads); break;
         case FigureKind::Dependency:
             o["read"] = f.reads.front();
             o["cost"] = f.cost;
@@ -196,11 +175,11 @@ Json exercise_j(const Exercise& e) {
     o["id"] = e.id;
     optional_text(o, "title", e.title);
     o["prompt"] = e.prompt;
-    if (!e.reads.empty()) o["reads"] = strings_j(e.reads);
-    if (!e.interventions.empty()) o["interventions"] = strings_j(e.interventions);
-    if (!e.costs.empty()) o["costs"] = strings_j(e.costs);
-    if (!e.learner_answers.empty()) o["learner_answers"] = strings_j(e.learner_answers);
-    if (!e.rollouts.empty()) o["rollouts"] = strings_j(e.rollouts);
+    if (!e.reads.empty()) o["reads"] = list_j(e.reads);
+    if (!e.interventions.empty()) o["interventions"] = list_j(e.interventions);
+    if (!e.costs.empty()) o["costs"] = list_j(e.costs);
+    if (!e.learner_answers.empty()) o["learner_answers"] = list_j(e.learner_answers);
+    if (!e.rollouts.empty()) o["rollouts"] = list_j(e.rollouts);
     optional_text(o, "explanation", e.explanation);
     rules_j(o, e.tolerance, e.accept);
     if (e.variation) o["variation"] = variation_j(*e.variation);
@@ -212,7 +191,7 @@ Json exercise_j(const Exercise& e) {
 std::string write_scenario(const Scenario& s) {
     Json root;
     optional_text(root, "title", s.title);
-    if (!s.assumptions.empty()) root["assumptions"] = strings_j(s.assumptions);
+    if (!s.assumptions.empty()) root["assumptions"] = list_j(s.assumptions);
     if (!s.vocabulary.empty()) {
         Json v = Json::object();
         for (const auto& [token, e] : s.vocabulary) v[token] = vector_j(e);
@@ -232,11 +211,11 @@ std::string write_scenario(const Scenario& s) {
         for (const auto& src : s.sources) {
             Json x;
             if (src.tokens) {
-                x["tokens"] = strings_j(*src.tokens);
+                x["tokens"] = list_j(*src.tokens);
             } else {
                 x["memory"] = matrix_j(src.states.matrix());
             }
-            if (!src.labels.empty()) x["labels"] = strings_j(src.labels);
+            if (!src.labels.empty()) x["labels"] = list_j(src.labels);
             o[src.name] = x;
         }
         root["sources"] = o;
@@ -254,8 +233,8 @@ std::string write_scenario(const Scenario& s) {
             x["source"] = r.source;
             x["query"] = ref_j(r.query);
             if (r.readout) x["readout"] = ref_j(*r.readout);
-            if (!r.remove.empty()) x["remove"] = positions_j(r.remove);
-            if (!r.zero.empty()) x["zero"] = positions_j(r.zero);
+            if (!r.remove.empty()) x["remove"] = list_j(r.remove);
+            if (!r.zero.empty()) x["zero"] = list_j(r.zero);
             optional_text(x, "number", r.number);
             optional_text(x, "caption", r.caption);
             optional_text(x, "note", r.note);
@@ -271,7 +250,7 @@ std::string write_scenario(const Scenario& s) {
             x["source"] = is.source;
             x["query"] = ref_j(is.query);
             if (is.readout) x["readout"] = ref_j(*is.readout);
-            x["positions"] = positions_j(is.positions);
+            x["positions"] = list_j(is.positions);
             optional_text(x, "number", is.number);
             optional_text(x, "caption", is.caption);
             optional_text(x, "note", is.note);
@@ -296,7 +275,7 @@ std::string write_scenario(const Scenario& s) {
         Json o = Json::object();
         for (const auto& q : s.sequences) {
             Json x;
-            if (!q.tokens.empty()) x["tokens"] = strings_j(q.tokens);
+            if (!q.tokens.empty()) x["tokens"] = list_j(q.tokens);
             x["rows"] = matrix_j(q.rows);
             o[q.name] = x;
         }
