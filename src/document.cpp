@@ -690,26 +690,21 @@ private:
     }
 
   public:
-    std::string figure_caption(const FigureBlock& fb) const {
-        std::string c = inline_text(fb.caption);
-        if (!fb.number.empty()) {
-            const std::string lead = "Figure " + fb.number;
-            c = c.empty() ? lead : lead + (f_ == Format::Latex ? " --- " : " — ") + c;
-        }
-        return c;
-    }
-
-  public:
-    std::string caption_text(const TableBlock& t) const {
-        std::string c = inline_text(t.caption);
-        if (!t.number.empty()) {
-            const std::string lead = "Table " + t.number;
-            c = c.empty() ? lead : lead + (f_ == Format::Latex ? " --- " : " — ") + c;
-        }
-        return c;
-    }
+    std::string figure_caption(const FigureBlock& fb) const { return numbered_caption("Figure", fb.number, fb.caption); }
+    std::string caption_text(const TableBlock& t) const { return numbered_caption("Table", t.number, t.caption); }
 
   private:
+    // "Table 14.1 — caption" (" --- " in LaTeX); the lead alone without a caption, the caption
+    // alone without a number.
+    std::string numbered_caption(const char* kind, const std::string& number, const Inline& caption) const {
+        std::string c = inline_text(caption);
+        if (!number.empty()) {
+            const std::string lead = kind + (" " + number);
+            c = c.empty() ? lead : lead + (f_ == Format::Latex ? " --- " : " — ") + c;
+        }
+        return c;
+    }
+
     std::string block(const TableBlock& t) const {
         if (t.csv_only && f_ != Format::Csv) return "";
         std::vector<std::string> headers;
