@@ -755,101 +755,88 @@ private:
         return out;
     }
 
-    std::vector<std::string> names(const Json& ex, const char* key, const std::string& ptr,
-                                   const std::set<std::string>& known, const char* what) {
+    // The strings of the array ex[key] (none when absent), each checked by check(ref, pointer).
+    template <class F>
+    std::vector<std::string> ref_list(const Json& ex, const char* key, const std::string& ptr, F&& check) {
         std::vector<std::string> out;
         if (!ex.contains(key)) return out;
         const std::string p = ptr + "/" + key;
         const auto& a = r_.array(ex[key], p);
         for (std::size_t i = 0; i < a.size(); ++i) {
-            out.push_back(r_.string(a[i], pointer_join(p, i)));
-            if (known.count(out.back()) == 0) {
-                throw reference_error(fmt::format("unknown {} \"{}\"", what, out.back()),
-                                      r_.at(pointer_join(p, i)));
-            }
+            const std::string pi = pointer_join(p, i);
+            out.push_back(r_.string(a[i], pi));
+            check(out.back(), pi);
         }
         return out;
+    }
+
+    std::vector<std::string> names(const Json& ex, const char* key, const std::string& ptr,
+                                   const std::set<std::string>& known, const char* what) {
+        return ref_list(ex, key, ptr, [&](const std::string& ref, const std::string& pi) {
+            if (known.count(ref) == 0) throw reference_error(fmt::format("unknown {} \"{}\"", what, ref), r_.at(pi));
+        });
+    }
+
+    // k of "<prefix><k>" with k written in 1 to 6 decimal digits; nothing otherwise.
+    static std::optional<std::size_t> numbered(const std::string& rest, const std::string& prefix) {
+        if (rest.rfind(prefix, 0) != 0 || rest.size() == prefix.size() || rest.size() > prefix.size() + 6) {
+            return std::nullopt;
+        }
+        const bool digits = std::all_of(rest.begin() + static_cast<std::ptrdiff_t>(prefix.size()), rest.end(),
+                                        [](char c) { return c >= '0' && c <= '9'; });
+        if (!digits) return std::nullopt;
+        return std::stoul(rest.substr(prefix.size()));
     }
 
     // An exercise's intervention reference: "<name>" (the whole table) or "<name>/rows/<k>",
     // row k exactly as the report's /interventions/<name>/rows/<k> (0 without intervention,
     // k the k-th listed position): one numbering for pointers and references.
     std::vector<std::string> intervention_refs(const Scenario& s, const Json& ex, const std::string& ptr) {
-        std::vector<std::string> out;
-        if (!ex.contains("interventions")) return out;
-        const std::string p = ptr + "/interventions";
-        const auto& a = r_.array(ex["interventions"], p);
-        for (std::size_t i = 0; i < a.size(); ++i) {
-            const std::string pi = pointer_join(p, i);
-            const std::string ref = r_.string(a[i], pi);
+        return ref_list(ex, "interventions", ptr, [&](const std::string& ref, const std::string& pi) {
             const std::string name = ref.substr(0, ref.find('/'));
             const InterventionSpec* spec = nullptr;
             for (const auto& is : s.interventions) spec = is.name == name ? &is : spec;
             if (spec == nullptr) throw reference_error(fmt::format("unknown intervention \"{}\"", name), r_.at(pi));
-            if (name.size() < ref.size()) {
-                const std::string rest = ref.substr(name.size());
-                const std::size_t rows = spec->positions.size() + 1;
-                std::size_t k = 0;
-                bool ok = rest.rfind("/rows/", 0) == 0 && rest.size() > 6 && rest.size() <= 12;
-                for (std::size_t c = 6; ok && c < rest.size(); ++c) ok = rest[c] >= '0' && rest[c] <= '9';
-                if (ok) k = std::stoul(rest.substr(6));
-                if (!ok) {
-                    throw reference_error(fmt::format("\"{}\" names no row: write \"{}/rows/<k>\", row k as in the "
-                                                      "report's /interventions/{}/rows/<k> (0 is the row without "
-                                                      "intervention, k the k-th listed position)",
-                                                      ref, name, name),
-                                          r_.at(pi));
-                }
-                if (k >= rows) {
-                    throw reference_error(fmt::format("\"{}\" names no row: \"{}\" has rows 0 to {}", ref, name,
-                                                      rows - 1),
-                                          r_.at(pi));
-                }
+            if (name.size() == ref.size()) return;
+            const auto k = numbered(ref.substr(name.size()), "/rows/");
+            if (!k) {
+                throw reference_error(fmt::format("\"{}\" names no row: write \"{}/rows/<k>\", row k as in the "
+                                                  "report's /interventions/{}/rows/<k> (0 is the row without "
+                                                  "intervention, k the k-th listed position)",
+                                                  ref, name, name),
+                                      r_.at(pi));
             }
-            out.push_back(ref);
-        }
-        return out;
+            const std::size_t rows = spec->positions.size() + 1;
+            if (*k >= rows) {
+                throw reference_error(fmt::format("\"{}\" names no row: \"{}\" has rows 0 to {}", ref, name, rows - 1),
+                                      r_.at(pi));
+            }
+        });
     }
 
     // An exercise's rollout reference: "<name>" (both regimes) or "<name>/<regime>/steps/<k>",
     // step k exactly as the report's /rollouts/<name>/<regime>/steps/<k> (k from 1 to the
     // declared steps; a generation that ends early has fewer, checked when the report is run).
     std::vector<std::string> rollout_refs(const Scenario& s, const Json& ex, const std::string& ptr) {
-        std::vector<std::string> out;
-        if (!ex.contains("rollouts")) return out;
-        const std::string p = ptr + "/rollouts";
-        const auto& a = r_.array(ex["rollouts"], p);
-        for (std::size_t i = 0; i < a.size(); ++i) {
-            const std::string pi = pointer_join(p, i);
-            const std::string ref = r_.string(a[i], pi);
+        return ref_list(ex, "rollouts", ptr, [&](const std::string& ref, const std::string& pi) {
             const std::string name = ref.substr(0, ref.find('/'));
             const RolloutSpec* spec = nullptr;
             for (const auto& rs : s.rollouts) spec = rs.name == name ? &rs : spec;
             if (spec == nullptr) throw reference_error(fmt::format("unknown rollout \"{}\"", name), r_.at(pi));
-            if (name.size() < ref.size()) {
-                const std::size_t steps = spec->steps > 0 ? spec->steps : spec->reference.size();
-                const std::string rest = ref.substr(name.size());
-                std::size_t k = 0;
-                bool ok = false;
-                for (const char* regime : {"/teacher-forcing/steps/", "/generation/steps/"}) {
-                    const std::string pre = regime;
-                    if (rest.rfind(pre, 0) != 0 || rest.size() == pre.size() || rest.size() > pre.size() + 6) continue;
-                    ok = std::all_of(rest.begin() + static_cast<std::ptrdiff_t>(pre.size()), rest.end(),
-                                     [](char c) { return c >= '0' && c <= '9'; });
-                    if (ok) k = std::stoul(rest.substr(pre.size()));
-                    ok = ok && !(pre == "/teacher-forcing/steps/" && spec->reference.empty());
-                }
-                if (!ok || k < 1 || k > steps) {
-                    throw reference_error(fmt::format("\"{}\" names no step: write \"{}/<regime>/steps/<k>\" with "
-                                                      "<regime> teacher-forcing (with a reference) or generation and "
-                                                      "k from 1 to {}, as in the report's /rollouts/{}/<regime>/steps/<k>",
-                                                      ref, name, steps, name),
-                                          r_.at(pi));
-                }
+            if (name.size() == ref.size()) return;
+            const std::size_t steps = spec->steps > 0 ? spec->steps : spec->reference.size();
+            const std::string rest = ref.substr(name.size());
+            // Teacher forcing exists only with a reference.
+            auto k = spec->reference.empty() ? std::nullopt : numbered(rest, "/teacher-forcing/steps/");
+            if (!k) k = numbered(rest, "/generation/steps/");
+            if (!k || *k < 1 || *k > steps) {
+                throw reference_error(fmt::format("\"{}\" names no step: write \"{}/<regime>/steps/<k>\" with "
+                                                  "<regime> teacher-forcing (with a reference) or generation and "
+                                                  "k from 1 to {}, as in the report's /rollouts/{}/<regime>/steps/<k>",
+                                                  ref, name, steps, name),
+                                      r_.at(pi));
             }
-            out.push_back(ref);
-        }
-        return out;
+        });
     }
 
     void exercises(Scenario& s) {
