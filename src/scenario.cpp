@@ -16,6 +16,7 @@
 #include "exactattn/print.hpp"
 #include "exactattn/variants.hpp"
 #include "json_io.hpp"
+#include "names.hpp"
 #include "scenario_decoder.hpp"
 #include "scenario_layers.hpp"
 
@@ -73,23 +74,16 @@ std::string Source::position_label(std::size_t position) const {
 }
 
 const Source& Scenario::source(const std::string& name) const {
-    for (const auto& s : sources) {
-        if (s.name == name) return s;
-    }
-    std::string names;
-    for (const auto& s : sources) names += (names.empty() ? "" : ", ") + s.name;
-    throw reference_error(fmt::format("unknown source \"{}\" (sources: {})", name,
-                                      names.empty() ? "none declared" : names));
+    return detail::find_named(sources, name, "source", "sources");
 }
 
 const Vector& Scenario::embedding(const std::string& token) const {
     for (const auto& [t, v] : vocabulary) {
         if (t == token) return v;
     }
-    std::string names;
-    for (const auto& [t, v] : vocabulary) names += (names.empty() ? "" : ", ") + t;
+    const auto token_of = [](const auto& entry) -> const std::string& { return entry.first; };
     throw reference_error(fmt::format("unknown token \"{}\" (vocabulary: {})", token,
-                                      names.empty() ? "empty" : names));
+                                      detail::name_list(vocabulary, token_of, "empty")));
 }
 
 Matrix Scenario::encode_tokens(const std::vector<std::string>& tokens, Matrix* pre_activations) const {
@@ -285,17 +279,7 @@ private:
     // A reference to a named vector, or an inline vector.
     NamedVector vector_ref(const Json& v, const std::string& ptr, const std::vector<NamedVector>& named,
                            const char* what, const char* plural) {
-        if (v.is_string()) {
-            const std::string name = v.get<std::string>();
-            for (const auto& nv : named) {
-                if (nv.name == name) return nv;
-            }
-            std::string names;
-            for (const auto& nv : named) names += (names.empty() ? "" : ", ") + nv.name;
-            throw reference_error(fmt::format("unknown {} \"{}\" ({}: {})", what, name, plural,
-                                              names.empty() ? "none declared" : names),
-                                  r_.at(ptr));
-        }
+        if (v.is_string()) return detail::find_named(named, v.get<std::string>(), what, plural, r_.at(ptr));
         return NamedVector{"", r_.vector(v, ptr)};
     }
 
@@ -474,10 +458,9 @@ private:
         for (const auto& x : specs) {
             if (x.name == name) return x;
         }
-        std::string names;
-        for (const auto& x : specs) names += (names.empty() ? "" : ", ") + x.name;
+        const auto name_of = [](const Spec& x) -> const std::string& { return x.name; };
         throw reference_error(fmt::format("unknown {} \"{}\" (declared: {})", what, name,
-                                          names.empty() ? "none" : names),
+                                          detail::name_list(specs, name_of, "none")),
                               r_.at(ptr));
     }
 

@@ -5,8 +5,13 @@
 #include <fmt/format.h>
 
 #include "exactattn/limits.hpp"
+#include "names.hpp"
 
 namespace exactattn {
+
+const RolloutSpec& Scenario::rollout(const std::string& name) const {
+    return detail::find_named(rollouts, name, "rollout", "rollouts");
+}
 
 Vector Scenario::decoder_initial(const std::string& name) const {
     if (!decoder) throw reference_error("no decoder is declared");

@@ -5,17 +5,12 @@
 #include <fmt/format.h>
 
 #include "exactattn/linalg.hpp"
+#include "names.hpp"
 
 namespace exactattn {
 
 const SequenceSpec& Scenario::sequence(const std::string& name) const {
-    for (const auto& q : sequences) {
-        if (q.name == name) return q;
-    }
-    std::string names;
-    for (const auto& q : sequences) names += (names.empty() ? "" : ", ") + q.name;
-    throw reference_error(fmt::format("unknown sequence \"{}\" (sequences: {})", name,
-                                      names.empty() ? "none declared" : names));
+    return detail::find_named(sequences, name, "sequence", "sequences");
 }
 
 namespace detail {
@@ -74,15 +69,7 @@ private:
     // A matrix given inline, or the name of a declared one.
     Matrix matrix_ref(const Json& v, const std::string& ptr) {
         if (!v.is_string()) return r_.matrix(v, ptr);
-        const std::string name = v.get<std::string>();
-        for (const auto& m : s_.matrices) {
-            if (m.name == name) return m.values;
-        }
-        std::string names;
-        for (const auto& m : s_.matrices) names += (names.empty() ? "" : ", ") + m.name;
-        throw reference_error(fmt::format("unknown matrix \"{}\" (matrices: {})", name,
-                                          names.empty() ? "none declared" : names),
-                              r_.at(ptr));
+        return find_named(s_.matrices, v.get<std::string>(), "matrix", "matrices", r_.at(ptr)).values;
     }
 
     bool flag(const Json& v, const char* key, const std::string& ptr) {
