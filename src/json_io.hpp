@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "exactattn/error.hpp"
@@ -87,6 +88,22 @@ public:
     /// Throws ReferenceError "unknown key" for keys not in `allowed`.
     void only_keys(const Json& obj, const std::string& pointer,
                    std::initializer_list<const char*> allowed) const;
+
+    /// The value paired with the string at `pointer`, or ReferenceError
+    /// `unknown <what> "<s>"; expected a, b or c` naming the strings in the order given.
+    template <class T>
+    T choice(const Json& j, const std::string& pointer, const char* what,
+             std::initializer_list<std::pair<const char*, T>> names) const {
+        const std::string s = string(j, pointer);
+        std::string list;
+        std::size_t i = 0;
+        for (const auto& [name, value] : names) {
+            if (s == name) return value;
+            list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + std::string(name);
+            ++i;
+        }
+        throw reference_error("unknown " + std::string(what) + " \"" + s + "\"; expected " + list, at(pointer));
+    }
 
     /// f(name, value, pointer) for every member of the object root[key], when root has `key`.
     template <class F>

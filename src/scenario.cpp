@@ -140,10 +140,8 @@ public:
         vocabulary(s);
         encoder(s);
         if (root_.contains("score")) {
-            const std::string rule = r_.string(root_["score"], "/score");
-            if (rule == "dot") s.rule = ScoreRule::Dot;
-            else if (rule == "scaled-dot") s.rule = ScoreRule::ScaledDot;
-            else throw reference_error(fmt::format("unknown score rule \"{}\"; expected dot or scaled-dot", rule), r_.at("/score"));
+            s.rule = r_.choice<ScoreRule>(root_["score"], "/score", "score rule",
+                                          {{"dot", ScoreRule::Dot}, {"scaled-dot", ScoreRule::ScaledDot}});
         }
         sources(s);
         s.queries = named_vectors("queries");
@@ -194,11 +192,8 @@ private:
             }
         }
         if (e.contains("activation")) {
-            const std::string a = r_.string(e["activation"], "/encoder/activation");
-            if (a == "relu") enc.activation = Activation::Relu;
-            else if (a == "identity") enc.activation = Activation::Identity;
-            else throw reference_error(fmt::format("unknown activation \"{}\"; expected relu or identity", a),
-                                       r_.at("/encoder/activation"));
+            enc.activation = r_.choice<Activation>(e["activation"], "/encoder/activation", "activation",
+                                                   {{"relu", Activation::Relu}, {"identity", Activation::Identity}});
         }
         enc.recurrent = r_.matrix(e["recurrent"], "/encoder/recurrent");
         enc.input = r_.matrix(e["input"], "/encoder/input");
@@ -373,14 +368,10 @@ private:
             InterventionSpec is;
             is.name = name;
             if (!v.contains("kind")) throw shape_error("missing \"kind\"", r_.at(ptr));
-            const std::string kind = r_.string(v["kind"], ptr + "/kind");
-            if (kind == "remove-state") is.kind = InterventionKind::RemoveState;
-            else if (kind == "zero-score") is.kind = InterventionKind::ZeroScore;
-            else if (kind == "delete-token") is.kind = InterventionKind::DeleteToken;
-            else throw reference_error(fmt::format("unknown intervention kind \"{}\"; expected "
-                                                   "remove-state, zero-score or delete-token",
-                                                   kind),
-                                       r_.at(ptr + "/kind"));
+            is.kind = r_.choice<InterventionKind>(v["kind"], ptr + "/kind", "intervention kind",
+                                                  {{"remove-state", InterventionKind::RemoveState},
+                                                   {"zero-score", InterventionKind::ZeroScore},
+                                                   {"delete-token", InterventionKind::DeleteToken}});
             is.source = source_ref(s, v, ptr);
             if (!v.contains("query")) throw shape_error("missing \"query\"", r_.at(ptr));
             is.query = vector_ref(v["query"], ptr + "/query", s.queries, "query", "queries");
@@ -489,11 +480,8 @@ private:
         const RolloutSpec& ro = declared(s.rollouts, v["rollout"], ptr + "/rollout", "rollout");
         f.rollout = ro.name;
         if (v.contains("regime")) {
-            const std::string regime = r_.string(v["regime"], ptr + "/regime");
-            if (regime == "generation") f.regime = Regime::Generation;
-            else if (regime == "teacher-forcing") f.regime = Regime::TeacherForcing;
-            else throw reference_error(fmt::format("unknown regime \"{}\"; expected teacher-forcing or generation", regime),
-                                       r_.at(ptr + "/regime"));
+            f.regime = r_.choice<Regime>(v["regime"], ptr + "/regime", "regime",
+                                         {{"teacher-forcing", Regime::TeacherForcing}, {"generation", Regime::Generation}});
             if (f.regime == Regime::TeacherForcing && ro.reference.empty()) {
                 throw shape_error(fmt::format("rollout \"{}\" declares no reference, so it has no teacher forcing",
                                               ro.name),
@@ -513,16 +501,13 @@ private:
             FigureSpec f;
             f.name = name;
             if (!v.contains("kind")) throw shape_error("missing \"kind\"", r_.at(ptr));
-            const std::string kind = r_.string(v["kind"], ptr + "/kind");
-            if (kind == "read-comparison") f.kind = FigureKind::ReadComparison;
-            else if (kind == "dependency") f.kind = FigureKind::Dependency;
-            else if (kind == "heatmap") f.kind = FigureKind::Heatmap;
-            else if (kind == "intervention") f.kind = FigureKind::Intervention;
-            else if (kind == "crosscheck") f.kind = FigureKind::Crosscheck;
-            else throw reference_error(fmt::format("unknown figure kind \"{}\"; expected read-comparison, dependency, "
-                                                   "heatmap, intervention or crosscheck",
-                                                   kind),
-                                       r_.at(ptr + "/kind"));
+            f.kind = r_.choice<FigureKind>(v["kind"], ptr + "/kind", "figure kind",
+                                           {{"read-comparison", FigureKind::ReadComparison},
+                                            {"dependency", FigureKind::Dependency},
+                                            {"heatmap", FigureKind::Heatmap},
+                                            {"intervention", FigureKind::Intervention},
+                                            {"crosscheck", FigureKind::Crosscheck}});
+            const std::string kind = figure_kind_name(f.kind);
             // Each kind takes its own keys; another kind's key is a mistake worth naming.
             const std::map<FigureKind, std::set<std::string>> keys = {
                 {FigureKind::ReadComparison, {"reads"}},

@@ -36,16 +36,6 @@ public:
     }
 
 private:
-    std::string word(const Json& v, const std::string& ptr, std::initializer_list<const char*> allowed) {
-        const std::string w = r_.string(v, ptr);
-        std::string list;
-        for (const char* a : allowed) {
-            if (w == a) return w;
-            list += (list.empty() ? "" : " or ") + std::string(a);
-        }
-        throw reference_error(fmt::format("unknown value \"{}\"; expected {}", w, list), r_.at(ptr));
-    }
-
     Decoder decoder(const Json& v) {
         const std::string ptr = "/decoder";
         r_.object(v, ptr);
@@ -56,9 +46,8 @@ private:
         }
         Decoder d;
         if (v.contains("activation")) {
-            d.activation = word(v["activation"], ptr + "/activation", {"relu", "identity"}) == "relu"
-                               ? Activation::Relu
-                               : Activation::Identity;
+            d.activation = r_.choice<Activation>(v["activation"], ptr + "/activation", "value",
+                                                 {{"relu", Activation::Relu}, {"identity", Activation::Identity}});
         }
         // The vocabulary first: its size and embedding width are what the matrices are checked
         // against, and a huge one is refused before anything else is read.
@@ -91,12 +80,12 @@ private:
         d.output = r_.matrix(v["output"], ptr + "/output");
         if (v.contains("output_bias")) d.output_bias = r_.vector(v["output_bias"], ptr + "/output_bias");
         if (v.contains("output_reads")) {
-            d.output_context = word(v["output_reads"], ptr + "/output_reads", {"state-and-context", "state"}) ==
-                               "state-and-context";
+            d.output_context = r_.choice<bool>(v["output_reads"], ptr + "/output_reads", "value",
+                                               {{"state-and-context", true}, {"state", false}});
         }
         if (v.contains("initial")) {
             if (v["initial"].is_string()) {
-                (void)word(v["initial"], ptr + "/initial", {"encoder"});
+                (void)r_.choice<bool>(v["initial"], ptr + "/initial", "value", {{"encoder", true}});
             } else {
                 d.initial = r_.vector(v["initial"], ptr + "/initial");
             }
@@ -106,7 +95,7 @@ private:
         }
         if (v.contains("query")) {
             if (v["query"].is_string()) {
-                (void)word(v["query"], ptr + "/query", {"state"});
+                (void)r_.choice<bool>(v["query"], ptr + "/query", "value", {{"state", true}});
             } else {
                 d.query = r_.matrix(v["query"], ptr + "/query");
             }
@@ -114,7 +103,8 @@ private:
         d.start = r_.string(v["start"], ptr + "/start");
         if (v.contains("end")) d.end = r_.string(v["end"], ptr + "/end");
         if (v.contains("ties")) {
-            d.ties = word(v["ties"], ptr + "/ties", {"first", "refuse"}) == "first" ? TieRule::First : TieRule::Refuse;
+            d.ties = r_.choice<TieRule>(v["ties"], ptr + "/ties", "value",
+                                        {{"first", TieRule::First}, {"refuse", TieRule::Refuse}});
         }
         // Decoder::check names the declaration key at fault in the error's context: placed at that
         // key's pointer, the message points at the one entry to fix.
