@@ -113,6 +113,18 @@ public:
         for (const auto& [name, v] : object(root[key], base).items()) f(name, v, pointer_join(base, name));
     }
 
+    /// f(name, value, pointer) for every member of the object root[key], when root has `key`,
+    /// each member first checked to be an object with keys from `allowed` only: a section of
+    /// named declarations.
+    template <class F>
+    void each_object(const Json& root, const char* key, std::initializer_list<const char*> allowed, F&& f) const {
+        each(root, key, [&](const std::string& name, const Json& v, const std::string& pointer) {
+            object(v, pointer);
+            only_keys(v, pointer, allowed);
+            f(name, v, pointer);
+        });
+    }
+
     /// Runs f, placing any error that has no place yet at `pointer` of this file.
     template <class F>
     auto located(const std::string& pointer, F&& f) const -> decltype(f()) {

@@ -333,9 +333,8 @@ private:
     }
 
     void reads(Scenario& s) {
-        r_.each(root_, "reads", [&](const std::string& name, const Json& v, const std::string& ptr) {
-            r_.object(v, ptr);
-            r_.only_keys(v, ptr, {"source", "query", "readout", "remove", "zero", "note", "number", "caption"});
+        const auto allowed = {"source", "query", "readout", "remove", "zero", "note", "number", "caption"};
+        r_.each_object(root_, "reads", allowed, [&](const std::string& name, const Json& v, const std::string& ptr) {
             ReadSpec rs;
             rs.name = name;
             rs.source = source_ref(s, v, ptr);
@@ -362,9 +361,8 @@ private:
     }
 
     void interventions(Scenario& s) {
-        r_.each(root_, "interventions", [&](const std::string& name, const Json& v, const std::string& ptr) {
-            r_.object(v, ptr);
-            r_.only_keys(v, ptr, {"kind", "source", "query", "readout", "positions", "note", "number", "caption"});
+        const auto allowed = {"kind", "source", "query", "readout", "positions", "note", "number", "caption"};
+        r_.each_object(root_, "interventions", allowed, [&](const std::string& name, const Json& v, const std::string& ptr) {
             InterventionSpec is;
             is.name = name;
             if (!v.contains("kind")) throw shape_error("missing \"kind\"", r_.at(ptr));
@@ -398,8 +396,6 @@ private:
     }
 
     CostSpec cost_case(const Scenario& s, const std::string& name, const Json& v, const std::string& ptr) {
-        r_.object(v, ptr);
-        r_.only_keys(v, ptr, {"source", "positions", "width", "target_steps", "bytes_per_number", "note"});
         CostSpec c;
         c.name = name;
         const std::int64_t big = std::int64_t{1} << 40;
@@ -437,7 +433,8 @@ private:
             s.costs.push_back(cost_case(s, "default", flat, "/costs"));
             return;
         }
-        r_.each(root_, "costs", [&](const std::string& name, const Json& v, const std::string& ptr) {
+        const auto allowed = {"source", "positions", "width", "target_steps", "bytes_per_number", "note"};
+        r_.each_object(root_, "costs", allowed, [&](const std::string& name, const Json& v, const std::string& ptr) {
             s.costs.push_back(cost_case(s, name, v, ptr));
         });
     }
@@ -494,10 +491,9 @@ private:
 
     void figures(Scenario& s) {
         std::set<std::string> numbers;
-        r_.each(root_, "figures", [&](const std::string& name, const Json& v, const std::string& ptr) {
-            r_.object(v, ptr);
-            r_.only_keys(v, ptr, {"kind", "reads", "read", "intervention", "layer", "head", "rollout", "regime",
-                                  "cost", "number", "caption", "pdf", "note"});
+        const auto allowed = {"kind", "reads", "read", "intervention", "layer", "head", "rollout",
+                              "regime", "cost", "number", "caption", "pdf", "note"};
+        r_.each_object(root_, "figures", allowed, [&](const std::string& name, const Json& v, const std::string& ptr) {
             FigureSpec f;
             f.name = name;
             if (!v.contains("kind")) throw shape_error("missing \"kind\"", r_.at(ptr));
@@ -628,9 +624,8 @@ private:
     }
 
     void learner_answers(Scenario& s) {
-        r_.each(root_, "learner_answers", [&](const std::string& name, const Json& v, const std::string& ptr) {
-            r_.object(v, ptr);
-            r_.only_keys(v, ptr, {"target", "proposed", "note", "tolerance", "accept"});
+        const auto allowed = {"target", "proposed", "note", "tolerance", "accept"};
+        r_.each_object(root_, "learner_answers", allowed, [&](const std::string& name, const Json& v, const std::string& ptr) {
             LearnerAnswer la;
             la.name = name;
             if (!v.contains("target") || !v.contains("proposed")) {

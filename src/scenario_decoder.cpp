@@ -30,7 +30,8 @@ public:
 
     void load() {
         if (root_.contains("decoder")) s_.decoder = decoder(root_["decoder"]);
-        r_.each(root_, "rollouts", [&](const std::string& name, const Json& v, const std::string& ptr) {
+        const auto allowed = {"source", "reference", "steps", "cross_entropy", "note"};
+        r_.each_object(root_, "rollouts", allowed, [&](const std::string& name, const Json& v, const std::string& ptr) {
             s_.rollouts.push_back(rollout(name, v, ptr));
         });
     }
@@ -119,8 +120,6 @@ private:
     }
 
     RolloutSpec rollout(const std::string& name, const Json& v, const std::string& ptr) {
-        r_.object(v, ptr);
-        r_.only_keys(v, ptr, {"source", "reference", "steps", "cross_entropy", "note"});
         if (!s_.decoder) throw reference_error("a rollout needs a declared \"decoder\"", r_.at(ptr));
         const Decoder& d = *s_.decoder;
         RolloutSpec spec;

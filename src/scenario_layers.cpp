@@ -22,7 +22,8 @@ public:
     LayerLoader(const Json& root, const Reader& r, Scenario& s) : root_(root), r_(r), s_(s) {}
 
     void load() {
-        r_.each(root_, "sequences", [&](const std::string& name, const Json& v, const std::string& ptr) {
+        const auto allowed = {"tokens", "rows", "note"};
+        r_.each_object(root_, "sequences", allowed, [&](const std::string& name, const Json& v, const std::string& ptr) {
             s_.sequences.push_back(sequence(name, v, ptr));
         });
         r_.each(root_, "matrices", [&](const std::string& name, const Json& v, const std::string& ptr) {
@@ -30,15 +31,15 @@ public:
             r_.located(ptr, [&] { check_rectangular(m, fmt::format("matrix \"{}\"", name)); });
             s_.matrices.push_back(NamedMatrix{name, std::move(m)});
         });
-        r_.each(root_, "layers", [&](const std::string& name, const Json& v, const std::string& ptr) {
+        const auto layer_keys = {"sequence", "memory", "heads", "wo", "scale", "causal", "padding", "mask",
+                                 "residual", "positions", "layer_norm", "note"};
+        r_.each_object(root_, "layers", layer_keys, [&](const std::string& name, const Json& v, const std::string& ptr) {
             s_.layers.push_back(layer(name, v, ptr));
         });
     }
 
 private:
     SequenceSpec sequence(const std::string& name, const Json& v, const std::string& ptr) {
-        r_.object(v, ptr);
-        r_.only_keys(v, ptr, {"tokens", "rows", "note"});
         SequenceSpec q;
         q.name = name;
         if (v.contains("tokens")) {
@@ -83,9 +84,6 @@ private:
     }
 
     LayerSpec layer(const std::string& name, const Json& v, const std::string& ptr) {
-        r_.object(v, ptr);
-        r_.only_keys(v, ptr, {"sequence", "memory", "heads", "wo", "scale", "causal", "padding",
-                              "mask", "residual", "positions", "layer_norm", "note"});
         LayerSpec l;
         l.name = name;
         if (!v.contains("sequence")) throw shape_error("missing key \"sequence\"", r_.at(ptr));
