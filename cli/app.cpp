@@ -205,6 +205,24 @@ Error output_error(const std::string& path, const std::string& what, int err, co
 
 }  // namespace
 
+Location option_place(const std::string& option) {
+    Location where;
+    where.context = option;
+    return where;
+}
+
+std::optional<long long> whole_number(const std::string& text) {
+    std::size_t used = 0;
+    long long n = 0;
+    try {
+        n = std::stoll(text, &used);
+    } catch (const std::exception&) {  // no digits, or out of range
+        return std::nullopt;
+    }
+    if (used != text.size()) return std::nullopt;
+    return n;
+}
+
 void write_output_file(const std::string& path, std::string_view data, const char* option) {
     auto output_error = [option](const std::string& path, const std::string& what, int err) {
         return cli::output_error(path, what, err, option);

@@ -17,22 +17,6 @@ namespace exactattn::cli {
 
 namespace {
 
-Location option_place(const std::string& option) {
-    Location where;
-    where.context = option;
-    return where;
-}
-
-template <class F>
-auto for_option(const std::string& option, F&& f) {
-    try {
-        return f();
-    } catch (const Error& e) {
-        if (e.where().file.empty()) throw e.located(option_place(option));
-        throw;
-    }
-}
-
 Matrix matrix_argument(const std::string& text, const std::string& option) {
     return for_option(option, [&] { return load_memory_argument(text).matrix(); });
 }
@@ -81,18 +65,12 @@ std::vector<std::size_t> positions_argument(const std::vector<std::string>& args
         std::string text = a;
         for (auto& c : text) c = c == ',' ? ' ' : c;
         for (const auto& w : split_words(text)) {
-            std::size_t used = 0;
-            long long p = 0;
-            try {
-                p = std::stoll(w, &used);
-            } catch (const std::exception&) {
-                used = 0;
-            }
-            if (used != w.size() || p < 1) {
+            const auto p = whole_number(w);
+            if (!p || *p < 1) {
                 throw usage_error(fmt::format("\"{}\" is not a position (a whole number from 1)", w),
                                   option_place(option));
             }
-            out.push_back(static_cast<std::size_t>(p));
+            out.push_back(static_cast<std::size_t>(*p));
         }
     }
     return out;

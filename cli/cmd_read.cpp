@@ -17,18 +17,6 @@ namespace exactattn::cli {
 
 namespace {
 
-template <class F>
-auto for_option(const char* option, F&& f) {
-    try {
-        return f();
-    } catch (const Error& e) {
-        Location where;
-        where.context = option;
-        if (e.where().file.empty()) throw e.located(where);
-        throw;
-    }
-}
-
 // The items of a list separated by commas or spaces ("1,2 3").
 std::vector<std::string> split_list(const std::string& a) {
     std::vector<std::string> parts;
@@ -50,26 +38,18 @@ std::vector<std::size_t> parse_positions(const std::vector<std::string>& args, c
     std::vector<std::size_t> out;
     for (const auto& a : args) {
         for (const auto& part : split_list(a)) {
-            std::size_t used = 0;
-            long long p = 0;
-            try {
-                p = std::stoll(part, &used);
-            } catch (const std::exception&) {
-                used = 0;
-            }
-            Location where;
-            where.context = option;
-            if (used != part.size() || used == 0) {
+            const auto p = whole_number(part);
+            if (!p) {
                 throw usage_error(fmt::format("\"{}\" is not a position (a whole number from 1 to {})", part, n),
-                                  where);
+                                  option_place(option));
             }
-            if (p < 1 || static_cast<std::size_t>(p) > n) {
+            if (*p < 1 || static_cast<std::size_t>(*p) > n) {
                 throw reference_error(fmt::format("position {} is out of range: the memory has positions "
                                                   "1 to {}",
-                                                  p, n),
-                                      where);
+                                                  *p, n),
+                                      option_place(option));
             }
-            out.push_back(static_cast<std::size_t>(p));
+            out.push_back(static_cast<std::size_t>(*p));
         }
     }
     return out;

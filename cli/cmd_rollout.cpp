@@ -27,20 +27,15 @@ int cmd_rollout(const RolloutOptions& o, std::ostream& out) {
         if (s.rollouts.size() != 1) {
             std::string names;
             for (const auto& r : s.rollouts) names += (names.empty() ? "" : ", ") + r.name;
-            throw usage_error(fmt::format("{} declares {} rollouts: name one ({})", s.file, s.rollouts.size(),
-                                          names.empty() ? "none declared" : names),
+            throw usage_error(fmt::format("{} declares {} rollouts: name one ({})", s.file, s.rollouts.size(), names),
                               where);
         }
         name = s.rollouts.front().name;
     }
-    bool known = false;
-    for (const auto& r : s.rollouts) known = known || r.name == name;
-    if (!known) {
-        std::string names;
-        for (const auto& r : s.rollouts) names += (names.empty() ? "" : ", ") + r.name;
-        throw reference_error(fmt::format("unknown rollout \"{}\" (rollouts: {})", name,
-                                          names.empty() ? "none declared" : names),
-                              where);
+    try {
+        (void)s.rollout(name);  // an unknown name is refused before the scenario runs
+    } catch (const Error& e) {
+        throw e.located(where);
     }
     const Report rep = run_scenario(s);
     const RolloutResult& r = rep.rollout(name);

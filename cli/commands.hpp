@@ -14,6 +14,7 @@ namespace CLI {
 class App;
 }
 #include "exactattn/document.hpp"
+#include "exactattn/error.hpp"
 
 namespace exactattn::cli {
 
@@ -111,6 +112,23 @@ struct FigureOptions {
     std::string figure;          ///< a declared figure's name or number
     std::string format = "svg";  ///< svg | tikz
 };
+
+/// The place of a command-line option in an error: "--memory: …".
+exactattn::Location option_place(const std::string& option);
+
+/// Runs f, placing an error that names no file at `option`.
+template <class F>
+auto for_option(const std::string& option, F&& f) -> decltype(f()) {
+    try {
+        return f();
+    } catch (const exactattn::Error& e) {
+        if (e.where().file.empty()) throw e.located(option_place(option));
+        throw;
+    }
+}
+
+/// The whole number that all of `text` writes (in the range of long long), or nothing.
+std::optional<long long> whole_number(const std::string& text);
 
 /// Writes a document: rendered to `out`, or, for CSV with `-o DIR`, one file per table and
 /// index.csv in DIR, for Markdown with `-o DIR`, report.md and one SVG file per figure (each

@@ -14,32 +14,16 @@ namespace exactattn {
 
 namespace detail {
 
-namespace {
-
-Json memory_json(const Memory& m) {
-    Json a = Json::array();
-    for (std::size_t j = 0; j < m.rows(); ++j) a.push_back(vector_json(m.row(j)));
-    return a;
-}
-
-Json rows_json(const Matrix& m) {
-    Json a = Json::array();
-    for (const auto& r : m) a.push_back(vector_json(r));
-    return a;
-}
-
-}  // namespace
-
 Json layer_to_json(const LayerTrace& t) {
     Json j;
-    j["input"] = rows_json(t.input);
+    j["input"] = matrix_json(t.input);
     j["masked"] = t.masked;
     Json heads = Json::array();
     for (const auto& h : t.heads) {
         Json o;
-        o["queries"] = memory_json(h.queries);
-        o["keys"] = memory_json(h.keys);
-        o["values"] = memory_json(h.values);
+        o["queries"] = matrix_json(h.queries);
+        o["keys"] = matrix_json(h.keys);
+        o["values"] = matrix_json(h.values);
         Json scores = Json::array();
         Json weights = Json::array();
         Json dens = Json::array();
@@ -58,13 +42,13 @@ Json layer_to_json(const LayerTrace& t) {
         o["scores"] = scores;
         o["denominators"] = dens;
         o["weights"] = weights;
-        o["outputs"] = rows_json(h.outputs());
+        o["outputs"] = matrix_json(h.outputs());
         heads.push_back(o);
     }
     j["heads"] = heads;
     const Matrix concat = t.concat();
-    j["concat"] = rows_json(concat);
-    j["output"] = rows_json(t.projected ? *t.projected : concat);
+    j["concat"] = matrix_json(concat);
+    j["output"] = matrix_json(t.projected ? *t.projected : concat);
     return j;
 }
 

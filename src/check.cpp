@@ -327,12 +327,8 @@ Json alternative_layer(const Json& right, const LayerResult& lr, ScoreRule rule,
         Matrix out = concat;
         if (lr.spec.layer.wo) out = mat_mul(concat, *lr.spec.layer.wo);
         if (lr.spec.layer.residual) out = mat_add(out, t.input);
-        Json c = Json::array();
-        for (const auto& r : concat) c.push_back(detail::vector_json(r));
-        Json y = Json::array();
-        for (const auto& r : out) y.push_back(detail::vector_json(r));
-        doc["concat"] = c;
-        doc["output"] = y;
+        doc["concat"] = detail::matrix_json(concat);
+        doc["output"] = detail::matrix_json(out);
     }
     return doc;
 }
@@ -486,6 +482,15 @@ Ctx context_at(const Report& rep, const Json& doc, const Flat& exact, const std:
     return c;
 }
 
+// The target's read on its own memory with weight w(p) at each included position p and 0 at
+// the others: the alternative of every mistake that only changes the weights.
+template <class W>
+Alternative reweighted(const Ctx& c, W&& w) {
+    Alternative a{std::vector<Real>(c.s->trace->marks.size(), Real::of(Value())), c.s->memory.matrix(), {}, {}};
+    for (auto p : c.incl) a.weights[p] = Real::of(w(p));
+    return a;
+}
+
 const std::vector<Mistake>& registry() {
     static const std::vector<Mistake> table = {
         {"divide-by-count", false,
@@ -493,8 +498,7 @@ const std::vector<Mistake>& registry() {
              if (!c.s) return std::nullopt;
              const auto& t = *c.s->trace;
              const auto count = static_cast<long>(c.incl.size());
-             Alternative a{std::vector<Real>(t.marks.size(), Real::of(Value())), c.s->memory.matrix(), {}, {}};
-             for (auto p : c.incl) a.weights[p] = Real::of(*t.exponentials.at(p) / Value(count));
+             Alternative a = reweighted(c, [&](std::size_t p) { return *t.exponentials.at(p) / Value(count); });
              a.denominator = Real::of(Value(count));
              return read_wrong(c,
                                fmt::format("divided by the number of positions ({}) instead of the sum of the "
@@ -511,8 +515,7 @@ const std::vector<Mistake>& registry() {
              mpq_class total = 0;
              for (auto p : c.incl) total += (*k)[p];
              if (sgn(total) == 0) return std::nullopt;
-             Alternative a{std::vector<Real>(t.marks.size(), Real::of(Value())), c.s->memory.matrix(), {}, {}};
-             for (auto p : c.incl) a.weights[p] = Real::of(Value(mpq_class((*k)[p] / total)));
+             const Alternative a = reweighted(c, [&](std::size_t p) { return Value(mpq_class((*k)[p] / total)); });
              return read_wrong(c, "the scores were normalized directly, without exponentiating them", a);
          }},
         {"e-instead-of-2", false,
@@ -539,15 +542,14 @@ const std::vector<Mistake>& registry() {
         {"equal-weights", false,
          [](const Ctx& c) -> std::optional<Wrong> {
              if (!c.s) return std::nullopt;
-             Alternative a{std::vector<Real>(c.s->trace->marks.size(), Real::of(Value())), c.s->memory.matrix(), {}, {}};
-             for (auto p : c.incl) a.weights[p] = Real::of(Value(mpq_class(1, static_cast<long>(c.incl.size()))));
+             const Value equal(mpq_class(1, static_cast<long>(c.incl.size())));
+             const Alternative a = reweighted(c, [&](std::size_t) { return equal; });
              return read_wrong(c, "equal weights were used instead of the softmax of the scores", a);
          }},
         {"unnormalized-exponentials", false,
          [](const Ctx& c) -> std::optional<Wrong> {
              if (!c.s) return std::nullopt;
-             Alternative a{std::vector<Real>(c.s->trace->marks.size(), Real::of(Value())), c.s->memory.matrix(), {}, {}};
-             for (auto p : c.incl) a.weights[p] = Real::of(*c.s->trace->exponentials.at(p));
+             const Alternative a = reweighted(c, [&](std::size_t p) { return *c.s->trace->exponentials.at(p); });
              return read_wrong(c, "the exponentials were used as weights without dividing by their sum", a);
          }},
         {"forget-renormalize", false,
@@ -558,8 +560,7 @@ const std::vector<Mistake>& registry() {
              ReadRequest full = c.s->request;
              for (auto& m : full.marks) m = m == Mark::Removed ? Mark::Included : m;
              const ReadTrace f = attend(c.s->memory, full);
-             Alternative a{std::vector<Real>(f.marks.size(), Real::of(Value())), c.s->memory.matrix(), {}, {}};
-             for (auto p : c.incl) a.weights[p] = Real::of(*f.exponentials.at(p) / f.denominator);
+             Alternative a = reweighted(c, [&](std::size_t p) { return *f.exponentials.at(p) / f.denominator; });
              a.denominator = Real::of(f.denominator);
              return read_wrong(c,
                                fmt::format("the weights were not renormalized after removing position{} {}: they "

@@ -14,6 +14,7 @@
 #include "exactattn/limits.hpp"
 #include "exactattn/linalg.hpp"
 #include "exactattn/print.hpp"
+#include "names.hpp"
 
 namespace exactattn {
 
@@ -25,10 +26,9 @@ std::size_t Decoder::index(const std::string& token) const {
     for (std::size_t i = 0; i < vocabulary.size(); ++i) {
         if (vocabulary[i].first == token) return i;
     }
-    std::string names;
-    for (const auto& [t, e] : vocabulary) names += (names.empty() ? "" : ", ") + t;
+    const auto token_of = [](const auto& entry) -> const std::string& { return entry.first; };
     throw reference_error(fmt::format("\"{}\" is not in the decoder's target vocabulary ({})", token,
-                                      names.empty() ? "none declared" : names));
+                                      detail::name_list(vocabulary, token_of)));
 }
 
 namespace {

@@ -145,7 +145,7 @@ std::string printable(const std::string& s) {
 }
 
 Formula& Formula::value(const Value& v) {
-    atoms_.push_back(Atom{Atom::Kind::Value, v, {}, {}, Op::Plus, {}, 0, false});
+    atoms_.push_back(Atom{Atom::Kind::Value, v, {}, {}, Op::Plus, {}, 0, false, {}});
     return *this;
 }
 Formula& Formula::factor(const Value& v) {
@@ -153,53 +153,51 @@ Formula& Formula::factor(const Value& v) {
     // non-negative integer, without rendering it only to look.
     const bool plain = v.bit_size() > 4096 ? v.is_rational() && v.rational().get_den() == 1 && v.sign() >= 0
                                            : detail::plain_factor(detail::printed(v, Notation::Unicode));
-    atoms_.push_back(Atom{Atom::Kind::Value, v, {}, {}, Op::Plus, {}, 0, !plain});
+    atoms_.push_back(Atom{Atom::Kind::Value, v, {}, {}, Op::Plus, {}, 0, !plain, {}});
     return *this;
 }
 Formula& Formula::vector(const Vector& v) {
-    atoms_.push_back(Atom{Atom::Kind::Vector, {}, v, {}, Op::Plus, {}, 0, false});
+    atoms_.push_back(Atom{Atom::Kind::Vector, {}, v, {}, Op::Plus, {}, 0, false, {}});
     return *this;
 }
 Formula& Formula::column(const std::vector<std::optional<Value>>& v) {
-    atoms_.push_back(Atom{Atom::Kind::Column, {}, {}, v, Op::Plus, {}, 0, false});
+    atoms_.push_back(Atom{Atom::Kind::Column, {}, {}, v, Op::Plus, {}, 0, false, {}});
     return *this;
 }
 Formula& Formula::op(Op o) {
-    atoms_.push_back(Atom{Atom::Kind::Op, {}, {}, {}, o, {}, 0, false});
+    atoms_.push_back(Atom{Atom::Kind::Op, {}, {}, {}, o, {}, 0, false, {}});
     return *this;
 }
 Formula& Formula::name(const std::string& n) {
-    atoms_.push_back(Atom{Atom::Kind::Name, {}, {}, {}, Op::Plus, n, 0, false});
+    atoms_.push_back(Atom{Atom::Kind::Name, {}, {}, {}, Op::Plus, n, 0, false, {}});
     return *this;
 }
 Formula& Formula::sqrt_of(std::size_t d) {
-    atoms_.push_back(Atom{Atom::Kind::Sqrt, {}, {}, {}, Op::Plus, {}, d, false});
+    atoms_.push_back(Atom{Atom::Kind::Sqrt, {}, {}, {}, Op::Plus, {}, d, false, {}});
     return *this;
 }
 Formula& Formula::decimal(const std::string& d) {
-    atoms_.push_back(Atom{Atom::Kind::Decimal, {}, {}, {}, Op::Plus, d, 0, false});
+    atoms_.push_back(Atom{Atom::Kind::Decimal, {}, {}, {}, Op::Plus, d, 0, false, {}});
     return *this;
 }
 Formula& Formula::custom(std::function<std::string(MathForm)> render) {
-    Atom a{Atom::Kind::Custom, {}, {}, {}, Op::Plus, {}, 0, false};
-    a.fn = std::move(render);
-    atoms_.push_back(std::move(a));
+    atoms_.push_back(Atom{Atom::Kind::Custom, {}, {}, {}, Op::Plus, {}, 0, false, std::move(render)});
     return *this;
 }
 Formula& Formula::tex(const std::string& source) {
-    atoms_.push_back(Atom{Atom::Kind::Tex, {}, {}, {}, Op::Plus, printable(source), 0, false});
+    atoms_.push_back(Atom{Atom::Kind::Tex, {}, {}, {}, Op::Plus, printable(source), 0, false, {}});
     return *this;
 }
 Formula& Formula::append(const Formula& other) {
     if (!atoms_.empty() && !other.atoms_.empty() && other.atoms_.front().kind != Atom::Kind::Op &&
         atoms_.back().kind != Atom::Kind::Op) {
-        atoms_.push_back(Atom{Atom::Kind::Raw, {}, {}, {}, Op::Plus, " ", 0, false});
+        atoms_.push_back(Atom{Atom::Kind::Raw, {}, {}, {}, Op::Plus, " ", 0, false, {}});
     }
     atoms_.insert(atoms_.end(), other.atoms_.begin(), other.atoms_.end());
     return *this;
 }
 Formula& Formula::prerendered(const std::string& s) {
-    atoms_.push_back(Atom{Atom::Kind::Raw, {}, {}, {}, Op::Plus, s, 0, false});
+    atoms_.push_back(Atom{Atom::Kind::Raw, {}, {}, {}, Op::Plus, s, 0, false, {}});
     return *this;
 }
 
@@ -690,26 +688,21 @@ private:
     }
 
   public:
-    std::string figure_caption(const FigureBlock& fb) const {
-        std::string c = inline_text(fb.caption);
-        if (!fb.number.empty()) {
-            const std::string lead = "Figure " + fb.number;
-            c = c.empty() ? lead : lead + (f_ == Format::Latex ? " --- " : " — ") + c;
-        }
-        return c;
-    }
-
-  public:
-    std::string caption_text(const TableBlock& t) const {
-        std::string c = inline_text(t.caption);
-        if (!t.number.empty()) {
-            const std::string lead = "Table " + t.number;
-            c = c.empty() ? lead : lead + (f_ == Format::Latex ? " --- " : " — ") + c;
-        }
-        return c;
-    }
+    std::string figure_caption(const FigureBlock& fb) const { return numbered_caption("Figure", fb.number, fb.caption); }
+    std::string caption_text(const TableBlock& t) const { return numbered_caption("Table", t.number, t.caption); }
 
   private:
+    // "Table 14.1 — caption" (" --- " in LaTeX); the lead alone without a caption, the caption
+    // alone without a number.
+    std::string numbered_caption(const char* kind, const std::string& number, const Inline& caption) const {
+        std::string c = inline_text(caption);
+        if (!number.empty()) {
+            const std::string lead = kind + (" " + number);
+            c = c.empty() ? lead : lead + (f_ == Format::Latex ? " --- " : " — ") + c;
+        }
+        return c;
+    }
+
     std::string block(const TableBlock& t) const {
         if (t.csv_only && f_ != Format::Csv) return "";
         std::vector<std::string> headers;

@@ -13,6 +13,7 @@
 #include "exactattn/error.hpp"
 #include "exactattn/parse.hpp"
 #include "exactattn/print.hpp"
+#include "names.hpp"
 
 namespace exactattn {
 
@@ -464,14 +465,11 @@ const FigureSpec& find_figure(const Scenario& s, const std::string& name) {
     for (const auto& f : s.figures) {
         if (f.name == name || (!f.number.empty() && f.number == name)) return f;
     }
-    std::string names;
-    for (const auto& f : s.figures) {
-        names += (names.empty() ? "" : ", ") + f.name + (f.number.empty() ? "" : " (" + f.number + ")");
-    }
+    const auto name_of = [](const FigureSpec& f) { return f.name + (f.number.empty() ? "" : " (" + f.number + ")"); };
     Location where;
     where.context = "--figure";
     throw reference_error(fmt::format("{} declares no figure \"{}\" (figures: {})", s.file, name,
-                                      names.empty() ? "none declared" : names),
+                                      detail::name_list(s.figures, name_of)),
                           where);
 }
 

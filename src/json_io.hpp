@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "exactattn/error.hpp"
@@ -22,6 +23,16 @@ struct Scenario;
 namespace exactattn::detail {
 
 using Json = nlohmann::ordered_json;
+
+/// The JSON array of f(x) for each x of `range`: the one loop of the writers' vectors,
+/// matrices and lists (the report writes values as strings, the scenario writer small
+/// integers as numbers; each passes its own f).
+template <class Range, class F>
+Json json_array(const Range& range, F&& f) {
+    Json a = Json::array();
+    for (const auto& x : range) a.push_back(f(x));
+    return a;
+}
 
 /// Parses JSON text exactly: integers stay integers; other numbers are kept as strings of
 /// their decimal text ("0.1" stays 1/10); duplicate keys are an error (ParseError with the
@@ -99,12 +110,40 @@ public:
     void only_keys(const Json& obj, const std::string& pointer,
                    std::initializer_list<const char*> allowed) const;
 
+    /// The value paired with the string at `pointer`, or ReferenceError
+    /// `unknown <what> "<s>"; expected a, b or c` naming the strings in the order given.
+    template <class T>
+    T choice(const Json& j, const std::string& pointer, const char* what,
+             std::initializer_list<std::pair<const char*, T>> names) const {
+        const std::string s = string(j, pointer);
+        std::string list;
+        std::size_t i = 0;
+        for (const auto& [name, value] : names) {
+            if (s == name) return value;
+            list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + std::string(name);
+            ++i;
+        }
+        throw reference_error("unknown " + std::string(what) + " \"" + s + "\"; expected " + list, at(pointer));
+    }
+
     /// f(name, value, pointer) for every member of the object root[key], when root has `key`.
     template <class F>
     void each(const Json& root, const char* key, F&& f) const {
         if (!root.contains(key)) return;
         const std::string base = std::string("/") + key;
         for (const auto& [name, v] : object(root[key], base).items()) f(name, v, pointer_join(base, name));
+    }
+
+    /// f(name, value, pointer) for every member of the object root[key], when root has `key`,
+    /// each member first checked to be an object with keys from `allowed` only: a section of
+    /// named declarations.
+    template <class F>
+    void each_object(const Json& root, const char* key, std::initializer_list<const char*> allowed, F&& f) const {
+        each(root, key, [&](const std::string& name, const Json& v, const std::string& pointer) {
+            object(v, pointer);
+            only_keys(v, pointer, allowed);
+            f(name, v, pointer);
+        });
     }
 
     /// Runs f, placing any error that has no place yet at `pointer` of this file.

@@ -426,23 +426,9 @@ TableBlock costs_block(const CostResult& c) {
     tab.caption = Inline(fmt::format("{}: n = {}, d = {}, T = {}, {} bytes per number", c.spec.name, in.positions,
                                      in.width, in.target_steps, in.bytes_per_number));
     tab.headers = {Inline("Quantity"), Inline("Count")};
-    const auto& k = c.costs;
-    const std::pair<const char*, std::int64_t> rows[] = {
-        {"Source-state numbers (n·d)", k.stored_numbers},
-        {"Source-state bytes", k.stored_bytes},
-        {"Fixed-context numbers (d)", k.fixed_context_numbers},
-        {"Fixed-context bytes", k.fixed_context_bytes},
-        {"Dot products (n·T)", k.dot_products},
-        {"Multiplications per dot product (d)", k.multiplications_per_dot_product},
-        {"Additions per dot product (d − 1)", k.additions_per_dot_product},
-        {"Scalar multiplications", k.multiplications},
-        {"Scalar additions", k.additions},
-        {"Exponentials", k.exponentials},
-        {"Divisions", k.divisions},
-        {"Sequential encoder updates", k.sequential_encoder_steps},
-        {"Sequential decoder updates", k.sequential_decoder_steps},
-    };
-    for (const auto& [label, count] : rows) tab.add_row({Inline(label), Inline(std::to_string(count))});
+    for (const auto& k : detail::cost_counts()) {
+        tab.add_row({Inline(k.label), Inline(std::to_string(c.costs.*k.count))});
+    }
     return tab;
 }
 

@@ -96,10 +96,10 @@ const TraceStrings::Row& TraceStrings::row(std::size_t p) {
 Json value_json(const Value& v) { return to_ascii(v); }
 
 Json vector_json(const Vector& v) {
-    Json a = Json::array();
-    for (const auto& x : v) a.push_back(to_ascii(x));
-    return a;
+    return json_array(v, [](const Value& x) { return to_ascii(x); });
 }
+
+Json matrix_json(const Matrix& m) { return json_array(m, vector_json); }
 
 Json matrix_json(const Memory& m) {
     Json a = Json::array();
@@ -404,25 +404,33 @@ void write_trace_json(const Memory& memory, const ReadTrace& t, std::ostream& ou
     w.flush();
 }
 
+const std::vector<CostCount>& cost_counts() {
+    static const std::vector<CostCount> counts = {
+        {"stored_numbers", "Source-state numbers (n·d)", &Costs::stored_numbers},
+        {"stored_bytes", "Source-state bytes", &Costs::stored_bytes},
+        {"fixed_context_numbers", "Fixed-context numbers (d)", &Costs::fixed_context_numbers},
+        {"fixed_context_bytes", "Fixed-context bytes", &Costs::fixed_context_bytes},
+        {"dot_products", "Dot products (n·T)", &Costs::dot_products},
+        {"multiplications_per_dot_product", "Multiplications per dot product (d)",
+         &Costs::multiplications_per_dot_product},
+        {"additions_per_dot_product", "Additions per dot product (d − 1)", &Costs::additions_per_dot_product},
+        {"multiplications", "Scalar multiplications", &Costs::multiplications},
+        {"additions", "Scalar additions", &Costs::additions},
+        {"exponentials", "Exponentials", &Costs::exponentials},
+        {"divisions", "Divisions", &Costs::divisions},
+        {"sequential_encoder_steps", "Sequential encoder updates", &Costs::sequential_encoder_steps},
+        {"sequential_decoder_steps", "Sequential decoder updates", &Costs::sequential_decoder_steps},
+    };
+    return counts;
+}
+
 Json costs_json(const Costs& c) {
     Json j;
     j["positions"] = c.input.positions;
     j["width"] = c.input.width;
     j["target_steps"] = c.input.target_steps;
     j["bytes_per_number"] = c.input.bytes_per_number;
-    j["stored_numbers"] = c.stored_numbers;
-    j["stored_bytes"] = c.stored_bytes;
-    j["fixed_context_numbers"] = c.fixed_context_numbers;
-    j["fixed_context_bytes"] = c.fixed_context_bytes;
-    j["dot_products"] = c.dot_products;
-    j["multiplications_per_dot_product"] = c.multiplications_per_dot_product;
-    j["additions_per_dot_product"] = c.additions_per_dot_product;
-    j["multiplications"] = c.multiplications;
-    j["additions"] = c.additions;
-    j["exponentials"] = c.exponentials;
-    j["divisions"] = c.divisions;
-    j["sequential_encoder_steps"] = c.sequential_encoder_steps;
-    j["sequential_decoder_steps"] = c.sequential_decoder_steps;
+    for (const auto& k : cost_counts()) j[k.key] = c.*k.count;
     return j;
 }
 

@@ -14,6 +14,7 @@ namespace exactattn::detail {
 
 Json value_json(const Value& v);
 Json vector_json(const Vector& v);
+Json matrix_json(const Matrix& m);
 Json matrix_json(const Memory& m);
 /// The trace object of docs/report.md (memory included when given).
 Json trace_to_json(const Memory* memory, const ReadTrace& t);
@@ -82,6 +83,14 @@ std::string trace_json_text(const Memory& memory, const ReadTrace& t);
 /// the caller checks the names).
 void write_trace_json(const Memory& memory, const ReadTrace& t, std::ostream& out,
                       const std::vector<std::string>& fields);
+/// One count of a cost case: its JSON key, its label in the costs table, its member.
+struct CostCount {
+    const char* key;
+    const char* label;
+    std::int64_t Costs::*count;
+};
+/// The counts of a cost case in report order: the JSON object and the table list the same ones.
+const std::vector<CostCount>& cost_counts();
 Json costs_json(const Costs& c);
 Json report_to_json(const Report& rep);
 

@@ -9,6 +9,7 @@
 #include "exactattn/limits.hpp"
 #include "exactattn/report.hpp"
 #include "json_io.hpp"
+#include "names.hpp"
 #include "report_json.hpp"
 
 namespace exactattn {
@@ -62,9 +63,8 @@ const RolloutResult& Report::rollout(const std::string& name) const {
     for (const auto& r : rollouts) {
         if (r.spec.name == name) return r;
     }
-    std::string names;
-    for (const auto& r : rollouts) names += (names.empty() ? "" : ", ") + r.spec.name;
-    throw reference_error(fmt::format("unknown rollout \"{}\" (rollouts: {})", name, names.empty() ? "none declared" : names));
+    const auto name_of = [](const RolloutResult& r) -> const std::string& { return r.spec.name; };
+    throw reference_error(fmt::format("unknown rollout \"{}\" (rollouts: {})", name, detail::name_list(rollouts, name_of)));
 }
 
 const CostResult& Report::cost(const std::string& name) const {

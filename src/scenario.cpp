@@ -17,6 +17,7 @@
 #include "exactattn/print.hpp"
 #include "exactattn/variants.hpp"
 #include "json_io.hpp"
+#include "names.hpp"
 #include "scenario_decoder.hpp"
 #include "scenario_layers.hpp"
 
@@ -74,23 +75,16 @@ std::string Source::position_label(std::size_t position) const {
 }
 
 const Source& Scenario::source(const std::string& name) const {
-    for (const auto& s : sources) {
-        if (s.name == name) return s;
-    }
-    std::string names;
-    for (const auto& s : sources) names += (names.empty() ? "" : ", ") + s.name;
-    throw reference_error(fmt::format("unknown source \"{}\" (sources: {})", name,
-                                      names.empty() ? "none declared" : names));
+    return detail::find_named(sources, name, "source", "sources");
 }
 
 const Vector& Scenario::embedding(const std::string& token) const {
     for (const auto& [t, v] : vocabulary) {
         if (t == token) return v;
     }
-    std::string names;
-    for (const auto& [t, v] : vocabulary) names += (names.empty() ? "" : ", ") + t;
+    const auto token_of = [](const auto& entry) -> const std::string& { return entry.first; };
     throw reference_error(fmt::format("unknown token \"{}\" (vocabulary: {})", token,
-                                      names.empty() ? "empty" : names));
+                                      detail::name_list(vocabulary, token_of, "empty")));
 }
 
 Matrix Scenario::encode_tokens(const std::vector<std::string>& tokens, Matrix* pre_activations) const {
@@ -152,10 +146,8 @@ public:
         vocabulary(s);
         encoder(s);
         if (root_.contains("score")) {
-            const std::string rule = r_.string(root_["score"], "/score");
-            if (rule == "dot") s.rule = ScoreRule::Dot;
-            else if (rule == "scaled-dot") s.rule = ScoreRule::ScaledDot;
-            else throw reference_error(fmt::format("unknown score rule \"{}\"; expected dot or scaled-dot", rule), r_.at("/score"));
+            s.rule = r_.choice<ScoreRule>(root_["score"], "/score", "score rule",
+                                          {{"dot", ScoreRule::Dot}, {"scaled-dot", ScoreRule::ScaledDot}});
         }
         sources(s);
         s.queries = named_vectors("queries");
@@ -206,11 +198,8 @@ private:
             }
         }
         if (e.contains("activation")) {
-            const std::string a = r_.string(e["activation"], "/encoder/activation");
-            if (a == "relu") enc.activation = Activation::Relu;
-            else if (a == "identity") enc.activation = Activation::Identity;
-            else throw reference_error(fmt::format("unknown activation \"{}\"; expected relu or identity", a),
-                                       r_.at("/encoder/activation"));
+            enc.activation = r_.choice<Activation>(e["activation"], "/encoder/activation", "activation",
+                                                   {{"relu", Activation::Relu}, {"identity", Activation::Identity}});
         }
         enc.recurrent = r_.matrix(e["recurrent"], "/encoder/recurrent");
         enc.input = r_.matrix(e["input"], "/encoder/input");
@@ -294,17 +283,7 @@ private:
     // A reference to a named vector, or an inline vector.
     NamedVector vector_ref(const Json& v, const std::string& ptr, const std::vector<NamedVector>& named,
                            const char* what, const char* plural) {
-        if (v.is_string()) {
-            const std::string name = v.get<std::string>();
-            for (const auto& nv : named) {
-                if (nv.name == name) return nv;
-            }
-            std::string names;
-            for (const auto& nv : named) names += (names.empty() ? "" : ", ") + nv.name;
-            throw reference_error(fmt::format("unknown {} \"{}\" ({}: {})", what, name, plural,
-                                              names.empty() ? "none declared" : names),
-                                  r_.at(ptr));
-        }
+        if (v.is_string()) return detail::find_named(named, v.get<std::string>(), what, plural, r_.at(ptr));
         return NamedVector{"", r_.vector(v, ptr)};
     }
 
@@ -363,9 +342,8 @@ private:
     }
 
     void reads(Scenario& s) {
-        r_.each(root_, "reads", [&](const std::string& name, const Json& v, const std::string& ptr) {
-            r_.object(v, ptr);
-            r_.only_keys(v, ptr, {"source", "query", "readout", "remove", "zero", "note", "number", "caption"});
+        const auto allowed = {"source", "query", "readout", "remove", "zero", "note", "number", "caption"};
+        r_.each_object(root_, "reads", allowed, [&](const std::string& name, const Json& v, const std::string& ptr) {
             ReadSpec rs;
             rs.name = name;
             rs.source = source_ref(s, v, ptr);
@@ -392,20 +370,15 @@ private:
     }
 
     void interventions(Scenario& s) {
-        r_.each(root_, "interventions", [&](const std::string& name, const Json& v, const std::string& ptr) {
-            r_.object(v, ptr);
-            r_.only_keys(v, ptr, {"kind", "source", "query", "readout", "positions", "note", "number", "caption"});
+        const auto allowed = {"kind", "source", "query", "readout", "positions", "note", "number", "caption"};
+        r_.each_object(root_, "interventions", allowed, [&](const std::string& name, const Json& v, const std::string& ptr) {
             InterventionSpec is;
             is.name = name;
             if (!v.contains("kind")) throw shape_error("missing \"kind\"", r_.at(ptr));
-            const std::string kind = r_.string(v["kind"], ptr + "/kind");
-            if (kind == "remove-state") is.kind = InterventionKind::RemoveState;
-            else if (kind == "zero-score") is.kind = InterventionKind::ZeroScore;
-            else if (kind == "delete-token") is.kind = InterventionKind::DeleteToken;
-            else throw reference_error(fmt::format("unknown intervention kind \"{}\"; expected "
-                                                   "remove-state, zero-score or delete-token",
-                                                   kind),
-                                       r_.at(ptr + "/kind"));
+            is.kind = r_.choice<InterventionKind>(v["kind"], ptr + "/kind", "intervention kind",
+                                                  {{"remove-state", InterventionKind::RemoveState},
+                                                   {"zero-score", InterventionKind::ZeroScore},
+                                                   {"delete-token", InterventionKind::DeleteToken}});
             is.source = source_ref(s, v, ptr);
             if (!v.contains("query")) throw shape_error("missing \"query\"", r_.at(ptr));
             is.query = vector_ref(v["query"], ptr + "/query", s.queries, "query", "queries");
@@ -432,8 +405,6 @@ private:
     }
 
     CostSpec cost_case(const Scenario& s, const std::string& name, const Json& v, const std::string& ptr) {
-        r_.object(v, ptr);
-        r_.only_keys(v, ptr, {"source", "positions", "width", "target_steps", "bytes_per_number", "note"});
         CostSpec c;
         c.name = name;
         const std::int64_t big = std::int64_t{1} << 40;
@@ -471,7 +442,8 @@ private:
             s.costs.push_back(cost_case(s, "default", flat, "/costs"));
             return;
         }
-        r_.each(root_, "costs", [&](const std::string& name, const Json& v, const std::string& ptr) {
+        const auto allowed = {"source", "positions", "width", "target_steps", "bytes_per_number", "note"};
+        r_.each_object(root_, "costs", allowed, [&](const std::string& name, const Json& v, const std::string& ptr) {
             s.costs.push_back(cost_case(s, name, v, ptr));
         });
     }
@@ -483,10 +455,9 @@ private:
         for (const auto& x : specs) {
             if (x.name == name) return x;
         }
-        std::string names;
-        for (const auto& x : specs) names += (names.empty() ? "" : ", ") + x.name;
+        const auto name_of = [](const Spec& x) -> const std::string& { return x.name; };
         throw reference_error(fmt::format("unknown {} \"{}\" (declared: {})", what, name,
-                                          names.empty() ? "none" : names),
+                                          detail::name_list(specs, name_of, "none")),
                               r_.at(ptr));
     }
 
@@ -515,11 +486,8 @@ private:
         const RolloutSpec& ro = declared(s.rollouts, v["rollout"], ptr + "/rollout", "rollout");
         f.rollout = ro.name;
         if (v.contains("regime")) {
-            const std::string regime = r_.string(v["regime"], ptr + "/regime");
-            if (regime == "generation") f.regime = Regime::Generation;
-            else if (regime == "teacher-forcing") f.regime = Regime::TeacherForcing;
-            else throw reference_error(fmt::format("unknown regime \"{}\"; expected teacher-forcing or generation", regime),
-                                       r_.at(ptr + "/regime"));
+            f.regime = r_.choice<Regime>(v["regime"], ptr + "/regime", "regime",
+                                         {{"teacher-forcing", Regime::TeacherForcing}, {"generation", Regime::Generation}});
             if (f.regime == Regime::TeacherForcing && ro.reference.empty()) {
                 throw shape_error(fmt::format("rollout \"{}\" declares no reference, so it has no teacher forcing",
                                               ro.name),
@@ -532,23 +500,19 @@ private:
 
     void figures(Scenario& s) {
         std::set<std::string> numbers;
-        r_.each(root_, "figures", [&](const std::string& name, const Json& v, const std::string& ptr) {
-            r_.object(v, ptr);
-            r_.only_keys(v, ptr, {"kind", "reads", "read", "intervention", "layer", "head", "rollout", "regime",
-                                  "cost", "number", "caption", "pdf", "note"});
+        const auto allowed = {"kind", "reads", "read", "intervention", "layer", "head", "rollout",
+                              "regime", "cost", "number", "caption", "pdf", "note"};
+        r_.each_object(root_, "figures", allowed, [&](const std::string& name, const Json& v, const std::string& ptr) {
             FigureSpec f;
             f.name = name;
             if (!v.contains("kind")) throw shape_error("missing \"kind\"", r_.at(ptr));
-            const std::string kind = r_.string(v["kind"], ptr + "/kind");
-            if (kind == "read-comparison") f.kind = FigureKind::ReadComparison;
-            else if (kind == "dependency") f.kind = FigureKind::Dependency;
-            else if (kind == "heatmap") f.kind = FigureKind::Heatmap;
-            else if (kind == "intervention") f.kind = FigureKind::Intervention;
-            else if (kind == "crosscheck") f.kind = FigureKind::Crosscheck;
-            else throw reference_error(fmt::format("unknown figure kind \"{}\"; expected read-comparison, dependency, "
-                                                   "heatmap, intervention or crosscheck",
-                                                   kind),
-                                       r_.at(ptr + "/kind"));
+            f.kind = r_.choice<FigureKind>(v["kind"], ptr + "/kind", "figure kind",
+                                           {{"read-comparison", FigureKind::ReadComparison},
+                                            {"dependency", FigureKind::Dependency},
+                                            {"heatmap", FigureKind::Heatmap},
+                                            {"intervention", FigureKind::Intervention},
+                                            {"crosscheck", FigureKind::Crosscheck}});
+            const std::string kind = figure_kind_name(f.kind);
             // Each kind takes its own keys; another kind's key is a mistake worth naming.
             const std::map<FigureKind, std::set<std::string>> keys = {
                 {FigureKind::ReadComparison, {"reads"}},
@@ -669,9 +633,8 @@ private:
     }
 
     void learner_answers(Scenario& s) {
-        r_.each(root_, "learner_answers", [&](const std::string& name, const Json& v, const std::string& ptr) {
-            r_.object(v, ptr);
-            r_.only_keys(v, ptr, {"target", "proposed", "note", "tolerance", "accept"});
+        const auto allowed = {"target", "proposed", "note", "tolerance", "accept"};
+        r_.each_object(root_, "learner_answers", allowed, [&](const std::string& name, const Json& v, const std::string& ptr) {
             LearnerAnswer la;
             la.name = name;
             if (!v.contains("target") || !v.contains("proposed")) {
@@ -764,101 +727,88 @@ private:
         return out;
     }
 
-    std::vector<std::string> names(const Json& ex, const char* key, const std::string& ptr,
-                                   const std::set<std::string>& known, const char* what) {
+    // The strings of the array ex[key] (none when absent), each checked by check(ref, pointer).
+    template <class F>
+    std::vector<std::string> ref_list(const Json& ex, const char* key, const std::string& ptr, F&& check) {
         std::vector<std::string> out;
         if (!ex.contains(key)) return out;
         const std::string p = ptr + "/" + key;
         const auto& a = r_.array(ex[key], p);
         for (std::size_t i = 0; i < a.size(); ++i) {
-            out.push_back(r_.string(a[i], pointer_join(p, i)));
-            if (known.count(out.back()) == 0) {
-                throw reference_error(fmt::format("unknown {} \"{}\"", what, out.back()),
-                                      r_.at(pointer_join(p, i)));
-            }
+            const std::string pi = pointer_join(p, i);
+            out.push_back(r_.string(a[i], pi));
+            check(out.back(), pi);
         }
         return out;
+    }
+
+    std::vector<std::string> names(const Json& ex, const char* key, const std::string& ptr,
+                                   const std::set<std::string>& known, const char* what) {
+        return ref_list(ex, key, ptr, [&](const std::string& ref, const std::string& pi) {
+            if (known.count(ref) == 0) throw reference_error(fmt::format("unknown {} \"{}\"", what, ref), r_.at(pi));
+        });
+    }
+
+    // k of "<prefix><k>" with k written in 1 to 6 decimal digits; nothing otherwise.
+    static std::optional<std::size_t> numbered(const std::string& rest, const std::string& prefix) {
+        if (rest.rfind(prefix, 0) != 0 || rest.size() == prefix.size() || rest.size() > prefix.size() + 6) {
+            return std::nullopt;
+        }
+        const bool digits = std::all_of(rest.begin() + static_cast<std::ptrdiff_t>(prefix.size()), rest.end(),
+                                        [](char c) { return c >= '0' && c <= '9'; });
+        if (!digits) return std::nullopt;
+        return std::stoul(rest.substr(prefix.size()));
     }
 
     // An exercise's intervention reference: "<name>" (the whole table) or "<name>/rows/<k>",
     // row k exactly as the report's /interventions/<name>/rows/<k> (0 without intervention,
     // k the k-th listed position): one numbering for pointers and references.
     std::vector<std::string> intervention_refs(const Scenario& s, const Json& ex, const std::string& ptr) {
-        std::vector<std::string> out;
-        if (!ex.contains("interventions")) return out;
-        const std::string p = ptr + "/interventions";
-        const auto& a = r_.array(ex["interventions"], p);
-        for (std::size_t i = 0; i < a.size(); ++i) {
-            const std::string pi = pointer_join(p, i);
-            const std::string ref = r_.string(a[i], pi);
+        return ref_list(ex, "interventions", ptr, [&](const std::string& ref, const std::string& pi) {
             const std::string name = ref.substr(0, ref.find('/'));
             const InterventionSpec* spec = nullptr;
             for (const auto& is : s.interventions) spec = is.name == name ? &is : spec;
             if (spec == nullptr) throw reference_error(fmt::format("unknown intervention \"{}\"", name), r_.at(pi));
-            if (name.size() < ref.size()) {
-                const std::string rest = ref.substr(name.size());
-                const std::size_t rows = spec->positions.size() + 1;
-                std::size_t k = 0;
-                bool ok = rest.rfind("/rows/", 0) == 0 && rest.size() > 6 && rest.size() <= 12;
-                for (std::size_t c = 6; ok && c < rest.size(); ++c) ok = rest[c] >= '0' && rest[c] <= '9';
-                if (ok) k = std::stoul(rest.substr(6));
-                if (!ok) {
-                    throw reference_error(fmt::format("\"{}\" names no row: write \"{}/rows/<k>\", row k as in the "
-                                                      "report's /interventions/{}/rows/<k> (0 is the row without "
-                                                      "intervention, k the k-th listed position)",
-                                                      ref, name, name),
-                                          r_.at(pi));
-                }
-                if (k >= rows) {
-                    throw reference_error(fmt::format("\"{}\" names no row: \"{}\" has rows 0 to {}", ref, name,
-                                                      rows - 1),
-                                          r_.at(pi));
-                }
+            if (name.size() == ref.size()) return;
+            const auto k = numbered(ref.substr(name.size()), "/rows/");
+            if (!k) {
+                throw reference_error(fmt::format("\"{}\" names no row: write \"{}/rows/<k>\", row k as in the "
+                                                  "report's /interventions/{}/rows/<k> (0 is the row without "
+                                                  "intervention, k the k-th listed position)",
+                                                  ref, name, name),
+                                      r_.at(pi));
             }
-            out.push_back(ref);
-        }
-        return out;
+            const std::size_t rows = spec->positions.size() + 1;
+            if (*k >= rows) {
+                throw reference_error(fmt::format("\"{}\" names no row: \"{}\" has rows 0 to {}", ref, name, rows - 1),
+                                      r_.at(pi));
+            }
+        });
     }
 
     // An exercise's rollout reference: "<name>" (both regimes) or "<name>/<regime>/steps/<k>",
     // step k exactly as the report's /rollouts/<name>/<regime>/steps/<k> (k from 1 to the
     // declared steps; a generation that ends early has fewer, checked when the report is run).
     std::vector<std::string> rollout_refs(const Scenario& s, const Json& ex, const std::string& ptr) {
-        std::vector<std::string> out;
-        if (!ex.contains("rollouts")) return out;
-        const std::string p = ptr + "/rollouts";
-        const auto& a = r_.array(ex["rollouts"], p);
-        for (std::size_t i = 0; i < a.size(); ++i) {
-            const std::string pi = pointer_join(p, i);
-            const std::string ref = r_.string(a[i], pi);
+        return ref_list(ex, "rollouts", ptr, [&](const std::string& ref, const std::string& pi) {
             const std::string name = ref.substr(0, ref.find('/'));
             const RolloutSpec* spec = nullptr;
             for (const auto& rs : s.rollouts) spec = rs.name == name ? &rs : spec;
             if (spec == nullptr) throw reference_error(fmt::format("unknown rollout \"{}\"", name), r_.at(pi));
-            if (name.size() < ref.size()) {
-                const std::size_t steps = spec->steps > 0 ? spec->steps : spec->reference.size();
-                const std::string rest = ref.substr(name.size());
-                std::size_t k = 0;
-                bool ok = false;
-                for (const char* regime : {"/teacher-forcing/steps/", "/generation/steps/"}) {
-                    const std::string pre = regime;
-                    if (rest.rfind(pre, 0) != 0 || rest.size() == pre.size() || rest.size() > pre.size() + 6) continue;
-                    ok = std::all_of(rest.begin() + static_cast<std::ptrdiff_t>(pre.size()), rest.end(),
-                                     [](char c) { return c >= '0' && c <= '9'; });
-                    if (ok) k = std::stoul(rest.substr(pre.size()));
-                    ok = ok && !(pre == "/teacher-forcing/steps/" && spec->reference.empty());
-                }
-                if (!ok || k < 1 || k > steps) {
-                    throw reference_error(fmt::format("\"{}\" names no step: write \"{}/<regime>/steps/<k>\" with "
-                                                      "<regime> teacher-forcing (with a reference) or generation and "
-                                                      "k from 1 to {}, as in the report's /rollouts/{}/<regime>/steps/<k>",
-                                                      ref, name, steps, name),
-                                          r_.at(pi));
-                }
+            if (name.size() == ref.size()) return;
+            const std::size_t steps = spec->steps > 0 ? spec->steps : spec->reference.size();
+            const std::string rest = ref.substr(name.size());
+            // Teacher forcing exists only with a reference.
+            auto k = spec->reference.empty() ? std::nullopt : numbered(rest, "/teacher-forcing/steps/");
+            if (!k) k = numbered(rest, "/generation/steps/");
+            if (!k || *k < 1 || *k > steps) {
+                throw reference_error(fmt::format("\"{}\" names no step: write \"{}/<regime>/steps/<k>\" with "
+                                                  "<regime> teacher-forcing (with a reference) or generation and "
+                                                  "k from 1 to {}, as in the report's /rollouts/{}/<regime>/steps/<k>",
+                                                  ref, name, steps, name),
+                                      r_.at(pi));
             }
-            out.push_back(ref);
-        }
-        return out;
+        });
     }
 
     void exercises(Scenario& s) {

@@ -5,8 +5,13 @@
 #include <fmt/format.h>
 
 #include "exactattn/limits.hpp"
+#include "names.hpp"
 
 namespace exactattn {
+
+const RolloutSpec& Scenario::rollout(const std::string& name) const {
+    return detail::find_named(rollouts, name, "rollout", "rollouts");
+}
 
 Vector Scenario::decoder_initial(const std::string& name) const {
     if (!decoder) throw reference_error("no decoder is declared");
@@ -25,22 +30,13 @@ public:
 
     void load() {
         if (root_.contains("decoder")) s_.decoder = decoder(root_["decoder"]);
-        r_.each(root_, "rollouts", [&](const std::string& name, const Json& v, const std::string& ptr) {
+        const auto allowed = {"source", "reference", "steps", "cross_entropy", "note"};
+        r_.each_object(root_, "rollouts", allowed, [&](const std::string& name, const Json& v, const std::string& ptr) {
             s_.rollouts.push_back(rollout(name, v, ptr));
         });
     }
 
 private:
-    std::string word(const Json& v, const std::string& ptr, std::initializer_list<const char*> allowed) {
-        const std::string w = r_.string(v, ptr);
-        std::string list;
-        for (const char* a : allowed) {
-            if (w == a) return w;
-            list += (list.empty() ? "" : " or ") + std::string(a);
-        }
-        throw reference_error(fmt::format("unknown value \"{}\"; expected {}", w, list), r_.at(ptr));
-    }
-
     Decoder decoder(const Json& v) {
         const std::string ptr = "/decoder";
         r_.object(v, ptr);
@@ -51,9 +47,8 @@ private:
         }
         Decoder d;
         if (v.contains("activation")) {
-            d.activation = word(v["activation"], ptr + "/activation", {"relu", "identity"}) == "relu"
-                               ? Activation::Relu
-                               : Activation::Identity;
+            d.activation = r_.choice<Activation>(v["activation"], ptr + "/activation", "value",
+                                                 {{"relu", Activation::Relu}, {"identity", Activation::Identity}});
         }
         // The vocabulary first: its size and embedding width are what the matrices are checked
         // against, and a huge one is refused before anything else is read.
@@ -86,12 +81,12 @@ private:
         d.output = r_.matrix(v["output"], ptr + "/output");
         if (v.contains("output_bias")) d.output_bias = r_.vector(v["output_bias"], ptr + "/output_bias");
         if (v.contains("output_reads")) {
-            d.output_context = word(v["output_reads"], ptr + "/output_reads", {"state-and-context", "state"}) ==
-                               "state-and-context";
+            d.output_context = r_.choice<bool>(v["output_reads"], ptr + "/output_reads", "value",
+                                               {{"state-and-context", true}, {"state", false}});
         }
         if (v.contains("initial")) {
             if (v["initial"].is_string()) {
-                (void)word(v["initial"], ptr + "/initial", {"encoder"});
+                (void)r_.choice<bool>(v["initial"], ptr + "/initial", "value", {{"encoder", true}});
             } else {
                 d.initial = r_.vector(v["initial"], ptr + "/initial");
             }
@@ -101,7 +96,7 @@ private:
         }
         if (v.contains("query")) {
             if (v["query"].is_string()) {
-                (void)word(v["query"], ptr + "/query", {"state"});
+                (void)r_.choice<bool>(v["query"], ptr + "/query", "value", {{"state", true}});
             } else {
                 d.query = r_.matrix(v["query"], ptr + "/query");
             }
@@ -109,7 +104,8 @@ private:
         d.start = r_.string(v["start"], ptr + "/start");
         if (v.contains("end")) d.end = r_.string(v["end"], ptr + "/end");
         if (v.contains("ties")) {
-            d.ties = word(v["ties"], ptr + "/ties", {"first", "refuse"}) == "first" ? TieRule::First : TieRule::Refuse;
+            d.ties = r_.choice<TieRule>(v["ties"], ptr + "/ties", "value",
+                                        {{"first", TieRule::First}, {"refuse", TieRule::Refuse}});
         }
         // Decoder::check names the declaration key at fault in the error's context: placed at that
         // key's pointer, the message points at the one entry to fix.
@@ -124,8 +120,6 @@ private:
     }
 
     RolloutSpec rollout(const std::string& name, const Json& v, const std::string& ptr) {
-        r_.object(v, ptr);
-        r_.only_keys(v, ptr, {"source", "reference", "steps", "cross_entropy", "note"});
         if (!s_.decoder) throw reference_error("a rollout needs a declared \"decoder\"", r_.at(ptr));
         const Decoder& d = *s_.decoder;
         RolloutSpec spec;

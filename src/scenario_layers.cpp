@@ -5,17 +5,12 @@
 #include <fmt/format.h>
 
 #include "exactattn/linalg.hpp"
+#include "names.hpp"
 
 namespace exactattn {
 
 const SequenceSpec& Scenario::sequence(const std::string& name) const {
-    for (const auto& q : sequences) {
-        if (q.name == name) return q;
-    }
-    std::string names;
-    for (const auto& q : sequences) names += (names.empty() ? "" : ", ") + q.name;
-    throw reference_error(fmt::format("unknown sequence \"{}\" (sequences: {})", name,
-                                      names.empty() ? "none declared" : names));
+    return detail::find_named(sequences, name, "sequence", "sequences");
 }
 
 namespace detail {
@@ -27,7 +22,8 @@ public:
     LayerLoader(const Json& root, const Reader& r, Scenario& s) : root_(root), r_(r), s_(s) {}
 
     void load() {
-        r_.each(root_, "sequences", [&](const std::string& name, const Json& v, const std::string& ptr) {
+        const auto allowed = {"tokens", "rows", "note"};
+        r_.each_object(root_, "sequences", allowed, [&](const std::string& name, const Json& v, const std::string& ptr) {
             s_.sequences.push_back(sequence(name, v, ptr));
         });
         r_.each(root_, "matrices", [&](const std::string& name, const Json& v, const std::string& ptr) {
@@ -35,15 +31,15 @@ public:
             r_.located(ptr, [&] { check_rectangular(m, fmt::format("matrix \"{}\"", name)); });
             s_.matrices.push_back(NamedMatrix{name, std::move(m)});
         });
-        r_.each(root_, "layers", [&](const std::string& name, const Json& v, const std::string& ptr) {
+        const auto layer_keys = {"sequence", "memory", "heads", "wo", "scale", "causal", "padding", "mask",
+                                 "residual", "positions", "layer_norm", "note"};
+        r_.each_object(root_, "layers", layer_keys, [&](const std::string& name, const Json& v, const std::string& ptr) {
             s_.layers.push_back(layer(name, v, ptr));
         });
     }
 
 private:
     SequenceSpec sequence(const std::string& name, const Json& v, const std::string& ptr) {
-        r_.object(v, ptr);
-        r_.only_keys(v, ptr, {"tokens", "rows", "note"});
         SequenceSpec q;
         q.name = name;
         if (v.contains("tokens")) {
@@ -74,15 +70,7 @@ private:
     // A matrix given inline, or the name of a declared one.
     Matrix matrix_ref(const Json& v, const std::string& ptr) {
         if (!v.is_string()) return r_.matrix(v, ptr);
-        const std::string name = v.get<std::string>();
-        for (const auto& m : s_.matrices) {
-            if (m.name == name) return m.values;
-        }
-        std::string names;
-        for (const auto& m : s_.matrices) names += (names.empty() ? "" : ", ") + m.name;
-        throw reference_error(fmt::format("unknown matrix \"{}\" (matrices: {})", name,
-                                          names.empty() ? "none declared" : names),
-                              r_.at(ptr));
+        return find_named(s_.matrices, v.get<std::string>(), "matrix", "matrices", r_.at(ptr)).values;
     }
 
     bool flag(const Json& v, const char* key, const std::string& ptr) {
@@ -96,9 +84,6 @@ private:
     }
 
     LayerSpec layer(const std::string& name, const Json& v, const std::string& ptr) {
-        r_.object(v, ptr);
-        r_.only_keys(v, ptr, {"sequence", "memory", "heads", "wo", "scale", "causal", "padding",
-                              "mask", "residual", "positions", "layer_norm", "note"});
         LayerSpec l;
         l.name = name;
         if (!v.contains("sequence")) throw shape_error("missing key \"sequence\"", r_.at(ptr));

@@ -9,6 +9,7 @@ namespace exactattn {
 namespace {
 
 using detail::Json;
+using detail::json_array;
 
 // An integer that fits a JSON integer is written as one; every other value as its canonical
 // ascii string, which parse_value reads back to the same value (print.hpp).
@@ -19,30 +20,22 @@ Json value_j(const Value& v) {
     return Json(to_ascii(v));
 }
 
-Json vector_j(const Vector& v) {
-    Json a = Json::array();
-    for (const auto& x : v) a.push_back(value_j(x));
-    return a;
-}
+Json vector_j(const Vector& v) { return json_array(v, value_j); }
 
-Json matrix_j(const Matrix& m) {
-    Json a = Json::array();
-    for (const auto& row : m) a.push_back(vector_j(row));
-    return a;
-}
+Json matrix_j(const Matrix& m) { return json_array(m, vector_j); }
 
 Json ref_j(const NamedVector& nv) { return nv.name.empty() ? vector_j(nv.values) : Json(nv.name); }
 
-Json strings_j(const std::vector<std::string>& v) {
-    Json a = Json::array();
-    for (const auto& x : v) a.push_back(x);
-    return a;
+Json vocabulary_j(const std::vector<std::pair<std::string, Vector>>& vocabulary) {
+    Json v = Json::object();
+    for (const auto& [token, e] : vocabulary) v[token] = vector_j(e);
+    return v;
 }
 
-Json positions_j(const std::vector<std::size_t>& v) {
-    Json a = Json::array();
-    for (auto p : v) a.push_back(p);
-    return a;
+// Strings, positions and flags as they are.
+template <class T>
+Json list_j(const std::vector<T>& v) {
+    return json_array(v, [](const T& x) { return Json(x); });
 }
 
 void optional_text(Json& o, const char* key, const std::string& text) {
@@ -54,9 +47,9 @@ Json layer_j(const LayerSpec& l) {
     o["sequence"] = l.sequence;
     if (!l.memory.empty()) o["memory"] = l.memory;
     const AttentionLayer& a = l.layer;
-    Json heads = Json::array();
-    for (const auto& h : a.heads) heads.push_back({{"wq", matrix_j(h.wq)}, {"wk", matrix_j(h.wk)}, {"wv", matrix_j(h.wv)}});
-    o["heads"] = heads;
+    o["heads"] = json_array(a.heads, [](const AttentionHead& h) {
+        return Json{{"wq", matrix_j(h.wq)}, {"wk", matrix_j(h.wk)}, {"wv", matrix_j(h.wv)}};
+    });
     if (a.wo) o["wo"] = matrix_j(*a.wo);
     // Always explicit: the loader's default is the scenario's score rule.
     switch (a.rule) {
@@ -65,16 +58,8 @@ Json layer_j(const LayerSpec& l) {
         case ScoreRule::Scaled: o["scale"] = value_j(a.scale); break;
     }
     if (a.causal) o["causal"] = true;
-    if (!a.padding.empty()) o["padding"] = positions_j(a.padding);
-    if (!a.mask.empty()) {
-        Json rows = Json::array();
-        for (const auto& row : a.mask) {
-            Json r = Json::array();
-            for (bool b : row) r.push_back(b);
-            rows.push_back(r);
-        }
-        o["mask"] = rows;
-    }
+    if (!a.padding.empty()) o["padding"] = list_j(a.padding);
+    if (!a.mask.empty()) o["mask"] = json_array(a.mask, list_j<bool>);
     if (a.residual) o["residual"] = true;
     if (a.positional == Positional::Table) o["positions"] = matrix_j(a.positions);
     if (a.positional == Positional::Sinusoidal) o["positions"] = "sinusoidal";
@@ -93,17 +78,13 @@ Json variation_j(const Variation& v) {
             x["integers"] = {e.low, e.high};
             if (e.multiple_of_a) x["multiple_of_a"] = true;
         } else {
-            Json c = Json::array();
-            for (const auto& text : e.choices) c.push_back(Json::parse(text));
-            x["choices"] = c;
+            x["choices"] = json_array(e.choices, [](const std::string& text) { return Json::parse(text); });
         }
         vary.push_back(x);
     }
     o["vary"] = vary;
     optional_text(o, "prompt", v.prompt);
-    Json parts = Json::array();
-    for (const auto& p : v.parts) parts.push_back({{"label", p.label}, {"at", p.at}});
-    o["parts"] = parts;
+    o["parts"] = json_array(v.parts, [](const VariationPart& p) { return Json{{"label", p.label}, {"at", p.at}}; });
     o["answer"] = v.answer;
     o["tolerance"] = value_j(v.tolerance);
     Json c = Json::object();
@@ -111,7 +92,7 @@ Json variation_j(const Variation& v) {
     if (v.unique_maximum) c["unique_maximum"] = true;
     if (v.distinct_parts) c["distinct_parts"] = true;
     if (v.scores_in_domain) c["scores_in_domain"] = true;
-    if (!v.mistakes.empty()) c["mistakes_differ"] = strings_j(v.mistakes);
+    if (!v.mistakes.empty()) c["mistakes_differ"] = list_j(v.mistakes);
     o["constraints"] = c;
     return o;
 }
@@ -130,7 +111,7 @@ Json tolerance_j(const Tolerance& t) {
 
 void rules_j(Json& o, const std::optional<Tolerance>& t, const std::vector<std::string>& accept) {
     if (t && t->kind != Tolerance::Kind::AsWritten) o["tolerance"] = tolerance_j(*t);
-    if (!accept.empty()) o["accept"] = strings_j(accept);
+    if (!accept.empty()) o["accept"] = list_j(accept);
 }
 
 Json decoder_j(const Decoder& d) {
@@ -145,9 +126,7 @@ Json decoder_j(const Decoder& d) {
     o["output"] = matrix_j(d.output);
     o["output_reads"] = d.output_context ? "state-and-context" : "state";
     if (d.output_bias) o["output_bias"] = vector_j(*d.output_bias);
-    Json v = Json::object();
-    for (const auto& [token, e] : d.vocabulary) v[token] = vector_j(e);
-    o["vocabulary"] = v;
+    o["vocabulary"] = vocabulary_j(d.vocabulary);
     o["start"] = d.start;
     if (d.end) o["end"] = *d.end;
     o["ties"] = d.ties == TieRule::First ? "first" : "refuse";
@@ -157,7 +136,7 @@ Json decoder_j(const Decoder& d) {
 Json rollout_j(const RolloutSpec& r) {
     Json o;
     o["source"] = r.source;
-    if (!r.reference.empty()) o["reference"] = strings_j(r.reference);
+    if (!r.reference.empty()) o["reference"] = list_j(r.reference);
     if (r.steps > 0) o["steps"] = r.steps;  // 0: the reference's length
     if (r.cross_entropy) o["cross_entropy"] = true;
     optional_text(o, "note", r.note);
@@ -168,7 +147,7 @@ Json figure_j(const FigureSpec& f) {
     Json o;
     o["kind"] = figure_kind_name(f.kind);
     switch (f.kind) {
-        case FigureKind::ReadComparison: o["reads"] = strings_j(f.reads); break;
+        case FigureKind::ReadComparison: o["reads"] = list_j(f.reads); break;
         case FigureKind::Dependency:
             o["read"] = f.reads.front();
             o["cost"] = f.cost;
@@ -196,15 +175,111 @@ Json exercise_j(const Exercise& e) {
     o["id"] = e.id;
     optional_text(o, "title", e.title);
     o["prompt"] = e.prompt;
-    if (!e.reads.empty()) o["reads"] = strings_j(e.reads);
-    if (!e.interventions.empty()) o["interventions"] = strings_j(e.interventions);
-    if (!e.costs.empty()) o["costs"] = strings_j(e.costs);
-    if (!e.learner_answers.empty()) o["learner_answers"] = strings_j(e.learner_answers);
-    if (!e.rollouts.empty()) o["rollouts"] = strings_j(e.rollouts);
+    if (!e.reads.empty()) o["reads"] = list_j(e.reads);
+    if (!e.interventions.empty()) o["interventions"] = list_j(e.interventions);
+    if (!e.costs.empty()) o["costs"] = list_j(e.costs);
+    if (!e.learner_answers.empty()) o["learner_answers"] = list_j(e.learner_answers);
+    if (!e.rollouts.empty()) o["rollouts"] = list_j(e.rollouts);
     optional_text(o, "explanation", e.explanation);
     rules_j(o, e.tolerance, e.accept);
     if (e.variation) o["variation"] = variation_j(*e.variation);
     return o;
+}
+
+Json source_j(const Source& src) {
+    Json x;
+    if (src.tokens) {
+        x["tokens"] = list_j(*src.tokens);
+    } else {
+        x["memory"] = matrix_j(src.states.matrix());
+    }
+    if (!src.labels.empty()) x["labels"] = list_j(src.labels);
+    return x;
+}
+
+// The read site that reads and interventions share: source, query and readout.
+template <class Spec>
+void site_j(Json& x, const Spec& r) {
+    x["source"] = r.source;
+    x["query"] = ref_j(r.query);
+    if (r.readout) x["readout"] = ref_j(*r.readout);
+}
+
+// The book's table number, caption and note of a read or an intervention.
+template <class Spec>
+void table_text_j(Json& x, const Spec& r) {
+    optional_text(x, "number", r.number);
+    optional_text(x, "caption", r.caption);
+    optional_text(x, "note", r.note);
+}
+
+Json read_j(const ReadSpec& r) {
+    Json x;
+    site_j(x, r);
+    if (!r.remove.empty()) x["remove"] = list_j(r.remove);
+    if (!r.zero.empty()) x["zero"] = list_j(r.zero);
+    table_text_j(x, r);
+    return x;
+}
+
+Json intervention_j(const InterventionSpec& is) {
+    Json x;
+    x["kind"] = intervention_name(is.kind);
+    site_j(x, is);
+    x["positions"] = list_j(is.positions);
+    table_text_j(x, is);
+    return x;
+}
+
+Json cost_j(const CostSpec& c) {
+    Json x;
+    if (!c.source.empty()) x["source"] = c.source;
+    x["positions"] = c.input.positions;
+    x["width"] = c.input.width;
+    x["target_steps"] = c.input.target_steps;
+    x["bytes_per_number"] = c.input.bytes_per_number;
+    return x;
+}
+
+Json sequence_j(const SequenceSpec& q) {
+    Json x;
+    if (!q.tokens.empty()) x["tokens"] = list_j(q.tokens);
+    x["rows"] = matrix_j(q.rows);
+    return x;
+}
+
+Json learner_answer_j(const LearnerAnswer& la) {
+    Json x;
+    x["target"] = la.target;
+    // Each entry as the learner wrote it (a decimal keeps its places, e stays e).
+    const auto entry = [&](std::size_t i) { return Json(la.entries[i].text); };
+    if (la.scalar) {
+        x["proposed"] = entry(0);
+    } else if (la.columns > 0) {
+        Json m = Json::array();
+        for (std::size_t i = 0; i < la.entries.size(); i += la.columns) {
+            Json row = Json::array();
+            for (std::size_t c = 0; c < la.columns; ++c) row.push_back(entry(i + c));
+            m.push_back(row);
+        }
+        x["proposed"] = m;
+    } else {
+        Json a = Json::array();
+        for (std::size_t i = 0; i < la.entries.size(); ++i) a.push_back(entry(i));
+        x["proposed"] = a;
+    }
+    rules_j(x, la.tolerance, la.accept);
+    optional_text(x, "note", la.note);
+    return x;
+}
+
+// A section of named declarations, {name: f(declaration)} in declaration order, when any.
+template <class List, class F>
+void named_section(Json& root, const char* key, const List& list, F&& f) {
+    if (list.empty()) return;
+    Json o = Json::object();
+    for (const auto& x : list) o[x.name] = f(x);
+    root[key] = o;
 }
 
 }  // namespace
@@ -212,12 +287,8 @@ Json exercise_j(const Exercise& e) {
 std::string write_scenario(const Scenario& s) {
     Json root;
     optional_text(root, "title", s.title);
-    if (!s.assumptions.empty()) root["assumptions"] = strings_j(s.assumptions);
-    if (!s.vocabulary.empty()) {
-        Json v = Json::object();
-        for (const auto& [token, e] : s.vocabulary) v[token] = vector_j(e);
-        root["vocabulary"] = v;
-    }
+    if (!s.assumptions.empty()) root["assumptions"] = list_j(s.assumptions);
+    if (!s.vocabulary.empty()) root["vocabulary"] = vocabulary_j(s.vocabulary);
     if (s.encoder) {
         const Encoder& e = *s.encoder;
         root["encoder"] = {{"activation", e.activation == Activation::Relu ? "relu" : "identity"},
@@ -227,135 +298,20 @@ std::string write_scenario(const Scenario& s) {
                            {"initial", vector_j(e.initial)}};
     }
     root["score"] = s.rule == ScoreRule::ScaledDot ? "scaled-dot" : "dot";
-    if (!s.sources.empty()) {
-        Json o = Json::object();
-        for (const auto& src : s.sources) {
-            Json x;
-            if (src.tokens) {
-                x["tokens"] = strings_j(*src.tokens);
-            } else {
-                x["memory"] = matrix_j(src.states.matrix());
-            }
-            if (!src.labels.empty()) x["labels"] = strings_j(src.labels);
-            o[src.name] = x;
-        }
-        root["sources"] = o;
-    }
-    for (const auto& [key, list] : {std::pair{"queries", &s.queries}, std::pair{"readouts", &s.readouts}}) {
-        if (list->empty()) continue;
-        Json o = Json::object();
-        for (const auto& nv : *list) o[nv.name] = vector_j(nv.values);
-        root[key] = o;
-    }
-    if (!s.reads.empty()) {
-        Json o = Json::object();
-        for (const auto& r : s.reads) {
-            Json x;
-            x["source"] = r.source;
-            x["query"] = ref_j(r.query);
-            if (r.readout) x["readout"] = ref_j(*r.readout);
-            if (!r.remove.empty()) x["remove"] = positions_j(r.remove);
-            if (!r.zero.empty()) x["zero"] = positions_j(r.zero);
-            optional_text(x, "number", r.number);
-            optional_text(x, "caption", r.caption);
-            optional_text(x, "note", r.note);
-            o[r.name] = x;
-        }
-        root["reads"] = o;
-    }
-    if (!s.interventions.empty()) {
-        Json o = Json::object();
-        for (const auto& is : s.interventions) {
-            Json x;
-            x["kind"] = intervention_name(is.kind);
-            x["source"] = is.source;
-            x["query"] = ref_j(is.query);
-            if (is.readout) x["readout"] = ref_j(*is.readout);
-            x["positions"] = positions_j(is.positions);
-            optional_text(x, "number", is.number);
-            optional_text(x, "caption", is.caption);
-            optional_text(x, "note", is.note);
-            o[is.name] = x;
-        }
-        root["interventions"] = o;
-    }
-    if (!s.costs.empty()) {
-        Json o = Json::object();
-        for (const auto& c : s.costs) {
-            Json x;
-            if (!c.source.empty()) x["source"] = c.source;
-            x["positions"] = c.input.positions;
-            x["width"] = c.input.width;
-            x["target_steps"] = c.input.target_steps;
-            x["bytes_per_number"] = c.input.bytes_per_number;
-            o[c.name] = x;
-        }
-        root["costs"] = o;
-    }
-    if (!s.sequences.empty()) {
-        Json o = Json::object();
-        for (const auto& q : s.sequences) {
-            Json x;
-            if (!q.tokens.empty()) x["tokens"] = strings_j(q.tokens);
-            x["rows"] = matrix_j(q.rows);
-            o[q.name] = x;
-        }
-        root["sequences"] = o;
-    }
-    if (!s.matrices.empty()) {
-        Json o = Json::object();
-        for (const auto& m : s.matrices) o[m.name] = matrix_j(m.values);
-        root["matrices"] = o;
-    }
-    if (!s.layers.empty()) {
-        Json o = Json::object();
-        for (const auto& l : s.layers) o[l.name] = layer_j(l);
-        root["layers"] = o;
-    }
+    named_section(root, "sources", s.sources, source_j);
+    named_section(root, "queries", s.queries, [](const NamedVector& nv) { return vector_j(nv.values); });
+    named_section(root, "readouts", s.readouts, [](const NamedVector& nv) { return vector_j(nv.values); });
+    named_section(root, "reads", s.reads, read_j);
+    named_section(root, "interventions", s.interventions, intervention_j);
+    named_section(root, "costs", s.costs, cost_j);
+    named_section(root, "sequences", s.sequences, sequence_j);
+    named_section(root, "matrices", s.matrices, [](const NamedMatrix& m) { return matrix_j(m.values); });
+    named_section(root, "layers", s.layers, layer_j);
     if (s.decoder) root["decoder"] = decoder_j(*s.decoder);
-    if (!s.rollouts.empty()) {
-        Json o = Json::object();
-        for (const auto& r : s.rollouts) o[r.name] = rollout_j(r);
-        root["rollouts"] = o;
-    }
-    if (!s.figures.empty()) {
-        Json o = Json::object();
-        for (const auto& fg : s.figures) o[fg.name] = figure_j(fg);
-        root["figures"] = o;
-    }
-    if (!s.learner_answers.empty()) {
-        Json o = Json::object();
-        for (const auto& la : s.learner_answers) {
-            Json x;
-            x["target"] = la.target;
-            // Each entry as the learner wrote it (a decimal keeps its places, e stays e).
-            const auto entry = [&](std::size_t i) { return Json(la.entries[i].text); };
-            if (la.scalar) {
-                x["proposed"] = entry(0);
-            } else if (la.columns > 0) {
-                Json m = Json::array();
-                for (std::size_t i = 0; i < la.entries.size(); i += la.columns) {
-                    Json row = Json::array();
-                    for (std::size_t c = 0; c < la.columns; ++c) row.push_back(entry(i + c));
-                    m.push_back(row);
-                }
-                x["proposed"] = m;
-            } else {
-                Json a = Json::array();
-                for (std::size_t i = 0; i < la.entries.size(); ++i) a.push_back(entry(i));
-                x["proposed"] = a;
-            }
-            rules_j(x, la.tolerance, la.accept);
-            optional_text(x, "note", la.note);
-            o[la.name] = x;
-        }
-        root["learner_answers"] = o;
-    }
-    if (!s.exercises.empty()) {
-        Json a = Json::array();
-        for (const auto& e : s.exercises) a.push_back(exercise_j(e));
-        root["exercises"] = a;
-    }
+    named_section(root, "rollouts", s.rollouts, rollout_j);
+    named_section(root, "figures", s.figures, figure_j);
+    named_section(root, "learner_answers", s.learner_answers, learner_answer_j);
+    if (!s.exercises.empty()) root["exercises"] = json_array(s.exercises, exercise_j);
     if (s.crosscheck.tolerance_ulps || !s.crosscheck.rationale.empty()) {
         Json c = Json::object();
         if (s.crosscheck.tolerance_ulps) {

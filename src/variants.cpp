@@ -16,6 +16,7 @@
 #include "exactattn/limits.hpp"
 #include "exactattn/print.hpp"
 #include "mistakes.hpp"
+#include "names.hpp"
 #include "report_json.hpp"
 
 namespace exactattn {
@@ -349,12 +350,11 @@ std::size_t find_exercise(const Scenario& s, const std::string& id) {
     for (std::size_t i = 0; i < s.exercises.size(); ++i) {
         if ("exercise-" + s.exercises[i].id == id) return i;
     }
-    std::string ids;
-    for (const auto& e : s.exercises) ids += (ids.empty() ? "" : ", ") + e.id;
     Location where;
     where.context = "--exercise";
+    const auto id_of = [](const Exercise& e) -> const std::string& { return e.id; };
     throw usage_error(fmt::format("unknown exercise \"{}\" (exercises of {}: {})", id, s.file,
-                                  ids.empty() ? "none declared" : ids),
+                                  detail::name_list(s.exercises, id_of)),
                       where);
 }
 

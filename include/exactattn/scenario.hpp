@@ -233,6 +233,8 @@ struct Scenario {
     [[nodiscard]] const Source& source(const std::string& name) const;
     /// ReferenceError naming the declared sequences when `name` is not one.
     [[nodiscard]] const SequenceSpec& sequence(const std::string& name) const;
+    /// ReferenceError naming the declared rollouts when `name` is not one.
+    [[nodiscard]] const RolloutSpec& rollout(const std::string& name) const;
     /// Embedding of a token; ReferenceError naming the token and the vocabulary.
     [[nodiscard]] const Vector& embedding(const std::string& token) const;
     /// The decoder's s_0 for a rollout over `source`: the declared one, or the source's last state.
