@@ -325,3 +325,37 @@ TEST(Interval, ApproximationHasTheBitsAskedFor) {
     EXPECT_LE(abs(mpq_class(third - mpq_class(1, 3))), mpq_class(1, 3) / mpq_class(two_to(80)));
     EXPECT_EQ(detail::approximate({}, 80), 0);
 }
+
+// Regression: a value far below 2^-max_precision was refused although its answer is plain.
+// The working precision counts bits past the point, so 2^-5000000 (a 5-Mbit denominator, within
+// max_bits) was not told apart from 0 before the 4-Mbit max_precision: to_double raised the
+// LimitError instead of giving +0, the sign of 2^-5000000·(√2 − 1) likewise instead of +1.
+TEST(Interval, TinyValuesNeedNoPrecisionForTheirSize) {
+    const mpq_class tiny(mpz_class(1), two_to(5000000));
+    const FieldElem t = fe(tiny);
+    // |2^-5000000| < 2^-1075 (half the smallest subnormal): a zero of the value's sign.
+    const double pos = certified_double({t});
+    EXPECT_EQ(pos, 0.0);
+    EXPECT_FALSE(std::signbit(pos));
+    EXPECT_TRUE(std::signbit(certified_double({-t})));
+    // √2 − 1 > 0 (1 < √2) and 1 − √2 < 0: the signs of 2^-5000000 times them.
+    const FieldElem up = t * (sqrt2() - FieldElem(1));
+    EXPECT_EQ(certified_sign({up}), 1);
+    EXPECT_EQ(certified_sign({-up}), -1);
+    EXPECT_EQ(Value(up).sign(), 1);
+    EXPECT_TRUE(std::signbit(certified_double({-up})));
+    // With cancellation as well: 2^-5000000·(√2 − p/q) for the 101-bit Pell pair is decided at
+    // a precision relative to the value's size (about 204 bits), as without the factor.
+    const Pell pp = pell(101);
+    EXPECT_EQ(certified_sign({t * (sqrt2() - q(pp.p, pp.q))}), pp.norm == 1 ? -1 : 1);
+    // Fixed-point decimals: 0.00 of the value's sign, as −1/1000 gives "-0.00".
+    EXPECT_EQ(certified_decimal({t}, 2, true), "0.00");
+    EXPECT_EQ(certified_decimal({-t}, 2, true), "-0.00");
+    EXPECT_EQ(certified_decimal({-up}, 3, true), "-0.000");
+    EXPECT_EQ(certified_decimal({q(-1, 1000)}, 2, true), "-0.00");
+    // A relative approximation of 2^-5000000·√2: m·2^5000000 approximates √2 to 100 bits, so
+    // |(m·2^5000000)² − 2| < 2^-97 as in ApproximationHasTheBitsAskedFor.
+    mpq_class m = detail::approximate({t * sqrt2()}, 100);
+    mpq_mul_2exp(m.get_mpq_t(), m.get_mpq_t(), 5000000);
+    EXPECT_LT(abs(mpq_class(m * m - 2)), mpq_class(1, two_to(97)));
+}
