@@ -447,6 +447,12 @@ std::string round_to_decimal(const mpz_class& v, std::int64_t prec, int digits, 
                             : mpfr_asprintf(&buf, "%#.*RNg", digits, x);
         std::string s = n >= 0 && buf != nullptr ? std::string(buf) : std::string("?");
         if (buf != nullptr) mpfr_free_str(buf);
+        // '#' keeps the trailing zeros that show the significance (0.50 to two digits), but
+        // also a point with no digit after it ("10.", "1.e+02"): that point goes.
+        const auto point = s.find('.');
+        if (!fixed && point != std::string::npos && (point + 1 == s.size() || s[point + 1] == 'e')) {
+            s.erase(point, 1);
+        }
         return s;
     });
 }

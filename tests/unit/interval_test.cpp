@@ -313,6 +313,22 @@ TEST(Interval, DecimalRoundingBesideABoundary) {
                  "-1 digits requested; give 0 to 100000");
 }
 
+// Regression: significant digits came out of C's "%#g" with a bare point ("10.", "1.e+02",
+// "5."); the '#' is there for the trailing zeros that show the significance ("0.50").
+TEST(Interval, SignificantDigitsHaveNoBarePoint) {
+    EXPECT_EQ(certified_decimal({q(10)}, 2, false), "10");       // two digits: 1, 0
+    EXPECT_EQ(certified_decimal({q(100)}, 1, false), "1e+02");   // one digit: 1·10²
+    EXPECT_EQ(certified_decimal({q(5)}, 1, false), "5");
+    EXPECT_EQ(certified_decimal({q(96, 10)}, 1, false), "1e+01");  // 9.6 rounds up to 10
+    EXPECT_EQ(certified_decimal({q(1, 2)}, 2, false), "0.50");   // the zero shows the 2nd digit
+    EXPECT_EQ(certified_decimal({q(100)}, 4, false), "100.0");
+    EXPECT_EQ(certified_decimal({}, 1, false), "0");
+    EXPECT_EQ(certified_decimal({}, 3, false), "0.00");
+    // 1000·√2 = 1414.2135…: four digits 1414, five 1414.2.
+    EXPECT_EQ(certified_decimal({q(1000) * sqrt2()}, 4, false), "1414");
+    EXPECT_EQ(certified_decimal({q(1000) * sqrt2()}, 5, false), "1414.2");
+}
+
 TEST(Interval, ApproximationHasTheBitsAskedFor) {
     // m = approximate(√2, 100) has |m − √2| ≤ 2^-100·√2, so |m² − 2| = |m − √2|·(m + √2)
     // ≤ 2^-100·√2·(2√2 + 2^-99) < 2^-97 (4 + ε < 8).
