@@ -57,6 +57,25 @@ TEST(Table, TextPadsShortRowsAndDropsTrailingSpaces) {
               "22\n");
 }
 
+// Regression: a scenario's label with a line break ("line\nbreak") split its row of the text
+// and Markdown tables of `run` in two, and a terminal escape reached the terminal as is.
+TEST(Table, ControlCharactersInCellsAreShownNotObeyed) {
+    // "line<U+000A>break" is 4 + 8 + 5 = 17 columns; "<U+001B>[1m" is 8 + 3 = 11.
+    const Table t{"", {"label", "v"}, {{"line\nbreak", "1"}, {"\x1b[1m", "2"}}};
+    EXPECT_EQ(t.text(),
+              "label              v\n"
+              "-----------------  -\n"
+              "line<U+000A>break  1\n"
+              "<U+001B>[1m        2\n");
+    EXPECT_EQ(t.markdown(),
+              "| label | v |\n| --- | --- |\n| line<U+000A>break | 1 |\n| <U+001B>[1m | 2 |\n");
+    // A C1 control (U+0085, NEXT LINE) too; a tab in a header as well.
+    const Table c{"", {"a\tb"}, {{"x\u0085y"}}};
+    EXPECT_EQ(c.text(), "a<U+0009>b\n----------\nx<U+0085>y\n");  // 1 + 8 + 1 = 10 wide
+    // CSV quotes a line break instead (RFC 4180), as before.
+    EXPECT_EQ(t.csv(), "label,v\r\n\"line\nbreak\",1\r\n\x1b[1m,2\r\n");
+}
+
 TEST(Table, TextTableProducesRowsOnDemandTwice) {
     // text_table calls the row producer once for the widths and once for the lines.
     std::size_t calls = 0;
