@@ -121,6 +121,24 @@ TEST(Scenario, FlatCostsAreOneCaseOverTheFirstSource) {
     EXPECT_EQ(s.costs[0].input, (CostInput{3, 2, 4, 2}));
 }
 
+// Regression: the flat form was recognised by its keys, so a case named "positions" (or
+// "target_steps") was read as a flat case and refused, and {"source": "s"} alone as a case
+// named "source". It is now recognised by its values, which are not objects.
+TEST(Scenario, CostCaseNamesAreNotFlatKeys) {
+    Scenario s = with(R"(, "costs": {"positions": {"source": "s", "target_steps": 2}})");
+    ASSERT_EQ(s.costs.size(), 1U);
+    EXPECT_EQ(s.costs[0].name, "positions");
+    EXPECT_EQ(s.costs[0].input, (CostInput{3, 2, 2, 8}));  // n = 3 and d = 2 from s
+    s = with(R"(, "costs": {"source": "s"})");
+    ASSERT_EQ(s.costs.size(), 1U);
+    EXPECT_EQ(s.costs[0].name, "default");
+    EXPECT_EQ(s.costs[0].input, (CostInput{3, 2, 1, 8}));
+    // A flat entry beside a named case is a key the flat case does not know.
+    EXPECT_ERROR(with(R"(, "costs": {"target_steps": 2, "c": {"source": "s"}})"), ErrorKind::Reference,
+                 "t.json: /costs/c: unknown key \"c\"; expected one of: source, positions, width, "
+                 "target_steps, bytes_per_number, note");
+}
+
 // Each mistake below is placed at the JSON pointer of the entry at fault, with the reason.
 TEST(Scenario, ReadErrorsArePlaced) {
     // A name with '/' is escaped as ~1 in the pointer (RFC 6901).
