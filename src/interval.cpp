@@ -211,6 +211,34 @@ std::int64_t tiny_bits(const std::vector<FieldElem>& coeffs) {
     return best == std::numeric_limits<std::int64_t>::min() ? 0 : std::max<std::int64_t>(0, -best);
 }
 
+// A value whose coefficients are all below 2^-64, times 2^shift so that its largest coefficient
+// is about 1 (otherwise nothing, shift 0). An enclosure's precision counts bits past the point,
+// so unscaled, 2^-5000000·(√2 − 1) cannot be told apart from 0 below five million bits (over
+// max_precision), although its sign needs a few dozen: the sign and a relative approximation of
+// x·2^shift are those of x, exactly. Multiplying by 2^shift keeps each fraction canonical.
+std::optional<std::vector<FieldElem>> scaled_up(const std::vector<FieldElem>& coeffs,
+                                                std::int64_t& shift) {
+    shift = 0;
+    std::int64_t top = std::numeric_limits<std::int64_t>::min();
+    for (const auto& f : coeffs) {
+        for (const auto& c : f.coefficients()) {
+            if (sgn(c) == 0) continue;
+            top = std::max(top, static_cast<std::int64_t>(mpz_sizeinbase(c.get_num_mpz_t(), 2)) -
+                                    static_cast<std::int64_t>(mpz_sizeinbase(c.get_den_mpz_t(), 2)));
+        }
+    }
+    if (top >= -64) return std::nullopt;  // also a structural zero (no coefficient at all)
+    shift = -top;
+    std::vector<FieldElem> out;
+    out.reserve(coeffs.size());
+    for (const auto& f : coeffs) {
+        std::vector<mpq_class> c = f.coefficients();
+        for (auto& q : c) mpq_mul_2exp(q.get_mpq_t(), q.get_mpq_t(), static_cast<mp_bitcnt_t>(shift));
+        out.push_back(f.is_zero() ? FieldElem() : from_canonical_unchecked(f.root(), std::move(c)));
+    }
+    return out;
+}
+
 // The first precision to try. With mixed signs, cancellation down to about the square of the
 // numbers' size is common (twice their bits); a one-signed value needs only `need` bits more
 // than its magnitude (none more for a fixed-point rounding). Never above max_precision, so that
@@ -369,8 +397,11 @@ int certified_sign(const std::vector<FieldElem>& coeffs) {
     bool any = false;
     for (const auto& f : coeffs) any = any || !f.is_zero();
     if (!any) return 0;
-    for (std::int64_t prec = start_precision(coeffs);; prec = next_precision(prec)) {
-        const Enclosure e = enclose(coeffs, prec);
+    std::int64_t shift = 0;
+    const auto scaled = scaled_up(coeffs, shift);
+    const std::vector<FieldElem>& x = scaled ? *scaled : coeffs;  // same sign
+    for (std::int64_t prec = start_precision(x);; prec = next_precision(prec)) {
+        const Enclosure e = enclose(x, prec);
         if (sgn(e.lo) > 0) return 1;
         if (sgn(e.hi) < 0) return -1;
     }
@@ -416,6 +447,12 @@ std::string round_to_decimal(const mpz_class& v, std::int64_t prec, int digits, 
                             : mpfr_asprintf(&buf, "%#.*RNg", digits, x);
         std::string s = n >= 0 && buf != nullptr ? std::string(buf) : std::string("?");
         if (buf != nullptr) mpfr_free_str(buf);
+        // '#' keeps the trailing zeros that show the significance (0.50 to two digits), but
+        // also a point with no digit after it ("10.", "1.e+02"): that point goes.
+        const auto point = s.find('.');
+        if (!fixed && point != std::string::npos && (point + 1 == s.size() || s[point + 1] == 'e')) {
+            s.erase(point, 1);
+        }
         return s;
     });
 }
@@ -435,7 +472,15 @@ double certified_double(const std::vector<FieldElem>& coeffs) {
     // binary point always suffice for the rounding, however tiny the value.
     for (std::int64_t prec = start_precision(coeffs, 128, false);; prec = next_precision(prec)) {
         const Enclosure e = enclose(coeffs, prec);
-        if (e.contains_zero()) continue;
+        if (e.contains_zero()) {
+            // Inside (−2^-1075, 2^-1075), under half the smallest subnormal, every point rounds
+            // to a zero; which one is the value's sign, decided relative to its size.
+            if (prec > 1075) {
+                const mpz_class half_tiny = mpz_class(1) << static_cast<mp_bitcnt_t>(prec - 1075);
+                if (-e.lo < half_tiny && e.hi < half_tiny) return certified_sign(coeffs) < 0 ? -0.0 : 0.0;
+            }
+            continue;
+        }
         const double lo = round_to_double(e.lo, prec);
         const double hi = round_to_double(e.hi, prec);
         if (lo == hi) return lo;  // rounding is monotone: every point between rounds alike
@@ -457,20 +502,28 @@ std::string certified_decimal(const std::vector<FieldElem>& coeffs, int digits, 
         std::string lo = round_to_decimal(e.lo, prec, digits, fixed);
         std::string hi = round_to_decimal(e.hi, prec, digits, fixed);
         if (lo == hi) return lo;
+        // Fixed places around 0, under half a unit in the last place: "-0.00" and "0.00" differ
+        // only in the sign of the zero, which is the value's (decided relative to its size).
+        if (fixed && lo == "-" + hi && hi.find_first_not_of("0.") == std::string::npos) {
+            return certified_sign(coeffs) < 0 ? lo : hi;
+        }
     }
 }
 
 mpq_class approximate(const std::vector<FieldElem>& coeffs, std::int64_t bits) {
     if (structurally_zero(coeffs)) return mpq_class(0);
-    for (std::int64_t prec = start_precision(coeffs, bits + 8);; prec = next_precision(prec)) {
-        const Enclosure e = enclose(coeffs, prec);
+    std::int64_t shift = 0;
+    const auto scaled = scaled_up(coeffs, shift);
+    const std::vector<FieldElem>& x = scaled ? *scaled : coeffs;  // x = value · 2^shift
+    for (std::int64_t prec = start_precision(x, bits + 8);; prec = next_precision(prec)) {
+        const Enclosure e = enclose(x, prec);
         if (e.contains_zero()) continue;
         // Relative accuracy: (hi − lo) · 2^bits ≤ min(|lo|, |hi|).
         const mpz_class width = e.hi - e.lo;
         const mpz_class smallest = sgn(e.lo) > 0 ? mpz_class(e.lo) : mpz_class(-e.hi);
         if (mpz_class(width << static_cast<mp_bitcnt_t>(bits)) > smallest) continue;
         mpq_class mid(mpz_class(e.lo + e.hi), mpz_class(1));
-        mid /= mpq_class(mpz_class(1) << static_cast<mp_bitcnt_t>(e.prec + 1));
+        mid /= mpq_class(mpz_class(1) << static_cast<mp_bitcnt_t>(e.prec + 1 + shift));
         mid.canonicalize();
         return mid;
     }

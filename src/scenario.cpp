@@ -433,8 +433,11 @@ private:
         if (!root_.contains("costs")) return;
         const Json& c = r_.object(root_["costs"], "/costs");
         // The flat form {"bytes_per_number": 8, "target_steps": 4} is one case, "default",
-        // over the first source.
-        if (c.contains("bytes_per_number") || c.contains("target_steps") || c.contains("positions")) {
+        // over the first source. It is told from named cases by its values, which are not
+        // objects: a case may be named "positions", and {"source": "red"} alone is flat.
+        bool flat = false;
+        for (const auto& [key, v] : c.items()) flat = flat || !v.is_object();
+        if (flat) {
             Json flat = c;
             if (!flat.contains("source") && !flat.contains("positions") && !s.sources.empty()) {
                 flat["source"] = s.sources.front().name;

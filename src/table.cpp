@@ -20,8 +20,36 @@ Format parse_format(const std::string& name) {
     throw usage_error(fmt::format("unknown format \"{}\"; expected text, markdown, latex, html, csv or json", name));
 }
 
-std::string text_table(const std::string& caption, const std::vector<std::string>& headers,
-                       std::size_t rows, const TableRows& row) {
+namespace {
+// A cell is one line of text. A control character in it (a line break in a scenario's label, a
+// terminal escape) would split the row of a text or Markdown table or reach the terminal, so it
+// is shown as error messages show it, <U+000A>. Cells without one (nearly all) are not copied.
+bool has_controls(const std::string& s) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        // C0 and DEL; C1 (U+0080 to U+009F) is C2 80 to C2 9F in UTF-8.
+        if (c < 0x20 || c == 0x7F ||
+            (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) < 0xA0)) {
+            return true;
+        }
+    }
+    return false;
+}
+void one_line(std::vector<std::string>& cells) {
+    for (auto& c : cells) {
+        if (has_controls(c)) c = escape_controls(c);
+    }
+}
+}  // namespace
+
+std::string text_table(const std::string& caption, const std::vector<std::string>& headers_in,
+                       std::size_t rows, const TableRows& row_in) {
+    std::vector<std::string> headers = headers_in;
+    one_line(headers);
+    const auto row = [&](std::size_t j, std::vector<std::string>& cells) {
+        row_in(j, cells);
+        one_line(cells);
+    };
     std::vector<std::size_t> width(headers.size(), 0);
     auto widen = [&](const std::vector<std::string>& r) {
         for (std::size_t i = 0; i < r.size() && i < width.size(); ++i) {
@@ -64,7 +92,9 @@ std::string Table::text() const {
 }
 
 namespace {
-std::string md_cell(const std::string& s) {
+std::string md_cell(const std::string& cell) {
+    std::string escaped;
+    const std::string& s = has_controls(cell) ? (escaped = escape_controls(cell)) : cell;
     std::string out;
     for (char c : s) {
         if (c == '|') out += "\\|";
