@@ -435,9 +435,11 @@ private:
         // The flat form {"bytes_per_number": 8, "target_steps": 4} is one case, "default",
         // over the first source. It is told from named cases by its values, which are not
         // objects: a case may be named "positions", and {"source": "red"} alone is flat.
+        const auto allowed = {"source", "positions", "width", "target_steps", "bytes_per_number", "note"};
         bool flat = false;
         for (const auto& [key, v] : c.items()) flat = flat || !v.is_object();
         if (flat) {
+            r_.only_keys(c, "/costs", allowed);
             Json flat = c;
             if (!flat.contains("source") && !flat.contains("positions") && !s.sources.empty()) {
                 flat["source"] = s.sources.front().name;
@@ -445,7 +447,6 @@ private:
             s.costs.push_back(cost_case(s, "default", flat, "/costs"));
             return;
         }
-        const auto allowed = {"source", "positions", "width", "target_steps", "bytes_per_number", "note"};
         r_.each_object(root_, "costs", allowed, [&](const std::string& name, const Json& v, const std::string& ptr) {
             s.costs.push_back(cost_case(s, name, v, ptr));
         });
