@@ -375,13 +375,14 @@ Judgement judge_tokens(const Report& rep, const Json& doc, const LearnerAnswer& 
     }
     // Findings: the shape, a token outside the vocabulary, a difference in letter case only.
     if (!shape_ok) {
-        j.findings.push_back(right.scalar ? fmt::format("a list of {} tokens proposed where the answer is one token",
-                                                        given.size())
+        j.findings.push_back(right.scalar ? fmt::format("a list of {} token{} proposed where the answer is one token",
+                                                        given.size(), given.size() == 1 ? "" : "s")
                                           : fmt::format("one token proposed where the answer is a list of {}: write "
                                                         "it as [t1, t2, …]",
                                                         right.tokens.size()));
     } else if (given.size() != right.tokens.size()) {
-        j.findings.push_back(fmt::format("{} tokens proposed where the answer has {}", given.size(), right.tokens.size()));
+        j.findings.push_back(fmt::format("{} token{} proposed where the answer has {}", given.size(),
+                                         given.size() == 1 ? "" : "s", right.tokens.size()));
     }
     const bool target_side = !t.empty() && t[0] == "rollouts";
     std::vector<std::string> vocabulary;
