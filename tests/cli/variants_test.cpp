@@ -318,6 +318,43 @@ TEST(Variants, EInsteadOfTwoDiffersAndCheckNamesIt) {
                      "mistakes_differ (e-instead-of-2) failed most (5 of 5");
 }
 
+// A part may name tokens: data/examples/decoder-tie.json's decoder (U = 0, C = 0, so s_1 =
+// E_y(<s>) = [1/10, 1/5] whatever s_0 is) ties blue and red at 3/10 at step 1, and the rule
+// first chooses blue. s_0 = [1, 0] or [2, 0] is the step-1 query over [a, 0], [0, a]: scores
+// [a, 0] or [2a, 0], first weight 2/3 or 4/5 (the numerical answer).
+TEST(Variants, TokenPartsInPromptSheetAndKey) {
+    std::ifstream in(test::source_path("data/examples/decoder-tie.json"), std::ios::binary);
+    std::ostringstream file;
+    file << in.rdbuf();
+    std::string text = file.str();
+    const std::string exercises = R"("exercises": [{"id": "t", "prompt": "Step 1 chooses {{/rollouts/tie/generation/steps/1/chosen}}.",
+      "rollouts": ["tie"],
+      "variation": {"vary": [{"at": "/decoder/initial", "choices": [[1, 0], [2, 0]]}],
+        "parts": [{"label": "the choice", "at": "/rollouts/tie/generation/steps/1/chosen"},
+                  {"label": "the tied tokens", "at": "/rollouts/tie/generation/steps/1/argmax"},
+                  {"label": "the first weight", "at": "/rollouts/tie/generation/steps/1/weights/0"}],
+        "answer": "/rollouts/tie/generation/steps/1/weights/0", "tolerance": 0.01,
+        "constraints": {"distinct_parts": true}}}],
+  "expect")";
+    text.replace(text.find("\"expect\""), 8, exercises);
+    VariantRequest req;
+    req.exercise = "t";
+    req.count = 2;
+    const VariantSet set = draw_variants(parse_scenario(text, "tie.json"), req);
+    ASSERT_EQ(set.variants.size(), 2U);
+    for (const auto& v : set.variants) {
+        EXPECT_EQ(v.report.scenario.exercises.front().prompt, "Step 1 chooses `blue`.");
+        const std::string key = render(variant_key_document(set, v), Format::Markdown);
+        EXPECT_NE(key.find("the choice: blue"), std::string::npos) << key;
+        EXPECT_NE(key.find("the tied tokens: [blue, red]"), std::string::npos) << key;
+        EXPECT_TRUE(key.find("Numerical answer: $\\tfrac{2}{3}$") != std::string::npos ||
+                    key.find("Numerical answer: $\\tfrac{4}{5}$") != std::string::npos)
+            << key;
+        EXPECT_TRUE(verify_report(run_scenario(parse_scenario(v.file_text, "tie.json"))).failures.empty());
+    }
+    EXPECT_NE(render(variant_sheet_document(set), Format::Latex).find("\\exactattnToken{blue}"), std::string::npos);
+}
+
 TEST(Variants, CommandLineErrors) {
     Result r = run({"variants", "chapter14", "--exercise", "1"});
     EXPECT_EQ(r.code, 2);
