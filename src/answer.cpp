@@ -471,6 +471,10 @@ std::optional<int> decimal_exponent(const Real& t) {
 
 EntryVerdict judge_entry(const AnswerEntry& entry, const Real& target, const Tolerance& tol) {
     EntryVerdict v;
+    if (entry.form == AnswerEntry::Form::Token) {  // a token has no value (check judges tokens apart)
+        v.rule = "a token, not a value";
+        return v;
+    }
     const bool exact_form = entry.form == AnswerEntry::Form::Exact || entry.form == AnswerEntry::Form::Outside;
     auto decide = [&v](std::optional<bool> r) {
         v.decided = r.has_value();

@@ -10,6 +10,7 @@
 #include "exactattn/check.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/print.hpp"
+#include "check_tokens.hpp"
 #include "json_io.hpp"
 #include "report_json.hpp"
 
@@ -245,9 +246,12 @@ Inline judged(const Judgement& j, std::string (*text)(const Judgement&, Notation
 }
 
 Inline learner_sentence(const Judgement& j) {
-    if (j.correct) return say("A learner's answer ", judged(j, proposed_text), " is right.");
-    Inline out = say("A learner's answer ", judged(j, proposed_text), " is wrong (the exact answer is ",
-                     judged(j, exact_text), ")");
+    std::vector<std::string> given;
+    for (const auto& e : j.entries) given.push_back(e.text);
+    const Inline proposed = j.tokens ? detail::tokens_inline(given, j.scalar) : judged(j, proposed_text);
+    if (j.correct) return say("A learner's answer ", proposed, " is right.");
+    Inline out = say("A learner's answer ", proposed, " is wrong (the exact answer is ",
+                     j.tokens ? detail::tokens_inline(j.exact_tokens, j.scalar) : judged(j, exact_text), ")");
     for (const auto& f : j.findings) out.text("; " + f);
     if (!j.mistake.empty()) out.text("; the mistake: " + j.mistake);
     return out.text(".");

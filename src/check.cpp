@@ -12,6 +12,7 @@
 #include "exactattn/linalg.hpp"
 #include "exactattn/print.hpp"
 #include "json_io.hpp"
+#include "check_tokens.hpp"
 #include "mistakes.hpp"
 #include "report_json.hpp"
 
@@ -99,6 +100,10 @@ struct Flat {
 };
 
 Flat flatten(const Json& j, const Location& where, const std::string& target) {
+    if (names_tokens(target)) {
+        throw reference_error(fmt::format("{} names tokens, not a quantity (a value, a vector or a matrix)", target),
+                              where);
+    }
     // Text entries of the report (names, tokens, kinds) are not quantities to answer.
     static const char* text_keys[] = {"title", "assumptions", "meaning", "source", "kind", "tokens", "deleted",
                                       "labels", "query_name", "readout_name"};
@@ -148,6 +153,10 @@ namespace detail {
 
 void check_answer_target(const Json& doc, const Scenario& s, const LearnerAnswer& la, const Location& where) {
     (void)s;
+    if (names_tokens(la.target)) {
+        (void)tokens_at(doc, la.target, where);
+        return;
+    }
     flatten(resolve_pointer(doc, la.target, where), where, la.target);
 }
 
@@ -741,6 +750,18 @@ std::string join(const std::vector<std::string>& parts, const char* sep) {
     return out;
 }
 
+// A token proposed for a quantity (a LearnerAnswer built by a caller, not read for this
+// target): wrong, and said so, rather than judged as a number it does not have.
+bool token_answer_to_value(const LearnerAnswer& answer, Judgement& j) {
+    const auto token = std::find_if(answer.entries.begin(), answer.entries.end(),
+                                    [](const AnswerEntry& e) { return e.form == AnswerEntry::Form::Token; });
+    if (token == answer.entries.end()) return false;
+    j.rule = "exact value";
+    j.findings.push_back(fmt::format("{} is a token, but {} holds a value", token_text(token->text), answer.target));
+    j.feedback = fmt::format("Wrong: {} holds a value, not a token.", answer.target);
+    return true;
+}
+
 Judgement judge_at(const Report& rep, const detail::Json& doc, const LearnerAnswer& given) {
     // A caller that gives only values (the Python binding's numbers) proposes exact forms.
     LearnerAnswer filled;
@@ -759,9 +780,11 @@ Judgement judge_at(const Report& rep, const detail::Json& doc, const LearnerAnsw
     Location where;
     where.file = rep.scenario.file;
     where.pointer = "/learner_answers/" + answer.name + "/target";
+    if (names_tokens(answer.target)) return detail::judge_tokens(rep, doc, answer, where);
     const Flat exact = flatten(detail::resolve_pointer(doc, answer.target, where), where, answer.target);
     j.exact = exact.values;
     j.columns = exact.columns;
+    if (token_answer_to_value(answer, j)) return j;
     const Tolerance tol = answer.tolerance.value_or(Tolerance{});
     std::vector<std::optional<Real>> right;
     std::vector<std::size_t> present_at;
@@ -971,7 +994,12 @@ std::string quantity_text(const std::vector<std::optional<Value>>& values, std::
 
 std::string proposed_text(const Judgement& j, Notation n) {
     // Decimals, percentages and expressions in e as the learner wrote them (0.259921, not
-    // 259921/1000000); exact forms in the notation.
+    // 259921/1000000); exact forms in the notation; tokens as an answer writes them.
+    if (j.tokens) {
+        std::vector<std::string> given;
+        for (const auto& e : j.entries) given.push_back(e.text);
+        return detail::tokens_text(given, j.scalar);
+    }
     std::vector<std::string> cells;
     for (std::size_t i = 0; i < j.proposed.size(); ++i) {
         const bool written = i < j.entries.size() && j.entries[i].form != AnswerEntry::Form::Exact;
@@ -989,7 +1017,10 @@ std::string proposed_text(const Judgement& j, Notation n) {
     return out + "]";
 }
 
-std::string exact_text(const Judgement& j, Notation n) { return quantity_text(j.exact, j.columns, j.scalar, n); }
+std::string exact_text(const Judgement& j, Notation n) {
+    if (j.tokens) return detail::tokens_text(j.exact_tokens, j.exact_tokens.size() == 1 && j.scalar);
+    return quantity_text(j.exact, j.columns, j.scalar, n);
+}
 
 std::string judgement_text(const Judgement& j) {
     std::string out = fmt::format("{}: {}: {}: proposed {}", j.name, j.correct ? "right" : "wrong", j.target,
@@ -1014,9 +1045,13 @@ std::string check_json(const std::vector<Judgement>& judgements) {
             const bool written = i < j.entries.size() && j.entries[i].form != AnswerEntry::Form::Exact;
             proposed.push_back(written ? j.entries[i].text : to_ascii(j.proposed[i]));
         }
+        if (j.tokens) {
+            for (const auto& e : j.entries) proposed.push_back(e.text);
+        }
         auto or_null = [](const std::string& s) { return s.empty() ? detail::Json(nullptr) : detail::Json(s); };
         detail::Json exact = detail::Json::array();
         for (const auto& v : j.exact) exact.push_back(v ? detail::Json(to_ascii(*v)) : detail::Json(nullptr));
+        for (const auto& tok : j.exact_tokens) exact.push_back(tok);
         all.push_back({{"name", j.name},
                        {"target", j.target},
                        {"correct", j.correct},
@@ -1029,7 +1064,8 @@ std::string check_json(const std::vector<Judgement>& judgements) {
                        {"mistake", or_null(j.mistake)},
                        {"mistake_id", or_null(j.mistake_id)},
                        {"feedback", j.feedback},
-                       {"distance", or_null(j.distance)}});
+                       {"distance", or_null(j.distance)},
+                       {"tokens", j.tokens}});
         right += j.correct ? 1 : 0;
     }
     detail::Json doc;
@@ -1084,6 +1120,14 @@ void add_entry(std::string_view text, std::size_t offset, LearnerAnswer& la) {
         Location where = e.where();
         if (where.column > 0) where.column += static_cast<int>(offset);
         else where.column = static_cast<int>(offset) + 1;
+        // A word such as `blue` proposed for a quantity: say that the target holds values.
+        const std::string_view word = strip(text);
+        const bool wordlike = !word.empty() && std::none_of(word.begin(), word.end(), [](char c) {
+            return (c >= '0' && c <= '9') || std::string_view("+-*/^()[],.% ").find(c) != std::string_view::npos;
+        });
+        if (e.kind() == ErrorKind::Parse && wordlike && !la.target.empty()) {
+            throw Error(e.kind(), where, fmt::format("{}; {} holds values, not tokens", e.reason(), la.target));
+        }
         throw Error(e.kind(), where, e.reason());
     }
     const auto& v = la.entries.back().value;
@@ -1093,6 +1137,10 @@ void add_entry(std::string_view text, std::size_t offset, LearnerAnswer& la) {
 }  // namespace
 
 void read_proposal(std::string_view text, LearnerAnswer& la) {
+    if (names_tokens(la.target)) {
+        detail::read_token_proposal(text, la);
+        return;
+    }
     la.entries.clear();
     la.proposed.clear();
     la.columns = 0;

@@ -16,6 +16,7 @@
 #include "exactattn/parse.hpp"
 #include "exactattn/print.hpp"
 #include "exactattn/variants.hpp"
+#include "check_tokens.hpp"
 #include "json_io.hpp"
 #include "names.hpp"
 #include "scenario_decoder.hpp"
@@ -651,7 +652,9 @@ private:
                                   r_.at(ptr + "/target"));
             }
             const std::string pp = ptr + "/proposed";
-            if (v["proposed"].is_array() && !v["proposed"].empty() && v["proposed"][0].is_array()) {
+            if (names_tokens(la.target)) {
+                token_answer(la, v["proposed"], pp);
+            } else if (v["proposed"].is_array() && !v["proposed"].empty() && v["proposed"][0].is_array()) {
                 const auto& rows = v["proposed"];  // row by row, like --proposed
                 la.columns = rows[0].size();
                 for (std::size_t r = 0; r < rows.size(); ++r) {
@@ -677,6 +680,27 @@ private:
             if (v.contains("note")) la.note = r_.string(v["note"], ptr + "/note");
             s.learner_answers.push_back(std::move(la));
         });
+    }
+
+    // A proposal for a target that holds tokens (docs/check.md#token-answers): a string, or a
+    // list of strings, each one token exactly as written.
+    void token_answer(LearnerAnswer& la, const Json& j, const std::string& ptr) {
+        auto one = [&](const Json& x, const std::string& at) {
+            if (!x.is_string()) {
+                throw shape_error(fmt::format("{} holds tokens: expected a token (a string), found {}", la.target,
+                                              detail::json_type(x)),
+                                  r_.at(at));
+            }
+            la.entries.push_back(detail::token_entry(x.get<std::string>()));
+            la.proposed.emplace_back();
+        };
+        if (!j.is_array()) {
+            one(j, ptr);
+            la.scalar = true;
+            return;
+        }
+        if (j.empty()) throw shape_error("an empty list proposes nothing", r_.at(ptr));
+        for (std::size_t i = 0; i < j.size(); ++i) one(j[i], pointer_join(ptr, i));
     }
 
     // One entry of a proposal as written: a string, or a JSON number read from its text.
@@ -935,6 +959,12 @@ private:
             out.parts.push_back(VariationPart{r_.string(x["label"], p + "/label"), pointer(x["at"], p + "/at")});
         }
         out.answer = pointer(v["answer"], ptr + "/answer");
+        if (names_tokens(out.answer)) {
+            throw shape_error(fmt::format("{} names tokens; the answer is one number (the Moodle export asks a "
+                                          "numerical question): list tokens as a part instead",
+                                          out.answer),
+                              r_.at(ptr + "/answer"));
+        }
         out.tolerance = r_.value(v["tolerance"], ptr + "/tolerance");
         mpz_class den = out.tolerance.is_rational() ? mpz_class(out.tolerance.rational().get_den()) : mpz_class(3);
         for (const unsigned long p : {2UL, 5UL}) {

@@ -15,6 +15,7 @@
 #include "exactattn/error.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/print.hpp"
+#include "check_tokens.hpp"
 #include "mistakes.hpp"
 #include "names.hpp"
 #include "report_json.hpp"
@@ -124,6 +125,17 @@ const Json& report_at(const Json& doc, const std::string& pointer, const Locatio
     return detail::resolve_pointer(doc, pointer, where);
 }
 
+/// Tokens in a prompt: a Markdown code span (`blue`, `[a, blue, key, .]`), so that no token
+/// (`<s>`, `*`) is read as Markdown.
+std::string tokens_markdown(const std::string& pointer, const Json& doc, const Location& where) {
+    const auto t = detail::tokens_at(doc, pointer, where);
+    const std::string text = detail::tokens_text(t.tokens, t.scalar);
+    if (text.find('`') != std::string::npos) {
+        throw shape_error(fmt::format("{} holds a token with a backtick, which a prompt cannot quote", pointer), where);
+    }
+    return "`" + text + "`";
+}
+
 // ---- constraints ----------------------------------------------------------------------------
 
 /// The traces an exercise reads: its reads and the rows of its intervention references.
@@ -202,7 +214,8 @@ std::string failed_constraint(const Context& c, const Report& rep, const Json& d
     if (v.distinct_parts) {
         std::vector<std::string> seen;
         for (std::size_t i = 0; i < v.parts.size(); ++i) {
-            const std::string q = canonical(report_at(doc, v.parts[i].at, c.at(fmt::format("/parts/{}/at", i))), {});
+            const Json& part = report_at(doc, v.parts[i].at, c.at(fmt::format("/parts/{}/at", i)));
+            const std::string q = names_tokens(v.parts[i].at) ? part.dump() : canonical(part, {});
             if (std::find(seen.begin(), seen.end(), q) != seen.end()) return "distinct_parts";
             seen.push_back(q);
         }
@@ -254,7 +267,9 @@ std::string fill_prompt(const Context& c, const Json& doc) {
         out += text.substr(i, open - i);
         Location where = c.at("/prompt");
         where.context = "placeholder";
-        out += quantity_markdown(report_at(doc, text.substr(open + 2, close - open - 2), where), where);
+        const std::string pointer = text.substr(open + 2, close - open - 2);
+        out += names_tokens(pointer) ? tokens_markdown(pointer, doc, where)
+                                     : quantity_markdown(report_at(doc, pointer, where), where);
         i = close + 2;
     }
     return out + text.substr(i);
@@ -448,7 +463,10 @@ ItemList parts_list(const VariantSet& set, const Variant& v, bool with_values) {
     where.file = set.source;
     for (const auto& p : set.exercise.variation->parts) {
         Inline item = inline_markdown(p.label);
-        if (with_values) {
+        if (with_values && names_tokens(p.at)) {
+            const auto t = detail::tokens_at(doc, p.at, where);
+            item.text(": ").append(detail::tokens_inline(t.tokens, t.scalar));
+        } else if (with_values) {
             item.text(": ").math(quantity_formula(report_at(doc, p.at, where), where));
         }
         list.items.push_back(std::move(item));

@@ -60,8 +60,10 @@ Real e_power(const mpq_class& q);
 
 /// One entry of a learner's answer as written.
 struct AnswerEntry {
-    enum class Form { Exact, Decimal, Percent, Outside };
-    std::string text;            ///< as written
+    /// Token: a token of a rollout or a source (`blue`), the answer to a pointer that holds tokens
+    /// (names_tokens() in check.hpp); it has no value and is compared exactly (docs/check.md).
+    enum class Form { Exact, Decimal, Percent, Outside, Token };
+    std::string text;            ///< as written (Token: the token itself, unquoted)
     Form form = Form::Exact;
     Real value;                  ///< Exact/Decimal/Percent: exact (a percentage divided by 100)
     int decimals = 0;            ///< Decimal/Percent: places after the point (of the value: a percentage's + 2)

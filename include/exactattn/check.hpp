@@ -31,7 +31,22 @@ struct Judgement {
     std::string mistake_id;             ///< the registry id of `mistake` ("divide-by-count"), or empty
     std::string feedback;               ///< one sentence for the learner
     std::string distance;               ///< no known mistake: the largest distance from the exact value
+    /// The target holds tokens (names_tokens()): `exact_tokens` are the report's, `entries` the
+    /// proposed ones (Form::Token); `proposed` and `exact` are then empty.
+    bool tokens = false;
+    std::vector<std::string> exact_tokens;
 };
+
+/// Whether a run-report pointer names tokens rather than values (docs/check.md#token-answers):
+/// a rollout's `reference`, a regime's `tokens`, a step's `input`, `chosen`, `reference` or
+/// `argmax`, the divergence's `reference_prefix` and `generated_prefix`, a source's `tokens`, an
+/// intervention row's `deleted` and `tokens` — or one element of such a list. Decided from the
+/// pointer alone, so a proposal can be read before the report exists.
+bool names_tokens(std::string_view pointer);
+
+/// A token as an answer writes it: bare (`blue`, `红色`, `<s>`), or as a JSON string (`","`,
+/// `" "`) when it is empty, has a comma, bracket or quote, or space at either end.
+std::string token_text(const std::string& token);
 
 /// The ids of the registry of known mistakes, in the order they are tried (docs/check.md).
 std::vector<std::string> mistake_ids();
@@ -40,7 +55,9 @@ std::vector<std::string> mistake_ids();
 std::vector<std::string> wrong_method_ids();
 
 /// Reads a proposal as written — `0.259921`, `[2/3, 1/3]`, `[[a, 0], [0, a]]`, `[e, 1, 1]`,
-/// `25.99%` — into `la` (entries, proposed, scalar, columns). ParseError with its column.
+/// `25.99%` — into `la` (entries, proposed, scalar, columns). ParseError with its column. When
+/// `la.target` names tokens (names_tokens()), the proposal is a token or a list of tokens
+/// instead: `blue`, `[a, blue, key, .]`, `["," , x]` (token_text()), compared exactly.
 void read_proposal(std::string_view text, LearnerAnswer& la);
 
 /// Judges `answer` against the report. The target is resolved by the same resolver as

@@ -442,6 +442,13 @@ py::dict judgement_dict(const Judgement& j) {
     d["target"] = j.target;
     d["proposed"] = to_list(j.proposed);
     d["exact"] = to_list(Column(j.exact));  // None where the report has no entry
+    if (j.tokens) {  // a target that holds tokens (docs/check.md#token-answers): the tokens as strings
+        py::list given;
+        for (const auto& e : j.entries) given.append(e.text);
+        d["proposed"] = given;
+        d["exact"] = py::cast(j.exact_tokens);
+    }
+    d["tokens"] = j.tokens;
     d["columns"] = j.columns;
     d["scalar"] = j.scalar;
     d["correct"] = j.correct;
@@ -476,7 +483,12 @@ void set_proposed(LearnerAnswer& la, const py::object& proposed) {
             std::string text = "[";
             for (const auto& item : items) {
                 all_text = all_text && py::isinstance<py::str>(item);
-                if (all_text) text += (text.size() > 1 ? "," : "") + item.cast<std::string>();
+                // Tokens are quoted where needed (`","`), so that each string stays one token.
+                const auto written = [&] {
+                    const auto t = item.cast<std::string>();
+                    return names_tokens(la.target) ? token_text(t) : t;
+                };
+                if (all_text) text += (text.size() > 1 ? "," : "") + written();
             }
             if (all_text) {
                 placed("proposed", [&] {

@@ -124,6 +124,14 @@ def test_encode_and_scenario_calls(tmp_path):
     # The states of Table 14.1, proposed as a matrix (Python lists and the CLI's text alike).
     assert s.check(target="/sources/red/states", proposed=[["a", 0], [0, "a"], [0, 0]])[0]["correct"]
     assert s.check(target="/sources/red/states", proposed="[[a, 0], [0, a], [0, 0]]")[0]["correct"]
+    # A token target (docs/check.md#token-answers): tokens as strings, compared exactly; the
+    # decoder-rollout notes derive generation's a blue key . and teacher forcing's red at step 2.
+    r = exactattn.Scenario.load(CHAPTER.parent / "decoder-rollout.json")
+    tokens = r.check(target="/rollouts/table-14.4/generation/tokens", proposed=["a", "blue", "key", "."])[0]
+    assert tokens["correct"] and tokens["tokens"] and tokens["exact"] == ["a", "blue", "key", "."]
+    red = r.check(target="/rollouts/table-14.4/generation/steps/2/chosen", proposed="red")[0]
+    assert not red["correct"] and red["mistake_id"] == "other-regime" and red["proposed"] == ["red"]
+    assert not r.check(target="/rollouts/table-14.4/generation/tokens", proposed=["a", ",", "key", "."])[0]["correct"]
     declared = s.check()
     assert len(declared) == len(json.loads(CHAPTER.read_text(encoding="utf-8"))["learner_answers"])
     path = tmp_path / "s.json"

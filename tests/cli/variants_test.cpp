@@ -10,6 +10,7 @@
 
 #include "cli/run_cli.hpp"
 #include "app.hpp"
+#include "exactattn/check.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/parse.hpp"
 #include "exactattn/variants.hpp"
@@ -247,6 +248,111 @@ TEST(Variants, IntendedMistakeMustDiffer) {
     req.exercise = "t";
     EXPECT_ERROR_HAS(draw_variants(parse_scenario(text, "m.json"), req), ErrorKind::Limit,
                      "mistakes_differ (divide-by-count) failed most (5 of 5");
+}
+
+// The chapter's exponential of a score k·a is e^(k·a) = 2^k, since a = ln 2 (Table 14.1: "Because
+// e^a = 2 and e^0 = 1"); the classic mistake reads the score k·a as the number k and takes e^k.
+// States [a], [0] read with the query [k]: scores [k·a, 0], exponentials [2^k, 1], first weight
+// 2^k/(2^k + 1); the mistake gives e^k/(e^k + 1) (e = 2.718281828, e² = 7.389056099):
+//   k = 1:   right 2/3 = 0.666667,  mistaken e/(e + 1)     = 2.718282/3.718282 = 0.731059
+//   k = 2:   right 4/5 = 0.8,       mistaken e²/(e² + 1)   = 7.389056/8.389056 = 0.880797
+//   k = 1/8: right 2^(1/8)/(2^(1/8) + 1) = 1.090508/2.090508 = 0.521647, mistaken
+//            e^(1/8)/(e^(1/8) + 1) = 1.133148/2.133148 = 0.531209: only 0.009562 apart, within the
+//            tolerance 0.01, so the wrong method would score and mistakes_differ refuses the draw.
+const char* kBaseE = R"({
+  "sources": {"m": {"memory": [["a"], ["0"]]}},
+  "queries": {"q": [1]},
+  "readouts": {"r": [1]},
+  "reads": {"x": {"source": "m", "query": "q", "readout": "r"}},
+  "exercises": [{"id": "e", "prompt": "Read with {{/reads/x/query}}.", "reads": ["x"],
+    "variation": {"vary": [{"at": "/queries/q", "choices": [["1/8"], [1], [2]]}],
+                  "parts": [{"label": "the weights", "at": "/reads/x/weights"}],
+                  "answer": "/reads/x/weights/0", "tolerance": 0.01,
+                  "constraints": {"mistakes_differ": ["e-instead-of-2"]}}}]
+})";
+
+TEST(Variants, EInsteadOfTwoDiffersAndCheckNamesIt) {
+    VariantRequest req;
+    req.exercise = "e";
+    req.count = 2;
+    req.seed = 7;
+    const VariantSet set = draw_variants(parse_scenario(kBaseE, "base-e.json"), req);
+    ASSERT_EQ(set.variants.size(), 2U);
+    std::set<std::string> right;
+    for (const auto& v : set.variants) {
+        const Report& rep = v.report;
+        const Value w = *rep.read("x").trace.weights.all()[0];
+        right.insert(to_ascii(w));
+        // Only k = 1 and k = 2 meet mistakes_differ; each one's mistaken decimal is named.
+        const bool one = w == parse_value("2/3");
+        ASSERT_TRUE(one || w == parse_value("4/5")) << to_ascii(w);
+        LearnerAnswer la;
+        la.name = "v";
+        la.target = "/reads/x/weights/0";
+        read_proposal(one ? "0.731059" : "0.880797", la);
+        la.tolerance = Tolerance{Tolerance::Kind::Absolute, mpq_class(1, 100), 0};
+        const Judgement j = judge(rep, la);
+        EXPECT_FALSE(j.correct) << judgement_text(j);
+        EXPECT_EQ(j.mistake_id, "e-instead-of-2") << judgement_text(j);
+        EXPECT_EQ(j.feedback, "Wrong: " + j.mistake + ".");
+        // The whole row too: 1 − 0.731059 = 0.268941, 1 − 0.880797 = 0.119203.
+        read_proposal(one ? "[0.731059, 0.268941]" : "[0.880797, 0.119203]", la);
+        la.target = "/reads/x/weights";
+        la.tolerance.reset();
+        EXPECT_EQ(judge(rep, la).mistake_id, "e-instead-of-2");
+        // And the right decimal is right: 0.666667, 0.8 within 0.01.
+        read_proposal(one ? "0.67" : "0.80", la);
+        la.target = "/reads/x/weights/0";
+        EXPECT_TRUE(judge(rep, la).correct);
+    }
+    EXPECT_EQ(right, (std::set<std::string>{"2/3", "4/5"}));
+    // k = 1/8 alone: the mistake stays within the tolerance on every draw.
+    std::string text = kBaseE;
+    const std::string three = R"([["1/8"], [1], [2]])";
+    text.replace(text.find(three), three.size(), R"([["1/8"]])");
+    Limits l = limits();
+    l.max_variant_draws = 5;
+    ScopedLimits scope(l);
+    req.count = 1;
+    EXPECT_ERROR_HAS(draw_variants(parse_scenario(text, "base-e.json"), req), ErrorKind::Limit,
+                     "mistakes_differ (e-instead-of-2) failed most (5 of 5");
+}
+
+// A part may name tokens: data/examples/decoder-tie.json's decoder (U = 0, C = 0, so s_1 =
+// E_y(<s>) = [1/10, 1/5] whatever s_0 is) ties blue and red at 3/10 at step 1, and the rule
+// first chooses blue. s_0 = [1, 0] or [2, 0] is the step-1 query over [a, 0], [0, a]: scores
+// [a, 0] or [2a, 0], first weight 2/3 or 4/5 (the numerical answer).
+TEST(Variants, TokenPartsInPromptSheetAndKey) {
+    std::ifstream in(test::source_path("data/examples/decoder-tie.json"), std::ios::binary);
+    std::ostringstream file;
+    file << in.rdbuf();
+    std::string text = file.str();
+    const std::string exercises = R"("exercises": [{"id": "t", "prompt": "Step 1 chooses {{/rollouts/tie/generation/steps/1/chosen}}.",
+      "rollouts": ["tie"],
+      "variation": {"vary": [{"at": "/decoder/initial", "choices": [[1, 0], [2, 0]]}],
+        "parts": [{"label": "the choice", "at": "/rollouts/tie/generation/steps/1/chosen"},
+                  {"label": "the tied tokens", "at": "/rollouts/tie/generation/steps/1/argmax"},
+                  {"label": "the first weight", "at": "/rollouts/tie/generation/steps/1/weights/0"}],
+        "answer": "/rollouts/tie/generation/steps/1/weights/0", "tolerance": 0.01,
+        "constraints": {"distinct_parts": true}}}],
+  "expect")";
+    text.replace(text.find("\"expect\""), 8, exercises);
+    VariantRequest req;
+    req.exercise = "t";
+    req.count = 2;
+    const VariantSet set = draw_variants(parse_scenario(text, "tie.json"), req);
+    ASSERT_EQ(set.variants.size(), 2U);
+    for (const auto& v : set.variants) {
+        EXPECT_EQ(v.report.scenario.exercises.front().prompt, "Step 1 chooses `blue`.");
+        const std::string key = render(variant_key_document(set, v), Format::Markdown);
+        EXPECT_NE(key.find("the choice: blue"), std::string::npos) << key;
+        EXPECT_NE(key.find("the tied tokens: [blue, red]"), std::string::npos) << key;
+        EXPECT_TRUE(key.find("Numerical answer: $\\tfrac{2}{3}$") != std::string::npos ||
+                    key.find("Numerical answer: $\\tfrac{4}{5}$") != std::string::npos)
+            << key;
+        EXPECT_TRUE(verify_report(run_scenario(parse_scenario(v.file_text, "tie.json"))).failures.empty());
+    }
+    EXPECT_NE(render(variant_sheet_document(set), Format::Latex).find("\\exactattnToken{blue}"), std::string::npos);
 }
 
 TEST(Variants, CommandLineErrors) {
