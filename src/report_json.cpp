@@ -44,9 +44,9 @@ TraceStrings::TraceStrings(const Memory& memory, const ReadTrace& t, Notation n)
     : memory_(memory),
       t_(t),
       n_(n),
-      small_(memory.is_compact()      ? 2 * kSmall + 1
-             : memory.is_columnwise() ? (2 * kSmall + 1) * memory.width()
-                                      : 0) {}
+      small_(memory.is_compact()                                   ? 2 * kSmall + 1
+             : memory.is_columnwise() && memory.width() <= kColumns ? (2 * kSmall + 1) * memory.width()
+                                                                   : 0) {}
 
 const std::string& TraceStrings::entry(std::size_t j, std::size_t i) {
     if (small_.empty()) return scratch_ = printed(memory_.at(j, i), n_);

@@ -62,6 +62,7 @@ public:
 private:
     static constexpr std::size_t kMax = 1 << 16;
     static constexpr std::int64_t kSmall = 1024;
+    static constexpr std::size_t kColumns = 256;  ///< the widest memory with a table a column
     const Memory& memory_;
     const ReadTrace& t_;
     Notation n_;

@@ -190,7 +190,8 @@ TEST(MemoryFile, ExplicitValuesAreBoundedByTheirStorage) {
 
 namespace {
 
-// Random small reads, compact and explicit, with random marks.
+// Random small reads, compact (in one unit, or a unit a column: a last column of constants
+// k/2 that the query does not read) and explicit, with random marks.
 struct RandomRead {
     Memory memory;
     ReadTrace trace;
@@ -201,15 +202,18 @@ RandomRead random_read(std::mt19937_64& rng, bool compact) {
     const std::size_t n = std::uniform_int_distribution<std::size_t>(1, 6)(rng);
     const std::size_t d = std::uniform_int_distribution<std::size_t>(1, 5)(rng);
     const Value unit = Value(mpq_class(1, std::uniform_int_distribution<int>(1, 4)(rng))) * Value::ln2();
+    const bool constants = compact && rng() % 3 == 0;
     Matrix rows(n, Vector(d));
     for (auto& r : rows) {
         for (auto& v : r) {
             v = Value(static_cast<long>(small(rng))) * unit;
             if (!compact && (rng() % 3 == 0)) v *= Value(FieldElem::pow2(mpq_class(2)));  // still rational
         }
+        if (constants) r.back() = Value(mpq_class(small(rng), 2));
     }
     ReadRequest req;
     for (std::size_t i = 0; i < d; ++i) req.query.push_back(Value(static_cast<long>(small(rng))));
+    if (constants) req.query.back() = Value();
     req.marks.assign(n, Mark::Included);
     for (std::size_t j = 0; j + 1 < n; ++j) {
         const auto k = rng() % 4;
@@ -236,6 +240,17 @@ TEST(ReadPrinters, JsonTextIsTheDocumentsDump) {
         SCOPED_TRACE(testing::Message() << "iteration " << it);
         EXPECT_EQ(read_json(r.memory, r.trace), detail::trace_to_json(&r.memory, r.trace).dump() + "\n");
     }
+    // A memory with a unit a column wider than the printer's tables a column.
+    Matrix rows(2, Vector(300, Value::ln2()));
+    rows[0][299] = parse_value("1/2");
+    rows[1][299] = parse_value("3/2");
+    const Memory wide = Memory(rows).compacted();
+    ASSERT_TRUE(wide.is_columnwise());
+    ReadRequest req;
+    req.query = Vector(300, Value());
+    req.query[0] = Value(1);
+    const ReadTrace t = attend(wide, req);
+    EXPECT_EQ(read_json(wide, t), detail::trace_to_json(&wide, t).dump() + "\n");
 }
 
 TEST(ReadPrinters, StreamedJsonIsTheDocumentsDumpAndFieldsSelectItsKeys) {
