@@ -9,6 +9,8 @@
 //      command into parse / compute / print, measured in this process (MB/s in and out).
 //  Spellings: the same memory with every entry spelled another way ("1*a", "2a/2", ...):
 //      it must read compact (the fast path) and give the same weights, byte for byte.
+//  W9g: a general memory (not integer multiples of one unit) of n rows, d = 16, through the
+//      same command: bench_general below.
 //  W10: a scenario with a 10^5-row memory source through `run --format json` and `verify`,
 //      against `read --format json` on the same memory, each a process.
 // Not a test: nothing here is registered with ctest. `bash scripts/bench.sh` runs it last.
@@ -30,6 +32,7 @@
 #include <vector>
 
 #include "exactattn/print.hpp"
+#include "exactattn/read.hpp"
 #include "exactattn/report.hpp"
 #include "exactattn/scenario.hpp"
 #include "exactattn/verify.hpp"
@@ -58,22 +61,30 @@ std::string spelled(std::int64_t k, int variant) {
     }
 }
 
-void write_memory(const std::string& path, const eb::IntegerData& data, std::size_t n, std::size_t d,
-                  bool respell) {
+// The memory file of the first n rows of `data`, entry (j, i) spelled entry(k, j, i).
+template <class Entry>
+void write_entries(const std::string& path, const eb::IntegerData& data, std::size_t n, std::size_t d, Entry&& entry) {
     std::string text = "[";
-    text.reserve(n * d * 6);
+    text.reserve(n * d * 7);
     for (std::size_t j = 0; j < n; ++j) {
         text += j == 0 ? "[" : ",[";
         for (std::size_t i = 0; i < d; ++i) {
             if (i > 0) text += ',';
             text += '"';
-            text += spelled(data.k[j * d + i], respell ? static_cast<int>(j + i) % 4 : 0);
+            text += entry(data.k[j * d + i], j, i);
             text += '"';
         }
         text += ']';
     }
     text += "]\n";
     std::ofstream(path, std::ios::binary) << text;
+}
+
+void write_memory(const std::string& path, const eb::IntegerData& data, std::size_t n, std::size_t d,
+                  bool respell) {
+    write_entries(path, data, n, d, [&](std::int64_t k, std::size_t j, std::size_t i) {
+        return spelled(k, respell ? static_cast<int>(j + i) % 4 : 0);
+    });
 }
 
 std::string vector_text(const std::vector<std::int64_t>& v) {
@@ -173,6 +184,114 @@ std::string slurp(const std::string& path) {
 
 const char* verdict(bool pass) { return pass ? "met" : "MISSED"; }
 
+// ---------------------------------------------------------------------------------------------
+// W9g: a general memory. W1's integers, but the last four coordinates are values of other
+// kinds, as a state that carries key coordinates k·a (the ones the query reads) and payload
+// coordinates does: k·a/6, a constant k/2, a radical k·2^(1/2)/2 and k·a²/3. No one unit
+// divides every entry (a and 1 are different powers of a, 2^(1/2) is in no power of a), so the
+// memory is not compact; each column is a multiple of a unit of its own. The query is W1's
+// on the first twelve coordinates and 0 on the payload, so every score is an integer multiple
+// of a and every exponential exact (a nonzero query entry on the constant column would make a
+// score 1/2 + …, whose exponential is refused). The read must: load compact per column (not in
+// one unit), take the fast path, and equal attend_general's read in every field on the first
+// 2000 rows.
+
+std::string general_entry(std::int64_t k, std::size_t column) {
+    if (k == 0) return "0";
+    switch (column) {
+        case 12: return fmt::format("{}a/6", k);
+        case 13: return fmt::format("{}/2", k);
+        case 14: return fmt::format("{}*2^(1/2)/2", k);
+        case 15: return fmt::format("{}a^2/3", k);
+        default: return k == 1 ? "a" : k == -1 ? "-a" : fmt::format("{}a", k);
+    }
+}
+
+void write_general_memory(const std::string& path, const eb::IntegerData& data, std::size_t n, std::size_t d) {
+    write_entries(path, data, n, d, [](std::int64_t k, std::size_t, std::size_t i) { return general_entry(k, i); });
+}
+
+struct GeneralFiles {
+    std::string memory;  // n rows
+    std::string small;   // the first 2000 rows
+    std::string query;
+    std::vector<std::int64_t> query_ints;
+};
+
+GeneralFiles write_general(const std::filesystem::path& dir, std::size_t n) {
+    const eb::Workload w = eb::w1();
+    eb::IntegerData data = eb::integer_data(w, n);
+    for (std::size_t i = 12; i < w.d; ++i) data.query[i] = 0;
+    GeneralFiles f{(dir / "w9g.json").string(), (dir / "w9g-small.json").string(), vector_text(data.query),
+                   data.query};
+    write_general_memory(f.memory, data, n, w.d);
+    write_general_memory(f.small, data, std::min<std::size_t>(n, 2000), w.d);
+    return f;
+}
+
+std::string general_output(const std::filesystem::path& dir) { return (dir / "w9g-out.json").string(); }
+
+// W9g's processes (run while this process is small, as the others).
+Runs run_general(const std::string& bin, const GeneralFiles& f, const std::filesystem::path& dir, int reps) {
+    return time_runs({bin, "read", "--memory", "@" + f.memory, "--query", f.query, "--format", "json"}, reps,
+                     general_output(dir));
+}
+
+// W9g in this process; prints its section and returns its summary line (`ok` false on failure).
+std::string bench_general(const Runs& runs, const GeneralFiles& f, const std::filesystem::path& dir,
+                          std::size_t n, int reps, bool& ok) {
+    const std::string out = general_output(dir);
+    const double in_mb = static_cast<double>(size_of(f.memory)) / 1e6;
+    fmt::print("\n== W9g: read --format json end to end on a general memory, n = {}, d = 16 ({:.1f} MB; columns "
+               "k·a, k·a/6, k/2, k·2^(1/2)/2, k·a²/3); min of {} processes\n",
+               n, in_mb, reps);
+    fmt::print("exact read --format json: {:.2f} s (median {:.2f} s), peak {:.0f} MiB, {:.1f} MB written{}\n",
+               runs.min_s, runs.median_s, runs.peak_mib, static_cast<double>(size_of(out)) / 1e6,
+               runs.ok ? "" : "  (FAILED: nonzero exit)");
+    ok = ok && runs.ok;
+    ReadRequest req;
+    for (auto q : f.query_ints) req.query.emplace_back(static_cast<long>(q));
+    {
+        const auto t0 = Clock::now();
+        const Memory memory = exactattn::load_memory_argument("@" + f.memory);
+        const double parse_s = seconds_since(t0);
+        const auto t1 = Clock::now();
+        const ReadTrace trace = exactattn::attend(memory, req);
+        const double compute_s = seconds_since(t1);
+        const std::string split_out = (dir / "w9g-split.json").string();
+        const auto t2 = Clock::now();
+        {
+            std::ofstream o(split_out, std::ios::binary);
+            exactattn::write_read_json(memory, trace, o);
+        }
+        const double print_s = seconds_since(t2);
+        fmt::print("exact, in this process: parse {:.3f} s ({:.0f} MB/s in; one unit: {}, a unit a column: {}), "
+                   "compute {:.3f} s (fast path: {}), print {:.3f} s ({:.0f} MB/s out)\n",
+                   parse_s, in_mb / parse_s, memory.is_compact() ? "YES" : "no", memory.is_columnwise() ? "yes" : "NO",
+                   compute_s, trace.fast_path ? "yes" : "NO", print_s,
+                   static_cast<double>(size_of(split_out)) / 1e6 / print_s);
+        ok = ok && !memory.is_compact() && memory.is_columnwise() && trace.fast_path;
+        if (slurp(out) != slurp(split_out)) {
+            fmt::print("FAILED: the command's output differs from write_read_json's\n");
+            ok = false;
+        }
+    }
+    // The fast path against the general value arithmetic, on the first 2000 rows.
+    const Memory small = exactattn::load_memory_argument("@" + f.small);
+    const auto t0 = Clock::now();
+    const ReadTrace general = exactattn::attend_general(small, req);
+    const double general_s = seconds_since(t0);
+    const std::string diff = eb::trace_difference(exactattn::attend(small, req), general);
+    fmt::print("check: the first {} rows read by the fast path {} attend_general's read in every field "
+               "(attend_general {:.2f} s)\n",
+               small.rows(), diff.empty() ? "equal" : "DIFFER from (" + diff + ")", general_s);
+    ok = ok && diff.empty();
+    fmt::print("W9g ≤ 5 s: {:.2f} s, {}\n", runs.min_s, verdict(runs.min_s <= 5));
+    return fmt::format("W9 general: {} rows, {:.2f} s, peak {:.0f} MiB (a unit a column, fast path; general "
+                       "value arithmetic {:.2f} s for the first {} rows)",
+                       n, runs.min_s, runs.peak_mib, general_s, small.rows());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -218,6 +337,7 @@ int main(int argc, char** argv) {
                            "\n",
                            rows, query, exactattn::to_ascii(t10.denominator));
     }
+    const GeneralFiles general_files = write_general(dir, n);
     const double in_mb = static_cast<double>(size_of(memory_file)) / 1e6;
     bool ok = true;
 
@@ -240,6 +360,7 @@ int main(int argc, char** argv) {
                                   "");
     const Runs run10 = time_runs({bin, "run", scenario10, "--format", "json"}, reps, "");
     const Runs verify10 = time_runs({bin, "verify", scenario10}, reps, "");
+    const Runs general_runs = run_general(bin, general_files, dir, reps);
 
     fmt::print("== W9: read --format json end to end on W1's data, n = {}, d = 16 ({:.1f} MB memory file); "
                "min of {} processes\n",
@@ -336,6 +457,8 @@ int main(int argc, char** argv) {
         }
     }
 
+    const std::string general_summary = bench_general(general_runs, general_files, dir, n, reps, ok);
+
     // Targets and summary lines.
     const double ratio = exact.min_s / dbl.min_s;
     const double in_rate = in_mb / parse_s;
@@ -354,6 +477,7 @@ int main(int argc, char** argv) {
                "(double {:.2f} s, peak {:.0f} MiB; --fields weights,context,denominator {:.2f} s, peak {:.0f} MiB)\n",
                ratio, exact.min_s, exact.peak_mib, in_rate, out_rate, dbl.min_s, dbl.peak_mib, fields.min_s,
                fields.peak_mib);
+    fmt::print("{}\n", general_summary);
     fmt::print("W10: run/read = {:.2f}x, verify/read = {:.2f}x (read {:.2f} s, run {:.2f} s, verify {:.2f} s at n = {})\n",
                run10.min_s / read10.min_s, verify10.min_s / read10.min_s, read10.min_s, run10.min_s, verify10.min_s,
                n10);

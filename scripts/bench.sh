@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The benchmarks (not tests): configures build-bench/ (Release, no asserts, with bench/), builds
 # them, and runs the read benchmark of issue 6 (W1-W5), the layer benchmark of issue 12
-# (W6, W7), the end-to-end benchmark of issue 17 (W9, W10: the exactattn command as a process on
+# (W6, W7), the end-to-end benchmark of issue 17 (W9, W9g, W10: the exactattn command as a process on
 # W1's data written as a memory file), then the whole-book benchmark of issue 15 (W8: 1000
 # generated scenario files verified with -j 1 and -j 2, bench/book_bench.py). Each output ends
 # with one line per workload, e.g.

@@ -412,7 +412,6 @@ Value times_a_power(FieldElem f, int e) {
 std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values_in,
                                      const ReadRequest& request, const std::vector<Mark>& marks,
                                      const Value& scale) {
-    if (!scale.is_rational()) return std::nullopt;
     const std::size_t n = keys_in.rows();
     const std::size_t d = keys_in.width();
     const std::size_t dv = values_in.width();
@@ -421,23 +420,22 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
         return std::nullopt;
     }
 
-    // The compact forms, without copying a memory that already has it.
+    // The compact forms (one unit, or one a column), without copying a memory that has one.
+    auto compact = [](const Memory& x) { return x.is_compact() || x.is_columnwise(); };
     Memory compacted;
     const Memory* memory = &keys_in;
-    if (!keys_in.is_compact()) {
+    if (!compact(keys_in)) {
         compacted = keys_in.compacted();
-        if (!compacted.is_compact()) return std::nullopt;
+        if (!compact(compacted)) return std::nullopt;
         memory = &compacted;
     }
     Memory compacted_values;
     const Memory* vmem = &values_in == &keys_in ? memory : &values_in;
-    if (!vmem->is_compact()) {
+    if (!compact(*vmem)) {
         compacted_values = values_in.compacted();
-        if (!compacted_values.is_compact()) return std::nullopt;
+        if (!compact(compacted_values)) return std::nullopt;
         vmem = &compacted_values;
     }
-    const Memory qmem = Memory(Matrix{request.query}).compacted();
-    if (!qmem.is_compact()) return std::nullopt;
 
     if (vmem != memory) {
         // The bucket sums add up to n value rows in 64 bits: every |v| must stay below 2^62/n.
@@ -448,19 +446,43 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
             }
         }
     }
-    const auto& p = qmem.integers();
+    // Score at j: Σ_i k_ji · (q_i·u_i·scale). Each factor q_i·u_i·scale must be ρ_i·a with ρ_i
+    // rational (or the column all zero); with ρ_i = P_i/L over a common L and g = gcd(P_i),
+    // the score is S_j·ρ·a with S_j = Σ_i p_i k_ji, p_i = P_i/g and ρ = g/L.
+    std::vector<mpq_class> rho_i(d);
+    mpz_class big_l = 1;
+    for (std::size_t i = 0; i < d; ++i) {
+        if (request.query[i].is_zero() || memory->column_unit(i).is_zero()) continue;
+        const Value c = request.query[i] * memory->column_unit(i) * scale;
+        if (c.as_rational_multiple_of_a(rho_i[i])) {
+            mpz_lcm(big_l.get_mpz_t(), big_l.get_mpz_t(), rho_i[i].get_den_mpz_t());
+            continue;
+        }
+        const auto& k = memory->integers();
+        for (std::size_t at = i; at < k.size(); at += d) {
+            if (k[at] != 0) return std::nullopt;  // the general path reports the score
+        }
+        rho_i[i] = 0;
+    }
+    std::vector<mpz_class> big_pi(d);
+    mpz_class g0 = 0;
+    for (std::size_t i = 0; i < d; ++i) {
+        mpz_divexact(big_pi[i].get_mpz_t(), big_l.get_mpz_t(), rho_i[i].get_den_mpz_t());
+        big_pi[i] *= rho_i[i].get_num();
+        mpz_gcd(g0.get_mpz_t(), g0.get_mpz_t(), big_pi[i].get_mpz_t());
+    }
+    std::vector<std::int64_t> p(d, 0);
     std::uint64_t pmax = 0;
-    for (auto x : p) pmax = std::max(pmax, x < 0 ? 0 - static_cast<std::uint64_t>(x) : static_cast<std::uint64_t>(x));
-    const bool query_zero = pmax == 0;
-    mpq_class u;
-    mpq_class w;
-    int e = 0;
-    int f = 0;
-    if (!unit_parts(qmem.unit(), w, f)) return std::nullopt;
-    if (!unit_parts(memory->unit(), u, e)) {
-        if (!memory->unit().is_zero()) return std::nullopt;
-        u = 0;  // a zero unit: every entry is 0
-        e = 1 - f;
+    mpq_class rho = 0;
+    if (sgn(g0) != 0) {
+        for (std::size_t i = 0; i < d; ++i) {
+            mpz_divexact(big_pi[i].get_mpz_t(), big_pi[i].get_mpz_t(), g0.get_mpz_t());
+            if (mpz_sizeinbase(big_pi[i].get_mpz_t(), 2) > 62) return std::nullopt;
+            p[i] = big_pi[i].get_si();
+            pmax = std::max(pmax, p[i] < 0 ? 0 - static_cast<std::uint64_t>(p[i]) : static_cast<std::uint64_t>(p[i]));
+        }
+        rho = mpq_class(g0, big_l);
+        rho.canonicalize();
     }
 
     // 1. The pass over the rows.
@@ -468,16 +490,6 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
     if (!run_row_pass(memory->integers().data(), n, d, p.data(), pmax, marks,
                       vmem->integers().data(), dv, rp)) {
         return std::nullopt;
-    }
-    if (sgn(u) == 0) rp.any_score = false;
-
-    // Scores are S_j·ρ·a^(e+f) with ρ = u·w; they must be rational multiples of a unless all 0.
-    if (rp.any_score && e + f != 1) return std::nullopt;
-    mpq_class rho = 0;
-    if (rp.any_score && !query_zero) {
-        rho = u * w;
-        rho *= scale.rational();  // an exact rational scale keeps every score T_j/M · a
-        rho.canonicalize();
     }
     if (!mpz_fits_slong_p(rho.get_num_mpz_t()) || !mpz_fits_slong_p(rho.get_den_mpz_t())) {
         return std::nullopt;
@@ -554,7 +566,8 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
     tr.marks = marks;
     tr.fast_path = true;
     tr.context.resize(dv);
-    const Value& unit = vmem->unit();
+    const bool one_unit = vmem->is_compact();
+    auto unit = [&](std::size_t i) -> const Value& { return vmem->column_unit(i); };
     Value inv_true;  // 1 / denominator
     if (m == 1) {
         // Σ_j 2^(T_j) = 2^fmin·N and context_i = C_i / N · unit.
@@ -566,11 +579,11 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
         inv_true = Value(FieldElem(times_pow2(mpq_class(mpz_class(1), big_n), -fm)));
         const std::vector<mpz_class> gi = common_factors(big_n, c);
         for (std::size_t i = 0; i < dv; ++i) {
-            if (sgn(c[i]) == 0 || unit.is_zero()) continue;
+            if (sgn(c[i]) == 0 || unit(i).is_zero()) continue;
             const FieldElem ci = from_canonical_unchecked(1, {reduced(c[i], big_n, gi[i])});
-            tr.context[i] = Value(ci) * unit;
+            tr.context[i] = Value(ci) * unit(i);
         }
-        if (request.readout && std::all_of(request.readout->begin(), request.readout->end(),
+        if (one_unit && request.readout && std::all_of(request.readout->begin(), request.readout->end(),
                                            [](const Value& v) { return v.is_rational(); })) {
             // r = Σ_i c_i C_i / N · unit: one gcd instead of d additions of reduced fractions.
             mpz_class l = 1;
@@ -586,7 +599,7 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
                 coeff *= q.get_num();
                 num += coeff * c[i];
             }
-            tr.readout = Value(FieldElem(mpq_class(num, l * big_n))) * unit;  // one gcd
+            tr.readout = Value(FieldElem(mpq_class(num, l * big_n))) * unit(0);  // one gcd
         }
     } else {
         // D = Σ_r θ^r N_r and C_i = Σ_r θ^r C_{r,i}, integral. With D·A = N (A integral, N an
@@ -624,7 +637,7 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
         // A unit q·a^e (q rational) folds into the fractions; any other multiplies at the end.
         mpq_class uq = 1;
         int ue = 0;
-        const bool folded = !unit.is_zero() && unit_parts(unit, uq, ue);
+        const bool folded = one_unit && !unit(0).is_zero() && unit_parts(unit(0), uq, ue);
         mpz_class big_den = norm;
         if (folded) big_den *= uq.get_den();
         // Every fraction over big_den: the d_v contexts' coefficients C_i·A·q_num, then D⁻¹'s
@@ -648,11 +661,11 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
         }
         inv_true = Value(field_from_reduced(mi, std::move(inv_coeffs)));
         for (std::size_t i = 0; i < dv; ++i) {
-            if (unit.is_zero()) continue;
+            if (unit(i).is_zero()) continue;
             std::vector<mpq_class> c(mm);
             for (std::size_t r = 0; r < mm; ++r) c[r] = reduced(flat[i * mm + r], big_den, gi[i * mm + r]);
             FieldElem f = field_from_reduced(mi, std::move(c));
-            tr.context[i] = folded ? times_a_power(std::move(f), ue) : Value(f) * unit;
+            tr.context[i] = folded ? times_a_power(std::move(f), ue) : Value(f) * unit(i);
         }
     }
     if (request.readout && !tr.readout) tr.readout = apply_readout(*request.readout, tr.context);

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "exactattn/error.hpp"
 #include "exactattn/limits.hpp"
 
@@ -39,6 +41,72 @@ std::size_t storage_bytes(const Value& v) {
         }
     }
     return bytes;
+}
+
+const mpq_class* monomial_of(const Value& v, Monomial& mono) {
+    if (v.is_zero()) return nullptr;
+    const auto& t = v.terms();
+    for (std::size_t k = 0; k + 1 < t.size(); ++k) {
+        if (!t[k].is_zero()) return nullptr;
+    }
+    const auto& c = t.back().coefficients();
+    const mpq_class* r = nullptr;
+    for (std::size_t l = 0; l < c.size(); ++l) {
+        if (sgn(c[l]) == 0) continue;
+        if (r != nullptr) return nullptr;  // two powers of 2^(1/m)
+        r = &c[l];
+        mono = Monomial{v.degree(), t.back().root(), static_cast<int>(l)};
+    }
+    return r;
+}
+
+Value monomial_value(const mpq_class& r, const Monomial& mono) {
+    std::vector<mpq_class> c(static_cast<std::size_t>(mono.l) + 1);
+    c.back() = r;
+    std::vector<FieldElem> terms(static_cast<std::size_t>(mono.e) + 1);
+    terms.back() = FieldElem::from_coefficients(mono.m, std::move(c));
+    return Value::from_terms(std::move(terms));
+}
+
+bool UnitFit::add(const Value& v) {
+    if (v.is_zero()) return true;
+    Monomial mono;
+    const mpq_class* r = monomial_of(v, mono);
+    if (r == nullptr) return false;
+    if (mono_.e == -1) mono_ = mono;
+    if (!(mono == mono_)) return false;
+    // The loops skip the gcd once it is 1 and the lcm for integer entries (the common cases).
+    if (!g_is_one_) {
+        mpz_gcd(g_num_.get_mpz_t(), g_num_.get_mpz_t(), r->get_num_mpz_t());
+        g_is_one_ = g_num_ == 1;
+    }
+    if (mpz_cmp_ui(r->get_den_mpz_t(), 1) != 0) mpz_lcm(l_den_.get_mpz_t(), l_den_.get_mpz_t(), r->get_den_mpz_t());
+    return true;
+}
+
+bool UnitFit::integer(const Value& v, std::int64_t& k) {
+    if (v.is_zero()) {
+        k = 0;
+        return true;
+    }
+    Monomial mono;
+    const mpq_class& r = *monomial_of(v, mono);  // add(v) accepted it
+    // k = r / unit = num·(l_den/den)/g_num, an integer; it must fit in 62 bits.
+    if (g_num_ == 1 && l_den_ == 1) {
+        q_ = r.get_num();
+    } else {
+        mpz_divexact(q_.get_mpz_t(), l_den_.get_mpz_t(), r.get_den_mpz_t());
+        q_ *= r.get_num();
+        mpz_divexact(q_.get_mpz_t(), q_.get_mpz_t(), g_num_.get_mpz_t());
+    }
+    if (mpz_sizeinbase(q_.get_mpz_t(), 2) > 62) return false;  // |k| < 2^62 fails
+    k = q_.get_si();
+    return true;
+}
+
+Value UnitFit::unit() const {
+    if (mono_.e == -1) return Value(1);  // every entry 0
+    return monomial_value(mpq_class(g_num_, l_den_), mono_);
 }
 
 void check_storage(std::size_t bytes, std::size_t rows) {
@@ -84,10 +152,21 @@ Memory Memory::scaled_integers(std::size_t rows, std::size_t width, std::vector<
     return m;
 }
 
+Memory Memory::column_multiples(std::size_t rows, std::size_t width, std::vector<std::int64_t> k,
+                                std::vector<Value> units) {
+    if (units.size() != width) {
+        throw shape_error(fmt::format("{} column units for a memory of width {}", units.size(), width));
+    }
+    const bool one = std::all_of(units.begin(), units.end(), [&](const Value& u) { return u == units.front(); });
+    Memory m = scaled_integers(rows, width, std::move(k), width == 0 ? Value(1) : units.front());
+    if (!one) m.units_ = std::move(units);
+    return m;
+}
+
 Value Memory::at(std::size_t j, std::size_t i) const {
     if (!compact_) return explicit_[j][i];
     const std::int64_t k = k_[j * width_ + i];
-    return k == 0 ? Value() : Value(static_cast<long>(k)) * unit_;
+    return k == 0 ? Value() : Value(static_cast<long>(k)) * column_unit(i);
 }
 
 Vector Memory::row(std::size_t j) const {
@@ -106,68 +185,39 @@ Matrix Memory::matrix() const {
 
 Memory Memory::compacted() const {
     if (compact_) return *this;
-    // Every nonzero entry must be r·a^e with r rational and one e for all. The unit is
-    // (gcd of the numerators)/(lcm of the denominators)·a^e; the loops read the coefficients in
-    // place and skip the gcd once it is 1 and the lcm for integer entries (the common cases).
-    int e = -1;
-    mpz_class g_num = 0;  // gcd of the numerators
-    mpz_class l_den = 1;  // lcm of the denominators
-    bool g_is_one = false;
+    // One unit for every entry (the chapter's memories), else one per column.
+    detail::UnitFit all;
+    bool one = true;
     for (const auto& row : explicit_) {
-        for (const auto& v : row) {
-            if (v.is_zero()) continue;
-            const int deg = v.degree();
-            if (e == -1) e = deg;
-            if (deg != e) return *this;
-            const auto& t = v.terms();
-            for (int k = 0; k < deg; ++k) {
-                if (!t[static_cast<std::size_t>(k)].is_zero()) return *this;
-            }
-            if (!t.back().is_rational()) return *this;
-            const mpq_class& r = t.back().coefficients().front();
-            if (!g_is_one) {
-                mpz_gcd(g_num.get_mpz_t(), g_num.get_mpz_t(), r.get_num_mpz_t());
-                g_is_one = g_num == 1;
-            }
-            if (mpz_cmp_ui(r.get_den_mpz_t(), 1) != 0) {
-                mpz_lcm(l_den.get_mpz_t(), l_den.get_mpz_t(), r.get_den_mpz_t());
-            }
+        for (const auto& v : row) one = one && all.add(v);
+    }
+    std::vector<std::int64_t> k(rows_ * width_);
+    if (one) {
+        bool fits = true;
+        for (std::size_t j = 0; j < rows_ && fits; ++j) {
+            for (std::size_t i = 0; i < width_ && fits; ++i) fits = all.integer(explicit_[j][i], k[j * width_ + i]);
+        }
+        if (fits) return scaled_integers(rows_, width_, std::move(k), all.unit());
+    }
+    std::vector<detail::UnitFit> cols(width_);
+    for (const auto& row : explicit_) {
+        for (std::size_t i = 0; i < width_; ++i) {
+            if (!cols[i].add(row[i])) return *this;
         }
     }
-    if (e == -1) {  // all zero
-        return scaled_integers(rows_, width_, std::vector<std::int64_t>(rows_ * width_), Value(1));
-    }
-    // k = r / unit = num·(l_den/den)/g_num, an integer; it must fit in 62 bits.
-    const bool plain = g_num == 1 && l_den == 1;
-    std::vector<std::int64_t> k;
-    k.reserve(rows_ * width_);
-    mpz_class q;
-    for (const auto& row : explicit_) {
-        for (const auto& v : row) {
-            if (v.is_zero()) {
-                k.push_back(0);
-                continue;
-            }
-            const mpq_class& r = v.terms().back().coefficients().front();
-            if (plain) {
-                q = r.get_num();
-            } else {
-                mpz_divexact(q.get_mpz_t(), l_den.get_mpz_t(), r.get_den_mpz_t());
-                q *= r.get_num();
-                mpz_divexact(q.get_mpz_t(), q.get_mpz_t(), g_num.get_mpz_t());
-            }
-            if (mpz_sizeinbase(q.get_mpz_t(), 2) > 62) return *this;  // |k| < 2^62 fails
-            k.push_back(q.get_si());
+    for (std::size_t j = 0; j < rows_; ++j) {
+        for (std::size_t i = 0; i < width_; ++i) {
+            if (!cols[i].integer(explicit_[j][i], k[j * width_ + i])) return *this;
         }
     }
-    Value unit(mpq_class(g_num, l_den));
-    for (int i = 0; i < e; ++i) unit *= Value::ln2();
-    return scaled_integers(rows_, width_, std::move(k), unit);
+    std::vector<Value> units(width_);
+    for (std::size_t i = 0; i < width_; ++i) units[i] = cols[i].unit();
+    return column_multiples(rows_, width_, std::move(k), std::move(units));
 }
 
 bool operator==(const Memory& x, const Memory& y) {
     if (x.rows_ != y.rows_ || x.width_ != y.width_) return false;
-    if (x.compact_ && y.compact_ && x.unit_ == y.unit_) return x.k_ == y.k_;
+    if (x.compact_ && y.compact_ && x.unit_ == y.unit_ && x.units_ == y.units_) return x.k_ == y.k_;
     for (std::size_t j = 0; j < x.rows_; ++j) {
         for (std::size_t i = 0; i < x.width_; ++i) {
             if (x.at(j, i) != y.at(j, i)) return false;
@@ -185,7 +235,9 @@ Memory Memory::without_row(std::size_t j) const {
     std::vector<std::int64_t> k = k_;
     k.erase(k.begin() + static_cast<std::ptrdiff_t>(j * width_),
             k.begin() + static_cast<std::ptrdiff_t>((j + 1) * width_));
-    return scaled_integers(rows_ - 1, width_, std::move(k), unit_);
+    Memory m = scaled_integers(rows_ - 1, width_, std::move(k), unit_);
+    m.units_ = units_;
+    return m;
 }
 
 Column Column::multiples(std::vector<std::int64_t> k, std::vector<bool> present, Value unit) {

@@ -30,13 +30,13 @@ namespace {
 
 constexpr std::int64_t kBound = std::int64_t{1} << 62;  // compact integers stay below this
 
-// An entry's compact form p/q · a^e (q > 0, |p| and q in 64 bits), or zero, or none.
+// An entry's compact form p/q · 2^(l/m) · a^e (q > 0, |p| and q in 64 bits), or zero, or none.
 struct Ratio {
     bool zero = false;
     bool compact = false;
     std::int64_t p = 0;
     std::int64_t q = 1;
-    int e = 0;
+    Monomial mono{0, 1, 0};
 };
 
 Ratio ratio_of(const Value& v) {
@@ -45,49 +45,46 @@ Ratio ratio_of(const Value& v) {
         r.zero = true;
         return r;
     }
-    const auto& t = v.terms();
-    for (std::size_t i = 0; i + 1 < t.size(); ++i) {
-        if (!t[i].is_zero()) return r;
-    }
-    if (!t.back().is_rational()) return r;
-    const mpq_class q = t.back().rational();
-    if (!mpz_fits_slong_p(q.get_num_mpz_t()) || !mpz_fits_slong_p(q.get_den_mpz_t())) return r;
+    const mpq_class* q = monomial_of(v, r.mono);
+    if (q == nullptr || !mpz_fits_slong_p(q->get_num_mpz_t()) || !mpz_fits_slong_p(q->get_den_mpz_t())) return r;
     r.compact = true;
-    r.p = q.get_num().get_si();
-    r.q = q.get_den().get_si();
-    r.e = static_cast<int>(v.degree());
+    r.p = q->get_num().get_si();
+    r.q = q->get_den().get_si();
     return r;
 }
 
-// Entries as k_j / den · a^e with one den and one e, while every entry allows it.
+// Entries as k / den_i · u_i in column i (u_i = 2^(l/m)·a^e, one monomial a column), while
+// every entry allows it; at the end one unit for the whole memory when the columns share
+// their monomial (Memory::compacted's forms).
 class CompactBuilder {
 public:
-    // Appends an entry; false when it has no compact form (the caller switches to values).
-    bool add(const Ratio& r) {
+    // Appends entry (row, i), rows before it have `width` entries (0 in the first row); false
+    // when it has no compact form (the caller switches to values).
+    bool add(const Ratio& r, std::size_t i, std::size_t width) {
         if (r.zero) {
             k_.push_back(0);
             return true;
         }
         if (!r.compact) return false;
-        if (e_ == -1) e_ = r.e;
-        if (r.e != e_) return false;
+        if (i >= cols_.size()) cols_.resize(i + 1);
+        Column& c = cols_[i];
+        if (c.mono.e == -1) c.mono = r.mono;
+        if (!(r.mono == c.mono)) return false;
         const std::int64_t p = r.p;
         const std::int64_t q = r.q;
         // den grows to lcm(den, q) = den · scale; usually q divides den (q = 1 for integer
         // multiples), and the gcd is skipped.
-        const std::int64_t scale = q == 1 || den_ % q == 0 ? 1 : q / std::gcd(den_, q);
+        const std::int64_t scale = q == 1 || c.den % q == 0 ? 1 : q / std::gcd(c.den, q);
         if (scale > 1) {
             std::int64_t new_den = 0;
-            if (__builtin_mul_overflow(den_, scale, &new_den) || new_den >= kBound) return false;
-            // Each growth at least doubles den < 2^62, so this pass runs at most 62 times.
-            for (auto k : k_) {
-                if (k != 0 && (k >= kBound / scale || -k >= kBound / scale)) return false;
-            }
-            for (auto& k : k_) k *= scale;
-            den_ = new_den;
+            if (__builtin_mul_overflow(c.den, scale, &new_den) || new_den >= kBound) return false;
+            // Each growth at least doubles den < 2^62, so this pass runs at most 62 times a
+            // column. In the first row (width 0) the column has no entries yet.
+            if (width != 0 && !rescale(i, width, scale)) return false;
+            c.den = new_den;
         }
         std::int64_t k = 0;
-        if (__builtin_mul_overflow(p, q == 1 ? den_ : den_ / q, &k) || k >= kBound || k <= -kBound) return false;
+        if (__builtin_mul_overflow(p, q == 1 ? c.den : c.den / q, &k) || k >= kBound || k <= -kBound) return false;
         k_.push_back(k);
         return true;
     }
@@ -104,28 +101,49 @@ public:
 
     [[nodiscard]] std::size_t size() const { return k_.size(); }
 
-    // The unit den^-1 · g · a^e for integers divided by their gcd g (Memory::compacted's form).
+    // One unit g/den · u when every column with a nonzero entry has the same monomial u and
+    // the integers fit over the common den (Memory::compacted's form), else one unit
+    // g_i/den_i · u_i per column; the integers are divided by their gcd g (g_i).
     Memory finish(std::size_t rows, std::size_t width) {
-        std::int64_t g = 0;
-        for (auto k : k_) {
-            if (k != 0) g = std::gcd(g, k < 0 ? -k : k);
-            if (g == 1) break;  // the usual case, found in the first few entries
+        cols_.resize(width);
+        const Monomial* shared = nullptr;
+        bool one = true;
+        std::int64_t den = 1;
+        for (const auto& c : cols_) {
+            if (c.mono.e == -1) continue;  // all zero
+            if (shared == nullptr) shared = &c.mono;
+            one = one && c.mono == *shared;
+            if (one) {
+                const std::int64_t scale = den % c.den == 0 ? 1 : c.den / std::gcd(den, c.den);
+                one = !__builtin_mul_overflow(den, scale, &den) && den < kBound;
+            }
         }
-        if (g == 0) return Memory::scaled_integers(rows, width, std::move(k_), Value(1));
-        if (g > 1) {
-            for (auto& k : k_) k /= g;
+        if (shared == nullptr) return Memory::scaled_integers(rows, width, std::move(k_), Value(1));
+        if (one) {
+            for (std::size_t i = 0; i < width && one; ++i) {
+                if (cols_[i].den == den) continue;
+                one = rescale(i, width, den / cols_[i].den);
+                if (one) cols_[i].den = den;
+            }
         }
-        Value unit(mpq_class(mpz_class(static_cast<long>(g)), mpz_class(static_cast<long>(den_))));
-        for (int i = 0; i < e_; ++i) unit *= Value::ln2();
-        return Memory::scaled_integers(rows, width, std::move(k_), unit);
+        if (one) {
+            const std::int64_t g = divide_by_gcd(0, 1);
+            return Memory::scaled_integers(rows, width, std::move(k_), unit(g, den, *shared));
+        }
+        std::vector<Value> units(width, Value(1));
+        for (std::size_t i = 0; i < width; ++i) {
+            if (cols_[i].mono.e == -1) continue;
+            units[i] = unit(divide_by_gcd(i, width), cols_[i].den, cols_[i].mono);
+        }
+        return Memory::column_multiples(rows, width, std::move(k_), std::move(units));
     }
 
-    // Entry i as an exact value (to switch to the explicit form).
-    [[nodiscard]] Value value(std::size_t i) const {
-        if (k_[i] == 0) return Value();
-        Value v(mpq_class(mpz_class(static_cast<long>(k_[i])), mpz_class(static_cast<long>(den_))));
-        for (int j = 0; j < e_; ++j) v *= Value::ln2();
-        return v;
+    // Entry `at` (column i) as an exact value (to switch to the explicit form).
+    [[nodiscard]] Value value(std::size_t at, std::size_t i) const {
+        if (k_[at] == 0) return Value();
+        const Column& c = cols_[i];
+        return monomial_value(mpq_class(mpz_class(static_cast<long>(k_[at])), mpz_class(static_cast<long>(c.den))),
+                              c.mono);
     }
 
     void clear() {
@@ -134,9 +152,39 @@ public:
     }
 
 private:
+    struct Column {
+        Monomial mono;  // e = -1 until the column's first nonzero entry
+        std::int64_t den = 1;
+    };
+
+    // Multiplies column i's entries by `scale`; false when one would reach 2^62.
+    bool rescale(std::size_t i, std::size_t width, std::int64_t scale) {
+        for (std::size_t at = i; at < k_.size(); at += width) {
+            const std::int64_t k = k_[at];
+            if (k != 0 && (k >= kBound / scale || -k >= kBound / scale)) return false;
+        }
+        for (std::size_t at = i; at < k_.size(); at += width) k_[at] *= scale;
+        return true;
+    }
+
+    // Divides the entries i, i + step, ... by their gcd and returns it (1 when all are 0).
+    std::int64_t divide_by_gcd(std::size_t i, std::size_t step) {
+        std::int64_t g = 0;
+        for (std::size_t at = i; at < k_.size() && g != 1; at += step) {
+            if (k_[at] != 0) g = std::gcd(g, k_[at] < 0 ? -k_[at] : k_[at]);  // usually 1 at once
+        }
+        if (g > 1) {
+            for (std::size_t at = i; at < k_.size(); at += step) k_[at] /= g;
+        }
+        return g == 0 ? 1 : g;
+    }
+
+    static Value unit(std::int64_t g, std::int64_t den, const Monomial& mono) {
+        return monomial_value(mpq_class(mpz_class(static_cast<long>(g)), mpz_class(static_cast<long>(den))), mono);
+    }
+
     std::vector<std::int64_t> k_;
-    std::int64_t den_ = 1;
-    int e_ = -1;
+    std::vector<Column> cols_;
 };
 
 // SAX handler for [[v, ...], ...]: depth 1 is the matrix, depth 2 a row, scalars at depth 2.
@@ -155,8 +203,8 @@ public:
     bool boolean(bool /*unused*/) { return wrong("a boolean"); }
     bool number_integer(number_integer_t v) {
         if (depth_ != 2) return wrong("a number");
-        if (v == 0) return put(Entry{Value(), Ratio{true, false, 0, 1, 0}});
-        return put(Entry{Value(), Ratio{false, true, v, 1, 0}}, /*integer=*/true);
+        if (v == 0) return put(Entry{Value(), Ratio{true, false, 0, 1, Monomial{0, 1, 0}}});
+        return put(Entry{Value(), Ratio{false, true, v, 1, Monomial{0, 1, 0}}}, /*integer=*/true);
     }
     bool number_unsigned(number_unsigned_t v) {
         if (depth_ != 2) return wrong("a number");
@@ -309,7 +357,7 @@ private:
                                           limits().max_cells),
                               at(here()));
         }
-        if (compact_ && !builder_.add(entry.ratio)) to_explicit();
+        if (compact_ && !builder_.add(entry.ratio, in_row_, rows_ == 0 ? 0 : width_)) to_explicit();
         if (!compact_) {
             row_.push_back(integer ? Value(static_cast<long>(entry.ratio.p)) : entry.value);
             const Value& v = row_.back();
@@ -329,15 +377,15 @@ private:
             Vector r;
             r.reserve(width_);
             for (std::size_t c = 0; c < width_; ++c) {
-                r.push_back(builder_.value(i++));
+                r.push_back(builder_.value(i++, c));
                 bytes_ += storage_bytes(r.back());
             }
             explicit_.push_back(std::move(r));
             bytes_ += sizeof(Vector) + 16;
             check_storage(bytes_, j + 1);
         }
-        for (; i < builder_.size(); ++i) {
-            row_.push_back(builder_.value(i));
+        for (std::size_t c = 0; i < builder_.size(); ++i, ++c) {
+            row_.push_back(builder_.value(i, c));
             bytes_ += storage_bytes(row_.back());
         }
         builder_.clear();

@@ -187,18 +187,31 @@ ReadTrace attend_general(const Memory& keys, const Memory& values, const ReadReq
         scores[j] = std::move(s);
         exps[j] = std::move(e);
     }
+    // context_i = (Σ_j e_j v_ji) / denominator: the sums add exponentials (powers of 2^(1/M))
+    // times entries, whose fractions have small denominators, and one multiplication by the
+    // inverse ends each; adding weights e_j / denominator instead reduces a fraction over the
+    // whole denominator at every addition (`read` of 10^5 rows × 16 with a column of two-term
+    // entries k + a: 9.6 s against 15.6 s, the same output).
     const Value inv = Value(1) / t.denominator;
     std::vector<std::optional<Value>> weights(n, Value());
-    t.context.assign(dv, Value());
+    std::vector<Value> sums(dv);
+    Value term;
     for (std::size_t j = 0; j < n; ++j) {
         if (!exps[j]) continue;
         const Vector row = values.row(j);
         at_position(j, [&] {
             weights[j] = *exps[j] * inv;
             for (std::size_t i = 0; i < dv; ++i) {
-                if (!row[i].is_zero()) t.context[i] += *weights[j] * row[i];
+                if (row[i].is_zero()) continue;
+                term = *exps[j];
+                term *= row[i];
+                sums[i] += term;
             }
         });
+    }
+    t.context.assign(dv, Value());
+    for (std::size_t i = 0; i < dv; ++i) {
+        if (!sums[i].is_zero()) t.context[i] = sums[i] * inv;
     }
     t.scores = Column(std::move(scores));
     t.exponentials = Column(std::move(exps));

@@ -56,16 +56,24 @@ std::string printed(const Value& v, Notation n) {
 }
 
 TraceStrings::TraceStrings(const Memory& memory, const ReadTrace& t, Notation n)
-    : memory_(memory), t_(t), n_(n), small_(memory.is_compact() ? 2 * kSmall + 1 : 0) {}
+    : memory_(memory),
+      t_(t),
+      n_(n),
+      small_(memory.is_compact()                                   ? 2 * kSmall + 1
+             : memory.is_columnwise() && memory.width() <= kColumns ? (2 * kSmall + 1) * memory.width()
+                                                                   : 0) {}
 
 const std::string& TraceStrings::entry(std::size_t j, std::size_t i) {
-    if (!memory_.is_compact()) return scratch_ = printed(memory_.at(j, i), n_);
+    if (small_.empty()) return scratch_ = printed(memory_.at(j, i), n_);
     const std::int64_t k = memory_.integers()[j * memory_.width() + i];
     if (k >= -kSmall && k <= kSmall) {  // most memories: a few small integers, one lookup each
-        std::string& s = small_[static_cast<std::size_t>(k + kSmall)];
+        // A unit a column: a table a column.
+        const std::size_t column = memory_.is_columnwise() ? i * (2 * kSmall + 1) : 0;
+        std::string& s = small_[column + static_cast<std::size_t>(k + kSmall)];
         if (s.empty()) s = printed(memory_.at(j, i), n_);  // a printed value is never empty
         return s;
     }
+    if (memory_.is_columnwise()) return scratch_ = printed(memory_.at(j, i), n_);
     const auto it = entries_.find(k);
     if (it != entries_.end()) return it->second;
     std::string s = printed(memory_.at(j, i), n_);

@@ -65,11 +65,14 @@ public:
 private:
     static constexpr std::size_t kMax = 1 << 16;
     static constexpr std::int64_t kSmall = 1024;
+    static constexpr std::size_t kColumns = 256;  ///< the widest memory with a table a column
     const Memory& memory_;
     const ReadTrace& t_;
     Notation n_;
     std::unordered_map<std::int64_t, std::string> entries_;
-    std::vector<std::string> small_;  ///< entries k·unit for |k| ≤ kSmall, by k + kSmall
+    /// entries k·unit for |k| ≤ kSmall, by k + kSmall (a block of them a column when the
+    /// memory has a unit a column)
+    std::vector<std::string> small_;
     std::unordered_map<std::string, Row> rows_;
     std::unordered_map<std::int64_t, Row> keyed_;
     std::string scratch_;

@@ -21,10 +21,14 @@ enum class Mark {
     Zeroed,    ///< kept, but its score is set to 0 (zero-score: exponential 1)
 };
 
-/// Memory rows h_1..h_n of width d. Either explicit exact values, or compact: every entry is
-/// k·u with k a 64-bit integer and u one shared unit (for the chapter, u = a; for entries
-/// k·a/6, u = a/6). The compact form is what lets a read over 10^6 positions stay small and
-/// fast (see fastpath.hpp); both forms denote the same values.
+/// Memory rows h_1..h_n of width d, in one of three forms that denote the same values:
+///  - explicit exact values;
+///  - compact: every entry is k·u with k a 64-bit integer and u one shared unit (for the
+///    chapter, u = a; for entries k·a/6, u = a/6);
+///  - compact per column: entry (j, i) is k·u_i with one unit per column, for memories whose
+///    columns are of different kinds (k·a in some, constants k/2, k·2^(1/2) or k·a² in others).
+/// The compact forms take 8 bytes a number; they are what lets a read over 10^6 positions stay
+/// small and fast (see fastpath.hpp).
 class Memory {
 public:
     Memory() = default;
@@ -33,21 +37,31 @@ public:
     /// Compact rows: entry (j, i) is k[j·width + i] · unit.
     static Memory scaled_integers(std::size_t rows, std::size_t width, std::vector<std::int64_t> k,
                                   Value unit);
+    /// Compact rows with one unit per column: entry (j, i) is k[j·width + i] · units[i]
+    /// (`units` has `width` entries). When every unit is the same this is scaled_integers.
+    static Memory column_multiples(std::size_t rows, std::size_t width, std::vector<std::int64_t> k,
+                                   std::vector<Value> units);
 
     [[nodiscard]] std::size_t rows() const { return rows_; }
     [[nodiscard]] std::size_t width() const { return width_; }
-    [[nodiscard]] bool is_compact() const { return compact_; }
+    [[nodiscard]] bool is_compact() const { return compact_ && units_.empty(); }  ///< one unit
+    [[nodiscard]] bool is_columnwise() const { return !units_.empty(); }  ///< a unit per column
     [[nodiscard]] Value at(std::size_t j, std::size_t i) const;
     [[nodiscard]] Vector row(std::size_t j) const;
     [[nodiscard]] Matrix matrix() const;  ///< all rows as values (small memories only)
 
-    /// Compact form: integers row-major, and the unit. Precondition is_compact().
+    /// Compact forms: integers row-major. Precondition is_compact() or is_columnwise().
     [[nodiscard]] const std::vector<std::int64_t>& integers() const { return k_; }
+    /// The unit; precondition is_compact().
     [[nodiscard]] const Value& unit() const { return unit_; }
+    /// The unit of column i in either compact form.
+    [[nodiscard]] const Value& column_unit(std::size_t i) const { return units_.empty() ? unit_ : units_[i]; }
 
     /// The same memory in compact form when every entry is an integer multiple of one unit
     /// r·a^e (e fixed; the common unit is the gcd of the entries' rational coefficients) and
-    /// the integers fit in 62 bits; otherwise a copy of this memory.
+    /// the integers fit in 62 bits; else compact per column when every column's entries are
+    /// integer multiples of one unit r·2^(l/m)·a^e of its own (one power of 2^(1/m) and of a
+    /// a column); otherwise a copy of this memory.
     [[nodiscard]] Memory compacted() const;
 
     /// The memory without row j (0-based).
@@ -63,6 +77,7 @@ private:
     Matrix explicit_;
     std::vector<std::int64_t> k_;
     Value unit_;
+    std::vector<Value> units_;  ///< one per column in the columnwise form, else empty
 };
 
 /// One exact value per position, or none (a removed position's score). Stored explicitly, or
@@ -111,6 +126,39 @@ namespace detail {
 std::size_t storage_bytes(const Value& v);
 /// LimitError when a memory's estimated storage is over limits().max_memory_bytes.
 void check_storage(std::size_t bytes, std::size_t rows);
+
+/// The shape r·2^(l/m)·a^e of a value with one nonzero coefficient (r rational, m canonical).
+struct Monomial {
+    int e = -1;  ///< the power of a; -1: none yet (UnitFit)
+    int m = 1;
+    int l = 0;
+    friend bool operator==(const Monomial&, const Monomial&) = default;
+};
+/// v's coefficient r when v = r·2^(l/m)·a^e (sets `mono`); nullptr for zero and for values of
+/// several terms.
+const mpq_class* monomial_of(const Value& v, Monomial& mono);
+/// r·2^(l/m)·a^e.
+Value monomial_value(const mpq_class& r, const Monomial& mono);
+
+/// The common unit of a set of values that are rational multiples of one monomial: the gcd of
+/// their coefficients' numerators over the lcm of their denominators, times the monomial. Feed
+/// every value to add(), then ask each one's integer.
+class UnitFit {
+public:
+    /// False when v is not zero nor a rational multiple of the monomial of the values so far.
+    bool add(const Value& v);
+    /// v / unit(), for a v that add() accepted; false when it is not below 2^62 in magnitude.
+    bool integer(const Value& v, std::int64_t& k);
+    /// The unit (1 when every value was zero).
+    [[nodiscard]] Value unit() const;
+
+private:
+    Monomial mono_;
+    mpz_class g_num_ = 0;  // gcd of the numerators
+    mpz_class l_den_ = 1;  // lcm of the denominators
+    bool g_is_one_ = false;
+    mpz_class q_;
+};
 }  // namespace detail
 
 }  // namespace exactattn

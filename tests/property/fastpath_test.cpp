@@ -85,6 +85,18 @@ std::string describe(std::size_t n, std::size_t d, const std::vector<std::int64_
     return os.str();
 }
 
+// Random marks for n positions, at least one included: about a tenth removed, a tenth zeroed.
+template <class Pick>
+std::vector<Mark> random_marks(Pick& pick, std::size_t n) {
+    std::vector<Mark> marks(n, Mark::Included);
+    for (auto& m : marks) {
+        const int r = pick(0, 9);
+        m = r == 0 ? Mark::Removed : r == 1 ? Mark::Zeroed : Mark::Included;
+    }
+    marks[static_cast<std::size_t>(pick(0, static_cast<int>(n) - 1))] = Mark::Included;
+    return marks;
+}
+
 }  // namespace
 
 // Hand mathematics: Example 14.1 of the chapter (docs/report.md, "Structure").
@@ -239,7 +251,7 @@ TEST(FastPath, SmallestRootDegree) {
 }
 
 // Explicit memories are compacted to one unit: mixed denominators (unit a/15), and entries
-// too large for 62 bits (the general path takes those).
+// too large for 62 bits over any unit (the general path takes those).
 TEST(FastPath, CompactsExplicitMemories) {
     ReadRequest req;
     req.query = parse_vector("[1, 2]");
@@ -250,8 +262,10 @@ TEST(FastPath, CompactsExplicitMemories) {
     EXPECT_EQ(compact.integers(), (std::vector<std::int64_t>{5, -3, 6, 0, 0, 0}));
     EXPECT_EQ(compact.matrix(), mixed.matrix());
     check_fast_equals_general(mixed, req);
-    const Memory big(Matrix{parse_vector("[2^62 a, a]"), parse_vector("[0, a]")});
+    // Column 1 holds 2^62·a and a: no unit of its own leaves both integers below 2^62.
+    const Memory big(Matrix{parse_vector("[2^62 a, a]"), parse_vector("[a, a]")});
     EXPECT_FALSE(big.compacted().is_compact());
+    EXPECT_FALSE(big.compacted().is_columnwise());
     req.query = parse_vector("[0, 1]");
     const ReadTrace t = attend(big, req);
     EXPECT_FALSE(t.fast_path);
@@ -366,6 +380,133 @@ TEST(FastPath, SeparateKeysAndValues) {
     }
 }
 
+// Columns of different kinds (k·a, constants k/2, k·2^(1/2)/2, k·a²/3): no unit for the whole
+// memory, one a column. By hand, with q = [1, 0, 0, 0]: scores a, 0, −a, exponentials 2, 1, 1/2,
+// denominator 7/2, weights 4/7, 2/7, 1/7; context 4a/7 − a/7 = 3a/7, (4/7)(1/2) + (2/7)(3/2)
+// = 5/7, (4/7)(√2/2) + (1/7)√2 = 3√2/7, (4/7)(a²/3) + (2/7)a² = 10a²/21.
+TEST(FastPath, CompactsEachColumnToAUnitOfItsOwn) {
+    const Memory memory(Matrix{parse_vector("[a, 1/2, 2^(1/2)/2, a^2/3]"), parse_vector("[0, 3/2, 0, a^2]"),
+                               parse_vector("[-a, 0, 2^(1/2), 0]")});
+    const Memory compact = memory.compacted();
+    EXPECT_FALSE(compact.is_compact());
+    ASSERT_TRUE(compact.is_columnwise());
+    EXPECT_EQ(compact.column_unit(0), parse_value("a"));
+    EXPECT_EQ(compact.column_unit(1), parse_value("1/2"));
+    EXPECT_EQ(compact.column_unit(2), parse_value("2^(1/2)/2"));
+    EXPECT_EQ(compact.column_unit(3), parse_value("a^2/3"));
+    EXPECT_EQ(compact.integers(), (std::vector<std::int64_t>{1, 1, 1, 1, 0, 3, 0, 3, -1, 0, 2, 0}));
+    EXPECT_EQ(compact.matrix(), memory.matrix());
+    EXPECT_EQ(compact, memory);
+    EXPECT_EQ(compact.without_row(1).matrix(), memory.without_row(1).matrix());
+    ReadRequest req;
+    req.query = parse_vector("[1, 0, 0, 0]");
+    req.readout = parse_vector("[1, 1, 0, 0]");
+    const ReadTrace t = attend(memory, req);
+    EXPECT_TRUE(t.fast_path);
+    EXPECT_EQ(t.denominator, parse_value("7/2"));
+    EXPECT_EQ(t.weights.at(0), parse_value("4/7"));
+    EXPECT_EQ(t.weights.at(2), parse_value("1/7"));
+    EXPECT_EQ(t.context, parse_vector("[3a/7, 5/7, 3*2^(1/2)/7, 10a^2/21]"));
+    EXPECT_EQ(t.readout, parse_value("5/7 + 3a/7"));
+    check_fast_equals_general(memory, req);
+    check_fast_equals_general(compact, req);
+    // A query entry on the constant column scores a + 1/2 at position 1, whose exponential is
+    // refused: the fast path declines and the general path says why.
+    req.query = parse_vector("[1, 1, 0, 0]");
+    EXPECT_FALSE(detail::fast_attend(compact, compact, req, std::vector<Mark>(3, Mark::Included), Value(1)));
+    EXPECT_ERROR_HAS(attend(compact, req), ErrorKind::Domain, "position 1");
+    // A radical in the query cancels one in a column: (2^(1/2)/2)·2^(1/2)a = a. By hand: scores
+    // a, 0; weights 2/3, 1/3; context (2/3)·2^(1/2)a = 2·2^(1/2)a/3 and 2/3 + 2/3 = 4/3.
+    const Memory surds(Matrix{parse_vector("[2^(1/2)a, 1]"), parse_vector("[0, 2]")});
+    ASSERT_TRUE(surds.compacted().is_columnwise());
+    req = ReadRequest();
+    req.query = parse_vector("[2^(1/2)/2, 0]");
+    const ReadTrace s = attend(surds, req);
+    EXPECT_TRUE(s.fast_path);
+    EXPECT_EQ(s.context, parse_vector("[2*2^(1/2)a/3, 4/3]"));
+    check_fast_equals_general(surds, req);
+}
+
+// Random memories compact per column (a kind a column: multiples of a, constants, radicals,
+// a², a radical times a that a radical query entry cancels), with marks, readouts, scales and
+// separate values; now and then a query entry on a column whose scores have no exponential:
+// both paths then refuse alike, or the fast path declines and the general one reads.
+TEST(FastPath, EqualsGeneralPathOnMemoriesWithAUnitAColumn) {
+    auto rng = exactattn::test::rng_for("FastPath.EqualsGeneralPathOnMemoriesWithAUnitAColumn");
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    // Column unit and the query unit that makes their product a rational multiple of a ("":
+    // none, the query is 0 there).
+    const std::vector<std::pair<std::string, std::string>> kinds = {
+        {"a", "1"},        {"a/2", "1"},      {"-3a/4", "1/3"}, {"2^(1/2)a", "2^(1/2)"}, {"1/2", ""},
+        {"2^(1/2)/2", ""}, {"a^2/3", ""},     {"2^(1/3)", ""},  {"1", "a/2"},            {"a/6", "6"}};
+    int fast = 0;
+    int cases = 0;
+    for (int it = 0; it < iterations(300); ++it) {
+        const std::size_t n = static_cast<std::size_t>(pick(1, 10));
+        const std::size_t d = static_cast<std::size_t>(pick(1, 5));
+        Matrix rows(n, Vector(d));
+        ReadRequest req;
+        bool refusable = false;
+        for (std::size_t i = 0; i < d; ++i) {
+            const auto& [unit, qunit] = kinds[static_cast<std::size_t>(pick(0, static_cast<int>(kinds.size()) - 1))];
+            const Value u = parse_value(unit);
+            for (std::size_t j = 0; j < n; ++j) {
+                rows[j][i] = pick(0, 3) == 0 ? Value() : Value(static_cast<long>(pick(-20, 20))) * u;
+            }
+            if (!qunit.empty()) {
+                req.query.push_back(Value(static_cast<long>(pick(-3, 3))) * parse_value(qunit));
+            } else if (pick(0, 9) == 0) {
+                req.query.push_back(Value(static_cast<long>(pick(1, 3))));
+                refusable = true;
+            } else {
+                req.query.emplace_back();
+            }
+        }
+        if (pick(0, 1) == 0) req.marks = random_marks(pick, n);
+        if (pick(0, 2) == 0) req.readout = Vector(d, Value(mpq_class(pick(-3, 3), pick(1, 3))));
+        if (pick(0, 3) == 0) {
+            req.rule = ScoreRule::Scaled;
+            req.scale = parse_value(pick(0, 1) == 0 ? "1/2" : "-3");
+        }
+        const Memory memory(rows);
+        const bool separate = pick(0, 3) == 0;
+        const Memory values = separate ? Memory(Matrix(n, parse_vector("[1/3, 2^(1/2)a, a^2]"))).compacted() : memory;
+        const Memory& vals = separate ? values : memory;
+        if (separate) req.readout.reset();
+        std::string rows_text;
+        for (const auto& row : rows) rows_text += to_string(row) + " ";
+        SCOPED_TRACE(testing::Message() << "seed " << exactattn::test::seed() << " iteration " << it << ": memory "
+                                        << rows_text << "query " << to_string(req.query)
+                                        << (separate ? " separate values" : ""));
+        ASSERT_TRUE(memory.compacted().is_columnwise() || memory.compacted().is_compact());
+        std::string fast_error;
+        std::string general_error;
+        std::optional<ReadTrace> f;
+        std::optional<ReadTrace> g;
+        try {
+            f = attend(memory, vals, req);
+        } catch (const Error& e) {
+            fast_error = e.what();
+        }
+        try {
+            g = attend_general(memory, vals, req);
+        } catch (const Error& e) {
+            general_error = e.what();
+        }
+        ASSERT_EQ(fast_error, general_error);
+        if (!f) continue;
+        ++cases;
+        if (!refusable) ASSERT_TRUE(f->fast_path) << "the fast path declined";
+        if (f->fast_path) {
+            expect_same_trace(*f, *g);
+            ++fast;
+        }
+        if (HasFailure()) break;
+    }
+    EXPECT_GT(fast, iterations(300) / 2);
+    EXPECT_GE(cases, fast);
+}
+
 // Random memories, compact and explicit, with fractional units, zero queries, removed and
 // zeroed positions, negative and large exponents, and rational readouts.
 TEST(FastPath, EqualsGeneralPathOnRandomMemories) {
@@ -391,14 +532,7 @@ TEST(FastPath, EqualsGeneralPathOnRandomMemories) {
         for (std::size_t i = 0; i < d; ++i) {
             req.query.push_back(zero_query ? Value() : Value(static_cast<long>(pick(-4, 4))) * qunit);
         }
-        if (pick(0, 1) == 0) {
-            req.marks.assign(n, Mark::Included);
-            for (auto& m : req.marks) {
-                const int r = pick(0, 9);
-                m = r == 0 ? Mark::Removed : r == 1 ? Mark::Zeroed : Mark::Included;
-            }
-            req.marks[static_cast<std::size_t>(pick(0, static_cast<int>(n) - 1))] = Mark::Included;
-        }
+        if (pick(0, 1) == 0) req.marks = random_marks(pick, n);
         if (pick(0, 2) == 0) {
             Vector readout;
             for (std::size_t i = 0; i < d; ++i) {

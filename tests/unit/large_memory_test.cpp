@@ -47,6 +47,24 @@ TEST(MemoryFile, RationalMultiplesOfOnePowerOfAAreCompact) {
     EXPECT_EQ(m.integers(), (std::vector<std::int64_t>{6, 0, -4, 24, 3, 0}));
 }
 
+// Columns of different kinds: no unit for the whole memory, one a column. Column 1: a, −2a, a/3
+// over the denominator 3 are 3, −6, 1 times a/3; column 2: 1/2, 3, 1/2 are 1, 6, 1 times 1/2;
+// column 3: 2^(1/2), 0, −2^(1/2)/2 are 2, 0, −1 times 2^(1/2)/2.
+TEST(MemoryFile, ColumnsOfDifferentKindsAreCompactPerColumn) {
+    const Memory m = load("columns.json", R"j([["a", "1/2", "2^(1/2)"], ["-2a", 3, "0"], ["a/3", 0.5, "-2^(1/2)/2"]])j");
+    EXPECT_FALSE(m.is_compact());
+    ASSERT_TRUE(m.is_columnwise());
+    EXPECT_EQ(m.matrix(), parse_matrix("[[a, 1/2, 2^(1/2)], [-2a, 3, 0], [a/3, 1/2, -2^(1/2)/2]]"));
+    EXPECT_EQ(m.column_unit(0), parse_value("a/3"));
+    EXPECT_EQ(m.column_unit(1), parse_value("1/2"));
+    EXPECT_EQ(m.column_unit(2), parse_value("2^(1/2)/2"));
+    EXPECT_EQ(m.integers(), (std::vector<std::int64_t>{3, 1, 2, -6, 6, 0, 1, 1, -1}));
+    // A column whose kind changes (1, then a) has no unit: explicit values.
+    const Memory mixed = load("mixed.json", R"([["a", "1"], ["2a", "a"]])");
+    EXPECT_FALSE(mixed.is_compact() || mixed.is_columnwise());
+    EXPECT_EQ(mixed.matrix(), parse_matrix("[[a, 1], [2a, a]]"));
+}
+
 TEST(MemoryFile, NumbersAreExactFromTheirText) {
     const Memory m = load("numbers.json", "[[1, 0.5], [1e2, -3], [0.1, 2.5e-1]]");
     EXPECT_TRUE(m.is_compact());
@@ -128,6 +146,7 @@ TEST(MemoryFile, FastReaderAgreesWithTheReferenceReader) {
         ASSERT_EQ(fast_error, reference_error);
         if (!fast_error.empty()) continue;
         EXPECT_EQ(fast.is_compact(), reference.is_compact());
+        EXPECT_EQ(fast.is_columnwise(), reference.is_columnwise());
         EXPECT_EQ(fast.matrix(), reference.matrix());
         // With the padding read_file leaves, the text is read in place: the same memory.
         std::string padded = text;
@@ -160,7 +179,8 @@ TEST(MemoryFile, ExplicitValuesAreBoundedByTheirStorage) {
     l.max_memory_bytes = 4096;
     const ScopedLimits scoped(l);
     std::string rows;
-    for (int j = 0; j < 100; ++j) rows += std::string(j > 0 ? "," : "") + R"(["2^(1/2)a"])";
+    // Entries of two terms have no compact form (2^(1/2)a alone would: k·2^(1/2)a).
+    for (int j = 0; j < 100; ++j) rows += std::string(j > 0 ? "," : "") + R"(["1 + 2^(1/2)a"])";
     EXPECT_ERROR_HAS(load("surds.json", "[" + rows + "]"), ErrorKind::Limit, "(limits: max_memory_bytes)");
     // The same number of compact entries is 8 bytes each.
     rows.clear();
@@ -170,7 +190,8 @@ TEST(MemoryFile, ExplicitValuesAreBoundedByTheirStorage) {
 
 namespace {
 
-// Random small reads, compact and explicit, with random marks.
+// Random small reads, compact (in one unit, or a unit a column: a last column of constants
+// k/2 that the query does not read) and explicit, with random marks.
 struct RandomRead {
     Memory memory;
     ReadTrace trace;
@@ -181,15 +202,18 @@ RandomRead random_read(std::mt19937_64& rng, bool compact) {
     const std::size_t n = std::uniform_int_distribution<std::size_t>(1, 6)(rng);
     const std::size_t d = std::uniform_int_distribution<std::size_t>(1, 5)(rng);
     const Value unit = Value(mpq_class(1, std::uniform_int_distribution<int>(1, 4)(rng))) * Value::ln2();
+    const bool constants = compact && rng() % 3 == 0;
     Matrix rows(n, Vector(d));
     for (auto& r : rows) {
         for (auto& v : r) {
             v = Value(static_cast<long>(small(rng))) * unit;
             if (!compact && (rng() % 3 == 0)) v *= Value(FieldElem::pow2(mpq_class(2)));  // still rational
         }
+        if (constants) r.back() = Value(mpq_class(small(rng), 2));
     }
     ReadRequest req;
     for (std::size_t i = 0; i < d; ++i) req.query.push_back(Value(static_cast<long>(small(rng))));
+    if (constants) req.query.back() = Value();
     req.marks.assign(n, Mark::Included);
     for (std::size_t j = 0; j + 1 < n; ++j) {
         const auto k = rng() % 4;
@@ -216,6 +240,17 @@ TEST(ReadPrinters, JsonTextIsTheDocumentsDump) {
         SCOPED_TRACE(testing::Message() << "iteration " << it);
         EXPECT_EQ(read_json(r.memory, r.trace), detail::trace_to_json(&r.memory, r.trace).dump() + "\n");
     }
+    // A memory with a unit a column wider than the printer's tables a column.
+    Matrix rows(2, Vector(300, Value::ln2()));
+    rows[0][299] = parse_value("1/2");
+    rows[1][299] = parse_value("3/2");
+    const Memory wide = Memory(rows).compacted();
+    ASSERT_TRUE(wide.is_columnwise());
+    ReadRequest req;
+    req.query = Vector(300, Value());
+    req.query[0] = Value(1);
+    const ReadTrace t = attend(wide, req);
+    EXPECT_EQ(read_json(wide, t), detail::trace_to_json(&wide, t).dump() + "\n");
 }
 
 TEST(ReadPrinters, StreamedJsonIsTheDocumentsDumpAndFieldsSelectItsKeys) {
