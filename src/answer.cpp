@@ -538,12 +538,26 @@ EntryVerdict judge_entry(const AnswerEntry& entry, const Real& target, const Tol
     return v;
 }
 
-std::string distance_text(const AnswerEntry& entry, const Real& target) {
-    const Real d = absolute(entry.value + negated(target));
+Real distance(const AnswerEntry& entry, const Real& target) { return absolute(entry.value + negated(target)); }
+
+std::string distance_text(const Real& d) {
+    // In the domain: correctly rounded from the exact value. Outside it (an expression in e):
+    // the midpoint of a 96-bit enclosure, itself an exact rational, correctly rounded once.
     if (d.exact && d.exact->is_zero()) return "0";
-    const RationalInterval r = d.at(96);
-    const mpq_class mid = (r.lo + r.hi) / 2;
-    return fmt::format("{:.3g}", mid.get_d());
+    const auto midpoint = [&] {
+        const RationalInterval r = d.at(96);
+        return Value(mpq_class((r.lo + r.hi) / 2));
+    };
+    std::string s = to_significant(d.exact ? *d.exact : midpoint(), 3);
+    // %g style, as feedback reads best: no trailing zeros (0.2, not 0.200).
+    const auto point = s.find('.');
+    if (point == std::string::npos) return s;
+    const auto exp = s.find('e');
+    const std::string tail = exp == std::string::npos ? "" : s.substr(exp);
+    s.erase(exp == std::string::npos ? s.size() : exp);
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+    return s + tail;
 }
 
 }  // namespace exactattn

@@ -906,18 +906,22 @@ Judgement judge_at(const Report& rep, const detail::Json& doc, const LearnerAnsw
     }
     // No known mistake: say how far the answer is, entry by entry.
     if (shape_ok && answer.entries.size() == present_at.size()) {
-        std::string far;
-        double largest = -1;
+        // The largest distance, compared by 96-bit enclosures' midpoints (exact rationals; the
+        // distance is feedback, and two entries this close print alike anyway).
+        std::optional<Real> largest;
+        mpq_class largest_mid;
         std::size_t at = 0;
         for (std::size_t i = 0; i < answer.entries.size(); ++i) {
-            const std::string d = distance_text(answer.entries[i], *right[present_at[i]]);
-            const double x = std::stod(d);
-            if (x > largest) {
-                largest = x;
-                far = d;
+            Real d = distance(answer.entries[i], *right[present_at[i]]);
+            const RationalInterval r = d.at(96);
+            const mpq_class mid = (r.lo + r.hi) / 2;
+            if (!largest || mid > largest_mid) {
+                largest = std::move(d);
+                largest_mid = mid;
                 at = i;
             }
         }
+        const std::string far = distance_text(*largest);
         j.distance = far;
         j.feedback = answer.entries.size() == 1
                          ? fmt::format("Wrong: no known mistake reproduces it; it is {} from the exact value.", far)

@@ -487,12 +487,56 @@ double certified_double(const std::vector<FieldElem>& coeffs) {
     }
 }
 
+namespace {
+
+mpq_class pow10q(std::int64_t k) {
+    mpz_class p;
+    mpz_ui_pow_ui(p.get_mpz_t(), 10, static_cast<unsigned long>(k < 0 ? -k : k));
+    return k < 0 ? mpq_class(mpz_class(1), p) : mpq_class(p);
+}
+
+// A rational q exactly halfway between two decimals of the requested form has enclosures that
+// straddle the tie at every precision. Rounded exactly here (to nearest, ties to even), it is
+// replaced by the decimal it rounds to, r, which sits in the middle of its rounding interval, so
+// the enclosures of r decide at the first precision and print r. nullopt: q is not a tie.
+std::optional<mpq_class> decimal_tie(const mpq_class& q, int digits, bool fixed) {
+    if (sgn(q) == 0) return std::nullopt;
+    const mpq_class aq = abs(q);
+    std::int64_t k = digits;  // the scale: q·10^k is rounded to an integer
+    if (!fixed) {
+        // E = ⌊log10 |q|⌋, from the sizes in base 10 and corrected by exact comparison.
+        std::int64_t e = static_cast<std::int64_t>(mpz_sizeinbase(aq.get_num_mpz_t(), 10)) -
+                         static_cast<std::int64_t>(mpz_sizeinbase(aq.get_den_mpz_t(), 10));
+        while (aq < pow10q(e)) --e;
+        while (aq >= pow10q(e + 1)) ++e;
+        k = digits - 1 - e;
+    }
+    const mpq_class t = aq * pow10q(k);
+    mpz_class fl;
+    mpz_fdiv_q(fl.get_mpz_t(), t.get_num_mpz_t(), t.get_den_mpz_t());
+    if (t - mpq_class(fl) != mpq_class(1, 2)) return std::nullopt;
+    if (mpz_odd_p(fl.get_mpz_t())) fl += 1;  // ties to even
+    mpq_class r = mpq_class(fl) / pow10q(k);
+    r.canonicalize();
+    return sgn(q) < 0 ? mpq_class(-r) : r;
+}
+
+}  // namespace
+
 std::string certified_decimal(const std::vector<FieldElem>& coeffs, int digits, bool fixed) {
     if (digits < 0 || digits > 100000) {
         throw usage_error(fmt::format("{} digits requested; give 0 to 100000", digits));
     }
     if (!fixed && digits == 0) digits = 1;
     if (structurally_zero(coeffs)) return round_to_decimal(mpz_class(0), 0, digits, fixed);
+    if (coeffs.size() == 1 && coeffs[0].is_rational()) {
+        if (const auto r = decimal_tie(coeffs[0].rational(), digits, fixed)) {
+            if (sgn(*r) != 0) return certified_decimal({FieldElem(*r)}, digits, fixed);
+            // Fixed places, a tie that rounds to 0 (0.005 to 2 places): the zero keeps q's sign.
+            const std::string zero = round_to_decimal(mpz_class(0), 0, digits, fixed);
+            return sgn(coeffs[0].rational()) < 0 ? "-" + zero : zero;
+        }
+    }
     // Significant digits need the value's magnitude; fixed digits only `need` bits past the
     // point (a tiny value rounds to 0.000… once its enclosure is that narrow).
     const auto need = static_cast<std::int64_t>(digits * 3.33) + 64;

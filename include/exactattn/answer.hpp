@@ -91,8 +91,11 @@ struct EntryVerdict {
 /// they decide (up to limits().max_precision bits) for values outside it.
 EntryVerdict judge_entry(const AnswerEntry& entry, const Real& target, const Tolerance& tol);
 
-/// |entry − target| for feedback: 3 significant figures of a high-precision enclosure's
-/// midpoint (e.g. "0.0123"; "0" only when they are equal exactly).
-std::string distance_text(const AnswerEntry& entry, const Real& target);
+/// |entry − target|, exact when both are in the domain.
+Real distance(const AnswerEntry& entry, const Real& target);
+/// A distance for feedback, to 3 significant figures (e.g. "0.0123"; "0" only when it is 0):
+/// correctly rounded from the exact value, or, outside the domain (an expression in e), from
+/// the midpoint of a 96-bit enclosure.
+std::string distance_text(const Real& d);
 
 }  // namespace exactattn

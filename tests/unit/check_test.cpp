@@ -150,6 +150,16 @@ TEST(Check, UnknownWrongAnswerSaysHowFar) {
     EXPECT_EQ(j.feedback, "Wrong: no known mistake reproduces it; it is up to 0.2 from the exact value (entry 1).");
 }
 
+TEST(Check, HowFarIsRoundedFromTheExactDistance) {
+    // [0.3765, 0.25, 0.25] against [1/2, 1/4, 1/4]: the distances are 0.1235, 0 and 0, and
+    // 0.1235 to 3 significant figures is a tie, rounded to even: 0.124. (Through a double,
+    // 0.1235 is 0.12349999…, which printed 0.123.)
+    const Judgement j = check(chapter(), "/reads/example-14.1/weights", "[0.3765, 0.25, 0.25]");
+    EXPECT_FALSE(j.correct);
+    EXPECT_EQ(j.mistake_id, "");
+    EXPECT_EQ(j.distance, "0.124");
+}
+
 TEST(Check, RegistryIds) {
     const auto ids = mistake_ids();
     for (const char* id : {"divide-by-count", "forget-exp", "e-instead-of-2", "forget-renormalize", "drop-a",

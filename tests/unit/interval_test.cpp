@@ -375,3 +375,26 @@ TEST(Interval, TinyValuesNeedNoPrecisionForTheirSize) {
     mpq_mul_2exp(m.get_mpq_t(), m.get_mpq_t(), 5000000);
     EXPECT_LT(abs(mpq_class(m * m - 2)), mpq_class(1, two_to(97)));
 }
+
+// Regression: a rational exactly halfway between two decimals of the requested form has
+// enclosures on both sides of the tie at every precision, so it was refused with a
+// max_precision error whose reason was false. It is rounded exactly, to nearest, ties to even.
+TEST(Interval, DecimalTiesOfRationalsRoundToEven) {
+    // 247/2000 = 0.1235: to 3 significant digits 123.5 → 124 (even).
+    EXPECT_EQ(certified_decimal({q(247, 2000)}, 3, false), "0.124");
+    EXPECT_EQ(certified_decimal({q(-247, 2000)}, 3, false), "-0.124");
+    // 2469/20000 = 0.12345 is no tie at 3 digits: 0.123.
+    EXPECT_EQ(certified_decimal({q(2469, 20000)}, 3, false), "0.123");
+    // 9995/10000 = 0.9995: 999.5 → 1000, which carries into the next decade: 1.00.
+    EXPECT_EQ(certified_decimal({q(9995, 10000)}, 3, false), "1.00");
+    // 5/2 to one digit: 2 (even); 95/2 = 47.5 to two: 48 (even); 1/8 = 0.125 to two: 0.12.
+    EXPECT_EQ(certified_decimal({q(5, 2)}, 1, false), "2");
+    EXPECT_EQ(certified_decimal({q(95, 2)}, 2, false), "48");
+    EXPECT_EQ(certified_decimal({q(1, 8)}, 2, false), "0.12");
+    // Fixed places: 3/200 = 0.015 → 0.02 (1.5 → 2); 1/200 = 0.005 → 0.00 (0.5 → 0), with the
+    // value's sign on the zero; 7/40 = 0.175 → 0.18 (17.5 → 18).
+    EXPECT_EQ(certified_decimal({q(3, 200)}, 2, true), "0.02");
+    EXPECT_EQ(certified_decimal({q(1, 200)}, 2, true), "0.00");
+    EXPECT_EQ(certified_decimal({q(-1, 200)}, 2, true), "-0.00");
+    EXPECT_EQ(certified_decimal({q(7, 40)}, 2, true), "0.18");
+}
