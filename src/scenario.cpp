@@ -777,14 +777,15 @@ private:
         });
     }
 
-    // k of "<prefix><k>" with k written in 1 to 6 decimal digits; nothing otherwise.
+    // k of "<prefix><k>" with k written in 1 to 6 decimal digits, without leading zeros (as the
+    // report's pointers, RFC 6901 array indices, write it); nothing otherwise.
     static std::optional<std::size_t> numbered(const std::string& rest, const std::string& prefix) {
         if (rest.rfind(prefix, 0) != 0 || rest.size() == prefix.size() || rest.size() > prefix.size() + 6) {
             return std::nullopt;
         }
         const bool digits = std::all_of(rest.begin() + static_cast<std::ptrdiff_t>(prefix.size()), rest.end(),
                                         [](char c) { return c >= '0' && c <= '9'; });
-        if (!digits) return std::nullopt;
+        if (!digits || (rest.size() > prefix.size() + 1 && rest[prefix.size()] == '0')) return std::nullopt;
         return std::stoul(rest.substr(prefix.size()));
     }
 
