@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
 
 #include "exactattn/interval.hpp"
 #include "exactattn/limits.hpp"
@@ -21,11 +20,7 @@ namespace {
 constexpr std::int64_t kFirstBits = 64;
 constexpr std::int64_t kDivisionBits = 4096;
 
-mpq_class pow10(int k) {
-    mpz_class p;
-    mpz_ui_pow_ui(p.get_mpz_t(), 10, static_cast<unsigned long>(k < 0 ? -k : k));
-    return k < 0 ? mpq_class(mpz_class(1), p) : mpq_class(p);
-}
+mpq_class pow10(int k) { return detail::pow10q(k); }
 
 bool overlap(const RationalInterval& x, const RationalInterval& y) { return x.lo <= y.hi && y.lo <= x.hi; }
 
@@ -445,26 +440,23 @@ std::optional<bool> within(const Real& s, const Real& t, const Real& bound, bool
     return strict ? *c < 0 : *c <= 0;
 }
 
-// floor(log10 |t|) for t ≠ 0: from a double estimate, corrected by certified comparisons with
-// powers of ten (exact for values of the domain; enclosures for the others).
+// floor(log10 |t|) for t ≠ 0: guessed from the digits of an enclosure's midpoint, then moved
+// one step at a time by certified comparisons with powers of ten (exact for values of the
+// domain; enclosures for the others). nullopt when a comparison cannot be decided.
 std::optional<int> decimal_exponent(const Real& t) {
-    const RationalInterval r = absolute(t).at(128);
+    const Real at = absolute(t);
+    const RationalInterval r = at.at(128);
     const mpq_class mid = (r.lo + r.hi) / 2;
     if (sgn(mid) == 0) return std::nullopt;
-    long e2 = 0;
-    const mpf_class f(mid, 256);
-    const double d = mpf_get_d_2exp(&e2, f.get_mpf_t());  // mid = d·2^e2, d in [0.5, 1)
-    int k = static_cast<int>(std::floor(std::log10(d) + static_cast<double>(e2) * 0.30102999566398120));
-    const Real at = absolute(t);
-    for (int step = 0; step < 4; ++step) {
+    auto k = static_cast<int>(detail::decimal_exponent_guess(mid));
+    for (;;) {  // monotone: k only moves toward the exponent
         const auto lo = certified_compare(at, Real::of(Value(pow10(k))));
         const auto hi = certified_compare(at, Real::of(Value(pow10(k + 1))));
-        if (!lo || !hi) return k;
+        if (!lo || !hi) return std::nullopt;
         if (*lo < 0) --k;
         else if (*hi >= 0) ++k;
         else return k;
     }
-    return k;
 }
 
 }  // namespace

@@ -487,13 +487,18 @@ double certified_double(const std::vector<FieldElem>& coeffs) {
     }
 }
 
-namespace {
-
 mpq_class pow10q(std::int64_t k) {
     mpz_class p;
     mpz_ui_pow_ui(p.get_mpz_t(), 10, static_cast<unsigned long>(k < 0 ? -k : k));
     return k < 0 ? mpq_class(mpz_class(1), p) : mpq_class(p);
 }
+
+std::int64_t decimal_exponent_guess(const mpq_class& q) {
+    return static_cast<std::int64_t>(mpz_sizeinbase(q.get_num_mpz_t(), 10)) -
+           static_cast<std::int64_t>(mpz_sizeinbase(q.get_den_mpz_t(), 10));
+}
+
+namespace {
 
 // A rational q exactly halfway between two decimals of the requested form has enclosures that
 // straddle the tie at every precision. Rounded exactly here (to nearest, ties to even), it is
@@ -505,8 +510,7 @@ std::optional<mpq_class> decimal_tie(const mpq_class& q, int digits, bool fixed)
     std::int64_t k = digits;  // the scale: q·10^k is rounded to an integer
     if (!fixed) {
         // E = ⌊log10 |q|⌋, from the sizes in base 10 and corrected by exact comparison.
-        std::int64_t e = static_cast<std::int64_t>(mpz_sizeinbase(aq.get_num_mpz_t(), 10)) -
-                         static_cast<std::int64_t>(mpz_sizeinbase(aq.get_den_mpz_t(), 10));
+        std::int64_t e = decimal_exponent_guess(aq);
         while (aq < pow10q(e)) --e;
         while (aq >= pow10q(e + 1)) ++e;
         k = digits - 1 - e;

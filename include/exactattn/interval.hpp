@@ -44,5 +44,11 @@ std::string certified_decimal(const std::vector<FieldElem>& coeffs, int digits, 
 /// rational (used by the cross-check to measure errors without rounding to double first).
 mpq_class approximate(const std::vector<FieldElem>& coeffs, std::int64_t bits);
 
+/// 10^k, exactly.
+mpq_class pow10q(std::int64_t k);
+/// ⌊log10 |q|⌋ within 2 for q ≠ 0, from the decimal sizes of its numerator and denominator:
+/// a starting point for exact comparisons with powers of ten.
+std::int64_t decimal_exponent_guess(const mpq_class& q);
+
 }  // namespace detail
 }  // namespace exactattn
