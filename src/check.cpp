@@ -23,14 +23,7 @@ namespace {
 using detail::Json;
 
 std::vector<std::string> pointer_tokens(const std::string& pointer) {
-    std::vector<std::string> out;
-    const Json::json_pointer ptr(pointer);  // already validated by the resolver
-    Json::json_pointer p = ptr;
-    while (!p.empty()) {
-        out.insert(out.begin(), p.back());
-        p.pop_back();
-    }
-    return out;
+    return detail::pointer_parts(pointer).value();  // already validated by the resolver
 }
 
 // What the target quantity was computed from, when it is a quantity of a read or of an

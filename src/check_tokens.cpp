@@ -19,21 +19,6 @@ namespace {
 
 using detail::Json;
 
-// The reference tokens of a pointer (RFC 6901 decoded); none when it is not a valid pointer.
-std::optional<std::vector<std::string>> pointer_parts(std::string_view pointer) {
-    try {
-        Json::json_pointer p{std::string(pointer)};
-        std::vector<std::string> out;
-        while (!p.empty()) {
-            out.insert(out.begin(), p.back());
-            p.pop_back();
-        }
-        return out;
-    } catch (const Json::exception&) {
-        return std::nullopt;
-    }
-}
-
 bool is_regime(const std::string& s) { return s == "teacher-forcing" || s == "generation"; }
 
 bool is_index(const std::string& s) {
@@ -47,8 +32,22 @@ bool list_or_element(const std::vector<std::string>& t, std::size_t k) {
 
 }  // namespace
 
+std::optional<std::vector<std::string>> detail::pointer_parts(std::string_view pointer) {
+    try {
+        Json::json_pointer p{std::string(pointer)};
+        std::vector<std::string> out;
+        while (!p.empty()) {
+            out.insert(out.begin(), p.back());
+            p.pop_back();
+        }
+        return out;
+    } catch (const Json::exception&) {
+        return std::nullopt;
+    }
+}
+
 bool names_tokens(std::string_view pointer) {
-    const auto parts = pointer_parts(pointer);
+    const auto parts = detail::pointer_parts(pointer);
     if (!parts) return false;
     const auto& t = *parts;
     const std::size_t n = t.size();
@@ -104,7 +103,7 @@ TokensAt tokens_at(const Json& doc, const std::string& target, const Location& w
         return out;
     }
     if (x.is_null()) {
-        const auto t = pointer_parts(target).value_or(std::vector<std::string>{});
+        const auto t = detail::pointer_parts(target).value_or(std::vector<std::string>{});
         const std::string why =
             !t.empty() && t.back() == "chosen"
                 ? "the tie rule refused the tie at this step, so no token was chosen"
@@ -346,7 +345,7 @@ Judgement judge_tokens(const Report& rep, const Json& doc, const LearnerAnswer& 
     j.tokens = true;
     const TokensAt right = tokens_at(doc, answer.target, where);
     j.exact_tokens = right.tokens;
-    const auto t = pointer_parts(answer.target).value_or(std::vector<std::string>{});
+    const auto t = detail::pointer_parts(answer.target).value_or(std::vector<std::string>{});
     // A step's argmax is the set of tokens with the largest score: any order.
     const bool as_set = t.size() == 6 && t[5] == "argmax";
     j.rule = as_set ? "exact tokens, in any order" : right.scalar ? "exact token" : "exact tokens";

@@ -3,6 +3,7 @@
 // generated sequence, a source's tokens), used by check.cpp and the scenario loader.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,9 @@ struct TokensAt {
     bool scalar = false;
 };
 TokensAt tokens_at(const Json& doc, const std::string& target, const Location& where);
+
+/// The reference tokens of a JSON pointer (RFC 6901 decoded); none when it is not a valid pointer.
+std::optional<std::vector<std::string>> pointer_parts(std::string_view pointer);
 
 /// read_proposal() for a token target: `blue`, `[a, blue, key, .]`, `["," , x]`. ParseError
 /// (with its column) for invalid UTF-8, an unclosed list or quote, an empty token.
