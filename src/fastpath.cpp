@@ -407,6 +407,37 @@ Value times_a_power(FieldElem f, int e) {
     return Value::from_terms(std::move(terms));
 }
 
+// D⁻¹ = A / N with A integral and N > 0 an integer (the adjugate and ± the norm of D), over the
+// denominator big_den = N·q_den that the contexts share when the unit q·a^e folds in.
+struct Inverse {
+    bool folded = false;  // the values' unit is q·a^e with q rational
+    mpq_class uq = 1;
+    int ue = 0;
+    ZPoly adj;
+    mpz_class norm;
+    mpz_class big_den;
+};
+
+Inverse integral_inverse(const ZPoly& den, std::size_t mm, int mi, Inverse inv) {
+    if (!integral_adjugate(den, mm, inv.adj, inv.norm)) {
+        // M not a power of two: D⁻¹ = A / L with L the lcm of its denominators.
+        std::vector<mpq_class> dq(mm);
+        for (std::size_t r = 0; r < mm; ++r) dq[r] = mpq_class(den[r]);
+        const std::vector<mpq_class> d_inv = FieldElem::from_coefficients(mi, dq).inverse().lifted(mi);
+        inv.norm = 1;
+        for (const auto& x : d_inv) mpz_lcm(inv.norm.get_mpz_t(), inv.norm.get_mpz_t(), x.get_den_mpz_t());
+        inv.adj.assign(mm, mpz_class());
+        for (std::size_t r = 0; r < mm; ++r) inv.adj[r] = d_inv[r].get_num() * (inv.norm / d_inv[r].get_den());
+    }
+    if (sgn(inv.norm) < 0) {
+        inv.norm = -inv.norm;
+        for (auto& x : inv.adj) x = -x;
+    }
+    inv.big_den = inv.norm;
+    if (inv.folded) inv.big_den *= inv.uq.get_den();
+    return inv;
+}
+
 }  // namespace
 
 std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values_in,
@@ -565,24 +596,21 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
     tr.query = request.query;
     tr.marks = marks;
     tr.fast_path = true;
-    tr.context.resize(dv);
     const bool one_unit = vmem->is_compact();
-    auto unit = [&](std::size_t i) -> const Value& { return vmem->column_unit(i); };
-    Value inv_true;  // 1 / denominator
+    // The units the contexts are multiples of, copied: the deferred reductions below outlive
+    // `vmem` (it may be this function's compacted copy).
+    std::vector<Value> units(dv);
+    for (std::size_t i = 0; i < dv; ++i) units[i] = vmem->column_unit(i);
+    Deferred<Value> inv_true;  // 1 / denominator
     if (m == 1) {
-        // Σ_j 2^(T_j) = 2^fmin·N and context_i = C_i / N · unit.
-        const mpz_class big_n = sums.value(0, dv);
+        // Σ_j 2^(T_j) = 2^fmin·N and context_i = C_i / N · unit. 1/N is canonical as it stands;
+        // the contexts are reduced (common_factors: one full-size gcd) when first looked at.
+        mpz_class big_n = sums.value(0, dv);
         std::vector<mpz_class> c(dv);
         for (std::size_t i = 0; i < dv; ++i) c[i] = sums.value(0, i);
         const std::int64_t fm = fmin;
         tr.denominator = Value(FieldElem(times_pow2(mpq_class(big_n), fm)));
         inv_true = Value(FieldElem(times_pow2(mpq_class(mpz_class(1), big_n), -fm)));
-        const std::vector<mpz_class> gi = common_factors(big_n, c);
-        for (std::size_t i = 0; i < dv; ++i) {
-            if (sgn(c[i]) == 0 || unit(i).is_zero()) continue;
-            const FieldElem ci = from_canonical_unchecked(1, {reduced(c[i], big_n, gi[i])});
-            tr.context[i] = Value(ci) * unit(i);
-        }
         if (one_unit && request.readout && std::all_of(request.readout->begin(), request.readout->end(),
                                            [](const Value& v) { return v.is_rational(); })) {
             // r = Σ_i c_i C_i / N · unit: one gcd instead of d additions of reduced fractions.
@@ -599,13 +627,24 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
                 coeff *= q.get_num();
                 num += coeff * c[i];
             }
-            tr.readout = Value(FieldElem(mpq_class(num, l * big_n))) * unit(0);  // one gcd
+            tr.readout = Value(FieldElem(mpq_class(num, l * big_n))) * units[0];  // one gcd
         }
+        tr.context = DeferredVector(dv, [big_n = std::move(big_n), c = std::move(c), units] {
+            const std::vector<mpz_class> gi = common_factors(big_n, c);
+            std::vector<Value> out(c.size());
+            for (std::size_t i = 0; i < c.size(); ++i) {
+                if (sgn(c[i]) == 0 || units[i].is_zero()) continue;
+                const FieldElem ci = from_canonical_unchecked(1, {reduced(c[i], big_n, gi[i])});
+                out[i] = Value(ci) * units[i];
+            }
+            return out;
+        });
     } else {
         // D = Σ_r θ^r N_r and C_i = Σ_r θ^r C_{r,i}, integral. With D·A = N (A integral, N an
-        // integer), C_i / D = C_i·A / N: integer products, then every coefficient reduced
-        // against N with one shared full-size gcd (common_factors), instead of an inversion
-        // and d products over Q that reduce every partial fraction.
+        // integer), C_i / D = C_i·A / N: integer products, then the coefficients reduced against
+        // N with one shared full-size gcd (common_factors), instead of an inversion and d
+        // products over Q that reduce every partial fraction. All of it deferred: D⁻¹ (the
+        // weights' factor) when a weight is first looked at, the contexts when they are.
         const int mi = static_cast<int>(m);
         const std::int64_t fm = fmin;
         ZPoly den(mm);
@@ -615,60 +654,51 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
             den[r] = sums.value(r, dv);
             for (std::size_t i = 0; i < dv; ++i) num[i][r] = sums.value(r, i);
         }
-        ZPoly adj;
-        mpz_class norm;
-        if (!integral_adjugate(den, mm, adj, norm)) {
-            // M not a power of two: D⁻¹ = A / L with L the lcm of its denominators.
-            std::vector<mpq_class> dq(mm);
-            for (std::size_t r = 0; r < mm; ++r) dq[r] = mpq_class(den[r]);
-            const std::vector<mpq_class> inv = FieldElem::from_coefficients(mi, dq).inverse().lifted(mi);
-            norm = 1;
-            for (const auto& x : inv) mpz_lcm(norm.get_mpz_t(), norm.get_mpz_t(), x.get_den_mpz_t());
-            adj.assign(mm, mpz_class());
-            for (std::size_t r = 0; r < mm; ++r) adj[r] = inv[r].get_num() * (norm / inv[r].get_den());
-        }
-        if (sgn(norm) < 0) {
-            norm = -norm;
-            for (auto& x : adj) x = -x;
-        }
         std::vector<mpq_class> den_true(mm);
         for (std::size_t r = 0; r < mm; ++r) den_true[r] = times_pow2(mpq_class(den[r]), fm);
         tr.denominator = Value(field_from_reduced(mi, std::move(den_true)));
         // A unit q·a^e (q rational) folds into the fractions; any other multiplies at the end.
-        mpq_class uq = 1;
-        int ue = 0;
-        const bool folded = one_unit && !unit(0).is_zero() && unit_parts(unit(0), uq, ue);
-        mpz_class big_den = norm;
-        if (folded) big_den *= uq.get_den();
-        // Every fraction over big_den: the d_v contexts' coefficients C_i·A·q_num, then D⁻¹'s
-        // A·q_den (A / N = A·q_den / big_den), so that one shared gcd reduces all of them.
-        std::vector<mpz_class> flat((dv + 1) * mm);
-        for (std::size_t i = 0; i < dv; ++i) {
-            ZPoly x = mul_mod(num[i], adj, mm);
-            for (std::size_t r = 0; r < mm; ++r) {
-                if (folded) x[r] *= uq.get_num();
-                flat[i * mm + r] = std::move(x[r]);
+        Inverse inv;
+        inv.folded = one_unit && !units[0].is_zero() && unit_parts(units[0], inv.uq, inv.ue);
+        const auto adjugate = std::make_shared<Deferred<Inverse>>(
+            [den = std::move(den), mm, mi, inv]() mutable { return integral_inverse(den, mm, mi, std::move(inv)); });
+        inv_true = Deferred<Value>([adjugate, mm, mi, fm] {
+            const Inverse& a = adjugate->get();
+            // A / N = A·q_den / big_den over the contexts' denominator.
+            std::vector<mpz_class> flat(a.adj);
+            if (a.folded) {
+                for (auto& x : flat) x *= a.uq.get_den();
             }
-        }
-        for (std::size_t r = 0; r < mm; ++r) {
-            flat[dv * mm + r] = adj[r];
-            if (folded) flat[dv * mm + r] *= uq.get_den();
-        }
-        const std::vector<mpz_class> gi = common_factors(big_den, flat);
-        std::vector<mpq_class> inv_coeffs(mm);
-        for (std::size_t r = 0; r < mm; ++r) {
-            inv_coeffs[r] = times_pow2(reduced(flat[dv * mm + r], big_den, gi[dv * mm + r]), -fm);
-        }
-        inv_true = Value(field_from_reduced(mi, std::move(inv_coeffs)));
-        for (std::size_t i = 0; i < dv; ++i) {
-            if (unit(i).is_zero()) continue;
-            std::vector<mpq_class> c(mm);
-            for (std::size_t r = 0; r < mm; ++r) c[r] = reduced(flat[i * mm + r], big_den, gi[i * mm + r]);
-            FieldElem f = field_from_reduced(mi, std::move(c));
-            tr.context[i] = folded ? times_a_power(std::move(f), ue) : Value(f) * unit(i);
-        }
+            const std::vector<mpz_class> gi = common_factors(a.big_den, flat);
+            std::vector<mpq_class> coeffs(mm);
+            for (std::size_t r = 0; r < mm; ++r) coeffs[r] = times_pow2(reduced(flat[r], a.big_den, gi[r]), -fm);
+            return Value(field_from_reduced(mi, std::move(coeffs)));
+        });
+        tr.context = DeferredVector(dv, [adjugate, num = std::move(num), units, mm, mi] {
+            const Inverse& a = adjugate->get();
+            const std::size_t width = num.size();
+            // Every context coefficient C_i·A·q_num over big_den: one shared gcd reduces them all.
+            std::vector<mpz_class> flat(width * mm);
+            for (std::size_t i = 0; i < width; ++i) {
+                ZPoly x = mul_mod(num[i], a.adj, mm);
+                for (std::size_t r = 0; r < mm; ++r) {
+                    if (a.folded) x[r] *= a.uq.get_num();
+                    flat[i * mm + r] = std::move(x[r]);
+                }
+            }
+            const std::vector<mpz_class> gi = common_factors(a.big_den, flat);
+            std::vector<Value> out(width);
+            for (std::size_t i = 0; i < width; ++i) {
+                if (units[i].is_zero()) continue;
+                std::vector<mpq_class> c(mm);
+                for (std::size_t r = 0; r < mm; ++r) c[r] = reduced(flat[i * mm + r], a.big_den, gi[i * mm + r]);
+                FieldElem f = field_from_reduced(mi, std::move(c));
+                out[i] = a.folded ? times_a_power(std::move(f), a.ue) : Value(f) * units[i];
+            }
+            return out;
+        });
     }
-    if (request.readout && !tr.readout) tr.readout = apply_readout(*request.readout, tr.context);
+    if (request.readout && !tr.readout) tr.readout = apply_readout(*request.readout, tr.context.values());
 
     // The per-position columns, computed on demand: T_j = (S_j / g)·P in place of S_j.
     if (g != 1 || big_p != 1) {

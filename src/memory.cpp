@@ -263,7 +263,7 @@ Column Column::powers_of_two(std::vector<std::int64_t> k, std::int64_t m,
 }
 
 Column Column::powers_of_two(Shared<std::int64_t> k, std::int64_t m, Shared<bool> present,
-                             Value factor, std::optional<Value> absent) {
+                             Deferred<Value> factor, std::optional<Value> absent) {
     Column c;
     c.kind_ = Kind::PowersOfTwo;
     c.k_ = std::move(k);
@@ -281,10 +281,10 @@ std::optional<Value> Column::at(std::size_t j) const {
         case Kind::Explicit: return values_[j];
         case Kind::Multiples:
             if (!(*present_)[j]) return std::nullopt;
-            return Value(static_cast<long>((*k_)[j])) * factor_;
+            return Value(static_cast<long>((*k_)[j])) * factor_.get();
         case Kind::PowersOfTwo:
             if (!(*present_)[j]) return absent_;
-            return Value::exp2(mpq_class(static_cast<long>((*k_)[j]), static_cast<long>(m_))) * factor_;
+            return Value::exp2(mpq_class(static_cast<long>((*k_)[j]), static_cast<long>(m_))) * factor_.get();
     }
     return std::nullopt;
 }

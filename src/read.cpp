@@ -209,10 +209,11 @@ ReadTrace attend_general(const Memory& keys, const Memory& values, const ReadReq
             }
         });
     }
-    t.context.assign(dv, Value());
+    Vector context(dv);
     for (std::size_t i = 0; i < dv; ++i) {
-        if (!sums[i].is_zero()) t.context[i] = sums[i] * inv;
+        if (!sums[i].is_zero()) context[i] = sums[i] * inv;
     }
+    t.context = std::move(context);
     t.scores = Column(std::move(scores));
     t.exponentials = Column(std::move(exps));
     t.weights = Column(std::move(weights));

@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "exactattn/deferred.hpp"
 #include "exactattn/value.hpp"
 
 namespace exactattn {
@@ -99,7 +100,7 @@ public:
                                 std::vector<bool> present, Value factor,
                                 std::optional<Value> absent);
     static Column powers_of_two(Shared<std::int64_t> k, std::int64_t m, Shared<bool> present,
-                                Value factor, std::optional<Value> absent);
+                                Deferred<Value> factor, std::optional<Value> absent);
 
     [[nodiscard]] std::size_t size() const;
     [[nodiscard]] std::optional<Value> at(std::size_t j) const;
@@ -117,7 +118,7 @@ private:
     Shared<std::int64_t> k_;
     Shared<bool> present_;
     std::int64_t m_ = 1;
-    Value factor_;
+    Deferred<Value> factor_;  ///< a read's 1/denominator is reduced when first needed
     std::optional<Value> absent_;
 };
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "exactattn/deferred.hpp"
 #include "exactattn/memory.hpp"
 #include "exactattn/value.hpp"
 
@@ -41,7 +42,9 @@ struct ReadTrace {
     Column exponentials;  ///< none where removed
     Value denominator;    ///< Σ of the included exponentials
     Column weights;       ///< 0 where removed; they sum to exactly 1
-    Vector context;       ///< Σ_j weight_j v_j, width d_v
+    /// Σ_j weight_j v_j, width d_v. The fast path reduces it to canonical form when it is first
+    /// looked at (deferred.hpp); every entry is exact either way.
+    DeferredVector context;
     std::optional<Value> readout;
     bool fast_path = false;  ///< computed by the shifted-integer path (fastpath.hpp)
 
