@@ -98,6 +98,24 @@ bool unit_parts(const Value& unit, mpq_class& q, int& e) {
     return true;
 }
 
+// x·y = ρ·a with ρ rational, read off two monomials r·2^(l/m)·a^e without building the product
+// (a layer row has d_k query entries to multiply; a Value product allocates): true when both
+// are monomials whose powers of a add to 1 and whose powers of 2 add to an integer k, with
+// ρ = r_x·r_y·2^k. False: undecided here (the caller multiplies the values).
+bool multiple_of_a_product(const Value& x, const Value& y, mpq_class& rho) {
+    detail::Monomial mx;
+    detail::Monomial my;
+    const mpq_class* rx = detail::monomial_of(x, mx);
+    const mpq_class* ry = detail::monomial_of(y, my);
+    if (rx == nullptr || ry == nullptr || mx.e + my.e != 1) return false;
+    const long num = static_cast<long>(mx.l) * my.m + static_cast<long>(my.l) * mx.m;  // l_x/m_x + l_y/m_y
+    const long den = static_cast<long>(mx.m) * my.m;
+    if (num % den != 0) return false;
+    mpq_mul(rho.get_mpq_t(), rx->get_mpq_t(), ry->get_mpq_t());
+    if (num / den != 0) mpq_mul_2exp(rho.get_mpq_t(), rho.get_mpq_t(), static_cast<mp_bitcnt_t>(num / den));
+    return true;
+}
+
 std::int64_t floor_div(std::int64_t x, std::int64_t m) {  // m > 0
     const std::int64_t q = x / m;
     return x % m != 0 && x < 0 ? q - 1 : q;
@@ -482,9 +500,19 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
     // the score is S_j·ρ·a with S_j = Σ_i p_i k_ji, p_i = P_i/g and ρ = g/L.
     std::vector<mpq_class> rho_i(d);
     mpz_class big_l = 1;
+    const Value* last_unit = nullptr;  // u_i·scale, once per distinct unit (one for a compact memory)
+    Value unit_scaled;
     for (std::size_t i = 0; i < d; ++i) {
         if (request.query[i].is_zero() || memory->column_unit(i).is_zero()) continue;
-        const Value c = request.query[i] * memory->column_unit(i) * scale;
+        if (&memory->column_unit(i) != last_unit) {
+            last_unit = &memory->column_unit(i);
+            unit_scaled = *last_unit * scale;
+        }
+        if (multiple_of_a_product(request.query[i], unit_scaled, rho_i[i])) {
+            mpz_lcm(big_l.get_mpz_t(), big_l.get_mpz_t(), rho_i[i].get_den_mpz_t());
+            continue;
+        }
+        const Value c = request.query[i] * unit_scaled;
         if (c.as_rational_multiple_of_a(rho_i[i])) {
             mpz_lcm(big_l.get_mpz_t(), big_l.get_mpz_t(), rho_i[i].get_den_mpz_t());
             continue;
