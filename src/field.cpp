@@ -403,6 +403,16 @@ FieldElem FieldElem::operator-() const {
 
 FieldElem& FieldElem::operator*=(const FieldElem& y) {
     if (is_zero() || y.is_zero()) return *this = FieldElem();
+    if (y.m_ == 1 && this != &y) {
+        // A rational factor scales every coefficient; the canonical form (which coefficients are
+        // zero, the root degree) does not change.
+        for (auto& c : c_) {
+            if (sgn(c) == 0) continue;
+            c *= y.c_[0];
+            detail::check_bits(c);
+        }
+        return *this;
+    }
     const int n = m_ == y.m_ ? m_ : detail::lcm_root(m_, y.m_);
     const auto a = m_ == n ? c_ : lifted(n);
     const auto b = y.m_ == n ? y.c_ : y.lifted(n);

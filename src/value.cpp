@@ -112,6 +112,23 @@ Value Value::operator-() const {
 
 Value& Value::operator*=(const Value& y) {
     if (is_zero() || y.is_zero()) return *this = Value();
+    // A constant factor (k·u for a compact memory's entries, a scale): term by term, in place.
+    if (y.t_.size() == 1 && this != &y) {
+        for (auto& f : t_) {
+            if (!f.is_zero()) f *= y.t_[0];
+        }
+        canonicalize();
+        return *this;
+    }
+    if (t_.size() == 1 && this != &y) {
+        const FieldElem c = std::move(t_[0]);
+        t_ = y.t_;
+        for (auto& f : t_) {
+            if (!f.is_zero()) f *= c;
+        }
+        canonicalize();
+        return *this;
+    }
     check_degree(t_.size() + y.t_.size() - 1);
     std::vector<FieldElem> out(t_.size() + y.t_.size() - 1);
     // The running size is checked as the product grows: a large scalar times a dense value
