@@ -425,6 +425,12 @@ Value times_a_power(FieldElem f, int e) {
     return Value::from_terms(std::move(terms));
 }
 
+// A memory's column units: one for all columns, or one each.
+struct ColumnUnits {
+    std::vector<Value> all;
+    const Value& operator[](std::size_t i) const { return all.size() == 1 ? all[0] : all[i]; }
+};
+
 // D⁻¹ = A / N with A integral and N > 0 an integer (the adjugate and ± the norm of D), over the
 // denominator big_den = N·q_den that the contexts share when the unit q·a^e folds in.
 struct Inverse {
@@ -625,10 +631,10 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
     tr.marks = marks;
     tr.fast_path = true;
     const bool one_unit = vmem->is_compact();
-    // The units the contexts are multiples of, copied: the deferred reductions below outlive
-    // `vmem` (it may be this function's compacted copy).
-    std::vector<Value> units(dv);
-    for (std::size_t i = 0; i < dv; ++i) units[i] = vmem->column_unit(i);
+    // The units the contexts are multiples of, held by the deferred reductions below: they
+    // outlive `vmem` (it may be this function's compacted copy). One for a compact memory.
+    const auto units = std::make_shared<ColumnUnits>();
+    for (std::size_t i = 0; i < (one_unit ? 1 : dv); ++i) units->all.push_back(vmem->column_unit(i));
     Deferred<Value> inv_true;  // 1 / denominator
     if (m == 1) {
         // Σ_j 2^(T_j) = 2^fmin·N and context_i = C_i / N · unit. 1/N is canonical as it stands;
@@ -655,15 +661,15 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
                 coeff *= q.get_num();
                 num += coeff * c[i];
             }
-            tr.readout = Value(FieldElem(mpq_class(num, l * big_n))) * units[0];  // one gcd
+            tr.readout = Value(FieldElem(mpq_class(num, l * big_n))) * (*units)[0];  // one gcd
         }
         tr.context = DeferredVector(dv, [big_n = std::move(big_n), c = std::move(c), units] {
             const std::vector<mpz_class> gi = common_factors(big_n, c);
             std::vector<Value> out(c.size());
             for (std::size_t i = 0; i < c.size(); ++i) {
-                if (sgn(c[i]) == 0 || units[i].is_zero()) continue;
+                if (sgn(c[i]) == 0 || (*units)[i].is_zero()) continue;
                 const FieldElem ci = from_canonical_unchecked(1, {reduced(c[i], big_n, gi[i])});
-                out[i] = Value(ci) * units[i];
+                out[i] = Value(ci) * (*units)[i];
             }
             return out;
         });
@@ -687,7 +693,7 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
         tr.denominator = Value(field_from_reduced(mi, std::move(den_true)));
         // A unit q·a^e (q rational) folds into the fractions; any other multiplies at the end.
         Inverse inv;
-        inv.folded = one_unit && !units[0].is_zero() && unit_parts(units[0], inv.uq, inv.ue);
+        inv.folded = one_unit && !(*units)[0].is_zero() && unit_parts((*units)[0], inv.uq, inv.ue);
         const auto adjugate = std::make_shared<Deferred<Inverse>>(
             [den = std::move(den), mm, mi, inv]() mutable { return integral_inverse(den, mm, mi, std::move(inv)); });
         inv_true = Deferred<Value>([adjugate, mm, mi, fm] {
@@ -717,11 +723,11 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
             const std::vector<mpz_class> gi = common_factors(a.big_den, flat);
             std::vector<Value> out(width);
             for (std::size_t i = 0; i < width; ++i) {
-                if (units[i].is_zero()) continue;
+                if ((*units)[i].is_zero()) continue;
                 std::vector<mpq_class> c(mm);
                 for (std::size_t r = 0; r < mm; ++r) c[r] = reduced(flat[i * mm + r], a.big_den, gi[i * mm + r]);
                 FieldElem f = field_from_reduced(mi, std::move(c));
-                out[i] = a.folded ? times_a_power(std::move(f), a.ue) : Value(f) * units[i];
+                out[i] = a.folded ? times_a_power(std::move(f), a.ue) : Value(f) * (*units)[i];
             }
             return out;
         });
