@@ -495,11 +495,7 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
     if (vmem != memory) {
         // The bucket sums add up to n value rows in 64 bits: every |v| must stay below 2^62/n.
         const std::uint64_t vlimit = static_cast<std::uint64_t>((u128{1} << 62) / n);
-        for (const std::int64_t x : vmem->integers()) {
-            if ((x < 0 ? 0 - static_cast<std::uint64_t>(x) : static_cast<std::uint64_t>(x)) >= vlimit) {
-                return std::nullopt;
-            }
-        }
+        if (vmem->max_magnitude() >= vlimit) return std::nullopt;
     }
     // Score at j: Σ_i k_ji · (q_i·u_i·scale). Each factor q_i·u_i·scale must be ρ_i·a with ρ_i
     // rational (or the column all zero); with ρ_i = P_i/L over a common L and g = gcd(P_i),

@@ -148,6 +148,9 @@ Memory Memory::scaled_integers(std::size_t rows, std::size_t width, std::vector<
     m.width_ = width;
     m.compact_ = true;
     m.k_ = std::move(k);
+    for (const std::int64_t x : m.k_) {
+        m.max_magnitude_ = std::max(m.max_magnitude_, x < 0 ? 0 - static_cast<std::uint64_t>(x) : static_cast<std::uint64_t>(x));
+    }
     m.unit_ = std::move(unit);
     return m;
 }
