@@ -15,8 +15,10 @@
 #include "exactattn/fastpath.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <numeric>
+#include <optional>
 
 #include "exactattn/error.hpp"
 #include "exactattn/limits.hpp"
@@ -40,7 +42,8 @@ public:
         : width_(width),
           ints_(records * width),
           limbs_(static_cast<std::size_t>(bits / 64 + 3)),
-          data_(limbs_ * ints_ * 2, 0) {}
+          data_(limbs_ * ints_ * 2, 0),
+          row_(width, 1) {}
 
     // Adds values[i] · 2^bit to integer i of `record` (i < width). Branch-free but for the
     // rare carries: the signs of the values are unpredictable.
@@ -56,6 +59,12 @@ public:
             add_at(a, mag << sh);
             add_at(a + 2 * ints_, (mag >> 1) >> (63 - sh));  // the bits shifted out (0 if sh = 0)
         }
+    }
+
+    // Adds values[i] · 2^bit to integer i < width − 1 of `record` and 2^bit to the last (a count).
+    void add_row(std::size_t record, const std::int64_t* values, std::uint64_t bit) {
+        std::copy(values, values + (width_ - 1), row_.begin());
+        add_record(record, row_.data(), bit);
     }
 
     [[nodiscard]] mpz_class value(std::size_t record, std::size_t i) const {
@@ -83,6 +92,125 @@ private:
     std::size_t ints_;
     std::size_t limbs_;
     std::vector<std::uint64_t> data_;
+    std::vector<std::int64_t> row_;  // add_row's values and count
+};
+
+// The same big integers as redundant signed digits: integer i of a record is Σ_k D_k·2^(w·k)
+// with int64 digits D_k, w = 32, 16 or 8 bits. v·2^bit is added as v·2^(bit mod w) into digit
+// ⌊bit / w⌋ alone: no carries and no signs to separate, so one record's additions are `width`
+// contiguous int64 additions by one shift count (they vectorise), where ShiftedSums does two
+// carried additions per value. Exact while no digit leaves int64: a digit is a sum of terms
+// v·2^s with s < w, so |D_k| ≤ total·2^(w−1) where `total` bounds Σ|v| over the additions into
+// one integer; digit_bits picks the widest w with total·2^(w−1) ≤ 2^61 (or none: then the
+// caller uses ShiftedSums). Reading an integer out propagates the carries once.
+class DigitSums {
+public:
+    // The digit width for additions whose magnitudes sum to at most `total` per integer, 0 when
+    // even 8-bit digits could leave int64.
+    static unsigned digit_bits(u128 total) {
+        for (const unsigned w : {32U, 16U, 8U}) {
+            if (total <= (u128{1} << (62 - w))) return w;
+        }
+        return 0;
+    }
+
+    // Room for offsets below `bits` − 63 (as ShiftedSums) with `w` from digit_bits: every
+    // integer is below 2^(bits − 1) in magnitude (total < 2^62 at offsets < bits − 63), so
+    // digits·w ≥ bits leaves the top carry 0 or −1 (see value). digits·w is a multiple of 64.
+    DigitSums(std::size_t records, std::size_t width, std::uint64_t bits, unsigned w)
+        : width_(width),
+          ints_(records * width),
+          w_(w),
+          shift_(static_cast<unsigned>(std::countr_zero(w))),
+          limbs_(static_cast<std::size_t>(bits / 64 + 1)),
+          digits_(limbs_ * (64 / w)),
+          data_(digits_ * ints_, 0) {}
+
+    // Adds values[i] · 2^bit to integer i of `record` (i < width).
+    void add_record(std::size_t record, const std::int64_t* values, std::uint64_t bit) {
+        std::int64_t* a = at(record, bit);
+        const unsigned sh = static_cast<unsigned>(bit) & (w_ - 1);
+        for (std::size_t i = 0; i < width_; ++i) a[i] += shifted(values[i], sh);
+    }
+    // Adds values[i] · 2^bit to integer i < width − 1 of `record` and 2^bit to the last (a count).
+    void add_row(std::size_t record, const std::int64_t* values, std::uint64_t bit) {
+        std::int64_t* a = at(record, bit);
+        const unsigned sh = static_cast<unsigned>(bit) & (w_ - 1);
+        const std::size_t last = width_ - 1;
+        for (std::size_t i = 0; i < last; ++i) a[i] += shifted(values[i], sh);
+        a[last] += shifted(1, sh);
+    }
+
+    [[nodiscard]] mpz_class value(std::size_t record, std::size_t i) const {
+        static_assert(sizeof(mp_limb_t) == sizeof(std::uint64_t), "GMP limbs of 64 bits");
+        // X = Σ_k (D_k + carry_k mod 2^w)·2^(w·k) in [0, 2^(w·digits)), and the integer is
+        // X + carry·2^(w·digits): with |integer| < 2^(w·digits), carry is 0, or −1 when the
+        // integer is negative and its magnitude is 2^(w·digits) − X (the two's complement).
+        mpz_class z;
+        mp_limb_t* out = mpz_limbs_write(z.get_mpz_t(), static_cast<mp_size_t>(limbs_));
+        const std::uint64_t mask = (std::uint64_t{1} << w_) - 1;
+        const std::size_t per_limb = 64 / w_;
+        const std::int64_t* d = data_.data() + record * width_ + i;
+        std::int64_t carry = 0;
+        for (std::size_t l = 0; l < limbs_; ++l) {
+            std::uint64_t limb = 0;
+            for (std::size_t s = 0; s < per_limb; ++s) {
+                const std::int64_t t = d[(l * per_limb + s) * ints_] + carry;  // |t| < 2^62
+                limb |= (static_cast<std::uint64_t>(t) & mask) << (s * w_);
+                carry = t >> w_;  // floor division (arithmetic shift)
+            }
+            out[l] = limb;
+        }
+        EXACTATTN_ASSERT(carry == 0 || carry == -1);
+        if (carry < 0) {
+            std::uint64_t borrow = 1;
+            for (std::size_t l = 0; l < limbs_; ++l) {
+                out[l] = ~out[l] + borrow;
+                borrow &= out[l] == 0 ? 1 : 0;
+            }
+        }
+        mpz_limbs_finish(z.get_mpz_t(), static_cast<mp_size_t>(limbs_));  // drops the high zeros
+        if (carry < 0) mpz_neg(z.get_mpz_t(), z.get_mpz_t());
+        return z;
+    }
+
+private:
+    std::int64_t* at(std::size_t record, std::uint64_t bit) {
+        return data_.data() + static_cast<std::size_t>(bit >> shift_) * ints_ + record * width_;
+    }
+    // v·2^sh as the bits of an unsigned shift (sh < w ≤ 32: within the bound, no overflow).
+    static std::int64_t shifted(std::int64_t v, unsigned sh) {
+        return static_cast<std::int64_t>(static_cast<std::uint64_t>(v) << sh);
+    }
+    std::size_t width_;
+    std::size_t ints_;
+    unsigned w_;
+    unsigned shift_;
+    std::size_t limbs_;
+    std::size_t digits_;
+    std::vector<std::int64_t> data_;  // digit-major: digit k of every integer is contiguous
+};
+
+// Step 2's integers: DigitSums when `total` (a bound on Σ|v| over the additions into any one
+// integer) allows its digits, ShiftedSums otherwise. fill(f) calls f with the accumulator.
+class BigSums {
+public:
+    BigSums(std::size_t records, std::size_t width, std::uint64_t bits, u128 total) {
+        if (const unsigned w = DigitSums::digit_bits(total)) digits_.emplace(records, width, bits, w);
+        else shifted_.emplace(records, width, bits);
+    }
+    template <class F>
+    void fill(F&& f) {
+        if (digits_) f(*digits_);
+        else f(*shifted_);
+    }
+    [[nodiscard]] mpz_class value(std::size_t record, std::size_t i) const {
+        return digits_ ? digits_->value(record, i) : shifted_->value(record, i);
+    }
+
+private:
+    std::optional<DigitSums> digits_;
+    std::optional<ShiftedSums> shifted_;
 };
 
 // Reads `unit` = q·a^e with q rational; false otherwise (zero, radicals, several powers of a).
@@ -130,6 +258,8 @@ struct RowPass {
     std::int64_t smin = 0;        // over present rows
     std::int64_t smax = 0;
     bool any_score = false;       // some S_j ≠ 0
+    std::size_t count = 0;        // present rows
+    std::uint64_t kbound = 0;     // ≥ |k| − 1 for every entry of a present row
     bool dense = true;            // the buckets hold every present row
     std::int64_t base = 0;        // the score of bucket 0
     std::size_t buckets = 0;
@@ -181,6 +311,7 @@ bool row_pass(const std::int64_t* k, std::size_t n, std::size_t d_runtime, const
         std::count_if(marks.begin(), marks.begin() + static_cast<std::ptrdiff_t>(n),
                       [](Mark mk) { return mk != Mark::Removed; }));
     const std::size_t cap = std::max<std::size_t>(present / 4, 64);
+    r.count = present;
     r.s.assign(n, 0);
     r.present.assign(n, false);
     bool first = true;
@@ -193,6 +324,7 @@ bool row_pass(const std::int64_t* k, std::size_t n, std::size_t d_runtime, const
         for (std::size_t i = 0; i < d; ++i) {
             bound |= static_cast<std::uint64_t>(row[i] ^ (row[i] >> 63));
         }
+        r.kbound |= bound;
         std::int64_t sj = 0;
         if (bound < row_limit) {
             for (std::size_t i = 0; i < d; ++i) sj += p[i] * row[i];
@@ -492,14 +624,20 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
         vmem = &compacted_values;
     }
 
+    // vbound ≥ |v| − 1 for every value integer (the keys' bound from the row pass when the
+    // values are the keys).
+    std::uint64_t vbound = 0;
     if (vmem != memory) {
         // The bucket sums add up to n value rows in 64 bits: every |v| must stay below 2^62/n.
         const std::uint64_t vlimit = static_cast<std::uint64_t>((u128{1} << 62) / n);
-        if (vmem->max_magnitude() >= vlimit) return std::nullopt;
+        vbound = vmem->max_magnitude();  // kept by the memory: no scan per read
+        if (vbound >= vlimit) return std::nullopt;
     }
     // Score at j: Σ_i k_ji · (q_i·u_i·scale). Each factor q_i·u_i·scale must be ρ_i·a with ρ_i
     // rational (or the column all zero); with ρ_i = P_i/L over a common L and g = gcd(P_i),
     // the score is S_j·ρ·a with S_j = Σ_i p_i k_ji, p_i = P_i/g and ρ = g/L.
+    // u_i·scale is computed once per unit (one unit per memory, or per column), and
+    // q_i·(u_i·scale) read off the two monomials: no product of values per entry.
     std::vector<mpq_class> rho_i(d);
     mpz_class big_l = 1;
     const Value* last_unit = nullptr;  // u_i·scale, once per distinct unit (one for a compact memory)
@@ -588,38 +726,39 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
     const std::int64_t fmin = floor_div(static_cast<std::int64_t>(std::min(lo_t, hi_t)), m);
     const std::int64_t fmax = floor_div(static_cast<std::int64_t>(std::max(lo_t, hi_t)), m);
 
-    // 2.-3. The big shifted sums: record r (residue T mod m) holds C_{r,0..d-1} and N_r.
+    // 2. The big shifted sums: record r (residue T mod m) holds C_{r,0..d-1} and N_r.
     const std::size_t mm = static_cast<std::size_t>(m);
     const std::size_t stride = dv + 1;
-    ShiftedSums sums(mm, stride, static_cast<std::uint64_t>(fmax - fmin) + 64);
+    if (vmem == memory) vbound = rp.kbound;
+    // Σ|v| over the additions into one integer: at most every present row's |v| (a bucket is a
+    // sum of rows), and the count at most the number of present rows.
+    const u128 total = static_cast<u128>(rp.count) * (static_cast<u128>(vbound) + 1);
+    BigSums sums(mm, stride, static_cast<std::uint64_t>(fmax - fmin) + 64, total);
     std::vector<bool> residue_used(mm, false);
-    auto add_bucket = [&](std::int64_t sj, const std::int64_t* values) {  // dv sums and a count
-        const std::int64_t t = exponent_of(sj);
-        const std::int64_t fj = floor_div(t, m);
-        const auto r = static_cast<std::size_t>(t - fj * m);
-        residue_used[r] = true;
-        sums.add_record(r, values, static_cast<std::uint64_t>(fj - fmin));
-    };
-    if (rp.dense) {
-        for (std::size_t b = 0; b < rp.buckets; ++b) {
-            const std::int64_t* a = rp.acc.data() + b * stride;
-            if (a[dv] != 0) add_bucket(rp.base + static_cast<std::int64_t>(b), a);
-        }
-    } else {
-        // Scores too spread for buckets: each row goes straight into the big sums.
-        const std::int64_t* k = vmem->integers().data();
-        std::vector<std::int64_t> values(stride, 1);
-        for (std::size_t j = 0; j < n; ++j) {
-            if (!rp.present[j]) continue;
-            std::copy(k + j * dv, k + (j + 1) * dv, values.begin());
-            if (m == 1) {
-                residue_used[0] = true;
-                sums.add_record(0, values.data(), static_cast<std::uint64_t>(exponent_of(rp.s[j]) - fmin));
-            } else {
-                add_bucket(rp.s[j], values.data());
+    sums.fill([&](auto& acc) {
+        // Record and offset of score sj: T = exponent_of(sj) = ⌊T/m⌋·m + r.
+        auto add = [&](std::int64_t sj, const std::int64_t* values, bool row) {
+            const std::int64_t t = exponent_of(sj);
+            const std::int64_t fj = m == 1 ? t : floor_div(t, m);
+            const auto r = static_cast<std::size_t>(t - fj * m);
+            residue_used[r] = true;
+            const auto bit = static_cast<std::uint64_t>(fj - fmin);
+            if (row) acc.add_row(r, values, bit);  // dv values and a count of 1
+            else acc.add_record(r, values, bit);   // dv sums and a count
+        };
+        if (rp.dense) {
+            for (std::size_t b = 0; b < rp.buckets; ++b) {
+                const std::int64_t* a = rp.acc.data() + b * stride;
+                if (a[dv] != 0) add(rp.base + static_cast<std::int64_t>(b), a, false);
+            }
+        } else {
+            // Scores too spread for buckets: each row goes straight into the big sums.
+            const std::int64_t* v = vmem->integers().data();
+            for (std::size_t j = 0; j < n; ++j) {
+                if (rp.present[j]) add(rp.s[j], v + j * dv, true);
             }
         }
-    }
+    });
     rp.acc = {};
 
     ReadTrace tr;

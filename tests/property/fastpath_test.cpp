@@ -380,6 +380,73 @@ TEST(FastPath, SeparateKeysAndValues) {
     }
 }
 
+// The digit accumulator of the big sums (fastpath.cpp, DigitSums) across its guard. With 16
+// rows of values at most B in magnitude, Σ|v| into one integer is at most 16·(B + 1), and
+// the digits are w = 32, 16, 8 bits wide while that is at most 2^(62−w); past 2^54 the sums
+// are ShiftedSums. Each boundary 2^L (L = 30, 46, 54) is read from both sides:
+// B = 2^L/16 − 1 (the total exactly 2^L) and B = 2^L/16, and L = 62 (B = 2^58 − 1, the largest
+// the fast path takes) once: there even 8-bit digits would overflow. Keys k·a or k·a/2 with query 1 put
+// row j at bit offset ⌊k_j⌋ or ⌊k_j/2⌋: offsets at and around the digit boundaries 8, 16, 32,
+// 64 and 128, spread wider than the bucket window (rows straight into the sums) or within it
+// (bucket sums, some of two rows). Value columns: random in [−B, B] with −B and B present;
+// a column that cancels across offsets (2c·2^31 − c·2^32 = 0, 2c·2^63 − c·2^64 = 0, and a
+// bucket c + (−c)), so its context is 0 for unit a; a column of negative values (a negative
+// sum). Expected: the general path's exact arithmetic (attend_general), field by field.
+TEST(FastPath, DigitSumsAcrossTheirGuard) {
+    auto rng = exactattn::test::rng_for("FastPath.DigitSumsAcrossTheirGuard");
+    auto pick = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+    const std::size_t n = 16;
+    const std::size_t dv = 3;
+    const std::vector<std::int64_t> spread = {0, 7, 8, 15, 16, 31, 32, 33, 63, 64, 65, 127, 128, 129, 200, 255};
+    const std::vector<std::int64_t> bucketed = {0, 1, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 31, 8, 16, 0};
+    for (const int bits : {30, 46, 54, 62}) {
+        for (const std::int64_t over : {0, 1}) {
+            if (bits == 62 && over == 1) continue;  // |v| = 2^58 = 2^62/16: the fast path declines
+            const std::int64_t big_b = (std::int64_t{1} << bits) / static_cast<std::int64_t>(n) - 1 + over;
+            for (const bool wide : {true, false}) {
+                for (const char* unit : {"a", "a/2"}) {
+                    std::vector<std::int64_t> v(n * dv);
+                    for (std::size_t j = 0; j < n; ++j) {
+                        v[j * dv] = pick(-big_b, big_b);
+                        v[j * dv + 2] = pick(-big_b, -1);
+                    }
+                    v[0] = -big_b;
+                    v[dv] = big_b;
+                    v[2 * dv + 2] = -big_b;
+                    const std::int64_t c = big_b / 2;
+                    // Pairs (2c at offset o, −c at o + 1), or a bucket of c and −c (score 31).
+                    const std::vector<std::pair<std::size_t, std::size_t>> pairs =
+                        wide ? std::vector<std::pair<std::size_t, std::size_t>>{{5, 6}, {8, 9}}
+                             : std::vector<std::pair<std::size_t, std::size_t>>{{3, 4}};
+                    for (const auto& [lo, hi] : pairs) {
+                        v[lo * dv + 1] = 2 * c;
+                        v[hi * dv + 1] = -c;
+                    }
+                    if (!wide) {
+                        v[11 * dv + 1] = c;
+                        v[12 * dv + 1] = -c;
+                    }
+                    const Memory keys = Memory::scaled_integers(n, 1, wide ? spread : bucketed, parse_value(unit));
+                    const Memory values = Memory::scaled_integers(n, dv, v, Value(1));
+                    ReadRequest req;
+                    req.query = parse_vector("[1]");
+                    SCOPED_TRACE(testing::Message() << "seed " << exactattn::test::seed() << ": B = 2^" << bits
+                                                    << "/16 - 1 + " << over << (wide ? ", spread" : ", bucketed")
+                                                    << ", unit " << unit);
+                    const ReadTrace fast = attend(keys, values, req);
+                    ASSERT_TRUE(fast.fast_path);
+                    const ReadTrace general = attend_general(keys, values, req);
+                    expect_same_trace(fast, general);
+                    if (std::string(unit) == "a") {
+                        EXPECT_TRUE(general.context[1].is_zero());
+                    }
+                    if (HasFailure()) return;
+                }
+            }
+        }
+    }
+}
+
 // Columns of different kinds (k·a, constants k/2, k·2^(1/2)/2, k·a²/3): no unit for the whole
 // memory, one a column. By hand, with q = [1, 0, 0, 0]: scores a, 0, −a, exponentials 2, 1, 1/2,
 // denominator 7/2, weights 4/7, 2/7, 1/7; context 4a/7 − a/7 = 3a/7, (4/7)(1/2) + (2/7)(3/2)
