@@ -296,6 +296,43 @@ bool row_pass(const std::int64_t* k, std::size_t n, std::size_t d_runtime, const
     r.count = present;
     r.s.assign(n, 0);
     r.present.assign(n, false);
+    // Adds row j (score sj) into its bucket; false (and no buckets any more) when the window
+    // would pass `cap` buckets.
+    auto add_to_bucket = [&](std::size_t j, std::int64_t sj) {
+        if (r.buckets == 0 || sj < r.base || static_cast<i128>(sj) >= static_cast<i128>(r.base) + static_cast<i128>(r.buckets)) {
+            if (!grow_window(r, dv, sj, cap)) {
+                r.dense = false;
+                r.acc = {};
+                r.buckets = 0;
+                return false;
+            }
+        }
+        std::int64_t* a = r.acc.data() + static_cast<std::size_t>(sj - r.base) * stride;
+        if (v == k) {  // keys are the values (the chapter's read): the row is still in cache
+            const std::int64_t* row = k + j * d;
+            for (std::size_t i = 0; i < d; ++i) a[i] += row[i];
+        } else {
+            const std::int64_t* vrow = v + j * dv;
+            for (std::size_t i = 0; i < dv; ++i) a[i] += vrow[i];
+        }
+        a[dv] += 1;
+        return true;
+    };
+    // The scored rows before `end` into the buckets, unless their scores already spread wider
+    // than the window may (then the whole read would too).
+    auto into_buckets = [&](std::size_t end) {
+        if (static_cast<i128>(r.smax) - r.smin + 1 > static_cast<i128>(cap)) {
+            r.dense = false;
+            return false;
+        }
+        for (std::size_t j = 0; j < end; ++j) {
+            if (r.present[j] && !add_to_bucket(j, r.s[j])) return false;
+        }
+        return true;
+    };
+    constexpr std::size_t kProbe = 64;
+    std::size_t probed = 0;
+    bool probing = true;
     bool first = true;
     for (std::size_t j = 0; j < n; ++j) {
         const Mark mark = marks[j];
@@ -332,23 +369,18 @@ bool row_pass(const std::int64_t* k, std::size_t n, std::size_t d_runtime, const
         }
         r.any_score = r.any_score || sj != 0;
         if (!r.dense) continue;
-        if (r.buckets == 0 || sj < r.base || static_cast<i128>(sj) >= static_cast<i128>(r.base) + static_cast<i128>(r.buckets)) {
-            if (!grow_window(r, dv, sj, cap)) {
-                r.dense = false;
-                r.acc = {};
-                r.buckets = 0;
-                continue;
-            }
+        if (probing) {
+            // The first kProbe present rows are only scored: when their scores already spread
+            // over more than `cap` values the window could never hold them all, and no bucket
+            // is allocated (a layer's rows); otherwise they go into the buckets now.
+            if (++probed < kProbe) continue;
+            probing = false;
+            (void)into_buckets(j + 1);
+            continue;
         }
-        std::int64_t* a = r.acc.data() + static_cast<std::size_t>(sj - r.base) * stride;
-        if (v == k) {  // keys are the values (the chapter's read): the row is already loaded
-            for (std::size_t i = 0; i < d; ++i) a[i] += row[i];
-        } else {
-            const std::int64_t* vrow = v + j * dv;
-            for (std::size_t i = 0; i < dv; ++i) a[i] += vrow[i];
-        }
-        a[dv] += 1;
+        (void)add_to_bucket(j, sj);
     }
+    if (probing && r.dense) (void)into_buckets(n);
     return true;
 }
 
@@ -698,9 +730,13 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
     std::vector<bool> residue_used(mm, false);
     sums.fill([&](auto& acc) {
         // Record and offset of score sj: T = exponent_of(sj) = ⌊T/m⌋·m + r.
+        // No divisions in the usual cases (a division costs as much as a row's additions):
+        // g = 1, and M a power of two (then ⌊T/M⌋ is an arithmetic shift).
+        const bool pow2 = (m & (m - 1)) == 0;
+        const int log_m = std::countr_zero(static_cast<std::uint64_t>(m));
         auto add = [&](std::int64_t sj, const std::int64_t* values, bool row) {
-            const std::int64_t t = exponent_of(sj);
-            const std::int64_t fj = m == 1 ? t : floor_div(t, m);
+            const std::int64_t t = g == 1 ? sj * big_p : exponent_of(sj);
+            const std::int64_t fj = pow2 ? t >> log_m : floor_div(t, m);
             const auto r = static_cast<std::size_t>(t - fj * m);
             residue_used[r] = true;
             const auto bit = static_cast<std::uint64_t>(fj - fmin);

@@ -447,6 +447,39 @@ TEST(FastPath, DigitSumsAcrossTheirGuard) {
     }
 }
 
+// The bucket window's three outcomes after the first 64 present rows (the probe): rows whose
+// scores stay within max(rows/4, 64) values (buckets throughout); a probe already wider than
+// that (no buckets at all); and a narrow probe followed by rows that spread wider (buckets
+// given up part way, every row then straight into the big sums). Expected: the general path.
+TEST(FastPath, BucketWindowAfterTheProbe) {
+    auto rng = exactattn::test::rng_for("FastPath.BucketWindowAfterTheProbe");
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    const std::size_t n = 200;  // cap = max(200/4, 64) = 64 scores
+    for (const int late_range : {3, 400}) {
+        for (const int early_range : {3, 400}) {
+            std::vector<std::int64_t> k(n * 2);
+            std::vector<std::int64_t> v(n * 3);
+            for (std::size_t j = 0; j < n; ++j) {
+                const int range = j < 100 ? early_range : late_range;
+                k[2 * j] = pick(-range, range);
+                k[2 * j + 1] = pick(-1, 1);
+                for (std::size_t i = 0; i < 3; ++i) v[3 * j + i] = pick(-9, 9);
+            }
+            const Memory keys = Memory::scaled_integers(n, 2, k, parse_value("a/2"));
+            const Memory values = Memory::scaled_integers(n, 3, v, parse_value("a"));
+            ReadRequest req;
+            req.query = parse_vector("[1, 1]");
+            req.marks.assign(n, Mark::Included);
+            for (std::size_t j = 0; j < n; j += 7) req.marks[j] = Mark::Removed;
+            req.marks[5] = Mark::Zeroed;
+            SCOPED_TRACE(testing::Message() << "early range " << early_range << ", late range " << late_range);
+            const ReadTrace fast = attend(keys, values, req);
+            ASSERT_TRUE(fast.fast_path);
+            expect_same_trace(fast, attend_general(keys, values, req));
+        }
+    }
+}
+
 // Columns of different kinds (k·a, constants k/2, k·2^(1/2)/2, k·a²/3): no unit for the whole
 // memory, one a column. By hand, with q = [1, 0, 0, 0]: scores a, 0, −a, exponentials 2, 1, 1/2,
 // denominator 7/2, weights 4/7, 2/7, 1/7; context 4a/7 − a/7 = 3a/7, (4/7)(1/2) + (2/7)(3/2)
