@@ -5,9 +5,13 @@
 //  1. one pass over the memory's integers: each row's dot product S_j = Σ_i p_i k_ji with the
 //     query's integers (int64 while the row's magnitude allows it, 128-bit otherwise), and,
 //     while the scores stay in a window of at most max(rows/4, 64) values (so that a bucket
-//     holds four rows on average), the row added into its score's bucket (d sums and a count);
+//     holds four rows on average), the row added into its score's bucket (d sums and a count;
+//     the first 64 rows are only scored, so that a read whose scores spread wider from the
+//     start makes no buckets at all);
 //  2. if the scores spread wider than that (large exponents, or few rows per score), a second
-//     pass adds each row straight into the big shifted sums instead of into buckets;
+//     pass adds each row straight into the big shifted sums instead of into buckets; the sums
+//     are int64 digits added without carries (DigitSums) when the values' magnitudes allow,
+//     carried 64-bit limbs (ShiftedSums) otherwise;
 //  3. the big integers N_r, C_{r,i} (one per residue r = T mod M), then the field arithmetic:
 //     for M = 1 one gcd per context entry, or, when the numbers are large, one full-size gcd
 //     for all of them (common_factors below); for M > 1 one inversion in K_M.
@@ -259,7 +263,7 @@ struct RowPass {
     std::int64_t smax = 0;
     bool any_score = false;       // some S_j ≠ 0
     std::size_t count = 0;        // present rows
-    std::uint64_t kbound = 0;     // ≥ |k| − 1 for every entry of a present row
+    std::uint64_t vbound = 0;     // ≥ |v| − 1 for every value integer of a present row
     bool dense = true;            // the buckets hold every present row
     std::int64_t base = 0;        // the score of bucket 0
     std::size_t buckets = 0;
@@ -314,6 +318,43 @@ bool row_pass(const std::int64_t* k, std::size_t n, std::size_t d_runtime, const
     r.count = present;
     r.s.assign(n, 0);
     r.present.assign(n, false);
+    // Adds row j (score sj) into its bucket; false (and no buckets any more) when the window
+    // would pass `cap` buckets.
+    auto add_to_bucket = [&](std::size_t j, std::int64_t sj) {
+        if (r.buckets == 0 || sj < r.base || static_cast<i128>(sj) >= static_cast<i128>(r.base) + static_cast<i128>(r.buckets)) {
+            if (!grow_window(r, dv, sj, cap)) {
+                r.dense = false;
+                r.acc = {};
+                r.buckets = 0;
+                return false;
+            }
+        }
+        std::int64_t* a = r.acc.data() + static_cast<std::size_t>(sj - r.base) * stride;
+        if (v == k) {  // keys are the values (the chapter's read): the row is still in cache
+            const std::int64_t* row = k + j * d;
+            for (std::size_t i = 0; i < d; ++i) a[i] += row[i];
+        } else {
+            const std::int64_t* vrow = v + j * dv;
+            for (std::size_t i = 0; i < dv; ++i) a[i] += vrow[i];
+        }
+        a[dv] += 1;
+        return true;
+    };
+    // The scored rows before `end` into the buckets, unless their scores already spread wider
+    // than the window may (then the whole read would too).
+    auto into_buckets = [&](std::size_t end) {
+        if (static_cast<i128>(r.smax) - r.smin + 1 > static_cast<i128>(cap)) {
+            r.dense = false;
+            return false;
+        }
+        for (std::size_t j = 0; j < end; ++j) {
+            if (r.present[j] && !add_to_bucket(j, r.s[j])) return false;
+        }
+        return true;
+    };
+    constexpr std::size_t kProbe = 64;
+    std::size_t probed = 0;
+    bool probing = true;
     bool first = true;
     for (std::size_t j = 0; j < n; ++j) {
         const Mark mark = marks[j];
@@ -324,7 +365,25 @@ bool row_pass(const std::int64_t* k, std::size_t n, std::size_t d_runtime, const
         for (std::size_t i = 0; i < d; ++i) {
             bound |= static_cast<std::uint64_t>(row[i] ^ (row[i] >> 63));
         }
-        r.kbound |= bound;
+        if (v == k) {
+            r.vbound |= bound;
+        } else {
+            // The bucket sums add up to n value rows in 64 bits: every |v| must stay below
+            // 2^62/n. An OR of |v| or |v| − 1 (it vectorises), the magnitudes only near there.
+            const std::int64_t* vrow = v + j * dv;
+            std::uint64_t vb = 0;
+            for (std::size_t i = 0; i < dv; ++i) {
+                const auto u = static_cast<std::uint64_t>(vrow[i]);
+                vb |= u ^ (0 - (u >> 63));
+            }
+            if (vb + 1 >= sum_limit) {
+                for (std::size_t i = 0; i < dv; ++i) {
+                    const auto u = static_cast<std::uint64_t>(vrow[i]);
+                    if ((vrow[i] < 0 ? 0 - u : u) >= sum_limit) return false;
+                }
+            }
+            r.vbound |= vb;
+        }
         std::int64_t sj = 0;
         if (bound < row_limit) {
             for (std::size_t i = 0; i < d; ++i) sj += p[i] * row[i];
@@ -350,23 +409,18 @@ bool row_pass(const std::int64_t* k, std::size_t n, std::size_t d_runtime, const
         }
         r.any_score = r.any_score || sj != 0;
         if (!r.dense) continue;
-        if (r.buckets == 0 || sj < r.base || static_cast<i128>(sj) >= static_cast<i128>(r.base) + static_cast<i128>(r.buckets)) {
-            if (!grow_window(r, dv, sj, cap)) {
-                r.dense = false;
-                r.acc = {};
-                r.buckets = 0;
-                continue;
-            }
+        if (probing) {
+            // The first kProbe present rows are only scored: when their scores already spread
+            // over more than `cap` values the window could never hold them all, and no bucket
+            // is allocated (a layer's rows); otherwise they go into the buckets now.
+            if (++probed < kProbe) continue;
+            probing = false;
+            (void)into_buckets(j + 1);
+            continue;
         }
-        std::int64_t* a = r.acc.data() + static_cast<std::size_t>(sj - r.base) * stride;
-        if (v == k) {  // keys are the values (the chapter's read): the row is already loaded
-            for (std::size_t i = 0; i < d; ++i) a[i] += row[i];
-        } else {
-            const std::int64_t* vrow = v + j * dv;
-            for (std::size_t i = 0; i < dv; ++i) a[i] += vrow[i];
-        }
-        a[dv] += 1;
+        (void)add_to_bucket(j, sj);
     }
+    if (probing && r.dense) (void)into_buckets(n);
     return true;
 }
 
@@ -624,15 +678,6 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
         vmem = &compacted_values;
     }
 
-    // vbound ≥ |v| − 1 for every value integer (the keys' bound from the row pass when the
-    // values are the keys).
-    std::uint64_t vbound = 0;
-    if (vmem != memory) {
-        // The bucket sums add up to n value rows in 64 bits: every |v| must stay below 2^62/n.
-        const std::uint64_t vlimit = static_cast<std::uint64_t>((u128{1} << 62) / n);
-        vbound = vmem->max_magnitude();  // kept by the memory: no scan per read
-        if (vbound >= vlimit) return std::nullopt;
-    }
     // Score at j: Σ_i k_ji · (q_i·u_i·scale). Each factor q_i·u_i·scale must be ρ_i·a with ρ_i
     // rational (or the column all zero); with ρ_i = P_i/L over a common L and g = gcd(P_i),
     // the score is S_j·ρ·a with S_j = Σ_i p_i k_ji, p_i = P_i/g and ρ = g/L.
@@ -729,17 +774,20 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
     // 2. The big shifted sums: record r (residue T mod m) holds C_{r,0..d-1} and N_r.
     const std::size_t mm = static_cast<std::size_t>(m);
     const std::size_t stride = dv + 1;
-    if (vmem == memory) vbound = rp.kbound;
     // Σ|v| over the additions into one integer: at most every present row's |v| (a bucket is a
     // sum of rows), and the count at most the number of present rows.
-    const u128 total = static_cast<u128>(rp.count) * (static_cast<u128>(vbound) + 1);
+    const u128 total = static_cast<u128>(rp.count) * (static_cast<u128>(rp.vbound) + 1);
     BigSums sums(mm, stride, static_cast<std::uint64_t>(fmax - fmin) + 64, total);
     std::vector<bool> residue_used(mm, false);
     sums.fill([&](auto& acc) {
         // Record and offset of score sj: T = exponent_of(sj) = ⌊T/m⌋·m + r.
+        // No divisions in the usual cases (a division costs as much as a row's additions):
+        // g = 1, and M a power of two (then ⌊T/M⌋ is an arithmetic shift).
+        const bool pow2 = (m & (m - 1)) == 0;
+        const int log_m = std::countr_zero(static_cast<std::uint64_t>(m));
         auto add = [&](std::int64_t sj, const std::int64_t* values, bool row) {
-            const std::int64_t t = exponent_of(sj);
-            const std::int64_t fj = m == 1 ? t : floor_div(t, m);
+            const std::int64_t t = g == 1 ? sj * big_p : exponent_of(sj);
+            const std::int64_t fj = pow2 ? t >> log_m : floor_div(t, m);
             const auto r = static_cast<std::size_t>(t - fj * m);
             residue_used[r] = true;
             const auto bit = static_cast<std::uint64_t>(fj - fmin);

@@ -148,9 +148,6 @@ Memory Memory::scaled_integers(std::size_t rows, std::size_t width, std::vector<
     m.width_ = width;
     m.compact_ = true;
     m.k_ = std::move(k);
-    for (const std::int64_t x : m.k_) {
-        m.max_magnitude_ = std::max(m.max_magnitude_, x < 0 ? 0 - static_cast<std::uint64_t>(x) : static_cast<std::uint64_t>(x));
-    }
     m.unit_ = std::move(unit);
     return m;
 }
@@ -169,7 +166,11 @@ Memory Memory::column_multiples(std::size_t rows, std::size_t width, std::vector
 Value Memory::at(std::size_t j, std::size_t i) const {
     if (!compact_) return explicit_[j][i];
     const std::int64_t k = k_[j * width_ + i];
-    return k == 0 ? Value() : Value(static_cast<long>(k)) * column_unit(i);
+    if (k == 0) return Value();
+    // Unit 1 (integer memories: a layer's projected queries, read once per row) needs no product.
+    static const Value one(1);
+    const Value& unit = column_unit(i);
+    return unit == one ? Value(static_cast<long>(k)) : Value(static_cast<long>(k)) * unit;
 }
 
 Vector Memory::row(std::size_t j) const {

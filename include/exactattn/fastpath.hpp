@@ -17,8 +17,9 @@ namespace exactattn::detail {
 /// with θ = 2^(1/M), r = T_j mod M, and N_r, C_{r,i} integers built by adding small integers at
 /// bit offsets ⌊T_j/M⌋ − fmin: integer work O(n·d), one field inversion at the end. Returns
 /// nullopt when the structure does not hold (or is past a limit: the general path then reports
-/// it; or n·max|k| reaches 2^62, past its 64-bit bucket sums), so callers fall back to the
-/// general value arithmetic. The result equals attend_general's in every field.
+/// it; or n·max|k| over the rows not removed reaches 2^62, past its 64-bit bucket sums), so
+/// callers fall back to the general value arithmetic. The result equals attend_general's in
+/// every field.
 ///
 /// `keys` are scored against the query, `values` (the same object for the chapter's read) are
 /// averaged; `scale` is the score rule's factor (read.hpp score_scale), folded into each

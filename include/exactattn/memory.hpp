@@ -53,8 +53,6 @@ public:
 
     /// Compact forms: integers row-major. Precondition is_compact() or is_columnwise().
     [[nodiscard]] const std::vector<std::int64_t>& integers() const { return k_; }
-    /// The largest |k| of the compact integers (0 for an explicit memory).
-    [[nodiscard]] std::uint64_t max_magnitude() const { return max_magnitude_; }
     /// The unit; precondition is_compact().
     [[nodiscard]] const Value& unit() const { return unit_; }
     /// The unit of column i in either compact form.
@@ -79,7 +77,6 @@ private:
     bool compact_ = false;
     Matrix explicit_;
     std::vector<std::int64_t> k_;
-    std::uint64_t max_magnitude_ = 0;  ///< max |k_|, kept so that each read need not scan k_
     Value unit_;
     std::vector<Value> units_;  ///< one per column in the columnwise form, else empty
 };

@@ -384,8 +384,8 @@ TEST(FastPath, SeparateKeysAndValues) {
 // rows of values at most B in magnitude, Σ|v| into one integer is at most 16·(B + 1), and
 // the digits are w = 32, 16, 8 bits wide while that is at most 2^(62−w); past 2^54 the sums
 // are ShiftedSums. Each boundary 2^L (L = 30, 46, 54) is read from both sides:
-// B = 2^L/16 − 1 (the total exactly 2^L) and B = 2^L/16, and L = 62 (B = 2^58 − 1, the largest
-// the fast path takes) once: there even 8-bit digits would overflow. Keys k·a or k·a/2 with query 1 put
+// B = 2^L/16 − 1 (the total exactly 2^L) and B = 2^L/16, and L = 62: B = 2^58 − 1, the largest
+// the fast path takes (there even 8-bit digits would overflow), and 2^58, which it declines. Keys k·a or k·a/2 with query 1 put
 // row j at bit offset ⌊k_j⌋ or ⌊k_j/2⌋: offsets at and around the digit boundaries 8, 16, 32,
 // 64 and 128, spread wider than the bucket window (rows straight into the sums) or within it
 // (bucket sums, some of two rows). Value columns: random in [−B, B] with −B and B present;
@@ -401,7 +401,8 @@ TEST(FastPath, DigitSumsAcrossTheirGuard) {
     const std::vector<std::int64_t> bucketed = {0, 1, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 31, 8, 16, 0};
     for (const int bits : {30, 46, 54, 62}) {
         for (const std::int64_t over : {0, 1}) {
-            if (bits == 62 && over == 1) continue;  // |v| = 2^58 = 2^62/16: the fast path declines
+            // |v| = 2^58 = 2^62/16 passes the 64-bit bucket sums: the fast path declines.
+            const bool declines = bits == 62 && over == 1;
             const std::int64_t big_b = (std::int64_t{1} << bits) / static_cast<std::int64_t>(n) - 1 + over;
             for (const bool wide : {true, false}) {
                 for (const char* unit : {"a", "a/2"}) {
@@ -434,15 +435,48 @@ TEST(FastPath, DigitSumsAcrossTheirGuard) {
                                                     << "/16 - 1 + " << over << (wide ? ", spread" : ", bucketed")
                                                     << ", unit " << unit);
                     const ReadTrace fast = attend(keys, values, req);
-                    ASSERT_TRUE(fast.fast_path);
+                    ASSERT_EQ(fast.fast_path, !declines);
                     const ReadTrace general = attend_general(keys, values, req);
-                    expect_same_trace(fast, general);
+                    if (!declines) expect_same_trace(fast, general);
                     if (std::string(unit) == "a") {
                         EXPECT_TRUE(general.context[1].is_zero());
                     }
                     if (HasFailure()) return;
                 }
             }
+        }
+    }
+}
+
+// The bucket window's three outcomes after the first 64 present rows (the probe): rows whose
+// scores stay within max(rows/4, 64) values (buckets throughout); a probe already wider than
+// that (no buckets at all); and a narrow probe followed by rows that spread wider (buckets
+// given up part way, every row then straight into the big sums). Expected: the general path.
+TEST(FastPath, BucketWindowAfterTheProbe) {
+    auto rng = exactattn::test::rng_for("FastPath.BucketWindowAfterTheProbe");
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    const std::size_t n = 200;  // cap = max(200/4, 64) = 64 scores
+    for (const int late_range : {3, 400}) {
+        for (const int early_range : {3, 400}) {
+            std::vector<std::int64_t> k(n * 2);
+            std::vector<std::int64_t> v(n * 3);
+            for (std::size_t j = 0; j < n; ++j) {
+                const int range = j < 100 ? early_range : late_range;
+                k[2 * j] = pick(-range, range);
+                k[2 * j + 1] = pick(-1, 1);
+                for (std::size_t i = 0; i < 3; ++i) v[3 * j + i] = pick(-9, 9);
+            }
+            const Memory keys = Memory::scaled_integers(n, 2, k, parse_value("a/2"));
+            const Memory values = Memory::scaled_integers(n, 3, v, parse_value("a"));
+            ReadRequest req;
+            req.query = parse_vector("[1, 1]");
+            req.marks.assign(n, Mark::Included);
+            for (std::size_t j = 0; j < n; j += 7) req.marks[j] = Mark::Removed;
+            req.marks[5] = Mark::Zeroed;
+            SCOPED_TRACE(testing::Message() << "early range " << early_range << ", late range " << late_range);
+            const ReadTrace fast = attend(keys, values, req);
+            ASSERT_TRUE(fast.fast_path);
+            expect_same_trace(fast, attend_general(keys, values, req));
         }
     }
 }
