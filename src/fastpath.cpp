@@ -14,8 +14,11 @@
 //     carried 64-bit limbs (ShiftedSums) otherwise;
 //  3. the big integers N_r, C_{r,i} (one per residue r = T mod M), then the field arithmetic:
 //     for M = 1 one gcd per context entry, or, when the numbers are large, one full-size gcd
-//     for all of them (common_factors below); for M > 1 one inversion in K_M.
-// Nothing here holds more than the scores (one int64 per row) and the buckets.
+//     for all of them (common_factors below); for M > 1 one inversion in K_M. The reductions
+//     to canonical form are deferred (deferred.hpp): the context when it is first looked at,
+//     and for M > 1 the weights' factor 1/D when a weight is.
+// Nothing here holds more than the scores (one int64 per row), the buckets, and until the
+// context is looked at its unreduced integers.
 #include "exactattn/fastpath.hpp"
 
 #include <algorithm>

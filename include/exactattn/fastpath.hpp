@@ -19,7 +19,8 @@ namespace exactattn::detail {
 /// nullopt when the structure does not hold (or is past a limit: the general path then reports
 /// it; or n·max|k| over the rows not removed reaches 2^62, past its 64-bit bucket sums), so
 /// callers fall back to the general value arithmetic. The result equals attend_general's in
-/// every field.
+/// every field; its context (and for M > 1 the weights' shared factor) is reduced to canonical
+/// form when first looked at (deferred.hpp).
 ///
 /// `keys` are scored against the query, `values` (the same object for the chapter's read) are
 /// averaged; `scale` is the score rule's factor (read.hpp score_scale), folded into each
