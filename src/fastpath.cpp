@@ -222,14 +222,11 @@ private:
 
 // Reads `unit` = q·a^e with q rational; false otherwise (zero, radicals, several powers of a).
 bool unit_parts(const Value& unit, mpq_class& q, int& e) {
-    if (unit.is_zero()) return false;
-    const auto& t = unit.terms();
-    for (std::size_t k = 0; k + 1 < t.size(); ++k) {
-        if (!t[k].is_zero()) return false;
-    }
-    if (!t.back().is_rational()) return false;
-    q = t.back().rational();
-    e = unit.degree();
+    detail::Monomial mono;
+    const mpq_class* r = detail::monomial_of(unit, mono);
+    if (r == nullptr || mono.m != 1) return false;
+    q = *r;
+    e = mono.e;
     return true;
 }
 

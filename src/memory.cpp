@@ -166,11 +166,7 @@ Memory Memory::column_multiples(std::size_t rows, std::size_t width, std::vector
 Value Memory::at(std::size_t j, std::size_t i) const {
     if (!compact_) return explicit_[j][i];
     const std::int64_t k = k_[j * width_ + i];
-    if (k == 0) return Value();
-    // Unit 1 (integer memories: a layer's projected queries, read once per row) needs no product.
-    static const Value one(1);
-    const Value& unit = column_unit(i);
-    return unit == one ? Value(static_cast<long>(k)) : Value(static_cast<long>(k)) * unit;
+    return k == 0 ? Value() : Value(static_cast<long>(k)) * column_unit(i);  // in place: a constant factor
 }
 
 Vector Memory::row(std::size_t j) const {
