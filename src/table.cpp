@@ -147,8 +147,25 @@ std::string latex_escape(const std::string& s) {
         {"→", "\\ensuremath{\\to}"},     {"·", "\\ensuremath{\\cdot}"},  {"≤", "\\ensuremath{\\le}"},
         {"≥", "\\ensuremath{\\ge}"},     {"≠", "\\ensuremath{\\ne}"},    {"∞", "\\ensuremath{\\infty}"},
         {"√", "\\ensuremath{\\surd}"},   {"∛", "\\ensuremath{\\sqrt[3]{\\;}}"}, {"∜", "\\ensuremath{\\sqrt[4]{\\;}}"},
-        {"α", "\\ensuremath{\\alpha}"},  {"β", "\\ensuremath{\\beta}"},  {"±", "\\ensuremath{\\pm}"},
-        {"…", "\\ldots{}"},               {"—", "---"},                      {"–", "--"}};
+        {"±", "\\ensuremath{\\pm}"},    {"∈", "\\ensuremath{\\in}"},    {"≡", "\\ensuremath{\\equiv}"},
+        {"∑", "\\ensuremath{\\sum}"},   {"…", "\\ldots{}"},               {"—", "---"},
+        {"–", "--"},
+        // Greek letters (θ = 2^(1/4), σ for softmax, λ): the text fonts have none of them; the
+        // capitals that TeX draws as Latin letters (Α, Β, Ε, …) become those letters.
+        {"α", "\\ensuremath{\\alpha}"},   {"β", "\\ensuremath{\\beta}"},    {"γ", "\\ensuremath{\\gamma}"},
+        {"δ", "\\ensuremath{\\delta}"},   {"ε", "\\ensuremath{\\varepsilon}"}, {"ζ", "\\ensuremath{\\zeta}"},
+        {"η", "\\ensuremath{\\eta}"},     {"θ", "\\ensuremath{\\theta}"},   {"ι", "\\ensuremath{\\iota}"},
+        {"κ", "\\ensuremath{\\kappa}"},   {"λ", "\\ensuremath{\\lambda}"},  {"μ", "\\ensuremath{\\mu}"},
+        {"ν", "\\ensuremath{\\nu}"},      {"ξ", "\\ensuremath{\\xi}"},      {"ο", "o"},
+        {"π", "\\ensuremath{\\pi}"},      {"ρ", "\\ensuremath{\\rho}"},     {"ς", "\\ensuremath{\\varsigma}"},
+        {"σ", "\\ensuremath{\\sigma}"},   {"τ", "\\ensuremath{\\tau}"},     {"υ", "\\ensuremath{\\upsilon}"},
+        {"φ", "\\ensuremath{\\varphi}"},  {"χ", "\\ensuremath{\\chi}"},     {"ψ", "\\ensuremath{\\psi}"},
+        {"ω", "\\ensuremath{\\omega}"},   {"Γ", "\\ensuremath{\\Gamma}"},   {"Δ", "\\ensuremath{\\Delta}"},
+        {"Θ", "\\ensuremath{\\Theta}"},   {"Λ", "\\ensuremath{\\Lambda}"},  {"Ξ", "\\ensuremath{\\Xi}"},
+        {"Π", "\\ensuremath{\\Pi}"},      {"Σ", "\\ensuremath{\\Sigma}"},   {"Υ", "\\ensuremath{\\Upsilon}"},
+        {"Φ", "\\ensuremath{\\Phi}"},     {"Ψ", "\\ensuremath{\\Psi}"},     {"Ω", "\\ensuremath{\\Omega}"},
+        {"Α", "A"}, {"Β", "B"}, {"Ε", "E"}, {"Ζ", "Z"}, {"Η", "H"}, {"Ι", "I"}, {"Κ", "K"},
+        {"Μ", "M"}, {"Ν", "N"}, {"Ο", "O"}, {"Ρ", "P"}, {"Τ", "T"}, {"Χ", "X"}};
     std::string out;
     for (std::size_t i = 0; i < s.size(); ++i) {
         const char c = s[i];

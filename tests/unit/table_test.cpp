@@ -132,6 +132,11 @@ TEST(Table, LatexEscapeOfProse) {
     EXPECT_EQ(latex_escape("a ≈ 0.69, 2×2, −1"),
               "a \\ensuremath{\\approx} 0.69, 2\\ensuremath{\\times}2, \\ensuremath{-}1");
     EXPECT_EQ(latex_escape("1–2 — 红色…"), "1--2 --- 红色\\ldots{}");
+    // Greek letters are math symbols in TeX (Latin Modern's text font has none); capitals that
+    // TeX draws as Latin letters are those letters.
+    EXPECT_EQ(latex_escape("θ = 2^(1/4), σ(x), Ω, Α"),
+              "\\ensuremath{\\theta} = 2\\textasciicircum{}(1/4), \\ensuremath{\\sigma}(x), "
+              "\\ensuremath{\\Omega}, A");
 }
 
 TEST(Table, LatexAndHtmlThroughTheDocumentRenderers) {
