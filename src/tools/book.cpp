@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "exactattn/error.hpp"
+#include "render/text.hpp"
 
 namespace exactattn {
 
@@ -93,28 +94,8 @@ void run_parallel(std::size_t count, std::size_t jobs, const std::function<void(
 
 namespace {
 
-// XML 1.0 text and attribute content: the five markup characters escaped, and the control
-// characters XML 1.0 cannot carry at all written as <U+XXXX> (a scenario's pointer could hold
-// one; the report must stay well-formed).
-std::string xml_escaped(const std::string& s) {
-    std::string out;
-    out.reserve(s.size());
-    for (const char c : s) {
-        const auto u = static_cast<unsigned char>(c);
-        switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            case '\'': out += "&apos;"; break;
-            default:
-                if (u < 0x20 && c != '\t' && c != '\n' && c != '\r') out += fmt::format("&lt;U+{:04X}&gt;", u);
-                else if (c == '\n' || c == '\r' || c == '\t') out += fmt::format("&#x{:X};", u);
-                else out += c;
-        }
-    }
-    return out;
-}
+// JUnit reports carry file names, pointers and values in attributes (xml_escape, attribute rules).
+std::string xml_attr(const std::string& s) { return detail::xml_escape(s, true); }
 
 }  // namespace
 
@@ -130,24 +111,24 @@ std::string junit_xml(const std::vector<VerifyResult>& results, const std::strin
         failures += failed(r);
     }
     std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-    out += fmt::format("<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n", xml_escaped(suite_name),
+    out += fmt::format("<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n", xml_attr(suite_name),
                        tests, failures);
     for (std::size_t k = 0; k < results.size(); ++k) {
         const auto& r = results[k];
         out += fmt::format("  <testsuite name=\"{}\" id=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\">\n",
-                           xml_escaped(r.file), k, r.entries.size(), failed(r));
+                           xml_attr(r.file), k, r.entries.size(), failed(r));
         for (const auto& e : r.entries) {
-            out += fmt::format("    <testcase classname=\"{}\" name=\"{}\">\n", xml_escaped(r.file),
-                               xml_escaped(e.pointer));
+            out += fmt::format("    <testcase classname=\"{}\" name=\"{}\">\n", xml_attr(r.file),
+                               xml_attr(e.pointer));
             out += "      <properties>\n";
-            out += fmt::format("        <property name=\"pointer\" value=\"{}\"/>\n", xml_escaped(e.pointer));
-            out += fmt::format("        <property name=\"expected\" value=\"{}\"/>\n", xml_escaped(e.expected));
-            out += fmt::format("        <property name=\"computed\" value=\"{}\"/>\n", xml_escaped(e.computed));
+            out += fmt::format("        <property name=\"pointer\" value=\"{}\"/>\n", xml_attr(e.pointer));
+            out += fmt::format("        <property name=\"expected\" value=\"{}\"/>\n", xml_attr(e.expected));
+            out += fmt::format("        <property name=\"computed\" value=\"{}\"/>\n", xml_attr(e.computed));
             out += "      </properties>\n";
             if (!e.passed) {
                 const std::string message = fmt::format("expected {}, computed {}", e.expected, e.computed);
                 out += fmt::format("      <failure message=\"{}\" type=\"mismatch\">{}: {}</failure>\n",
-                                   xml_escaped(message), xml_escaped(e.pointer), xml_escaped(message));
+                                   xml_attr(message), xml_attr(e.pointer), xml_attr(message));
             }
             out += "    </testcase>\n";
         }
