@@ -21,42 +21,12 @@ int cmd_answers(const FilesOptions& o, std::ostream& out) {
 
 namespace {
 
-// --tolerance and --accept override what the scenario declares.
-void apply_options(const CheckOptions& o, LearnerAnswer& la) {
-    if (!o.tolerance.empty()) {
-        Location where;
-        where.context = "--tolerance";
-        la.tolerance = parse_tolerance(o.tolerance, where);
-    }
-    if (!o.accept.empty()) la.accept = o.accept;
-}
-
-// An ad-hoc target takes `tolerance` and `accept` from the first exercise (in file order) that
-// lists it: its read, its intervention, or that intervention's row (docs/cli.md#check).
-void inherit_exercise_rules(const Scenario& sc, LearnerAnswer& la) {
-    auto under = [&la](const std::string& prefix) {
-        return la.target.size() > prefix.size() && la.target.compare(0, prefix.size(), prefix) == 0 &&
-               la.target[prefix.size()] == '/';
-    };
-    auto token = [](const std::string& name) {  // RFC 6901: ~ as ~0, / as ~1
-        std::string t;
-        for (char ch : name) t += ch == '~' ? "~0" : ch == '/' ? "~1" : std::string(1, ch);
-        return t;
-    };
-    for (const auto& e : sc.exercises) {
-        bool lists = false;
-        for (const auto& r : e.reads) lists = lists || under("/reads/" + token(r));
-        for (const auto& i : e.interventions) {
-            const auto slash = i.find('/');
-            std::string prefix = "/interventions/" + token(i.substr(0, slash));
-            if (slash != std::string::npos) prefix += i.substr(slash);
-            lists = lists || under(prefix);
-        }
-        if (!lists) continue;
-        if (!la.tolerance) la.tolerance = e.tolerance;
-        if (la.accept.empty()) la.accept = e.accept;
-        return;
-    }
+// --tolerance (and --accept) override what the scenario declares.
+std::optional<Tolerance> tolerance_option(const CheckOptions& o) {
+    if (o.tolerance.empty()) return std::nullopt;
+    Location where;
+    where.context = "--tolerance";
+    return parse_tolerance(o.tolerance, where);
 }
 
 // `check FILE --answers CSV`: one row per answer (student, target, answer, verdict, rule,
@@ -68,6 +38,7 @@ int check_class(const CheckOptions& o, const Report& rep, std::ostream& out) {
         std::optional<Judgement> j;
         std::string invalid;
     };
+    const std::optional<Tolerance> tolerance = tolerance_option(o);
     std::vector<Row> judged;
     std::vector<LearnerAnswer> valid;
     std::vector<std::size_t> valid_rows;
@@ -82,7 +53,8 @@ int check_class(const CheckOptions& o, const Report& rep, std::ostream& out) {
             row.invalid = fmt::format("the answer does not parse: {}", e.what());
         }
         if (row.invalid.empty()) {
-            apply_options(o, la);
+            if (tolerance) la.tolerance = tolerance;
+            if (!o.accept.empty()) la.accept = o.accept;
             valid.push_back(std::move(la));
             valid_rows.push_back(judged.size());
         }
@@ -149,7 +121,8 @@ int check_class(const CheckOptions& o, const Report& rep, std::ostream& out) {
 int cmd_check(const CheckOptions& o, std::ostream& out) {
     const Report rep = run_scenario(load_scenario(o.file));
     if (!o.answers.empty()) return check_class(o, rep, out);
-    std::vector<LearnerAnswer> answers;
+    CheckRequest req;
+    req.answer = o.answer;
     if (o.ad_hoc) {
         LearnerAnswer la;
         la.name = "answer";
@@ -161,30 +134,11 @@ int cmd_check(const CheckOptions& o, std::ostream& out) {
         } catch (const Error& e) {
             throw e.located(where);
         }
-        inherit_exercise_rules(rep.scenario, la);
-        answers.push_back(std::move(la));
-    } else {
-        for (const auto& la : rep.scenario.learner_answers) {
-            if (o.answer.empty() || la.name == o.answer) answers.push_back(la);
-        }
-        if (!o.answer.empty() && answers.empty()) {
-            Location where;
-            where.context = "--answer";
-            throw reference_error(fmt::format("unknown learner answer \"{}\"", o.answer), where);
-        }
-        if (answers.empty()) throw reference_error("the scenario declares no learner_answers to check");
+        req.ad_hoc = std::move(la);
     }
-    for (auto& la : answers) apply_options(o, la);
-    std::vector<Judgement> judgements;
-    try {
-        judgements = judge_all(rep, answers);
-    } catch (const Error& e) {
-        if (!o.ad_hoc) throw;
-        // An ad-hoc target is placed at the option that gave it, not in the file.
-        Location where;
-        where.context = "--target";
-        throw Error(e.kind(), where, e.reason());
-    }
+    req.tolerance = tolerance_option(o);
+    req.accept = o.accept;
+    const std::vector<Judgement> judgements = check_request(rep, req);
     std::size_t right = 0;
     std::size_t wrong = 0;
     for (const auto& j : judgements) (j.correct ? right : wrong)++;

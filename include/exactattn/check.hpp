@@ -68,6 +68,26 @@ Judgement judge(const Report& report, const LearnerAnswer& answer);
 /// judge() for several answers, addressing the report once.
 std::vector<Judgement> judge_all(const Report& report, const std::vector<LearnerAnswer>& answers);
 
+/// What `check` is asked to judge. The command line and the Python module both build one and
+/// call check_request(), so they select answers and judge them alike.
+struct CheckRequest {
+    std::string answer;                   ///< a declared learner answer by name (empty: every one)
+    std::optional<LearnerAnswer> ad_hoc;  ///< an ad-hoc answer (target set, proposal read)
+    std::optional<Tolerance> tolerance;   ///< overrides the declared or inherited tolerance
+    std::vector<std::string> accept;      ///< overrides the accepted mistakes (when not empty)
+    std::string answer_place = "--answer";  ///< where an unknown answer name is placed
+    std::string target_place = "--target";  ///< where an ad-hoc target's errors are placed
+};
+
+/// The answers a request names: the ad-hoc one, which takes `tolerance` and `accept` of the
+/// first exercise (in file order) that lists its target — the target's read, its
+/// intervention, or that intervention's row (docs/cli.md#check) —, or the declared answer of
+/// that name, or every declared one; then the request's overrides. ReferenceError for an
+/// unknown name (placed at answer_place) or a scenario that declares no learner answers.
+std::vector<LearnerAnswer> select_answers(const Scenario& scenario, const CheckRequest& request);
+/// judge_all() of select_answers(); an ad-hoc target's errors are placed at target_place.
+std::vector<Judgement> check_request(const Report& report, const CheckRequest& request);
+
 /// A judged quantity in a notation: `a/2`, `[2/3, —, 1/3]` (— where the report has no entry),
 /// `[[a, 0], [0, a]]` for a matrix of `columns` columns.
 std::string quantity_text(const std::vector<std::optional<Value>>& values, std::size_t columns, bool scalar,

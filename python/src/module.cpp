@@ -516,41 +516,27 @@ void set_proposed(LearnerAnswer& la, const py::object& proposed) {
     }
 }
 
-// The CLI's `check` selection (cli/cmd_answers.cpp): one ad-hoc answer, one declared answer
-// by name, or every declared one.
+// `check`: one ad-hoc answer, one declared answer by name, or every declared one, selected and
+// judged by the library's check_request, as the command line does.
 py::list check(const Scenario& s, const std::string& answer, const std::string& target,
                const py::object& proposed) {
     const Report rep = run(s);
-    std::vector<LearnerAnswer> answers;
-    const bool ad_hoc = !target.empty() || !proposed.is_none();
-    if (ad_hoc) {
+    CheckRequest req;
+    req.answer = answer;
+    req.answer_place = "answer";
+    req.target_place = "target";
+    if (!target.empty() || !proposed.is_none()) {
         if (target.empty() || proposed.is_none()) throw usage("target", "target and proposed go together");
         LearnerAnswer la;
         la.name = "answer";
         la.target = target;
         set_proposed(la, proposed);
-        answers.push_back(std::move(la));
-    } else {
-        for (const auto& la : rep.scenario.learner_answers) {
-            if (answer.empty() || la.name == answer) answers.push_back(la);
-        }
-        if (!answer.empty() && answers.empty()) {
-            Location where;
-            where.context = "answer";
-            throw reference_error(fmt::format("unknown learner answer \"{}\"", answer), where);
-        }
-        if (answers.empty()) throw reference_error("the scenario declares no learner_answers to check");
+        req.ad_hoc = std::move(la);
     }
     std::vector<Judgement> judgements;
-    try {
+    {
         py::gil_scoped_release release;
-        judgements = judge_all(rep, answers);
-    } catch (const Error& e) {
-        if (!ad_hoc) throw;
-        // An ad-hoc target is placed at the keyword that gave it, not in the file.
-        Location where;
-        where.context = "target";
-        throw Error(e.kind(), where, e.reason());
+        judgements = check_request(rep, req);
     }
     py::list out;
     for (const auto& j : judgements) out.append(judgement_dict(j));

@@ -910,6 +910,68 @@ std::vector<Judgement> judge_all(const Report& rep, const std::vector<LearnerAns
     return out;
 }
 
+namespace {
+
+// An ad-hoc target takes `tolerance` and `accept` from the first exercise (in file order) that
+// lists it: its read, its intervention, or that intervention's row.
+void inherit_exercise_rules(const Scenario& sc, LearnerAnswer& la) {
+    auto under = [&la](const std::string& prefix) {
+        return la.target.size() > prefix.size() && la.target.compare(0, prefix.size(), prefix) == 0 &&
+               la.target[prefix.size()] == '/';
+    };
+    for (const auto& e : sc.exercises) {
+        bool lists = false;
+        for (const auto& r : e.reads) lists = lists || under(detail::pointer_join("/reads", r));
+        for (const auto& i : e.interventions) {
+            const auto slash = i.find('/');
+            std::string prefix = detail::pointer_join("/interventions", i.substr(0, slash));
+            if (slash != std::string::npos) prefix += i.substr(slash);
+            lists = lists || under(prefix);
+        }
+        if (!lists) continue;
+        if (!la.tolerance) la.tolerance = e.tolerance;
+        if (la.accept.empty()) la.accept = e.accept;
+        return;
+    }
+}
+
+}  // namespace
+
+std::vector<LearnerAnswer> select_answers(const Scenario& sc, const CheckRequest& req) {
+    std::vector<LearnerAnswer> answers;
+    if (req.ad_hoc) {
+        answers.push_back(*req.ad_hoc);
+        inherit_exercise_rules(sc, answers.back());
+    } else {
+        for (const auto& la : sc.learner_answers) {
+            if (req.answer.empty() || la.name == req.answer) answers.push_back(la);
+        }
+        if (!req.answer.empty() && answers.empty()) {
+            Location where;
+            where.context = req.answer_place;
+            throw reference_error(fmt::format("unknown learner answer \"{}\"", req.answer), where);
+        }
+        if (answers.empty()) throw reference_error("the scenario declares no learner_answers to check");
+    }
+    for (auto& la : answers) {
+        if (req.tolerance) la.tolerance = req.tolerance;
+        if (!req.accept.empty()) la.accept = req.accept;
+    }
+    return answers;
+}
+
+std::vector<Judgement> check_request(const Report& rep, const CheckRequest& req) {
+    const auto answers = select_answers(rep.scenario, req);
+    try {
+        return judge_all(rep, answers);
+    } catch (const Error& e) {
+        if (!req.ad_hoc) throw;
+        Location where;  // an ad-hoc target is placed at the option that gave it, not in the file
+        where.context = req.target_place;
+        throw Error(e.kind(), where, e.reason());
+    }
+}
+
 std::string quantity_text(const std::vector<std::optional<Value>>& values, std::size_t columns, bool scalar,
                           Notation n) {
     auto one = [n](const std::optional<Value>& v) { return v ? to_string(*v, n) : std::string("—"); };
