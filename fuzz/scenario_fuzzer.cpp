@@ -19,6 +19,8 @@
 #include "exactattn/verify.hpp"
 #include "fuzz_limits.hpp"
 #include "scenario/json.hpp"
+#include "scenario/load.hpp"
+#include "scenario/memory_file.hpp"
 #include "report/report_json.hpp"
 
 using namespace exactattn;

@@ -51,32 +51,6 @@ Error json_parse_error(const std::string& file, std::string_view text, std::size
 /// Bytes past a text that read_file() leaves readable (allocated) for a vectorized reader.
 inline constexpr std::size_t kJsonPadding = 64;
 
-/// A memory file's text, `[[v, ...], ...]`, streamed into a Memory: shape and limits checked
-/// row by row, entries kept compact (Memory::scaled_integers) whenever they allow it.
-/// `readable`: the bytes readable from text.data(); with kJsonPadding past the text (as
-/// read_file() leaves), the fast reader needs no copy of the text.
-Memory load_memory_json(std::string_view text, const std::string& file, std::size_t readable = 0);
-/// The same with nlohmann's reader only: the reference that load_memory_json's fast reader
-/// must agree with (it falls back to this one for every error, so errors are this one's).
-Memory load_memory_json_reference(std::string_view text, const std::string& file);
-
-/// A memory array of a scenario's source, `sources.<name>.memory`: its bytes in the text.
-struct MemorySpan {
-    std::string source;
-    std::size_t offset = 0;
-    std::size_t size = 0;
-};
-/// The memory arrays of a scenario text's sources, found by a structural walk (simdjson's On
-/// Demand reader) without reading the arrays; empty when the text is not a JSON object the
-/// walk can follow. The spans are in text order. Validity of the text is not checked: the
-/// caller reads each span with load_memory_json and the rest with parse_json_exact.
-std::vector<MemorySpan> find_memory_spans(std::string_view text, std::size_t readable = 0);
-
-/// parse_scenario with every section read from one document tree (parse_json_exact): the
-/// reference that parse_scenario's streamed memory sources must agree with. Defined in
-/// scenario.cpp.
-Scenario parse_scenario_reference(std::string_view json_text, const std::string& file);
-
 /// Checks JSON text before parsing: valid UTF-8 (ParseError at file:line:column) and nesting
 /// no deeper than limits().max_nesting (LimitError at the bracket past it).
 void check_json_text(std::string_view text, const std::string& file);

@@ -22,7 +22,9 @@
 
 #include "exactattn/limits.hpp"
 #include "exactattn/parse.hpp"
-#include "scenario/json.hpp"
+#include "scenario/memory_file.hpp"
+#include "exactattn/scenario.hpp"
+#include "exactattn/error.hpp"
 
 namespace exactattn::detail {
 
@@ -595,3 +597,19 @@ Memory load_memory_json_reference(std::string_view text, const std::string& file
 }
 
 }  // namespace exactattn::detail
+
+namespace exactattn {
+
+Memory load_memory_argument(const std::string& arg) {
+    if (!arg.empty() && arg[0] == '@') {
+        const std::string path = arg.substr(1);
+        const std::string text = detail::read_file(path);
+        return detail::load_memory_json(text, path, text.capacity());
+    }
+    Matrix m = parse_matrix(arg);
+    if (m.empty()) throw shape_error("the memory has no rows: give at least one row, e.g. [[a,0]]");
+    if (m.front().empty()) throw shape_error("memory rows are empty: give at least one coordinate");
+    return Memory(std::move(m));
+}
+
+}  // namespace exactattn

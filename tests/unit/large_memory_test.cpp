@@ -16,6 +16,7 @@
 #include "exactattn/report.hpp"
 #include "exactattn/scenario.hpp"
 #include "scenario/json.hpp"
+#include "scenario/memory_file.hpp"
 #include "report/report_json.hpp"
 #include "support/support.hpp"
 

@@ -17,6 +17,8 @@
 #include "exactattn/scenario.hpp"
 #include "exactattn/verify.hpp"
 #include "scenario/json.hpp"
+#include "scenario/load.hpp"
+#include "scenario/memory_file.hpp"
 #include "report/report_json.hpp"
 #include "cli/run_cli.hpp"
 #include "support/support.hpp"
