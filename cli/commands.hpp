@@ -160,5 +160,8 @@ int cmd_variants(const VariantsOptions& o, std::ostream& out);
 int cmd_figure(const FigureOptions& o, std::ostream& out);
 /// The options of `attend` on its subcommand (kept beside the command).
 void add_attend_options(CLI::App& sub, AttendOptions& o);
+/// The `manuscript check|fill|audit` family, its options owned by the callbacks it installs;
+/// the chosen one is bound into `command`.
+void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& command);
 
 }  // namespace exactattn::cli
