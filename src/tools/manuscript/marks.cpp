@@ -246,8 +246,10 @@ std::vector<Mark> markdown_marks(const Source& src) {
         k = attr_end;
     }
     // An attribute block that names a claim but follows no [span] (a missing `]` or `[`).
+    std::size_t u = 0;  // the marks' blocks are in text order: one pass over both
     for (std::size_t k = s.find('{'); k != std::string_view::npos; k = s.find('{', k + 1)) {
-        if (std::any_of(used.begin(), used.end(), [k](const auto& u) { return k >= u.first && k < u.second; })) continue;
+        while (u < used.size() && used[u].second <= k) ++u;
+        if (u < used.size() && k >= used[u].first) continue;
         const std::size_t e = s.find('}', k);
         const std::string_view attrs = s.substr(k + 1, (e == std::string_view::npos ? line_end(s, k) : e) - k - 1);
         if (attrs.starts_with('.') || attrs.starts_with("ref=") || attrs.starts_with('#')) {
