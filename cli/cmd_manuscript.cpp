@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <memory>
 #include <ostream>
 
@@ -26,11 +27,9 @@ struct ManuscriptCli {
     AuditOptions audit;
 };
 
-int check(const ManuscriptCli& o, std::ostream& out) {
-    const auto files = manuscript_files(o.files, o.scenario.empty());
-    if (files.empty()) {
-        throw reference_error("no manuscript found (*.md, *.qmd, *.tex naming an exactattn-scenario)");
-    }
+// Checks `files`, printing a line per wrong claim and per file and the total; the number of
+// wrong claims.
+std::size_t check_files(const std::vector<std::string>& files, const ManuscriptCli& o, std::ostream& out) {
     std::vector<ManuscriptResult> results(files.size());
     const ManuscriptOptions options{o.scenario};
     run_parallel(files.size(), o.jobs == 0 ? default_jobs() : o.jobs,
@@ -49,7 +48,15 @@ int check(const ManuscriptCli& o, std::ostream& out) {
     }
     if (!o.junit.empty()) write_output_file(o.junit, manuscript_junit(results), "--junit");
     out << fmt::format("manuscript: {} claims checked, {} wrong in {} files\n", claims, wrong, bad_files);
-    return wrong == 0 ? 0 : 1;
+    return wrong;
+}
+
+int check(const ManuscriptCli& o, std::ostream& out) {
+    const auto files = manuscript_files(o.files, o.scenario.empty());
+    if (files.empty()) {
+        throw reference_error("no manuscript found (*.md, *.qmd, *.tex naming an exactattn-scenario)");
+    }
+    return check_files(files, o, out) == 0 ? 0 : 1;
 }
 
 int fill(const ManuscriptCli& o, std::ostream& out) {
@@ -91,6 +98,20 @@ int audit(const ManuscriptCli& o, std::ostream& out) {
 }
 
 }  // namespace
+
+std::size_t check_manuscripts_below(const std::vector<std::string>& paths, std::size_t jobs, std::ostream& out) {
+    std::vector<std::string> dirs;
+    std::error_code ec;
+    for (const auto& p : paths) {
+        if (std::filesystem::is_directory(p, ec)) dirs.push_back(p);
+    }
+    if (dirs.empty()) return 0;
+    const auto files = manuscript_files(dirs, true);
+    if (files.empty()) return 0;
+    ManuscriptCli o;
+    o.jobs = jobs;
+    return check_files(files, o, out);
+}
 
 void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& command) {
     auto* family = app.add_subcommand("manuscript", "Check, fill or audit a book's Markdown or LaTeX text");

@@ -355,9 +355,11 @@ std::string compare_value(const Claimed& c, const Value& target, const std::stri
     const bool has_point = e.text.find('.') != std::string::npos;
     // A count (no point) and any decimal after `=` must be exact; a decimal standing alone or
     // after ≈ is judged by correct rounding to the places written.
+    // The written element by its value (2+1+2 is 5, \tfrac{a}{3} is a/3).
+    const std::string written = e.value.exact ? to_ascii(*e.value.exact) : e.text;
     if (decimal && (!has_point || link == "=") && e.form == AnswerEntry::Form::Decimal) {
         if (e.value.exact && *e.value.exact == target) return {};
-        return fmt::format("{} ≠ {}", e.text, to_ascii(target));
+        return fmt::format("{} ≠ {}", written, to_ascii(target));
     }
     const EntryVerdict v = judge_entry(e, Real::of(target), Tolerance{});
     if (v.match) return {};
@@ -367,7 +369,7 @@ std::string compare_value(const Claimed& c, const Value& target, const std::stri
         if (e.form == AnswerEntry::Form::Percent) rounded += "%";
         return fmt::format("{}: {} rounds to {}", v.rule, to_ascii(target), rounded);
     }
-    return fmt::format("{} ≠ {}", e.text, to_ascii(target));
+    return fmt::format("{} ≠ {}", written, to_ascii(target));
 }
 
 std::string compare(const Claimed& c, const Json& t, const std::string& link) {
