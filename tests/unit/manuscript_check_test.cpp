@@ -134,6 +134,19 @@ TEST(ManuscriptCheck, PercentagesCountsTokens) {
     EXPECT_FALSE(holds("blue", "/rollouts/table-14.4/teacher-forcing/steps/2/chosen", rollout));
 }
 
+TEST(ManuscriptCheck, TokensAreComparedAsWritten) {
+    // decoder-rollout.json: the reference is [the, red, key, .] and generation stops at the end
+    // token; fractional-scores.json's reads use the query named "one".
+    const std::string rollout = test::source_path("data/chapter14/decoder-rollout.json");
+    EXPECT_TRUE(holds("[the, red, key, .]", "/rollouts/table-14.4/reference", rollout));
+    EXPECT_TRUE(holds(".", "/rollouts/table-14.4/reference/3", rollout));
+    EXPECT_TRUE(holds("end token", "/rollouts/table-14.4/generation/stopped", rollout));
+    EXPECT_FALSE(holds("end", "/rollouts/table-14.4/generation/stopped", rollout));
+    const std::string fractional = test::source_path("data/examples/fractional-scores.json");
+    EXPECT_TRUE(holds("one", "/reads/sqrt2/query_name", fractional));
+    EXPECT_TRUE(holds("[color, key, full stop]", "/sources/red/labels"));
+}
+
 TEST(ManuscriptCheck, MatricesAsRowsOrNamedStates) {
     EXPECT_TRUE(holds("[0,a]; [0,0]", "/interventions/table-14.3/rows/1/states"));
     EXPECT_TRUE(holds("$$h_1=[a,0],\\qquad h_2=[0,a],\\qquad h_3=[0,0].$$", "/sources/red/states"));

@@ -224,12 +224,14 @@ struct Claimed {
     bool list = false;
     std::vector<Claimed> items;
     std::string text;
+    std::string raw;  ///< as written (a token is compared with this: `.`, `end token`, `one`)
     std::optional<AnswerEntry> entry;
     std::string error;  ///< why the text is not a value
 };
 
 Claimed scalar(const std::string& raw) {
     Claimed c;
+    c.raw = trim(raw);
     c.text = number_word(without_units(strip_punctuation(raw)));
     try {
         c.entry = parse_answer_entry(c.text);
@@ -312,7 +314,7 @@ Claimed element(const std::string& raw) {
         if (*open == 0 && split_top(s, {","}).size() == 1 && s.back() == ']') return bracket_list(s.substr(1, s.size() - 2));
     }
     if (split_top(s, {","}).size() > 1) return bracket_list(s);  // a list without its brackets
-    return scalar(s);
+    return scalar(raw);  // unstripped: a token may be `.`
 }
 
 bool is_label(const std::string& text) {
@@ -387,10 +389,11 @@ std::string compare(const Claimed& c, const Json& t, const std::string& link) {
         Value v;
         try {
             v = detail::json_value(t, Location{});
-        } catch (const Error&) {  // a token: compared as written, without quotes
-            std::string w = trim(c.text);
+        } catch (const Error&) {  // a token: compared as written, without quotes or a sentence's full stop
+            std::string w = c.raw;
             if (w.size() >= 2 && (w.front() == '"' || w.front() == '\'') && w.back() == w.front()) w = w.substr(1, w.size() - 2);
-            return w == t.get<std::string>() ? "" : fmt::format("token {} ≠ {}", w, t.get<std::string>());
+            const std::string& token = t.get<std::string>();
+            return w == token || strip_punctuation(w) == token ? "" : fmt::format("token {} ≠ {}", w, token);
         }
         return compare_value(c, v, link);
     }
