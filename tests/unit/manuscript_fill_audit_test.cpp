@@ -74,6 +74,16 @@ TEST(ManuscriptAudit, ChapterCoverageIsAtLeast95Percent) {
     EXPECT_EQ(unverified, (std::vector<std::string>{"[a,-a]", "750", "−0.75"}));
 }
 
+TEST(ManuscriptAudit, LatexChapterSkipsThePreamble) {
+    const std::string path = test::source_path("data/chapter14/chapter14.tex");
+    const auto r = audit_manuscript_text(read_manuscript_file(path), path, ManuscriptFormat::Latex);
+    // \setcounter{section}{1} and the 14. of \thesection stand in the preamble: only [a, −a]
+    // before the ReLU is unmarked.
+    ASSERT_EQ(r.unmarked.size(), 1U);
+    EXPECT_EQ(r.unmarked[0].text, "[a,-a]");
+    EXPECT_GE(r.coverage(), 0.95);
+}
+
 TEST(ManuscriptAudit, UnmarkedClaimNamesTheQuantityItEquals) {
     const std::string text =
         "---\nexactattn-scenario: chapter14\n---\n"

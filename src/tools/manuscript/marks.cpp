@@ -141,6 +141,9 @@ void blank_latex(Source& src) {
             k = e;
         }
     }
+    // The preamble is set-up, not prose (its comments were read for the scenario above).
+    const std::size_t body = s.find("\\begin{document}");
+    if (body != std::string::npos) blank(s, 0, body + 16);
 }
 
 Error mark_error(const Source& src, std::size_t at, const std::string& reason) {
