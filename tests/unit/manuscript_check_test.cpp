@@ -68,6 +68,13 @@ TEST(ManuscriptCheck, ExactFormsInEveryNotation) {
     EXPECT_FALSE(holds("√2 + 1", "/reads/sqrt2/weights/1", fractional));
 }
 
+TEST(ManuscriptCheck, ShortFormWithoutTheClassIsAMark) {
+    const auto r = check_md("[1/2]{ref=/reads/example-14.1/weights/0} and [1/3]{ref=\"/reads/example-14.1/weights/1\"}\n");
+    ASSERT_EQ(r.claims.size(), 2U);
+    EXPECT_TRUE(r.claims[0].passed);
+    EXPECT_FALSE(r.claims[1].passed);  // the key's weight is 1/4
+}
+
 TEST(ManuscriptCheck, DecimalRoundedToWrittenPlacesIsRight) {
     // a/2 = 0.34657359…: correctly rounded to 6, 4 and 2 places.
     EXPECT_TRUE(holds("0.346574", "/reads/example-14.1/context/0"));
