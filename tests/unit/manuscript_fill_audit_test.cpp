@@ -176,5 +176,23 @@ TEST(ManuscriptBadInput, BomCrlfAndAMegabyteOfProse) {
     EXPECT_THROW((void)check_manuscript_text("bad \xFF byte", "t.md", ManuscriptFormat::Markdown, kChapter), Error);
 }
 
+TEST(ManuscriptBadInput, PathologicalMegabytesAreReadInOnePass) {
+    // Unclosed brackets and braces, and nesting deeper than any claim: a result or one placed
+    // error, never a quadratic scan or a stack overflow (each of these took minutes or
+    // crashed before the one-pass bracket matcher and the nesting bound).
+    const std::size_t mb = 1U << 20;
+    for (const std::string& text : {std::string(mb, '['), std::string(mb, '{'), std::string(mb / 2, '[') + "x",
+                                    [&] { std::string t; while (t.size() < mb) t += "_{"; return t; }()}) {
+        EXPECT_EQ(check_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, kChapter).claims.size(), 0U);
+        EXPECT_EQ(audit_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, kChapter).unmarked.size(), 0U);
+    }
+    const std::string deep = "[" + std::string(100000, '[') + std::string(100000, ']') + "]{.exact ref=/reads/example-14.1/weights}";
+    EXPECT_EQ(error_of(deep), "t.md:1:1: /reads/example-14.1/weights: the claim nests brackets more than 64 deep");
+    std::string frac = "\\exact{/reads/example-14.1/weights/0}{";
+    for (int i = 0; i < 50000; ++i) frac += "\\frac{";
+    EXPECT_EQ(error_of(frac + "1" + std::string(50000, '}') + "}", ManuscriptFormat::Latex),
+              "t.tex:1:1: /reads/example-14.1/weights/0: the claim nests brackets more than 64 deep");
+}
+
 }  // namespace
 }  // namespace exactattn

@@ -95,8 +95,8 @@ std::size_t number_end(const std::string& s, std::size_t k) {
 
 // A vector written in prose: [ … ] holding only what values are made of, with a comma.
 std::size_t vector_end(const std::string& s, std::size_t k) {
-    const std::size_t e = s.find(']', k);
-    if (e == std::string::npos || e - k > 200) return k;
+    const std::size_t e = std::string_view(s).substr(0, std::min(s.size(), k + 200)).find(']', k);  // bounded
+    if (e == std::string::npos) return k;
     const std::string inner = s.substr(k + 1, e - k - 1);
     if (inner.find(',') == std::string::npos || inner.find('[') != std::string::npos) return k;
     bool number = false;

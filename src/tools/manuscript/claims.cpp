@@ -430,7 +430,27 @@ std::vector<std::pair<std::string, std::string>> chain_elements(const std::strin
     return split_top(plain, {"=", "≈"});
 }
 
+namespace {
+
+constexpr int kMaxNesting = 64;
+
+// Brackets, parentheses and braces nested deeper than any claim needs are refused before the
+// recursive readers see them (a stack overflow is not an error message).
+void check_nesting(std::string_view written) {
+    int depth = 0;
+    for (const char c : written) {
+        if (c == '[' || c == '(' || c == '{') ++depth;
+        if (c == ']' || c == ')' || c == '}') --depth;
+        if (depth > kMaxNesting) {
+            throw parse_error(Location{}, fmt::format("the claim nests brackets more than {} deep", kMaxNesting));
+        }
+    }
+}
+
+}  // namespace
+
 ClaimJudgement judge_claim(std::string_view written, const Json& target) {
+    check_nesting(written);
     const std::string plain = plain_notation(written);
     ClaimJudgement j;
     if (split_top(plain, {";"}).size() > 1) {  // rows, each perhaps named: h_1=[a,0]; h_2=[0,a]
@@ -468,6 +488,7 @@ ParsedElement parse_element(const std::string& plain) {
     ParsedElement p;
     Claimed c;
     try {
+        check_nesting(plain);
         c = element(plain);
     } catch (const Error&) {
         return p;

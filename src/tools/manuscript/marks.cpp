@@ -150,24 +150,30 @@ Error mark_error(const Source& src, std::size_t at, const std::string& reason) {
     return parse_error(src.at(at), reason);
 }
 
-// The `]` matching the `[` at `open`, within its paragraph; npos if none.
-std::size_t matching_bracket(std::string_view s, std::size_t open) {
-    int depth = 0;
-    for (std::size_t k = open; k < s.size(); ++k) {
+// For each `[` of the text, the offset of its matching `]` within the same paragraph (npos
+// when it has none), in one pass with a stack: a megabyte of unclosed brackets costs no more
+// than a megabyte of prose.
+std::vector<std::size_t> bracket_matches(std::string_view s) {
+    std::vector<std::size_t> match(s.size(), std::string_view::npos);
+    std::vector<std::size_t> open;
+    for (std::size_t k = 0; k < s.size(); ++k) {
         const char c = s[k];
         if (c == '\\') {
             ++k;
             continue;
         }
-        if (c == '\n') {
+        if (c == '\n') {  // a blank line ends the paragraph: what is open stays unmatched
             std::size_t j = k + 1;
             while (j < s.size() && (s[j] == ' ' || s[j] == '\t' || s[j] == '\r')) ++j;
-            if (j >= s.size() || s[j] == '\n') return std::string_view::npos;
+            if (j >= s.size() || s[j] == '\n') open.clear();
         }
-        if (c == '[') ++depth;
-        if (c == ']' && --depth == 0) return k;
+        if (c == '[') open.push_back(k);
+        if (c == ']' && !open.empty()) {
+            match[open.back()] = k;
+            open.pop_back();
+        }
     }
-    return std::string_view::npos;
+    return match;
 }
 
 // The value of `key=` in a pandoc attribute block's text (quoted or bare); empty when absent.
@@ -220,9 +226,10 @@ std::vector<Mark> markdown_marks(const Source& src) {
     const std::string_view s(src.scan);
     std::vector<Mark> marks;
     std::vector<std::pair<std::size_t, std::size_t>> used;  // attribute blocks that belong to a mark
+    const auto match = bracket_matches(s);
     for (std::size_t k = 0; k < s.size(); ++k) {
         if (s[k] != '[' || (k > 0 && s[k - 1] == '\\')) continue;
-        const std::size_t close = matching_bracket(s, k);
+        const std::size_t close = match[k];
         if (close == std::string_view::npos || close + 1 >= s.size() || s[close + 1] != '{') continue;
         const std::size_t attr_end = s.find('}', close + 2);
         const std::size_t para = s.find("\n\n", close + 2);
@@ -253,9 +260,12 @@ std::vector<Mark> markdown_marks(const Source& src) {
     for (std::size_t k = s.find('{'); k != std::string_view::npos; k = s.find('{', k + 1)) {
         while (u < used.size() && used[u].second <= k) ++u;
         if (u < used.size() && k >= used[u].first) continue;
-        const std::size_t e = s.find('}', k);
-        const std::string_view attrs = s.substr(k + 1, (e == std::string_view::npos ? line_end(s, k) : e) - k - 1);
-        if (attrs.starts_with('.') || attrs.starts_with("ref=") || attrs.starts_with('#')) {
+        const std::string_view after = s.substr(k + 1);
+        if (!after.starts_with('.') && !after.starts_with("ref=") && !after.starts_with('#')) continue;
+        const std::size_t eol = line_end(s, k);
+        const std::size_t e = s.substr(0, eol).find('}', k);
+        const std::string_view attrs = s.substr(k + 1, (e == std::string_view::npos ? eol : e) - k - 1);
+        {
             if (marks_claim(attrs)) {
                 throw mark_error(src, k, "an attribute block {.exact …} that follows no [written] span (an unclosed [ or a missing ])");
             }
@@ -415,9 +425,10 @@ std::vector<std::pair<std::size_t, std::size_t>> noclaim_spans(const Source& src
         }
         return out;
     }
+    const auto match = bracket_matches(s);
     for (std::size_t k = 0; k < s.size(); ++k) {
         if (s[k] != '[' || (k > 0 && s[k - 1] == '\\')) continue;
-        const std::size_t close = matching_bracket(s, k);
+        const std::size_t close = match[k];
         if (close == std::string_view::npos || close + 1 >= s.size() || s[close + 1] != '{') continue;
         const std::size_t e = s.find('}', close + 2);
         if (e == std::string_view::npos || !has_class(s.substr(close + 2, e - close - 2), "noclaim")) continue;
