@@ -218,5 +218,27 @@ TEST(ManuscriptCheck, LatexChapterPasses) {
     for (const auto& c : r.claims) EXPECT_TRUE(c.passed) << mismatch_line(r.file, c);
 }
 
+TEST(ManuscriptCheck, PlantedWrongNumbersInLatexAreCaughtAtTheirLine) {
+    const std::string path = test::source_path("data/chapter14/chapter14.tex");
+    const std::vector<std::pair<std::string, std::string>> plants = {
+        // Table 14.1's exponential e^a = 2, and Table 14.3's full-stop readout 4a/3
+        {"\\exact{/reads/example-14.1/exponentials/0}{2}", "\\exact{/reads/example-14.1/exponentials/0}{3}"},
+        {"\\exact{/interventions/table-14.3/rows/3/readout}{$\\tfrac{4a}{3}$}",
+         "\\exact{/interventions/table-14.3/rows/3/readout}{$\\tfrac{4a}{5}$}"},
+        // c_2's decimal, last digit
+        {"[0.173287,0.346574].}", "[0.173287,0.346575].}"},
+    };
+    for (const auto& [from, to] : plants) {
+        std::string text = read(path);
+        const int line = line_of(text, from);
+        text.replace(text.find(from), from.size(), to);
+        const auto r = check_manuscript_text(text, path, ManuscriptFormat::Latex);
+        ASSERT_EQ(r.wrong(), 1U) << to;
+        for (const auto& c : r.claims) {
+            if (!c.passed) EXPECT_EQ(c.line, line) << to;
+        }
+    }
+}
+
 }  // namespace
 }  // namespace exactattn
