@@ -130,6 +130,11 @@ TEST(ManuscriptBadInput, UnknownPointerNamesTheNearest) {
               "/reads/example-14.1/weights, /reads/example-14.1/query, /reads/example-14.1/memory");
 }
 
+TEST(ManuscriptBadInput, UnknownFirstSegmentNamesTheReportsKeys) {
+    EXPECT_EQ(error_of("[1]{.exact ref=/raeds/example-14.1/weights}").substr(0, 87),
+              "t.md:1:1: /raeds/example-14.1/weights: no such quantity in chapter14; nearest: /reads, ");
+}
+
 TEST(ManuscriptBadInput, MalformedMarksArePlaced) {
     EXPECT_EQ(error_of("x [1/2]{.exact ref=/reads/example-14.1/weights/0\n"),
               "t.md:1:3: unclosed attribute block: a mark is [written]{.exact ref=\"/pointer\"}");

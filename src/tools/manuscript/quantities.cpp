@@ -93,7 +93,10 @@ const Json& Quantities::at(const std::string& pointer, const Location& where) {
         }
         prefix = next;
     }
-    if (node == nullptr) node = &doc_->at(prefix.empty() ? "/" : prefix, where);
+    if (node == nullptr) {  // the first segment is unknown: the report's top-level keys
+        if (full_.is_null()) full_ = detail::report_to_json(*report_);
+        node = &full_;
+    }
     std::vector<std::pair<std::size_t, std::string>> near;
     if (node->is_object()) {
         for (const auto& [key, value] : node->items()) near.emplace_back(edit_distance(key, segs[k]), prefix + "/" + key);
