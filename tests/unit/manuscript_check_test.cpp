@@ -154,6 +154,22 @@ TEST(ManuscriptCheck, TokensAreComparedAsWritten) {
     EXPECT_TRUE(holds("[color, key, full stop]", "/sources/red/labels"));
 }
 
+TEST(ManuscriptCheck, LayerWeightsMasksAndRemovedEntries) {
+    // self-attention.json's assumptions work these by hand: head 1, causal, row 3 has weights
+    // 1/7, 2/7, 4/7; head 2's row 2 weights √2 − 1 and 2 − √2, row 3 (4 − √2)/7 twice; row 1
+    // sees only itself, so key 2 is masked and its score is null.
+    const std::string sa = test::source_path("data/examples/self-attention.json");
+    EXPECT_TRUE(holds("[1/7, 2/7, 4/7]", "/layers/causal/heads/0/weights/2", sa));
+    EXPECT_FALSE(holds("[1/7, 4/7, 2/7]", "/layers/causal/heads/0/weights/2", sa));
+    EXPECT_TRUE(holds("$\\sqrt{2}-1$", "/layers/causal/heads/1/weights/1/0", sa));
+    EXPECT_TRUE(holds("2 − √2", "/layers/causal/heads/1/weights/1/1", sa));
+    EXPECT_TRUE(holds("$\\tfrac{4-\\sqrt{2}}{7}$", "/layers/causal/heads/1/weights/2/0", sa));
+    EXPECT_TRUE(holds("[a, —, —]", "/layers/causal/heads/0/scores/0", sa));
+    EXPECT_FALSE(holds("[a, 0, —]", "/layers/causal/heads/0/scores/0", sa));
+    EXPECT_TRUE(holds("true", "/layers/causal/masked/0/1", sa));
+    EXPECT_FALSE(holds("false", "/layers/causal/masked/0/1", sa));
+}
+
 TEST(ManuscriptCheck, MatricesAsRowsOrNamedStates) {
     EXPECT_TRUE(holds("[0,a]; [0,0]", "/interventions/table-14.3/rows/1/states"));
     EXPECT_TRUE(holds("$$h_1=[a,0],\\qquad h_2=[0,a],\\qquad h_3=[0,0].$$", "/sources/red/states"));
