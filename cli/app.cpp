@@ -178,6 +178,8 @@ void make_app(CLI::App& app, Parsed& p) {
     s_figure->add_option("--format", p.figure.format, "svg|tikz")->check(CLI::IsMember({"svg", "tikz"}));
     s_figure->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_figure(p.figure, o); }; });
 
+    add_manuscript_command(app, p.command);
+
     // Shared options, added once every subcommand exists: each subcommand gets its own copy,
     // so `-o` is accepted after any of them, and before them (the built-in run).
     const char* output_help = "Write the output to FILE (atomically: the old file stays on failure)";

@@ -72,9 +72,11 @@ int cmd_verify(const FilesOptions& o, std::ostream& out) {
         if (files.size() > 1) out << fmt::format("{}: {} passed, {} failed\n", r.file, r.passed, r.failures.size());
     }
     if (!o.junit.empty()) write_output_file(o.junit, junit_xml(results, "exactattn verify"), "--junit");
+    // The manuscripts of a directory (docs/manuscript.md) before the total, which stays last.
+    const std::size_t wrong_claims = check_manuscripts_below(o.files, o.jobs == 0 ? default_jobs() : o.jobs, out);
     out << fmt::format("verify: {} passed, {} failed", passed, failed);
     out << (files.size() > 1 ? fmt::format(" in {} files\n", files.size()) : std::string("\n"));
-    return failed == 0 ? 0 : 1;
+    return failed == 0 && wrong_claims == 0 ? 0 : 1;
 }
 
 }  // namespace exactattn::cli

@@ -160,5 +160,11 @@ int cmd_variants(const VariantsOptions& o, std::ostream& out);
 int cmd_figure(const FigureOptions& o, std::ostream& out);
 /// The options of `attend` on its subcommand (kept beside the command).
 void add_attend_options(CLI::App& sub, AttendOptions& o);
+/// The `manuscript check|fill|audit` family, its options owned by the callbacks it installs;
+/// the chosen one is bound into `command`.
+void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& command);
+/// `verify DIR`: checks the manuscripts below the directories among `paths` (those naming an
+/// exactattn-scenario) as `manuscript check` does; the number of wrong claims.
+std::size_t check_manuscripts_below(const std::vector<std::string>& paths, std::size_t jobs, std::ostream& out);
 
 }  // namespace exactattn::cli

@@ -17,6 +17,9 @@ fi
 if [ "${EXACTATTN_WITH_RENDER:-0}" = 1 ]; then
   packages+=(texlive-xetex texlive-latex-recommended texlive-lang-chinese fonts-wqy-microhei
              chromium python3-pil librsvg2-bin poppler-utils)
+  # The manuscript builds (docs/manuscript.md): pandoc itself, and the Latin Modern fonts and
+  # psnfss (hyperref's link font) that pandoc's LaTeX template loads.
+  packages+=(pandoc lmodern texlive-fonts-recommended)
 fi
 missing=()
 for p in "${packages[@]}"; do

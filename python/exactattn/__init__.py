@@ -26,7 +26,7 @@ from ._errors import (CheckFailed, DomainError, Error, LimitError, ParseError, R
 __all__ = [
     "Value", "a", "exp", "ln", "pow", "Vector", "Trace", "read", "attend", "encode", "Scenario", "limits",
     "current_limits", "Error", "ParseError", "DomainError", "LimitError", "ShapeError",
-    "ReferenceError", "UsageError", "CheckFailed",
+    "ReferenceError", "UsageError", "CheckFailed", "manuscript_check", "manuscript_fill", "manuscript_audit",
 ]
 __version__ = "0.1.0"
 
@@ -436,3 +436,24 @@ def limits(**changes: int) -> Any:
 def current_limits() -> dict[str, int]:
     """The limits in force on the calling thread."""
     return _ext.current_limits()
+
+
+# ---- manuscripts (docs/manuscript.md) --------------------------------------------------------
+
+def manuscript_check(path: str | os.PathLike[str], scenario: str | None = None) -> dict[str, Any]:
+    """Checks every marked claim of a Markdown or LaTeX manuscript, as `exactattn manuscript
+    check` does: {"file", "scenario", "wrong", "claims": [{"line", "column", "pointer",
+    "written", "exact", "passed", "detail", "message"}]}; "message" is the command's line.
+    Bad input raises the command's error (ReferenceError for an unknown pointer, …)."""
+    return _ext.manuscript_check(os.fspath(path), scenario)
+
+
+def manuscript_fill(path: str | os.PathLike[str], scenario: str | None = None) -> str:
+    """The manuscript with its placeholders filled, as `exactattn manuscript fill` prints it."""
+    return _ext.manuscript_fill(os.fspath(path), scenario)
+
+
+def manuscript_audit(path: str | os.PathLike[str], scenario: str | None = None) -> dict[str, Any]:
+    """The unmarked numeric claims and the coverage, as `exactattn manuscript audit` finds them:
+    {"file", "marked", "coverage", "unmarked": [{"line", "column", "text", "equals", "message"}]}."""
+    return _ext.manuscript_audit(os.fspath(path), scenario)

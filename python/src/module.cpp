@@ -38,6 +38,10 @@
 namespace py = pybind11;
 using namespace exactattn;
 
+namespace exactattn {
+void bind_manuscript(py::module_& m);  // manuscript_bindings.cpp
+}  // namespace exactattn
+
 namespace {
 
 // ---- errors ---------------------------------------------------------------------------------
@@ -892,4 +896,5 @@ floats are refused (they are not exact) except in comparisons, where they compar
         .def("__exit__", &LimitsScope::exit)
         .def("values", &LimitsScope::values);
     m.def("current_limits", [] { return limits_dict(limits()); });
+    bind_manuscript(m);
 }

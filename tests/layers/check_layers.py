@@ -7,8 +7,8 @@ The library's folders are layers, bottom to top:
     core < model < scenario, render (side by side: neither includes the other) < report < tools
 
 A file may include a file of its own folder or of a folder below it, never one above. A public
-header (include/exactattn/NAME.hpp) belongs to the folder of its implementation (src/*/NAME.cpp)
-or, for a header without one, to the folder named in HEADER_ONLY below. Every quoted include must
+header (include/exactattn/NAME.hpp) belongs to the folder of its implementation (src/*/NAME.cpp,
+or the files of src/*/NAME/) or, for a header without one, to the folder named in HEADER_ONLY below. Every quoted include must
 name a file of the repository, so that no include escapes the check.
 
     check_layers.py SOURCE_DIR            exit 1 and one line per include that climbs
@@ -43,6 +43,9 @@ def main(argv):
     for f in files:
         if f.startswith("src/") and f.endswith(".cpp"):
             stems.setdefault(os.path.basename(f)[:-4], layer_of_src(f))
+            parts = f.split("/")
+            if len(parts) > 3:  # src/tools/manuscript/check.cpp implements manuscript.hpp
+                stems.setdefault(parts[2], layer_of_src(f))
     problems = []
 
     def layer(f):

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+// exactattn manuscript check|fill|audit: the book's own prose against the exact engine
+// (docs/manuscript.md).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <memory>
+#include <ostream>
+
+#include "commands.hpp"
+#include "exactattn/book.hpp"
+#include "exactattn/manuscript.hpp"
+
+namespace exactattn::cli {
+
+namespace {
+
+struct ManuscriptCli {
+    std::vector<std::string> files;
+    std::string scenario;
+    std::size_t jobs = 0;
+    std::string junit;
+    bool in_place = false;
+    bool strict = false;
+    double min_coverage = 95;  ///< --strict: the lowest coverage (percent) that passes
+    AuditOptions audit;
+};
+
+// Checks `files`, printing a line per wrong claim and per file and the total; the number of
+// wrong claims.
+std::size_t check_files(const std::vector<std::string>& files, const ManuscriptCli& o, std::ostream& out) {
+    std::vector<ManuscriptResult> results(files.size());
+    const ManuscriptOptions options{o.scenario};
+    run_parallel(files.size(), o.jobs == 0 ? default_jobs() : o.jobs,
+                 [&](std::size_t i) { results[i] = check_manuscript(files[i], options); });
+    std::size_t claims = 0;
+    std::size_t wrong = 0;
+    std::size_t bad_files = 0;
+    for (const auto& r : results) {
+        for (const auto& c : r.claims) {
+            if (!c.passed) out << mismatch_line(r.file, c) << '\n';
+        }
+        out << fmt::format("{}: {} claims, {} wrong\n", r.file, r.claims.size(), r.wrong());
+        claims += r.claims.size();
+        wrong += r.wrong();
+        bad_files += r.wrong() > 0 ? 1 : 0;
+    }
+    if (!o.junit.empty()) write_output_file(o.junit, manuscript_junit(results), "--junit");
+    out << fmt::format("manuscript: {} claims checked, {} wrong in {} files\n", claims, wrong, bad_files);
+    return wrong;
+}
+
+int check(const ManuscriptCli& o, std::ostream& out) {
+    const auto files = manuscript_files(o.files, o.scenario.empty());
+    if (files.empty()) {
+        throw reference_error("no manuscript found (*.md, *.qmd, *.tex naming an exactattn-scenario)");
+    }
+    return check_files(files, o, out) == 0 ? 0 : 1;
+}
+
+int fill(const ManuscriptCli& o, std::ostream& out) {
+    const std::string& file = o.files.front();
+    const ManuscriptOptions options{o.scenario};
+    const FillResult r = fill_manuscript_text(read_manuscript_file(file), file, manuscript_format(file), options);
+    if (o.in_place) {
+        write_output_file(file, r.text, "--in-place");
+        out << fmt::format("manuscript fill: {} placeholders filled in {}\n", r.replaced, file);
+        return 0;
+    }
+    out << r.text;
+    return 0;
+}
+
+// One line per unmarked claim, one per file, the total; exit 1 under --strict below the threshold.
+int audit(const ManuscriptCli& o, std::ostream& out) {
+    const auto files = manuscript_files(o.files, o.scenario.empty());
+    std::vector<AuditResult> results(files.size());
+    const ManuscriptOptions options{o.scenario};
+    run_parallel(files.size(), o.jobs == 0 ? default_jobs() : o.jobs, [&](std::size_t i) {
+        results[i] = audit_manuscript_text(read_manuscript_file(files[i]), files[i], manuscript_format(files[i]), options, o.audit);
+    });
+    std::size_t marked = 0;
+    std::size_t unmarked = 0;
+    for (const auto& r : results) {
+        for (const auto& f : r.unmarked) out << audit_line(r.file, f) << '\n';
+        out << fmt::format("{}: {} marked, {} unmarked, coverage {:.1f}%\n", r.file, r.marked, r.unmarked.size(),
+                           100 * r.coverage());
+        marked += r.marked;
+        unmarked += r.unmarked.size();
+    }
+    AuditResult total;
+    total.marked = marked;
+    total.unmarked.resize(unmarked);
+    out << fmt::format("manuscript audit: coverage {:.1f}% ({} of {} numeric claims marked) in {} files\n",
+                       100 * total.coverage(), marked, marked + unmarked, files.size());
+    return o.strict && 100 * total.coverage() < o.min_coverage ? 1 : 0;
+}
+
+}  // namespace
+
+std::size_t check_manuscripts_below(const std::vector<std::string>& paths, std::size_t jobs, std::ostream& out) {
+    std::vector<std::string> dirs;
+    std::error_code ec;
+    for (const auto& p : paths) {
+        if (std::filesystem::is_directory(p, ec)) dirs.push_back(p);
+    }
+    if (dirs.empty()) return 0;
+    const auto files = manuscript_files(dirs, true);
+    if (files.empty()) return 0;
+    ManuscriptCli o;
+    o.jobs = jobs;
+    return check_files(files, o, out);
+}
+
+void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& command) {
+    auto* family = app.add_subcommand("manuscript", "Check, fill or audit a book's Markdown or LaTeX text");
+    family->require_subcommand(1);
+    family->fallthrough();  // -o FILE after the subcommand (the options every command shares)
+    auto o = std::make_shared<ManuscriptCli>();
+    auto* s_check = family->add_subcommand("check", "Every marked claim against the exact report (exit 1 on a wrong one)");
+    s_check->add_option("files", o->files, "Manuscripts or directories (*.md, *.qmd, *.tex)")->required();
+    s_check->add_option("--scenario", o->scenario, "Scenario file for every manuscript (default: the one each names)");
+    s_check->add_option("-j,--jobs", o->jobs, "Files checked in parallel (default: the number of cores)")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
+    s_check->add_option("--junit", o->junit, "Also write a JUnit XML report to FILE");
+    s_check->callback([o, &command] { command = [o](std::ostream& out) { return check(*o, out); }; });
+
+    auto* s_fill = family->add_subcommand("fill", "Replace placeholders by the report's values (to -o FILE or stdout)");
+    s_fill->add_option("file", o->files, "The manuscript (*.md, *.qmd, *.tex)")->required()->expected(1);
+    s_fill->add_option("--scenario", o->scenario, "Scenario file (default: the one the manuscript names)");
+    s_fill->add_flag("--in-place", o->in_place, "Rewrite the manuscript itself (atomically)");
+    s_fill->callback([o, &command] { command = [o](std::ostream& out) { return fill(*o, out); }; });
+
+    auto* s_audit = family->add_subcommand("audit", "Unmarked numeric claims, what they equal, and the coverage");
+    s_audit->add_option("files", o->files, "Manuscripts or directories")->required();
+    s_audit->add_option("--scenario", o->scenario, "Scenario file (default: the one each manuscript names)");
+    s_audit->add_option("-j,--jobs", o->jobs, "Files audited in parallel (default: the number of cores)")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
+    s_audit->add_flag("--strict", o->strict, "Exit 1 when the coverage is below --min-coverage");
+    s_audit->add_option("--min-coverage", o->min_coverage, "Percent of numeric claims that must be marked (default 95)")
+        ->check(CLI::Range(0.0, 100.0));
+    s_audit->add_flag("--count-years{false}", o->audit.ignore_years, "Count four-digit years as claims");
+    s_audit->add_flag("--count-references{false}", o->audit.ignore_sections,
+                      "Count numbers after Chapter, Section, Table, Figure, §, … and in headings");
+    s_audit->add_flag("--count-list-numbers{false}", o->audit.ignore_lists, "Count the numbers of ordered list items");
+    s_audit->callback([o, &command] { command = [o](std::ostream& out) { return audit(*o, out); }; });
+}
+
+}  // namespace exactattn::cli

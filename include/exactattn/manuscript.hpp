@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+// exactattn: manuscripts — the book's own prose checked, filled and audited against the exact
+// report of its scenario (docs/manuscript.md).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace exactattn {
+
+/// The two source formats a manuscript may be written in, told apart by its file name
+/// (`.tex`, `.ltx`: LaTeX; anything else: pandoc Markdown, Quarto, MyST).
+enum class ManuscriptFormat { Markdown, Latex };
+
+/// The format of a manuscript named `path`.
+ManuscriptFormat manuscript_format(const std::string& path);
+
+/// How a manuscript is read.
+struct ManuscriptOptions {
+    /// A scenario file (or `chapter14`) that overrides the one the manuscript names; empty:
+    /// the manuscript's own (front matter `exactattn-scenario:` or the magic comment
+    /// `% exactattn-scenario: FILE`), relative to the manuscript's directory.
+    std::string scenario;
+};
+
+/// One marked claim and its verdict.
+struct ClaimVerdict {
+    int line = 0;      ///< 1-based line of the mark
+    int column = 0;    ///< 1-based column (code points) of the mark
+    std::string pointer;
+    std::string written;  ///< the claim as written between the mark's brackets
+    std::string exact;    ///< the report's value (ascii; a vector as `[a/2, a/4]`)
+    bool passed = false;
+    /// Why it failed: which link of a chain, which entry, the decimal rule used.
+    std::string detail;
+};
+
+/// The verdicts of one manuscript, in the order its marks stand.
+struct ManuscriptResult {
+    std::string file;
+    std::string scenario;  ///< the scenario file it was checked against
+    std::vector<ClaimVerdict> claims;
+    /// The claims that did not hold.
+    [[nodiscard]] std::size_t wrong() const;
+};
+
+/// Checks every mark of a manuscript's text. The scenario is loaded and run once. Throws
+/// exactattn::Error (exit 2) for bad input: a malformed or unclosed mark, a pointer that
+/// resolves to nothing (naming the nearest existing pointers), a written value that does not
+/// parse, a missing scenario; each placed at `file:line:column`.
+ManuscriptResult check_manuscript_text(std::string_view text, const std::string& file,
+                                       ManuscriptFormat format, const ManuscriptOptions& options = {});
+/// The bytes of the manuscript at `path` (UsageError naming it when it cannot be read).
+std::string read_manuscript_file(const std::string& path);
+
+/// Reads `path` and checks it (UsageError when it cannot be read).
+ManuscriptResult check_manuscript(const std::string& path, const ManuscriptOptions& options = {});
+
+/// The manuscripts named by `paths`: a directory contributes every `.md`, `.markdown`, `.qmd`,
+/// `.tex` file below it (sorted by path) that names a scenario or holds a mark; a file is taken
+/// as given. ReferenceError for a path that does not exist.
+std::vector<std::string> manuscript_files(const std::vector<std::string>& paths,
+                                          bool only_with_marks = false);
+
+/// The mark-up of one manuscript as a whole line per mismatch, in the command's format:
+/// `file:line:col: pointer: written W, exact E (detail)`.
+std::string mismatch_line(const std::string& file, const ClaimVerdict& v);
+
+/// The JUnit XML of checked manuscripts: one <testsuite> per file, one <testcase> per claim
+/// named `line:col pointer`.
+std::string manuscript_junit(const std::vector<ManuscriptResult>& results);
+
+/// How `fill` renders a placeholder's value.
+struct FillResult {
+    std::string text;          ///< the manuscript with every placeholder replaced
+    std::size_t replaced = 0;  ///< how many placeholders
+};
+/// Replaces every placeholder (`{{/pointer}}`, `{{/pointer digits=6}}`, `{{/pointer approx}}`,
+/// `{{table /reads/NAME}}` in Markdown; `\exactvalue{/pointer}`, `\exactvalue[digits=6]{…}` in
+/// LaTeX) by the value rendered for the format (docs/manuscript.md). Errors as for check.
+FillResult fill_manuscript_text(std::string_view text, const std::string& file, ManuscriptFormat format,
+                                const ManuscriptOptions& options = {});
+
+/// One number-like claim of the prose that no mark covers.
+struct AuditFinding {
+    int line = 0;
+    int column = 0;
+    std::string text;                   ///< the claim as it stands
+    std::vector<std::string> equals;    ///< pointers of the quantities it equals (empty: unverified)
+};
+/// What `audit` found in one manuscript.
+struct AuditResult {
+    std::string file;
+    std::size_t marked = 0;  ///< marked claims
+    std::vector<AuditFinding> unmarked;
+    /// marked / (marked + unmarked); 1 when the manuscript holds no numeric claim.
+    [[nodiscard]] double coverage() const;
+};
+/// Options of audit: which numbers are not claims.
+struct AuditOptions {
+    bool ignore_years = true;      ///< four-digit integers 1000-2099
+    bool ignore_sections = true;   ///< numbers after Chapter/Section/Table/Figure/Example/§/equation
+    bool ignore_citations = true;  ///< `et al., 2015`, `(2019)`, `§3.1`, `[@key]`
+    bool ignore_lists = true;      ///< the `1.` of an ordered list item
+};
+/// Lists every unmarked number-like claim of the manuscript's text with the pointers of the
+/// report whose value it equals. The scenario is run once.
+AuditResult audit_manuscript_text(std::string_view text, const std::string& file, ManuscriptFormat format,
+                                  const ManuscriptOptions& options = {}, const AuditOptions& audit = {});
+
+/// `file:line:col: W equals /p1, /p2; mark it`, or `…: W equals no computed quantity (unverified)`.
+std::string audit_line(const std::string& file, const AuditFinding& f);
+
+}  // namespace exactattn

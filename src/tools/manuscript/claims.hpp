@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+// exactattn internal: a written claim (the tool's, Unicode or LaTeX notation; chains of
+// links; decimals, percentages, counts, tokens) judged against one quantity of the report.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "scenario/json.hpp"
+
+namespace exactattn::manuscript {
+
+/// The claim in the tool's input notation: LaTeX (`\tfrac{a}{2}`, `\left[…\right]`, `\times`,
+/// `\sqrt{2}`, `\approx`) and Markdown escapes rewritten, `$` dropped, vulgar fractions (½)
+/// spelled out. `\qquad` separates the rows of a list (`h_1=[a,0],\qquad h_2=[0,a]`).
+std::string plain_notation(std::string_view written);
+
+/// The verdict on one claim.
+struct ClaimJudgement {
+    bool passed = false;
+    std::string detail;  ///< which link or entry failed, and the rule for a decimal
+};
+
+/// Judges `written` against the report's value `target`. A chain `x = y ≈ z` holds when every
+/// element other than a leading name (c_1, r, e^a) equals the quantity: exactly after `=`,
+/// by correct rounding to the places written for a decimal standing alone or after `≈`.
+/// ParseError (placed by the caller) when an element is not a value and the quantity is not a
+/// token.
+ClaimJudgement judge_claim(std::string_view written, const detail::Json& target);
+
+/// The report's value as a claim would print it: `a/2`, `[a/2, a/4]`, `[[a, 0], [0, a]]`.
+std::string quantity_text(const detail::Json& target);
+
+/// The elements of a chain written in plain notation, split at top-level `=` and `≈`, with
+/// their separators: ("=", "2/4"), … The first has an empty separator.
+std::vector<std::pair<std::string, std::string>> chain_elements(const std::string& plain);
+
+/// Whether a plain element is a value that can stand for a quantity (a number, an exact
+/// expression, a vector or vector sum, a decimal, a percentage), and the exact value when it is
+/// exact; used by audit. Nothing for text.
+struct ParsedElement {
+    bool numeric = false;
+    detail::Json as_json;  ///< the exact value(s) as report strings, when exact
+    bool exact = false;
+};
+ParsedElement parse_element(const std::string& plain);
+
+}  // namespace exactattn::manuscript

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+// exactattn: `manuscript fill` — placeholders replaced by the report's values, printed for the
+// manuscript's format (Markdown: Unicode display form or $LaTeX$; LaTeX: \ensuremath{…}).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "exactattn/manuscript.hpp"
+#include "exactattn/parse.hpp"
+#include "exactattn/print.hpp"
+#include "exactattn/value.hpp"
+#include "tools/manuscript/marks.hpp"
+#include "tools/manuscript/quantities.hpp"
+
+namespace exactattn {
+
+namespace {
+
+using detail::Json;
+
+/// How one placeholder is printed.
+struct FillStyle {
+    Notation notation = Notation::Unicode;
+    bool math = false;      ///< Markdown: $…$ around the LaTeX form
+    int digits = -1;        ///< ≥ 0: a decimal with this many places instead of the exact form
+    bool approx = false;    ///< exact form ≈ decimal form (6 places unless digits=N)
+};
+
+FillStyle style_of(const manuscript::Placeholder& p, ManuscriptFormat format, const Location& where) {
+    FillStyle s;
+    if (format == ManuscriptFormat::Latex) s.notation = Notation::Latex;
+    for (const auto& o : p.options) {
+        if (o == "ascii") s.notation = Notation::Ascii;
+        else if (o == "unicode") s.notation = Notation::Unicode;
+        else if (o == "latex" || o == "math") {
+            s.notation = Notation::Latex;
+            s.math = format == ManuscriptFormat::Markdown;
+        } else if (o == "approx") s.approx = true;
+        else if (o.starts_with("digits=")) {
+            const std::string n = o.substr(7);
+            if (n.empty() || n.size() > 3 || n.find_first_not_of("0123456789") != std::string::npos || std::stoi(n) > 100) {
+                throw usage_error(fmt::format("{}: digits=N takes N from 0 to 100", o), where);
+            }
+            s.digits = std::stoi(n);
+        } else {
+            throw usage_error(fmt::format("unknown option {} (ascii, unicode, latex, math, digits=N, approx)", o), where);
+        }
+    }
+    return s;
+}
+
+// One scalar of the report: a value in the style's form, or a token as it is.
+std::string scalar_text(const Json& j, const FillStyle& s, bool decimal) {
+    if (!j.is_string() && !j.is_number_integer()) return j.dump();
+    Value v;
+    try {
+        v = detail::json_value(j, Location{});
+    } catch (const Error&) {
+        return j.get<std::string>();
+    }
+    if (decimal) return to_fixed(v, s.digits < 0 ? 6 : s.digits);
+    return to_display(v, s.notation);
+}
+
+std::string value_text(const Json& j, const FillStyle& s, bool decimal) {
+    if (!j.is_array()) return scalar_text(j, s, decimal);
+    const bool latex = s.notation == Notation::Latex;
+    std::string out = latex ? "\\left[" : "[";
+    for (std::size_t i = 0; i < j.size(); ++i) out += (i ? ", " : "") + value_text(j[i], s, decimal);
+    return out + (latex ? "\\right]" : "]");
+}
+
+std::string placed(const std::string& text, const FillStyle& s, ManuscriptFormat format) {
+    if (format == ManuscriptFormat::Latex) return "\\ensuremath{" + text + "}";
+    return s.math ? "$" + text + "$" : text;
+}
+
+std::string filled_value(const Json& j, const FillStyle& s, ManuscriptFormat format) {
+    const bool latex = s.notation == Notation::Latex;
+    std::string text = value_text(j, s, s.digits >= 0 && !s.approx);
+    if (s.approx) text += (latex ? " \\approx " : " ≈ ") + value_text(j, s, true);
+    return placed(text, s, format);
+}
+
+// A read or an intervention as a table: a read's positions (state, score, exponential,
+// weight), an intervention's rows (weights, context, readout).
+std::string filled_table(const Json& j, const FillStyle& s, ManuscriptFormat format, const Location& where) {
+    std::vector<std::string> head;
+    std::vector<std::vector<std::string>> rows;
+    auto cell = [&](const Json& x) { return placed(value_text(x, s, false), s, format); };
+    if (j.is_object() && j.contains("weights") && j.contains("memory")) {
+        head = {"Position", "State", "Score", "Exponential", "Weight"};
+        for (std::size_t p = 0; p < j["weights"].size(); ++p) {
+            rows.push_back({std::to_string(p + 1), cell(j["memory"][p]), cell(j["scores"][p]),
+                            cell(j["exponentials"][p]), cell(j["weights"][p])});
+        }
+    } else if (j.is_object() && j.contains("rows")) {
+        head = {"Removed position", "Weights", "Context", "Readout"};
+        for (const auto& r : j["rows"]) {
+            rows.push_back({r["position"].get<long long>() == 0 ? "None" : r["position"].dump(), cell(r["weights"]),
+                            cell(r["context"]), r.contains("readout") ? cell(r["readout"]) : ""});
+        }
+    } else {
+        throw usage_error("a table placeholder names a read (/reads/NAME) or an intervention (/interventions/NAME)", where);
+    }
+    std::string out;
+    if (format == ManuscriptFormat::Markdown) {
+        auto line = [](const std::vector<std::string>& cells) { return "| " + fmt::format("{}", fmt::join(cells, " | ")) + " |\n"; };
+        out = line(head) + line(std::vector<std::string>(head.size(), "---"));
+        for (const auto& r : rows) out += line(r);
+        return out;
+    }
+    out = fmt::format("\\begin{{tabular}}{{{}}}\n\\hline\n{} \\\\\n\\hline\n", std::string(head.size(), 'l'), fmt::join(head, " & "));
+    for (const auto& r : rows) out += fmt::format("{} \\\\\n", fmt::join(r, " & "));
+    return out + "\\hline\n\\end{tabular}";
+}
+
+}  // namespace
+
+FillResult fill_manuscript_text(std::string_view text, const std::string& file, ManuscriptFormat format,
+                                const ManuscriptOptions& options) {
+    const manuscript::Source src = manuscript::prepare(text, file, format);
+    const auto holders = manuscript::find_placeholders(src);
+    FillResult r;
+    if (holders.empty()) {
+        r.text = src.text;
+        return r;
+    }
+    manuscript::Quantities q(src, options.scenario);
+    std::size_t from = 0;
+    for (const auto& p : holders) {
+        const Location where = src.at(p.begin);
+        const Json& j = q.at(p.pointer, where);
+        const FillStyle s = style_of(p, format, where);
+        r.text.append(src.text, from, p.begin - from);
+        r.text += p.table ? filled_table(j, s, format, where) : filled_value(j, s, format);
+        from = p.end;
+        ++r.replaced;
+    }
+    r.text.append(src.text, from, std::string::npos);
+    return r;
+}
+
+}  // namespace exactattn

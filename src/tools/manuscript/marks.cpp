@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: MIT
+// exactattn: where the marks and placeholders of a manuscript stand. Code, comments and front
+// matter are blanked first (keeping every offset), so a mark shown in a code block is ignored.
+#include "tools/manuscript/marks.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "exactattn/parse.hpp"
+
+namespace exactattn::manuscript {
+
+namespace {
+
+constexpr std::string_view kScenarioKey = "exactattn-scenario:";
+
+void blank(std::string& s, std::size_t from, std::size_t to) {
+    to = std::min(to, s.size());
+    for (std::size_t i = from; i < to; ++i) {
+        if (s[i] != '\n') s[i] = ' ';
+    }
+}
+
+std::size_t line_end(std::string_view s, std::size_t from) {
+    const std::size_t e = s.find('\n', from);
+    return e == std::string_view::npos ? s.size() : e;
+}
+
+// `exactattn-scenario: FILE` anywhere in [from, to) (front matter, a comment): the first wins.
+void find_scenario(Source& src, std::size_t from, std::size_t to) {
+    if (!src.scenario.empty()) return;
+    const std::string_view t(src.text);
+    const std::size_t k = t.substr(0, to).find(kScenarioKey, from);
+    if (k == std::string_view::npos) return;
+    const std::size_t v = k + kScenarioKey.size();
+    std::string value = trim(t.substr(v, std::min(line_end(t, v), to) - v));
+    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front()) {
+        value = value.substr(1, value.size() - 2);
+    }
+    if (value.ends_with("-->")) value = trim(value.substr(0, value.size() - 3));
+    src.scenario = value;
+    src.scenario_at = k;
+}
+
+// Fenced code blocks (``` or ~~~, three or more, closed by a fence as long), inline code
+// spans, HTML comments and YAML front matter.
+void blank_markdown(Source& src) {
+    std::string& s = src.scan;
+    if (s.starts_with("---\n") || s.starts_with("---\r\n")) {
+        std::size_t pos = line_end(s, 0) + 1;
+        while (pos < s.size()) {
+            const std::string line = trim(std::string_view(s).substr(pos, line_end(s, pos) - pos));
+            const std::size_t next = line_end(s, pos) + 1;
+            if (line == "---" || line == "...") {
+                find_scenario(src, 0, next);
+                blank(s, 0, next);
+                break;
+            }
+            pos = next;
+        }
+    }
+    std::size_t pos = 0;
+    while (pos < s.size()) {
+        const std::size_t eol = line_end(s, pos);
+        std::size_t i = pos;
+        while (i < eol && i - pos < 3 && s[i] == ' ') ++i;
+        const char f = i < eol ? s[i] : '\0';
+        std::size_t n = 0;
+        while (i + n < eol && (f == '`' || f == '~') && s[i + n] == f) ++n;
+        if (n >= 3) {
+            std::size_t close = eol + 1;
+            while (close < s.size()) {
+                const std::size_t ce = line_end(s, close);
+                const std::string line = trim(std::string_view(s).substr(close, ce - close));
+                if (line.size() >= n && line.find_first_not_of(f) == std::string::npos) break;
+                close = ce + 1;
+            }
+            const std::size_t to = close < s.size() ? line_end(s, close) : s.size();
+            blank(s, pos, to);
+            pos = to + 1;
+            continue;
+        }
+        pos = eol + 1;
+    }
+    for (std::size_t k = s.find("<!--"); k != std::string::npos; k = s.find("<!--", k)) {
+        std::size_t e = s.find("-->", k + 4);
+        e = e == std::string::npos ? s.size() : e + 3;
+        find_scenario(src, k, e);
+        blank(s, k, e);
+    }
+    for (std::size_t k = 0; k < s.size();) {
+        if (s[k] != '`' || (k > 0 && s[k - 1] == '\\')) {
+            ++k;
+            continue;
+        }
+        std::size_t n = 0;
+        while (k + n < s.size() && s[k + n] == '`') ++n;
+        const std::string run(n, '`');
+        std::size_t e = s.find(run, k + n);
+        while (e != std::string::npos && e + n < s.size() && s[e + n] == '`') e = s.find(run, e + n + 1);
+        if (e == std::string::npos) {
+            k += n;
+            continue;
+        }
+        blank(s, k, e + n);
+        k = e + n;
+    }
+}
+
+// `%` comments (not `\%`), and verbatim environments and \verb.
+void blank_latex(Source& src) {
+    std::string& s = src.scan;
+    for (const char* env : {"verbatim", "Verbatim", "lstlisting", "minted", "comment"}) {
+        const std::string open = fmt::format("\\begin{{{}}}", env);
+        const std::string close = fmt::format("\\end{{{}}}", env);
+        for (std::size_t k = s.find(open); k != std::string::npos; k = s.find(open, k)) {
+            std::size_t e = s.find(close, k);
+            e = e == std::string::npos ? s.size() : e + close.size();
+            blank(s, k, e);
+        }
+    }
+    for (std::size_t k = 0; k < s.size(); ++k) {
+        if (s[k] == '\\' && k + 1 < s.size()) {
+            if (s.compare(k, 5, "\\verb") == 0 && k + 5 < s.size() && !std::isalpha(static_cast<unsigned char>(s[k + 5]))) {
+                const char d = s[k + 5];
+                const std::size_t e = s.find(d, k + 6);
+                const std::size_t to = e == std::string::npos ? line_end(s, k) : e + 1;
+                blank(s, k, to);
+                k = to;
+                continue;
+            }
+            ++k;  // an escaped character (\%, \\)
+            continue;
+        }
+        if (s[k] == '%') {
+            const std::size_t e = line_end(s, k);
+            find_scenario(src, k, e);
+            blank(s, k, e);
+            k = e;
+        }
+    }
+    // The preamble is set-up, not prose (its comments were read for the scenario above).
+    const std::size_t body = s.find("\\begin{document}");
+    if (body != std::string::npos) blank(s, 0, body + 16);
+}
+
+Error mark_error(const Source& src, std::size_t at, const std::string& reason) {
+    return parse_error(src.at(at), reason);
+}
+
+// For each `[` of the text, the offset of its matching `]` within the same paragraph (npos
+// when it has none), in one pass with a stack: a megabyte of unclosed brackets costs no more
+// than a megabyte of prose.
+std::vector<std::size_t> bracket_matches(std::string_view s) {
+    std::vector<std::size_t> match(s.size(), std::string_view::npos);
+    std::vector<std::size_t> open;
+    for (std::size_t k = 0; k < s.size(); ++k) {
+        const char c = s[k];
+        if (c == '\\') {
+            ++k;
+            continue;
+        }
+        if (c == '\n') {  // a blank line ends the paragraph: what is open stays unmatched
+            std::size_t j = k + 1;
+            while (j < s.size() && (s[j] == ' ' || s[j] == '\t' || s[j] == '\r')) ++j;
+            if (j >= s.size() || s[j] == '\n') open.clear();
+        }
+        if (c == '[') open.push_back(k);
+        if (c == ']' && !open.empty()) {
+            match[open.back()] = k;
+            open.pop_back();
+        }
+    }
+    return match;
+}
+
+// The value of `key=` in a pandoc attribute block's text (quoted or bare); empty when absent.
+std::string attribute(std::string_view attrs, std::string_view key, bool& present) {
+    present = false;
+    std::size_t k = 0;
+    while ((k = attrs.find(key, k)) != std::string_view::npos) {
+        const bool starts = k == 0 || std::isspace(static_cast<unsigned char>(attrs[k - 1]));
+        if (starts && k + key.size() < attrs.size() && attrs[k + key.size()] == '=') break;
+        k += key.size();
+    }
+    if (k == std::string_view::npos) return {};
+    present = true;
+    std::size_t v = k + key.size() + 1;
+    if (v < attrs.size() && (attrs[v] == '"' || attrs[v] == '\'')) {
+        const std::size_t e = attrs.find(attrs[v], v + 1);
+        return std::string(attrs.substr(v + 1, (e == std::string_view::npos ? attrs.size() : e) - v - 1));
+    }
+    std::size_t e = v;
+    while (e < attrs.size() && !std::isspace(static_cast<unsigned char>(attrs[e]))) ++e;
+    return std::string(attrs.substr(v, e - v));
+}
+
+bool has_class(std::string_view attrs, std::string_view cls) {
+    for (std::size_t k = attrs.find(cls); k != std::string_view::npos; k = attrs.find(cls, k + 1)) {
+        const bool before = k > 0 && attrs[k - 1] == '.';
+        const std::size_t e = k + cls.size();
+        const bool after = e == attrs.size() || std::isspace(static_cast<unsigned char>(attrs[e]));
+        if (before && after) return true;
+    }
+    return false;
+}
+
+std::string one_line(std::string_view s) {
+    std::string out(s);
+    for (auto& c : out) {
+        if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    }
+    return out;
+}
+
+// Whether an attribute block names a mark: the class .exact or a ref attribute.
+bool marks_claim(std::string_view attrs) {
+    bool ref = false;
+    (void)attribute(attrs, "ref", ref);
+    return ref || has_class(attrs, "exact");
+}
+
+std::vector<Mark> markdown_marks(const Source& src) {
+    const std::string_view s(src.scan);
+    std::vector<Mark> marks;
+    std::vector<std::pair<std::size_t, std::size_t>> used;  // attribute blocks that belong to a mark
+    const auto match = bracket_matches(s);
+    for (std::size_t k = 0; k < s.size(); ++k) {
+        if (s[k] != '[' || (k > 0 && s[k - 1] == '\\')) continue;
+        const std::size_t close = match[k];
+        if (close == std::string_view::npos || close + 1 >= s.size() || s[close + 1] != '{') continue;
+        const std::size_t attr_end = s.find('}', close + 2);
+        const std::size_t para = s.find("\n\n", close + 2);
+        if (attr_end == std::string_view::npos || (para != std::string_view::npos && para < attr_end)) {
+            if (marks_claim(s.substr(close + 2, std::min(s.size(), line_end(s, close)) - close - 2))) {
+                throw mark_error(src, k, "unclosed attribute block: a mark is [written]{.exact ref=\"/pointer\"}");
+            }
+            continue;
+        }
+        const std::string_view attrs = s.substr(close + 2, attr_end - close - 2);
+        if (!marks_claim(attrs)) continue;
+        bool present = false;
+        const std::string ref = attribute(attrs, "ref", present);
+        if (!present || ref.empty()) throw mark_error(src, k, "a .exact span needs ref=\"/pointer\"");
+        Mark m;
+        m.begin = k;
+        m.end = attr_end + 1;
+        m.written_at = k + 1;
+        m.pointer = ref;
+        m.written = one_line(std::string_view(src.text).substr(k + 1, close - k - 1));
+        if (trim(m.written).empty()) throw mark_error(src, k, fmt::format("{}: the mark is empty", ref));
+        marks.push_back(std::move(m));
+        used.emplace_back(close + 1, attr_end + 1);
+        k = attr_end;
+    }
+    // An attribute block that names a claim but follows no [span] (a missing `]` or `[`).
+    std::size_t u = 0;  // the marks' blocks are in text order: one pass over both
+    for (std::size_t k = s.find('{'); k != std::string_view::npos; k = s.find('{', k + 1)) {
+        while (u < used.size() && used[u].second <= k) ++u;
+        if (u < used.size() && k >= used[u].first) continue;
+        const std::string_view after = s.substr(k + 1);
+        if (!after.starts_with('.') && !after.starts_with("ref=") && !after.starts_with('#')) continue;
+        const std::size_t eol = line_end(s, k);
+        const std::size_t e = s.substr(0, eol).find('}', k);
+        const std::string_view attrs = s.substr(k + 1, (e == std::string_view::npos ? eol : e) - k - 1);
+        {
+            if (marks_claim(attrs)) {
+                throw mark_error(src, k, "an attribute block {.exact …} that follows no [written] span (an unclosed [ or a missing ])");
+            }
+        }
+    }
+    return marks;
+}
+
+// The command `name` at k (not a longer command such as \exactvalue for \exact).
+bool command_at(std::string_view s, std::size_t k, std::string_view name) {
+    if (s.compare(k, name.size(), name) != 0) return false;
+    const std::size_t e = k + name.size();
+    return e >= s.size() || !std::isalpha(static_cast<unsigned char>(s[e]));
+}
+
+std::size_t skip_space(std::string_view s, std::size_t k) {
+    while (k < s.size() && (s[k] == ' ' || s[k] == '\t' || s[k] == '\n' || s[k] == '\r')) ++k;
+    return k;
+}
+
+std::vector<Mark> latex_marks(const Source& src) {
+    const std::string_view s(src.scan);
+    std::vector<Mark> marks;
+    for (std::size_t k = s.find("\\exact"); k != std::string_view::npos; k = s.find("\\exact", k + 1)) {
+        if (!command_at(s, k, "\\exact")) continue;
+        const std::size_t p = skip_space(s, k + 6);
+        if (p >= s.size() || s[p] != '{') throw mark_error(src, k, "\\exact needs {pointer}{written}");
+        const std::size_t pe = brace_group_end(s, p);
+        if (pe == std::string_view::npos) throw mark_error(src, k, "\\exact: unclosed brace after the pointer");
+        const std::size_t w = skip_space(s, pe);
+        if (w >= s.size() || s[w] != '{') throw mark_error(src, k, "\\exact needs {pointer}{written}: the written value is missing");
+        const std::size_t we = brace_group_end(s, w);
+        if (we == std::string_view::npos) throw mark_error(src, k, "\\exact: unclosed brace in the written value");
+        Mark m;
+        m.begin = k;
+        m.end = we;
+        m.written_at = w + 1;
+        m.pointer = trim(s.substr(p + 1, pe - p - 2));
+        m.written = one_line(std::string_view(src.text).substr(w + 1, we - w - 2));
+        if (m.pointer.empty()) throw mark_error(src, k, "\\exact: the pointer is empty");
+        if (trim(m.written).empty()) throw mark_error(src, k, fmt::format("{}: the mark is empty", m.pointer));
+        marks.push_back(std::move(m));
+        k = we - 1;
+    }
+    return marks;
+}
+
+std::vector<std::string> split_words(std::string_view s) {
+    std::vector<std::string> out;
+    std::size_t k = 0;
+    while (k < s.size()) {
+        while (k < s.size() && std::isspace(static_cast<unsigned char>(s[k]))) ++k;
+        std::size_t e = k;
+        while (e < s.size() && !std::isspace(static_cast<unsigned char>(s[e]))) ++e;
+        if (e > k) out.emplace_back(s.substr(k, e - k));
+        k = e;
+    }
+    return out;
+}
+
+Placeholder placeholder_of(const Source& src, std::size_t begin, std::size_t end, std::string_view body,
+                           std::vector<std::string> options) {
+    Placeholder p;
+    p.begin = begin;
+    p.end = end;
+    std::vector<std::string> words = split_words(body);
+    if (!words.empty() && words[0] == "table") {
+        p.table = true;
+        words.erase(words.begin());
+    }
+    if (words.empty() || !words[0].starts_with('/')) {
+        throw mark_error(src, begin, "a placeholder names a pointer: {{/reads/NAME/weights}} or {{table /reads/NAME}}");
+    }
+    p.pointer = words[0];
+    options.insert(options.end(), words.begin() + 1, words.end());
+    p.options = std::move(options);
+    return p;
+}
+
+}  // namespace
+
+std::string trim(std::string_view s) {
+    std::size_t b = 0;
+    std::size_t e = s.size();
+    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+    return std::string(s.substr(b, e - b));
+}
+
+std::size_t brace_group_end(std::string_view text, std::size_t open) {
+    int depth = 0;
+    for (std::size_t k = open; k < text.size(); ++k) {
+        if (text[k] == '\\') {
+            ++k;
+            continue;
+        }
+        if (text[k] == '{') ++depth;
+        if (text[k] == '}' && --depth == 0) return k + 1;
+    }
+    return std::string_view::npos;
+}
+
+Location Source::at(std::size_t offset) const {
+    Location where;
+    where.file = file;
+    const auto it = std::upper_bound(line_starts.begin(), line_starts.end(), offset);
+    const std::size_t line = static_cast<std::size_t>(it - line_starts.begin());
+    const std::size_t start = line_starts[line - 1];
+    where.line = static_cast<int>(line);
+    int column = 1;
+    for (std::size_t k = start; k < offset && k < text.size(); ++k) {
+        if ((static_cast<unsigned char>(text[k]) & 0xC0) != 0x80) ++column;
+    }
+    where.column = column;
+    return where;
+}
+
+Source prepare(std::string_view text, const std::string& file, ManuscriptFormat format) {
+    if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+    try {
+        check_utf8(text, "manuscript");
+    } catch (const Error& e) {
+        Location where;
+        where.file = file;
+        throw e.located(where);
+    }
+    Source src;
+    src.file = file;
+    src.format = format;
+    src.text = std::string(text);
+    src.scan = src.text;
+    src.line_starts.push_back(0);
+    for (std::size_t k = 0; k < text.size(); ++k) {
+        if (text[k] == '\n') src.line_starts.push_back(k + 1);
+    }
+    if (format == ManuscriptFormat::Markdown) {
+        blank_markdown(src);
+    } else {
+        blank_latex(src);
+    }
+    return src;
+}
+
+std::vector<Mark> find_marks(const Source& src) {
+    return src.format == ManuscriptFormat::Markdown ? markdown_marks(src) : latex_marks(src);
+}
+
+std::vector<std::pair<std::size_t, std::size_t>> noclaim_spans(const Source& src) {
+    const std::string_view s(src.scan);
+    std::vector<std::pair<std::size_t, std::size_t>> out;
+    if (src.format == ManuscriptFormat::Latex) {
+        for (std::size_t k = s.find("\\noclaim"); k != std::string_view::npos; k = s.find("\\noclaim", k + 1)) {
+            const std::size_t open = skip_space(s, k + 8);
+            if (!command_at(s, k, "\\noclaim") || open >= s.size() || s[open] != '{') continue;
+            const std::size_t e = brace_group_end(s, open);
+            if (e != std::string_view::npos) out.emplace_back(k, e);
+        }
+        return out;
+    }
+    const auto match = bracket_matches(s);
+    for (std::size_t k = 0; k < s.size(); ++k) {
+        if (s[k] != '[' || (k > 0 && s[k - 1] == '\\')) continue;
+        const std::size_t close = match[k];
+        if (close == std::string_view::npos || close + 1 >= s.size() || s[close + 1] != '{') continue;
+        const std::size_t e = s.find('}', close + 2);
+        if (e == std::string_view::npos || !has_class(s.substr(close + 2, e - close - 2), "noclaim")) continue;
+        out.emplace_back(k, e + 1);
+        k = e;
+    }
+    return out;
+}
+
+std::vector<Placeholder> find_placeholders(const Source& src) {
+    const std::string_view s(src.scan);
+    std::vector<Placeholder> out;
+    if (src.format == ManuscriptFormat::Markdown) {
+        for (std::size_t k = s.find("{{"); k != std::string_view::npos; k = s.find("{{", k + 2)) {
+            const std::size_t e = s.find("}}", k + 2);
+            if (e == std::string_view::npos || s.substr(k, e - k).find('\n') != std::string_view::npos) {
+                throw mark_error(src, k, "unclosed placeholder: {{/pointer}} ends with }}");
+            }
+            out.push_back(placeholder_of(src, k, e + 2, s.substr(k + 2, e - k - 2), {}));
+            k = e;
+        }
+        return out;
+    }
+    for (std::size_t k = s.find("\\exact"); k != std::string_view::npos; k = s.find("\\exact", k + 1)) {
+        const bool table = command_at(s, k, "\\exacttable");
+        if (!table && !command_at(s, k, "\\exactvalue")) continue;
+        std::size_t p = skip_space(s, k + 11);
+        std::vector<std::string> options;
+        if (p < s.size() && s[p] == '[') {
+            const std::size_t oe = s.find(']', p);
+            if (oe == std::string_view::npos) throw mark_error(src, k, "unclosed [options] of \\exactvalue");
+            for (auto& w : split_words(s.substr(p + 1, oe - p - 1))) {
+                std::size_t from = 0;
+                for (std::size_t c = w.find(','); ; c = w.find(',', from)) {
+                    const std::string part = trim(std::string_view(w).substr(from, c == std::string::npos ? std::string::npos : c - from));
+                    if (!part.empty()) options.push_back(part);
+                    if (c == std::string::npos) break;
+                    from = c + 1;
+                }
+            }
+            p = skip_space(s, oe + 1);
+        }
+        if (p >= s.size() || s[p] != '{') throw mark_error(src, k, "\\exactvalue needs {pointer}");
+        const std::size_t pe = brace_group_end(s, p);
+        if (pe == std::string_view::npos) throw mark_error(src, k, "\\exactvalue: unclosed brace");
+        const std::string body = (table ? "table " : "") + trim(s.substr(p + 1, pe - p - 2));
+        out.push_back(placeholder_of(src, k, pe, body, std::move(options)));
+        k = pe - 1;
+    }
+    return out;
+}
+
+}  // namespace exactattn::manuscript

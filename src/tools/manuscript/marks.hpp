@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+// exactattn internal: finding the marks, placeholders and the named scenario of a manuscript
+// (Markdown or LaTeX), each with its file:line:column.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "exactattn/error.hpp"
+#include "exactattn/manuscript.hpp"
+
+namespace exactattn::manuscript {
+
+/// A manuscript's text prepared for scanning: a leading BOM dropped, and a copy of the text in
+/// which everything that is not prose (front matter, code, comments, verbatim) is blanked to
+/// spaces, so that offsets into either copy are the same.
+struct Source {
+    std::string file;
+    ManuscriptFormat format = ManuscriptFormat::Markdown;
+    std::string text;  ///< the manuscript (without its BOM)
+    std::string scan;  ///< text with the non-prose regions blanked (newlines kept)
+    std::vector<std::size_t> line_starts;
+    std::string scenario;      ///< named by front matter or a magic comment (empty: none)
+    std::size_t scenario_at = 0;
+
+    /// file:line:column of a byte offset into text (column in code points).
+    [[nodiscard]] Location at(std::size_t offset) const;
+};
+
+/// Prepares a manuscript (ParseError for text that is not UTF-8).
+Source prepare(std::string_view text, const std::string& file, ManuscriptFormat format);
+
+/// One mark: `[written]{.exact ref="/pointer"}` or `\exact{/pointer}{written}`.
+struct Mark {
+    std::size_t begin = 0;  ///< offset of `[` or `\exact`
+    std::size_t end = 0;    ///< one past the mark
+    std::size_t written_at = 0;
+    std::string pointer;
+    std::string written;  ///< newlines turned into spaces
+};
+/// Every mark in text order. ParseError at the mark for one that is malformed or unclosed.
+std::vector<Mark> find_marks(const Source& src);
+
+/// The byte ranges of the text that hold numbers which are not claims of the book and that an
+/// author has said so of: `[2/3, 1/3, 1/3]{.noclaim}` (a learner's wrong answer) and
+/// `\noclaim{…}` in LaTeX.
+std::vector<std::pair<std::size_t, std::size_t>> noclaim_spans(const Source& src);
+
+/// One fill-in placeholder: `{{/pointer opts}}`, `{{table /reads/r}}`, `\exactvalue[opts]{/p}`,
+/// `\exacttable{/reads/r}`.
+struct Placeholder {
+    std::size_t begin = 0;
+    std::size_t end = 0;
+    std::string pointer;
+    std::vector<std::string> options;  ///< `digits=6`, `approx`, `unicode`, `latex`, `ascii`
+    bool table = false;
+};
+/// Every placeholder in text order (ParseError for one that is unclosed or empty).
+std::vector<Placeholder> find_placeholders(const Source& src);
+
+/// `s` without leading and trailing ASCII white space.
+std::string trim(std::string_view s);
+
+/// The end of the brace group opening at `open` (`text[open] == '{'`), one past its `}`;
+/// npos when it is not closed.
+std::size_t brace_group_end(std::string_view text, std::size_t open);
+
+}  // namespace exactattn::manuscript

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+// exactattn manuscript check|fill|audit on the command line: exit codes 0/1/2, the summary
+// lines, JUnit, -j over a directory, fill's atomic -o and --in-place, and check never writing
+// to the manuscript. Expected values are the chapter's (Example 14.1's weights [1/2, 1/4, 1/4]).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "app.hpp"
+#include "support/support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+    int code;
+    std::string out;
+    std::string err;
+};
+
+Result run(const std::vector<std::string>& args) {
+    std::ostringstream out;
+    std::ostringstream err;
+    const int code = exactattn::cli::run(args, out, err);
+    return {code, out.str(), err.str()};
+}
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+void write(const fs::path& p, const std::string& text) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+}
+
+// A fresh directory with a right and a wrong manuscript (one level down) and a README that
+// names no scenario (not a manuscript of the book).
+fs::path book(const std::string& name) {
+    const fs::path dir = fs::temp_directory_path() / ("exactattn-manuscript-" + name);
+    fs::remove_all(dir);
+    const std::string head = "---\nexactattn-scenario: chapter14\n---\n";
+    write(dir / "a.md", head + "Weights [[1/2, 1/4, 1/4]]{.exact ref=\"/reads/example-14.1/weights\"}.\n");
+    write(dir / "part" / "b.md", head + "\nDenominator [5]{.exact ref=\"/reads/example-14.1/denominator\"}.\n");
+    write(dir / "README.md", "Not a manuscript: 1 + 1 = 3.\n");
+    return dir;
+}
+
+TEST(ManuscriptCli, RightManuscriptExitsZero) {
+    const auto r = run({"manuscript", "check", exactattn::test::source_path("data/chapter14/chapter14.md")});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("manuscript: 148 claims checked, 0 wrong in 0 files\n"), std::string::npos) << r.out;
+}
+
+TEST(ManuscriptCli, DirectoryWithAWrongClaimExitsOneAndSummarises) {
+    const fs::path dir = book("dir");
+    const auto r = run({"manuscript", "check", dir.string(), "-j", "2", "--junit", (dir / "j.xml").string()});
+    EXPECT_EQ(r.code, 1) << r.err;
+    const std::string b = (dir / "part" / "b.md").string();
+    EXPECT_EQ(r.out, (dir / "a.md").string() + ": 1 claims, 0 wrong\n" + b +
+                         ":5:13: /reads/example-14.1/denominator: written 5, exact 4 (5 ≠ 4)\n" + b +
+                         ": 1 claims, 1 wrong\nmanuscript: 2 claims checked, 1 wrong in 1 files\n");
+    EXPECT_EQ(run({"manuscript", "check", dir.string(), "-j", "1"}).out, r.out);  // -j does not change it
+    const std::string junit = slurp(dir / "j.xml");
+    EXPECT_NE(junit.find("tests=\"2\" failures=\"1\""), std::string::npos) << junit;
+    EXPECT_NE(junit.find("name=\"5:13 /reads/example-14.1/denominator\""), std::string::npos) << junit;
+    // verify over the same directory checks the manuscripts too (it holds no scenario file
+    // of its own, so it is given the chapter's beside it).
+    fs::copy_file(exactattn::test::source_path("data/chapter14/chapter14.json"), dir / "chapter14.json");
+    const auto v = run({"verify", dir.string()});
+    EXPECT_EQ(v.code, 1);
+    EXPECT_NE(v.out.find("manuscript: 2 claims checked, 1 wrong in 1 files\nverify: 66 passed, 0 failed\n"),
+              std::string::npos)
+        << v.out;
+}
+
+TEST(ManuscriptCli, BadInputIsOneLineAndExitTwo) {
+    const fs::path dir = book("bad");
+    write(dir / "bad.md", "---\nexactattn-scenario: chapter14\n---\n[1]{.exact ref=\"/reads/nope\"}\n");
+    const auto r = run({"manuscript", "check", (dir / "bad.md").string()});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(r.out.empty());
+    const std::string head = "exactattn: " + (dir / "bad.md").string() +
+                             ":4:1: /reads/nope: no such quantity in chapter14; nearest: /reads/";
+    EXPECT_EQ(r.err.substr(0, head.size()), head);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
+    const auto missing = run({"manuscript", "check", (dir / "none.md").string()});
+    EXPECT_EQ(missing.code, 2);
+    EXPECT_EQ(missing.err, "exactattn: " + (dir / "none.md").string() + ": no such file or directory\n");
+}
+
+TEST(ManuscriptCli, FillWritesANewFileAtomicallyAndNeverTheSource) {
+    const fs::path dir = book("fill");
+    const std::string source = "---\nexactattn-scenario: chapter14\n---\nw {{/reads/example-14.1/weights}}\n";
+    write(dir / "f.md", source);
+    const auto r = run({"manuscript", "fill", (dir / "f.md").string(), "-o", (dir / "out.md").string()});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(slurp(dir / "out.md"), "---\nexactattn-scenario: chapter14\n---\nw [1/2, 1/4, 1/4]\n");
+    EXPECT_EQ(slurp(dir / "f.md"), source);
+    // A failing fill leaves the old output as it was, and no temporary file beside it.
+    write(dir / "g.md", "---\nexactattn-scenario: chapter14\n---\n{{/reads/nope}}\n");
+    const auto bad = run({"manuscript", "fill", (dir / "g.md").string(), "-o", (dir / "out.md").string()});
+    EXPECT_EQ(bad.code, 2);
+    EXPECT_EQ(slurp(dir / "out.md"), "---\nexactattn-scenario: chapter14\n---\nw [1/2, 1/4, 1/4]\n");
+    std::size_t files = 0;
+    for (const auto& e : fs::directory_iterator(dir)) files += e.is_regular_file() ? 1 : 0;
+    EXPECT_EQ(files, 5U);  // a.md, README.md, f.md, out.md, g.md
+    // --in-place is the one way to rewrite the manuscript.
+    EXPECT_EQ(run({"manuscript", "fill", (dir / "f.md").string(), "--in-place"}).code, 0);
+    EXPECT_EQ(slurp(dir / "f.md"), "---\nexactattn-scenario: chapter14\n---\nw [1/2, 1/4, 1/4]\n");
+}
+
+TEST(ManuscriptCli, CheckAndAuditNeverWriteTheManuscript) {
+    const fs::path dir = book("readonly");
+    const std::string before = slurp(dir / "part" / "b.md");
+    const auto t = fs::last_write_time(dir / "part" / "b.md");
+    (void)run({"manuscript", "check", dir.string()});
+    (void)run({"manuscript", "audit", dir.string()});
+    EXPECT_EQ(slurp(dir / "part" / "b.md"), before);
+    EXPECT_EQ(fs::last_write_time(dir / "part" / "b.md"), t);
+}
+
+TEST(ManuscriptCli, AuditStrictFailsBelowTheThreshold) {
+    const fs::path dir = book("audit");
+    write(dir / "c.md", "---\nexactattn-scenario: chapter14\n---\nThe context is [a/2, a/4] and "
+                        "[1/2]{.exact ref=\"/reads/example-14.1/weights/0\"}.\n");
+    const std::string c = (dir / "c.md").string();
+    const auto r = run({"manuscript", "audit", c, "--strict"});
+    EXPECT_EQ(r.code, 1);  // 1 of 2 claims marked: 50% < 95%
+    EXPECT_NE(r.out.find(c + ":4:16: [a/2, a/4] equals /reads/example-14.1/context"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("manuscript audit: coverage 50.0% (1 of 2 numeric claims marked) in 1 files\n"),
+              std::string::npos)
+        << r.out;
+    EXPECT_EQ(run({"manuscript", "audit", c, "--strict", "--min-coverage", "50"}).code, 0);
+    EXPECT_EQ(run({"manuscript", "audit", c}).code, 0);
+    EXPECT_EQ(run({"manuscript", "audit", exactattn::test::source_path("data/chapter14/chapter14.md"), "--strict"}).code, 0);
+}
+
+}  // namespace

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+// manuscript fill and audit: placeholders replaced by the chapter's values in each format, and
+// the unmarked numbers of the prose listed with what they equal. Expected values are the
+// chapter's (Example 14.1: weights [1/2, 1/4, 1/4], context [a/2, a/4] ≈ [0.346574, 0.173287]).
+#include <gtest/gtest.h>
+
+#include "exactattn/error.hpp"
+#include "exactattn/manuscript.hpp"
+#include "support/support.hpp"
+
+namespace exactattn {
+namespace {
+
+const ManuscriptOptions kChapter{"chapter14"};
+
+std::string fill_md(const std::string& text) {
+    return fill_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, kChapter).text;
+}
+
+TEST(ManuscriptFill, MarkdownPlaceholdersBecomeValues) {
+    EXPECT_EQ(fill_md("w {{/reads/example-14.1/weights}}.\n"), "w [1/2, 1/4, 1/4].\n");
+    EXPECT_EQ(fill_md("{{/reads/example-14.1/context approx}}"), "[a/2, a/4] ≈ [0.346574, 0.173287]");
+    EXPECT_EQ(fill_md("{{/reads/example-14.1/context/0 digits=4}}"), "0.3466");
+    EXPECT_EQ(fill_md("{{/interventions/table-14.2/rows/2/readout math}}"), "$\\tfrac{2a}{3}$");
+    EXPECT_EQ(fill_md("{{/costs/exercise-5/stored_bytes}} bytes"), "1600 bytes");
+    // Text around and between placeholders is kept byte for byte (CRLF included).
+    EXPECT_EQ(fill_md("a\r\n{{/reads/example-14.1/denominator}}\r\nb"), "a\r\n4\r\nb");
+}
+
+TEST(ManuscriptFill, TableByReference) {
+    const std::string t = fill_md("{{table /interventions/table-14.2}}");
+    // Table 14.2 of the chapter, row by row.
+    EXPECT_NE(t.find("| None | [1/2, 1/4, 1/4] | [a/2, a/4] | a |"), std::string::npos) << t;
+    EXPECT_NE(t.find("| 2 | [2/3, 0, 1/3] | [2a/3, 0] | 2a/3 |"), std::string::npos) << t;
+    EXPECT_NE(t.find("| 3 | [2/3, 1/3, 0] | [2a/3, a/3] | 4a/3 |"), std::string::npos) << t;
+    const std::string r = fill_md("{{table /reads/example-14.1}}");
+    EXPECT_NE(r.find("| 1 | [a, 0] | a | 2 | 1/2 |"), std::string::npos) << r;
+}
+
+TEST(ManuscriptFill, LatexPlaceholdersBecomeMath) {
+    const auto r = fill_manuscript_text("$x$ \\exactvalue{/interventions/table-14.2/rows/3/readout} and "
+                                        "\\exactvalue[digits=6]{/reads/example-14.1/context/1}.",
+                                        "t.tex", ManuscriptFormat::Latex, kChapter);
+    EXPECT_EQ(r.replaced, 2U);
+    EXPECT_EQ(r.text, "$x$ \\ensuremath{\\tfrac{4a}{3}} and \\ensuremath{0.173287}.");
+}
+
+TEST(ManuscriptFill, BadPlaceholdersArePlacedErrors) {
+    EXPECT_THROW((void)fill_md("x\n{{/reads/example-14.1/wieghts}}"), Error);
+    try {
+        (void)fill_md("x\n  {{/reads/example-14.1/weights digits=x}}");
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()), "t.md:2:3: digits=x: digits=N takes N from 0 to 100");
+    }
+    try {
+        (void)fill_md("x {{/reads/example-14.1/weights\n");
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()), "t.md:1:3: unclosed placeholder: {{/pointer}} ends with }}");
+    }
+}
+
+TEST(ManuscriptAudit, ChapterCoverageIsAtLeast95Percent) {
+    const std::string path = test::source_path("data/chapter14/chapter14.md");
+    const auto r = audit_manuscript_text(read_manuscript_file(path), path, ManuscriptFormat::Markdown);
+    EXPECT_GE(r.coverage(), 0.95);
+    // The numbers the chapter states that its scenario does not compute: [a, −a] before ReLU,
+    // the 750 CNY policy and Table 12.1's sum −0.75 of another chapter.
+    std::vector<std::string> unverified;
+    for (const auto& f : r.unmarked) {
+        if (f.equals.empty()) unverified.push_back(f.text);
+    }
+    EXPECT_EQ(unverified, (std::vector<std::string>{"[a,-a]", "750", "−0.75"}));
+}
+
+TEST(ManuscriptAudit, LatexChapterSkipsThePreamble) {
+    const std::string path = test::source_path("data/chapter14/chapter14.tex");
+    const auto r = audit_manuscript_text(read_manuscript_file(path), path, ManuscriptFormat::Latex);
+    // \setcounter{section}{1} and the 14. of \thesection stand in the preamble: only [a, −a]
+    // before the ReLU is unmarked.
+    ASSERT_EQ(r.unmarked.size(), 1U);
+    EXPECT_EQ(r.unmarked[0].text, "[a,-a]");
+    EXPECT_GE(r.coverage(), 0.95);
+}
+
+TEST(ManuscriptAudit, UnmarkedClaimNamesTheQuantityItEquals) {
+    const std::string text =
+        "---\nexactattn-scenario: chapter14\n---\n"
+        "In 2015 (Section 14.2, Table 14.1) the context is [a/2, a/4]; the readout is 4a/3.\n"
+        "1. A list item, equation (8), and `code 99`.\n"
+        "It weighs 0.3466 and [1/2]{.exact ref=\"/reads/example-14.1/weights/0\"} and 17.\n";
+    const auto r = audit_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, kChapter);
+    EXPECT_EQ(r.marked, 1U);
+    ASSERT_EQ(r.unmarked.size(), 4U);
+    EXPECT_EQ(audit_line("t.md", r.unmarked[0]).substr(0, 56), "t.md:4:51: [a/2, a/4] equals /reads/example-14.1/context");
+    EXPECT_EQ(r.unmarked[1].text, "4a/3");
+    EXPECT_NE(std::find(r.unmarked[1].equals.begin(), r.unmarked[1].equals.end(), "/interventions/table-14.2/rows/3/readout"),
+              r.unmarked[1].equals.end());
+    EXPECT_EQ(r.unmarked[2].text, "0.3466");  // a/2 rounded to 4 places
+    EXPECT_NE(std::find(r.unmarked[2].equals.begin(), r.unmarked[2].equals.end(), "/reads/example-14.1/context/0"),
+              r.unmarked[2].equals.end());
+    EXPECT_EQ(audit_line("t.md", r.unmarked[3]), "t.md:6:76: 17 equals no computed quantity (unverified)");
+    EXPECT_DOUBLE_EQ(r.coverage(), 1.0 / 5.0);
+}
+
+TEST(ManuscriptAudit, YearsCanBeCounted) {
+    AuditOptions o;
+    o.ignore_years = false;
+    const auto r = audit_manuscript_text("In 2015 it was.\n", "t.md", ManuscriptFormat::Markdown, kChapter, o);
+    ASSERT_EQ(r.unmarked.size(), 1U);
+    EXPECT_EQ(r.unmarked[0].text, "2015");
+}
+
+// Bad input: one clear placed error or a correct result, never a crash.
+std::string error_of(const std::string& text, ManuscriptFormat f = ManuscriptFormat::Markdown,
+                     const ManuscriptOptions& o = kChapter) {
+    try {
+        (void)check_manuscript_text(text, f == ManuscriptFormat::Markdown ? "t.md" : "t.tex", f, o);
+    } catch (const Error& e) {
+        EXPECT_EQ(e.exit_code(), ExitCode::InvalidInput);
+        return e.what();
+    }
+    return "no error";
+}
+
+TEST(ManuscriptBadInput, UnknownPointerNamesTheNearest) {
+    EXPECT_EQ(error_of("\nx [1/2]{.exact ref=\"/reads/example-14.1/wieghts/0\"}"),
+              "t.md:2:3: /reads/example-14.1/wieghts/0: no such quantity in chapter14; nearest: "
+              "/reads/example-14.1/weights, /reads/example-14.1/query, /reads/example-14.1/memory");
+}
+
+TEST(ManuscriptBadInput, UnknownFirstSegmentNamesTheReportsKeys) {
+    EXPECT_EQ(error_of("[1]{.exact ref=/raeds/example-14.1/weights}").substr(0, 87),
+              "t.md:1:1: /raeds/example-14.1/weights: no such quantity in chapter14; nearest: /reads, ");
+}
+
+TEST(ManuscriptBadInput, MalformedMarksArePlaced) {
+    EXPECT_EQ(error_of("x [1/2]{.exact ref=/reads/example-14.1/weights/0\n"),
+              "t.md:1:3: unclosed attribute block: a mark is [written]{.exact ref=\"/pointer\"}");
+    EXPECT_EQ(error_of("x [1/2{.exact ref=/reads/example-14.1/weights/0}\n"),
+              "t.md:1:7: an attribute block {.exact …} that follows no [written] span (an unclosed [ or a missing ])");
+    EXPECT_EQ(error_of("x [1/2]{.exact}\n"), "t.md:1:3: a .exact span needs ref=\"/pointer\"");
+    EXPECT_EQ(error_of("x [1//2]{.exact ref=/reads/example-14.1/weights/0}\n").substr(0, 46),
+              "t.md:1:3: /reads/example-14.1/weights/0: \"1//2");
+    EXPECT_EQ(error_of("\\exact{/reads/example-14.1/weights/0}{1/2", ManuscriptFormat::Latex),
+              "t.tex:1:1: \\exact: unclosed brace in the written value");
+    EXPECT_EQ(error_of("\\exact{/reads/example-14.1/weights/0} 1/2", ManuscriptFormat::Latex),
+              "t.tex:1:1: \\exact needs {pointer}{written}: the written value is missing");
+    EXPECT_EQ(error_of("ok [1/2]{.exact ref=/reads/example-14.1/weights/0}\n", ManuscriptFormat::Markdown,
+                       ManuscriptOptions{}),
+              "t.md: names no scenario: add `exactattn-scenario: FILE` to the front matter (Markdown) or a "
+              "comment `% exactattn-scenario: FILE` (LaTeX), or give --scenario");
+    EXPECT_EQ(error_of("---\nexactattn-scenario: nowhere.json\n---\n", ManuscriptFormat::Markdown, ManuscriptOptions{})
+                  .substr(0, 41),
+              "t.md:2:1: exactattn-scenario nowhere.json");
+}
+
+TEST(ManuscriptBadInput, MarksInCodeAreIgnored) {
+    const auto r = check_manuscript_text(
+        "```\n[1]{.exact ref=\"/nowhere\"}\n```\n`[2]{.exact ref=/no}` ~~~\n<!-- [3]{.exact ref=/no} -->\n"
+        "[1/2]{.exact ref=/reads/example-14.1/weights/0}\n",
+        "t.md", ManuscriptFormat::Markdown, kChapter);
+    ASSERT_EQ(r.claims.size(), 1U);
+    EXPECT_EQ(r.claims[0].line, 6);
+    EXPECT_TRUE(r.claims[0].passed);
+}
+
+TEST(ManuscriptBadInput, BomCrlfAndAMegabyteOfProse) {
+    const auto r = check_manuscript_text("\xEF\xBB\xBFx\r\n  [1/3]{.exact ref=/reads/example-14.1/weights/1}\r\n", "t.md",
+                                         ManuscriptFormat::Markdown, kChapter);
+    ASSERT_EQ(r.claims.size(), 1U);
+    EXPECT_FALSE(r.claims[0].passed);
+    EXPECT_EQ(r.claims[0].line, 2);
+    EXPECT_EQ(r.claims[0].column, 3);
+    std::string big;
+    while (big.size() < (1U << 20)) big += "Prose, prose and [1/4]{.exact ref=\"/reads/example-14.1/weights/1\"}.\n";
+    const auto b = check_manuscript_text(big, "big.md", ManuscriptFormat::Markdown, kChapter);
+    EXPECT_GT(b.claims.size(), 10000U);
+    EXPECT_EQ(b.wrong(), 0U);
+    EXPECT_THROW((void)check_manuscript_text("bad \xFF byte", "t.md", ManuscriptFormat::Markdown, kChapter), Error);
+}
+
+TEST(ManuscriptBadInput, PathologicalMegabytesAreReadInOnePass) {
+    // Unclosed brackets and braces, and nesting deeper than any claim: a result or one placed
+    // error, never a quadratic scan or a stack overflow (each of these took minutes or
+    // crashed before the one-pass bracket matcher and the nesting bound).
+    const std::size_t mb = 1U << 20;
+    for (const std::string& text : {std::string(mb, '['), std::string(mb, '{'), std::string(mb / 2, '[') + "x",
+                                    [&] { std::string t; while (t.size() < mb) t += "_{"; return t; }()}) {
+        EXPECT_EQ(check_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, kChapter).claims.size(), 0U);
+        EXPECT_EQ(audit_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, kChapter).unmarked.size(), 0U);
+    }
+    const std::string deep = "[" + std::string(100000, '[') + std::string(100000, ']') + "]{.exact ref=/reads/example-14.1/weights}";
+    EXPECT_EQ(error_of(deep), "t.md:1:1: /reads/example-14.1/weights: the claim nests brackets more than 64 deep");
+    std::string frac = "\\exact{/reads/example-14.1/weights/0}{";
+    for (int i = 0; i < 50000; ++i) frac += "\\frac{";
+    EXPECT_EQ(error_of(frac + "1" + std::string(50000, '}') + "}", ManuscriptFormat::Latex),
+              "t.tex:1:1: /reads/example-14.1/weights/0: the claim nests brackets more than 64 deep");
+}
+
+}  // namespace
+}  // namespace exactattn
