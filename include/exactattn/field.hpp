@@ -17,9 +17,13 @@ namespace detail {
 /// denominators, no trailing zero, m the smallest root degree), without the gcd per
 /// coefficient that `FieldElem::from_coefficients` spends: for a caller that has reduced its
 /// fractions more cheaply itself (the fast path reduces d contexts with one full-size gcd).
-/// Unchecked (STYLE.md: FLINT's underscore rule); builds with EXACTATTN_ASSERTS verify the form.
+/// Unchecked (FLINT's underscore rule); builds with EXACTATTN_ASSERTS verify the form.
 /// Throws LimitError past limits().max_root or max_bits.
 FieldElem from_canonical_unchecked(int m, std::vector<mpq_class> coeffs);
+/// The same from reduced fractions that may still have trailing zeros or a smaller root
+/// degree: trimmed and shrunk by the one rule FieldElem's canonical form is made by, without
+/// reducing the fractions again.
+FieldElem from_reduced_unchecked(int m, std::vector<mpq_class> coeffs);
 }  // namespace detail
 
 /// An element x = Σ_{i<m} c_i θ^i of K_m = Q(θ), θ = 2^(1/m), θ^m = 2.

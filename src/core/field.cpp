@@ -345,25 +345,40 @@ bool FieldElem::is_canonical() const {
     return g == 1;
 }
 
-void FieldElem::canonicalize() {
-    while (!c_.empty() && sgn(c_.back()) == 0) c_.pop_back();
-    if (c_.empty()) {
-        m_ = 1;
+namespace {
+
+// The canonical form's shape: no trailing zero coefficient (zero as m = 1 with none), and the
+// smallest root degree: when only the indices that are multiples of g are nonzero, θ_m^g is
+// θ_(m/g), so the element lives in K_(m/g). The one place this rule is written.
+void trim_and_shrink(int& m, std::vector<mpq_class>& c) {
+    while (!c.empty() && sgn(c.back()) == 0) c.pop_back();
+    if (c.empty()) {
+        m = 1;
         return;
     }
-    int g = m_;
-    for (std::size_t i = 0; i < c_.size() && g > 1; ++i) {
-        if (sgn(c_[i]) != 0) g = std::gcd(g, static_cast<int>(i));
+    int g = m;
+    for (std::size_t i = 1; i < c.size() && g > 1; ++i) {
+        if (sgn(c[i]) != 0) g = std::gcd(g, static_cast<int>(i));
     }
     if (g > 1) {
-        std::vector<mpq_class> shrunk((c_.size() - 1) / static_cast<std::size_t>(g) + 1);
-        for (std::size_t i = 0; i < c_.size(); i += static_cast<std::size_t>(g)) {
-            shrunk[i / static_cast<std::size_t>(g)] = c_[i];
-        }
-        c_ = std::move(shrunk);
-        m_ /= g;
+        const auto step = static_cast<std::size_t>(g);
+        std::vector<mpq_class> shrunk((c.size() - 1) / step + 1);
+        for (std::size_t i = 0; i < c.size(); i += step) shrunk[i / step] = std::move(c[i]);
+        c = std::move(shrunk);
+        m /= g;
     }
+}
+
+}  // namespace
+
+void FieldElem::canonicalize() {
+    trim_and_shrink(m_, c_);
     EXACTATTN_ASSERT(is_canonical());
+}
+
+FieldElem detail::from_reduced_unchecked(int m, std::vector<mpq_class> coeffs) {
+    trim_and_shrink(m, coeffs);
+    return from_canonical_unchecked(m, std::move(coeffs));
 }
 
 std::vector<mpq_class> FieldElem::lifted(int n) const {

@@ -584,25 +584,6 @@ bool integral_adjugate(const ZPoly& d, std::size_t m, ZPoly& adj, mpz_class& nor
     return true;
 }
 
-// The canonical element with the given reduced coefficients (FieldElem's canonical form:
-// no trailing zeros, the smallest root degree), without reducing them again.
-FieldElem field_from_reduced(int m, std::vector<mpq_class> c) {
-    while (!c.empty() && sgn(c.back()) == 0) c.pop_back();
-    if (c.empty()) return FieldElem();
-    int g = m;
-    for (std::size_t i = 1; i < c.size() && g > 1; ++i) {
-        if (sgn(c[i]) != 0) g = std::gcd(g, static_cast<int>(i));
-    }
-    if (g > 1) {
-        const auto step = static_cast<std::size_t>(g);
-        std::vector<mpq_class> shrunk((c.size() - 1) / step + 1);
-        for (std::size_t i = 0; i < c.size(); i += step) shrunk[i / step] = std::move(c[i]);
-        c = std::move(shrunk);
-        m /= g;
-    }
-    return from_canonical_unchecked(m, std::move(c));
-}
-
 // f · a^e as a value.
 Value times_a_power(FieldElem f, int e) {
     if (e == 0) return Value(f);
@@ -648,66 +629,86 @@ Inverse integral_inverse(const ZPoly& den, std::size_t mm, int mi, Inverse inv) 
     return inv;
 }
 
-}  // namespace
+// ---------------------------------------------------------------------------------------------
+// The driver, in stages: the compact memories; the score factors p_i and ρ; the row pass; the
+// exponent structure (root degree m, offsets); the big shifted sums; the finish (m = 1: over
+// Q; m > 1: in Z[θ]), deferred; the per-position columns.
 
-std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values_in,
-                                     const ReadRequest& request, const std::vector<Mark>& marks,
-                                     const Value& scale) {
-    const std::size_t n = keys_in.rows();
-    const std::size_t d = keys_in.width();
-    const std::size_t dv = values_in.width();
-    if (n == 0 || d == 0 || dv == 0 || values_in.rows() != n || request.query.size() != d ||
-        marks.size() != n) {
-        return std::nullopt;
-    }
+// The keys and values in a compact form (one unit, or one a column), without copying a memory
+// that has one; the copies live here.
+struct CompactInputs {
+    Memory keys_copy;
+    Memory values_copy;
+    const Memory* keys = nullptr;
+    const Memory* values = nullptr;
+};
 
-    // The compact forms (one unit, or one a column), without copying a memory that has one.
+bool compact_inputs(const Memory& keys_in, const Memory& values_in, CompactInputs& out) {
     auto compact = [](const Memory& x) { return x.is_compact() || x.is_columnwise(); };
-    Memory compacted;
-    const Memory* memory = &keys_in;
+    out.keys = &keys_in;
     if (!compact(keys_in)) {
-        compacted = keys_in.compacted();
-        if (!compact(compacted)) return std::nullopt;
-        memory = &compacted;
+        out.keys_copy = keys_in.compacted();
+        if (!compact(out.keys_copy)) return false;
+        out.keys = &out.keys_copy;
     }
-    Memory compacted_values;
-    const Memory* vmem = &values_in == &keys_in ? memory : &values_in;
-    if (!compact(*vmem)) {
-        compacted_values = values_in.compacted();
-        if (!compact(compacted_values)) return std::nullopt;
-        vmem = &compacted_values;
+    out.values = &values_in == &keys_in ? out.keys : &values_in;
+    if (!compact(*out.values)) {
+        out.values_copy = values_in.compacted();
+        if (!compact(out.values_copy)) return false;
+        out.values = &out.values_copy;
     }
+    return true;
+}
 
-    // Score at j: Σ_i k_ji · (q_i·u_i·scale). Each factor q_i·u_i·scale must be ρ_i·a with ρ_i
-    // rational (or the column all zero); with ρ_i = P_i/L over a common L and g = gcd(P_i),
-    // the score is S_j·ρ·a with S_j = Σ_i p_i k_ji, p_i = P_i/g and ρ = g/L.
-    // u_i·scale is computed once per unit (one unit per memory, or per column), and
-    // q_i·(u_i·scale) read off the two monomials: no product of values per entry.
-    std::vector<mpq_class> rho_i(d);
-    mpz_class big_l = 1;
+// Score at j: Σ_i k_ji · (q_i·u_i·scale). Each factor q_i·u_i·scale must be ρ_i·a with ρ_i
+// rational (or the column all zero); with ρ_i = P_i/L over a common L and g = gcd(P_i), the
+// score is S_j·ρ·a with S_j = Σ_i p_i k_ji, p_i = P_i/g and ρ = g/L.
+struct ScoreFactors {
+    std::vector<std::int64_t> p;
+    std::uint64_t pmax = 0;
+    mpq_class rho = 0;
+};
+
+// The rational ρ_i of every column (0 for a column the query or the unit makes zero); false
+// when some q_i·u_i·scale is no rational multiple of a on a column with a nonzero entry.
+// u_i·scale is computed once per unit (one unit per memory, or per column), and q_i·(u_i·scale)
+// read off the two monomials: no product of values per entry.
+bool column_factors(const Memory& keys, const Vector& query, const Value& scale, std::vector<mpq_class>& rho_i,
+                    mpz_class& big_l) {
+    const std::size_t d = keys.width();
+    rho_i.assign(d, mpq_class(0));
+    big_l = 1;
     const Value* last_unit = nullptr;  // u_i·scale, once per distinct unit (one for a compact memory)
     Value unit_scaled;
     for (std::size_t i = 0; i < d; ++i) {
-        if (request.query[i].is_zero() || memory->column_unit(i).is_zero()) continue;
-        if (&memory->column_unit(i) != last_unit) {
-            last_unit = &memory->column_unit(i);
+        if (query[i].is_zero() || keys.column_unit(i).is_zero()) continue;
+        if (&keys.column_unit(i) != last_unit) {
+            last_unit = &keys.column_unit(i);
             unit_scaled = *last_unit * scale;
         }
-        if (multiple_of_a_product(request.query[i], unit_scaled, rho_i[i])) {
+        if (multiple_of_a_product(query[i], unit_scaled, rho_i[i])) {
             mpz_lcm(big_l.get_mpz_t(), big_l.get_mpz_t(), rho_i[i].get_den_mpz_t());
             continue;
         }
-        const Value c = request.query[i] * unit_scaled;
+        const Value c = query[i] * unit_scaled;
         if (c.as_rational_multiple_of_a(rho_i[i])) {
             mpz_lcm(big_l.get_mpz_t(), big_l.get_mpz_t(), rho_i[i].get_den_mpz_t());
             continue;
         }
-        const auto& k = memory->integers();
+        const auto& k = keys.integers();
         for (std::size_t at = i; at < k.size(); at += d) {
-            if (k[at] != 0) return std::nullopt;  // the general path reports the score
+            if (k[at] != 0) return false;  // the general path reports the score
         }
         rho_i[i] = 0;
     }
+    return true;
+}
+
+std::optional<ScoreFactors> score_factors(const Memory& keys, const Vector& query, const Value& scale) {
+    const std::size_t d = keys.width();
+    std::vector<mpq_class> rho_i;
+    mpz_class big_l;
+    if (!column_factors(keys, query, scale, rho_i, big_l)) return std::nullopt;
     std::vector<mpz_class> big_pi(d);
     mpz_class g0 = 0;
     for (std::size_t i = 0; i < d; ++i) {
@@ -715,35 +716,43 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
         big_pi[i] *= rho_i[i].get_num();
         mpz_gcd(g0.get_mpz_t(), g0.get_mpz_t(), big_pi[i].get_mpz_t());
     }
-    std::vector<std::int64_t> p(d, 0);
-    std::uint64_t pmax = 0;
-    mpq_class rho = 0;
+    ScoreFactors f;
+    f.p.assign(d, 0);
     if (sgn(g0) != 0) {
         for (std::size_t i = 0; i < d; ++i) {
             mpz_divexact(big_pi[i].get_mpz_t(), big_pi[i].get_mpz_t(), g0.get_mpz_t());
             if (mpz_sizeinbase(big_pi[i].get_mpz_t(), 2) > 62) return std::nullopt;
-            p[i] = big_pi[i].get_si();
-            pmax = std::max(pmax, p[i] < 0 ? 0 - static_cast<std::uint64_t>(p[i]) : static_cast<std::uint64_t>(p[i]));
+            f.p[i] = big_pi[i].get_si();
+            f.pmax = std::max(f.pmax, f.p[i] < 0 ? 0 - static_cast<std::uint64_t>(f.p[i])
+                                                 : static_cast<std::uint64_t>(f.p[i]));
         }
-        rho = mpq_class(g0, big_l);
-        rho.canonicalize();
+        f.rho = mpq_class(g0, big_l);
+        f.rho.canonicalize();
     }
+    return f;
+}
 
-    // 1. The pass over the rows.
-    RowPass rp;
-    if (!run_row_pass(memory->integers().data(), n, d, p.data(), pmax, marks,
-                      vmem->integers().data(), dv, rp)) {
-        return std::nullopt;
-    }
+// The exponent of 2 at j is T_j/m with T_j = (S_j / g)·P: m the smallest root degree, and the
+// shifts ⌊T_j/m⌋ between fmin and fmax.
+struct Exponents {
+    std::int64_t big_p = 0;
+    std::int64_t g = 1;
+    std::int64_t m = 1;
+    std::int64_t fmin = 0;
+    std::int64_t fmax = 0;
+    [[nodiscard]] std::int64_t of(std::int64_t sj) const { return big_p == 0 ? 0 : (sj / g) * big_p; }
+};
+
+std::optional<Exponents> exponents(const RowPass& rp, const mpq_class& rho, std::size_t n, std::size_t dv) {
     if (!mpz_fits_slong_p(rho.get_num_mpz_t()) || !mpz_fits_slong_p(rho.get_den_mpz_t())) {
         return std::nullopt;
     }
-    const std::int64_t big_p = rho.get_num().get_si();  // the exponent of 2 at j is S_j·P/M
-    std::int64_t big_m = rho.get_den().get_si();
-
+    Exponents e;
+    e.big_p = rho.get_num().get_si();  // the exponent of 2 at j is S_j·P/M
+    const std::int64_t big_m = rho.get_den().get_si();
     // The smallest root degree: M / gcd(M, every S_j) (P is prime to M).
     std::int64_t g = big_m;
-    if (big_p != 0 && big_m > 1) {
+    if (e.big_p != 0 && big_m > 1) {
         if (rp.dense) {
             const std::size_t stride = dv + 1;
             for (std::size_t b = 0; b < rp.buckets && g > 1; ++b) {
@@ -757,40 +766,46 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
             }
         }
     }
-    const std::int64_t m = big_m / g;  // exponent at j: T_j / m with T_j = (S_j / g)·P
-    if (m > limits().max_root) return std::nullopt;  // the general path reports the limit
+    e.g = g;
+    e.m = big_m / g;
+    if (e.m > limits().max_root) return std::nullopt;  // the general path reports the limit
     // The general path refuses 2^r when |trunc(r)| > max_exponent; decline so that it does.
     // Past this, every exponent T_j = (S_j / g)·P fits comfortably in 64 bits.
-    const i128 cap = (static_cast<i128>(limits().max_exponent) + 1) * m;
-    const i128 lo_t = big_p == 0 ? 0 : static_cast<i128>(rp.smin / g) * big_p;
-    const i128 hi_t = big_p == 0 ? 0 : static_cast<i128>(rp.smax / g) * big_p;
+    const i128 cap = (static_cast<i128>(limits().max_exponent) + 1) * e.m;
+    const i128 lo_t = e.big_p == 0 ? 0 : static_cast<i128>(rp.smin / g) * e.big_p;
+    const i128 hi_t = e.big_p == 0 ? 0 : static_cast<i128>(rp.smax / g) * e.big_p;
     if (lo_t >= cap || -lo_t >= cap || hi_t >= cap || -hi_t >= cap || cap > (i128{1} << 62)) {
         return std::nullopt;
     }
-    auto exponent_of = [&](std::int64_t sj) { return big_p == 0 ? 0 : (sj / g) * big_p; };
-    const std::int64_t fmin = floor_div(static_cast<std::int64_t>(std::min(lo_t, hi_t)), m);
-    const std::int64_t fmax = floor_div(static_cast<std::int64_t>(std::max(lo_t, hi_t)), m);
+    e.fmin = floor_div(static_cast<std::int64_t>(std::min(lo_t, hi_t)), e.m);
+    e.fmax = floor_div(static_cast<std::int64_t>(std::max(lo_t, hi_t)), e.m);
+    return e;
+}
 
-    // 2. The big shifted sums: record r (residue T mod m) holds C_{r,0..d-1} and N_r.
+// The big shifted sums: record r (residue T mod m) holds C_{r,0..dv-1} and N_r; `residue_used`
+// says which records were added to.
+BigSums shifted_sums(const RowPass& rp, const Exponents& e, const std::int64_t* v, std::size_t n, std::size_t dv,
+                     std::vector<bool>& residue_used) {
+    const std::int64_t m = e.m;
     const std::size_t mm = static_cast<std::size_t>(m);
     const std::size_t stride = dv + 1;
     // Σ|v| over the additions into one integer: at most every present row's |v| (a bucket is a
     // sum of rows), and the count at most the number of present rows.
     const u128 total = static_cast<u128>(rp.count) * (static_cast<u128>(rp.vbound) + 1);
-    BigSums sums(mm, stride, static_cast<std::uint64_t>(fmax - fmin) + 64, total);
-    std::vector<bool> residue_used(mm, false);
+    BigSums sums(mm, stride, static_cast<std::uint64_t>(e.fmax - e.fmin) + 64, total);
+    residue_used.assign(mm, false);
     sums.fill([&](auto& acc) {
-        // Record and offset of score sj: T = exponent_of(sj) = ⌊T/m⌋·m + r.
+        // Record and offset of score sj: T = e.of(sj) = ⌊T/m⌋·m + r.
         // No divisions in the usual cases (a division costs as much as a row's additions):
         // g = 1, and M a power of two (then ⌊T/M⌋ is an arithmetic shift).
         const bool pow2 = (m & (m - 1)) == 0;
         const int log_m = std::countr_zero(static_cast<std::uint64_t>(m));
         auto add = [&](std::int64_t sj, const std::int64_t* values, bool row) {
-            const std::int64_t t = g == 1 ? sj * big_p : exponent_of(sj);
+            const std::int64_t t = e.g == 1 ? sj * e.big_p : e.of(sj);
             const std::int64_t fj = pow2 ? t >> log_m : floor_div(t, m);
             const auto r = static_cast<std::size_t>(t - fj * m);
             residue_used[r] = true;
-            const auto bit = static_cast<std::uint64_t>(fj - fmin);
+            const auto bit = static_cast<std::uint64_t>(fj - e.fmin);
             if (row) acc.add_row(r, values, bit);  // dv values and a count of 1
             else acc.add_record(r, values, bit);   // dv sums and a count
         };
@@ -801,133 +816,173 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
             }
         } else {
             // Scores too spread for buckets: each row goes straight into the big sums.
-            const std::int64_t* v = vmem->integers().data();
             for (std::size_t j = 0; j < n; ++j) {
                 if (rp.present[j]) add(rp.s[j], v + j * dv, true);
             }
         }
     });
-    rp.acc = {};
+    return sums;
+}
 
+// m = 1: Σ_j 2^(T_j) = 2^fmin·N and context_i = C_i / N · unit. 1/N is canonical as it stands;
+// the contexts are reduced (common_factors: one full-size gcd) when first looked at.
+Deferred<Value> finish_rational(ReadTrace& tr, BigSums& sums, std::int64_t fmin, std::size_t dv,
+                                const std::shared_ptr<ColumnUnits>& units, bool one_unit,
+                                const ReadRequest& request) {
+    mpz_class big_n = sums.value(0, dv);
+    std::vector<mpz_class> c(dv);
+    for (std::size_t i = 0; i < dv; ++i) c[i] = sums.value(0, i);
+    tr.denominator = Value(FieldElem(times_pow2(mpq_class(big_n), fmin)));
+    Deferred<Value> inv_true = Value(FieldElem(times_pow2(mpq_class(mpz_class(1), big_n), -fmin)));
+    if (one_unit && request.readout && std::all_of(request.readout->begin(), request.readout->end(),
+                                                   [](const Value& v) { return v.is_rational(); })) {
+        // r = Σ_i c_i C_i / N · unit: one gcd instead of d additions of reduced fractions.
+        mpz_class l = 1;
+        for (const auto& v : *request.readout) {
+            const mpq_class q = v.rational();
+            mpz_lcm(l.get_mpz_t(), l.get_mpz_t(), q.get_den_mpz_t());
+        }
+        mpz_class num = 0;
+        for (std::size_t i = 0; i < dv; ++i) {
+            const mpq_class q = (*request.readout)[i].rational();
+            if (sgn(q) == 0) continue;
+            mpz_class coeff = l / q.get_den();
+            coeff *= q.get_num();
+            num += coeff * c[i];
+        }
+        tr.readout = Value(FieldElem(mpq_class(num, l * big_n))) * (*units)[0];  // one gcd
+    }
+    tr.context = DeferredVector(dv, [big_n = std::move(big_n), c = std::move(c), units] {
+        const std::vector<mpz_class> gi = common_factors(big_n, c);
+        std::vector<Value> out(c.size());
+        for (std::size_t i = 0; i < c.size(); ++i) {
+            if (sgn(c[i]) == 0 || (*units)[i].is_zero()) continue;
+            const FieldElem ci = from_canonical_unchecked(1, {reduced(c[i], big_n, gi[i])});
+            out[i] = Value(ci) * (*units)[i];
+        }
+        return out;
+    });
+    return inv_true;
+}
+
+// m > 1: D = Σ_r θ^r N_r and C_i = Σ_r θ^r C_{r,i}, integral. With D·A = N (A integral, N an
+// integer), C_i / D = C_i·A / N: integer products, then the coefficients reduced against N with
+// one shared full-size gcd (common_factors), instead of an inversion and d products over Q that
+// reduce every partial fraction. All of it deferred: D⁻¹ (the weights' factor) when a weight is
+// first looked at, the contexts when they are.
+Deferred<Value> finish_field(ReadTrace& tr, BigSums& sums, const std::vector<bool>& residue_used, std::int64_t m,
+                             std::int64_t fm, std::size_t dv, const std::shared_ptr<ColumnUnits>& units,
+                             bool one_unit) {
+    const int mi = static_cast<int>(m);
+    const std::size_t mm = static_cast<std::size_t>(m);
+    ZPoly den(mm);
+    std::vector<ZPoly> num(dv, ZPoly(mm));
+    for (std::size_t r = 0; r < mm; ++r) {
+        if (!residue_used[r]) continue;
+        den[r] = sums.value(r, dv);
+        for (std::size_t i = 0; i < dv; ++i) num[i][r] = sums.value(r, i);
+    }
+    std::vector<mpq_class> den_true(mm);
+    for (std::size_t r = 0; r < mm; ++r) den_true[r] = times_pow2(mpq_class(den[r]), fm);
+    tr.denominator = Value(from_reduced_unchecked(mi, std::move(den_true)));
+    // A unit q·a^e (q rational) folds into the fractions; any other multiplies at the end.
+    Inverse inv;
+    inv.folded = one_unit && !(*units)[0].is_zero() && unit_parts((*units)[0], inv.uq, inv.ue);
+    const auto adjugate = std::make_shared<Deferred<Inverse>>(
+        [den = std::move(den), mm, mi, inv]() mutable { return integral_inverse(den, mm, mi, std::move(inv)); });
+    tr.context = DeferredVector(dv, [adjugate, num = std::move(num), units, mm, mi] {
+        const Inverse& a = adjugate->get();
+        const std::size_t width = num.size();
+        // Every context coefficient C_i·A·q_num over big_den: one shared gcd reduces them all.
+        std::vector<mpz_class> flat(width * mm);
+        for (std::size_t i = 0; i < width; ++i) {
+            ZPoly x = mul_mod(num[i], a.adj, mm);
+            for (std::size_t r = 0; r < mm; ++r) {
+                if (a.folded) x[r] *= a.uq.get_num();
+                flat[i * mm + r] = std::move(x[r]);
+            }
+        }
+        const std::vector<mpz_class> gi = common_factors(a.big_den, flat);
+        std::vector<Value> out(width);
+        for (std::size_t i = 0; i < width; ++i) {
+            if ((*units)[i].is_zero()) continue;
+            std::vector<mpq_class> c(mm);
+            for (std::size_t r = 0; r < mm; ++r) c[r] = reduced(flat[i * mm + r], a.big_den, gi[i * mm + r]);
+            FieldElem f = from_reduced_unchecked(mi, std::move(c));
+            out[i] = a.folded ? times_a_power(std::move(f), a.ue) : Value(f) * (*units)[i];
+        }
+        return out;
+    });
+    return Deferred<Value>([adjugate, mm, mi, fm] {
+        const Inverse& a = adjugate->get();
+        // A / N = A·q_den / big_den over the contexts' denominator.
+        std::vector<mpz_class> flat(a.adj);
+        if (a.folded) {
+            for (auto& x : flat) x *= a.uq.get_den();
+        }
+        const std::vector<mpz_class> gi = common_factors(a.big_den, flat);
+        std::vector<mpq_class> coeffs(mm);
+        for (std::size_t r = 0; r < mm; ++r) coeffs[r] = times_pow2(reduced(flat[r], a.big_den, gi[r]), -fm);
+        return Value(from_reduced_unchecked(mi, std::move(coeffs)));
+    });
+}
+
+// The per-position columns, computed on demand: T_j = (S_j / g)·P in place of S_j, one copy of
+// the integers and the marks shared by the three columns.
+void position_columns(ReadTrace& tr, RowPass& rp, const Exponents& e, std::size_t n, Deferred<Value> inv_true) {
+    if (e.g != 1 || e.big_p != 1) {
+        for (std::size_t j = 0; j < n; ++j) rp.s[j] = e.of(rp.s[j]);
+    }
+    const Value score_unit = Value(mpq_class(1, static_cast<long>(e.m))) * Value::ln2();
+    const auto keys = std::make_shared<const std::vector<std::int64_t>>(std::move(rp.s));
+    const auto present = std::make_shared<const std::vector<bool>>(std::move(rp.present));
+    tr.scores = Column::multiples(keys, present, score_unit);
+    tr.exponentials = Column::powers_of_two(keys, e.m, present, Value(1), std::nullopt);
+    tr.weights = Column::powers_of_two(keys, e.m, present, std::move(inv_true), Value());
+}
+
+}  // namespace
+
+std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values_in,
+                                     const ReadRequest& request, const std::vector<Mark>& marks,
+                                     const Value& scale) {
+    const std::size_t n = keys_in.rows();
+    const std::size_t d = keys_in.width();
+    const std::size_t dv = values_in.width();
+    if (n == 0 || d == 0 || dv == 0 || values_in.rows() != n || request.query.size() != d ||
+        marks.size() != n) {
+        return std::nullopt;
+    }
+    CompactInputs in;
+    if (!compact_inputs(keys_in, values_in, in)) return std::nullopt;
+    const auto factors = score_factors(*in.keys, request.query, scale);
+    if (!factors) return std::nullopt;
+    // 1. The pass over the rows.
+    RowPass rp;
+    if (!run_row_pass(in.keys->integers().data(), n, d, factors->p.data(), factors->pmax, marks,
+                      in.values->integers().data(), dv, rp)) {
+        return std::nullopt;
+    }
+    const auto e = exponents(rp, factors->rho, n, dv);
+    if (!e) return std::nullopt;
+    // 2. The big shifted sums.
+    std::vector<bool> residue_used;
+    BigSums sums = shifted_sums(rp, *e, in.values->integers().data(), n, dv, residue_used);
+    rp.acc = {};
+    // 3. The finish, deferred.
     ReadTrace tr;
     tr.query = request.query;
     tr.marks = marks;
     tr.fast_path = true;
-    const bool one_unit = vmem->is_compact();
-    // The units the contexts are multiples of, held by the deferred reductions below: they
-    // outlive `vmem` (it may be this function's compacted copy). One for a compact memory.
+    const bool one_unit = in.values->is_compact();
+    // The units the contexts are multiples of, held by the deferred reductions: they outlive
+    // `in` (it may hold this function's compacted copy). One for a compact memory.
     const auto units = std::make_shared<ColumnUnits>();
-    for (std::size_t i = 0; i < (one_unit ? 1 : dv); ++i) units->all.push_back(vmem->column_unit(i));
-    Deferred<Value> inv_true;  // 1 / denominator
-    if (m == 1) {
-        // Σ_j 2^(T_j) = 2^fmin·N and context_i = C_i / N · unit. 1/N is canonical as it stands;
-        // the contexts are reduced (common_factors: one full-size gcd) when first looked at.
-        mpz_class big_n = sums.value(0, dv);
-        std::vector<mpz_class> c(dv);
-        for (std::size_t i = 0; i < dv; ++i) c[i] = sums.value(0, i);
-        const std::int64_t fm = fmin;
-        tr.denominator = Value(FieldElem(times_pow2(mpq_class(big_n), fm)));
-        inv_true = Value(FieldElem(times_pow2(mpq_class(mpz_class(1), big_n), -fm)));
-        if (one_unit && request.readout && std::all_of(request.readout->begin(), request.readout->end(),
-                                           [](const Value& v) { return v.is_rational(); })) {
-            // r = Σ_i c_i C_i / N · unit: one gcd instead of d additions of reduced fractions.
-            mpz_class l = 1;
-            for (const auto& v : *request.readout) {
-                const mpq_class q = v.rational();
-                mpz_lcm(l.get_mpz_t(), l.get_mpz_t(), q.get_den_mpz_t());
-            }
-            mpz_class num = 0;
-            for (std::size_t i = 0; i < dv; ++i) {
-                const mpq_class q = (*request.readout)[i].rational();
-                if (sgn(q) == 0) continue;
-                mpz_class coeff = l / q.get_den();
-                coeff *= q.get_num();
-                num += coeff * c[i];
-            }
-            tr.readout = Value(FieldElem(mpq_class(num, l * big_n))) * (*units)[0];  // one gcd
-        }
-        tr.context = DeferredVector(dv, [big_n = std::move(big_n), c = std::move(c), units] {
-            const std::vector<mpz_class> gi = common_factors(big_n, c);
-            std::vector<Value> out(c.size());
-            for (std::size_t i = 0; i < c.size(); ++i) {
-                if (sgn(c[i]) == 0 || (*units)[i].is_zero()) continue;
-                const FieldElem ci = from_canonical_unchecked(1, {reduced(c[i], big_n, gi[i])});
-                out[i] = Value(ci) * (*units)[i];
-            }
-            return out;
-        });
-    } else {
-        // D = Σ_r θ^r N_r and C_i = Σ_r θ^r C_{r,i}, integral. With D·A = N (A integral, N an
-        // integer), C_i / D = C_i·A / N: integer products, then the coefficients reduced against
-        // N with one shared full-size gcd (common_factors), instead of an inversion and d
-        // products over Q that reduce every partial fraction. All of it deferred: D⁻¹ (the
-        // weights' factor) when a weight is first looked at, the contexts when they are.
-        const int mi = static_cast<int>(m);
-        const std::int64_t fm = fmin;
-        ZPoly den(mm);
-        std::vector<ZPoly> num(dv, ZPoly(mm));
-        for (std::size_t r = 0; r < mm; ++r) {
-            if (!residue_used[r]) continue;
-            den[r] = sums.value(r, dv);
-            for (std::size_t i = 0; i < dv; ++i) num[i][r] = sums.value(r, i);
-        }
-        std::vector<mpq_class> den_true(mm);
-        for (std::size_t r = 0; r < mm; ++r) den_true[r] = times_pow2(mpq_class(den[r]), fm);
-        tr.denominator = Value(field_from_reduced(mi, std::move(den_true)));
-        // A unit q·a^e (q rational) folds into the fractions; any other multiplies at the end.
-        Inverse inv;
-        inv.folded = one_unit && !(*units)[0].is_zero() && unit_parts((*units)[0], inv.uq, inv.ue);
-        const auto adjugate = std::make_shared<Deferred<Inverse>>(
-            [den = std::move(den), mm, mi, inv]() mutable { return integral_inverse(den, mm, mi, std::move(inv)); });
-        inv_true = Deferred<Value>([adjugate, mm, mi, fm] {
-            const Inverse& a = adjugate->get();
-            // A / N = A·q_den / big_den over the contexts' denominator.
-            std::vector<mpz_class> flat(a.adj);
-            if (a.folded) {
-                for (auto& x : flat) x *= a.uq.get_den();
-            }
-            const std::vector<mpz_class> gi = common_factors(a.big_den, flat);
-            std::vector<mpq_class> coeffs(mm);
-            for (std::size_t r = 0; r < mm; ++r) coeffs[r] = times_pow2(reduced(flat[r], a.big_den, gi[r]), -fm);
-            return Value(field_from_reduced(mi, std::move(coeffs)));
-        });
-        tr.context = DeferredVector(dv, [adjugate, num = std::move(num), units, mm, mi] {
-            const Inverse& a = adjugate->get();
-            const std::size_t width = num.size();
-            // Every context coefficient C_i·A·q_num over big_den: one shared gcd reduces them all.
-            std::vector<mpz_class> flat(width * mm);
-            for (std::size_t i = 0; i < width; ++i) {
-                ZPoly x = mul_mod(num[i], a.adj, mm);
-                for (std::size_t r = 0; r < mm; ++r) {
-                    if (a.folded) x[r] *= a.uq.get_num();
-                    flat[i * mm + r] = std::move(x[r]);
-                }
-            }
-            const std::vector<mpz_class> gi = common_factors(a.big_den, flat);
-            std::vector<Value> out(width);
-            for (std::size_t i = 0; i < width; ++i) {
-                if ((*units)[i].is_zero()) continue;
-                std::vector<mpq_class> c(mm);
-                for (std::size_t r = 0; r < mm; ++r) c[r] = reduced(flat[i * mm + r], a.big_den, gi[i * mm + r]);
-                FieldElem f = field_from_reduced(mi, std::move(c));
-                out[i] = a.folded ? times_a_power(std::move(f), a.ue) : Value(f) * (*units)[i];
-            }
-            return out;
-        });
-    }
+    for (std::size_t i = 0; i < (one_unit ? 1 : dv); ++i) units->all.push_back(in.values->column_unit(i));
+    Deferred<Value> inv_true = e->m == 1 ? finish_rational(tr, sums, e->fmin, dv, units, one_unit, request)
+                                         : finish_field(tr, sums, residue_used, e->m, e->fmin, dv, units, one_unit);
     if (request.readout && !tr.readout) tr.readout = apply_readout(*request.readout, tr.context.values());
-
-    // The per-position columns, computed on demand: T_j = (S_j / g)·P in place of S_j.
-    if (g != 1 || big_p != 1) {
-        for (std::size_t j = 0; j < n; ++j) rp.s[j] = exponent_of(rp.s[j]);
-    }
-    const Value score_unit = Value(mpq_class(1, static_cast<long>(m))) * Value::ln2();
-    // One copy of the integers and the marks, shared by the three columns.
-    const auto keys = std::make_shared<const std::vector<std::int64_t>>(std::move(rp.s));
-    const auto present = std::make_shared<const std::vector<bool>>(std::move(rp.present));
-    tr.scores = Column::multiples(keys, present, score_unit);
-    tr.exponentials = Column::powers_of_two(keys, m, present, Value(1), std::nullopt);
-    tr.weights = Column::powers_of_two(keys, m, present, inv_true, Value());
+    position_columns(tr, rp, *e, n, std::move(inv_true));
     return tr;
 }
 
