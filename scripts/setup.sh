@@ -17,6 +17,8 @@ fi
 if [ "${EXACTATTN_WITH_RENDER:-0}" = 1 ]; then
   packages+=(texlive-xetex texlive-latex-recommended texlive-lang-chinese fonts-wqy-microhei
              chromium python3-pil librsvg2-bin poppler-utils)
+  # The oracle's tests judge PyTorch's attention on the CPU (python/tests/test_oracle.py).
+  packages+=(python3-torch)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+// exactattn oracle: the certified reference of a float attention problem, and the judgement of
+// a kernel's output against it (docs/oracle.md).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <memory>
+#include <ostream>
+
+#include "commands.hpp"
+#include "exactattn/oracle.hpp"
+
+namespace exactattn::cli {
+
+namespace {
+
+using namespace exactattn::oracle;
+
+struct OracleOptions {
+    std::string action;  ///< reference | judge
+    std::string q, k, v, mask, actual, npy;
+    std::string input_dtype;  ///< the format of q, k, v (default: the files')
+    std::string dtype = "float32";
+    std::string scale = "sqrt-dk";
+    std::string base = "e";
+    std::string masked_rows = "error";
+    std::string algorithm = "safe";
+    std::string accumulate;  ///< default: float32, or float64 for float64
+    std::string p_dtype;     ///< default: --dtype
+    std::int64_t block = 64;
+    std::optional<double> tolerance;
+    bool causal = false, weights = false;
+    std::string format = "text";
+};
+
+Tensor load(const std::string& path, const char* option, std::optional<FloatFormat> declared) {
+    return for_option(option, [&] { return read_tensor(path, declared); });
+}
+
+Problem load_problem(const OracleOptions& o) {
+    std::optional<FloatFormat> in;
+    if (!o.input_dtype.empty()) in = parse_format(o.input_dtype, option_place("--input-dtype"));
+    Problem p;
+    p.q = load(o.q, "--q", in);
+    p.k = load(o.k, "--k", in);
+    p.v = load(o.v, "--v", in);
+    if (!o.mask.empty()) {
+        const Tensor m = load(o.mask, "--mask", std::nullopt);
+        for (double x : m.data) p.mask.push_back(x != 0 ? 1 : 0);
+    }
+    p.causal = o.causal;
+    if (o.scale == "sqrt-dk") p.scale = {ScaleKind::SqrtDk, 1};
+    else if (o.scale == "none") p.scale = {ScaleKind::None, 1};
+    else {
+        char* end = nullptr;
+        const double c = std::strtod(o.scale.c_str(), &end);
+        if (end == o.scale.c_str() || *end != '\0' || !std::isfinite(c))
+            throw usage_error("not sqrt-dk, none or a number", option_place("--scale"));
+        p.scale = {ScaleKind::Given, c};
+    }
+    p.base = o.base == "2" ? ExpBase::Two : ExpBase::E;
+    p.masked_rows = o.masked_rows == "nan" ? MaskedRows::NaN : o.masked_rows == "zeros" ? MaskedRows::Zeros : MaskedRows::Error;
+    return p;
+}
+
+std::string num(double x) { return fmt::format("{:.9g} ({:a})", x, x); }
+
+int reference_command(const OracleOptions& o, const Problem& p, FloatFormat f, std::ostream& out) {
+    const Reference r = reference(p, f, o.weights);
+    if (!o.npy.empty()) {
+        Tensor t{{r.n_q, r.d_v}, r.out, f};
+        write_output_file(o.npy, write_npy(t), "--npy");
+    }
+    if (o.format == "json") {
+        nlohmann::ordered_json j;
+        j["dtype"] = info(f).name;
+        j["shape"] = {r.n_q, r.d_v};
+        auto list = [](const std::vector<double>& v) {
+            nlohmann::json a = nlohmann::json::array();
+            for (double x : v) a.push_back(std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(fmt::format("{}", x)));
+            return a;
+        };
+        j["out"] = list(r.out);
+        j["out_lo"] = list(r.out_lo);
+        j["out_hi"] = list(r.out_hi);
+        nlohmann::json kinds = nlohmann::json::array();
+        for (auto e : r.out_exact) kinds.push_back(e ? "exact" : "certified");
+        j["out_kind"] = kinds;
+        j["lse"] = list(r.lse);
+        if (o.weights) j["weights"] = list(r.w);
+        j["max_precision"] = r.max_precision;
+        out << j.dump() << '\n';
+        return 0;
+    }
+    out << fmt::format("oracle reference: {} × {} outputs correctly rounded to {} (max MPFR precision {} bits)\n",
+                       r.n_q, r.d_v, info(f).name, r.max_precision);
+    for (std::int64_t x = 0; x < r.n_q * r.d_v; ++x)
+        out << fmt::format("out[{}, {}] = {}  {}  in [{:.17g}, {:.17g}]\n", x / r.d_v, x % r.d_v, num(r.out[x]),
+                           r.out_exact[x] ? "exact" : "certified", r.out_lo[x], r.out_hi[x]);
+    for (std::int64_t i = 0; i < r.n_q; ++i) out << fmt::format("lse[{}] = {}  certified\n", i, num(r.lse[i]));
+    for (std::size_t x = 0; x < r.w.size(); ++x)
+        out << fmt::format("weights[{}, {}] = {}\n", x / r.n_k, x % r.n_k, num(r.w[x]));
+    return 0;
+}
+
+std::string entry_line(const char* what, const Judged& e, FloatFormat f) {
+    const double ulps = e.bound / ulp(e.rounded, f);
+    return fmt::format("{}: out[{}, {}] = {}, exact in [{:.17g}, {:.17g}] ({}), rounded {}, error {:.3g} ULP "
+                       "(abs {:.3g}, rel {:.3g}), bound {:.3g} ({:.3g} ULP): {}\n",
+                       what, e.row, e.col, num(e.value), e.lo, e.hi, e.exact ? "exact" : "certified", num(e.rounded),
+                       e.ulp_error, e.abs_error, e.rel_error, e.bound, ulps, e.within ? "within" : "OVER");
+}
+
+int judge_command(const OracleOptions& o, const Problem& p, FloatFormat f, std::ostream& out) {
+    AlgorithmSpec s;
+    s.algorithm = parse_algorithm(o.algorithm, option_place("--algorithm"));
+    s.accumulate = o.accumulate.empty() ? (f == FloatFormat::Float64 ? f : FloatFormat::Float32)
+                                        : parse_format(o.accumulate, option_place("--accumulate"));
+    s.p_format = o.p_dtype.empty() ? f : parse_format(o.p_dtype, option_place("--p-dtype"));
+    s.block = o.block;
+    Tensor actual = load(o.actual, "--actual", f);
+    const Reference r = reference(p, f, false);
+    Judgement j = for_option("--actual", [&] { return judge_output(r, actual, s, o.tolerance); });
+    if (!j.passed()) j.diagnosis = diagnose(p, actual, s, j);
+    if (o.format == "json") {
+        nlohmann::ordered_json js;
+        js["tensor"] = j.tensor;
+        js["dtype"] = info(f).name;
+        js["algorithm"] = algorithm_name(s.algorithm);
+        js["count"] = j.count;
+        js["max_abs_ulp"] = std::isfinite(j.max_abs_ulp) ? nlohmann::json(j.max_abs_ulp) : nlohmann::json("inf");
+        js["worst"] = j.worst >= 0 ? nlohmann::json({j.entries[j.worst].row, j.entries[j.worst].col}) : nlohmann::json();
+        js["over"] = j.over;
+        js["unbounded"] = j.unbounded;
+        js["exact"] = j.exact_count;
+        js["diagnosis"] = j.diagnosis;
+        js["passed"] = j.passed();
+        out << js.dump() << '\n';
+        return j.passed() ? 0 : 1;
+    }
+    out << fmt::format("oracle judge: {} × {} outputs in {}, algorithm {} (accumulate {}, P in {}, block {})\n", r.n_q,
+                       r.d_v, info(f).name, algorithm_name(s.algorithm), info(s.accumulate).name, info(s.p_format).name,
+                       s.block);
+    out << fmt::format("Summary: {} entries ({} exact, {} certified), max |ULP| {:.3g}, {} over the bound, {} unbounded{}\n",
+                       j.count, j.exact_count, j.count - j.exact_count, j.max_abs_ulp, j.over, j.unbounded,
+                       j.unbounded ? " (" + j.unbounded_reason + ")" : "");
+    if (j.worst >= 0) out << entry_line("worst", j.entries[j.worst], f);
+    if (j.first_over >= 0) out << entry_line("first over", j.entries[j.first_over], f);
+    if (!j.diagnosis.empty()) out << "diagnosis: " << j.diagnosis << '\n';
+    out << (j.passed() ? "Result: PASS\n" : "Result: FAIL\n");
+    return j.passed() ? 0 : 1;
+}
+
+int cmd_oracle(const OracleOptions& o, std::ostream& out) {
+    const FloatFormat f = parse_format(o.dtype, option_place("--dtype"));
+    const Problem p = load_problem(o);
+    if (o.action == "judge" && o.actual.empty()) throw usage_error("judge needs --actual FILE", option_place("--actual"));
+    return o.action == "judge" ? judge_command(o, p, f, out) : reference_command(o, p, f, out);
+}
+
+}  // namespace
+
+void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& command) {
+    auto o = std::make_shared<OracleOptions>();
+    auto* s = app.add_subcommand("oracle", "Certified references for float attention, and a kernel's output judged");
+    s->add_option("action", o->action, "reference | judge")->required()->check(CLI::IsMember({"reference", "judge"}));
+    s->add_option("--q", o->q, "Q (n_q × d): .npy, .json or .csv")->required();
+    s->add_option("--k", o->k, "K (n_k × d)")->required();
+    s->add_option("--v", o->v, "V (n_k × d_v)")->required();
+    s->add_option("--mask", o->mask, "n_q × n_k, nonzero = masked");
+    s->add_flag("--causal", o->causal, "Key j masked for query i when j > i");
+    s->add_option("--scale", o->scale, "sqrt-dk (default) | none | a number");
+    s->add_option("--base", o->base, "e (default) | 2: an exp2 kernel")->check(CLI::IsMember({"e", "2"}));
+    s->add_option("--masked-rows", o->masked_rows, "error | nan | zeros")->check(CLI::IsMember({"error", "nan", "zeros"}));
+    s->add_option("--input-dtype", o->input_dtype, "The format of Q, K, V (default: the files')");
+    s->add_option("--dtype", o->dtype, "The output's format: float16 | bfloat16 | float32 | float64");
+    s->add_flag("--weights", o->weights, "reference: the weights too");
+    s->add_option("--npy", o->npy, "reference: also write the rounded outputs to this .npy file");
+    s->add_option("--actual", o->actual, "judge: the kernel's output (n_q × d_v)");
+    s->add_option("--algorithm", o->algorithm, "judge: naive | safe | online");
+    s->add_option("--accumulate", o->accumulate, "judge: the accumulator format (default float32)");
+    s->add_option("--p-dtype", o->p_dtype, "judge, online: P's format before P·V (default --dtype)");
+    s->add_option("--block", o->block, "judge, online: the block size")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
+    s->add_option("--tolerance-ulps", o->tolerance, "judge: also fail past this many ULPs");
+    s->add_option("--format", o->format, "text | json")->check(CLI::IsMember({"text", "json"}));
+    s->callback([o, &command] { command = [o](std::ostream& out) { return cmd_oracle(*o, out); }; });
+}
+
+}  // namespace exactattn::cli
