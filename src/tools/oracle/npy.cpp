@@ -94,8 +94,9 @@ double element(const unsigned char* b, char kind, int size, FloatFormat& fmt_out
 }  // namespace
 
 Tensor parse_npy(std::string_view bytes, const std::string& name, std::optional<FloatFormat> declared) {
-    if (bytes.size() < 10 || bytes.substr(0, 6) != std::string_view("\x93NUMPY", 6))
+    if (bytes.size() < 6 || bytes.substr(0, 6) != std::string_view("\x93NUMPY", 6))
         throw parse_error(at(name), "not a .npy file (no \\x93NUMPY magic)");
+    if (bytes.size() < 8) throw parse_error(at(name), "truncated .npy header (no version)");
     const int major = static_cast<unsigned char>(bytes[6]);
     if (major < 1 || major > 3) throw parse_error(at(name), fmt::format("unsupported .npy version {}", major));
     const std::size_t lsize = major == 1 ? 2 : 4;
