@@ -31,7 +31,7 @@ struct OracleOptions {
     std::string p_dtype;     ///< default: --dtype
     std::int64_t block = 64;
     std::optional<double> tolerance;
-    bool causal = false, weights = false;
+    bool causal = false, weights = false, trace = false;
     std::string format = "text";
 };
 
@@ -113,13 +113,32 @@ std::string entry_line(const char* what, const Judged& e, FloatFormat f) {
                        e.ulp_error, e.abs_error, e.rel_error, e.bound, ulps, e.within ? "within" : "OVER");
 }
 
-int judge_command(const OracleOptions& o, const Problem& p, FloatFormat f, std::ostream& out) {
+AlgorithmSpec algorithm_spec(const OracleOptions& o, FloatFormat f) {
     AlgorithmSpec s;
     s.algorithm = parse_algorithm(o.algorithm, option_place("--algorithm"));
     s.accumulate = o.accumulate.empty() ? (f == FloatFormat::Float64 ? f : FloatFormat::Float32)
                                         : parse_format(o.accumulate, option_place("--accumulate"));
     s.p_format = o.p_dtype.empty() ? f : parse_format(o.p_dtype, option_place("--p-dtype"));
     s.block = o.block;
+    return s;
+}
+
+int emulate_command(const OracleOptions& o, const Problem& p, FloatFormat f, std::ostream& out) {
+    const AlgorithmSpec a = algorithm_spec(o, f);
+    const Emulation e = emulate(p, EmulationSpec{a.algorithm, a.accumulate, a.p_format, f, a.block}, o.trace);
+    if (!o.npy.empty()) write_output_file(o.npy, write_npy(e.out), "--npy");
+    out << fmt::format("oracle emulate: {} softmax attention, every operation in {} (P in {}, block {}), output in {}\n",
+                       algorithm_name(a.algorithm), info(a.accumulate).name, info(a.p_format).name, a.block, info(f).name);
+    const std::int64_t dv = e.out.cols();
+    for (std::size_t x = 0; x < e.out.data.size(); ++x)
+        out << fmt::format("out[{}, {}] = {}\n", static_cast<std::int64_t>(x) / dv, static_cast<std::int64_t>(x) % dv,
+                           num(e.out.data[x]));
+    for (const auto& line : e.trace) out << "trace: " << line << '\n';
+    return 0;
+}
+
+int judge_command(const OracleOptions& o, const Problem& p, FloatFormat f, std::ostream& out) {
+    const AlgorithmSpec s = algorithm_spec(o, f);
     Tensor actual = load(o.actual, "--actual", f);
     const Reference r = reference(p, f, false);
     Judgement j = for_option("--actual", [&] { return judge_output(r, actual, s, o.tolerance); });
@@ -157,6 +176,7 @@ int cmd_oracle(const OracleOptions& o, std::ostream& out) {
     const FloatFormat f = parse_format(o.dtype, option_place("--dtype"));
     const Problem p = load_problem(o);
     if (o.action == "judge" && o.actual.empty()) throw usage_error("judge needs --actual FILE", option_place("--actual"));
+    if (o.action == "emulate") return emulate_command(o, p, f, out);
     return o.action == "judge" ? judge_command(o, p, f, out) : reference_command(o, p, f, out);
 }
 
@@ -165,7 +185,9 @@ int cmd_oracle(const OracleOptions& o, std::ostream& out) {
 void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& command) {
     auto o = std::make_shared<OracleOptions>();
     auto* s = app.add_subcommand("oracle", "Certified references for float attention, and a kernel's output judged");
-    s->add_option("action", o->action, "reference | judge")->required()->check(CLI::IsMember({"reference", "judge"}));
+    s->add_option("action", o->action, "reference | judge | emulate")
+        ->required()
+        ->check(CLI::IsMember({"reference", "judge", "emulate"}));
     s->add_option("--q", o->q, "Q (n_q × d): .npy, .json or .csv")->required();
     s->add_option("--k", o->k, "K (n_k × d)")->required();
     s->add_option("--v", o->v, "V (n_k × d_v)")->required();
@@ -177,12 +199,13 @@ void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& comman
     s->add_option("--input-dtype", o->input_dtype, "The format of Q, K, V (default: the files')");
     s->add_option("--dtype", o->dtype, "The output's format: float16 | bfloat16 | float32 | float64");
     s->add_flag("--weights", o->weights, "reference: the weights too");
-    s->add_option("--npy", o->npy, "reference: also write the rounded outputs to this .npy file");
+    s->add_option("--npy", o->npy, "reference, emulate: also write the outputs to this .npy file");
     s->add_option("--actual", o->actual, "judge: the kernel's output (n_q × d_v)");
-    s->add_option("--algorithm", o->algorithm, "judge: naive | safe | online");
-    s->add_option("--accumulate", o->accumulate, "judge: the accumulator format (default float32)");
+    s->add_option("--algorithm", o->algorithm, "judge, emulate: naive | safe | online");
+    s->add_option("--accumulate", o->accumulate, "judge, emulate: the accumulator format (default float32)");
     s->add_option("--p-dtype", o->p_dtype, "judge, online: P's format before P·V (default --dtype)");
     s->add_option("--block", o->block, "judge, online: the block size")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
+    s->add_flag("--trace", o->trace, "emulate: the steps where the format shows (overflow, underflow, rescaling)");
     s->add_option("--tolerance-ulps", o->tolerance, "judge: also fail past this many ULPs");
     s->add_option("--format", o->format, "text | json")->check(CLI::IsMember({"text", "json"}));
     s->callback([o, &command] { command = [o](std::ostream& out) { return cmd_oracle(*o, out); }; });

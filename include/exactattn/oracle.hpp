@@ -144,6 +144,25 @@ struct AlgorithmSpec {
 Algorithm parse_algorithm(std::string_view name, const Location& where = {});
 const char* algorithm_name(Algorithm a);
 
+/// An algorithm to emulate: every operation correctly rounded in `format` (scores as
+/// fl(fl(Σ q k) · c) in index order, exponentials, sums in key order, divisions), P rounded to
+/// `p_format` before P·V (online), the result rounded to `output` (docs/oracle.md, "Emulation").
+struct EmulationSpec {
+    Algorithm algorithm = Algorithm::Safe;
+    FloatFormat format = FloatFormat::Float32;
+    FloatFormat p_format = FloatFormat::Float32;
+    FloatFormat output = FloatFormat::Float32;
+    std::int64_t block = 64;
+};
+/// The emulated output and, on request, the trace: exponentials that overflow (float16's
+/// for x > ln 65504 ≈ 11.09), how many underflow, fully masked rows, each online rescaling.
+struct Emulation {
+    Tensor out;
+    std::vector<std::string> trace;
+};
+/// Emulates `s` on `p` (a fully masked row follows p.masked_rows; DomainError under Error).
+Emulation emulate(const Problem& p, const EmulationSpec& s, bool trace);
+
 /// The a-priori bound (docs/oracle.md, "Bounds") on |ô − o| of output (i, c) of a kernel that
 /// runs `spec` and rounds its output to `ref.format`; +inf when the algorithm guarantees
 /// nothing there, with the reason in `why`.

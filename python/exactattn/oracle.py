@@ -22,7 +22,7 @@ import numpy as np
 
 from . import _exactattn as _ext
 
-__all__ = ["reference", "judge", "assert_close", "OracleMismatch"]
+__all__ = ["reference", "judge", "emulate", "assert_close", "OracleMismatch"]
 
 _DTYPES = {"float16": "float16", "float32": "float32", "float64": "float64"}
 
@@ -92,6 +92,19 @@ def judge(out: Any, q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm
         raise ValueError("block must be at least 1")
     return _ext._oracle_judge(oa, qa, ka, va, fmts, dtype, m, causal, scale, str(base), masked_rows, algorithm,
                               acc, p_fmt or dtype, block, tolerance_ulps)
+
+
+def emulate(q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm: str = "safe", block: int = 64,
+            accumulate: str | None = None, p_fmt: str | None = None, mask: Any = None, causal: bool = False,
+            scale: str | float = "sqrt-dk", base: str = "e", masked_rows: str = "error",
+            trace: bool = False) -> dict:
+    """``algorithm`` emulated with every operation correctly rounded in ``accumulate`` (default
+    ``fmt``), P in ``p_fmt`` (online), the output rounded to ``fmt``: ``out`` and ``trace``."""
+    (qa, ka, va), fmts, m, dtype = _problem(q, k, v, mask, fmt)
+    if block < 1:
+        raise ValueError("block must be at least 1")
+    return _ext._oracle_emulate(qa, ka, va, fmts, dtype, m, causal, scale, str(base), masked_rows, algorithm,
+                                accumulate or dtype, p_fmt or dtype, block, trace)
 
 
 def _entry(j: dict, idx: tuple) -> str:

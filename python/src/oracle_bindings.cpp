@@ -113,6 +113,28 @@ py::dict judgement_dict(const Judgement& j, const Reference& r) {
 }  // namespace
 
 void bind_oracle(py::module_& m) {
+    m.def("_oracle_emulate",
+          [](const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes, const std::string& dtype,
+             const std::optional<Array>& mask, bool causal, const py::object& scale, const std::string& base,
+             const std::string& masked_rows, const std::string& algorithm, const std::string& accumulate,
+             const std::string& p_dtype, std::int64_t block, bool trace) {
+              const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, causal, scale, base, masked_rows);
+              EmulationSpec s;
+              s.algorithm = parse_algorithm(algorithm, Location{"", 0, 0, "", "algorithm"});
+              s.format = parse_format(accumulate, Location{"", 0, 0, "", "accumulate"});
+              s.p_format = parse_format(p_dtype, Location{"", 0, 0, "", "p_dtype"});
+              s.output = a.f;
+              s.block = block;
+              Emulation e;
+              {
+                  py::gil_scoped_release release;
+                  e = emulate(a.p, s, trace);
+              }
+              py::dict d;
+              d["out"] = array(e.out.data, e.out.rows(), e.out.cols());
+              d["trace"] = e.trace;
+              return d;
+          });
     m.def("_oracle_reference",
           [](const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes, const std::string& dtype,
              const std::optional<Array>& mask, bool causal, const py::object& scale, const std::string& base,

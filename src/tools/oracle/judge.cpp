@@ -57,8 +57,11 @@ Terms row_terms(const Reference& ref, const AlgorithmSpec& s, const RowFacts& f,
         }
     }
     t.r = (1 + 2 * ua) * std::exp(eps) - 1;
-    if (t.r >= 1 || t.phi >= 1) t.why = fmt::format("row {}: {} keys in {}: n·u ≥ 1, no guarantee", i, f.keys,
-                                                   info(s.accumulate).name);
+    if (t.phi >= 1)
+        t.why = fmt::format("row {}: {} keys summed in {}: n·u ≥ 1, no guarantee", i, f.keys, info(s.accumulate).name);
+    else if (t.r >= 1)
+        t.why = fmt::format("row {}: scores up to {:.4g} rounded in {} make exp's relative error ≥ 1, no guarantee", i,
+                            f.abs_score_max, info(s.accumulate).name);
     return t;
 }
 
