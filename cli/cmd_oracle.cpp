@@ -88,6 +88,7 @@ int reference_command(const OracleOptions& o, const Problem& p, FloatFormat f, s
         nlohmann::json kinds = nlohmann::json::array();
         for (auto e : r.out_exact) kinds.push_back(e ? "exact" : "certified");
         j["out_kind"] = kinds;
+        if (!r.out_exact_text.empty()) j["out_exact"] = r.out_exact_text;
         j["lse"] = list(r.lse);
         if (o.weights) j["weights"] = list(r.w);
         j["max_precision"] = r.max_precision;
@@ -98,7 +99,10 @@ int reference_command(const OracleOptions& o, const Problem& p, FloatFormat f, s
                        r.n_q, r.d_v, info(f).name, r.max_precision);
     for (std::int64_t x = 0; x < r.n_q * r.d_v; ++x)
         out << fmt::format("out[{}, {}] = {}  {}  in [{:.17g}, {:.17g}]\n", x / r.d_v, x % r.d_v, num(r.out[x]),
-                           r.out_exact[x] ? "exact" : "certified", r.out_lo[x], r.out_hi[x]);
+                           !r.out_exact[x]                                   ? std::string("certified")
+                           : r.out_exact_text.empty() || r.out_exact_text[x].empty() ? std::string("exact")
+                                                                                  : "exact " + r.out_exact_text[x],
+                           r.out_lo[x], r.out_hi[x]);
     for (std::int64_t i = 0; i < r.n_q; ++i) out << fmt::format("lse[{}] = {}  certified\n", i, num(r.lse[i]));
     for (std::size_t x = 0; x < r.w.size(); ++x)
         out << fmt::format("weights[{}, {}] = {}\n", x / r.n_k, x % r.n_k, num(r.w[x]));

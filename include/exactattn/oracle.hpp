@@ -118,7 +118,9 @@ struct Reference {
     FloatFormat format = FloatFormat::Float32;
     std::int64_t n_q = 0, n_k = 0, d_v = 0, d = 0;
     std::vector<double> out, out_lo, out_hi;  ///< n_q × d_v; rounded, and the enclosure
-    std::vector<std::uint8_t> out_exact;      ///< 1 when the value is known exactly (a rational)
+    std::vector<std::uint8_t> out_exact;      ///< 1 when the value is known exactly
+    std::vector<std::string> out_exact_text;  ///< the exact value in the engine's notation, or ""
+                                              ///< (empty unless some row is in the exact domain)
     std::vector<double> w, w_lo, w_hi;        ///< n_q × n_k (empty unless asked for)
     std::vector<double> lse, lse_lo, lse_hi;  ///< n_q: m + ln Σ exp(s − m) (log2 for base 2)
     std::vector<double> out_abs;              ///< ≥ Σ_j w_j |v_ji|, for the bounds

@@ -77,6 +77,7 @@ py::dict reference_dict(const Reference& r) {
     d["out_hi"] = array(r.out_hi, r.n_q, r.d_v);
     std::vector<double> exact(r.out_exact.begin(), r.out_exact.end());
     d["out_exact"] = array(exact, r.n_q, r.d_v);
+    d["out_exact_text"] = r.out_exact_text;  // the exact values in the engine's notation, or ""
     d["lse"] = array(r.lse, r.n_q, 1);
     d["weights"] = r.w.empty() ? py::object(py::none()) : py::object(array(r.w, r.n_q, r.n_k));
     d["max_precision"] = r.max_precision;

@@ -77,8 +77,28 @@ TEST(OracleReference, ExpTwoOfIntegerScoresGivesTwoThirdsAndOneThird) {
     EXPECT_EQ(r.out[0], round_exact(mpq_class(2, 3), FloatFormat::Float16));
     EXPECT_LE(r.out_lo[0], 2.0 / 3.0);
     EXPECT_GE(r.out_hi[0], 2.0 / 3.0);
+    EXPECT_EQ(r.out_exact[0], 1);  // 2^t of integer t: the engine's exact domain
+    EXPECT_EQ(r.out_exact_text.at(0), "2/3");
     // log2(2 + 1) = 1.5849625…; 1.5849625 · 1024 = 1623.0016…, so float16 gives 1623/1024.
     EXPECT_EQ(r.lse[0], 1623.0 / 1024);
+}
+
+TEST(OracleReference, HalfIntegerExp2ScoresGiveExactValuesInQOfRootTwo) {
+    // Scores 1/2 and 0 under exp2: weights √2/(√2 + 1) = 2 − √2 and 1/(√2 + 1) = √2 − 1.
+    Problem p;
+    p.q = matrix(1, 1, {0.5});
+    p.k = matrix(2, 1, {1, 0});
+    p.v = matrix(2, 1, {0, 1});
+    p.scale = {ScaleKind::None, 1};
+    p.base = ExpBase::Two;
+    const Reference r = reference(p, FloatFormat::Float64, false);
+    EXPECT_EQ(r.out_exact_text.at(0), "2^(1/2) - 1");
+    mpfr_t x;  // √2 − 1 at 200 bits by MPFR, then rounded to 53
+    mpfr_init2(x, 200);
+    mpfr_sqrt_ui(x, 2, MPFR_RNDN);
+    mpfr_sub_ui(x, x, 1, MPFR_RNDN);
+    EXPECT_EQ(r.out[0], mpfr_get_d(x, MPFR_RNDN));
+    mpfr_clear(x);
 }
 
 TEST(OracleReference, AMidpointBetweenTwoFloat16ValuesIsDecidedByTheExactMean) {

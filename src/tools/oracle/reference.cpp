@@ -8,8 +8,11 @@
 #include <map>
 
 #include "arith.hpp"
+#include "exactattn/interval.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle.hpp"
+#include "exactattn/print.hpp"
+#include "exactattn/value.hpp"
 
 namespace exactattn::oracle {
 
@@ -205,6 +208,74 @@ void store_exact(const Problem& p, std::int64_t i, const std::vector<std::uint8_
     }
 }
 
+// The scale as an exact rational, when it is one: 1, a given float, 1/√d_k for a square d_k.
+std::optional<mpq_class> rational_scale(const Problem& p) {
+    if (p.scale.kind == ScaleKind::None) return mpq_class(1);
+    if (p.scale.kind == ScaleKind::Given) return mpq_class(p.scale.value);
+    const auto d = static_cast<long>(p.q.cols());
+    const auto r = static_cast<long>(std::llround(std::sqrt(static_cast<double>(d))));
+    if (r * r != d) return std::nullopt;
+    return mpq_class(1, r);
+}
+
+// x correctly rounded to f: exact for a rational, else by enclosures at doubling precision.
+double round_value(const Value& x, FloatFormat f) {
+    if (x.is_rational()) return round_exact(x.rational(), f);
+    for (std::int64_t prec = 64;; prec *= 2) {
+        if (prec > limits().max_precision) throw limit_error("an exact output's rounding needs more than max_precision");
+        const Enclosure e = exactattn::detail::enclose(x.terms(), prec);
+        mpq_class lo(e.lo), hi(e.hi);
+        lo /= mpq_class(mpz_class(1) << static_cast<mp_bitcnt_t>(prec));
+        hi /= mpq_class(mpz_class(1) << static_cast<mp_bitcnt_t>(prec));
+        const double a = round_exact(lo, f), b = round_exact(hi, f);
+        if (a == b) return a;
+    }
+}
+
+// The exact domain of an exp2 kernel (docs/oracle.md): with a rational scale, 2^(s_j − s_max)
+// is an element of Q(2^(1/m)) when every difference has a denominator m ≤ max_root, and the
+// engine's Value arithmetic gives the weights and outputs exactly. False when out of reach.
+bool store_exact_base2(const Problem& p, std::int64_t i, const std::vector<std::uint8_t>& keep, Reference& ref,
+                       std::vector<std::uint8_t>& done) {
+    const auto c = rational_scale(p);
+    if (p.base != ExpBase::Two || !c) return false;
+    const std::int64_t nk = p.k.rows(), d = p.q.cols(), dv = p.v.cols();
+    std::vector<mpq_class> s(static_cast<std::size_t>(nk));
+    std::optional<mpq_class> smax;
+    for (std::int64_t j = 0; j < nk; ++j) {
+        if (!keep[j]) continue;
+        for (std::int64_t x = 0; x < d; ++x) s[j] += mpq_class(p.q.data[i * d + x]) * mpq_class(p.k.data[j * d + x]);
+        s[j] *= *c;
+        if (!smax || s[j] > *smax) smax = s[j];
+    }
+    std::vector<Value> e(static_cast<std::size_t>(nk));
+    Value den;
+    for (std::int64_t j = 0; j < nk; ++j) {
+        if (!keep[j]) continue;
+        const mpq_class t = s[j] - *smax;
+        if (cmp(t.get_den(), limits().max_root) > 0 || cmp(abs(t), limits().max_exponent) > 0) return false;
+        e[j] = Value::exp2(t);
+        den += e[j];
+    }
+    if (ref.out_exact_text.empty()) ref.out_exact_text.assign(ref.out.size(), "");
+    for (std::int64_t col = 0; col < dv; ++col) {
+        Value num;
+        for (std::int64_t j = 0; j < nk; ++j)
+            if (keep[j]) num += e[j] * Value(mpq_class(p.v.data[j * dv + col]));
+        const Value o = num / den;
+        const std::size_t at = static_cast<std::size_t>(i * dv + col);
+        ref.out[at] = round_value(o, ref.format);
+        const double x = to_double(o);  // correctly rounded: one step each way encloses o
+        const bool is_double = o.is_rational() && mpq_class(x) == o.rational();
+        ref.out_lo[at] = is_double ? x : detail::down(x);
+        ref.out_hi[at] = is_double ? x : detail::up(x);
+        ref.out_exact[at] = 1;
+        ref.out_exact_text[at] = to_ascii(o);
+        done[col] = 1;
+    }
+    return true;
+}
+
 void reference_row(const Problem& p, std::int64_t i, Reference& ref) {
     const std::int64_t nk = p.k.rows(), dv = p.v.cols();
     const auto keep = visible(p, i);
@@ -225,6 +296,7 @@ void reference_row(const Problem& p, std::int64_t i, Reference& ref) {
         if (!keep[j] && !ref.w.empty()) ref.w[i * nk + j] = ref.w_lo[i * nk + j] = ref.w_hi[i * nk + j] = 0, done[dv + 1 + j] = 1;
     if (ref.w.empty()) std::fill(done.begin() + dv + 1, done.end(), 1);
     if (r.may_tie) store_exact(p, i, keep, ref, done);  // equal scores: 1/n and means, exactly
+    else store_exact_base2(p, i, keep, ref, done);       // an exp2 kernel's exact domain
     if (store_row(p, da, i, r, ref, done) == 0) return;
     for (mpfr_prec_t prec = 128;; prec *= 2) {
         if (prec > limits().max_precision)
