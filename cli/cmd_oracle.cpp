@@ -33,6 +33,8 @@ struct OracleOptions {
     std::optional<double> tolerance;
     bool causal = false, weights = false, trace = false;
     std::string format = "text";
+    std::string seed = "0", dir;  ///< vectors
+    std::int64_t long_keys = 100000;
 };
 
 Tensor load(const std::string& path, const char* option, std::optional<FloatFormat> declared) {
@@ -176,8 +178,22 @@ int judge_command(const OracleOptions& o, const Problem& p, FloatFormat f, std::
     return j.passed() ? 0 : 1;
 }
 
+int vectors_command(const OracleOptions& o, FloatFormat f, std::ostream& out) {
+    const auto seed = whole_number(o.seed);
+    if (!seed || *seed < 0) throw usage_error("not a whole number from 0", option_place("--seed"));
+    if (o.dir.empty()) throw usage_error("vectors needs --dir DIR", option_place("--dir"));
+    const auto files = write_vectors(static_cast<std::uint64_t>(*seed), f, o.long_keys);
+    write_files(o.dir, files);
+    out << fmt::format("oracle vectors: {} files in {} (seed {}, {}), manifest.json describes them\n", files.size(),
+                       o.dir, *seed, info(f).name);
+    return 0;
+}
+
 int cmd_oracle(const OracleOptions& o, std::ostream& out) {
     const FloatFormat f = parse_format(o.dtype, option_place("--dtype"));
+    if (o.action == "vectors") return vectors_command(o, f, out);
+    for (const auto& [value, option] : {std::pair{o.q, "--q"}, {o.k, "--k"}, {o.v, "--v"}})
+        if (value.empty()) throw usage_error(fmt::format("{} needs {} FILE", o.action, option), option_place(option));
     const Problem p = load_problem(o);
     if (o.action == "judge" && o.actual.empty()) throw usage_error("judge needs --actual FILE", option_place("--actual"));
     if (o.action == "emulate") return emulate_command(o, p, f, out);
@@ -189,12 +205,16 @@ int cmd_oracle(const OracleOptions& o, std::ostream& out) {
 void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& command) {
     auto o = std::make_shared<OracleOptions>();
     auto* s = app.add_subcommand("oracle", "Certified references for float attention, and a kernel's output judged");
-    s->add_option("action", o->action, "reference | judge | emulate")
+    s->add_option("action", o->action, "reference | judge | emulate | vectors")
         ->required()
-        ->check(CLI::IsMember({"reference", "judge", "emulate"}));
-    s->add_option("--q", o->q, "Q (n_q × d): .npy, .json or .csv")->required();
-    s->add_option("--k", o->k, "K (n_k × d)")->required();
-    s->add_option("--v", o->v, "V (n_k × d_v)")->required();
+        ->check(CLI::IsMember({"reference", "judge", "emulate", "vectors"}));
+    s->add_option("--q", o->q, "Q (n_q × d): .npy, .json or .csv");
+    s->add_option("--k", o->k, "K (n_k × d)");
+    s->add_option("--v", o->v, "V (n_k × d_v)");
+    s->add_option("--seed", o->seed, "vectors: the seed (0 to 2^63 − 1)");
+    s->add_option("--dir", o->dir, "vectors: the directory to write");
+    s->add_option("--long-keys", o->long_keys, "vectors: keys of the long row (default 100000)")
+        ->check(CLI::Range(std::int64_t{2}, std::int64_t{10'000'000}));
     s->add_option("--mask", o->mask, "n_q × n_k, nonzero = masked");
     s->add_flag("--causal", o->causal, "Key j masked for query i when j > i");
     s->add_option("--scale", o->scale, "sqrt-dk (default) | none | a number");

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "exactattn/error.hpp"
@@ -116,6 +117,7 @@ struct RowFacts {
 /// entry enclosed (outward doubles) and correctly rounded to `format`.
 struct Reference {
     FloatFormat format = FloatFormat::Float32;
+    ExpBase base = ExpBase::E;
     std::int64_t n_q = 0, n_k = 0, d_v = 0, d = 0;
     std::vector<double> out, out_lo, out_hi;  ///< n_q × d_v; rounded, and the enclosure
     std::vector<std::uint8_t> out_exact;      ///< 1 when the value is known exactly
@@ -208,5 +210,20 @@ Judgement judge_output(const Reference& ref, const Tensor& output, const Algorit
 /// After a failed judgement: the known mistake that explains `output` (no max subtraction, a
 /// scale of 1/d_k, a mask off by one, accumulation in the input format), or "".
 std::string diagnose(const Problem& p, const Tensor& output, const AlgorithmSpec& spec, const Judgement& j);
+
+/// One designed test vector: a problem kernels rarely meet but must survive.
+struct VectorCase {
+    std::string name;
+    std::string description;
+    Problem problem;
+};
+/// The designed cases for format `f` (docs/oracle.md, "Test vectors"): ties and near-ties,
+/// scores at the exp overflow threshold, fully masked and single-key rows, a long row of
+/// `long_keys` keys with one dominant key, and an exp2 kernel's exact inputs. Deterministic in `seed`.
+std::vector<VectorCase> designed_cases(std::uint64_t seed, FloatFormat f, std::int64_t long_keys);
+/// The files of the designed cases: per case q, k, v (and mask) .npy files, the reference
+/// outputs and the bound of each algorithm as .npy, and manifest.json describing them. The
+/// same seed gives the same bytes.
+std::vector<std::pair<std::string, std::string>> write_vectors(std::uint64_t seed, FloatFormat f, std::int64_t long_keys);
 
 }  // namespace exactattn::oracle

@@ -33,12 +33,17 @@ Terms row_terms(const Reference& ref, const AlgorithmSpec& s, const RowFacts& f,
     const double ua = unit_roundoff(s.accumulate), n = static_cast<double>(f.keys);
     const double a = f.abs_score_max;
     double eps = gamma(static_cast<double>(ref.d), ua) * a + 6 * ua * a;  // dot, scale, product
-    const double ln_max = std::log(max_finite(s.accumulate)) * (1 - 0x1p-30);
+    // log_b of the largest finite value: where b^s (and Σ b^s, whose log_b is the lse) overflows.
+    const double lmax = (ref.base == ExpBase::E ? std::log(max_finite(s.accumulate)) : std::log2(max_finite(s.accumulate))) *
+                        (1 - 0x1p-30);
     t.eta = least_subnormal(s.accumulate);
     if (s.algorithm == Algorithm::Naive) {
-        if (f.score_max >= ln_max || f.score_max + std::log(n) >= ln_max)
-            t.why = fmt::format("row {}: the largest score {:.6g} overflows exp (or the sum) in {} (ln max = {:.4g})", i,
-                                f.score_max, info(s.accumulate).name, ln_max);
+        // The computed sum may exceed the exact one by the factor (1 + 2u)e^ε(1 + γ_n): its log_b
+        // by at most 2(γ_n + 2u + ε) (log1p(x) ≤ x, and 1/ln 2 < 2).
+        const double slack = 2 * (gamma(n, ua) + 2 * ua + eps);
+        if (f.score_max + eps >= lmax || ref.lse_hi[i] + slack >= lmax)
+            t.why = fmt::format("row {}: the largest score {:.6g} overflows exp (or the sum) in {} (log max = {:.4g})", i,
+                                f.score_max, info(s.accumulate).name, lmax);
         t.d_lo = std::exp(ref.lse_lo[i]) * (1 - 0x1p-30);
         t.phi = gamma(n - 1, ua);
         t.theta = (1 + ua) * (1 + gamma(n, ua)) - 1;

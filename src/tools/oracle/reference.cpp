@@ -324,6 +324,7 @@ Reference reference(const Problem& p, FloatFormat format, bool weights) {
     check_size(p, weights);
     Reference ref;
     ref.format = format;
+    ref.base = p.base;
     ref.n_q = p.q.rows();
     ref.n_k = p.k.rows();
     ref.d_v = p.v.cols();
