@@ -42,19 +42,28 @@ DoubleArith::Iv double_scale(const Scale& s, std::int64_t dk) {
 }
 
 void DoubleArith::dot(Iv& r, const double* q, const double* k, std::int64_t d, double* abs_up) const {
-    double s = 0, a = 0;
+    Acc acc;
     for (std::int64_t i = 0; i < d; ++i) {
         const double p = q[i] * k[i];
-        s += p;
-        a += std::fabs(p);
+        acc.c += std::fma(q[i], k[i], -p);
+        two_sum(acc, p);
+        acc.abs += std::fabs(p);
     }
-    // |ŝ − s| ≤ γ_d Σ|q_i k_i| + d·η (Higham (3.4)); the computed a underestimates Σ|q k| by at
-    // most the factor 1 − γ_d, and 2^−40 covers the rounding of this expression itself.
-    const double u = 0x1p-53, gd = d * u / (1 - d * u);
-    const double e = (gd * a / (1 - gd) + 2.0 * static_cast<double>(d) * 0x1p-1074) * (1 + 0x1p-40);
-    if (abs_up != nullptr) *abs_up = a / (1 - gd) * (1 + 0x1p-40);
-    r = {down(s - e), up(s + e)};
-    if (!std::isfinite(s) || !std::isfinite(e)) r = {-kInf, kInf};
+    acc.n = d;
+    finish(r, acc);
+    const double g = d * 0x1p-53;
+    if (abs_up != nullptr) *abs_up = acc.abs / (1 - g) * (1 + 0x1p-40);
+}
+
+void DoubleArith::finish(Iv& r, const Acc& acc) const {
+    // Dot2: |fl(s + c) − Σ| ≤ u|fl(s + c)| + γ_n² Σ|x_i| (2n products and sums: γ_2n here), an
+    // underflowing product adds η (its fma error is then not exact); the computed Σ|x_i| and Σ
+    // radii are low by at most the factor 1 − γ_n; 2^−40 covers this expression's roundings.
+    const double n = static_cast<double>(acc.n), u = 0x1p-53, g = 2 * n * u / (1 - 2 * n * u);
+    const double mid = acc.s + acc.c;
+    const double e = (u * std::fabs(mid) + (g * g * acc.abs + acc.rad) / (1 - g) + 4 * n * 0x1p-1074) * (1 + 0x1p-40);
+    r = {down(mid - e), up(mid + e)};
+    if (!std::isfinite(mid) || !std::isfinite(e) || n * u >= 0.25) r = {-kInf, kInf};
 }
 
 void DoubleArith::mul(Iv& r, const Iv& x, const Iv& y) const {
@@ -68,17 +77,54 @@ void DoubleArith::mul(Iv& r, const Iv& x, const Iv& y) const {
     r = {down(lo), up(hi)};
 }
 
+namespace {
+
+// b^m for a double m ≤ 709 (b = e or 2) with a proven relative error below 2^−44, plus
+// 2^−1074 absolute where the result is subnormal (docs/oracle.md, "The certified reference"):
+// m = k·ln 2 + r (Cody–Waite: k·L_hi is exact with L_hi's 32 bits, and m − k·L_hi is exact by
+// Sterbenz), r within 2^−52 + 1100·2^−86 of the true remainder, |r| ≤ 0.35, and the Taylor
+// polynomial of degree 13 (truncation below 10^−17, Horner's rounding below γ_26·e^0.7 <
+// 6·10^−15 relative). The caller widens by 2^−46, more than twice this bound.
+double exp_double(double m, ExpBase base, int& k) {
+    constexpr double kLn2Hi = 0x1.62e42fee00000p-1, kLn2Lo = 0x1.a39ef35793c76p-33;
+    double r;
+    if (base == ExpBase::E) {
+        k = static_cast<int>(std::nearbyint(m * 0x1.71547652b82fep0));
+        r = (m - k * kLn2Hi) - k * kLn2Lo;
+    } else {
+        k = static_cast<int>(std::nearbyint(m));
+        r = (m - k) * 0x1.62e42fefa39efp-1;  // m − k exact; ln 2 rounded: relative 2^−53 on r
+    }
+    static const double c[14] = {1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040,
+                                 1.0 / 40320, 1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600,
+                                 1.0 / 6227020800.0};
+    double p = c[13];
+    for (int i = 12; i >= 0; --i) p = p * r + c[i];
+    return p;
+}
+
+}  // namespace
+
 void DoubleArith::exp(Iv& r, const Iv& t) const {
-    mpfr_t x, e;
-    mpfr_inits2(53, x, e, static_cast<mpfr_ptr>(nullptr));
-    mpfr_set_d(x, t.lo, MPFR_RNDN);  // exact
-    exp_at(e, x, base, MPFR_RNDD);
-    const double lo = mpfr_get_d(e, MPFR_RNDD);
-    mpfr_set_d(x, t.hi, MPFR_RNDN);
-    exp_at(e, x, base, MPFR_RNDU);
-    const double hi = mpfr_get_d(e, MPFR_RNDU);
-    mpfr_clears(x, e, static_cast<mpfr_ptr>(nullptr));
-    r = {lo, hi};
+    // b^t ∈ b^m·[e^−ρ, e^ρ] for the midpoint m and radius ρ (ln 2 < 1 for base 2), and
+    // e^ρ ≤ 1 + 2ρ, e^−ρ ≥ 1 − 2ρ for ρ ≤ 1/2.
+    const double m = t.lo + (t.hi - t.lo) / 2, rho = up(std::max(t.hi - m, m - t.lo));
+    const double top = base == ExpBase::E ? 709 : 1023;
+    if (!(rho <= 0.5) || !(m <= top)) {
+        r = {0, kInf};
+        return;
+    }
+    if (m < -1100) {  // below every subnormal: (0, 2^−1074]
+        r = {0, 0x1p-1074};
+        return;
+    }
+    int k = 0;
+    const double p = exp_double(m, base, k);
+    // p·2^k: exact unless subnormal (then within 2^−1075); split the scaling so 2^k never overflows.
+    const double v = std::ldexp(std::ldexp(p, k / 2), k - k / 2);
+    const double lo = down(down(v * (1 - 0x1p-46)) * down(1 - 2 * rho)) - 0x1p-1074;
+    const double hi = up(up(v * (1 + 0x1p-46)) * up(1 + 2 * rho)) + 0x1p-1074;
+    r = {std::max(lo, 0.0), hi};
 }
 
 void DoubleArith::div(Iv& r, const Iv& x, const Iv& d) const {

@@ -29,19 +29,44 @@ struct DoubleArith {
     ExpBase base = ExpBase::E;
     Iv scale{1, 1};
 
+    /// A sum in midpoint-radius form: the midpoints summed by Ogita, Rump and Oishi's Dot2
+    /// (TwoProduct by fma, TwoSum), so the sum errs by u|Σ| + γ_n² Σ|x_i| (their Theorem 5.3,
+    /// not γ_n Σ|x_i|: no cancellation amplifies it), with Σ|x_i| and the radii beside it;
+    /// finish() encloses the sum.
+    struct Acc {
+        double s = 0, c = 0, abs = 0, rad = 0;
+        std::int64_t n = 0;
+    };
+
     [[nodiscard]] Iv make() const { return {}; }
+    [[nodiscard]] Acc make_acc() const { return {}; }
+    static void two_sum(Acc& acc, double p) {
+        const double t = acc.s + p, z = t - acc.s;
+        acc.c += (acc.s - (t - z)) + (p - z);
+        acc.s = t;
+    }
+    void add(Acc& acc, const Iv& x) const {
+        const double m = x.lo + (x.hi - x.lo) / 2;
+        two_sum(acc, m);
+        acc.abs += std::fabs(m);
+        acc.rad += 2 * (x.hi - x.lo);  // ≥ max(hi − m, m − lo) for m in [lo, hi], with its roundings
+        ++acc.n;
+    }
+    /// acc += e·v for e ≥ 0 and an exact v.
+    void add_mul(Acc& acc, const Iv& e, double v) const {
+        const double m = e.lo + (e.hi - e.lo) / 2, p = m * v;
+        acc.c += std::fma(m, v, -p);  // the product's rounding error, exactly
+        two_sum(acc, p);
+        acc.abs += std::fabs(p);
+        acc.rad += 2 * (e.hi - e.lo) * std::fabs(v);  // ≥ |e·v − m·v| for e, m in [lo, hi], with roundings
+        ++acc.n;
+    }
+    void finish(Iv& r, const Acc& acc) const;
     /// Σ q_i k_i by Higham's bound γ_d Σ|q_i k_i| around the double sum (plus underflow).
     void dot(Iv& r, const double* q, const double* k, std::int64_t d, double* abs_up) const;
     void mul(Iv& r, const Iv& x, const Iv& y) const;
     void sub(Iv& r, const Iv& x, double m) const { r = {down(x.lo - m), up(x.hi - m)}; }
     void exp(Iv& r, const Iv& t) const;
-    void add(Iv& acc, const Iv& x) const { acc = {down(acc.lo + x.lo), up(acc.hi + x.hi)}; }
-    /// acc += e·v for e ≥ 0 and an exact v.
-    void add_mul(Iv& acc, const Iv& e, double v) const {
-        if (v == 0) return;
-        const Iv p = v > 0 ? Iv{down(e.lo * v), up(e.hi * v)} : Iv{down(e.hi * v), up(e.lo * v)};
-        add(acc, p);
-    }
     /// x / d for d > 0.
     void div(Iv& r, const Iv& x, const Iv& d) const;
     /// m + log(d) (ln or log2 by the base) for d > 0.
@@ -68,7 +93,13 @@ struct MpfrArith {
     ExpBase base;
     Iv scale;
 
+    using Acc = Iv;
     [[nodiscard]] Iv make() const { return Iv(prec); }
+    [[nodiscard]] Iv make_acc() const { return Iv(prec); }
+    void finish(Iv& r, const Acc& acc) const {
+        mpfr_set(r.lo, acc.lo, MPFR_RNDD);
+        mpfr_set(r.hi, acc.hi, MPFR_RNDU);
+    }
     void dot(Iv& r, const double* q, const double* k, std::int64_t d, double* abs_up) const;
     void mul(Iv& r, const Iv& x, const Iv& y) const;
     void sub(Iv& r, const Iv& x, double m) const;

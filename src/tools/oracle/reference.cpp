@@ -38,16 +38,19 @@ std::vector<std::uint8_t> visible(const Problem& p, std::int64_t i) {
 template <class A>
 struct RowEnclosure {
     std::vector<typename A::Iv> e;
-    std::vector<typename A::Iv> num;
-    typename A::Iv den;
+    std::vector<typename A::Acc> num;
+    typename A::Acc den;
     double m = 0;
     bool may_tie = true;  // every score enclosure overlaps every other: all may be equal
     RowFacts facts;
-    explicit RowEnclosure(const A& a) : den(a.make()) {}
+    explicit RowEnclosure(const A& a) : den(a.make_acc()) {}
 };
 
+// `skip`, when given, marks the output columns already decided: their numerators are not
+// formed (the MPFR stage redoes a row for its few undecided entries).
 template <class A>
-RowEnclosure<A> enclose_row(const Problem& p, const A& a, std::int64_t i, const std::vector<std::uint8_t>& keep) {
+RowEnclosure<A> enclose_row(const Problem& p, const A& a, std::int64_t i, const std::vector<std::uint8_t>& keep,
+                            const std::vector<std::uint8_t>* skip = nullptr) {
     const std::int64_t nk = p.k.rows(), d = p.q.cols(), dv = p.v.cols();
     RowEnclosure<A> r(a);
     std::vector<typename A::Iv> s;
@@ -77,7 +80,7 @@ RowEnclosure<A> enclose_row(const Problem& p, const A& a, std::int64_t i, const 
     r.facts.score_range = detail::up(smax - smin);
     r.facts.masked = r.facts.keys == 0;
     r.may_tie = max_lo <= min_hi;
-    for (std::int64_t c = 0; c < dv; ++c) r.num.push_back(a.make());
+    for (std::int64_t c = 0; c < dv; ++c) r.num.push_back(a.make_acc());
     auto t = a.make();
     for (std::int64_t j = 0; j < nk; ++j) {
         r.e.push_back(a.make());
@@ -85,7 +88,8 @@ RowEnclosure<A> enclose_row(const Problem& p, const A& a, std::int64_t i, const 
         a.sub(t, s[j], r.m);
         a.exp(r.e.back(), t);
         a.add(r.den, r.e.back());
-        for (std::int64_t c = 0; c < dv; ++c) a.add_mul(r.num[c], r.e.back(), p.v.data[j * dv + c]);
+        for (std::int64_t c = 0; c < dv; ++c)
+            if (skip == nullptr || !(*skip)[c]) a.add_mul(r.num[c], r.e.back(), p.v.data[j * dv + c]);
     }
     return r;
 }
@@ -142,7 +146,8 @@ std::int64_t store_row(const Problem& p, const A& a, std::int64_t i, const RowEn
                        std::vector<std::uint8_t>& done) {
     const std::int64_t nk = p.k.rows(), dv = p.v.cols();
     std::int64_t left = 0;
-    auto x = a.make();
+    auto x = a.make(), den = a.make(), num = a.make();
+    a.finish(den, r.den);
     auto put = [&](std::size_t slot, std::size_t at, std::vector<double>& v, std::vector<double>& lo,
                    std::vector<double>& hi) {
         if (done[slot]) return;
@@ -157,13 +162,14 @@ std::int64_t store_row(const Problem& p, const A& a, std::int64_t i, const RowEn
         }
     };
     for (std::int64_t c = 0; c < dv; ++c) {
-        a.div(x, r.num[c], r.den);
+        a.finish(num, r.num[c]);
+        a.div(x, num, den);
         put(c, i * dv + c, ref.out, ref.out_lo, ref.out_hi);
     }
-    a.log_plus(x, r.den, r.m);
+    a.log_plus(x, den, r.m);
     put(dv, i, ref.lse, ref.lse_lo, ref.lse_hi);
     for (std::int64_t j = 0; j < nk && !ref.w.empty(); ++j) {
-        a.div(x, r.e[j], r.den);
+        a.div(x, r.e[j], den);
         put(dv + 1 + j, i * nk + j, ref.w, ref.w_lo, ref.w_hi);
     }
     return left;
@@ -285,11 +291,18 @@ void reference_row(const Problem& p, std::int64_t i, Reference& ref) {
     const auto r = enclose_row(p, da, i, keep);
     ref.rows[i] = r.facts;
     if (r.facts.masked) return store_masked_row(p, i, ref);
-    for (std::int64_t c = 0; c < dv; ++c) {  // Σ_j w_j |v_jc| ≤ Σ_j E_j^hi |v_jc| / D^lo
-        double s = 0;
-        for (std::int64_t j = 0; j < nk; ++j)
-            if (keep[j]) s = detail::up(s + detail::up(r.e[j].hi * std::fabs(p.v.data[j * dv + c])));
-        ref.out_abs[i * dv + c] = detail::up(s / r.den.lo);
+    {  // Σ_j w_j |v_jc| ≤ Σ_j E_j^hi |v_jc| / D^lo; the double sums err by at most γ_n (Higham)
+        DoubleArith::Iv d;
+        da.finish(d, r.den);
+        std::vector<double> acc(static_cast<std::size_t>(dv), 0.0);
+        for (std::int64_t j = 0; j < nk; ++j) {
+            if (!keep[j]) continue;
+            const double e = r.e[j].hi;
+            const double* v = &p.v.data[j * dv];
+            for (std::int64_t c = 0; c < dv; ++c) acc[c] += e * std::fabs(v[c]);
+        }
+        const double g = static_cast<double>(nk + 2) * 0x1p-53;
+        for (std::int64_t c = 0; c < dv; ++c) ref.out_abs[i * dv + c] = acc[c] / d.lo * (1 + 2 * g) * (1 + 0x1p-40);
     }
     std::vector<std::uint8_t> done(static_cast<std::size_t>(dv + 1 + nk), 0);
     for (std::int64_t j = 0; j < nk; ++j)
@@ -305,7 +318,7 @@ void reference_row(const Problem& p, std::int64_t i, Reference& ref) {
         if (prec == 256 && !r.may_tie) store_exact(p, i, keep, ref, done);
         const MpfrArith ma(prec, p.base, p.scale, p.q.cols());
         ref.max_precision = std::max<std::int64_t>(ref.max_precision, prec);
-        if (store_row(p, ma, i, enclose_row(p, ma, i, keep), ref, done) == 0) return;
+        if (store_row(p, ma, i, enclose_row(p, ma, i, keep, &done), ref, done) == 0) return;
     }
 }
 
