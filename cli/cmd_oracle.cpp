@@ -20,7 +20,7 @@ using namespace exactattn::oracle;
 
 struct OracleOptions {
     std::string action;  ///< reference | judge
-    std::string q, k, v, mask, actual, npy;
+    std::string q, k, v, mask, actual, actual_weights, actual_lse, npy;
     std::string input_dtype;  ///< the format of q, k, v (default: the files')
     std::string dtype = "float32";
     std::string scale = "sqrt-dk";
@@ -111,11 +111,11 @@ int reference_command(const OracleOptions& o, const Problem& p, FloatFormat f, s
     return 0;
 }
 
-std::string entry_line(const char* what, const Judged& e, FloatFormat f) {
+std::string entry_line(const char* what, const std::string& tensor, const Judged& e, FloatFormat f) {
     const double ulps = e.bound / ulp(e.rounded, f);
-    return fmt::format("{}: out[{}, {}] = {}, exact in [{:.17g}, {:.17g}] ({}), rounded {}, error {:.3g} ULP "
+    return fmt::format("{}: {}[{}, {}] = {}, exact in [{:.17g}, {:.17g}] ({}), rounded {}, error {:.3g} ULP "
                        "(abs {:.3g}, rel {:.3g}), bound {:.3g} ({:.3g} ULP): {}\n",
-                       what, e.row, e.col, num(e.value), e.lo, e.hi, e.exact ? "exact" : "certified", num(e.rounded),
+                       what, tensor, e.row, e.col, num(e.value), e.lo, e.hi, e.exact ? "exact" : "certified", num(e.rounded),
                        e.ulp_error, e.abs_error, e.rel_error, e.bound, ulps, e.within ? "within" : "OVER");
 }
 
@@ -143,39 +143,62 @@ int emulate_command(const OracleOptions& o, const Problem& p, FloatFormat f, std
     return 0;
 }
 
+nlohmann::ordered_json judgement_json(const Judgement& j) {
+    nlohmann::ordered_json js;
+    js["tensor"] = j.tensor;
+    js["count"] = j.count;
+    js["max_abs_ulp"] = std::isfinite(j.max_abs_ulp) ? nlohmann::json(j.max_abs_ulp) : nlohmann::json("inf");
+    js["worst"] = j.worst >= 0 ? nlohmann::json({j.entries[j.worst].row, j.entries[j.worst].col}) : nlohmann::json();
+    js["over"] = j.over;
+    js["unbounded"] = j.unbounded;
+    js["exact"] = j.exact_count;
+    js["diagnosis"] = j.diagnosis;
+    js["passed"] = j.passed();
+    return js;
+}
+
+void judgement_text(const Judgement& j, FloatFormat f, std::ostream& out) {
+    out << fmt::format("Summary ({}): {} entries ({} exact, {} certified), max |ULP| {:.3g}, {} over the bound, {} unbounded{}\n",
+                       j.tensor, j.count, j.exact_count, j.count - j.exact_count, j.max_abs_ulp, j.over, j.unbounded,
+                       j.unbounded ? " (" + j.unbounded_reason + ")" : "");
+    if (j.worst >= 0) out << entry_line("worst", j.tensor, j.entries[j.worst], f);
+    if (j.first_over >= 0) out << entry_line("first over", j.tensor, j.entries[j.first_over], f);
+    if (!j.diagnosis.empty()) out << "diagnosis: " << j.diagnosis << '\n';
+}
+
 int judge_command(const OracleOptions& o, const Problem& p, FloatFormat f, std::ostream& out) {
     const AlgorithmSpec s = algorithm_spec(o, f);
     Tensor actual = load(o.actual, "--actual", f);
-    const Reference r = reference(p, f, false);
-    Judgement j = for_option("--actual", [&] { return judge_output(r, actual, s, o.tolerance); });
-    if (!j.passed()) j.diagnosis = diagnose(p, actual, s, j);
+    const Reference r = reference(p, f, !o.actual_weights.empty());
+    std::vector<Judgement> js;
+    js.push_back(for_option("--actual", [&] { return judge_output(r, actual, s, o.tolerance); }));
+    if (!js[0].passed()) js[0].diagnosis = diagnose(p, actual, s, js[0]);
+    if (!o.actual_weights.empty()) {
+        const Tensor w = load(o.actual_weights, "--actual-weights", f);
+        js.push_back(for_option("--actual-weights", [&] { return judge_weights(r, w, s, o.tolerance); }));
+    }
+    if (!o.actual_lse.empty()) {
+        const Tensor l = load(o.actual_lse, "--actual-lse", std::nullopt);
+        js.push_back(for_option("--actual-lse", [&] { return judge_lse(r, l, s, o.tolerance); }));
+    }
+    bool passed = true;
+    for (const auto& j : js) passed = passed && j.passed();
     if (o.format == "json") {
-        nlohmann::ordered_json js;
-        js["tensor"] = j.tensor;
-        js["dtype"] = info(f).name;
-        js["algorithm"] = algorithm_name(s.algorithm);
-        js["count"] = j.count;
-        js["max_abs_ulp"] = std::isfinite(j.max_abs_ulp) ? nlohmann::json(j.max_abs_ulp) : nlohmann::json("inf");
-        js["worst"] = j.worst >= 0 ? nlohmann::json({j.entries[j.worst].row, j.entries[j.worst].col}) : nlohmann::json();
-        js["over"] = j.over;
-        js["unbounded"] = j.unbounded;
-        js["exact"] = j.exact_count;
-        js["diagnosis"] = j.diagnosis;
-        js["passed"] = j.passed();
-        out << js.dump() << '\n';
-        return j.passed() ? 0 : 1;
+        nlohmann::ordered_json doc;
+        doc["dtype"] = info(f).name;
+        doc["algorithm"] = algorithm_name(s.algorithm);
+        doc["tensors"] = nlohmann::json::array();
+        for (const auto& j : js) doc["tensors"].push_back(judgement_json(j));
+        doc["passed"] = passed;
+        out << doc.dump() << '\n';
+        return passed ? 0 : 1;
     }
     out << fmt::format("oracle judge: {} × {} outputs in {}, algorithm {} (accumulate {}, P in {}, block {})\n", r.n_q,
                        r.d_v, info(f).name, algorithm_name(s.algorithm), info(s.accumulate).name, info(s.p_format).name,
                        s.block);
-    out << fmt::format("Summary: {} entries ({} exact, {} certified), max |ULP| {:.3g}, {} over the bound, {} unbounded{}\n",
-                       j.count, j.exact_count, j.count - j.exact_count, j.max_abs_ulp, j.over, j.unbounded,
-                       j.unbounded ? " (" + j.unbounded_reason + ")" : "");
-    if (j.worst >= 0) out << entry_line("worst", j.entries[j.worst], f);
-    if (j.first_over >= 0) out << entry_line("first over", j.entries[j.first_over], f);
-    if (!j.diagnosis.empty()) out << "diagnosis: " << j.diagnosis << '\n';
-    out << (j.passed() ? "Result: PASS\n" : "Result: FAIL\n");
-    return j.passed() ? 0 : 1;
+    for (const auto& j : js) judgement_text(j, f, out);
+    out << (passed ? "Result: PASS\n" : "Result: FAIL\n");
+    return passed ? 0 : 1;
 }
 
 int vectors_command(const OracleOptions& o, FloatFormat f, std::ostream& out) {
@@ -225,6 +248,8 @@ void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& comman
     s->add_flag("--weights", o->weights, "reference: the weights too");
     s->add_option("--npy", o->npy, "reference, emulate: also write the outputs to this .npy file");
     s->add_option("--actual", o->actual, "judge: the kernel's output (n_q × d_v)");
+    s->add_option("--actual-weights", o->actual_weights, "judge: the kernel's weights (n_q × n_k)");
+    s->add_option("--actual-lse", o->actual_lse, "judge: the kernel's log-sum-exp per row (n_q)");
     s->add_option("--algorithm", o->algorithm, "judge, emulate: naive | safe | online");
     s->add_option("--accumulate", o->accumulate, "judge, emulate: the accumulator format (default float32)");
     s->add_option("--p-dtype", o->p_dtype, "judge, online: P's format before P·V (default --dtype)");

@@ -207,6 +207,16 @@ struct Judgement {
 Judgement judge_output(const Reference& ref, const Tensor& output, const AlgorithmSpec& spec,
                        std::optional<double> tolerance_ulps);
 
+/// The bound on a weight ŵ_ij of a kernel that writes its weights (naive, safe), and on its
+/// log-sum-exp (docs/oracle.md, "Bounds"); +inf with the reason when none holds.
+double weight_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t j, std::string* why = nullptr);
+double lse_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::string* why = nullptr);
+/// Judges the kernel's weights (n_q × n_k; the reference must hold weights) and its per-row
+/// log-sum-exp (n_q, or n_q × 1; natural log, log2 under base 2) as judge_output does outputs.
+Judgement judge_weights(const Reference& ref, const Tensor& weights, const AlgorithmSpec& spec,
+                        std::optional<double> tolerance_ulps);
+Judgement judge_lse(const Reference& ref, const Tensor& lse, const AlgorithmSpec& spec, std::optional<double> tolerance_ulps);
+
 /// After a failed judgement: the known mistake that explains `output` (no max subtraction, a
 /// scale of 1/d_k, a mask off by one, accumulation in the input format), or "".
 std::string diagnose(const Problem& p, const Tensor& output, const AlgorithmSpec& spec, const Judgement& j);

@@ -78,11 +78,14 @@ def reference(q: Any, k: Any, v: Any, *, fmt: str | None = None, mask: Any = Non
 def judge(out: Any, q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm: str = "safe",
           block: int = 64, accumulate: str | None = None, p_fmt: str | None = None, mask: Any = None,
           causal: bool = False, scale: str | float = "sqrt-dk", base: str = "e",
-          masked_rows: str = "error", tolerance_ulps: float | None = None) -> dict:
+          masked_rows: str = "error", tolerance_ulps: float | None = None, weights: Any = None,
+          lse: Any = None) -> dict:
     """The judgement of a kernel's ``out`` (n_q × d_v) in format ``fmt`` (default: out's).
 
     ``accumulate`` is the format of its sums (default float32, float64 for float64),
-    ``p_fmt`` the format of P before P·V in the online algorithm (default ``fmt``).
+    ``p_fmt`` the format of P before P·V in the online algorithm (default ``fmt``). The
+    kernel's ``weights`` (n_q × n_k) and ``lse`` (n_q) are judged too when given: the result's
+    ``"weights"`` and ``"lse"`` hold their judgements (else None).
     """
     oa, ofmt = _as_float64(out, "out")
     (qa, ka, va), fmts, m, _ = _problem(q, k, v, mask, fmt)
@@ -90,8 +93,10 @@ def judge(out: Any, q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm
     acc = accumulate or ("float64" if dtype == "float64" else "float32")
     if block < 1:
         raise ValueError("block must be at least 1")
+    wa = None if weights is None else _as_float64(weights, "weights")[0]
+    la = None if lse is None else _as_float64(lse, "lse")[0].reshape(-1, 1)
     return _ext._oracle_judge(oa, qa, ka, va, fmts, dtype, m, causal, scale, str(base), masked_rows, algorithm,
-                              acc, p_fmt or dtype, block, tolerance_ulps)
+                              acc, p_fmt or dtype, block, tolerance_ulps, wa, la)
 
 
 def emulate(q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm: str = "safe", block: int = 64,
@@ -112,7 +117,7 @@ def _entry(j: dict, idx: tuple) -> str:
     ulp_err, abs_err, bound = j["ulp_error"][idx], j["abs_error"][idx], j["bound"][idx]
     # ulp = abs_error / |ulp_error| for this entry, so the bound in ULPs follows.
     in_ulps = f" = {bound * abs(ulp_err) / abs_err:.3g} ULP" if abs_err and np.isfinite(abs_err) else ""
-    return (f"out[{idx[0]}, {idx[1]}] = {j['value'][idx]!r}, exact value in [{j['lo'][idx]!r}, {j['hi'][idx]!r}] "
+    return (f"{j['tensor']}[{idx[0]}, {idx[1]}] = {j['value'][idx]!r}, exact value in [{j['lo'][idx]!r}, {j['hi'][idx]!r}] "
             f"({kind}), correctly rounded {j['rounded'][idx]!r}; error {ulp_err:.3g} ULP "
             f"(abs {abs_err:.3g}), bound {bound:.3g}{in_ulps}")
 
@@ -122,15 +127,19 @@ def assert_close(out: Any, q: Any, k: Any, v: Any, *, fmt: str | None = None, al
     """Raises :class:`OracleMismatch` (an AssertionError) unless every entry of ``out`` is within
     the a-priori bound of ``algorithm`` in ``fmt``; the message names the worst entry over the
     bound, its exact value, its ULP error, the bound and a diagnosis. Returns the judgement."""
-    j = judge(out, q, k, v, fmt=fmt, algorithm=algorithm, block=block, **options)
-    if j["passed"]:
-        return j
-    over = np.argwhere(j["within"] == 0)
-    worst = max((tuple(i) for i in over), key=lambda i: abs(j["ulp_error"][i]))
-    lines = [f"{j['over']} of {j['count']} outputs over the bound of {algorithm} softmax attention in "
-             f"{fmt or 'the output format'}; worst {_entry(j, worst)}"]
-    if j["unbounded"]:
-        lines.append(f"unbounded: {j['unbounded_reason']}")
-    if j["diagnosis"]:
-        lines.append(f"diagnosis: {j['diagnosis']}")
-    raise OracleMismatch("\n".join(lines), j)
+    whole = judge(out, q, k, v, fmt=fmt, algorithm=algorithm, block=block, **options)
+    lines = []
+    for j in (whole, whole["weights"], whole["lse"]):
+        if j is None or j["passed"]:
+            continue
+        over = np.argwhere(j["within"] == 0)
+        worst = max((tuple(i) for i in over), key=lambda i: abs(j["ulp_error"][i]))
+        lines.append(f"{j['over']} of {j['count']} {j['tensor']} entries over the bound of {algorithm} softmax "
+                     f"attention in {fmt or 'the output format'}; worst {_entry(j, worst)}")
+        if j["unbounded"]:
+            lines.append(f"unbounded: {j['unbounded_reason']}")
+        if j["diagnosis"]:
+            lines.append(f"diagnosis: {j['diagnosis']}")
+    if lines:
+        raise OracleMismatch("\n".join(lines), whole)
+    return whole

@@ -84,7 +84,7 @@ py::dict reference_dict(const Reference& r) {
     return d;
 }
 
-py::dict judgement_dict(const Judgement& j, const Reference& r) {
+py::dict judgement_dict(const Judgement& j, std::int64_t rows, std::int64_t cols) {
     py::dict d;
     d["passed"] = j.passed();
     d["count"] = j.count;
@@ -97,17 +97,19 @@ py::dict judgement_dict(const Judgement& j, const Reference& r) {
     d["first_over"] = j.first_over;
     d["diagnosis"] = j.diagnosis;
     const std::size_t n = j.entries.size();
-    std::vector<double> cols[9];
-    for (auto& c : cols) c.reserve(n);
+    std::vector<double> cols_[9];
+    for (auto& c : cols_) c.reserve(n);
     for (const auto& e : j.entries) {
         const double v[9] = {e.value, e.rounded, e.lo, e.hi, e.ulp_error, e.abs_error, e.rel_error, e.bound,
                              e.within ? 1.0 : 0.0};
-        for (int x = 0; x < 9; ++x) cols[x].push_back(v[x]);
+        for (int x = 0; x < 9; ++x) cols_[x].push_back(v[x]);
     }
     const char* names[9] = {"value", "rounded", "lo", "hi", "ulp_error", "abs_error", "rel_error", "bound", "within"};
-    for (int x = 0; x < 9; ++x) d[names[x]] = array(cols[x], r.n_q, r.d_v);
-    std::vector<double> exact(r.out_exact.begin(), r.out_exact.end());
-    d["exact"] = array(exact, r.n_q, r.d_v);
+    for (int x = 0; x < 9; ++x) d[names[x]] = array(cols_[x], rows, cols);
+    std::vector<double> exact;
+    for (const auto& e : j.entries) exact.push_back(e.exact ? 1.0 : 0.0);
+    d["exact"] = array(exact, rows, cols);
+    d["tensor"] = j.tensor;
     return d;
 }
 
@@ -152,7 +154,8 @@ void bind_oracle(py::module_& m) {
           [](const Array& actual, const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
              const std::string& dtype, const std::optional<Array>& mask, bool causal, const py::object& scale,
              const std::string& base, const std::string& masked_rows, const std::string& algorithm,
-             const std::string& accumulate, const std::string& p_dtype, std::int64_t block, std::optional<double> tolerance) {
+             const std::string& accumulate, const std::string& p_dtype, std::int64_t block, std::optional<double> tolerance,
+             const std::optional<Array>& weights, const std::optional<Array>& lse) {
               const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, causal, scale, base, masked_rows);
               AlgorithmSpec s;
               Location where;
@@ -164,14 +167,22 @@ void bind_oracle(py::module_& m) {
               s.p_format = parse_format(p_dtype, where);
               s.block = block;
               Tensor out = tensor(actual, dtype, "out");
+              std::optional<Tensor> w, l;
+              if (weights) w = tensor(*weights, dtype, "weights");
+              if (lse) l = tensor(*lse, "float64", "lse");
               Reference r;
-              Judgement j;
+              Judgement j, jw, jl;
               {
                   py::gil_scoped_release release;
-                  r = reference(a.p, a.f, false);
+                  r = reference(a.p, a.f, w.has_value());
                   j = judge_output(r, out, s, tolerance);
                   if (!j.passed()) j.diagnosis = diagnose(a.p, out, s, j);
+                  if (w) jw = judge_weights(r, *w, s, tolerance);
+                  if (l) jl = judge_lse(r, *l, s, tolerance);
               }
-              return judgement_dict(j, r);
+              py::dict d = judgement_dict(j, r.n_q, r.d_v);
+              d["weights"] = w ? py::object(judgement_dict(jw, r.n_q, r.n_k)) : py::object(py::none());
+              d["lse"] = l ? py::object(judgement_dict(jl, r.n_q, 1)) : py::object(py::none());
+              return d;
           });
 }

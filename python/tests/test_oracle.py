@@ -193,3 +193,15 @@ def test_emulation_in_float16_traces_the_overflow_and_its_output_passes_its_own_
     for algorithm in ("naive", "safe", "online"):
         out = oracle.emulate(q, k, v, algorithm=algorithm, block=16)["out"].astype(np.float16)
         oracle.assert_close(out, q, k, v, fmt="float16", algorithm=algorithm, block=16, accumulate="float16")
+
+
+@needs_torch
+def test_torch_weights_and_logsumexp_are_judged_and_a_wrong_lse_fails():
+    q, k, v = (torch.from_numpy(x) for x in problem(d=8, dv=8, seed=9))
+    s = q @ k.T / math.sqrt(8)
+    w = torch.softmax(s, dim=-1)
+    lse = torch.logsumexp(s, dim=-1)
+    j = oracle.assert_close(w @ v, q, k, v, fmt="float32", weights=w, lse=lse)
+    assert j["weights"]["passed"] and j["lse"]["count"] == 8
+    with pytest.raises(oracle.OracleMismatch, match=r"8 of 8 lse entries over the bound"):
+        oracle.assert_close(w @ v, q, k, v, fmt="float32", weights=w, lse=lse + 1e-3)

@@ -66,6 +66,25 @@ TEST_F(OracleCli, TheExactMeanPassesAndAnOutputOffByOneUlpOfTheBoundFails) {
     EXPECT_NE(r.out.find("error 128 ULP"), std::string::npos) << r.out;
 }
 
+TEST_F(OracleCli, WeightsAndLogSumExpAreJudgedToo) {
+    // Weights 1/2 and 1/2 exactly; lse = ln(e^0 + e^0) = ln 2 = 0.693147…; 2048 ln 2 = 1419.57, so float16 gives 1420/2048.
+    write("good.csv", "0.75,-1\n");
+    write("w.csv", "0.5,0.5\n");
+    write("lse.csv", "0.693359375\n");
+    auto a = inputs();
+    a.insert(a.begin(), "judge");
+    a.insert(a.end(), {"--actual", path("good.csv"), "--dtype", "float16", "--actual-weights", path("w.csv"),
+                       "--actual-lse", path("lse.csv")});
+    Result r = run(a);
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("Summary (weights): 2 entries"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("Summary (lse): 1 entries"), std::string::npos) << r.out;
+    write("w.csv", "0.625,0.375\n");  // weights off by 1/8: far past any bound
+    r = run(a);
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.out.find("first over: weights[0, 0]"), std::string::npos) << r.out;
+}
+
 TEST_F(OracleCli, TheReferenceIsWrittenAsNpyInTheDeclaredFormat) {
     auto a = inputs();
     a.insert(a.begin(), "reference");
