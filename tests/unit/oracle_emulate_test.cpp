@@ -140,6 +140,21 @@ TEST(OracleEmulate, TheOnlineTraceShowsEachRescaling) {
     EXPECT_EQ(e.out.data[0], 1.0);  // v is all ones: Σ w = 1 up to rounding, to nearest 1
 }
 
+TEST(OracleEmulate, AnOnlineRescalingIntoTheSubnormalsSaysHowManyBitsAreLeft) {
+    // Block 0 has the score 0 (ℓ = 1), block 1 the score 20: α = e^−20 ≈ 2^−28.9, below float16's
+    // least normal 2^−14, so α·ℓ is a subnormal with bits from 2^−29 down to 2^−24: none left.
+    // With the score 10 instead, α ≈ 2^−14.4 = 1.5·2^−15: one bit below normal, 10 of 11 left.
+    Problem p;
+    p.q = {{1, 1}, {1}, FloatFormat::Float16};
+    p.k = {{2, 1}, {0, 10}, FloatFormat::Float16};
+    p.v = {{2, 1}, {1, 1}, FloatFormat::Float16};
+    p.scale = {ScaleKind::None, 1};
+    EmulationSpec s{Algorithm::Online, FloatFormat::Float16, FloatFormat::Float16, FloatFormat::Float16, 1};
+    const Emulation e = emulate(p, s, true);
+    ASSERT_EQ(e.trace.size(), 2u);
+    EXPECT_NE(e.trace[1].find("keeps 10 of 11 bits"), std::string::npos) << e.trace[1];
+}
+
 TEST(OracleEmulate, EveryEmulatedAlgorithmIsWithinTheBoundTheJudgeGivesIt) {
     std::mt19937 rng(5);
     const FloatFormat formats[] = {FloatFormat::Float16, FloatFormat::BFloat16, FloatFormat::Float32};

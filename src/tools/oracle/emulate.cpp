@@ -156,7 +156,12 @@ std::vector<double> online_row(const RowRun& r, Ieee& a, const std::vector<doubl
             const double pj = round_to(e, r.s.p_format);
             for (std::int64_t c = 0; c < dv; ++c) blk[c] = a.add(blk[c], a.mul(pj, r.p.v.data[j * dv + c]));
         }
-        ell = a.add(a.mul(alpha, ell), sum);
+        const double scaled = a.mul(alpha, ell);
+        if (scaled != 0 && std::fabs(scaled) < std::ldexp(1.0, info(a.format()).emin))
+            r.note(fmt::format("block {}: α·ℓ = {:a} is subnormal: the running sum keeps {} of {} bits", start / b, scaled,
+                               std::max(0, std::ilogb(scaled) - (info(a.format()).emin - info(a.format()).precision + 1) + 1),
+                               info(a.format()).precision));
+        ell = a.add(scaled, sum);
         for (std::int64_t c = 0; c < dv; ++c) o[c] = a.add(a.mul(alpha, o[c]), blk[c]);
         m = m_new;
     }

@@ -176,6 +176,10 @@ Judgement judge_tensor(const Expected& x, FloatFormat f, const Tensor& t, const 
         throw shape_error(fmt::format("the {} must be {} × {}, not of shape {}", x.name, x.rows, x.cols,
                                       t.shape.size() == 2 ? fmt::format("{} × {}", t.rows(), t.cols())
                                                           : fmt::format("of rank {}", t.shape.size())));
+    for (std::int64_t at = 0; at < n; ++at)  // a kernel's values are values of its format
+        if (std::isfinite(t.data[at]) && !representable(t.data[at], f))
+            throw domain_error(fmt::format("{}[{}, {}]: {:.17g} is not a {} value", x.name, at / x.cols, at % x.cols,
+                                           t.data[at], info(f).name));
     Judgement jd;
     jd.tensor = x.name;
     jd.count = n;
