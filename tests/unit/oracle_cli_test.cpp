@@ -102,6 +102,11 @@ TEST_F(OracleCli, BadInputIsOnePlacedLineAndExitTwo) {
     write("ragged.csv", "1,2\n3\n");
     write("x.txt", "1\n");
     write("trunc.npy", std::string("\x93NUMPY\x01\x00\x40", 9));
+    write("nan.json", "[[\"nan\", 0]]");
+    write("object.json", "{\"q\": 1}");
+    write("ragged.json", "[[1, 2], [3]]");
+    write("v.json", "[[1, -1], [0.5, -1]]");
+    write("tenth.csv", "0.1,0\n");
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
         {{"--q", path("nan.csv")}, "q[0, 0]: nan in an input"},
         {{"--k", path("ragged.csv")}, "line 2 has 1 entries"},
@@ -111,6 +116,11 @@ TEST_F(OracleCli, BadInputIsOnePlacedLineAndExitTwo) {
         {{"--dtype", "float8"}, "--dtype: unknown float format 'float8'"},
         {{"--input-dtype", "float16", "--v", path("v.csv")}, ""},  // 0.5 and 1 are float16: fine
         {{"--scale", "abc"}, "--scale: not sqrt-dk, none or a number"},
+        {{"--q", path("nan.json")}, "q[0, 0]: nan in an input"},
+        {{"--q", path("object.json")}, "the JSON must be an array"},
+        {{"--k", path("ragged.json")}, "row 1 does not have 2 entries"},
+        {{"--v", path("v.json")}, ""},  // JSON and CSV read the same values
+        {{"--input-dtype", "float16", "--q", path("tenth.csv")}, "q[0, 0]: 0.10000000000000001 is not a float16 value"},
     };
     for (const auto& [change, message] : cases) {
         auto a = inputs();
