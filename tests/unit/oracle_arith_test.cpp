@@ -12,6 +12,7 @@
 
 using namespace exactattn::oracle;
 using exactattn::oracle::detail::DoubleArith;
+using exactattn::oracle::detail::MpfrArith;
 
 namespace {
 // lo ≤ base^t ≤ hi, with base^t at 300 bits.
@@ -60,5 +61,15 @@ TEST(OracleArith, Dot2SumsEncloseTheExactSumUnderCancellation) {
         a.dot(r, q.data(), k.data(), 64, nullptr);
         EXPECT_LE(mpq_class(r.lo), exact) << trial;
         EXPECT_GE(mpq_class(r.hi), exact) << trial;
+        // The first MPFR step takes Dot2's unrounded pair: still an enclosure, and far narrower.
+        const MpfrArith m(128, ExpBase::E, Scale{ScaleKind::None, 1}, 64);
+        MpfrArith::Iv x(128);
+        m.dot(x, q.data(), k.data(), 64, nullptr);
+        mpq_class lo, hi;
+        mpfr_get_q(lo.get_mpq_t(), x.lo);
+        mpfr_get_q(hi.get_mpq_t(), x.hi);
+        EXPECT_LE(lo, exact) << trial;
+        EXPECT_GE(hi, exact) << trial;
+        EXPECT_LT(mpq_class(hi - lo), mpq_class(r.hi - r.lo) / 1000) << trial;
     }
 }

@@ -41,7 +41,7 @@ DoubleArith::Iv double_scale(const Scale& s, std::int64_t dk) {
     return {lo, hi};
 }
 
-void DoubleArith::dot(Iv& r, const double* q, const double* k, std::int64_t d, double* abs_up) const {
+DoubleArith::Acc DoubleArith::dot2(const double* q, const double* k, std::int64_t d) {
     Acc acc;
     for (std::int64_t i = 0; i < d; ++i) {
         const double p = q[i] * k[i];
@@ -50,6 +50,11 @@ void DoubleArith::dot(Iv& r, const double* q, const double* k, std::int64_t d, d
         acc.abs += std::fabs(p);
     }
     acc.n = d;
+    return acc;
+}
+
+void DoubleArith::dot(Iv& r, const double* q, const double* k, std::int64_t d, double* abs_up) const {
+    const Acc acc = dot2(q, k, d);
     finish(r, acc);
     const double g = d * 0x1p-53;
     if (abs_up != nullptr) *abs_up = acc.abs / (1 - g) * (1 + 0x1p-40);
@@ -170,6 +175,23 @@ MpfrArith::MpfrArith(mpfr_prec_t p, ExpBase b, const Scale& s, std::int64_t dk) 
 }
 
 void MpfrArith::dot(Iv& r, const double* q, const double* k, std::int64_t d, double* abs_up) const {
+    if (abs_up != nullptr) *abs_up = kInf;  // the facts come from the double stage
+    if (prec <= 128) {
+        // Dot2's s + c, not rounded to one double, errs by at most γ_2d² Σ|q k| (Ogita, Rump and
+        // Oishi, Sum2 before its final rounding): about 90 bits for d = 64, enough for the
+        // first MPFR step; exact products take over from 256 bits on.
+        const DoubleArith::Acc acc = DoubleArith::dot2(q, k, d);
+        const double n = static_cast<double>(d), g = 2 * n * 0x1p-53 / (1 - 2 * n * 0x1p-53);
+        const double e = (g * g * acc.abs / (1 - g) + 4 * n * 0x1p-1074) * (1 + 0x1p-40);
+        if (std::isfinite(acc.s) && std::isfinite(e) && 2 * n * 0x1p-53 < 0.25) {
+            mpfr_set_d(r.lo, acc.s, MPFR_RNDN);
+            mpfr_add_d(r.hi, r.lo, acc.c, MPFR_RNDU);
+            mpfr_add_d(r.lo, r.lo, acc.c, MPFR_RNDD);
+            mpfr_sub_d(r.lo, r.lo, e, MPFR_RNDD);
+            mpfr_add_d(r.hi, r.hi, e, MPFR_RNDU);
+            return;
+        }
+    }
     mpfr_t p;
     mpfr_init2(p, 2 * 53);  // the product of two doubles, exactly
     mpfr_set_zero(r.lo, 1);
@@ -181,7 +203,6 @@ void MpfrArith::dot(Iv& r, const double* q, const double* k, std::int64_t d, dou
         mpfr_add(r.hi, r.hi, p, MPFR_RNDU);
     }
     mpfr_clear(p);
-    if (abs_up != nullptr) *abs_up = kInf;  // the facts come from the double stage
 }
 
 void MpfrArith::mul(Iv& r, const Iv& x, const Iv& y) const {

@@ -62,6 +62,8 @@ struct DoubleArith {
         ++acc.n;
     }
     void finish(Iv& r, const Acc& acc) const;
+    /// Dot2 of q and k: the unrounded pair s + c and Σ|q_i k_i|.
+    static Acc dot2(const double* q, const double* k, std::int64_t d);
     /// Σ q_i k_i by Higham's bound γ_d Σ|q_i k_i| around the double sum (plus underflow).
     void dot(Iv& r, const double* q, const double* k, std::int64_t d, double* abs_up) const;
     void mul(Iv& r, const Iv& x, const Iv& y) const;
