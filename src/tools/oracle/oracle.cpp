@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// exactattn oracle: the certified reference softmax(c Q Kᵀ) V, row by row, in Ziv's manner:
-// outward doubles first, then MPFR at doubling precision for the entries whose rounding the
-// enclosure did not decide, and the exact value where the entry is rational.
+// exactattn oracle (include/exactattn/oracle.hpp's own file): the certified reference
+// softmax(c Q Kᵀ) V, row by row, in Ziv's manner: doubles with proven bounds first, then MPFR
+// at doubling precision for the entries whose rounding the enclosure did not decide, and the
+// exact value where the entry is rational.
 #include <fmt/format.h>
 
 #include <algorithm>
