@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "exactattn/memory.hpp"
-#include "exactattn/model.hpp"
+#include "exactattn/encoder.hpp"
 
 namespace exactattn::bench {
 

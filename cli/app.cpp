@@ -22,6 +22,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "exactattn/version.hpp"
 #include "exactattn/error.hpp"
 
 namespace exactattn::cli {
@@ -59,7 +60,7 @@ void add_book_options(CLI::App& sub, FilesOptions& o) {
 
 /// Builds the application into `app`, binding every option into `p`.
 void make_app(CLI::App& app, Parsed& p) {
-    app.set_version_flag("--version", "exactattn 0.1.0");
+    app.set_version_flag("--version", "exactattn " EXACTATTN_VERSION_STRING);
     app.require_subcommand(0, 1);
 
     auto* s_eval = app.add_subcommand("eval", "Evaluate an expression exactly");
@@ -392,7 +393,7 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
         out << app.help("", CLI::AppFormatMode::All);
         return 0;
     } catch (const CLI::CallForVersion&) {
-        out << "exactattn 0.1.0\n";
+        out << "exactattn " EXACTATTN_VERSION_STRING "\n";
         return 0;
     } catch (const CLI::ParseError& e) {
         // CLI11 uses its own exit codes; the contract says 2 for every usage error.

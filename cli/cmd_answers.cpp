@@ -5,9 +5,9 @@
 #include <ostream>
 
 #include "commands.hpp"
-#include "exactattn/answers.hpp"
+#include "exactattn/answer_key.hpp"
 #include "exactattn/check.hpp"
-#include "exactattn/answer.hpp"
+#include "exactattn/answer_entry.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/parse.hpp"
 #include "exactattn/print.hpp"

@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "exactattn/attention.hpp"
+#include "exactattn/attention_report.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/parse.hpp"
 #include "exactattn/print.hpp"

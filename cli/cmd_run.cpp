@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "commands.hpp"
+#include "exactattn/figures.hpp"
 #include "exactattn/book.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/parse.hpp"
@@ -26,7 +27,7 @@ int cmd_run(const RunOptions& o, std::ostream& out, DeferredOutput& deferred) {
         return 0;
     }
     // Tables: refused before the reads are computed when their cells are over the limit.
-    emit(report_document(run_scenario(s, ReportUse::Tables)), f, o.render, out);
+    emit(run_document(run_scenario(s, ReportUse::Tables)), f, o.render, out);
     return 0;
 }
 

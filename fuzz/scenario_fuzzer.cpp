@@ -10,15 +10,16 @@
 #include <string>
 #include <string_view>
 
-#include "exactattn/answers.hpp"
+#include "exactattn/figures.hpp"
+#include "exactattn/answer_key.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/report.hpp"
 #include "exactattn/scenario.hpp"
 #include "exactattn/variants.hpp"
 #include "exactattn/verify.hpp"
 #include "fuzz_limits.hpp"
-#include "json_io.hpp"
-#include "report_json.hpp"
+#include "scenario/json.hpp"
+#include "report/report_json.hpp"
 
 using namespace exactattn;
 
@@ -58,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const std::string rendered = render_report(r, f);
         // JSON is written without the whole tree: the same text as the tree's.
         if (f == Format::Json && rendered != detail::report_to_json(r).dump(2) + "\n") __builtin_trap();
-        if (f == Format::Csv) (void)csv_files(report_document(r));
+        if (f == Format::Csv) (void)csv_files(run_document(r));
         else (void)render_answers(r, f);
         (void)verify_report(r);
         // The writer is the loader's inverse (docs/scenario.md, "Written scenarios").

@@ -5,6 +5,11 @@
 # (scripts/sanitize.sh) and a bounded fuzzing run (scripts/fuzz.sh, about a minute).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# --quick: the inner loop only (scripts/check.sh): no render checks, no sanitizers, no fuzzing.
+if [ "${1:-}" = --quick ]; then
+  shift
+  exec bash scripts/check.sh "$@"
+fi
 export EXACTATTN_WITH_CLANG=1  # the fuzzers need clang++ and its libFuzzer runtime
 export EXACTATTN_WITH_RENDER=1  # tests/render: xelatex, a CJK font and Chromium
 export EXACTATTN_REQUIRE_TORCH=1  # python/tests/test_oracle.py judges PyTorch: fail, not skip, without it

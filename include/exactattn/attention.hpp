@@ -10,10 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "exactattn/document.hpp"
 #include "exactattn/memory.hpp"
 #include "exactattn/read.hpp"
-#include "exactattn/table.hpp"
 #include "exactattn/value.hpp"
 
 namespace exactattn {
@@ -85,17 +83,5 @@ LayerTrace attend_layer(const AttentionLayer& layer, const Matrix& x);
 /// Cross-attention: queries from X, keys and values from `memory` (Chapter 14's read with
 /// projections).
 LayerTrace attend_layer(const AttentionLayer& layer, const Matrix& x, const Matrix& memory);
-
-/// `attend --format json`: {"input", "masked", "heads": [{"queries", "keys", "values",
-/// "scores" (n_q × n_k, masked null), "denominators", "weights" (masked "0"), "outputs"}],
-/// "concat", "output"}, every value its canonical ascii string. Arrays are addressed 0-based
-/// (RFC 6901): /heads/0/weights/1/2 is head 1, query 2, key 3.
-std::string layer_json(const LayerTrace& t);
-
-/// The layer's tables added to a document: per head the score matrix (masked: —), the weight
-/// matrix and the outputs, with row and column labels (the tokens, or 1..n when empty), then
-/// the layer output.
-void add_layer(Document& doc, const LayerTrace& t, const std::vector<std::string>& query_labels = {},
-               const std::vector<std::string>& key_labels = {});
 
 }  // namespace exactattn

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "exactattn/answer.hpp"
+#include "exactattn/answer_entry.hpp"
 #include "exactattn/print.hpp"
 #include "exactattn/report.hpp"
 
@@ -36,13 +36,6 @@ struct Judgement {
     bool tokens = false;
     std::vector<std::string> exact_tokens;
 };
-
-/// Whether a run-report pointer names tokens rather than values (docs/check.md#token-answers):
-/// a rollout's `reference`, a regime's `tokens`, a step's `input`, `chosen`, `reference` or
-/// `argmax`, the divergence's `reference_prefix` and `generated_prefix`, a source's `tokens`, an
-/// intervention row's `deleted` and `tokens` — or one element of such a list. Decided from the
-/// pointer alone, so a proposal can be read before the report exists.
-bool names_tokens(std::string_view pointer);
 
 /// A token as an answer writes it: bare (`blue`, `红色`, `<s>`), or as a JSON string (`","`,
 /// `" "`) when it is empty, has a comma, bracket or quote, or space at either end.

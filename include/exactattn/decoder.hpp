@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "exactattn/memory.hpp"
-#include "exactattn/model.hpp"
+#include "exactattn/encoder.hpp"
 #include "exactattn/read.hpp"
 
 namespace exactattn {

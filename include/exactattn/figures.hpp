@@ -20,4 +20,13 @@ FigureBlock figure_block(const Report& report, const FigureSpec& spec);
 /// ReferenceError naming the declared figures when there is none.
 const FigureSpec& find_figure(const Scenario& scenario, const std::string& name_or_number);
 
+/// The run's document: report_document() with every figure the scenario declares drawn in its
+/// place (what `run` prints in every format but JSON).
+Document run_document(const Report& report);
+
+/// The report in a format. JSON is the document `expect` pointers address (docs/report.md):
+/// /sources/<name>/states, /reads/<name>/{scores,exponentials,denominator,weights,context,readout},
+/// /interventions/<name>/rows/<k>/…, /costs/<name>/…; the other formats render run_document().
+std::string render_report(const Report& report, Format format, const RenderOptions& options = {});
+
 }  // namespace exactattn

@@ -110,6 +110,8 @@ public:
     [[nodiscard]] std::optional<std::int64_t> key(std::size_t j) const;
     /// Every entry, computed (for small columns).
     [[nodiscard]] std::vector<std::optional<Value>> all() const;
+    /// Every entry, computed, an absent one as `absent` (a removed weight as 0).
+    [[nodiscard]] std::vector<Value> values_or(const Value& absent) const;
 
 private:
     enum class Kind { Explicit, Multiples, PowersOfTwo };

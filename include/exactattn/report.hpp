@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "exactattn/document.hpp"
-#include "exactattn/model.hpp"
+#include "exactattn/encoder.hpp"
 #include "exactattn/scenario.hpp"
 #include "exactattn/table.hpp"
 
@@ -76,15 +76,11 @@ enum class ReportUse {
 Report run_scenario(const Scenario& scenario, ReportUse use = ReportUse::Tables);
 
 /// The report as a document: the title, the declared assumptions, the encoder states, every
-/// read (the Table 14.1 layout and its summary), every intervention table and every cost
-/// table, with the scenario's table numbers and captions.
-Document report_document(const Report& report);
-
-/// The report in a format. JSON is the document `expect` pointers address (docs/report.md):
-/// /sources/<name>/states, /reads/<name>/{scores,exponentials,denominator,weights,context,readout},
-/// /interventions/<name>/rows/<k>/…, /costs/<name>/…; the other formats render
-/// report_document().
-std::string render_report(const Report& report, Format format, const RenderOptions& options = {});
+/// read (the Table 14.1 layout and its summary), every intervention table, layer and rollout,
+/// then `figures` under a "Figures" heading (none: no heading), then every cost table, with the
+/// scenario's table numbers and captions. The figures are drawn by a tool above this layer
+/// (figures.hpp's run_document draws the scenario's own).
+Document report_document(const Report& report, std::vector<FigureBlock> figures = {});
 
 /// render_report(report, Format::Json) prepared for writing: what can fail (a decimal
 /// rounding) is computed now; the function returned writes the text to a stream in chunks,

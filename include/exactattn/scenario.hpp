@@ -8,11 +8,11 @@
 #include <string_view>
 #include <vector>
 
-#include "exactattn/answer.hpp"
+#include "exactattn/answer_entry.hpp"
 #include "exactattn/attention.hpp"
 #include "exactattn/decoder.hpp"
 #include "exactattn/memory.hpp"
-#include "exactattn/model.hpp"
+#include "exactattn/encoder.hpp"
 
 namespace exactattn {
 
@@ -83,6 +83,13 @@ struct CostSpec {
 };
 
 /// A learner's proposed answer to judge (`learner_answers`), see check.hpp.
+/// Whether a run-report pointer names tokens rather than values (docs/check.md#token-answers):
+/// a rollout's `reference`, a regime's `tokens`, a step's `input`, `chosen`, `reference` or
+/// `argmax`, the divergence's `reference_prefix` and `generated_prefix`, a source's `tokens`, an
+/// intervention row's `deleted` and `tokens` — or one element of such a list. Decided from the
+/// pointer alone, so a proposal can be read before the report exists.
+bool names_tokens(std::string_view pointer);
+
 struct LearnerAnswer {
     std::string name;
     /// JSON pointer of the quantity in the run report, e.g. "/reads/example-14.1/weights" or

@@ -33,10 +33,6 @@ private:
     std::uint64_t state_;
 };
 
-/// The mistakes `mistakes_differ` may name: the wrong methods of check's registry
-/// (wrong_method_ids(), docs/variants.md#constraints), each recomputed by that registry entry.
-const std::vector<std::string>& variation_mistakes();
-
 /// What to draw: `count` variants of one exercise from the master seed, or (variant_seed) the
 /// one variant of that seed, as a key prints it.
 struct VariantRequest {

@@ -16,15 +16,17 @@
 #include <string>
 #include <vector>
 
+#include "exactattn/figures.hpp"
 #include "exactattn/document.hpp"
-#include "exactattn/answers.hpp"
+#include "exactattn/answer_key.hpp"
 #include "exactattn/attention.hpp"
+#include "exactattn/attention_report.hpp"
 #include "exactattn/check.hpp"
 #include "exactattn/crosscheck.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/memory.hpp"
-#include "exactattn/model.hpp"
+#include "exactattn/encoder.hpp"
 #include "exactattn/parse.hpp"
 #include "exactattn/print.hpp"
 #include "exactattn/report.hpp"

@@ -367,3 +367,30 @@ TEST(Variants, CommandLineErrors) {
 }
 
 }  // namespace
+
+namespace {
+
+// An author's prompt may hold any character a JSON string can (here U+0001 and U+FFFE, which
+// XML 1.0 cannot carry at all): the Moodle export must stay well-formed XML, showing them as
+// <U+XXXX>. Checked by the structure of the bytes and by xmllint, a real XML parser.
+TEST(Variants, MoodleXmlStaysWellFormedWithControlCharactersInThePrompt) {
+    std::string text(builtin_chapter14());
+    const std::string from = "\"prompt\": \"Use query {{";
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, from.size(), "\"prompt\": \"Use\\u0001 query \\uFFFE {{");
+    VariantRequest req;
+    req.exercise = "exercise-1";
+    req.count = 2;
+    req.seed = 7;
+    const std::string xml = moodle_xml(draw_variants(parse_scenario(text, "chapter14.json"), req));
+    for (unsigned char c : xml) EXPECT_TRUE(c >= 0x20 || c == '\n') << static_cast<int>(c);
+    EXPECT_EQ(xml.find("\xEF\xBF\xBE"), std::string::npos);
+    EXPECT_NE(xml.find("Use&amp;lt;U+0001&amp;gt; query &amp;lt;U+FFFE&amp;gt;"), std::string::npos) << xml;
+    if (std::system("command -v xmllint >/dev/null 2>&1") != 0) GTEST_SKIP() << "xmllint not installed";
+    const std::string path = testing::TempDir() + "moodle-control.xml";
+    std::ofstream(path) << xml;
+    EXPECT_EQ(std::system(("xmllint --noout " + path).c_str()), 0);
+}
+
+}  // namespace

@@ -2,7 +2,7 @@
 // The generated answer key against §14.10's reference answers (typed from the chapter).
 #include <gtest/gtest.h>
 
-#include "exactattn/answers.hpp"
+#include "exactattn/answer_key.hpp"
 #include "exactattn/check.hpp"
 #include "exactattn/crosscheck.hpp"
 #include "exactattn/error.hpp"

@@ -4,7 +4,8 @@
 // with the chapter's embeddings).
 #include <gtest/gtest.h>
 
-#include "exactattn/answers.hpp"
+#include "exactattn/figures.hpp"
+#include "exactattn/answer_key.hpp"
 #include "exactattn/document.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/report.hpp"
@@ -110,7 +111,7 @@ TEST(Document, ScenarioTextCannotCarryControlsOrBreakTheLatex) {
 }
 
 TEST(Document, CsvHasOneFilePerTableAndAnIndex) {
-    const auto files = csv_files(report_document(chapter()));
+    const auto files = csv_files(run_document(chapter()));
     ASSERT_GE(files.size(), 3U);
     EXPECT_EQ(files.back().name, "index.csv");
     bool table_14_1 = false;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "exactattn/figures.hpp"
 #include "exactattn/report.hpp"
 #include "support/support.hpp"
 

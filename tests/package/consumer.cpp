@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Uses the installed library: 1/(1 + √2) = √2 − 1 and Table 14.2's key row.
-#include <exactattn/model.hpp>
-#include <exactattn/parse.hpp>
-#include <exactattn/print.hpp>
+// Uses the installed library through its front door: 1/(1 + √2) = √2 − 1 and Table 14.2's key row.
+#include <exactattn/exactattn.hpp>
 
 #include <iostream>
 

@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "exactattn/decoder.hpp"
-#include "exactattn/model.hpp"
+#include "exactattn/encoder.hpp"
 #include "exactattn/print.hpp"
 #include "support/support.hpp"
 

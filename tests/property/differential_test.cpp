@@ -14,7 +14,7 @@
 #include <map>
 #include <optional>
 
-#include "exactattn/model.hpp"
+#include "exactattn/encoder.hpp"
 #include "exactattn/print.hpp"
 #include "exactattn/report.hpp"
 #include "exactattn/scenario.hpp"

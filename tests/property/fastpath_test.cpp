@@ -7,9 +7,9 @@
 #include <array>
 #include <sstream>
 
-#include "exactattn/fastpath.hpp"
+#include "model/fastpath.hpp"
 #include "exactattn/limits.hpp"
-#include "exactattn/model.hpp"
+#include "exactattn/encoder.hpp"
 #include "exactattn/parse.hpp"
 #include "exactattn/print.hpp"
 #include "support/support.hpp"

@@ -5,9 +5,10 @@
 
 #include <gtest/gtest.h>
 
-#include "exactattn/answer.hpp"
+#include "exactattn/answer_entry.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/scenario.hpp"
+#include "scenario/vocabulary.hpp"
 
 namespace exactattn {
 namespace {
@@ -167,6 +168,12 @@ TEST(Check, RegistryIds) {
                            "mask-off-by-one-late", "mask-off-by-one-early", "wrong-axis"}) {
         EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << id;
     }
+}
+
+// The loader checks `mistakes_differ` against its own list (it may not include the check tool),
+// so that list must be exactly the registry's wrong methods, in the registry's order.
+TEST(Check, LoaderKnowsExactlyTheRegistrysWrongMethods) {
+    EXPECT_EQ(detail::variation_mistake_ids(), wrong_method_ids());
 }
 
 TEST(Check, AnswerEntryForms) {

@@ -3,7 +3,7 @@
 // hand: every containment is checked with the test's own integer arithmetic (squares, cubes,
 // cross-multiplication), every near-zero sign by a Pell identity checked in the test, every
 // rounding at a tie constructed from the binary layout of a double.
-#include "exactattn/interval.hpp"
+#include "core/interval.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,13 +10,13 @@
 #include <sstream>
 
 #include "exactattn/limits.hpp"
-#include "exactattn/model.hpp"
+#include "exactattn/encoder.hpp"
 #include "exactattn/parse.hpp"
 #include "exactattn/print.hpp"
 #include "exactattn/report.hpp"
 #include "exactattn/scenario.hpp"
-#include "json_io.hpp"
-#include "report_json.hpp"
+#include "scenario/json.hpp"
+#include "report/report_json.hpp"
 #include "support/support.hpp"
 
 using namespace exactattn;

@@ -2,7 +2,7 @@
 // The recurrent encoder h_t = φ(h_(t−1) W_h + x_t W_x + b) and the cost counts (model.hpp,
 // docs/model.md) on small examples worked by hand, and the chapter's encoder states as
 // Chapter 14 prints them.
-#include "exactattn/model.hpp"
+#include "exactattn/encoder.hpp"
 
 #include <gtest/gtest.h>
 

@@ -16,8 +16,8 @@
 #include "exactattn/report.hpp"
 #include "exactattn/scenario.hpp"
 #include "exactattn/verify.hpp"
-#include "json_io.hpp"
-#include "report_json.hpp"
+#include "scenario/json.hpp"
+#include "report/report_json.hpp"
 #include "cli/run_cli.hpp"
 #include "support/support.hpp"
 

@@ -9,7 +9,7 @@
 #include <map>
 
 #include "arith.hpp"
-#include "exactattn/interval.hpp"
+#include "core/interval.hpp"  // private: certified enclosures of a Value, for its rounding
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle.hpp"
 #include "exactattn/print.hpp"

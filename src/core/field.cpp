@@ -1,0 +1,683 @@
+// SPDX-License-Identifier: MIT
+// exactattn: arithmetic in K_m = Q(2^(1/m)).
+#include "exactattn/field.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+#include <numeric>
+
+#include "exactattn/error.hpp"
+#include "core/interval.hpp"
+#include "exactattn/limits.hpp"
+#include "exactattn/print.hpp"
+
+namespace exactattn {
+
+namespace detail {
+
+void check_bits(const mpq_class& q) {
+    const auto limit = limits().max_bits;
+    const auto nb = static_cast<std::int64_t>(mpz_sizeinbase(q.get_num_mpz_t(), 2));
+    const auto db = static_cast<std::int64_t>(mpz_sizeinbase(q.get_den_mpz_t(), 2));
+    if (nb > limit || db > limit) {
+        throw limit_error(fmt::format(
+            "a number would need {} bits, over the limit of {} bits (limits: max_bits)",
+            std::max(nb, db), limit));
+    }
+}
+
+int lcm_root(int m1, int m2) {
+    const long long l = std::lcm(static_cast<long long>(m1), static_cast<long long>(m2));
+    if (l > limits().max_root) {
+        throw limit_error(fmt::format(
+            "combining 2^(1/{}) and 2^(1/{}) needs Q(2^(1/{})), over the limit of root degree {} "
+            "(limits: max_root)",
+            m1, m2, l, limits().max_root));
+    }
+    return static_cast<int>(l);
+}
+
+}  // namespace detail
+
+namespace {
+
+void check_root(int m) {
+    if (m < 1) throw domain_error(fmt::format("root degree {} must be at least 1", m));
+    if (m > limits().max_root) {
+        throw limit_error(fmt::format("2^(1/{}) needs root degree {}, over the limit of {} "
+                                      "(limits: max_root)",
+                                      m, m, limits().max_root));
+    }
+}
+
+// Bits of |z| (0 for 0).
+std::int64_t bits_of(const mpz_class& z) {
+    return sgn(z) == 0 ? 0 : static_cast<std::int64_t>(mpz_sizeinbase(z.get_mpz_t(), 2));
+}
+
+// x = X / D with X integral: D is the lcm of the denominators, X_i = c_i · D.
+struct Cleared {
+    mpz_class den = 1;
+    std::vector<mpz_class> num;
+};
+
+Cleared clear_denominators(const std::vector<mpq_class>& c) {
+    Cleared r;
+    for (const auto& q : c) mpz_lcm(r.den.get_mpz_t(), r.den.get_mpz_t(), q.get_den_mpz_t());
+    r.num.resize(c.size());
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        if (sgn(c[i]) == 0) continue;
+        r.num[i] = c[i].get_num() * (r.den / c[i].get_den());
+    }
+    return r;
+}
+
+// log2 of ν(X) = Σ |X_i| · 2^(i/m), an upper bound for every coefficient of X and
+// submultiplicative in K_m (θ^m = 2 wraps a product's term i + j ≥ m to 2·θ^(i+j−m), whose
+// weight 2 · 2^((i+j−m)/m) is the unwrapped 2^((i+j)/m)). So every coefficient of X^n is at most
+// ν(X)^n, and a power's size is boundable before it is computed.
+double log2_nu(const std::vector<mpz_class>& x, int m) {
+    double best = -1e300;
+    std::vector<double> logs;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        if (sgn(x[i]) == 0) continue;
+        long e = 0;
+        const double d = mpz_get_d_2exp(&e, x[i].get_mpz_t());
+        const double l = std::log2(std::fabs(d)) + static_cast<double>(e) +
+                         static_cast<double>(i) / m;
+        logs.push_back(l);
+        best = std::max(best, l);
+    }
+    double sum = 0;
+    for (const double l : logs) sum += std::exp2(l - best);
+    return best + std::log2(sum);
+}
+
+[[noreturn]] void size_bound_error(const std::string& what, std::int64_t per_number,
+                                   std::int64_t total) {
+    const auto& l = limits();
+    if (per_number > l.max_bits) {
+        throw limit_error(fmt::format("{} may need numbers of up to {} bits (a bound from the "
+                                      "operands' sizes), over the limit of {} bits "
+                                      "(limits: max_bits)",
+                                      what, per_number, l.max_bits));
+    }
+    throw limit_error(fmt::format("{} may need up to {} bits in all (a bound from the operands' "
+                                  "sizes), over the limit of {} bits (limits: max_value_bits)",
+                                  what, total, l.max_value_bits));
+}
+
+// Refuses when a bound on a result's numbers is over max_bits, or `count` numerators of up to
+// num_bits and denominators of up to den_bits bits together are over max_value_bits.
+void check_size_bound(const std::string& what, double num_bits, double den_bits, std::int64_t count) {
+    const auto& l = limits();
+    const double per = std::max(num_bits, den_bits);
+    const double total = (num_bits + den_bits) * static_cast<double>(count);
+    auto clamp = [](double v) {
+        return v > 9e18 ? std::numeric_limits<std::int64_t>::max() : static_cast<std::int64_t>(v);
+    };
+    if (per > static_cast<double>(l.max_bits) || total > static_cast<double>(l.max_value_bits)) {
+        size_bound_error(what, clamp(per), clamp(total));
+    }
+}
+
+// Σ_i a_i t^i · Σ_j b_j t^j for integer coefficients by Kronecker substitution: both
+// polynomials are packed into one integer each (coefficient i at bit i·w, w a whole number of
+// limbs wide enough for every product coefficient with its sign), multiplied once by GMP, and
+// unpacked. Dense products of megabit coefficients take one FFT multiplication instead of m²
+// schoolbook ones.
+std::vector<mpz_class> kronecker_product(const std::vector<mpz_class>& a,
+                                         const std::vector<mpz_class>& b) {
+    std::int64_t ba = 0;
+    std::int64_t bb = 0;
+    for (const auto& z : a) ba = std::max(ba, bits_of(z));
+    for (const auto& z : b) bb = std::max(bb, bits_of(z));
+    const auto shortest = static_cast<std::int64_t>(std::min(a.size(), b.size()));
+    std::int64_t lg = 0;
+    while ((std::int64_t{1} << lg) < shortest) ++lg;
+    const std::int64_t need = ba + bb + lg + 2;  // |product coefficient| < 2^(need − 1)
+    const auto limb_bits = static_cast<std::int64_t>(GMP_NUMB_BITS);
+    const auto w = static_cast<std::size_t>((need + limb_bits - 1) / limb_bits);
+    auto pack = [w](const std::vector<mpz_class>& p) {
+        mpz_class pos;
+        mpz_class neg;
+        const std::size_t total = p.size() * w;
+        mp_limb_t* lp = mpz_limbs_write(pos.get_mpz_t(), static_cast<mp_size_t>(total));
+        mp_limb_t* ln = mpz_limbs_write(neg.get_mpz_t(), static_cast<mp_size_t>(total));
+        std::fill(lp, lp + total, mp_limb_t{0});
+        std::fill(ln, ln + total, mp_limb_t{0});
+        for (std::size_t i = 0; i < p.size(); ++i) {
+            const int s = sgn(p[i]);
+            if (s == 0) continue;
+            const mp_limb_t* src = mpz_limbs_read(p[i].get_mpz_t());
+            std::copy(src, src + mpz_size(p[i].get_mpz_t()), (s > 0 ? lp : ln) + i * w);
+        }
+        mpz_limbs_finish(pos.get_mpz_t(), static_cast<mp_size_t>(total));
+        mpz_limbs_finish(neg.get_mpz_t(), static_cast<mp_size_t>(total));
+        return mpz_class(pos - neg);
+    };
+    mpz_class prod = pack(a) * pack(b);
+    const bool negative = sgn(prod) < 0;
+    if (negative) prod = -prod;
+    const std::size_t len = a.size() + b.size() - 1;
+    std::vector<mpz_class> out(len);
+    const mp_limb_t* limbs = mpz_limbs_read(prod.get_mpz_t());
+    const std::size_t size = mpz_size(prod.get_mpz_t());
+    mpz_class half;
+    mpz_setbit(half.get_mpz_t(), static_cast<mp_bitcnt_t>(w * GMP_NUMB_BITS - 1));
+    const mpz_class full = half * 2;
+    int carry = 0;
+    for (std::size_t k = 0; k < len; ++k) {
+        mpz_class& c = out[k];
+        const std::size_t from = std::min(k * w, size);
+        const std::size_t to = std::min(from + w, size);
+        if (to > from) {
+            mp_limb_t* dst = mpz_limbs_write(c.get_mpz_t(), static_cast<mp_size_t>(to - from));
+            std::copy(limbs + from, limbs + to, dst);
+            mpz_limbs_finish(c.get_mpz_t(), static_cast<mp_size_t>(to - from));
+        }
+        if (carry != 0) c += carry;
+        if (c >= half) {
+            c -= full;
+            carry = 1;
+        } else {
+            carry = 0;
+        }
+        if (negative) c = -c;
+    }
+    return out;
+}
+
+// The estimated cost of inverting x (odd m, integral, largest coefficient of b bits) by
+// Bareiss elimination and fraction-free back substitution, in work units: each multiplication
+// or exact division of s-bit numbers counts s^1.35 (GMP's products from schoolbook to FFT fit
+// that within a factor 2 at these sizes; about 3·10^10 units take a second here). The entries
+// after step k are (k + 1)-minors, at most (k + 1)·(b + 1) bits; which entries are nonzero
+// (and so cost anything) is followed symbolically, with the same pivot choice as the
+// elimination: a sparse element (3^6000 + 2^(1/63)) costs n² operations a step, not n³.
+double elimination_work(const FieldElem& x, std::int64_t b) {
+    const auto n = static_cast<std::size_t>(x.root());
+    const auto& c = x.coefficients();
+    std::vector<std::vector<char>> nz(n, std::vector<char>(n + 1, 0));
+    for (std::size_t j = 0; j < n; ++j) {
+        for (std::size_t i = 0; i < c.size(); ++i) {
+            if (sgn(c[i]) != 0) nz[(i + j) % n][j] = 1;
+        }
+    }
+    nz[0][n] = 1;
+    const auto cost = [](double s) { return std::pow(s, 1.35); };
+    double work = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+        std::size_t piv = k;
+        while (piv < n && nz[piv][k] == 0) ++piv;
+        if (piv < n) std::swap(nz[piv], nz[k]);
+        const double unit = cost(static_cast<double>(k + 1) * static_cast<double>(b + 1) + 1);
+        for (std::size_t i = k + 1; i < n; ++i) {
+            const bool lead = nz[i][k] != 0;
+            for (std::size_t j = k + 1; j <= n; ++j) {
+                const int products = (nz[i][j] != 0 ? 1 : 0) + (lead && nz[k][j] != 0 ? 1 : 0);
+                if (products == 0) continue;
+                work += unit * (products + 1);  // the products and one exact division
+                nz[i][j] = 1;
+            }
+            nz[i][k] = 0;
+        }
+    }
+    const double unit = cost(static_cast<double>(n) * static_cast<double>(b + 1) + 1);
+    for (std::size_t i = 0; i < n; ++i) {
+        double ops = 2;
+        for (std::size_t j = i + 1; j < n; ++j) ops += nz[i][j] != 0 ? 1 : 0;
+        work += unit * ops;
+    }
+    return work + unit * 4 * static_cast<double>(n);  // the final quotients by det (gcds)
+}
+
+// Above this many limb products a multiplication in K_m goes through kronecker_product.
+constexpr std::int64_t kKroneckerThreshold = 1 << 14;
+
+}  // namespace
+
+FieldElem::FieldElem(const mpq_class& q) {
+    if (sgn(q) != 0) {
+        c_.push_back(q);
+        c_.back().canonicalize();
+        detail::check_bits(c_.back());
+    }
+}
+
+FieldElem FieldElem::from_coefficients(int m, std::vector<mpq_class> coeffs) {
+    check_root(m);
+    if (static_cast<int>(coeffs.size()) > m) {
+        throw domain_error(fmt::format("{} coefficients given for Q(2^(1/{}))", coeffs.size(), m));
+    }
+    FieldElem x;
+    x.m_ = m;
+    x.c_ = std::move(coeffs);
+    for (auto& c : x.c_) {
+        c.canonicalize();
+        detail::check_bits(c);
+    }
+    x.canonicalize();
+    return x;
+}
+
+FieldElem detail::from_canonical_unchecked(int m, std::vector<mpq_class> coeffs) {
+    check_root(m);
+    FieldElem x;
+    x.m_ = m;
+    x.c_ = std::move(coeffs);
+    for (const auto& c : x.c_) detail::check_bits(c);
+    EXACTATTN_ASSERT(x.is_canonical());
+    return x;
+}
+
+FieldElem FieldElem::pow2(const mpq_class& r_in) {
+    mpq_class r = r_in;
+    r.canonicalize();
+    const mpz_class& p = r.get_num();
+    const mpz_class& q = r.get_den();
+    if (mpz_cmpabs_ui(p.get_mpz_t(), 0) != 0 &&
+        (!mpz_fits_slong_p(p.get_mpz_t()) ||
+         mpz_cmpabs(mpz_class(p / q).get_mpz_t(), mpz_class(static_cast<long>(limits().max_exponent)).get_mpz_t()) > 0)) {
+        throw limit_error(fmt::format("2^({}) has an exponent over the limit of {} in absolute "
+                                      "value (limits: max_exponent)",
+                                      detail::brief(r.get_str()), limits().max_exponent));
+    }
+    if (!mpz_fits_slong_p(q.get_mpz_t()) || q > limits().max_root) {
+        throw limit_error(fmt::format("2^({}) needs root degree {}, over the limit of {} "
+                                      "(limits: max_root)",
+                                      detail::brief(r.get_str()), detail::brief(q.get_str()), limits().max_root));
+    }
+    const long m = q.get_si();
+    mpz_class k;  // floor(p / q)
+    mpz_class s;  // p mod q in [0, q)
+    mpz_fdiv_qr(k.get_mpz_t(), s.get_mpz_t(), p.get_mpz_t(), q.get_mpz_t());
+    const long kk = k.get_si();
+    mpq_class coeff;
+    if (kk >= 0) {
+        mpz_class num;
+        mpz_ui_pow_ui(num.get_mpz_t(), 2, static_cast<unsigned long>(kk));
+        coeff = mpq_class(num);
+    } else {
+        mpz_class den;
+        mpz_ui_pow_ui(den.get_mpz_t(), 2, static_cast<unsigned long>(-kk));
+        coeff = mpq_class(mpz_class(1), den);
+    }
+    std::vector<mpq_class> coeffs(static_cast<std::size_t>(s.get_si()) + 1);
+    coeffs.back() = coeff;
+    return from_coefficients(static_cast<int>(m), std::move(coeffs));
+}
+
+mpq_class FieldElem::coefficient(int i) const {
+    return i >= 0 && i < static_cast<int>(c_.size()) ? c_[static_cast<std::size_t>(i)]
+                                                     : mpq_class(0);
+}
+
+mpq_class FieldElem::rational() const {
+    EXACTATTN_ASSERT(m_ == 1);
+    return c_.empty() ? mpq_class(0) : c_[0];
+}
+
+std::size_t FieldElem::term_count() const {
+    std::size_t n = 0;
+    for (const auto& c : c_) n += sgn(c) != 0 ? 1 : 0;
+    return n;
+}
+
+bool FieldElem::is_canonical() const {
+    if (m_ < 1 || static_cast<int>(c_.size()) > m_) return false;
+    if (!c_.empty() && sgn(c_.back()) == 0) return false;
+    if (c_.empty()) return m_ == 1;
+    int g = m_;
+    for (std::size_t i = 0; i < c_.size(); ++i) {
+        const auto& c = c_[i];
+        if (sgn(c.get_den()) <= 0) return false;
+        mpz_class gg;
+        mpz_gcd(gg.get_mpz_t(), c.get_num_mpz_t(), c.get_den_mpz_t());
+        if (gg != 1) return false;
+        if (sgn(c) != 0) g = std::gcd(g, static_cast<int>(i));
+    }
+    return g == 1;
+}
+
+void FieldElem::canonicalize() {
+    while (!c_.empty() && sgn(c_.back()) == 0) c_.pop_back();
+    if (c_.empty()) {
+        m_ = 1;
+        return;
+    }
+    int g = m_;
+    for (std::size_t i = 0; i < c_.size() && g > 1; ++i) {
+        if (sgn(c_[i]) != 0) g = std::gcd(g, static_cast<int>(i));
+    }
+    if (g > 1) {
+        std::vector<mpq_class> shrunk((c_.size() - 1) / static_cast<std::size_t>(g) + 1);
+        for (std::size_t i = 0; i < c_.size(); i += static_cast<std::size_t>(g)) {
+            shrunk[i / static_cast<std::size_t>(g)] = c_[i];
+        }
+        c_ = std::move(shrunk);
+        m_ /= g;
+    }
+    EXACTATTN_ASSERT(is_canonical());
+}
+
+std::vector<mpq_class> FieldElem::lifted(int n) const {
+    EXACTATTN_ASSERT(n % m_ == 0);
+    const int step = n / m_;
+    std::vector<mpq_class> out(static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < c_.size(); ++i) out[i * static_cast<std::size_t>(step)] = c_[i];
+    return out;
+}
+
+FieldElem& FieldElem::operator+=(const FieldElem& y) {
+    if (y.is_zero()) return *this;
+    if (is_zero()) return *this = y;
+    if (m_ == y.m_) {
+        if (c_.size() < y.c_.size()) c_.resize(y.c_.size());
+        for (std::size_t i = 0; i < y.c_.size(); ++i) c_[i] += y.c_[i];
+    } else {
+        const int n = detail::lcm_root(m_, y.m_);
+        auto a = lifted(n);
+        const auto b = y.lifted(n);
+        for (std::size_t i = 0; i < a.size(); ++i) a[i] += b[i];
+        c_ = std::move(a);
+        m_ = n;
+    }
+    for (const auto& c : c_) detail::check_bits(c);
+    canonicalize();
+    return *this;
+}
+
+FieldElem& FieldElem::operator-=(const FieldElem& y) { return *this += -y; }
+
+FieldElem FieldElem::operator-() const {
+    FieldElem r = *this;
+    for (auto& c : r.c_) c = -c;
+    return r;
+}
+
+FieldElem& FieldElem::operator*=(const FieldElem& y) {
+    if (is_zero() || y.is_zero()) return *this = FieldElem();
+    if (y.m_ == 1 && this != &y) {
+        // A rational factor scales every coefficient; the canonical form (which coefficients are
+        // zero, the root degree) does not change.
+        for (auto& c : c_) {
+            if (sgn(c) == 0) continue;
+            c *= y.c_[0];
+            detail::check_bits(c);
+        }
+        return *this;
+    }
+    const int n = m_ == y.m_ ? m_ : detail::lcm_root(m_, y.m_);
+    const auto a = m_ == n ? c_ : lifted(n);
+    const auto b = y.m_ == n ? y.c_ : y.lifted(n);
+    const auto limbs = [](const std::vector<mpq_class>& v) {
+        std::int64_t l = 0;
+        for (const auto& c : v) {
+            l += static_cast<std::int64_t>(mpz_size(c.get_num_mpz_t()) + mpz_size(c.get_den_mpz_t()));
+        }
+        return l;
+    };
+    if (a.size() > 1 && b.size() > 1 && limbs(a) * limbs(b) > kKroneckerThreshold) {
+        const Cleared ca = clear_denominators(a);
+        const Cleared cb = clear_denominators(b);
+        const auto p = kronecker_product(ca.num, cb.num);
+        const mpz_class den = ca.den * cb.den;
+        std::vector<mpq_class> out(static_cast<std::size_t>(n));
+        for (std::size_t k = 0; k < p.size(); ++k) {
+            const std::size_t i = k < static_cast<std::size_t>(n) ? k : k - static_cast<std::size_t>(n);
+            if (k < static_cast<std::size_t>(n)) {
+                out[i].get_num() += p[k];
+            } else {
+                out[i].get_num() += p[k] * 2;  // θ^n = 2
+            }
+        }
+        for (auto& c : out) {
+            c.get_den() = den;
+            if (den != 1) c.canonicalize();
+            detail::check_bits(c);
+        }
+        c_ = std::move(out);
+        m_ = n;
+        canonicalize();
+        return *this;
+    }
+    std::vector<mpq_class> out(static_cast<std::size_t>(n));
+    mpq_class t;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (sgn(a[i]) == 0) continue;
+        for (std::size_t j = 0; j < b.size(); ++j) {
+            if (sgn(b[j]) == 0) continue;
+            t = a[i] * b[j];
+            std::size_t k = i + j;
+            if (k >= static_cast<std::size_t>(n)) {
+                k -= static_cast<std::size_t>(n);
+                t *= 2;  // θ^n = 2
+            }
+            out[k] += t;
+        }
+    }
+    for (const auto& c : out) detail::check_bits(c);
+    c_ = std::move(out);
+    m_ = n;
+    canonicalize();
+    return *this;
+}
+
+FieldElem FieldElem::inverse() const {
+    if (is_zero()) throw domain_error("division by zero");
+    if (m_ == 1) return FieldElem(mpq_class(1) / c_[0]);
+    if (term_count() == 1) {
+        // (c θ^i)^(-1) = θ^(m-i) / (2c): a single term inverts without linear algebra.
+        std::size_t i = 0;
+        while (sgn(c_[i]) == 0) ++i;
+        std::vector<mpq_class> out(static_cast<std::size_t>(m_) - i + 1);
+        out.back() = mpq_class(1) / (2 * c_[i]);
+        return from_coefficients(m_, std::move(out));
+    }
+    {
+        // x = (D / g)⁻¹ · X' with X' integral and primitive (g the gcd of the cleared
+        // numerators): invert X' and scale, so that a large common factor (3^20000·(1 + θ))
+        // does not enter the bound below as if it were a generic coefficient.
+        const Cleared c0 = clear_denominators(c_);
+        mpz_class g = 0;
+        for (const auto& z : c0.num) mpz_gcd(g.get_mpz_t(), g.get_mpz_t(), z.get_mpz_t());
+        if (g != 1 || c0.den != 1) {
+            std::vector<mpq_class> prim(c_.size());
+            for (std::size_t i = 0; i < c_.size(); ++i) {
+                if (sgn(c0.num[i]) != 0) mpz_divexact(prim[i].get_num_mpz_t(), c0.num[i].get_mpz_t(), g.get_mpz_t());
+            }
+            mpq_class scale(c0.den, g);
+            scale.canonicalize();
+            return from_coefficients(m_, std::move(prim)).inverse() * FieldElem(scale);
+        }
+    }
+    // x = X / D with X integral. The inverse is D · adj(M) e_0 / det M, M the matrix of
+    // multiplication by X (entries |X_i| or 2|X_i|), so by Hadamard's bound every number of the
+    // result has at most m·(B + 1) + (m/2)·log2 m + bits(D) bits, B the largest |X_i|: refuse
+    // before any elimination when that is over the limits (it used to run minutes first).
+    const auto n = static_cast<std::size_t>(m_);
+    const Cleared cx = clear_denominators(c_);
+    std::int64_t b = 0;
+    for (const auto& z : cx.num) b = std::max(b, bits_of(z));
+    const double lg = 0.5 * std::log2(static_cast<double>(m_));
+    const double det_bits = static_cast<double>(m_) * (static_cast<double>(b + 1) + lg) + 1;
+    const double cofactor_bits = static_cast<double>(m_ - 1) * (static_cast<double>(b + 1) + lg) +
+                                 static_cast<double>(bits_of(cx.den)) + 1;
+    const std::string what = fmt::format("inverting a {}-term element of Q(2^(1/{})) with {}-bit "
+                                         "coefficients", term_count(), m_, b);
+    check_size_bound(what, cofactor_bits, det_bits, m_);
+    if (m_ % 2 == 0) {
+        // Tower step: with σ(θ) = −θ (also a root of t^m − 2 for even m), x·σ(x) has only even
+        // powers of θ, so it lies in Q(2^(2/m)) = K_(m/2), and x⁻¹ = σ(x) · (x·σ(x))⁻¹. Halving
+        // m each time costs a few products instead of an m×m elimination.
+        FieldElem conj = *this;
+        for (std::size_t i = 1; i < conj.c_.size(); i += 2) conj.c_[i] = -conj.c_[i];
+        const FieldElem norm = *this * conj;
+        EXACTATTN_ASSERT(norm.root() * 2 <= m_ || norm.root() == 1);
+        return conj * norm.inverse();
+    }
+    // Odd m: solve M y = e_0 fraction-free (Bareiss: every division exact, entries stay
+    // determinant-sized) and back-substitute fraction-free; x⁻¹ = D · X⁻¹. Bound that work
+    // before starting (elimination_work).
+    const double work = elimination_work(*this, b);
+    if (work > static_cast<double>(limits().max_work)) {
+        throw limit_error(fmt::format("{} takes an elimination of about {:.2g} work units, "
+                                      "over the limit of {} (limits: max_work)",
+                                      what, work, limits().max_work));
+    }
+    const mpz_class& den = cx.den;
+    std::vector<std::vector<mpz_class>> a(n, std::vector<mpz_class>(n + 1));
+    for (std::size_t j = 0; j < n; ++j) {  // column j: X · θ^j
+        for (std::size_t i = 0; i < c_.size(); ++i) {
+            if (sgn(cx.num[i]) == 0) continue;
+            std::size_t k = i + j;
+            mpz_class v = cx.num[i];
+            if (k >= n) {
+                k -= n;
+                v *= 2;
+            }
+            a[k][j] = v;
+        }
+    }
+    a[0][n] = 1;
+    mpz_class prev = 1;
+    mpz_class t;
+    for (std::size_t k = 0; k < n; ++k) {
+        std::size_t piv = k;
+        while (piv < n && sgn(a[piv][k]) == 0) ++piv;
+        EXACTATTN_ASSERT(piv < n);  // x ≠ 0 and x^m − 2 irreducible: M is invertible
+        if (piv >= n) throw domain_error("internal: singular multiplication matrix");
+        std::swap(a[piv], a[k]);
+        for (std::size_t i = k + 1; i < n; ++i) {
+            for (std::size_t j = k + 1; j <= n; ++j) {
+                t = a[k][k] * a[i][j];
+                t -= a[i][k] * a[k][j];
+                mpz_divexact(a[i][j].get_mpz_t(), t.get_mpz_t(), prev.get_mpz_t());
+            }
+            a[i][k] = 0;
+        }
+        prev = a[k][k];
+    }
+    // Fraction-free back substitution: det · X⁻¹ is integral (Cramer), and with the last pivot
+    // det = a[n−1][n−1], w_i = (det · b_i − Σ_(j>i) a[i][j] · w_j) / a[i][i] divides exactly, so
+    // no rational (and no gcd) is formed until the m quotients w_i / det at the end.
+    const mpz_class& det = a[n - 1][n - 1];
+    std::vector<mpz_class> w(n);
+    for (std::size_t i = n; i-- > 0;) {
+        mpz_class r = det * a[i][n];
+        for (std::size_t j = i + 1; j < n; ++j) {
+            if (sgn(a[i][j]) != 0 && sgn(w[j]) != 0) r -= a[i][j] * w[j];
+        }
+        mpz_divexact(w[i].get_mpz_t(), r.get_mpz_t(), a[i][i].get_mpz_t());
+    }
+    std::vector<mpq_class> z(n);  // X⁻¹
+    for (std::size_t i = 0; i < n; ++i) {
+        z[i] = mpq_class(w[i] * den, det);
+        z[i].canonicalize();
+    }
+    return from_coefficients(m_, std::move(z));
+}
+
+FieldElem& FieldElem::operator/=(const FieldElem& y) {
+    if (y.is_zero()) throw domain_error("division by zero");
+    return *this *= y.inverse();
+}
+
+FieldElem FieldElem::pow(std::int64_t n) const {
+    if (n < 0) {
+        if (is_zero()) throw domain_error("division by zero: 0 raised to a negative power");
+        if (n < -limits().max_exponent) {
+            throw limit_error(fmt::format("power {} is over the limit of {} in absolute value "
+                                          "(limits: max_exponent)",
+                                          n, limits().max_exponent));
+        }
+        return inverse().pow(-n);
+    }
+    if (n == 0) return FieldElem(1);
+    if (is_zero()) return FieldElem();
+    if (n > limits().max_exponent) {
+        throw limit_error(fmt::format(
+            "power {} is over the limit of {} (limits: max_exponent)", n, limits().max_exponent));
+    }
+    // Refuse up front when the result cannot fit: x = X / D, and every coefficient of X^n is at
+    // most ν(X)^n (log2_nu), every denominator at most D^n; a single term stays one term.
+    if (n > 1) {
+        const Cleared cx = clear_denominators(c_);
+        const double num_bits = static_cast<double>(n) * std::max(log2_nu(cx.num, m_), 0.0) + 1;
+        long e = 0;
+        const double d = mpz_get_d_2exp(&e, cx.den.get_mpz_t());  // D = d · 2^e, d in [1/2, 1)
+        const double den_bits = static_cast<double>(n) * (std::log2(d) + static_cast<double>(e)) + 1;
+        check_size_bound(fmt::format("power {} of a {}-term element of Q(2^(1/{})) with {}-bit "
+                                     "numbers",
+                                     n, term_count(), m_, max_bits()),
+                         num_bits, den_bits, term_count() == 1 ? 1 : m_);
+    }
+    FieldElem result(1);
+    FieldElem base = *this;
+    auto e = static_cast<std::uint64_t>(n);
+    while (true) {
+        if (e & 1U) result *= base;
+        e >>= 1U;
+        if (e == 0) break;
+        base *= base;
+    }
+    return result;
+}
+
+bool FieldElem::as_signed_power_of_two(int& sign_out, mpq_class& r) const {
+    if (term_count() != 1) return false;
+    std::size_t i = 0;
+    while (sgn(c_[i]) == 0) ++i;
+    const mpq_class& c = c_[i];
+    const mpz_class num = abs(c.get_num());
+    const mpz_class& den = c.get_den();
+    // c = ±2^k: numerator and denominator are powers of two, one of them 1.
+    if (num != 1 && den != 1) return false;
+    const mpz_class& p = num != 1 ? num : den;
+    if (mpz_popcount(p.get_mpz_t()) != 1) return false;
+    const long k = static_cast<long>(mpz_sizeinbase(p.get_mpz_t(), 2)) - 1;
+    sign_out = sgn(c);
+    r = mpq_class(num != 1 ? k : -k) + mpq_class(static_cast<long>(i), m_);
+    r.canonicalize();
+    return true;
+}
+
+std::int64_t FieldElem::max_bits() const {
+    std::int64_t b = 0;
+    for (const auto& c : c_) {
+        b = std::max<std::int64_t>(b, static_cast<std::int64_t>(mpz_sizeinbase(c.get_num_mpz_t(), 2)));
+        b = std::max<std::int64_t>(b, static_cast<std::int64_t>(mpz_sizeinbase(c.get_den_mpz_t(), 2)));
+    }
+    return b;
+}
+
+int FieldElem::sign() const {
+    if (c_.empty()) return 0;
+    // All coefficients of one sign: θ^i > 0, so that is the sign.
+    bool pos = false;
+    bool neg = false;
+    for (const auto& c : c_) {
+        pos = pos || sgn(c) > 0;
+        neg = neg || sgn(c) < 0;
+    }
+    if (!neg) return 1;
+    if (!pos) return -1;
+    return detail::certified_sign({*this});
+}
+
+std::size_t FieldElem::hash() const {
+    std::size_t h = std::hash<int>{}(m_);
+    for (const auto& c : c_) {
+        const std::string s = c.get_str(16);
+        h ^= std::hash<std::string>{}(s) + 0x9e3779b97f4a7c15ULL + (h << 6U) + (h >> 2U);
+    }
+    return h;
+}
+
+}  // namespace exactattn

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+// exactattn internal: a value as printed in a table cell (display form, fitted to the width of
+// the renderer that runs on this thread).
+#include "render/cells.hpp"
+
+namespace exactattn::detail {
+
+namespace {
+thread_local std::size_t t_max_width = 0;
+}  // namespace
+
+bool plain_factor(const std::string& unicode) {
+    const bool negative = unicode.rfind("−", 0) == 0 || unicode.rfind('-', 0) == 0;
+    return !negative && unicode.find_first_of(" /+×") == std::string::npos;
+}
+
+std::size_t display_max_width() { return t_max_width; }
+DisplayWidthScope::DisplayWidthScope(std::size_t width) : saved_(t_max_width) { t_max_width = width; }
+DisplayWidthScope::~DisplayWidthScope() { t_max_width = saved_; }
+
+std::string printed(const Value& v, Notation n) {
+    if (n == Notation::Ascii) return to_ascii(v);  // JSON and CSV data: the canonical form
+    DisplayOptions options;
+    options.max_width = t_max_width;
+    std::string s = to_display(v, n, options);
+    if (n == Notation::MathML) {  // the content of the <math> element, for a larger formula
+        const auto open = s.find('>');
+        const auto close = s.rfind("</math>");
+        if (s.rfind("<math", 0) == 0 && open != std::string::npos && close != std::string::npos) {
+            s = s.substr(open + 1, close - open - 1);
+        }
+    }
+    return s;
+}
+
+}  // namespace exactattn::detail

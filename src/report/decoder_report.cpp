@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: MIT
+// exactattn: a rollout as JSON (/rollouts/<name>, docs/decoder.md) and as a document.
+#include <fmt/format.h>
+
+#include "exactattn/print.hpp"
+#include "exactattn/report.hpp"
+#include "report/report_json.hpp"
+
+namespace exactattn {
+
+namespace detail {
+
+namespace {
+
+Json optional_values(const Column& c) {
+    Json a = Json::array();
+    for (std::size_t p = 0; p < c.size(); ++p) {
+        const auto v = c.at(p);
+        a.push_back(v ? Json(to_ascii(*v)) : Json(nullptr));
+    }
+    return a;
+}
+
+Json tokens_json(const Decoder& d, const std::vector<std::size_t>& indices) {
+    Json a = Json::array();
+    for (auto i : indices) a.push_back(d.vocabulary[i].first);
+    return a;
+}
+
+Json step_json(const Decoder& d, const DecoderStep& st) {
+    Json j;
+    j["step"] = st.step;
+    j["input"] = st.input;
+    j["query"] = vector_json(st.query);
+    j["scores"] = optional_values(st.read.scores);
+    j["exponentials"] = optional_values(st.read.exponentials);
+    j["denominator"] = to_ascii(st.read.denominator);
+    j["weights"] = vector_json(st.read.weights.values_or(Value()));
+    j["context"] = vector_json(st.read.context);
+    j["pre_activation"] = vector_json(st.pre_activation);
+    j["state"] = vector_json(st.state);
+    j["output_scores"] = vector_json(st.scores);
+    if (st.distribution) {
+        j["output_denominator"] = to_ascii(st.distribution->denominator);
+        j["distribution"] = vector_json(st.distribution->weights.values_or(Value()));
+    } else {
+        j["distribution"] = nullptr;
+        j["distribution_refused"] = st.refusal;
+    }
+    j["argmax"] = tokens_json(d, st.argmax);
+    j["tie"] = st.tie();
+    j["chosen"] = st.chosen ? Json(st.chosen_token) : Json(nullptr);
+    if (st.reference) {
+        j["reference"] = *st.reference;
+        j["agrees"] = st.agrees();
+        bool among = false;
+        for (auto i : st.argmax) among = among || d.vocabulary[i].first == *st.reference;
+        j["reference_is_argmax"] = among;
+    }
+    if (st.reference_probability) {
+        j["reference_probability"] = to_ascii(*st.reference_probability);
+        if (st.cross_entropy) j["cross_entropy"] = to_ascii(*st.cross_entropy);
+        j["cross_entropy_decimal"] = st.cross_entropy_decimal;
+        j["cross_entropy_rounded"] = !st.cross_entropy.has_value();
+    }
+    return j;
+}
+
+Json regime_json(const Decoder& d, const RegimeTrace& r) {
+    Json j;
+    Json steps = Json::array();
+    Json start;
+    start["step"] = 0;
+    start["state"] = vector_json(r.initial);
+    start["chosen"] = d.start;
+    steps.push_back(start);
+    for (const auto& st : r.steps) steps.push_back(step_json(d, st));
+    j["steps"] = steps;
+    j["tokens"] = r.tokens();
+    j["stopped"] = r.stopped;
+    j["costs"] = costs_json(r.costs);
+    return j;
+}
+
+std::vector<std::string> prefix(const std::vector<std::string>& v, std::size_t n) {
+    return {v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(n, v.size()))};
+}
+
+std::string joined(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& t : v) s += (s.empty() ? "" : " ") + (t.empty() ? std::string("—") : t);
+    return s;
+}
+
+}  // namespace
+
+Json rollout_to_json(const Report& rep, const RolloutResult& r) {
+    const Decoder& d = *rep.scenario.decoder;
+    Json j;
+    j["source"] = r.spec.source;
+    j["reference"] = r.spec.reference;
+    if (r.teacher_forcing) j["teacher-forcing"] = regime_json(d, *r.teacher_forcing);
+    j["generation"] = regime_json(d, r.generation);
+    Json div;
+    div["prefix_step"] = r.divergence.prefix_step ? Json(*r.divergence.prefix_step) : Json(nullptr);
+    div["choice_step"] = r.divergence.choice_step ? Json(*r.divergence.choice_step) : Json(nullptr);
+    if (r.divergence.prefix_step) {
+        const std::size_t k = *r.divergence.prefix_step;
+        div["reference_prefix"] = prefix(r.spec.reference, k);
+        div["generated_prefix"] = prefix(r.generation.tokens(), k);
+    }
+    j["divergence"] = div;
+    return j;
+}
+
+namespace {
+
+Inline tokens_inline(const std::vector<std::string>& v) { return Inline().token(joined(v)); }
+
+Inline chosen_cell(const Decoder& d, const DecoderStep& st) {
+    Inline c;
+    if (st.tie()) {
+        std::vector<std::string> tied;
+        for (auto i : st.argmax) tied.push_back(d.vocabulary[i].first);
+        c.text("tie {");
+        for (std::size_t i = 0; i < tied.size(); ++i) (i > 0 ? c.text(", ") : c).token(tied[i]);
+        c.text("}");
+        if (st.chosen) c.text(" → ").token(st.chosen_token).text(" (first in vocabulary order)");
+        else c.text(": refused (tie rule)");
+        return c;
+    }
+    return c.token(st.chosen_token);
+}
+
+Inline agreement_cell(const Decoder& d, const DecoderStep& st) {
+    if (!st.reference) return Inline("—");
+    if (st.agrees()) return Inline("yes");
+    for (auto i : st.argmax) {
+        if (d.vocabulary[i].first == *st.reference) return Inline("no (the reference is among the tied)");
+    }
+    return Inline("no");
+}
+
+TableBlock steps_table(const Decoder& d, const RegimeTrace& r) {
+    TableBlock tab;
+    tab.caption = Inline(fmt::format("{}: query, read, state and choice at each step", regime_name(r.regime)));
+    tab.headers = {Inline("Step"),    Inline("Input"),     Inline("Query"), Inline("Weights"), Inline("Context"),
+                   Inline("Pre-activation"), Inline("State"), Inline("Chosen"), Inline("Reference"), Inline("Agrees")};
+    for (const auto& st : r.steps) {
+        tab.add_row({Inline(std::to_string(st.step)), Inline().token(st.input), Inline().vector(st.query),
+                     Inline().vector(st.read.weights.values_or(Value())), Inline().vector(st.read.context),
+                     Inline().vector(st.pre_activation), Inline().vector(st.state), chosen_cell(d, st),
+                     st.reference ? Inline().token(*st.reference) : Inline("—"), agreement_cell(d, st)});
+    }
+    tab.notes.push_back(Inline("s_0 = ").vector(r.initial).text(fmt::format("; stopped: {}.", r.stopped)));
+    return tab;
+}
+
+TableBlock output_table(const Decoder& d, const RegimeTrace& r, bool cross_entropy) {
+    TableBlock tab;
+    tab.caption = Inline(fmt::format("{}: output scores and distribution", regime_name(r.regime)));
+    tab.headers.push_back(Inline("Step"));
+    tab.headers.push_back(Inline("Quantity"));
+    for (const auto& [t, e] : d.vocabulary) tab.headers.push_back(Inline().token(t));
+    for (const auto& st : r.steps) {
+        std::vector<Inline> scores{Inline(std::to_string(st.step)), Inline("score")};
+        for (const auto& o : st.scores) scores.push_back(Inline().value(o));
+        tab.add_row(std::move(scores));
+        std::vector<Inline> dist{Inline(""), Inline("probability")};
+        if (st.distribution) {
+            for (const auto& p : st.distribution->weights.values_or(Value())) dist.push_back(Inline().value(p));
+        } else {
+            dist.push_back(Inline("refused"));
+            for (std::size_t k = 1; k < d.vocabulary.size(); ++k) dist.push_back(Inline(""));
+            tab.notes.push_back(Inline(fmt::format("Step {}: no exact distribution: {}", st.step, st.refusal)));
+        }
+        tab.add_row(std::move(dist));
+        if (cross_entropy && st.reference_probability) {
+            Inline note = Inline(fmt::format("Step {}: p(", st.step)).token(*st.reference).text(") = ");
+            note.value(*st.reference_probability).text("; cross-entropy −ln p ");
+            if (st.cross_entropy) {
+                note.text("= ").value(*st.cross_entropy).text(" ≈ " + st.cross_entropy_decimal);
+            } else {
+                note.text("≈ " + st.cross_entropy_decimal + " (correctly rounded to 6 decimals; not exact)");
+            }
+            tab.notes.push_back(std::move(note));
+        }
+    }
+    return tab;
+}
+
+TableBlock costs_table(const RegimeTrace& r) {
+    TableBlock tab;
+    tab.caption = Inline(fmt::format("{}: costs (logical counts)", regime_name(r.regime)));
+    tab.headers = {Inline("Quantity"), Inline("Count")};
+    const Costs& c = r.costs;
+    tab.add_row({Inline("sequential decoder steps"), Inline(std::to_string(r.steps.size()))});
+    tab.add_row({Inline("dot products (source positions × steps)"), Inline(std::to_string(c.dot_products))});
+    tab.add_row({Inline("exponentials of the reads"), Inline(std::to_string(c.exponentials))});
+    tab.add_row({Inline("divisions of the reads"), Inline(std::to_string(c.divisions))});
+    return tab;
+}
+
+}  // namespace
+
+void add_rollout(Document& doc, const Report& rep, const RolloutResult& r, int level) {
+    const Decoder& d = *rep.scenario.decoder;
+    const Source& src = rep.scenario.source(r.spec.source);
+    doc.add(Heading{level, Inline(fmt::format("Rollout {}: source {}", r.spec.name, r.spec.source))});
+    if (!r.spec.note.empty()) doc.add(Paragraph{inline_markdown(r.spec.note)});
+    Lines summary;
+    if (!r.spec.reference.empty()) summary.lines.push_back(Inline("Reference: ").append(tokens_inline(r.spec.reference)));
+    if (r.teacher_forcing) {
+        summary.lines.push_back(Inline("Teacher forcing chooses: ").append(tokens_inline(r.teacher_forcing->tokens())));
+    }
+    summary.lines.push_back(Inline("Generation chooses: ")
+                                .append(tokens_inline(r.generation.tokens()))
+                                .text(fmt::format(" (stopped: {})", r.generation.stopped)));
+    if (r.divergence.prefix_step) {
+        const std::size_t k = *r.divergence.prefix_step;
+        summary.lines.push_back(Inline(fmt::format("Generation leaves the reference at step {}: reference prefix ", k))
+                                    .append(tokens_inline(prefix(r.spec.reference, k)))
+                                    .text(", generated prefix ")
+                                    .append(tokens_inline(prefix(r.generation.tokens(), k))));
+    } else if (!r.spec.reference.empty()) {
+        summary.lines.push_back(Inline("Generation follows the reference at every step."));
+    }
+    if (r.divergence.choice_step) {
+        const std::size_t k = *r.divergence.choice_step;
+        summary.lines.push_back(Inline(fmt::format("The regimes' choices part at step {}: teacher forcing ", k))
+                                    .token(r.teacher_forcing->steps[k - 1].chosen_token)
+                                    .text(", generation ")
+                                    .token(r.generation.steps[k - 1].chosen_token));
+    }
+    doc.add(std::move(summary));
+    if (r.teacher_forcing) {
+        // Both regimes a step at a time: the input each was given, its read and its choice.
+        TableBlock side;
+        side.caption = Inline("Teacher forcing and generation side by side");
+        side.headers = {Inline("Step"), Inline("Reference"), Inline("TF input"), Inline("TF weights"),
+                        Inline("TF chosen"), Inline("Gen input"), Inline("Gen weights"), Inline("Gen chosen")};
+        const auto& f = r.teacher_forcing->steps;
+        const auto& g = r.generation.steps;
+        for (std::size_t i = 0; i < std::max(f.size(), g.size()); ++i) {
+            std::vector<Inline> row{Inline(std::to_string(i + 1)),
+                                    i < r.spec.reference.size() ? Inline().token(r.spec.reference[i]) : Inline("—")};
+            for (const auto* steps : {&f, &g}) {
+                if (i < steps->size()) {
+                    const auto& st = (*steps)[i];
+                    row.push_back(Inline().token(st.input));
+                    row.push_back(Inline().vector(st.read.weights.values_or(Value())));
+                    row.push_back(chosen_cell(d, st));
+                } else {
+                    for (int k = 0; k < 3; ++k) row.push_back(Inline("—"));
+                }
+            }
+            side.add_row(std::move(row));
+        }
+        doc.add(std::move(side));
+    }
+    for (const RegimeTrace* reg : {r.teacher_forcing ? &*r.teacher_forcing : nullptr, &r.generation}) {
+        if (reg == nullptr) continue;
+        doc.add(Heading{level + 1, Inline(fmt::format("{} ({})", regime_name(reg->regime), r.spec.name))});
+        doc.add(steps_table(d, *reg));
+        doc.add(output_table(d, *reg, r.spec.cross_entropy));
+        for (const auto& st : reg->steps) {
+            TableBlock read = read_table(&src, src.states, st.read, ScoreRule::Dot);
+            read.caption = Inline(fmt::format("{} step {}: the read with q_{} = ", regime_name(reg->regime), st.step, st.step))
+                               .vector(st.query);
+            doc.add(std::move(read));
+        }
+        doc.add(costs_table(*reg));
+    }
+}
+
+}  // namespace detail
+
+Document rollout_document(const Report& report, const RolloutResult& rollout) {
+    Document doc;
+    doc.title = fmt::format("Rollout {}", rollout.spec.name);
+    detail::add_rollout(doc, report, rollout, 1);
+    return doc;
+}
+
+std::string render_rollout(const Report& report, const RolloutResult& rollout, Format format,
+                           const RenderOptions& options) {
+    if (format == Format::Json) return detail::rollout_to_json(report, rollout).dump(2) + "\n";
+    return render(rollout_document(report, rollout), format, options);
+}
+
+}  // namespace exactattn

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: MIT
+// exactattn: running a scenario — every read, intervention and cost case, exactly — and the
+// checks that need the computed report (learner-answer targets resolve to a quantity).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "exactattn/error.hpp"
+#include "exactattn/limits.hpp"
+#include "exactattn/report.hpp"
+#include "scenario/json.hpp"
+#include "core/names.hpp"
+#include "report/report_json.hpp"
+#include "report/targets.hpp"
+
+namespace exactattn {
+
+namespace {
+
+using detail::Json;
+
+Location decl(const Scenario& s, const std::string& pointer) {
+    Location l;
+    l.file = s.file;
+    l.pointer = pointer;
+    return l;
+}
+
+template <class F>
+auto at_declaration(const Scenario& s, const std::string& pointer, F&& f) {
+    try {
+        return f();
+    } catch (const Error& e) {
+        if (e.where().file.empty() && e.where().pointer.empty()) throw e.located(decl(s, pointer));
+        throw;
+    }
+}
+
+ReadRequest request_for(const Scenario& s, const NamedVector& q, const std::optional<NamedVector>& r) {
+    ReadRequest req;
+    req.query = q.values;
+    if (r) req.readout = r->values;
+    req.rule = s.rule;
+    return req;
+}
+
+}  // namespace
+
+const ReadResult& Report::read(const std::string& name) const {
+    for (const auto& r : reads) {
+        if (r.spec.name == name) return r;
+    }
+    throw reference_error(fmt::format("unknown read \"{}\"", name));
+}
+
+const InterventionResult& Report::intervention(const std::string& name) const {
+    for (const auto& r : interventions) {
+        if (r.spec.name == name) return r;
+    }
+    throw reference_error(fmt::format("unknown intervention \"{}\"", name));
+}
+
+const RolloutResult& Report::rollout(const std::string& name) const {
+    for (const auto& r : rollouts) {
+        if (r.spec.name == name) return r;
+    }
+    const auto name_of = [](const RolloutResult& r) -> const std::string& { return r.spec.name; };
+    throw reference_error(fmt::format("unknown rollout \"{}\" (rollouts: {})", name, detail::name_list(rollouts, name_of)));
+}
+
+const CostResult& Report::cost(const std::string& name) const {
+    for (const auto& r : costs) {
+        if (r.spec.name == name) return r;
+    }
+    throw reference_error(fmt::format("unknown cost case \"{}\"", name));
+}
+
+namespace {
+
+// The number of exact values the run report will hold, section by section, charged before the
+// section is computed so that a report past max_report_cells is refused up front.
+class ReportBudget {
+public:
+    ReportBudget(const Scenario& s, ReportUse use) : s_(s), use_(use) {}
+
+    void charge(std::int64_t cells, const std::string& pointer, const std::string& why) {
+        total_ = cells > kHuge - total_ ? kHuge : total_ + cells;
+        if (total_ > limits().max_report_cells) {
+            throw limit_error(fmt::format("the {} would hold about {} exact values, over the limit of {} "
+                                          "(limits: max_report_cells); {}",
+                                          use_ == ReportUse::Tables ? "report's tables" : "run report", total_,
+                                          limits().max_report_cells, why),
+                              decl(s_, pointer));
+        }
+    }
+
+    // Values of one read's trace over n positions of width d (with the memory echoed or not).
+    static std::int64_t read_cells(std::int64_t n, std::int64_t d, bool memory) {
+        const std::int64_t per = 3 + (memory ? d : 0);
+        return n > (kHuge - 2 * d) / per ? kHuge : n * per + 2 * d + 1;
+    }
+
+private:
+    static constexpr std::int64_t kHuge = std::int64_t{1} << 62;
+    const Scenario& s_;
+    ReportUse use_;
+    std::int64_t total_ = 0;
+};
+
+}  // namespace
+
+Report run_scenario(const Scenario& s, ReportUse use) {
+    Report rep;
+    rep.scenario = s;
+    // Tables hold every source's states and every read's trace with its memory as cells; the
+    // values alone (JSON, verify) are the reads' columns: the sources are loaded already.
+    ReportBudget budget(s, use);
+    const bool tables = use == ReportUse::Tables;
+    const char* instead = "; --format json writes the report as it is printed, and `exactattn read --memory @FILE "
+                          "--fields ...` one read's chosen fields";
+    for (const auto& src : s.sources) {
+        if (!tables) break;
+        const auto n = static_cast<std::int64_t>(src.states.rows());
+        const auto d = static_cast<std::int64_t>(src.states.width());
+        budget.charge(n > (std::int64_t{1} << 40) / std::max<std::int64_t>(d, 1) ? std::int64_t{1} << 40 : n * d,
+                      detail::pointer_join("/sources", src.name),
+                      fmt::format("the states of source \"{}\" alone are {} rows of {}{}", src.name, n, d, instead));
+    }
+    for (const auto& rs : s.reads) {
+        const Memory& m = s.source(rs.source).states;
+        const auto n = static_cast<std::int64_t>(m.rows());
+        const std::int64_t cells = ReportBudget::read_cells(n, static_cast<std::int64_t>(m.width()), tables);
+        budget.charge(cells, detail::pointer_join("/reads", rs.name),
+                      tables ? fmt::format("the table of read \"{}\" alone has {} rows, {} values{}", rs.name, n, cells, instead)
+                             : std::string("a read's trace has a row per position"));
+    }
+    for (const auto& is : s.interventions) {
+        const Memory& m = s.source(is.source).states;
+        const auto n = static_cast<std::int64_t>(m.rows());
+        const auto rows = static_cast<std::int64_t>(is.positions.size()) + 1;
+        const std::int64_t per_row =
+            ReportBudget::read_cells(n, static_cast<std::int64_t>(m.width()), is.kind == InterventionKind::DeleteToken);
+        budget.charge(per_row > (std::int64_t{1} << 62) / rows ? std::int64_t{1} << 62 : rows * per_row,
+                      detail::pointer_join("/interventions", is.name),
+                      fmt::format("this intervention table has {} rows of {} positions each; list the rows "
+                                  "wanted in \"positions\"",
+                                  rows, n));
+    }
+    for (const auto& ls : s.layers) {
+        // Per head Q, K, V and the outputs (n × width each), and a row of scores, exponentials and
+        // weights per query over every key.
+        const auto nq = static_cast<std::int64_t>(s.sequence(ls.sequence).rows.size());
+        const auto nk = ls.memory.empty() ? nq : static_cast<std::int64_t>(s.sequence(ls.memory).rows.size());
+        const auto h = static_cast<std::int64_t>(ls.layer.heads.size());
+        constexpr std::int64_t kCap = std::int64_t{1} << 20;  // positions; any more is over every limit
+        const std::int64_t a = std::min(nq, kCap);
+        const std::int64_t b = std::min(nk, kCap);
+        std::int64_t width = 0;  // d_k + d_k + d_v + d_v: Q, K, V and the outputs
+        for (const auto& head : ls.layer.heads) {
+            const auto cols = [](const Matrix& m) { return m.empty() ? std::int64_t{0} : static_cast<std::int64_t>(m[0].size()); };
+            width = std::max(width, std::min(2 * cols(head.wq) + 2 * cols(head.wv), kCap));
+        }
+        budget.charge(h * (3 * a * b + (a + b) * width), detail::pointer_join("/layers", ls.name),
+                      "a layer's trace has a row of scores, exponentials and weights per query and head");
+    }
+    for (const auto& ro : s.rollouts) {
+        // Two regimes of T steps, each a read over n positions, a state and context, and the
+        // scores, weights and exponentials of the V target tokens.
+        const auto n = static_cast<std::int64_t>(s.source(ro.source).states.rows());
+        const auto steps = static_cast<std::int64_t>(ro.steps > 0 ? ro.steps : ro.reference.size());
+        const auto v = static_cast<std::int64_t>(s.decoder->vocabulary.size());
+        const auto d = static_cast<std::int64_t>(s.decoder->width() + s.decoder->context_width());
+        budget.charge(2 * steps * (ReportBudget::read_cells(std::min<std::int64_t>(n, std::int64_t{1} << 30), d, false) +
+                                   3 * v + 3 * d),
+                      detail::pointer_join("/rollouts", ro.name),
+                      "each rollout step holds a read over the source and a distribution over the target vocabulary");
+    }
+    for (const auto& rs : s.reads) {
+        const std::string ptr = detail::pointer_join("/reads", rs.name);
+        ReadResult rr;
+        rr.spec = rs;
+        rr.trace = at_declaration(s, ptr, [&] {
+            const Source& src = s.source(rs.source);
+            ReadRequest req = request_for(s, rs.query, rs.readout);
+            req.marks.assign(src.states.rows(), Mark::Included);
+            for (auto p : rs.zero) req.marks[p - 1] = Mark::Zeroed;
+            for (auto p : rs.remove) req.marks[p - 1] = Mark::Removed;
+            return attend(src.states, req);
+        });
+        rep.reads.push_back(std::move(rr));
+    }
+    for (const auto& ls : s.layers) {
+        LayerResult lr{ls, at_declaration(s, detail::pointer_join("/layers", ls.name), [&] {
+                           const Matrix& x = s.sequence(ls.sequence).rows;
+                           return ls.memory.empty() ? attend_layer(ls.layer, x)
+                                                    : attend_layer(ls.layer, x, s.sequence(ls.memory).rows);
+                       })};
+        rep.layers.push_back(std::move(lr));
+    }
+    for (const auto& is : s.interventions) {
+        const std::string ptr = detail::pointer_join("/interventions", is.name);
+        InterventionResult ir;
+        ir.spec = is;
+        at_declaration(s, ptr, [&] {
+            const Source& src = s.source(is.source);
+            const ReadRequest base = request_for(s, is.query, is.readout);
+            InterventionRow none;
+            none.states = src.states;
+            none.tokens = src.tokens;
+            none.trace = attend(src.states, base);
+            ir.rows.push_back(std::move(none));
+            for (auto p : is.positions) {
+                InterventionRow row;
+                row.position = p;
+                ReadRequest req = base;
+                switch (is.kind) {
+                    case InterventionKind::RemoveState:
+                    case InterventionKind::ZeroScore:
+                        req.marks.assign(src.states.rows(), Mark::Included);
+                        req.marks[p - 1] = is.kind == InterventionKind::RemoveState ? Mark::Removed
+                                                                                    : Mark::Zeroed;
+                        row.states = src.states;
+                        break;
+                    case InterventionKind::DeleteToken: {
+                        std::vector<std::string> rest = *src.tokens;
+                        rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(p - 1));
+                        if (rest.empty()) {
+                            throw reference_error(fmt::format(
+                                "deleting token {} leaves no tokens: a read needs at least one "
+                                "position",
+                                p));
+                        }
+                        row.states = Memory(s.encode_tokens(rest));
+                        row.tokens = std::move(rest);
+                        break;
+                    }
+                }
+                row.trace = attend(row.states, req);
+                ir.rows.push_back(std::move(row));
+            }
+            return 0;
+        });
+        rep.interventions.push_back(std::move(ir));
+    }
+    for (const auto& ro : s.rollouts) {
+        rep.rollouts.push_back(at_declaration(s, detail::pointer_join("/rollouts", ro.name), [&] {
+            return run_rollout(*s.decoder, ro, s.source(ro.source).states, s.decoder_initial(ro.source));
+        }));
+    }
+    for (const auto& cs : s.costs) {
+        rep.costs.push_back(CostResult{cs, count_costs(cs.input)});
+    }
+    // An exercise's rollout step must exist: generation that chose the end token early has
+    // fewer steps than declared.
+    for (std::size_t i = 0; i < s.exercises.size(); ++i) {
+        for (std::size_t j = 0; j < s.exercises[i].rollouts.size(); ++j) {
+            const std::string& ref = s.exercises[i].rollouts[j];
+            const auto slash = ref.find('/');
+            if (slash == std::string::npos) continue;
+            const RolloutResult& rr = rep.rollout(ref.substr(0, slash));
+            const bool tf = ref.compare(slash, 17, "/teacher-forcing/") == 0;
+            const std::size_t k = std::stoul(ref.substr(ref.rfind('/') + 1));
+            const std::size_t have = tf ? rr.teacher_forcing->steps.size() : rr.generation.steps.size();
+            if (k > have) {
+                throw reference_error(fmt::format("\"{}\" names no step: {} stopped after step {} ({})", ref,
+                                                  tf ? "teacher forcing" : "generation", have,
+                                                  tf ? rr.teacher_forcing->stopped : rr.generation.stopped),
+                                      decl(s, detail::pointer_join(detail::pointer_join("/exercises", i) + "/rollouts", j)));
+            }
+        }
+    }
+    // A learner answer's target must name a quantity of this report: checked here, when the
+    // file is loaded and run, so `verify` and `run` report a dangling target too, not only
+    // `check`.
+    if (!s.learner_answers.empty()) {
+        const detail::Json doc = detail::report_to_json(rep);
+        for (const auto& la : s.learner_answers) {
+            detail::check_answer_target(doc, s, la, decl(s, detail::pointer_join("/learner_answers", la.name) + "/target"));
+        }
+    }
+    return rep;
+}
+
+}  // namespace exactattn

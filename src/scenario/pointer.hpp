@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+// exactattn internal: JSON pointers (RFC 6901), built and split. Every pointer the program
+// writes is built here (escaped), every pointer it reads is split here.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace exactattn::detail {
+
+/// A JSON pointer string for a path of keys and indices, escaped per RFC 6901.
+std::string pointer_join(const std::string& base, const std::string& token);
+inline std::string pointer_join(const std::string& base, std::size_t index) {
+    return base + "/" + std::to_string(index);
+}
+
+/// The reference tokens of a JSON pointer (RFC 6901 decoded); none when it is not a valid pointer.
+std::optional<std::vector<std::string>> pointer_parts(std::string_view pointer);
+
+}  // namespace exactattn::detail

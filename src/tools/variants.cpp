@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: MIT
+// exactattn: exercise variants (docs/variants.md).
+#include "exactattn/variants.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "exactattn/answer_entry.hpp"
+#include "exactattn/answer_key.hpp"
+#include "exactattn/check.hpp"
+#include "exactattn/error.hpp"
+#include "exactattn/limits.hpp"
+#include "exactattn/print.hpp"
+#include "tools/check_tokens.hpp"
+#include "tools/mistakes.hpp"
+#include "core/names.hpp"
+#include "report/report_json.hpp"
+
+namespace exactattn {
+
+std::uint64_t SplitMix64::next() {
+    state_ += 0x9E3779B97F4A7C15ULL;
+    std::uint64_t z = state_;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+std::uint64_t SplitMix64::below(std::uint64_t n) {
+    const std::uint64_t rem = (0 - n) % n;  // 2^64 mod n, in unsigned arithmetic
+    const std::uint64_t last = std::numeric_limits<std::uint64_t>::max() - rem;  // 2^64 − rem − 1
+    for (;;) {
+        const std::uint64_t x = next();
+        if (x <= last) return x % n;
+    }
+}
+
+std::int64_t SplitMix64::between(std::int64_t low, std::int64_t high) {
+    const std::uint64_t span = static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low) + 1;
+    const std::uint64_t offset = span == 0 ? next() : below(span);
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(low) + offset);
+}
+
+namespace {
+
+using detail::Json;
+
+/// Where the exercise's variation is declared, for errors.
+struct Context {
+    const Scenario* base = nullptr;
+    Exercise exercise;
+    std::size_t index = 0;  ///< position in /exercises
+    Json base_json;         ///< the base scenario as written
+
+    [[nodiscard]] Location at(const std::string& rest) const {
+        Location l;
+        l.file = base->file;
+        l.pointer = fmt::format("/exercises/{}/variation{}", index, rest);
+        return l;
+    }
+    [[nodiscard]] const Variation& variation() const { return *exercise.variation; }
+};
+
+/// Every scalar of a report quantity, row by row (null where the report has none).
+void flatten(const Json& j, std::vector<std::optional<Value>>& out, const Location& where) {
+    if (j.is_array()) {
+        for (const auto& x : j) flatten(x, out, where);
+    } else if (j.is_null()) {
+        out.emplace_back();
+    } else {
+        out.emplace_back(detail::json_value(j, where));
+    }
+}
+
+/// A quantity's exact values in canonical ascii, shaped as in the report: equal strings are
+/// equal quantities.
+std::string canonical(const Json& j, const Location& where) {
+    if (j.is_array()) {
+        std::string s = "[";
+        for (std::size_t i = 0; i < j.size(); ++i) s += (i ? ", " : "") + canonical(j[i], where);
+        return s + "]";
+    }
+    if (j.is_null()) return "—";
+    return to_ascii(detail::json_value(j, where));
+}
+
+/// A report quantity as a formula: a value, a row, or rows (states).
+Formula quantity_formula(const Json& j, const Location& where) {
+    Formula f;
+    if (!j.is_array()) {
+        std::vector<std::optional<Value>> v;
+        flatten(j, v, where);
+        return v.front() ? Formula(*v.front()) : f.column(v);
+    }
+    if (!j.empty() && j.front().is_array()) {
+        f.op(Formula::Op::Open);
+        for (std::size_t i = 0; i < j.size(); ++i) {
+            if (i > 0) f.op(Formula::Op::Comma);
+            std::vector<std::optional<Value>> row;
+            flatten(j[i], row, where);
+            f.column(row);
+        }
+        return f.op(Formula::Op::Close);
+    }
+    std::vector<std::optional<Value>> row;
+    flatten(j, row, where);
+    return f.column(row);
+}
+
+/// The quantity as author math: `$…$` LaTeX in the Markdown of a prompt.
+std::string quantity_markdown(const Json& j, const Location& where) {
+    return "$" + quantity_formula(j, where).render(MathForm::Latex) + "$";
+}
+
+const Json& report_at(const Json& doc, const std::string& pointer, const Location& where) {
+    return detail::resolve_pointer(doc, pointer, where);
+}
+
+/// Tokens in a prompt: a Markdown code span (`blue`, `[a, blue, key, .]`), so that no token
+/// (`<s>`, `*`) is read as Markdown.
+std::string tokens_markdown(const std::string& pointer, const Json& doc, const Location& where) {
+    const auto t = detail::tokens_at(doc, pointer, where);
+    const std::string text = detail::tokens_text(t.tokens, t.scalar);
+    if (text.find('`') != std::string::npos) {
+        throw shape_error(fmt::format("{} holds a token with a backtick, which a prompt cannot quote", pointer), where);
+    }
+    return "`" + text + "`";
+}
+
+// ---- constraints ----------------------------------------------------------------------------
+
+/// The traces an exercise reads: its reads and the rows of its intervention references.
+std::vector<const ReadTrace*> exercise_traces(const Report& rep, const Exercise& e) {
+    std::vector<const ReadTrace*> out;
+    for (const auto& name : e.reads) out.push_back(&rep.read(name).trace);
+    for (const auto& ref : e.interventions) {
+        const std::string name = ref.substr(0, ref.find('/'));
+        const InterventionResult& ir = rep.intervention(name);
+        if (name.size() < ref.size()) {
+            out.push_back(&ir.rows.at(std::stoul(ref.substr(name.size() + 6))).trace);
+        } else {
+            for (const auto& row : ir.rows) out.push_back(&row.trace);
+        }
+    }
+    return out;
+}
+
+/// Whether a mistake's recomputed answer differs from the right one (docs/variants.md#constraints):
+/// an exact value by exact value, one outside the domain (e-instead-of-2's decimals) by more
+/// than the declared tolerance, certified by enclosures (undecided: not shown to differ).
+bool differs(const std::vector<std::optional<Real>>& wrong, const std::vector<std::optional<Value>>& right,
+             const Value& tolerance) {
+    if (wrong.size() != right.size()) return true;
+    const Tolerance tol{Tolerance::Kind::Absolute, tolerance.rational(), 0};
+    for (std::size_t i = 0; i < right.size(); ++i) {
+        if (wrong[i].has_value() != right[i].has_value()) return true;
+        if (!right[i]) continue;
+        if (wrong[i]->exact) {
+            if (*wrong[i]->exact != *right[i]) return true;
+            continue;
+        }
+        AnswerEntry as_decimal{to_ascii(*right[i]), AnswerEntry::Form::Decimal, Real::of(*right[i])};
+        const EntryVerdict within = judge_entry(as_decimal, *wrong[i], tol);
+        if (within.decided && !within.match) return true;
+    }
+    return false;
+}
+
+/// The first declared constraint the variant fails, or "" when it meets them all.
+std::string failed_constraint(const Context& c, const Report& rep, const Json& doc) {
+    const Variation& v = c.variation();
+    const auto traces = exercise_traces(rep, c.exercise);
+    if (v.max_denominator > 0) {
+        for (const auto* t : traces) {
+            for (const auto& w : t->weights.all()) {
+                if (w && (!w->is_rational() || w->rational().get_den() > v.max_denominator)) return "max_denominator";
+            }
+        }
+    }
+    if (v.unique_maximum) {
+        for (const auto* t : traces) {
+            std::optional<Value> top;
+            std::size_t count = 0;
+            for (const auto& w : t->weights.all()) {
+                if (!w) continue;
+                const int cmp = top ? compare(*w, *top) : 1;
+                if (cmp > 0) {
+                    top = w;
+                    count = 1;
+                } else if (cmp == 0) {
+                    ++count;
+                }
+            }
+            if (count > 1) return "unique_maximum";
+        }
+    }
+    if (v.scores_in_domain) {
+        for (const auto* t : traces) {
+            mpq_class r;
+            for (const auto& s : t->scores.all()) {
+                if (s && !s->as_rational_multiple_of_a(r)) return "scores_in_domain";
+            }
+        }
+    }
+    if (v.distinct_parts) {
+        std::vector<std::string> seen;
+        for (std::size_t i = 0; i < v.parts.size(); ++i) {
+            const Json& part = report_at(doc, v.parts[i].at, c.at(fmt::format("/parts/{}/at", i)));
+            const std::string q = names_tokens(v.parts[i].at) ? part.dump() : canonical(part, {});
+            if (std::find(seen.begin(), seen.end(), q) != seen.end()) return "distinct_parts";
+            seen.push_back(q);
+        }
+    }
+    if (!v.mistakes.empty()) {
+        const auto wrong = detail::mistaken_answers(rep, doc, v.answer, v.mistakes, c.at("/answer"));
+        for (const auto& m : v.mistakes) {
+            for (const auto& [id, values] : wrong.by_id) {
+                if (id == m && !differs(values, wrong.right, v.tolerance)) return "mistakes_differ (" + m + ")";
+            }
+        }
+    }
+    return "";
+}
+
+// ---- drawing --------------------------------------------------------------------------------
+
+/// Replaces every number under `target` (a value, a row or rows) with a draw of `e`; a choice
+/// replaces the whole target.
+void draw_into(Json& target, const VaryEntry& e, SplitMix64& rng) {
+    if (!e.integers) {
+        target = Json::parse(e.choices[rng.below(e.choices.size())]);
+        return;
+    }
+    if (target.is_array()) {
+        for (auto& x : target) draw_into(x, e, rng);
+        return;
+    }
+    const std::int64_t k = rng.between(e.low, e.high);
+    if (e.multiple_of_a) {
+        target = to_ascii(Value::ln2() * Value(static_cast<long>(k)));
+    } else {
+        target = k;
+    }
+}
+
+/// Fills `{{/pointer}}` placeholders with the report's quantities.
+std::string fill_prompt(const Context& c, const Json& doc) {
+    const std::string& text = c.variation().prompt.empty() ? c.exercise.prompt : c.variation().prompt;
+    std::string out;
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const std::size_t open = text.find("{{", i);
+        if (open == std::string::npos) break;
+        const std::size_t close = text.find("}}", open + 2);
+        if (close == std::string::npos) {
+            throw shape_error("a \"{{\" placeholder is not closed by \"}}\"", c.at("/prompt"));
+        }
+        out += text.substr(i, open - i);
+        Location where = c.at("/prompt");
+        where.context = "placeholder";
+        const std::string pointer = text.substr(open + 2, close - open - 2);
+        out += names_tokens(pointer) ? tokens_markdown(pointer, doc, where)
+                                     : quantity_markdown(report_at(doc, pointer, where), where);
+        i = close + 2;
+    }
+    return out + text.substr(i);
+}
+
+struct Drawn {
+    Variant variant;
+    std::string values;  ///< the drawn entries, to tell equal variants apart
+};
+
+Drawn draw_one(const Context& c, std::uint64_t seed, std::size_t number) {
+    const Variation& v = c.variation();
+    SplitMix64 rng(seed);
+    std::map<std::string, std::int64_t> failures;
+    std::vector<std::string> order;  // constraint names in the order they first failed
+    const std::int64_t max_draws = limits().max_variant_draws;
+    for (std::int64_t draw = 1; draw <= max_draws; ++draw) {
+        Json doc = c.base_json;
+        std::string values;
+        for (const auto& e : v.vary) {
+            Json& target = doc.at(Json::json_pointer(e.at));
+            draw_into(target, e, rng);
+            values += target.dump() + ";";
+        }
+        Scenario s;
+        try {
+            s = parse_scenario(doc.dump(), c.base->file);
+        } catch (const Error& e) {
+            // A drawn value the scenario cannot hold (a choice of the wrong width, a number where
+            // a name belongs) is the declaration's fault: say so at `vary`.
+            throw Error(e.kind(), c.at("/vary"),
+                        fmt::format("variant {} (seed {}) drew {}, which makes no valid scenario: {}", number, seed,
+                                    values.substr(0, values.size() - 1), e.what()));
+        }
+        s.title = fmt::format("{} — exercise {}, variant seed {}", c.base->title.empty() ? c.base->file : c.base->title,
+                              c.exercise.id, seed);
+        s.learner_answers.clear();
+        s.expect.clear();
+        Exercise ex = c.exercise;
+        ex.learner_answers.clear();
+        s.exercises = {ex};
+        Report rep;
+        std::string failed;
+        try {
+            rep = run_scenario(s);
+        } catch (const Error& e) {
+            if (e.kind() != ErrorKind::Domain) throw;
+            failed = "scores_in_domain";
+        }
+        Json report_doc;
+        if (failed.empty()) {
+            report_doc = detail::report_to_json(rep);
+            failed = failed_constraint(c, rep, report_doc);
+        }
+        if (!failed.empty()) {
+            if (failures[failed]++ == 0) order.push_back(failed);
+            continue;
+        }
+        // The variant: its prompt filled in, and the parts and answer as expect entries, so that
+        // `verify` checks the file against its own key.
+        s.exercises.front().prompt = fill_prompt(c, report_doc);
+        std::vector<std::string> pointers;
+        for (const auto& p : v.parts) pointers.push_back(p.at);
+        pointers.push_back(v.answer);
+        for (const auto& p : pointers) {
+            const bool known = std::any_of(s.expect.begin(), s.expect.end(), [&](const auto& e) { return e.first == p; });
+            if (!known) s.expect.emplace_back(p, report_at(report_doc, p, c.at("")).dump());
+        }
+        rep.scenario = s;
+        Drawn d;
+        d.variant.number = number;
+        d.variant.seed = seed;
+        d.variant.draws = static_cast<std::size_t>(draw);
+        d.variant.file_text = write_scenario(s);
+        d.variant.report = std::move(rep);
+        d.values = values;
+        return d;
+    }
+    std::string most = order.front();
+    for (const auto& name : order) most = failures[name] > failures[most] ? name : most;
+    std::string all;
+    for (const auto& name : order) all += fmt::format("{}{} {}", all.empty() ? "" : ", ", name, failures[name]);
+    throw limit_error(fmt::format("variant {} (seed {}): no draw of {} met the constraints (limit max_variant_draws); "
+                                  "{} failed most ({} of {} draws; failures: {})",
+                                  number, seed, max_draws, most, failures[most], max_draws, all),
+                      c.at("/constraints"));
+}
+
+std::size_t find_exercise(const Scenario& s, const std::string& id) {
+    for (std::size_t i = 0; i < s.exercises.size(); ++i) {
+        if (s.exercises[i].id == id) return i;
+    }
+    for (std::size_t i = 0; i < s.exercises.size(); ++i) {
+        if ("exercise-" + s.exercises[i].id == id) return i;
+    }
+    Location where;
+    where.context = "--exercise";
+    const auto id_of = [](const Exercise& e) -> const std::string& { return e.id; };
+    throw usage_error(fmt::format("unknown exercise \"{}\" (exercises of {}: {})", id, s.file,
+                                  detail::name_list(s.exercises, id_of)),
+                      where);
+}
+
+}  // namespace
+
+VariantSet draw_variants(const Scenario& base, const VariantRequest& request) {
+    Context c;
+    c.base = &base;
+    c.index = find_exercise(base, request.exercise);
+    c.exercise = base.exercises[c.index];
+    if (!c.exercise.variation) {
+        Location where;
+        where.context = "--exercise";
+        throw usage_error(fmt::format("exercise {} of {} declares no \"variation\": nothing may vary (docs/variants.md)",
+                                      c.exercise.id, base.file),
+                          where);
+    }
+    Location count_at;
+    count_at.context = "--count";
+    if (request.count < 1 || request.count > limits().max_variants) {
+        throw limit_error(fmt::format("{} variants asked for; the count is 1 to {} (limit max_variants)", request.count,
+                                      limits().max_variants),
+                          count_at);
+    }
+    if (request.variant_seed && request.count != 1) {
+        throw usage_error("--variant-seed re-creates one variant: leave out --count or give --count 1", count_at);
+    }
+    c.base_json = Json::parse(write_scenario(base));
+    const Variation& v = c.variation();
+    for (std::size_t i = 0; i < v.vary.size(); ++i) {
+        // Resolves (or names the entry that does not) before anything is drawn.
+        const Location where = c.at(fmt::format("/vary/{}/at", i));
+        const Json* found = nullptr;
+        try {
+            found = &c.base_json.at(Json::json_pointer(v.vary[i].at));
+        } catch (const nlohmann::json::exception&) {
+            throw reference_error(fmt::format("{} names nothing in the scenario (pointers address the file as "
+                                              "`variants` writes it: docs/variants.md)",
+                                              v.vary[i].at),
+                                  where);
+        }
+        const Json& target = *found;
+        if (target.is_object() || target.is_boolean() || target.is_null()) {
+            throw shape_error(fmt::format("{} is not a value, a row or a matrix of the scenario", v.vary[i].at),
+                              where);
+        }
+    }
+    VariantSet set;
+    set.source = base.file;
+    set.exercise = c.exercise;
+    set.seed = request.seed;
+    set.variant_seed = request.variant_seed;
+    if (request.variant_seed) {
+        set.variants.push_back(draw_one(c, request.seed, 1).variant);
+        return set;
+    }
+    // Variant k's seed is the k-th output of SplitMix64(seed); a variant equal to an earlier one
+    // is skipped for the next seed, so every variant is re-created by its own seed alone.
+    SplitMix64 master(request.seed);
+    std::vector<std::string> seen;
+    const std::int64_t max_seeds = request.count + limits().max_variant_draws;
+    for (std::int64_t tried = 0; static_cast<std::int64_t>(set.variants.size()) < request.count; ++tried) {
+        if (tried == max_seeds) {
+            throw limit_error(fmt::format("only {} different variants in {} seeds (limit max_variant_draws): the "
+                                          "declared ranges allow too few for {}",
+                                          set.variants.size(), max_seeds, request.count),
+                              c.at("/vary"));
+        }
+        Drawn d = draw_one(c, master.next(), set.variants.size() + 1);
+        if (std::find(seen.begin(), seen.end(), d.values) != seen.end()) continue;
+        seen.push_back(d.values);
+        set.variants.push_back(std::move(d.variant));
+    }
+    return set;
+}
+
+namespace {
+
+std::string part_label(const Variation& v, const std::string& pointer) {
+    for (const auto& p : v.parts) {
+        if (p.at == pointer) return p.label;
+    }
+    return "the answer";
+}
+
+ItemList parts_list(const VariantSet& set, const Variant& v, bool with_values) {
+    ItemList list;
+    list.ordered = true;
+    const Json doc = detail::report_to_json(v.report);
+    Location where;
+    where.file = set.source;
+    for (const auto& p : set.exercise.variation->parts) {
+        Inline item = inline_markdown(p.label);
+        if (with_values && names_tokens(p.at)) {
+            const auto t = detail::tokens_at(doc, p.at, where);
+            item.text(": ").append(detail::tokens_inline(t.tokens, t.scalar));
+        } else if (with_values) {
+            item.text(": ").math(quantity_formula(report_at(doc, p.at, where), where));
+        }
+        list.items.push_back(std::move(item));
+    }
+    return list;
+}
+
+std::string recreate_command(const VariantSet& set, const Variant& v) {
+    return fmt::format("exactattn variants {} --exercise {} --variant-seed {} -o DIR", set.source, set.exercise.id,
+                       v.seed);
+}
+
+using detail::html_escape;
+
+/// A terminating decimal (the loader checks the tolerance is one) written exactly.
+std::string exact_decimal(const Value& v) {
+    int places = 0;
+    mpq_class q = v.rational();
+    while (q.get_den() != 1) {
+        q *= 10;
+        ++places;
+    }
+    return to_fixed(v, places);
+}
+
+Value answer_value(const VariantSet& set, const Variant& v) {
+    const Json doc = detail::report_to_json(v.report);
+    Location where;
+    where.file = set.source;
+    where.pointer = set.exercise.variation->answer;
+    const Json& j = report_at(doc, set.exercise.variation->answer, where);
+    if (j.is_array() || j.is_object() || j.is_null()) {
+        throw shape_error("the answer of a Moodle numerical question is one number; this pointer names a row or "
+                          "nothing",
+                          where);
+    }
+    return detail::json_value(j, where);
+}
+
+}  // namespace
+
+Document variant_key_document(const VariantSet& set, const Variant& v) {
+    Document doc;
+    doc.title = fmt::format("Answer key: exercise {}, variant {}", set.exercise.id, v.number);
+    doc.add(Heading{1, Inline(doc.title)});
+    doc.add(Paragraph{Inline(fmt::format("Seed {}. This variant alone is re-created by ", v.seed))
+                          .code(recreate_command(set, v))
+                          .text(".")});
+    doc.add(Quote{inline_markdown(v.report.scenario.exercises.front().prompt)});
+    doc.add(parts_list(set, v, true));
+    const Value answer = answer_value(set, v);
+    doc.add(Paragraph{Inline("Numerical answer: ")
+                          .value(answer)
+                          .text(fmt::format(" ≈ {}, accepted within ± {}.", to_significant(answer, 12),
+                                            exact_decimal(set.exercise.variation->tolerance)))});
+    Document key = answers_document(v.report);
+    for (std::size_t i = 1; i < key.blocks.size(); ++i) doc.blocks.push_back(key.blocks[i]);
+    return doc;
+}
+
+Document variant_sheet_document(const VariantSet& set) {
+    Document doc;
+    doc.title = fmt::format("Exercise {}{}: {} variants", set.exercise.id,
+                            set.exercise.title.empty() ? "" : " — " + set.exercise.title, set.variants.size());
+    doc.add(Heading{1, Inline(doc.title)});
+    for (const auto& v : set.variants) {
+        doc.add(Heading{2, Inline(fmt::format("Variant {}", v.number))});
+        doc.add(Paragraph{Inline(fmt::format("Seed {}.", v.seed))});
+        doc.add(Quote{inline_markdown(v.report.scenario.exercises.front().prompt)});
+        doc.add(parts_list(set, v, false));
+    }
+    doc.add(Heading{2, Inline("Answers")});
+    for (const auto& v : set.variants) {
+        doc.add(Heading{3, Inline(fmt::format("Variant {} (seed {})", v.number, v.seed))});
+        doc.add(parts_list(set, v, true));
+    }
+    return doc;
+}
+
+std::string moodle_xml(const VariantSet& set) {
+    const Variation& var = *set.exercise.variation;
+    std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<quiz>\n";
+    for (const auto& v : set.variants) {
+        const Value answer = answer_value(set, v);
+        const std::string prompt = render_inline(inline_markdown(v.report.scenario.exercises.front().prompt), Format::Text);
+        const std::string ask = fmt::format("Give {} as a decimal number.", render_inline(inline_markdown(part_label(var, var.answer)), Format::Text));
+        out += "  <question type=\"numerical\">\n";
+        out += fmt::format("    <name>\n      <text>{}</text>\n    </name>\n",
+                           html_escape(fmt::format("Exercise {}, variant {} (seed {})", set.exercise.id, v.number, v.seed)));
+        out += fmt::format("    <questiontext format=\"html\">\n      <text>{}</text>\n    </questiontext>\n",
+                           html_escape("<p>" + html_escape(prompt) + "</p><p>" + html_escape(ask) + "</p>"));
+        out += fmt::format("    <generalfeedback format=\"html\">\n      <text>{}</text>\n    </generalfeedback>\n",
+                           html_escape("<p>" + html_escape(fmt::format("Re-create this variant: {}", recreate_command(set, v))) + "</p>"));
+        out += "    <defaultgrade>1</defaultgrade>\n    <penalty>0.3333333</penalty>\n    <hidden>0</hidden>\n";
+        out += "    <answer fraction=\"100\" format=\"moodle_auto_format\">\n";
+        out += fmt::format("      <text>{}</text>\n", to_significant(answer, 15));
+        out += fmt::format("      <tolerance>{}</tolerance>\n", exact_decimal(var.tolerance));
+        out += fmt::format("      <feedback format=\"html\">\n        <text>{}</text>\n      </feedback>\n",
+                           html_escape("<p>" + html_escape(fmt::format("Exact value: {} with a = ln 2 (≈ {}).", to_unicode(answer),
+                                                                     to_significant(answer, 15))) + "</p>"));
+        out += "    </answer>\n  </question>\n";
+    }
+    return out + "</quiz>\n";
+}
+
+std::vector<OutputFile> variant_files(const VariantSet& set) {
+    std::vector<OutputFile> files;
+    const std::size_t width = std::max<std::size_t>(2, std::to_string(set.variants.size()).size());
+    for (const auto& v : set.variants) {
+        const std::string n = fmt::format("{:0{}}", v.number, width);
+        files.push_back({"variant-" + n + ".json", v.file_text});
+        files.push_back({"key-" + n + ".md", render(variant_key_document(set, v), Format::Markdown)});
+    }
+    const Document sheet = variant_sheet_document(set);
+    RenderOptions standalone;
+    standalone.standalone = true;
+    files.push_back({"sheet.md", render(sheet, Format::Markdown)});
+    files.push_back({"sheet.tex", render(sheet, Format::Latex, standalone)});
+    files.push_back({"sheet.html", render(sheet, Format::Html)});
+    files.push_back({"moodle.xml", moodle_xml(set)});
+    return files;
+}
+
+}  // namespace exactattn
