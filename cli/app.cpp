@@ -177,6 +177,7 @@ void make_app(CLI::App& app, Parsed& p) {
     s_figure->add_option("--figure", p.figure.figure, "The figure's name or number, e.g. 14.1")->required();
     s_figure->add_option("--format", p.figure.format, "svg|tikz")->check(CLI::IsMember({"svg", "tikz"}));
     s_figure->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_figure(p.figure, o); }; });
+    add_oracle_command(app, p.command);
 
     add_manuscript_command(app, p.command);
 

@@ -158,6 +158,8 @@ int cmd_attend(const AttendOptions& o, std::ostream& out);
 int cmd_rollout(const RolloutOptions& o, std::ostream& out);
 int cmd_variants(const VariantsOptions& o, std::ostream& out);
 int cmd_figure(const FigureOptions& o, std::ostream& out);
+/// The `oracle` subcommand (cli/cmd_oracle.cpp): its options, bound to `command` when chosen.
+void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& command);
 /// The options of `attend` on its subcommand (kept beside the command).
 void add_attend_options(CLI::App& sub, AttendOptions& o);
 /// The `manuscript check|fill|audit` family, its options owned by the callbacks it installs;

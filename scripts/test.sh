@@ -12,6 +12,7 @@ if [ "${1:-}" = --quick ]; then
 fi
 export EXACTATTN_WITH_CLANG=1  # the fuzzers need clang++ and its libFuzzer runtime
 export EXACTATTN_WITH_RENDER=1  # tests/render: xelatex, a CJK font and Chromium
+export EXACTATTN_REQUIRE_TORCH=1  # python/tests/test_oracle.py judges PyTorch: fail, not skip, without it
 bash scripts/build.sh
 ctest --test-dir build --output-on-failure -j 2
 # The whole book in parallel (every *.json below data/), with the JUnit report CI systems show.

@@ -632,7 +632,10 @@ Format format_arg(const std::string& name) {
 
 }  // namespace
 
+void bind_oracle(py::module_& m);  // python/src/oracle_bindings.cpp
+
 PYBIND11_MODULE(_exactattn, m) {
+    bind_oracle(m);
     m.doc() = "exactattn's C++ library (see the package exactattn for the documented API)";
     py::register_exception_translator([](std::exception_ptr p) {
         try {

@@ -1,0 +1,145 @@
+# SPDX-License-Identifier: MIT
+"""exactattn.oracle: the exact oracle for float attention kernels (docs/oracle.md).
+
+The true attention output softmax(c·Q·Kᵀ)·V of float inputs, certified and correctly rounded
+to the kernel's format, and a kernel's output judged in ULPs against the a-priori error bound
+of its algorithm (naive, safe or online softmax) instead of a fudge factor:
+
+>>> import numpy as np
+>>> from exactattn import oracle
+>>> q = np.zeros((1, 4), np.float32); k = np.ones((3, 4), np.float32)
+>>> v = np.array([[3], [0], [0]], np.float32)
+>>> oracle.reference(q, k, v)["out"]           # equal scores: weights 1/3, output exactly 1
+array([[1.]])
+>>> oracle.assert_close(np.array([[1.0]], np.float32), q, k, v, fmt="float32", algorithm="safe")
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import _exactattn as _ext
+
+__all__ = ["reference", "judge", "emulate", "assert_close", "OracleMismatch"]
+
+_DTYPES = {"float16": "float16", "float32": "float32", "float64": "float64"}
+
+
+class OracleMismatch(AssertionError):
+    """An output outside the bound of its algorithm; ``judgement`` holds the whole judgement."""
+
+    def __init__(self, message: str, judgement: dict) -> None:
+        super().__init__(message)
+        self.judgement = judgement
+
+
+def _as_float64(x: Any, name: str) -> tuple[np.ndarray, str]:
+    """A NumPy array or torch tensor as float64 (exact) and the name of the format it was in."""
+    mod = type(x).__module__
+    if mod.startswith("torch"):
+        import torch  # only when a tensor is given
+        t = x.detach().cpu()
+        fmt = {torch.float16: "float16", torch.bfloat16: "bfloat16", torch.float32: "float32",
+               torch.float64: "float64"}.get(t.dtype)
+        if fmt is None:
+            raise TypeError(f"{name}: torch dtype {t.dtype} is not a float format of the oracle")
+        return t.to(torch.float64).numpy(), fmt
+    a = np.asarray(x)
+    fmt = _DTYPES.get(a.dtype.name)
+    if fmt is None:
+        if a.dtype.kind in "iub":
+            return a.astype(np.float64), "float64"
+        raise TypeError(f"{name}: dtype {a.dtype} is not a float format of the oracle "
+                        "(bfloat16 arrays: pass a torch tensor)")
+    return a.astype(np.float64), fmt
+
+
+def _problem(q: Any, k: Any, v: Any, mask: Any, dtype: str | None) -> tuple:
+    arrays, fmts = zip(*(_as_float64(x, n) for x, n in ((q, "q"), (k, "k"), (v, "v"))))
+    m = None if mask is None else _as_float64(mask, "mask")[0]
+    return arrays, list(fmts), m, dtype or fmts[0]
+
+
+def reference(q: Any, k: Any, v: Any, *, fmt: str | None = None, mask: Any = None,
+              causal: bool = False, scale: str | float = "sqrt-dk", base: str = "e",
+              masked_rows: str = "error", weights: bool = False) -> dict:
+    """The certified reference, each entry correctly rounded to ``fmt`` (default: q's format).
+
+    Returns ``out``, ``out_lo``/``out_hi`` (the enclosure), ``out_exact`` (1 where the value is
+    a known rational), ``lse`` and, with ``weights=True``, ``weights``. ``mask`` is n_q × n_k,
+    nonzero = masked; ``causal`` masks key j for query i when j > i.
+    """
+    (qa, ka, va), fmts, m, dtype = _problem(q, k, v, mask, fmt)
+    return _ext._oracle_reference(qa, ka, va, fmts, dtype, m, causal, scale, str(base), masked_rows, weights)
+
+
+def judge(out: Any, q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm: str = "safe",
+          block: int = 64, accumulate: str | None = None, p_fmt: str | None = None, mask: Any = None,
+          causal: bool = False, scale: str | float = "sqrt-dk", base: str = "e",
+          masked_rows: str = "error", tolerance_ulps: float | None = None, weights: Any = None,
+          lse: Any = None) -> dict:
+    """The judgement of a kernel's ``out`` (n_q × d_v) in format ``fmt`` (default: out's).
+
+    ``accumulate`` is the format of its sums (default float32, float64 for float64),
+    ``p_fmt`` the format of P before P·V in the online algorithm (default ``fmt``). The
+    kernel's ``weights`` (n_q × n_k) and ``lse`` (n_q) are judged too when given: the result's
+    ``"weights"`` and ``"lse"`` hold their judgements (else None).
+    """
+    oa, ofmt = _as_float64(out, "out")
+    (qa, ka, va), fmts, m, _ = _problem(q, k, v, mask, fmt)
+    dtype = fmt or ofmt
+    acc = accumulate or ("float64" if dtype == "float64" else "float32")
+    if block < 1:
+        raise ValueError("block must be at least 1")
+    wa = None if weights is None else _as_float64(weights, "weights")[0]
+    la = None if lse is None else _as_float64(lse, "lse")[0].reshape(-1, 1)
+    return _ext._oracle_judge(oa, qa, ka, va, fmts, dtype, m, causal, scale, str(base), masked_rows, algorithm,
+                              acc, p_fmt or dtype, block, tolerance_ulps, wa, la)
+
+
+def emulate(q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm: str = "safe", block: int = 64,
+            accumulate: str | None = None, p_fmt: str | None = None, mask: Any = None, causal: bool = False,
+            scale: str | float = "sqrt-dk", base: str = "e", masked_rows: str = "error",
+            trace: bool = False) -> dict:
+    """``algorithm`` emulated with every operation correctly rounded in ``accumulate`` (default
+    ``fmt``), P in ``p_fmt`` (online), the output rounded to ``fmt``: ``out`` and ``trace``."""
+    (qa, ka, va), fmts, m, dtype = _problem(q, k, v, mask, fmt)
+    if block < 1:
+        raise ValueError("block must be at least 1")
+    return _ext._oracle_emulate(qa, ka, va, fmts, dtype, m, causal, scale, str(base), masked_rows, algorithm,
+                                accumulate or dtype, p_fmt or dtype, block, trace)
+
+
+def _entry(j: dict, idx: tuple) -> str:
+    kind = "exact" if j["exact"][idx] else "certified"
+    ulp_err, abs_err, bound = j["ulp_error"][idx], j["abs_error"][idx], j["bound"][idx]
+    # ulp = abs_error / |ulp_error| for this entry, so the bound in ULPs follows.
+    in_ulps = f" = {bound * abs(ulp_err) / abs_err:.3g} ULP" if abs_err and np.isfinite(abs_err) else ""
+    return (f"{j['tensor']}[{idx[0]}, {idx[1]}] = {j['value'][idx]!r}, exact value in [{j['lo'][idx]!r}, {j['hi'][idx]!r}] "
+            f"({kind}), correctly rounded {j['rounded'][idx]!r}; error {ulp_err:.3g} ULP "
+            f"(abs {abs_err:.3g}), bound {bound:.3g}{in_ulps}")
+
+
+def assert_close(out: Any, q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm: str = "safe",
+                 block: int = 64, **options: Any) -> dict:
+    """Raises :class:`OracleMismatch` (an AssertionError) unless every entry of ``out`` is within
+    the a-priori bound of ``algorithm`` in ``fmt``; the message names the worst entry over the
+    bound, its exact value, its ULP error, the bound and a diagnosis. Returns the judgement."""
+    whole = judge(out, q, k, v, fmt=fmt, algorithm=algorithm, block=block, **options)
+    lines = []
+    for j in (whole, whole["weights"], whole["lse"]):
+        if j is None or j["passed"]:
+            continue
+        over = np.argwhere(j["within"] == 0)
+        worst = max((tuple(i) for i in over), key=lambda i: abs(j["ulp_error"][i]))
+        lines.append(f"{j['over']} of {j['count']} {j['tensor']} entries over the bound of {algorithm} softmax "
+                     f"attention in {fmt or 'the output format'}; worst {_entry(j, worst)}")
+        if j["unbounded"]:
+            lines.append(f"unbounded: {j['unbounded_reason']}")
+        if j["diagnosis"]:
+            lines.append(f"diagnosis: {j['diagnosis']}")
+    if lines:
+        raise OracleMismatch("\n".join(lines), whole)
+    return whole

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT
+// exactattn._exactattn: the oracle's binding (docs/oracle.md). Arrays arrive as float64 (every
+// float16, bfloat16 and float32 value is one, exactly) with the name of the format they were
+// in; python/exactattn/oracle.py converts NumPy arrays and torch tensors and builds messages.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "exactattn/oracle.hpp"
+
+namespace py = pybind11;
+using namespace exactattn;
+using namespace exactattn::oracle;
+
+namespace {
+
+using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+Tensor tensor(const Array& a, const std::string& dtype, const char* name) {
+    Tensor t;
+    for (py::ssize_t x = 0; x < a.ndim(); ++x) t.shape.push_back(a.shape(x));
+    t.data.assign(a.data(), a.data() + a.size());
+    Location where;
+    where.context = name;
+    t.format = parse_format(dtype, where);
+    return t;
+}
+
+py::array_t<double> array(const std::vector<double>& v, std::int64_t r, std::int64_t c) {
+    py::array_t<double> a({static_cast<py::ssize_t>(r), static_cast<py::ssize_t>(c)});
+    std::copy(v.begin(), v.end(), a.mutable_data());
+    return a;
+}
+
+struct ProblemArgs {
+    Problem p;
+    FloatFormat f = FloatFormat::Float32;
+};
+
+ProblemArgs problem(const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
+                    const std::string& dtype, const std::optional<Array>& mask, bool causal, const py::object& scale,
+                    const std::string& base, const std::string& masked_rows) {
+    ProblemArgs a;
+    Location where;
+    where.context = "dtype";
+    a.f = parse_format(dtype, where);
+    a.p.q = tensor(q, dtypes.at(0), "q");
+    a.p.k = tensor(k, dtypes.at(1), "k");
+    a.p.v = tensor(v, dtypes.at(2), "v");
+    if (mask)
+        for (py::ssize_t x = 0; x < mask->size(); ++x) a.p.mask.push_back(mask->data()[x] != 0 ? 1 : 0);
+    a.p.causal = causal;
+    if (py::isinstance<py::str>(scale)) {
+        const auto s = scale.cast<std::string>();
+        if (s != "sqrt-dk" && s != "none") {
+            Location w;
+            w.context = "scale";
+            throw usage_error("not 'sqrt-dk', 'none' or a float", w);
+        }
+        a.p.scale = {s == "none" ? ScaleKind::None : ScaleKind::SqrtDk, 1};
+    } else {
+        a.p.scale = {ScaleKind::Given, scale.cast<double>()};
+    }
+    a.p.base = base == "2" ? ExpBase::Two : ExpBase::E;
+    a.p.masked_rows = masked_rows == "nan" ? MaskedRows::NaN : masked_rows == "zeros" ? MaskedRows::Zeros : MaskedRows::Error;
+    return a;
+}
+
+py::dict reference_dict(const Reference& r) {
+    py::dict d;
+    d["out"] = array(r.out, r.n_q, r.d_v);
+    d["out_lo"] = array(r.out_lo, r.n_q, r.d_v);
+    d["out_hi"] = array(r.out_hi, r.n_q, r.d_v);
+    std::vector<double> exact(r.out_exact.begin(), r.out_exact.end());
+    d["out_exact"] = array(exact, r.n_q, r.d_v);
+    d["out_exact_text"] = r.out_exact_text;  // the exact values in the engine's notation, or ""
+    d["lse"] = array(r.lse, r.n_q, 1);
+    d["weights"] = r.w.empty() ? py::object(py::none()) : py::object(array(r.w, r.n_q, r.n_k));
+    d["max_precision"] = r.max_precision;
+    return d;
+}
+
+py::dict judgement_dict(const Judgement& j, std::int64_t rows, std::int64_t cols) {
+    py::dict d;
+    d["passed"] = j.passed();
+    d["count"] = j.count;
+    d["over"] = j.over;
+    d["unbounded"] = j.unbounded;
+    d["unbounded_reason"] = j.unbounded_reason;
+    d["exact_count"] = j.exact_count;
+    d["max_abs_ulp"] = j.max_abs_ulp;
+    d["worst"] = j.worst;
+    d["first_over"] = j.first_over;
+    d["diagnosis"] = j.diagnosis;
+    const std::size_t n = j.entries.size();
+    std::vector<double> cols_[9];
+    for (auto& c : cols_) c.reserve(n);
+    for (const auto& e : j.entries) {
+        const double v[9] = {e.value, e.rounded, e.lo, e.hi, e.ulp_error, e.abs_error, e.rel_error, e.bound,
+                             e.within ? 1.0 : 0.0};
+        for (int x = 0; x < 9; ++x) cols_[x].push_back(v[x]);
+    }
+    const char* names[9] = {"value", "rounded", "lo", "hi", "ulp_error", "abs_error", "rel_error", "bound", "within"};
+    for (int x = 0; x < 9; ++x) d[names[x]] = array(cols_[x], rows, cols);
+    std::vector<double> exact;
+    for (const auto& e : j.entries) exact.push_back(e.exact ? 1.0 : 0.0);
+    d["exact"] = array(exact, rows, cols);
+    d["tensor"] = j.tensor;
+    return d;
+}
+
+}  // namespace
+
+void bind_oracle(py::module_& m) {
+    m.def("_oracle_emulate",
+          [](const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes, const std::string& dtype,
+             const std::optional<Array>& mask, bool causal, const py::object& scale, const std::string& base,
+             const std::string& masked_rows, const std::string& algorithm, const std::string& accumulate,
+             const std::string& p_dtype, std::int64_t block, bool trace) {
+              const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, causal, scale, base, masked_rows);
+              EmulationSpec s;
+              s.algorithm = parse_algorithm(algorithm, Location{"", 0, 0, "", "algorithm"});
+              s.format = parse_format(accumulate, Location{"", 0, 0, "", "accumulate"});
+              s.p_format = parse_format(p_dtype, Location{"", 0, 0, "", "p_dtype"});
+              s.output = a.f;
+              s.block = block;
+              Emulation e;
+              {
+                  py::gil_scoped_release release;
+                  e = emulate(a.p, s, trace);
+              }
+              py::dict d;
+              d["out"] = array(e.out.data, e.out.rows(), e.out.cols());
+              d["trace"] = e.trace;
+              return d;
+          });
+    m.def("_oracle_reference",
+          [](const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes, const std::string& dtype,
+             const std::optional<Array>& mask, bool causal, const py::object& scale, const std::string& base,
+             const std::string& masked_rows, bool weights) {
+              const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, causal, scale, base, masked_rows);
+              Reference r;
+              {
+                  py::gil_scoped_release release;
+                  r = reference(a.p, a.f, weights);
+              }
+              return reference_dict(r);
+          });
+    m.def("_oracle_judge",
+          [](const Array& actual, const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
+             const std::string& dtype, const std::optional<Array>& mask, bool causal, const py::object& scale,
+             const std::string& base, const std::string& masked_rows, const std::string& algorithm,
+             const std::string& accumulate, const std::string& p_dtype, std::int64_t block, std::optional<double> tolerance,
+             const std::optional<Array>& weights, const std::optional<Array>& lse) {
+              const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, causal, scale, base, masked_rows);
+              AlgorithmSpec s;
+              Location where;
+              where.context = "algorithm";
+              s.algorithm = parse_algorithm(algorithm, where);
+              where.context = "accumulate";
+              s.accumulate = parse_format(accumulate, where);
+              where.context = "p_dtype";
+              s.p_format = parse_format(p_dtype, where);
+              s.block = block;
+              Tensor out = tensor(actual, dtype, "out");
+              std::optional<Tensor> w, l;
+              if (weights) w = tensor(*weights, dtype, "weights");
+              if (lse) l = tensor(*lse, "float64", "lse");
+              Reference r;
+              Judgement j, jw, jl;
+              {
+                  py::gil_scoped_release release;
+                  r = reference(a.p, a.f, w.has_value());
+                  j = judge_output(r, out, s, tolerance);
+                  if (!j.passed()) j.diagnosis = diagnose(a.p, out, s, j);
+                  if (w) jw = judge_weights(r, *w, s, tolerance);
+                  if (l) jl = judge_lse(r, *l, s, tolerance);
+              }
+              py::dict d = judgement_dict(j, r.n_q, r.d_v);
+              d["weights"] = w ? py::object(judgement_dict(jw, r.n_q, r.n_k)) : py::object(py::none());
+              d["lse"] = l ? py::object(judgement_dict(jl, r.n_q, 1)) : py::object(py::none());
+              return d;
+          });
+}

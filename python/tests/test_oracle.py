@@ -1,0 +1,207 @@
+# SPDX-License-Identifier: MIT
+"""The oracle judges real implementations: NumPy attention written here (float16/32/64, naive
+and safe, an online/tiled one) and PyTorch on the CPU. Correct kernels pass within their
+algorithm's bound; deliberately broken ones fail with the right diagnosis."""
+
+import math
+import os
+
+import numpy as np
+import pytest
+
+from exactattn import oracle
+import exactattn
+
+try:
+    import torch
+except ImportError:  # skipped only when torch is truly absent and not required
+    torch = None
+    if os.environ.get("EXACTATTN_REQUIRE_TORCH"):
+        raise
+
+needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+
+
+def problem(nq=8, nk=64, d=16, dv=8, dtype=np.float32, spread=1.0, seed=0):
+    rng = np.random.default_rng(seed)
+    q = (rng.standard_normal((nq, d)) * spread).astype(dtype)
+    k = rng.standard_normal((nk, d)).astype(dtype)
+    v = rng.standard_normal((nk, dv)).astype(dtype)
+    return q, k, v
+
+
+def np_attention(q, k, v, work, out_dtype=None, safe=True, scale=None, causal_shift=None, acc16=False):
+    """softmax(scale·q·kᵀ)·v computed in `work` (NumPy), rounded to out_dtype."""
+    q, k, v = (x.astype(work) for x in (q, k, v))
+    d = q.shape[1]
+    c = work(1 / math.sqrt(d)) if scale is None else work(scale)
+    s = (q @ k.T) * c
+    if causal_shift is not None:  # key j masked when j > i + shift
+        i, j = np.indices(s.shape)
+        s = np.where(j > i + causal_shift, work(-np.inf), s)
+    if safe:
+        s = s - s.max(axis=1, keepdims=True)
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(s)
+        if acc16:  # a broken kernel: sums and P·V accumulated in float16, one key at a time
+            den = np.zeros((q.shape[0], 1), np.float16)
+            num = np.zeros((q.shape[0], v.shape[1]), np.float16)
+            e16, v16 = e.astype(np.float16), v.astype(np.float16)
+            for jj in range(k.shape[0]):
+                den = den + e16[:, jj:jj + 1]
+                num = num + e16[:, jj:jj + 1] * v16[jj]
+            o = num / den
+        else:
+            o = (e / e.sum(axis=1, keepdims=True)) @ v
+    return o.astype(out_dtype or work)
+
+
+@pytest.mark.parametrize("work,algorithm", [(np.float64, "safe"), (np.float32, "safe"), (np.float32, "naive")])
+def test_numpy_attention_in_float32_and_float64_is_within_its_bound(work, algorithm):
+    q, k, v = problem(dtype=work)
+    out = np_attention(q, k, v, work, safe=algorithm == "safe")
+    j = oracle.assert_close(out, q, k, v, algorithm=algorithm)
+    assert j["over"] == 0 and np.all(j["within"] == 1) and np.all(j["bound"] > 0)
+
+
+def test_float16_inputs_computed_in_float32_pass_in_float16():
+    q, k, v = problem(dtype=np.float16)
+    out = np_attention(q, k, v, np.float32, out_dtype=np.float16)
+    j = oracle.assert_close(out, q, k, v, fmt="float16", algorithm="safe", accumulate="float32")
+    assert j["max_abs_ulp"] <= 2  # one rounding to float16 after float32 work
+
+
+def test_reference_entries_are_the_correctly_rounded_float64_softmax_to_float16():
+    # Independent check: float64 NumPy is accurate to ~1e-15, far inside a float16 half-ulp
+    # except within 1e-12 of a tie, which random inputs do not meet.
+    q, k, v = problem(dtype=np.float16, seed=5)
+    r = oracle.reference(q, k, v, fmt="float16")
+    f64 = np_attention(q, k, v, np.float64)
+    assert np.array_equal(r["out"], f64.astype(np.float16).astype(np.float64))
+    assert np.all(r["out_lo"] <= f64 + 1e-12) and np.all(f64 - 1e-12 <= r["out_hi"])
+
+
+def test_no_max_subtraction_in_float16_fails_and_is_named():
+    q, k, v = problem(dtype=np.float16, spread=6.0, seed=1)  # scores past ln 65504 ≈ 11.09
+    out = np_attention(q, k, v, np.float16, safe=False)
+    assert not np.all(np.isfinite(out))
+    with pytest.raises(oracle.OracleMismatch) as e:
+        oracle.assert_close(out, q, k, v, fmt="float16", algorithm="safe", accumulate="float16")
+    assert "without max subtraction" in str(e.value)
+
+
+def test_a_scale_of_one_over_dk_fails_and_is_named():
+    q, k, v = problem(spread=3.0, seed=2)
+    out = np_attention(q, k, v, np.float32, scale=1 / q.shape[1])
+    with pytest.raises(oracle.OracleMismatch) as e:
+        oracle.assert_close(out, q, k, v, fmt="float32")
+    msg = str(e.value)
+    assert "1/d_k = 1/16" in msg and "exact value in [" in msg and "ULP" in msg and "bound" in msg
+
+
+def test_a_causal_mask_off_by_one_fails_and_is_named():
+    q, k, v = problem(nq=8, nk=8, seed=3)
+    out = np_attention(q, k, v, np.float32, causal_shift=1)  # each query also sees the next key
+    oracle.assert_close(np_attention(q, k, v, np.float32, causal_shift=0), q, k, v, causal=True)
+    with pytest.raises(oracle.OracleMismatch) as e:
+        oracle.assert_close(out, q, k, v, causal=True)
+    assert "off by one" in str(e.value) and "next key" in str(e.value)
+
+
+def test_float16_accumulation_fails_the_float32_bound_and_is_named():
+    q, k, v = problem(nq=4, nk=256, dv=4, dtype=np.float16, seed=4)
+    out = np_attention(q, k, v, np.float32, out_dtype=np.float16, acc16=True)
+    with pytest.raises(oracle.OracleMismatch) as e:
+        oracle.assert_close(out, q, k, v, fmt="float16", accumulate="float32")
+    assert "accumulates in float16" in str(e.value)
+
+
+def test_fully_masked_rows_follow_the_declared_semantics():
+    q, k, v = problem(nq=2, nk=3)
+    mask = np.array([[1, 1, 1], [0, 1, 0]])
+    with pytest.raises(exactattn.DomainError, match="every key is masked"):
+        oracle.reference(q, k, v, mask=mask)
+    r = oracle.reference(q, k, v, mask=mask, masked_rows="nan")
+    assert np.all(np.isnan(r["out"][0])) and np.all(np.isfinite(r["out"][1]))
+    r = oracle.reference(q, k, v, mask=mask, masked_rows="zeros")
+    assert np.all(r["out"][0] == 0)
+
+
+def test_bad_inputs_raise_the_modules_exceptions():
+    q, k, v = problem(nq=2, nk=3)
+    q[0, 0] = np.nan
+    with pytest.raises(exactattn.DomainError, match=r"q\[0, 0\]"):
+        oracle.reference(q, k, v)
+    q, k, v = problem(nq=2, nk=3)
+    with pytest.raises(exactattn.ShapeError):
+        oracle.reference(q, k[:, :3], v)
+    with pytest.raises(exactattn.UsageError, match="float8"):
+        oracle.reference(q, k, v, fmt="float8")
+    with pytest.raises(TypeError):
+        oracle.reference(q.astype(np.complex64), k, v)
+
+
+def online_attention(q, k, v, block, p_dtype):
+    """FlashAttention's forward in torch: float32 running max, sum and accumulator per block,
+    P rounded to p_dtype before P·V, rescaling by exp(m_old − m_new)."""
+    qf, kf, vf = (x.float() for x in (q, k, v))
+    c = 1 / math.sqrt(q.shape[1])
+    m = torch.full((q.shape[0], 1), -math.inf)
+    ell = torch.zeros((q.shape[0], 1))
+    acc = torch.zeros((q.shape[0], v.shape[1]))
+    for b in range(0, k.shape[0], block):
+        s = (qf @ kf[b:b + block].T) * c
+        m_new = torch.maximum(m, s.max(dim=1, keepdim=True).values)
+        alpha = torch.exp(m - m_new)
+        p = torch.exp(s - m_new)
+        ell = alpha * ell + p.sum(dim=1, keepdim=True)
+        acc = alpha * acc + p.to(p_dtype).float() @ vf[b:b + block]
+        m = m_new
+    return (acc / ell).to(q.dtype)
+
+
+@needs_torch
+def test_torch_softmax_and_multihead_attention_in_float32_pass():
+    q, k, v = (torch.from_numpy(x) for x in problem(d=8, dv=8))
+    out = torch.softmax(q @ k.T / math.sqrt(8), dim=-1) @ v
+    oracle.assert_close(out, q, k, v, fmt="float32", algorithm="safe")
+    mha = torch.nn.MultiheadAttention(8, 1, bias=False)
+    with torch.no_grad():  # identity projections: the layer is one attention
+        mha.in_proj_weight.copy_(torch.cat([torch.eye(8)] * 3))
+        mha.out_proj.weight.copy_(torch.eye(8))
+        o, w = mha(q, k, v, need_weights=True)
+    oracle.assert_close(o, q, k, v, fmt="float32", algorithm="safe")
+
+
+@needs_torch
+def test_a_tiled_online_kernel_in_bfloat16_passes_its_bound_and_a_wrong_scale_fails():
+    q, k, v = (torch.from_numpy(x).to(torch.bfloat16) for x in problem(nq=8, nk=128, d=16, dv=8, seed=6))
+    out = online_attention(q, k, v, block=32, p_dtype=torch.bfloat16)
+    j = oracle.assert_close(out, q, k, v, fmt="bfloat16", algorithm="online", block=32)
+    assert j["count"] == 64
+    with pytest.raises(oracle.OracleMismatch):
+        oracle.assert_close(out * 1.05, q, k, v, fmt="bfloat16", algorithm="online", block=32)
+
+
+def test_emulation_in_float16_traces_the_overflow_and_its_output_passes_its_own_bound():
+    q = np.array([[12.0]], np.float16)  # e^12 ≈ 162755 > 65504
+    k = np.array([[1.0], [0.0]], np.float16)
+    v = np.array([[1.0], [0.0]], np.float16)
+    e = oracle.emulate(q, k, v, scale="none", algorithm="naive", trace=True)
+    assert np.isnan(e["out"][0, 0]) and "exp(12) overflows float16" in e["trace"][0]
+    q, k, v = problem(nq=4, nk=48, dtype=np.float16, seed=8)
+    for algorithm in ("naive", "safe", "online"):
+        out = oracle.emulate(q, k, v, algorithm=algorithm, block=16)["out"].astype(np.float16)
+        oracle.assert_close(out, q, k, v, fmt="float16", algorithm=algorithm, block=16, accumulate="float16")
+
+
+@needs_torch
+def test_torch_weights_and_logsumexp_are_judged_and_a_wrong_lse_fails():
+    q, k, v = (torch.from_numpy(x) for x in problem(d=8, dv=8, seed=9))
+    s = q @ k.T / math.sqrt(8)
+    w = torch.softmax(s, dim=-1)
+    lse = torch.logsumexp(s, dim=-1)
+    j = oracle.assert_close(w @ v, q, k, v, fmt="float32", weights=w, lse=lse)
+    assert j["weights"]["passed"] and j["lse"]["count"] == 8
+    with pytest.raises(oracle.OracleMismatch, match=r"8 of 8 lse entries over the bound"):
+        oracle.assert_close(w @ v, q, k, v, fmt="float32", weights=w, lse=lse + 1e-3)

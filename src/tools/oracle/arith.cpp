@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: MIT
+// exactattn oracle: outward-rounded double and MPFR interval arithmetic (arith.hpp).
+#include "arith.hpp"
+
+#include <gmpxx.h>
+
+#include <algorithm>
+
+namespace exactattn::oracle::detail {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// An exact rational from an MPFR number (finite).
+mpq_class to_q(mpfr_srcptr x) {
+    mpq_class q;
+    mpfr_get_q(q.get_mpq_t(), x);
+    return q;
+}
+
+// exp or exp2 of an exact double, rounded in `rnd` at the precision of r.
+void exp_at(mpfr_ptr r, mpfr_srcptr t, ExpBase base, mpfr_rnd_t rnd) {
+    if (base == ExpBase::E) mpfr_exp(r, t, rnd);
+    else mpfr_exp2(r, t, rnd);
+}
+
+}  // namespace
+
+DoubleArith::Iv double_scale(const Scale& s, std::int64_t dk) {
+    if (s.kind == ScaleKind::None) return {1, 1};
+    if (s.kind == ScaleKind::Given) return {s.value, s.value};
+    mpfr_t x, r;
+    mpfr_inits2(64, x, r, static_cast<mpfr_ptr>(nullptr));
+    mpfr_set_si(x, static_cast<long>(dk), MPFR_RNDN);  // exact: d_k < 2^63
+    mpfr_rec_sqrt(r, x, MPFR_RNDD);
+    const double lo = mpfr_get_d(r, MPFR_RNDD);
+    mpfr_rec_sqrt(r, x, MPFR_RNDU);
+    const double hi = mpfr_get_d(r, MPFR_RNDU);
+    mpfr_clears(x, r, static_cast<mpfr_ptr>(nullptr));
+    return {lo, hi};
+}
+
+DoubleArith::Acc DoubleArith::dot2(const double* q, const double* k, std::int64_t d) {
+    Acc acc;
+    for (std::int64_t i = 0; i < d; ++i) {
+        const double p = q[i] * k[i];
+        acc.c += std::fma(q[i], k[i], -p);
+        two_sum(acc, p);
+        acc.abs += std::fabs(p);
+    }
+    acc.n = d;
+    return acc;
+}
+
+void DoubleArith::dot(Iv& r, const double* q, const double* k, std::int64_t d, double* abs_up) const {
+    const Acc acc = dot2(q, k, d);
+    finish(r, acc);
+    const double g = d * 0x1p-53;
+    if (abs_up != nullptr) *abs_up = acc.abs / (1 - g) * (1 + 0x1p-40);
+}
+
+void DoubleArith::finish(Iv& r, const Acc& acc) const {
+    // Dot2: |fl(s + c) − Σ| ≤ u|fl(s + c)| + γ_n² Σ|x_i| (2n products and sums: γ_2n here), an
+    // underflowing product adds η (its fma error is then not exact); the computed Σ|x_i| and Σ
+    // radii are low by at most the factor 1 − γ_n; 2^−40 covers this expression's roundings.
+    const double n = static_cast<double>(acc.n), u = 0x1p-53, g = 2 * n * u / (1 - 2 * n * u);
+    const double mid = acc.s + acc.c;
+    const double e = (u * std::fabs(mid) + (g * g * acc.abs + acc.rad) / (1 - g) + 4 * n * 0x1p-1074) * (1 + 0x1p-40);
+    r = {down(mid - e), up(mid + e)};
+    if (!std::isfinite(mid) || !std::isfinite(e) || n * u >= 0.25) r = {-kInf, kInf};
+}
+
+void DoubleArith::mul(Iv& r, const Iv& x, const Iv& y) const {
+    const double c[4] = {x.lo * y.lo, x.lo * y.hi, x.hi * y.lo, x.hi * y.hi};
+    double lo = c[0], hi = c[0];
+    for (double v : c) {
+        if (std::isnan(v)) v = 0;  // 0·inf: the factor 0 is exact
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+    }
+    r = {down(lo), up(hi)};
+}
+
+namespace {
+
+// b^m for a double m ≤ 709 (b = e or 2) with a proven relative error below 2^−44, plus
+// 2^−1074 absolute where the result is subnormal (docs/oracle.md, "The certified reference"):
+// m = k·ln 2 + r (Cody–Waite: k·L_hi is exact with L_hi's 32 bits, and m − k·L_hi is exact by
+// Sterbenz), r within 2^−52 + 1100·2^−86 of the true remainder, |r| ≤ 0.35, and the Taylor
+// polynomial of degree 13 (truncation below 10^−17, Horner's rounding below γ_26·e^0.7 <
+// 6·10^−15 relative). The caller widens by 2^−46, more than twice this bound.
+double exp_double(double m, ExpBase base, int& k) {
+    constexpr double kLn2Hi = 0x1.62e42fee00000p-1, kLn2Lo = 0x1.a39ef35793c76p-33;
+    double r;
+    if (base == ExpBase::E) {
+        k = static_cast<int>(std::nearbyint(m * 0x1.71547652b82fep0));
+        r = (m - k * kLn2Hi) - k * kLn2Lo;
+    } else {
+        k = static_cast<int>(std::nearbyint(m));
+        r = (m - k) * 0x1.62e42fefa39efp-1;  // m − k exact; ln 2 rounded: relative 2^−53 on r
+    }
+    static const double c[14] = {1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040,
+                                 1.0 / 40320, 1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600,
+                                 1.0 / 6227020800.0};
+    double p = c[13];
+    for (int i = 12; i >= 0; --i) p = p * r + c[i];
+    return p;
+}
+
+}  // namespace
+
+void DoubleArith::exp(Iv& r, const Iv& t) const {
+    // b^t ∈ b^m·[e^−ρ, e^ρ] for the midpoint m and radius ρ (ln 2 < 1 for base 2), and
+    // e^ρ ≤ 1 + 2ρ, e^−ρ ≥ 1 − 2ρ for ρ ≤ 1/2.
+    const double m = t.lo + (t.hi - t.lo) / 2, rho = up(std::max(t.hi - m, m - t.lo));
+    const double top = base == ExpBase::E ? 709 : 1023;
+    if (!(rho <= 0.5) || !(m <= top)) {
+        r = {0, kInf};
+        return;
+    }
+    if (m < -1100) {  // below every subnormal: (0, 2^−1074]
+        r = {0, 0x1p-1074};
+        return;
+    }
+    int k = 0;
+    const double p = exp_double(m, base, k);
+    // p·2^k: exact unless subnormal (then within 2^−1075); split the scaling so 2^k never overflows.
+    const double v = std::ldexp(std::ldexp(p, k / 2), k - k / 2);
+    const double lo = down(down(v * (1 - 0x1p-46)) * down(1 - 2 * rho)) - 0x1p-1074;
+    const double hi = up(up(v * (1 + 0x1p-46)) * up(1 + 2 * rho)) + 0x1p-1074;
+    r = {std::max(lo, 0.0), hi};
+}
+
+void DoubleArith::div(Iv& r, const Iv& x, const Iv& d) const {
+    const double lo = x.lo >= 0 ? x.lo / d.hi : x.lo / d.lo;
+    const double hi = x.hi >= 0 ? x.hi / d.lo : x.hi / d.hi;
+    r = {down(lo), up(hi)};
+    if (!(d.lo > 0)) r = {-kInf, kInf};
+}
+
+void DoubleArith::log_plus(Iv& r, const Iv& d, double m) const {
+    mpfr_t x, l;
+    mpfr_inits2(53, x, l, static_cast<mpfr_ptr>(nullptr));
+    double out[2];
+    const double ends[2] = {d.lo, d.hi};
+    const mpfr_rnd_t rnd[2] = {MPFR_RNDD, MPFR_RNDU};
+    for (int i = 0; i < 2; ++i) {
+        mpfr_set_d(x, ends[i], MPFR_RNDN);
+        if (base == ExpBase::E) mpfr_log(l, x, rnd[i]);
+        else mpfr_log2(l, x, rnd[i]);
+        out[i] = mpfr_get_d(l, rnd[i]);
+    }
+    mpfr_clears(x, l, static_cast<mpfr_ptr>(nullptr));
+    r = {down(out[0] + m), up(out[1] + m)};
+}
+
+std::optional<double> DoubleArith::decide(const Iv& x, FloatFormat f) const {
+    if (!std::isfinite(x.lo) || !std::isfinite(x.hi)) return std::nullopt;
+    const double a = round_to(x.lo, f), b = round_to(x.hi, f);
+    if (a == b && (f != FloatFormat::Float64 || x.lo == x.hi)) return a;
+    return std::nullopt;
+}
+
+MpfrArith::MpfrArith(mpfr_prec_t p, ExpBase b, const Scale& s, std::int64_t dk) : prec(p), base(b), scale(p) {
+    if (s.kind == ScaleKind::SqrtDk) {
+        mpfr_set_si(scale.lo, static_cast<long>(dk), MPFR_RNDN);
+        mpfr_rec_sqrt(scale.hi, scale.lo, MPFR_RNDU);
+        mpfr_rec_sqrt(scale.lo, scale.lo, MPFR_RNDD);
+    } else {
+        const double c = s.kind == ScaleKind::None ? 1.0 : s.value;
+        mpfr_set_d(scale.lo, c, MPFR_RNDN);  // exact: p ≥ 53
+        mpfr_set_d(scale.hi, c, MPFR_RNDN);
+    }
+}
+
+void MpfrArith::dot(Iv& r, const double* q, const double* k, std::int64_t d, double* abs_up) const {
+    if (abs_up != nullptr) *abs_up = kInf;  // the facts come from the double stage
+    if (prec <= 128) {
+        // Dot2's s + c, not rounded to one double, errs by at most γ_2d² Σ|q k| (Ogita, Rump and
+        // Oishi, Sum2 before its final rounding): about 90 bits for d = 64, enough for the
+        // first MPFR step; exact products take over from 256 bits on.
+        const DoubleArith::Acc acc = DoubleArith::dot2(q, k, d);
+        const double n = static_cast<double>(d), g = 2 * n * 0x1p-53 / (1 - 2 * n * 0x1p-53);
+        const double e = (g * g * acc.abs / (1 - g) + 4 * n * 0x1p-1074) * (1 + 0x1p-40);
+        if (std::isfinite(acc.s) && std::isfinite(e) && 2 * n * 0x1p-53 < 0.25) {
+            mpfr_set_d(r.lo, acc.s, MPFR_RNDN);
+            mpfr_add_d(r.hi, r.lo, acc.c, MPFR_RNDU);
+            mpfr_add_d(r.lo, r.lo, acc.c, MPFR_RNDD);
+            mpfr_sub_d(r.lo, r.lo, e, MPFR_RNDD);
+            mpfr_add_d(r.hi, r.hi, e, MPFR_RNDU);
+            return;
+        }
+    }
+    mpfr_t p;
+    mpfr_init2(p, 2 * 53);  // the product of two doubles, exactly
+    mpfr_set_zero(r.lo, 1);
+    mpfr_set_zero(r.hi, 1);
+    for (std::int64_t i = 0; i < d; ++i) {
+        mpfr_set_d(p, q[i], MPFR_RNDN);
+        mpfr_mul_d(p, p, k[i], MPFR_RNDN);  // exact at 106 bits
+        mpfr_add(r.lo, r.lo, p, MPFR_RNDD);
+        mpfr_add(r.hi, r.hi, p, MPFR_RNDU);
+    }
+    mpfr_clear(p);
+}
+
+void MpfrArith::mul(Iv& r, const Iv& x, const Iv& y) const {
+    // Scores times the scale c > 0 (c = 0 only for a given scale of 0: exact zeros).
+    if (mpfr_sgn(y.lo) >= 0) {
+        mpfr_srcptr a = mpfr_sgn(x.lo) >= 0 ? y.lo : y.hi;  // lo·c: the smaller c when lo ≥ 0
+        mpfr_srcptr b = mpfr_sgn(x.hi) >= 0 ? y.hi : y.lo;
+        mpfr_mul(r.lo, x.lo, a, MPFR_RNDD);
+        mpfr_mul(r.hi, x.hi, b, MPFR_RNDU);
+    } else {  // a negative given scale: exact, so y.lo = y.hi
+        mpfr_t t;
+        mpfr_init2(t, prec);
+        mpfr_mul(t, x.hi, y.lo, MPFR_RNDD);
+        mpfr_mul(r.hi, x.lo, y.hi, MPFR_RNDU);
+        mpfr_swap(r.lo, t);
+        mpfr_clear(t);
+    }
+}
+
+void MpfrArith::sub(Iv& r, const Iv& x, double m) const {
+    mpfr_sub_d(r.lo, x.lo, m, MPFR_RNDD);
+    mpfr_sub_d(r.hi, x.hi, m, MPFR_RNDU);
+}
+
+void MpfrArith::exp(Iv& r, const Iv& t) const {
+    exp_at(r.lo, t.lo, base, MPFR_RNDD);
+    exp_at(r.hi, t.hi, base, MPFR_RNDU);
+}
+
+void MpfrArith::add(Iv& acc, const Iv& x) const {
+    mpfr_add(acc.lo, acc.lo, x.lo, MPFR_RNDD);
+    mpfr_add(acc.hi, acc.hi, x.hi, MPFR_RNDU);
+}
+
+void MpfrArith::add_mul(Iv& acc, const Iv& e, double v) const {
+    if (v == 0) return;
+    mpfr_t p;
+    mpfr_init2(p, prec);
+    mpfr_mul_d(p, v > 0 ? e.lo : e.hi, v, MPFR_RNDD);
+    mpfr_add(acc.lo, acc.lo, p, MPFR_RNDD);
+    mpfr_mul_d(p, v > 0 ? e.hi : e.lo, v, MPFR_RNDU);
+    mpfr_add(acc.hi, acc.hi, p, MPFR_RNDU);
+    mpfr_clear(p);
+}
+
+void MpfrArith::div(Iv& r, const Iv& x, const Iv& d) const {
+    mpfr_div(r.lo, x.lo, mpfr_sgn(x.lo) >= 0 ? d.hi : d.lo, MPFR_RNDD);
+    mpfr_div(r.hi, x.hi, mpfr_sgn(x.hi) >= 0 ? d.lo : d.hi, MPFR_RNDU);
+}
+
+void MpfrArith::log_plus(Iv& r, const Iv& d, double m) const {
+    if (base == ExpBase::E) {
+        mpfr_log(r.lo, d.lo, MPFR_RNDD);
+        mpfr_log(r.hi, d.hi, MPFR_RNDU);
+    } else {
+        mpfr_log2(r.lo, d.lo, MPFR_RNDD);
+        mpfr_log2(r.hi, d.hi, MPFR_RNDU);
+    }
+    mpfr_add_d(r.lo, r.lo, m, MPFR_RNDD);
+    mpfr_add_d(r.hi, r.hi, m, MPFR_RNDU);
+}
+
+std::optional<double> MpfrArith::decide(const Iv& x, FloatFormat f) const {
+    if (!mpfr_number_p(x.lo) || !mpfr_number_p(x.hi)) return std::nullopt;
+    const double a = round_exact(to_q(x.lo), f), b = round_exact(to_q(x.hi), f);
+    if (a == b) return a;
+    return std::nullopt;
+}
+
+}  // namespace exactattn::oracle::detail

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+// exactattn oracle (private): the two interval arithmetics one row of attention is enclosed
+// in: doubles rounded outward (fast, decides most roundings to 16- and 32-bit formats) and MPFR
+// at a chosen precision (Ziv's fallback). Both give certified enclosures: every operation's
+// result contains the exact result of the operation on the enclosed operands.
+#pragma once
+
+#include <mpfr.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <utility>
+
+#include "exactattn/oracle.hpp"
+
+namespace exactattn::oracle::detail {
+
+inline double down(double x) { return std::nextafter(x, -std::numeric_limits<double>::infinity()); }
+inline double up(double x) { return std::nextafter(x, std::numeric_limits<double>::infinity()); }
+
+/// Outward-rounded double intervals. Round to nearest errs by at most half an ulp of the
+/// result, so one step outward (nextafter) encloses the exact result, also across underflow.
+struct DoubleArith {
+    struct Iv {
+        double lo = 0, hi = 0;
+    };
+    ExpBase base = ExpBase::E;
+    Iv scale{1, 1};
+
+    /// A sum in midpoint-radius form: the midpoints summed by Ogita, Rump and Oishi's Dot2
+    /// (TwoProduct by fma, TwoSum), so the sum errs by u|Σ| + γ_n² Σ|x_i| (their Theorem 5.3,
+    /// not γ_n Σ|x_i|: no cancellation amplifies it), with Σ|x_i| and the radii beside it;
+    /// finish() encloses the sum.
+    struct Acc {
+        double s = 0, c = 0, abs = 0, rad = 0;
+        std::int64_t n = 0;
+    };
+
+    [[nodiscard]] Iv make() const { return {}; }
+    [[nodiscard]] Acc make_acc() const { return {}; }
+    static void two_sum(Acc& acc, double p) {
+        const double t = acc.s + p, z = t - acc.s;
+        acc.c += (acc.s - (t - z)) + (p - z);
+        acc.s = t;
+    }
+    void add(Acc& acc, const Iv& x) const {
+        const double m = x.lo + (x.hi - x.lo) / 2;
+        two_sum(acc, m);
+        acc.abs += std::fabs(m);
+        acc.rad += 2 * (x.hi - x.lo);  // ≥ max(hi − m, m − lo) for m in [lo, hi], with its roundings
+        ++acc.n;
+    }
+    /// acc += e·v for e ≥ 0 and an exact v.
+    void add_mul(Acc& acc, const Iv& e, double v) const {
+        const double m = e.lo + (e.hi - e.lo) / 2, p = m * v;
+        acc.c += std::fma(m, v, -p);  // the product's rounding error, exactly
+        two_sum(acc, p);
+        acc.abs += std::fabs(p);
+        acc.rad += 2 * (e.hi - e.lo) * std::fabs(v);  // ≥ |e·v − m·v| for e, m in [lo, hi], with roundings
+        ++acc.n;
+    }
+    void finish(Iv& r, const Acc& acc) const;
+    /// Dot2 of q and k: the unrounded pair s + c and Σ|q_i k_i|.
+    static Acc dot2(const double* q, const double* k, std::int64_t d);
+    /// Σ q_i k_i by Higham's bound γ_d Σ|q_i k_i| around the double sum (plus underflow).
+    void dot(Iv& r, const double* q, const double* k, std::int64_t d, double* abs_up) const;
+    void mul(Iv& r, const Iv& x, const Iv& y) const;
+    void sub(Iv& r, const Iv& x, double m) const { r = {down(x.lo - m), up(x.hi - m)}; }
+    void exp(Iv& r, const Iv& t) const;
+    /// x / d for d > 0.
+    void div(Iv& r, const Iv& x, const Iv& d) const;
+    /// m + log(d) (ln or log2 by the base) for d > 0.
+    void log_plus(Iv& r, const Iv& d, double m) const;
+    [[nodiscard]] double mid(const Iv& x) const { return x.lo + (x.hi - x.lo) / 2; }
+    [[nodiscard]] std::pair<double, double> bounds(const Iv& x) const { return {x.lo, x.hi}; }
+    [[nodiscard]] std::optional<double> decide(const Iv& x, FloatFormat f) const;
+};
+
+/// MPFR intervals at a fixed precision, endpoints rounded down and up.
+struct MpfrArith {
+    class Iv {
+    public:
+        explicit Iv(mpfr_prec_t p) { mpfr_inits2(p, lo, hi, static_cast<mpfr_ptr>(nullptr)); mpfr_set_zero(lo, 1); mpfr_set_zero(hi, 1); }
+        Iv(Iv&& o) noexcept : Iv(mpfr_get_prec(o.lo)) { mpfr_swap(lo, o.lo); mpfr_swap(hi, o.hi); }
+        Iv(const Iv&) = delete;
+        Iv& operator=(const Iv&) = delete;
+        Iv& operator=(Iv&& o) noexcept { mpfr_swap(lo, o.lo); mpfr_swap(hi, o.hi); return *this; }
+        ~Iv() { mpfr_clears(lo, hi, static_cast<mpfr_ptr>(nullptr)); }
+        mpfr_t lo, hi;
+    };
+    explicit MpfrArith(mpfr_prec_t p, ExpBase b, const Scale& s, std::int64_t dk);
+    mpfr_prec_t prec;
+    ExpBase base;
+    Iv scale;
+
+    using Acc = Iv;
+    [[nodiscard]] Iv make() const { return Iv(prec); }
+    [[nodiscard]] Iv make_acc() const { return Iv(prec); }
+    void finish(Iv& r, const Acc& acc) const {
+        mpfr_set(r.lo, acc.lo, MPFR_RNDD);
+        mpfr_set(r.hi, acc.hi, MPFR_RNDU);
+    }
+    void dot(Iv& r, const double* q, const double* k, std::int64_t d, double* abs_up) const;
+    void mul(Iv& r, const Iv& x, const Iv& y) const;
+    void sub(Iv& r, const Iv& x, double m) const;
+    void exp(Iv& r, const Iv& t) const;
+    void add(Iv& acc, const Iv& x) const;
+    void add_mul(Iv& acc, const Iv& e, double v) const;
+    void div(Iv& r, const Iv& x, const Iv& d) const;
+    void log_plus(Iv& r, const Iv& d, double m) const;
+    [[nodiscard]] double mid(const Iv& x) const { return mpfr_get_d(x.lo, MPFR_RNDN); }
+    [[nodiscard]] std::pair<double, double> bounds(const Iv& x) const {
+        return {mpfr_get_d(x.lo, MPFR_RNDD), mpfr_get_d(x.hi, MPFR_RNDU)};
+    }
+    [[nodiscard]] std::optional<double> decide(const Iv& x, FloatFormat f) const;
+};
+
+/// The scale c enclosed in doubles (1/√d_k rounded down and up by MPFR).
+DoubleArith::Iv double_scale(const Scale& s, std::int64_t dk);
+
+}  // namespace exactattn::oracle::detail

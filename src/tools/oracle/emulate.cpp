@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+// exactattn oracle: naive, safe and online softmax attention emulated with every operation
+// correctly rounded in a declared format (MPFR at its precision and exponent range, subnormals
+// by mpfr_subnormalize), with a trace of the steps where the format shows.
+#include <fmt/format.h>
+#include <mpfr.h>
+
+#include <cmath>
+#include <limits>
+
+#include "exactattn/oracle.hpp"
+
+namespace exactattn::oracle {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// IEEE arithmetic of one format: MPFR's exponent range set to the format's for the scope (the
+// range is per thread in a thread-safe MPFR), so each result is the correctly rounded IEEE one.
+class Ieee {
+public:
+    explicit Ieee(FloatFormat f) : f_(f), emin_(mpfr_get_emin()), emax_(mpfr_get_emax()) {
+        const auto& i = info(f);
+        mpfr_init2(x_, i.precision);
+        mpfr_init2(a_, 53);
+        mpfr_init2(b_, 53);
+        mpfr_set_emin(i.emin - i.precision + 2);  // the least subnormal is 0.1₂ · 2^emin
+        mpfr_set_emax(i.emax + 1);
+    }
+    ~Ieee() {
+        mpfr_set_emin(emin_);
+        mpfr_set_emax(emax_);
+        mpfr_clears(x_, a_, b_, static_cast<mpfr_ptr>(nullptr));
+    }
+    Ieee(const Ieee&) = delete;
+    Ieee& operator=(const Ieee&) = delete;
+
+    double add(double a, double b) { return op(a, b, mpfr_add); }
+    double sub(double a, double b) { return op(a, b, mpfr_sub); }
+    double mul(double a, double b) { return op(a, b, mpfr_mul); }
+    double div(double a, double b) { return op(a, b, mpfr_div); }
+    double exp(double a) {
+        mpfr_set_d(a_, a, MPFR_RNDN);
+        return finish(mpfr_exp(x_, a_, MPFR_RNDN));
+    }
+    double sqrt(double a) {
+        mpfr_set_d(a_, a, MPFR_RNDN);
+        return finish(mpfr_sqrt(x_, a_, MPFR_RNDN));
+    }
+    [[nodiscard]] FloatFormat format() const { return f_; }
+
+private:
+    using Op = int (*)(mpfr_ptr, mpfr_srcptr, mpfr_srcptr, mpfr_rnd_t);
+    double op(double a, double b, Op f) {
+        mpfr_set_d(a_, a, MPFR_RNDN);  // exact: 53 bits hold every value of every format
+        mpfr_set_d(b_, b, MPFR_RNDN);
+        return finish(f(x_, a_, b_, MPFR_RNDN));
+    }
+    double finish(int t) {
+        t = mpfr_check_range(x_, t, MPFR_RNDN);
+        mpfr_subnormalize(x_, t, MPFR_RNDN);
+        return mpfr_get_d(x_, MPFR_RNDN);  // exact: the value is one of the format's
+    }
+    FloatFormat f_;
+    mpfr_exp_t emin_, emax_;
+    mpfr_t x_, a_, b_;
+};
+
+struct RowRun {
+    const Problem& p;
+    const EmulationSpec& s;
+    std::int64_t i;
+    std::vector<std::string>* trace;
+    void note(const std::string& m) const {
+        if (trace != nullptr) trace->push_back(fmt::format("row {}: {}", i, m));
+    }
+};
+
+// The scores of row i in order: fl(fl(Σ_x q_x k_x) · c), c = fl(1/fl(√d)) for 1/√d_k.
+std::vector<double> scores(const RowRun& r, Ieee& a, const std::vector<std::uint8_t>& keep) {
+    const std::int64_t d = r.p.q.cols(), nk = r.p.k.rows();
+    double c = 1;
+    if (r.p.scale.kind == ScaleKind::SqrtDk) c = a.div(1, a.sqrt(static_cast<double>(d)));
+    if (r.p.scale.kind == ScaleKind::Given) c = round_to(r.p.scale.value, a.format());
+    std::vector<double> s(static_cast<std::size_t>(nk), -kInf);
+    for (std::int64_t j = 0; j < nk; ++j) {
+        if (!keep[j]) continue;
+        double acc = 0;
+        for (std::int64_t x = 0; x < d; ++x) acc = a.add(acc, a.mul(r.p.q.data[r.i * d + x], r.p.k.data[j * d + x]));
+        s[j] = c == 1 ? acc : a.mul(acc, c);
+    }
+    return s;
+}
+
+double exp_noted(const RowRun& r, Ieee& a, double t, std::int64_t j, std::int64_t& underflows) {
+    const double e = a.exp(t);
+    if (std::isinf(e))
+        r.note(fmt::format("exp({:.6g}) overflows {} at key {} (x > ln max = {:.4g})", t, info(a.format()).name, j,
+                           std::log(max_finite(a.format()))));
+    if (e == 0) ++underflows;
+    return e;
+}
+
+// Naive and safe: exponentials, their sum in key order, weights e/D, then Σ w v in key order.
+std::vector<double> plain_row(const RowRun& r, Ieee& a, const std::vector<double>& s, const std::vector<std::uint8_t>& keep) {
+    const std::int64_t nk = r.p.k.rows(), dv = r.p.v.cols();
+    double m = 0;
+    if (r.s.algorithm == Algorithm::Safe) {
+        m = -kInf;
+        for (std::int64_t j = 0; j < nk; ++j)
+            if (keep[j]) m = std::max(m, s[j]);
+    }
+    std::vector<double> e(static_cast<std::size_t>(nk), 0);
+    double den = 0;
+    std::int64_t under = 0;
+    for (std::int64_t j = 0; j < nk; ++j) {
+        if (!keep[j]) continue;
+        e[j] = exp_noted(r, a, m == 0 ? s[j] : a.sub(s[j], m), j, under);
+        den = a.add(den, e[j]);
+    }
+    if (under > 0) r.note(fmt::format("{} exponentials underflow to 0", under));
+    if (std::isinf(den)) r.note("the sum of the exponentials overflows");
+    if (den == 0) r.note("every exponential underflows: 0/0 = NaN");
+    std::vector<double> o(static_cast<std::size_t>(dv), 0);
+    for (std::int64_t j = 0; j < nk; ++j) {
+        if (!keep[j]) continue;
+        const double w = a.div(e[j], den);
+        for (std::int64_t c = 0; c < dv; ++c) o[c] = a.add(o[c], a.mul(w, r.p.v.data[j * dv + c]));
+    }
+    return o;
+}
+
+// Online (FlashAttention): per block of B keys the running max m, α = exp(m − m_new),
+// ℓ = α ℓ + Σ e, O = α O + Σ fl_P(e) v; at the end O / ℓ.
+std::vector<double> online_row(const RowRun& r, Ieee& a, const std::vector<double>& s, const std::vector<std::uint8_t>& keep) {
+    const std::int64_t nk = r.p.k.rows(), dv = r.p.v.cols(), b = std::max<std::int64_t>(1, r.s.block);
+    double m = -kInf, ell = 0;
+    std::vector<double> o(static_cast<std::size_t>(dv), 0), blk(static_cast<std::size_t>(dv));
+    std::int64_t under = 0;
+    for (std::int64_t start = 0; start < nk; start += b) {
+        const std::int64_t end = std::min(nk, start + b);
+        double m_new = m;
+        for (std::int64_t j = start; j < end; ++j)
+            if (keep[j]) m_new = std::max(m_new, s[j]);
+        if (m_new == -kInf) continue;  // a block with every key masked
+        const double alpha = m == -kInf ? 0 : a.exp(a.sub(m, m_new));
+        if (m != -kInf && m_new > m)
+            r.note(fmt::format("block {}: max {:.6g} → {:.6g}, rescale by α = {:a}", start / b, m, m_new, alpha));
+        double sum = 0;
+        std::fill(blk.begin(), blk.end(), 0.0);
+        for (std::int64_t j = start; j < end; ++j) {
+            if (!keep[j]) continue;
+            const double e = exp_noted(r, a, a.sub(s[j], m_new), j, under);
+            sum = a.add(sum, e);
+            const double pj = round_to(e, r.s.p_format);
+            for (std::int64_t c = 0; c < dv; ++c) blk[c] = a.add(blk[c], a.mul(pj, r.p.v.data[j * dv + c]));
+        }
+        const double scaled = a.mul(alpha, ell);
+        if (scaled != 0 && std::fabs(scaled) < std::ldexp(1.0, info(a.format()).emin))
+            r.note(fmt::format("block {}: α·ℓ = {:a} is subnormal: the running sum keeps {} of {} bits", start / b, scaled,
+                               std::max(0, std::ilogb(scaled) - (info(a.format()).emin - info(a.format()).precision + 1) + 1),
+                               info(a.format()).precision));
+        ell = a.add(scaled, sum);
+        for (std::int64_t c = 0; c < dv; ++c) o[c] = a.add(a.mul(alpha, o[c]), blk[c]);
+        m = m_new;
+    }
+    if (under > 0) r.note(fmt::format("{} exponentials underflow to 0", under));
+    for (auto& x : o) x = a.div(x, ell);
+    return o;
+}
+
+}  // namespace
+
+Emulation emulate(const Problem& p, const EmulationSpec& s, bool trace) {
+    validate(p);
+    Emulation out;
+    out.out.shape = {p.q.rows(), p.v.cols()};
+    out.out.format = s.output;
+    Ieee a(s.format);
+    for (std::int64_t i = 0; i < p.q.rows(); ++i) {
+        const RowRun r{p, s, i, trace ? &out.trace : nullptr};
+        std::vector<std::uint8_t> keep(static_cast<std::size_t>(p.k.rows()), 1);
+        bool any = false;
+        for (std::int64_t j = 0; j < p.k.rows(); ++j) {
+            keep[j] = !((p.causal && j > i) || (!p.mask.empty() && p.mask[i * p.k.rows() + j]));
+            any = any || keep[j];
+        }
+        if (!any) {
+            if (p.masked_rows == MaskedRows::Error)
+                throw domain_error(fmt::format("query row {}: every key is masked (choose --masked-rows nan or zeros)", i));
+            const double v = p.masked_rows == MaskedRows::NaN ? std::numeric_limits<double>::quiet_NaN() : 0.0;
+            r.note(fmt::format("every key masked: {} by the declared semantics", v));
+            out.out.data.insert(out.out.data.end(), static_cast<std::size_t>(p.v.cols()), v);
+            continue;
+        }
+        const auto sc = scores(r, a, keep);
+        const auto o = s.algorithm == Algorithm::Online ? online_row(r, a, sc, keep) : plain_row(r, a, sc, keep);
+        for (double x : o) out.out.data.push_back(round_to(x, s.output));
+    }
+    return out;
+}
+
+}  // namespace exactattn::oracle

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+// exactattn oracle: the float formats, their exact values and correct rounding to them.
+#include <fmt/format.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "exactattn/oracle.hpp"
+
+namespace exactattn::oracle {
+
+namespace {
+
+const FormatInfo kFormats[] = {
+    {"float16", 11, -14, 15},
+    {"bfloat16", 8, -126, 127},
+    {"float32", 24, -126, 127},
+    {"float64", 53, -1022, 1023},
+};
+
+// ⌊log2 |q|⌋ for q ≠ 0, exactly: from the bit sizes, corrected by one comparison.
+long floor_log2(const mpq_class& q) {
+    const mpz_class num = abs(q.get_num());
+    const mpz_class& den = q.get_den();
+    long e = static_cast<long>(mpz_sizeinbase(num.get_mpz_t(), 2)) -
+             static_cast<long>(mpz_sizeinbase(den.get_mpz_t(), 2));
+    // 2^e ≤ |q| < 2^(e+2) here; step down once if |q| < 2^(e).
+    mpz_class lhs = num, rhs = den;
+    if (e >= 0) rhs <<= static_cast<mp_bitcnt_t>(e);
+    else lhs <<= static_cast<mp_bitcnt_t>(-e);
+    if (lhs < rhs) --e;
+    return e;
+}
+
+}  // namespace
+
+const FormatInfo& info(FloatFormat f) { return kFormats[static_cast<int>(f)]; }
+
+FloatFormat parse_format(std::string_view name, const Location& where) {
+    if (name == "float16" || name == "f16" || name == "half") return FloatFormat::Float16;
+    if (name == "bfloat16" || name == "bf16") return FloatFormat::BFloat16;
+    if (name == "float32" || name == "f32" || name == "float") return FloatFormat::Float32;
+    if (name == "float64" || name == "f64" || name == "double") return FloatFormat::Float64;
+    throw usage_error(fmt::format("unknown float format '{}' (float16, bfloat16, float32, float64)",
+                                  escape_controls(name)),
+                      where);
+}
+
+double unit_roundoff(FloatFormat f) { return std::ldexp(1.0, -info(f).precision); }
+double least_subnormal(FloatFormat f) { return std::ldexp(1.0, info(f).emin - info(f).precision + 1); }
+double max_finite(FloatFormat f) {
+    const auto& i = info(f);
+    return std::ldexp(2.0 - std::ldexp(1.0, 1 - i.precision), i.emax);
+}
+
+double round_to(double x, FloatFormat f) {
+    if (!std::isfinite(x) || x == 0 || f == FloatFormat::Float64) return x;
+    const auto& fi = info(f);
+    const int e = std::ilogb(x);
+    const int q = std::max(e, fi.emin) - (fi.precision - 1);  // the quantum's exponent
+    // x / 2^q has at most 54 significant bits' worth of magnitude below 2^p: exact scaling,
+    // and nearbyint rounds to nearest even under the default rounding mode.
+    const double n = std::nearbyint(std::ldexp(x, -q));
+    const double r = std::ldexp(n, q);
+    if (std::fabs(r) > max_finite(f)) return std::copysign(std::numeric_limits<double>::infinity(), x);
+    return r;
+}
+
+double round_exact(const mpq_class& x, FloatFormat f) {
+    if (sgn(x) == 0) return 0.0;
+    const auto& fi = info(f);
+    const long e = floor_log2(x);
+    if (e > fi.emax + 1) return sgn(x) * std::numeric_limits<double>::infinity();
+    const long q = std::max<long>(e, fi.emin) - (fi.precision - 1);
+    // n = x / 2^q rounded to nearest, ties to even, in exact integers.
+    mpz_class num = abs(x.get_num()), den = x.get_den();
+    if (q >= 0) den <<= static_cast<mp_bitcnt_t>(q);
+    else num <<= static_cast<mp_bitcnt_t>(-q);
+    mpz_class n, r;
+    mpz_fdiv_qr(n.get_mpz_t(), r.get_mpz_t(), num.get_mpz_t(), den.get_mpz_t());
+    const int c = cmp(mpz_class(2 * r), den);
+    if (c > 0 || (c == 0 && mpz_odd_p(n.get_mpz_t()))) ++n;
+    const double mag = std::ldexp(n.get_d(), static_cast<int>(q));  // n < 2^54: exact
+    if (mag > max_finite(f)) return sgn(x) * std::numeric_limits<double>::infinity();
+    return sgn(x) < 0 ? -mag : mag;
+}
+
+bool representable(double x, FloatFormat f) { return std::isfinite(x) && round_to(x, f) == x; }
+
+double ulp(double x, FloatFormat f) {
+    const auto& fi = info(f);
+    const int e = (x == 0 || !std::isfinite(x)) ? fi.emin : std::max(std::ilogb(x), fi.emin);
+    return std::ldexp(1.0, std::min(e, fi.emax) - fi.precision + 1);
+}
+
+double decode_bits(std::uint64_t bits, FloatFormat f) {
+    switch (f) {
+    case FloatFormat::Float64: return std::bit_cast<double>(bits);
+    case FloatFormat::Float32: return std::bit_cast<float>(static_cast<std::uint32_t>(bits));
+    case FloatFormat::BFloat16:
+        return std::bit_cast<float>(static_cast<std::uint32_t>((bits & 0xFFFFu) << 16));
+    case FloatFormat::Float16: break;
+    }
+    const int sign = (bits >> 15) & 1, expo = (bits >> 10) & 0x1F, frac = bits & 0x3FF;
+    double mag;
+    if (expo == 0x1F) mag = frac ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+    else if (expo == 0) mag = std::ldexp(frac, -24);
+    else mag = std::ldexp(1024 + frac, expo - 25);
+    return sign ? -mag : mag;
+}
+
+std::uint64_t encode_bits(double x, FloatFormat f) {
+    switch (f) {
+    case FloatFormat::Float64: return std::bit_cast<std::uint64_t>(x);
+    case FloatFormat::Float32: return std::bit_cast<std::uint32_t>(static_cast<float>(x));
+    case FloatFormat::BFloat16: {
+        const std::uint32_t b = std::bit_cast<std::uint32_t>(static_cast<float>(x));
+        return std::isnan(x) ? 0x7FC0u : b >> 16;  // exact for representable x
+    }
+    case FloatFormat::Float16: break;
+    }
+    const std::uint64_t sign = std::signbit(x) ? 0x8000u : 0u;
+    if (std::isnan(x)) return 0x7E00u;
+    if (std::isinf(x)) return sign | 0x7C00u;
+    const double a = std::fabs(x);
+    if (a < std::ldexp(1.0, -14)) return sign | static_cast<std::uint64_t>(std::ldexp(a, 24));
+    const int e = std::ilogb(a);
+    const auto frac = static_cast<std::uint64_t>(std::ldexp(a, 10 - e)) - 1024;
+    return sign | (static_cast<std::uint64_t>(e + 15) << 10) | frac;
+}
+
+}  // namespace exactattn::oracle

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: MIT
+// exactattn oracle: tensors from .npy (NumPy's format, versions 1 to 3), JSON and CSV files.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "exactattn/limits.hpp"
+#include "exactattn/oracle.hpp"
+
+namespace exactattn::oracle {
+
+namespace {
+
+Location at(const std::string& name) {
+    Location l;
+    l.file = name;
+    return l;
+}
+
+// The header dictionary, e.g. {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }.
+struct Header {
+    std::string descr;
+    bool fortran = false;
+    std::vector<std::int64_t> shape;
+};
+
+// The text after `'key':` in the header, or throws.
+std::size_t value_of(const std::string& h, const char* key, const std::string& name) {
+    const std::string k = fmt::format("'{}'", key);
+    const auto p = h.find(k);
+    if (p == std::string::npos) throw parse_error(at(name), fmt::format("the .npy header has no {}", k));
+    auto q = h.find(':', p + k.size());
+    if (q == std::string::npos) throw parse_error(at(name), fmt::format("the .npy header's {} has no value", k));
+    ++q;
+    while (q < h.size() && h[q] == ' ') ++q;
+    return q;
+}
+
+std::vector<std::int64_t> parse_shape(const std::string& h, std::size_t p, const std::string& name) {
+    if (p >= h.size() || h[p] != '(') throw parse_error(at(name), "the .npy header's shape is not a tuple");
+    const auto e = h.find(')', p);
+    if (e == std::string::npos) throw parse_error(at(name), "the .npy header's shape tuple is not closed");
+    std::vector<std::int64_t> shape;
+    std::istringstream in(h.substr(p + 1, e - p - 1));
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        const auto b = item.find_first_not_of(' ');
+        if (b == std::string::npos) continue;
+        const std::string t = item.substr(b, item.find_last_not_of(' ') - b + 1);
+        if (t.empty() || t.size() > 18 || t.find_first_not_of("0123456789") != std::string::npos)
+            throw parse_error(at(name), fmt::format("the .npy shape has the entry '{}'", escape_controls(t)));
+        shape.push_back(std::stoll(t));
+    }
+    return shape;
+}
+
+Header parse_header(const std::string& h, const std::string& name) {
+    Header r;
+    const auto d = value_of(h, "descr", name);
+    if (d >= h.size() || h[d] != '\'')
+        throw parse_error(at(name), "the .npy dtype is not a simple type (structured and object arrays are refused)");
+    const auto de = h.find('\'', d + 1);
+    if (de == std::string::npos) throw parse_error(at(name), "the .npy dtype string is not closed");
+    r.descr = h.substr(d + 1, de - d - 1);
+    const auto f = value_of(h, "fortran_order", name);
+    if (h.compare(f, 4, "True") == 0) r.fortran = true;
+    else if (h.compare(f, 5, "False") != 0) throw parse_error(at(name), "the .npy fortran_order is not True or False");
+    r.shape = parse_shape(h, value_of(h, "shape", name), name);
+    return r;
+}
+
+// One element's value from its bytes (little-endian after any swap).
+double element(const unsigned char* b, char kind, int size, FloatFormat& fmt_out, bool bf16) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, b, static_cast<std::size_t>(size));  // x86-64 and ARM64 are little-endian
+    if (kind == 'f') {
+        const FloatFormat f = size == 2 ? FloatFormat::Float16 : size == 4 ? FloatFormat::Float32 : FloatFormat::Float64;
+        fmt_out = f;
+        return decode_bits(bits, f);
+    }
+    if (kind == 'u' && size == 2 && bf16) return decode_bits(bits, FloatFormat::BFloat16);
+    if (kind == 'i') return static_cast<double>(static_cast<std::int8_t>(bits));
+    return static_cast<double>(bits);  // 'u' and 'b' of one byte
+}
+
+}  // namespace
+
+Tensor parse_npy(std::string_view bytes, const std::string& name, std::optional<FloatFormat> declared) {
+    if (bytes.size() < 6 || bytes.substr(0, 6) != std::string_view("\x93NUMPY", 6))
+        throw parse_error(at(name), "not a .npy file (no \\x93NUMPY magic)");
+    if (bytes.size() < 8) throw parse_error(at(name), "truncated .npy header (no version)");
+    const int major = static_cast<unsigned char>(bytes[6]);
+    if (major < 1 || major > 3) throw parse_error(at(name), fmt::format("unsupported .npy version {}", major));
+    const std::size_t lsize = major == 1 ? 2 : 4;
+    if (bytes.size() < 8 + lsize) throw parse_error(at(name), "truncated .npy header");
+    std::uint32_t hlen = 0;
+    for (std::size_t x = 0; x < lsize; ++x) hlen |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[8 + x])) << (8 * x);
+    const std::size_t start = 8 + lsize;
+    if (hlen > (1u << 20) || bytes.size() < start + hlen)
+        throw parse_error(at(name), fmt::format("truncated .npy header ({} bytes declared)", hlen));
+    const Header h = parse_header(std::string(bytes.substr(start, hlen)), name);
+    const std::string& d = h.descr;
+    if (d.size() >= 2 && d[1] == 'O') throw parse_error(at(name), "the .npy file holds an object array (refused: it would need pickle)");
+    if (d.size() < 3) throw parse_error(at(name), fmt::format("unknown .npy dtype '{}'", escape_controls(d)));
+    const char order = d[0], kind = d[1];
+    const std::string sz = d.substr(2);
+    const int size = sz == "1" ? 1 : sz == "2" ? 2 : sz == "4" ? 4 : sz == "8" ? 8 : 0;
+    const bool bf16 = declared == FloatFormat::BFloat16;
+    const bool ok = (kind == 'f' && size >= 2) || (kind == 'u' && size == 2 && bf16) ||
+                    ((kind == 'b' || kind == 'u' || kind == 'i') && size == 1);
+    if (!ok || (order != '<' && order != '>' && order != '|' && order != '='))
+        throw parse_error(at(name), fmt::format("unsupported .npy dtype '{}' ({}){}", escape_controls(d),
+                                                kind == 'O' ? "object arrays are refused" : "f2, f4, f8; u2 with bfloat16; b1, u1, i1",
+                                                kind == 'u' && size == 2 ? ": declare --format bfloat16 for bit patterns" : ""));
+    std::int64_t count = 1;
+    for (auto s : h.shape) {
+        if (s > limits().max_cells || (s > 0 && count > limits().max_cells / s))
+            throw limit_error(fmt::format("the .npy shape has more than max_cells ({}) elements", limits().max_cells), at(name));
+        count *= s;
+    }
+    const std::size_t need = static_cast<std::size_t>(count) * static_cast<std::size_t>(size);
+    if (bytes.size() - start - hlen != need)
+        throw parse_error(at(name), fmt::format("the .npy data has {} bytes, the shape needs {}", bytes.size() - start - hlen, need));
+    Tensor t;
+    t.shape = h.shape;
+    t.format = kind == 'f' ? FloatFormat::Float64 : bf16 ? FloatFormat::BFloat16 : FloatFormat::Float64;
+    t.data.resize(static_cast<std::size_t>(count));
+    const auto* p = reinterpret_cast<const unsigned char*>(bytes.data() + start + hlen);
+    unsigned char buf[8];
+    for (std::int64_t x = 0; x < count; ++x) {
+        std::memcpy(buf, p + x * size, static_cast<std::size_t>(size));
+        if (order == '>') std::reverse(buf, buf + size);
+        t.data[x] = element(buf, kind, size, t.format, bf16);
+    }
+    if (h.fortran && t.shape.size() >= 2) {  // column-major → row-major (matrices)
+        const std::int64_t r = t.shape[0], c = count / std::max<std::int64_t>(r, 1);
+        std::vector<double> o(t.data.size());
+        for (std::int64_t i = 0; i < r; ++i)
+            for (std::int64_t j = 0; j < c; ++j) o[i * c + j] = t.data[j * r + i];
+        t.data = std::move(o);
+    }
+    if (declared) t.format = *declared;
+    return t;
+}
+
+std::string write_npy(const Tensor& t) {
+    static const char* kDescr[] = {"<f2", "<u2", "<f4", "<f8"};
+    std::string shape;
+    for (std::size_t x = 0; x < t.shape.size(); ++x) shape += (x ? ", " : "") + std::to_string(t.shape[x]);
+    if (t.shape.size() == 1) shape += ",";
+    std::string h = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}",
+                                kDescr[static_cast<int>(t.format)], shape);
+    const std::size_t total = (10 + h.size() + 1 + 63) / 64 * 64;  // header padded to 64 bytes
+    h.append(total - 10 - h.size() - 1, ' ');
+    h += '\n';
+    std::string out("\x93NUMPY\x01\x00", 8);
+    out += static_cast<char>(h.size() & 0xFF);
+    out += static_cast<char>(h.size() >> 8);
+    out += h;
+    const int size = t.format == FloatFormat::Float64 ? 8 : t.format == FloatFormat::Float32 ? 4 : 2;
+    for (double v : t.data) {
+        const std::uint64_t bits = encode_bits(v, t.format);
+        out.append(reinterpret_cast<const char*>(&bits), static_cast<std::size_t>(size));
+    }
+    return out;
+}
+
+namespace {
+
+std::string slurp(const std::string& path) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec) throw usage_error(fmt::format("cannot read the file: {}", ec.message()), at(path));
+    if (static_cast<std::int64_t>(size) > limits().max_file_bytes)
+        throw limit_error(fmt::format("the file has {} bytes, more than max_file_bytes ({})", size, limits().max_file_bytes), at(path));
+    std::ifstream in(path, std::ios::binary);
+    std::string s(size, '\0');
+    if (!in || !in.read(s.data(), static_cast<std::streamsize>(size))) throw usage_error("cannot read the file", at(path));
+    return s;
+}
+
+double json_number(const nlohmann::json& j, const std::string& path) {
+    if (j.is_number()) return j.get<double>();
+    if (j.is_string()) {
+        const auto s = j.get<std::string>();
+        if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+        if (s == "inf") return std::numeric_limits<double>::infinity();
+        if (s == "-inf") return -std::numeric_limits<double>::infinity();
+    }
+    throw parse_error(at(path), fmt::format("an entry is not a number: {}", escape_controls(j.dump()).substr(0, 40)));
+}
+
+Tensor from_json(const std::string& text, const std::string& path) {
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+        throw parse_error(at(path), fmt::format("not JSON: {}", e.what()));
+    }
+    Tensor t;
+    if (!j.is_array()) throw shape_error("the JSON must be an array (a vector or a matrix of rows)", at(path));
+    const bool matrix = !j.empty() && j[0].is_array();
+    t.shape = {static_cast<std::int64_t>(j.size())};
+    if (matrix) t.shape.push_back(static_cast<std::int64_t>(j[0].size()));
+    for (const auto& row : j) {
+        if (!matrix) { t.data.push_back(json_number(row, path)); continue; }
+        if (!row.is_array() || static_cast<std::int64_t>(row.size()) != t.shape[1])
+            throw shape_error(fmt::format("row {} does not have {} entries", t.data.size() / t.shape[1], t.shape[1]), at(path));
+        for (const auto& x : row) t.data.push_back(json_number(x, path));
+    }
+    return t;
+}
+
+Tensor from_csv(const std::string& text, const std::string& path) {
+    Tensor t;
+    std::istringstream in(text);
+    std::string line;
+    std::int64_t rows = 0, cols = -1;
+    while (std::getline(in, line)) {
+        if (line.find_first_not_of(" \r\t") == std::string::npos) continue;
+        std::istringstream ls(line);
+        std::string cell;
+        std::int64_t n = 0;
+        while (std::getline(ls, cell, ',')) {
+            char* end = nullptr;
+            const double v = std::strtod(cell.c_str(), &end);
+            if (end == cell.c_str() || std::string_view(end).find_first_not_of(" \r\t") != std::string_view::npos)
+                throw parse_error(Location{path, static_cast<int>(rows + 1), 0, "", ""},
+                                  fmt::format("'{}' is not a number", escape_controls(cell)));
+            t.data.push_back(v);
+            ++n;
+        }
+        if (cols >= 0 && n != cols)
+            throw shape_error(fmt::format("line {} has {} entries, line 1 has {}", rows + 1, n, cols), at(path));
+        cols = n;
+        ++rows;
+    }
+    t.shape = {rows, std::max<std::int64_t>(cols, 0)};
+    return t;
+}
+
+}  // namespace
+
+Tensor read_tensor(const std::string& path, std::optional<FloatFormat> declared) {
+    const std::string bytes = slurp(path);
+    const auto ext = std::filesystem::path(path).extension().string();
+    if (ext == ".npy") return parse_npy(bytes, path, declared);
+    Tensor t;
+    if (ext == ".json") t = from_json(bytes, path);
+    else if (ext == ".csv") t = from_csv(bytes, path);
+    else throw usage_error("unknown file type (.npy, .json, .csv)", at(path));
+    t.format = declared.value_or(FloatFormat::Float64);
+    return t;
+}
+
+}  // namespace exactattn::oracle

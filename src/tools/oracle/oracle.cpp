@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: MIT
+// exactattn oracle (include/exactattn/oracle.hpp's own file): the certified reference
+// softmax(c Q Kᵀ) V, row by row, in Ziv's manner: doubles with proven bounds first, then MPFR
+// at doubling precision for the entries whose rounding the enclosure did not decide, and the
+// exact value where the entry is rational.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "arith.hpp"
+#include "core/interval.hpp"  // private: certified enclosures of a Value, for its rounding
+#include "exactattn/limits.hpp"
+#include "exactattn/oracle.hpp"
+#include "exactattn/print.hpp"
+#include "exactattn/value.hpp"
+
+namespace exactattn::oracle {
+
+namespace {
+
+using detail::DoubleArith;
+using detail::MpfrArith;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Which keys query i sees.
+std::vector<std::uint8_t> visible(const Problem& p, std::int64_t i) {
+    const std::int64_t nk = p.k.rows();
+    std::vector<std::uint8_t> keep(static_cast<std::size_t>(nk), 1);
+    for (std::int64_t j = 0; j < nk; ++j) {
+        if (p.causal && j > i) keep[j] = 0;
+        if (!p.mask.empty() && p.mask[i * nk + j]) keep[j] = 0;
+    }
+    return keep;
+}
+
+// One row enclosed in arithmetic A: exponentials E_j = base^(s_j − m), their sum D and the
+// numerators N_c = Σ_j E_j v_jc. m is any double: the softmax does not depend on it.
+template <class A>
+struct RowEnclosure {
+    std::vector<typename A::Iv> e;
+    std::vector<typename A::Acc> num;
+    typename A::Acc den;
+    double m = 0;
+    bool may_tie = true;  // every score enclosure overlaps every other: all may be equal
+    RowFacts facts;
+    explicit RowEnclosure(const A& a) : den(a.make_acc()) {}
+};
+
+// `skip`, when given, marks the output columns already decided: their numerators are not
+// formed (the MPFR stage redoes a row for its few undecided entries).
+template <class A>
+RowEnclosure<A> enclose_row(const Problem& p, const A& a, std::int64_t i, const std::vector<std::uint8_t>& keep,
+                            const std::vector<std::uint8_t>* skip = nullptr) {
+    const std::int64_t nk = p.k.rows(), d = p.q.cols(), dv = p.v.cols();
+    RowEnclosure<A> r(a);
+    std::vector<typename A::Iv> s;
+    s.reserve(nk);
+    double smax = -std::numeric_limits<double>::infinity(), smin = -smax, abs_max = 0, max_lo = smax, min_hi = smin;
+    bool first = true;
+    for (std::int64_t j = 0; j < nk; ++j) {
+        s.push_back(a.make());
+        if (!keep[j]) continue;
+        double abs_up = 0;
+        a.dot(s.back(), &p.q.data[i * d], &p.k.data[j * d], d, &abs_up);
+        a.mul(s.back(), s.back(), a.scale);
+        const auto [lo, hi] = a.bounds(s.back());
+        abs_max = std::max(abs_max, abs_up);
+        smax = std::max(smax, hi);
+        smin = std::min(smin, lo);
+        max_lo = std::max(max_lo, lo);
+        min_hi = std::min(min_hi, hi);
+        const double mid = a.mid(s.back());
+        if (first || mid > r.m) r.m = mid;
+        first = false;
+        ++r.facts.keys;
+    }
+    const double c_up = std::max(std::fabs(a.bounds(a.scale).first), std::fabs(a.bounds(a.scale).second));
+    r.facts.abs_score_max = detail::up(abs_max * c_up);
+    r.facts.score_max = smax;
+    r.facts.score_range = detail::up(smax - smin);
+    r.facts.masked = r.facts.keys == 0;
+    r.may_tie = max_lo <= min_hi;
+    for (std::int64_t c = 0; c < dv; ++c) r.num.push_back(a.make_acc());
+    auto t = a.make();
+    for (std::int64_t j = 0; j < nk; ++j) {
+        r.e.push_back(a.make());
+        if (!keep[j]) continue;
+        a.sub(t, s[j], r.m);
+        a.exp(r.e.back(), t);
+        a.add(r.den, r.e.back());
+        for (std::int64_t c = 0; c < dv; ++c)
+            if (skip == nullptr || !(*skip)[c]) a.add_mul(r.num[c], r.e.back(), p.v.data[j * dv + c]);
+    }
+    return r;
+}
+
+// Exact values of a row where they are rational (docs/oracle.md, "Exact entries"): by
+// Lindemann–Weierstrass, Σ_g e^(t_g) (Σ_{j∈g} (v_jc − x)) = 0 over the distinct scores g holds
+// only when every group's coefficient is 0, so o_c is rational exactly when every group of
+// equal scores has the same mean of v_jc, and then it is that mean; a weight is rational only
+// when all scores are equal (1/n). For base 2 the same test is sufficient, not necessary.
+struct ExactRow {
+    bool all_equal = false;
+    std::vector<std::optional<mpq_class>> out;
+};
+
+ExactRow exact_row(const Problem& p, std::int64_t i, const std::vector<std::uint8_t>& keep) {
+    const std::int64_t nk = p.k.rows(), d = p.q.cols(), dv = p.v.cols();
+    std::map<mpq_class, std::vector<std::int64_t>> groups;  // exact q·k → keys
+    for (std::int64_t j = 0; j < nk; ++j) {
+        if (!keep[j]) continue;
+        mpq_class dot = 0;
+        for (std::int64_t x = 0; x < d; ++x) dot += mpq_class(p.q.data[i * d + x]) * mpq_class(p.k.data[j * d + x]);
+        groups[dot].push_back(j);
+    }
+    ExactRow r;
+    const bool zero_scale = p.scale.kind == ScaleKind::Given && p.scale.value == 0;
+    r.all_equal = groups.size() == 1 || zero_scale;
+    for (std::int64_t c = 0; c < dv; ++c) {
+        std::optional<mpq_class> mean;
+        bool same = true;
+        auto mean_of = [&](const std::vector<std::int64_t>& js) {
+            mpq_class s = 0;
+            for (auto j : js) s += mpq_class(p.v.data[j * dv + c]);
+            return mpq_class(s / static_cast<long>(js.size()));
+        };
+        if (zero_scale) {
+            std::vector<std::int64_t> all;
+            for (auto& [k, js] : groups) all.insert(all.end(), js.begin(), js.end());
+            mean = mean_of(all);
+        } else {
+            for (auto& [k, js] : groups) {
+                const mpq_class g = mean_of(js);
+                if (mean && *mean != g) same = false;
+                mean = g;
+            }
+        }
+        r.out.push_back(same ? mean : std::nullopt);
+    }
+    return r;
+}
+
+// Writes the entries of row i that `a` decides; returns how many are still undecided.
+template <class A>
+std::int64_t store_row(const Problem& p, const A& a, std::int64_t i, const RowEnclosure<A>& r, Reference& ref,
+                       std::vector<std::uint8_t>& done) {
+    const std::int64_t nk = p.k.rows(), dv = p.v.cols();
+    std::int64_t left = 0;
+    auto x = a.make(), den = a.make(), num = a.make();
+    a.finish(den, r.den);
+    auto put = [&](std::size_t slot, std::size_t at, std::vector<double>& v, std::vector<double>& lo,
+                   std::vector<double>& hi) {
+        if (done[slot]) return;
+        auto [l, h] = a.bounds(x);
+        if (auto d = a.decide(x, ref.format)) {
+            v[at] = *d;
+            lo[at] = l;
+            hi[at] = h;
+            done[slot] = 1;
+        } else {
+            ++left;
+        }
+    };
+    for (std::int64_t c = 0; c < dv; ++c) {
+        a.finish(num, r.num[c]);
+        a.div(x, num, den);
+        put(c, i * dv + c, ref.out, ref.out_lo, ref.out_hi);
+    }
+    a.log_plus(x, den, r.m);
+    put(dv, i, ref.lse, ref.lse_lo, ref.lse_hi);
+    for (std::int64_t j = 0; j < nk && !ref.w.empty(); ++j) {
+        a.div(x, r.e[j], den);
+        put(dv + 1 + j, i * nk + j, ref.w, ref.w_lo, ref.w_hi);
+    }
+    return left;
+}
+
+void store_masked_row(const Problem& p, std::int64_t i, Reference& ref) {
+    if (p.masked_rows == MaskedRows::Error)
+        throw domain_error(fmt::format("query row {}: every key is masked (choose --masked-rows nan or zeros)", i));
+    const double v = p.masked_rows == MaskedRows::NaN ? kNaN : 0.0;
+    const std::int64_t nk = p.k.rows(), dv = p.v.cols();
+    for (std::int64_t c = 0; c < dv; ++c) {
+        ref.out[i * dv + c] = ref.out_lo[i * dv + c] = ref.out_hi[i * dv + c] = v;
+        ref.out_exact[i * dv + c] = 1;
+    }
+    ref.lse[i] = ref.lse_lo[i] = ref.lse_hi[i] = -std::numeric_limits<double>::infinity();
+    for (std::int64_t j = 0; j < nk && !ref.w.empty(); ++j) ref.w[i * nk + j] = ref.w_lo[i * nk + j] = ref.w_hi[i * nk + j] = v;
+}
+
+// The exact rational entries of row i, where the certified ones would never decide a tie.
+void store_exact(const Problem& p, std::int64_t i, const std::vector<std::uint8_t>& keep, Reference& ref,
+                 std::vector<std::uint8_t>& done) {
+    const ExactRow ex = exact_row(p, i, keep);
+    const std::int64_t nk = p.k.rows(), dv = p.v.cols();
+    for (std::int64_t c = 0; c < dv; ++c) {
+        if (!ex.out[c]) continue;
+        const double r = round_exact(*ex.out[c], ref.format);
+        ref.out[i * dv + c] = r;
+        ref.out_lo[i * dv + c] = detail::down(ex.out[c]->get_d());
+        ref.out_hi[i * dv + c] = detail::up(ex.out[c]->get_d());
+        if (mpq_class(ex.out[c]->get_d()) == *ex.out[c]) ref.out_lo[i * dv + c] = ref.out_hi[i * dv + c] = ex.out[c]->get_d();
+        ref.out_exact[i * dv + c] = 1;
+        done[c] = 1;
+    }
+    if (!ex.all_equal) return;
+    const mpq_class w(1, static_cast<long>(std::count(keep.begin(), keep.end(), 1)));
+    for (std::int64_t j = 0; j < nk && !ref.w.empty(); ++j) {
+        if (!keep[j]) continue;
+        ref.w[i * nk + j] = round_exact(w, ref.format);
+        ref.w_lo[i * nk + j] = detail::down(w.get_d());
+        ref.w_hi[i * nk + j] = detail::up(w.get_d());
+        done[dv + 1 + j] = 1;
+    }
+}
+
+// The scale as an exact rational, when it is one: 1, a given float, 1/√d_k for a square d_k.
+std::optional<mpq_class> rational_scale(const Problem& p) {
+    if (p.scale.kind == ScaleKind::None) return mpq_class(1);
+    if (p.scale.kind == ScaleKind::Given) return mpq_class(p.scale.value);
+    const auto d = static_cast<long>(p.q.cols());
+    const auto r = static_cast<long>(std::llround(std::sqrt(static_cast<double>(d))));
+    if (r * r != d) return std::nullopt;
+    return mpq_class(1, r);
+}
+
+// x correctly rounded to f: exact for a rational, else by enclosures at doubling precision.
+double round_value(const Value& x, FloatFormat f) {
+    if (x.is_rational()) return round_exact(x.rational(), f);
+    for (std::int64_t prec = 64;; prec *= 2) {
+        if (prec > limits().max_precision) throw limit_error("an exact output's rounding needs more than max_precision");
+        const Enclosure e = exactattn::detail::enclose(x.terms(), prec);
+        mpq_class lo(e.lo), hi(e.hi);
+        lo /= mpq_class(mpz_class(1) << static_cast<mp_bitcnt_t>(prec));
+        hi /= mpq_class(mpz_class(1) << static_cast<mp_bitcnt_t>(prec));
+        const double a = round_exact(lo, f), b = round_exact(hi, f);
+        if (a == b) return a;
+    }
+}
+
+// The exact domain of an exp2 kernel (docs/oracle.md): with a rational scale, 2^(s_j − s_max)
+// is an element of Q(2^(1/m)) when every difference has a denominator m ≤ max_root, and the
+// engine's Value arithmetic gives the weights and outputs exactly. False when out of reach.
+bool store_exact_base2(const Problem& p, std::int64_t i, const std::vector<std::uint8_t>& keep, Reference& ref,
+                       std::vector<std::uint8_t>& done) {
+    const auto c = rational_scale(p);
+    if (p.base != ExpBase::Two || !c) return false;
+    const std::int64_t nk = p.k.rows(), d = p.q.cols(), dv = p.v.cols();
+    std::vector<mpq_class> s(static_cast<std::size_t>(nk));
+    std::optional<mpq_class> smax;
+    for (std::int64_t j = 0; j < nk; ++j) {
+        if (!keep[j]) continue;
+        for (std::int64_t x = 0; x < d; ++x) s[j] += mpq_class(p.q.data[i * d + x]) * mpq_class(p.k.data[j * d + x]);
+        s[j] *= *c;
+        if (!smax || s[j] > *smax) smax = s[j];
+    }
+    std::vector<Value> e(static_cast<std::size_t>(nk));
+    Value den;
+    for (std::int64_t j = 0; j < nk; ++j) {
+        if (!keep[j]) continue;
+        const mpq_class t = s[j] - *smax;
+        if (cmp(t.get_den(), limits().max_root) > 0 || cmp(abs(t), limits().max_exponent) > 0) return false;
+        e[j] = Value::exp2(t);
+        den += e[j];
+    }
+    if (ref.out_exact_text.empty()) ref.out_exact_text.assign(ref.out.size(), "");
+    for (std::int64_t col = 0; col < dv; ++col) {
+        Value num;
+        for (std::int64_t j = 0; j < nk; ++j)
+            if (keep[j]) num += e[j] * Value(mpq_class(p.v.data[j * dv + col]));
+        const Value o = num / den;
+        const std::size_t at = static_cast<std::size_t>(i * dv + col);
+        ref.out[at] = round_value(o, ref.format);
+        const double x = to_double(o);  // correctly rounded: one step each way encloses o
+        const bool is_double = o.is_rational() && mpq_class(x) == o.rational();
+        ref.out_lo[at] = is_double ? x : detail::down(x);
+        ref.out_hi[at] = is_double ? x : detail::up(x);
+        ref.out_exact[at] = 1;
+        ref.out_exact_text[at] = to_ascii(o);
+        done[col] = 1;
+    }
+    return true;
+}
+
+void reference_row(const Problem& p, std::int64_t i, Reference& ref) {
+    const std::int64_t nk = p.k.rows(), dv = p.v.cols();
+    const auto keep = visible(p, i);
+    DoubleArith da;
+    da.base = p.base;
+    da.scale = detail::double_scale(p.scale, p.q.cols());
+    const auto r = enclose_row(p, da, i, keep);
+    ref.rows[i] = r.facts;
+    if (r.facts.masked) return store_masked_row(p, i, ref);
+    {  // Σ_j w_j |v_jc| ≤ Σ_j E_j^hi |v_jc| / D^lo; the double sums err by at most γ_n (Higham)
+        DoubleArith::Iv d;
+        da.finish(d, r.den);
+        std::vector<double> acc(static_cast<std::size_t>(dv), 0.0);
+        for (std::int64_t j = 0; j < nk; ++j) {
+            if (!keep[j]) continue;
+            const double e = r.e[j].hi;
+            const double* v = &p.v.data[j * dv];
+            for (std::int64_t c = 0; c < dv; ++c) acc[c] += e * std::fabs(v[c]);
+        }
+        const double g = static_cast<double>(nk + 2) * 0x1p-53;
+        for (std::int64_t c = 0; c < dv; ++c) ref.out_abs[i * dv + c] = acc[c] / d.lo * (1 + 2 * g) * (1 + 0x1p-40);
+    }
+    std::vector<std::uint8_t> done(static_cast<std::size_t>(dv + 1 + nk), 0);
+    for (std::int64_t j = 0; j < nk; ++j)
+        if (!keep[j] && !ref.w.empty()) ref.w[i * nk + j] = ref.w_lo[i * nk + j] = ref.w_hi[i * nk + j] = 0, done[dv + 1 + j] = 1;
+    if (ref.w.empty()) std::fill(done.begin() + dv + 1, done.end(), 1);
+    if (r.may_tie) store_exact(p, i, keep, ref, done);  // equal scores: 1/n and means, exactly
+    else store_exact_base2(p, i, keep, ref, done);       // an exp2 kernel's exact domain
+    if (store_row(p, da, i, r, ref, done) == 0) return;
+    for (mpfr_prec_t prec = 128;; prec *= 2) {
+        if (prec > limits().max_precision)
+            throw limit_error(fmt::format("query row {}: a rounding not decided at {} bits (max_precision)", i,
+                                          limits().max_precision));
+        if (prec == 256 && !r.may_tie) store_exact(p, i, keep, ref, done);
+        const MpfrArith ma(prec, p.base, p.scale, p.q.cols());
+        ref.max_precision = std::max<std::int64_t>(ref.max_precision, prec);
+        if (store_row(p, ma, i, enclose_row(p, ma, i, keep, &done), ref, done) == 0) return;
+    }
+}
+
+void check_size(const Problem& p, bool weights) {
+    const auto nq = p.q.rows(), nk = p.k.rows(), dv = p.v.cols();
+    const std::int64_t cap = limits().max_cells;
+    if (nq > cap || nk > cap || dv > cap || nq * dv > cap || (weights && nq > cap / std::max<std::int64_t>(nk, 1)))
+        throw limit_error(fmt::format("{} × {} outputs{} exceed max_cells ({})", nq, dv,
+                                      weights ? fmt::format(" and {} × {} weights", nq, nk) : "", cap));
+}
+
+}  // namespace
+
+Reference reference(const Problem& p, FloatFormat format, bool weights) {
+    validate(p);
+    check_size(p, weights);
+    Reference ref;
+    ref.format = format;
+    ref.base = p.base;
+    ref.n_q = p.q.rows();
+    ref.n_k = p.k.rows();
+    ref.d_v = p.v.cols();
+    ref.d = p.q.cols();
+    ref.v_abs_max.assign(static_cast<std::size_t>(ref.d_v), 0);
+    for (std::size_t x = 0; x < p.v.data.size(); ++x)
+        ref.v_abs_max[x % ref.d_v] = std::max(ref.v_abs_max[x % ref.d_v], std::fabs(p.v.data[x]));
+    const auto no = static_cast<std::size_t>(ref.n_q * ref.d_v);
+    ref.out.assign(no, 0);
+    ref.out_lo = ref.out_hi = ref.out_abs = ref.out;
+    ref.out_exact.assign(no, 0);
+    ref.lse.assign(static_cast<std::size_t>(ref.n_q), 0);
+    ref.lse_lo = ref.lse_hi = ref.lse;
+    if (weights) {
+        ref.w.assign(static_cast<std::size_t>(ref.n_q * ref.n_k), 0);
+        ref.w_lo = ref.w_hi = ref.w;
+    }
+    ref.rows.resize(static_cast<std::size_t>(ref.n_q));
+    for (std::int64_t i = 0; i < ref.n_q; ++i) reference_row(p, i, ref);
+    return ref;
+}
+
+void validate(const Problem& p) {
+    auto need = [](bool ok, const std::string& why) {
+        if (!ok) throw shape_error(why);
+    };
+    need(p.q.shape.size() == 2 && p.k.shape.size() == 2 && p.v.shape.size() == 2,
+         "q, k and v must be matrices (n_q × d, n_k × d, n_k × d_v)");
+    need(p.q.cols() == p.k.cols(), fmt::format("q has {} columns but k has {}", p.q.cols(), p.k.cols()));
+    need(p.k.rows() == p.v.rows(), fmt::format("k has {} rows but v has {}", p.k.rows(), p.v.rows()));
+    need(p.q.cols() >= 1 && p.k.rows() >= 1 && p.v.cols() >= 1 && p.q.rows() >= 1, "an empty q, k or v");
+    need(p.mask.empty() || static_cast<std::int64_t>(p.mask.size()) == p.q.rows() * p.k.rows(),
+         fmt::format("the mask must be {} × {}", p.q.rows(), p.k.rows()));
+    const std::pair<const char*, const Tensor*> ts[] = {{"q", &p.q}, {"k", &p.k}, {"v", &p.v}};
+    for (const auto& [name, t] : ts) {
+        for (std::size_t x = 0; x < t->data.size(); ++x) {
+            const double v = t->data[x];
+            const auto where = fmt::format("{}[{}, {}]", name, static_cast<std::int64_t>(x) / t->cols(),
+                                           static_cast<std::int64_t>(x) % t->cols());
+            if (!std::isfinite(v)) throw domain_error(fmt::format("{}: {} in an input (refused: no exact value)", where, v));
+            if (!representable(v, t->format))
+                throw domain_error(fmt::format("{}: {:.17g} is not a {} value", where, v, info(t->format).name));
+        }
+    }
+    if (p.scale.kind == ScaleKind::Given && !std::isfinite(p.scale.value)) throw domain_error("the scale is not finite");
+}
+
+}  // namespace exactattn::oracle

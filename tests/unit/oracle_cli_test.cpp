@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+// `exactattn oracle` in-process: a kernel's output judged (exit 0 within, 1 over), the
+// reference written as .npy, and bad input as one placed line with exit 2 and no output file.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "app.hpp"
+#include "exactattn/oracle.hpp"
+
+using namespace exactattn::oracle;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+    int code;
+    std::string out, err;
+};
+
+Result run(std::vector<std::string> args) {
+    args.insert(args.begin(), "oracle");
+    std::ostringstream out, err;
+    const int code = exactattn::cli::run(args, out, err);
+    return {code, out.str(), err.str()};
+}
+
+class OracleCli : public testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() / ("oracle_cli_" + std::to_string(::getpid()));
+        fs::create_directories(dir_);
+        // Scores 0 against both keys: weights 1/2, 1/2; output the mean of v's rows, [3/4, -1].
+        write("q.csv", "0,0\n");
+        write("k.csv", "1,0\n0,1\n");
+        write("v.csv", "1,-1\n0.5,-1\n");
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+    std::string path(const std::string& name) const { return (dir_ / name).string(); }
+    void write(const std::string& name, const std::string& text) const { std::ofstream(path(name)) << text; }
+    std::vector<std::string> inputs() const { return {"--q", path("q.csv"), "--k", path("k.csv"), "--v", path("v.csv")}; }
+    fs::path dir_;
+};
+
+}  // namespace
+
+TEST_F(OracleCli, TheExactMeanPassesAndAnOutputOffByOneUlpOfTheBoundFails) {
+    write("good.csv", "0.75,-1\n");
+    auto a = inputs();
+    a.insert(a.begin(), "judge");
+    a.insert(a.end(), {"--actual", path("good.csv"), "--dtype", "float16"});
+    Result r = run(a);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("Result: PASS"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("(2 exact, 0 certified)"), std::string::npos) << r.out;
+    write("bad.csv", "0.8125,-1\n");  // 0.75 + 2^-4 = 128 ulps of float16 (ulp(0.75) = 2^-11)
+    a[a.size() - 3] = path("bad.csv");
+    r = run(a);
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.out.find("first over: out[0, 0]"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("error 128 ULP"), std::string::npos) << r.out;
+}
+
+TEST_F(OracleCli, WeightsAndLogSumExpAreJudgedToo) {
+    // Weights 1/2 and 1/2 exactly; lse = ln(e^0 + e^0) = ln 2 = 0.693147…; 2048 ln 2 = 1419.57, so float16 gives 1420/2048.
+    write("good.csv", "0.75,-1\n");
+    write("w.csv", "0.5,0.5\n");
+    write("lse.csv", "0.693359375\n");
+    auto a = inputs();
+    a.insert(a.begin(), "judge");
+    a.insert(a.end(), {"--actual", path("good.csv"), "--dtype", "float16", "--actual-weights", path("w.csv"),
+                       "--actual-lse", path("lse.csv")});
+    Result r = run(a);
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("Summary (weights): 2 entries"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("Summary (lse): 1 entries"), std::string::npos) << r.out;
+    write("w.csv", "0.625,0.375\n");  // weights off by 1/8: far past any bound
+    r = run(a);
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.out.find("first over: weights[0, 0]"), std::string::npos) << r.out;
+}
+
+TEST_F(OracleCli, TheReferenceIsWrittenAsNpyInTheDeclaredFormat) {
+    auto a = inputs();
+    a.insert(a.begin(), "reference");
+    a.insert(a.end(), {"--dtype", "bfloat16", "--npy", path("ref.npy")});
+    const Result r = run(a);
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::ifstream in(path("ref.npy"), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const Tensor t = parse_npy(bytes, "ref.npy", FloatFormat::BFloat16);
+    EXPECT_EQ(t.data, (std::vector<double>{0.75, -1}));
+}
+
+TEST_F(OracleCli, BadInputIsOnePlacedLineAndExitTwo) {
+    write("nan.csv", "nan,0\n");
+    write("ragged.csv", "1,2\n3\n");
+    write("x.txt", "1\n");
+    write("trunc.npy", std::string("\x93NUMPY\x01\x00\x40", 9));
+    write("nan.json", "[[\"nan\", 0]]");
+    write("object.json", "{\"q\": 1}");
+    write("ragged.json", "[[1, 2], [3]]");
+    write("v.json", "[[1, -1], [0.5, -1]]");
+    write("tenth.csv", "0.1,0\n");
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"--q", path("nan.csv")}, "q[0, 0]: nan in an input"},
+        {{"--k", path("ragged.csv")}, "line 2 has 1 entries"},
+        {{"--v", path("x.txt")}, "unknown file type"},
+        {{"--q", path("trunc.npy")}, "truncated .npy header"},
+        {{"--q", path("missing.csv")}, "cannot read the file"},
+        {{"--dtype", "float8"}, "--dtype: unknown float format 'float8'"},
+        {{"--input-dtype", "float16", "--v", path("v.csv")}, ""},  // 0.5 and 1 are float16: fine
+        {{"--scale", "abc"}, "--scale: not sqrt-dk, none or a number"},
+        {{"--q", path("nan.json")}, "q[0, 0]: nan in an input"},
+        {{"--q", path("object.json")}, "the JSON must be an array"},
+        {{"--k", path("ragged.json")}, "row 1 does not have 2 entries"},
+        {{"--v", path("v.json")}, ""},  // JSON and CSV read the same values
+        {{"--input-dtype", "float16", "--q", path("tenth.csv")}, "q[0, 0]: 0.10000000000000001 is not a float16 value"},
+    };
+    for (const auto& [change, message] : cases) {
+        auto a = inputs();
+        for (std::size_t x = 0; x < change.size(); x += 2) {
+            auto it = std::find(a.begin(), a.end(), change[x]);
+            if (it == a.end()) a.insert(a.end(), {change[x], change[x + 1]});
+            else *(it + 1) = change[x + 1];
+        }
+        a.insert(a.begin(), "reference");
+        a.insert(a.end(), {"--npy", path("out.npy")});
+        const Result r = run(a);
+        if (message.empty()) {
+            EXPECT_EQ(r.code, 0) << r.err;
+            fs::remove(path("out.npy"));
+            continue;
+        }
+        EXPECT_EQ(r.code, 2) << message;
+        EXPECT_EQ(r.out, "") << message;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(path("out.npy"))) << message;  // no partial output file
+        fs::remove(path("out.npy"));
+    }
+}
