@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -153,6 +154,56 @@ TEST(Output, FailedStandardOutputIsAnError) {
     const Result r = run({"eval", "a"}, &full);
     EXPECT_EQ(r.code, 2);
     EXPECT_EQ(r.err.rfind("exactattn: cannot write standard output", 0), 0u) << r.err;
+}
+
+// Commands that write files to -o DIR and their summary to standard output (variants) lose
+// no write either: the summary on /dev/full is exit 2 like every other command's output.
+TEST(Output, FailedStandardOutputAfterWritingFilesIsAnError) {
+    const fs::path dir = fs::temp_directory_path() / ("exactattn-full-summary-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    FullBuf buf;
+    std::ostream full(&buf);
+    const Result r = run({"variants", "chapter14", "--exercise", "1", "--count", "2", "-o", dir.string()}, &full);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err.rfind("exactattn: cannot write standard output", 0), 0u) << r.err;
+    fs::remove_all(dir);
+}
+
+// A set of files is written all or nothing: when one destination cannot be written (here
+// sheet.html is a directory), none of the others is left behind, in a directory that existed
+// (its other contents untouched) or one the command created (removed again).
+TEST(Output, FileSetIsWrittenAllOrNothing) {
+    const fs::path dir = fs::temp_directory_path() / ("exactattn-all-or-nothing-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir / "sheet.html");
+    { std::ofstream(dir / "notes.txt") << "mine"; }
+    Result r = run({"variants", "chapter14", "--exercise", "1", "--count", "3", "-o", dir.string()});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(r.err, "exactattn: --output: cannot write " + (dir / "sheet.html").string() +
+                         ": it is a directory: Is a directory\n");
+    std::vector<std::string> left;
+    for (const auto& e : fs::directory_iterator(dir)) left.push_back(e.path().filename().string());
+    std::sort(left.begin(), left.end());
+    EXPECT_EQ(left, (std::vector<std::string>{"notes.txt", "sheet.html"}));
+    EXPECT_EQ(slurp(dir / "notes.txt"), "mine");
+    // A file that fails while the set is written (a file-size limit, as a full disk) leaves
+    // nothing either, and the directory the command created is removed again.
+    const fs::path fresh = dir / "new";
+    struct rlimit old {};
+    ::getrlimit(RLIMIT_FSIZE, &old);
+    struct rlimit small = old;
+    small.rlim_cur = 100;
+    ::signal(SIGXFSZ, SIG_IGN);
+    ::setrlimit(RLIMIT_FSIZE, &small);
+    r = run({"variants", "chapter14", "--exercise", "1", "--count", "3", "-o", fresh.string()});
+    ::setrlimit(RLIMIT_FSIZE, &old);
+    ::signal(SIGXFSZ, SIG_DFL);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("cannot write " + fresh.string() + "/"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find(".exactattn-"), std::string::npos) << r.err;  // the temporary name is not shown
+    EXPECT_FALSE(fs::exists(fresh));
+    fs::remove_all(dir);
 }
 
 // check and verify address the report through one resolver: the scores of a row that
