@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace exactattn::detail {
 
 std::string xml_escape(std::string_view s, bool attribute) {
@@ -39,5 +41,33 @@ std::string xml_escape(std::string_view s, bool attribute) {
 }
 
 std::string html_escape(const std::string& s) { return xml_escape(s); }
+
+
+std::string markdown_escape(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (const char c : s) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            default: out += c; break;
+        }
+    }
+    return out;
+}
+
+std::string markdown_code(std::string_view s) {
+    std::size_t longest = 0;
+    std::size_t run = 0;
+    for (const char c : s) {
+        run = c == '`' ? run + 1 : 0;
+        longest = std::max(longest, run);
+    }
+    const std::string fence(longest + 1, '`');
+    const bool pad = !s.empty() && (s.front() == '`' || s.back() == '`');
+    const std::string space = pad ? " " : "";
+    return fence + space + std::string(s) + space + fence;
+}
 
 }  // namespace exactattn::detail
