@@ -9,8 +9,9 @@ namespace exactattn::detail {
 
 /// Text for XML 1.0 (and so HTML, SVG, Moodle XML, JUnit): & < > " escaped, and every
 /// character XML 1.0 cannot carry at all — the C0 controls but tab, line feed and carriage
-/// return, and the noncharacters U+FFFE and U+FFFF — written visibly as <U+XXXX>, so that what
-/// an author or a file name holds can never make a document ill-formed. In an attribute
+/// return, and the noncharacters U+FFFE and U+FFFF — written visibly as <U+XXXX>, and every byte
+/// that is not part of valid UTF-8 (a file name with byte 0xFF) as <0xFF>, so that what an author
+/// or a file name holds can never make a document ill-formed. In an attribute
 /// (`attribute`), ' is escaped too, and tab, line feed and carriage return as character
 /// references, which attribute-value normalisation would otherwise turn into spaces.
 std::string xml_escape(std::string_view s, bool attribute = false);

@@ -233,3 +233,38 @@ TEST(Output, CheckAndVerifyReadTheSameQuantity) {
     r = run({"check", "chapter14", "--target", "/reads/example-14.1/weights/0", "--proposed", "2/3"});
     EXPECT_NE(r.out.find("divided by the number of positions (3)"), std::string::npos) << r.out;
 }
+
+// File names reach the output escaped: verify prints a line break of a name as <U+000A> (so it
+// cannot forge a "verify: 99 passed" line), an ESC as <U+001B>, a byte that is not UTF-8 as
+// <0xFF>; its JUnit report stays well-formed XML for the same names.
+TEST(Output, FileNamesAreShownEscaped) {
+    const fs::path dir = fs::temp_directory_path() / ("exactattn-names-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    // The expectation is wrong on purpose (by hand the weights of [a] and [0] under query [1]
+    // are 2/3 and 1/3), so that the failure line names the file too.
+    const std::string scenario = R"({"sources": {"m": {"memory": [["a"], ["0"]]}}, "queries": {"q": [1]},
+        "reads": {"r": {"source": "m", "query": "q"}}, "expect": {"/reads/r/weights/0": "1/2"}})";
+    const fs::path forged = dir / "a\nverify: 99 passed, 0 failed\n\x1b[2J.json";
+    const fs::path latin = dir / "b\xff.json";
+    std::ofstream(forged) << scenario;
+    std::ofstream(latin) << scenario;
+    const fs::path junit = dir / "report.xml";
+    const Result r = run({"verify", forged.string(), latin.string(), "--junit", junit.string()});
+    EXPECT_EQ(r.code, 1) << r.err;
+    // Two files: a failure line and a summary line each, then the total: five lines.
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 5) << r.out;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos);
+    EXPECT_EQ(r.out.find('\xff'), std::string::npos);
+    EXPECT_NE(r.out.find("a<U+000A>verify: 99 passed, 0 failed<U+000A><U+001B>[2J.json: /reads/r/weights/0: expected"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("b<0xFF>.json: 0 passed, 1 failed\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.rfind("verify: 0 passed, 2 failed in 2 files\n"), std::string::npos) << r.out;
+    const std::string xml = slurp(junit);
+    EXPECT_EQ(xml.find('\xff'), std::string::npos);
+    EXPECT_EQ(xml.find('\x1b'), std::string::npos);
+    EXPECT_NE(xml.find("b&lt;0xFF&gt;.json"), std::string::npos) << xml;
+    EXPECT_NE(xml.find("&lt;U+001B&gt;"), std::string::npos) << xml;
+    fs::remove_all(dir);
+}
