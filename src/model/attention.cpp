@@ -13,6 +13,25 @@ namespace exactattn {
 
 namespace {
 
+// The layer's parts by the name of their option (attend --mask, the Python keyword mask=):
+// an error in one is placed there, so that the command line can name the option and the
+// module the keyword. Errors already placed keep their place.
+Location part(const char* name) {
+    Location where;
+    where.context = name;
+    return where;
+}
+
+template <class F>
+auto in_part(const char* name, F&& f) {
+    try {
+        return f();
+    } catch (const Error& e) {
+        if (!e.where().empty()) throw;
+        throw Error(e.kind(), part(name), e.reason());
+    }
+}
+
 __extension__ typedef __int128 i128;  // GCC/Clang extension; bounds checked below
 
 // Integer product of compact X (n × r) and compact W (r × c) when every sum fits 62 bits.
@@ -50,18 +69,20 @@ std::vector<std::vector<bool>> build_mask(const AttentionLayer& layer, std::size
                                           std::size_t nk) {
     if (!layer.mask.empty() && layer.mask.size() != nq) {
         throw shape_error(fmt::format("the mask has {} rows; there are {} queries",
-                                      layer.mask.size(), nq));
+                                      layer.mask.size(), nq),
+                          part("mask"));
     }
     std::vector<std::vector<bool>> masked(nq, std::vector<bool>(nk, false));
     for (const std::size_t p : layer.padding) {
         if (p < 1 || p > nk) {
-            throw reference_error(fmt::format("padding position {} is out of range 1..{}", p, nk));
+            throw reference_error(fmt::format("padding position {} is out of range 1..{}", p, nk), part("padding"));
         }
     }
     for (std::size_t i = 0; i < nq; ++i) {
         if (!layer.mask.empty() && layer.mask[i].size() != nk) {
             throw shape_error(fmt::format("mask row {} has {} entries; there are {} key positions",
-                                          i + 1, layer.mask[i].size(), nk));
+                                          i + 1, layer.mask[i].size(), nk),
+                              part("mask"));
         }
         for (std::size_t j = 0; j < nk; ++j) {
             masked[i][j] = (layer.causal && j > i) || (!layer.mask.empty() && layer.mask[i][j]);
@@ -83,14 +104,16 @@ void check_layer(const AttentionLayer& layer) {
             "layer normalisation is outside the exact domain: it divides by √(variance + ε), and "
             "the square root of a sum of squares of exact values is in general not in any "
             "Q(2^(1/m))[a] (√3, √(1 + a²)); leave it out, or normalise by a declared exact factor "
-            "in the data");
+            "in the data",
+            part("layer-norm"));
     }
     if (layer.positional == Positional::Sinusoidal) {
         throw domain_error(
             "sinusoidal positional encodings are outside the exact domain: sin and cos of a "
             "nonzero algebraic argument are transcendental (Lindemann–Weierstrass), so "
             "sin(p/10000^(2i/d)) is not an exact value for p ≥ 1; give the positions as a table "
-            "of exact values instead");
+            "of exact values instead",
+            part("positions"));
     }
     if (layer.heads.empty()) throw shape_error("the layer has no heads");
 }
@@ -119,11 +142,11 @@ LayerTrace attend_layer(const AttentionLayer& layer, const Matrix& x_in, const M
     check_layer(layer);
     const bool self = &x_in == &memory_in;
     check_rectangular(x_in, "X");
-    if (!self) check_rectangular(memory_in, "the memory sequence");
+    if (!self) in_part("memory", [&] { check_rectangular(memory_in, "the memory sequence"); return 0; });
     LayerTrace t;
     t.input = x_in;
     if (layer.positional == Positional::Table) {
-        t.input = mat_add(x_in, layer.positions, "X", "the positions P");
+        t.input = in_part("positions", [&] { return mat_add(x_in, layer.positions, "X", "the positions P"); });
     }
     const Matrix& mem = self ? t.input : memory_in;
     const std::size_t nq = t.input.size();
@@ -136,8 +159,14 @@ LayerTrace attend_layer(const AttentionLayer& layer, const Matrix& x_in, const M
         const std::string tag = layer.heads.size() == 1 ? "" : fmt::format("^{}", h + 1);
         HeadTrace ht;
         ht.queries = project(xq, head.wq, "X", "W_Q" + tag);
-        ht.keys = project(xk, head.wk, self ? "X" : "the memory", "W_K" + tag);
-        ht.values = project(xk, head.wv, self ? "X" : "the memory", "W_V" + tag);
+        // In cross-attention the keys and values come from the memory: a width that does not
+        // fit W_K or W_V is placed there.
+        const auto from_memory = [&](const Matrix& w, const std::string& name) {
+            if (self) return project(xk, w, "X", name);
+            return in_part("memory", [&] { return project(xk, w, "the memory", name); });
+        };
+        ht.keys = from_memory(head.wk, "W_K" + tag);
+        ht.values = from_memory(head.wv, "W_V" + tag);
         if (ht.queries.width() != ht.keys.width()) {
             throw shape_error(fmt::format("head {}: W_Q gives d_k = {} but W_K gives {}", h + 1,
                                           ht.queries.width(), ht.keys.width()));
@@ -171,11 +200,15 @@ LayerTrace attend_layer(const AttentionLayer& layer, const Matrix& x_in, const M
         t.heads.push_back(std::move(ht));
     }
     if (layer.wo) {
-        check_rectangular(*layer.wo, "W_O");
-        t.projected = mat_mul(t.concat(), *layer.wo, "the concatenated heads", "W_O");
+        t.projected = in_part("wo", [&] {
+            check_rectangular(*layer.wo, "W_O");
+            return mat_mul(t.concat(), *layer.wo, "the concatenated heads", "W_O");
+        });
     }
     if (layer.residual) {
-        t.projected = mat_add(t.projected ? *t.projected : t.concat(), t.input, "the layer output", "X (residual)");
+        t.projected = in_part("residual", [&] {
+            return mat_add(t.projected ? *t.projected : t.concat(), t.input, "the layer output", "X (residual)");
+        });
     }
     return t;
 }
