@@ -163,8 +163,8 @@ int cmd_attend(const AttendOptions& o, std::ostream& out) {
         // memory, positions, residual, layer-norm, padding): here that is the option --NAME.
         const Location& w = e.where();
         if (!w.file.empty() || !w.pointer.empty() || w.line != 0 || w.column != 0) throw;
-        static const std::vector<std::string> parts = {"mask",     "padding",  "wo",        "memory",
-                                                       "positions", "residual", "layer-norm"};
+        static const std::vector<std::string> parts = {"x",         "mask",     "padding",   "wo",
+                                                       "memory",    "positions", "residual", "layer-norm"};
         if (std::find(parts.begin(), parts.end(), w.context) == parts.end()) throw;
         throw Error(e.kind(), option_place("--" + w.context), e.reason());
     }

@@ -48,3 +48,13 @@ def test_shape_errors_name_their_keyword():
     with pytest.raises(exactattn.ReferenceError) as e:
         exactattn.attend(x, [head], padding=[3])
     assert str(e.value) == "padding: padding position 3 is out of range 1..2"
+
+
+def test_trace_size_is_predicted_before_the_work():
+    # By hand: one head over 1000 queries and keys holds 3·1000² scores, exponentials and
+    # weights plus (1000 + 1000)·4 projection entries: 3008000 values, over 2^21.
+    with pytest.raises(exactattn.LimitError) as e:
+        exactattn.attend([[1]] * 1000, [([[1]], [["a"]], [[1]])])
+    assert e.value.place == "x"
+    assert e.value.reason.startswith("the layer's trace would hold about 3008000 exact values")
+    assert "(limits: max_report_cells)" in e.value.reason
