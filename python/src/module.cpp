@@ -705,7 +705,7 @@ const LimitField kLimitFields[] = {
     EXACTATTN_LIMIT(max_cells),     EXACTATTN_LIMIT(max_memory_bytes), EXACTATTN_LIMIT(max_value_bits),
     EXACTATTN_LIMIT(max_file_bytes), EXACTATTN_LIMIT(max_nesting),      EXACTATTN_LIMIT(max_work),
     EXACTATTN_LIMIT(max_report_cells), EXACTATTN_LIMIT(max_decoder_steps), EXACTATTN_LIMIT(max_target_vocabulary),
-    EXACTATTN_LIMIT(max_report_cells), EXACTATTN_LIMIT(max_variants),   EXACTATTN_LIMIT(max_variant_draws),
+    EXACTATTN_LIMIT(max_figure_positions), EXACTATTN_LIMIT(max_variants), EXACTATTN_LIMIT(max_variant_draws),
 };
 #undef EXACTATTN_LIMIT
 
