@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -337,13 +338,61 @@ void emit(const Document& doc, Format format, const RenderOptions& options, std:
     g_csv_directory_written = true;
 }
 
+// All or nothing: every destination is checked first (a directory cannot be replaced by a
+// file), the files are written into a fresh temporary directory inside DIR, and only when all
+// of them are complete are they renamed into place. A failure removes the temporary directory
+// (and DIR when this call created it), so it leaves no file of the set behind.
 void write_files(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files) {
+    namespace fs = std::filesystem;
     std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec || !std::filesystem::is_directory(dir)) {
+    const bool existed = fs::exists(dir, ec);
+    fs::create_directories(dir, ec);
+    if (ec || !fs::is_directory(dir)) {
         throw output_error(dir, "cannot create the directory", ec ? ec.value() : ENOTDIR, "--output");
     }
-    for (const auto& [name, text] : files) write_output_file((std::filesystem::path(dir) / name).string(), text);
+    const auto abandon = [&](const std::string& tmp) {
+        std::error_code ignored;
+        if (!tmp.empty()) fs::remove_all(tmp, ignored);
+        if (!existed) fs::remove(dir, ignored);  // only if empty: nothing of the caller's is removed
+    };
+    for (const auto& f : files) {
+        const std::string dest = (fs::path(dir) / f.first).string();
+        struct stat st {};
+        if (::stat(dest.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+            abandon("");
+            throw output_error(dest, "it is a directory", EISDIR, "--output");
+        }
+    }
+    std::string tmp = (fs::path(dir) / ".exactattn-XXXXXX").string();
+    if (::mkdtemp(tmp.data()) == nullptr) {
+        const int e = errno;
+        abandon("");
+        throw output_error(dir, "cannot create a temporary directory in it", e, "--output");
+    }
+    try {
+        for (const auto& [name, text] : files) write_output_file((fs::path(tmp) / name).string(), text);
+    } catch (const Error& e) {
+        abandon(tmp);
+        // Placed at the destination, not at the temporary directory the caller never named.
+        std::string reason = e.reason();
+        const auto at = reason.find(tmp);
+        if (at != std::string::npos) reason.replace(at, tmp.size(), dir);
+        throw Error(e.kind(), e.where(), reason);
+    } catch (...) {
+        abandon(tmp);
+        throw;
+    }
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        const std::string dest = (fs::path(dir) / files[i].first).string();
+        if (::rename((fs::path(tmp) / files[i].first).c_str(), dest.c_str()) != 0) {
+            const int e = errno;
+            std::error_code ignored;
+            for (std::size_t j = 0; j < i; ++j) fs::remove(fs::path(dir) / files[j].first, ignored);
+            abandon(tmp);
+            throw output_error(dest, "rename failed", e, "--output");
+        }
+    }
+    fs::remove(tmp, ec);
     g_csv_directory_written = true;
 }
 
@@ -369,9 +418,19 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
         p.attend.render = p.render;
         p.variants.output = p.output;
         code = p.command(buffer);
+        // Standard output that cannot be written (`> /dev/full`) is an error, exit 2, whatever
+        // the command: a lost write never exits 0.
+        const auto check_out = [&out] {
+            out.flush();
+            if (!out) {
+                const int e = errno;
+                throw usage_error(fmt::format("cannot write standard output: {}",
+                                              e != 0 ? std::strerror(e) : "write failed"));
+            }
+        };
         if (g_csv_directory_written) {  // the files are written; the command's summary to stdout
             out << buffer.view();
-            out.flush();
+            check_out();
             return code;
         }
         if (!p.output.empty()) {
@@ -381,12 +440,7 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
         }
         out << buffer.view();  // no copy: a report can be hundreds of megabytes
         if (p.deferred) p.deferred(out);
-        out.flush();
-        if (!out) {
-            const int e = errno;
-            throw usage_error(fmt::format("cannot write standard output: {}",
-                                          e != 0 ? std::strerror(e) : "write failed"));
-        }
+        check_out();
         return code;
     } catch (const CLI::CallForHelp&) {
         out << app.help();

@@ -3,8 +3,11 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <ostream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "exactattn/attention.hpp"
@@ -93,8 +96,9 @@ void add_attend_options(CLI::App& sub, AttendOptions& o) {
     sub.add_option("--heads", o.heads, "Number of heads h")->check(CLI::Range(1, 4096));
     sub.add_flag("--causal", o.causal, "Query i attends to keys 1..i only");
     sub.add_option("--mask", o.mask, "Boolean matrix n_q × n_k, 1 = masked");
-    sub.add_option("--padding", o.padding, "Key positions masked for every query (1-based)")
-        ->allow_extra_args(false);
+    // Several values after one --padding (`--padding 1 3`, as documented) or one list (`1,3`).
+    sub.add_option("--padding", o.padding, "Key positions masked for every query (1-based): 1 3 or 1,3")
+        ->allow_extra_args(true);
     sub.add_option("--scale", o.scale, "none | sqrt-dk | an exact value, e.g. 1/2");
     sub.add_option("--positions", o.positions, "Positions P added to X (a matrix), or sinusoidal");
     sub.add_flag("--residual", o.residual, "Add X to the output");
@@ -150,8 +154,20 @@ int cmd_attend(const AttendOptions& o, std::ostream& out) {
     if (!labels.empty() && labels.size() != x.size()) {
         throw usage_error(fmt::format("{} tokens label {} rows of X", labels.size(), x.size()), option_place("--tokens"));
     }
-    const LayerTrace t = o.memory.empty() ? attend_layer(layer, x)
-                                          : attend_layer(layer, x, matrix_argument(o.memory, "--memory"));
+    const Matrix memory = o.memory.empty() ? Matrix{} : matrix_argument(o.memory, "--memory");
+    LayerTrace t;
+    try {
+        t = o.memory.empty() ? attend_layer(layer, x) : attend_layer(layer, x, memory);
+    } catch (const Error& e) {
+        // The library places an error in a part of the layer by the part's name (mask, wo,
+        // memory, positions, residual, layer-norm, padding): here that is the option --NAME.
+        const Location& w = e.where();
+        if (!w.file.empty() || !w.pointer.empty() || w.line != 0 || w.column != 0) throw;
+        static const std::vector<std::string> parts = {"x",         "mask",     "padding",   "wo",
+                                                       "memory",    "positions", "residual", "layer-norm"};
+        if (std::find(parts.begin(), parts.end(), w.context) == parts.end()) throw;
+        throw Error(e.kind(), option_place("--" + w.context), e.reason());
+    }
     const auto key_labels = o.memory.empty() ? labels : std::vector<std::string>{};
     const Format f = parse_format(o.format);
     if (f == Format::Json) {

@@ -16,7 +16,16 @@ int cmd_rollout(const RolloutOptions& o, std::ostream& out) {
     const Format f = parse_format(o.format);
     Location where;
     where.context = "--rollout";
-    std::string name = o.name;
+    std::string names;
+    for (const auto& r : s.rollouts) names += (names.empty() ? "" : ", ") + r.name;
+    // `--rollout ''` names nothing; it is not read as "the only rollout", which would hide a
+    // script's empty variable.
+    if (o.name && o.name->empty()) {
+        throw usage_error(fmt::format("an empty name names no rollout; {} declares {}", s.file,
+                                      names.empty() ? std::string("none") : names),
+                          where);
+    }
+    std::string name = o.name.value_or("");
     if (name.empty()) {
         if (s.rollouts.empty()) {
             throw usage_error(fmt::format("{} declares no rollouts (a rollout needs \"decoder\" and \"rollouts\" "
@@ -25,8 +34,6 @@ int cmd_rollout(const RolloutOptions& o, std::ostream& out) {
                               where);
         }
         if (s.rollouts.size() != 1) {
-            std::string names;
-            for (const auto& r : s.rollouts) names += (names.empty() ? "" : ", ") + r.name;
             throw usage_error(fmt::format("{} declares {} rollouts: name one ({})", s.file, s.rollouts.size(), names),
                               where);
         }

@@ -66,10 +66,15 @@ int cmd_verify(const FilesOptions& o, std::ostream& out) {
     for (const auto& r : results) {
         passed += r.passed;
         failed += r.failures.size();
+        // A file name is shown with its controls and invalid bytes escaped (<U+000A>, <0xFF>): a
+        // line break in it must not forge a line of this report, an ESC must not reach the
+        // terminal.
+        const std::string file = escape_controls(r.file);
         for (const auto& m : r.failures) {
-            out << fmt::format("{}: {}: expected {}, computed {}\n", r.file, m.pointer, m.expected, m.computed);
+            out << fmt::format("{}: {}: expected {}, computed {}\n", file, escape_controls(m.pointer),
+                               escape_controls(m.expected), escape_controls(m.computed));
         }
-        if (files.size() > 1) out << fmt::format("{}: {} passed, {} failed\n", r.file, r.passed, r.failures.size());
+        if (files.size() > 1) out << fmt::format("{}: {} passed, {} failed\n", file, r.passed, r.failures.size());
     }
     if (!o.junit.empty()) write_output_file(o.junit, junit_xml(results, "exactattn verify"), "--junit");
     // The manuscripts of a directory (docs/manuscript.md) before the total, which stays last.

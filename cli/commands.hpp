@@ -90,7 +90,7 @@ struct AttendOptions {
 };
 struct RolloutOptions {
     std::string file;
-    std::string name;  ///< --rollout (empty: the scenario's only rollout)
+    std::optional<std::string> name;  ///< --rollout (absent: the scenario's only rollout; given empty: refused)
     std::string format = "text";
     exactattn::RenderOptions render;  ///< --standalone, --latex-floats, --no-markdown-math
 };

@@ -66,6 +66,19 @@ cat >"$work/inverse_expect.json" <<EOF
 }
 EOF
 
+# Attention layers whose trace is predicted before the work (issue 27): 2400 rows of X (9.6 KB;
+# 23 s to out of memory before), and 1000 heads over 100 rows.
+awk 'BEGIN { printf "["; for (i = 0; i < 2400; ++i) printf "%s[1]", (i ? "," : ""); print "]" }' >"$work/x2400.json"
+awk 'BEGIN { printf "["; for (i = 0; i < 100; ++i) printf "%s[1]", (i ? "," : ""); print "]" }' >"$work/x100.json"
+# A heatmap of every head of a 230-head layer (one panel each: 15 s and a 101 MB SVG before).
+{
+  printf '{"vocabulary": {"p": [1]}, "sequences": {"s": {"tokens": ["p", "p"]}}, "matrices": {"I": [[1]], "A": [["a"]]},\n'
+  printf ' "layers": {"l": {"sequence": "s", "scale": "none", "heads": ['
+  awk 'BEGIN { for (i = 0; i < 230; ++i) printf "%s{\"wq\": \"I\", \"wk\": \"A\", \"wv\": \"I\"}", (i ? "," : "") }'
+  printf ']}},\n "figures": {"f": {"kind": "heatmap", "layer": "l", "number": "1", "caption": "every head"}}}\n'
+} >"$work/heatmap_230_heads.json"
+ones1000=$(awk 'BEGIN { printf "[["; for (i = 0; i < 1000; ++i) printf "%s1", (i ? "," : ""); printf "]]" }')
+
 total=0
 over=0
 printf '%-28s %-9s %8s %8s %9s %9s  %s\n' input outcome seconds user_s peak_MiB bytes verdict
@@ -160,6 +173,9 @@ bomb delete-token-600 run "$work/delete_token_600.json" --format json
 bomb delete-token-1200 run "$work/delete_token_1200.json" --format json
 bomb delete-token-2000 run "$work/delete_token_2000.json" --format json
 bomb vocabulary-80000 run "$work/vocabulary_80000.json"
+bomb attend-x-2400-rows attend --x "@$work/x2400.json" --wq '[[1]]' --wk '[[a]]' --wv '[[1]]'
+bomb heatmap-230-heads run "$work/heatmap_230_heads.json" --format html
+bomb attend-1000-heads attend --x "@$work/x100.json" --wq "$ones1000" --wk "$ones1000" --wv "$ones1000" --heads 1000
 
 echo "bombs: $total inputs, $over over the bound of ${bound_s} s and ${bound_mib} MiB (inputs under 10 KB)"
 [ "$over" -eq 0 ]

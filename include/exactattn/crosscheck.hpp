@@ -85,7 +85,13 @@ struct CrosscheckResult {
     std::size_t unbounded = 0;      ///< rows whose bound is inf (the double path overflowed): unchecked
     std::size_t dyadic_count = 0;   ///< exact values that are doubles (information only)
     std::size_t dyadic_exact = 0;   ///< of those, computed exactly by the double path
+    /// Declarations the double path does not recompute (attention layers, as /layers/<name>):
+    /// named in the report, so that a PASS says what it covers.
+    std::vector<std::string> not_compared;
     [[nodiscard]] bool passed() const { return failed == 0; }
+    /// No row at all: the scenario declares nothing the double path recomputes (only layers,
+    /// only cost cases). Not a failure, but not a PASS either: the report says NOTHING COMPARED.
+    [[nodiscard]] bool compared_nothing() const { return rows.empty(); }
 };
 
 /// Test hook: a planted error. `perturb(quantity, computed)` replaces the double path's result

@@ -5,7 +5,8 @@
 prints after ``exactattn: ``. ``e.kind`` is the kind's name, ``e.place`` the place and
 ``e.reason`` the message without it. Catch :class:`Error` for all of them; each also derives
 from the built-in exception a Python user would expect (a parse error is a ``ValueError``, a
-value outside the domain an ``ArithmeticError``).
+value outside the domain an ``ArithmeticError``, an argument of the wrong type a ``ShapeError``,
+which is a ``TypeError`` as well as a ``ValueError``).
 """
 
 from __future__ import annotations
@@ -39,8 +40,9 @@ class LimitError(Error):
     """Past a resource limit (see :func:`exactattn.limits`)."""
 
 
-class ShapeError(Error, ValueError):
-    """Wrong vector or matrix shape, width mismatch, empty memory."""
+class ShapeError(Error, ValueError, TypeError):
+    """Wrong vector or matrix shape, width mismatch, empty memory; an argument of the wrong
+    type (``encode(123)``, a float where an exact value belongs), hence also a TypeError."""
 
 
 class ReferenceError(Error, LookupError):  # noqa: A001 (exactattn.ReferenceError, not the builtin)

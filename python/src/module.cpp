@@ -8,11 +8,15 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -48,11 +52,52 @@ namespace {
 
 // Raises the exactattn.<Kind> exception (python/exactattn/_errors.py) for a library error, with
 // the library's message (`place: reason`, the CLI's stderr line without "exactattn: ").
+// Names echoed from files and arguments may hold bytes that are not UTF-8 (a path with byte
+// 0xFF) and controls: shown as the command line shows them (<0xFF>, <U+001B>), so that the
+// message is a str and raising it cannot fail.
 void raise_error(const Error& e) {
     const py::object cls = py::module_::import("exactattn._errors").attr(kind_name(e.kind()));
-    const py::object inst = cls(e.what(), kind_name(e.kind()), e.where().str(), e.reason());
+    const py::object inst = cls(escape_controls(e.what()), kind_name(e.kind()), escape_controls(e.where().str()),
+                                escape_controls(e.reason()));
     PyErr_SetObject(cls.ptr(), inst.ptr());
 }
+
+// ---- out of memory ------------------------------------------------------------------------
+// As in the command line (cli/main.cpp): memory held back for the way out of an allocation
+// failure, because destructors that run while std::bad_alloc unwinds may allocate themselves
+// (nlohmann's JSON destructor keeps a stack of children), and a second bad_alloc there would
+// end the interpreter with std::terminate (exit 134) instead of raising. The first failure
+// releases the reserve and fails as usual; the reserve is taken again once the error reached
+// Python. Untouched, the reserve costs address space, not resident memory.
+constexpr std::size_t kReserveBytes = std::size_t{64} << 20;
+std::atomic<void*> g_reserve{nullptr};
+std::new_handler g_previous_handler = nullptr;
+
+void release_reserve_then_fail() {
+    if (void* r = g_reserve.exchange(nullptr)) {
+        std::free(r);
+        throw std::bad_alloc();
+    }
+    if (g_previous_handler != nullptr) {
+        g_previous_handler();  // another extension's handler: it frees memory or throws
+        return;
+    }
+    throw std::bad_alloc();
+}
+
+void take_reserve() {
+    if (g_reserve.load() != nullptr) return;
+    void* r = std::malloc(kReserveBytes);
+    void* expected = nullptr;
+    if (r != nullptr && !g_reserve.compare_exchange_strong(expected, r)) std::free(r);
+}
+
+// The command line's messages for the same failures (cli/app.cpp), raised as LimitError.
+constexpr char kOutOfMemory[] =
+    "out of memory: the input needs more memory than this machine has; lower its size (see docs/limits.md)";
+constexpr char kTooLarge[] =
+    "out of memory: a result is larger than the largest object this machine can hold; lower the input's size "
+    "(see docs/limits.md)";
 
 Error at(const char* place, const Error& e) {
     Location where = e.where();
@@ -76,6 +121,81 @@ Error usage(const std::string& place, const std::string& reason) {
     Location where;
     where.context = place;
     return usage_error(reason, where);
+}
+
+Location placed_at(const std::string& place) {
+    Location where;
+    where.context = place;
+    return where;
+}
+
+// ---- Python objects -> C++ text --------------------------------------------------------------
+// Every str, list of str and position crosses into C++ through these, so that a wrong type or
+// text no UTF-8 can hold is the module's own error (ShapeError is a TypeError and a
+// ValueError, ParseError a ValueError), never pybind11's "RuntimeError: Unable to cast".
+
+// repr() of any object in ASCII (for messages: a lone surrogate cannot be printed as UTF-8).
+std::string shown(py::handle h) {
+    const py::object r = py::reinterpret_steal<py::object>(PyObject_ASCII(h.ptr()));
+    if (!r) {
+        PyErr_Clear();
+        return "<unprintable object>";
+    }
+    return PyUnicode_AsUTF8(r.ptr());
+}
+
+std::string type_name(py::handle h) { return std::string(py::str(h.get_type().attr("__name__"))); }
+
+// A str as UTF-8; a lone surrogate (U+D800 to U+DFFF, e.g. from bytes decoded with
+// surrogateescape) is a ParseError naming its index, as invalid UTF-8 in a file is.
+std::string text_of(py::handle h, const std::string& place) {
+    if (!PyUnicode_Check(h.ptr())) {
+        throw shape_error(fmt::format("expected a str, got {} {}", type_name(h), shown(h)), placed_at(place));
+    }
+    Py_ssize_t size = 0;
+    const char* utf8 = PyUnicode_AsUTF8AndSize(h.ptr(), &size);
+    if (utf8 != nullptr) return std::string(utf8, static_cast<std::size_t>(size));
+    PyErr_Clear();
+    const Py_ssize_t n = PyUnicode_GetLength(h.ptr());
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        const Py_UCS4 c = PyUnicode_ReadChar(h.ptr(), i);
+        if (c >= 0xD800 && c <= 0xDFFF) {
+            throw parse_error(placed_at(place), fmt::format("invalid UTF-8: the string holds the lone surrogate "
+                                                            "U+{:04X} at index {}, which is not a character",
+                                                            static_cast<unsigned>(c), i));
+        }
+    }
+    throw parse_error(placed_at(place), "invalid UTF-8: the string cannot be encoded");
+}
+
+// A file name: a str in the file system's encoding (os.fsencode: a name with byte 0xFF comes
+// back as the surrogate U+DCFF and is encoded to 0xFF again), or bytes as they are.
+std::string path_of(py::handle h, const std::string& place) {
+    if (PyBytes_Check(h.ptr())) return std::string(PyBytes_AS_STRING(h.ptr()), PyBytes_GET_SIZE(h.ptr()));
+    if (!PyUnicode_Check(h.ptr())) {
+        throw shape_error(fmt::format("expected a path (a str), got {} {}", type_name(h), shown(h)), placed_at(place));
+    }
+    const py::object b = py::reinterpret_steal<py::object>(PyUnicode_EncodeFSDefault(h.ptr()));
+    if (!b) {
+        PyErr_Clear();
+        return text_of(h, place);  // names the surrogate the file system encoding refused
+    }
+    return std::string(PyBytes_AS_STRING(b.ptr()), PyBytes_GET_SIZE(b.ptr()));
+}
+
+// A list of str (tokens): each entry named by its index.
+std::vector<std::string> texts_of(py::handle h, const std::string& place) {
+    if (PyUnicode_Check(h.ptr()) || !PySequence_Check(h.ptr())) {
+        throw shape_error(fmt::format("expected a str or a list of str, got {} {}", type_name(h), shown(h)),
+                          placed_at(place));
+    }
+    std::vector<std::string> out;
+    std::size_t i = 0;
+    for (py::handle x : py::iter(h)) {
+        out.push_back(text_of(x, fmt::format("{}[{}]", place, i)));
+        ++i;
+    }
+    return out;
 }
 
 // ---- Python numbers <-> exact values --------------------------------------------------------
@@ -141,14 +261,13 @@ std::optional<Value> exact_float(py::handle h) {
 Value to_value(py::handle h, const std::string& place) {
     if (auto v = exact_number(h)) return *v;
     if (py::isinstance<py::str>(h)) {
-        const auto text = h.cast<std::string>();
+        const auto text = text_of(h, place);
         return placed(place, [&] { return parse_value(text); });
     }
     if (PyFloat_Check(h.ptr())) {
-        throw py::type_error(fmt::format(
-            "{}: a float is not exact; give an int, a fractions.Fraction, a Value or a string "
-            "such as \"0.1\"",
-            place));
+        throw shape_error("a float is not exact; give an int, a fractions.Fraction, a Value or a string "
+                          "such as \"0.1\"",
+                          placed_at(place));
     }
     // NumPy integer scalars and other integral types.
     if (PyIndex_Check(h.ptr())) {
@@ -156,15 +275,18 @@ Value to_value(py::handle h, const std::string& place) {
         if (!i) throw py::error_already_set();
         return Value(mpq_class(to_mpz(i)));
     }
-    throw py::type_error(fmt::format("{}: expected an int, a fractions.Fraction, a Value or a string, "
-                                     "got {}",
-                                     place, std::string(py::str(h.get_type().attr("__name__")))));
+    throw shape_error(fmt::format("expected an int, a fractions.Fraction, a Value or a string, got {}", type_name(h)),
+                      placed_at(place));
 }
 
 Vector to_vector(py::handle h, const std::string& place) {
     if (py::isinstance<py::str>(h)) {
-        const auto text = h.cast<std::string>();
+        const auto text = text_of(h, place);
         return placed(place, [&] { return parse_vector(text); });
+    }
+    if (!PySequence_Check(h.ptr()) && !PyIter_Check(h.ptr())) {
+        throw shape_error(fmt::format("expected a vector (a list of values or a string), got {}", type_name(h)),
+                          placed_at(place));
     }
     Vector out;
     std::size_t i = 0;
@@ -328,12 +450,16 @@ Memory to_memory(py::handle h, const py::object& unit_obj) {
         if (auto m = int_memory(h, unit)) return std::move(*m);
     }
     if (py::isinstance<py::str>(h)) {
-        const auto text = h.cast<std::string>();
+        const auto text = text_of(h, "memory");
         const Memory m = placed("memory", [&] { return load_memory_argument(text); });
         if (!has_unit) return m;
         Matrix rows = m.matrix();
         for (auto& r : rows) for (auto& x : r) x *= unit;
         return Memory(std::move(rows)).compacted();
+    }
+    if (!PySequence_Check(h.ptr()) && !PyIter_Check(h.ptr())) {
+        throw shape_error(fmt::format("expected a matrix (a list of rows or a string), got {}", type_name(h)),
+                          placed_at("memory"));
     }
     Matrix rows;
     std::size_t j = 0;
@@ -360,8 +486,7 @@ void mark_positions(py::handle positions, const char* place, std::size_t n, Mark
                     std::vector<Mark>& marks) {
     for (py::handle p : py::iter(positions)) {
         if (PyBool_Check(p.ptr()) || !PyIndex_Check(p.ptr())) {
-            throw usage(place, fmt::format("\"{}\" is not a position (a whole number from 1 to {})",
-                                           std::string(py::str(p)), n));
+            throw usage(place, fmt::format("{} is not a position (a whole number from 1 to {})", shown(p), n));
         }
         const mpz_class z = to_mpz(py::reinterpret_steal<py::object>(PyNumber_Index(p.ptr())));
         if (z < 1 || z > mpz_class(std::to_string(n))) {
@@ -471,7 +596,7 @@ py::dict judgement_dict(const Judgement& j) {
 // in the CLI's `--proposed` notation or as Python numbers and lists.
 void set_proposed(LearnerAnswer& la, const py::object& proposed) {
     if (py::isinstance<py::str>(proposed)) {
-        const auto text = proposed.cast<std::string>();
+        const auto text = text_of(proposed, "proposed");
         placed("proposed", [&] {
             read_proposal(text, la);  // decimals, percentages and e as written, like --proposed
             return 0;
@@ -480,6 +605,10 @@ void set_proposed(LearnerAnswer& la, const py::object& proposed) {
         la.proposed = {*v};
         la.scalar = true;
     } else {
+        if (!PySequence_Check(proposed.ptr())) {
+            throw shape_error(fmt::format("expected a value, a str or a list, got {}", type_name(proposed)),
+                              placed_at("proposed"));
+        }
         const py::list items(proposed);
         const bool matrix = !items.empty() && !py::isinstance<py::str>(items[0]) && !exact_number(items[0]) &&
                             py::hasattr(items[0], "__iter__");
@@ -491,7 +620,7 @@ void set_proposed(LearnerAnswer& la, const py::object& proposed) {
                 all_text = all_text && py::isinstance<py::str>(item);
                 // Tokens are quoted where needed (`","`), so that each string stays one token.
                 const auto written = [&] {
-                    const auto t = item.cast<std::string>();
+                    const auto t = text_of(item, "proposed");
                     return names_tokens(la.target) ? token_text(t) : t;
                 };
                 if (all_text) text += (text.size() > 1 ? "," : "") + written();
@@ -566,7 +695,7 @@ const LimitField kLimitFields[] = {
     EXACTATTN_LIMIT(max_cells),     EXACTATTN_LIMIT(max_memory_bytes), EXACTATTN_LIMIT(max_value_bits),
     EXACTATTN_LIMIT(max_file_bytes), EXACTATTN_LIMIT(max_nesting),      EXACTATTN_LIMIT(max_work),
     EXACTATTN_LIMIT(max_report_cells), EXACTATTN_LIMIT(max_decoder_steps), EXACTATTN_LIMIT(max_target_vocabulary),
-    EXACTATTN_LIMIT(max_report_cells), EXACTATTN_LIMIT(max_variants),   EXACTATTN_LIMIT(max_variant_draws),
+    EXACTATTN_LIMIT(max_figure_positions), EXACTATTN_LIMIT(max_variants), EXACTATTN_LIMIT(max_variant_draws),
 };
 #undef EXACTATTN_LIMIT
 
@@ -642,8 +771,21 @@ PYBIND11_MODULE(_exactattn, m) {
             if (p) std::rethrow_exception(p);
         } catch (const Error& e) {
             raise_error(e);
+        } catch (const std::bad_alloc&) {
+            raise_error(limit_error(kOutOfMemory));
+            take_reserve();
+        } catch (const std::length_error&) {
+            raise_error(limit_error(kTooLarge));
+            take_reserve();
+        } catch (const py::cast_error& e) {
+            // A conversion no helper above checked first: still the module's error, a ShapeError
+            // (a TypeError and a ValueError), not pybind11's RuntimeError.
+            raise_error(shape_error(fmt::format("an argument has the wrong type ({})", e.what())));
         }
     });
+    take_reserve();
+    g_previous_handler = std::set_new_handler(release_reserve_then_fail);
+    if (g_previous_handler == release_reserve_then_fail) g_previous_handler = nullptr;  // imported twice
 
     py::class_<Value>(m, "Value", R"doc(An exact value: a polynomial in a = ln 2 with coefficients in Q(2^(1/m)).
 
@@ -652,7 +794,7 @@ Value(Fraction(1, 2)) convert exactly. Arithmetic with int, Fraction and Value i
 floats are refused (they are not exact) except in comparisons, where they compare exactly.)doc")
         .def(py::init([](py::object x) {
                  // A string keeps the engine's place ("expression column 4"), as `eval` prints it.
-                 if (py::isinstance<py::str>(x)) return parse_value(x.cast<std::string>());
+                 if (py::isinstance<py::str>(x)) return parse_value(text_of(x, "Value"));
                  return to_value(x, "Value");
              }),
              py::arg("x") = 0)
@@ -797,9 +939,14 @@ floats are refused (they are not exact) except in comparisons, where they compar
         AttentionLayer l;
         std::size_t h = 0;
         for (py::handle head : py::iter(heads)) {
+            if (!PySequence_Check(head.ptr()) || PyUnicode_Check(head.ptr())) {
+                throw shape_error(fmt::format("give (W_Q, W_K, W_V), got {}", type_name(head)),
+                                  placed_at(fmt::format("heads[{}]", h)));
+            }
             const auto t = py::reinterpret_borrow<py::sequence>(head);
             if (py::len(t) != 3) {
-                throw py::value_error(fmt::format("heads[{}]: give (W_Q, W_K, W_V), got {} items", h, py::len(t)));
+                throw shape_error(fmt::format("give (W_Q, W_K, W_V), got {} items", py::len(t)),
+                                  placed_at(fmt::format("heads[{}]", h)));
             }
             l.heads.push_back(AttentionHead{to_memory(t[0], py::none()).matrix(), to_memory(t[1], py::none()).matrix(),
                                             to_memory(t[2], py::none()).matrix()});
@@ -809,7 +956,7 @@ floats are refused (they are not exact) except in comparisons, where they compar
         l.causal = causal;
         l.residual = residual;
         const bool named = py::isinstance<py::str>(scale);
-        const std::string s = named ? scale.cast<std::string>() : std::string();
+        const std::string s = named ? text_of(scale, "scale") : std::string();
         if (named && s == "none") {
             l.rule = ScoreRule::Dot;
         } else if (named && s == "sqrt-dk") {
@@ -818,9 +965,26 @@ floats are refused (they are not exact) except in comparisons, where they compar
             l.rule = ScoreRule::Scaled;
             l.scale = to_value(scale, "scale");
         }
-        for (py::handle p : py::iter(padding)) l.padding.push_back(p.cast<std::size_t>());
+        std::size_t pi = 0;
+        std::vector<mpz_class> padding_positions;  // checked against the keys below, before any narrowing
+        for (py::handle p : py::iter(padding)) {
+            const std::string place = fmt::format("padding[{}]", pi++);
+            if (PyBool_Check(p.ptr()) || !PyIndex_Check(p.ptr())) {
+                throw shape_error(fmt::format("expected a position (a whole number from 1), got {}", shown(p)),
+                                  placed_at(place));
+            }
+            padding_positions.push_back(to_mpz(py::reinterpret_steal<py::object>(PyNumber_Index(p.ptr()))));
+        }
         if (!mask.is_none()) {
+            if (!PySequence_Check(mask.ptr()) || PyUnicode_Check(mask.ptr())) {
+                throw shape_error(fmt::format("expected rows of booleans, got {}", type_name(mask)),
+                                  placed_at("mask"));
+            }
             for (py::handle row : py::iter(mask)) {
+                if (!PySequence_Check(row.ptr()) || PyUnicode_Check(row.ptr())) {
+                    throw shape_error(fmt::format("expected a row of booleans, got {}", type_name(row)),
+                                      placed_at(fmt::format("mask[{}]", l.mask.size())));
+                }
                 l.mask.emplace_back();
                 for (py::handle b : py::iter(row)) l.mask.back().push_back(PyObject_IsTrue(b.ptr()) == 1);
             }
@@ -828,20 +992,36 @@ floats are refused (they are not exact) except in comparisons, where they compar
         const Matrix xm = to_memory(x, py::none()).matrix();
         const std::optional<Matrix> mm =
             memory.is_none() ? std::nullopt : std::optional<Matrix>(to_memory(memory, py::none()).matrix());
+        // A position below 1 or past the keys (2**64 included) is refused as the library refuses
+        // one past the keys, not wrapped into a size_t first.
+        const std::size_t nk = mm ? mm->size() : xm.size();
+        for (const auto& z : padding_positions) {
+            if (z < 1 || z > mpz_class(std::to_string(nk))) {
+                throw reference_error(fmt::format("padding position {} is out of range 1..{}", z.get_str(), nk),
+                                      placed_at("padding"));
+            }
+            l.padding.push_back(z.get_ui());
+        }
         py::gil_scoped_release release;
         return layer_json(mm ? attend_layer(l, xm, *mm) : attend_layer(l, xm));
     });
 
     py::class_<Scenario>(m, "_Scenario")
-        .def_static("load", [](const std::string& path) { py::gil_scoped_release r; return load_scenario(path); })
-        .def_static("parse", [](const std::string& text, const std::string& file) {
+        .def_static("load", [](py::object path_obj) {
+            const std::string path = path_of(path_obj, "path");
+            py::gil_scoped_release r;
+            return load_scenario(path);
+        })
+        .def_static("parse", [](py::object text_obj, py::object file_obj) {
+            const std::string text = text_of(text_obj, "text");
+            const std::string file = text_of(file_obj, "file");
             py::gil_scoped_release r;
             return parse_scenario(text, file);
         })
         .def_readonly("file", &Scenario::file)
         .def_readonly("title", &Scenario::title)
-        .def("report", [](const Scenario& s, const std::string& format) {
-            const Format f = format_arg(format);
+        .def("report", [](const Scenario& s, py::object format) {
+            const Format f = format_arg(text_of(format, "format"));
             const Report rep = run(s);
             py::gil_scoped_release r;
             return render_report(rep, f);
@@ -857,14 +1037,17 @@ floats are refused (they are not exact) except in comparisons, where they compar
             for (const auto& f : v.failures) failures.append(py::make_tuple(f.pointer, f.expected, f.computed));
             return py::make_tuple(v.file, v.passed, failures);
         })
-        .def("answers", [](const Scenario& s, const std::string& format) {
-            const Format f = format_arg(format);
+        .def("answers", [](const Scenario& s, py::object format) {
+            const Format f = format_arg(text_of(format, "format"));
             const Report rep = run(s);
             py::gil_scoped_release r;
             return render_answers(rep, f);
         })
-        .def("check", &check)
-        .def("crosscheck", [](const Scenario& s, const std::string& format) {
+        .def("check", [](const Scenario& s, py::object answer, py::object target, py::object proposed) {
+            return check(s, text_of(answer, "answer"), text_of(target, "target"), proposed);
+        })
+        .def("crosscheck", [](const Scenario& s, py::object format_obj) {
+            const std::string format = text_of(format_obj, "format");
             if (format != "json" && format != "markdown") {
                 throw usage("format", fmt::format("unknown format \"{}\": crosscheck writes markdown or json", format));
             }
@@ -877,11 +1060,11 @@ floats are refused (they are not exact) except in comparisons, where they compar
         .def("encode", [](const Scenario& s, py::object tokens) {
             std::vector<std::string> list;
             if (py::isinstance<py::str>(tokens)) {
-                const auto text = tokens.cast<std::string>();
+                const auto text = text_of(tokens, "tokens");
                 placed("tokens", [&] { check_utf8(text, ""); return 0; });
                 list = split_tokens(text);
             } else {
-                list = tokens.cast<std::vector<std::string>>();
+                list = texts_of(tokens, "tokens");
             }
             Matrix states;
             {

@@ -53,3 +53,15 @@ def test_limits_keyword_and_nesting():
             assert exactattn.current_limits()["max_root"] == 8
         assert exactattn.current_limits()["max_root"] == 64
     assert exactattn.current_limits()["max_exponent"] == 2**20
+
+
+def test_every_documented_limit_can_be_read_and_set():
+    # docs/limits.md's table is the one list of the limits: each is in current_limits() (once:
+    # it is a dict) and settable; max_figure_positions was missing, max_report_cells listed twice.
+    from pathlib import Path
+    rows = (Path(__file__).resolve().parents[2] / "docs" / "limits.md").read_text().splitlines()
+    documented = {r.split("`")[1] for r in rows if r.startswith("| `max_")}
+    assert set(exactattn.current_limits()) == documented
+    assert exactattn.current_limits()["max_figure_positions"] == 32  # the default in the table
+    with exactattn.limits(max_figure_positions=64):
+        assert exactattn.current_limits()["max_figure_positions"] == 64

@@ -5,13 +5,34 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "exactattn/error.hpp"
+#include "exactattn/limits.hpp"
 #include "exactattn/linalg.hpp"
 
 namespace exactattn {
 
 namespace {
+
+// The layer's parts by the name of their option (attend --mask, the Python keyword mask=):
+// an error in one is placed there, so that the command line can name the option and the
+// module the keyword. Errors already placed keep their place.
+Location part(const char* name) {
+    Location where;
+    where.context = name;
+    return where;
+}
+
+template <class F>
+auto in_part(const char* name, F&& f) {
+    try {
+        return f();
+    } catch (const Error& e) {
+        if (!e.where().empty()) throw;
+        throw Error(e.kind(), part(name), e.reason());
+    }
+}
 
 __extension__ typedef __int128 i128;  // GCC/Clang extension; bounds checked below
 
@@ -50,18 +71,20 @@ std::vector<std::vector<bool>> build_mask(const AttentionLayer& layer, std::size
                                           std::size_t nk) {
     if (!layer.mask.empty() && layer.mask.size() != nq) {
         throw shape_error(fmt::format("the mask has {} rows; there are {} queries",
-                                      layer.mask.size(), nq));
+                                      layer.mask.size(), nq),
+                          part("mask"));
     }
     std::vector<std::vector<bool>> masked(nq, std::vector<bool>(nk, false));
     for (const std::size_t p : layer.padding) {
         if (p < 1 || p > nk) {
-            throw reference_error(fmt::format("padding position {} is out of range 1..{}", p, nk));
+            throw reference_error(fmt::format("padding position {} is out of range 1..{}", p, nk), part("padding"));
         }
     }
     for (std::size_t i = 0; i < nq; ++i) {
         if (!layer.mask.empty() && layer.mask[i].size() != nk) {
             throw shape_error(fmt::format("mask row {} has {} entries; there are {} key positions",
-                                          i + 1, layer.mask[i].size(), nk));
+                                          i + 1, layer.mask[i].size(), nk),
+                              part("mask"));
         }
         for (std::size_t j = 0; j < nk; ++j) {
             masked[i][j] = (layer.causal && j > i) || (!layer.mask.empty() && layer.mask[i][j]);
@@ -77,20 +100,47 @@ std::vector<std::vector<bool>> build_mask(const AttentionLayer& layer, std::size
     return masked;
 }
 
+// Size before work: the trace holds, per head, a row of scores, exponentials and weights per
+// query over every key, and Q, K, V and the outputs. It is charged against max_report_cells
+// (the same count a scenario's layer is charged in its run report) before the mask or any
+// projection is built, so that 2400 rows or 1000 heads are refused at once, not after minutes
+// and gigabytes. Placed at X, the input whose rows make it large.
+void check_trace_size(const AttentionLayer& layer, std::size_t nq_in, std::size_t nk_in) {
+    constexpr std::int64_t kCap = std::int64_t{1} << 20;  // positions; any more is over every limit
+    const std::int64_t nq = std::min<std::int64_t>(static_cast<std::int64_t>(nq_in), kCap);
+    const std::int64_t nk = std::min<std::int64_t>(static_cast<std::int64_t>(nk_in), kCap);
+    const auto h = std::min<std::int64_t>(static_cast<std::int64_t>(layer.heads.size()), kCap);
+    std::int64_t width = 0;  // d_k + d_k + d_v + d_v: Q, K, V and the outputs
+    for (const auto& head : layer.heads) {
+        const auto cols = [](const Matrix& m) { return m.empty() ? std::int64_t{0} : static_cast<std::int64_t>(m[0].size()); };
+        width = std::max(width, std::min(2 * cols(head.wq) + 2 * cols(head.wv), kCap));
+    }
+    const std::int64_t cells = h * (3 * nq * nk + (nq + nk) * width);  // at most 2^20·(3·2^40 + 2^42): no overflow
+    if (cells > limits().max_report_cells) {
+        throw limit_error(fmt::format("the layer's trace would hold about {} exact values ({} head{} × {} queries × {} "
+                                      "keys, each a score, an exponential and a weight, and the projections), over "
+                                      "the limit of {} (limits: max_report_cells)",
+                                      cells, h, h == 1 ? "" : "s", nq, nk, limits().max_report_cells),
+                          part("x"));
+    }
+}
+
 void check_layer(const AttentionLayer& layer) {
     if (layer.layer_norm) {
         throw domain_error(
             "layer normalisation is outside the exact domain: it divides by √(variance + ε), and "
             "the square root of a sum of squares of exact values is in general not in any "
             "Q(2^(1/m))[a] (√3, √(1 + a²)); leave it out, or normalise by a declared exact factor "
-            "in the data");
+            "in the data",
+            part("layer-norm"));
     }
     if (layer.positional == Positional::Sinusoidal) {
         throw domain_error(
             "sinusoidal positional encodings are outside the exact domain: sin and cos of a "
             "nonzero algebraic argument are transcendental (Lindemann–Weierstrass), so "
             "sin(p/10000^(2i/d)) is not an exact value for p ≥ 1; give the positions as a table "
-            "of exact values instead");
+            "of exact values instead",
+            part("positions"));
     }
     if (layer.heads.empty()) throw shape_error("the layer has no heads");
 }
@@ -119,15 +169,16 @@ LayerTrace attend_layer(const AttentionLayer& layer, const Matrix& x_in, const M
     check_layer(layer);
     const bool self = &x_in == &memory_in;
     check_rectangular(x_in, "X");
-    if (!self) check_rectangular(memory_in, "the memory sequence");
+    if (!self) in_part("memory", [&] { check_rectangular(memory_in, "the memory sequence"); return 0; });
     LayerTrace t;
     t.input = x_in;
     if (layer.positional == Positional::Table) {
-        t.input = mat_add(x_in, layer.positions, "X", "the positions P");
+        t.input = in_part("positions", [&] { return mat_add(x_in, layer.positions, "X", "the positions P"); });
     }
     const Matrix& mem = self ? t.input : memory_in;
     const std::size_t nq = t.input.size();
     const std::size_t nk = mem.size();
+    check_trace_size(layer, nq, nk);
     t.masked = build_mask(layer, nq, nk);
     const Memory xq = Memory(t.input).compacted();
     const Memory xk = self ? xq : Memory(mem).compacted();
@@ -136,8 +187,14 @@ LayerTrace attend_layer(const AttentionLayer& layer, const Matrix& x_in, const M
         const std::string tag = layer.heads.size() == 1 ? "" : fmt::format("^{}", h + 1);
         HeadTrace ht;
         ht.queries = project(xq, head.wq, "X", "W_Q" + tag);
-        ht.keys = project(xk, head.wk, self ? "X" : "the memory", "W_K" + tag);
-        ht.values = project(xk, head.wv, self ? "X" : "the memory", "W_V" + tag);
+        // In cross-attention the keys and values come from the memory: a width that does not
+        // fit W_K or W_V is placed there.
+        const auto from_memory = [&](const Matrix& w, const std::string& name) {
+            if (self) return project(xk, w, "X", name);
+            return in_part("memory", [&] { return project(xk, w, "the memory", name); });
+        };
+        ht.keys = from_memory(head.wk, "W_K" + tag);
+        ht.values = from_memory(head.wv, "W_V" + tag);
         if (ht.queries.width() != ht.keys.width()) {
             throw shape_error(fmt::format("head {}: W_Q gives d_k = {} but W_K gives {}", h + 1,
                                           ht.queries.width(), ht.keys.width()));
@@ -171,11 +228,15 @@ LayerTrace attend_layer(const AttentionLayer& layer, const Matrix& x_in, const M
         t.heads.push_back(std::move(ht));
     }
     if (layer.wo) {
-        check_rectangular(*layer.wo, "W_O");
-        t.projected = mat_mul(t.concat(), *layer.wo, "the concatenated heads", "W_O");
+        t.projected = in_part("wo", [&] {
+            check_rectangular(*layer.wo, "W_O");
+            return mat_mul(t.concat(), *layer.wo, "the concatenated heads", "W_O");
+        });
     }
     if (layer.residual) {
-        t.projected = mat_add(t.projected ? *t.projected : t.concat(), t.input, "the layer output", "X (residual)");
+        t.projected = in_part("residual", [&] {
+            return mat_add(t.projected ? *t.projected : t.concat(), t.input, "the layer output", "X (residual)");
+        });
     }
     return t;
 }

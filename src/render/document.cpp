@@ -528,11 +528,12 @@ private:
     }
     std::string markdown_part(const Inline::Part& p) const {
         switch (p.kind) {
+            // Escaped as HTML is: a title, token or name holding <script> stays text.
             case Inline::Kind::Text:
-            case Inline::Kind::Token: return p.text;
-            case Inline::Kind::Emph: return "*" + p.text + "*";
-            case Inline::Kind::Strong: return "**" + p.text + "**";
-            case Inline::Kind::Code: return "`" + p.text + "`";
+            case Inline::Kind::Token: return detail::markdown_escape(p.text);
+            case Inline::Kind::Emph: return "*" + detail::markdown_escape(p.text) + "*";
+            case Inline::Kind::Strong: return "**" + detail::markdown_escape(p.text) + "**";
+            case Inline::Kind::Code: return detail::markdown_code(p.text);
             case Inline::Kind::Math:
                 return o_.markdown_math ? dollars(p.math.render(MathForm::Latex)) : p.math.render(MathForm::Unicode);
         }
@@ -645,14 +646,20 @@ private:
                 std::string out;
                 if (!o_.csv_directory.empty()) {
                     // The image's alternative text is the caption as plain text.
-                    const std::string alt = Renderer(Format::Text, o_).figure_caption(fb);
+                    // Brackets escaped too, so that a name cannot close the description early.
+                    std::string alt;
+                    for (const char ch : detail::markdown_escape(Renderer(Format::Text, o_).figure_caption(fb))) {
+                        if (ch == '[' || ch == ']' || ch == '\\') alt += '\\';
+                        alt += ch;
+                    }
                     out += "![" + alt + "](" + figure_file_name(fb) + ")\n\n";
                 }
                 out += "**" + c + "**\n\n";
                 for (std::size_t i = 0; i < lines.size(); ++i) out += lines[i] + (i + 1 < lines.size() ? "  \n" : "\n");
                 if (o_.csv_directory.empty() && !fb.command.empty()) {
-                    out += "\n*The drawing: `" + fb.command + "` writes it as SVG; with `-o DIR` the report links " +
-                           figure_file_name(fb) + ".*\n";
+                    out += "\n*The drawing: " + detail::markdown_code(fb.command) +
+                           " writes it as SVG; with `-o DIR` the report links " +
+                           detail::markdown_escape(figure_file_name(fb)) + ".*\n";
                 }
                 return out + "\n";
             }

@@ -7,6 +7,7 @@
 #include "exactattn/document.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/print.hpp"
+#include "render/text.hpp"
 
 namespace exactattn {
 
@@ -132,10 +133,17 @@ void csv_row(std::string& out, const std::vector<std::string>& cells, std::size_
 }
 
 std::string Table::markdown() const {
+    // Cells are plain text here (the document renderer escapes its own): escaped as HTML is.
+    const auto escaped = [](const std::vector<std::string>& cells) {
+        std::vector<std::string> out;
+        out.reserve(cells.size());
+        for (const auto& c : cells) out.push_back(detail::markdown_escape(c));
+        return out;
+    };
     std::string out;
-    if (!caption.empty()) out += "**" + caption + "**\n\n";
-    markdown_header(out, headers);
-    for (const auto& r : rows) markdown_row(out, r, headers.size());
+    if (!caption.empty()) out += "**" + detail::markdown_escape(caption) + "**\n\n";
+    markdown_header(out, escaped(headers));
+    for (const auto& r : rows) markdown_row(out, escaped(r), headers.size());
     return out;
 }
 

@@ -4,7 +4,42 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace exactattn::detail {
+
+namespace {
+
+// The length of the well-formed UTF-8 sequence at s[i] (RFC 3629: no overlong forms, no
+// surrogates, nothing past U+10FFFF), or 0 when the bytes there are not one.
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+    const unsigned char u = b(0);
+    std::size_t n = 0;
+    unsigned char lo = 0x80;
+    unsigned char hi = 0xBF;
+    if (u >= 0xC2 && u <= 0xDF) {
+        n = 2;
+    } else if (u >= 0xE0 && u <= 0xEF) {
+        n = 3;
+        if (u == 0xE0) lo = 0xA0;
+        if (u == 0xED) hi = 0x9F;
+    } else if (u >= 0xF0 && u <= 0xF4) {
+        n = 4;
+        if (u == 0xF0) lo = 0x90;
+        if (u == 0xF4) hi = 0x8F;
+    } else {
+        return 0;
+    }
+    if (i + n > s.size()) return 0;
+    if (b(1) < lo || b(1) > hi) return 0;
+    for (std::size_t k = 2; k < n; ++k) {
+        if (b(k) < 0x80 || b(k) > 0xBF) return 0;
+    }
+    return n;
+}
+
+}  // namespace
 
 std::string xml_escape(std::string_view s, bool attribute) {
     std::string out;
@@ -26,18 +61,51 @@ std::string xml_escape(std::string_view s, bool attribute) {
             else out += c;
         } else if (u < 0x20) {
             out += fmt::format("&lt;U+{:04X}&gt;", u);
-        } else if (u == 0xEF && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0xBF &&
+        } else if (u < 0x80) {
+            out += c;
+        } else if (const std::size_t n = utf8_length(s, i); n == 0) {
+            // Not UTF-8 (a file name's byte 0xFF): shown, never copied into the document.
+            out += fmt::format("&lt;0x{:02X}&gt;", u);
+        } else if (n == 3 && u == 0xEF && static_cast<unsigned char>(s[i + 1]) == 0xBF &&
                    (static_cast<unsigned char>(s[i + 2]) & 0xFE) == 0xBE) {
             // U+FFFE or U+FFFF (EF BF BE, EF BF BF): not characters of XML 1.0
             out += static_cast<unsigned char>(s[i + 2]) == 0xBE ? "&lt;U+FFFE&gt;" : "&lt;U+FFFF&gt;";
             i += 2;
         } else {
-            out += c;
+            out.append(s.substr(i, n));
+            i += n - 1;
         }
     }
     return out;
 }
 
 std::string html_escape(const std::string& s) { return xml_escape(s); }
+
+std::string markdown_escape(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (const char c : s) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            default: out += c; break;
+        }
+    }
+    return out;
+}
+
+std::string markdown_code(std::string_view s) {
+    std::size_t longest = 0;
+    std::size_t run = 0;
+    for (const char c : s) {
+        run = c == '`' ? run + 1 : 0;
+        longest = std::max(longest, run);
+    }
+    const std::string fence(longest + 1, '`');
+    const bool pad = !s.empty() && (s.front() == '`' || s.back() == '`');
+    const std::string space = pad ? " " : "";
+    return fence + space + std::string(s) + space + fence;
+}
 
 }  // namespace exactattn::detail

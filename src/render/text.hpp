@@ -9,13 +9,25 @@ namespace exactattn::detail {
 
 /// Text for XML 1.0 (and so HTML, SVG, Moodle XML, JUnit): & < > " escaped, and every
 /// character XML 1.0 cannot carry at all — the C0 controls but tab, line feed and carriage
-/// return, and the noncharacters U+FFFE and U+FFFF — written visibly as <U+XXXX>, so that what
-/// an author or a file name holds can never make a document ill-formed. In an attribute
+/// return, and the noncharacters U+FFFE and U+FFFF — written visibly as <U+XXXX>, and every byte
+/// that is not part of valid UTF-8 (a file name with byte 0xFF) as <0xFF>, so that what an author
+/// or a file name holds can never make a document ill-formed. In an attribute
 /// (`attribute`), ' is escaped too, and tab, line feed and carriage return as character
 /// references, which attribute-value normalisation would otherwise turn into spaces.
 std::string xml_escape(std::string_view s, bool attribute = false);
 
 /// xml_escape(s): text for HTML element content and double-quoted attributes.
 std::string html_escape(const std::string& s);
+
+/// Text for Markdown (CommonMark) outside code spans: & < > as HTML writes them (&amp; &lt;
+/// &gt;), so that a title, token or name such as <script> or <img onerror=…> is shown as text
+/// and never passes into the page as raw HTML.
+std::string markdown_escape(std::string_view s);
+
+/// A Markdown code span showing s literally: delimited by one backtick more than the longest
+/// run of backticks in s (and padded by a space when s starts or ends with one), so that a
+/// name holding ` cannot close the span and continue as Markdown or HTML. Inside a span
+/// nothing is markup, so nothing else is escaped; `s` for text without backticks.
+std::string markdown_code(std::string_view s);
 
 }  // namespace exactattn::detail

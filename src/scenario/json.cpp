@@ -202,7 +202,7 @@ void check_json_nesting(std::string_view text, const std::string& file) {
     }
 }
 
-void check_json_text(std::string_view text, const std::string& file) {
+void check_file_utf8(std::string_view text, const std::string& file) {
     try {
         check_utf8(text, "");
     } catch (const Error& e) {
@@ -212,6 +212,10 @@ void check_json_text(std::string_view text, const std::string& file) {
         l.column = e.where().column;
         throw exactattn::parse_error(l, fmt::format("invalid UTF-8: {}", e.reason()));
     }
+}
+
+void check_json_text(std::string_view text, const std::string& file) {
+    check_file_utf8(text, file);
     check_json_nesting(text, file);
 }
 

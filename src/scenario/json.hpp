@@ -55,6 +55,10 @@ inline constexpr std::size_t kJsonPadding = 64;
 /// no deeper than limits().max_nesting (LimitError at the bracket past it).
 void check_json_text(std::string_view text, const std::string& file);
 
+/// The text of an input file is UTF-8: ParseError at `file:line:column` otherwise (a scenario,
+/// a memory, a class's CSV answers).
+void check_file_utf8(std::string_view text, const std::string& file);
+
 /// Reads a whole file (UsageError when it cannot be read; LimitError past max_file_bytes),
 /// with kJsonPadding bytes of capacity past its end.
 std::string read_file(const std::string& path);

@@ -144,6 +144,10 @@ void Loader::figures(Scenario& s) {
                 const std::size_t nq = s.sequence(l.sequence).rows.size();
                 const std::size_t nk = l.memory.empty() ? nq : s.sequence(l.memory).rows.size();
                 figure_size(std::max(nq, nk), "query or key positions", ptr + "/layer");
+                // Each head is a panel of its own, so the heads count as positions drawn too
+                // (230 heads drew a 101 MB SVG); "head" draws one.
+                figure_size(v.contains("head") ? 1 : heads, "heads, a panel each (\"head\" draws one)",
+                            ptr + "/layer");
                 break;
             }
             case FigureKind::Crosscheck: {

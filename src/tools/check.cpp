@@ -1173,6 +1173,12 @@ void read_proposal(std::string_view text, LearnerAnswer& la) {
 }
 
 std::vector<ClassAnswer> read_class_answers(std::string_view csv, const std::string& file) {
+    // Spreadsheet programs start a UTF-8 CSV with a byte order mark; it is not part of the first
+    // column's name.
+    if (csv.substr(0, 3) == "\xEF\xBB\xBF") csv.remove_prefix(3);
+    // Names and answers are copied into every report: text that is not UTF-8 (a file saved as
+    // Latin-1) is refused at its line and column, as in a scenario file.
+    detail::check_file_utf8(csv, file);
     // RFC 4180: records end in CRLF (LF accepted), fields may be quoted with "", a quote inside
     // a quoted field is doubled, and a quoted field may hold commas and line breaks.
     std::vector<std::vector<std::string>> records;

@@ -530,6 +530,7 @@ CrosscheckResult crosscheck(const Report& rep, const CrosscheckOptions& options)
         }
         compare_regime(cmp, res, *s.decoder, rr, rr.generation, rollout_double(s, rr.spec, Regime::Generation, steps));
     }
+    for (const auto& lr : rep.layers) res.not_compared.push_back(detail::pointer_join("/layers", lr.spec.name));
     double total = 0;
     for (std::size_t i = 0; i < res.rows.size(); ++i) {
         const CrossRow& row = res.rows[i];
@@ -602,10 +603,43 @@ std::string tolerance_text(const CrosscheckResult& r) {
 
 }  // namespace
 
+namespace {
+
+// What the rows cover, counted by section, and what the scenario declares that no row covers:
+// a result says what its PASS is about.
+Inline compared_line(const CrosscheckResult& r) {
+    std::size_t sources = 0;
+    std::size_t reads = 0;
+    std::size_t interventions = 0;
+    std::size_t rollouts = 0;
+    for (const auto& row : r.rows) {
+        const std::string& q = row.quantity;
+        if (q.rfind("/sources/", 0) == 0) ++sources;
+        else if (q.rfind("/reads/", 0) == 0) ++reads;
+        else if (q.rfind("/interventions/", 0) == 0) ++interventions;
+        else if (q.rfind("/rollouts/", 0) == 0) ++rollouts;
+    }
+    Inline line(fmt::format("Compared: {} quantities ({} of sources, {} of reads, {} of interventions, {} of "
+                            "rollouts).",
+                            r.rows.size(), sources, reads, interventions, rollouts));
+    if (!r.not_compared.empty()) {
+        line.text(" Not compared (no double path yet: docs/crosscheck.md): ");
+        for (std::size_t i = 0; i < r.not_compared.size(); ++i) {
+            if (i > 0) line.text(", ");
+            line.code(r.not_compared[i]);
+        }
+        line.text(".");
+    }
+    return line;
+}
+
+}  // namespace
+
 Document crosscheck_document(const std::vector<CrosscheckResult>& results) {
     Document doc;
     doc.title = "Cross-check";
     std::size_t failed = 0;
+    std::size_t nothing = 0;
     for (const auto& r : results) {
         doc.add(Heading{1, Inline("Cross-check: ").code(r.file)});
         doc.add(Paragraph{Inline(fmt::format(
@@ -643,7 +677,14 @@ Document crosscheck_document(const std::vector<CrosscheckResult>& results) {
             "Dyadic values (exact values that are doubles, e.g. 1/2, 1/4, 2; information only): {}, {} of them "
             "computed exactly by the double path.",
             r.dyadic_count, r.dyadic_exact)));
-        if (r.passed()) {
+        summary.lines.push_back(compared_line(r));
+        if (r.compared_nothing()) {
+            ++nothing;
+            summary.lines.push_back(Inline("Result: ")
+                                        .strong("NOTHING COMPARED")
+                                        .text(" (a warning, not a pass: the scenario declares no source, read, "
+                                              "intervention or rollout that the double path recomputes)."));
+        } else if (r.passed()) {
             summary.lines.push_back(Inline(
                 r.unbounded == 0 ? std::string("Result: PASS (every quantity within its bound).")
                                  : fmt::format("Result: PASS (every quantity within its bound; {} of them unchecked: "
@@ -691,7 +732,11 @@ Document crosscheck_document(const std::vector<CrosscheckResult>& results) {
         }
         if (!r.passed()) ++failed;
     }
-    doc.add(Paragraph{Inline(fmt::format("crosscheck: {} passed, {} failed", results.size() - failed, failed))});
+    // A file that compared nothing is neither passed nor failed; it is counted only when there is one, so
+    // that the line of every other run stays as it was.
+    doc.add(Paragraph{Inline(fmt::format("crosscheck: {} passed, {} failed{}", results.size() - failed - nothing,
+                                         failed,
+                                         nothing > 0 ? fmt::format(", {} compared nothing", nothing) : ""))});
     return doc;
 }
 
@@ -744,6 +789,8 @@ std::string crosscheck_json(const std::vector<CrosscheckResult>& results) {
                         {"unbounded", r.unbounded},
                         {"dyadic", r.dyadic_count},
                         {"dyadic_exact", r.dyadic_exact},
+                        {"not_compared", r.not_compared},
+                        {"compared_nothing", r.compared_nothing()},
                         {"passed", r.passed()}};
         Json naive = Json::array();
         for (const auto& n : r.naive) {

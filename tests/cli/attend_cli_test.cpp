@@ -175,3 +175,25 @@ TEST(CliRollout, PrintsBothRegimesAndTheDivergence) {
         EXPECT_NE(out.find("blue"), std::string::npos) << format;
     }
 }
+
+// `--padding 1 3`, the documented form, is the same as `1,3` and as the option given twice. By
+// hand (X rows [1,0], [0,1], [1,1]; W_Q = W_V = I, W_K = a·I): keys 1 and 3 are masked for
+// every query, so each row keeps only key 2, with score a·(x_i·x_2) = 0, a, a, and weight 1.
+TEST(CliAttend, PaddingTakesSeveralPositionsAfterOneOption) {
+    const std::vector<std::string> base = {"attend", "--x",  "[[1,0],[0,1],[1,1]]", "--wq", "[[1,0],[0,1]]",
+                                           "--wk",   "[[a,0],[0,a]]", "--wv", "[[1,0],[0,1]]", "--format", "json"};
+    std::string out;
+    std::string err;
+    auto with = [&](std::vector<std::string> extra) {
+        auto args = base;
+        args.insert(args.end(), extra.begin(), extra.end());
+        EXPECT_EQ(run(args, out, err), 0) << err;
+        return out;
+    };
+    const std::string spaced = with({"--padding", "1", "3"});
+    EXPECT_NE(spaced.find(R"j("scores":[[null,"0",null],[null,"a",null],[null,"a",null]])j"), std::string::npos)
+        << spaced;
+    EXPECT_NE(spaced.find(R"j("weights":[["0","1","0"],["0","1","0"],["0","1","0"]])j"), std::string::npos) << spaced;
+    EXPECT_EQ(with({"--padding", "1,3"}), spaced);
+    EXPECT_EQ(with({"--padding", "1", "--padding", "3"}), spaced);
+}

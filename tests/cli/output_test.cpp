@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -155,6 +156,56 @@ TEST(Output, FailedStandardOutputIsAnError) {
     EXPECT_EQ(r.err.rfind("exactattn: cannot write standard output", 0), 0u) << r.err;
 }
 
+// Commands that write files to -o DIR and their summary to standard output (variants) lose
+// no write either: the summary on /dev/full is exit 2 like every other command's output.
+TEST(Output, FailedStandardOutputAfterWritingFilesIsAnError) {
+    const fs::path dir = fs::temp_directory_path() / ("exactattn-full-summary-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    FullBuf buf;
+    std::ostream full(&buf);
+    const Result r = run({"variants", "chapter14", "--exercise", "1", "--count", "2", "-o", dir.string()}, &full);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err.rfind("exactattn: cannot write standard output", 0), 0u) << r.err;
+    fs::remove_all(dir);
+}
+
+// A set of files is written all or nothing: when one destination cannot be written (here
+// sheet.html is a directory), none of the others is left behind, in a directory that existed
+// (its other contents untouched) or one the command created (removed again).
+TEST(Output, FileSetIsWrittenAllOrNothing) {
+    const fs::path dir = fs::temp_directory_path() / ("exactattn-all-or-nothing-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir / "sheet.html");
+    { std::ofstream(dir / "notes.txt") << "mine"; }
+    Result r = run({"variants", "chapter14", "--exercise", "1", "--count", "3", "-o", dir.string()});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(r.err, "exactattn: --output: cannot write " + (dir / "sheet.html").string() +
+                         ": it is a directory: Is a directory\n");
+    std::vector<std::string> left;
+    for (const auto& e : fs::directory_iterator(dir)) left.push_back(e.path().filename().string());
+    std::sort(left.begin(), left.end());
+    EXPECT_EQ(left, (std::vector<std::string>{"notes.txt", "sheet.html"}));
+    EXPECT_EQ(slurp(dir / "notes.txt"), "mine");
+    // A file that fails while the set is written (a file-size limit, as a full disk) leaves
+    // nothing either, and the directory the command created is removed again.
+    const fs::path fresh = dir / "new";
+    struct rlimit old {};
+    ::getrlimit(RLIMIT_FSIZE, &old);
+    struct rlimit small = old;
+    small.rlim_cur = 100;
+    ::signal(SIGXFSZ, SIG_IGN);
+    ::setrlimit(RLIMIT_FSIZE, &small);
+    r = run({"variants", "chapter14", "--exercise", "1", "--count", "3", "-o", fresh.string()});
+    ::setrlimit(RLIMIT_FSIZE, &old);
+    ::signal(SIGXFSZ, SIG_DFL);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("cannot write " + fresh.string() + "/"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find(".exactattn-"), std::string::npos) << r.err;  // the temporary name is not shown
+    EXPECT_FALSE(fs::exists(fresh));
+    fs::remove_all(dir);
+}
+
 // check and verify address the report through one resolver: the scores of a row that
 // removed position 1 are [null, "0", "0"] for both, and a learner who lists the scores of
 // the included positions only is right (by hand: q = [1,0], states [0,a] and [0,0] score 0).
@@ -181,4 +232,39 @@ TEST(Output, CheckAndVerifyReadTheSameQuantity) {
     EXPECT_NE(r.out.find("no known mistake"), std::string::npos) << r.out;
     r = run({"check", "chapter14", "--target", "/reads/example-14.1/weights/0", "--proposed", "2/3"});
     EXPECT_NE(r.out.find("divided by the number of positions (3)"), std::string::npos) << r.out;
+}
+
+// File names reach the output escaped: verify prints a line break of a name as <U+000A> (so it
+// cannot forge a "verify: 99 passed" line), an ESC as <U+001B>, a byte that is not UTF-8 as
+// <0xFF>; its JUnit report stays well-formed XML for the same names.
+TEST(Output, FileNamesAreShownEscaped) {
+    const fs::path dir = fs::temp_directory_path() / ("exactattn-names-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    // The expectation is wrong on purpose (by hand the weights of [a] and [0] under query [1]
+    // are 2/3 and 1/3), so that the failure line names the file too.
+    const std::string scenario = R"({"sources": {"m": {"memory": [["a"], ["0"]]}}, "queries": {"q": [1]},
+        "reads": {"r": {"source": "m", "query": "q"}}, "expect": {"/reads/r/weights/0": "1/2"}})";
+    const fs::path forged = dir / "a\nverify: 99 passed, 0 failed\n\x1b[2J.json";
+    const fs::path latin = dir / "b\xff.json";
+    std::ofstream(forged) << scenario;
+    std::ofstream(latin) << scenario;
+    const fs::path junit = dir / "report.xml";
+    const Result r = run({"verify", forged.string(), latin.string(), "--junit", junit.string()});
+    EXPECT_EQ(r.code, 1) << r.err;
+    // Two files: a failure line and a summary line each, then the total: five lines.
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 5) << r.out;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos);
+    EXPECT_EQ(r.out.find('\xff'), std::string::npos);
+    EXPECT_NE(r.out.find("a<U+000A>verify: 99 passed, 0 failed<U+000A><U+001B>[2J.json: /reads/r/weights/0: expected"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("b<0xFF>.json: 0 passed, 1 failed\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.rfind("verify: 0 passed, 2 failed in 2 files\n"), std::string::npos) << r.out;
+    const std::string xml = slurp(junit);
+    EXPECT_EQ(xml.find('\xff'), std::string::npos);
+    EXPECT_EQ(xml.find('\x1b'), std::string::npos);
+    EXPECT_NE(xml.find("b&lt;0xFF&gt;.json"), std::string::npos) << xml;
+    EXPECT_NE(xml.find("&lt;U+001B&gt;"), std::string::npos) << xml;
+    fs::remove_all(dir);
 }

@@ -227,5 +227,23 @@ TEST(Check, ClassAnswersCsv) {
     }
 }
 
+// A spreadsheet's UTF-8 byte order mark before the header is not part of the first column's
+// name; text that is not UTF-8 (a name saved as Latin-1, é as byte 0xE9) is refused at its
+// line and column (by hand: "Jos" fills columns 1 to 3 of line 2).
+TEST(Check, ClassAnswersCsvTakesAByteOrderMarkAndRefusesOtherEncodings) {
+    const auto rows = read_class_answers("\xEF\xBB\xBFstudent,target,answer\r\nann,/reads/exercise-1/readout,6a/5\r\n",
+                                         "class.csv");
+    ASSERT_EQ(rows.size(), 1U);
+    EXPECT_EQ(rows[0].student, "ann");
+    EXPECT_EQ(rows[0].target, "/reads/exercise-1/readout");
+    try {
+        read_class_answers("student,target,answer\nJos\xE9,/reads/exercise-1/readout,6a/5\n", "class.csv");
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::Parse);
+        EXPECT_STREQ(e.what(), "class.csv:2:4: invalid UTF-8: invalid UTF-8 byte 0xE9 at line 2, column 4");
+    }
+}
+
 }  // namespace
 }  // namespace exactattn

@@ -153,3 +153,46 @@ TEST(Crosscheck, AnInputPastTheDoubleRangeIsUncheckedNotACrash) {
     const std::string md = crosscheck_markdown({r});
     EXPECT_NE(md.find("Result: PASS (every quantity within its bound; 7 of them unchecked"), std::string::npos) << md;
 }
+
+namespace {
+// A one-head layer over the tokens p, q (W_Q = W_V = I, W_K = a·I, so the scores are 0 and a
+// and exact), which the double path does not recompute.
+const std::string kLayer = R"("vocabulary": {"p": [1, 0], "q": [0, 1]}, "sequences": {"s": {"tokens": ["p", "q"]}},
+    "matrices": {"I": [[1, 0], [0, 1]], "A": [["a", 0], [0, "a"]]},
+    "layers": {"l": {"sequence": "s", "heads": [{"wq": "I", "wk": "A", "wv": "I"}], "scale": "none"}})";
+}  // namespace
+
+// A result says what it compared: by hand, the source holds 3 states of width 2 (6 numbers)
+// and the read 3 scores, 3 weights, a context of 2 and a readout (9); the layer is named as
+// not compared.
+TEST(Crosscheck, SaysWhatWasComparedAndWhatWasNot) {
+    const CrosscheckResult r = check(chapter_like(", " + kLayer));
+    EXPECT_TRUE(r.passed());
+    EXPECT_FALSE(r.compared_nothing());
+    EXPECT_EQ(r.rows.size(), 15U);
+    EXPECT_EQ(r.not_compared, (std::vector<std::string>{"/layers/l"}));
+    const std::string md = crosscheck_markdown({r});
+    EXPECT_NE(md.find("Compared: 15 quantities (6 of sources, 9 of reads, 0 of interventions, 0 of rollouts). Not "
+                      "compared (no double path yet: docs/crosscheck.md): `/layers/l`."),
+              std::string::npos)
+        << md;
+    EXPECT_NE(md.find("Result: PASS"), std::string::npos) << md;
+    EXPECT_NE(md.find("crosscheck: 1 passed, 0 failed\n"), std::string::npos) << md;
+}
+
+// A scenario with only a layer compares nothing: the result must not read as a PASS, in the
+// document, its summary line and the JSON.
+TEST(Crosscheck, NothingComparedIsNotAPass) {
+    const CrosscheckResult r = check(R"({"title": "only a layer", )" + kLayer + "}");
+    EXPECT_TRUE(r.rows.empty());
+    EXPECT_TRUE(r.compared_nothing());
+    const std::string md = crosscheck_markdown({r});
+    EXPECT_EQ(md.find("PASS"), std::string::npos) << md;
+    EXPECT_NE(md.find("Compared: 0 quantities"), std::string::npos) << md;
+    EXPECT_NE(md.find("Result: **NOTHING COMPARED** (a warning, not a pass"), std::string::npos) << md;
+    EXPECT_NE(md.find("crosscheck: 0 passed, 0 failed, 1 compared nothing"), std::string::npos) << md;
+    const auto j = nlohmann::json::parse(crosscheck_json({r}));
+    EXPECT_EQ(j[0]["summary"]["compared_nothing"], true);
+    EXPECT_EQ(j[0]["summary"]["count"], 0);
+    EXPECT_EQ(j[0]["summary"]["not_compared"], nlohmann::json::array({"/layers/l"}));
+}
