@@ -44,6 +44,7 @@
 #include "workloads.hpp"
 
 namespace eb = exactattn::bench;
+using eb::run_process;
 using exactattn::attend;
 using exactattn::attend_general;
 using exactattn::Mark;
@@ -51,7 +52,6 @@ using exactattn::Memory;
 using exactattn::ReadRequest;
 using exactattn::ReadTrace;
 using exactattn::Value;
-using eb::run_process;
 
 namespace {
 
@@ -91,10 +91,11 @@ bool check_workload(const eb::Workload& w, std::size_t n) {
         if (general.fast_path) diff = "attend_general reports the fast path";
         const double fs = std::chrono::duration<double>(t1 - t0).count();
         const double gs = std::chrono::duration<double>(t2 - t1).count();
-        fmt::print("check {} n={}{}: fast path {} general path in every field "
-                   "(fast {:.2f} ms, general {:.0f} ms)\n",
-                   w.name, n, variant == 1 ? " (a removed and a zeroed position)" : "",
-                   diff.empty() ? "==" : "!=", fs * 1e3, gs * 1e3);
+        fmt::print(
+            "check {} n={}{}: fast path {} general path in every field "
+            "(fast {:.2f} ms, general {:.0f} ms)\n",
+            w.name, n, variant == 1 ? " (a removed and a zeroed position)" : "", diff.empty() ? "==" : "!=", fs * 1e3,
+            gs * 1e3);
         if (!diff.empty()) {
             fmt::print("  FAILED: {}\n", diff);
             ok = false;
@@ -233,7 +234,7 @@ Data& data_for(const eb::Workload& w, std::size_t n) {
 std::map<std::string, std::vector<double>> g_times;
 
 class Reporter : public benchmark::ConsoleReporter {
-public:
+  public:
     Reporter() : ConsoleReporter(OO_Tabular) {}  // no colour codes in logs
     void ReportRuns(const std::vector<Run>& runs) override {
         std::vector<Run> shown;
@@ -245,7 +246,7 @@ public:
             }
             if (r.run_type == Run::RT_Iteration) {
                 g_times[r.run_name.function_name].push_back(r.real_accumulated_time /
-                                                    static_cast<double>(r.iterations));
+                                                            static_cast<double>(r.iterations));
                 if (r.repetitions <= 1) shown.push_back(r);
             } else if (r.aggregate_name == "median" || r.aggregate_name == "min") {
                 shown.push_back(r);
@@ -263,8 +264,8 @@ double median_of(std::vector<double> v) {
 }
 double min_stat(const std::vector<double>& v) { return min_of(v); }
 
-void register_pair(const std::string& label, const eb::Workload& w, std::size_t n,
-                   const Options& o, bool observed = false) {
+void register_pair(const std::string& label, const eb::Workload& w, std::size_t n, const Options& o,
+                   bool observed = false) {
     Data* data = &data_for(w, n);
     auto common = [&](benchmark::internal::Benchmark* b) {
         b->UseRealTime()
@@ -311,11 +312,16 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a.rfind("--peak-child=", 0) == 0) return peak_child(a.substr(13));
-        if (a == "--no-naive") o.naive = false;
-        else if (a == "--timings-only") o.timings_only = true;
-        else if (a.rfind("--repetitions=", 0) == 0) o.repetitions = std::max(1, std::atoi(a.c_str() + 14));
-        else if (a.rfind("--min-time=", 0) == 0) o.min_time = std::atof(a.c_str() + 11);
-        else gb_args.push_back(argv[i]);
+        if (a == "--no-naive")
+            o.naive = false;
+        else if (a == "--timings-only")
+            o.timings_only = true;
+        else if (a.rfind("--repetitions=", 0) == 0)
+            o.repetitions = std::max(1, std::atoi(a.c_str() + 14));
+        else if (a.rfind("--min-time=", 0) == 0)
+            o.min_time = std::atof(a.c_str() + 11);
+        else
+            gb_args.push_back(argv[i]);
     }
     std::string interleave = "--benchmark_enable_random_interleaving=true";
     gb_args.insert(gb_args.begin() + 1, interleave.data());
@@ -348,10 +354,10 @@ int main(int argc, char** argv) {
             const Peak e = peak_of(*w, "exact");
             const Peak d = peak_of(*w, "double");
             peaks[w->name] = {e, d};
-            fmt::print("{}: exact {} MiB (read {} MiB), double {} MiB (read {} MiB); "
-                       "input n·d = {}·{} numbers\n",
-                       w->name, mib(e.process_mib), mib(e.read_mib), mib(d.process_mib),
-                       mib(d.read_mib), w->n, w->d);
+            fmt::print(
+                "{}: exact {} MiB (read {} MiB), double {} MiB (read {} MiB); "
+                "input n·d = {}·{} numbers\n",
+                w->name, mib(e.process_mib), mib(e.read_mib), mib(d.process_mib), mib(d.read_mib), w->n, w->d);
         }
 
         // 3. W4.
@@ -369,8 +375,8 @@ int main(int argc, char** argv) {
                 fmt::print("{}: not available in this build (no crosscheck subcommand)\n", name);
                 return;
             }
-            fmt::print("{}: median {:.1f} ms, min {:.1f} ms over {} processes, peak {} MiB{}\n", name,
-                       s.median_ms, s.min_ms, times, mib(s.maxrss_mib), s.ok ? "" : "  (FAILED: nonzero exit)");
+            fmt::print("{}: median {:.1f} ms, min {:.1f} ms over {} processes, peak {} MiB{}\n", name, s.median_ms,
+                       s.min_ms, times, mib(s.maxrss_mib), s.ok ? "" : "  (FAILED: nonzero exit)");
         };
         show_proc("exactattn run chapter14.json", run_stats);
         show_proc("exactattn verify chapter14.json", verify_stats);
@@ -387,12 +393,17 @@ int main(int argc, char** argv) {
     for (auto n : scaling) register_pair(fmt::format("scaling/{}", n), W1, n, o);
     if (o.naive) {
         Data* data = &data_for(W1, W1.n);
-        benchmark::RegisterBenchmark("W5/naive", [data](benchmark::State& st) {
-            for (auto _ : st) {
-                g_naive = eb::read_naive(data->ints, data->n, data->w.d);
-                benchmark::DoNotOptimize(*g_naive);
-            }
-        })->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(1);
+        benchmark::RegisterBenchmark("W5/naive",
+                                     [data](benchmark::State& st) {
+                                         for (auto _ : st) {
+                                             g_naive = eb::read_naive(data->ints, data->n, data->w.d);
+                                             benchmark::DoNotOptimize(*g_naive);
+                                         }
+                                     })
+            ->UseRealTime()
+            ->Unit(benchmark::kMillisecond)
+            ->Iterations(1)
+            ->Repetitions(1);
     }
     benchmark::Initialize(&gb_argc, gb_args.data());
     Reporter reporter;
@@ -412,16 +423,14 @@ int main(int argc, char** argv) {
         const std::size_t n = W1.n;
         for (std::size_t j : {std::size_t{0}, std::size_t{1}, n / 2, n - 1}) {
             const Value w = t1.weights.at(j).value_or(Value());
-            fmt::print("weight[{}] = {}\n  ≈ {}\n", j + 1, exactattn::to_ascii(w),
-                       exactattn::to_significant(w, 15));
+            fmt::print("weight[{}] = {}\n  ≈ {}\n", j + 1, exactattn::to_ascii(w), exactattn::to_significant(w, 15));
         }
         fmt::print("denominator = {}\n  ≈ {}\n", exactattn::to_ascii(t1.denominator),
                    exactattn::to_significant(t1.denominator, 15));
         fmt::print("context[1] = {}\n  ≈ {}\n", exactattn::to_ascii(t1.context[0]),
                    exactattn::to_significant(t1.context[0], 15));
         const auto t2 = std::chrono::steady_clock::now();
-        fmt::print("printing these took {:.1f} ms\n",
-                   std::chrono::duration<double, std::milli>(t2 - t0).count());
+        fmt::print("printing these took {:.1f} ms\n", std::chrono::duration<double, std::milli>(t2 - t0).count());
         const auto r = eb::read_double(d1.doubles, n, W1.d);
         double worst = 0;
         for (std::size_t i = 0; i < W1.d; ++i) {
@@ -461,21 +470,20 @@ int main(int argc, char** argv) {
         return it == g_times.end() ? std::nan("") : median_of(it->second);
     };
     fmt::print("\n== scaling of the exact read in n·d (W1's data, d = 16; min over repetitions)\n");
-    fmt::print("{:>9} {:>10} {:>11} {:>11} {:>13} {:>15}\n", "n", "n·d", "exact ms", "double ms",
-               "exact/double", "exact ns/(n·d)");
+    fmt::print("{:>9} {:>10} {:>11} {:>11} {:>13} {:>15}\n", "n", "n·d", "exact ms", "double ms", "exact/double",
+               "exact ns/(n·d)");
     for (std::size_t n : {std::size_t{10'000}, std::size_t{100'000}, W1.n}) {
         const std::string label = n == W1.n ? "W1" : fmt::format("scaling/{}", n);
         const double e = t(label + "/exact");
         const double dd = t(label + "/double");
-        fmt::print("{:>9} {:>10} {:>11.3f} {:>11.3f} {:>12.2f}x {:>15.2f}\n", n, n * W1.d, e * 1e3,
-                   dd * 1e3, e / dd, e * 1e9 / static_cast<double>(n * W1.d));
+        fmt::print("{:>9} {:>10} {:>11.3f} {:>11.3f} {:>12.2f}x {:>15.2f}\n", n, n * W1.d, e * 1e3, dd * 1e3, e / dd,
+                   e * 1e9 / static_cast<double>(n * W1.d));
     }
     // The targets of issue 6, from the numbers above.
     fmt::print("\n== targets (issue 6)\n");
     auto verdict = [](bool pass) { return pass ? "met" : "MISSED"; };
     auto ratio_of = [&](const eb::Workload& w) { return t(w.name + "/exact") / t(w.name + "/double"); };
-    fmt::print("W1 exact ≤ 10x the double read (goal ≤ 5x): {:.2f}x, {}\n", ratio_of(W1),
-               verdict(ratio_of(W1) <= 10));
+    fmt::print("W1 exact ≤ 10x the double read (goal ≤ 5x): {:.2f}x, {}\n", ratio_of(W1), verdict(ratio_of(W1) <= 10));
     if (o.naive) {
         const double speedup = t("W5/naive") / t("W1/exact");
         fmt::print("W1 exact ≥ 25x faster than the naive mpq_class loop: {:.0f}x, {}\n", speedup,
@@ -489,15 +497,15 @@ int main(int argc, char** argv) {
     fmt::print("W3 ≤ 20x: {:.2f}x, {}\n", ratio_of(W3), verdict(ratio_of(W3) <= 20));
     {
         const double observed = t("W3/observed") / t("W3/double");
-        fmt::print("W3 ≤ 5x (issue 17): the read {:.2f}x, {}; the read and its context reduced to "
-                   "canonical form {:.2f}x\n",
-                   ratio_of(W3), verdict(ratio_of(W3) <= 5), observed);
+        fmt::print(
+            "W3 ≤ 5x (issue 17): the read {:.2f}x, {}; the read and its context reduced to "
+            "canonical form {:.2f}x\n",
+            ratio_of(W3), verdict(ratio_of(W3) <= 5), observed);
     }
     if (!o.timings_only) {
-        const double worst = std::max({run_stats.median_ms, verify_stats.median_ms,
-                                       cross_stats.ran ? cross_stats.median_ms : 0.0});
-        fmt::print("W4 ≤ 20 ms per process: slowest command {:.1f} ms (median), {}\n", worst,
-                   verdict(worst <= 20));
+        const double worst =
+            std::max({run_stats.median_ms, verify_stats.median_ms, cross_stats.ran ? cross_stats.median_ms : 0.0});
+        fmt::print("W4 ≤ 20 ms per process: slowest command {:.1f} ms (median), {}\n", worst, verdict(worst <= 20));
     }
     {
         const double lo = t("scaling/10000/exact") / 1e4;
@@ -510,13 +518,13 @@ int main(int argc, char** argv) {
         const auto& [pe, pd] = peaks[w->name];
         const double ratio = t(w->name + "/exact") / t(w->name + "/double");
         const double ratio_med = tmed(w->name + "/exact") / tmed(w->name + "/double");
-        fmt::print("{}: exact/double = {:.2f}x, peak memory {} MiB (median ratio {:.2f}x; exact "
-                   "{:.2f} ms, double {:.2f} ms; double path peak {} MiB, memory ratio {:.2f}x; "
-                   "with the context looked at {:.2f}x, {:.2f} ms)\n",
-                   w->name, ratio, mib(pe.process_mib), ratio_med, t(w->name + "/exact") * 1e3,
-                   t(w->name + "/double") * 1e3, mib(pd.process_mib),
-                   pe.process_mib / pd.process_mib, t(w->name + "/observed") / t(w->name + "/double"),
-                   t(w->name + "/observed") * 1e3);
+        fmt::print(
+            "{}: exact/double = {:.2f}x, peak memory {} MiB (median ratio {:.2f}x; exact "
+            "{:.2f} ms, double {:.2f} ms; double path peak {} MiB, memory ratio {:.2f}x; "
+            "with the context looked at {:.2f}x, {:.2f} ms)\n",
+            w->name, ratio, mib(pe.process_mib), ratio_med, t(w->name + "/exact") * 1e3, t(w->name + "/double") * 1e3,
+            mib(pd.process_mib), pe.process_mib / pd.process_mib, t(w->name + "/observed") / t(w->name + "/double"),
+            t(w->name + "/observed") * 1e3);
     }
     fmt::print("W4: run {:.1f} ms, verify {:.1f} ms, crosscheck {} per process, peak memory {} MiB\n",
                run_stats.median_ms, verify_stats.median_ms,

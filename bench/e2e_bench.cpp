@@ -54,10 +54,14 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 std::string spelled(std::int64_t k, int variant) {
     if (k == 0) return variant % 2 == 0 ? "0" : "0*a";
     switch (variant % 4) {
-        case 1: return fmt::format("{}*a", k);
-        case 2: return fmt::format("{}a/2", 2 * k);
-        case 3: return fmt::format("a*{}", k);
-        default: return k == 1 ? "a" : k == -1 ? "-a" : fmt::format("{}a", k);
+        case 1:
+            return fmt::format("{}*a", k);
+        case 2:
+            return fmt::format("{}a/2", 2 * k);
+        case 3:
+            return fmt::format("a*{}", k);
+        default:
+            return k == 1 ? "a" : k == -1 ? "-a" : fmt::format("{}a", k);
     }
 }
 
@@ -80,8 +84,7 @@ void write_entries(const std::string& path, const eb::IntegerData& data, std::si
     std::ofstream(path, std::ios::binary) << text;
 }
 
-void write_memory(const std::string& path, const eb::IntegerData& data, std::size_t n, std::size_t d,
-                  bool respell) {
+void write_memory(const std::string& path, const eb::IntegerData& data, std::size_t n, std::size_t d, bool respell) {
     write_entries(path, data, n, d, [&](std::int64_t k, std::size_t j, std::size_t i) {
         return spelled(k, respell ? static_cast<int>(j + i) % 4 : 0);
     });
@@ -119,8 +122,10 @@ int double_child(const std::string& spec) {
             const bool times_a = s.back() == 'a';
             if (times_a) s.remove_suffix(1);
             double x = 1;
-            if (s == "-") x = -1;
-            else if (!s.empty() && std::from_chars(s.data(), s.data() + s.size(), x).ec != std::errc()) return 2;
+            if (s == "-")
+                x = -1;
+            else if (!s.empty() && std::from_chars(s.data(), s.data() + s.size(), x).ec != std::errc())
+                return 2;
             data.h.push_back(times_a ? x * a : x);
         }
     }
@@ -143,7 +148,8 @@ int double_child(const std::string& spec) {
         if (buf.size() > (1U << 20)) flush();
     }
     buf += "],\"context\":[";
-    for (std::size_t i = 0; i < d; ++i) fmt::format_to(std::back_inserter(buf), "{}{:.17g}", i > 0 ? "," : "", r.context[i]);
+    for (std::size_t i = 0; i < d; ++i)
+        fmt::format_to(std::back_inserter(buf), "{}{:.17g}", i > 0 ? "," : "", r.context[i]);
     buf += "]}\n";
     flush();
     return std::fclose(f) == 0 ? 0 : 2;
@@ -199,11 +205,16 @@ const char* verdict(bool pass) { return pass ? "met" : "MISSED"; }
 std::string general_entry(std::int64_t k, std::size_t column) {
     if (k == 0) return "0";
     switch (column) {
-        case 12: return fmt::format("{}a/6", k);
-        case 13: return fmt::format("{}/2", k);
-        case 14: return fmt::format("{}*2^(1/2)/2", k);
-        case 15: return fmt::format("{}a^2/3", k);
-        default: return k == 1 ? "a" : k == -1 ? "-a" : fmt::format("{}a", k);
+        case 12:
+            return fmt::format("{}a/6", k);
+        case 13:
+            return fmt::format("{}/2", k);
+        case 14:
+            return fmt::format("{}*2^(1/2)/2", k);
+        case 15:
+            return fmt::format("{}a^2/3", k);
+        default:
+            return k == 1 ? "a" : k == -1 ? "-a" : fmt::format("{}a", k);
     }
 }
 
@@ -222,8 +233,7 @@ GeneralFiles write_general(const std::filesystem::path& dir, std::size_t n) {
     const eb::Workload w = eb::w1();
     eb::IntegerData data = eb::integer_data(w, n);
     for (std::size_t i = 12; i < w.d; ++i) data.query[i] = 0;
-    GeneralFiles f{(dir / "w9g.json").string(), (dir / "w9g-small.json").string(), vector_text(data.query),
-                   data.query};
+    GeneralFiles f{(dir / "w9g.json").string(), (dir / "w9g-small.json").string(), vector_text(data.query), data.query};
     write_general_memory(f.memory, data, n, w.d);
     write_general_memory(f.small, data, std::min<std::size_t>(n, 2000), w.d);
     return f;
@@ -238,13 +248,14 @@ Runs run_general(const std::string& bin, const GeneralFiles& f, const std::files
 }
 
 // W9g in this process; prints its section and returns its summary line (`ok` false on failure).
-std::string bench_general(const Runs& runs, const GeneralFiles& f, const std::filesystem::path& dir,
-                          std::size_t n, int reps, bool& ok) {
+std::string bench_general(const Runs& runs, const GeneralFiles& f, const std::filesystem::path& dir, std::size_t n,
+                          int reps, bool& ok) {
     const std::string out = general_output(dir);
     const double in_mb = static_cast<double>(size_of(f.memory)) / 1e6;
-    fmt::print("\n== W9g: read --format json end to end on a general memory, n = {}, d = 16 ({:.1f} MB; columns "
-               "k·a, k·a/6, k/2, k·2^(1/2)/2, k·a²/3); min of {} processes\n",
-               n, in_mb, reps);
+    fmt::print(
+        "\n== W9g: read --format json end to end on a general memory, n = {}, d = 16 ({:.1f} MB; columns "
+        "k·a, k·a/6, k/2, k·2^(1/2)/2, k·a²/3); min of {} processes\n",
+        n, in_mb, reps);
     fmt::print("exact read --format json: {:.2f} s (median {:.2f} s), peak {:.0f} MiB, {:.1f} MB written{}\n",
                runs.min_s, runs.median_s, runs.peak_mib, static_cast<double>(size_of(out)) / 1e6,
                runs.ok ? "" : "  (FAILED: nonzero exit)");
@@ -265,11 +276,12 @@ std::string bench_general(const Runs& runs, const GeneralFiles& f, const std::fi
             exactattn::write_read_json(memory, trace, o);
         }
         const double print_s = seconds_since(t2);
-        fmt::print("exact, in this process: parse {:.3f} s ({:.0f} MB/s in; one unit: {}, a unit a column: {}), "
-                   "compute {:.3f} s (fast path: {}), print {:.3f} s ({:.0f} MB/s out)\n",
-                   parse_s, in_mb / parse_s, memory.is_compact() ? "YES" : "no", memory.is_columnwise() ? "yes" : "NO",
-                   compute_s, trace.fast_path ? "yes" : "NO", print_s,
-                   static_cast<double>(size_of(split_out)) / 1e6 / print_s);
+        fmt::print(
+            "exact, in this process: parse {:.3f} s ({:.0f} MB/s in; one unit: {}, a unit a column: {}), "
+            "compute {:.3f} s (fast path: {}), print {:.3f} s ({:.0f} MB/s out)\n",
+            parse_s, in_mb / parse_s, memory.is_compact() ? "YES" : "no", memory.is_columnwise() ? "yes" : "NO",
+            compute_s, trace.fast_path ? "yes" : "NO", print_s,
+            static_cast<double>(size_of(split_out)) / 1e6 / print_s);
         ok = ok && !memory.is_compact() && memory.is_columnwise() && trace.fast_path;
         if (slurp(out) != slurp(split_out)) {
             fmt::print("FAILED: the command's output differs from write_read_json's\n");
@@ -282,14 +294,16 @@ std::string bench_general(const Runs& runs, const GeneralFiles& f, const std::fi
     const ReadTrace general = exactattn::attend_general(small, req);
     const double general_s = seconds_since(t0);
     const std::string diff = eb::trace_difference(exactattn::attend(small, req), general);
-    fmt::print("check: the first {} rows read by the fast path {} attend_general's read in every field "
-               "(attend_general {:.2f} s)\n",
-               small.rows(), diff.empty() ? "equal" : "DIFFER from (" + diff + ")", general_s);
+    fmt::print(
+        "check: the first {} rows read by the fast path {} attend_general's read in every field "
+        "(attend_general {:.2f} s)\n",
+        small.rows(), diff.empty() ? "equal" : "DIFFER from (" + diff + ")", general_s);
     ok = ok && diff.empty();
     fmt::print("W9g ≤ 5 s: {:.2f} s, {}\n", runs.min_s, verdict(runs.min_s <= 5));
-    return fmt::format("W9 general: {} rows, {:.2f} s, peak {:.0f} MiB (a unit a column, fast path; general "
-                       "value arithmetic {:.2f} s for the first {} rows)",
-                       n, runs.min_s, runs.peak_mib, general_s, small.rows());
+    return fmt::format(
+        "W9 general: {} rows, {:.2f} s, peak {:.0f} MiB (a unit a column, fast path; general "
+        "value arithmetic {:.2f} s for the first {} rows)",
+        n, runs.min_s, runs.peak_mib, general_s, small.rows());
 }
 
 }  // namespace
@@ -300,8 +314,10 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a.rfind("--double-child=", 0) == 0) return double_child(a.substr(15));
-        if (a.rfind("--n=", 0) == 0) n = std::strtoull(a.c_str() + 4, nullptr, 10);
-        else if (a.rfind("--repetitions=", 0) == 0) reps = std::max(1, std::atoi(a.c_str() + 14));
+        if (a.rfind("--n=", 0) == 0)
+            n = std::strtoull(a.c_str() + 4, nullptr, 10);
+        else if (a.rfind("--repetitions=", 0) == 0)
+            reps = std::max(1, std::atoi(a.c_str() + 14));
     }
     const std::string bin = EXACTATTN_BINARY;
     const std::string self = "/proc/self/exe";
@@ -346,8 +362,8 @@ int main(int argc, char** argv) {
     const std::string fields_out = (dir / "fields.json").string();
     const std::string double_out = (dir / "double.json").string();
     const std::string spelled_out = (dir / "spelled.json").string();
-    const Runs exact = time_runs({bin, "read", "--memory", "@" + memory_file, "--query", query, "--format", "json"},
-                                 reps, exact_out);
+    const Runs exact =
+        time_runs({bin, "read", "--memory", "@" + memory_file, "--query", query, "--format", "json"}, reps, exact_out);
     const Runs fields = time_runs({bin, "read", "--memory", "@" + memory_file, "--query", query, "--format", "json",
                                    "--fields", "weights,context,denominator"},
                                   reps, fields_out);
@@ -356,26 +372,29 @@ int main(int argc, char** argv) {
                                "--fields", "weights,context,denominator"},
                               1, spelled_out);
     // W10 as processes.
-    const Runs read10 = time_runs({bin, "read", "--memory", "@" + memory10, "--query", query, "--format", "json"}, reps,
-                                  "");
+    const Runs read10 =
+        time_runs({bin, "read", "--memory", "@" + memory10, "--query", query, "--format", "json"}, reps, "");
     const Runs run10 = time_runs({bin, "run", scenario10, "--format", "json"}, reps, "");
     const Runs verify10 = time_runs({bin, "verify", scenario10}, reps, "");
     const Runs general_runs = run_general(bin, general_files, dir, reps);
 
-    fmt::print("== W9: read --format json end to end on W1's data, n = {}, d = 16 ({:.1f} MB memory file); "
-               "min of {} processes\n",
-               n, in_mb, reps);
+    fmt::print(
+        "== W9: read --format json end to end on W1's data, n = {}, d = 16 ({:.1f} MB memory file); "
+        "min of {} processes\n",
+        n, in_mb, reps);
     const double exact_mb = static_cast<double>(size_of(exact_out)) / 1e6;
     fmt::print("exact read --format json: {:.2f} s (median {:.2f} s), peak {:.0f} MiB, {:.1f} MB written{}\n",
                exact.min_s, exact.median_s, exact.peak_mib, exact_mb, exact.ok ? "" : "  (FAILED: nonzero exit)");
-    fmt::print("exact --fields weights,context,denominator: {:.2f} s (median {:.2f} s), peak {:.0f} MiB, {:.1f} MB "
-               "written{}\n",
-               fields.min_s, fields.median_s, fields.peak_mib, static_cast<double>(size_of(fields_out)) / 1e6,
-               fields.ok ? "" : "  (FAILED: nonzero exit)");
-    fmt::print("double reference (simdjson into doubles, softmax, %.17g): {:.2f} s (median {:.2f} s), peak {:.0f} "
-               "MiB, {:.1f} MB written{}\n",
-               dbl.min_s, dbl.median_s, dbl.peak_mib, static_cast<double>(size_of(double_out)) / 1e6,
-               dbl.ok ? "" : "  (FAILED: nonzero exit)");
+    fmt::print(
+        "exact --fields weights,context,denominator: {:.2f} s (median {:.2f} s), peak {:.0f} MiB, {:.1f} MB "
+        "written{}\n",
+        fields.min_s, fields.median_s, fields.peak_mib, static_cast<double>(size_of(fields_out)) / 1e6,
+        fields.ok ? "" : "  (FAILED: nonzero exit)");
+    fmt::print(
+        "double reference (simdjson into doubles, softmax, %.17g): {:.2f} s (median {:.2f} s), peak {:.0f} "
+        "MiB, {:.1f} MB written{}\n",
+        dbl.min_s, dbl.median_s, dbl.peak_mib, static_cast<double>(size_of(double_out)) / 1e6,
+        dbl.ok ? "" : "  (FAILED: nonzero exit)");
     ok = ok && exact.ok && fields.ok && dbl.ok;
 
     // The split of the exact command, in this process: parse, compute, print (to a file).
@@ -397,10 +416,11 @@ int main(int argc, char** argv) {
             exactattn::write_read_json(memory, trace, f);
         }
         print_s = seconds_since(t2);
-        fmt::print("exact, in this process: parse {:.3f} s ({:.0f} MB/s in, compact: {}), compute {:.3f} s (fast "
-                   "path: {}), print {:.3f} s ({:.0f} MB/s out)\n",
-                   parse_s, in_mb / parse_s, memory.is_compact() ? "yes" : "NO", compute_s,
-                   trace.fast_path ? "yes" : "NO", print_s, static_cast<double>(size_of(split_out)) / 1e6 / print_s);
+        fmt::print(
+            "exact, in this process: parse {:.3f} s ({:.0f} MB/s in, compact: {}), compute {:.3f} s (fast "
+            "path: {}), print {:.3f} s ({:.0f} MB/s out)\n",
+            parse_s, in_mb / parse_s, memory.is_compact() ? "yes" : "NO", compute_s, trace.fast_path ? "yes" : "NO",
+            print_s, static_cast<double>(size_of(split_out)) / 1e6 / print_s);
         ok = ok && memory.is_compact() && trace.fast_path;
     }
     const double out_mb = static_cast<double>(size_of(split_out)) / 1e6;
@@ -412,18 +432,20 @@ int main(int argc, char** argv) {
     // Spellings: the same memory spelled otherwise reads compact, with the same output.
     const bool spelled_compact = exactattn::load_memory_argument("@" + spelled_file).is_compact();
     const bool same = sp.ok && slurp(spelled_out) == slurp(fields_out);
-    fmt::print("respelled memory (1*a, 2a/2, a*1, 0*a, ...; {:.1f} MB): compact {}, the same weights, context and "
-               "denominator byte for byte {}, {:.2f} s\n",
-               static_cast<double>(size_of(spelled_file)) / 1e6, spelled_compact ? "yes" : "NO", same ? "yes" : "NO",
-               sp.min_s);
+    fmt::print(
+        "respelled memory (1*a, 2a/2, a*1, 0*a, ...; {:.1f} MB): compact {}, the same weights, context and "
+        "denominator byte for byte {}, {:.2f} s\n",
+        static_cast<double>(size_of(spelled_file)) / 1e6, spelled_compact ? "yes" : "NO", same ? "yes" : "NO",
+        sp.min_s);
     ok = ok && same && spelled_compact;
 
-    fmt::print("\n== W10: a scenario with a {}-row memory source ({:.1f} MB)\n",
-               n10, static_cast<double>(size_of(scenario10)) / 1e6);
-    fmt::print("read --format json {:.2f} s (peak {:.0f} MiB); run --format json {:.2f} s (peak {:.0f} MiB); verify "
-               "{:.2f} s (peak {:.0f} MiB){}\n",
-               read10.min_s, read10.peak_mib, run10.min_s, run10.peak_mib, verify10.min_s, verify10.peak_mib,
-               read10.ok && run10.ok && verify10.ok ? "" : "  (FAILED: nonzero exit)");
+    fmt::print("\n== W10: a scenario with a {}-row memory source ({:.1f} MB)\n", n10,
+               static_cast<double>(size_of(scenario10)) / 1e6);
+    fmt::print(
+        "read --format json {:.2f} s (peak {:.0f} MiB); run --format json {:.2f} s (peak {:.0f} MiB); verify "
+        "{:.2f} s (peak {:.0f} MiB){}\n",
+        read10.min_s, read10.peak_mib, run10.min_s, run10.peak_mib, verify10.min_s, verify10.peak_mib,
+        read10.ok && run10.ok && verify10.ok ? "" : "  (FAILED: nonzero exit)");
     ok = ok && read10.ok && run10.ok && verify10.ok;
     {
         // The split of run and verify, in this process: load, compute, report build, print.
@@ -446,10 +468,11 @@ int main(int argc, char** argv) {
         const auto t4 = Clock::now();
         const exactattn::VerifyResult v = exactattn::verify_report(rep);
         const double verify_s = seconds_since(t4);
-        fmt::print("in this process: load {:.3f} s (memory compact: {}), compute {:.3f} s, report build {:.3f} s, "
-                   "print {:.3f} s ({:.1f} MB), verify's comparisons {:.3f} s ({} passed)\n",
-                   load_s, s.source("w").states.is_compact() ? "yes" : "NO", compute_s, build_s, print10_s,
-                   static_cast<double>(size_of(split10)) / 1e6, verify_s, v.passed);
+        fmt::print(
+            "in this process: load {:.3f} s (memory compact: {}), compute {:.3f} s, report build {:.3f} s, "
+            "print {:.3f} s ({:.1f} MB), verify's comparisons {:.3f} s ({} passed)\n",
+            load_s, s.source("w").states.is_compact() ? "yes" : "NO", compute_s, build_s, print10_s,
+            static_cast<double>(size_of(split10)) / 1e6, verify_s, v.passed);
         const Runs same10 = time_runs({bin, "run", scenario10, "--format", "json"}, 1, (dir / "w10-run.json").string());
         if (!same10.ok || slurp((dir / "w10-run.json").string()) != slurp(split10) || v.passed != 1) {
             fmt::print("FAILED: run --format json differs from json_report_writer's text, or verify failed\n");
@@ -473,13 +496,13 @@ int main(int argc, char** argv) {
                verdict(in_rate >= 100), out_rate, verdict(out_rate >= 100));
     fmt::print("W10 run and verify ≤ 2x read: {:.2f}x, {}\n", w10, verdict(w10 <= 2));
     fmt::print("\n== summary\n");
-    fmt::print("W9: exact/double e2e = {:.2f}x, {:.2f} s, peak {:.0f} MiB, in {:.0f} MB/s, out {:.0f} MB/s "
-               "(double {:.2f} s, peak {:.0f} MiB; --fields weights,context,denominator {:.2f} s, peak {:.0f} MiB)\n",
-               ratio, exact.min_s, exact.peak_mib, in_rate, out_rate, dbl.min_s, dbl.peak_mib, fields.min_s,
-               fields.peak_mib);
+    fmt::print(
+        "W9: exact/double e2e = {:.2f}x, {:.2f} s, peak {:.0f} MiB, in {:.0f} MB/s, out {:.0f} MB/s "
+        "(double {:.2f} s, peak {:.0f} MiB; --fields weights,context,denominator {:.2f} s, peak {:.0f} MiB)\n",
+        ratio, exact.min_s, exact.peak_mib, in_rate, out_rate, dbl.min_s, dbl.peak_mib, fields.min_s, fields.peak_mib);
     fmt::print("{}\n", general_summary);
-    fmt::print("W10: run/read = {:.2f}x, verify/read = {:.2f}x (read {:.2f} s, run {:.2f} s, verify {:.2f} s at n = {})\n",
-               run10.min_s / read10.min_s, verify10.min_s / read10.min_s, read10.min_s, run10.min_s, verify10.min_s,
-               n10);
+    fmt::print(
+        "W10: run/read = {:.2f}x, verify/read = {:.2f}x (read {:.2f} s, run {:.2f} s, verify {:.2f} s at n = {})\n",
+        run10.min_s / read10.min_s, verify10.min_s / read10.min_s, read10.min_s, run10.min_s, verify10.min_s, n10);
     return ok ? 0 : 1;
 }

@@ -194,8 +194,8 @@ bool check(const LayerWorkload& w) {
             req.marks = r.marks;
             const std::string diff = bench::trace_difference(r, attend_general(ht.keys, ht.values, req));
             if (!diff.empty()) {
-                fmt::print(stderr, "{}: head {} row {}: fast and general paths differ: {}\n", w.name, h + 1,
-                           i + 1, diff);
+                fmt::print(stderr, "{}: head {} row {}: fast and general paths differ: {}\n", w.name, h + 1, i + 1,
+                           diff);
                 return false;
             }
             for (std::size_t j = 0; j <= i; ++j) {
@@ -214,9 +214,10 @@ bool check(const LayerWorkload& w) {
         fmt::print(stderr, "{}: the double layer differs from the exact one by {:.3g}\n", w.name, worst);
         return false;
     }
-    fmt::print("check {} (n = 96): every row on the fast path equals the general path; double "
-               "layer within {:.2g} relative\n",
-               w.name, worst);
+    fmt::print(
+        "check {} (n = 96): every row on the fast path equals the general path; double "
+        "layer within {:.2g} relative\n",
+        w.name, worst);
     return true;
 }
 
@@ -278,7 +279,6 @@ struct Timing {
     double dbl = 1e300;
 };
 
-
 Timing time_layers(const LayerWorkload& w, int repetitions) {
     const Data d = make_data(w, w.n);
     const ExactInput in = exact_input(d);
@@ -336,14 +336,15 @@ int main(int argc, char** argv) {
         // Causal pairs × head width × heads: the n²·d work of the layer.
         const double pairs = static_cast<double>(w->n) * static_cast<double>(w->n + 1) / 2.0;
         const double per = t.exact / (pairs * kHead * static_cast<double>(w->heads)) * 1e9;
-        fmt::print("{}: n = {}, {} head(s): exact {:.3f} s, double {:.3f} s, exact per causal pair·d "
-                   "{:.2f} ns; peak memory exact {:.0f} MiB, double {:.0f} MiB\n",
-                   w->name, w->n, w->heads, t.exact, t.dbl, per, pe, pd);
-        summary.push_back(fmt::format("{}: exact/double = {:.2f}x ({:.3f} s vs {:.3f} s), peak memory "
-                                      "{:.0f} MiB vs {:.0f} MiB ({:.2f}x); {:.2f} ns per causal pair·d; "
-                                      "with every output reduced to canonical form {:.2f}x ({:.3f} s)",
-                                      w->name, t.exact / t.dbl, t.exact, t.dbl, pe, pd, pe / pd, per,
-                                      t.observed / t.dbl, t.observed));
+        fmt::print(
+            "{}: n = {}, {} head(s): exact {:.3f} s, double {:.3f} s, exact per causal pair·d "
+            "{:.2f} ns; peak memory exact {:.0f} MiB, double {:.0f} MiB\n",
+            w->name, w->n, w->heads, t.exact, t.dbl, per, pe, pd);
+        summary.push_back(fmt::format(
+            "{}: exact/double = {:.2f}x ({:.3f} s vs {:.3f} s), peak memory "
+            "{:.0f} MiB vs {:.0f} MiB ({:.2f}x); {:.2f} ns per causal pair·d; "
+            "with every output reduced to canonical form {:.2f}x ({:.3f} s)",
+            w->name, t.exact / t.dbl, t.exact, t.dbl, pe, pd, pe / pd, per, t.observed / t.dbl, t.observed));
     }
     for (const auto& s : summary) fmt::print("{}\n", s);
     return 0;

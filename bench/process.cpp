@@ -12,8 +12,7 @@
 
 namespace exactattn::bench {
 
-ProcessRun run_process(const std::vector<std::string>& args, std::string* captured,
-                       const std::string& stdout_file) {
+ProcessRun run_process(const std::vector<std::string>& args, std::string* captured, const std::string& stdout_file) {
     std::fflush(stdout);
     std::fflush(stderr);
     int fds[2] = {-1, -1};

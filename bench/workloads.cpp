@@ -42,8 +42,8 @@ void draw(const Workload& w, std::size_t n, Q&& query_sink, K&& memory_sink) {
 IntegerData integer_data(const Workload& w, std::size_t n) {
     IntegerData data;
     data.k.reserve(n * w.d);
-    draw(w, n, [&](std::int64_t x) { data.query.push_back(x); },
-         [&](std::int64_t x) { data.k.push_back(x); });
+    draw(
+        w, n, [&](std::int64_t x) { data.query.push_back(x); }, [&](std::int64_t x) { data.k.push_back(x); });
     return data;
 }
 
@@ -51,8 +51,9 @@ DoubleData double_data(const Workload& w, std::size_t n) {
     DoubleData data;
     data.h.reserve(n * w.d);
     const double u = w.unit_double();
-    draw(w, n, [&](std::int64_t x) { data.query.push_back(static_cast<double>(x)); },
-         [&](std::int64_t x) { data.h.push_back(static_cast<double>(x) * u); });
+    draw(
+        w, n, [&](std::int64_t x) { data.query.push_back(static_cast<double>(x)); },
+        [&](std::int64_t x) { data.h.push_back(static_cast<double>(x) * u); });
     return data;
 }
 
@@ -127,9 +128,7 @@ namespace {
 
 std::string show(const std::optional<Value>& v) { return v ? to_ascii(*v) : std::string("none"); }
 
-std::string brief(const std::string& s) {
-    return s.size() <= 80 ? s : s.substr(0, 40) + "…" + s.substr(s.size() - 30);
-}
+std::string brief(const std::string& s) { return s.size() <= 80 ? s : s.substr(0, 40) + "…" + s.substr(s.size() - 30); }
 
 }  // namespace
 
@@ -137,14 +136,13 @@ std::string trace_difference(const ReadTrace& x, const ReadTrace& y) {
     if (x.marks != y.marks) return "marks differ";
     if (x.query != y.query) return "queries differ";
     if (x.denominator != y.denominator) {
-        return fmt::format("denominator {} != {}", brief(to_ascii(x.denominator)),
-                           brief(to_ascii(y.denominator)));
+        return fmt::format("denominator {} != {}", brief(to_ascii(x.denominator)), brief(to_ascii(y.denominator)));
     }
     if (x.context != y.context) return "contexts differ";
     if (x.readout != y.readout) return "readouts differ";
     const std::size_t n = x.marks.size();
-    if (x.scores.size() != n || y.scores.size() != n || x.exponentials.size() != n ||
-        y.exponentials.size() != n || x.weights.size() != n || y.weights.size() != n) {
+    if (x.scores.size() != n || y.scores.size() != n || x.exponentials.size() != n || y.exponentials.size() != n ||
+        x.weights.size() != n || y.weights.size() != n) {
         return "column sizes differ";
     }
     for (std::size_t j = 0; j < n; ++j) {
@@ -163,8 +161,7 @@ std::string trace_difference(const ReadTrace& x, const ReadTrace& y) {
     return "";
 }
 
-std::string naive_difference(const NaiveResult& naive, const ReadTrace& t,
-                             const std::vector<std::size_t>& positions) {
+std::string naive_difference(const NaiveResult& naive, const ReadTrace& t, const std::vector<std::size_t>& positions) {
     if (t.denominator != Value(naive.denominator)) return "denominator differs from the naive loop";
     for (std::size_t i = 0; i < naive.context.size(); ++i) {
         if (t.context[i] != Value(naive.context[i]) * Value::ln2()) {

@@ -78,7 +78,6 @@ NaiveResult read_naive(const IntegerData& data, std::size_t n, std::size_t d);
 std::string trace_difference(const ReadTrace& x, const ReadTrace& y);
 
 /// "" when the naive result equals the trace (denominator, context, weights at `positions`).
-std::string naive_difference(const NaiveResult& naive, const ReadTrace& t,
-                             const std::vector<std::size_t>& positions);
+std::string naive_difference(const NaiveResult& naive, const ReadTrace& t, const std::vector<std::size_t>& positions);
 
 }  // namespace exactattn::bench

@@ -81,8 +81,7 @@ void make_app(CLI::App& app, Parsed& p) {
     s_run->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_run(p.run, o, p.deferred); }; });
 
     auto* s_read = app.add_subcommand("read", "One attention read with a full trace");
-    s_read->add_option("--memory", p.read.memory, "Memory rows, e.g. [[a,0],[0,a]], or @FILE")
-        ->required();
+    s_read->add_option("--memory", p.read.memory, "Memory rows, e.g. [[a,0],[0,a]], or @FILE")->required();
     s_read->add_option("--query", p.read.query, "Query vector, e.g. [1,0]")->required();
     s_read->add_option("--readout", p.read.readout, "Readout coefficients, e.g. [1,2]");
     s_read->add_option("--remove", p.read.remove, "Positions to remove (1-based)");
@@ -131,10 +130,9 @@ void make_app(CLI::App& app, Parsed& p) {
         ->check(CLI::IsMember({"text", "markdown", "latex", "html", "csv", "json"}));
     auto* target = s_check->add_option("--target", p.check.target,
                                        "JSON pointer of the quantity, e.g. /reads/example-14.1/weights");
-    auto* proposed = s_check->add_option("--proposed", p.check.proposed,
-                                         "The proposed value, e.g. '[2/3,1/3,1/3]'");
-    auto* answers = s_check->add_option("--answers", p.check.answers,
-                                        "A class's answers: CSV with columns student,target,answer");
+    auto* proposed = s_check->add_option("--proposed", p.check.proposed, "The proposed value, e.g. '[2/3,1/3,1/3]'");
+    auto* answers =
+        s_check->add_option("--answers", p.check.answers, "A class's answers: CSV with columns student,target,answer");
     s_check->add_option("--tolerance", p.check.tolerance,
                         "For decimals: decimal-places:N, significant-figures:N, absolute:E or relative:E");
     s_check->add_option("--accept", p.check.accept, "A mistake accepted as right (remaining-weights)")
@@ -191,8 +189,9 @@ void make_app(CLI::App& app, Parsed& p) {
         sub->add_flag("--standalone", p.render.standalone, "LaTeX: a complete document with its preamble");
         sub->add_flag("--latex-floats", p.render.latex_floats,
                       "LaTeX: tables as floats (default: placed where they stand)");
-        sub->add_flag("--no-markdown-math", [&p](std::int64_t) { p.render.markdown_math = false; },
-                      "Markdown: Unicode values instead of $...$ math");
+        sub->add_flag(
+            "--no-markdown-math", [&p](std::int64_t) { p.render.markdown_math = false; },
+            "Markdown: Unicode values instead of $...$ math");
         if (sub->get_name() != "eval") {
             sub->add_option("--max-width", p.render.max_width,
                             "Elide long integers so each value fits N columns (0: every digit)")
@@ -286,8 +285,7 @@ void write_output_file(const std::string& path, std::string_view data, const cha
 namespace {
 
 /// One line on stderr for an error; returns the exit code.
-int report_error(std::ostream& err, std::string message, std::optional<ErrorKind>* kind, ErrorKind k,
-                 int code) {
+int report_error(std::ostream& err, std::string message, std::optional<ErrorKind>* kind, ErrorKind k, int code) {
     for (auto& c : message) c = c == '\n' ? ' ' : c;  // CLI11 wraps some of its messages
     // Names echoed from files and arguments may hold control characters (an escape sequence
     // would restyle the terminal, a CR hide the message): they are shown as <U+001B>.
@@ -396,12 +394,12 @@ void write_files(const std::string& dir, const std::vector<std::pair<std::string
     g_csv_directory_written = true;
 }
 
-int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
-        std::optional<ErrorKind>* kind) {
+int run(std::span<const std::string> args, std::ostream& out, std::ostream& err, std::optional<ErrorKind>* kind) {
     if (kind != nullptr) kind->reset();
-    CLI::App app{"exactattn: exact arithmetic for the mathematics of attention (a = ln 2).\n"
-                 "With no arguments, prints the built-in Chapter 14 scenario.",
-                 "exactattn"};
+    CLI::App app{
+        "exactattn: exact arithmetic for the mathematics of attention (a = ln 2).\n"
+        "With no arguments, prints the built-in Chapter 14 scenario.",
+        "exactattn"};
     Parsed p;
     std::vector<std::string> argv(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
     std::ostringstream buffer;
@@ -414,7 +412,8 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
         g_csv_directory_written = false;
         std::error_code ec;
         if (!p.output.empty() && std::filesystem::is_directory(p.output, ec)) p.render.csv_directory = p.output;
-        p.run.render = p.read.render = p.encode.render = p.answers.render = p.cross.render = p.check.render = p.rollout.render = p.render;
+        p.run.render = p.read.render = p.encode.render = p.answers.render = p.cross.render = p.check.render =
+            p.rollout.render = p.render;
         p.attend.render = p.render;
         p.variants.output = p.output;
         code = p.command(buffer);
@@ -424,8 +423,8 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
             out.flush();
             if (!out) {
                 const int e = errno;
-                throw usage_error(fmt::format("cannot write standard output: {}",
-                                              e != 0 ? std::strerror(e) : "write failed"));
+                throw usage_error(
+                    fmt::format("cannot write standard output: {}", e != 0 ? std::strerror(e) : "write failed"));
             }
         };
         if (g_csv_directory_written) {  // the files are written; the command's summary to stdout
@@ -453,8 +452,7 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
         return 0;
     } catch (const CLI::ParseError& e) {
         // CLI11 uses its own exit codes; the contract says 2 for every usage error.
-        return report_error(err, fmt::format("usage: {} (see exactattn --help)", e.what()), kind,
-                            ErrorKind::Usage, 2);
+        return report_error(err, fmt::format("usage: {} (see exactattn --help)", e.what()), kind, ErrorKind::Usage, 2);
     } catch (const Error& e) {
         return report_error(err, e.what(), kind, e.kind(), static_cast<int>(e.exit_code()));
     } catch (const std::bad_alloc&) {

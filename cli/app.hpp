@@ -18,7 +18,6 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err)
 
 /// As run(), and sets `*kind` to the error kind when the command failed with an error
 /// (command line usage errors are ErrorKind::Usage). Tests use it to assert error classes.
-int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
-        std::optional<ErrorKind>* kind);
+int run(std::span<const std::string> args, std::ostream& out, std::ostream& err, std::optional<ErrorKind>* kind);
 
 }  // namespace exactattn::cli

@@ -26,8 +26,7 @@ Matrix matrix_argument(const std::string& text, const std::string& option) {
 }
 
 // One matrix per head: given once per head, or once and split by columns into equal blocks.
-std::vector<Matrix> per_head(const std::vector<std::string>& args, std::size_t heads,
-                             const std::string& option) {
+std::vector<Matrix> per_head(const std::vector<std::string>& args, std::size_t heads, const std::string& option) {
     std::vector<Matrix> out;
     for (const auto& a : args) out.push_back(matrix_argument(a, option));
     if (out.size() == heads) return out;
@@ -62,8 +61,7 @@ std::vector<std::string> split_words(const std::string& s) {
     return out;
 }
 
-std::vector<std::size_t> positions_argument(const std::vector<std::string>& args,
-                                            const std::string& option) {
+std::vector<std::size_t> positions_argument(const std::vector<std::string>& args, const std::string& option) {
     std::vector<std::size_t> out;
     for (const auto& a : args) {
         std::string text = a;
@@ -83,8 +81,7 @@ std::vector<std::size_t> positions_argument(const std::vector<std::string>& args
 }  // namespace
 
 void add_attend_options(CLI::App& sub, AttendOptions& o) {
-    sub.add_option("--x", o.x, "The sequence X, rows of width d_model, e.g. [[1,0],[0,1]], or @FILE")
-        ->required();
+    sub.add_option("--x", o.x, "The sequence X, rows of width d_model, e.g. [[1,0],[0,1]], or @FILE")->required();
     sub.add_option("--memory", o.memory, "Cross-attention: keys and values from this sequence");
     // allow_extra_args(false): one matrix per occurrence, and CLI11 must not split "[[..]]".
     sub.add_option("--wq", o.wq, "W_Q (d_model × d_k): once per head, or once split into heads")
@@ -152,7 +149,8 @@ int cmd_attend(const AttendOptions& o, std::ostream& out) {
     const Matrix x = matrix_argument(o.x, "--x");
     const auto labels = split_words(o.tokens);
     if (!labels.empty() && labels.size() != x.size()) {
-        throw usage_error(fmt::format("{} tokens label {} rows of X", labels.size(), x.size()), option_place("--tokens"));
+        throw usage_error(fmt::format("{} tokens label {} rows of X", labels.size(), x.size()),
+                          option_place("--tokens"));
     }
     const Matrix memory = o.memory.empty() ? Matrix{} : matrix_argument(o.memory, "--memory");
     LayerTrace t;
@@ -163,8 +161,8 @@ int cmd_attend(const AttendOptions& o, std::ostream& out) {
         // memory, positions, residual, layer-norm, padding): here that is the option --NAME.
         const Location& w = e.where();
         if (!w.file.empty() || !w.pointer.empty() || w.line != 0 || w.column != 0) throw;
-        static const std::vector<std::string> parts = {"x",         "mask",     "padding",   "wo",
-                                                       "memory",    "positions", "residual", "layer-norm"};
+        static const std::vector<std::string> parts = {"x",      "mask",      "padding",  "wo",
+                                                       "memory", "positions", "residual", "layer-norm"};
         if (std::find(parts.begin(), parts.end(), w.context) == parts.end()) throw;
         throw Error(e.kind(), option_place("--" + w.context), e.reason());
     }

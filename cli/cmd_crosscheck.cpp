@@ -17,8 +17,10 @@ int cmd_crosscheck(const FilesOptions& o, std::ostream& out) {
     for (const auto& r : results) ok = ok && r.passed();
     if (!o.junit.empty()) write_output_file(o.junit, crosscheck_junit(results), "--junit");
     const Format f = parse_format(o.format);
-    if (f == Format::Json) out << crosscheck_json(results);
-    else emit(crosscheck_document(results), f, o.render, out);
+    if (f == Format::Json)
+        out << crosscheck_json(results);
+    else
+        emit(crosscheck_document(results), f, o.render, out);
     return ok ? 0 : 1;
 }
 

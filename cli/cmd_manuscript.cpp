@@ -78,7 +78,8 @@ int audit(const ManuscriptCli& o, std::ostream& out) {
     std::vector<AuditResult> results(files.size());
     const ManuscriptOptions options{o.scenario};
     run_parallel(files.size(), o.jobs == 0 ? default_jobs() : o.jobs, [&](std::size_t i) {
-        results[i] = audit_manuscript_text(read_manuscript_file(files[i]), files[i], manuscript_format(files[i]), options, o.audit);
+        results[i] = audit_manuscript_text(read_manuscript_file(files[i]), files[i], manuscript_format(files[i]),
+                                           options, o.audit);
     });
     std::size_t marked = 0;
     std::size_t unmarked = 0;
@@ -118,7 +119,8 @@ void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& co
     family->require_subcommand(1);
     family->fallthrough();  // -o FILE after the subcommand (the options every command shares)
     auto o = std::make_shared<ManuscriptCli>();
-    auto* s_check = family->add_subcommand("check", "Every marked claim against the exact report (exit 1 on a wrong one)");
+    auto* s_check =
+        family->add_subcommand("check", "Every marked claim against the exact report (exit 1 on a wrong one)");
     s_check->add_option("files", o->files, "Manuscripts or directories (*.md, *.qmd, *.tex)")->required();
     s_check->add_option("--scenario", o->scenario, "Scenario file for every manuscript (default: the one each names)");
     s_check->add_option("-j,--jobs", o->jobs, "Files checked in parallel (default: the number of cores)")

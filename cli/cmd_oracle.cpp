@@ -53,8 +53,10 @@ Problem load_problem(const OracleOptions& o) {
         for (double x : m.data) p.mask.push_back(x != 0 ? 1 : 0);
     }
     p.causal = o.causal;
-    if (o.scale == "sqrt-dk") p.scale = {ScaleKind::SqrtDk, 1};
-    else if (o.scale == "none") p.scale = {ScaleKind::None, 1};
+    if (o.scale == "sqrt-dk")
+        p.scale = {ScaleKind::SqrtDk, 1};
+    else if (o.scale == "none")
+        p.scale = {ScaleKind::None, 1};
     else {
         char* end = nullptr;
         const double c = std::strtod(o.scale.c_str(), &end);
@@ -63,7 +65,9 @@ Problem load_problem(const OracleOptions& o) {
         p.scale = {ScaleKind::Given, c};
     }
     p.base = o.base == "2" ? ExpBase::Two : ExpBase::E;
-    p.masked_rows = o.masked_rows == "nan" ? MaskedRows::NaN : o.masked_rows == "zeros" ? MaskedRows::Zeros : MaskedRows::Error;
+    p.masked_rows = o.masked_rows == "nan"     ? MaskedRows::NaN
+                    : o.masked_rows == "zeros" ? MaskedRows::Zeros
+                                               : MaskedRows::Error;
     return p;
 }
 
@@ -101,9 +105,9 @@ int reference_command(const OracleOptions& o, const Problem& p, FloatFormat f, s
                        r.n_q, r.d_v, info(f).name, r.max_precision);
     for (std::int64_t x = 0; x < r.n_q * r.d_v; ++x)
         out << fmt::format("out[{}, {}] = {}  {}  in [{:.17g}, {:.17g}]\n", x / r.d_v, x % r.d_v, num(r.out[x]),
-                           !r.out_exact[x]                                   ? std::string("certified")
+                           !r.out_exact[x]                                           ? std::string("certified")
                            : r.out_exact_text.empty() || r.out_exact_text[x].empty() ? std::string("exact")
-                                                                                  : "exact " + r.out_exact_text[x],
+                                                                                     : "exact " + r.out_exact_text[x],
                            r.out_lo[x], r.out_hi[x]);
     for (std::int64_t i = 0; i < r.n_q; ++i) out << fmt::format("lse[{}] = {}  certified\n", i, num(r.lse[i]));
     for (std::size_t x = 0; x < r.w.size(); ++x)
@@ -113,10 +117,11 @@ int reference_command(const OracleOptions& o, const Problem& p, FloatFormat f, s
 
 std::string entry_line(const char* what, const std::string& tensor, const Judged& e, FloatFormat f) {
     const double ulps = e.bound / ulp(e.rounded, f);
-    return fmt::format("{}: {}[{}, {}] = {}, exact in [{:.17g}, {:.17g}] ({}), rounded {}, error {:.3g} ULP "
-                       "(abs {:.3g}, rel {:.3g}), bound {:.3g} ({:.3g} ULP): {}\n",
-                       what, tensor, e.row, e.col, num(e.value), e.lo, e.hi, e.exact ? "exact" : "certified", num(e.rounded),
-                       e.ulp_error, e.abs_error, e.rel_error, e.bound, ulps, e.within ? "within" : "OVER");
+    return fmt::format(
+        "{}: {}[{}, {}] = {}, exact in [{:.17g}, {:.17g}] ({}), rounded {}, error {:.3g} ULP "
+        "(abs {:.3g}, rel {:.3g}), bound {:.3g} ({:.3g} ULP): {}\n",
+        what, tensor, e.row, e.col, num(e.value), e.lo, e.hi, e.exact ? "exact" : "certified", num(e.rounded),
+        e.ulp_error, e.abs_error, e.rel_error, e.bound, ulps, e.within ? "within" : "OVER");
 }
 
 AlgorithmSpec algorithm_spec(const OracleOptions& o, FloatFormat f) {
@@ -133,8 +138,9 @@ int emulate_command(const OracleOptions& o, const Problem& p, FloatFormat f, std
     const AlgorithmSpec a = algorithm_spec(o, f);
     const Emulation e = emulate(p, EmulationSpec{a.algorithm, a.accumulate, a.p_format, f, a.block}, o.trace);
     if (!o.npy.empty()) write_output_file(o.npy, write_npy(e.out), "--npy");
-    out << fmt::format("oracle emulate: {} softmax attention, every operation in {} (P in {}, block {}), output in {}\n",
-                       algorithm_name(a.algorithm), info(a.accumulate).name, info(a.p_format).name, a.block, info(f).name);
+    out << fmt::format(
+        "oracle emulate: {} softmax attention, every operation in {} (P in {}, block {}), output in {}\n",
+        algorithm_name(a.algorithm), info(a.accumulate).name, info(a.p_format).name, a.block, info(f).name);
     const std::int64_t dv = e.out.cols();
     for (std::size_t x = 0; x < e.out.data.size(); ++x)
         out << fmt::format("out[{}, {}] = {}\n", static_cast<std::int64_t>(x) / dv, static_cast<std::int64_t>(x) % dv,
@@ -158,9 +164,10 @@ nlohmann::ordered_json judgement_json(const Judgement& j) {
 }
 
 void judgement_text(const Judgement& j, FloatFormat f, std::ostream& out) {
-    out << fmt::format("Summary ({}): {} entries ({} exact, {} certified), max |ULP| {:.3g}, {} over the bound, {} unbounded{}\n",
-                       j.tensor, j.count, j.exact_count, j.count - j.exact_count, j.max_abs_ulp, j.over, j.unbounded,
-                       j.unbounded ? " (" + j.unbounded_reason + ")" : "");
+    out << fmt::format(
+        "Summary ({}): {} entries ({} exact, {} certified), max |ULP| {:.3g}, {} over the bound, {} unbounded{}\n",
+        j.tensor, j.count, j.exact_count, j.count - j.exact_count, j.max_abs_ulp, j.over, j.unbounded,
+        j.unbounded ? " (" + j.unbounded_reason + ")" : "");
     if (j.worst >= 0) out << entry_line("worst", j.tensor, j.entries[j.worst], f);
     if (j.first_over >= 0) out << entry_line("first over", j.tensor, j.entries[j.first_over], f);
     if (!j.diagnosis.empty()) out << "diagnosis: " << j.diagnosis << '\n';
@@ -218,7 +225,8 @@ int cmd_oracle(const OracleOptions& o, std::ostream& out) {
     for (const auto& [value, option] : {std::pair{o.q, "--q"}, {o.k, "--k"}, {o.v, "--v"}})
         if (value.empty()) throw usage_error(fmt::format("{} needs {} FILE", o.action, option), option_place(option));
     const Problem p = load_problem(o);
-    if (o.action == "judge" && o.actual.empty()) throw usage_error("judge needs --actual FILE", option_place("--actual"));
+    if (o.action == "judge" && o.actual.empty())
+        throw usage_error("judge needs --actual FILE", option_place("--actual"));
     if (o.action == "emulate") return emulate_command(o, p, f, out);
     return o.action == "judge" ? judge_command(o, p, f, out) : reference_command(o, p, f, out);
 }
@@ -242,7 +250,8 @@ void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& comman
     s->add_flag("--causal", o->causal, "Key j masked for query i when j > i");
     s->add_option("--scale", o->scale, "sqrt-dk (default) | none | a number");
     s->add_option("--base", o->base, "e (default) | 2: an exp2 kernel")->check(CLI::IsMember({"e", "2"}));
-    s->add_option("--masked-rows", o->masked_rows, "error | nan | zeros")->check(CLI::IsMember({"error", "nan", "zeros"}));
+    s->add_option("--masked-rows", o->masked_rows, "error | nan | zeros")
+        ->check(CLI::IsMember({"error", "nan", "zeros"}));
     s->add_option("--input-dtype", o->input_dtype, "The format of Q, K, V (default: the files')");
     s->add_option("--dtype", o->dtype, "The output's format: float16 | bfloat16 | float32 | float64");
     s->add_flag("--weights", o->weights, "reference: the weights too");
@@ -253,7 +262,8 @@ void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& comman
     s->add_option("--algorithm", o->algorithm, "judge, emulate: naive | safe | online");
     s->add_option("--accumulate", o->accumulate, "judge, emulate: the accumulator format (default float32)");
     s->add_option("--p-dtype", o->p_dtype, "judge, online: P's format before P·V (default --dtype)");
-    s->add_option("--block", o->block, "judge, online: the block size")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
+    s->add_option("--block", o->block, "judge, online: the block size")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
     s->add_flag("--trace", o->trace, "emulate: the steps where the format shows (overflow, underflow, rescaling)");
     s->add_option("--tolerance-ulps", o->tolerance, "judge: also fail past this many ULPs");
     s->add_option("--format", o->format, "text | json")->check(CLI::IsMember({"text", "json"}));

@@ -33,8 +33,7 @@ std::vector<std::string> split_list(const std::string& a) {
     return parts;
 }
 
-std::vector<std::size_t> parse_positions(const std::vector<std::string>& args, const char* option,
-                                         std::size_t n) {
+std::vector<std::size_t> parse_positions(const std::vector<std::string>& args, const char* option, std::size_t n) {
     std::vector<std::size_t> out;
     for (const auto& a : args) {
         for (const auto& part : split_list(a)) {

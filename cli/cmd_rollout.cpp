@@ -46,8 +46,10 @@ int cmd_rollout(const RolloutOptions& o, std::ostream& out) {
     }
     const Report rep = run_scenario(s);
     const RolloutResult& r = rep.rollout(name);
-    if (f == Format::Json) out << render_rollout(rep, r, f);
-    else emit(rollout_document(rep, r), f, o.render, out);
+    if (f == Format::Json)
+        out << render_rollout(rep, r, f);
+    else
+        emit(rollout_document(rep, r), f, o.render, out);
     return 0;
 }
 

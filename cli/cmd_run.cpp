@@ -47,8 +47,10 @@ int cmd_encode(const EncodeOptions& o, std::ostream& out) {
     const auto tokens = split_tokens(o.tokens);
     try {
         const Format f = parse_format(o.format);
-        if (f == Format::Json) out << render_encoding(s, tokens, f);
-        else emit(encoding_document(s, tokens), f, o.render, out);
+        if (f == Format::Json)
+            out << render_encoding(s, tokens, f);
+        else
+            emit(encoding_document(s, tokens), f, o.render, out);
     } catch (const Error& e) {
         if (e.where().empty()) throw e.located(where);
         throw;
@@ -59,8 +61,9 @@ int cmd_encode(const EncodeOptions& o, std::ostream& out) {
 int cmd_verify(const FilesOptions& o, std::ostream& out) {
     const std::vector<std::string> files = scenario_files(o.files);
     std::vector<VerifyResult> results(files.size());
-    run_parallel(files.size(), o.jobs == 0 ? default_jobs() : o.jobs,
-                 [&](std::size_t i) { results[i] = verify_report(run_scenario(load_scenario(files[i]), ReportUse::Values)); });
+    run_parallel(files.size(), o.jobs == 0 ? default_jobs() : o.jobs, [&](std::size_t i) {
+        results[i] = verify_report(run_scenario(load_scenario(files[i]), ReportUse::Values));
+    });
     std::size_t passed = 0;
     std::size_t failed = 0;
     for (const auto& r : results) {

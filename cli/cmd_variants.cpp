@@ -24,9 +24,8 @@ std::uint64_t seed_argument(const std::string& text, const char* option) {
                         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
     const mpz_class n = digits ? mpz_class(text) : mpz_class(-1);
     if (!digits || n > mpz_class("18446744073709551615")) {
-        throw usage_error(fmt::format("expected a seed, a whole number from 0 to 18446744073709551615; got \"{}\"",
-                                      text),
-                          where);
+        throw usage_error(
+            fmt::format("expected a seed, a whole number from 0 to 18446744073709551615; got \"{}\"", text), where);
     }
     std::uint64_t out = 0;
     for (char c : text) out = out * 10 + static_cast<std::uint64_t>(c - '0');
@@ -39,9 +38,10 @@ int cmd_variants(const VariantsOptions& o, std::ostream& out) {
     if (o.output.empty()) {
         Location where;
         where.context = "--output";
-        throw usage_error("variants writes many files (scenario files, keys, a sheet, Moodle XML): give -o DIR, a "
-                          "directory (created when missing)",
-                          where);
+        throw usage_error(
+            "variants writes many files (scenario files, keys, a sheet, Moodle XML): give -o DIR, a "
+            "directory (created when missing)",
+            where);
     }
     VariantRequest request;
     request.exercise = o.exercise;

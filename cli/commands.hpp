@@ -38,8 +38,8 @@ struct ReadOptions {
     std::vector<std::string> remove;
     std::vector<std::string> zero;
     std::string format = "text";
-    std::string fields;         ///< --fields: JSON keys to write, comma-separated
-    bool fields_given = false;  ///< --fields was given (even as "")
+    std::string fields;               ///< --fields: JSON keys to write, comma-separated
+    bool fields_given = false;        ///< --fields was given (even as "")
     exactattn::RenderOptions render;  ///< --standalone, --latex-floats, --no-markdown-math
 };
 
@@ -60,20 +60,20 @@ struct FilesOptions {
 
 struct CheckOptions {
     std::string file;
-    std::string answer;    ///< one declared learner answer by name (default: all)
-    std::string target;    ///< an ad-hoc answer: JSON pointer of the quantity …
-    std::string proposed;  ///< … and the proposed value or vector
-    bool ad_hoc = false;   ///< --target (with --proposed) was given, even as an empty string
-    std::string answers;   ///< --answers CSV: a class's answers (student,target,answer)
-    std::string tolerance; ///< --tolerance KIND:N for decimals and percentages
+    std::string answer;               ///< one declared learner answer by name (default: all)
+    std::string target;               ///< an ad-hoc answer: JSON pointer of the quantity …
+    std::string proposed;             ///< … and the proposed value or vector
+    bool ad_hoc = false;              ///< --target (with --proposed) was given, even as an empty string
+    std::string answers;              ///< --answers CSV: a class's answers (student,target,answer)
+    std::string tolerance;            ///< --tolerance KIND:N for decimals and percentages
     std::vector<std::string> accept;  ///< --accept ID: mistakes accepted as right
     std::string format = "text";
     exactattn::RenderOptions render;  ///< --standalone, --latex-floats, --no-markdown-math
 };
 
 struct AttendOptions {
-    std::string x;       ///< the sequence X (rows), inline or @FILE
-    std::string memory;  ///< cross-attention: keys and values from this sequence
+    std::string x;                        ///< the sequence X (rows), inline or @FILE
+    std::string memory;                   ///< cross-attention: keys and values from this sequence
     std::vector<std::string> wq, wk, wv;  ///< one per head, or one split by columns into --heads
     std::string wo;
     int heads = 1;
@@ -105,7 +105,7 @@ struct VariantsOptions {
     std::int64_t count = 1;
     std::string seed = "0";                   ///< a whole number from 0 to 2^64 − 1
     std::optional<std::string> variant_seed;  ///< re-create one variant from its own seed
-    std::string output;                         ///< -o DIR (required)
+    std::string output;                       ///< -o DIR (required)
 };
 struct FigureOptions {
     std::string file = "chapter14";

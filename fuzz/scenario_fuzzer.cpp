@@ -51,40 +51,42 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (streamed_error != reference_error || streamed.has_value() != reference.has_value()) __builtin_trap();
     if (streamed && !(*streamed == *reference)) __builtin_trap();
     if (streamed) try {
-        const Scenario& s = *streamed;
-        const Report r = run_scenario(s);
-        // One format per input (chosen by its size), so that a large report stays within the
-        // watchdog's 2 s in this sanitized build; the mutator reaches every format.
-        constexpr Format formats[] = {Format::Text, Format::Markdown, Format::Latex,
-                                      Format::Html, Format::Csv,      Format::Json};
-        const Format f = formats[size % std::size(formats)];
-        const std::string rendered = render_report(r, f);
-        // JSON is written without the whole tree: the same text as the tree's.
-        if (f == Format::Json && rendered != detail::report_to_json(r).dump(2) + "\n") __builtin_trap();
-        if (f == Format::Csv) (void)csv_files(run_document(r));
-        else (void)render_answers(r, f);
-        (void)verify_report(r);
-        // The writer is the loader's inverse (docs/scenario.md, "Written scenarios").
-        if (!(parse_scenario(write_scenario(s), s.file) == s)) __builtin_trap();
-        // Variants of every exercise that declares a variation, and all their outputs.
-        for (const auto& e : s.exercises) {
-            if (!e.variation) continue;
-            try {
-                VariantRequest q;
-                q.exercise = e.id;
-                q.count = 2;
-                q.seed = size;
-                (void)variant_files(draw_variants(s, q));
-            } catch (const Error&) {
+            const Scenario& s = *streamed;
+            const Report r = run_scenario(s);
+            // One format per input (chosen by its size), so that a large report stays within the
+            // watchdog's 2 s in this sanitized build; the mutator reaches every format.
+            constexpr Format formats[] = {Format::Text, Format::Markdown, Format::Latex,
+                                          Format::Html, Format::Csv,      Format::Json};
+            const Format f = formats[size % std::size(formats)];
+            const std::string rendered = render_report(r, f);
+            // JSON is written without the whole tree: the same text as the tree's.
+            if (f == Format::Json && rendered != detail::report_to_json(r).dump(2) + "\n") __builtin_trap();
+            if (f == Format::Csv)
+                (void)csv_files(run_document(r));
+            else
+                (void)render_answers(r, f);
+            (void)verify_report(r);
+            // The writer is the loader's inverse (docs/scenario.md, "Written scenarios").
+            if (!(parse_scenario(write_scenario(s), s.file) == s)) __builtin_trap();
+            // Variants of every exercise that declares a variation, and all their outputs.
+            for (const auto& e : s.exercises) {
+                if (!e.variation) continue;
+                try {
+                    VariantRequest q;
+                    q.exercise = e.id;
+                    q.count = 2;
+                    q.seed = size;
+                    (void)variant_files(draw_variants(s, q));
+                } catch (const Error&) {
+                }
             }
+            for (const auto& rr : r.reads) {
+                const Memory& m = s.source(rr.spec.source).states;
+                (void)read_json(m, rr.trace);
+                (void)read_text(m, rr.trace);
+            }
+        } catch (const Error&) {
         }
-        for (const auto& rr : r.reads) {
-            const Memory& m = s.source(rr.spec.source).states;
-            (void)read_json(m, rr.trace);
-            (void)read_text(m, rr.trace);
-        }
-    } catch (const Error&) {
-    }
     try {
         const Memory m = detail::load_memory_json(text, "fuzz.json");
         ReadRequest req;

@@ -24,12 +24,12 @@ namespace {
 
 // Reads small integers from the fuzzer's bytes (zeros when they run out).
 class Bytes {
-public:
+  public:
     Bytes(const std::uint8_t* d, std::size_t n) : d_(d), n_(n) {}
     unsigned next() { return i_ < n_ ? d_[i_++] : 0U; }
     int range(int lo, int hi) { return lo + static_cast<int>(next() % static_cast<unsigned>(hi - lo + 1)); }
 
-private:
+  private:
     const std::uint8_t* d_;
     std::size_t n_;
     std::size_t i_ = 0;

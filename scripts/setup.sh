@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(g++ cmake ninja-build pkg-config libgmp-dev libmpfr-dev libboost-dev
           nlohmann-json3-dev libsimdjson-dev libcli11-dev libfmt-dev libgtest-dev libbenchmark-dev
           python3 python3-sympy python3-dev python3-pip pybind11-dev python3-pybind11
-          python3-pytest python3-numpy libxml2-utils)
+          python3-pytest python3-numpy libxml2-utils clang-format)
 if [ "${EXACTATTN_WITH_CLANG:-0}" = 1 ]; then
   packages+=(clang libclang-rt-14-dev)
 fi

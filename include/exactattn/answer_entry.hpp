@@ -63,12 +63,12 @@ struct AnswerEntry {
     /// Token: a token of a rollout or a source (`blue`), the answer to a pointer that holds tokens
     /// (names_tokens() in scenario.hpp); it has no value and is compared exactly (docs/check.md).
     enum class Form { Exact, Decimal, Percent, Outside, Token };
-    std::string text;            ///< as written (Token: the token itself, unquoted)
+    std::string text;  ///< as written (Token: the token itself, unquoted)
     Form form = Form::Exact;
-    Real value;                  ///< Exact/Decimal/Percent: exact (a percentage divided by 100)
-    int decimals = 0;            ///< Decimal/Percent: places after the point (of the value: a percentage's + 2)
-    int sig_min = 0;             ///< Decimal/Percent: significant figures written, STACK's liberal
-    int sig_max = 0;             ///< range (100 has 1 to 3, 0.0010 exactly 2)
+    Real value;        ///< Exact/Decimal/Percent: exact (a percentage divided by 100)
+    int decimals = 0;  ///< Decimal/Percent: places after the point (of the value: a percentage's + 2)
+    int sig_min = 0;   ///< Decimal/Percent: significant figures written, STACK's liberal
+    int sig_max = 0;   ///< range (100 has 1 to 3, 0.0010 exactly 2)
     /// The text decides everything else (parse_answer_entry of it): load(write(s)) == s.
     bool operator==(const AnswerEntry& o) const { return text == o.text && form == o.form; }
 };

@@ -37,10 +37,10 @@ struct AttentionLayer {
     ScoreRule rule = ScoreRule::Dot;
     Value scale = Value(1);  ///< the declared scale for ScoreRule::Scaled
     bool causal = false;
-    std::vector<std::size_t> padding;             ///< 1-based key positions, masked everywhere
-    std::vector<std::vector<bool>> mask;          ///< n_q × n_k, true = masked; empty: none
-    bool residual = false;                        ///< output + X (widths must agree)
-    bool layer_norm = false;                      ///< refused: needs √ of a variance
+    std::vector<std::size_t> padding;     ///< 1-based key positions, masked everywhere
+    std::vector<std::vector<bool>> mask;  ///< n_q × n_k, true = masked; empty: none
+    bool residual = false;                ///< output + X (widths must agree)
+    bool layer_norm = false;              ///< refused: needs √ of a variance
     Positional positional = Positional::None;
     Matrix positions;  ///< Positional::Table: added to X (same shape)
     bool operator==(const AttentionLayer&) const = default;
@@ -60,8 +60,8 @@ struct HeadTrace {
 };
 
 struct LayerTrace {
-    Matrix input;                              ///< X (after positions), the query sequence
-    std::vector<std::vector<bool>> masked;     ///< n_q × n_k, true = masked
+    Matrix input;                           ///< X (after positions), the query sequence
+    std::vector<std::vector<bool>> masked;  ///< n_q × n_k, true = masked
     std::vector<HeadTrace> heads;
     /// concat · W_O (if given), + X (if residual); none when the layer has neither, and then
     /// the output is the concatenation itself.

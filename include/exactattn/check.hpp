@@ -16,21 +16,21 @@ namespace exactattn {
 /// The verdict on one learner answer.
 struct Judgement {
     std::string name;
-    std::string target;          ///< JSON pointer of the quantity in the run report
+    std::string target;  ///< JSON pointer of the quantity in the run report
     std::vector<Value> proposed;
     /// The report's value at the target, flattened row by row; empty entries where the report
     /// has none (the score of a removed position).
     std::vector<std::optional<Value>> exact;
-    std::size_t columns = 0;     ///< > 0: a matrix of this width (states), row-major
+    std::size_t columns = 0;  ///< > 0: a matrix of this width (states), row-major
     bool scalar = false;
     bool correct = false;
     std::vector<std::string> findings;  ///< e.g. "the proposed weights sum to 4/3, not 1"
     std::string mistake;                ///< a known mistake that reproduces the answer, or empty
     std::vector<AnswerEntry> entries;   ///< the proposal as written
-    std::string rule;                   ///< the rule(s) that judged it: "exact value", "6 decimal places (written with 6)"
-    std::string mistake_id;             ///< the registry id of `mistake` ("divide-by-count"), or empty
-    std::string feedback;               ///< one sentence for the learner
-    std::string distance;               ///< no known mistake: the largest distance from the exact value
+    std::string rule;        ///< the rule(s) that judged it: "exact value", "6 decimal places (written with 6)"
+    std::string mistake_id;  ///< the registry id of `mistake` ("divide-by-count"), or empty
+    std::string feedback;    ///< one sentence for the learner
+    std::string distance;    ///< no known mistake: the largest distance from the exact value
     /// The target holds tokens (names_tokens()): `exact_tokens` are the report's, `entries` the
     /// proposed ones (Form::Token); `proposed` and `exact` are then empty.
     bool tokens = false;
@@ -57,13 +57,12 @@ void read_proposal(std::string_view text, LearnerAnswer& la);
 /// `verify`'s expect pointers, so it may name any quantity of the run report: a read's or an
 /// intervention row's scores, weights, context or readout (or one element of them), a
 /// source's states (or a row), a cost. A proposal that lists only the included positions of a
-/// quantity that has none for the removed ones (scores, exponentials) is judged on those. Known mistakes are recognized by recomputing the
-/// quantity the wrong way and comparing exactly: dividing by the number of positions instead of
-/// the sum of exponentials, a zero score given zero weight, zero-score used for a removal (and
-/// the reverse), a token deletion without re-encoding, normalizing scores without
-/// exponentiating, exponentials used unnormalized, equal weights, and the right weights applied
-/// to the input embeddings instead of the stored states. Throws ReferenceError when the target
-/// names no read, intervention row or quantity.
+/// quantity that has none for the removed ones (scores, exponentials) is judged on those. Known mistakes are recognized
+/// by recomputing the quantity the wrong way and comparing exactly: dividing by the number of positions instead of the
+/// sum of exponentials, a zero score given zero weight, zero-score used for a removal (and the reverse), a token
+/// deletion without re-encoding, normalizing scores without exponentiating, exponentials used unnormalized, equal
+/// weights, and the right weights applied to the input embeddings instead of the stored states. Throws ReferenceError
+/// when the target names no read, intervention row or quantity.
 Judgement judge(const Report& report, const LearnerAnswer& answer);
 /// judge() for several answers, addressing the report once.
 std::vector<Judgement> judge_all(const Report& report, const std::vector<LearnerAnswer>& answers);
@@ -71,10 +70,10 @@ std::vector<Judgement> judge_all(const Report& report, const std::vector<Learner
 /// What `check` is asked to judge. The command line and the Python module both build one and
 /// call check_request(), so they select answers and judge them alike.
 struct CheckRequest {
-    std::string answer;                   ///< a declared learner answer by name (empty: every one)
-    std::optional<LearnerAnswer> ad_hoc;  ///< an ad-hoc answer (target set, proposal read)
-    std::optional<Tolerance> tolerance;   ///< overrides the declared or inherited tolerance
-    std::vector<std::string> accept;      ///< overrides the accepted mistakes (when not empty)
+    std::string answer;                     ///< a declared learner answer by name (empty: every one)
+    std::optional<LearnerAnswer> ad_hoc;    ///< an ad-hoc answer (target set, proposal read)
+    std::optional<Tolerance> tolerance;     ///< overrides the declared or inherited tolerance
+    std::vector<std::string> accept;        ///< overrides the accepted mistakes (when not empty)
     std::string answer_place = "--answer";  ///< where an unknown answer name is placed
     std::string target_place = "--target";  ///< where an ad-hoc target's errors are placed
 };

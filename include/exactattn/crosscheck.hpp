@@ -18,38 +18,38 @@ namespace exactattn {
 
 /// One compared quantity.
 struct CrossRow {
-    std::string quantity;     ///< e.g. "/reads/example-14.1/weights/0"
-    std::string exact;        ///< ascii form of the exact value
-    double rounded = 0;       ///< the exact value correctly rounded to double
-    double computed = 0;      ///< the independent double path's result
-    double ulp_error = 0;     ///< (computed − exact) / ulp(rounded), signed, fractional
-    double rel_error = 0;     ///< |computed − exact| / |exact| (0 when exact is 0 and computed is 0)
-    double abs_error = 0;     ///< |computed − exact|
-    double bound = 0;         ///< a-priori bound on |computed − exact| (docs/crosscheck.md); inf: unbounded
-    double bound_ulps = 0;    ///< bound / ulp(rounded)
-    bool dyadic = false;      ///< the exact value is a double (a dyadic rational in range)
-    bool passed = true;       ///< abs_error ≤ bound, and |ulp_error| ≤ the declared tolerance if any
+    std::string quantity;   ///< e.g. "/reads/example-14.1/weights/0"
+    std::string exact;      ///< ascii form of the exact value
+    double rounded = 0;     ///< the exact value correctly rounded to double
+    double computed = 0;    ///< the independent double path's result
+    double ulp_error = 0;   ///< (computed − exact) / ulp(rounded), signed, fractional
+    double rel_error = 0;   ///< |computed − exact| / |exact| (0 when exact is 0 and computed is 0)
+    double abs_error = 0;   ///< |computed − exact|
+    double bound = 0;       ///< a-priori bound on |computed − exact| (docs/crosscheck.md); inf: unbounded
+    double bound_ulps = 0;  ///< bound / ulp(rounded)
+    bool dyadic = false;    ///< the exact value is a double (a dyadic rational in range)
+    bool passed = true;     ///< abs_error ≤ bound, and |ulp_error| ≤ the declared tolerance if any
 };
 
 /// What a naive softmax without max subtraction produced for one read.
 enum class NaiveOutcome {
-    Finite,       ///< every weight finite (some exponentials may have underflowed to 0)
-    ExpOverflow,  ///< an exponential overflowed to inf: its weight is inf/inf = NaN, the others 0
-    SumOverflow,  ///< every exponential finite, their sum inf: every weight finite/inf = 0
-    Underflow,    ///< every exponential underflowed to 0: every weight 0/0 = NaN
+    Finite,          ///< every weight finite (some exponentials may have underflowed to 0)
+    ExpOverflow,     ///< an exponential overflowed to inf: its weight is inf/inf = NaN, the others 0
+    SumOverflow,     ///< every exponential finite, their sum inf: every weight finite/inf = 0
+    Underflow,       ///< every exponential underflowed to 0: every weight 0/0 = NaN
     ScoreNotFinite,  ///< a score itself is inf or NaN in double (an input past the double range)
 };
 const char* naive_outcome_name(NaiveOutcome o);
 
 /// Per read (and intervention row): what a naive softmax without max subtraction gives.
 struct NaiveRow {
-    std::string read;         ///< pointer of the read or row
-    double max_score = 0;     ///< the largest score in double
+    std::string read;      ///< pointer of the read or row
+    double max_score = 0;  ///< the largest score in double
     NaiveOutcome outcome = NaiveOutcome::Finite;
     std::size_t underflowed = 0;  ///< included exponentials that are 0 in double
-    double sum = 0;           ///< the naive denominator Σ exp(score)
+    double sum = 0;               ///< the naive denominator Σ exp(score)
     std::vector<double> weights;  ///< the naive weights (0 where removed), NaN where 0/0 or inf/inf
-    double max_ulp_error = 0; ///< of the naive weights; NaN when a weight is not finite
+    double max_ulp_error = 0;     ///< of the naive weights; NaN when a weight is not finite
 };
 
 /// A decoder step where the double path's argmax is not the exact choice: an exact tie that
@@ -61,7 +61,7 @@ struct RolloutSplit {
     std::vector<std::string> exact_argmax;  ///< every token with the exact largest score
     std::string exact_choice;               ///< "" when the tie rule refused the tie
     std::string double_choice;
-    double double_margin = 0;  ///< the double score of double's choice minus that of the exact choice
+    double double_margin = 0;                ///< the double score of double's choice minus that of the exact choice
     std::vector<std::string> exact_tokens;   ///< the exact regime's choices from this step on
     std::vector<std::string> double_tokens;  ///< the double path's choices from this step on
     [[nodiscard]] bool exact_tie() const { return exact_argmax.size() > 1; }
@@ -78,13 +78,13 @@ struct CrosscheckResult {
     std::vector<RolloutSplit> splits;
     double max_abs_ulp = 0;
     double mean_abs_ulp = 0;
-    std::size_t worst = 0;          ///< index of the row with the largest |ULP| error
-    double worst_ratio = 0;         ///< largest abs_error / bound over rows with a finite bound > 0
+    std::size_t worst = 0;   ///< index of the row with the largest |ULP| error
+    double worst_ratio = 0;  ///< largest abs_error / bound over rows with a finite bound > 0
     std::size_t worst_ratio_row = 0;
-    std::size_t failed = 0;         ///< rows over their bound or the declared tolerance
-    std::size_t unbounded = 0;      ///< rows whose bound is inf (the double path overflowed): unchecked
-    std::size_t dyadic_count = 0;   ///< exact values that are doubles (information only)
-    std::size_t dyadic_exact = 0;   ///< of those, computed exactly by the double path
+    std::size_t failed = 0;        ///< rows over their bound or the declared tolerance
+    std::size_t unbounded = 0;     ///< rows whose bound is inf (the double path overflowed): unchecked
+    std::size_t dyadic_count = 0;  ///< exact values that are doubles (information only)
+    std::size_t dyadic_exact = 0;  ///< of those, computed exactly by the double path
     /// Declarations the double path does not recompute (attention layers, as /layers/<name>):
     /// named in the report, so that a PASS says what it covers.
     std::vector<std::string> not_compared;

@@ -27,22 +27,22 @@ enum class TieRule {
 /// o_t = [s_t, c_t] W_o + b_o (or s_t W_o + b_o) over the target vocabulary.
 struct Decoder {
     Activation activation = Activation::Relu;
-    Matrix recurrent;  ///< U, d × d
-    Matrix input;      ///< E, e × d (e = target embedding width)
-    Matrix context;    ///< C, d_c × d (d_c = source state width)
-    Vector bias;       ///< b, width d
-    std::optional<Vector> initial;  ///< s_0; none: the encoder's last state of the source
-    std::optional<Matrix> query;    ///< W_q, d × d_c; none: q_t = s_{t-1} (then d = d_c)
-    Matrix output;                  ///< W_o, (d + d_c) × V, or d × V when !output_context
-    bool output_context = true;     ///< the output reads [s_t, c_t] (true) or s_t alone
-    std::optional<Vector> output_bias;  ///< b_o, width V
+    Matrix recurrent;                                        ///< U, d × d
+    Matrix input;                                            ///< E, e × d (e = target embedding width)
+    Matrix context;                                          ///< C, d_c × d (d_c = source state width)
+    Vector bias;                                             ///< b, width d
+    std::optional<Vector> initial;                           ///< s_0; none: the encoder's last state of the source
+    std::optional<Matrix> query;                             ///< W_q, d × d_c; none: q_t = s_{t-1} (then d = d_c)
+    Matrix output;                                           ///< W_o, (d + d_c) × V, or d × V when !output_context
+    bool output_context = true;                              ///< the output reads [s_t, c_t] (true) or s_t alone
+    std::optional<Vector> output_bias;                       ///< b_o, width V
     std::vector<std::pair<std::string, Vector>> vocabulary;  ///< target tokens in order
-    std::string start;              ///< y_0
-    std::optional<std::string> end; ///< generation stops after choosing it
+    std::string start;                                       ///< y_0
+    std::optional<std::string> end;                          ///< generation stops after choosing it
     TieRule ties = TieRule::First;
     bool operator==(const Decoder&) const = default;
 
-    [[nodiscard]] std::size_t width() const { return recurrent.size(); }  ///< d
+    [[nodiscard]] std::size_t width() const { return recurrent.size(); }        ///< d
     [[nodiscard]] std::size_t context_width() const { return context.size(); }  ///< d_c
     /// Index of a target token; ReferenceError naming the target vocabulary otherwise.
     [[nodiscard]] std::size_t index(const std::string& token) const;
@@ -68,20 +68,20 @@ const char* regime_name(Regime r);
 
 /// One decoder step's full trace.
 struct DecoderStep {
-    std::size_t step = 0;  ///< t, from 1
-    std::string input;     ///< y_{t-1}
-    Vector query;          ///< q_t
-    ReadTrace read;        ///< the attention read over the source states (c_t = read.context)
-    Vector pre_activation; ///< s_{t-1} U + E_y(y_{t-1}) E + c_t C + b
-    Vector state;          ///< s_t = φ(pre_activation)
-    Vector scores;         ///< o_t, one per target token
+    std::size_t step = 0;   ///< t, from 1
+    std::string input;      ///< y_{t-1}
+    Vector query;           ///< q_t
+    ReadTrace read;         ///< the attention read over the source states (c_t = read.context)
+    Vector pre_activation;  ///< s_{t-1} U + E_y(y_{t-1}) E + c_t C + b
+    Vector state;           ///< s_t = φ(pre_activation)
+    Vector scores;          ///< o_t, one per target token
     /// The output distribution softmax(o_t): the same read over the scores (a one-column memory
     /// with query [1]); none with `refusal` when a score is not a rational multiple of a.
     std::optional<ReadTrace> distribution;
     std::string refusal;
-    std::vector<std::size_t> argmax;  ///< every token with the largest score (vocabulary indices)
-    std::optional<std::size_t> chosen;  ///< none when the tie rule refuses a tie
-    std::string chosen_token;           ///< its name ("" when refused)
+    std::vector<std::size_t> argmax;       ///< every token with the largest score (vocabulary indices)
+    std::optional<std::size_t> chosen;     ///< none when the tie rule refuses a tie
+    std::string chosen_token;              ///< its name ("" when refused)
     std::optional<std::string> reference;  ///< y_t of the reference, when declared
     /// Cross-entropy of the reference token, when asked and the distribution is exact: the exact
     /// probability p, −ln p exactly when p is a power of 2 (−ln 2^r = −r a), and −ln p correctly
@@ -122,12 +122,11 @@ struct RolloutResult {
 /// Runs one regime: `memory` is the source states, `initial` s_0. Teacher forcing needs
 /// `reference` with at least `steps` tokens. Throws ShapeError/ReferenceError on bad shapes or
 /// tokens and DomainError when a read's score leaves the exact domain (placed at the step).
-RegimeTrace roll_out(const Decoder& dec, const Memory& memory, const Vector& initial, Regime regime,
-                     std::size_t steps, const std::vector<std::string>& reference, bool cross_entropy);
+RegimeTrace roll_out(const Decoder& dec, const Memory& memory, const Vector& initial, Regime regime, std::size_t steps,
+                     const std::vector<std::string>& reference, bool cross_entropy);
 
 /// Both regimes of a declared rollout and their divergence.
-RolloutResult run_rollout(const Decoder& dec, const RolloutSpec& spec, const Memory& memory,
-                          const Vector& initial);
+RolloutResult run_rollout(const Decoder& dec, const RolloutSpec& spec, const Memory& memory, const Vector& initial);
 
 /// −ln p for an exact 0 < p ≤ 1 of degree 0, correctly rounded to `digits` decimals (MPFR with
 /// certified enclosures, doubling the precision; LimitError past limits().max_precision).

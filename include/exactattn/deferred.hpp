@@ -22,15 +22,13 @@ namespace exactattn {
 /// even when several threads look at once; if it throws, the next look runs it again.
 template <class T>
 class Deferred {
-public:
-    Deferred() = default;  ///< T{}
+  public:
+    Deferred() = default;                                    ///< T{}
     Deferred(T value) : state_(std::make_shared<State>()) {  // NOLINT(google-explicit-constructor)
         state_->value = std::move(value);
         state_->done.store(true, std::memory_order_relaxed);
     }
-    explicit Deferred(std::function<T()> make) : state_(std::make_shared<State>()) {
-        state_->make = std::move(make);
-    }
+    explicit Deferred(std::function<T()> make) : state_(std::make_shared<State>()) { state_->make = std::move(make); }
 
     [[nodiscard]] const T& get() const {
         if (!state_) {
@@ -50,7 +48,7 @@ public:
     /// Whether the value exists yet (a given value, or a computation that has run).
     [[nodiscard]] bool computed() const { return !state_ || state_->done.load(std::memory_order_acquire); }
 
-private:
+  private:
     struct State {
         std::once_flag once;
         std::function<T()> make;
@@ -63,7 +61,7 @@ private:
 /// A vector of exact values whose size is known up front and whose entries are computed together
 /// on first use (a read's context). Reads like a const std::vector<Value>.
 class DeferredVector {
-public:
+  public:
     DeferredVector() = default;
     DeferredVector(std::vector<Value> values)  // NOLINT(google-explicit-constructor)
         : size_(values.size()), values_(std::move(values)) {}
@@ -81,12 +79,10 @@ public:
     [[nodiscard]] auto end() const { return values().end(); }
     [[nodiscard]] bool computed() const { return values_.computed(); }
 
-    friend bool operator==(const DeferredVector& x, const DeferredVector& y) {
-        return x.values() == y.values();
-    }
+    friend bool operator==(const DeferredVector& x, const DeferredVector& y) { return x.values() == y.values(); }
     friend bool operator==(const DeferredVector& x, const std::vector<Value>& y) { return x.values() == y; }
 
-private:
+  private:
     std::size_t size_ = 0;
     Deferred<std::vector<Value>> values_;
 };

@@ -28,7 +28,7 @@ enum class MathForm { Unicode, Latex, MathML, Ascii };
 /// A formula: exact values and vectors joined by operators and names, rendered per form
 /// (`1 × a + 0 × 0 = a`, `(1/2)/(3/4) = 2/3`, `r = c_1 + 2c_2`).
 class Formula {
-public:
+  public:
     enum class Op { Plus, Minus, Times, Divide, Equals, Approx, Arrow, Open, Close, Semicolon, Comma };
 
     Formula() = default;
@@ -62,7 +62,7 @@ public:
     [[nodiscard]] std::string render(MathForm f) const;
     [[nodiscard]] bool empty() const { return atoms_.empty(); }
 
-private:
+  private:
     struct Atom {
         enum class Kind { Value, Vector, Column, Op, Name, Sqrt, Decimal, Raw, Tex, Custom } kind;
         Value v;
@@ -86,7 +86,7 @@ Formula linear_combination(const std::vector<Value>& coeffs,
 
 /// Inline content: text, emphasis, code and math, in order.
 class Inline {
-public:
+  public:
     enum class Kind { Text, Emph, Strong, Code, Math, Token };
     struct Part {
         Kind kind;
@@ -115,7 +115,7 @@ public:
     [[nodiscard]] const std::vector<Part>& parts() const { return parts_; }
     [[nodiscard]] bool empty() const { return parts_.empty(); }
 
-private:
+  private:
     std::vector<Part> parts_;
 };
 
@@ -152,8 +152,8 @@ struct Quote {
 /// never held in memory (the text renderer calls it twice a row: widths, then lines); `form`
 /// is the math form the renderer will write, for producers that memoize their strings.
 struct TableBlock {
-    std::string label;    ///< cross-reference key (LaTeX \label, HTML id), may be empty
-    std::string number;   ///< "14.1": printed as "Table 14.1" before the caption
+    std::string label;   ///< cross-reference key (LaTeX \label, HTML id), may be empty
+    std::string number;  ///< "14.1": printed as "Table 14.1" before the caption
     Inline caption;
     std::vector<Inline> headers;
     std::size_t rows = 0;
@@ -166,7 +166,7 @@ struct TableBlock {
     /// Adds a row held in the table (for small tables built cell by cell).
     void add_row(std::vector<Inline> cells);
 
-private:
+  private:
     std::shared_ptr<std::vector<std::vector<Inline>>> held_;
 };
 
@@ -256,9 +256,9 @@ struct Document {
 
 /// Options of the renderers.
 struct RenderOptions {
-    bool standalone = false;     ///< LaTeX: a complete document with its preamble
-    bool latex_floats = false;   ///< LaTeX: tables as floats (default: placed where they stand)
-    bool markdown_math = true;   ///< Markdown: `$…$` math (off: Unicode, for plain viewers)
+    bool standalone = false;    ///< LaTeX: a complete document with its preamble
+    bool latex_floats = false;  ///< LaTeX: tables as floats (default: placed where they stand)
+    bool markdown_math = true;  ///< Markdown: `$…$` math (off: Unicode, for plain viewers)
     /// Fit every printed value to this many terminal columns by eliding the middle digits of
     /// long integers, written `12345…6789 (332 digits)` (docs/notation.md); 0: every digit.
     /// An elided value no longer names the exact value: only where an author asks for it.

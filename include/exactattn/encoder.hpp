@@ -50,15 +50,15 @@ struct Costs {
     std::int64_t stored_bytes = 0;           ///< n·d·bytes
     std::int64_t fixed_context_numbers = 0;  ///< d, the one fixed summary
     std::int64_t fixed_context_bytes = 0;
-    std::int64_t dot_products = 0;           ///< n·T
+    std::int64_t dot_products = 0;                     ///< n·T
     std::int64_t multiplications_per_dot_product = 0;  ///< d
     std::int64_t additions_per_dot_product = 0;        ///< d − 1
-    std::int64_t multiplications = 0;        ///< scores n·d·T + weighted sums n·d·T
-    std::int64_t additions = 0;              ///< n(d−1)T + (n−1)T + (n−1)d·T
-    std::int64_t exponentials = 0;           ///< n·T
-    std::int64_t divisions = 0;              ///< n·T (one per weight)
-    std::int64_t sequential_encoder_steps = 0;  ///< n recurrent updates, in order
-    std::int64_t sequential_decoder_steps = 0;  ///< T recurrent updates, in order
+    std::int64_t multiplications = 0;                  ///< scores n·d·T + weighted sums n·d·T
+    std::int64_t additions = 0;                        ///< n(d−1)T + (n−1)T + (n−1)d·T
+    std::int64_t exponentials = 0;                     ///< n·T
+    std::int64_t divisions = 0;                        ///< n·T (one per weight)
+    std::int64_t sequential_encoder_steps = 0;         ///< n recurrent updates, in order
+    std::int64_t sequential_decoder_steps = 0;         ///< T recurrent updates, in order
 };
 
 /// Counts for the given n, d, T and bytes per number. LimitError on overflow.

@@ -48,7 +48,7 @@ const char* kind_name(ErrorKind kind);
 /// The only exception type the library throws on purpose. `what()` is the full one-line
 /// message `place: reason`; `reason()` is the message without the place.
 class Error : public std::runtime_error {
-public:
+  public:
     Error(ErrorKind kind, Location where, std::string reason);
 
     [[nodiscard]] ErrorKind kind() const { return kind_; }
@@ -60,7 +60,7 @@ public:
     /// A copy of this error with a place filled in where it had none (or with a file added).
     [[nodiscard]] Error located(const Location& outer) const;
 
-private:
+  private:
     ErrorKind kind_;
     Location where_;
     std::string reason_;
@@ -84,8 +84,8 @@ private:
 /// Internal invariant check (SymEngine's SYMENGINE_ASSERT): on when EXACTATTN_ASSERTS is
 /// defined (the tests build with it), off otherwise. It aborts with file, function and line.
 #ifdef EXACTATTN_ASSERTS
-#define EXACTATTN_ASSERT(cond)                                                           \
-    do {                                                                                 \
+#define EXACTATTN_ASSERT(cond)                                                                \
+    do {                                                                                      \
         if (!(cond)) ::exactattn::detail::assert_failed(#cond, __FILE__, __LINE__, __func__); \
     } while (0)
 #else

@@ -38,10 +38,10 @@ FieldElem from_reduced_unchecked(int m, std::vector<mpq_class> coeffs);
 ///
 /// Example: `FieldElem::pow2(mpq_class(3, 2))` is 2·θ with m = 2, i.e. 2·2^(1/2).
 class FieldElem {
-public:
-    FieldElem() = default;                     ///< zero
+  public:
+    FieldElem() = default;                          ///< zero
     FieldElem(long n) : FieldElem(mpq_class(n)) {}  // NOLINT: integers convert implicitly
-    explicit FieldElem(const mpq_class& q);    ///< a rational (canonicalized)
+    explicit FieldElem(const mpq_class& q);         ///< a rational (canonicalized)
 
     /// 2^r for rational r, exact: 2^⌊r⌋ θ_q^(p mod q) in K_q, q the denominator of r.
     /// Throws LimitError when |r| or q is over the limits.
@@ -85,15 +85,13 @@ public:
     /// Size of the largest numerator or denominator, in bits.
     [[nodiscard]] std::int64_t max_bits() const;
 
-    friend bool operator==(const FieldElem& x, const FieldElem& y) {
-        return x.m_ == y.m_ && x.c_ == y.c_;
-    }
+    friend bool operator==(const FieldElem& x, const FieldElem& y) { return x.m_ == y.m_ && x.c_ == y.c_; }
     friend bool operator!=(const FieldElem& x, const FieldElem& y) { return !(x == y); }
 
     /// Structural hash (canonical form makes it a value hash).
     [[nodiscard]] std::size_t hash() const;
 
-private:
+  private:
     friend FieldElem detail::from_canonical_unchecked(int m, std::vector<mpq_class> coeffs);
     void canonicalize();
     int m_ = 1;

@@ -75,13 +75,13 @@ void set_limits(const Limits& l);
 /// `exactattn.limits`). Other threads keep theirs, so two threads may compute at once under
 /// different limits. Scopes nest and end in reverse order on the thread that began them.
 class ScopedLimits {
-public:
+  public:
     explicit ScopedLimits(const Limits& l);
     ~ScopedLimits();
     ScopedLimits(const ScopedLimits&) = delete;
     ScopedLimits& operator=(const ScopedLimits&) = delete;
 
-private:
+  private:
     Limits limits_;
     const Limits* saved_;
 };

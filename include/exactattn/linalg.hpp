@@ -24,15 +24,13 @@ Vector vec_mat(const Vector& row, const Matrix& m, std::string_view row_name = "
 
 /// A · B for an n×r and an r×c matrix; ShapeError naming both shapes otherwise. Zero entries
 /// are skipped, so sparse exact matrices cost only their nonzero products.
-Matrix mat_mul(const Matrix& a, const Matrix& b, std::string_view a_name = "A",
-               std::string_view b_name = "B");
+Matrix mat_mul(const Matrix& a, const Matrix& b, std::string_view a_name = "A", std::string_view b_name = "B");
 
 /// Aᵀ (the rows of A must have equal widths).
 Matrix transpose(const Matrix& a);
 
 /// A + B entrywise, for equal shapes; ShapeError naming both shapes otherwise.
-Matrix mat_add(const Matrix& a, const Matrix& b, std::string_view a_name = "A",
-               std::string_view b_name = "B");
+Matrix mat_add(const Matrix& a, const Matrix& b, std::string_view a_name = "A", std::string_view b_name = "B");
 
 /// The rows of A followed, row by row, by the columns of B: [A | B] (equal row counts).
 Matrix hconcat(const Matrix& a, const Matrix& b);

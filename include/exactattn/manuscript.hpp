@@ -27,8 +27,8 @@ struct ManuscriptOptions {
 
 /// One marked claim and its verdict.
 struct ClaimVerdict {
-    int line = 0;      ///< 1-based line of the mark
-    int column = 0;    ///< 1-based column (code points) of the mark
+    int line = 0;    ///< 1-based line of the mark
+    int column = 0;  ///< 1-based column (code points) of the mark
     std::string pointer;
     std::string written;  ///< the claim as written between the mark's brackets
     std::string exact;    ///< the report's value (ascii; a vector as `[a/2, a/4]`)
@@ -50,8 +50,8 @@ struct ManuscriptResult {
 /// exactattn::Error (exit 2) for bad input: a malformed or unclosed mark, a pointer that
 /// resolves to nothing (naming the nearest existing pointers), a written value that does not
 /// parse, a missing scenario; each placed at `file:line:column`.
-ManuscriptResult check_manuscript_text(std::string_view text, const std::string& file,
-                                       ManuscriptFormat format, const ManuscriptOptions& options = {});
+ManuscriptResult check_manuscript_text(std::string_view text, const std::string& file, ManuscriptFormat format,
+                                       const ManuscriptOptions& options = {});
 /// The bytes of the manuscript at `path` (UsageError naming it when it cannot be read).
 std::string read_manuscript_file(const std::string& path);
 
@@ -61,8 +61,7 @@ ManuscriptResult check_manuscript(const std::string& path, const ManuscriptOptio
 /// The manuscripts named by `paths`: a directory contributes every `.md`, `.markdown`, `.qmd`,
 /// `.tex` file below it (sorted by path) that names a scenario or holds a mark; a file is taken
 /// as given. ReferenceError for a path that does not exist.
-std::vector<std::string> manuscript_files(const std::vector<std::string>& paths,
-                                          bool only_with_marks = false);
+std::vector<std::string> manuscript_files(const std::vector<std::string>& paths, bool only_with_marks = false);
 
 /// The mark-up of one manuscript as a whole line per mismatch, in the command's format:
 /// `file:line:col: pointer: written W, exact E (detail)`.
@@ -87,8 +86,8 @@ FillResult fill_manuscript_text(std::string_view text, const std::string& file, 
 struct AuditFinding {
     int line = 0;
     int column = 0;
-    std::string text;                   ///< the claim as it stands
-    std::vector<std::string> equals;    ///< pointers of the quantities it equals (empty: unverified)
+    std::string text;                 ///< the claim as it stands
+    std::vector<std::string> equals;  ///< pointers of the quantities it equals (empty: unverified)
 };
 /// What `audit` found in one manuscript.
 struct AuditResult {

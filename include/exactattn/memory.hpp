@@ -31,13 +31,12 @@ enum class Mark {
 /// The compact forms take 8 bytes a number; they are what lets a read over 10^6 positions stay
 /// small and fast (see fastpath.hpp).
 class Memory {
-public:
+  public:
     Memory() = default;
     /// Explicit rows; ShapeError when the rows have different widths.
     explicit Memory(Matrix rows);
     /// Compact rows: entry (j, i) is k[j·width + i] · unit.
-    static Memory scaled_integers(std::size_t rows, std::size_t width, std::vector<std::int64_t> k,
-                                  Value unit);
+    static Memory scaled_integers(std::size_t rows, std::size_t width, std::vector<std::int64_t> k, Value unit);
     /// Compact rows with one unit per column: entry (j, i) is k[j·width + i] · units[i]
     /// (`units` has `width` entries). When every unit is the same this is scaled_integers.
     static Memory column_multiples(std::size_t rows, std::size_t width, std::vector<std::int64_t> k,
@@ -46,7 +45,7 @@ public:
     [[nodiscard]] std::size_t rows() const { return rows_; }
     [[nodiscard]] std::size_t width() const { return width_; }
     [[nodiscard]] bool is_compact() const { return compact_ && units_.empty(); }  ///< one unit
-    [[nodiscard]] bool is_columnwise() const { return !units_.empty(); }  ///< a unit per column
+    [[nodiscard]] bool is_columnwise() const { return !units_.empty(); }          ///< a unit per column
     [[nodiscard]] Value at(std::size_t j, std::size_t i) const;
     [[nodiscard]] Vector row(std::size_t j) const;
     [[nodiscard]] Matrix matrix() const;  ///< all rows as values (small memories only)
@@ -71,7 +70,7 @@ public:
     /// The same rows and entries, whatever the form (explicit or compact).
     friend bool operator==(const Memory& x, const Memory& y);
 
-private:
+  private:
     std::size_t rows_ = 0;
     std::size_t width_ = 0;
     bool compact_ = false;
@@ -84,7 +83,7 @@ private:
 /// One exact value per position, or none (a removed position's score). Stored explicitly, or
 /// compactly as 2^(k_j/m)·factor or k_j·unit, computed on demand.
 class Column {
-public:
+  public:
     /// Immutable storage that the columns of one read share (scores, exponentials and weights
     /// are all keyed by the same integers).
     template <class T>
@@ -96,11 +95,10 @@ public:
     static Column multiples(std::vector<std::int64_t> k, std::vector<bool> present, Value unit);
     static Column multiples(Shared<std::int64_t> k, Shared<bool> present, Value unit);
     /// v_j = 2^(k_j/m) · factor where present[j]; elsewhere none, or `absent` if given.
-    static Column powers_of_two(std::vector<std::int64_t> k, std::int64_t m,
-                                std::vector<bool> present, Value factor,
+    static Column powers_of_two(std::vector<std::int64_t> k, std::int64_t m, std::vector<bool> present, Value factor,
                                 std::optional<Value> absent);
-    static Column powers_of_two(Shared<std::int64_t> k, std::int64_t m, Shared<bool> present,
-                                Deferred<Value> factor, std::optional<Value> absent);
+    static Column powers_of_two(Shared<std::int64_t> k, std::int64_t m, Shared<bool> present, Deferred<Value> factor,
+                                std::optional<Value> absent);
 
     [[nodiscard]] std::size_t size() const;
     [[nodiscard]] std::optional<Value> at(std::size_t j) const;
@@ -113,7 +111,7 @@ public:
     /// Every entry, computed, an absent one as `absent` (a removed weight as 0).
     [[nodiscard]] std::vector<Value> values_or(const Value& absent) const;
 
-private:
+  private:
     enum class Kind { Explicit, Multiples, PowersOfTwo };
     Kind kind_ = Kind::Explicit;
     std::vector<std::optional<Value>> values_;
@@ -147,7 +145,7 @@ Value monomial_value(const mpq_class& r, const Monomial& mono);
 /// their coefficients' numerators over the lcm of their denominators, times the monomial. Feed
 /// every value to add(), then ask each one's integer.
 class UnitFit {
-public:
+  public:
     /// False when v is not zero nor a rational multiple of the monomial of the values so far.
     bool add(const Value& v);
     /// v / unit(), for a v that add() accepted; false when it is not below 2^62 in magnitude.
@@ -155,7 +153,7 @@ public:
     /// The unit (1 when every value was zero).
     [[nodiscard]] Value unit() const;
 
-private:
+  private:
     Monomial mono_;
     mpz_class g_num_ = 0;  // gcd of the numerators
     mpz_class l_den_ = 1;  // lcm of the denominators

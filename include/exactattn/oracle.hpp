@@ -106,11 +106,11 @@ void validate(const Problem& p);
 
 /// What one row's bound needs, certified upper (or lower) bounds from the reference.
 struct RowFacts {
-    std::int64_t keys = 0;        ///< unmasked keys
-    double abs_score_max = 0;     ///< ≥ max_j |c|·Σ_i |q_i k_ji|
-    double score_max = 0;         ///< ≥ max_j s_j
-    double score_range = 0;       ///< ≥ max_j s_j − min_j s_j
-    bool masked = false;          ///< every key masked
+    std::int64_t keys = 0;     ///< unmasked keys
+    double abs_score_max = 0;  ///< ≥ max_j |c|·Σ_i |q_i k_ji|
+    double score_max = 0;      ///< ≥ max_j s_j
+    double score_range = 0;    ///< ≥ max_j s_j − min_j s_j
+    bool masked = false;       ///< every key masked
 };
 
 /// The certified reference: outputs O = softmax(c Q Kᵀ) V, weights and log-sum-exp, each
@@ -128,7 +128,7 @@ struct Reference {
     std::vector<double> out_abs;              ///< ≥ Σ_j w_j |v_ji|, for the bounds
     std::vector<double> v_abs_max;            ///< d_v: max_j |v_ji|
     std::vector<RowFacts> rows;
-    std::int64_t max_precision = 53;          ///< the largest MPFR precision any entry needed
+    std::int64_t max_precision = 53;  ///< the largest MPFR precision any entry needed
 };
 
 /// Computes the reference. `weights`: also the n_q × n_k weights. DomainError for a fully
@@ -180,25 +180,25 @@ struct Judged {
     double rounded = 0;     ///< the exact value correctly rounded to the format
     double lo = 0, hi = 0;  ///< the enclosure of the exact value
     bool exact = false;
-    double ulp_error = 0;   ///< (value − exact)/ulp(rounded), signed
+    double ulp_error = 0;  ///< (value − exact)/ulp(rounded), signed
     double abs_error = 0, rel_error = 0;
-    double bound = 0;       ///< absolute
-    bool within = false;    ///< certified: |value − exact| ≤ bound (and ≤ the tolerance)
+    double bound = 0;     ///< absolute
+    bool within = false;  ///< certified: |value − exact| ≤ bound (and ≤ the tolerance)
 };
 
 /// The judgement of one tensor.
 struct Judgement {
-    std::string tensor;     ///< "out", "weights", "lse"
+    std::string tensor;  ///< "out", "weights", "lse"
     std::int64_t count = 0;
     std::int64_t over = 0;       ///< entries over their bound or the tolerance
     std::int64_t unbounded = 0;  ///< entries whose bound is infinite
     std::int64_t exact_count = 0;
     double max_abs_ulp = 0;
-    std::int64_t worst = -1;     ///< index of the largest |ULP| error (-1: none)
+    std::int64_t worst = -1;  ///< index of the largest |ULP| error (-1: none)
     std::int64_t first_over = -1;
     std::vector<Judged> entries;
     std::string unbounded_reason;
-    std::string diagnosis;       ///< filled by diagnose()
+    std::string diagnosis;  ///< filled by diagnose()
     [[nodiscard]] bool passed() const { return over == 0; }
 };
 
@@ -209,13 +209,15 @@ Judgement judge_output(const Reference& ref, const Tensor& output, const Algorit
 
 /// The bound on a weight ŵ_ij of a kernel that writes its weights (naive, safe), and on its
 /// log-sum-exp (docs/oracle.md, "Bounds"); +inf with the reason when none holds.
-double weight_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t j, std::string* why = nullptr);
+double weight_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t j,
+                    std::string* why = nullptr);
 double lse_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::string* why = nullptr);
 /// Judges the kernel's weights (n_q × n_k; the reference must hold weights) and its per-row
 /// log-sum-exp (n_q, or n_q × 1; natural log, log2 under base 2) as judge_output does outputs.
 Judgement judge_weights(const Reference& ref, const Tensor& weights, const AlgorithmSpec& spec,
                         std::optional<double> tolerance_ulps);
-Judgement judge_lse(const Reference& ref, const Tensor& lse, const AlgorithmSpec& spec, std::optional<double> tolerance_ulps);
+Judgement judge_lse(const Reference& ref, const Tensor& lse, const AlgorithmSpec& spec,
+                    std::optional<double> tolerance_ulps);
 
 /// After a failed judgement: the known mistake that explains `output` (no max subtraction, a
 /// scale of 1/d_k, a mask off by one, accumulation in the input format), or "".
@@ -234,6 +236,7 @@ std::vector<VectorCase> designed_cases(std::uint64_t seed, FloatFormat f, std::i
 /// The files of the designed cases: per case q, k, v (and mask) .npy files, the reference
 /// outputs and the bound of each algorithm as .npy, and manifest.json describing them. The
 /// same seed gives the same bytes.
-std::vector<std::pair<std::string, std::string>> write_vectors(std::uint64_t seed, FloatFormat f, std::int64_t long_keys);
+std::vector<std::pair<std::string, std::string>> write_vectors(std::uint64_t seed, FloatFormat f,
+                                                               std::int64_t long_keys);
 
 }  // namespace exactattn::oracle

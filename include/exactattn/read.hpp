@@ -29,8 +29,8 @@ struct ReadRequest {
     std::vector<Mark> marks;
     std::optional<Vector> readout;  ///< coefficients of r = Σ_i readout_i c_i
     ScoreRule rule = ScoreRule::Dot;
-    Value scale = Value(1);  ///< used by ScoreRule::Scaled only
-    std::string query_label = "q";  ///< how messages name the query ("q_2" in a layer)
+    Value scale = Value(1);                   ///< used by ScoreRule::Scaled only
+    std::string query_label = "q";            ///< how messages name the query ("q_2" in a layer)
     std::string position_label = "position";  ///< how messages name a position ("key" in a layer)
 };
 
@@ -66,9 +66,7 @@ std::string scale_suffix(ScoreRule rule, std::size_t d_k, const Value& declared)
 /// rational multiple of a (its exponential would leave the domain; the message names the
 /// position, the score and why). Uses the fast path automatically when the structure allows.
 ReadTrace attend(const Memory& memory, const ReadRequest& request);
-inline ReadTrace attend(const Matrix& memory, const ReadRequest& request) {
-    return attend(Memory(memory), request);
-}
+inline ReadTrace attend(const Matrix& memory, const ReadRequest& request) { return attend(Memory(memory), request); }
 /// The read with separate keys (scored against the query) and values (averaged): the
 /// Transformer form. `keys` and `values` have the same number of rows.
 ReadTrace attend(const Memory& keys, const Memory& values, const ReadRequest& request);

@@ -123,7 +123,7 @@ std::string render_rollout(const Report& report, const RolloutResult& rollout, F
 
 /// `encode`: states of a token list as a document, and in a format (JSON: tokens and states).
 Document encoding_document(const Scenario& scenario, const std::vector<std::string>& tokens);
-std::string render_encoding(const Scenario& scenario, const std::vector<std::string>& tokens,
-                            Format format, const RenderOptions& options = {});
+std::string render_encoding(const Scenario& scenario, const std::vector<std::string>& tokens, Format format,
+                            const RenderOptions& options = {});
 
 }  // namespace exactattn

@@ -21,7 +21,7 @@ struct Source {
     std::string name;
     std::optional<std::vector<std::string>> tokens;
     std::vector<std::string> labels;  ///< optional display names per position ("color")
-    Memory states;  ///< h_1..h_n (computed from the tokens, or given)
+    Memory states;                    ///< h_1..h_n (computed from the tokens, or given)
 
     /// "1: color" (label), "1: 红色" (token) or "1".
     [[nodiscard]] std::string position_label(std::size_t position) const;
@@ -95,11 +95,11 @@ struct LearnerAnswer {
     /// JSON pointer of the quantity in the run report, e.g. "/reads/example-14.1/weights" or
     /// "/interventions/table-14.3/rows/2/context".
     std::string target;
-    std::vector<Value> proposed;  ///< one value for a scalar quantity; a matrix row by row (0 for
-                                  ///< an entry outside the exact domain, such as e)
+    std::vector<Value> proposed;       ///< one value for a scalar quantity; a matrix row by row (0 for
+                                       ///< an entry outside the exact domain, such as e)
     std::vector<AnswerEntry> entries;  ///< the same entries as written (decimal, percentage, e…)
     bool scalar = false;
-    std::size_t columns = 0;      ///< > 0: `proposed` is a matrix of this width
+    std::size_t columns = 0;  ///< > 0: `proposed` is a matrix of this width
     std::string note;
     std::optional<Tolerance> tolerance;  ///< for decimals and percentages (none: the places written)
     std::vector<std::string> accept;     ///< registry mistakes accepted as right ("remaining-weights")
@@ -111,7 +111,7 @@ struct LearnerAnswer {
 /// vector (or matrix) draws each number in it the same way.
 struct VaryEntry {
     std::string at;
-    bool integers = false;            ///< an integer from low to high (inclusive) …
+    bool integers = false;  ///< an integer from low to high (inclusive) …
     std::int64_t low = 0, high = 0;
     std::vector<std::string> choices;  ///< … or one of these JSON texts (value, vector, matrix)
     bool multiple_of_a = false;        ///< integers: the drawn k is written k·a ("ka")
@@ -134,10 +134,10 @@ struct Variation {
     std::string answer;  ///< run-report pointer of one number (Moodle's numerical answer)
     Value tolerance;     ///< absolute tolerance of the numerical answer, > 0
     // Constraints (docs/variants.md#constraints).
-    std::int64_t max_denominator = 0;  ///< > 0: every weight rational with a denominator ≤ this
-    bool unique_maximum = false;       ///< the largest weight of each read is attained once
-    bool distinct_parts = false;       ///< no two parts have the same value
-    bool scores_in_domain = false;     ///< every score a rational multiple of a
+    std::int64_t max_denominator = 0;   ///< > 0: every weight rational with a denominator ≤ this
+    bool unique_maximum = false;        ///< the largest weight of each read is attained once
+    bool distinct_parts = false;        ///< no two parts have the same value
+    bool scores_in_domain = false;      ///< every score a rational multiple of a
     std::vector<std::string> mistakes;  ///< each gives a different answer than the right one
     bool operator==(const Variation&) const = default;
 };
@@ -146,18 +146,18 @@ struct Variation {
 struct Exercise {
     std::string id;
     std::string title;
-    std::string prompt;                   ///< Markdown
-    std::vector<std::string> reads;       ///< names of reads that answer it
+    std::string prompt;              ///< Markdown
+    std::vector<std::string> reads;  ///< names of reads that answer it
     std::vector<std::string> interventions;
     std::vector<std::string> costs;
     std::vector<std::string> learner_answers;
     /// Rollout references: "<name>" (both regimes) or "<name>/<regime>/steps/<k>", step k exactly
     /// as the report's /rollouts/<name>/<regime>/steps/<k>.
     std::vector<std::string> rollouts;
-    std::string explanation;              ///< fixed text for what numbers cannot say
-    std::optional<Tolerance> tolerance;   ///< for its learner answers that declare none
-    std::vector<std::string> accept;      ///< mistakes accepted as right in its learner answers
-    std::optional<Variation> variation;   ///< how variants of it are drawn (`variants`)
+    std::string explanation;             ///< fixed text for what numbers cannot say
+    std::optional<Tolerance> tolerance;  ///< for its learner answers that declare none
+    std::vector<std::string> accept;     ///< mistakes accepted as right in its learner answers
+    std::optional<Variation> variation;  ///< how variants of it are drawn (`variants`)
     bool operator==(const Exercise&) const = default;
 };
 
@@ -197,23 +197,23 @@ const char* figure_kind_name(FigureKind k);
 struct FigureSpec {
     std::string name;
     FigureKind kind = FigureKind::ReadComparison;
-    std::vector<std::string> reads;  ///< read comparison: two or more; dependency, crosscheck: one
-    std::string intervention;        ///< intervention chart
-    std::string layer;               ///< heatmap of a layer
-    std::size_t head = 0;            ///< heatmap: one head (1-based), 0 for every head
-    std::string rollout;             ///< heatmap of a rollout: decoder steps × source positions
+    std::vector<std::string> reads;      ///< read comparison: two or more; dependency, crosscheck: one
+    std::string intervention;            ///< intervention chart
+    std::string layer;                   ///< heatmap of a layer
+    std::size_t head = 0;                ///< heatmap: one head (1-based), 0 for every head
+    std::string rollout;                 ///< heatmap of a rollout: decoder steps × source positions
     Regime regime = Regime::Generation;  ///< heatmap of a rollout: the regime drawn
-    std::string cost;                ///< dependency: the cost case that declares the target steps
-    std::size_t target_steps = 0;    ///< dependency: decoder steps (from `cost`)
-    std::string number;              ///< "14.1", printed "Figure 14.1"
-    std::string caption;             ///< Markdown
-    std::string pdf;                 ///< LaTeX: \includegraphics of this PDF instead of TikZ
+    std::string cost;                    ///< dependency: the cost case that declares the target steps
+    std::size_t target_steps = 0;        ///< dependency: decoder steps (from `cost`)
+    std::string number;                  ///< "14.1", printed "Figure 14.1"
+    std::string caption;                 ///< Markdown
+    std::string pdf;                     ///< LaTeX: \includegraphics of this PDF instead of TikZ
     bool operator==(const FigureSpec&) const = default;
 };
 
 /// A whole scenario file.
 struct Scenario {
-    std::string file;   ///< where it came from ("chapter14" for the built-in one)
+    std::string file;  ///< where it came from ("chapter14" for the built-in one)
     std::string title;
     std::vector<std::string> assumptions;
     std::vector<std::pair<std::string, Vector>> vocabulary;
@@ -228,8 +228,8 @@ struct Scenario {
     std::vector<SequenceSpec> sequences;
     std::vector<NamedMatrix> matrices;  ///< `matrices`: projections referenced by name
     std::vector<LayerSpec> layers;
-    std::optional<Decoder> decoder;       ///< `decoder` (docs/decoder.md)
-    std::vector<RolloutSpec> rollouts;    ///< `rollouts`
+    std::optional<Decoder> decoder;     ///< `decoder` (docs/decoder.md)
+    std::vector<RolloutSpec> rollouts;  ///< `rollouts`
     std::vector<FigureSpec> figures;
     std::vector<Exercise> exercises;
     std::vector<LearnerAnswer> learner_answers;

@@ -35,8 +35,8 @@ using TableRows = std::function<void(std::size_t j, std::vector<std::string>& ce
 
 /// The aligned text of Table::text() for rows produced on demand: `row` is called twice per
 /// row (widths, then lines), so a table of millions of rows is never held in memory.
-std::string text_table(const std::string& caption, const std::vector<std::string>& headers,
-                       std::size_t rows, const TableRows& row);
+std::string text_table(const std::string& caption, const std::vector<std::string>& headers, std::size_t rows,
+                       const TableRows& row);
 
 /// Escapes text for LaTeX (outside math mode).
 std::string latex_escape(const std::string& s);

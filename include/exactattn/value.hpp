@@ -22,15 +22,15 @@ namespace exactattn {
 ///
 /// Example: `Value::ln2() * Value(mpq_class(2, 3))` prints as `2a/3`.
 class Value {
-public:
-    Value() = default;                                  ///< zero
-    Value(long n) : Value(FieldElem(n)) {}              // NOLINT: integers convert implicitly
+  public:
+    Value() = default;                      ///< zero
+    Value(long n) : Value(FieldElem(n)) {}  // NOLINT: integers convert implicitly
     explicit Value(const mpq_class& q) : Value(FieldElem(q)) {}
-    explicit Value(const FieldElem& f);                 ///< degree 0
+    explicit Value(const FieldElem& f);  ///< degree 0
     /// Σ terms[k] a^k, canonicalized. LimitError past limits().max_degree.
     static Value from_terms(std::vector<FieldElem> terms);
 
-    static Value ln2();                                 ///< a
+    static Value ln2();  ///< a
     /// exp(r·a) = 2^r for rational r.
     static Value exp2(const mpq_class& r) { return Value(FieldElem::pow2(r)); }
 
@@ -66,7 +66,7 @@ public:
     friend bool operator!=(const Value& x, const Value& y) { return !(x == y); }
     [[nodiscard]] std::size_t hash() const;
 
-private:
+  private:
     void canonicalize();
     std::vector<FieldElem> t_;
 };

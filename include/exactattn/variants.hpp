@@ -20,7 +20,7 @@ namespace exactattn {
 /// all arithmetic modulo 2^64. Only unsigned 64-bit operations: the same seed gives the same
 /// numbers on every platform and compiler.
 class SplitMix64 {
-public:
+  public:
     explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
     std::uint64_t next();
     /// A uniform integer in [0, n), n ≥ 1, by rejection: draw x = next() until
@@ -29,7 +29,7 @@ public:
     /// A uniform integer in [low, high]: low + below(high − low + 1) (2^64 draws next()).
     std::int64_t between(std::int64_t low, std::int64_t high);
 
-private:
+  private:
     std::uint64_t state_;
 };
 

@@ -101,9 +101,8 @@ constexpr char kTooLarge[] =
 
 Error at(const char* place, const Error& e) {
     Location where = e.where();
-    where.context = where.context == "expression" || where.context.empty()
-                        ? std::string(place)
-                        : std::string(place) + " " + where.context;
+    where.context = where.context == "expression" || where.context.empty() ? std::string(place)
+                                                                           : std::string(place) + " " + where.context;
     return Error(e.kind(), where, e.reason());
 }
 
@@ -265,9 +264,10 @@ Value to_value(py::handle h, const std::string& place) {
         return placed(place, [&] { return parse_value(text); });
     }
     if (PyFloat_Check(h.ptr())) {
-        throw shape_error("a float is not exact; give an int, a fractions.Fraction, a Value or a string "
-                          "such as \"0.1\"",
-                          placed_at(place));
+        throw shape_error(
+            "a float is not exact; give an int, a fractions.Fraction, a Value or a string "
+            "such as \"0.1\"",
+            placed_at(place));
     }
     // NumPy integer scalars and other integral types.
     if (PyIndex_Check(h.ptr())) {
@@ -342,11 +342,21 @@ py::object arith(const Value& x, py::handle y, char op, bool reflected) {
     {
         py::gil_scoped_release release;
         switch (op) {
-            case '+': out = l + r; break;
-            case '-': out = l - r; break;
-            case '*': out = l * r; break;
-            case '/': out = l / r; break;
-            default: out = pow(l, r); break;
+            case '+':
+                out = l + r;
+                break;
+            case '-':
+                out = l - r;
+                break;
+            case '*':
+                out = l * r;
+                break;
+            case '/':
+                out = l / r;
+                break;
+            default:
+                out = pow(l, r);
+                break;
         }
     }
     return py::cast(out);
@@ -396,8 +406,7 @@ std::optional<Memory> numpy_memory(py::handle h, const Value& unit) {
         to_mpz(h.attr("max")()) > std::numeric_limits<std::int64_t>::max()) {
         throw limit_error("an entry of the NumPy memory is past 2^63 - 1", where);
     }
-    const py::object as_int64 =
-        py::module_::import("numpy").attr("ascontiguousarray")(h, py::arg("dtype") = "int64");
+    const py::object as_int64 = py::module_::import("numpy").attr("ascontiguousarray")(h, py::arg("dtype") = "int64");
     const py::buffer_info info = as_int64.cast<py::buffer>().request();
     const auto rows = static_cast<std::size_t>(info.shape[0]);
     const auto width = static_cast<std::size_t>(info.shape[1]);
@@ -454,7 +463,8 @@ Memory to_memory(py::handle h, const py::object& unit_obj) {
         const Memory m = placed("memory", [&] { return load_memory_argument(text); });
         if (!has_unit) return m;
         Matrix rows = m.matrix();
-        for (auto& r : rows) for (auto& x : r) x *= unit;
+        for (auto& r : rows)
+            for (auto& x : r) x *= unit;
         return Memory(std::move(rows)).compacted();
     }
     if (!PySequence_Check(h.ptr()) && !PyIter_Check(h.ptr())) {
@@ -470,7 +480,8 @@ Memory to_memory(py::handle h, const py::object& unit_obj) {
             throw shape_error("a memory row must be a list of entries, not a string", where);
         }
         Vector r = to_vector(row, fmt::format("memory[{}]", j));
-        if (has_unit) for (auto& x : r) x *= unit;
+        if (has_unit)
+            for (auto& x : r) x *= unit;
         rows.push_back(std::move(r));
         ++j;
     }
@@ -482,8 +493,7 @@ Memory to_memory(py::handle h, const py::object& unit_obj) {
 }
 
 // 1-based positions (`remove=`, `zero=`) into marks, with the CLI's checks and messages.
-void mark_positions(py::handle positions, const char* place, std::size_t n, Mark mark,
-                    std::vector<Mark>& marks) {
+void mark_positions(py::handle positions, const char* place, std::size_t n, Mark mark, std::vector<Mark>& marks) {
     for (py::handle p : py::iter(positions)) {
         if (PyBool_Check(p.ptr()) || !PyIndex_Check(p.ptr())) {
             throw usage(place, fmt::format("{} is not a position (a whole number from 1 to {})", shown(p), n));
@@ -492,9 +502,8 @@ void mark_positions(py::handle positions, const char* place, std::size_t n, Mark
         if (z < 1 || z > mpz_class(std::to_string(n))) {
             Location where;
             where.context = place;
-            throw reference_error(fmt::format("position {} is out of range: the memory has positions 1 to {}",
-                                              z.get_str(), n),
-                                  where);
+            throw reference_error(
+                fmt::format("position {} is out of range: the memory has positions 1 to {}", z.get_str(), n), where);
         }
         const std::size_t j = z.get_ui() - 1;
         if (marks[j] != Mark::Included && marks[j] != mark) {
@@ -651,8 +660,7 @@ void set_proposed(LearnerAnswer& la, const py::object& proposed) {
 
 // `check`: one ad-hoc answer, one declared answer by name, or every declared one, selected and
 // judged by the library's check_request, as the command line does.
-py::list check(const Scenario& s, const std::string& answer, const std::string& target,
-               const py::object& proposed) {
+py::list check(const Scenario& s, const std::string& answer, const std::string& target, const py::object& proposed) {
     const Report rep = run(s);
     CheckRequest req;
     req.answer = answer;
@@ -684,18 +692,30 @@ struct LimitField {
     void (*set)(Limits&, std::int64_t);
 };
 
-#define EXACTATTN_LIMIT(field)                                                              \
-    LimitField {                                                                            \
-        #field, [](const Limits& l) { return static_cast<std::int64_t>(l.field); },         \
+#define EXACTATTN_LIMIT(field)                                                        \
+    LimitField {                                                                      \
+#field, [](const Limits& l) { return static_cast<std::int64_t>(l.field); },         \
             [](Limits& l, std::int64_t v) { l.field = static_cast<decltype(l.field)>(v); } \
     }
 const LimitField kLimitFields[] = {
-    EXACTATTN_LIMIT(max_exponent),  EXACTATTN_LIMIT(max_root),         EXACTATTN_LIMIT(max_bits),
-    EXACTATTN_LIMIT(max_degree),    EXACTATTN_LIMIT(max_precision),    EXACTATTN_LIMIT(max_positions),
-    EXACTATTN_LIMIT(max_cells),     EXACTATTN_LIMIT(max_memory_bytes), EXACTATTN_LIMIT(max_value_bits),
-    EXACTATTN_LIMIT(max_file_bytes), EXACTATTN_LIMIT(max_nesting),      EXACTATTN_LIMIT(max_work),
-    EXACTATTN_LIMIT(max_report_cells), EXACTATTN_LIMIT(max_decoder_steps), EXACTATTN_LIMIT(max_target_vocabulary),
-    EXACTATTN_LIMIT(max_figure_positions), EXACTATTN_LIMIT(max_variants), EXACTATTN_LIMIT(max_variant_draws),
+    EXACTATTN_LIMIT(max_exponent),
+    EXACTATTN_LIMIT(max_root),
+    EXACTATTN_LIMIT(max_bits),
+    EXACTATTN_LIMIT(max_degree),
+    EXACTATTN_LIMIT(max_precision),
+    EXACTATTN_LIMIT(max_positions),
+    EXACTATTN_LIMIT(max_cells),
+    EXACTATTN_LIMIT(max_memory_bytes),
+    EXACTATTN_LIMIT(max_value_bits),
+    EXACTATTN_LIMIT(max_file_bytes),
+    EXACTATTN_LIMIT(max_nesting),
+    EXACTATTN_LIMIT(max_work),
+    EXACTATTN_LIMIT(max_report_cells),
+    EXACTATTN_LIMIT(max_decoder_steps),
+    EXACTATTN_LIMIT(max_target_vocabulary),
+    EXACTATTN_LIMIT(max_figure_positions),
+    EXACTATTN_LIMIT(max_variants),
+    EXACTATTN_LIMIT(max_variant_draws),
 };
 #undef EXACTATTN_LIMIT
 
@@ -733,7 +753,7 @@ Limits limits_from(const py::dict& changes) {
 
 // `with exactattn.limits(...)`: a ScopedLimits for the calling thread.
 class LimitsScope {
-public:
+  public:
     explicit LimitsScope(const py::dict& changes) : limits_(limits_from(changes)) {}
     LimitsScope& enter() {
         if (scope_) throw usage("limits", "this limits() context is already active; create another one");
@@ -749,7 +769,7 @@ public:
     }
     [[nodiscard]] py::dict values() const { return limits_dict(limits_); }
 
-private:
+  private:
     Limits limits_;
     std::optional<ScopedLimits> scope_;
     unsigned long thread_ = 0;
@@ -801,36 +821,45 @@ floats are refused (they are not exact) except in comparisons, where they compar
         .def_static("ln2", &Value::ln2, "a = ln 2")
         .def("__str__", [](const Value& v) { return to_ascii(v); })
         .def("__repr__", [](const Value& v) { return "Value('" + to_ascii(v) + "')"; })
-        .def("__format__", [](const Value& v, const std::string& spec) {
+        .def("__format__",
+             [](const Value& v, const std::string& spec) {
                  if (spec.empty()) return to_ascii(v);
                  return py::str(py::float_(to_double(v))).attr("__format__")(spec).cast<std::string>();
              })
-        .def("unicode", [](const Value& v) { return to_unicode(v); }, "Terminal form: √2 − 1, a².")
-        .def("latex", [](const Value& v) { return to_latex(v); }, "LaTeX math form: \\tfrac{2a}{3}.")
+        .def(
+            "unicode", [](const Value& v) { return to_unicode(v); }, "Terminal form: √2 − 1, a².")
+        .def(
+            "latex", [](const Value& v) { return to_latex(v); }, "LaTeX math form: \\tfrac{2a}{3}.")
         .def("_repr_latex_", [](const Value& v) { return "$" + to_latex(v) + "$"; })
-        .def("decimal", [](const Value& v, int digits) {
-                 if (digits < 1 || digits > 100000) throw usage("digits", "digits must be from 1 to 100000");
-                 py::gil_scoped_release release;
-                 return to_significant(v, digits);
-             },
-             py::arg("digits") = 20, "Correctly rounded decimal with `digits` significant digits.")
-        .def("fixed", [](const Value& v, int places) {
-                 if (places < 0 || places > 100000) throw usage("places", "places must be from 0 to 100000");
-                 py::gil_scoped_release release;
-                 return to_fixed(v, places);
-             },
-             py::arg("places") = 6, "Correctly rounded decimal with `places` digits after the point.")
+        .def(
+            "decimal",
+            [](const Value& v, int digits) {
+                if (digits < 1 || digits > 100000) throw usage("digits", "digits must be from 1 to 100000");
+                py::gil_scoped_release release;
+                return to_significant(v, digits);
+            },
+            py::arg("digits") = 20, "Correctly rounded decimal with `digits` significant digits.")
+        .def(
+            "fixed",
+            [](const Value& v, int places) {
+                if (places < 0 || places > 100000) throw usage("places", "places must be from 0 to 100000");
+                py::gil_scoped_release release;
+                return to_fixed(v, places);
+            },
+            py::arg("places") = 6, "Correctly rounded decimal with `places` digits after the point.")
         .def("__float__", [](const Value& v) { return to_double(v); })
         .def("__bool__", [](const Value& v) { return !v.is_zero(); })
         .def("sign", &Value::sign, "Exact sign: -1, 0 or 1.")
         .def_property_readonly("degree", &Value::degree, "Highest power of a (-1 for zero).")
         .def("is_rational", &Value::is_rational)
-        .def("_rational", [](const Value& v) {
+        .def("_rational",
+             [](const Value& v) {
                  if (!v.is_rational()) throw domain_error(fmt::format("{} is not rational", detail::brief_ascii(v)));
                  const mpq_class q = v.rational();
                  return py::make_tuple(to_pyint(q.get_num()), to_pyint(q.get_den()));
              })
-        .def("_terms", [](const Value& v) {
+        .def("_terms",
+             [](const Value& v) {
                  py::list out;
                  for (const auto& f : v.terms()) {
                      py::list coeffs;
@@ -841,18 +870,21 @@ floats are refused (they are not exact) except in comparisons, where they compar
                  }
                  return out;
              })
-        .def("__hash__", [](const Value& v) -> Py_hash_t {
+        .def("__hash__",
+             [](const Value& v) -> Py_hash_t {
                  if (v.is_rational()) return rational_hash(v.rational());
                  const auto h = static_cast<Py_hash_t>(py::hash(py::str(to_ascii(v))));
                  return h == -1 ? -2 : h;
              })
-        .def("__eq__", [](const Value& x, py::object y) -> py::object {
+        .def("__eq__",
+             [](const Value& x, py::object y) -> py::object {
                  if (auto v = exact_number(y)) return py::bool_(x == *v);
                  if (auto f = exact_float(y)) return py::bool_(x == *f);
                  if (PyFloat_Check(y.ptr())) return py::bool_(false);  // inf, nan
                  return not_implemented();
              })
-        .def("__ne__", [](const Value& x, py::object y) -> py::object {
+        .def("__ne__",
+             [](const Value& x, py::object y) -> py::object {
                  if (auto v = exact_number(y)) return py::bool_(x != *v);
                  if (auto f = exact_float(y)) return py::bool_(x != *f);
                  if (PyFloat_Check(y.ptr())) return py::bool_(true);
@@ -876,29 +908,41 @@ floats are refused (they are not exact) except in comparisons, where they compar
         .def("__pow__", [](const Value& x, py::object y) { return arith(x, y, '^', false); })
         .def("__rpow__", [](const Value& x, py::object y) { return arith(x, y, '^', true); })
         .def("__reduce__", [](const Value& v) {
-                 return py::make_tuple(py::module_::import("exactattn").attr("Value"), py::make_tuple(to_ascii(v)));
-             });
+            return py::make_tuple(py::module_::import("exactattn").attr("Value"), py::make_tuple(to_ascii(v)));
+        });
 
-    m.def("exp", [](const Value& x) { py::gil_scoped_release r; return exp(x); });
-    m.def("ln", [](const Value& x) { py::gil_scoped_release r; return ln(x); });
-    m.def("pow", [](const Value& x, const Value& y) { py::gil_scoped_release r; return pow(x, y); });
+    m.def("exp", [](const Value& x) {
+        py::gil_scoped_release r;
+        return exp(x);
+    });
+    m.def("ln", [](const Value& x) {
+        py::gil_scoped_release r;
+        return ln(x);
+    });
+    m.def("pow", [](const Value& x, const Value& y) {
+        py::gil_scoped_release r;
+        return pow(x, y);
+    });
     m.def("to_value", [](py::object x) { return to_value(x, "value"); });
 
     py::class_<PyTrace>(m, "_Trace")
         .def("query", [](const PyTrace& t) { return to_list(t.trace.query); })
-        .def("memory", [](const PyTrace& t) {
+        .def("memory",
+             [](const PyTrace& t) {
                  py::list out;
                  for (std::size_t j = 0; j < t.memory.rows(); ++j) out.append(to_list(t.memory.row(j)));
                  return out;
              })
-        .def("marks", [](const PyTrace& t) {
+        .def("marks",
+             [](const PyTrace& t) {
                  std::vector<int> out;
                  for (auto mk : t.trace.marks) out.push_back(static_cast<int>(mk));
                  return out;
              })
         .def("scores", [](const PyTrace& t) { return to_list(t.trace.scores); })
         .def("exponentials", [](const PyTrace& t) { return to_list(t.trace.exponentials); })
-        .def("weights", [](const PyTrace& t) {  // 0 where removed, as in the JSON
+        .def("weights",
+             [](const PyTrace& t) {  // 0 where removed, as in the JSON
                  py::list out;
                  for (std::size_t j = 0; j < t.trace.weights.size(); ++j) {
                      out.append(py::cast(t.trace.weights.at(j).value_or(Value())));
@@ -910,12 +954,20 @@ floats are refused (they are not exact) except in comparisons, where they compar
         .def("readout", [](const PyTrace& t) { return t.trace.readout; })
         .def("fast_path", [](const PyTrace& t) { return t.trace.fast_path; })
         .def("rows", [](const PyTrace& t) { return t.memory.rows(); })
-        .def("json", [](const PyTrace& t) { py::gil_scoped_release r; return read_json(t.memory, t.trace); })
-        .def("text", [](const PyTrace& t) { py::gil_scoped_release r; return read_text(t.memory, t.trace); })
+        .def("json",
+             [](const PyTrace& t) {
+                 py::gil_scoped_release r;
+                 return read_json(t.memory, t.trace);
+             })
+        .def("text",
+             [](const PyTrace& t) {
+                 py::gil_scoped_release r;
+                 return read_text(t.memory, t.trace);
+             })
         .def("table", &trace_table, py::arg("head"));
 
-    m.def("read", [](py::object memory, py::object query, py::object readout, py::object remove,
-                     py::object zero, py::object unit) {
+    m.def("read", [](py::object memory, py::object query, py::object readout, py::object remove, py::object zero,
+                     py::object unit) {
         auto t = std::make_unique<PyTrace>();
         t->memory = to_memory(memory, unit);
         ReadRequest req;
@@ -934,8 +986,8 @@ floats are refused (they are not exact) except in comparisons, where they compar
 
     // One attention layer (docs/attention.md): heads is a sequence of (W_Q, W_K, W_V) triples;
     // the result is `exactattn attend --format json`.
-    m.def("_attend", [](py::object x, py::object heads, py::object wo, bool causal, py::object padding,
-                        py::object mask, py::object scale, py::object memory, bool residual) {
+    m.def("_attend", [](py::object x, py::object heads, py::object wo, bool causal, py::object padding, py::object mask,
+                        py::object scale, py::object memory, bool residual) {
         AttentionLayer l;
         std::size_t h = 0;
         for (py::handle head : py::iter(heads)) {
@@ -977,8 +1029,7 @@ floats are refused (they are not exact) except in comparisons, where they compar
         }
         if (!mask.is_none()) {
             if (!PySequence_Check(mask.ptr()) || PyUnicode_Check(mask.ptr())) {
-                throw shape_error(fmt::format("expected rows of booleans, got {}", type_name(mask)),
-                                  placed_at("mask"));
+                throw shape_error(fmt::format("expected rows of booleans, got {}", type_name(mask)), placed_at("mask"));
             }
             for (py::handle row : py::iter(mask)) {
                 if (!PySequence_Check(row.ptr()) || PyUnicode_Check(row.ptr())) {
@@ -1007,61 +1058,71 @@ floats are refused (they are not exact) except in comparisons, where they compar
     });
 
     py::class_<Scenario>(m, "_Scenario")
-        .def_static("load", [](py::object path_obj) {
-            const std::string path = path_of(path_obj, "path");
-            py::gil_scoped_release r;
-            return load_scenario(path);
-        })
-        .def_static("parse", [](py::object text_obj, py::object file_obj) {
-            const std::string text = text_of(text_obj, "text");
-            const std::string file = text_of(file_obj, "file");
-            py::gil_scoped_release r;
-            return parse_scenario(text, file);
-        })
+        .def_static("load",
+                    [](py::object path_obj) {
+                        const std::string path = path_of(path_obj, "path");
+                        py::gil_scoped_release r;
+                        return load_scenario(path);
+                    })
+        .def_static("parse",
+                    [](py::object text_obj, py::object file_obj) {
+                        const std::string text = text_of(text_obj, "text");
+                        const std::string file = text_of(file_obj, "file");
+                        py::gil_scoped_release r;
+                        return parse_scenario(text, file);
+                    })
         .def_readonly("file", &Scenario::file)
         .def_readonly("title", &Scenario::title)
-        .def("report", [](const Scenario& s, py::object format) {
-            const Format f = format_arg(text_of(format, "format"));
-            const Report rep = run(s);
-            py::gil_scoped_release r;
-            return render_report(rep, f);
-        })
-        .def("verify", [](const Scenario& s) {
-            const Report rep = run(s);
-            VerifyResult v;
-            {
-                py::gil_scoped_release r;
-                v = verify_report(rep);
-            }
-            py::list failures;
-            for (const auto& f : v.failures) failures.append(py::make_tuple(f.pointer, f.expected, f.computed));
-            return py::make_tuple(v.file, v.passed, failures);
-        })
-        .def("answers", [](const Scenario& s, py::object format) {
-            const Format f = format_arg(text_of(format, "format"));
-            const Report rep = run(s);
-            py::gil_scoped_release r;
-            return render_answers(rep, f);
-        })
-        .def("check", [](const Scenario& s, py::object answer, py::object target, py::object proposed) {
-            return check(s, text_of(answer, "answer"), text_of(target, "target"), proposed);
-        })
-        .def("crosscheck", [](const Scenario& s, py::object format_obj) {
-            const std::string format = text_of(format_obj, "format");
-            if (format != "json" && format != "markdown") {
-                throw usage("format", fmt::format("unknown format \"{}\": crosscheck writes markdown or json", format));
-            }
-            const Report rep = run(s);
-            py::gil_scoped_release r;
-            const std::vector<CrosscheckResult> results = {crosscheck(rep)};
-            return std::make_tuple(render_crosscheck(results, format_arg(format)),
-                                   results.front().passed());
-        })
+        .def("report",
+             [](const Scenario& s, py::object format) {
+                 const Format f = format_arg(text_of(format, "format"));
+                 const Report rep = run(s);
+                 py::gil_scoped_release r;
+                 return render_report(rep, f);
+             })
+        .def("verify",
+             [](const Scenario& s) {
+                 const Report rep = run(s);
+                 VerifyResult v;
+                 {
+                     py::gil_scoped_release r;
+                     v = verify_report(rep);
+                 }
+                 py::list failures;
+                 for (const auto& f : v.failures) failures.append(py::make_tuple(f.pointer, f.expected, f.computed));
+                 return py::make_tuple(v.file, v.passed, failures);
+             })
+        .def("answers",
+             [](const Scenario& s, py::object format) {
+                 const Format f = format_arg(text_of(format, "format"));
+                 const Report rep = run(s);
+                 py::gil_scoped_release r;
+                 return render_answers(rep, f);
+             })
+        .def("check",
+             [](const Scenario& s, py::object answer, py::object target, py::object proposed) {
+                 return check(s, text_of(answer, "answer"), text_of(target, "target"), proposed);
+             })
+        .def("crosscheck",
+             [](const Scenario& s, py::object format_obj) {
+                 const std::string format = text_of(format_obj, "format");
+                 if (format != "json" && format != "markdown") {
+                     throw usage("format",
+                                 fmt::format("unknown format \"{}\": crosscheck writes markdown or json", format));
+                 }
+                 const Report rep = run(s);
+                 py::gil_scoped_release r;
+                 const std::vector<CrosscheckResult> results = {crosscheck(rep)};
+                 return std::make_tuple(render_crosscheck(results, format_arg(format)), results.front().passed());
+             })
         .def("encode", [](const Scenario& s, py::object tokens) {
             std::vector<std::string> list;
             if (py::isinstance<py::str>(tokens)) {
                 const auto text = text_of(tokens, "tokens");
-                placed("tokens", [&] { check_utf8(text, ""); return 0; });
+                placed("tokens", [&] {
+                    check_utf8(text, "");
+                    return 0;
+                });
                 list = split_tokens(text);
             } else {
                 list = texts_of(tokens, "tokens");

@@ -66,7 +66,9 @@ ProblemArgs problem(const Array& q, const Array& k, const Array& v, const std::v
         a.p.scale = {ScaleKind::Given, scale.cast<double>()};
     }
     a.p.base = base == "2" ? ExpBase::Two : ExpBase::E;
-    a.p.masked_rows = masked_rows == "nan" ? MaskedRows::NaN : masked_rows == "zeros" ? MaskedRows::Zeros : MaskedRows::Error;
+    a.p.masked_rows = masked_rows == "nan"     ? MaskedRows::NaN
+                      : masked_rows == "zeros" ? MaskedRows::Zeros
+                                               : MaskedRows::Error;
     return a;
 }
 
@@ -100,8 +102,8 @@ py::dict judgement_dict(const Judgement& j, std::int64_t rows, std::int64_t cols
     std::vector<double> cols_[9];
     for (auto& c : cols_) c.reserve(n);
     for (const auto& e : j.entries) {
-        const double v[9] = {e.value, e.rounded, e.lo, e.hi, e.ulp_error, e.abs_error, e.rel_error, e.bound,
-                             e.within ? 1.0 : 0.0};
+        const double v[9] = {e.value, e.rounded,           e.lo, e.hi, e.ulp_error, e.abs_error, e.rel_error,
+                             e.bound, e.within ? 1.0 : 0.0};
         for (int x = 0; x < 9; ++x) cols_[x].push_back(v[x]);
     }
     const char* names[9] = {"value", "rounded", "lo", "hi", "ulp_error", "abs_error", "rel_error", "bound", "within"};
@@ -117,10 +119,10 @@ py::dict judgement_dict(const Judgement& j, std::int64_t rows, std::int64_t cols
 
 void bind_oracle(py::module_& m) {
     m.def("_oracle_emulate",
-          [](const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes, const std::string& dtype,
-             const std::optional<Array>& mask, bool causal, const py::object& scale, const std::string& base,
-             const std::string& masked_rows, const std::string& algorithm, const std::string& accumulate,
-             const std::string& p_dtype, std::int64_t block, bool trace) {
+          [](const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
+             const std::string& dtype, const std::optional<Array>& mask, bool causal, const py::object& scale,
+             const std::string& base, const std::string& masked_rows, const std::string& algorithm,
+             const std::string& accumulate, const std::string& p_dtype, std::int64_t block, bool trace) {
               const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, causal, scale, base, masked_rows);
               EmulationSpec s;
               s.algorithm = parse_algorithm(algorithm, Location{"", 0, 0, "", "algorithm"});
@@ -139,9 +141,9 @@ void bind_oracle(py::module_& m) {
               return d;
           });
     m.def("_oracle_reference",
-          [](const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes, const std::string& dtype,
-             const std::optional<Array>& mask, bool causal, const py::object& scale, const std::string& base,
-             const std::string& masked_rows, bool weights) {
+          [](const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
+             const std::string& dtype, const std::optional<Array>& mask, bool causal, const py::object& scale,
+             const std::string& base, const std::string& masked_rows, bool weights) {
               const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, causal, scale, base, masked_rows);
               Reference r;
               {
@@ -150,39 +152,40 @@ void bind_oracle(py::module_& m) {
               }
               return reference_dict(r);
           });
-    m.def("_oracle_judge",
-          [](const Array& actual, const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
-             const std::string& dtype, const std::optional<Array>& mask, bool causal, const py::object& scale,
-             const std::string& base, const std::string& masked_rows, const std::string& algorithm,
-             const std::string& accumulate, const std::string& p_dtype, std::int64_t block, std::optional<double> tolerance,
-             const std::optional<Array>& weights, const std::optional<Array>& lse) {
-              const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, causal, scale, base, masked_rows);
-              AlgorithmSpec s;
-              Location where;
-              where.context = "algorithm";
-              s.algorithm = parse_algorithm(algorithm, where);
-              where.context = "accumulate";
-              s.accumulate = parse_format(accumulate, where);
-              where.context = "p_dtype";
-              s.p_format = parse_format(p_dtype, where);
-              s.block = block;
-              Tensor out = tensor(actual, dtype, "out");
-              std::optional<Tensor> w, l;
-              if (weights) w = tensor(*weights, dtype, "weights");
-              if (lse) l = tensor(*lse, "float64", "lse");
-              Reference r;
-              Judgement j, jw, jl;
-              {
-                  py::gil_scoped_release release;
-                  r = reference(a.p, a.f, w.has_value());
-                  j = judge_output(r, out, s, tolerance);
-                  if (!j.passed()) j.diagnosis = diagnose(a.p, out, s, j);
-                  if (w) jw = judge_weights(r, *w, s, tolerance);
-                  if (l) jl = judge_lse(r, *l, s, tolerance);
-              }
-              py::dict d = judgement_dict(j, r.n_q, r.d_v);
-              d["weights"] = w ? py::object(judgement_dict(jw, r.n_q, r.n_k)) : py::object(py::none());
-              d["lse"] = l ? py::object(judgement_dict(jl, r.n_q, 1)) : py::object(py::none());
-              return d;
-          });
+    m.def(
+        "_oracle_judge",
+        [](const Array& actual, const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
+           const std::string& dtype, const std::optional<Array>& mask, bool causal, const py::object& scale,
+           const std::string& base, const std::string& masked_rows, const std::string& algorithm,
+           const std::string& accumulate, const std::string& p_dtype, std::int64_t block,
+           std::optional<double> tolerance, const std::optional<Array>& weights, const std::optional<Array>& lse) {
+            const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, causal, scale, base, masked_rows);
+            AlgorithmSpec s;
+            Location where;
+            where.context = "algorithm";
+            s.algorithm = parse_algorithm(algorithm, where);
+            where.context = "accumulate";
+            s.accumulate = parse_format(accumulate, where);
+            where.context = "p_dtype";
+            s.p_format = parse_format(p_dtype, where);
+            s.block = block;
+            Tensor out = tensor(actual, dtype, "out");
+            std::optional<Tensor> w, l;
+            if (weights) w = tensor(*weights, dtype, "weights");
+            if (lse) l = tensor(*lse, "float64", "lse");
+            Reference r;
+            Judgement j, jw, jl;
+            {
+                py::gil_scoped_release release;
+                r = reference(a.p, a.f, w.has_value());
+                j = judge_output(r, out, s, tolerance);
+                if (!j.passed()) j.diagnosis = diagnose(a.p, out, s, j);
+                if (w) jw = judge_weights(r, *w, s, tolerance);
+                if (l) jl = judge_lse(r, *l, s, tolerance);
+            }
+            py::dict d = judgement_dict(j, r.n_q, r.d_v);
+            d["weights"] = w ? py::object(judgement_dict(jw, r.n_q, r.n_k)) : py::object(py::none());
+            d["lse"] = l ? py::object(judgement_dict(jl, r.n_q, 1)) : py::object(py::none());
+            return d;
+        });
 }

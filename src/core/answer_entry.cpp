@@ -62,10 +62,14 @@ Tolerance parse_tolerance(std::string_view spec, const Location& where) {
 
 std::string tolerance_text(const Tolerance& t) {
     switch (t.kind) {
-        case Tolerance::Kind::AsWritten: return "the decimal places written";
-        case Tolerance::Kind::Absolute: return fmt::format("absolute {}", t.amount.get_str());
-        case Tolerance::Kind::Relative: return fmt::format("relative {}", t.amount.get_str());
-        case Tolerance::Kind::DecimalPlaces: return fmt::format("{} decimal place{}", t.digits, t.digits == 1 ? "" : "s");
+        case Tolerance::Kind::AsWritten:
+            return "the decimal places written";
+        case Tolerance::Kind::Absolute:
+            return fmt::format("absolute {}", t.amount.get_str());
+        case Tolerance::Kind::Relative:
+            return fmt::format("relative {}", t.amount.get_str());
+        case Tolerance::Kind::DecimalPlaces:
+            return fmt::format("{} decimal place{}", t.digits, t.digits == 1 ? "" : "s");
         case Tolerance::Kind::SignificantFigures:
             return fmt::format("{} significant figure{}", t.digits, t.digits == 1 ? "" : "s");
     }
@@ -261,7 +265,7 @@ AnswerEntry from_decimal(const std::string& text, const DecimalLiteral& d, bool 
 
 // An expression in e: numbers, e, + − * /, parentheses, x^n (integer n) and e^(p/q).
 class EParser {
-public:
+  public:
     explicit EParser(const std::string& s) : s_(s) {}
     Real parse() {
         Real r = sum();
@@ -270,7 +274,7 @@ public:
         return r;
     }
 
-private:
+  private:
     [[noreturn]] void fail(const std::string& why) const {
         Location where;
         where.column = static_cast<int>(i_) + 1;
@@ -305,18 +309,24 @@ private:
     Real sum_terms() {
         Real r = product();
         for (;;) {
-            if (eat('+')) r = r + product();
-            else if (eat('-')) r = r + negated(product());
-            else return r;
+            if (eat('+'))
+                r = r + product();
+            else if (eat('-'))
+                r = r + negated(product());
+            else
+                return r;
             count();
         }
     }
     Real product() {
         Real r = unary();
         for (;;) {
-            if (eat('*')) r = r * unary();
-            else if (eat('/')) r = r / unary();
-            else return r;
+            if (eat('*'))
+                r = r * unary();
+            else if (eat('/'))
+                r = r / unary();
+            else
+                return r;
             count();
         }
     }
@@ -453,9 +463,12 @@ std::optional<int> decimal_exponent(const Real& t) {
         const auto lo = certified_compare(at, Real::of(Value(pow10(k))));
         const auto hi = certified_compare(at, Real::of(Value(pow10(k + 1))));
         if (!lo || !hi) return std::nullopt;
-        if (*lo < 0) --k;
-        else if (*hi >= 0) ++k;
-        else return k;
+        if (*lo < 0)
+            --k;
+        else if (*hi >= 0)
+            ++k;
+        else
+            return k;
     }
 }
 
@@ -497,9 +510,10 @@ EntryVerdict judge_entry(const AnswerEntry& entry, const Real& target, const Tol
         }
         case Tolerance::Kind::SignificantFigures: {
             const int n = tol.digits;
-            v.rule = fmt::format("{} significant figure{} (written with {})", n, n == 1 ? "" : "s",
-                                 entry.sig_min == entry.sig_max ? std::to_string(entry.sig_min)
-                                                                : fmt::format("{} to {}", entry.sig_min, entry.sig_max));
+            v.rule =
+                fmt::format("{} significant figure{} (written with {})", n, n == 1 ? "" : "s",
+                            entry.sig_min == entry.sig_max ? std::to_string(entry.sig_min)
+                                                           : fmt::format("{} to {}", entry.sig_min, entry.sig_max));
             if (n < entry.sig_min || n > entry.sig_max) {
                 v.match = false;
                 return v;

@@ -35,13 +35,20 @@ std::string Location::str() const {
 
 const char* kind_name(ErrorKind kind) {
     switch (kind) {
-        case ErrorKind::Parse: return "ParseError";
-        case ErrorKind::Domain: return "DomainError";
-        case ErrorKind::Limit: return "LimitError";
-        case ErrorKind::Shape: return "ShapeError";
-        case ErrorKind::Reference: return "ReferenceError";
-        case ErrorKind::Usage: return "UsageError";
-        case ErrorKind::CheckFailed: return "CheckFailed";
+        case ErrorKind::Parse:
+            return "ParseError";
+        case ErrorKind::Domain:
+            return "DomainError";
+        case ErrorKind::Limit:
+            return "LimitError";
+        case ErrorKind::Shape:
+            return "ShapeError";
+        case ErrorKind::Reference:
+            return "ReferenceError";
+        case ErrorKind::Usage:
+            return "UsageError";
+        case ErrorKind::CheckFailed:
+            return "CheckFailed";
     }
     return "Error";
 }
@@ -95,10 +102,7 @@ std::string render(const Location& where, const std::string& reason) {
 }  // namespace
 
 Error::Error(ErrorKind kind, Location where, std::string reason)
-    : std::runtime_error(render(where, reason)),
-      kind_(kind),
-      where_(std::move(where)),
-      reason_(std::move(reason)) {}
+    : std::runtime_error(render(where, reason)), kind_(kind), where_(std::move(where)), reason_(std::move(reason)) {}
 
 Error Error::located(const Location& outer) const {
     Location merged = where_;

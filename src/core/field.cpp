@@ -25,19 +25,18 @@ void check_bits(const mpq_class& q) {
     const auto nb = static_cast<std::int64_t>(mpz_sizeinbase(q.get_num_mpz_t(), 2));
     const auto db = static_cast<std::int64_t>(mpz_sizeinbase(q.get_den_mpz_t(), 2));
     if (nb > limit || db > limit) {
-        throw limit_error(fmt::format(
-            "a number would need {} bits, over the limit of {} bits (limits: max_bits)",
-            std::max(nb, db), limit));
+        throw limit_error(fmt::format("a number would need {} bits, over the limit of {} bits (limits: max_bits)",
+                                      std::max(nb, db), limit));
     }
 }
 
 int lcm_root(int m1, int m2) {
     const long long l = std::lcm(static_cast<long long>(m1), static_cast<long long>(m2));
     if (l > limits().max_root) {
-        throw limit_error(fmt::format(
-            "combining 2^(1/{}) and 2^(1/{}) needs Q(2^(1/{})), over the limit of root degree {} "
-            "(limits: max_root)",
-            m1, m2, l, limits().max_root));
+        throw limit_error(
+            fmt::format("combining 2^(1/{}) and 2^(1/{}) needs Q(2^(1/{})), over the limit of root degree {} "
+                        "(limits: max_root)",
+                        m1, m2, l, limits().max_root));
     }
     return static_cast<int>(l);
 }
@@ -49,9 +48,10 @@ namespace {
 void check_root(int m) {
     if (m < 1) throw domain_error(fmt::format("root degree {} must be at least 1", m));
     if (m > limits().max_root) {
-        throw limit_error(fmt::format("2^(1/{}) needs root degree {}, over the limit of {} "
-                                      "(limits: max_root)",
-                                      m, m, limits().max_root));
+        throw limit_error(
+            fmt::format("2^(1/{}) needs root degree {}, over the limit of {} "
+                        "(limits: max_root)",
+                        m, m, limits().max_root));
     }
 }
 
@@ -88,8 +88,7 @@ double log2_nu(const std::vector<mpz_class>& x, int m) {
         if (sgn(x[i]) == 0) continue;
         long e = 0;
         const double d = mpz_get_d_2exp(&e, x[i].get_mpz_t());
-        const double l = std::log2(std::fabs(d)) + static_cast<double>(e) +
-                         static_cast<double>(i) / m;
+        const double l = std::log2(std::fabs(d)) + static_cast<double>(e) + static_cast<double>(i) / m;
         logs.push_back(l);
         best = std::max(best, l);
     }
@@ -98,18 +97,19 @@ double log2_nu(const std::vector<mpz_class>& x, int m) {
     return best + std::log2(sum);
 }
 
-[[noreturn]] void size_bound_error(const std::string& what, std::int64_t per_number,
-                                   std::int64_t total) {
+[[noreturn]] void size_bound_error(const std::string& what, std::int64_t per_number, std::int64_t total) {
     const auto& l = limits();
     if (per_number > l.max_bits) {
-        throw limit_error(fmt::format("{} may need numbers of up to {} bits (a bound from the "
-                                      "operands' sizes), over the limit of {} bits "
-                                      "(limits: max_bits)",
-                                      what, per_number, l.max_bits));
+        throw limit_error(
+            fmt::format("{} may need numbers of up to {} bits (a bound from the "
+                        "operands' sizes), over the limit of {} bits "
+                        "(limits: max_bits)",
+                        what, per_number, l.max_bits));
     }
-    throw limit_error(fmt::format("{} may need up to {} bits in all (a bound from the operands' "
-                                  "sizes), over the limit of {} bits (limits: max_value_bits)",
-                                  what, total, l.max_value_bits));
+    throw limit_error(
+        fmt::format("{} may need up to {} bits in all (a bound from the operands' "
+                    "sizes), over the limit of {} bits (limits: max_value_bits)",
+                    what, total, l.max_value_bits));
 }
 
 // Refuses when a bound on a result's numbers is over max_bits, or `count` numerators of up to
@@ -131,8 +131,7 @@ void check_size_bound(const std::string& what, double num_bits, double den_bits,
 // limbs wide enough for every product coefficient with its sign), multiplied once by GMP, and
 // unpacked. Dense products of megabit coefficients take one FFT multiplication instead of m²
 // schoolbook ones.
-std::vector<mpz_class> kronecker_product(const std::vector<mpz_class>& a,
-                                         const std::vector<mpz_class>& b) {
+std::vector<mpz_class> kronecker_product(const std::vector<mpz_class>& a, const std::vector<mpz_class>& b) {
     std::int64_t ba = 0;
     std::int64_t bb = 0;
     for (const auto& z : a) ba = std::max(ba, bits_of(z));
@@ -283,15 +282,18 @@ FieldElem FieldElem::pow2(const mpq_class& r_in) {
     const mpz_class& q = r.get_den();
     if (mpz_cmpabs_ui(p.get_mpz_t(), 0) != 0 &&
         (!mpz_fits_slong_p(p.get_mpz_t()) ||
-         mpz_cmpabs(mpz_class(p / q).get_mpz_t(), mpz_class(static_cast<long>(limits().max_exponent)).get_mpz_t()) > 0)) {
-        throw limit_error(fmt::format("2^({}) has an exponent over the limit of {} in absolute "
-                                      "value (limits: max_exponent)",
-                                      detail::brief(r.get_str()), limits().max_exponent));
+         mpz_cmpabs(mpz_class(p / q).get_mpz_t(), mpz_class(static_cast<long>(limits().max_exponent)).get_mpz_t()) >
+             0)) {
+        throw limit_error(
+            fmt::format("2^({}) has an exponent over the limit of {} in absolute "
+                        "value (limits: max_exponent)",
+                        detail::brief(r.get_str()), limits().max_exponent));
     }
     if (!mpz_fits_slong_p(q.get_mpz_t()) || q > limits().max_root) {
-        throw limit_error(fmt::format("2^({}) needs root degree {}, over the limit of {} "
-                                      "(limits: max_root)",
-                                      detail::brief(r.get_str()), detail::brief(q.get_str()), limits().max_root));
+        throw limit_error(
+            fmt::format("2^({}) needs root degree {}, over the limit of {} "
+                        "(limits: max_root)",
+                        detail::brief(r.get_str()), detail::brief(q.get_str()), limits().max_root));
     }
     const long m = q.get_si();
     mpz_class k;  // floor(p / q)
@@ -314,8 +316,7 @@ FieldElem FieldElem::pow2(const mpq_class& r_in) {
 }
 
 mpq_class FieldElem::coefficient(int i) const {
-    return i >= 0 && i < static_cast<int>(c_.size()) ? c_[static_cast<std::size_t>(i)]
-                                                     : mpq_class(0);
+    return i >= 0 && i < static_cast<int>(c_.size()) ? c_[static_cast<std::size_t>(i)] : mpq_class(0);
 }
 
 mpq_class FieldElem::rational() const {
@@ -522,10 +523,12 @@ FieldElem FieldElem::inverse() const {
     for (const auto& z : cx.num) b = std::max(b, bits_of(z));
     const double lg = 0.5 * std::log2(static_cast<double>(m_));
     const double det_bits = static_cast<double>(m_) * (static_cast<double>(b + 1) + lg) + 1;
-    const double cofactor_bits = static_cast<double>(m_ - 1) * (static_cast<double>(b + 1) + lg) +
-                                 static_cast<double>(bits_of(cx.den)) + 1;
-    const std::string what = fmt::format("inverting a {}-term element of Q(2^(1/{})) with {}-bit "
-                                         "coefficients", term_count(), m_, b);
+    const double cofactor_bits =
+        static_cast<double>(m_ - 1) * (static_cast<double>(b + 1) + lg) + static_cast<double>(bits_of(cx.den)) + 1;
+    const std::string what = fmt::format(
+        "inverting a {}-term element of Q(2^(1/{})) with {}-bit "
+        "coefficients",
+        term_count(), m_, b);
     check_size_bound(what, cofactor_bits, det_bits, m_);
     if (m_ % 2 == 0) {
         // Tower step: with σ(θ) = −θ (also a root of t^m − 2 for even m), x·σ(x) has only even
@@ -542,9 +545,10 @@ FieldElem FieldElem::inverse() const {
     // before starting (elimination_work).
     const double work = elimination_work(*this, b);
     if (work > static_cast<double>(limits().max_work)) {
-        throw limit_error(fmt::format("{} takes an elimination of about {:.2g} work units, "
-                                      "over the limit of {} (limits: max_work)",
-                                      what, work, limits().max_work));
+        throw limit_error(
+            fmt::format("{} takes an elimination of about {:.2g} work units, "
+                        "over the limit of {} (limits: max_work)",
+                        what, work, limits().max_work));
     }
     const mpz_class& den = cx.den;
     std::vector<std::vector<mpz_class>> a(n, std::vector<mpz_class>(n + 1));
@@ -608,17 +612,18 @@ FieldElem FieldElem::pow(std::int64_t n) const {
     if (n < 0) {
         if (is_zero()) throw domain_error("division by zero: 0 raised to a negative power");
         if (n < -limits().max_exponent) {
-            throw limit_error(fmt::format("power {} is over the limit of {} in absolute value "
-                                          "(limits: max_exponent)",
-                                          n, limits().max_exponent));
+            throw limit_error(
+                fmt::format("power {} is over the limit of {} in absolute value "
+                            "(limits: max_exponent)",
+                            n, limits().max_exponent));
         }
         return inverse().pow(-n);
     }
     if (n == 0) return FieldElem(1);
     if (is_zero()) return FieldElem();
     if (n > limits().max_exponent) {
-        throw limit_error(fmt::format(
-            "power {} is over the limit of {} (limits: max_exponent)", n, limits().max_exponent));
+        throw limit_error(
+            fmt::format("power {} is over the limit of {} (limits: max_exponent)", n, limits().max_exponent));
     }
     // Refuse up front when the result cannot fit: x = X / D, and every coefficient of X^n is at
     // most ν(X)^n (log2_nu), every denominator at most D^n; a single term stays one term.

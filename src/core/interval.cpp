@@ -148,9 +148,9 @@ ThetaTable theta_table(int m, std::size_t count, std::int64_t prec) {
     auto lower = [&](const std::vector<Iv>& v) {
         std::vector<Iv> out(v.size());
         for (std::size_t i = 0; i < v.size(); ++i) {
-            out[i] = cached_prec == prec ? v[i]
-                                         : Iv{shr_floor(v[i].lo, cached_prec - prec),
-                                              shr_ceil(v[i].hi, cached_prec - prec)};
+            out[i] = cached_prec == prec
+                         ? v[i]
+                         : Iv{shr_floor(v[i].lo, cached_prec - prec), shr_ceil(v[i].hi, cached_prec - prec)};
         }
         return out;
     };
@@ -174,9 +174,10 @@ Iv mul(const Iv& x, const Iv& y, std::int64_t prec) {
 
 void check_precision(std::int64_t prec) {
     if (prec > limits().max_precision) {
-        throw limit_error(fmt::format("deciding this value needs more than {} bits of working "
-                                      "precision (limits: max_precision)",
-                                      limits().max_precision));
+        throw limit_error(
+            fmt::format("deciding this value needs more than {} bits of working "
+                        "precision (limits: max_precision)",
+                        limits().max_precision));
     }
 }
 
@@ -216,8 +217,7 @@ std::int64_t tiny_bits(const std::vector<FieldElem>& coeffs) {
 // so unscaled, 2^-5000000·(√2 − 1) cannot be told apart from 0 below five million bits (over
 // max_precision), although its sign needs a few dozen: the sign and a relative approximation of
 // x·2^shift are those of x, exactly. Multiplying by 2^shift keeps each fraction canonical.
-std::optional<std::vector<FieldElem>> scaled_up(const std::vector<FieldElem>& coeffs,
-                                                std::int64_t& shift) {
+std::optional<std::vector<FieldElem>> scaled_up(const std::vector<FieldElem>& coeffs, std::int64_t& shift) {
     shift = 0;
     std::int64_t top = std::numeric_limits<std::int64_t>::min();
     for (const auto& f : coeffs) {
@@ -251,8 +251,7 @@ std::int64_t next_precision(std::int64_t prec) {
     return prec < top && 2 * prec > top - top / 4 ? top : 2 * prec;
 }
 
-std::int64_t start_precision(const std::vector<FieldElem>& coeffs, std::int64_t need = 64,
-                             bool relative = true) {
+std::int64_t start_precision(const std::vector<FieldElem>& coeffs, std::int64_t need = 64, bool relative = true) {
     std::int64_t start = 0;
     if (one_signed(coeffs)) {
         start = need + (relative ? tiny_bits(coeffs) : 0);
@@ -263,9 +262,9 @@ std::int64_t start_precision(const std::vector<FieldElem>& coeffs, std::int64_t 
         for (const auto& f : coeffs) {
             for (const auto& c : f.coefficients()) {
                 if (sgn(c) == 0) continue;
-                big = std::max<std::int64_t>(
-                    big, static_cast<std::int64_t>(mpz_sizeinbase(c.get_num_mpz_t(), 2)) -
-                             static_cast<std::int64_t>(mpz_sizeinbase(c.get_den_mpz_t(), 2)) + 1);
+                big = std::max<std::int64_t>(big, static_cast<std::int64_t>(mpz_sizeinbase(c.get_num_mpz_t(), 2)) -
+                                                      static_cast<std::int64_t>(mpz_sizeinbase(c.get_den_mpz_t(), 2)) +
+                                                      1);
             }
         }
         start = need + big;
@@ -275,7 +274,7 @@ std::int64_t start_precision(const std::vector<FieldElem>& coeffs, std::int64_t 
 
 }  // namespace
 
- Enclosure enclose(const std::vector<FieldElem>& coeffs, std::int64_t prec) {
+Enclosure enclose(const std::vector<FieldElem>& coeffs, std::int64_t prec) {
     check_precision(prec);
     const std::int64_t wp = prec + 16 + 4 * static_cast<std::int64_t>(coeffs.size());
     // Each F_k first (they need no ln 2), then Σ F_k·a^k with ln 2 at the precision the F_k's
@@ -372,8 +371,8 @@ std::int64_t start_precision(const std::vector<FieldElem>& coeffs, std::int64_t 
     std::int64_t q = 64;
     for (std::size_t k = 1; k < fks.size(); ++k) {
         if (!fks[k]) continue;
-        const auto bits = static_cast<std::int64_t>(std::max(mpz_sizeinbase(fks[k]->lo.get_mpz_t(), 2),
-                                                             mpz_sizeinbase(fks[k]->hi.get_mpz_t(), 2)));
+        const auto bits = static_cast<std::int64_t>(
+            std::max(mpz_sizeinbase(fks[k]->lo.get_mpz_t(), 2), mpz_sizeinbase(fks[k]->hi.get_mpz_t(), 2)));
         q = std::max(q, bits + 16 + 2 * static_cast<std::int64_t>(k));
     }
     q = std::min(q, wp);
@@ -443,8 +442,7 @@ double round_to_double(const mpz_class& v, std::int64_t prec) {
 std::string round_to_decimal(const mpz_class& v, std::int64_t prec, int digits, bool fixed) {
     return with_exact_mpfr(v, prec, [&](mpfr_t x) {
         char* buf = nullptr;
-        const int n = fixed ? mpfr_asprintf(&buf, "%.*RNf", digits, x)
-                            : mpfr_asprintf(&buf, "%#.*RNg", digits, x);
+        const int n = fixed ? mpfr_asprintf(&buf, "%.*RNf", digits, x) : mpfr_asprintf(&buf, "%#.*RNg", digits, x);
         std::string s = n >= 0 && buf != nullptr ? std::string(buf) : std::string("?");
         if (buf != nullptr) mpfr_free_str(buf);
         // '#' keeps the trailing zeros that show the significance (0.50 to two digits), but

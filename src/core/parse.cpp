@@ -88,8 +88,21 @@ const std::map<char32_t, LookAlike>& look_alikes() {
 }
 
 enum class Tok {
-    End, Number, Name, Plus, Minus, Star, Slash, Caret, LParen, RParen, LBracket, RBracket,
-    Comma, Root, Super
+    End,
+    Number,
+    Name,
+    Plus,
+    Minus,
+    Star,
+    Slash,
+    Caret,
+    LParen,
+    RParen,
+    LBracket,
+    RBracket,
+    Comma,
+    Root,
+    Super
 };
 
 struct Token {
@@ -102,8 +115,10 @@ struct Token {
 
 const char* describe(const Token& t) {
     switch (t.kind) {
-        case Tok::End: return "end of input";
-        default: return nullptr;
+        case Tok::End:
+            return "end of input";
+        default:
+            return nullptr;
     }
 }
 
@@ -148,7 +163,7 @@ Location at(int column) {
 }
 
 class Lexer {
-public:
+  public:
     explicit Lexer(std::string_view s) : s_(s) {}
 
     std::vector<Token> run() {
@@ -164,8 +179,8 @@ public:
             char32_t cp = 0;
             const std::size_t len = decode(s_, i_, cp);
             if (len == 0) {
-                throw parse_error(at(col_), fmt::format("invalid UTF-8 byte 0x{:02X}",
-                                                        static_cast<unsigned char>(s_[i_])));
+                throw parse_error(at(col_),
+                                  fmt::format("invalid UTF-8 byte 0x{:02X}", static_cast<unsigned char>(s_[i_])));
             }
             if (cp < 0x80 && (std::isdigit(static_cast<int>(cp)) != 0 || cp == '.')) {
                 t.kind = Tok::Number;
@@ -173,8 +188,7 @@ public:
             } else if (cp < 0x80 && (std::isalpha(static_cast<int>(cp)) != 0 || cp == '_')) {
                 t.kind = Tok::Name;
                 std::size_t j = i_;
-                while (j < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[j])) != 0 ||
-                                         s_[j] == '_')) {
+                while (j < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[j])) != 0 || s_[j] == '_')) {
                     ++j;
                 }
                 t.text = std::string(s_.substr(i_, j - i_));
@@ -189,7 +203,7 @@ public:
         }
     }
 
-private:
+  private:
     void advance(std::size_t bytes, int cols) {
         i_ += bytes;
         col_ += cols;
@@ -200,8 +214,8 @@ private:
             char32_t cp = 0;
             const std::size_t len = decode(s_, i_, cp);
             if (len == 0) return;
-            if (cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r' || cp == 0xA0 ||
-                cp == 0x3000 || cp == 0x202F || cp == 0x2009) {
+            if (cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r' || cp == 0xA0 || cp == 0x3000 || cp == 0x202F ||
+                cp == 0x2009) {
                 advance(len, 1);
             } else {
                 return;
@@ -210,8 +224,7 @@ private:
     }
 
     static bool is_super(char32_t cp) {
-        return cp == 0x2070 || cp == 0xB9 || cp == 0xB2 || cp == 0xB3 ||
-               (cp >= 0x2074 && cp <= 0x2079) || cp == 0x207B;
+        return cp == 0x2070 || cp == 0xB9 || cp == 0xB2 || cp == 0xB3 || (cp >= 0x2074 && cp <= 0x2079) || cp == 0x207B;
     }
     static int super_digit(char32_t cp) {
         if (cp == 0x2070) return 0;
@@ -269,8 +282,7 @@ private:
             }
         }
         if (j < s_.size() && s_[j] == '.') {
-            throw parse_error(at(col_ + static_cast<int>(j - start)),
-                              "a number has a second '.'");
+            throw parse_error(at(col_ + static_cast<int>(j - start)), "a number has a second '.'");
         }
         std::string text(s_.substr(start, j - start));
         advance(j - start, static_cast<int>(j - start));
@@ -280,8 +292,13 @@ private:
     void symbol(char32_t cp, std::size_t len, Token& t) {
         t.text = std::string(s_.substr(i_, len));
         switch (cp) {
-            case '+': t.kind = Tok::Plus; break;
-            case '-': case 0x2212: t.kind = Tok::Minus; break;
+            case '+':
+                t.kind = Tok::Plus;
+                break;
+            case '-':
+            case 0x2212:
+                t.kind = Tok::Minus;
+                break;
             case '*':
                 if (i_ + 1 < s_.size() && s_[i_ + 1] == '*') {
                     t.kind = Tok::Caret;
@@ -291,39 +308,67 @@ private:
                 }
                 t.kind = Tok::Star;
                 break;
-            case 0xB7: case 0xD7: case 0x22C5: t.kind = Tok::Star; break;
-            case '/': case 0xF7: t.kind = Tok::Slash; break;
-            case '^': t.kind = Tok::Caret; break;
-            case '(': t.kind = Tok::LParen; break;
-            case ')': t.kind = Tok::RParen; break;
-            case '[': t.kind = Tok::LBracket; break;
-            case ']': t.kind = Tok::RBracket; break;
-            case ',': t.kind = Tok::Comma; break;
-            case 0x221A: t.kind = Tok::Root; t.root = 2; break;
-            case 0x221B: t.kind = Tok::Root; t.root = 3; break;
-            case 0x221C: t.kind = Tok::Root; t.root = 4; break;
+            case 0xB7:
+            case 0xD7:
+            case 0x22C5:
+                t.kind = Tok::Star;
+                break;
+            case '/':
+            case 0xF7:
+                t.kind = Tok::Slash;
+                break;
+            case '^':
+                t.kind = Tok::Caret;
+                break;
+            case '(':
+                t.kind = Tok::LParen;
+                break;
+            case ')':
+                t.kind = Tok::RParen;
+                break;
+            case '[':
+                t.kind = Tok::LBracket;
+                break;
+            case ']':
+                t.kind = Tok::RBracket;
+                break;
+            case ',':
+                t.kind = Tok::Comma;
+                break;
+            case 0x221A:
+                t.kind = Tok::Root;
+                t.root = 2;
+                break;
+            case 0x221B:
+                t.kind = Tok::Root;
+                t.root = 3;
+                break;
+            case 0x221C:
+                t.kind = Tok::Root;
+                t.root = 4;
+                break;
             default: {
                 const auto& la = look_alikes();
                 const auto it = la.find(cp);
                 if (it != la.end()) {
-                    throw parse_error(at(col_),
-                                      fmt::format("look-alike character '{}' (U+{:04X} {}); did "
-                                                  "you mean '{}'?",
-                                                  t.text, static_cast<unsigned>(cp),
-                                                  it->second.name, it->second.meant));
+                    throw parse_error(
+                        at(col_), fmt::format("look-alike character '{}' (U+{:04X} {}); did "
+                                              "you mean '{}'?",
+                                              t.text, static_cast<unsigned>(cp), it->second.name, it->second.meant));
                 }
                 if (cp >= 0xFF10 && cp <= 0xFF19) {
-                    throw parse_error(at(col_), fmt::format(
-                        "look-alike character '{}' (U+{:04X} FULLWIDTH DIGIT {}); did you mean "
-                        "'{}'?", t.text, static_cast<unsigned>(cp), static_cast<unsigned>(cp - 0xFF10),
-                        static_cast<char>('0' + (cp - 0xFF10))));
+                    throw parse_error(
+                        at(col_), fmt::format("look-alike character '{}' (U+{:04X} FULLWIDTH DIGIT {}); did you mean "
+                                              "'{}'?",
+                                              t.text, static_cast<unsigned>(cp), static_cast<unsigned>(cp - 0xFF10),
+                                              static_cast<char>('0' + (cp - 0xFF10))));
                 }
                 if (cp < 0x20 || cp == 0x7F) {
-                    throw parse_error(at(col_), fmt::format("unexpected control character U+{:04X}",
-                                                            static_cast<unsigned>(cp)));
+                    throw parse_error(at(col_),
+                                      fmt::format("unexpected control character U+{:04X}", static_cast<unsigned>(cp)));
                 }
-                throw parse_error(at(col_), fmt::format("unexpected character '{}' (U+{:04X})",
-                                                        t.text, static_cast<unsigned>(cp)));
+                throw parse_error(
+                    at(col_), fmt::format("unexpected character '{}' (U+{:04X})", t.text, static_cast<unsigned>(cp)));
             }
         }
         advance(len, 1);
@@ -358,12 +403,12 @@ Value number_value(const Token& t) {
     // The numerator or denominator has at most (digits + |exp10|)·log2(10) + 1 bits; refuse
     // before building 10^|exp10| when that is over max_bits (a literal exactly at the bound is
     // refused by check_bits below, with the same place).
-    const double bound = static_cast<double>(static_cast<long long>(digits.size()) + std::llabs(exp10)) * 3.3219280948873623;
+    const double bound =
+        static_cast<double>(static_cast<long long>(digits.size()) + std::llabs(exp10)) * 3.3219280948873623;
     if (bound > static_cast<double>(limits().max_bits) + 1) {
         throw limit_error(fmt::format("the literal {} is over the size limit of {} bits "
                                       "(limits: max_bits): it needs about {:.0f} bits",
-                                      s.size() > 40 ? s.substr(0, 40) + "…" : s,
-                                      limits().max_bits, bound),
+                                      s.size() > 40 ? s.substr(0, 40) + "…" : s, limits().max_bits, bound),
                           at(t.column));
     }
     mpz_class n(digits, 10);
@@ -398,7 +443,7 @@ std::string digit_groups(const std::vector<Token>& run) {
 }
 
 class Parser {
-public:
+  public:
     explicit Parser(std::string_view text) : toks_(Lexer(text).run()) {}
 
     Value whole() {
@@ -423,9 +468,8 @@ public:
                 const int col = peek().column;
                 rows.push_back(vector());
                 if (rows.size() > 1 && rows.back().size() != rows.front().size()) {
-                    throw shape_error(fmt::format("row {} has {} entries, row 1 has {}",
-                                                  rows.size(), rows.back().size(),
-                                                  rows.front().size()),
+                    throw shape_error(fmt::format("row {} has {} entries, row 1 has {}", rows.size(),
+                                                  rows.back().size(), rows.front().size()),
                                       at(col));
                 }
                 if (peek().kind == Tok::Comma) {
@@ -435,20 +479,18 @@ public:
                 break;
             }
         }
-        expect(Tok::RBracket, fmt::format("',' or ']' to close the matrix opened at column {}",
-                                          open.column));
+        expect(Tok::RBracket, fmt::format("',' or ']' to close the matrix opened at column {}", open.column));
         expect_end();
         return rows;
     }
 
-private:
+  private:
     const Token& peek() const { return toks_[pos_]; }
     Token next() { return toks_[pos_ < toks_.size() - 1 ? pos_++ : pos_]; }
 
     void expect(Tok kind, const std::string& what) {
         if (peek().kind != kind) {
-            throw parse_error(at(peek().column),
-                              fmt::format("expected {}, found {}", what, show(peek())));
+            throw parse_error(at(peek().column), fmt::format("expected {}, found {}", what, show(peek())));
         }
         next();
     }
@@ -476,8 +518,7 @@ private:
             }
         }
         --vectors_;
-        expect(Tok::RBracket,
-               fmt::format("',' or ']' to close the vector opened at column {}", open.column));
+        expect(Tok::RBracket, fmt::format("',' or ']' to close the vector opened at column {}", open.column));
         return out;
     }
 
@@ -562,18 +603,16 @@ private:
         std::string meant;
         const std::string joined = digit_groups(run);
         if (vectors_ > 0) {
-            meant = fmt::format("a missing ',' between two entries ('{}, {}')", first.text,
-                                second.text);
+            meant = fmt::format("a missing ',' between two entries ('{}, {}')", first.text, second.text);
             if (!joined.empty()) meant += fmt::format(", or the one number {} (digit groups take no spaces)", joined);
         } else if (!joined.empty()) {
             meant = fmt::format("the one number {} (digit groups take no spaces)", joined);
         } else {
             meant = fmt::format("a product ('{} * {}')", first.text, second.text);
         }
-        throw parse_error(at(second.column),
-                          fmt::format("two numbers side by side ('{}' at column {} and '{}'); did "
-                                      "you mean {}?",
-                                      first.text, first.column, second.text, meant));
+        throw parse_error(at(second.column), fmt::format("two numbers side by side ('{}' at column {} and '{}'); did "
+                                                         "you mean {}?",
+                                                         first.text, first.column, second.text, meant));
     }
 
     Value unary() {
@@ -595,8 +634,7 @@ private:
             Depth d(depth_, op.column);
             if (peek().kind == Tok::End) {
                 throw parse_error(at(peek().column),
-                                  fmt::format("expected an exponent after {}, found end of input",
-                                              show(op)));
+                                  fmt::format("expected an exponent after {}, found end of input", show(op)));
             }
             Value e = unary();  // right associative; 2^-1 allowed
             return located(op.column, [&] { return pow(base, e); });
@@ -616,8 +654,7 @@ private:
 
     Value call(const Token& name, const std::string& fn) {
         if (peek().kind != Tok::LParen) {
-            throw parse_error(at(peek().column),
-                              fmt::format("expected '(' after {}, found {}", fn, show(peek())));
+            throw parse_error(at(peek().column), fmt::format("expected '(' after {}, found {}", fn, show(peek())));
         }
         const Token open = next();
         Depth d(depth_, open.column);
@@ -649,20 +686,21 @@ private:
                     return call(t, n);
                 }
                 if (n == "e") {
-                    throw domain_error("e (Euler's number) is transcendental, so in no "
-                                       "Q(2^(1/m)), with no known form as a polynomial in a; "
-                                       "write exp(r*a) = 2^r for exact exponentials",
-                                       at(t.column));
+                    throw domain_error(
+                        "e (Euler's number) is transcendental, so in no "
+                        "Q(2^(1/m)), with no known form as a polynomial in a; "
+                        "write exp(r*a) = 2^r for exact exponentials",
+                        at(t.column));
                 }
                 if (n == "pi") {
-                    throw domain_error("pi is transcendental, so in no Q(2^(1/m)), with no known "
-                                       "form as a polynomial in a",
-                                       at(t.column));
+                    throw domain_error(
+                        "pi is transcendental, so in no Q(2^(1/m)), with no known "
+                        "form as a polynomial in a",
+                        at(t.column));
                 }
-                throw parse_error(at(t.column),
-                                  fmt::format("unknown name '{}'; expected a, ln2, ln(...), "
-                                              "log(...), exp(...) or sqrt(...)",
-                                              n));
+                throw parse_error(at(t.column), fmt::format("unknown name '{}'; expected a, ln2, ln(...), "
+                                                            "log(...), exp(...) or sqrt(...)",
+                                                            n));
             }
             case Tok::LParen: {
                 next();
@@ -679,25 +717,23 @@ private:
                 Depth d(depth_, t.column);
                 const int col = peek().column;
                 if (!starts_primary(peek().kind)) {
-                    throw parse_error(at(col), fmt::format("expected a value after '{}', found {}",
-                                                           t.text, show(peek())));
+                    throw parse_error(at(col),
+                                      fmt::format("expected a value after '{}', found {}", t.text, show(peek())));
                 }
                 Value v = postfix();
                 return located(t.column, [&] { return pow(v, Value(mpq_class(1, t.root))); });
             }
             case Tok::End:
-                throw parse_error(at(t.column),
-                                  pos_ == 0 ? std::string("empty expression")
-                                            : fmt::format("expected a value after {}, found end "
-                                                          "of input",
-                                                          show(toks_[pos_ - 1])));
+                throw parse_error(at(t.column), pos_ == 0 ? std::string("empty expression")
+                                                          : fmt::format("expected a value after {}, found end "
+                                                                        "of input",
+                                                                        show(toks_[pos_ - 1])));
             default:
-                throw parse_error(
-                    at(t.column),
-                    pos_ == 0 ? fmt::format("expected a value, found {}", show(t))
-                              : fmt::format("expected a number, a, a function or '(' after {}, "
-                                            "found {}",
-                                            show(toks_[pos_ - 1]), show(t)));
+                throw parse_error(at(t.column), pos_ == 0
+                                                    ? fmt::format("expected a value, found {}", show(t))
+                                                    : fmt::format("expected a number, a, a function or '(' after {}, "
+                                                                  "found {}",
+                                                                  show(toks_[pos_ - 1]), show(t)));
         }
     }
 
@@ -737,8 +773,6 @@ Value parse_value(std::string_view text) { return Parser(text).whole(); }
 
 std::vector<Value> parse_vector(std::string_view text) { return Parser(text).vector_whole(); }
 
-std::vector<std::vector<Value>> parse_matrix(std::string_view text) {
-    return Parser(text).matrix_whole();
-}
+std::vector<std::vector<Value>> parse_matrix(std::string_view text) { return Parser(text).matrix_whole(); }
 
 }  // namespace exactattn

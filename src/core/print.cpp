@@ -14,8 +14,8 @@ namespace {
 // of a, or a parenthesised group (a coefficient with several terms) times a^k.
 struct Item {
     int sign = 1;
-    mpq_class mag;     // > 0, unused for a group
-    long rad_p = 0;    // radical 2^(rad_p/rad_q), rad_q == 1 means none
+    mpq_class mag;   // > 0, unused for a group
+    long rad_p = 0;  // radical 2^(rad_p/rad_q), rad_q == 1 means none
     long rad_q = 1;
     int apow = 0;
     bool group = false;
@@ -209,7 +209,7 @@ struct Position {
 };
 
 class Render {
-public:
+  public:
     // compact: long integers as powers of two; keep > 0: integers longer than keep digits are
     // elided to their first and last digits.
     Render(Notation n, bool compact, std::size_t keep) : n_(n), compact_(compact), keep_(keep) {}
@@ -249,7 +249,7 @@ public:
         return out;
     }
 
-private:
+  private:
     [[nodiscard]] static std::string math(const std::string& body) {
         return "<math xmlns=\"http://www.w3.org/1998/Math/MathML\"><mrow>" + body + "</mrow></math>";
     }
@@ -268,20 +268,25 @@ private:
     [[nodiscard]] static std::string mrow(const std::string& x) { return "<mrow>" + x + "</mrow>"; }
     [[nodiscard]] std::string paren(const std::string& x) const {
         switch (n_) {
-            case Notation::Latex: return "\\left(" + x + "\\right)";
-            case Notation::MathML: return mrow("<mo>(</mo>" + x + "<mo>)</mo>");
-            default: return "(" + x + ")";
+            case Notation::Latex:
+                return "\\left(" + x + "\\right)";
+            case Notation::MathML:
+                return mrow("<mo>(</mo>" + x + "<mo>)</mo>");
+            default:
+                return "(" + x + ")";
         }
     }
     // 2^e for an integer exponent e (text, possibly "-1100").
     [[nodiscard]] std::string power_of_two(const std::string& e, bool negative) const {
         switch (n_) {
-            case Notation::Ascii: return negative ? "2^(-" + e + ")" : "2^" + e;
-            case Notation::Unicode: return negative ? "2^(−" + e + ")" : "2^" + e;
-            case Notation::Latex: return "2^{" + std::string(negative ? "-" : "") + e + "}";
+            case Notation::Ascii:
+                return negative ? "2^(-" + e + ")" : "2^" + e;
+            case Notation::Unicode:
+                return negative ? "2^(−" + e + ")" : "2^" + e;
+            case Notation::Latex:
+                return "2^{" + std::string(negative ? "-" : "") + e + "}";
             case Notation::MathML:
-                return "<msup><mn>2</mn>" + (negative ? mrow("<mo>−</mo><mn>" + e + "</mn>") : mn(e)) +
-                       "</msup>";
+                return "<msup><mn>2</mn>" + (negative ? mrow("<mo>−</mo><mn>" + e + "</mn>") : mn(e)) + "</msup>";
         }
         return "";
     }
@@ -314,33 +319,42 @@ private:
         const std::string tail = digits.substr(digits.size() - keep_ / 2);
         const std::string count = std::to_string(digits.size()) + " digits";
         switch (n_) {
-            case Notation::Ascii: return head + "..." + tail + " (" + count + ")";
-            case Notation::Unicode: return head + "…" + tail + " (" + count + ")";
-            case Notation::Latex: return head + "\\ldots " + tail + "\\ (\\text{" + count + "})";
-            case Notation::MathML: return "<mn>" + head + "…" + tail + "</mn><mtext>&#xA0;(" + count + ")</mtext>";
+            case Notation::Ascii:
+                return head + "..." + tail + " (" + count + ")";
+            case Notation::Unicode:
+                return head + "…" + tail + " (" + count + ")";
+            case Notation::Latex:
+                return head + "\\ldots " + tail + "\\ (\\text{" + count + "})";
+            case Notation::MathML:
+                return "<mn>" + head + "…" + tail + "</mn><mtext>&#xA0;(" + count + ")</mtext>";
         }
         return digits;
     }
 
     [[nodiscard]] std::string times() const {
         switch (n_) {
-            case Notation::Ascii: return "*";
-            case Notation::Unicode: return "·";
-            case Notation::Latex: return " \\cdot ";
-            case Notation::MathML: return "<mo>·</mo>";
+            case Notation::Ascii:
+                return "*";
+            case Notation::Unicode:
+                return "·";
+            case Notation::Latex:
+                return " \\cdot ";
+            case Notation::MathML:
+                return "<mo>·</mo>";
         }
         return "";
     }
-    [[nodiscard]] std::string invisible_times() const {
-        return n_ == Notation::MathML ? "<mo>&#x2062;</mo>" : "";
-    }
+    [[nodiscard]] std::string invisible_times() const { return n_ == Notation::MathML ? "<mo>&#x2062;</mo>" : ""; }
 
     [[nodiscard]] std::string apower(int k) const {
         if (k == 0) return "";
         switch (n_) {
-            case Notation::Ascii: return k == 1 ? "a" : "a^" + std::to_string(k);
-            case Notation::Unicode: return k == 1 ? "a" : "a" + superscript(k);
-            case Notation::Latex: return k == 1 ? "a" : "a^{" + std::to_string(k) + "}";
+            case Notation::Ascii:
+                return k == 1 ? "a" : "a^" + std::to_string(k);
+            case Notation::Unicode:
+                return k == 1 ? "a" : "a" + superscript(k);
+            case Notation::Latex:
+                return k == 1 ? "a" : "a^{" + std::to_string(k) + "}";
             case Notation::MathML:
                 return k == 1 ? "<mi>a</mi>" : "<msup><mi>a</mi><mn>" + std::to_string(k) + "</mn></msup>";
         }
@@ -355,7 +369,9 @@ private:
         const std::string ps = std::to_string(p);
         const std::string qs = std::to_string(q);
         switch (n_) {
-            case Notation::Ascii: symbol = false; return "2^(" + ps + "/" + qs + ")";
+            case Notation::Ascii:
+                symbol = false;
+                return "2^(" + ps + "/" + qs + ")";
             case Notation::Unicode:
                 if (q == 2) return "√2";
                 if (q == 3) return "∛" + base;
@@ -386,8 +402,10 @@ private:
         std::string top;
         enum class Prev { None, Plain, Power, Paren, Other } prev = Prev::None;
         const auto put = [&](const std::string& text, bool visible_before) {
-            if (prev == Prev::Power || (prev != Prev::None && visible_before)) top += times();
-            else if (prev != Prev::None) top += invisible_times();
+            if (prev == Prev::Power || (prev != Prev::None && visible_before))
+                top += times();
+            else if (prev != Prev::None)
+                top += invisible_times();
             top += text;
         };
         const bool has_factor = t.rad_q > 1 || t.group || t.apow != 0;
@@ -406,8 +424,8 @@ private:
             if (shape == Shape::Compound && (has_factor || (!den.empty() && !fraction_bar()))) c = paren(c);
             top = c;
             prev = shape == Shape::Power || shape == Shape::Product ? Prev::Power
-                   : shape == Shape::Compound                      ? Prev::Paren
-                                                                   : Prev::Plain;
+                   : shape == Shape::Compound                       ? Prev::Paren
+                                                                    : Prev::Plain;
             bare_sum = shape == Shape::Compound && !has_factor && den.empty();
         }
         if (t.rad_q > 1) {
@@ -429,8 +447,10 @@ private:
         }
         if (den.empty()) return top;
         switch (n_) {
-            case Notation::Latex: return "\\tfrac{" + top + "}{" + den + "}";
-            case Notation::MathML: return "<mfrac>" + mrow(top) + mrow(den) + "</mfrac>";
+            case Notation::Latex:
+                return "\\tfrac{" + top + "}{" + den + "}";
+            case Notation::MathML:
+                return "<mfrac>" + mrow(top) + mrow(den) + "</mfrac>";
             default:
                 if (den_shape == Shape::Product || den_shape == Shape::Compound) den = paren(den);
                 return top + "/" + den;
@@ -523,8 +543,10 @@ std::size_t digits_kept(const Sum& s, const DisplayOptions& o) {
     std::size_t hi = Render(Notation::Unicode, o.display, 0).sum(s).size();
     while (lo < hi) {
         const std::size_t mid = lo + (hi - lo + 1) / 2;
-        if (width(mid) <= o.max_width) lo = mid;
-        else hi = mid - 1;
+        if (width(mid) <= o.max_width)
+            lo = mid;
+        else
+            hi = mid - 1;
     }
     return lo;
 }
@@ -569,12 +591,11 @@ std::size_t display_width(const std::string& s) {
         }
         i += len;
         // East Asian Wide and Fullwidth ranges (the ones that occur in text like this).
-        const bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0x303E) ||
-                          (cp >= 0x3041 && cp <= 0x33FF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
-                          (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0xA000 && cp <= 0xA4CF) ||
-                          (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
-                          (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
-                          (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x20000 && cp <= 0x3FFFD);
+        const bool wide =
+            (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0x303E) || (cp >= 0x3041 && cp <= 0x33FF) ||
+            (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0xA000 && cp <= 0xA4CF) ||
+            (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFE30 && cp <= 0xFE4F) ||
+            (cp >= 0xFF00 && cp <= 0xFF60) || (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x20000 && cp <= 0x3FFFD);
         const bool zero = (cp >= 0x0300 && cp <= 0x036F) || cp == 0x200B;
         width += zero ? 0 : (wide ? 2 : 1);
     }
@@ -601,7 +622,7 @@ std::string brief_ascii(const Value& v) { return brief(to_ascii(v)); }
 
 }  // namespace exactattn
 
-fmt::format_context::iterator fmt::formatter<exactattn::Value>::format(
-    const exactattn::Value& v, fmt::format_context& ctx) const {
+fmt::format_context::iterator fmt::formatter<exactattn::Value>::format(const exactattn::Value& v,
+                                                                       fmt::format_context& ctx) const {
     return fmt::formatter<std::string>::format(exactattn::to_ascii(v), ctx);
 }

@@ -19,23 +19,24 @@ namespace {
 std::int64_t total_bits(const FieldElem& f) {
     std::int64_t bits = 0;
     for (const auto& c : f.coefficients()) {
-        bits += static_cast<std::int64_t>(mpz_sizeinbase(c.get_num_mpz_t(), 2) +
-                                          mpz_sizeinbase(c.get_den_mpz_t(), 2));
+        bits += static_cast<std::int64_t>(mpz_sizeinbase(c.get_num_mpz_t(), 2) + mpz_sizeinbase(c.get_den_mpz_t(), 2));
     }
     return bits;
 }
 
 [[noreturn]] void value_bits_error(std::int64_t bits) {
-    throw limit_error(fmt::format("a value would need more than {} bits in all, over the limit of "
-                                  "{} bits (limits: max_value_bits)",
-                                  bits, limits().max_value_bits));
+    throw limit_error(
+        fmt::format("a value would need more than {} bits in all, over the limit of "
+                    "{} bits (limits: max_value_bits)",
+                    bits, limits().max_value_bits));
 }
 
 void check_degree(std::size_t terms) {
     if (terms > static_cast<std::size_t>(limits().max_degree) + 1) {
-        throw limit_error(fmt::format("a value of degree {} in a is over the limit of {} "
-                                      "(limits: max_degree)",
-                                      terms - 1, limits().max_degree));
+        throw limit_error(
+            fmt::format("a value of degree {} in a is over the limit of {} "
+                        "(limits: max_degree)",
+                        terms - 1, limits().max_degree));
     }
 }
 }  // namespace
@@ -169,11 +170,11 @@ Value& Value::operator/=(const Value& y) {
         }
         for (const auto& f : r) {
             if (!f.is_zero()) {
-                throw domain_error(fmt::format(
-                    "division by {}, which contains a = ln 2: it does not divide {} as a "
-                    "polynomial in a, so the quotient is not a polynomial in a (a is "
-                    "transcendental)",
-                    detail::brief_ascii(y), detail::brief_ascii(*this)));
+                throw domain_error(
+                    fmt::format("division by {}, which contains a = ln 2: it does not divide {} as a "
+                                "polynomial in a, so the quotient is not a polynomial in a (a is "
+                                "transcendental)",
+                                detail::brief_ascii(y), detail::brief_ascii(*this)));
             }
         }
         *this = from_terms(std::move(q));
@@ -194,16 +195,17 @@ Value Value::pow(std::int64_t n) const {
     if (n < 0) {
         if (is_zero()) throw domain_error("division by zero: 0 raised to a negative power");
         if (!is_constant()) {
-            throw domain_error(fmt::format(
-                "({})^{} divides by a value that contains a = ln 2", detail::brief_ascii(*this), n));
+            throw domain_error(
+                fmt::format("({})^{} divides by a value that contains a = ln 2", detail::brief_ascii(*this), n));
         }
         return Value(t_[0].pow(n));
     }
     if (is_constant()) return Value(constant().pow(n));
     if (n > limits().max_degree) {
-        throw limit_error(fmt::format("({})^{} has degree over the limit of {} in a "
-                                      "(limits: max_degree)",
-                                      detail::brief_ascii(*this), n, limits().max_degree));
+        throw limit_error(
+            fmt::format("({})^{} has degree over the limit of {} in a "
+                        "(limits: max_degree)",
+                        detail::brief_ascii(*this), n, limits().max_degree));
     }
     Value r(1);
     for (std::int64_t i = 0; i < n; ++i) r *= *this;
@@ -240,25 +242,25 @@ Value exp(const Value& x) {
     if (x.as_rational_multiple_of_a(r)) return Value::exp2(r);
     const auto& t = x.terms();
     if (t.size() > 2) {
-        throw domain_error(fmt::format(
-            "exp({}) is refused: the exponent is not a rational multiple of a = ln 2 (it has a "
-            "term in a^{}), and only exp(r·a) = 2^r, r rational, is known to lie in the domain "
-            "Q(2^(1/m))[a]",
-            detail::brief_ascii(x), t.size() - 1));
+        throw domain_error(
+            fmt::format("exp({}) is refused: the exponent is not a rational multiple of a = ln 2 (it has a "
+                        "term in a^{}), and only exp(r·a) = 2^r, r rational, is known to lie in the domain "
+                        "Q(2^(1/m))[a]",
+                        detail::brief_ascii(x), t.size() - 1));
     }
     if (!t[0].is_zero()) {
-        throw domain_error(fmt::format(
-            "exp({}) is refused: the exponent has the nonzero constant term {}, and e^c is "
-            "transcendental for algebraic c ≠ 0 (Lindemann–Weierstrass), so in no Q(2^(1/m)), "
-            "with no known form as a polynomial in a; only rational multiples of a = ln 2 "
-            "exponentiate exactly",
-            detail::brief_ascii(x), detail::brief_ascii(Value(t[0]))));
+        throw domain_error(
+            fmt::format("exp({}) is refused: the exponent has the nonzero constant term {}, and e^c is "
+                        "transcendental for algebraic c ≠ 0 (Lindemann–Weierstrass), so in no Q(2^(1/m)), "
+                        "with no known form as a polynomial in a; only rational multiples of a = ln 2 "
+                        "exponentiate exactly",
+                        detail::brief_ascii(x), detail::brief_ascii(Value(t[0]))));
     }
-    throw domain_error(fmt::format(
-        "exp({}) is refused: it is 2^({}), and 2 to an irrational algebraic power is "
-        "transcendental (Gelfond–Schneider), so in no Q(2^(1/m)), with no known form as a "
-        "polynomial in a; only rational multiples of a = ln 2 exponentiate exactly",
-        detail::brief_ascii(x), detail::brief_ascii(Value(t[1]))));
+    throw domain_error(
+        fmt::format("exp({}) is refused: it is 2^({}), and 2 to an irrational algebraic power is "
+                    "transcendental (Gelfond–Schneider), so in no Q(2^(1/m)), with no known form as a "
+                    "polynomial in a; only rational multiples of a = ln 2 exponentiate exactly",
+                    detail::brief_ascii(x), detail::brief_ascii(Value(t[1]))));
 }
 
 Value ln(const Value& x) {
@@ -268,11 +270,12 @@ Value ln(const Value& x) {
         return Value(r) * Value::ln2();
     }
     if (x.is_zero()) throw domain_error("ln(0) is undefined");
-    if (x.sign() < 0) throw domain_error(fmt::format("ln({}) of a negative value is undefined", detail::brief_ascii(x)));
-    throw domain_error(fmt::format(
-        "ln({}) is refused: only ln(2^r) = r·a, r rational, is known to lie in the domain "
-        "Q(2^(1/m))[a]",
-        detail::brief_ascii(x)));
+    if (x.sign() < 0)
+        throw domain_error(fmt::format("ln({}) of a negative value is undefined", detail::brief_ascii(x)));
+    throw domain_error(
+        fmt::format("ln({}) is refused: only ln(2^r) = r·a, r rational, is known to lie in the domain "
+                    "Q(2^(1/m))[a]",
+                    detail::brief_ascii(x)));
 }
 
 namespace {
@@ -310,26 +313,24 @@ Value fractional_power(const Value& x, const mpq_class& e) {
     }
     const bool single = nonzero == 1 && t[k].term_count() == 1;
     if (!single) {
-        if (!x.is_constant() && mpz_divisible_p(mpz_class(x.degree()).get_mpz_t(),
-                                                 q.get_mpz_t()) == 0) {
-            throw domain_error(fmt::format(
-                "({})^({}) is outside the exact domain: it is not a polynomial in a (a P with "
-                "P^{} equal to it would need {}·deg P = {})",
-                detail::brief_ascii(x), detail::brief(e.get_str()), q.get_str(), q.get_str(),
-                x.degree()));
+        if (!x.is_constant() && mpz_divisible_p(mpz_class(x.degree()).get_mpz_t(), q.get_mpz_t()) == 0) {
+            throw domain_error(
+                fmt::format("({})^({}) is outside the exact domain: it is not a polynomial in a (a P with "
+                            "P^{} equal to it would need {}·deg P = {})",
+                            detail::brief_ascii(x), detail::brief(e.get_str()), q.get_str(), q.get_str(), x.degree()));
         }
-        throw domain_error(fmt::format(
-            "({})^({}) is not computed: fractional powers are taken of a single term "
-            "c·2^(i/m)·a^k only (whether the root of a sum lies in the domain is not decided: "
-            "some do, e.g. (3+2·2^(1/2))^(1/2) = 1 + 2^(1/2))",
-            detail::brief_ascii(x), detail::brief(e.get_str())));
+        throw domain_error(
+            fmt::format("({})^({}) is not computed: fractional powers are taken of a single term "
+                        "c·2^(i/m)·a^k only (whether the root of a sum lies in the domain is not decided: "
+                        "some do, e.g. (3+2·2^(1/2))^(1/2) = 1 + 2^(1/2))",
+                        detail::brief_ascii(x), detail::brief(e.get_str())));
     }
     if (mpz_divisible_p(mpz_class(static_cast<unsigned long>(k)).get_mpz_t(), q.get_mpz_t()) == 0) {
-        throw domain_error(fmt::format(
-            "({})^({}) is outside the exact domain: a^{} to the power {} is not a polynomial in "
-            "a (a P with P^{} = a^{} would need {}·deg P = {})",
-            detail::brief_ascii(x), detail::brief(e.get_str()), k, detail::brief(e.get_str()),
-            q.get_str(), k, q.get_str(), k));
+        throw domain_error(
+            fmt::format("({})^({}) is outside the exact domain: a^{} to the power {} is not a polynomial in "
+                        "a (a P with P^{} = a^{} would need {}·deg P = {})",
+                        detail::brief_ascii(x), detail::brief(e.get_str()), k, detail::brief(e.get_str()), q.get_str(),
+                        k, q.get_str(), k));
     }
     const FieldElem& f = t[k];
     std::size_t i = 0;
@@ -349,19 +350,20 @@ Value fractional_power(const Value& x, const mpq_class& e) {
     const bool exact_v = mpz_root(rv.get_mpz_t(), v.get_mpz_t(), qi) != 0;
     if (!exact_u || !exact_v) {
         const mpq_class odd(u, v);
-        throw domain_error(fmt::format(
-            "({})^({}) is outside the exact domain: {} is not the {} of a rational, so its "
-            "{} is irrational and lies in no Q(2^(1/m)) (the roots of rationals there are 2^r "
-            "times a rational)",
-            detail::brief_ascii(x), detail::brief(e.get_str()),
-            detail::brief(odd.get_str()), power_name(q), root_name(q)));
+        throw domain_error(
+            fmt::format("({})^({}) is outside the exact domain: {} is not the {} of a rational, so its "
+                        "{} is irrational and lies in no Q(2^(1/m)) (the roots of rationals there are 2^r "
+                        "times a rational)",
+                        detail::brief_ascii(x), detail::brief(e.get_str()), detail::brief(odd.get_str()), power_name(q),
+                        root_name(q)));
     }
     // x^(p/q) = (ru/rv)^p · 2^((twos_u − twos_v + i/m)·p/q) · a^(k·p/q).
     const mpq_class two_exp = (mpq_class(twos_u - twos_v) + mpq_class(static_cast<long>(i), f.root())) * e;
     if (!mpz_fits_slong_p(e.get_num_mpz_t())) {
-        throw limit_error(fmt::format("power {} is over the limit of {} in absolute value "
-                                      "(limits: max_exponent)",
-                                      detail::brief(e.get_num().get_str()), limits().max_exponent));
+        throw limit_error(
+            fmt::format("power {} is over the limit of {} in absolute value "
+                        "(limits: max_exponent)",
+                        detail::brief(e.get_num().get_str()), limits().max_exponent));
     }
     Value result = Value(mpq_class(ru, rv)).pow(e.get_num().get_si()) * Value::exp2(two_exp);
     if (k > 0) {
@@ -379,24 +381,25 @@ Value pow(const Value& x, const Value& y) {
         if (x == Value(1)) return x;
         if (y.is_constant() && x.is_constant() && !x.is_zero() && x.sign() > 0) {
             // x algebraic, not 0 or 1; y irrational algebraic.
-            throw domain_error(fmt::format(
-                "({})^({}) is refused: an algebraic number other than 0 and 1 to an irrational "
-                "algebraic power is transcendental (Gelfond–Schneider), so in no Q(2^(1/m)), "
-                "with no known form as a polynomial in a; only rational exponents are exact",
-                detail::brief_ascii(x), detail::brief_ascii(y)));
+            throw domain_error(
+                fmt::format("({})^({}) is refused: an algebraic number other than 0 and 1 to an irrational "
+                            "algebraic power is transcendental (Gelfond–Schneider), so in no Q(2^(1/m)), "
+                            "with no known form as a polynomial in a; only rational exponents are exact",
+                            detail::brief_ascii(x), detail::brief_ascii(y)));
         }
-        throw domain_error(fmt::format(
-            "({})^({}) is refused: the exponent is not rational, and such a power has no "
-            "known form as a polynomial in a = ln 2 (2^a = exp(a^2)); only rational exponents "
-            "are exact",
-            detail::brief_ascii(x), detail::brief_ascii(y)));
+        throw domain_error(
+            fmt::format("({})^({}) is refused: the exponent is not rational, and such a power has no "
+                        "known form as a polynomial in a = ln 2 (2^a = exp(a^2)); only rational exponents "
+                        "are exact",
+                        detail::brief_ascii(x), detail::brief_ascii(y)));
     }
     const mpq_class e = y.rational();
     if (e.get_den() == 1) {
         if (!mpz_fits_slong_p(e.get_num_mpz_t())) {
-            throw limit_error(fmt::format("power {} is over the limit of {} in absolute value "
-                                          "(limits: max_exponent)",
-                                          detail::brief(e.get_str()), limits().max_exponent));
+            throw limit_error(
+                fmt::format("power {} is over the limit of {} in absolute value "
+                            "(limits: max_exponent)",
+                            detail::brief(e.get_str()), limits().max_exponent));
         }
         return x.pow(e.get_num().get_si());
     }
@@ -410,10 +413,10 @@ Value pow(const Value& x, const Value& y) {
         return Value();
     }
     if (x.sign() < 0) {
-        throw domain_error(fmt::format(
-            "({})^({}) is not real: the principal value of a fractional power of a negative "
-            "number is not real",
-            detail::brief_ascii(x), detail::brief(e.get_str())));
+        throw domain_error(
+            fmt::format("({})^({}) is not real: the principal value of a fractional power of a negative "
+                        "number is not real",
+                        detail::brief_ascii(x), detail::brief(e.get_str())));
     }
     return fractional_power(x, e);
 }
@@ -422,13 +425,9 @@ int compare(const Value& x, const Value& y) { return (x - y).sign(); }
 
 double to_double(const Value& x) { return detail::certified_double(x.terms()); }
 
-std::string to_fixed(const Value& x, int digits) {
-    return detail::certified_decimal(x.terms(), digits, true);
-}
+std::string to_fixed(const Value& x, int digits) { return detail::certified_decimal(x.terms(), digits, true); }
 
-std::string to_significant(const Value& x, int digits) {
-    return detail::certified_decimal(x.terms(), digits, false);
-}
+std::string to_significant(const Value& x, int digits) { return detail::certified_decimal(x.terms(), digits, false); }
 
 std::ostream& operator<<(std::ostream& os, const Value& x) { return os << to_ascii(x); }
 

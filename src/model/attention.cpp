@@ -67,11 +67,9 @@ std::optional<Memory> project_integers(const Memory& x, const Memory& w) {
 }
 
 // The mask of every row: causal, padding, explicit; a fully masked row is an error there.
-std::vector<std::vector<bool>> build_mask(const AttentionLayer& layer, std::size_t nq,
-                                          std::size_t nk) {
+std::vector<std::vector<bool>> build_mask(const AttentionLayer& layer, std::size_t nq, std::size_t nk) {
     if (!layer.mask.empty() && layer.mask.size() != nq) {
-        throw shape_error(fmt::format("the mask has {} rows; there are {} queries",
-                                      layer.mask.size(), nq),
+        throw shape_error(fmt::format("the mask has {} rows; there are {} queries", layer.mask.size(), nq),
                           part("mask"));
     }
     std::vector<std::vector<bool>> masked(nq, std::vector<bool>(nk, false));
@@ -82,19 +80,19 @@ std::vector<std::vector<bool>> build_mask(const AttentionLayer& layer, std::size
     }
     for (std::size_t i = 0; i < nq; ++i) {
         if (!layer.mask.empty() && layer.mask[i].size() != nk) {
-            throw shape_error(fmt::format("mask row {} has {} entries; there are {} key positions",
-                                          i + 1, layer.mask[i].size(), nk),
-                              part("mask"));
+            throw shape_error(
+                fmt::format("mask row {} has {} entries; there are {} key positions", i + 1, layer.mask[i].size(), nk),
+                part("mask"));
         }
         for (std::size_t j = 0; j < nk; ++j) {
             masked[i][j] = (layer.causal && j > i) || (!layer.mask.empty() && layer.mask[i][j]);
         }
         for (const std::size_t p : layer.padding) masked[i][p - 1] = true;
         if (std::all_of(masked[i].begin(), masked[i].end(), [](bool b) { return b; })) {
-            throw reference_error(fmt::format(
-                "row {} (query {}): every one of its {} key positions is masked, so its softmax "
-                "has no positive total and no distribution; unmask at least one position",
-                i + 1, i + 1, nk));
+            throw reference_error(
+                fmt::format("row {} (query {}): every one of its {} key positions is masked, so its softmax "
+                            "has no positive total and no distribution; unmask at least one position",
+                            i + 1, i + 1, nk));
         }
     }
     return masked;
@@ -112,7 +110,9 @@ void check_trace_size(const AttentionLayer& layer, std::size_t nq_in, std::size_
     const auto h = std::min<std::int64_t>(static_cast<std::int64_t>(layer.heads.size()), kCap);
     std::int64_t width = 0;  // d_k + d_k + d_v + d_v: Q, K, V and the outputs
     for (const auto& head : layer.heads) {
-        const auto cols = [](const Matrix& m) { return m.empty() ? std::int64_t{0} : static_cast<std::int64_t>(m[0].size()); };
+        const auto cols = [](const Matrix& m) {
+            return m.empty() ? std::int64_t{0} : static_cast<std::int64_t>(m[0].size());
+        };
         width = std::max(width, std::min(2 * cols(head.wq) + 2 * cols(head.wv), kCap));
     }
     const std::int64_t cells = h * (3 * nq * nk + (nq + nk) * width);  // at most 2^20·(3·2^40 + 2^42): no overflow
@@ -150,9 +150,8 @@ void check_layer(const AttentionLayer& layer) {
 Memory project(const Memory& x, const Matrix& w, std::string_view x_name, std::string_view w_name) {
     check_rectangular(w, w_name);
     if (x.width() != w.size()) {
-        throw shape_error(fmt::format("{} ({}×{}) · {} ({}): {} columns against {} rows", x_name,
-                                      x.rows(), x.width(), w_name, shape_of(w), x.width(),
-                                      w.size()));
+        throw shape_error(fmt::format("{} ({}×{}) · {} ({}): {} columns against {} rows", x_name, x.rows(), x.width(),
+                                      w_name, shape_of(w), x.width(), w.size()));
     }
     const Memory wm = Memory(w).compacted();
     if (x.is_compact() && wm.is_compact()) {
@@ -161,15 +160,17 @@ Memory project(const Memory& x, const Matrix& w, std::string_view x_name, std::s
     return Memory(mat_mul(x.matrix(), w, x_name, w_name));
 }
 
-LayerTrace attend_layer(const AttentionLayer& layer, const Matrix& x) {
-    return attend_layer(layer, x, x);
-}
+LayerTrace attend_layer(const AttentionLayer& layer, const Matrix& x) { return attend_layer(layer, x, x); }
 
 LayerTrace attend_layer(const AttentionLayer& layer, const Matrix& x_in, const Matrix& memory_in) {
     check_layer(layer);
     const bool self = &x_in == &memory_in;
     check_rectangular(x_in, "X");
-    if (!self) in_part("memory", [&] { check_rectangular(memory_in, "the memory sequence"); return 0; });
+    if (!self)
+        in_part("memory", [&] {
+            check_rectangular(memory_in, "the memory sequence");
+            return 0;
+        });
     LayerTrace t;
     t.input = x_in;
     if (layer.positional == Positional::Table) {
@@ -196,8 +197,8 @@ LayerTrace attend_layer(const AttentionLayer& layer, const Matrix& x_in, const M
         ht.keys = from_memory(head.wk, "W_K" + tag);
         ht.values = from_memory(head.wv, "W_V" + tag);
         if (ht.queries.width() != ht.keys.width()) {
-            throw shape_error(fmt::format("head {}: W_Q gives d_k = {} but W_K gives {}", h + 1,
-                                          ht.queries.width(), ht.keys.width()));
+            throw shape_error(fmt::format("head {}: W_Q gives d_k = {} but W_K gives {}", h + 1, ht.queries.width(),
+                                          ht.keys.width()));
         }
         try {
             (void)score_scale(layer.rule, ht.keys.width(), layer.scale);  // once per head, not per row

@@ -18,9 +18,7 @@
 
 namespace exactattn {
 
-const char* regime_name(Regime r) {
-    return r == Regime::TeacherForcing ? "teacher-forcing" : "generation";
-}
+const char* regime_name(Regime r) { return r == Regime::TeacherForcing ? "teacher-forcing" : "generation"; }
 
 std::size_t Decoder::index(const std::string& token) const {
     for (std::size_t i = 0; i < vocabulary.size(); ++i) {
@@ -59,22 +57,25 @@ void Decoder::check() const {
     check_matrix(recurrent, d, d, "recurrent", "U", fmt::format("the decoder state has width {0}, so U is {0}×{0}", d));
     if (vocabulary.empty()) throw declaration_error("vocabulary", "the target vocabulary is empty");
     if (static_cast<std::int64_t>(vocabulary.size()) > limits().max_target_vocabulary) {
-        throw limit_error(fmt::format("the target vocabulary has {} tokens, over the limit of {} (limits: "
-                                      "max_target_vocabulary)",
-                                      vocabulary.size(), limits().max_target_vocabulary));
+        throw limit_error(
+            fmt::format("the target vocabulary has {} tokens, over the limit of {} (limits: "
+                        "max_target_vocabulary)",
+                        vocabulary.size(), limits().max_target_vocabulary));
     }
     const std::size_t e = vocabulary.front().second.size();
     check_matrix(input, e, d, "input", "E",
                  fmt::format("target embeddings have width {} and the state width {}, so E is {}×{}", e, d, e, d));
     const std::size_t dc = context.size();
-    if (dc == 0) throw declaration_error("context", "the context matrix C is empty: it needs a row per context coordinate");
+    if (dc == 0)
+        throw declaration_error("context", "the context matrix C is empty: it needs a row per context coordinate");
     check_matrix(context, dc, d, "context", "C", fmt::format("the state has width {}, so C has {} columns", d, d));
     if (bias.size() != d) {
-        throw declaration_error("bias", fmt::format("the bias b has {} entries; the state width is {}", bias.size(), d));
+        throw declaration_error("bias",
+                                fmt::format("the bias b has {} entries; the state width is {}", bias.size(), d));
     }
     if (initial && initial->size() != d) {
-        throw declaration_error("initial", fmt::format("the initial state s_0 has {} entries; the state width is {}",
-                                                       initial->size(), d));
+        throw declaration_error(
+            "initial", fmt::format("the initial state s_0 has {} entries; the state width is {}", initial->size(), d));
     }
     if (query) {
         check_matrix(*query, d, dc, "query", "W_q",
@@ -98,7 +99,10 @@ void Decoder::check() const {
                                                            output_bias->size(), vocabulary.size()));
     }
     for (const auto& [token, emb] : vocabulary) {
-        if (emb.size() != e) throw declaration_error("vocabulary", fmt::format("embedding of \"{}\" has width {}; the first has width {}", token, emb.size(), e));
+        if (emb.size() != e)
+            throw declaration_error(
+                "vocabulary",
+                fmt::format("embedding of \"{}\" has width {}; the first has width {}", token, emb.size(), e));
     }
     // An unknown start or end token: the same ReferenceError as anywhere, placed at its key.
     const auto token_at = [this](const char* key, const std::string& token) {
@@ -182,14 +186,15 @@ std::string neg_log_decimal(const Value& p, int digits) {
         if (!rounded_neg_log(p, digits, prec, n)) continue;
         const bool negative = sgn(n) < 0;
         std::string s = (negative ? -n : n).get_str();
-        if (s.size() <= static_cast<std::size_t>(digits)) s.insert(0, static_cast<std::size_t>(digits) + 1 - s.size(), '0');
+        if (s.size() <= static_cast<std::size_t>(digits))
+            s.insert(0, static_cast<std::size_t>(digits) + 1 - s.size(), '0');
         s.insert(s.size() - static_cast<std::size_t>(digits), ".");
         return negative ? "-" + s : s;
     }
 }
 
-RegimeTrace roll_out(const Decoder& dec, const Memory& memory, const Vector& initial, Regime regime,
-                     std::size_t steps, const std::vector<std::string>& reference, bool cross_entropy) {
+RegimeTrace roll_out(const Decoder& dec, const Memory& memory, const Vector& initial, Regime regime, std::size_t steps,
+                     const std::vector<std::string>& reference, bool cross_entropy) {
     dec.check();
     if (static_cast<std::int64_t>(steps) > limits().max_decoder_steps) {
         throw limit_error(fmt::format("{} decoder steps, over the limit of {} (limits: max_decoder_steps)", steps,
@@ -204,8 +209,8 @@ RegimeTrace roll_out(const Decoder& dec, const Memory& memory, const Vector& ini
                                       initial.size(), dec.width()));
     }
     if (regime == Regime::TeacherForcing && reference.size() < steps) {
-        throw shape_error(fmt::format("teacher forcing for {} steps needs {} reference tokens; {} given", steps,
-                                      steps, reference.size()));
+        throw shape_error(fmt::format("teacher forcing for {} steps needs {} reference tokens; {} given", steps, steps,
+                                      reference.size()));
     }
     for (const auto& t : reference) (void)dec.index(t);
     RegimeTrace out;
@@ -313,7 +318,8 @@ RolloutResult run_rollout(const Decoder& dec, const RolloutSpec& spec, const Mem
     r.spec = spec;
     const std::size_t steps = spec.steps > 0 ? spec.steps : spec.reference.size();
     if (!spec.reference.empty()) {
-        r.teacher_forcing = roll_out(dec, memory, initial, Regime::TeacherForcing, steps, spec.reference, spec.cross_entropy);
+        r.teacher_forcing =
+            roll_out(dec, memory, initial, Regime::TeacherForcing, steps, spec.reference, spec.cross_entropy);
     }
     r.generation = roll_out(dec, memory, initial, Regime::Generation, steps, spec.reference, spec.cross_entropy);
     const auto& g = r.generation.steps;

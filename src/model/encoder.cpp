@@ -17,20 +17,20 @@ void Encoder::check() const {
     const std::size_t d = initial.size();
     if (d == 0) throw shape_error("the encoder's initial state h_0 is empty");
     if (recurrent.size() != d) {
-        throw shape_error(fmt::format("the recurrent matrix W_h has {} rows; the state width is {}",
-                                      recurrent.size(), d));
+        throw shape_error(
+            fmt::format("the recurrent matrix W_h has {} rows; the state width is {}", recurrent.size(), d));
     }
     for (std::size_t i = 0; i < recurrent.size(); ++i) {
         if (recurrent[i].size() != d) {
-            throw shape_error(fmt::format("row {} of W_h has {} entries; the state width is {}",
-                                          i + 1, recurrent[i].size(), d));
+            throw shape_error(
+                fmt::format("row {} of W_h has {} entries; the state width is {}", i + 1, recurrent[i].size(), d));
         }
     }
     if (input.empty()) throw shape_error("the input matrix W_x has no rows");
     for (std::size_t i = 0; i < input.size(); ++i) {
         if (input[i].size() != d) {
-            throw shape_error(fmt::format("row {} of W_x has {} entries; the state width is {}",
-                                          i + 1, input[i].size(), d));
+            throw shape_error(
+                fmt::format("row {} of W_x has {} entries; the state width is {}", i + 1, input[i].size(), d));
         }
     }
     if (bias.size() != d) {
@@ -46,8 +46,8 @@ Matrix encode(const Encoder& enc, const std::vector<Vector>& inputs, Matrix* pre
     Vector h = enc.initial;
     for (std::size_t t = 0; t < inputs.size(); ++t) {
         if (inputs[t].size() != enc.input.size()) {
-            throw shape_error(fmt::format("input {} has width {}; W_x expects {}", t + 1,
-                                          inputs[t].size(), enc.input.size()));
+            throw shape_error(
+                fmt::format("input {} has width {}; W_x expects {}", t + 1, inputs[t].size(), enc.input.size()));
         }
         Vector pre = vec_mat(h, enc.recurrent, "h", "W_h");
         const Vector x = vec_mat(inputs[t], enc.input, "x", "W_x");
@@ -67,9 +67,10 @@ Matrix encode(const Encoder& enc, const std::vector<Vector>& inputs, Matrix* pre
 
 Costs count_costs(const CostInput& in) {
     if (in.positions < 1 || in.width < 1 || in.target_steps < 1 || in.bytes_per_number < 1) {
-        throw shape_error(fmt::format("cost counts need positive n, d, T and bytes per number "
-                                      "(got n={}, d={}, T={}, bytes={})",
-                                      in.positions, in.width, in.target_steps, in.bytes_per_number));
+        throw shape_error(
+            fmt::format("cost counts need positive n, d, T and bytes per number "
+                        "(got n={}, d={}, T={}, bytes={})",
+                        in.positions, in.width, in.target_steps, in.bytes_per_number));
     }
     auto mul = [](std::int64_t x, std::int64_t y) {
         std::int64_t r = 0;

@@ -44,7 +44,7 @@ __extension__ typedef unsigned __int128 u128;
 // two unsigned magnitudes (positive and negative parts), so every addition only carries
 // upward and carries are amortized O(1).
 class ShiftedSums {
-public:
+  public:
     ShiftedSums(std::size_t records, std::size_t width, std::uint64_t bits)
         : width_(width),
           ints_(records * width),
@@ -78,7 +78,7 @@ public:
         return magnitude(record, i, 0) - magnitude(record, i, 1);
     }
 
-private:
+  private:
     void add_at(std::uint64_t* a, std::uint64_t v) {
         *a += v;
         if (__builtin_expect(*a >= v, 1)) return;
@@ -111,7 +111,7 @@ private:
 // one integer; digit_bits picks the widest w with total·2^(w−1) ≤ 2^61 (or none: then the
 // caller uses ShiftedSums). Reading an integer out propagates the carries once.
 class DigitSums {
-public:
+  public:
     // The digit width for additions whose magnitudes sum to at most `total` per integer, 0 when
     // even 8-bit digits could leave int64.
     static unsigned digit_bits(u128 total) {
@@ -181,7 +181,7 @@ public:
         return z;
     }
 
-private:
+  private:
     std::int64_t* at(std::size_t record, std::uint64_t bit) {
         return data_.data() + static_cast<std::size_t>(bit >> shift_) * ints_ + record * width_;
     }
@@ -201,21 +201,25 @@ private:
 // Step 2's integers: DigitSums when `total` (a bound on Σ|v| over the additions into any one
 // integer) allows its digits, ShiftedSums otherwise. fill(f) calls f with the accumulator.
 class BigSums {
-public:
+  public:
     BigSums(std::size_t records, std::size_t width, std::uint64_t bits, u128 total) {
-        if (const unsigned w = DigitSums::digit_bits(total)) digits_.emplace(records, width, bits, w);
-        else shifted_.emplace(records, width, bits);
+        if (const unsigned w = DigitSums::digit_bits(total))
+            digits_.emplace(records, width, bits, w);
+        else
+            shifted_.emplace(records, width, bits);
     }
     template <class F>
     void fill(F&& f) {
-        if (digits_) f(*digits_);
-        else f(*shifted_);
+        if (digits_)
+            f(*digits_);
+        else
+            f(*shifted_);
     }
     [[nodiscard]] mpz_class value(std::size_t record, std::size_t i) const {
         return digits_ ? digits_->value(record, i) : shifted_->value(record, i);
     }
 
-private:
+  private:
     std::optional<DigitSums> digits_;
     std::optional<ShiftedSums> shifted_;
 };
@@ -261,11 +265,11 @@ struct RowPass {
     std::vector<bool> present;    // not removed
     std::int64_t smin = 0;        // over present rows
     std::int64_t smax = 0;
-    bool any_score = false;       // some S_j ≠ 0
-    std::size_t count = 0;        // present rows
-    std::uint64_t vbound = 0;     // ≥ |v| − 1 for every value integer of a present row
-    bool dense = true;            // the buckets hold every present row
-    std::int64_t base = 0;        // the score of bucket 0
+    bool any_score = false;    // some S_j ≠ 0
+    std::size_t count = 0;     // present rows
+    std::uint64_t vbound = 0;  // ≥ |v| − 1 for every value integer of a present row
+    bool dense = true;         // the buckets hold every present row
+    std::int64_t base = 0;     // the score of bucket 0
     std::size_t buckets = 0;
     std::vector<std::int64_t> acc;  // buckets × (d + 1): the rows' sums, then the count
 };
@@ -281,8 +285,10 @@ bool grow_window(RowPass& r, std::size_t d, std::int64_t sj, std::size_t cap) {
     size = std::min(size, cap);
     // Extend toward the new score, keeping the old window inside (|scores| ≤ 2^62: no overflow).
     i128 base = lo;
-    if (r.buckets == 0) base = lo - static_cast<i128>(size / 2);
-    else if (sj < r.base) base = hi - static_cast<i128>(size) + 1;
+    if (r.buckets == 0)
+        base = lo - static_cast<i128>(size / 2);
+    else if (sj < r.base)
+        base = hi - static_cast<i128>(size) + 1;
     std::vector<std::int64_t> acc(size * stride, 0);
     if (r.buckets != 0) {
         const auto off = static_cast<std::size_t>(static_cast<i128>(r.base) - base);
@@ -297,9 +303,8 @@ bool grow_window(RowPass& r, std::size_t d, std::int64_t sj, std::size_t cap) {
 // One pass: scores, bounds, and (while they fit a window) the bucket sums. D is the width when
 // known at compile time (the common widths are unrolled), 0 otherwise. False: decline.
 template <std::size_t D>
-bool row_pass(const std::int64_t* k, std::size_t n, std::size_t d_runtime, const std::int64_t* p,
-              std::uint64_t pmax, const std::vector<Mark>& marks, const std::int64_t* v,
-              std::size_t dv, RowPass& r) {
+bool row_pass(const std::int64_t* k, std::size_t n, std::size_t d_runtime, const std::int64_t* p, std::uint64_t pmax,
+              const std::vector<Mark>& marks, const std::int64_t* v, std::size_t dv, RowPass& r) {
     const std::size_t d = D != 0 ? D : d_runtime;
     const std::size_t stride = dv + 1;
     // A row whose |k| are at most L keeps |S| ≤ d·pmax·L ≤ 2^62 in int64 when L < narrow, and
@@ -311,9 +316,8 @@ bool row_pass(const std::int64_t* k, std::size_t n, std::size_t d_runtime, const
     const std::uint64_t sum_limit = static_cast<std::uint64_t>(sums);
     // Buckets pay while they hold several rows each: past present/4 of them (a layer row's
     // thousand scores spread over as many values) the rows go straight into the big sums.
-    const auto present = static_cast<std::size_t>(
-        std::count_if(marks.begin(), marks.begin() + static_cast<std::ptrdiff_t>(n),
-                      [](Mark mk) { return mk != Mark::Removed; }));
+    const auto present = static_cast<std::size_t>(std::count_if(
+        marks.begin(), marks.begin() + static_cast<std::ptrdiff_t>(n), [](Mark mk) { return mk != Mark::Removed; }));
     const std::size_t cap = std::max<std::size_t>(present / 4, 64);
     r.count = present;
     r.s.assign(n, 0);
@@ -321,7 +325,8 @@ bool row_pass(const std::int64_t* k, std::size_t n, std::size_t d_runtime, const
     // Adds row j (score sj) into its bucket; false (and no buckets any more) when the window
     // would pass `cap` buckets.
     auto add_to_bucket = [&](std::size_t j, std::int64_t sj) {
-        if (r.buckets == 0 || sj < r.base || static_cast<i128>(sj) >= static_cast<i128>(r.base) + static_cast<i128>(r.buckets)) {
+        if (r.buckets == 0 || sj < r.base ||
+            static_cast<i128>(sj) >= static_cast<i128>(r.base) + static_cast<i128>(r.buckets)) {
             if (!grow_window(r, dv, sj, cap)) {
                 r.dense = false;
                 r.acc = {};
@@ -424,16 +429,21 @@ bool row_pass(const std::int64_t* k, std::size_t n, std::size_t d_runtime, const
     return true;
 }
 
-bool run_row_pass(const std::int64_t* k, std::size_t n, std::size_t d, const std::int64_t* p,
-                  std::uint64_t pmax, const std::vector<Mark>& marks, const std::int64_t* v,
-                  std::size_t dv, RowPass& r) {
+bool run_row_pass(const std::int64_t* k, std::size_t n, std::size_t d, const std::int64_t* p, std::uint64_t pmax,
+                  const std::vector<Mark>& marks, const std::int64_t* v, std::size_t dv, RowPass& r) {
     switch (d) {
-        case 2: return row_pass<2>(k, n, d, p, pmax, marks, v, dv, r);
-        case 4: return row_pass<4>(k, n, d, p, pmax, marks, v, dv, r);
-        case 8: return row_pass<8>(k, n, d, p, pmax, marks, v, dv, r);
-        case 16: return row_pass<16>(k, n, d, p, pmax, marks, v, dv, r);
-        case 32: return row_pass<32>(k, n, d, p, pmax, marks, v, dv, r);
-        default: return row_pass<0>(k, n, d, p, pmax, marks, v, dv, r);
+        case 2:
+            return row_pass<2>(k, n, d, p, pmax, marks, v, dv, r);
+        case 4:
+            return row_pass<4>(k, n, d, p, pmax, marks, v, dv, r);
+        case 8:
+            return row_pass<8>(k, n, d, p, pmax, marks, v, dv, r);
+        case 16:
+            return row_pass<16>(k, n, d, p, pmax, marks, v, dv, r);
+        case 32:
+            return row_pass<32>(k, n, d, p, pmax, marks, v, dv, r);
+        default:
+            return row_pass<0>(k, n, d, p, pmax, marks, v, dv, r);
     }
 }
 
@@ -447,8 +457,7 @@ constexpr std::size_t kSharedGcdBits = 256;
 
 // x mod n for 0 ≤ x < n², n of `bits` bits, with inv = ⌊2^(2·bits) / n⌋ (Barrett: two
 // multiplications instead of a division; the estimate of the quotient is short by at most 2).
-void barrett_reduce(mpz_class& x, const mpz_class& n, const mpz_class& inv, mp_bitcnt_t bits,
-                    mpz_class& scratch) {
+void barrett_reduce(mpz_class& x, const mpz_class& n, const mpz_class& inv, mp_bitcnt_t bits, mpz_class& scratch) {
     mpz_tdiv_q_2exp(scratch.get_mpz_t(), x.get_mpz_t(), bits - 1);
     scratch *= inv;
     mpz_tdiv_q_2exp(scratch.get_mpz_t(), scratch.get_mpz_t(), bits + 1);
@@ -500,8 +509,10 @@ std::vector<mpz_class> common_factors(const mpz_class& big_n, const std::vector<
             g[i] = big_n;
             continue;
         }
-        if (coprime) g[i] = 1;
-        else mpz_gcd(g[i].get_mpz_t(), c[i].get_mpz_t(), shared.get_mpz_t());
+        if (coprime)
+            g[i] = 1;
+        else
+            mpz_gcd(g[i].get_mpz_t(), c[i].get_mpz_t(), shared.get_mpz_t());
         const mp_bitcnt_t v = mpz_scan1(c[i].get_mpz_t(), 0);
         mpz_mul_2exp(g[i].get_mpz_t(), g[i].get_mpz_t(), std::min(v, z));
     }
@@ -531,8 +542,10 @@ mpq_class reduced(const mpz_class& num, const mpz_class& den, const mpz_class& g
 // x · 2^e, canonical.
 mpq_class times_pow2(const mpq_class& x, std::int64_t e) {
     mpq_class y;
-    if (e >= 0) mpq_mul_2exp(y.get_mpq_t(), x.get_mpq_t(), static_cast<mp_bitcnt_t>(e));
-    else mpq_div_2exp(y.get_mpq_t(), x.get_mpq_t(), static_cast<mp_bitcnt_t>(-e));
+    if (e >= 0)
+        mpq_mul_2exp(y.get_mpq_t(), x.get_mpq_t(), static_cast<mp_bitcnt_t>(e));
+    else
+        mpq_div_2exp(y.get_mpq_t(), x.get_mpq_t(), static_cast<mp_bitcnt_t>(-e));
     return y;
 }
 
@@ -723,8 +736,8 @@ std::optional<ScoreFactors> score_factors(const Memory& keys, const Vector& quer
             mpz_divexact(big_pi[i].get_mpz_t(), big_pi[i].get_mpz_t(), g0.get_mpz_t());
             if (mpz_sizeinbase(big_pi[i].get_mpz_t(), 2) > 62) return std::nullopt;
             f.p[i] = big_pi[i].get_si();
-            f.pmax = std::max(f.pmax, f.p[i] < 0 ? 0 - static_cast<std::uint64_t>(f.p[i])
-                                                 : static_cast<std::uint64_t>(f.p[i]));
+            f.pmax = std::max(f.pmax,
+                              f.p[i] < 0 ? 0 - static_cast<std::uint64_t>(f.p[i]) : static_cast<std::uint64_t>(f.p[i]));
         }
         f.rho = mpq_class(g0, big_l);
         f.rho.canonicalize();
@@ -806,8 +819,10 @@ BigSums shifted_sums(const RowPass& rp, const Exponents& e, const std::int64_t* 
             const auto r = static_cast<std::size_t>(t - fj * m);
             residue_used[r] = true;
             const auto bit = static_cast<std::uint64_t>(fj - e.fmin);
-            if (row) acc.add_row(r, values, bit);  // dv values and a count of 1
-            else acc.add_record(r, values, bit);   // dv sums and a count
+            if (row)
+                acc.add_row(r, values, bit);  // dv values and a count of 1
+            else
+                acc.add_record(r, values, bit);  // dv sums and a count
         };
         if (rp.dense) {
             for (std::size_t b = 0; b < rp.buckets; ++b) {
@@ -827,15 +842,14 @@ BigSums shifted_sums(const RowPass& rp, const Exponents& e, const std::int64_t* 
 // m = 1: Σ_j 2^(T_j) = 2^fmin·N and context_i = C_i / N · unit. 1/N is canonical as it stands;
 // the contexts are reduced (common_factors: one full-size gcd) when first looked at.
 Deferred<Value> finish_rational(ReadTrace& tr, BigSums& sums, std::int64_t fmin, std::size_t dv,
-                                const std::shared_ptr<ColumnUnits>& units, bool one_unit,
-                                const ReadRequest& request) {
+                                const std::shared_ptr<ColumnUnits>& units, bool one_unit, const ReadRequest& request) {
     mpz_class big_n = sums.value(0, dv);
     std::vector<mpz_class> c(dv);
     for (std::size_t i = 0; i < dv; ++i) c[i] = sums.value(0, i);
     tr.denominator = Value(FieldElem(times_pow2(mpq_class(big_n), fmin)));
     Deferred<Value> inv_true = Value(FieldElem(times_pow2(mpq_class(mpz_class(1), big_n), -fmin)));
-    if (one_unit && request.readout && std::all_of(request.readout->begin(), request.readout->end(),
-                                                   [](const Value& v) { return v.is_rational(); })) {
+    if (one_unit && request.readout &&
+        std::all_of(request.readout->begin(), request.readout->end(), [](const Value& v) { return v.is_rational(); })) {
         // r = Σ_i c_i C_i / N · unit: one gcd instead of d additions of reduced fractions.
         mpz_class l = 1;
         for (const auto& v : *request.readout) {
@@ -943,14 +957,12 @@ void position_columns(ReadTrace& tr, RowPass& rp, const Exponents& e, std::size_
 
 }  // namespace
 
-std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values_in,
-                                     const ReadRequest& request, const std::vector<Mark>& marks,
-                                     const Value& scale) {
+std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values_in, const ReadRequest& request,
+                                     const std::vector<Mark>& marks, const Value& scale) {
     const std::size_t n = keys_in.rows();
     const std::size_t d = keys_in.width();
     const std::size_t dv = values_in.width();
-    if (n == 0 || d == 0 || dv == 0 || values_in.rows() != n || request.query.size() != d ||
-        marks.size() != n) {
+    if (n == 0 || d == 0 || dv == 0 || values_in.rows() != n || request.query.size() != d || marks.size() != n) {
         return std::nullopt;
     }
     CompactInputs in;

@@ -25,8 +25,7 @@ namespace exactattn::detail {
 /// `keys` are scored against the query, `values` (the same object for the chapter's read) are
 /// averaged; `scale` is the score rule's factor (read.hpp score_scale), folded into each
 /// q_i·u_i: a rational scale keeps scaled scores on this path.
-std::optional<ReadTrace> fast_attend(const Memory& keys, const Memory& values,
-                                     const ReadRequest& request, const std::vector<Mark>& marks,
-                                     const Value& scale);
+std::optional<ReadTrace> fast_attend(const Memory& keys, const Memory& values, const ReadRequest& request,
+                                     const std::vector<Mark>& marks, const Value& scale);
 
 }  // namespace exactattn::detail

@@ -8,9 +8,7 @@
 
 namespace exactattn {
 
-std::string shape_of(const Matrix& m) {
-    return fmt::format("{}×{}", m.size(), m.empty() ? 0 : m[0].size());
-}
+std::string shape_of(const Matrix& m) { return fmt::format("{}×{}", m.size(), m.empty() ? 0 : m[0].size()); }
 
 void check_rectangular(const Matrix& m, std::string_view name) {
     if (m.empty() || m[0].empty()) {
@@ -18,19 +16,18 @@ void check_rectangular(const Matrix& m, std::string_view name) {
     }
     for (std::size_t i = 1; i < m.size(); ++i) {
         if (m[i].size() != m[0].size()) {
-            throw shape_error(fmt::format("{}: row {} has {} entries; row 1 has {}", name, i + 1,
-                                          m[i].size(), m[0].size()));
+            throw shape_error(
+                fmt::format("{}: row {} has {} entries; row 1 has {}", name, i + 1, m[i].size(), m[0].size()));
         }
     }
 }
 
-Vector vec_mat(const Vector& row, const Matrix& m, std::string_view row_name,
-               std::string_view m_name) {
+Vector vec_mat(const Vector& row, const Matrix& m, std::string_view row_name, std::string_view m_name) {
     if (row.size() != m.size()) {
-        throw shape_error(fmt::format("{} (1×{}) · {} ({}): the row has {} entries and the matrix "
-                                      "{} rows",
-                                      row_name, row.size(), m_name, shape_of(m), row.size(),
-                                      m.size()));
+        throw shape_error(
+            fmt::format("{} (1×{}) · {} ({}): the row has {} entries and the matrix "
+                        "{} rows",
+                        row_name, row.size(), m_name, shape_of(m), row.size(), m.size()));
     }
     const std::size_t c = m.empty() ? 0 : m[0].size();
     Vector out(c);
@@ -46,8 +43,8 @@ Vector vec_mat(const Vector& row, const Matrix& m, std::string_view row_name,
 Matrix mat_mul(const Matrix& a, const Matrix& b, std::string_view a_name, std::string_view b_name) {
     const std::size_t inner = a.empty() ? 0 : a[0].size();
     if (inner != b.size()) {
-        throw shape_error(fmt::format("{} ({}) · {} ({}): {} columns against {} rows", a_name,
-                                      shape_of(a), b_name, shape_of(b), inner, b.size()));
+        throw shape_error(fmt::format("{} ({}) · {} ({}): {} columns against {} rows", a_name, shape_of(a), b_name,
+                                      shape_of(b), inner, b.size()));
     }
     Matrix out;
     out.reserve(a.size());
@@ -68,8 +65,8 @@ Matrix mat_add(const Matrix& a, const Matrix& b, std::string_view a_name, std::s
     bool same = a.size() == b.size();
     for (std::size_t i = 0; same && i < a.size(); ++i) same = a[i].size() == b[i].size();
     if (!same) {
-        throw shape_error(fmt::format("{} ({}) + {} ({}): the shapes differ", a_name, shape_of(a),
-                                      b_name, shape_of(b)));
+        throw shape_error(
+            fmt::format("{} ({}) + {} ({}): the shapes differ", a_name, shape_of(a), b_name, shape_of(b)));
     }
     Matrix out = a;
     for (std::size_t i = 0; i < a.size(); ++i) {

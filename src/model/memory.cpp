@@ -15,14 +15,16 @@ namespace {
 
 void check_size(std::size_t rows, std::size_t width) {
     if (static_cast<std::int64_t>(rows) > limits().max_positions) {
-        throw limit_error(fmt::format("{} memory rows are over the limit of {} "
-                                      "(limits: max_positions)",
-                                      rows, limits().max_positions));
+        throw limit_error(
+            fmt::format("{} memory rows are over the limit of {} "
+                        "(limits: max_positions)",
+                        rows, limits().max_positions));
     }
     if (width != 0 && static_cast<std::int64_t>(rows) > limits().max_cells / static_cast<std::int64_t>(width)) {
-        throw limit_error(fmt::format("a memory of {} × {} numbers is over the limit of {} "
-                                      "(limits: max_cells)",
-                                      rows, width, limits().max_cells));
+        throw limit_error(
+            fmt::format("a memory of {} × {} numbers is over the limit of {} "
+                        "(limits: max_cells)",
+                        rows, width, limits().max_cells));
     }
 }
 
@@ -111,10 +113,11 @@ Value UnitFit::unit() const {
 
 void check_storage(std::size_t bytes, std::size_t rows) {
     if (static_cast<std::int64_t>(bytes) > limits().max_memory_bytes) {
-        throw limit_error(fmt::format("the memory's values need more than {} MB by row {}, over the "
-                                      "limit (limits: max_memory_bytes); integer multiples of one "
-                                      "unit r·a^e would take 8 bytes a number",
-                                      limits().max_memory_bytes >> 20, rows));
+        throw limit_error(
+            fmt::format("the memory's values need more than {} MB by row {}, over the "
+                        "limit (limits: max_memory_bytes); integer multiples of one "
+                        "unit r·a^e would take 8 bytes a number",
+                        limits().max_memory_bytes >> 20, rows));
     }
 }
 
@@ -125,8 +128,8 @@ Memory::Memory(Matrix rows) : rows_(rows.size()), explicit_(std::move(rows)) {
     check_size(rows_, width_);
     for (std::size_t j = 0; j < explicit_.size(); ++j) {
         if (explicit_[j].size() != width_) {
-            throw shape_error(fmt::format("memory row {} has width {}; row 1 has width {}", j + 1,
-                                          explicit_[j].size(), width_));
+            throw shape_error(
+                fmt::format("memory row {} has width {}; row 1 has width {}", j + 1, explicit_[j].size(), width_));
         }
     }
     std::size_t bytes = 0;
@@ -137,8 +140,7 @@ Memory::Memory(Matrix rows) : rows_(rows.size()), explicit_(std::move(rows)) {
     detail::check_storage(bytes, rows_);
 }
 
-Memory Memory::scaled_integers(std::size_t rows, std::size_t width, std::vector<std::int64_t> k,
-                               Value unit) {
+Memory Memory::scaled_integers(std::size_t rows, std::size_t width, std::vector<std::int64_t> k, Value unit) {
     check_size(rows, width);
     if (k.size() != rows * width) {
         throw shape_error(fmt::format("{} integers for a memory of {} × {}", k.size(), rows, width));
@@ -254,16 +256,15 @@ Column Column::multiples(Shared<std::int64_t> k, Shared<bool> present, Value uni
     return c;
 }
 
-Column Column::powers_of_two(std::vector<std::int64_t> k, std::int64_t m,
-                             std::vector<bool> present, Value factor,
+Column Column::powers_of_two(std::vector<std::int64_t> k, std::int64_t m, std::vector<bool> present, Value factor,
                              std::optional<Value> absent) {
     return powers_of_two(std::make_shared<const std::vector<std::int64_t>>(std::move(k)), m,
-                         std::make_shared<const std::vector<bool>>(std::move(present)),
-                         std::move(factor), std::move(absent));
+                         std::make_shared<const std::vector<bool>>(std::move(present)), std::move(factor),
+                         std::move(absent));
 }
 
-Column Column::powers_of_two(Shared<std::int64_t> k, std::int64_t m, Shared<bool> present,
-                             Deferred<Value> factor, std::optional<Value> absent) {
+Column Column::powers_of_two(Shared<std::int64_t> k, std::int64_t m, Shared<bool> present, Deferred<Value> factor,
+                             std::optional<Value> absent) {
     Column c;
     c.kind_ = Kind::PowersOfTwo;
     c.k_ = std::move(k);
@@ -278,7 +279,8 @@ std::size_t Column::size() const { return kind_ == Kind::Explicit ? values_.size
 
 std::optional<Value> Column::at(std::size_t j) const {
     switch (kind_) {
-        case Kind::Explicit: return values_[j];
+        case Kind::Explicit:
+            return values_[j];
         case Kind::Multiples:
             if (!(*present_)[j]) return std::nullopt;
             return Value(static_cast<long>((*k_)[j])) * factor_.get();

@@ -22,8 +22,8 @@ std::vector<std::size_t> ReadTrace::included() const {
 
 Value apply_readout(const Vector& coeffs, const Vector& context) {
     if (coeffs.size() != context.size()) {
-        throw shape_error(fmt::format("the readout has {} coefficients; the context has width {}",
-                                      coeffs.size(), context.size()));
+        throw shape_error(
+            fmt::format("the readout has {} coefficients; the context has width {}", coeffs.size(), context.size()));
     }
     Value r;
     for (std::size_t i = 0; i < coeffs.size(); ++i) r += coeffs[i] * context[i];
@@ -32,9 +32,12 @@ Value apply_readout(const Vector& coeffs, const Vector& context) {
 
 Value score_scale(ScoreRule rule, std::size_t d_k, const Value& declared) {
     switch (rule) {
-        case ScoreRule::Dot: return Value(1);
-        case ScoreRule::Scaled: return declared;
-        case ScoreRule::ScaledDot: break;
+        case ScoreRule::Dot:
+            return Value(1);
+        case ScoreRule::Scaled:
+            return declared;
+        case ScoreRule::ScaledDot:
+            break;
     }
     // √d_k = s·√t with t squarefree: exact in Q(2^(1/m)) only for t = 1 or t = 2, since √t for
     // any other squarefree t > 1 has an odd prime under the root and no power of 2^(1/m) has.
@@ -50,19 +53,22 @@ Value score_scale(ScoreRule rule, std::size_t d_k, const Value& declared) {
     const Value inv_s = Value(mpq_class(1, static_cast<unsigned long>(s)));
     if (t == 1) return inv_s;
     if (t == 2) return inv_s * Value::exp2(mpq_class(-1, 2));
-    throw domain_error(fmt::format(
-        "the scale 1/√d_k = 1/√{} is outside the exact domain: √{}{} is not in any Q(2^(1/m)) "
-        "(an odd prime stays under the root), so the scaled scores q·k/√{} cannot be represented; "
-        "exact designs: a d_k that is a perfect square (4, 16, 64) or twice one (2, 8, 32), or a "
-        "declared scale",
-        d_k, d_k, s == 1 ? std::string() : fmt::format(" = {}√{}", s, t), d_k));
+    throw domain_error(
+        fmt::format("the scale 1/√d_k = 1/√{} is outside the exact domain: √{}{} is not in any Q(2^(1/m)) "
+                    "(an odd prime stays under the root), so the scaled scores q·k/√{} cannot be represented; "
+                    "exact designs: a d_k that is a perfect square (4, 16, 64) or twice one (2, 8, 32), or a "
+                    "declared scale",
+                    d_k, d_k, s == 1 ? std::string() : fmt::format(" = {}√{}", s, t), d_k));
 }
 
 std::string scale_suffix(ScoreRule rule, std::size_t d_k, const Value& declared) {
     switch (rule) {
-        case ScoreRule::Dot: return "";
-        case ScoreRule::ScaledDot: return fmt::format("/√{}", d_k);
-        case ScoreRule::Scaled: break;
+        case ScoreRule::Dot:
+            return "";
+        case ScoreRule::ScaledDot:
+            return fmt::format("/√{}", d_k);
+        case ScoreRule::Scaled:
+            break;
     }
     return fmt::format("·({})", detail::brief_ascii(declared));
 }
@@ -70,8 +76,7 @@ std::string scale_suffix(ScoreRule rule, std::size_t d_k, const Value& declared)
 namespace {
 
 // Shape checks shared by both paths; returns the marks (all included when none given).
-std::vector<Mark> checked_marks(const Memory& keys, const Memory& values,
-                                const ReadRequest& request) {
+std::vector<Mark> checked_marks(const Memory& keys, const Memory& values, const ReadRequest& request) {
     const std::size_t n = keys.rows();
     if (n == 0) throw shape_error("the memory is empty: a read needs at least one position");
     if (values.rows() != n) {
@@ -79,24 +84,21 @@ std::vector<Mark> checked_marks(const Memory& keys, const Memory& values,
     }
     const std::size_t d = request.query.size();
     if (keys.width() != d) {
-        throw shape_error(fmt::format("memory rows have width {}; the query has width {}",
-                                      keys.width(), d));
+        throw shape_error(fmt::format("memory rows have width {}; the query has width {}", keys.width(), d));
     }
     if (!request.marks.empty() && request.marks.size() != n) {
-        throw shape_error(fmt::format("{} position marks for {} memory rows",
-                                      request.marks.size(), n));
+        throw shape_error(fmt::format("{} position marks for {} memory rows", request.marks.size(), n));
     }
     if (request.readout && request.readout->size() != values.width()) {
         throw shape_error(fmt::format("the readout has {} coefficients; the context has width {}",
                                       request.readout->size(), values.width()));
     }
-    std::vector<Mark> marks = request.marks.empty() ? std::vector<Mark>(n, Mark::Included)
-                                                    : request.marks;
+    std::vector<Mark> marks = request.marks.empty() ? std::vector<Mark>(n, Mark::Included) : request.marks;
     if (std::all_of(marks.begin(), marks.end(), [](Mark m) { return m == Mark::Removed; })) {
-        throw reference_error(fmt::format(
-            "every one of the {} positions is removed: a read needs at least one included "
-            "position (no positive normalization total, so no distribution)",
-            n));
+        throw reference_error(
+            fmt::format("every one of the {} positions is removed: a read needs at least one included "
+                        "position (no positive normalization total, so no distribution)",
+                        n));
     }
     return marks;
 }
@@ -123,9 +125,7 @@ std::string factor_text(const Value& v) {
 
 }  // namespace
 
-ReadTrace attend(const Memory& memory, const ReadRequest& request) {
-    return attend(memory, memory, request);
-}
+ReadTrace attend(const Memory& memory, const ReadRequest& request) { return attend(memory, memory, request); }
 
 ReadTrace attend(const Memory& keys, const Memory& values, const ReadRequest& request) {
     const std::vector<Mark> marks = checked_marks(keys, values, request);
@@ -176,12 +176,12 @@ ReadTrace attend_general(const Memory& keys, const Memory& values, const ReadReq
                           "rational, or a declared scale that keeps every score a rational multiple of a"
                         : "exact designs: a rational declared scale (1/2, 1/4), which keeps a rational "
                           "multiple of a one, or --scale sqrt-dk with a d_k that is a perfect square";
-                why = fmt::format("{}·k_{}{} = {}{}; {}; {}", request.query_label, j + 1, suffix,
-                                  factor_text(dot), suffix, why, designs);
+                why = fmt::format("{}·k_{}{} = {}{}; {}; {}", request.query_label, j + 1, suffix, factor_text(dot),
+                                  suffix, why, designs);
             }
             throw Error(err.kind(), err.where(),
-                        fmt::format("{} {}: the score {} has no exact exponential: {}",
-                                    request.position_label, j + 1, detail::brief_ascii(s), why));
+                        fmt::format("{} {}: the score {} has no exact exponential: {}", request.position_label, j + 1,
+                                    detail::brief_ascii(s), why));
         }
         at_position(j, [&] { t.denominator += e; });
         scores[j] = std::move(s);

@@ -22,13 +22,13 @@ bool plain_factor(const std::string& unicode);
 /// (RenderOptions::max_width; 0, the default: every digit), on this thread.
 std::size_t display_max_width();
 class DisplayWidthScope {
-public:
+  public:
     explicit DisplayWidthScope(std::size_t width);
     ~DisplayWidthScope();
     DisplayWidthScope(const DisplayWidthScope&) = delete;
     DisplayWidthScope& operator=(const DisplayWidthScope&) = delete;
 
-private:
+  private:
     std::size_t saved_;
 };
 

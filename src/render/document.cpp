@@ -18,17 +18,20 @@ namespace exactattn {
 // ---------------------------------------------------------------------------------------------
 // Formulas
 
-
 namespace {
 
 using detail::html_escape;
 
 std::string value_in(const Value& v, MathForm f) {
     switch (f) {
-        case MathForm::Unicode: return detail::printed(v, Notation::Unicode);
-        case MathForm::Latex: return detail::printed(v, Notation::Latex);
-        case MathForm::Ascii: return to_ascii(v);
-        case MathForm::MathML: return detail::printed(v, Notation::MathML);
+        case MathForm::Unicode:
+            return detail::printed(v, Notation::Unicode);
+        case MathForm::Latex:
+            return detail::printed(v, Notation::Latex);
+        case MathForm::Ascii:
+            return to_ascii(v);
+        case MathForm::MathML:
+            return detail::printed(v, Notation::MathML);
     }
     return to_ascii(v);
 }
@@ -45,34 +48,56 @@ const char* op_text(Formula::Op o, MathForm f) {
     const bool latex = f == MathForm::Latex;
     const bool ascii = f == MathForm::Ascii;
     switch (o) {
-        case Formula::Op::Plus: return " + ";
-        case Formula::Op::Minus: return latex || ascii ? " - " : " − ";
-        case Formula::Op::Times: return latex ? " \\times " : ascii ? "*" : " × ";
-        case Formula::Op::Divide: return "/";
-        case Formula::Op::Equals: return " = ";
-        case Formula::Op::Approx: return latex ? " \\approx " : ascii ? " ~ " : " ≈ ";
-        case Formula::Op::Arrow: return latex ? " \\to " : ascii ? " -> " : " → ";
-        case Formula::Op::Open: return latex ? "\\left(" : "(";
-        case Formula::Op::Close: return latex ? "\\right)" : ")";
-        case Formula::Op::Semicolon: return "; ";
-        case Formula::Op::Comma: return ", ";
+        case Formula::Op::Plus:
+            return " + ";
+        case Formula::Op::Minus:
+            return latex || ascii ? " - " : " − ";
+        case Formula::Op::Times:
+            return latex ? " \\times " : ascii ? "*" : " × ";
+        case Formula::Op::Divide:
+            return "/";
+        case Formula::Op::Equals:
+            return " = ";
+        case Formula::Op::Approx:
+            return latex ? " \\approx " : ascii ? " ~ " : " ≈ ";
+        case Formula::Op::Arrow:
+            return latex ? " \\to " : ascii ? " -> " : " → ";
+        case Formula::Op::Open:
+            return latex ? "\\left(" : "(";
+        case Formula::Op::Close:
+            return latex ? "\\right)" : ")";
+        case Formula::Op::Semicolon:
+            return "; ";
+        case Formula::Op::Comma:
+            return ", ";
     }
     return "";
 }
 
 const char* op_mathml(Formula::Op o) {
     switch (o) {
-        case Formula::Op::Plus: return "+";
-        case Formula::Op::Minus: return "−";
-        case Formula::Op::Times: return "×";
-        case Formula::Op::Divide: return "/";
-        case Formula::Op::Equals: return "=";
-        case Formula::Op::Approx: return "≈";
-        case Formula::Op::Arrow: return "→";
-        case Formula::Op::Open: return "(";
-        case Formula::Op::Close: return ")";
-        case Formula::Op::Semicolon: return ";";
-        case Formula::Op::Comma: return ",";
+        case Formula::Op::Plus:
+            return "+";
+        case Formula::Op::Minus:
+            return "−";
+        case Formula::Op::Times:
+            return "×";
+        case Formula::Op::Divide:
+            return "/";
+        case Formula::Op::Equals:
+            return "=";
+        case Formula::Op::Approx:
+            return "≈";
+        case Formula::Op::Arrow:
+            return "→";
+        case Formula::Op::Open:
+            return "(";
+        case Formula::Op::Close:
+            return ")";
+        case Formula::Op::Semicolon:
+            return ";";
+        case Formula::Op::Comma:
+            return ",";
     }
     return "";
 }
@@ -214,22 +239,32 @@ std::string Formula::render(MathForm f) const {
             case Atom::Kind::Vector:
                 out += list(std::vector<std::optional<Value>>(a.vec.begin(), a.vec.end()));
                 break;
-            case Atom::Kind::Column: out += list(a.col); break;
-            case Atom::Kind::Op: out += ml ? fmt::format("<mo>{}</mo>", op_mathml(a.o)) : op_text(a.o, f); break;
-            case Atom::Kind::Name: out += name_in(a.text, f); break;
-            case Atom::Kind::Sqrt:
-                out += ml ? fmt::format("<msqrt><mn>{}</mn></msqrt>", a.n)
-                          : f == MathForm::Latex ? fmt::format("\\sqrt{{{}}}", a.n)
-                          : f == MathForm::Ascii ? fmt::format("sqrt({})", a.n)
-                                                 : fmt::format("√{}", a.n);
+            case Atom::Kind::Column:
+                out += list(a.col);
                 break;
-            case Atom::Kind::Decimal: out += ml ? "<mn>" + html_escape(a.text) + "</mn>" : a.text; break;
-            case Atom::Kind::Raw: out += ml && a.text == " " ? "" : a.text; break;
-            case Atom::Kind::Custom: out += a.fn(f); break;
+            case Atom::Kind::Op:
+                out += ml ? fmt::format("<mo>{}</mo>", op_mathml(a.o)) : op_text(a.o, f);
+                break;
+            case Atom::Kind::Name:
+                out += name_in(a.text, f);
+                break;
+            case Atom::Kind::Sqrt:
+                out += ml                     ? fmt::format("<msqrt><mn>{}</mn></msqrt>", a.n)
+                       : f == MathForm::Latex ? fmt::format("\\sqrt{{{}}}", a.n)
+                       : f == MathForm::Ascii ? fmt::format("sqrt({})", a.n)
+                                              : fmt::format("√{}", a.n);
+                break;
+            case Atom::Kind::Decimal:
+                out += ml ? "<mn>" + html_escape(a.text) + "</mn>" : a.text;
+                break;
+            case Atom::Kind::Raw:
+                out += ml && a.text == " " ? "" : a.text;
+                break;
+            case Atom::Kind::Custom:
+                out += a.fn(f);
+                break;
             case Atom::Kind::Tex:
-                out += f == MathForm::Latex ? a.text
-                       : ml                 ? tex_mathml(a.text)
-                                            : tex_to_text(a.text);
+                out += f == MathForm::Latex ? a.text : ml ? tex_mathml(a.text) : tex_to_text(a.text);
                 break;
         }
     }
@@ -292,8 +327,10 @@ Inline& Inline::token(const std::string& s) {
 }
 Inline& Inline::append(const Inline& other) {
     for (const auto& p : other.parts_) {
-        if (p.kind == Kind::Text) text(p.text);
-        else parts_.push_back(p);
+        if (p.kind == Kind::Text)
+            text(p.text);
+        else
+            parts_.push_back(p);
     }
     return *this;
 }
@@ -327,21 +364,32 @@ Inline inline_markdown(const std::string& md) {
             flush();
             const std::string inner = md.substr(i + open.size(), end - i - open.size());
             switch (kind) {
-                case Inline::Kind::Strong: out.strong(inner); break;
-                case Inline::Kind::Emph: out.emph(inner); break;
-                case Inline::Kind::Code: out.code(inner); break;
+                case Inline::Kind::Strong:
+                    out.strong(inner);
+                    break;
+                case Inline::Kind::Emph:
+                    out.emph(inner);
+                    break;
+                case Inline::Kind::Code:
+                    out.code(inner);
+                    break;
                 default: {
                     // Author math goes to LaTeX as written; with unbalanced braces it would break
                     // the document, so it is kept as text (`$` included).
                     int depth = 0;
                     bool balanced = true;
                     for (std::size_t k = 0; k < inner.size() && balanced; ++k) {
-                        if (inner[k] == '\\') ++k;  // \{ and \} are characters
-                        else if (inner[k] == '{') ++depth;
-                        else if (inner[k] == '}') balanced = --depth >= 0;
+                        if (inner[k] == '\\')
+                            ++k;  // \{ and \} are characters
+                        else if (inner[k] == '{')
+                            ++depth;
+                        else if (inner[k] == '}')
+                            balanced = --depth >= 0;
                     }
-                    if (balanced && depth == 0) out.math(Formula().tex(inner));
-                    else out.text("$" + inner + "$");
+                    if (balanced && depth == 0)
+                        out.math(Formula().tex(inner));
+                    else
+                        out.text("$" + inner + "$");
                     break;
                 }
             }
@@ -371,11 +419,11 @@ void TableBlock::add_row(std::vector<Inline> cells) {
 
 std::string tex_to_text(const std::string& tex) {
     static const std::vector<std::pair<std::string, std::string>> words = {
-        {"approx", "≈"}, {"to", "→"}, {"cdot", "·"}, {"times", "×"}, {"le", "≤"}, {"leq", "≤"},
-        {"ge", "≥"}, {"geq", "≥"}, {"ne", "≠"}, {"neq", "≠"}, {"infty", "∞"}, {"ldots", "…"},
-        {"dots", "…"}, {"cdots", "⋯"}, {"alpha", "α"}, {"beta", "β"}, {"sum", "Σ"}, {"in", "∈"},
-        {"quad", " "}, {"qquad", "  "}, {"top", "ᵀ"}, {"mid", "|"}, {"lvert", "|"}, {"rvert", "|"},
-        {"left", ""}, {"right", ""}, {"sqrt", "√"}};
+        {"approx", "≈"}, {"to", "→"},     {"cdot", "·"},  {"times", "×"}, {"le", "≤"},    {"leq", "≤"},
+        {"ge", "≥"},     {"geq", "≥"},    {"ne", "≠"},    {"neq", "≠"},   {"infty", "∞"}, {"ldots", "…"},
+        {"dots", "…"},   {"cdots", "⋯"},  {"alpha", "α"}, {"beta", "β"},  {"sum", "Σ"},   {"in", "∈"},
+        {"quad", " "},   {"qquad", "  "}, {"top", "ᵀ"},   {"mid", "|"},   {"lvert", "|"}, {"rvert", "|"},
+        {"left", ""},    {"right", ""},   {"sqrt", "√"}};
     std::string out;
     std::size_t i = 0;
     // The argument of a command, `{…}` (one level of nesting) or one character.
@@ -467,15 +515,19 @@ std::string dollars(const std::string& m) {
 std::string svg_element(const FigureBlock& fb, bool xml);
 
 class Renderer {
-public:
+  public:
     Renderer(Format f, const RenderOptions& o) : f_(f), o_(o) {}
 
     [[nodiscard]] MathForm form() const {
         switch (f_) {
-            case Format::Latex: return MathForm::Latex;
-            case Format::Html: return MathForm::MathML;
-            case Format::Markdown: return o_.markdown_math ? MathForm::Latex : MathForm::Unicode;
-            default: return MathForm::Unicode;
+            case Format::Latex:
+                return MathForm::Latex;
+            case Format::Html:
+                return MathForm::MathML;
+            case Format::Markdown:
+                return o_.markdown_math ? MathForm::Latex : MathForm::Unicode;
+            default:
+                return MathForm::Unicode;
         }
     }
 
@@ -483,10 +535,18 @@ public:
         std::string out;
         for (const auto& p : in.parts()) {
             switch (f_) {
-                case Format::Latex: out += latex_part(p); break;
-                case Format::Html: out += html_part(p); break;
-                case Format::Markdown: out += markdown_part(p); break;
-                default: out += p.kind == Inline::Kind::Math ? p.math.render(MathForm::Unicode) : p.text; break;
+                case Format::Latex:
+                    out += latex_part(p);
+                    break;
+                case Format::Html:
+                    out += html_part(p);
+                    break;
+                case Format::Markdown:
+                    out += markdown_part(p);
+                    break;
+                default:
+                    out += p.kind == Inline::Kind::Math ? p.math.render(MathForm::Unicode) : p.text;
+                    break;
             }
         }
         return out;
@@ -501,25 +561,35 @@ public:
         return body;
     }
 
-private:
+  private:
     std::string latex_part(const Inline::Part& p) const {
         switch (p.kind) {
-            case Inline::Kind::Text: return latex_escape(p.text);
-            case Inline::Kind::Emph: return "\\emph{" + latex_escape(p.text) + "}";
-            case Inline::Kind::Strong: return "\\textbf{" + latex_escape(p.text) + "}";
-            case Inline::Kind::Code: return "\\texttt{" + latex_escape(p.text) + "}";
-            case Inline::Kind::Math: return dollars(p.math.render(MathForm::Latex));
-            case Inline::Kind::Token: return "\\exactattnToken{" + latex_escape(p.text) + "}";
+            case Inline::Kind::Text:
+                return latex_escape(p.text);
+            case Inline::Kind::Emph:
+                return "\\emph{" + latex_escape(p.text) + "}";
+            case Inline::Kind::Strong:
+                return "\\textbf{" + latex_escape(p.text) + "}";
+            case Inline::Kind::Code:
+                return "\\texttt{" + latex_escape(p.text) + "}";
+            case Inline::Kind::Math:
+                return dollars(p.math.render(MathForm::Latex));
+            case Inline::Kind::Token:
+                return "\\exactattnToken{" + latex_escape(p.text) + "}";
         }
         return "";
     }
     std::string html_part(const Inline::Part& p) const {
         switch (p.kind) {
             case Inline::Kind::Text:
-            case Inline::Kind::Token: return html_escape(p.text);
-            case Inline::Kind::Emph: return "<em>" + html_escape(p.text) + "</em>";
-            case Inline::Kind::Strong: return "<strong>" + html_escape(p.text) + "</strong>";
-            case Inline::Kind::Code: return "<code>" + html_escape(p.text) + "</code>";
+            case Inline::Kind::Token:
+                return html_escape(p.text);
+            case Inline::Kind::Emph:
+                return "<em>" + html_escape(p.text) + "</em>";
+            case Inline::Kind::Strong:
+                return "<strong>" + html_escape(p.text) + "</strong>";
+            case Inline::Kind::Code:
+                return "<code>" + html_escape(p.text) + "</code>";
             case Inline::Kind::Math: {
                 return "<math>" + p.math.render(MathForm::MathML) + "</math>";
             }
@@ -530,10 +600,14 @@ private:
         switch (p.kind) {
             // Escaped as HTML is: a title, token or name holding <script> stays text.
             case Inline::Kind::Text:
-            case Inline::Kind::Token: return detail::markdown_escape(p.text);
-            case Inline::Kind::Emph: return "*" + detail::markdown_escape(p.text) + "*";
-            case Inline::Kind::Strong: return "**" + detail::markdown_escape(p.text) + "**";
-            case Inline::Kind::Code: return detail::markdown_code(p.text);
+            case Inline::Kind::Token:
+                return detail::markdown_escape(p.text);
+            case Inline::Kind::Emph:
+                return "*" + detail::markdown_escape(p.text) + "*";
+            case Inline::Kind::Strong:
+                return "**" + detail::markdown_escape(p.text) + "**";
+            case Inline::Kind::Code:
+                return detail::markdown_code(p.text);
             case Inline::Kind::Math:
                 return o_.markdown_math ? dollars(p.math.render(MathForm::Latex)) : p.math.render(MathForm::Unicode);
         }
@@ -544,22 +618,31 @@ private:
         if (f_ == Format::Csv) return "";  // CSV carries the tables only
         const std::string t = inline_text(h.text);
         switch (f_) {
-            case Format::Markdown: return std::string(static_cast<std::size_t>(h.level), '#') + " " + t + "\n\n";
+            case Format::Markdown:
+                return std::string(static_cast<std::size_t>(h.level), '#') + " " + t + "\n\n";
             case Format::Latex:
-                return (h.level <= 1 ? "\\section*{" : h.level == 2 ? "\\subsection*{" : "\\subsubsection*{") + t +
-                       "}\n\n";
-            case Format::Html: return fmt::format("<h{0}>{1}</h{0}>\n", h.level, t);
-            case Format::Csv: return "";
-            default: return t + "\n" + std::string(display_width(t), h.level <= 1 ? '=' : '-') + "\n";
+                return (h.level <= 1   ? "\\section*{"
+                        : h.level == 2 ? "\\subsection*{"
+                                       : "\\subsubsection*{") +
+                       t + "}\n\n";
+            case Format::Html:
+                return fmt::format("<h{0}>{1}</h{0}>\n", h.level, t);
+            case Format::Csv:
+                return "";
+            default:
+                return t + "\n" + std::string(display_width(t), h.level <= 1 ? '=' : '-') + "\n";
         }
     }
     std::string block(const Paragraph& p) const {
         if (f_ == Format::Csv) return "";
         const std::string t = inline_text(p.text);
         switch (f_) {
-            case Format::Html: return "<p>" + t + "</p>\n";
-            case Format::Csv: return "";
-            default: return t + "\n\n";
+            case Format::Html:
+                return "<p>" + t + "</p>\n";
+            case Format::Csv:
+                return "";
+            default:
+                return t + "\n\n";
         }
     }
     std::string block(const Lines& l) const {
@@ -569,11 +652,19 @@ private:
             const std::string t = inline_text(l.lines[i]);
             const bool last = i + 1 == l.lines.size();
             switch (f_) {
-                case Format::Markdown: out += t + (last ? "\n" : "  \n"); break;
-                case Format::Latex: out += t + (last ? "\n" : "\\\\\n"); break;
-                case Format::Html: out += t + (last ? "" : "<br>\n"); break;
-                case Format::Csv: break;
-                default: out += t + "\n";
+                case Format::Markdown:
+                    out += t + (last ? "\n" : "  \n");
+                    break;
+                case Format::Latex:
+                    out += t + (last ? "\n" : "\\\\\n");
+                    break;
+                case Format::Html:
+                    out += t + (last ? "" : "<br>\n");
+                    break;
+                case Format::Csv:
+                    break;
+                default:
+                    out += t + "\n";
             }
         }
         if (f_ == Format::Html) return "<p>" + out + "</p>\n";
@@ -594,11 +685,12 @@ private:
                 for (const auto& it : l.items) out += "<li>" + inline_text(it) + "</li>\n";
                 return out + fmt::format("</{}>\n", tag);
             }
-            case Format::Csv: return "";
+            case Format::Csv:
+                return "";
             default:
                 for (std::size_t i = 0; i < l.items.size(); ++i) {
-                    out += (l.ordered ? std::to_string(i + 1) + ". " : std::string("- ")) + inline_text(l.items[i]) +
-                           "\n";
+                    out +=
+                        (l.ordered ? std::to_string(i + 1) + ". " : std::string("- ")) + inline_text(l.items[i]) + "\n";
                 }
                 return out + "\n";
         }
@@ -607,11 +699,16 @@ private:
         if (f_ == Format::Csv) return "";
         const std::string t = inline_text(q.text);
         switch (f_) {
-            case Format::Latex: return "\\begin{quote}\n" + t + "\n\\end{quote}\n\n";
-            case Format::Html: return "<blockquote><p>" + t + "</p></blockquote>\n";
-            case Format::Markdown: return "> " + t + "\n\n";
-            case Format::Csv: return "";
-            default: return "  " + t + "\n\n";
+            case Format::Latex:
+                return "\\begin{quote}\n" + t + "\n\\end{quote}\n\n";
+            case Format::Html:
+                return "<blockquote><p>" + t + "</p></blockquote>\n";
+            case Format::Markdown:
+                return "> " + t + "\n\n";
+            case Format::Csv:
+                return "";
+            default:
+                return "  " + t + "\n\n";
         }
     }
 
@@ -678,7 +775,9 @@ private:
     }
 
   public:
-    std::string figure_caption(const FigureBlock& fb) const { return numbered_caption("Figure", fb.number, fb.caption); }
+    std::string figure_caption(const FigureBlock& fb) const {
+        return numbered_caption("Figure", fb.number, fb.caption);
+    }
     std::string caption_text(const TableBlock& t) const { return numbered_caption("Table", t.number, t.caption); }
 
   private:
@@ -761,7 +860,8 @@ private:
             default: {
                 out += latex_table_head(t, headers);
                 each_row([&](const std::vector<std::string>& row) {
-                    for (std::size_t i = 0; i < columns; ++i) out += (i > 0 ? " & " : "") + (i < row.size() ? row[i] : "");
+                    for (std::size_t i = 0; i < columns; ++i)
+                        out += (i > 0 ? " & " : "") + (i < row.size() ? row[i] : "");
                     out += " \\\\\n";
                 });
                 out += "\\bottomrule\n\\end{tabular}\n";
@@ -860,8 +960,10 @@ std::string svg_element(const FigureBlock& fb, bool xml) {
     std::string desc;
     for (const auto& d : fb.description) desc += (desc.empty() ? "" : " ") + text.inline_text(d);
     std::string out = fmt::format(
-        "<svg{} width=\"120mm\" height=\"{}mm\" viewBox=\"0 0 {} {}\" role=\"img\" aria-labelledby=\"{}-title {}-desc\">\n",
-        xml ? " xmlns=\"http://www.w3.org/2000/svg\"" : "", coord(p.height * 120.0 / p.width), coord(p.width), coord(p.height), id, id);
+        "<svg{} width=\"120mm\" height=\"{}mm\" viewBox=\"0 0 {} {}\" role=\"img\" aria-labelledby=\"{}-title "
+        "{}-desc\">\n",
+        xml ? " xmlns=\"http://www.w3.org/2000/svg\"" : "", coord(p.height * 120.0 / p.width), coord(p.width),
+        coord(p.height), id, id);
     out += fmt::format("<title id=\"{}-title\">{}</title>\n", id, html_escape(text.figure_caption(fb)));
     out += fmt::format("<desc id=\"{}-desc\">{}</desc>\n", id, html_escape(desc));
     out += fmt::format(
@@ -887,9 +989,10 @@ std::string svg_element(const FigureBlock& fb, bool xml) {
             if (b->stroke) out += " stroke=\"#000000\" stroke-width=\"0.6\"";
             out += "/>\n";
             if (b->hatched) {
-                out += fmt::format("<path d=\"M{},{} L{},{} M{},{} L{},{}\" stroke=\"#000000\" stroke-width=\"0.6\"/>\n",
-                                   coord(b->x), coord(b->y), coord(b->x + b->w), coord(b->y + b->h), coord(b->x),
-                                   coord(b->y + b->h), coord(b->x + b->w), coord(b->y));
+                out +=
+                    fmt::format("<path d=\"M{},{} L{},{} M{},{} L{},{}\" stroke=\"#000000\" stroke-width=\"0.6\"/>\n",
+                                coord(b->x), coord(b->y), coord(b->x + b->w), coord(b->y + b->h), coord(b->x),
+                                coord(b->y + b->h), coord(b->x + b->w), coord(b->y));
             }
         } else if (const auto* a = std::get_if<Picture::Arrow>(&shape)) {
             out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#000000\" stroke-width=\"0.8\"",
@@ -928,9 +1031,10 @@ std::string render_tikz(const FigureBlock& figure) {
                                                                         : "base east";
             // The font size scales with the picture: 9 units at 12 cm are 9 pt.
             const double size = t->size * unit / (25.4 / 72.27);
-            out += fmt::format("\\node[anchor={},inner sep=0pt,font=\\fontsize{{{}}}{{{}}}\\selectfont{}{}] at {} {{{}}};\n",
-                               anchor, coord(size), coord(size * 1.2), t->bold ? "\\bfseries" : "",
-                               t->light ? ",text=white" : "", pt(t->x, t->y), latex.inline_text(t->text));
+            out += fmt::format(
+                "\\node[anchor={},inner sep=0pt,font=\\fontsize{{{}}}{{{}}}\\selectfont{}{}] at {} {{{}}};\n", anchor,
+                coord(size), coord(size * 1.2), t->bold ? "\\bfseries" : "", t->light ? ",text=white" : "",
+                pt(t->x, t->y), latex.inline_text(t->text));
         } else if (const auto* b = std::get_if<Picture::Box>(&shape)) {
             std::string opts;
             if (!b->fill.empty()) opts += "fill=" + tikz_colour(b->fill);
@@ -958,7 +1062,8 @@ std::string render_inline(const Inline& in, Format format, const RenderOptions& 
     return Renderer(format, options).inline_text(in);
 }
 
-std::vector<std::vector<std::string>> table_cells(const TableBlock& table, Format format, const RenderOptions& options) {
+std::vector<std::vector<std::string>> table_cells(const TableBlock& table, Format format,
+                                                  const RenderOptions& options) {
     const Renderer r(format, options);
     std::vector<std::vector<std::string>> out(1);
     for (const auto& h : table.headers) out[0].push_back(r.inline_text(h));
@@ -988,8 +1093,10 @@ std::vector<CsvFile> csv_files(const Document& doc) {
         std::string slug;
         for (const char c : key) {
             const auto u = static_cast<unsigned char>(c);
-            if (std::isalnum(u) != 0 || c == '.') slug += static_cast<char>(std::tolower(u));
-            else if (!slug.empty() && slug.back() != '-') slug += '-';
+            if (std::isalnum(u) != 0 || c == '.')
+                slug += static_cast<char>(std::tolower(u));
+            else if (!slug.empty() && slug.back() != '-')
+                slug += '-';
             if (slug.size() >= 40) break;
         }
         while (!slug.empty() && (slug.back() == '-' || slug.back() == '.')) slug.pop_back();

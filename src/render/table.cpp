@@ -29,8 +29,7 @@ bool has_controls(const std::string& s) {
     for (std::size_t i = 0; i < s.size(); ++i) {
         const auto c = static_cast<unsigned char>(s[i]);
         // C0 and DEL; C1 (U+0080 to U+009F) is C2 80 to C2 9F in UTF-8.
-        if (c < 0x20 || c == 0x7F ||
-            (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) < 0xA0)) {
+        if (c < 0x20 || c == 0x7F || (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) < 0xA0)) {
             return true;
         }
     }
@@ -43,8 +42,8 @@ void one_line(std::vector<std::string>& cells) {
 }
 }  // namespace
 
-std::string text_table(const std::string& caption, const std::vector<std::string>& headers_in,
-                       std::size_t rows, const TableRows& row_in) {
+std::string text_table(const std::string& caption, const std::vector<std::string>& headers_in, std::size_t rows,
+                       const TableRows& row_in) {
     std::vector<std::string> headers = headers_in;
     one_line(headers);
     const auto row = [&](std::size_t j, std::vector<std::string>& cells) {
@@ -98,8 +97,10 @@ std::string md_cell(const std::string& cell) {
     const std::string& s = has_controls(cell) ? (escaped = escape_controls(cell)) : cell;
     std::string out;
     for (char c : s) {
-        if (c == '|') out += "\\|";
-        else out += c;
+        if (c == '|')
+            out += "\\|";
+        else
+            out += c;
     }
     return out;
 }
@@ -107,8 +108,10 @@ std::string csv_cell(const std::string& s) {
     if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
     std::string out = "\"";
     for (char c : s) {
-        if (c == '"') out += "\"\"";
-        else out += c;
+        if (c == '"')
+            out += "\"\"";
+        else
+            out += c;
     }
     return out + "\"";
 }
@@ -151,29 +154,76 @@ std::string latex_escape(const std::string& s) {
     // Mathematical characters in prose (a scenario's note "≈ 0.69", "2×2") are set in math mode:
     // text fonts lack most of them.
     static const std::pair<std::string_view, std::string_view> symbols[] = {
-        {"≈", "\\ensuremath{\\approx}"}, {"×", "\\ensuremath{\\times}"}, {"−", "\\ensuremath{-}"},
-        {"→", "\\ensuremath{\\to}"},     {"·", "\\ensuremath{\\cdot}"},  {"≤", "\\ensuremath{\\le}"},
-        {"≥", "\\ensuremath{\\ge}"},     {"≠", "\\ensuremath{\\ne}"},    {"∞", "\\ensuremath{\\infty}"},
-        {"√", "\\ensuremath{\\surd}"},   {"∛", "\\ensuremath{\\sqrt[3]{\\;}}"}, {"∜", "\\ensuremath{\\sqrt[4]{\\;}}"},
-        {"±", "\\ensuremath{\\pm}"},    {"∈", "\\ensuremath{\\in}"},    {"≡", "\\ensuremath{\\equiv}"},
-        {"∑", "\\ensuremath{\\sum}"},   {"…", "\\ldots{}"},               {"—", "---"},
+        {"≈", "\\ensuremath{\\approx}"},
+        {"×", "\\ensuremath{\\times}"},
+        {"−", "\\ensuremath{-}"},
+        {"→", "\\ensuremath{\\to}"},
+        {"·", "\\ensuremath{\\cdot}"},
+        {"≤", "\\ensuremath{\\le}"},
+        {"≥", "\\ensuremath{\\ge}"},
+        {"≠", "\\ensuremath{\\ne}"},
+        {"∞", "\\ensuremath{\\infty}"},
+        {"√", "\\ensuremath{\\surd}"},
+        {"∛", "\\ensuremath{\\sqrt[3]{\\;}}"},
+        {"∜", "\\ensuremath{\\sqrt[4]{\\;}}"},
+        {"±", "\\ensuremath{\\pm}"},
+        {"∈", "\\ensuremath{\\in}"},
+        {"≡", "\\ensuremath{\\equiv}"},
+        {"∑", "\\ensuremath{\\sum}"},
+        {"…", "\\ldots{}"},
+        {"—", "---"},
         {"–", "--"},
         // Greek letters (θ = 2^(1/4), σ for softmax, λ): the text fonts have none of them; the
         // capitals that TeX draws as Latin letters (Α, Β, Ε, …) become those letters.
-        {"α", "\\ensuremath{\\alpha}"},   {"β", "\\ensuremath{\\beta}"},    {"γ", "\\ensuremath{\\gamma}"},
-        {"δ", "\\ensuremath{\\delta}"},   {"ε", "\\ensuremath{\\varepsilon}"}, {"ζ", "\\ensuremath{\\zeta}"},
-        {"η", "\\ensuremath{\\eta}"},     {"θ", "\\ensuremath{\\theta}"},   {"ι", "\\ensuremath{\\iota}"},
-        {"κ", "\\ensuremath{\\kappa}"},   {"λ", "\\ensuremath{\\lambda}"},  {"μ", "\\ensuremath{\\mu}"},
-        {"ν", "\\ensuremath{\\nu}"},      {"ξ", "\\ensuremath{\\xi}"},      {"ο", "o"},
-        {"π", "\\ensuremath{\\pi}"},      {"ρ", "\\ensuremath{\\rho}"},     {"ς", "\\ensuremath{\\varsigma}"},
-        {"σ", "\\ensuremath{\\sigma}"},   {"τ", "\\ensuremath{\\tau}"},     {"υ", "\\ensuremath{\\upsilon}"},
-        {"φ", "\\ensuremath{\\varphi}"},  {"χ", "\\ensuremath{\\chi}"},     {"ψ", "\\ensuremath{\\psi}"},
-        {"ω", "\\ensuremath{\\omega}"},   {"Γ", "\\ensuremath{\\Gamma}"},   {"Δ", "\\ensuremath{\\Delta}"},
-        {"Θ", "\\ensuremath{\\Theta}"},   {"Λ", "\\ensuremath{\\Lambda}"},  {"Ξ", "\\ensuremath{\\Xi}"},
-        {"Π", "\\ensuremath{\\Pi}"},      {"Σ", "\\ensuremath{\\Sigma}"},   {"Υ", "\\ensuremath{\\Upsilon}"},
-        {"Φ", "\\ensuremath{\\Phi}"},     {"Ψ", "\\ensuremath{\\Psi}"},     {"Ω", "\\ensuremath{\\Omega}"},
-        {"Α", "A"}, {"Β", "B"}, {"Ε", "E"}, {"Ζ", "Z"}, {"Η", "H"}, {"Ι", "I"}, {"Κ", "K"},
-        {"Μ", "M"}, {"Ν", "N"}, {"Ο", "O"}, {"Ρ", "P"}, {"Τ", "T"}, {"Χ", "X"}};
+        {"α", "\\ensuremath{\\alpha}"},
+        {"β", "\\ensuremath{\\beta}"},
+        {"γ", "\\ensuremath{\\gamma}"},
+        {"δ", "\\ensuremath{\\delta}"},
+        {"ε", "\\ensuremath{\\varepsilon}"},
+        {"ζ", "\\ensuremath{\\zeta}"},
+        {"η", "\\ensuremath{\\eta}"},
+        {"θ", "\\ensuremath{\\theta}"},
+        {"ι", "\\ensuremath{\\iota}"},
+        {"κ", "\\ensuremath{\\kappa}"},
+        {"λ", "\\ensuremath{\\lambda}"},
+        {"μ", "\\ensuremath{\\mu}"},
+        {"ν", "\\ensuremath{\\nu}"},
+        {"ξ", "\\ensuremath{\\xi}"},
+        {"ο", "o"},
+        {"π", "\\ensuremath{\\pi}"},
+        {"ρ", "\\ensuremath{\\rho}"},
+        {"ς", "\\ensuremath{\\varsigma}"},
+        {"σ", "\\ensuremath{\\sigma}"},
+        {"τ", "\\ensuremath{\\tau}"},
+        {"υ", "\\ensuremath{\\upsilon}"},
+        {"φ", "\\ensuremath{\\varphi}"},
+        {"χ", "\\ensuremath{\\chi}"},
+        {"ψ", "\\ensuremath{\\psi}"},
+        {"ω", "\\ensuremath{\\omega}"},
+        {"Γ", "\\ensuremath{\\Gamma}"},
+        {"Δ", "\\ensuremath{\\Delta}"},
+        {"Θ", "\\ensuremath{\\Theta}"},
+        {"Λ", "\\ensuremath{\\Lambda}"},
+        {"Ξ", "\\ensuremath{\\Xi}"},
+        {"Π", "\\ensuremath{\\Pi}"},
+        {"Σ", "\\ensuremath{\\Sigma}"},
+        {"Υ", "\\ensuremath{\\Upsilon}"},
+        {"Φ", "\\ensuremath{\\Phi}"},
+        {"Ψ", "\\ensuremath{\\Psi}"},
+        {"Ω", "\\ensuremath{\\Omega}"},
+        {"Α", "A"},
+        {"Β", "B"},
+        {"Ε", "E"},
+        {"Ζ", "Z"},
+        {"Η", "H"},
+        {"Ι", "I"},
+        {"Κ", "K"},
+        {"Μ", "M"},
+        {"Ν", "N"},
+        {"Ο", "O"},
+        {"Ρ", "P"},
+        {"Τ", "T"},
+        {"Χ", "X"}};
     std::string out;
     for (std::size_t i = 0; i < s.size(); ++i) {
         const char c = s[i];
@@ -191,17 +241,38 @@ std::string latex_escape(const std::string& s) {
             continue;
         }
         switch (c) {
-            case '&': out += "\\&"; break;
-            case '%': out += "\\%"; break;
-            case '$': out += "\\$"; break;
-            case '#': out += "\\#"; break;
-            case '_': out += "\\_"; break;
-            case '{': out += "\\{"; break;
-            case '}': out += "\\}"; break;
-            case '~': out += "\\textasciitilde{}"; break;
-            case '^': out += "\\textasciicircum{}"; break;
-            case '\\': out += "\\textbackslash{}"; break;
-            default: out += c;
+            case '&':
+                out += "\\&";
+                break;
+            case '%':
+                out += "\\%";
+                break;
+            case '$':
+                out += "\\$";
+                break;
+            case '#':
+                out += "\\#";
+                break;
+            case '_':
+                out += "\\_";
+                break;
+            case '{':
+                out += "\\{";
+                break;
+            case '}':
+                out += "\\}";
+                break;
+            case '~':
+                out += "\\textasciitilde{}";
+                break;
+            case '^':
+                out += "\\textasciicircum{}";
+                break;
+            case '\\':
+                out += "\\textbackslash{}";
+                break;
+            default:
+                out += c;
         }
     }
     return out;
@@ -216,8 +287,10 @@ std::string Table::csv() const {
 
 std::string Table::render(Format f) const {
     switch (f) {
-        case Format::Text: return text();
-        case Format::Markdown: return markdown();
+        case Format::Text:
+            return text();
+        case Format::Markdown:
+            return markdown();
         case Format::Latex:
         case Format::Html: {  // through the document renderers: one LaTeX and one HTML writer
             TableBlock t;
@@ -228,8 +301,10 @@ std::string Table::render(Format f) const {
             doc.add(std::move(t));
             return exactattn::render(doc, f);
         }
-        case Format::Csv: return csv();
-        case Format::Json: break;
+        case Format::Csv:
+            return csv();
+        case Format::Json:
+            break;
     }
     throw usage_error("a table has no JSON form; use the report's JSON");
 }

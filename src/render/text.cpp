@@ -48,17 +48,28 @@ std::string xml_escape(std::string_view s, bool attribute) {
         const char c = s[i];
         const auto u = static_cast<unsigned char>(c);
         switch (c) {
-            case '&': out += "&amp;"; continue;
-            case '<': out += "&lt;"; continue;
-            case '>': out += "&gt;"; continue;
-            case '"': out += "&quot;"; continue;
-            default: break;
+            case '&':
+                out += "&amp;";
+                continue;
+            case '<':
+                out += "&lt;";
+                continue;
+            case '>':
+                out += "&gt;";
+                continue;
+            case '"':
+                out += "&quot;";
+                continue;
+            default:
+                break;
         }
         if (attribute && c == '\'') {
             out += "&apos;";
         } else if (c == '\t' || c == '\n' || c == '\r') {
-            if (attribute) out += fmt::format("&#x{:X};", u);
-            else out += c;
+            if (attribute)
+                out += fmt::format("&#x{:X};", u);
+            else
+                out += c;
         } else if (u < 0x20) {
             out += fmt::format("&lt;U+{:04X}&gt;", u);
         } else if (u < 0x80) {
@@ -86,10 +97,18 @@ std::string markdown_escape(std::string_view s) {
     out.reserve(s.size());
     for (const char c : s) {
         switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            default: out += c; break;
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            default:
+                out += c;
+                break;
         }
     }
     return out;

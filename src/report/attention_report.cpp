@@ -103,14 +103,14 @@ void add_layer(Document& doc, const LayerTrace& t, const std::vector<std::string
         const std::size_t nk = nq == 0 ? 0 : h->rows[0].marks.size();
         const auto ql = labels_or_numbers(query_labels, nq);
         const auto kl = labels_or_numbers(key_labels, nk);
-        doc.add(matrix_table("Scores" + head_name(t, hi) + " (masked: —)", ql, kl, nq, [h](std::size_t i, std::size_t j) {
-            const auto s = h->rows[i].scores.at(j);
-            return s ? Inline().value(*s) : Inline("—");
-        }));
-        doc.add(matrix_table("Attention weights" + head_name(t, hi) + " (rows: queries, columns: keys)", ql, kl, nq,
-                             [h](std::size_t i, std::size_t j) {
-                                 return Inline().value(h->rows[i].weights.at(j).value_or(Value()));
-                             }));
+        doc.add(
+            matrix_table("Scores" + head_name(t, hi) + " (masked: —)", ql, kl, nq, [h](std::size_t i, std::size_t j) {
+                const auto s = h->rows[i].scores.at(j);
+                return s ? Inline().value(*s) : Inline("—");
+            }));
+        doc.add(matrix_table(
+            "Attention weights" + head_name(t, hi) + " (rows: queries, columns: keys)", ql, kl, nq,
+            [h](std::size_t i, std::size_t j) { return Inline().value(h->rows[i].weights.at(j).value_or(Value())); }));
         const std::size_t dv = nq == 0 ? 0 : h->rows[0].context.size();
         doc.add(matrix_table("Outputs" + head_name(t, hi), ql, column_numbers(dv, "c"), nq,
                              [h](std::size_t i, std::size_t j) { return Inline().value(h->rows[i].context[j]); }));
@@ -118,7 +118,8 @@ void add_layer(Document& doc, const LayerTrace& t, const std::vector<std::string
     auto output = std::make_shared<const Matrix>(t.output());
     const std::size_t dout = output->empty() ? 0 : (*output)[0].size();
     doc.add(matrix_table("Layer output", labels_or_numbers(query_labels, output->size()), column_numbers(dout, "y"),
-                         output->size(), [output](std::size_t i, std::size_t j) { return Inline().value((*output)[i][j]); }));
+                         output->size(),
+                         [output](std::size_t i, std::size_t j) { return Inline().value((*output)[i][j]); }));
 }
 
 }  // namespace exactattn

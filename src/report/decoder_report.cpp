@@ -125,8 +125,10 @@ Inline chosen_cell(const Decoder& d, const DecoderStep& st) {
         c.text("tie {");
         for (std::size_t i = 0; i < tied.size(); ++i) (i > 0 ? c.text(", ") : c).token(tied[i]);
         c.text("}");
-        if (st.chosen) c.text(" → ").token(st.chosen_token).text(" (first in vocabulary order)");
-        else c.text(": refused (tie rule)");
+        if (st.chosen)
+            c.text(" → ").token(st.chosen_token).text(" (first in vocabulary order)");
+        else
+            c.text(": refused (tie rule)");
         return c;
     }
     return c.token(st.chosen_token);
@@ -144,7 +146,7 @@ Inline agreement_cell(const Decoder& d, const DecoderStep& st) {
 TableBlock steps_table(const Decoder& d, const RegimeTrace& r) {
     TableBlock tab;
     tab.caption = Inline(fmt::format("{}: query, read, state and choice at each step", regime_name(r.regime)));
-    tab.headers = {Inline("Step"),    Inline("Input"),     Inline("Query"), Inline("Weights"), Inline("Context"),
+    tab.headers = {Inline("Step"),           Inline("Input"), Inline("Query"),  Inline("Weights"),   Inline("Context"),
                    Inline("Pre-activation"), Inline("State"), Inline("Chosen"), Inline("Reference"), Inline("Agrees")};
     for (const auto& st : r.steps) {
         tab.add_row({Inline(std::to_string(st.step)), Inline().token(st.input), Inline().vector(st.query),
@@ -209,7 +211,8 @@ void add_rollout(Document& doc, const Report& rep, const RolloutResult& r, int l
     doc.add(Heading{level, Inline(fmt::format("Rollout {}: source {}", r.spec.name, r.spec.source))});
     if (!r.spec.note.empty()) doc.add(Paragraph{inline_markdown(r.spec.note)});
     Lines summary;
-    if (!r.spec.reference.empty()) summary.lines.push_back(Inline("Reference: ").append(tokens_inline(r.spec.reference)));
+    if (!r.spec.reference.empty())
+        summary.lines.push_back(Inline("Reference: ").append(tokens_inline(r.spec.reference)));
     if (r.teacher_forcing) {
         summary.lines.push_back(Inline("Teacher forcing chooses: ").append(tokens_inline(r.teacher_forcing->tokens())));
     }
@@ -237,7 +240,7 @@ void add_rollout(Document& doc, const Report& rep, const RolloutResult& r, int l
         // Both regimes a step at a time: the input each was given, its read and its choice.
         TableBlock side;
         side.caption = Inline("Teacher forcing and generation side by side");
-        side.headers = {Inline("Step"), Inline("Reference"), Inline("TF input"), Inline("TF weights"),
+        side.headers = {Inline("Step"),      Inline("Reference"), Inline("TF input"),    Inline("TF weights"),
                         Inline("TF chosen"), Inline("Gen input"), Inline("Gen weights"), Inline("Gen chosen")};
         const auto& f = r.teacher_forcing->steps;
         const auto& g = r.generation.steps;
@@ -265,8 +268,9 @@ void add_rollout(Document& doc, const Report& rep, const RolloutResult& r, int l
         doc.add(output_table(d, *reg, r.spec.cross_entropy));
         for (const auto& st : reg->steps) {
             TableBlock read = read_table(&src, src.states, st.read, ScoreRule::Dot);
-            read.caption = Inline(fmt::format("{} step {}: the read with q_{} = ", regime_name(reg->regime), st.step, st.step))
-                               .vector(st.query);
+            read.caption =
+                Inline(fmt::format("{} step {}: the read with q_{} = ", regime_name(reg->regime), st.step, st.step))
+                    .vector(st.query);
             doc.add(std::move(read));
         }
         doc.add(costs_table(*reg));

@@ -29,7 +29,6 @@ std::string approx(const Vector& v) {
     return out + "]";
 }
 
-
 }  // namespace detail
 
 // ---------------------------------------------------------------------------------------------
@@ -39,10 +38,14 @@ namespace {
 
 Notation notation_for(MathForm f) {
     switch (f) {
-        case MathForm::Latex: return Notation::Latex;
-        case MathForm::Ascii: return Notation::Ascii;
-        case MathForm::MathML: return Notation::MathML;
-        default: return Notation::Unicode;
+        case MathForm::Latex:
+            return Notation::Latex;
+        case MathForm::Ascii:
+            return Notation::Ascii;
+        case MathForm::MathML:
+            return Notation::MathML;
+        default:
+            return Notation::Unicode;
     }
 }
 
@@ -85,9 +88,12 @@ Inline position_names(const Source& src) {
     Inline out;
     for (std::size_t j = 1; j <= src.states.rows(); ++j) {
         if (j > 1) out.text(", ");
-        if (j <= src.labels.size()) out.text(src.labels[j - 1]);
-        else if (src.tokens && j <= src.tokens->size()) out.token((*src.tokens)[j - 1]);
-        else out.text(std::to_string(j));
+        if (j <= src.labels.size())
+            out.text(src.labels[j - 1]);
+        else if (src.tokens && j <= src.tokens->size())
+            out.token((*src.tokens)[j - 1]);
+        else
+            out.text(std::to_string(j));
     }
     return out;
 }
@@ -120,9 +126,14 @@ TableBlock read_block(const Source* source, const Memory& memory, const ReadTrac
     auto memo = std::make_shared<std::unique_ptr<Memo>>();
     tab.row = [source, &memory, &t, rule, memo](std::size_t j, MathForm f, std::vector<Inline>& cells) {
         if (!*memo || (*memo)->form != f || (*memo)->width != detail::display_max_width()) {
-            auto m = std::make_unique<Memo>(Memo{f, detail::display_max_width(),
-                                                 detail::TraceStrings(memory, t, notation_for(f)), std::nullopt, {},
-                                                 {}, {}, {}});
+            auto m = std::make_unique<Memo>(Memo{f,
+                                                 detail::display_max_width(),
+                                                 detail::TraceStrings(memory, t, notation_for(f)),
+                                                 std::nullopt,
+                                                 {},
+                                                 {},
+                                                 {},
+                                                 {}});
             if (notation_for(f) != Notation::Unicode) m->unicode.emplace(memory, t, Notation::Unicode);
             for (const auto& x : t.query) {
                 m->q.push_back(detail::printed(x, notation_for(f)));
@@ -238,8 +249,11 @@ Lines read_summary(const ReadTrace& t, const std::optional<Vector>& readout) {
             Inline line("Readout ");
             line.math(Formula().name("r").op(Formula::Op::Equals))
                 .math(f)
-                .math(Formula().op(Formula::Op::Equals).value(*t.readout).op(Formula::Op::Approx).decimal(
-                    detail::approx(*t.readout)))
+                .math(Formula()
+                          .op(Formula::Op::Equals)
+                          .value(*t.readout)
+                          .op(Formula::Op::Approx)
+                          .decimal(detail::approx(*t.readout)))
                 .text(".");
             l.lines.push_back(line);
         } else {
@@ -274,8 +288,7 @@ TableBlock encoder_table(const Scenario& s, const std::vector<std::string>& toke
     const Matrix states = s.encode_tokens(tokens, &pre);
     const bool relu = s.encoder && s.encoder->activation == Activation::Relu;
     TableBlock tab;
-    tab.headers = {Inline("Position"), Inline("Token"), Inline("Embedding"), Inline("Pre-activation"),
-                   Inline("State")};
+    tab.headers = {Inline("Position"), Inline("Token"), Inline("Embedding"), Inline("Pre-activation"), Inline("State")};
     if (relu) tab.headers.push_back(Inline("ReLU clipped"));
     for (std::size_t j = 0; j < tokens.size(); ++j) {
         std::vector<Inline> row = {src != nullptr ? position_cell(*src, j + 1) : Inline(std::to_string(j + 1)),
@@ -285,8 +298,9 @@ TableBlock encoder_table(const Scenario& s, const std::vector<std::string>& toke
         tab.add_row(std::move(row));
     }
     if (relu) {
-        tab.notes.push_back(Inline("State = ReLU(pre-activation); a clipped coordinate had a negative "
-                                   "pre-activation and is set to 0."));
+        tab.notes.push_back(
+            Inline("State = ReLU(pre-activation); a clipped coordinate had a negative "
+                   "pre-activation and is set to 0."));
     }
     return tab;
 }
@@ -301,10 +315,14 @@ void add_sources(Document& doc, const Scenario& s) {
         }
         TableBlock tab;
         tab.caption = Inline(fmt::format("Source {} ", src.name));
-        if (src.tokens) tab.caption.text("(").token(tokens_text(*src.tokens)).text(")");
-        else tab.caption.text("(memory given directly)");
-        if (src.tokens) tab.headers = {Inline("Position"), Inline("Token"), Inline("Embedding"), Inline("State")};
-        else tab.headers = {Inline("Position"), Inline("State")};
+        if (src.tokens)
+            tab.caption.text("(").token(tokens_text(*src.tokens)).text(")");
+        else
+            tab.caption.text("(memory given directly)");
+        if (src.tokens)
+            tab.headers = {Inline("Position"), Inline("Token"), Inline("Embedding"), Inline("State")};
+        else
+            tab.headers = {Inline("Position"), Inline("State")};
         for (std::size_t j = 0; j < src.states.rows(); ++j) {
             std::vector<Inline> row = {position_cell(src, j + 1)};
             if (src.tokens) {
@@ -451,9 +469,12 @@ Document report_document(const Report& rep, std::vector<FigureBlock> figures) {
     Document doc;
     doc.title = s.title.empty() ? s.file : s.title;
     doc.add(Heading{1, Inline(doc.title)});
-    doc.add(Paragraph{Inline().math(
-        Formula().name("a").op(Formula::Op::Equals).name("ln 2").op(Formula::Op::Approx).decimal(
-            detail::approx(Value::ln2())))});
+    doc.add(Paragraph{Inline().math(Formula()
+                                        .name("a")
+                                        .op(Formula::Op::Equals)
+                                        .name("ln 2")
+                                        .op(Formula::Op::Approx)
+                                        .decimal(detail::approx(Value::ln2())))});
     if (!s.assumptions.empty()) {
         doc.add(Heading{2, Inline("Declared assumptions")});
         ItemList l;
@@ -475,7 +496,8 @@ Document report_document(const Report& rep, std::vector<FigureBlock> figures) {
         TableBlock data = read_data(tab, rr.trace);
         doc.add(std::move(tab));
         doc.add(std::move(data));
-        doc.add(read_summary(rr.trace, rr.spec.readout ? std::optional<Vector>(rr.spec.readout->values) : std::nullopt));
+        doc.add(
+            read_summary(rr.trace, rr.spec.readout ? std::optional<Vector>(rr.spec.readout->values) : std::nullopt));
         if (!rr.spec.note.empty()) doc.add(Paragraph{inline_markdown(rr.spec.note)});
     }
     if (!rep.interventions.empty()) {

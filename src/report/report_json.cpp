@@ -31,9 +31,9 @@ TraceStrings::TraceStrings(const Memory& memory, const ReadTrace& t, Notation n)
     : memory_(memory),
       t_(t),
       n_(n),
-      small_(memory.is_compact()                                   ? 2 * kSmall + 1
+      small_(memory.is_compact()                                    ? 2 * kSmall + 1
              : memory.is_columnwise() && memory.width() <= kColumns ? (2 * kSmall + 1) * memory.width()
-                                                                   : 0) {}
+                                                                    : 0) {}
 
 const std::string& TraceStrings::entry(std::size_t j, std::size_t i) {
     if (small_.empty()) return scratch_ = printed(memory_.at(j, i), n_);
@@ -92,7 +92,7 @@ namespace {
 // The JSON text of a read, written in chunks of about a megabyte to a stream (or kept whole
 // for a string), only the keys selected.
 class TraceWriter {
-public:
+  public:
     TraceWriter(std::ostream* out, const std::vector<std::string>& fields) : out_(out), fields_(fields) {
         buf_.reserve(kChunk + 4096);
     }
@@ -182,7 +182,7 @@ public:
     }
     std::string& text() { return buf_; }
 
-private:
+  private:
     static constexpr std::size_t kChunk = std::size_t{1} << 20;
     std::ostream* out_;
     const std::vector<std::string>& fields_;
@@ -292,7 +292,9 @@ using LargeArrays = std::vector<std::shared_ptr<LargeArray>>;
 
 // The marker that stands for large array k in ReportJson's tree, and its text in dump(2)
 // (nlohmann escapes the control character).
-constexpr std::string_view kMarker = "\x01" "exactattn:large-array:";
+constexpr std::string_view kMarker =
+    "\x01"
+    "exactattn:large-array:";
 constexpr std::string_view kDumpedMarker = "\"\\u0001exactattn:large-array:";
 
 // obj[key] = build(), or, when `large` collects the large arrays, a marker and its entry.
@@ -303,7 +305,8 @@ void put_large(Json& obj, const char* key, const std::string& pointer, LargeArra
         return;
     }
     obj[key] = std::string(kMarker) + std::to_string(large->size());
-    large->push_back(std::make_shared<LargeArray>(LargeArray{pointer_join(pointer, key), std::move(build), std::move(write)}));
+    large->push_back(
+        std::make_shared<LargeArray>(LargeArray{pointer_join(pointer, key), std::move(build), std::move(write)}));
 }
 
 Json trace_json(const Memory* memory, const ReadTrace& t, LargeArrays* large, const std::string& pointer) {
@@ -317,7 +320,9 @@ Json trace_json(const Memory* memory, const ReadTrace& t, LargeArrays* large, co
     if (memory != nullptr) {
         put_large(
             j, "memory", pointer, large, [memory] { return matrix_json(*memory); },
-            [memory, strings](TraceWriter& w, std::size_t indent) { write_pretty_matrix(w, *memory, *strings, indent); });
+            [memory, strings](TraceWriter& w, std::size_t indent) {
+                write_pretty_matrix(w, *memory, *strings, indent);
+            });
     }
     put_large(
         j, "included", pointer, large,
@@ -466,9 +471,10 @@ const Json& resolve_pointer(const Json& doc, const std::string& pointer, const L
         throw reference_error(fmt::format("\"{}\" is not a valid JSON pointer (RFC 6901)", pointer), where);
     }
     if (pointer.empty()) {
-        throw reference_error("the empty pointer names the whole report; give the pointer of a quantity, "
-                              "e.g. /reads/<read>/weights",
-                              where);
+        throw reference_error(
+            "the empty pointer names the whole report; give the pointer of a quantity, "
+            "e.g. /reads/<read>/weights",
+            where);
     }
     // contains() throws for a malformed array index ("/rows/x"); that names nothing either.
     bool found = false;
@@ -477,9 +483,9 @@ const Json& resolve_pointer(const Json& doc, const std::string& pointer, const L
     } catch (const nlohmann::json::exception&) {
         found = false;
     }
-    if (!found) throw reference_error(fmt::format("{} resolves to nothing in the run report: {}", pointer,
-                                                  missing_part(doc, ptr)),
-                                      where);
+    if (!found)
+        throw reference_error(
+            fmt::format("{} resolves to nothing in the run report: {}", pointer, missing_part(doc, ptr)), where);
     return doc.at(ptr);
 }
 
@@ -509,7 +515,9 @@ Json report_tree(const Report& rep, LargeArrays* large) {
         auto strings = large != nullptr ? std::make_shared<TraceStrings>(*states, no_trace()) : nullptr;
         put_large(
             o, "states", pointer_join("/sources", src.name), large, [states] { return matrix_json(*states); },
-            [states, strings](TraceWriter& w, std::size_t indent) { write_pretty_matrix(w, *states, *strings, indent); });
+            [states, strings](TraceWriter& w, std::size_t indent) {
+                write_pretty_matrix(w, *states, *strings, indent);
+            });
         sources[src.name] = o;
     }
     j["sources"] = sources;
@@ -534,8 +542,7 @@ Json report_tree(const Report& rep, LargeArrays* large) {
         if (ir.spec.readout) o["readout_coefficients"] = vector_json(ir.spec.readout->values);
         Json rows = Json::array();
         for (const auto& row : ir.rows) {
-            Json r = trace_to_json(ir.spec.kind == InterventionKind::DeleteToken ? &row.states : nullptr,
-                                   row.trace);
+            Json r = trace_to_json(ir.spec.kind == InterventionKind::DeleteToken ? &row.states : nullptr, row.trace);
             r["position"] = row.position;
             if (ir.spec.kind == InterventionKind::DeleteToken) {
                 if (row.position > 0) r["deleted"] = (*s.source(ir.spec.source).tokens)[row.position - 1];
@@ -580,8 +587,10 @@ const Json& ReportJson::at(const std::string& pointer, const Location& where) {
     for (auto& a : large_) {
         if (a->built) continue;
         const std::string& p = a->pointer;
-        const bool under = p.size() > pointer.size() && p.compare(0, pointer.size(), pointer) == 0 && p[pointer.size()] == '/';
-        const bool on_path = pointer.compare(0, p.size(), p) == 0 && (pointer.size() == p.size() || pointer[p.size()] == '/');
+        const bool under =
+            p.size() > pointer.size() && p.compare(0, pointer.size(), pointer) == 0 && p[pointer.size()] == '/';
+        const bool on_path =
+            pointer.compare(0, p.size(), p) == 0 && (pointer.size() == p.size() || pointer[p.size()] == '/');
         if (!under && !on_path) continue;
         doc_.at(Json::json_pointer(p)) = a->build();
         a->built = true;
@@ -601,8 +610,8 @@ void ReportJson::write(std::ostream& out) {
         if (ec != std::errc() || *end != '"' || k >= large_.size() || large_[k]->built) break;
         found.emplace_back(at, k);
     }
-    const auto unbuilt = static_cast<std::size_t>(
-        std::count_if(large_.begin(), large_.end(), [](const auto& a) { return !a->built; }));
+    const auto unbuilt =
+        static_cast<std::size_t>(std::count_if(large_.begin(), large_.end(), [](const auto& a) { return !a->built; }));
     if (found.size() != unbuilt) {
         // A string of the scenario that looks like a marker: the whole tree, as report_to_json.
         for (auto& a : large_) {

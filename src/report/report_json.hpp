@@ -25,7 +25,7 @@ Json trace_to_json(const Memory* memory, const ReadTrace& t);
 /// score, so each distinct one is computed and printed once. The caches stop growing at a
 /// fixed size; past it, strings are computed each time.
 class TraceStrings {
-public:
+  public:
     /// Strings in notation `n` (ascii for JSON, unicode for terminal text).
     TraceStrings(const Memory& memory, const ReadTrace& t, Notation n = Notation::Ascii);
 
@@ -42,7 +42,7 @@ public:
     /// The strings of position p (0-based). The reference is valid until the next call.
     const Row& row(std::size_t p);
 
-private:
+  private:
     static constexpr std::size_t kMax = 1 << 16;
     static constexpr std::int64_t kSmall = 1024;
     static constexpr std::size_t kColumns = 256;  ///< the widest memory with a table a column
@@ -83,7 +83,7 @@ struct LargeArray;
 /// `verify` builds only what its pointers reach, `run --format json` writes them as they are
 /// printed. A report over 10^5 positions holds millions of strings in the whole tree.
 class ReportJson {
-public:
+  public:
     explicit ReportJson(const Report& rep);
     ~ReportJson();
     ReportJson(const ReportJson&) = delete;
@@ -95,7 +95,7 @@ public:
     /// report_to_json(rep).dump(2) and a newline, to `out` in chunks of about a megabyte.
     void write(std::ostream& out);
 
-private:
+  private:
     Json doc_;
     std::vector<std::shared_ptr<LargeArray>> large_;
 };

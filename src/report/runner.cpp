@@ -65,7 +65,8 @@ const RolloutResult& Report::rollout(const std::string& name) const {
         if (r.spec.name == name) return r;
     }
     const auto name_of = [](const RolloutResult& r) -> const std::string& { return r.spec.name; };
-    throw reference_error(fmt::format("unknown rollout \"{}\" (rollouts: {})", name, detail::name_list(rollouts, name_of)));
+    throw reference_error(
+        fmt::format("unknown rollout \"{}\" (rollouts: {})", name, detail::name_list(rollouts, name_of)));
 }
 
 const CostResult& Report::cost(const std::string& name) const {
@@ -80,7 +81,7 @@ namespace {
 // The number of exact values the run report will hold, section by section, charged before the
 // section is computed so that a report past max_report_cells is refused up front.
 class ReportBudget {
-public:
+  public:
     ReportBudget(const Scenario& s, ReportUse use) : s_(s), use_(use) {}
 
     void charge(std::int64_t cells, const std::string& pointer, const std::string& why) {
@@ -100,7 +101,7 @@ public:
         return n > (kHuge - 2 * d) / per ? kHuge : n * per + 2 * d + 1;
     }
 
-private:
+  private:
     static constexpr std::int64_t kHuge = std::int64_t{1} << 62;
     const Scenario& s_;
     ReportUse use_;
@@ -116,8 +117,9 @@ Report run_scenario(const Scenario& s, ReportUse use) {
     // values alone (JSON, verify) are the reads' columns: the sources are loaded already.
     ReportBudget budget(s, use);
     const bool tables = use == ReportUse::Tables;
-    const char* instead = "; --format json writes the report as it is printed, and `exactattn read --memory @FILE "
-                          "--fields ...` one read's chosen fields";
+    const char* instead =
+        "; --format json writes the report as it is printed, and `exactattn read --memory @FILE "
+        "--fields ...` one read's chosen fields";
     for (const auto& src : s.sources) {
         if (!tables) break;
         const auto n = static_cast<std::int64_t>(src.states.rows());
@@ -130,9 +132,10 @@ Report run_scenario(const Scenario& s, ReportUse use) {
         const Memory& m = s.source(rs.source).states;
         const auto n = static_cast<std::int64_t>(m.rows());
         const std::int64_t cells = ReportBudget::read_cells(n, static_cast<std::int64_t>(m.width()), tables);
-        budget.charge(cells, detail::pointer_join("/reads", rs.name),
-                      tables ? fmt::format("the table of read \"{}\" alone has {} rows, {} values{}", rs.name, n, cells, instead)
-                             : std::string("a read's trace has a row per position"));
+        budget.charge(
+            cells, detail::pointer_join("/reads", rs.name),
+            tables ? fmt::format("the table of read \"{}\" alone has {} rows, {} values{}", rs.name, n, cells, instead)
+                   : std::string("a read's trace has a row per position"));
     }
     for (const auto& is : s.interventions) {
         const Memory& m = s.source(is.source).states;
@@ -157,7 +160,9 @@ Report run_scenario(const Scenario& s, ReportUse use) {
         const std::int64_t b = std::min(nk, kCap);
         std::int64_t width = 0;  // d_k + d_k + d_v + d_v: Q, K, V and the outputs
         for (const auto& head : ls.layer.heads) {
-            const auto cols = [](const Matrix& m) { return m.empty() ? std::int64_t{0} : static_cast<std::int64_t>(m[0].size()); };
+            const auto cols = [](const Matrix& m) {
+                return m.empty() ? std::int64_t{0} : static_cast<std::int64_t>(m[0].size());
+            };
             width = std::max(width, std::min(2 * cols(head.wq) + 2 * cols(head.wv), kCap));
         }
         budget.charge(h * (3 * a * b + (a + b) * width), detail::pointer_join("/layers", ls.name),
@@ -170,10 +175,11 @@ Report run_scenario(const Scenario& s, ReportUse use) {
         const auto steps = static_cast<std::int64_t>(ro.steps > 0 ? ro.steps : ro.reference.size());
         const auto v = static_cast<std::int64_t>(s.decoder->vocabulary.size());
         const auto d = static_cast<std::int64_t>(s.decoder->width() + s.decoder->context_width());
-        budget.charge(2 * steps * (ReportBudget::read_cells(std::min<std::int64_t>(n, std::int64_t{1} << 30), d, false) +
-                                   3 * v + 3 * d),
-                      detail::pointer_join("/rollouts", ro.name),
-                      "each rollout step holds a read over the source and a distribution over the target vocabulary");
+        budget.charge(
+            2 * steps *
+                (ReportBudget::read_cells(std::min<std::int64_t>(n, std::int64_t{1} << 30), d, false) + 3 * v + 3 * d),
+            detail::pointer_join("/rollouts", ro.name),
+            "each rollout step holds a read over the source and a distribution over the target vocabulary");
     }
     for (const auto& rs : s.reads) {
         const std::string ptr = detail::pointer_join("/reads", rs.name);
@@ -217,18 +223,17 @@ Report run_scenario(const Scenario& s, ReportUse use) {
                     case InterventionKind::RemoveState:
                     case InterventionKind::ZeroScore:
                         req.marks.assign(src.states.rows(), Mark::Included);
-                        req.marks[p - 1] = is.kind == InterventionKind::RemoveState ? Mark::Removed
-                                                                                    : Mark::Zeroed;
+                        req.marks[p - 1] = is.kind == InterventionKind::RemoveState ? Mark::Removed : Mark::Zeroed;
                         row.states = src.states;
                         break;
                     case InterventionKind::DeleteToken: {
                         std::vector<std::string> rest = *src.tokens;
                         rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(p - 1));
                         if (rest.empty()) {
-                            throw reference_error(fmt::format(
-                                "deleting token {} leaves no tokens: a read needs at least one "
-                                "position",
-                                p));
+                            throw reference_error(
+                                fmt::format("deleting token {} leaves no tokens: a read needs at least one "
+                                            "position",
+                                            p));
                         }
                         row.states = Memory(s.encode_tokens(rest));
                         row.tokens = std::move(rest);
@@ -262,10 +267,11 @@ Report run_scenario(const Scenario& s, ReportUse use) {
             const std::size_t k = std::stoul(ref.substr(ref.rfind('/') + 1));
             const std::size_t have = tf ? rr.teacher_forcing->steps.size() : rr.generation.steps.size();
             if (k > have) {
-                throw reference_error(fmt::format("\"{}\" names no step: {} stopped after step {} ({})", ref,
-                                                  tf ? "teacher forcing" : "generation", have,
-                                                  tf ? rr.teacher_forcing->stopped : rr.generation.stopped),
-                                      decl(s, detail::pointer_join(detail::pointer_join("/exercises", i) + "/rollouts", j)));
+                throw reference_error(
+                    fmt::format("\"{}\" names no step: {} stopped after step {} ({})", ref,
+                                tf ? "teacher forcing" : "generation", have,
+                                tf ? rr.teacher_forcing->stopped : rr.generation.stopped),
+                    decl(s, detail::pointer_join(detail::pointer_join("/exercises", i) + "/rollouts", j)));
             }
         }
     }
@@ -275,7 +281,8 @@ Report run_scenario(const Scenario& s, ReportUse use) {
     if (!s.learner_answers.empty()) {
         const detail::Json doc = detail::report_to_json(rep);
         for (const auto& la : s.learner_answers) {
-            detail::check_answer_target(doc, s, la, decl(s, detail::pointer_join("/learner_answers", la.name) + "/target"));
+            detail::check_answer_target(doc, s, la,
+                                        decl(s, detail::pointer_join("/learner_answers", la.name) + "/target"));
         }
     }
     return rep;

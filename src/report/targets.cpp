@@ -18,8 +18,8 @@ Flat flatten(const Json& j, const Location& where, const std::string& target) {
                               where);
     }
     // Text entries of the report (names, tokens, kinds) are not quantities to answer.
-    static const char* text_keys[] = {"title", "assumptions", "meaning", "source", "kind", "tokens", "deleted",
-                                      "labels", "query_name", "readout_name"};
+    static const char* text_keys[] = {"title",  "assumptions", "meaning", "source",     "kind",
+                                      "tokens", "deleted",     "labels",  "query_name", "readout_name"};
     for (const auto& t : pointer_parts(target).value_or(std::vector<std::string>{})) {
         for (const char* k : text_keys) {
             if (t == k) {
@@ -74,12 +74,11 @@ TokensAt tokens_at(const Json& doc, const std::string& target, const Location& w
     }
     if (x.is_null()) {
         const auto t = detail::pointer_parts(target).value_or(std::vector<std::string>{});
-        const std::string why =
-            !t.empty() && t.back() == "chosen"
-                ? "the tie rule refused the tie at this step, so no token was chosen"
-                : !t.empty() && t[0] == "rollouts" && t.size() > 2 && t[2] == "divergence"
-                      ? "the generated tokens never leave the reference, so there is no divergence"
-                      : "the run report has no token there";
+        const std::string why = !t.empty() && t.back() == "chosen"
+                                    ? "the tie rule refused the tie at this step, so no token was chosen"
+                                : !t.empty() && t[0] == "rollouts" && t.size() > 2 && t[2] == "divergence"
+                                    ? "the generated tokens never leave the reference, so there is no divergence"
+                                    : "the run report has no token there";
         throw reference_error(fmt::format("{} has no token to answer: {}", target, why), where);
     }
     throw reference_error(fmt::format("{} names {}, not tokens", target, json_type(x)), where);

@@ -21,8 +21,8 @@
 
 namespace exactattn::detail {
 
-Error json_parse_error(const std::string& file, std::string_view text, std::size_t position,
-                       const std::string& token, const nlohmann::json::exception& ex) {
+Error json_parse_error(const std::string& file, std::string_view text, std::size_t position, const std::string& token,
+                       const nlohmann::json::exception& ex) {
     Location l = text_location(file, text, position);
     if (ex.id == 406) {
         // nlohmann's position is the number's last character; point at its first.
@@ -53,15 +53,14 @@ namespace {
 // Builds an ordered_json DOM like nlohmann's json_sax_dom_parser, but keeps non-integer
 // numbers as their exact text and refuses duplicate keys.
 class ExactSax {
-public:
+  public:
     using number_integer_t = Json::number_integer_t;
     using number_unsigned_t = Json::number_unsigned_t;
     using number_float_t = Json::number_float_t;
     using string_t = Json::string_t;
     using binary_t = Json::binary_t;
 
-    ExactSax(Json& root, std::string file, std::string_view text)
-        : root_(root), file_(std::move(file)), text_(text) {}
+    ExactSax(Json& root, std::string file, std::string_view text) : root_(root), file_(std::move(file)), text_(text) {}
 
     bool null() { return put(Json(nullptr)); }
     bool boolean(bool v) { return put(Json(v)); }
@@ -107,12 +106,11 @@ public:
         return true;
     }
 
-    bool parse_error(std::size_t position, const std::string& token,
-                     const nlohmann::json::exception& ex) {
+    bool parse_error(std::size_t position, const std::string& token, const nlohmann::json::exception& ex) {
         throw json_parse_error(file_, text_, position, token, ex);
     }
 
-private:
+  private:
     struct Frame {
         Json* node;
         std::string pointer;
@@ -135,8 +133,7 @@ private:
         Frame& f = stack_.back();
         if (f.node->is_object()) {
             // The key is new (key() checked it): append without ordered_map's linear search.
-            auto& items = static_cast<std::vector<Json::object_t::value_type>&>(
-                f.node->get_ref<Json::object_t&>());
+            auto& items = static_cast<std::vector<Json::object_t::value_type>&>(f.node->get_ref<Json::object_t&>());
             items.emplace_back(f.key, std::move(v));
             return &items.back().second;
         }
@@ -184,17 +181,19 @@ void check_json_nesting(std::string_view text, const std::string& file) {
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
         if (in_string) {
-            if (c == '\\') ++i;
-            else if (c == '"') in_string = false;
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                in_string = false;
             continue;
         }
         if (c == '"') {
             in_string = true;
         } else if (c == '[' || c == '{') {
             if (++depth > limits().max_nesting) {
-                throw limit_error(fmt::format("JSON nests deeper than {} levels (limits: max_nesting)",
-                                              limits().max_nesting),
-                                  text_location(file, text, i + 1));
+                throw limit_error(
+                    fmt::format("JSON nests deeper than {} levels (limits: max_nesting)", limits().max_nesting),
+                    text_location(file, text, i + 1));
             }
         } else if (c == ']' || c == '}') {
             --depth;
@@ -240,9 +239,10 @@ std::string read_file(const std::string& path) {
     if (::fstat(fd, &st) != 0) throw usage_error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
     if (S_ISDIR(st.st_mode)) throw usage_error(fmt::format("cannot read {}: it is a directory", path));
     if (!S_ISREG(st.st_mode)) {
-        throw usage_error(fmt::format("cannot read {}: not a regular file (a FIFO, device or socket is not "
-                                      "read, so that nothing can block)",
-                                      path));
+        throw usage_error(
+            fmt::format("cannot read {}: not a regular file (a FIFO, device or socket is not "
+                        "read, so that nothing can block)",
+                        path));
     }
     const auto size = static_cast<std::int64_t>(st.st_size);
     if (size > limits().max_file_bytes) {
@@ -270,17 +270,24 @@ std::string read_file(const std::string& path) {
 
 std::string json_type(const Json& j) {
     switch (j.type()) {
-        case Json::value_t::null: return "null";
-        case Json::value_t::boolean: return "a boolean";
-        case Json::value_t::string: return "a string";
-        case Json::value_t::array: return "an array";
-        case Json::value_t::object: return "an object";
-        default: return "a number";
+        case Json::value_t::null:
+            return "null";
+        case Json::value_t::boolean:
+            return "a boolean";
+        case Json::value_t::string:
+            return "a string";
+        case Json::value_t::array:
+            return "an array";
+        case Json::value_t::object:
+            return "an object";
+        default:
+            return "a number";
     }
 }
 
 std::optional<std::string> exact_number_text(const Json& j) {
-    if (!j.is_binary() || !j.get_binary().has_subtype() || j.get_binary().subtype() != kExactNumber) return std::nullopt;
+    if (!j.is_binary() || !j.get_binary().has_subtype() || j.get_binary().subtype() != kExactNumber)
+        return std::nullopt;
     const auto& b = j.get_binary();
     return std::string(b.begin(), b.end());
 }
@@ -319,14 +326,11 @@ Location Reader::at(const std::string& pointer) const {
     return l;
 }
 
-Value Reader::value(const Json& j, const std::string& pointer) const {
-    return json_value(j, at(pointer));
-}
+Value Reader::value(const Json& j, const std::string& pointer) const { return json_value(j, at(pointer)); }
 
 Vector Reader::vector(const Json& j, const std::string& pointer) const {
     if (!j.is_array()) {
-        throw shape_error(fmt::format("expected a vector (an array of values), found {}", json_type(j)),
-                          at(pointer));
+        throw shape_error(fmt::format("expected a vector (an array of values), found {}", json_type(j)), at(pointer));
     }
     Vector v;
     v.reserve(j.size());
@@ -336,17 +340,16 @@ Vector Reader::vector(const Json& j, const std::string& pointer) const {
 
 Matrix Reader::matrix(const Json& j, const std::string& pointer) const {
     if (!j.is_array()) {
-        throw shape_error(fmt::format("expected a matrix (an array of rows), found {}", json_type(j)),
-                          at(pointer));
+        throw shape_error(fmt::format("expected a matrix (an array of rows), found {}", json_type(j)), at(pointer));
     }
     Matrix m;
     m.reserve(j.size());
     for (std::size_t i = 0; i < j.size(); ++i) {
         m.push_back(vector(j[i], pointer_join(pointer, i)));
         if (m.back().size() != m.front().size()) {
-            throw shape_error(fmt::format("row {} has {} entries, row 1 has {}", i + 1,
-                                          m.back().size(), m.front().size()),
-                              at(pointer_join(pointer, i)));
+            throw shape_error(
+                fmt::format("row {} has {} entries, row 1 has {}", i + 1, m.back().size(), m.front().size()),
+                at(pointer_join(pointer, i)));
         }
     }
     return m;
@@ -359,17 +362,14 @@ std::string Reader::string(const Json& j, const std::string& pointer) const {
     return j.get<std::string>();
 }
 
-std::int64_t Reader::integer(const Json& j, const std::string& pointer, std::int64_t min,
-                             std::int64_t max) const {
+std::int64_t Reader::integer(const Json& j, const std::string& pointer, std::int64_t min, std::int64_t max) const {
     const Value v = value(j, pointer);
-    if (!v.is_rational() || v.rational().get_den() != 1 ||
-        !mpz_fits_slong_p(v.rational().get_num_mpz_t())) {
+    if (!v.is_rational() || v.rational().get_den() != 1 || !mpz_fits_slong_p(v.rational().get_num_mpz_t())) {
         throw shape_error(fmt::format("expected a whole number from {} to {}", min, max), at(pointer));
     }
     const long x = v.rational().get_num().get_si();
     if (x < min || x > max) {
-        throw shape_error(fmt::format("{} is out of range: expected a whole number from {} to {}", x,
-                                      min, max),
+        throw shape_error(fmt::format("{} is out of range: expected a whole number from {} to {}", x, min, max),
                           at(pointer));
     }
     return x;
@@ -389,8 +389,7 @@ const Json& Reader::array(const Json& j, const std::string& pointer) const {
     return j;
 }
 
-void Reader::only_keys(const Json& obj, const std::string& pointer,
-                       std::initializer_list<const char*> allowed) const {
+void Reader::only_keys(const Json& obj, const std::string& pointer, std::initializer_list<const char*> allowed) const {
     for (const auto& [k, v] : obj.items()) {
         bool ok = false;
         for (const char* a : allowed) ok = ok || k == a;

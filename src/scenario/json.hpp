@@ -45,8 +45,8 @@ Json parse_json_exact(std::string_view text, const std::string& file);
 Location text_location(const std::string& file, std::string_view text, std::size_t position);
 
 /// The ParseError (or LimitError) for a nlohmann parse error at `position` in `text`.
-Error json_parse_error(const std::string& file, std::string_view text, std::size_t position,
-                       const std::string& token, const nlohmann::json::exception& ex);
+Error json_parse_error(const std::string& file, std::string_view text, std::size_t position, const std::string& token,
+                       const nlohmann::json::exception& ex);
 
 /// Bytes past a text that read_file() leaves readable (allocated) for a vectorized reader.
 inline constexpr std::size_t kJsonPadding = 64;
@@ -63,10 +63,9 @@ void check_file_utf8(std::string_view text, const std::string& file);
 /// with kJsonPadding bytes of capacity past its end.
 std::string read_file(const std::string& path);
 
-
 /// Typed access with errors that name the file and the pointer.
 class Reader {
-public:
+  public:
     Reader(std::string file) : file_(std::move(file)) {}
     [[nodiscard]] const std::string& file() const { return file_; }
     [[nodiscard]] Location at(const std::string& pointer) const;
@@ -81,8 +80,7 @@ public:
     const Json& object(const Json& j, const std::string& pointer) const;
     const Json& array(const Json& j, const std::string& pointer) const;
     /// Throws ReferenceError "unknown key" for keys not in `allowed`.
-    void only_keys(const Json& obj, const std::string& pointer,
-                   std::initializer_list<const char*> allowed) const;
+    void only_keys(const Json& obj, const std::string& pointer, std::initializer_list<const char*> allowed) const;
 
     /// The value paired with the string at `pointer`, or ReferenceError
     /// `unknown <what> "<s>"; expected a, b or c` naming the strings in the order given.
@@ -131,7 +129,7 @@ public:
         }
     }
 
-private:
+  private:
     std::string file_;
 };
 

@@ -43,11 +43,10 @@ Scenario Loader::load() {
     Scenario s;
     s.file = r_.file();
     r_.object(root_, "");
-    r_.only_keys(root_, "",
-                 {"title", "assumptions", "vocabulary", "encoder", "score", "sources", "queries",
-                  "readouts", "reads", "interventions", "costs", "exercises", "learner_answers",
-                  "crosscheck", "expect", "notes", "$schema", "sequences", "matrices", "layers",
-                  "decoder", "rollouts", "figures"});
+    r_.only_keys(root_, "", {"title",           "assumptions", "vocabulary", "encoder",       "score",   "sources",
+                             "queries",         "readouts",    "reads",      "interventions", "costs",   "exercises",
+                             "learner_answers", "crosscheck",  "expect",     "notes",         "$schema", "sequences",
+                             "matrices",        "layers",      "decoder",    "rollouts",      "figures"});
     if (root_.contains("title")) s.title = r_.string(root_["title"], "/title");
     if (root_.contains("assumptions")) {
         const auto& a = r_.array(root_["assumptions"], "/assumptions");
@@ -67,7 +66,7 @@ Scenario Loader::load() {
     reads(s);
     interventions(s);
     costs(s);
-    parse_layer_sections(root_, r_, s);  // Chapter 15: scenario_layers.cpp
+    parse_layer_sections(root_, r_, s);    // Chapter 15: scenario_layers.cpp
     parse_decoder_sections(root_, r_, s);  // decoder and rollouts: scenario_decoder.cpp
     figures(s);
     learner_answers(s);
@@ -90,9 +89,9 @@ void Loader::vocabulary(Scenario& s) {
         Vector e = r_.vector(v, ptr);
         if (s.vocabulary.empty()) width = e.size();
         if (e.size() != width) {
-            throw shape_error(fmt::format("embedding of \"{}\" has width {}; the first has width {}",
-                                          token, e.size(), width),
-                              r_.at(ptr));
+            throw shape_error(
+                fmt::format("embedding of \"{}\" has width {}; the first has width {}", token, e.size(), width),
+                r_.at(ptr));
         }
         s.vocabulary.emplace_back(token, std::move(e));
     });
@@ -171,8 +170,7 @@ void Loader::sources(Scenario& s) {
         if (v.is_object() && v.contains("labels")) {
             const auto& l = r_.array(v["labels"], ptr + "/labels");
             if (l.size() != src.states.rows()) {
-                throw shape_error(fmt::format("{} labels for {} positions", l.size(),
-                                              src.states.rows()),
+                throw shape_error(fmt::format("{} labels for {} positions", l.size(), src.states.rows()),
                                   r_.at(ptr + "/labels"));
             }
             for (std::size_t i = 0; i < l.size(); ++i) {
@@ -192,7 +190,7 @@ std::vector<NamedVector> Loader::named_vectors(const char* key) {
 }
 
 NamedVector Loader::vector_ref(const Json& v, const std::string& ptr, const std::vector<NamedVector>& named,
-                       const char* what, const char* plural) {
+                               const char* what, const char* plural) {
     if (v.is_string()) return find_named(named, v.get<std::string>(), what, plural, r_.at(ptr));
     return NamedVector{"", r_.vector(v, ptr)};
 }
@@ -236,7 +234,7 @@ std::vector<std::size_t> Loader::positions(const Json& v, const std::string& ptr
 }
 
 void Loader::check_widths(const Scenario& s, const std::string& source, const NamedVector& q,
-                  const std::optional<NamedVector>& r, const std::string& ptr) {
+                          const std::optional<NamedVector>& r, const std::string& ptr) {
     const std::size_t d = s.source(source).states.width();
     if (q.values.size() != d) {
         throw shape_error(fmt::format("the query has width {}; the states of source \"{}\" have "
@@ -245,8 +243,7 @@ void Loader::check_widths(const Scenario& s, const std::string& source, const Na
                           r_.at(ptr + "/query"));
     }
     if (r && r->values.size() != d) {
-        throw shape_error(fmt::format("the readout has {} coefficients; the context has width {}",
-                                      r->values.size(), d),
+        throw shape_error(fmt::format("the readout has {} coefficients; the context has width {}", r->values.size(), d),
                           r_.at(ptr + "/readout"));
     }
 }
@@ -259,7 +256,8 @@ void Loader::reads(Scenario& s) {
         rs.source = source_ref(s, v, ptr);
         if (!v.contains("query")) throw shape_error("missing \"query\"", r_.at(ptr));
         rs.query = vector_ref(v["query"], ptr + "/query", s.queries, "query", "queries");
-        if (v.contains("readout")) rs.readout = vector_ref(v["readout"], ptr + "/readout", s.readouts, "readout", "readouts");
+        if (v.contains("readout"))
+            rs.readout = vector_ref(v["readout"], ptr + "/readout", s.readouts, "readout", "readouts");
         check_widths(s, rs.source, rs.query, rs.readout, ptr);
         const std::size_t n = s.source(rs.source).states.rows();
         if (v.contains("remove")) rs.remove = positions(v["remove"], ptr + "/remove", n);
@@ -281,37 +279,39 @@ void Loader::reads(Scenario& s) {
 
 void Loader::interventions(Scenario& s) {
     const auto allowed = {"kind", "source", "query", "readout", "positions", "note", "number", "caption"};
-    r_.each_object(root_, "interventions", allowed, [&](const std::string& name, const Json& v, const std::string& ptr) {
-        InterventionSpec is;
-        is.name = name;
-        if (!v.contains("kind")) throw shape_error("missing \"kind\"", r_.at(ptr));
-        is.kind = r_.choice<InterventionKind>(v["kind"], ptr + "/kind", "intervention kind",
-                                              {{"remove-state", InterventionKind::RemoveState},
-                                               {"zero-score", InterventionKind::ZeroScore},
-                                               {"delete-token", InterventionKind::DeleteToken}});
-        is.source = source_ref(s, v, ptr);
-        if (!v.contains("query")) throw shape_error("missing \"query\"", r_.at(ptr));
-        is.query = vector_ref(v["query"], ptr + "/query", s.queries, "query", "queries");
-        if (v.contains("readout")) is.readout = vector_ref(v["readout"], ptr + "/readout", s.readouts, "readout", "readouts");
-        check_widths(s, is.source, is.query, is.readout, ptr);
-        const Source& src = s.source(is.source);
-        if (is.kind == InterventionKind::DeleteToken && !src.tokens) {
-            throw shape_error(fmt::format("delete-token needs a source given as tokens; \"{}\" "
-                                          "gives its memory directly",
-                                          is.source),
-                              r_.at(ptr + "/source"));
-        }
-        const std::size_t n = src.states.rows();
-        if (v.contains("positions")) {
-            is.positions = positions(v["positions"], ptr + "/positions", n);
-        } else {
-            for (std::size_t j = 1; j <= n; ++j) is.positions.push_back(j);
-        }
-        if (v.contains("note")) is.note = r_.string(v["note"], ptr + "/note");
-        if (v.contains("number")) is.number = table_number(r_, v["number"], ptr + "/number");
-        if (v.contains("caption")) is.caption = r_.string(v["caption"], ptr + "/caption");
-        s.interventions.push_back(std::move(is));
-    });
+    r_.each_object(root_, "interventions", allowed,
+                   [&](const std::string& name, const Json& v, const std::string& ptr) {
+                       InterventionSpec is;
+                       is.name = name;
+                       if (!v.contains("kind")) throw shape_error("missing \"kind\"", r_.at(ptr));
+                       is.kind = r_.choice<InterventionKind>(v["kind"], ptr + "/kind", "intervention kind",
+                                                             {{"remove-state", InterventionKind::RemoveState},
+                                                              {"zero-score", InterventionKind::ZeroScore},
+                                                              {"delete-token", InterventionKind::DeleteToken}});
+                       is.source = source_ref(s, v, ptr);
+                       if (!v.contains("query")) throw shape_error("missing \"query\"", r_.at(ptr));
+                       is.query = vector_ref(v["query"], ptr + "/query", s.queries, "query", "queries");
+                       if (v.contains("readout"))
+                           is.readout = vector_ref(v["readout"], ptr + "/readout", s.readouts, "readout", "readouts");
+                       check_widths(s, is.source, is.query, is.readout, ptr);
+                       const Source& src = s.source(is.source);
+                       if (is.kind == InterventionKind::DeleteToken && !src.tokens) {
+                           throw shape_error(fmt::format("delete-token needs a source given as tokens; \"{}\" "
+                                                         "gives its memory directly",
+                                                         is.source),
+                                             r_.at(ptr + "/source"));
+                       }
+                       const std::size_t n = src.states.rows();
+                       if (v.contains("positions")) {
+                           is.positions = positions(v["positions"], ptr + "/positions", n);
+                       } else {
+                           for (std::size_t j = 1; j <= n; ++j) is.positions.push_back(j);
+                       }
+                       if (v.contains("note")) is.note = r_.string(v["note"], ptr + "/note");
+                       if (v.contains("number")) is.number = table_number(r_, v["number"], ptr + "/number");
+                       if (v.contains("caption")) is.caption = r_.string(v["caption"], ptr + "/caption");
+                       s.interventions.push_back(std::move(is));
+                   });
 }
 
 CostSpec Loader::cost_case(const Scenario& s, const std::string& name, const Json& v, const std::string& ptr) {
@@ -328,13 +328,10 @@ CostSpec Loader::cost_case(const Scenario& s, const std::string& name, const Jso
     if (c.input.positions == 0 || c.input.width == 0) {
         throw shape_error("a cost case needs \"source\", or \"positions\" and \"width\"", r_.at(ptr));
     }
-    c.input.target_steps = v.contains("target_steps")
-                               ? r_.integer(v["target_steps"], ptr + "/target_steps", 1, big)
-                               : 1;
+    c.input.target_steps =
+        v.contains("target_steps") ? r_.integer(v["target_steps"], ptr + "/target_steps", 1, big) : 1;
     c.input.bytes_per_number =
-        v.contains("bytes_per_number")
-            ? r_.integer(v["bytes_per_number"], ptr + "/bytes_per_number", 1, 1 << 20)
-            : 8;
+        v.contains("bytes_per_number") ? r_.integer(v["bytes_per_number"], ptr + "/bytes_per_number", 1, 1 << 20) : 8;
     r_.located(ptr, [&] { return count_costs(c.input); });
     return c;
 }
@@ -400,8 +397,7 @@ namespace {
 // (Memory == is by value); and every error, whatever its place (a syntax error's line and
 // column in the whole text, or the order of errors in different sections), comes from the
 // reference reading the whole text again.
-std::optional<Scenario> parse_scenario_streamed(std::string_view text, const std::string& file,
-                                                std::size_t readable) {
+std::optional<Scenario> parse_scenario_streamed(std::string_view text, const std::string& file, std::size_t readable) {
     // Rows of a memory are 5 deep (object, sources, source, memory, row): under a smaller
     // nesting limit the reference refuses the file.
     if (limits().max_nesting < 5) return std::nullopt;
@@ -467,6 +463,4 @@ Scenario load_scenario(const std::string& path_or_builtin) {
 
 }  // namespace exactattn
 
-namespace exactattn::detail {
-
-}  // namespace exactattn::detail
+namespace exactattn::detail {}  // namespace exactattn::detail

@@ -30,13 +30,13 @@ using Preloaded = std::map<std::string, Memory, std::less<>>;
 std::string table_number(const Reader& r, const Json& j, const std::string& pointer);
 
 class Loader {
-public:
+  public:
     Loader(const Json& root, std::string file, Preloaded* preloaded = nullptr)
         : root_(root), r_(std::move(file)), preloaded_(preloaded) {}
 
     Scenario load();
 
-private:
+  private:
     void vocabulary(Scenario& s);
 
     void encoder(Scenario& s);
@@ -72,9 +72,9 @@ private:
             if (x.name == name) return x;
         }
         const auto name_of = [](const Spec& x) -> const std::string& { return x.name; };
-        throw reference_error(fmt::format("unknown {} \"{}\" (declared: {})", what, name,
-                                          detail::name_list(specs, name_of, "none")),
-                              r_.at(ptr));
+        throw reference_error(
+            fmt::format("unknown {} \"{}\" (declared: {})", what, name, detail::name_list(specs, name_of, "none")),
+            r_.at(ptr));
     }
 
     // More positions than a figure can draw legibly: refused at load, before anything runs.

@@ -25,7 +25,7 @@ namespace detail {
 namespace {
 
 class DecoderLoader {
-public:
+  public:
     DecoderLoader(const Json& root, const Reader& r, Scenario& s) : root_(root), r_(r), s_(s) {}
 
     void load() {
@@ -36,12 +36,13 @@ public:
         });
     }
 
-private:
+  private:
     Decoder decoder(const Json& v) {
         const std::string ptr = "/decoder";
         r_.object(v, ptr);
-        r_.only_keys(v, ptr, {"activation", "recurrent", "input", "context", "bias", "initial", "query", "output",
-                              "output_reads", "output_bias", "vocabulary", "start", "end", "ties", "note"});
+        r_.only_keys(v, ptr,
+                     {"activation", "recurrent", "input", "context", "bias", "initial", "query", "output",
+                      "output_reads", "output_bias", "vocabulary", "start", "end", "ties", "note"});
         for (const char* k : {"recurrent", "input", "context", "bias", "output", "vocabulary", "start"}) {
             if (!v.contains(k)) throw shape_error(fmt::format("the decoder needs \"{}\"", k), r_.at(ptr));
         }
@@ -154,8 +155,8 @@ private:
             }
         }
         if (v.contains("steps")) {
-            spec.steps = static_cast<std::size_t>(
-                r_.integer(v["steps"], ptr + "/steps", 1, limits().max_decoder_steps));
+            spec.steps =
+                static_cast<std::size_t>(r_.integer(v["steps"], ptr + "/steps", 1, limits().max_decoder_steps));
             if (!spec.reference.empty() && spec.steps > spec.reference.size()) {
                 throw shape_error(fmt::format("{} steps but {} reference tokens: teacher forcing supplies one "
                                               "reference token a step",
@@ -187,9 +188,7 @@ private:
 
 }  // namespace
 
-void parse_decoder_sections(const Json& root, const Reader& r, Scenario& s) {
-    DecoderLoader(root, r, s).load();
-}
+void parse_decoder_sections(const Json& root, const Reader& r, Scenario& s) { DecoderLoader(root, r, s).load(); }
 
 }  // namespace detail
 

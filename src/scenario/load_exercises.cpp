@@ -24,55 +24,58 @@ namespace exactattn::detail {
 
 void Loader::learner_answers(Scenario& s) {
     const auto allowed = {"target", "proposed", "note", "tolerance", "accept"};
-    r_.each_object(root_, "learner_answers", allowed, [&](const std::string& name, const Json& v, const std::string& ptr) {
-        LearnerAnswer la;
-        la.name = name;
-        if (!v.contains("target") || !v.contains("proposed")) {
-            throw shape_error("a learner answer needs \"target\" and \"proposed\"", r_.at(ptr));
-        }
-        la.target = r_.string(v["target"], ptr + "/target");
-        if (la.target.empty() || la.target[0] != '/') {
-            throw shape_error("\"target\" must be a JSON pointer into the run report, e.g. "
-                              "/reads/example-14.1/weights",
-                              r_.at(ptr + "/target"));
-        }
-        const std::string pp = ptr + "/proposed";
-        if (names_tokens(la.target)) {
-            token_answer(la, v["proposed"], pp);
-        } else if (v["proposed"].is_array() && !v["proposed"].empty() && v["proposed"][0].is_array()) {
-            const auto& rows = v["proposed"];  // row by row, like --proposed
-            la.columns = rows[0].size();
-            for (std::size_t r = 0; r < rows.size(); ++r) {
-                const auto& row = r_.array(rows[r], pointer_join(pp, r));
-                if (row.size() != la.columns || row.empty()) {
-                    throw shape_error(fmt::format("row {} has {} entries, row 1 has {}", r + 1, row.size(), la.columns),
-                                      r_.at(pp));
-                }
-                for (std::size_t c = 0; c < row.size(); ++c) {
-                    answer_entry(la, row[c], pointer_join(pointer_join(pp, r), c));
-                }
+    r_.each_object(
+        root_, "learner_answers", allowed, [&](const std::string& name, const Json& v, const std::string& ptr) {
+            LearnerAnswer la;
+            la.name = name;
+            if (!v.contains("target") || !v.contains("proposed")) {
+                throw shape_error("a learner answer needs \"target\" and \"proposed\"", r_.at(ptr));
             }
-        } else if (v["proposed"].is_array()) {
-            const auto& items = v["proposed"];
-            if (items.empty()) throw shape_error("an empty list proposes nothing", r_.at(pp));
-            for (std::size_t i = 0; i < items.size(); ++i) answer_entry(la, items[i], pointer_join(pp, i));
-        } else {
-            answer_entry(la, v["proposed"], pp);
-            la.scalar = true;
-        }
-        if (v.contains("tolerance")) la.tolerance = tolerance(v["tolerance"], ptr + "/tolerance");
-        if (v.contains("accept")) la.accept = accepted(v["accept"], ptr + "/accept");
-        if (v.contains("note")) la.note = r_.string(v["note"], ptr + "/note");
-        s.learner_answers.push_back(std::move(la));
-    });
+            la.target = r_.string(v["target"], ptr + "/target");
+            if (la.target.empty() || la.target[0] != '/') {
+                throw shape_error(
+                    "\"target\" must be a JSON pointer into the run report, e.g. "
+                    "/reads/example-14.1/weights",
+                    r_.at(ptr + "/target"));
+            }
+            const std::string pp = ptr + "/proposed";
+            if (names_tokens(la.target)) {
+                token_answer(la, v["proposed"], pp);
+            } else if (v["proposed"].is_array() && !v["proposed"].empty() && v["proposed"][0].is_array()) {
+                const auto& rows = v["proposed"];  // row by row, like --proposed
+                la.columns = rows[0].size();
+                for (std::size_t r = 0; r < rows.size(); ++r) {
+                    const auto& row = r_.array(rows[r], pointer_join(pp, r));
+                    if (row.size() != la.columns || row.empty()) {
+                        throw shape_error(
+                            fmt::format("row {} has {} entries, row 1 has {}", r + 1, row.size(), la.columns),
+                            r_.at(pp));
+                    }
+                    for (std::size_t c = 0; c < row.size(); ++c) {
+                        answer_entry(la, row[c], pointer_join(pointer_join(pp, r), c));
+                    }
+                }
+            } else if (v["proposed"].is_array()) {
+                const auto& items = v["proposed"];
+                if (items.empty()) throw shape_error("an empty list proposes nothing", r_.at(pp));
+                for (std::size_t i = 0; i < items.size(); ++i) answer_entry(la, items[i], pointer_join(pp, i));
+            } else {
+                answer_entry(la, v["proposed"], pp);
+                la.scalar = true;
+            }
+            if (v.contains("tolerance")) la.tolerance = tolerance(v["tolerance"], ptr + "/tolerance");
+            if (v.contains("accept")) la.accept = accepted(v["accept"], ptr + "/accept");
+            if (v.contains("note")) la.note = r_.string(v["note"], ptr + "/note");
+            s.learner_answers.push_back(std::move(la));
+        });
 }
 
 void Loader::token_answer(LearnerAnswer& la, const Json& j, const std::string& ptr) {
     auto one = [&](const Json& x, const std::string& at) {
         if (!x.is_string()) {
-            throw shape_error(fmt::format("{} holds tokens: expected a token (a string), found {}", la.target,
-                                          detail::json_type(x)),
-                              r_.at(at));
+            throw shape_error(
+                fmt::format("{} holds tokens: expected a token (a string), found {}", la.target, detail::json_type(x)),
+                r_.at(at));
         }
         la.entries.push_back(token_entry(x.get<std::string>()));
         la.proposed.emplace_back();
@@ -88,10 +91,14 @@ void Loader::token_answer(LearnerAnswer& la, const Json& j, const std::string& p
 
 void Loader::answer_entry(LearnerAnswer& la, const Json& j, const std::string& ptr) {
     std::string text;
-    if (j.is_string()) text = j.get<std::string>();
-    else if (const auto t = detail::exact_number_text(j)) text = *t;
-    else if (j.is_number_integer()) text = j.dump();
-    else throw shape_error(fmt::format("expected a number or a string, found {}", detail::json_type(j)), r_.at(ptr));
+    if (j.is_string())
+        text = j.get<std::string>();
+    else if (const auto t = detail::exact_number_text(j))
+        text = *t;
+    else if (j.is_number_integer())
+        text = j.dump();
+    else
+        throw shape_error(fmt::format("expected a number or a string, found {}", detail::json_type(j)), r_.at(ptr));
     try {
         la.entries.push_back(parse_answer_entry(text));
     } catch (const Error& e) {
@@ -112,10 +119,14 @@ Tolerance Loader::tolerance(const Json& j, const std::string& ptr) {
     const std::string key = first.key();
     const Json& val = first.value();
     std::string amount;
-    if (val.is_string()) amount = val.get<std::string>();
-    else if (const auto t = detail::exact_number_text(val)) amount = *t;
-    else if (val.is_number_integer()) amount = val.dump();
-    else throw shape_error(fmt::format("expected a number, found {}", detail::json_type(val)), r_.at(ptr + "/" + key));
+    if (val.is_string())
+        amount = val.get<std::string>();
+    else if (const auto t = detail::exact_number_text(val))
+        amount = *t;
+    else if (val.is_number_integer())
+        amount = val.dump();
+    else
+        throw shape_error(fmt::format("expected a number, found {}", detail::json_type(val)), r_.at(ptr + "/" + key));
     std::string kind = key;
     std::replace(kind.begin(), kind.end(), '_', '-');
     return parse_tolerance(kind + ":" + amount, r_.at(ptr + "/" + key));
@@ -137,7 +148,7 @@ std::vector<std::string> Loader::accepted(const Json& j, const std::string& ptr)
 }
 
 std::vector<std::string> Loader::names(const Json& ex, const char* key, const std::string& ptr,
-                               const std::set<std::string>& known, const char* what) {
+                                       const std::set<std::string>& known, const char* what) {
     return ref_list(ex, key, ptr, [&](const std::string& ref, const std::string& pi) {
         if (known.count(ref) == 0) throw reference_error(fmt::format("unknown {} \"{}\"", what, ref), r_.at(pi));
     });
@@ -208,9 +219,9 @@ void Loader::exercises(Scenario& s) {
     for (std::size_t i = 0; i < a.size(); ++i) {
         const std::string ptr = pointer_join("/exercises", i);
         const Json& ex = r_.object(a[i], ptr);
-        r_.only_keys(ex, ptr, {"id", "title", "prompt", "reads", "interventions", "costs",
-                               "learner_answers", "rollouts", "explanation", "tolerance", "accept",
-                               "variation"});
+        r_.only_keys(ex, ptr,
+                     {"id", "title", "prompt", "reads", "interventions", "costs", "learner_answers", "rollouts",
+                      "explanation", "tolerance", "accept", "variation"});
         Exercise e;
         if (!ex.contains("id") || !ex.contains("prompt")) {
             throw shape_error("an exercise needs \"id\" and \"prompt\"", r_.at(ptr));
@@ -313,15 +324,16 @@ Variation Loader::variation(const Json& v, const std::string& ptr) {
         while (mpz_divisible_ui_p(den.get_mpz_t(), p) != 0) den /= p;
     }
     if (!out.tolerance.is_rational() || out.tolerance.sign() <= 0 || den != 1) {
-        throw shape_error("the tolerance must be a positive decimal number, such as 0.001 (an absolute error, "
-                          "written exactly in the Moodle export)",
-                          r_.at(ptr + "/tolerance"));
+        throw shape_error(
+            "the tolerance must be a positive decimal number, such as 0.001 (an absolute error, "
+            "written exactly in the Moodle export)",
+            r_.at(ptr + "/tolerance"));
     }
     if (v.contains("constraints")) {
         const std::string cp = ptr + "/constraints";
         const Json& c = r_.object(v["constraints"], cp);
-        r_.only_keys(c, cp, {"max_denominator", "unique_maximum", "distinct_parts", "scores_in_domain",
-                             "mistakes_differ"});
+        r_.only_keys(c, cp,
+                     {"max_denominator", "unique_maximum", "distinct_parts", "scores_in_domain", "mistakes_differ"});
         if (c.contains("max_denominator")) {
             out.max_denominator = r_.integer(c["max_denominator"], cp + "/max_denominator", 1, std::int64_t{1} << 31);
         }
@@ -337,9 +349,9 @@ Variation Loader::variation(const Json& v, const std::string& ptr) {
                 const std::string name = r_.string(m[i], pointer_join(mp, i));
                 const auto& known = detail::variation_mistake_ids();
                 if (std::find(known.begin(), known.end(), name) == known.end()) {
-                    throw reference_error(fmt::format("unknown mistake \"{}\"; expected one of {}", name,
-                                                      fmt::join(known, ", ")),
-                                          r_.at(pointer_join(mp, i)));
+                    throw reference_error(
+                        fmt::format("unknown mistake \"{}\"; expected one of {}", name, fmt::join(known, ", ")),
+                        r_.at(pointer_join(mp, i)));
                 }
                 out.mistakes.push_back(name);
             }

@@ -46,9 +46,9 @@ void Loader::rollout_heatmap(const Scenario& s, const Json& v, const std::string
         f.regime = r_.choice<Regime>(v["regime"], ptr + "/regime", "regime",
                                      {{"teacher-forcing", Regime::TeacherForcing}, {"generation", Regime::Generation}});
         if (f.regime == Regime::TeacherForcing && ro.reference.empty()) {
-            throw shape_error(fmt::format("rollout \"{}\" declares no reference, so it has no teacher forcing",
-                                          ro.name),
-                              r_.at(ptr + "/regime"));
+            throw shape_error(
+                fmt::format("rollout \"{}\" declares no reference, so it has no teacher forcing", ro.name),
+                r_.at(ptr + "/regime"));
         }
     }
     figure_size(ro.steps > 0 ? ro.steps : ro.reference.size(), "decoder steps", ptr + "/rollout");
@@ -57,8 +57,8 @@ void Loader::rollout_heatmap(const Scenario& s, const Json& v, const std::string
 
 void Loader::figures(Scenario& s) {
     std::set<std::string> numbers;
-    const auto allowed = {"kind", "reads", "read", "intervention", "layer", "head", "rollout",
-                          "regime", "cost", "number", "caption", "pdf", "note"};
+    const auto allowed = {"kind",   "reads", "read",   "intervention", "layer", "head", "rollout",
+                          "regime", "cost",  "number", "caption",      "pdf",   "note"};
     r_.each_object(root_, "figures", allowed, [&](const std::string& name, const Json& v, const std::string& ptr) {
         FigureSpec f;
         f.name = name;
@@ -103,10 +103,11 @@ void Loader::figures(Scenario& s) {
                         first = &rs;
                         figure_size(s.source(rs.source).states.rows(), "source positions", pi);
                     } else if (rs.source != first->source) {
-                        throw shape_error(fmt::format("read \"{}\" reads source \"{}\" and read \"{}\" source \"{}\": a "
-                                                      "read comparison keeps every source state fixed",
-                                                      rs.name, rs.source, first->name, first->source),
-                                          r_.at(pi));
+                        throw shape_error(
+                            fmt::format("read \"{}\" reads source \"{}\" and read \"{}\" source \"{}\": a "
+                                        "read comparison keeps every source state fixed",
+                                        rs.name, rs.source, first->name, first->source),
+                            r_.at(pi));
                     }
                     f.reads.push_back(rs.name);
                 }
@@ -146,8 +147,7 @@ void Loader::figures(Scenario& s) {
                 figure_size(std::max(nq, nk), "query or key positions", ptr + "/layer");
                 // Each head is a panel of its own, so the heads count as positions drawn too
                 // (230 heads drew a 101 MB SVG); "head" draws one.
-                figure_size(v.contains("head") ? 1 : heads, "heads, a panel each (\"head\" draws one)",
-                            ptr + "/layer");
+                figure_size(v.contains("head") ? 1 : heads, "heads, a panel each (\"head\" draws one)", ptr + "/layer");
                 break;
             }
             case FigureKind::Crosscheck: {
@@ -160,8 +160,8 @@ void Loader::figures(Scenario& s) {
                 break;
             }
             case FigureKind::Intervention: {
-                const InterventionSpec& is = declared(s.interventions, v["intervention"], ptr + "/intervention",
-                                                      "intervention");
+                const InterventionSpec& is =
+                    declared(s.interventions, v["intervention"], ptr + "/intervention", "intervention");
                 f.intervention = is.name;
                 figure_size(is.positions.size() + 1, "rows", ptr + "/intervention");
                 figure_size(s.source(is.source).states.rows(), "source positions", ptr + "/intervention");
@@ -177,7 +177,8 @@ void Loader::figures(Scenario& s) {
         if (v.contains("caption")) f.caption = r_.string(v["caption"], ptr + "/caption");
         if (v.contains("pdf")) {
             f.pdf = r_.string(v["pdf"], ptr + "/pdf");
-            const bool ok = f.pdf.size() > 4 && f.pdf.size() <= 200 && f.pdf.compare(f.pdf.size() - 4, 4, ".pdf") == 0 &&
+            const bool ok = f.pdf.size() > 4 && f.pdf.size() <= 200 &&
+                            f.pdf.compare(f.pdf.size() - 4, 4, ".pdf") == 0 &&
                             std::all_of(f.pdf.begin(), f.pdf.end(), [](char c) {
                                 return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '-' ||
                                        c == '_' || c == '/';

@@ -18,27 +18,29 @@ namespace detail {
 namespace {
 
 class LayerLoader {
-public:
+  public:
     LayerLoader(const Json& root, const Reader& r, Scenario& s) : root_(root), r_(r), s_(s) {}
 
     void load() {
         const auto allowed = {"tokens", "rows", "note"};
-        r_.each_object(root_, "sequences", allowed, [&](const std::string& name, const Json& v, const std::string& ptr) {
-            s_.sequences.push_back(sequence(name, v, ptr));
-        });
+        r_.each_object(root_, "sequences", allowed,
+                       [&](const std::string& name, const Json& v, const std::string& ptr) {
+                           s_.sequences.push_back(sequence(name, v, ptr));
+                       });
         r_.each(root_, "matrices", [&](const std::string& name, const Json& v, const std::string& ptr) {
             Matrix m = r_.matrix(v, ptr);
             r_.located(ptr, [&] { check_rectangular(m, fmt::format("matrix \"{}\"", name)); });
             s_.matrices.push_back(NamedMatrix{name, std::move(m)});
         });
-        const auto layer_keys = {"sequence", "memory", "heads", "wo", "scale", "causal", "padding", "mask",
-                                 "residual", "positions", "layer_norm", "note"};
-        r_.each_object(root_, "layers", layer_keys, [&](const std::string& name, const Json& v, const std::string& ptr) {
-            s_.layers.push_back(layer(name, v, ptr));
-        });
+        const auto layer_keys = {"sequence", "memory", "heads",    "wo",        "scale",      "causal",
+                                 "padding",  "mask",   "residual", "positions", "layer_norm", "note"};
+        r_.each_object(root_, "layers", layer_keys,
+                       [&](const std::string& name, const Json& v, const std::string& ptr) {
+                           s_.layers.push_back(layer(name, v, ptr));
+                       });
     }
 
-private:
+  private:
     SequenceSpec sequence(const std::string& name, const Json& v, const std::string& ptr) {
         SequenceSpec q;
         q.name = name;
@@ -51,17 +53,15 @@ private:
             q.rows = r_.matrix(v["rows"], pointer_join(ptr, "rows"));
             r_.located(pointer_join(ptr, "rows"), [&] { check_rectangular(q.rows, "the rows"); });
             if (!q.tokens.empty() && q.tokens.size() != q.rows.size()) {
-                throw shape_error(fmt::format("{} tokens label {} rows", q.tokens.size(), q.rows.size()),
-                                  r_.at(ptr));
+                throw shape_error(fmt::format("{} tokens label {} rows", q.tokens.size(), q.rows.size()), r_.at(ptr));
             }
         } else {
             if (q.tokens.empty()) {
-                throw shape_error("a sequence needs rows, or tokens whose embeddings are its rows",
-                                  r_.at(ptr));
+                throw shape_error("a sequence needs rows, or tokens whose embeddings are its rows", r_.at(ptr));
             }
             for (std::size_t i = 0; i < q.tokens.size(); ++i) {
                 q.rows.push_back(r_.located(pointer_join(pointer_join(ptr, "tokens"), i),
-                                         [&] { return s_.embedding(q.tokens[i]); }));
+                                            [&] { return s_.embedding(q.tokens[i]); }));
             }
         }
         return q;
@@ -175,9 +175,7 @@ private:
 
 }  // namespace
 
-void parse_layer_sections(const Json& root, const Reader& r, Scenario& s) {
-    LayerLoader(root, r, s).load();
-}
+void parse_layer_sections(const Json& root, const Reader& r, Scenario& s) { LayerLoader(root, r, s).load(); }
 
 }  // namespace detail
 

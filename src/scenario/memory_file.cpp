@@ -59,7 +59,7 @@ Ratio ratio_of(const Value& v) {
 // every entry allows it; at the end one unit for the whole memory when the columns share
 // their monomial (Memory::compacted's forms).
 class CompactBuilder {
-public:
+  public:
     // Appends entry (row, i), rows before it have `width` entries (0 in the first row); false
     // when it has no compact form (the caller switches to values).
     bool add(const Ratio& r, std::size_t i, std::size_t width) {
@@ -153,7 +153,7 @@ public:
         k_.shrink_to_fit();
     }
 
-private:
+  private:
     struct Column {
         Monomial mono;  // e = -1 until the column's first nonzero entry
         std::int64_t den = 1;
@@ -191,7 +191,7 @@ private:
 
 // SAX handler for [[v, ...], ...]: depth 1 is the matrix, depth 2 a row, scalars at depth 2.
 class MemorySax {
-public:
+  public:
     using number_integer_t = Json::number_integer_t;
     using number_unsigned_t = Json::number_unsigned_t;
     using number_float_t = Json::number_float_t;
@@ -249,10 +249,10 @@ public:
         if (depth_ == 2) {
             if (rows_ == 0) {
                 width_ = in_row_;
-                if (width_ == 0) throw shape_error("memory rows are empty: give at least one coordinate", at(pointer_join("", 0)));
+                if (width_ == 0)
+                    throw shape_error("memory rows are empty: give at least one coordinate", at(pointer_join("", 0)));
             } else if (in_row_ != width_) {
-                throw shape_error(fmt::format("row {} has {} entries, row 1 has {}", rows_ + 1, in_row_,
-                                              width_),
+                throw shape_error(fmt::format("row {} has {} entries, row 1 has {}", rows_ + 1, in_row_, width_),
                                   at(pointer_join("", rows_)));
             }
             if (!compact_) {
@@ -279,7 +279,7 @@ public:
         return Memory(std::move(explicit_));
     }
 
-private:
+  private:
     Location at(const std::string& pointer) const {
         Location l;
         l.file = file_;
@@ -298,8 +298,7 @@ private:
             case 0:
                 throw shape_error(fmt::format("expected a matrix (an array of rows), found {}", what), at(""));
             case 1:
-                throw shape_error(fmt::format("expected a vector (an array of values), found {}", what),
-                                  at(here()));
+                throw shape_error(fmt::format("expected a vector (an array of values), found {}", what), at(here()));
             default:
                 throw shape_error(fmt::format("expected an exact value (a number or an expression "
                                               "string), found {}",

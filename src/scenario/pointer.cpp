@@ -30,9 +30,12 @@ namespace detail {
 std::string pointer_join(const std::string& base, const std::string& token) {
     std::string escaped;
     for (char c : token) {
-        if (c == '~') escaped += "~0";
-        else if (c == '/') escaped += "~1";
-        else escaped += c;
+        if (c == '~')
+            escaped += "~0";
+        else if (c == '/')
+            escaped += "~1";
+        else
+            escaped += c;
     }
     return base + "/" + escaped;
 }

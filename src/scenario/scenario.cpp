@@ -31,20 +31,28 @@ std::string_view builtin_chapter14() { return detail::embedded_chapter14(); }
 
 const char* figure_kind_name(FigureKind k) {
     switch (k) {
-        case FigureKind::ReadComparison: return "read-comparison";
-        case FigureKind::Dependency: return "dependency";
-        case FigureKind::Heatmap: return "heatmap";
-        case FigureKind::Intervention: return "intervention";
-        case FigureKind::Crosscheck: return "crosscheck";
+        case FigureKind::ReadComparison:
+            return "read-comparison";
+        case FigureKind::Dependency:
+            return "dependency";
+        case FigureKind::Heatmap:
+            return "heatmap";
+        case FigureKind::Intervention:
+            return "intervention";
+        case FigureKind::Crosscheck:
+            return "crosscheck";
     }
     return "?";
 }
 
 const char* intervention_name(InterventionKind k) {
     switch (k) {
-        case InterventionKind::RemoveState: return "remove-state";
-        case InterventionKind::ZeroScore: return "zero-score";
-        case InterventionKind::DeleteToken: return "delete-token";
+        case InterventionKind::RemoveState:
+            return "remove-state";
+        case InterventionKind::ZeroScore:
+            return "zero-score";
+        case InterventionKind::DeleteToken:
+            return "delete-token";
     }
     return "?";
 }
@@ -83,8 +91,8 @@ const Vector& Scenario::embedding(const std::string& token) const {
         if (t == token) return v;
     }
     const auto token_of = [](const auto& entry) -> const std::string& { return entry.first; };
-    throw reference_error(fmt::format("unknown token \"{}\" (vocabulary: {})", token,
-                                      detail::name_list(vocabulary, token_of, "empty")));
+    throw reference_error(
+        fmt::format("unknown token \"{}\" (vocabulary: {})", token, detail::name_list(vocabulary, token_of, "empty")));
 }
 
 Matrix Scenario::encode_tokens(const std::vector<std::string>& tokens, Matrix* pre_activations) const {

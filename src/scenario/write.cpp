@@ -53,9 +53,15 @@ Json layer_j(const LayerSpec& l) {
     if (a.wo) o["wo"] = matrix_j(*a.wo);
     // Always explicit: the loader's default is the scenario's score rule.
     switch (a.rule) {
-        case ScoreRule::Dot: o["scale"] = "none"; break;
-        case ScoreRule::ScaledDot: o["scale"] = "sqrt-dk"; break;
-        case ScoreRule::Scaled: o["scale"] = value_j(a.scale); break;
+        case ScoreRule::Dot:
+            o["scale"] = "none";
+            break;
+        case ScoreRule::ScaledDot:
+            o["scale"] = "sqrt-dk";
+            break;
+        case ScoreRule::Scaled:
+            o["scale"] = value_j(a.scale);
+            break;
     }
     if (a.causal) o["causal"] = true;
     if (!a.padding.empty()) o["padding"] = list_j(a.padding);
@@ -100,11 +106,16 @@ Json variation_j(const Variation& v) {
 // {"decimal_places": 6}, {"absolute": "1/1000"}: the loader's form (AsWritten is no key at all).
 Json tolerance_j(const Tolerance& t) {
     switch (t.kind) {
-        case Tolerance::Kind::Absolute: return {{"absolute", t.amount.get_str()}};
-        case Tolerance::Kind::Relative: return {{"relative", t.amount.get_str()}};
-        case Tolerance::Kind::DecimalPlaces: return {{"decimal_places", t.digits}};
-        case Tolerance::Kind::SignificantFigures: return {{"significant_figures", t.digits}};
-        case Tolerance::Kind::AsWritten: break;
+        case Tolerance::Kind::Absolute:
+            return {{"absolute", t.amount.get_str()}};
+        case Tolerance::Kind::Relative:
+            return {{"relative", t.amount.get_str()}};
+        case Tolerance::Kind::DecimalPlaces:
+            return {{"decimal_places", t.digits}};
+        case Tolerance::Kind::SignificantFigures:
+            return {{"significant_figures", t.digits}};
+        case Tolerance::Kind::AsWritten:
+            break;
     }
     return Json();
 }
@@ -147,7 +158,9 @@ Json figure_j(const FigureSpec& f) {
     Json o;
     o["kind"] = figure_kind_name(f.kind);
     switch (f.kind) {
-        case FigureKind::ReadComparison: o["reads"] = list_j(f.reads); break;
+        case FigureKind::ReadComparison:
+            o["reads"] = list_j(f.reads);
+            break;
         case FigureKind::Dependency:
             o["read"] = f.reads.front();
             o["cost"] = f.cost;
@@ -161,8 +174,12 @@ Json figure_j(const FigureSpec& f) {
             o["layer"] = f.layer;
             if (f.head > 0) o["head"] = f.head;
             break;
-        case FigureKind::Intervention: o["intervention"] = f.intervention; break;
-        case FigureKind::Crosscheck: o["read"] = f.reads.front(); break;
+        case FigureKind::Intervention:
+            o["intervention"] = f.intervention;
+            break;
+        case FigureKind::Crosscheck:
+            o["read"] = f.reads.front();
+            break;
     }
     optional_text(o, "number", f.number);
     optional_text(o, "caption", f.caption);

@@ -36,7 +36,8 @@ Inline v(const std::vector<Value>& x) { return Inline().vector(x); }
 
 // m × n as math.
 Inline times(std::size_t m, std::size_t n) {
-    return Inline().math(Formula().value(Value(static_cast<long>(m))).op(Formula::Op::Times).value(Value(static_cast<long>(n))));
+    return Inline().math(
+        Formula().value(Value(static_cast<long>(m))).op(Formula::Op::Times).value(Value(static_cast<long>(n))));
 }
 
 // The readout's arithmetic: 2a/5 + 2(2a/5) = 6a/5.
@@ -107,7 +108,8 @@ Inline read_sentences(const ReadTrace& t, const std::optional<NamedVector>& read
                        v(all_weights(t)), ". "));
     }
     out.append(say("The context is ", v(t.context)));
-    if (t.readout && readout) out.append(say(", and the readout is ", readout_math(readout->values, t.context, *t.readout)));
+    if (t.readout && readout)
+        out.append(say(", and the readout is ", readout_math(readout->values, t.context, *t.readout)));
     return out.text(".");
 }
 
@@ -126,8 +128,8 @@ Inline row_sentence(const Report& rep, const InterventionResult& ir, const Inter
                 kept.append(v(row.states.row(p)));
                 kept_weights.push_back(*t.weights.at(p));
             }
-            out = say("Removing the stored state ", who, " leaves ", kept, " with weights ", v(kept_weights), " (total ",
-                      v(t.denominator), ")");
+            out = say("Removing the stored state ", who, " leaves ", kept, " with weights ", v(kept_weights),
+                      " (total ", v(t.denominator), ")");
             break;
         }
         case InterventionKind::ZeroScore:
@@ -212,8 +214,8 @@ Inline ranking_sentence(const Report& rep, const InterventionResult& ir) {
 
 Inline cost_sentences(const Costs& c) {
     const auto& in = c.input;
-    return say("The states contain ", times(in.positions, in.width), fmt::format(" = {} numbers, occupying ", c.stored_numbers),
-               times(c.stored_numbers, in.bytes_per_number),
+    return say("The states contain ", times(in.positions, in.width),
+               fmt::format(" = {} numbers, occupying ", c.stored_numbers), times(c.stored_numbers, in.bytes_per_number),
                fmt::format(" = {} bytes at {} bytes per number (a fixed context would store {} numbers, {} bytes). "
                            "{} reads require ",
                            c.stored_bytes, in.bytes_per_number, c.fixed_context_numbers, c.fixed_context_bytes,
@@ -231,8 +233,10 @@ Inline cost_sentences(const Costs& c) {
 Inline judged(const Judgement& j, std::string (*text)(const Judgement&, Notation)) {
     return Inline().math(Formula().custom([j = std::make_shared<Judgement>(j), text](MathForm f) {
         switch (f) {
-            case MathForm::Latex: return text(*j, Notation::Latex);
-            case MathForm::Ascii: return text(*j, Notation::Ascii);
+            case MathForm::Latex:
+                return text(*j, Notation::Latex);
+            case MathForm::Ascii:
+                return text(*j, Notation::Ascii);
             case MathForm::MathML: {
                 std::string e;
                 for (char c : text(*j, Notation::Unicode)) {
@@ -240,7 +244,8 @@ Inline judged(const Judgement& j, std::string (*text)(const Judgement&, Notation
                 }
                 return "<mtext>" + e + "</mtext>";
             }
-            default: return text(*j, Notation::Unicode);
+            default:
+                return text(*j, Notation::Unicode);
         }
     }));
 }
@@ -259,8 +264,8 @@ Inline learner_sentence(const Judgement& j) {
 
 // One decoder step: what it was fed, what it read, its state and its choice.
 Inline step_sentence(const Decoder& d, const RegimeTrace& r, const DecoderStep& st) {
-    Inline s = say(fmt::format("{} step {}: input ", r.regime == Regime::TeacherForcing ? "Teacher forcing" : "Generation",
-                               st.step));
+    Inline s = say(fmt::format("{} step {}: input ",
+                               r.regime == Regime::TeacherForcing ? "Teacher forcing" : "Generation", st.step));
     s.token(st.input).text(", query ").append(v(st.query)).text(", weights ");
     s.append(v(st.read.weights.values_or(Value()))).text(", context ").append(v(st.read.context));
     s.text(", state ").append(v(st.state)).text(", output scores ").append(v(st.scores)).text("; ");

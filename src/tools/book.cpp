@@ -103,8 +103,8 @@ std::string junit_xml(const std::vector<VerifyResult>& results, const std::strin
     std::size_t tests = 0;
     std::size_t failures = 0;
     auto failed = [](const VerifyResult& r) {
-        return static_cast<std::size_t>(std::count_if(r.entries.begin(), r.entries.end(),
-                                                      [](const Checked& c) { return !c.passed; }));
+        return static_cast<std::size_t>(
+            std::count_if(r.entries.begin(), r.entries.end(), [](const Checked& c) { return !c.passed; }));
     };
     for (const auto& r : results) {
         tests += r.entries.size();
@@ -115,11 +115,11 @@ std::string junit_xml(const std::vector<VerifyResult>& results, const std::strin
                        tests, failures);
     for (std::size_t k = 0; k < results.size(); ++k) {
         const auto& r = results[k];
-        out += fmt::format("  <testsuite name=\"{}\" id=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\">\n",
-                           xml_attr(r.file), k, r.entries.size(), failed(r));
+        out +=
+            fmt::format("  <testsuite name=\"{}\" id=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\">\n",
+                        xml_attr(r.file), k, r.entries.size(), failed(r));
         for (const auto& e : r.entries) {
-            out += fmt::format("    <testcase classname=\"{}\" name=\"{}\">\n", xml_attr(r.file),
-                               xml_attr(e.pointer));
+            out += fmt::format("    <testcase classname=\"{}\" name=\"{}\">\n", xml_attr(r.file), xml_attr(e.pointer));
             out += "      <properties>\n";
             out += fmt::format("        <property name=\"pointer\" value=\"{}\"/>\n", xml_attr(e.pointer));
             out += fmt::format("        <property name=\"expected\" value=\"{}\"/>\n", xml_attr(e.expected));

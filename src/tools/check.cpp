@@ -90,7 +90,6 @@ std::optional<Situation> locate(const Report& rep, const std::string& target) {
 
 }  // namespace
 
-
 namespace {
 
 std::vector<Value> included_only(const Column& c) {
@@ -280,7 +279,8 @@ std::optional<Flat> alternative_part(const Json& doc, const std::string& sub, co
     if (part.is_null()) return std::nullopt;
     if (part.is_array()) {
         for (const auto& x : part) {
-            if (x.is_null() && !part.empty() && std::any_of(part.begin(), part.end(), [](const Json& y) { return y.is_array(); })) {
+            if (x.is_null() && !part.empty() &&
+                std::any_of(part.begin(), part.end(), [](const Json& y) { return y.is_array(); })) {
                 return std::nullopt;
             }
         }
@@ -299,11 +299,13 @@ void layer_weight_findings(const LearnerAnswer& answer, const std::vector<std::s
     if (cols == 0) return;
     for (std::size_t r = 0; r * cols < answer.proposed.size(); ++r) {
         Value sum;
-        for (std::size_t c = 0; c < cols && r * cols + c < answer.proposed.size(); ++c) sum += answer.proposed[r * cols + c];
+        for (std::size_t c = 0; c < cols && r * cols + c < answer.proposed.size(); ++c)
+            sum += answer.proposed[r * cols + c];
         if (sum != Value(1)) {
-            j.findings.push_back(answer.columns > 0 ? fmt::format("row {} of the proposed weights sums to {}, not 1", r + 1,
-                                                                  to_unicode(sum))
-                                                    : fmt::format("the proposed weights sum to {}, not 1", to_unicode(sum)));
+            j.findings.push_back(
+                answer.columns > 0
+                    ? fmt::format("row {} of the proposed weights sums to {}, not 1", r + 1, to_unicode(sum))
+                    : fmt::format("the proposed weights sum to {}, not 1", to_unicode(sum)));
             return;
         }
     }
@@ -319,11 +321,11 @@ struct Ctx {
     const Report& rep;
     const Json& doc;
     const Flat& exact;
-    std::optional<Situation> s;             // the target is a read's or an intervention row's quantity
-    std::vector<std::size_t> incl;          // … and these of its positions are not removed
+    std::optional<Situation> s;     // the target is a read's or an intervention row's quantity
+    std::vector<std::size_t> incl;  // … and these of its positions are not removed
     std::vector<std::size_t> removed;
-    const LayerResult* layer = nullptr;     // the target is a layer's quantity
-    std::string layer_sub;                  // … at this pointer below /layers/<name>
+    const LayerResult* layer = nullptr;  // the target is a layer's quantity
+    std::string layer_sub;               // … at this pointer below /layers/<name>
     Location where;
 };
 
@@ -368,8 +370,10 @@ std::optional<std::vector<mpq_class>> score_multiples(const ReadTrace& t, const 
     for (auto p : incl) {
         const Value sc = *t.scores.at(p);
         if (sc.is_zero()) continue;
-        if (sc.is_rational() && allow_rational) k[p] = sc.rational();
-        else if (!sc.as_rational_multiple_of_a(k[p])) return std::nullopt;
+        if (sc.is_rational() && allow_rational)
+            k[p] = sc.rational();
+        else if (!sc.as_rational_multiple_of_a(k[p]))
+            return std::nullopt;
     }
     return k;
 }
@@ -403,7 +407,8 @@ MaskFn layer_same_mask(const LayerResult& lr) {
 
 // What the mistakes at `target` are recomputed from: its read or intervention row (and which of
 // its positions are removed), or its layer.
-Ctx context_at(const Report& rep, const Json& doc, const Flat& exact, const std::string& target, const Location& where) {
+Ctx context_at(const Report& rep, const Json& doc, const Flat& exact, const std::string& target,
+               const Location& where) {
     Ctx c{rep, doc, exact, std::nullopt, {}, {}, nullptr, {}, where};
     const auto tokens = pointer_tokens(target);
     if (tokens.size() >= 3 && tokens[0] == "layers") {
@@ -471,7 +476,8 @@ const std::vector<Mistake>& registry() {
                  a.exponentials->push_back(e_power((*k)[p]));
                  *a.denominator = *a.denominator + a.exponentials->back();
              }
-             for (std::size_t i = 0; i < c.incl.size(); ++i) a.weights[c.incl[i]] = (*a.exponentials)[i] / *a.denominator;
+             for (std::size_t i = 0; i < c.incl.size(); ++i)
+                 a.weights[c.incl[i]] = (*a.exponentials)[i] / *a.denominator;
              return read_wrong(c,
                                "e^k was used instead of 2^k: a score k·a has exponential e^(k·a) = 2^k because "
                                "a = ln 2, not e^k",
@@ -524,13 +530,16 @@ const std::vector<Mistake>& registry() {
              // zero-score where the position should be removed, and the reverse.
              if (!c.s) return std::nullopt;
              const auto& marks = c.s->trace->marks;
-             const bool has_removed = std::any_of(marks.begin(), marks.end(), [](Mark m) { return m == Mark::Removed; });
+             const bool has_removed =
+                 std::any_of(marks.begin(), marks.end(), [](Mark m) { return m == Mark::Removed; });
              const bool has_zeroed = std::any_of(marks.begin(), marks.end(), [](Mark m) { return m == Mark::Zeroed; });
              if (!has_removed && !has_zeroed) return std::nullopt;
              ReadRequest swapped = c.s->request;
              for (auto& m : swapped.marks) {
-                 if (m == Mark::Removed) m = Mark::Zeroed;
-                 else if (m == Mark::Zeroed) m = Mark::Removed;
+                 if (m == Mark::Removed)
+                     m = Mark::Zeroed;
+                 else if (m == Mark::Zeroed)
+                     m = Mark::Removed;
              }
              const ReadTrace alt = attend(c.s->memory, swapped);
              Alternative a{reals(quantity_of(alt, "weights")), c.s->memory.matrix(), {}, Real::of(alt.denominator)};
@@ -571,8 +580,8 @@ const std::vector<Mistake>& registry() {
              if (a.rows.size() != a.weights.size() || a.rows.empty() || a.rows[0].size() != c.s->request.query.size()) {
                  return std::nullopt;
              }
-             return read_wrong(c, "the weights were applied to the input embeddings instead of the stored encoder states",
-                               a);
+             return read_wrong(
+                 c, "the weights were applied to the input embeddings instead of the stored encoder states", a);
          }},
         {"drop-a", false,
          [](const Ctx& c) -> std::optional<Wrong> {
@@ -597,20 +606,21 @@ const std::vector<Mistake>& registry() {
              const AttentionLayer& layer = c.layer->spec.layer;
              if (layer.rule != ScoreRule::ScaledDot && layer.rule != ScoreRule::Scaled) return std::nullopt;
              const std::size_t d_k = c.layer->trace.heads.empty() ? 0 : c.layer->trace.heads[0].keys.width();
-             return layer_wrong(c,
-                                layer.rule == ScoreRule::ScaledDot
-                                    ? fmt::format("the scores were not divided by √d_k = √{} (the scale 1/√d_k was "
-                                                  "left out)",
-                                                  d_k)
-                                    : fmt::format("the declared scale {} was not applied to the scores",
-                                                  to_unicode(layer.scale)),
-                                layer_alternative(c, ScoreRule::Dot, Value(1), layer_same_mask(*c.layer), false));
+             return layer_wrong(
+                 c,
+                 layer.rule == ScoreRule::ScaledDot
+                     ? fmt::format("the scores were not divided by √d_k = √{} (the scale 1/√d_k was "
+                                   "left out)",
+                                   d_k)
+                     : fmt::format("the declared scale {} was not applied to the scores", to_unicode(layer.scale)),
+                 layer_alternative(c, ScoreRule::Dot, Value(1), layer_same_mask(*c.layer), false));
          }},
         {"no-causal-mask", false,
          [](const Ctx& c) -> std::optional<Wrong> {
              if (c.layer == nullptr || !c.layer->spec.layer.causal) return std::nullopt;
              const AttentionLayer& layer = c.layer->spec.layer;
-             return layer_wrong(c, "attended to the future: without the causal mask, query i also sees the keys after i",
+             return layer_wrong(c,
+                                "attended to the future: without the causal mask, query i also sees the keys after i",
                                 layer_alternative(c, layer.rule, layer.scale, layer_other_mask(*c.layer), false));
          }},
         {"mask-off-by-one-late", false,
@@ -619,9 +629,9 @@ const std::vector<Mistake>& registry() {
              const AttentionLayer& layer = c.layer->spec.layer;
              const MaskFn other = layer_other_mask(*c.layer);
              return layer_wrong(c, "the causal mask is off by one: query i was also given key i + 1",
-                                layer_alternative(c, layer.rule, layer.scale,
-                                                  [other](std::size_t i, std::size_t k) { return other(i, k) || k > i + 1; },
-                                                  false));
+                                layer_alternative(
+                                    c, layer.rule, layer.scale,
+                                    [other](std::size_t i, std::size_t k) { return other(i, k) || k > i + 1; }, false));
          }},
         {"mask-off-by-one-early", false,
          [](const Ctx& c) -> std::optional<Wrong> {
@@ -629,9 +639,9 @@ const std::vector<Mistake>& registry() {
              const AttentionLayer& layer = c.layer->spec.layer;
              const MaskFn other = layer_other_mask(*c.layer);
              return layer_wrong(c, "the causal mask is off by one: query i was not given its own key i",
-                                layer_alternative(c, layer.rule, layer.scale,
-                                                  [other](std::size_t i, std::size_t k) { return other(i, k) || k >= i; },
-                                                  false));
+                                layer_alternative(
+                                    c, layer.rule, layer.scale,
+                                    [other](std::size_t i, std::size_t k) { return other(i, k) || k >= i; }, false));
          }},
         {"wrong-axis", false,
          [](const Ctx& c) -> std::optional<Wrong> {
@@ -697,7 +707,8 @@ Judgement judge_at(const Report& rep, const detail::Json& doc, const LearnerAnsw
     if (given.entries.size() != given.proposed.size()) {
         filled = given;
         filled.entries.clear();
-        for (const auto& v : given.proposed) filled.entries.push_back(AnswerEntry{to_ascii(v), AnswerEntry::Form::Exact, Real::of(v)});
+        for (const auto& v : given.proposed)
+            filled.entries.push_back(AnswerEntry{to_ascii(v), AnswerEntry::Form::Exact, Real::of(v)});
     }
     const LearnerAnswer& answer = given.entries.size() != given.proposed.size() ? filled : given;
     Judgement j;
@@ -723,9 +734,8 @@ Judgement judge_at(const Report& rep, const detail::Json& doc, const LearnerAnsw
     }
     const bool gaps = present_at.size() != exact.values.size();
     const bool shape_ok = answer.columns == exact.columns && answer.scalar == exact.scalar;
-    const bool all_exact = std::all_of(answer.entries.begin(), answer.entries.end(), [](const AnswerEntry& e) {
-        return e.form == AnswerEntry::Form::Exact;
-    });
+    const bool all_exact = std::all_of(answer.entries.begin(), answer.entries.end(),
+                                       [](const AnswerEntry& e) { return e.form == AnswerEntry::Form::Exact; });
     std::vector<std::size_t> missing;
     for (std::size_t i = 0; i < exact.values.size(); ++i) {
         if (!exact.values[i]) missing.push_back(i);
@@ -736,32 +746,32 @@ Judgement judge_at(const Report& rep, const detail::Json& doc, const LearnerAnsw
         if (m.ok) {
             j.correct = true;
             if (gaps) {
-                j.findings.push_back(fmt::format("listed for the included positions {}; position{} {} {} removed and "
-                                                 "{} none",
-                                                 position_list(present_at), missing.size() == 1 ? "" : "s",
-                                                 position_list(missing), missing.size() == 1 ? "was" : "were",
-                                                 missing.size() == 1 ? "has" : "have"));
+                j.findings.push_back(
+                    fmt::format("listed for the included positions {}; position{} {} {} removed and "
+                                "{} none",
+                                position_list(present_at), missing.size() == 1 ? "" : "s", position_list(missing),
+                                missing.size() == 1 ? "was" : "were", missing.size() == 1 ? "has" : "have"));
             }
             j.feedback = fmt::format("Right ({}).", j.rule);
             return j;
         }
         if (m.undecided) {
-            j.findings.push_back("an expression in e, outside the exact domain, that enclosures to 4096 bits cannot "
-                                 "tell from the exact value: judged not equal");
+            j.findings.push_back(
+                "an expression in e, outside the exact domain, that enclosures to 4096 bits cannot "
+                "tell from the exact value: judged not equal");
         }
     }
     const std::size_t shape_findings = j.findings.size();  // an accepted listing drops its shape finding
     if (answer.columns != exact.columns) {
-        j.findings.push_back(exact.columns > 0
-                                 ? fmt::format("the answer is a matrix with {} columns", exact.columns)
-                                 : std::string("the answer is not a matrix"));
+        j.findings.push_back(exact.columns > 0 ? fmt::format("the answer is a matrix with {} columns", exact.columns)
+                                               : std::string("the answer is not a matrix"));
     } else if (answer.entries.size() != exact.values.size() && answer.entries.size() != present_at.size()) {
         j.findings.push_back(fmt::format("{} values proposed where the answer has {}", answer.entries.size(),
                                          gaps ? present_at.size() : exact.values.size()));
     } else if (gaps && answer.entries.size() == exact.values.size()) {
-        j.findings.push_back(fmt::format("position{} {} {} removed, so {} no entry here",
-                                         missing.size() == 1 ? "" : "s", position_list(missing),
-                                         missing.size() == 1 ? "was" : "were", missing.size() == 1 ? "it has" : "they have"));
+        j.findings.push_back(fmt::format(
+            "position{} {} {} removed, so {} no entry here", missing.size() == 1 ? "" : "s", position_list(missing),
+            missing.size() == 1 ? "was" : "were", missing.size() == 1 ? "it has" : "they have"));
     }
     const Ctx c = context_at(rep, doc, exact, answer.target, where);
     const auto tokens = pointer_tokens(answer.target);
@@ -772,16 +782,17 @@ Judgement judge_at(const Report& rep, const detail::Json& doc, const LearnerAnsw
             Value sum;
             for (const auto& w : answer.proposed) sum += w;
             if (sum != Value(1)) {
-                j.findings.push_back(fmt::format("the proposed weights sum to {}, not 1, so they are not a distribution",
-                                                 to_unicode(sum)));
+                j.findings.push_back(fmt::format(
+                    "the proposed weights sum to {}, not 1, so they are not a distribution", to_unicode(sum)));
             }
             if (answer.proposed.size() == n) {
                 for (auto p : c.incl) {
                     if (c.s->trace->marks[p] == Mark::Included && c.s->trace->scores.at(p)->is_zero() &&
                         answer.proposed[p].is_zero()) {
-                        j.findings.push_back(fmt::format("position {} has score 0 but was given weight 0; exp(0) = 1, "
-                                                         "so it keeps a share of the total",
-                                                         p + 1));
+                        j.findings.push_back(
+                            fmt::format("position {} has score 0 but was given weight 0; exp(0) = 1, "
+                                        "so it keeps a share of the total",
+                                        p + 1));
                         break;
                     }
                 }
@@ -854,12 +865,14 @@ Judgement judge_at(const Report& rep, const detail::Json& doc, const LearnerAnsw
         j.distance = far;
         j.feedback = answer.entries.size() == 1
                          ? fmt::format("Wrong: no known mistake reproduces it; it is {} from the exact value.", far)
-                         : fmt::format("Wrong: no known mistake reproduces it; it is up to {} from the exact value "
-                                       "(entry {}).",
-                                       far, at + 1);
+                         : fmt::format(
+                               "Wrong: no known mistake reproduces it; it is up to {} from the exact value "
+                               "(entry {}).",
+                               far, at + 1);
     } else {
         j.feedback = "Wrong: no known mistake reproduces it; " +
-                     (j.findings.empty() ? std::string("its shape differs from the answer's") : j.findings.back()) + ".";
+                     (j.findings.empty() ? std::string("its shape differs from the answer's") : j.findings.back()) +
+                     ".";
     }
     return j;
 }
@@ -979,8 +992,10 @@ std::string quantity_text(const std::vector<std::optional<Value>>& values, std::
     std::string out = "[";
     const std::size_t per = columns == 0 ? values.size() + 1 : columns;
     for (std::size_t i = 0; i < values.size(); ++i) {
-        if (columns > 0 && i % per == 0) out += i == 0 ? "[" : "], [";
-        else if (i > 0) out += ", ";
+        if (columns > 0 && i % per == 0)
+            out += i == 0 ? "[" : "], [";
+        else if (i > 0)
+            out += ", ";
         out += one(values[i]);
     }
     if (columns > 0 && !values.empty()) out += "]";
@@ -1004,8 +1019,10 @@ std::string proposed_text(const Judgement& j, Notation n) {
     std::string out = "[";
     const std::size_t per = j.columns == 0 ? cells.size() + 1 : j.columns;
     for (std::size_t i = 0; i < cells.size(); ++i) {
-        if (j.columns > 0 && i % per == 0) out += i == 0 ? "[" : "], [";
-        else if (i > 0) out += ", ";
+        if (j.columns > 0 && i % per == 0)
+            out += i == 0 ? "[" : "], [";
+        else if (i > 0)
+            out += ", ";
         out += cells[i];
     }
     if (j.columns > 0 && !cells.empty()) out += "]";
@@ -1079,8 +1096,10 @@ std::vector<std::string_view> split_top(std::string_view text) {
     std::size_t start = 0;
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
-        if (c == '(' || c == '[') ++depth;
-        else if (c == ')' || c == ']') --depth;
+        if (c == '(' || c == '[')
+            ++depth;
+        else if (c == ')' || c == ']')
+            --depth;
         else if (c == ',' && depth == 0) {
             out.push_back(text.substr(start, i - start));
             start = i + 1;
@@ -1091,8 +1110,10 @@ std::vector<std::string_view> split_top(std::string_view text) {
 }
 
 std::string_view strip(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r'))
+        s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r'))
+        s.remove_suffix(1);
     return s;
 }
 
@@ -1113,8 +1134,10 @@ void add_entry(std::string_view text, std::size_t offset, LearnerAnswer& la) {
         la.entries.push_back(parse_answer_entry(text));
     } catch (const Error& e) {
         Location where = e.where();
-        if (where.column > 0) where.column += static_cast<int>(offset);
-        else where.column = static_cast<int>(offset) + 1;
+        if (where.column > 0)
+            where.column += static_cast<int>(offset);
+        else
+            where.column = static_cast<int>(offset) + 1;
         // A word such as `blue` proposed for a quantity: say that the target holds values.
         const std::string_view word = strip(text);
         const bool wordlike = !word.empty() && std::none_of(word.begin(), word.end(), [](char c) {
@@ -1166,7 +1189,8 @@ void read_proposal(std::string_view text, LearnerAnswer& la) {
         if (cells.size() != la.columns) {
             Location where;
             where.column = static_cast<int>(offset_of(items[r])) + 1;
-            throw shape_error(fmt::format("row {} has {} entries, row 1 has {}", r + 1, cells.size(), la.columns), where);
+            throw shape_error(fmt::format("row {} has {} entries, row 1 has {}", r + 1, cells.size(), la.columns),
+                              where);
         }
         for (const auto& cell : cells) add_entry(cell, offset_of(cell), la);
     }

@@ -25,8 +25,8 @@ bool is_regime(const std::string& s) { return s == "teacher-forcing" || s == "ge
 }  // namespace
 
 std::string token_text(const std::string& token) {
-    const bool bare = !token.empty() && token.find_first_of(",[]\"") == std::string::npos &&
-                      token.front() != ' ' && token.back() != ' ' && token.front() != '\t' && token.back() != '\t' &&
+    const bool bare = !token.empty() && token.find_first_of(",[]\"") == std::string::npos && token.front() != ' ' &&
+                      token.back() != ' ' && token.front() != '\t' && token.back() != '\t' &&
                       token.find_first_of("\r\n") == std::string::npos;
     return bare ? token : Json(token).dump();
 }
@@ -43,8 +43,9 @@ void read_token_proposal(std::string_view text, LearnerAnswer& la) {
     auto fail = [&](std::size_t at, const std::string& why) {
         Location l;
         l.context = "tokens";
-        l.column = 1 + static_cast<int>(std::count_if(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at),
-                                                      [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+        l.column =
+            1 + static_cast<int>(std::count_if(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at),
+                                               [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
         return parse_error(l, why);
     };
     auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
@@ -195,11 +196,12 @@ std::vector<TokenMistake> token_mistakes(const Report& rep, const Json& doc, con
             tied.push_back(d.vocabulary[a].first);
             if (a != *st->chosen) m.alternatives.push_back({d.vocabulary[a].first});
         }
-        m.explain = fmt::format("{} tie exactly at step {} (output score {} each), and the tie rule \"first\" "
-                                "chooses the tied token first in the target vocabulary's order, {}; {} goes on "
-                                "from {}",
-                                and_list(tied), k, to_unicode(st->scores[*st->chosen]), token_text(st->chosen_token),
-                                regime_name(t[2]), token_text(st->chosen_token));
+        m.explain = fmt::format(
+            "{} tie exactly at step {} (output score {} each), and the tie rule \"first\" "
+            "chooses the tied token first in the target vocabulary's order, {}; {} goes on "
+            "from {}",
+            and_list(tied), k, to_unicode(st->scores[*st->chosen]), token_text(st->chosen_token), regime_name(t[2]),
+            token_text(st->chosen_token));
         out.push_back(std::move(m));
     }
     // The same quantity under the other regime (Table 14.4's reference/generated prefix mismatch).
@@ -217,11 +219,12 @@ std::vector<TokenMistake> token_mistakes(const Report& rep, const Json& doc, con
         if (!alt.empty()) {
             out.push_back(TokenMistake{
                 "other-regime",
-                fmt::format("{} {}'s {}: {}, while {} (the reference/generated prefix mismatch of Table 14.4)",
-                            t[3] == "tokens" && t.size() == 4 ? "these are" : "this is", regime_name(other), what_of(t),
-                            tf ? "generation feeds the decoder its own previous choice"
-                               : "teacher forcing feeds the decoder the reference token",
-                            tf ? "teacher forcing feeds the reference token" : "generation feeds its own previous choice"),
+                fmt::format(
+                    "{} {}'s {}: {}, while {} (the reference/generated prefix mismatch of Table 14.4)",
+                    t[3] == "tokens" && t.size() == 4 ? "these are" : "this is", regime_name(other), what_of(t),
+                    tf ? "generation feeds the decoder its own previous choice"
+                       : "teacher forcing feeds the decoder the reference token",
+                    tf ? "teacher forcing feeds the reference token" : "generation feeds its own previous choice"),
                 {alt}});
         }
     }
@@ -238,13 +241,17 @@ std::vector<TokenMistake> token_mistakes(const Report& rep, const Json& doc, con
     if (t[3] == "tokens" && !rr.spec.reference.empty()) {
         const auto& ref = rr.spec.reference;
         std::vector<std::string> alt;
-        if (t.size() == 4) alt.assign(ref.begin(), ref.begin() + static_cast<std::ptrdiff_t>(std::min(ref.size(), regime->steps.size())));
-        else if (std::stoul(t[4]) < ref.size()) alt.push_back(ref[std::stoul(t[4])]);
+        if (t.size() == 4)
+            alt.assign(ref.begin(),
+                       ref.begin() + static_cast<std::ptrdiff_t>(std::min(ref.size(), regime->steps.size())));
+        else if (std::stoul(t[4]) < ref.size())
+            alt.push_back(ref[std::stoul(t[4])]);
         if (!alt.empty()) {
-            out.push_back(TokenMistake{"reference-token",
-                                       "the reference tokens were given instead of the decoder's choices (each the token "
-                                       "with the largest output score)",
-                                       {alt}});
+            out.push_back(
+                TokenMistake{"reference-token",
+                             "the reference tokens were given instead of the decoder's choices (each the token "
+                             "with the largest output score)",
+                             {alt}});
         }
     }
     return out;
@@ -310,18 +317,18 @@ Judgement judge_tokens(const Report& rep, const Json& doc, const LearnerAnswer& 
     }
     for (const auto& g : given) {
         if (vocabulary.empty() || std::find(vocabulary.begin(), vocabulary.end(), g) != vocabulary.end()) continue;
-        j.findings.push_back(fmt::format("{} is not a token of the {} vocabulary ({})", token_text(g),
-                                         target_side ? "target" : "source",
-                                         vocabulary.size() <= 12 ? comma_list(vocabulary)
-                                                                 : fmt::format("{} tokens", vocabulary.size())));
+        j.findings.push_back(fmt::format(
+            "{} is not a token of the {} vocabulary ({})", token_text(g), target_side ? "target" : "source",
+            vocabulary.size() <= 12 ? comma_list(vocabulary) : fmt::format("{} tokens", vocabulary.size())));
         break;
     }
     if (shape_ok && given.size() == right.tokens.size() && !as_set) {
         for (std::size_t i = 0; i < given.size(); ++i) {
             if (given[i] != right.tokens[i] && ascii_case_equal(given[i], right.tokens[i])) {
-                j.findings.push_back(fmt::format("{} differs from the answer only in letter case; tokens are compared "
-                                                 "exactly",
-                                                 token_text(given[i])));
+                j.findings.push_back(
+                    fmt::format("{} differs from the answer only in letter case; tokens are compared "
+                                "exactly",
+                                token_text(given[i])));
                 break;
             }
         }

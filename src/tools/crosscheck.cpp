@@ -26,11 +26,16 @@ mpq_class exact_of_double(double x) {
 
 const char* naive_outcome_name(NaiveOutcome o) {
     switch (o) {
-        case NaiveOutcome::Finite: return "finite";
-        case NaiveOutcome::ExpOverflow: return "exp-overflow";
-        case NaiveOutcome::SumOverflow: return "sum-overflow";
-        case NaiveOutcome::Underflow: return "underflow";
-        case NaiveOutcome::ScoreNotFinite: return "score-not-finite";
+        case NaiveOutcome::Finite:
+            return "finite";
+        case NaiveOutcome::ExpOverflow:
+            return "exp-overflow";
+        case NaiveOutcome::SumOverflow:
+            return "sum-overflow";
+        case NaiveOutcome::Underflow:
+            return "underflow";
+        case NaiveOutcome::ScoreNotFinite:
+            return "score-not-finite";
     }
     return "?";
 }
@@ -38,11 +43,11 @@ const char* naive_outcome_name(NaiveOutcome o) {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kU = 0x1p-53;         // unit roundoff u of binary64, round to nearest
-constexpr double kEta = 0x1p-1074;     // ≥ the error (≤ 2^-1075) of a product or quotient that underflows
-constexpr double kExpU = 0x1p-52;      // libm's exp within 1 ulp: relative 2u (docs §2)
-constexpr double kExpEta = 0x1p-1074;  // 1 ulp in the subnormal range
-constexpr double kSlack = 1 + 0x1p-20; // covers the rounding of a bound's own evaluation (docs §2)
+constexpr double kU = 0x1p-53;          // unit roundoff u of binary64, round to nearest
+constexpr double kEta = 0x1p-1074;      // ≥ the error (≤ 2^-1075) of a product or quotient that underflows
+constexpr double kExpU = 0x1p-52;       // libm's exp within 1 ulp: relative 2u (docs §2)
+constexpr double kExpEta = 0x1p-1074;   // 1 ulp in the subnormal range
+constexpr double kSlack = 1 + 0x1p-20;  // covers the rounding of a bound's own evaluation (docs §2)
 
 // A bound evaluated in double, made an upper bound of the real formula; NaN (0·inf) is inf.
 double up(double x) { return std::isnan(x) ? kInf : x * kSlack; }
@@ -179,7 +184,8 @@ DVec times(const DVec& row, const DMat& m) {
     DVec out;
     const std::size_t width = m.empty() ? 0 : m[0].size();
     for (std::size_t j = 0; j < width; ++j) {
-        out.push_back(dot(row.size(), [&](std::size_t i) { return row[i]; }, [&](std::size_t i) { return m[i][j]; }));
+        out.push_back(dot(
+            row.size(), [&](std::size_t i) { return row[i]; }, [&](std::size_t i) { return m[i][j]; }));
     }
     return out;
 }
@@ -219,8 +225,8 @@ struct DRead {
     double max_score = 0;
 };
 
-DRead read_double(const DMat& mem, const DVec& q, const std::vector<Mark>& marks,
-                  const std::optional<DVec>& readout, ScoreRule rule) {
+DRead read_double(const DMat& mem, const DVec& q, const std::vector<Mark>& marks, const std::optional<DVec>& readout,
+                  ScoreRule rule) {
     const std::size_t n = mem.size();
     const std::size_t d = q.size();
     DRead r;
@@ -233,7 +239,8 @@ DRead read_double(const DMat& mem, const DVec& q, const std::vector<Mark>& marks
         included.push_back(j);
         D s;
         if (marks[j] == Mark::Included) {
-            s = dot(d, [&](std::size_t i) { return q[i]; }, [&](std::size_t i) { return mem[j][i]; });
+            s = dot(
+                d, [&](std::size_t i) { return q[i]; }, [&](std::size_t i) { return mem[j][i]; });
             if (rule == ScoreRule::ScaledDot) {
                 const double root = std::sqrt(static_cast<double>(d));  // correctly rounded (IEEE 754)
                 s = div(s, {root, root * root == static_cast<double>(d) ? 0 : kU * root});
@@ -259,11 +266,13 @@ DRead read_double(const DMat& mem, const DVec& q, const std::vector<Mark>& marks
     const D total{sum, up(gamma(nonzero > 0 ? nonzero - 1 : 0) * magnitude + propagated)};
     for (const std::size_t j : included) r.weights[j] = div(r.weights[j], total);
     for (std::size_t i = 0; i < d; ++i) {
-        r.context.push_back(dot(included.size(), [&](std::size_t k) { return r.weights[included[k]]; },
-                                [&](std::size_t k) { return mem[included[k]][i]; }));
+        r.context.push_back(dot(
+            included.size(), [&](std::size_t k) { return r.weights[included[k]]; },
+            [&](std::size_t k) { return mem[included[k]][i]; }));
     }
     if (readout) {
-        r.readout = dot(d, [&](std::size_t i) { return (*readout)[i]; }, [&](std::size_t i) { return r.context[i]; });
+        r.readout = dot(
+            d, [&](std::size_t i) { return (*readout)[i]; }, [&](std::size_t i) { return r.context[i]; });
     }
     return r;
 }
@@ -336,7 +345,7 @@ bool representable(const Value& exact, double rounded) {
 }
 
 class Comparer {
-public:
+  public:
     Comparer(CrosscheckResult& out, const CrosscheckOptions& options) : out_(out), options_(options) {}
 
     void compare(const std::string& quantity, const Value& exact, D computed) {
@@ -352,8 +361,8 @@ public:
         row.ulp_error = m.ulp;
         row.bound = std::isnan(computed.e) ? kInf : computed.e;
         row.bound_ulps = row.bound / ulp_of(row.rounded);
-        row.passed = !(row.abs_error > row.bound) &&
-                     !(out_.tolerance_ulps && std::fabs(row.ulp_error) > *out_.tolerance_ulps);
+        row.passed =
+            !(row.abs_error > row.bound) && !(out_.tolerance_ulps && std::fabs(row.ulp_error) > *out_.tolerance_ulps);
         out_.rows.push_back(row);
     }
 
@@ -382,7 +391,7 @@ public:
         out_.naive.push_back(nr);
     }
 
-private:
+  private:
     CrosscheckResult& out_;
     const CrosscheckOptions& options_;
 };
@@ -458,7 +467,8 @@ std::vector<std::string> tail_tokens(const std::vector<std::string>& v, std::siz
 // step where the double argmax is not the exact choice.
 void compare_regime(Comparer& cmp, CrosscheckResult& res, const Decoder& dec, const RolloutResult& rr,
                     const RegimeTrace& exact, const std::vector<DStep>& dbl) {
-    const std::string base = detail::pointer_join("/rollouts", rr.spec.name) + "/" + regime_name(exact.regime) + "/steps";
+    const std::string base =
+        detail::pointer_join("/rollouts", rr.spec.name) + "/" + regime_name(exact.regime) + "/steps";
     std::vector<std::string> dtokens;
     for (const auto& d : dbl) dtokens.push_back(dec.vocabulary[d.argmax].first);
     const std::vector<std::string> etokens = exact.tokens();
@@ -583,12 +593,17 @@ std::string weight_list(const std::vector<double>& w) {
 std::string naive_text(const NaiveRow& n) {
     switch (n.outcome) {
         case NaiveOutcome::Finite:
-            return n.underflowed == 0 ? "finite"
-                                      : fmt::format("finite ({} exponential(s) underflow to 0, weight 0)", n.underflowed);
-        case NaiveOutcome::ExpOverflow: return "an exponential overflows: inf/inf = NaN, finite/inf = 0";
-        case NaiveOutcome::SumOverflow: return "every exponential finite, their sum overflows: finite/inf = 0";
-        case NaiveOutcome::Underflow: return "every exponential underflows to 0: 0/0 = NaN";
-        case NaiveOutcome::ScoreNotFinite: return "a score is not finite in double";
+            return n.underflowed == 0
+                       ? "finite"
+                       : fmt::format("finite ({} exponential(s) underflow to 0, weight 0)", n.underflowed);
+        case NaiveOutcome::ExpOverflow:
+            return "an exponential overflows: inf/inf = NaN, finite/inf = 0";
+        case NaiveOutcome::SumOverflow:
+            return "every exponential finite, their sum overflows: finite/inf = 0";
+        case NaiveOutcome::Underflow:
+            return "every exponential underflows to 0: 0/0 = NaN";
+        case NaiveOutcome::ScoreNotFinite:
+            return "a score is not finite in double";
     }
     return "?";
 }
@@ -596,9 +611,10 @@ std::string naive_text(const NaiveRow& n) {
 // The limit a row is held to, in words.
 std::string tolerance_text(const CrosscheckResult& r) {
     if (!r.tolerance_ulps) return "none declared: each quantity is held to its a-priori error bound";
-    return fmt::format("{} ULP declared ({}): each quantity is held to the smaller of its a-priori error bound "
-                       "and this tolerance",
-                       num(*r.tolerance_ulps), r.rationale.empty() ? "no rationale given" : r.rationale);
+    return fmt::format(
+        "{} ULP declared ({}): each quantity is held to the smaller of its a-priori error bound "
+        "and this tolerance",
+        num(*r.tolerance_ulps), r.rationale.empty() ? "no rationale given" : r.rationale);
 }
 
 }  // namespace
@@ -614,14 +630,19 @@ Inline compared_line(const CrosscheckResult& r) {
     std::size_t rollouts = 0;
     for (const auto& row : r.rows) {
         const std::string& q = row.quantity;
-        if (q.rfind("/sources/", 0) == 0) ++sources;
-        else if (q.rfind("/reads/", 0) == 0) ++reads;
-        else if (q.rfind("/interventions/", 0) == 0) ++interventions;
-        else if (q.rfind("/rollouts/", 0) == 0) ++rollouts;
+        if (q.rfind("/sources/", 0) == 0)
+            ++sources;
+        else if (q.rfind("/reads/", 0) == 0)
+            ++reads;
+        else if (q.rfind("/interventions/", 0) == 0)
+            ++interventions;
+        else if (q.rfind("/rollouts/", 0) == 0)
+            ++rollouts;
     }
-    Inline line(fmt::format("Compared: {} quantities ({} of sources, {} of reads, {} of interventions, {} of "
-                            "rollouts).",
-                            r.rows.size(), sources, reads, interventions, rollouts));
+    Inline line(
+        fmt::format("Compared: {} quantities ({} of sources, {} of reads, {} of interventions, {} of "
+                    "rollouts).",
+                    r.rows.size(), sources, reads, interventions, rollouts));
     if (!r.not_compared.empty()) {
         line.text(" Not compared (no double path yet: docs/crosscheck.md): ");
         for (std::size_t i = 0; i < r.not_compared.size(); ++i) {
@@ -650,28 +671,30 @@ Document crosscheck_document(const std::vector<CrosscheckResult>& results) {
             tolerance_text(r)))});
         TableBlock tab;
         tab.caption = Inline("Every quantity of ").code(r.file).text(" against the double path");
-        tab.headers = {Inline("quantity"), Inline("exact"), Inline("correctly rounded"), Inline("double path"),
-                       Inline("ULP error"), Inline("bound (ULP)"), Inline("relative error"), Inline("absolute error"),
-                       Inline("bound (absolute)"), Inline("within")};
+        tab.headers = {Inline("quantity"),       Inline("exact"),          Inline("correctly rounded"),
+                       Inline("double path"),    Inline("ULP error"),      Inline("bound (ULP)"),
+                       Inline("relative error"), Inline("absolute error"), Inline("bound (absolute)"),
+                       Inline("within")};
         for (const auto& row : r.rows) {
             const bool over_bound = row.abs_error > row.bound;
-            Inline within = row.passed ? Inline("yes") : Inline().strong("no").text(over_bound ? " (over bound)" : " (over tolerance)");
+            Inline within = row.passed ? Inline("yes")
+                                       : Inline().strong("no").text(over_bound ? " (over bound)" : " (over tolerance)");
             tab.add_row({Inline().code(row.quantity), Inline().code(row.exact),
                          Inline(fmt::format("{} ({})", num(row.rounded), hex(row.rounded))),
-                         Inline(fmt::format("{} ({})", num(row.computed), hex(row.computed))), Inline(err(row.ulp_error)),
-                         Inline(err(row.bound_ulps)), Inline(err(row.rel_error)), Inline(err(row.abs_error)),
-                         Inline(err(row.bound)), within});
+                         Inline(fmt::format("{} ({})", num(row.computed), hex(row.computed))),
+                         Inline(err(row.ulp_error)), Inline(err(row.bound_ulps)), Inline(err(row.rel_error)),
+                         Inline(err(row.abs_error)), Inline(err(row.bound)), within});
         }
         doc.add(std::move(tab));
         Lines summary;
         if (!r.rows.empty()) {
-            summary.lines.push_back(Inline(fmt::format("Summary: {} quantities; max |ULP| = {} at ", r.rows.size(),
-                                                       err(r.max_abs_ulp)))
-                                        .code(r.rows[r.worst].quantity)
-                                        .text(fmt::format("; mean |ULP| = {}; largest error/bound = {} at ",
-                                                          err(r.mean_abs_ulp), err(r.worst_ratio)))
-                                        .code(r.rows[r.worst_ratio_row].quantity)
-                                        .text(fmt::format("; {} over their limit.", r.failed)));
+            summary.lines.push_back(
+                Inline(fmt::format("Summary: {} quantities; max |ULP| = {} at ", r.rows.size(), err(r.max_abs_ulp)))
+                    .code(r.rows[r.worst].quantity)
+                    .text(fmt::format("; mean |ULP| = {}; largest error/bound = {} at ", err(r.mean_abs_ulp),
+                                      err(r.worst_ratio)))
+                    .code(r.rows[r.worst_ratio_row].quantity)
+                    .text(fmt::format("; {} over their limit.", r.failed)));
         }
         summary.lines.push_back(Inline(fmt::format(
             "Dyadic values (exact values that are doubles, e.g. 1/2, 1/4, 2; information only): {}, {} of them "
@@ -711,22 +734,24 @@ Document crosscheck_document(const std::vector<CrosscheckResult>& results) {
         doc.add(std::move(naive));
         if (!r.splits.empty()) {
             TableBlock splits;
-            splits.caption = Inline("Rollout steps where the double argmax is not the exact choice (information; "
-                                    "the sequences are given from that step on)");
-            splits.headers = {Inline("rollout"), Inline("regime"), Inline("step"), Inline("exact argmax"),
-                              Inline("exact choice"), Inline("double choice"), Inline("double margin"),
-                              Inline("exact sequence"), Inline("double sequence")};
+            splits.caption = Inline(
+                "Rollout steps where the double argmax is not the exact choice (information; "
+                "the sequences are given from that step on)");
+            splits.headers = {Inline("rollout"),       Inline("regime"),         Inline("step"),
+                              Inline("exact argmax"),  Inline("exact choice"),   Inline("double choice"),
+                              Inline("double margin"), Inline("exact sequence"), Inline("double sequence")};
             auto list = [](const std::vector<std::string>& v) {
                 std::string out;
                 for (const auto& t : v) out += (out.empty() ? "" : " ") + (t.empty() ? std::string("—") : t);
                 return Inline().token(out);
             };
             for (const auto& sp : r.splits) {
-                splits.add_row({Inline().code(sp.rollout), Inline(sp.regime), Inline(std::to_string(sp.step)),
-                                Inline(sp.exact_tie() ? "tie: " : "").append(list(sp.exact_argmax)),
-                                sp.exact_choice.empty() ? Inline("refused (tie rule)") : Inline().token(sp.exact_choice),
-                                Inline().token(sp.double_choice), Inline(num(sp.double_margin)),
-                                list(sp.exact_tokens), list(sp.double_tokens)});
+                splits.add_row(
+                    {Inline().code(sp.rollout), Inline(sp.regime), Inline(std::to_string(sp.step)),
+                     Inline(sp.exact_tie() ? "tie: " : "").append(list(sp.exact_argmax)),
+                     sp.exact_choice.empty() ? Inline("refused (tie rule)") : Inline().token(sp.exact_choice),
+                     Inline().token(sp.double_choice), Inline(num(sp.double_margin)), list(sp.exact_tokens),
+                     list(sp.double_tokens)});
             }
             doc.add(std::move(splits));
         }
@@ -735,12 +760,12 @@ Document crosscheck_document(const std::vector<CrosscheckResult>& results) {
     // A file that compared nothing is neither passed nor failed; it is counted only when there is one, so
     // that the line of every other run stays as it was.
     doc.add(Paragraph{Inline(fmt::format("crosscheck: {} passed, {} failed{}", results.size() - failed - nothing,
-                                         failed,
-                                         nothing > 0 ? fmt::format(", {} compared nothing", nothing) : ""))});
+                                         failed, nothing > 0 ? fmt::format(", {} compared nothing", nothing) : ""))});
     return doc;
 }
 
-std::string render_crosscheck(const std::vector<CrosscheckResult>& results, Format format, const RenderOptions& options) {
+std::string render_crosscheck(const std::vector<CrosscheckResult>& results, Format format,
+                              const RenderOptions& options) {
     if (format == Format::Json) return crosscheck_json(results);
     return render(crosscheck_document(results), format, options);
 }
@@ -778,20 +803,20 @@ std::string crosscheck_json(const std::vector<CrosscheckResult>& results) {
                             {"passed", row.passed}});
         }
         j["rows"] = rows;
-        j["summary"] = {{"count", r.rows.size()},
-                        {"max_abs_ulp", number(r.max_abs_ulp)},
-                        {"mean_abs_ulp", number(r.mean_abs_ulp)},
-                        {"worst", r.rows.empty() ? Json(nullptr) : Json(r.rows[r.worst].quantity)},
-                        {"worst_error_over_bound", number(r.worst_ratio)},
-                        {"worst_error_over_bound_at",
-                         r.rows.empty() ? Json(nullptr) : Json(r.rows[r.worst_ratio_row].quantity)},
-                        {"failed", r.failed},
-                        {"unbounded", r.unbounded},
-                        {"dyadic", r.dyadic_count},
-                        {"dyadic_exact", r.dyadic_exact},
-                        {"not_compared", r.not_compared},
-                        {"compared_nothing", r.compared_nothing()},
-                        {"passed", r.passed()}};
+        j["summary"] = {
+            {"count", r.rows.size()},
+            {"max_abs_ulp", number(r.max_abs_ulp)},
+            {"mean_abs_ulp", number(r.mean_abs_ulp)},
+            {"worst", r.rows.empty() ? Json(nullptr) : Json(r.rows[r.worst].quantity)},
+            {"worst_error_over_bound", number(r.worst_ratio)},
+            {"worst_error_over_bound_at", r.rows.empty() ? Json(nullptr) : Json(r.rows[r.worst_ratio_row].quantity)},
+            {"failed", r.failed},
+            {"unbounded", r.unbounded},
+            {"dyadic", r.dyadic_count},
+            {"dyadic_exact", r.dyadic_exact},
+            {"not_compared", r.not_compared},
+            {"compared_nothing", r.compared_nothing()},
+            {"passed", r.passed()}};
         Json naive = Json::array();
         for (const auto& n : r.naive) {
             Json weights = Json::array();

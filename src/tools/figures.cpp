@@ -52,10 +52,14 @@ Formula indexed(const std::string& base, std::size_t j) {
     return Formula().custom([base, j](MathForm f) {
         const std::string digits = std::to_string(j);
         switch (f) {
-            case MathForm::Latex: return base + "_{" + digits + "}";
-            case MathForm::MathML: return "<msub><mi>" + base + "</mi><mn>" + digits + "</mn></msub>";
-            case MathForm::Ascii: return base + "_" + digits;
-            case MathForm::Unicode: break;
+            case MathForm::Latex:
+                return base + "_{" + digits + "}";
+            case MathForm::MathML:
+                return "<msub><mi>" + base + "</mi><mn>" + digits + "</mn></msub>";
+            case MathForm::Ascii:
+                return base + "_" + digits;
+            case MathForm::Unicode:
+                break;
         }
         static const char* const sub[] = {"₀", "₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈", "₉"};
         std::string out = base;
@@ -71,9 +75,7 @@ void title(Picture& p, double y, const Inline& text) {
     p.text(6, y, text, Picture::Anchor::Start, 9, true);
 }
 
-Inline query_inline(const NamedVector& q) {
-    return Inline(q.name.empty() ? "q" : q.name).text(" = ").vector(q.values);
-}
+Inline query_inline(const NamedVector& q) { return Inline(q.name.empty() ? "q" : q.name).text(" = ").vector(q.values); }
 
 FigureBlock frame(const FigureSpec& spec, const Inline& fallback_caption) {
     FigureBlock fb;
@@ -110,14 +112,19 @@ void read_comparison(FigureBlock& fb, const Report& rep, const FigureSpec& spec)
             const double y = y0 + 24 + static_cast<double>(j) * row_h;
             const Value w = t.weights.at(j).value_or(Value());
             const bool removed = !t.scores.at(j).has_value();
-            p.text(x0, y + 8, position_inline(src, j + 1).text(" ").vector(src.states.row(j)), Picture::Anchor::Start, 8.5);
+            p.text(x0, y + 8, position_inline(src, j + 1).text(" ").vector(src.states.row(j)), Picture::Anchor::Start,
+                   8.5);
             p.box(x0, y + 11, bar_max, 9, "", true);
             if (!w.is_zero()) p.box(x0, y + 11, bar_max * fraction(w), 9, kBlue, false);
             Inline label = Inline("× ").value(w);
             if (removed) label.text(" (removed)");
             p.text(x0 + bar_max + 4, y + 18.5, label, Picture::Anchor::Start, 8.5);
-            desc.text(j == 0 ? " " : ", ").value(w).text(" on ").append(position_inline(src, j + 1)).text(" ").vector(
-                src.states.row(j));
+            desc.text(j == 0 ? " " : ", ")
+                .value(w)
+                .text(" on ")
+                .append(position_inline(src, j + 1))
+                .text(" ")
+                .vector(src.states.row(j));
         }
         const double ys = y0 + 24 + static_cast<double>(n) * row_h + 8;
         p.text(x0, ys, Inline("Sum → ").vector(t.context), Picture::Anchor::Start, 9, true);
@@ -126,8 +133,15 @@ void read_comparison(FigureBlock& fb, const Report& rep, const FigureSpec& spec)
         p.text(x0, ys + 14, Inline("Scores ").math(scores), Picture::Anchor::Start, 8.5);
         p.text(x0, ys + 26, Inline("→ exponentials ").math(exps), Picture::Anchor::Start, 8.5);
         p.text(x0, ys + 38, Inline("→ divide by ").value(t.denominator), Picture::Anchor::Start, 8.5);
-        desc.text("; sum ").vector(t.context).text("; scores ").math(scores).text(" → exponentials ").math(exps).text(
-            " → total ").value(t.denominator).text(".");
+        desc.text("; sum ")
+            .vector(t.context)
+            .text("; scores ")
+            .math(scores)
+            .text(" → exponentials ")
+            .math(exps)
+            .text(" → total ")
+            .value(t.denominator)
+            .text(".");
         fb.description.push_back(std::move(desc));
     }
 }
@@ -151,8 +165,9 @@ void dependency(FigureBlock& fb, const Report& rep, const FigureSpec& spec) {
     for (std::size_t j = 0; j <= n; ++j) {
         p.box(cx(j) - bw / 2, 36, bw, 20);
         Inline label = Inline().math(indexed("h", j));
-        if (wide) label.text(" = ").vector(j == 0 ? (rep.scenario.encoder ? rep.scenario.encoder->initial : Vector())
-                                                  : src.states.row(j - 1));
+        if (wide)
+            label.text(" = ").vector(j == 0 ? (rep.scenario.encoder ? rep.scenario.encoder->initial : Vector())
+                                            : src.states.row(j - 1));
         if (j == 0 && !rep.scenario.encoder) label = Inline().math(indexed("h", 0));
         p.text(cx(j), 49.5, label, Picture::Anchor::Middle, 8);
         if (j > 0) {
@@ -176,15 +191,20 @@ void dependency(FigureBlock& fb, const Report& rep, const FigureSpec& spec) {
         const auto score = rr.trace.scores.at(j - 1);
         if (wide) {
             e.text(" = ");
-            if (score) e.value(*score);
-            else e.text("removed");
+            if (score)
+                e.value(*score);
+            else
+                e.text("removed");
         }
         p.text(cx(j), 111.5, e, Picture::Anchor::Middle, 8);
     }
     // The title after the lines it interrupts.
     title(p, 76, Inline("One read: the comparisons, in parallel once the query is known"));
-    p.text(6, 136, Inline("weights ").math(Formula().column(rr.trace.weights.all())).text(" → context ").math(
-                       indexed("c", 1).op(Formula::Op::Equals).vector(rr.trace.context)),
+    p.text(6, 136,
+           Inline("weights ")
+               .math(Formula().column(rr.trace.weights.all()))
+               .text(" → context ")
+               .math(indexed("c", 1).op(Formula::Op::Equals).vector(rr.trace.context)),
            Picture::Anchor::Start, 8.5);
     // Band 3: s_0 → s_1 → … → s_T; each step takes the old state, the previous target token
     // and that step's context; the next query uses the new state.
@@ -198,7 +218,8 @@ void dependency(FigureBlock& fb, const Report& rep, const FigureSpec& spec) {
         if (t == 0) continue;
         p.arrow(dx(t - 1) + dw / 2, 182, dx(t) - dw / 2, 182);
         p.arrow(dx(t), 210, dx(t), 192);
-        p.text(dx(t), 220, Inline().math(indexed("y", t - 1)).text(", ").math(indexed("c", t)), Picture::Anchor::Middle, 8);
+        p.text(dx(t), 220, Inline().math(indexed("y", t - 1)).text(", ").math(indexed("c", t)), Picture::Anchor::Middle,
+               8);
     }
     p.text(6, 234, Inline("Each step: old state + previous target token + its context → new state;"),
            Picture::Anchor::Start, 8);
@@ -247,7 +268,8 @@ void draw_heatmap(FigureBlock& fb, const std::vector<HeatPanel>& panels, double 
         const double y0 = head_h * static_cast<double>(hi);
         p.text(6, y0 + 12, Inline(panel.heading), Picture::Anchor::Start, 9, true);
         for (std::size_t j = 0; j < nk; ++j) {
-            p.text(left + cell_w * (static_cast<double>(j) + 0.5), y0 + 32, panel.columns[j], Picture::Anchor::Middle, 8.5);
+            p.text(left + cell_w * (static_cast<double>(j) + 0.5), y0 + 32, panel.columns[j], Picture::Anchor::Middle,
+                   8.5);
         }
         Inline desc(panel.described);
         for (std::size_t i = 0; i < nq; ++i) {
@@ -264,8 +286,8 @@ void draw_heatmap(FigureBlock& fb, const std::vector<HeatPanel>& panels, double 
                 }
                 const double f = fraction(*w);
                 p.box(x, y, cell_w, cell_h, shade(f));
-                Picture::Text label{x + cell_w / 2, y + cell_h / 2 + 3, Inline().value(*w), Picture::Anchor::Middle, 8,
-                                    false, f > 0.7};
+                Picture::Text label{
+                    x + cell_w / 2, y + cell_h / 2 + 3, Inline().value(*w), Picture::Anchor::Middle, 8, false, f > 0.7};
                 p.shapes.emplace_back(label);
             }
             desc.math(Formula().column(panel.cells[i]));
@@ -292,14 +314,19 @@ void heatmap(FigureBlock& fb, const Report& rep, const FigureSpec& spec) {
     for (std::size_t h = 1; h <= t.heads.size(); ++h) {
         if (spec.head != 0 && spec.head != h) continue;
         HeatPanel panel{fmt::format("Head {}: query position (rows) × key position (columns)", h),
-                        fmt::format("Head {} weights by query row:", h), {}, {}, {}};
+                        fmt::format("Head {} weights by query row:", h),
+                        {},
+                        {},
+                        {}};
         for (std::size_t j = 0; j < nk; ++j) panel.columns.push_back(name(ktok, j));
         for (std::size_t i = 0; i < nq; ++i) {
             panel.rows.push_back(name(qtok, i));
             std::vector<std::optional<Value>>& row = panel.cells.emplace_back();
             for (std::size_t j = 0; j < nk; ++j) {
-                if (t.masked[i][j]) row.emplace_back(std::nullopt);
-                else row.emplace_back(t.heads[h - 1].rows[i].weights.at(j).value_or(Value()));
+                if (t.masked[i][j])
+                    row.emplace_back(std::nullopt);
+                else
+                    row.emplace_back(t.heads[h - 1].rows[i].weights.at(j).value_or(Value()));
             }
         }
         panels.push_back(std::move(panel));
@@ -319,17 +346,19 @@ void rollout_heatmap(FigureBlock& fb, const Report& rep, const FigureSpec& spec)
     const Source& src = rep.scenario.source(ro.spec.source);
     const std::size_t n = src.states.rows();
     const std::string regime = spec.regime == Regime::TeacherForcing ? "Teacher forcing" : "Generation";
-    HeatPanel panel{regime + ": decoder step (rows) × source position (columns)", regime + " weights by step:", {},
-                    {}, {}};
+    HeatPanel panel{
+        regime + ": decoder step (rows) × source position (columns)", regime + " weights by step:", {}, {}, {}};
     for (std::size_t j = 0; j < n; ++j) {
         panel.columns.push_back(src.tokens && j < src.tokens->size() ? Inline().token((*src.tokens)[j])
-                                                                      : Inline(std::to_string(j + 1)));
+                                                                     : Inline(std::to_string(j + 1)));
     }
     std::size_t widest = 0;
     for (const DecoderStep& st : rt.steps) {
         Inline row = Inline(fmt::format("t = {}: ", st.step)).token(st.input).text(" → ");
-        if (st.chosen) row.token(st.chosen_token);
-        else row.text("refused");
+        if (st.chosen)
+            row.token(st.chosen_token);
+        else
+            row.text("refused");
         widest = std::max(widest, display_width(render_inline(row, Format::Text)));
         panel.rows.push_back(std::move(row));
         std::vector<std::optional<Value>>& cells = panel.cells.emplace_back();
@@ -357,13 +386,14 @@ void intervention(FigureBlock& fb, const Report& rep, const FigureSpec& spec) {
     double lx = 6;
     for (std::size_t j = 1; j <= n; ++j) {
         p.box(lx, 6, 9, 9, kPositionColours[(j - 1) % kPositionColours.size()]);
-        const Inline name = src.labels.empty() && !src.tokens ? Inline(fmt::format("position {}", j)) : position_inline(src, j);
+        const Inline name =
+            src.labels.empty() && !src.tokens ? Inline(fmt::format("position {}", j)) : position_inline(src, j);
         p.text(lx + 12, 14, name, Picture::Anchor::Start, 8);
         lx += 20 + 5.2 * static_cast<double>(display_width(render_inline(name, Format::Text)));
     }
     const char* verb = ir.spec.kind == InterventionKind::RemoveState ? "remove state"
                        : ir.spec.kind == InterventionKind::ZeroScore ? "zero score"
-                                                                      : "delete token";
+                                                                     : "delete token";
     const double bar_x = 96;
     const double bar_w = 150;
     for (std::size_t r = 0; r < ir.rows.size(); ++r) {
@@ -375,7 +405,8 @@ void intervention(FigureBlock& fb, const Report& rep, const FigureSpec& spec) {
             if (ir.spec.kind == InterventionKind::DeleteToken && row.position == j + 1) continue;
             w[j] = row.trace.weights.at(k++).value_or(Value());
         }
-        Inline label = r == 0 ? Inline("no intervention") : Inline(std::string(verb) + " ").append(position_inline(src, row.position));
+        Inline label = r == 0 ? Inline("no intervention")
+                              : Inline(std::string(verb) + " ").append(position_inline(src, row.position));
         p.text(6, y + 9, label, Picture::Anchor::Start, 8.5, r == 0);
         double x = bar_x;
         p.box(bar_x, y + 12, bar_w, 11, "", true);
@@ -391,9 +422,12 @@ void intervention(FigureBlock& fb, const Report& rep, const FigureSpec& spec) {
         const bool unchanged = r > 0 && (has_readout ? *row.trace.readout == *ir.rows[0].trace.readout
                                                      : row.trace.context == ir.rows[0].trace.context);
         if (unchanged) p.text(kWidth - 6, y + 21, Inline("unchanged"), Picture::Anchor::End, 9, true);
-        Inline desc = Inline(label).text(": weights ").math(Formula().column(w)).text(has_readout ? ", readout " : ", context ");
-        if (has_readout) desc.value(*row.trace.readout);
-        else desc.vector(row.trace.context);
+        Inline desc =
+            Inline(label).text(": weights ").math(Formula().column(w)).text(has_readout ? ", readout " : ", context ");
+        if (has_readout)
+            desc.value(*row.trace.readout);
+        else
+            desc.vector(row.trace.context);
         if (unchanged) desc.text(" (unchanged)");
         fb.description.push_back(desc.text("."));
     }
@@ -434,8 +468,8 @@ void crosscheck_plot(FigureBlock& fb, const Report& rep, const FigureSpec& spec)
     const double cx = 200;
     const double span = 70;
     const auto x_of = [&](double u) { return cx + span * std::clamp(u / half, -1.0, 1.0); };
-    p.text(6, 11, Inline("Double path: signed ULP error (mark) within its bound (grey band)"),
-           Picture::Anchor::Start, 9, true);
+    p.text(6, 11, Inline("Double path: signed ULP error (mark) within its bound (grey band)"), Picture::Anchor::Start,
+           9, true);
     p.text(x_of(-half), 25, Inline(fmt::format("−{:.3g}", half)), Picture::Anchor::Middle, 7.5);
     p.text(cx, 25, Inline("0"), Picture::Anchor::Middle, 7.5);
     p.text(x_of(half), 25, Inline(fmt::format("+{:.3g} ULP", half)), Picture::Anchor::Middle, 7.5);
@@ -453,8 +487,8 @@ void crosscheck_plot(FigureBlock& fb, const Report& rep, const FigureSpec& spec)
         std::string err = fmt::format("{:+.3g}", r.ulp_error);
         if (err[0] == '-') err = "−" + err.substr(1);
         p.text(kWidth - 6, y + 9, Inline(err + " / " + bound), Picture::Anchor::End, 7.5);
-        fb.description.push_back(Inline(fmt::format("{}: {} ULP, bound {} ULP{}.", r.quantity, err, bound,
-                                                    r.passed ? "" : " (over its bound)")));
+        fb.description.push_back(Inline(
+            fmt::format("{}: {} ULP, bound {} ULP{}.", r.quantity, err, bound, r.passed ? "" : " (over its bound)")));
     }
     p.text(6, p.height - 6, Inline("Right: signed error / bound, in units in the last place of the exact value."),
            Picture::Anchor::Start, 7.5);
@@ -469,17 +503,18 @@ const FigureSpec& find_figure(const Scenario& s, const std::string& name) {
     const auto name_of = [](const FigureSpec& f) { return f.name + (f.number.empty() ? "" : " (" + f.number + ")"); };
     Location where;
     where.context = "--figure";
-    throw reference_error(fmt::format("{} declares no figure \"{}\" (figures: {})", s.file, name,
-                                      detail::name_list(s.figures, name_of)),
-                          where);
+    throw reference_error(
+        fmt::format("{} declares no figure \"{}\" (figures: {})", s.file, name, detail::name_list(s.figures, name_of)),
+        where);
 }
 
 FigureBlock figure_block(const Report& rep, const FigureSpec& spec) {
     FigureBlock fb;
     switch (spec.kind) {
         case FigureKind::ReadComparison:
-            fb = frame(spec, Inline("Reads ").text(fmt::format("{}", fmt::join(spec.reads, ", "))).text(
-                                 " over the same source states"));
+            fb = frame(spec, Inline("Reads ")
+                                 .text(fmt::format("{}", fmt::join(spec.reads, ", ")))
+                                 .text(" over the same source states"));
             read_comparison(fb, rep, spec);
             break;
         case FigureKind::Dependency:
@@ -505,8 +540,8 @@ FigureBlock figure_block(const Report& rep, const FigureSpec& spec) {
             crosscheck_plot(fb, rep, spec);
             break;
     }
-    const std::string file = rep.scenario.file.find(' ') == std::string::npos ? rep.scenario.file
-                                                                              : "'" + rep.scenario.file + "'";
+    const std::string file =
+        rep.scenario.file.find(' ') == std::string::npos ? rep.scenario.file : "'" + rep.scenario.file + "'";
     fb.command = fmt::format("exactattn figure {} --figure {}", file, spec.number.empty() ? spec.name : spec.number);
     return fb;
 }

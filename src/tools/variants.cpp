@@ -31,7 +31,7 @@ std::uint64_t SplitMix64::next() {
 }
 
 std::uint64_t SplitMix64::below(std::uint64_t n) {
-    const std::uint64_t rem = (0 - n) % n;  // 2^64 mod n, in unsigned arithmetic
+    const std::uint64_t rem = (0 - n) % n;                                       // 2^64 mod n, in unsigned arithmetic
     const std::uint64_t last = std::numeric_limits<std::uint64_t>::max() - rem;  // 2^64 − rem − 1
     for (;;) {
         const std::uint64_t x = next();
@@ -330,7 +330,8 @@ Drawn draw_one(const Context& c, std::uint64_t seed, std::size_t number) {
         for (const auto& p : v.parts) pointers.push_back(p.at);
         pointers.push_back(v.answer);
         for (const auto& p : pointers) {
-            const bool known = std::any_of(s.expect.begin(), s.expect.end(), [&](const auto& e) { return e.first == p; });
+            const bool known =
+                std::any_of(s.expect.begin(), s.expect.end(), [&](const auto& e) { return e.first == p; });
             if (!known) s.expect.emplace_back(p, report_at(report_doc, p, c.at("")).dump());
         }
         rep.scenario = s;
@@ -363,9 +364,9 @@ std::size_t find_exercise(const Scenario& s, const std::string& id) {
     Location where;
     where.context = "--exercise";
     const auto id_of = [](const Exercise& e) -> const std::string& { return e.id; };
-    throw usage_error(fmt::format("unknown exercise \"{}\" (exercises of {}: {})", id, s.file,
-                                  detail::name_list(s.exercises, id_of)),
-                      where);
+    throw usage_error(
+        fmt::format("unknown exercise \"{}\" (exercises of {}: {})", id, s.file, detail::name_list(s.exercises, id_of)),
+        where);
 }
 
 }  // namespace
@@ -378,9 +379,10 @@ VariantSet draw_variants(const Scenario& base, const VariantRequest& request) {
     if (!c.exercise.variation) {
         Location where;
         where.context = "--exercise";
-        throw usage_error(fmt::format("exercise {} of {} declares no \"variation\": nothing may vary (docs/variants.md)",
-                                      c.exercise.id, base.file),
-                          where);
+        throw usage_error(
+            fmt::format("exercise {} of {} declares no \"variation\": nothing may vary (docs/variants.md)",
+                        c.exercise.id, base.file),
+            where);
     }
     Location count_at;
     count_at.context = "--count";
@@ -408,8 +410,7 @@ VariantSet draw_variants(const Scenario& base, const VariantRequest& request) {
         }
         const Json& target = *found;
         if (target.is_object() || target.is_boolean() || target.is_null()) {
-            throw shape_error(fmt::format("{} is not a value, a row or a matrix of the scenario", v.vary[i].at),
-                              where);
+            throw shape_error(fmt::format("{} is not a value, a row or a matrix of the scenario", v.vary[i].at), where);
         }
     }
     VariantSet set;
@@ -494,9 +495,10 @@ Value answer_value(const VariantSet& set, const Variant& v) {
     where.pointer = set.exercise.variation->answer;
     const Json& j = report_at(doc, set.exercise.variation->answer, where);
     if (j.is_array() || j.is_object() || j.is_null()) {
-        throw shape_error("the answer of a Moodle numerical question is one number; this pointer names a row or "
-                          "nothing",
-                          where);
+        throw shape_error(
+            "the answer of a Moodle numerical question is one number; this pointer names a row or "
+            "nothing",
+            where);
     }
     return detail::json_value(j, where);
 }
@@ -546,22 +548,29 @@ std::string moodle_xml(const VariantSet& set) {
     std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<quiz>\n";
     for (const auto& v : set.variants) {
         const Value answer = answer_value(set, v);
-        const std::string prompt = render_inline(inline_markdown(v.report.scenario.exercises.front().prompt), Format::Text);
-        const std::string ask = fmt::format("Give {} as a decimal number.", render_inline(inline_markdown(part_label(var, var.answer)), Format::Text));
+        const std::string prompt =
+            render_inline(inline_markdown(v.report.scenario.exercises.front().prompt), Format::Text);
+        const std::string ask = fmt::format("Give {} as a decimal number.",
+                                            render_inline(inline_markdown(part_label(var, var.answer)), Format::Text));
         out += "  <question type=\"numerical\">\n";
-        out += fmt::format("    <name>\n      <text>{}</text>\n    </name>\n",
-                           html_escape(fmt::format("Exercise {}, variant {} (seed {})", set.exercise.id, v.number, v.seed)));
+        out += fmt::format(
+            "    <name>\n      <text>{}</text>\n    </name>\n",
+            html_escape(fmt::format("Exercise {}, variant {} (seed {})", set.exercise.id, v.number, v.seed)));
         out += fmt::format("    <questiontext format=\"html\">\n      <text>{}</text>\n    </questiontext>\n",
                            html_escape("<p>" + html_escape(prompt) + "</p><p>" + html_escape(ask) + "</p>"));
-        out += fmt::format("    <generalfeedback format=\"html\">\n      <text>{}</text>\n    </generalfeedback>\n",
-                           html_escape("<p>" + html_escape(fmt::format("Re-create this variant: {}", recreate_command(set, v))) + "</p>"));
+        out += fmt::format(
+            "    <generalfeedback format=\"html\">\n      <text>{}</text>\n    </generalfeedback>\n",
+            html_escape("<p>" + html_escape(fmt::format("Re-create this variant: {}", recreate_command(set, v))) +
+                        "</p>"));
         out += "    <defaultgrade>1</defaultgrade>\n    <penalty>0.3333333</penalty>\n    <hidden>0</hidden>\n";
         out += "    <answer fraction=\"100\" format=\"moodle_auto_format\">\n";
         out += fmt::format("      <text>{}</text>\n", to_significant(answer, 15));
         out += fmt::format("      <tolerance>{}</tolerance>\n", exact_decimal(var.tolerance));
         out += fmt::format("      <feedback format=\"html\">\n        <text>{}</text>\n      </feedback>\n",
-                           html_escape("<p>" + html_escape(fmt::format("Exact value: {} with a = ln 2 (≈ {}).", to_unicode(answer),
-                                                                     to_significant(answer, 15))) + "</p>"));
+                           html_escape("<p>" +
+                                       html_escape(fmt::format("Exact value: {} with a = ln 2 (≈ {}).",
+                                                               to_unicode(answer), to_significant(answer, 15))) +
+                                       "</p>"));
         out += "    </answer>\n  </question>\n";
     }
     return out + "</quiz>\n";

@@ -19,12 +19,20 @@ int run(std::vector<std::string> args, std::string& out, std::string& err) {
 }
 
 // W_Q, W_K, W_V of both heads side by side, split by --heads 2.
-const std::vector<std::string> kLayer = {
-    "attend", "--x", "[[1,0,0,0],[1,1,0,0],[0,1,1,0]]",
-    "--wq", "[[2,0,0,0,1,0,0,0],[0,2,0,0,0,1,0,0],[0,0,2,0,0,0,1,0],[0,0,0,2,0,0,0,1]]",
-    "--wk", "[[a,0,0,0,0,a,0,0],[0,a,0,0,a,0,0,0],[0,0,a,0,0,0,0,a],[0,0,0,a,0,0,a,0]]",
-    "--wv", "[[1,0,0,2],[0,1,1,0],[1,1,0,1],[0,0,0,0]]",
-    "--heads", "2", "--causal", "--scale", "sqrt-dk"};
+const std::vector<std::string> kLayer = {"attend",
+                                         "--x",
+                                         "[[1,0,0,0],[1,1,0,0],[0,1,1,0]]",
+                                         "--wq",
+                                         "[[2,0,0,0,1,0,0,0],[0,2,0,0,0,1,0,0],[0,0,2,0,0,0,1,0],[0,0,0,2,0,0,0,1]]",
+                                         "--wk",
+                                         "[[a,0,0,0,0,a,0,0],[0,a,0,0,a,0,0,0],[0,0,a,0,0,0,0,a],[0,0,0,a,0,0,a,0]]",
+                                         "--wv",
+                                         "[[1,0,0,2],[0,1,1,0],[1,1,0,1],[0,0,0,0]]",
+                                         "--heads",
+                                         "2",
+                                         "--causal",
+                                         "--scale",
+                                         "sqrt-dk"};
 
 }  // namespace
 
@@ -54,14 +62,28 @@ TEST(CliAttend, TablesLabelRowsAndColumnsWithTokens) {
 }
 
 TEST(CliAttend, HeadsGivenOneByOneEqualTheSplit) {
-    std::vector<std::string> args = {
-        "attend", "--x", "[[1,0,0,0],[1,1,0,0],[0,1,1,0]]",
-        "--wq", "[[2,0,0,0],[0,2,0,0],[0,0,2,0],[0,0,0,2]]",
-        "--wq", "[[1,0,0,0],[0,1,0,0],[0,0,1,0],[0,0,0,1]]",
-        "--wk", "[[a,0,0,0],[0,a,0,0],[0,0,a,0],[0,0,0,a]]",
-        "--wk", "[[0,a,0,0],[a,0,0,0],[0,0,0,a],[0,0,a,0]]",
-        "--wv", "[[1,0],[0,1],[1,1],[0,0]]", "--wv", "[[0,2],[1,0],[0,1],[0,0]]",
-        "--heads", "2", "--causal", "--scale", "1/2", "--format", "json"};
+    std::vector<std::string> args = {"attend",
+                                     "--x",
+                                     "[[1,0,0,0],[1,1,0,0],[0,1,1,0]]",
+                                     "--wq",
+                                     "[[2,0,0,0],[0,2,0,0],[0,0,2,0],[0,0,0,2]]",
+                                     "--wq",
+                                     "[[1,0,0,0],[0,1,0,0],[0,0,1,0],[0,0,0,1]]",
+                                     "--wk",
+                                     "[[a,0,0,0],[0,a,0,0],[0,0,a,0],[0,0,0,a]]",
+                                     "--wk",
+                                     "[[0,a,0,0],[a,0,0,0],[0,0,0,a],[0,0,a,0]]",
+                                     "--wv",
+                                     "[[1,0],[0,1],[1,1],[0,0]]",
+                                     "--wv",
+                                     "[[0,2],[1,0],[0,1],[0,0]]",
+                                     "--heads",
+                                     "2",
+                                     "--causal",
+                                     "--scale",
+                                     "1/2",
+                                     "--format",
+                                     "json"};
     std::string split;
     std::string each;
     std::string err;
@@ -82,8 +104,9 @@ TEST(CliAttend, EveryFormatTheOtherCommandsTake) {
         // Head 1, row "sat": 1/7, 2/7, 4/7 (by hand: exponentials 1, 2, 4 over 7) in every format.
         const std::string fs = f;
         const std::string four_sevenths = fs == "latex" || fs == "markdown" ? "\\tfrac{4}{7}"
-                                           : fs == "html"                   ? "<mfrac><mrow><mn>4</mn></mrow><mrow><mn>7</mn></mrow></mfrac>"
-                                                                            : "4/7";
+                                          : fs == "html"
+                                              ? "<mfrac><mrow><mn>4</mn></mrow><mrow><mn>7</mn></mrow></mfrac>"
+                                              : "4/7";
         EXPECT_NE(out.find(four_sevenths), std::string::npos) << f << ":\n" << out;
         EXPECT_NE(out.find(std::string(f) == "json" ? "\"1/7\"" : "sat"), std::string::npos) << f;
     }
@@ -140,8 +163,7 @@ TEST(CheckLayer, MaskingOffByOne) {
 
 TEST(CheckLayer, NormalisingOverTheWrongAxis) {
     // Columns of the exponentials [[2,·,·],[2,4,·],[1,2,4]] sum to 5, 6, 4.
-    const std::string out =
-        check_layer("/layers/causal/heads/0/weights", "[[2/5,0,0],[2/5,2/3,0],[1/5,1/3,1]]");
+    const std::string out = check_layer("/layers/causal/heads/0/weights", "[[2/5,0,0],[2/5,2/3,0],[1/5,1/3,1]]");
     EXPECT_NE(out.find("row 1 of the proposed weights sums to 2/5, not 1"), std::string::npos) << out;
     EXPECT_NE(out.find("mistake: normalised over the wrong axis"), std::string::npos) << out;
     // Outputs then: row 3 = (1/5)[1,0] + (1/3)[1,1] + 1·[1,2] = [23/15, 7/3].
@@ -167,8 +189,8 @@ TEST(CliRollout, PrintsBothRegimesAndTheDivergence) {
               std::string::npos);
     EXPECT_NE(out.find("tie {a, the} → a (first in vocabulary order)"), std::string::npos);
     for (const char* format : {"markdown", "latex", "html", "csv", "json"}) {
-        ASSERT_EQ(run({"rollout", EXACTATTN_SOURCE_DIR "/data/chapter14/decoder-rollout.json", "--rollout", "table-14.4",
-                       "--format", format},
+        ASSERT_EQ(run({"rollout", EXACTATTN_SOURCE_DIR "/data/chapter14/decoder-rollout.json", "--rollout",
+                       "table-14.4", "--format", format},
                       out, err),
                   0)
             << format << err;
@@ -180,8 +202,9 @@ TEST(CliRollout, PrintsBothRegimesAndTheDivergence) {
 // hand (X rows [1,0], [0,1], [1,1]; W_Q = W_V = I, W_K = a·I): keys 1 and 3 are masked for
 // every query, so each row keeps only key 2, with score a·(x_i·x_2) = 0, a, a, and weight 1.
 TEST(CliAttend, PaddingTakesSeveralPositionsAfterOneOption) {
-    const std::vector<std::string> base = {"attend", "--x",  "[[1,0],[0,1],[1,1]]", "--wq", "[[1,0],[0,1]]",
-                                           "--wk",   "[[a,0],[0,a]]", "--wv", "[[1,0],[0,1]]", "--format", "json"};
+    const std::vector<std::string> base = {
+        "attend",        "--x",  "[[1,0],[0,1],[1,1]]", "--wq",     "[[1,0],[0,1]]", "--wk",
+        "[[a,0],[0,a]]", "--wv", "[[1,0],[0,1]]",       "--format", "json"};
     std::string out;
     std::string err;
     auto with = [&](std::vector<std::string> extra) {

@@ -140,8 +140,8 @@ TEST(BadInputCorpus, TheGoodFilesTheyAreMadeFromAreGood) {
     EXPECT_EQ(exactattn::cli::run(verify, out, err), 0) << err.str();
     // good.json: memory [[a,0],[0,a]], query [1,0]: scores a, 0; exponentials 2, 1; weights 2/3, 1/3.
     EXPECT_EQ(out.str(), "verify: 1 passed, 0 failed\n");
-    const std::vector<std::string> read = {"read", "--memory", "@" + corpus_dir() + "/memory/good.json",
-                                           "--query", "[1,0]", "--format", "json"};
+    const std::vector<std::string> read = {
+        "read", "--memory", "@" + corpus_dir() + "/memory/good.json", "--query", "[1,0]", "--format", "json"};
     std::ostringstream out2;
     EXPECT_EQ(exactattn::cli::run(read, out2, err), 0) << err.str();
     EXPECT_NE(out2.str().find(R"("weights":["2/3","1/3"])"), std::string::npos) << out2.str();

@@ -14,9 +14,7 @@ namespace {
 using exactattn::test::Result;
 using exactattn::test::run;
 
-bool one_line(const std::string& s) {
-    return !s.empty() && s.back() == '\n' && s.find('\n') == s.size() - 1;
-}
+bool one_line(const std::string& s) { return !s.empty() && s.back() == '\n' && s.find('\n') == s.size() - 1; }
 
 }  // namespace
 
@@ -51,8 +49,9 @@ TEST(Cli, EvalRefusals) {
 
     r = run({"eval", "2a//3"});
     EXPECT_EQ(r.code, 2);
-    EXPECT_EQ(r.err, "exactattn: expression column 4: expected a number, a, a function or '(' after "
-                     "'/', found '/'\n");
+    EXPECT_EQ(r.err,
+              "exactattn: expression column 4: expected a number, a, a function or '(' after "
+              "'/', found '/'\n");
 }
 
 TEST(Cli, EvalFormats) {
@@ -79,8 +78,8 @@ TEST(Cli, EvalDisplay) {
 }
 
 TEST(Cli, ReadJsonIsTheObjectOfDesign) {
-    const Result r = run({"read", "--memory", "[[a,0],[0,a],[0,0]]", "--query", "[1,0]", "--readout", "[1,2]",
-                          "--format", "json"});
+    const Result r =
+        run({"read", "--memory", "[[a,0],[0,a],[0,0]]", "--query", "[1,0]", "--readout", "[1,2]", "--format", "json"});
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find(R"("query":["1","0"],"memory":[["a","0"],["0","a"],["0","0"]],"included":[1,2,3],)"
                          R"("scores":["a","0","0"],"exponentials":["2","1","1"],"denominator":"4",)"
@@ -91,8 +90,8 @@ TEST(Cli, ReadJsonIsTheObjectOfDesign) {
 
 TEST(Cli, ReadRemovedPositionsAreNullAndZero) {
     // Table 14.2, key removed: weights [2/3, 0, 1/3].
-    Result r = run({"read", "--memory", "[[a,0],[0,a],[0,0]]", "--query", "[1,0]", "--remove", "2", "--format",
-                    "json"});
+    Result r =
+        run({"read", "--memory", "[[a,0],[0,a],[0,0]]", "--query", "[1,0]", "--remove", "2", "--format", "json"});
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find(R"("included":[1,3])"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find(R"("scores":["a",null,"0"],"exponentials":["2",null,"1"],"denominator":"3",)"
@@ -100,10 +99,10 @@ TEST(Cli, ReadRemovedPositionsAreNullAndZero) {
               std::string::npos)
         << r.out;
     // --remove 1 3 and --remove 1 --remove 3 agree.
-    const Result a = run({"read", "--memory", "[[a,0],[0,a],[0,0]]", "--query", "[1,0]", "--remove", "1", "3",
-                          "--format", "json"});
-    const Result b = run({"read", "--memory", "[[a,0],[0,a],[0,0]]", "--query", "[1,0]", "--remove", "1",
-                          "--remove", "3", "--format", "json"});
+    const Result a =
+        run({"read", "--memory", "[[a,0],[0,a],[0,0]]", "--query", "[1,0]", "--remove", "1", "3", "--format", "json"});
+    const Result b = run({"read", "--memory", "[[a,0],[0,a],[0,0]]", "--query", "[1,0]", "--remove", "1", "--remove",
+                          "3", "--format", "json"});
     EXPECT_EQ(a.code, 0);
     EXPECT_EQ(a.out, b.out);
     // A zeroed score keeps score 0 and exponential 1.
@@ -114,14 +113,14 @@ TEST(Cli, ReadRemovedPositionsAreNullAndZero) {
 TEST(Cli, ReadFieldsSelectKeysOfTheJsonOutput) {
     // Table 14.2, key removed: denominator 2 + 1 = 3, weights [2/3, 0, 1/3]; the selected keys
     // in the output's own order (denominator before weights), nothing else.
-    Result r = run({"read", "--memory", "[[a,0],[0,a],[0,0]]", "--query", "[1,0]", "--remove", "2", "--format",
-                    "json", "--fields", "weights,denominator"});
+    Result r = run({"read", "--memory", "[[a,0],[0,a],[0,0]]", "--query", "[1,0]", "--remove", "2", "--format", "json",
+                    "--fields", "weights,denominator"});
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(r.out, R"({"denominator":"3","weights":["2/3","0","1/3"]})"
                      "\n");
     // Every key selected is the default output, byte for byte.
-    const Result all = run({"read", "--memory", "[[a,0],[0,a],[0,0]]", "--query", "[1,0]", "--remove", "2",
-                            "--format", "json", "--readout", "[1,1]"});
+    const Result all = run({"read", "--memory", "[[a,0],[0,a],[0,0]]", "--query", "[1,0]", "--remove", "2", "--format",
+                            "json", "--readout", "[1,1]"});
     r = run({"read", "--memory", "[[a,0],[0,a],[0,0]]", "--query", "[1,0]", "--remove", "2", "--format", "json",
              "--readout", "[1,1]", "--fields",
              "query,memory,included,removed,zeroed,scores,exponentials,denominator,weights,context,readout,"
@@ -206,8 +205,9 @@ TEST(Cli, VerifyReportsEachMismatch) {
     }
     const Result r = run({"verify", path});
     EXPECT_EQ(r.code, 1);
-    EXPECT_EQ(r.out, path + ": /interventions/table-14.2/rows/2/readout: expected \"a/2\", computed \"2a/3\"\n"
-                            "verify: 1 passed, 1 failed\n");
+    EXPECT_EQ(r.out, path +
+                         ": /interventions/table-14.2/rows/2/readout: expected \"a/2\", computed \"2a/3\"\n"
+                         "verify: 1 passed, 1 failed\n");
     EXPECT_EQ(r.err, "");
 }
 
@@ -240,7 +240,8 @@ TEST(Cli, AnswersAndCrosscheck) {
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("2a/5 + 2(2a/5) = 6a/5"), std::string::npos) << r.out;
     r = run({"answers", "chapter14"});  // Markdown with $…$ math
-    EXPECT_NE(r.out.find("$\\tfrac{2a}{5} + 2\\left(\\tfrac{2a}{5}\\right) = \\tfrac{6a}{5}$"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("$\\tfrac{2a}{5} + 2\\left(\\tfrac{2a}{5}\\right) = \\tfrac{6a}{5}$"), std::string::npos)
+        << r.out;
     r = run({"crosscheck", "chapter14", "--format", "json"});
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("\"passed\": true"), std::string::npos);
@@ -249,8 +250,8 @@ TEST(Cli, AnswersAndCrosscheck) {
 }
 
 TEST(Cli, CheckClassAnswersCsv) {
-    // CSV out is RFC 4180 (CRLF). Example 14.1's weights are [1/2, 1/4, 1/4] (exponentials [2, 1, 1] over 4); Exercise 1's
-    // readout is 2a/5 + 2(2a/5) = 6a/5.
+    // CSV out is RFC 4180 (CRLF). Example 14.1's weights are [1/2, 1/4, 1/4] (exponentials [2, 1, 1] over 4); Exercise
+    // 1's readout is 2a/5 + 2(2a/5) = 6a/5.
     const std::string path = testing::TempDir() + "class.csv";
     {
         std::ofstream f(path, std::ios::binary);
@@ -294,8 +295,8 @@ TEST(Cli, CheckRemainingWeightsAcceptedWhereTheExerciseAllows) {
         << r.out;
     // Row 3 (remove full stop): exponentials 2 and 1 remain again, weights [2/3, 1/3, 0], but
     // only Exercise 4 lists that row (the whole table) and it accepts nothing: wrong, and named.
-    r = run({"check", "chapter14", "--target", "/interventions/table-14.2/rows/3/weights", "--proposed",
-             "[2/3,1/3]", "--format", "json"});
+    r = run({"check", "chapter14", "--target", "/interventions/table-14.2/rows/3/weights", "--proposed", "[2/3,1/3]",
+             "--format", "json"});
     EXPECT_EQ(r.code, 1) << r.out << r.err;
     EXPECT_NE(r.out.find("\"correct\": false"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("\"mistake_id\": \"remaining-weights\""), std::string::npos) << r.out;

@@ -30,8 +30,10 @@ std::vector<std::string> shell_words(const std::string& line) {
     char quote = 0;
     for (char c : line) {
         if (quote != 0) {
-            if (c == quote) quote = 0;
-            else cur += c;
+            if (c == quote)
+                quote = 0;
+            else
+                cur += c;
         } else if (c == '\'' || c == '"') {
             quote = c;
             in_word = true;
@@ -139,7 +141,9 @@ TEST(DocsExamples, EveryCommandLineExampleHolds) {
             // A terminal shows both streams; an error example documents its stderr line.
             const std::string shown = out.str() + err.str();
             EXPECT_TRUE(matches(squeeze(e.expected), squeeze(shown)))
-                << "documented:\n" << e.expected << "printed (exit " << code << "):\n" << shown;
+                << "documented:\n"
+                << e.expected << "printed (exit " << code << "):\n"
+                << shown;
             ++count;
         }
     }

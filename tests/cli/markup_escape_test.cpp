@@ -135,10 +135,9 @@ TEST(MarkdownEscape, ReportNamesTokensLabelsAndFiguresAreText) {
     expect_no_raw_html({"rollout", rollout.string(), "--format", "markdown"}, {"&lt;s&gt;", "&lt;script&gt;r"});
 
     // Layers named with markup, over a sequence of tokens with markup.
-    const fs::path layer = with_markup("data/examples/self-attention.json",
-                                       {{"\"full\"", "\"<script>full\""}, {"\"cat\"", "\"<img/src=c>\""},
-                                        {"causal-weights", "<svg>w"}},
-                                       "layer.json");
+    const fs::path layer = with_markup(
+        "data/examples/self-attention.json",
+        {{"\"full\"", "\"<script>full\""}, {"\"cat\"", "\"<img/src=c>\""}, {"causal-weights", "<svg>w"}}, "layer.json");
     expect_no_raw_html({"run", layer.string(), "--format", "markdown"}, {"&lt;img/src=c&gt;", "&lt;script&gt;full"});
     fs::remove_all(chapter.parent_path());
 }

@@ -88,9 +88,7 @@ TEST(Output, EveryCommandTakesOutputFile) {
 // leaves the old file as it was and says so, instead of leaving a truncated report.
 TEST(Output, FailedWriteLeavesTheOldFileIntact) {
     const fs::path file = scratch("atomic.txt");
-    {
-        std::ofstream(file) << "the old answer key\n";
-    }
+    { std::ofstream(file) << "the old answer key\n"; }
     rlimit old{};
     ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
     const auto old_handler = signal(SIGXFSZ, SIG_IGN);  // EFBIG instead of the signal
@@ -102,8 +100,7 @@ TEST(Output, FailedWriteLeavesTheOldFileIntact) {
     signal(SIGXFSZ, old_handler);
     EXPECT_EQ(r.code, 2);
     EXPECT_EQ(r.out, "");
-    EXPECT_NE(r.err.find("exactattn: --output: cannot write " + file.string() + ": write failed: "),
-              std::string::npos)
+    EXPECT_NE(r.err.find("exactattn: --output: cannot write " + file.string() + ": write failed: "), std::string::npos)
         << r.err;
     EXPECT_EQ(slurp(file), "the old answer key\n");
     // No temporary file is left beside it.
@@ -142,7 +139,7 @@ TEST(Output, MarkdownToDirectoryWritesTheFiguresItLinks) {
 namespace {
 // A stream buffer that refuses every byte, as standard output on /dev/full does.
 class FullBuf : public std::streambuf {
-protected:
+  protected:
     int_type overflow(int_type) override { return traits_type::eof(); }
     std::streamsize xsputn(const char*, std::streamsize) override { return 0; }
 };
@@ -210,8 +207,8 @@ TEST(Output, FileSetIsWrittenAllOrNothing) {
 // removed position 1 are [null, "0", "0"] for both, and a learner who lists the scores of
 // the included positions only is right (by hand: q = [1,0], states [0,a] and [0,0] score 0).
 TEST(Output, CheckAndVerifyReadTheSameQuantity) {
-    Result r = run({"check", "chapter14", "--target", "/interventions/table-14.2/rows/1/scores", "--proposed",
-                    "[0,0]"});
+    Result r =
+        run({"check", "chapter14", "--target", "/interventions/table-14.2/rows/1/scores", "--proposed", "[0,0]"});
     EXPECT_EQ(r.code, 0) << r.out << r.err;
     EXPECT_NE(r.out.find("listed for the included positions 2 and 3"), std::string::npos) << r.out;
     r = run({"check", "chapter14", "--target", "/interventions/table-14.2/rows/1/scores", "--proposed", "[0,0,0]"});
@@ -219,11 +216,9 @@ TEST(Output, CheckAndVerifyReadTheSameQuantity) {
     EXPECT_NE(r.out.find("exact [—, 0, 0]"), std::string::npos) << r.out;
     // Anything expect can address: a state row, one element, a cost (Exercise 5: 100 × 4).
     EXPECT_EQ(run({"check", "chapter14", "--target", "/sources/red/states/1", "--proposed", "[0,a]"}).code, 0);
-    EXPECT_EQ(run({"check", "chapter14", "--target", "/sources/red/states", "--proposed", "[[a,0],[0,a],[0,0]]"})
-                  .code,
+    EXPECT_EQ(run({"check", "chapter14", "--target", "/sources/red/states", "--proposed", "[[a,0],[0,a],[0,0]]"}).code,
               0);
-    EXPECT_EQ(run({"check", "chapter14", "--target", "/costs/exercise-5/dot_products", "--proposed", "400"}).code,
-              0);
+    EXPECT_EQ(run({"check", "chapter14", "--target", "/costs/exercise-5/dot_products", "--proposed", "400"}).code, 0);
     // By hand: equal weights over three positions give 1/3; 1/5 matches no known mistake.
     r = run({"check", "chapter14", "--target", "/reads/example-14.1/weights/0", "--proposed", "1/3"});
     EXPECT_EQ(r.code, 1);

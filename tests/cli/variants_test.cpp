@@ -79,7 +79,8 @@ TEST(Variants, Chapter14ThirtyVariants) {
     const fs::path a = fresh_dir("a");
     const fs::path b = fresh_dir("b");
     const fs::path c = fresh_dir("c");
-    const std::vector<std::string> args = {"variants", "chapter14", "--exercise", "exercise-1", "--count", "30", "--seed", "7"};
+    const std::vector<std::string> args = {"variants", "chapter14", "--exercise", "exercise-1",
+                                           "--count",  "30",        "--seed",     "7"};
     auto with_dir = [](std::vector<std::string> v, const fs::path& d) {
         v.push_back("-o");
         v.push_back(d.string());
@@ -111,7 +112,8 @@ TEST(Variants, Chapter14ThirtyVariants) {
     EXPECT_EQ(variants, 30U);
     EXPECT_EQ(bodies.size(), 30U) << "thirty different variants";
 
-    ASSERT_EQ(run({"variants", "chapter14", "--exercise", "1", "--count", "30", "--seed", "8", "-o", c.string()}).code, 0);
+    ASSERT_EQ(run({"variants", "chapter14", "--exercise", "1", "--count", "30", "--seed", "8", "-o", c.string()}).code,
+              0);
     const auto fc = files_in(c);
     std::size_t same = 0;
     for (const auto& [name, text] : fc) same += name.rfind("variant-", 0) == 0 && fa.at(name) == text ? 1 : 0;
@@ -327,7 +329,8 @@ TEST(Variants, TokenPartsInPromptSheetAndKey) {
     std::ostringstream file;
     file << in.rdbuf();
     std::string text = file.str();
-    const std::string exercises = R"("exercises": [{"id": "t", "prompt": "Step 1 chooses {{/rollouts/tie/generation/steps/1/chosen}}.",
+    const std::string exercises =
+        R"("exercises": [{"id": "t", "prompt": "Step 1 chooses {{/rollouts/tie/generation/steps/1/chosen}}.",
       "rollouts": ["tie"],
       "variation": {"vary": [{"at": "/decoder/initial", "choices": [[1, 0], [2, 0]]}],
         "parts": [{"label": "the choice", "at": "/rollouts/tie/generation/steps/1/chosen"},

@@ -91,17 +91,20 @@ TEST(Answers, SentencesFollowTheNumbers) {
     const Report rep = run_scenario(parse_scenario(json, "inline.json"));
     const std::string key = render_answers(rep, Format::Markdown, unicode_markdown());
     const std::string e1 = section(key, "## Exercise 1");
-    contains(e1, "Here the largest weight, 2/5 shared by 1: color and 2: key, also marks the removal that changes "
-                 "the readout most: removing 2: key lowers the readout by 8a/15 to 2a/3.");
+    contains(e1,
+             "Here the largest weight, 2/5 shared by 1: color and 2: key, also marks the removal that changes "
+             "the readout most: removing 2: key lowers the readout by 8a/15 to 2a/3.");
     // Row 1 named on its own (t/rows/1): the removal of color, with the readout it gives.
-    contains(e1, "Removing the stored state 1: color leaves [0, a] and [0, 0] with weights [2/3, 1/3] (total 3); "
-                 "the context is [0, 2a/3] and the readout 4a/3.");
+    contains(e1,
+             "Removing the stored state 1: color leaves [0, a] and [0, 0] with weights [2/3, 1/3] (total 3); "
+             "the context is [0, 2a/3] and the readout 4a/3.");
     EXPECT_EQ(e1.find("leaves the readout at 4a/3"), std::string::npos) << e1;
     // A read with a removal names the removed position and lists scores over the others only.
     const std::string e2 = section(key, "## Exercise 2");
-    contains(e2, "With 2: key removed, the scores of 1: color and 3: full stop are [a, 0], their exponentials "
-                 "[2, 1], and the total is 3. Weights in source order, 0 for the removed position, are "
-                 "[2/3, 0, 1/3].");
+    contains(e2,
+             "With 2: key removed, the scores of 1: color and 3: full stop are [a, 0], their exponentials "
+             "[2, 1], and the total is 3. Weights in source order, 0 for the removed position, are "
+             "[2/3, 0, 1/3].");
 }
 
 TEST(Answers, LatexAndJson) {
@@ -181,5 +184,5 @@ TEST(Crosscheck, NaiveSoftmaxOverflowsNear1100a) {
         crosscheck(run_scenario(load_scenario(std::string(EXACTATTN_SOURCE_DIR) + "/data/examples/large-scores.json")));
     ASSERT_FALSE(r.naive.empty());
     EXPECT_EQ(r.naive[0].outcome, NaiveOutcome::ExpOverflow);  // exp(1100 ln 2) > DBL_MAX
-    EXPECT_TRUE(r.passed());  // the max-subtracted double path stays within its bounds
+    EXPECT_TRUE(r.passed());                                   // the max-subtracted double path stays within its bounds
 }

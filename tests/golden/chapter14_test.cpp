@@ -124,15 +124,15 @@ TEST(Chapter14, ZeroScoreIsNotRemoval) {
 
 TEST(Chapter14, Section146Costs) {
     const auto& c = chapter().cost("section-14.6").costs;
-    EXPECT_EQ(c.fixed_context_numbers, 2);   // "The fixed context stores two numbers."
-    EXPECT_EQ(c.stored_numbers, 6);          // "Three source states store six."
-    EXPECT_EQ(c.fixed_context_bytes, 16);    // "16 versus 48 bytes"
+    EXPECT_EQ(c.fixed_context_numbers, 2);  // "The fixed context stores two numbers."
+    EXPECT_EQ(c.stored_numbers, 6);         // "Three source states store six."
+    EXPECT_EQ(c.fixed_context_bytes, 16);   // "16 versus 48 bytes"
     EXPECT_EQ(c.stored_bytes, 48);
-    EXPECT_EQ(c.dot_products, 12);           // "there are twelve dot products"
+    EXPECT_EQ(c.dot_products, 12);                    // "there are twelve dot products"
     EXPECT_EQ(c.multiplications_per_dot_product, 2);  // "two scalar multiplications"
     EXPECT_EQ(c.additions_per_dot_product, 1);        // "and an addition"
-    EXPECT_EQ(c.sequential_encoder_steps, 3);  // "three successive state updates"
-    EXPECT_EQ(c.sequential_decoder_steps, 4);  // "and the decoder still needs four"
+    EXPECT_EQ(c.sequential_encoder_steps, 3);         // "three successive state updates"
+    EXPECT_EQ(c.sequential_decoder_steps, 4);         // "and the decoder still needs four"
 }
 
 TEST(Chapter14, ReferenceAnswers) {

@@ -105,8 +105,8 @@ TEST(Docs, SchemaIsJsonAndNamesEveryTopLevelKey) {
     const auto schema = nlohmann::json::parse(slurp_file(exactattn::test::source_path("docs/scenario.schema.json")));
     const auto& props = schema.at("properties");
     for (const char* key : {"title", "assumptions", "vocabulary", "encoder", "score", "sources", "queries", "readouts",
-                            "reads", "interventions", "costs", "learner_answers", "exercises", "crosscheck",
-                            "expect", "sequences", "matrices", "layers"}) {
+                            "reads", "interventions", "costs", "learner_answers", "exercises", "crosscheck", "expect",
+                            "sequences", "matrices", "layers"}) {
         EXPECT_TRUE(props.contains(key)) << key;
     }
     EXPECT_EQ(schema.at("additionalProperties"), false);

@@ -44,8 +44,9 @@ TEST(Document, DeleteTokenTablesNameTheStatesThatChanged) {
 
 TEST(Document, LatexNumbersTablesAsTheChapterDoes) {
     const std::string tex = render_report(chapter(), Format::Latex);
-    contains(tex, "\\renewcommand{\\thetable}{14.1}\\captionof{table}{From comparisons to source-position "
-                  "weights.}\\label{tab:14.1}");
+    contains(tex,
+             "\\renewcommand{\\thetable}{14.1}\\captionof{table}{From comparisons to source-position "
+             "weights.}\\label{tab:14.1}");
     // Unnumbered tables take the starred caption, so they do not consume a number.
     contains(tex, "\\captionof*{table}{Source red (\\exactattnToken{红色 钥匙 。})}");
     // Author Markdown: $…$ kept as math, intraword underscores are not emphasis.
@@ -137,7 +138,8 @@ TEST(Document, CsvHasOneFilePerTableAndAnIndex) {
 TEST(Document, AnswerKeyInEveryDocumentFormat) {
     // Exercise 1 (query [1, 1]): weights [2/5, 2/5, 1/5], readout 2a/5 + 2(2a/5) = 6a/5.
     contains(render_answers(chapter(), Format::Text), "2a/5 + 2(2a/5) = 6a/5");
-    contains(render_answers(chapter(), Format::Latex), "$\\tfrac{2a}{5} + 2\\left(\\tfrac{2a}{5}\\right) = \\tfrac{6a}{5}$");
+    contains(render_answers(chapter(), Format::Latex),
+             "$\\tfrac{2a}{5} + 2\\left(\\tfrac{2a}{5}\\right) = \\tfrac{6a}{5}$");
     const std::string html = render_answers(chapter(), Format::Html);
     contains(html, "<blockquote>");
     contains(html, "<strong>Answer.</strong>");

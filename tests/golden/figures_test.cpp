@@ -67,9 +67,9 @@ TEST(Figures, Figure141ShowsTheChaptersWeightsAndSums) {
     // context (1/4)[a,0] + (1/2)[0,a] = [a/4, a/2].
     const FigureBlock fb = chapter_figure("14.1");
     const auto texts = svg_texts(render_svg(fb));
-    in_order(texts, {"q1 = [1, 0]", "1: color 红色 [a, 0]", "× 1/2", "2: key 钥匙 [0, a]", "× 1/4",
-                     "3: full stop 。 [0, 0]", "× 1/4", "Sum → [a/2, a/4]", "Scores [a, 0, 0]",
-                     "→ exponentials [2, 1, 1]", "→ divide by 4"});
+    in_order(texts,
+             {"q1 = [1, 0]", "1: color 红色 [a, 0]", "× 1/2", "2: key 钥匙 [0, a]", "× 1/4", "3: full stop 。 [0, 0]",
+              "× 1/4", "Sum → [a/2, a/4]", "Scores [a, 0, 0]", "→ exponentials [2, 1, 1]", "→ divide by 4"});
     in_order(texts, {"q2 = [0, 1]", "× 1/4", "× 1/2", "× 1/4", "Sum → [a/4, a/2]", "Scores [0, a, 0]",
                      "→ exponentials [1, 2, 1]", "→ divide by 4"});
     const std::string svg = render_svg(fb);
@@ -92,10 +92,27 @@ TEST(Figures, Figure142ShowsSequentialEncoderParallelComparisonsSequentialDecode
     // steps (Section 14.6's cost case: target_steps 4), so s_0 … s_4.
     const FigureBlock fb = chapter_figure("14.2");
     const auto texts = svg_texts(render_svg(fb));
-    in_order(texts, {"Encoder: 3 successive updates (sequential)", "h₀ = [0, 0]", "h₁ = [a, 0]", "红色",
-                     "h₂ = [0, a]", "钥匙", "h₃ = [0, 0]", "。", "q1 = [1, 0]", "e₁ = a", "e₂ = 0", "e₃ = 0",
-                     "weights [1/2, 1/4, 1/4] → context c₁ = [a/2, a/4]", "Decoder: 4 steps (sequential)", "s₀",
-                     "s₁", "y₀, c₁", "s₂", "s₃", "s₄", "y₃, c₄"});
+    in_order(texts, {"Encoder: 3 successive updates (sequential)",
+                     "h₀ = [0, 0]",
+                     "h₁ = [a, 0]",
+                     "红色",
+                     "h₂ = [0, a]",
+                     "钥匙",
+                     "h₃ = [0, 0]",
+                     "。",
+                     "q1 = [1, 0]",
+                     "e₁ = a",
+                     "e₂ = 0",
+                     "e₃ = 0",
+                     "weights [1/2, 1/4, 1/4] → context c₁ = [a/2, a/4]",
+                     "Decoder: 4 steps (sequential)",
+                     "s₀",
+                     "s₁",
+                     "y₀, c₁",
+                     "s₂",
+                     "s₃",
+                     "s₄",
+                     "y₃, c₄"});
 }
 
 TEST(Figures, CommittedRenderingsAreTheToolsOutput) {
@@ -120,15 +137,16 @@ TEST(Figures, ChangingAQueryChangesTheLabels) {
 }
 
 TEST(Figures, HeatmapLabelsExactWeightsAndMarksMaskedCells) {
-    const Report rep = run_scenario(load_scenario(std::string(EXACTATTN_SOURCE_DIR) + "/data/examples/self-attention.json"));
+    const Report rep =
+        run_scenario(load_scenario(std::string(EXACTATTN_SOURCE_DIR) + "/data/examples/self-attention.json"));
     const std::string svg = render_svg(figure_block(rep, find_figure(rep.scenario, "15.1")));
     const auto texts = svg_texts(svg);
     // Head 1, causal (the scenario's assumptions): row 1 [1]; row 2 exponentials 2, 4 over 6:
     // 1/3, 2/3; row 3: 1, 2, 4 over 7. Head 2: row 2 √2/(2+√2) = √2 − 1 and 2 − √2; row 3
     // (4 − √2)/7 twice and (2√2 − 1)/7.
     in_order(texts, {"Head 1: query position (rows) × key position (columns)", "1", "1/3", "2/3", "1/7", "2/7", "4/7",
-                     "Head 2: query position (rows) × key position (columns)", "1", "√2 − 1", "2 − √2",
-                     "(4 − √2)/7", "(4 − √2)/7", "(2√2 − 1)/7"});
+                     "Head 2: query position (rows) × key position (columns)", "1", "√2 − 1", "2 − √2", "(4 − √2)/7",
+                     "(4 − √2)/7", "(2√2 − 1)/7"});
     // Three masked cells per head (above the diagonal), each crossed.
     std::size_t crossed = 0;
     for (auto at = svg.find("fill=\"#DDDDDD\""); at != std::string::npos; at = svg.find("fill=\"#DDDDDD\"", at + 1)) {
@@ -138,8 +156,8 @@ TEST(Figures, HeatmapLabelsExactWeightsAndMarksMaskedCells) {
 }
 
 TEST(Figures, RolloutHeatmapLabelsEachStepsWeightsInBothRegimes) {
-    const Report rep = run_scenario(
-        load_scenario(std::string(EXACTATTN_SOURCE_DIR) + "/data/chapter14/decoder-rollout.json"));
+    const Report rep =
+        run_scenario(load_scenario(std::string(EXACTATTN_SOURCE_DIR) + "/data/chapter14/decoder-rollout.json"));
     // Rows "t = k: input → chosen", columns the source's tokens. The weights are the scenario's
     // hand derivation (its notes, and its expect entries .../steps/<k>/weights):
     // generation: step 1 q = [1, 0], scores [a, 0, 0], exponentials [2, 1, 1] over 4: 1/2, 1/4,
@@ -148,18 +166,35 @@ TEST(Figures, RolloutHeatmapLabelsEachStepsWeightsInBothRegimes) {
     // 2/5, 1/5, chosen key; step 4 input key, q = [0, 0]: 1/3 each, chosen the end token ".".
     const FigureSpec& generation = find_figure(rep.scenario, "14.4");
     in_order(svg_texts(render_svg(figure_block(rep, generation))),
-             {"Generation: decoder step (rows) × source position (columns)", "红色", "钥匙", "。",
-              "t = 1: <s> → a", "1/2", "1/4", "1/4", "t = 2: a → blue", "1/4", "1/2", "1/4", "t = 3: blue → key",
-              "2/5", "2/5", "1/5", "t = 4: key → .", "1/3", "1/3", "1/3"});
+             {"Generation: decoder step (rows) × source position (columns)",
+              "红色",
+              "钥匙",
+              "。",
+              "t = 1: <s> → a",
+              "1/2",
+              "1/4",
+              "1/4",
+              "t = 2: a → blue",
+              "1/4",
+              "1/2",
+              "1/4",
+              "t = 3: blue → key",
+              "2/5",
+              "2/5",
+              "1/5",
+              "t = 4: key → .",
+              "1/3",
+              "1/3",
+              "1/3"});
     // Teacher forcing feeds the reference the red key: step 2 input the, q = [0, 1]: 1/4, 1/2,
     // 1/4, chosen red; step 3 input red, q = s_2 = [1, 0] (Table 14.1 again): 1/2, 1/4, 1/4,
     // chosen key; step 4 input key, q = [0, 0]: 1/3 each.
     FigureSpec forced = generation;
     forced.regime = Regime::TeacherForcing;
     in_order(svg_texts(render_svg(figure_block(rep, forced))),
-             {"Teacher forcing: decoder step (rows) × source position (columns)", "t = 1: <s> → a", "1/2", "1/4",
-              "1/4", "t = 2: the → red", "1/4", "1/2", "1/4", "t = 3: red → key", "1/2", "1/4", "1/4",
-              "t = 4: key → .", "1/3", "1/3", "1/3"});
+             {"Teacher forcing: decoder step (rows) × source position (columns)", "t = 1: <s> → a", "1/2", "1/4", "1/4",
+              "t = 2: the → red", "1/4", "1/2", "1/4", "t = 3: red → key", "1/2", "1/4", "1/4", "t = 4: key → .", "1/3",
+              "1/3", "1/3"});
     // The regime survives the scenario writer (generation, the default, is not written).
     Scenario s = rep.scenario;
     s.figures.front().regime = Regime::TeacherForcing;
@@ -185,7 +220,8 @@ TEST(Figures, CrosscheckPlotListsEachQuantityOfTheRead) {
     // The √2 read of fractional-scores: scores a/2 and 0, exponentials √2 and 1, weights
     // √2/(1 + √2) = √2(√2 − 1) = 2 − √2 and 1/(1 + √2) = √2 − 1; context and readout
     // (2 − √2)·(a/2) = (2 − √2)a/2 (the states are [a] and [0]).
-    const Report rep = run_scenario(load_scenario(std::string(EXACTATTN_SOURCE_DIR) + "/data/examples/fractional-scores.json"));
+    const Report rep =
+        run_scenario(load_scenario(std::string(EXACTATTN_SOURCE_DIR) + "/data/examples/fractional-scores.json"));
     const FigureBlock fb = figure_block(rep, find_figure(rep.scenario, "sqrt2-crosscheck"));
     const auto texts = svg_texts(render_svg(fb));
     in_order(texts, {"scores/0 = a/2", "scores/1 = 0", "weights/0 = 2 − √2", "weights/1 = √2 − 1",
@@ -231,7 +267,8 @@ TEST(Figures, BytesAreTheSameOnEveryRun) {
     const std::string a = render_svg(chapter_figure("14.2"));
     const Report again = run_scenario(load_scenario("chapter14"));
     EXPECT_EQ(a, render_svg(figure_block(again, find_figure(again.scenario, "14.2"))));
-    EXPECT_EQ(render_tikz(chapter_figure("14.2")), render_tikz(figure_block(again, find_figure(again.scenario, "14.2"))));
+    EXPECT_EQ(render_tikz(chapter_figure("14.2")),
+              render_tikz(figure_block(again, find_figure(again.scenario, "14.2"))));
 }
 
 TEST(Figures, UnknownFigureNamesTheDeclaredOnes) {
@@ -239,8 +276,9 @@ TEST(Figures, UnknownFigureNamesTheDeclaredOnes) {
         (void)find_figure(chapter().scenario, "9.9");
         FAIL() << "no error";
     } catch (const Error& e) {
-        EXPECT_EQ(std::string(e.what()), "--figure: chapter14 declares no figure \"9.9\" (figures: change-the-query "
-                                         "(14.1), parallel-inside-sequential (14.2))");
+        EXPECT_EQ(std::string(e.what()),
+                  "--figure: chapter14 declares no figure \"9.9\" (figures: change-the-query "
+                  "(14.1), parallel-inside-sequential (14.2))");
     }
 }
 

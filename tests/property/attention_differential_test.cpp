@@ -140,9 +140,9 @@ TEST(AttentionDifferential, RandomLayersAgreeWithMpfrSoftmax) {
         l.scale = parse_value(scales[pick(rng, 0, 3)]);
         const Value kunit = parse_value(pick(rng, 0, 1) == 0 ? "a/2" : "a/3");
         for (std::size_t h = 0; h < heads; ++h) {
-            l.heads.push_back(AttentionHead{random_matrix(rng, dm, dk, Value(1), -2, 2),
-                                            random_matrix(rng, dm, dk, kunit, -3, 3),
-                                            random_matrix(rng, dm, dv, parse_value(pick(rng, 0, 1) ? "1" : "1/3"), -4, 4)});
+            l.heads.push_back(
+                AttentionHead{random_matrix(rng, dm, dk, Value(1), -2, 2), random_matrix(rng, dm, dk, kunit, -3, 3),
+                              random_matrix(rng, dm, dv, parse_value(pick(rng, 0, 1) ? "1" : "1/3"), -4, 4)});
         }
         if (pick(rng, 0, 1) == 0) l.wo = random_matrix(rng, heads * dv, dm, Value(1), -2, 2);
         l.residual = l.wo.has_value() && pick(rng, 0, 1) == 0;
@@ -175,8 +175,7 @@ TEST(AttentionDifferential, RandomLayersAgreeWithMpfrSoftmax) {
         SCOPED_TRACE(testing::Message() << "iteration " << it << " n=" << n << " nk=" << nk << " d_model=" << dm
                                         << " heads=" << heads << " d_k=" << dk << " d_v=" << dv);
         if (some_row_empty) {
-            EXPECT_ERROR_HAS(cross ? attend_layer(l, x, mem) : attend_layer(l, x), ErrorKind::Reference,
-                             "is masked");
+            EXPECT_ERROR_HAS(cross ? attend_layer(l, x, mem) : attend_layer(l, x), ErrorKind::Reference, "is masked");
             ++refused_rows;
             continue;
         }

@@ -113,7 +113,8 @@ TEST(AttentionLaws, RemovingAPositionEqualsReadingTheReducedMemory) {
         const ReadTrace removed = attend_general(Memory(c.memory), req);
         Matrix reduced = c.memory;
         reduced.erase(reduced.begin() + static_cast<std::ptrdiff_t>(j));
-        const ReadTrace direct = attend_general(Memory(reduced), ReadRequest{c.query, {}, std::nullopt, ScoreRule::Dot});
+        const ReadTrace direct =
+            attend_general(Memory(reduced), ReadRequest{c.query, {}, std::nullopt, ScoreRule::Dot});
         EXPECT_EQ(removed.context, direct.context);
         EXPECT_EQ(removed.denominator, direct.denominator);
         EXPECT_EQ(removed.weights.at(j), Value());

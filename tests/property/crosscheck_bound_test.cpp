@@ -97,7 +97,8 @@ std::string encoder_scenario(std::mt19937_64& rng) {
     };
     const int vocab = pick(rng, 1, 3);
     std::string voc = "{";
-    for (int t = 0; t < vocab; ++t) voc += fmt::format("{}\"t{}\": {}", t > 0 ? ", " : "", t, vec(e, [&] { return small_a(6); }));
+    for (int t = 0; t < vocab; ++t)
+        voc += fmt::format("{}\"t{}\": {}", t > 0 ? ", " : "", t, vec(e, [&] { return small_a(6); }));
     voc += "}";
     const int len = pick(rng, 2, 5);
     std::string toks = "[";
@@ -162,7 +163,8 @@ TEST(CrosscheckBound, CorrectDoublePathNeverExceedsItsBoundAndTheBoundIsTight) {
         const CrosscheckResult r = crosscheck(*report);
         for (const auto& row : r.rows) {
             ++rows;
-            EXPECT_LE(row.abs_error, row.bound) << row.quantity << " exact " << row.exact << " computed " << row.computed;
+            EXPECT_LE(row.abs_error, row.bound)
+                << row.quantity << " exact " << row.exact << " computed " << row.computed;
             if (std::isfinite(row.bound) && row.bound > 0) {
                 double& w = worst[kind_of(row.quantity)];
                 w = std::max(w, row.abs_error / row.bound);
@@ -189,7 +191,8 @@ TEST(CrosscheckBound, AnErrorPlantedPastTheBoundAlwaysFails) {
         const auto report = run_text(set.texts[i]);
         if (!report) continue;
         const CrosscheckResult clean = crosscheck(*report);
-        const CrossRow& target = clean.rows[static_cast<std::size_t>(pick(rng, 0, static_cast<int>(clean.rows.size()) - 1))];
+        const CrossRow& target =
+            clean.rows[static_cast<std::size_t>(pick(rng, 0, static_cast<int>(clean.rows.size()) - 1))];
         if (!std::isfinite(target.bound)) continue;
         // |c + δ − x| ≥ δ − |c − x| ≥ δ − bound > bound when δ > 2·bound; 2 ulp more so that the
         // perturbed double differs from the computed one.

@@ -189,7 +189,8 @@ TEST(Differential, ReadsAgreeWithFloatingSoftmax) {
             req.readout = Vector(d);
             for (auto& c : *req.readout) c = Value(mpq_class(pick(rng, -5, 5), pick(rng, 1, 3)));
         }
-        SCOPED_TRACE(testing::Message() << "seed " << test::seed() << " iteration " << it << ": " << describe(h, req.query));
+        SCOPED_TRACE(testing::Message() << "seed " << test::seed() << " iteration " << it << ": "
+                                        << describe(h, req.query));
         std::vector<FVector> hf;
         for (const auto& row : h) hf.push_back(to_f(row));
         const FloatRead f = float_read(hf, to_f(req.query), req.marks,
@@ -347,8 +348,12 @@ TEST(Differential, EncoderRunsAndInterventionsAgreeWithFloatingEvaluation) {
                 if (row.position > 0) {
                     const std::size_t p = row.position - 1;
                     switch (ir.spec.kind) {
-                        case InterventionKind::RemoveState: marks[p] = Mark::Removed; break;
-                        case InterventionKind::ZeroScore: marks[p] = Mark::Zeroed; break;
+                        case InterventionKind::RemoveState:
+                            marks[p] = Mark::Removed;
+                            break;
+                        case InterventionKind::ZeroScore:
+                            marks[p] = Mark::Zeroed;
+                            break;
                         case InterventionKind::DeleteToken: {
                             std::vector<std::string> rest = r.tokens;
                             rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(p));
@@ -358,8 +363,8 @@ TEST(Differential, EncoderRunsAndInterventionsAgreeWithFloatingEvaluation) {
                         }
                     }
                 }
-                const std::string what = std::string(intervention_name(ir.spec.kind)) + " row " +
-                                         std::to_string(row.position);
+                const std::string what =
+                    std::string(intervention_name(ir.spec.kind)) + " row " + std::to_string(row.position);
                 bad += compare(row.trace, float_read(h, q, marks, ro), what);
                 ++compared;
             }

@@ -32,8 +32,7 @@ void expect_same_trace(const ReadTrace& fast, const ReadTrace& general) {
     ASSERT_EQ(fast.context.size(), general.context.size());
     for (std::size_t i = 0; i < fast.context.size(); ++i) {
         EXPECT_EQ(fast.context[i], general.context[i])
-            << "context " << i + 1 << ": " << to_ascii(fast.context[i]) << " vs "
-            << to_ascii(general.context[i]);
+            << "context " << i + 1 << ": " << to_ascii(fast.context[i]) << " vs " << to_ascii(general.context[i]);
         EXPECT_TRUE(fast.context[i].is_canonical());
     }
     EXPECT_EQ(fast.readout, general.readout) << show(fast.readout) << " vs " << show(general.readout);
@@ -63,8 +62,7 @@ void check_fast_equals_general(const Memory& memory, const ReadRequest& req) {
 }
 
 // The memory in the form asked: compact (k·unit) or explicit exact values.
-Memory make_memory(std::size_t n, std::size_t d, const std::vector<std::int64_t>& k, const Value& unit,
-                   bool compact) {
+Memory make_memory(std::size_t n, std::size_t d, const std::vector<std::int64_t>& k, const Value& unit, bool compact) {
     if (compact) return Memory::scaled_integers(n, d, k, unit);
     Matrix rows(n, Vector(d));
     for (std::size_t j = 0; j < n; ++j) {
@@ -73,11 +71,10 @@ Memory make_memory(std::size_t n, std::size_t d, const std::vector<std::int64_t>
     return Memory(rows);
 }
 
-std::string describe(std::size_t n, std::size_t d, const std::vector<std::int64_t>& k, const Value& unit,
-                     bool compact, const ReadRequest& req) {
+std::string describe(std::size_t n, std::size_t d, const std::vector<std::int64_t>& k, const Value& unit, bool compact,
+                     const ReadRequest& req) {
     std::ostringstream os;
-    os << "n=" << n << " d=" << d << " unit=" << to_ascii(unit) << (compact ? " compact" : " explicit")
-       << " k=[";
+    os << "n=" << n << " d=" << d << " unit=" << to_ascii(unit) << (compact ? " compact" : " explicit") << " k=[";
     for (auto x : k) os << x << ' ';
     os << "] query=" << to_string(req.query) << " marks=";
     for (auto m : req.marks) os << (m == Mark::Included ? 'i' : m == Mark::Removed ? 'r' : 'z');
@@ -134,8 +131,10 @@ TEST(FastPath, LongSpreadReadByHand) {
     ASSERT_TRUE(t.fast_path);
     auto pow2 = [](long e) {
         mpq_class x = 1;
-        if (e >= 0) mpq_mul_2exp(x.get_mpq_t(), x.get_mpq_t(), static_cast<mp_bitcnt_t>(e));
-        else mpq_div_2exp(x.get_mpq_t(), x.get_mpq_t(), static_cast<mp_bitcnt_t>(-e));
+        if (e >= 0)
+            mpq_mul_2exp(x.get_mpq_t(), x.get_mpq_t(), static_cast<mp_bitcnt_t>(e));
+        else
+            mpq_div_2exp(x.get_mpq_t(), x.get_mpq_t(), static_cast<mp_bitcnt_t>(-e));
         return x;
     };
     const mpq_class den = pow2(hi + 1) - pow2(lo);
@@ -178,7 +177,7 @@ TEST(FastPath, LargeExponentsWithACommonFactor) {
     const mpz_class num = 3 + 4104 * big;
     const mpz_class den = 1 + big;
     mpq_class expected(num, den);
-    expected.canonicalize();  // GMP's gcd, independent of the read
+    expected.canonicalize();                        // GMP's gcd, independent of the read
     EXPECT_NE(mpz_class(expected.get_den()), den);  // it did reduce
     const Value c = Value(expected) * Value::ln2();
     EXPECT_EQ(t.context[0], c);
@@ -323,8 +322,7 @@ TEST(FastPath, DeclinesOutsideItsStructure) {
     req.query = parse_vector("[1, 1]");
     req.rule = ScoreRule::ScaledDot;
     const Memory surd = Memory::scaled_integers(2, 2, {2, 0, 0, 0}, Value::ln2());
-    EXPECT_FALSE(detail::fast_attend(surd, surd, req, {Mark::Included, Mark::Included},
-                                     parse_value("2^(1/2)/2")));
+    EXPECT_FALSE(detail::fast_attend(surd, surd, req, {Mark::Included, Mark::Included}, parse_value("2^(1/2)/2")));
     // By hand: q·h_1/√2 = 2a/√2 = √2·a, and 2^√2 is transcendental: refused.
     EXPECT_ERROR_HAS(attend(surd, req), ErrorKind::Domain, "q·k_1/√2 = 2a/√2");
 }
@@ -347,8 +345,7 @@ TEST(FastPath, RationalScalesStayOnIt) {
     // d_k = 9: 1/√9 = 1/3 is rational too; d_k = 8: 1/√8 = √2/4 is not.
     EXPECT_EQ(score_scale(ScoreRule::ScaledDot, 9, Value(1)), parse_value("1/3"));
     EXPECT_EQ(score_scale(ScoreRule::ScaledDot, 8, Value(1)), parse_value("2^(1/2)/4"));
-    EXPECT_ERROR_HAS(score_scale(ScoreRule::ScaledDot, 3, Value(1)), ErrorKind::Domain,
-                     "perfect square");
+    EXPECT_ERROR_HAS(score_scale(ScoreRule::ScaledDot, 3, Value(1)), ErrorKind::Domain, "perfect square");
 }
 
 // Separate keys and values (the Transformer form), fast against general, with marks.
@@ -385,16 +382,17 @@ TEST(FastPath, SeparateKeysAndValues) {
 // the digits are w = 32, 16, 8 bits wide while that is at most 2^(62−w); past 2^54 the sums
 // are ShiftedSums. Each boundary 2^L (L = 30, 46, 54) is read from both sides:
 // B = 2^L/16 − 1 (the total exactly 2^L) and B = 2^L/16, and L = 62: B = 2^58 − 1, the largest
-// the fast path takes (there even 8-bit digits would overflow), and 2^58, which it declines. Keys k·a or k·a/2 with query 1 put
-// row j at bit offset ⌊k_j⌋ or ⌊k_j/2⌋: offsets at and around the digit boundaries 8, 16, 32,
-// 64 and 128, spread wider than the bucket window (rows straight into the sums) or within it
-// (bucket sums, some of two rows). Value columns: random in [−B, B] with −B and B present;
-// a column that cancels across offsets (2c·2^31 − c·2^32 = 0, 2c·2^63 − c·2^64 = 0, and a
-// bucket c + (−c)), so its context is 0 for unit a; a column of negative values (a negative
-// sum). Expected: the general path's exact arithmetic (attend_general), field by field.
+// the fast path takes (there even 8-bit digits would overflow), and 2^58, which it declines. Keys k·a or k·a/2 with
+// query 1 put row j at bit offset ⌊k_j⌋ or ⌊k_j/2⌋: offsets at and around the digit boundaries 8, 16, 32, 64 and 128,
+// spread wider than the bucket window (rows straight into the sums) or within it (bucket sums, some of two rows). Value
+// columns: random in [−B, B] with −B and B present; a column that cancels across offsets (2c·2^31 − c·2^32 = 0, 2c·2^63
+// − c·2^64 = 0, and a bucket c + (−c)), so its context is 0 for unit a; a column of negative values (a negative sum).
+// Expected: the general path's exact arithmetic (attend_general), field by field.
 TEST(FastPath, DigitSumsAcrossTheirGuard) {
     auto rng = exactattn::test::rng_for("FastPath.DigitSumsAcrossTheirGuard");
-    auto pick = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+    auto pick = [&](std::int64_t lo, std::int64_t hi) {
+        return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+    };
     const std::size_t n = 16;
     const std::size_t dv = 3;
     const std::vector<std::int64_t> spread = {0, 7, 8, 15, 16, 31, 32, 33, 63, 64, 65, 127, 128, 129, 200, 255};
@@ -431,9 +429,9 @@ TEST(FastPath, DigitSumsAcrossTheirGuard) {
                     const Memory values = Memory::scaled_integers(n, dv, v, Value(1));
                     ReadRequest req;
                     req.query = parse_vector("[1]");
-                    SCOPED_TRACE(testing::Message() << "seed " << exactattn::test::seed() << ": B = 2^" << bits
-                                                    << "/16 - 1 + " << over << (wide ? ", spread" : ", bucketed")
-                                                    << ", unit " << unit);
+                    SCOPED_TRACE(testing::Message()
+                                 << "seed " << exactattn::test::seed() << ": B = 2^" << bits << "/16 - 1 + " << over
+                                 << (wide ? ", spread" : ", bucketed") << ", unit " << unit);
                     const ReadTrace fast = attend(keys, values, req);
                     ASSERT_EQ(fast.fast_path, !declines);
                     const ReadTrace general = attend_general(keys, values, req);
@@ -538,8 +536,9 @@ TEST(FastPath, EqualsGeneralPathOnMemoriesWithAUnitAColumn) {
     // Column unit and the query unit that makes their product a rational multiple of a ("":
     // none, the query is 0 there).
     const std::vector<std::pair<std::string, std::string>> kinds = {
-        {"a", "1"},        {"a/2", "1"},      {"-3a/4", "1/3"}, {"2^(1/2)a", "2^(1/2)"}, {"1/2", ""},
-        {"2^(1/2)/2", ""}, {"a^2/3", ""},     {"2^(1/3)", ""},  {"1", "a/2"},            {"a/6", "6"}};
+        {"a", "1"},   {"a/2", "1"},      {"-3a/4", "1/3"}, {"2^(1/2)a", "2^(1/2)"},
+        {"1/2", ""},  {"2^(1/2)/2", ""}, {"a^2/3", ""},    {"2^(1/3)", ""},
+        {"1", "a/2"}, {"a/6", "6"}};
     int fast = 0;
     int cases = 0;
     for (int it = 0; it < iterations(300); ++it) {
@@ -615,9 +614,8 @@ TEST(FastPath, EqualsGeneralPathOnRandomMemories) {
     auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
     // Memory unit and query unit pairs whose scores are rational multiples of a.
     const std::vector<std::pair<std::string, std::string>> units = {
-        {"a", "1"},     {"a/6", "1"},   {"a/4", "1"},  {"2a/3", "1"}, {"-a", "1"},
-        {"a", "1/2"},   {"a/6", "1/3"}, {"3a/4", "2"}, {"1", "a"},    {"1/2", "a/3"},
-        {"5", "-a/10"}, {"0", "1"}};
+        {"a", "1"},     {"a/6", "1"},  {"a/4", "1"}, {"2a/3", "1"},  {"-a", "1"},    {"a", "1/2"},
+        {"a/6", "1/3"}, {"3a/4", "2"}, {"1", "a"},   {"1/2", "a/3"}, {"5", "-a/10"}, {"0", "1"}};
     int fast = 0;
     for (int it = 0; it < iterations(400); ++it) {
         const std::size_t n = static_cast<std::size_t>(pick(1, 12));
@@ -644,8 +642,8 @@ TEST(FastPath, EqualsGeneralPathOnRandomMemories) {
         }
         const bool compact = pick(0, 1) == 0;
         const Memory memory = make_memory(n, d, k, unit, compact);
-        SCOPED_TRACE(testing::Message() << "seed " << exactattn::test::seed() << " iteration " << it
-                                        << ": " << describe(n, d, k, unit, compact, req));
+        SCOPED_TRACE(testing::Message() << "seed " << exactattn::test::seed() << " iteration " << it << ": "
+                                        << describe(n, d, k, unit, compact, req));
         const ReadTrace f = attend(memory, req);
         ASSERT_TRUE(f.fast_path) << "the fast path declined";
         expect_same_trace(f, attend_general(memory, req));
@@ -668,21 +666,22 @@ TEST(FastPath, EqualsGeneralPathOnWiderMemories) {
     for (int it = 0; it < iterations(28); ++it) {
         const bool spread = it % 4 == 3;
         const bool bucketed = !spread && it % 5 == 4;
-        const std::size_t d = spread ? static_cast<std::size_t>(pick(1, 3))
-                                     : widths[static_cast<std::size_t>(it) % widths.size()];
+        const std::size_t d =
+            spread ? static_cast<std::size_t>(pick(1, 3)) : widths[static_cast<std::size_t>(it) % widths.size()];
         const std::size_t n = static_cast<std::size_t>(spread ? pick(3, 8) : bucketed ? pick(520, 700) : pick(20, 150));
         const int range = spread ? 3000 : bucketed ? 1 : 6;
         const Value unit = parse_value(it % 4 == 1 ? "a/6" : it % 4 == 2 ? "a/4" : "a");
         std::vector<std::int64_t> k(n * d);
         for (auto& x : k) x = pick(-range, range);
-        if (spread) std::copy(k.begin(), k.begin() + static_cast<std::ptrdiff_t>(d), k.begin() + static_cast<std::ptrdiff_t>(d));  // a repeated row
+        if (spread)
+            std::copy(k.begin(), k.begin() + static_cast<std::ptrdiff_t>(d),
+                      k.begin() + static_cast<std::ptrdiff_t>(d));  // a repeated row
         ReadRequest req;
         for (std::size_t i = 0; i < d; ++i) req.query.emplace_back(static_cast<long>(pick(1, bucketed ? 2 : 4)));
         req.readout = Vector(d, Value(1));
         const Memory memory = Memory::scaled_integers(n, d, k, unit);
-        SCOPED_TRACE(testing::Message() << "seed " << exactattn::test::seed() << " iteration " << it
-                                        << ": n=" << n << " d=" << d << " range=" << range
-                                        << " unit=" << to_ascii(unit));
+        SCOPED_TRACE(testing::Message() << "seed " << exactattn::test::seed() << " iteration " << it << ": n=" << n
+                                        << " d=" << d << " range=" << range << " unit=" << to_ascii(unit));
         check_fast_equals_general(memory, req);
         if (HasFailure()) break;
     }

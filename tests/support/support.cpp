@@ -18,9 +18,7 @@ int multiplier() {
     return m < 1 ? 1 : m;
 }
 
-std::mt19937_64 rng_for(const std::string& name) {
-    return std::mt19937_64(seed() ^ std::hash<std::string>{}(name));
-}
+std::mt19937_64 rng_for(const std::string& name) { return std::mt19937_64(seed() ^ std::hash<std::string>{}(name)); }
 
 mpq_class random_rational(std::mt19937_64& rng, int bits) {
     std::uniform_int_distribution<int> pick(0, 15);
@@ -32,14 +30,20 @@ mpq_class random_rational(std::mt19937_64& rng, int bits) {
     };
     mpz_class num;
     const int k = pick(rng);
-    if (k < 2) num = 0;
-    else if (k < 6) num = std::uniform_int_distribution<int>(-2, 2)(rng);
-    else num = big(bits) * ((rng() & 1U) != 0 ? 1 : -1);
+    if (k < 2)
+        num = 0;
+    else if (k < 6)
+        num = std::uniform_int_distribution<int>(-2, 2)(rng);
+    else
+        num = big(bits) * ((rng() & 1U) != 0 ? 1 : -1);
     mpz_class den;
     const int j = pick(rng);
-    if (j < 4) den = 1;
-    else if (j < 6) den = 2;
-    else den = big(bits) + 1;
+    if (j < 4)
+        den = 1;
+    else if (j < 6)
+        den = 2;
+    else
+        den = big(bits) + 1;
     mpq_class q(num, den);
     q.canonicalize();
     return q;
@@ -61,8 +65,6 @@ Value random_value(std::mt19937_64& rng, int bits, int max_m, int max_degree) {
     return Value::from_terms(std::move(t));
 }
 
-std::string source_path(const std::string& relative) {
-    return std::string(EXACTATTN_SOURCE_DIR) + "/" + relative;
-}
+std::string source_path(const std::string& relative) { return std::string(EXACTATTN_SOURCE_DIR) + "/" + relative; }
 
 }  // namespace exactattn::test

@@ -33,25 +33,25 @@ std::string source_path(const std::string& relative);
 }  // namespace exactattn::test
 
 /// Asserts that `stmt` throws exactattn::Error of `kind` whose full message equals `msg`.
-#define EXPECT_ERROR(stmt, expected_kind, msg)                                                    \
-    do {                                                                                 \
-        try {                                                                            \
-            (void)(stmt);                                                                \
-            ADD_FAILURE() << "no exception from " #stmt;                                 \
-        } catch (const ::exactattn::Error& e_) {                                         \
-            EXPECT_EQ(::exactattn::kind_name(e_.kind()), ::exactattn::kind_name(expected_kind));  \
-            EXPECT_EQ(std::string(e_.what()), std::string(msg));                         \
-        }                                                                                \
+#define EXPECT_ERROR(stmt, expected_kind, msg)                                                   \
+    do {                                                                                         \
+        try {                                                                                    \
+            (void)(stmt);                                                                        \
+            ADD_FAILURE() << "no exception from " #stmt;                                         \
+        } catch (const ::exactattn::Error& e_) {                                                 \
+            EXPECT_EQ(::exactattn::kind_name(e_.kind()), ::exactattn::kind_name(expected_kind)); \
+            EXPECT_EQ(std::string(e_.what()), std::string(msg));                                 \
+        }                                                                                        \
     } while (0)
 
 /// Asserts the kind and that the message contains `part`.
-#define EXPECT_ERROR_HAS(stmt, expected_kind, part)                                               \
-    do {                                                                                 \
-        try {                                                                            \
-            (void)(stmt);                                                                \
-            ADD_FAILURE() << "no exception from " #stmt;                                 \
-        } catch (const ::exactattn::Error& e_) {                                         \
-            EXPECT_EQ(::exactattn::kind_name(e_.kind()), ::exactattn::kind_name(expected_kind));  \
-            EXPECT_NE(std::string(e_.what()).find(part), std::string::npos) << e_.what(); \
-        }                                                                                \
+#define EXPECT_ERROR_HAS(stmt, expected_kind, part)                                              \
+    do {                                                                                         \
+        try {                                                                                    \
+            (void)(stmt);                                                                        \
+            ADD_FAILURE() << "no exception from " #stmt;                                         \
+        } catch (const ::exactattn::Error& e_) {                                                 \
+            EXPECT_EQ(::exactattn::kind_name(e_.kind()), ::exactattn::kind_name(expected_kind)); \
+            EXPECT_NE(std::string(e_.what()).find(part), std::string::npos) << e_.what();        \
+        }                                                                                        \
     } while (0)

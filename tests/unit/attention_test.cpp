@@ -58,15 +58,13 @@ TEST(AttentionLayer, HandWorkedCausalTwoHeads) {
     // Head 2: k_j = a·x_j P (P swaps 1↔2, 3↔4): scores row 2 = [a/2, a], row 3 = [a/2, a/2, 0].
     // Row 2: √2/(2+√2) = √2 − 1, 2/(2+√2) = 2 − √2. Row 3: sum 1 + 2√2, √2/(1+2√2) = (4−√2)/7,
     // 1/(1+2√2) = (2√2−1)/7.
-    EXPECT_EQ(weights_of(t.heads[1]),
-              parse_matrix("[[1,0,0],[2^(1/2)-1, 2-2^(1/2), 0],"
-                           "[(4-2^(1/2))/7, (4-2^(1/2))/7, (2*2^(1/2)-1)/7]]"));
+    EXPECT_EQ(weights_of(t.heads[1]), parse_matrix("[[1,0,0],[2^(1/2)-1, 2-2^(1/2), 0],"
+                                                   "[(4-2^(1/2))/7, (4-2^(1/2))/7, (2*2^(1/2)-1)/7]]"));
     // v_1 = [0,2], v_2 = [1,2], v_3 = [1,1].
-    EXPECT_EQ(t.heads[1].outputs(),
-              parse_matrix("[[0,2],[2-2^(1/2),2],[(3+2^(1/2))/7,(15-2*2^(1/2))/7]]"));
+    EXPECT_EQ(t.heads[1].outputs(), parse_matrix("[[0,2],[2-2^(1/2),2],[(3+2^(1/2))/7,(15-2*2^(1/2))/7]]"));
     // W_O adds head 2 onto head 1; the residual adds X.
     EXPECT_EQ(t.output(), parse_matrix("[[2,2,0,0],[4-2^(1/2),11/3,0,0],"
-                                     "[(10+2^(1/2))/7,(32-2*2^(1/2))/7,1,0]]"));
+                                       "[(10+2^(1/2))/7,(32-2*2^(1/2))/7,1,0]]"));
 }
 
 TEST(AttentionLayer, FastRowsKeepOneFactor) {
@@ -84,7 +82,7 @@ TEST(AttentionLayer, CrossAttentionIsTheChapterRead) {
     l.heads = {AttentionHead{id, id, id}};
     const LayerTrace t = attend_layer(l, parse_matrix("[[1,0]]"), parse_matrix("[[a,0],[0,a],[0,0]]"));
     EXPECT_EQ(weights_of(t.heads[0]), parse_matrix("[[1/2,1/4,1/4]]"));  // exps 2, 1, 1
-    EXPECT_EQ(t.output(), parse_matrix("[[a/2,a/4]]"));  // by hand: [a,0]/2 + [0,a]/4 + [0,0]/4
+    EXPECT_EQ(t.output(), parse_matrix("[[a/2,a/4]]"));                  // by hand: [a,0]/2 + [0,a]/4 + [0,0]/4
 }
 
 TEST(AttentionLayer, MasksArePositionsRemoved) {
@@ -104,14 +102,12 @@ TEST(AttentionLayer, MasksArePositionsRemoved) {
 TEST(AttentionLayer, RefusalsSayWhy) {
     AttentionLayer l;
     l.rule = ScoreRule::ScaledDot;
-    l.heads = {AttentionHead{parse_matrix("[[1,0],[0,1]]"), parse_matrix("[[a,0],[0,a]]"),
-                             parse_matrix("[[1],[1]]")}};
+    l.heads = {AttentionHead{parse_matrix("[[1,0],[0,1]]"), parse_matrix("[[a,0],[0,a]]"), parse_matrix("[[1],[1]]")}};
     // d_k = 2: q_1·k_1/√2 = a/√2, and 2^(1/√2) is transcendental.
     EXPECT_ERROR_HAS(attend_layer(l, parse_matrix("[[1,0],[0,1]]")), ErrorKind::Domain,
                      "head 1, query 1, key 1: the score 2^(1/2)a/2 has no exact exponential: "
                      "q_1·k_1/√2 = a/√2");
-    EXPECT_ERROR_HAS(attend_layer(l, parse_matrix("[[1,0],[0,1]]")), ErrorKind::Domain,
-                     "Gelfond–Schneider");
+    EXPECT_ERROR_HAS(attend_layer(l, parse_matrix("[[1,0],[0,1]]")), ErrorKind::Domain, "Gelfond–Schneider");
     // The pair of the issue: rows 1 and 2 score 0 until q_2 = [0,1] meets k_3 = [0,3a]; 3/√2 is
     // irrational algebraic, so 2^(3/√2) is transcendental.
     {

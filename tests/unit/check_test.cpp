@@ -133,13 +133,14 @@ TEST(Check, EveryRegistryMistakeFromHandWorkedAnswers) {
 }
 
 TEST(Check, RemainingWeightsAcceptedWhenAllowed) {
-    const Judgement j = check(chapter(), "/interventions/table-14.2/rows/2/weights", "[2/3, 1/3]", "",
-                              {"remaining-weights"});
+    const Judgement j =
+        check(chapter(), "/interventions/table-14.2/rows/2/weights", "[2/3, 1/3]", "", {"remaining-weights"});
     EXPECT_TRUE(j.correct) << judgement_text(j);
     EXPECT_EQ(j.mistake_id, "remaining-weights");
     ASSERT_EQ(j.findings.size(), 1U);
-    EXPECT_EQ(j.findings[0], "accepted: only the weights of the remaining positions (1 and 3) were listed; position 2 "
-                             "has weight 0 (the exercise allows remaining-weights)");
+    EXPECT_EQ(j.findings[0],
+              "accepted: only the weights of the remaining positions (1 and 3) were listed; position 2 "
+              "has weight 0 (the exercise allows remaining-weights)");
 }
 
 TEST(Check, UnknownWrongAnswerSaysHowFar) {
@@ -204,10 +205,11 @@ TEST(Check, AnswerEntryForms) {
 
 TEST(Check, ClassAnswersCsv) {
     // RFC 4180: a quoted field holds commas, a doubled quote and a line break; CRLF ends records.
-    const auto rows = read_class_answers("target,student,answer\r\n"
-                                         "/reads/example-14.1/weights,\"Lee, Ann\",\"[2/3,1/3,1/3]\"\r\n"
-                                         "/reads/exercise-1/readout,\"B \"\"Bo\"\"\",\"6a/5\"\n",
-                                         "class.csv");
+    const auto rows = read_class_answers(
+        "target,student,answer\r\n"
+        "/reads/example-14.1/weights,\"Lee, Ann\",\"[2/3,1/3,1/3]\"\r\n"
+        "/reads/exercise-1/readout,\"B \"\"Bo\"\"\",\"6a/5\"\n",
+        "class.csv");
     ASSERT_EQ(rows.size(), 2U);
     EXPECT_EQ(rows[0].student, "Lee, Ann");
     EXPECT_EQ(rows[0].answer, "[2/3,1/3,1/3]");
@@ -223,7 +225,8 @@ TEST(Check, ClassAnswersCsv) {
         read_class_answers("student,answer\n", "class.csv");
         FAIL();
     } catch (const Error& e) {
-        EXPECT_STREQ(e.what(), "class.csv:1: the header has no column \"target\" (it needs student, target and answer)");
+        EXPECT_STREQ(e.what(),
+                     "class.csv:1: the header has no column \"target\" (it needs student, target and answer)");
     }
 }
 
@@ -231,8 +234,8 @@ TEST(Check, ClassAnswersCsv) {
 // name; text that is not UTF-8 (a name saved as Latin-1, é as byte 0xE9) is refused at its
 // line and column (by hand: "Jos" fills columns 1 to 3 of line 2).
 TEST(Check, ClassAnswersCsvTakesAByteOrderMarkAndRefusesOtherEncodings) {
-    const auto rows = read_class_answers("\xEF\xBB\xBFstudent,target,answer\r\nann,/reads/exercise-1/readout,6a/5\r\n",
-                                         "class.csv");
+    const auto rows =
+        read_class_answers("\xEF\xBB\xBFstudent,target,answer\r\nann,/reads/exercise-1/readout,6a/5\r\n", "class.csv");
     ASSERT_EQ(rows.size(), 1U);
     EXPECT_EQ(rows[0].student, "ann");
     EXPECT_EQ(rows[0].target, "/reads/exercise-1/readout");

@@ -119,8 +119,9 @@ TEST(CheckTokens, FindingsForTokensThatNoMistakeGives) {
     Judgement j = check(rollout(), kGen + "/steps/2/chosen", "1/2");
     EXPECT_FALSE(j.correct);
     EXPECT_TRUE(j.mistake_id.empty());
-    EXPECT_EQ(j.feedback, "Wrong: no known mistake reproduces it; 1/2 is not a token of the target vocabulary (<s>, "
-                          "a, the, red, blue, key, .).");
+    EXPECT_EQ(j.feedback,
+              "Wrong: no known mistake reproduces it; 1/2 is not a token of the target vocabulary (<s>, "
+              "a, the, red, blue, key, .).");
     // Case differs: compared exactly, and said so.
     j = check(rollout(), kGen + "/steps/2/chosen", "Blue");
     EXPECT_FALSE(j.correct);
@@ -133,9 +134,10 @@ TEST(CheckTokens, FindingsForTokensThatNoMistakeGives) {
     EXPECT_EQ(j.findings.front(), "a list of 1 token proposed where the answer is one token");
     j = check(rollout(), kGen + "/tokens", "[a, blue, key]");
     EXPECT_EQ(j.findings.front(), "3 tokens proposed where the answer has 4");
-    EXPECT_EQ(judgement_text(j), "t: wrong: " + kGen + "/tokens: proposed [a, blue, key], exact [a, blue, key, .]; "
-                                 "rule: exact tokens; 3 tokens proposed where the answer has 4; no known mistake "
-                                 "reproduces it.");
+    EXPECT_EQ(judgement_text(j), "t: wrong: " + kGen +
+                                     "/tokens: proposed [a, blue, key], exact [a, blue, key, .]; "
+                                     "rule: exact tokens; 3 tokens proposed where the answer has 4; no known mistake "
+                                     "reproduces it.");
 }
 
 TEST(CheckTokens, TokenAndValueAnswersCrossed) {
@@ -144,7 +146,8 @@ TEST(CheckTokens, TokenAndValueAnswersCrossed) {
     la.target = kGen + "/steps/2/weights";
     EXPECT_ERROR(read_proposal("blue", la), ErrorKind::Parse,
                  "expression column 1: unknown name 'blue'; expected a, ln2, ln(...), log(...), exp(...) or "
-                 "sqrt(...); " + kGen + "/steps/2/weights holds values, not tokens");
+                 "sqrt(...); " +
+                     kGen + "/steps/2/weights holds values, not tokens");
     // A caller that builds a token entry for a quantity gets a verdict, not a crash.
     la.name = "x";
     la.entries = {AnswerEntry{"blue", AnswerEntry::Form::Token, {}}};
@@ -201,7 +204,8 @@ TEST(CheckTokens, NoUnicodeNormalisation) {
       "encoder": {"activation": "relu", "recurrent": [[1, 0], [0, 1]], "input": [[1, 0], [0, 1]],
                   "bias": [0, 0], "initial": [0, 0]},
       "sources": {"s": ["caf\u00e9", ","]}
-    })", "nfc.json"));
+    })",
+                                                   "nfc.json"));
     EXPECT_TRUE(check(rep, "/sources/s/tokens", "[caf\u00e9, \",\"]").correct);
     const Judgement j = check(rep, "/sources/s/tokens/0", "cafe\xcc\x81");
     EXPECT_FALSE(j.correct);
@@ -221,8 +225,9 @@ TEST(CheckTokens, RefusedTieHasNoToken) {
     la.target = kGen + "/steps/1/chosen";
     read_proposal("a", la);
     EXPECT_ERROR_HAS(judge(rep, la), ErrorKind::Reference,
-                     kGen + "/steps/1/chosen has no token to answer: the tie rule refused the tie at this step, so "
-                            "no token was chosen");
+                     kGen +
+                         "/steps/1/chosen has no token to answer: the tie rule refused the tie at this step, so "
+                         "no token was chosen");
 }
 
 TEST(CheckTokens, JsonAndClassCsv) {

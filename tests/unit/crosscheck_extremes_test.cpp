@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Crosscheck at the edges of the double range (regressions of issue 9): a NaN from the naive softmax reached mpq_set_d (SIGFPE, exit
-// 136); the naive row called a sum overflow "NaN"; the fixed "dyadic values must be 0 ULP" rule
-// and the 4-ULP default failed correct double paths (a weight of 1/4, scores near ±800a).
+// Crosscheck at the edges of the double range (regressions of issue 9): a NaN from the naive softmax reached mpq_set_d
+// (SIGFPE, exit 136); the naive row called a sum overflow "NaN"; the fixed "dyadic values must be 0 ULP" rule and the
+// 4-ULP default failed correct double paths (a weight of 1/4, scores near ±800a).
 #include <gtest/gtest.h>
 
 #include <cmath>

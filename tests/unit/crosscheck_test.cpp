@@ -116,7 +116,8 @@ TEST(Crosscheck, MarkdownKeepsTheSummaryLinesScriptsGrep) {
     EXPECT_NE(md.find("\nDyadic values "), std::string::npos);
     EXPECT_NE(md.find("\nResult: PASS (every quantity within its bound).\n"), std::string::npos);
     EXPECT_NE(md.find("| bound (ULP) |"), std::string::npos);
-    EXPECT_NE(md.find("| `/reads/x` | 0.69314718055994529 | finite | [0.5, 0.25, 0.25] | 0 |"), std::string::npos) << md;
+    EXPECT_NE(md.find("| `/reads/x` | 0.69314718055994529 | finite | [0.5, 0.25, 0.25] | 0 |"), std::string::npos)
+        << md;
     EXPECT_EQ(md.substr(md.size() - 31), "crosscheck: 1 passed, 0 failed\n");
 }
 

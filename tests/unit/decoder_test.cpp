@@ -87,7 +87,8 @@ TEST(Decoder, EveryStepsWeightsSumToOne) {
                     EXPECT_EQ(sum, Value(1)) << file << " step " << st.step;
                     if (!st.distribution) continue;
                     Value total;
-                    for (std::size_t j = 0; j < st.distribution->weights.size(); ++j) total += *st.distribution->weights.at(j);
+                    for (std::size_t j = 0; j < st.distribution->weights.size(); ++j)
+                        total += *st.distribution->weights.at(j);
                     EXPECT_EQ(total, Value(1)) << file << " step " << st.step;
                 }
             }
@@ -112,7 +113,8 @@ TEST(Decoder, IdentityDecoderReadsTheSuppliedQueries) {
     d.output = Matrix(4, Vector(4, Value(0)));
     d.start = "<s>";
     const std::vector<std::string> reference = {"q3", "q4", "q5", "<s>", "<s>"};
-    const RegimeTrace t = roll_out(d, Memory(memory), *d.initial, Regime::TeacherForcing, queries.size(), reference, false);
+    const RegimeTrace t =
+        roll_out(d, Memory(memory), *d.initial, Regime::TeacherForcing, queries.size(), reference, false);
     ASSERT_EQ(t.steps.size(), queries.size());
     for (std::size_t i = 0; i < queries.size(); ++i) {
         ReadRequest req;
@@ -121,7 +123,8 @@ TEST(Decoder, IdentityDecoderReadsTheSuppliedQueries) {
         EXPECT_EQ(t.steps[i].query, queries[i]);
         EXPECT_EQ(t.steps[i].read.context, expected.context);
         EXPECT_EQ(t.steps[i].read.denominator, expected.denominator);
-        for (std::size_t j = 0; j < memory.size(); ++j) EXPECT_EQ(t.steps[i].read.weights.at(j), expected.weights.at(j));
+        for (std::size_t j = 0; j < memory.size(); ++j)
+            EXPECT_EQ(t.steps[i].read.weights.at(j), expected.weights.at(j));
     }
 }
 
@@ -182,6 +185,7 @@ TEST(Decoder, StepsOverTheLimitAreRefusedBeforeAnyWork) {
     Limits l = limits();
     l.max_decoder_steps = 3;
     ScopedLimits scope(l);
-    EXPECT_ERROR_HAS(roll_out(*s.decoder, s.source("red").states, s.decoder_initial("red"), Regime::Generation, 4, {}, false),
-                     ErrorKind::Limit, "4 decoder steps, over the limit of 3 (limits: max_decoder_steps)");
+    EXPECT_ERROR_HAS(
+        roll_out(*s.decoder, s.source("red").states, s.decoder_initial("red"), Regime::Generation, 4, {}, false),
+        ErrorKind::Limit, "4 decoder steps, over the limit of 3 (limits: max_decoder_steps)");
 }

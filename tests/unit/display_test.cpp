@@ -70,8 +70,7 @@ TEST(Display, ChapterFormsUnchanged) {
     EXPECT_EQ(tex(v("1/4")), "\\tfrac{1}{4}");
     EXPECT_EQ(uni(v("0")), "0");
     EXPECT_EQ(to_display(std::vector<Value>{v("a/2"), v("a/4")}, Notation::Unicode), "[a/2, a/4]");
-    EXPECT_EQ(to_display(std::vector<Value>{v("a/2"), v("a/4")}, Notation::Latex),
-              "[\\tfrac{a}{2}, \\tfrac{a}{4}]");
+    EXPECT_EQ(to_display(std::vector<Value>{v("a/2"), v("a/4")}, Notation::Latex), "[\\tfrac{a}{2}, \\tfrac{a}{4}]");
 }
 
 // Roots of 2 keep their signs; a fraction of a root keeps its bar.
@@ -183,20 +182,25 @@ TEST(Display, ElisionOnlyWhenAsked) {
 
 TEST(Display, MathMLForms) {
     // 2a/3
-    EXPECT_EQ(to_mathml(v("2a/3")),
-              kMath + "<mfrac><mrow><mn>2</mn><mo>&#x2062;</mo><mi>a</mi></mrow><mrow><mn>3</mn></mrow></mfrac>" + kEnd);
+    EXPECT_EQ(
+        to_mathml(v("2a/3")),
+        kMath + "<mfrac><mrow><mn>2</mn><mo>&#x2062;</mo><mi>a</mi></mrow><mrow><mn>3</mn></mrow></mfrac>" + kEnd);
     // √2 − 1
     EXPECT_EQ(to_mathml(v("2^(1/2) - 1")), kMath + "<msqrt><mn>2</mn></msqrt><mo>−</mo><mn>1</mn>" + kEnd);
     // (3√2 − 2)/7: the fraction bar groups, no parentheses.
     EXPECT_EQ(to_mathml(v("3*2^(1/2)/7 - 2/7")),
-              kMath + "<mfrac><mrow><mn>3</mn><mo>&#x2062;</mo><msqrt><mn>2</mn></msqrt><mo>−</mo><mn>2</mn></mrow>"
-                      "<mrow><mn>7</mn></mrow></mfrac>" + kEnd);
+              kMath +
+                  "<mfrac><mrow><mn>3</mn><mo>&#x2062;</mo><msqrt><mn>2</mn></msqrt><mo>−</mo><mn>2</mn></mrow>"
+                  "<mrow><mn>7</mn></mrow></mfrac>" +
+                  kEnd);
     // −a², ∛4
     EXPECT_EQ(to_mathml(v("-a^2")), kMath + "<mo>−</mo><msup><mi>a</mi><mn>2</mn></msup>" + kEnd);
     EXPECT_EQ(to_mathml(v("2^(2/3)")), kMath + "<mroot><mn>4</mn><mn>3</mn></mroot>" + kEnd);
-    EXPECT_EQ(to_display(std::vector<Value>{v("a/2"), v("0")}, Notation::MathML),
-              kMath + "<mo>[</mo><mfrac><mrow><mi>a</mi></mrow><mrow><mn>2</mn></mrow></mfrac><mo>,</mo><mn>0</mn><mo>]</mo>" +
-                  kEnd);
+    EXPECT_EQ(
+        to_display(std::vector<Value>{v("a/2"), v("0")}, Notation::MathML),
+        kMath +
+            "<mo>[</mo><mfrac><mrow><mi>a</mi></mrow><mrow><mn>2</mn></mrow></mfrac><mo>,</mo><mn>0</mn><mo>]</mo>" +
+            kEnd);
 }
 
 TEST(Display, CanonicalWhenNotDisplay) {

@@ -4,7 +4,6 @@
 // fraction-free elimination takes a fraction of that; the result must still be the inverse.
 #include <gtest/gtest.h>
 
-
 #include "exactattn/parse.hpp"
 #include "exactattn/value.hpp"
 #include "support/support.hpp"

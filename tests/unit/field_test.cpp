@@ -79,9 +79,9 @@ TEST(FieldElem, DivisionByZeroIsDomainError) {
 }
 
 TEST(FieldElem, SignOfMixedElement) {
-    EXPECT_EQ((theta(2) - FieldElem(1)).sign(), 1);                       // 0.414…
-    EXPECT_EQ((FieldElem(mpq_class(141, 100)) - theta(2)).sign(), -1);    // 1.41 < √2
-    EXPECT_EQ((FieldElem(mpq_class(1415, 1000)) - theta(2)).sign(), 1);   // 1.415 > √2
+    EXPECT_EQ((theta(2) - FieldElem(1)).sign(), 1);                      // 0.414…
+    EXPECT_EQ((FieldElem(mpq_class(141, 100)) - theta(2)).sign(), -1);   // 1.41 < √2
+    EXPECT_EQ((FieldElem(mpq_class(1415, 1000)) - theta(2)).sign(), 1);  // 1.415 > √2
     // 2^(1/12)^12 − 2 = 0 structurally, and a very close one: 2^(1/12) vs 1.0594630943592953
     FieldElem close = theta(12) - FieldElem(mpq_class("10594630943592953/10000000000000000"));
     EXPECT_EQ(close.sign(), -1);  // 2^(1/12) = 1.05946309435929526456…
@@ -99,6 +99,5 @@ TEST(FieldElem, AsPowerOfTwo) {
 
 TEST(FieldElem, RootOverLimitIsLimitError) {
     EXPECT_ERROR_HAS(FieldElem::pow2(mpq_class(1, 65)), ErrorKind::Limit, "limits: max_root");
-    EXPECT_ERROR_HAS(FieldElem::pow2(mpq_class(mpz_class("1000000000000"))), ErrorKind::Limit,
-                     "limits: max_exponent");
+    EXPECT_ERROR_HAS(FieldElem::pow2(mpq_class(mpz_class("1000000000000"))), ErrorKind::Limit, "limits: max_exponent");
 }

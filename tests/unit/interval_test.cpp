@@ -147,8 +147,7 @@ TEST(Interval, NegativeAndMixedValuesAreEnclosed) {
     // one value: √2·a − 49/50 = 2.58e-4 > 0 and 9803/10000 − √2·a = 4.19e-5 > 0.
     const Value v = Value(sqrt2()) * Value::ln2() - Value(mpq_class(49, 50));
     EXPECT_EQ(certified_sign(v.terms()), 1);
-    EXPECT_EQ(
-        certified_sign((Value(mpq_class(9803, 10000)) - Value(sqrt2()) * Value::ln2()).terms()), 1);
+    EXPECT_EQ(certified_sign((Value(mpq_class(9803, 10000)) - Value(sqrt2()) * Value::ln2()).terms()), 1);
 }
 
 TEST(Interval, SignOfAPellConvergentBesideRootTwo) {
@@ -284,18 +283,14 @@ TEST(Interval, RoundsSubnormalsAndOverflowLikeIEEE) {
     // Just above and below the 2^-1075 tie, by the factor (1 ± δ) with δ ≈ 1.6e-12.
     const FieldElem delta = q(665857, 470832) - sqrt2();
     const FieldElem half = fe(dyadic(1, -1075));
-    EXPECT_EQ(certified_double({half * (FieldElem(1) + delta)}),
-              std::numeric_limits<double>::denorm_min());
+    EXPECT_EQ(certified_double({half * (FieldElem(1) + delta)}), std::numeric_limits<double>::denorm_min());
     EXPECT_EQ(certified_double({half * (FieldElem(1) - delta)}), 0.0);
     // The largest double is 2^1024 − 2^971; halfway to 2^1024 is 2^1024 − 2^970, where IEEE 754
     // rounds to nearest-even, i.e. to 2^1024: infinity. One less stays finite.
     const mpq_class t1024(two_to(1024));
-    EXPECT_EQ(certified_double({fe(t1024 - dyadic(1, 970))}),
-              std::numeric_limits<double>::infinity());
-    EXPECT_EQ(certified_double({fe(t1024 - dyadic(1, 970) - 1)}),
-              std::numeric_limits<double>::max());
-    EXPECT_EQ(certified_double({fe(dyadic(1, 970) - t1024)}),
-              -std::numeric_limits<double>::infinity());
+    EXPECT_EQ(certified_double({fe(t1024 - dyadic(1, 970))}), std::numeric_limits<double>::infinity());
+    EXPECT_EQ(certified_double({fe(t1024 - dyadic(1, 970) - 1)}), std::numeric_limits<double>::max());
+    EXPECT_EQ(certified_double({fe(dyadic(1, 970) - t1024)}), -std::numeric_limits<double>::infinity());
 }
 
 TEST(Interval, DecimalRoundingBesideABoundary) {
@@ -309,18 +304,17 @@ TEST(Interval, DecimalRoundingBesideABoundary) {
     EXPECT_EQ(certified_decimal({sqrt2()}, 20, false), "1.4142135623730950488");
     // 2/3 to 5 places: 0.66667 (the digit after the fifth 6 is 6 ≥ 5).
     EXPECT_EQ(certified_decimal({q(2, 3)}, 5, true), "0.66667");
-    EXPECT_ERROR(certified_decimal({sqrt2()}, -1, true), ErrorKind::Usage,
-                 "-1 digits requested; give 0 to 100000");
+    EXPECT_ERROR(certified_decimal({sqrt2()}, -1, true), ErrorKind::Usage, "-1 digits requested; give 0 to 100000");
 }
 
 // Regression: significant digits came out of C's "%#g" with a bare point ("10.", "1.e+02",
 // "5."); the '#' is there for the trailing zeros that show the significance ("0.50").
 TEST(Interval, SignificantDigitsHaveNoBarePoint) {
-    EXPECT_EQ(certified_decimal({q(10)}, 2, false), "10");       // two digits: 1, 0
-    EXPECT_EQ(certified_decimal({q(100)}, 1, false), "1e+02");   // one digit: 1·10²
+    EXPECT_EQ(certified_decimal({q(10)}, 2, false), "10");      // two digits: 1, 0
+    EXPECT_EQ(certified_decimal({q(100)}, 1, false), "1e+02");  // one digit: 1·10²
     EXPECT_EQ(certified_decimal({q(5)}, 1, false), "5");
     EXPECT_EQ(certified_decimal({q(96, 10)}, 1, false), "1e+01");  // 9.6 rounds up to 10
-    EXPECT_EQ(certified_decimal({q(1, 2)}, 2, false), "0.50");   // the zero shows the 2nd digit
+    EXPECT_EQ(certified_decimal({q(1, 2)}, 2, false), "0.50");     // the zero shows the 2nd digit
     EXPECT_EQ(certified_decimal({q(100)}, 4, false), "100.0");
     EXPECT_EQ(certified_decimal({}, 1, false), "0");
     EXPECT_EQ(certified_decimal({}, 3, false), "0.00");

@@ -4,7 +4,6 @@
 // at the bracket past max_nesting, in milliseconds.
 #include <gtest/gtest.h>
 
-
 #include "exactattn/scenario.hpp"
 #include "support/support.hpp"
 

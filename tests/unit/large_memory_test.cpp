@@ -52,7 +52,8 @@ TEST(MemoryFile, RationalMultiplesOfOnePowerOfAAreCompact) {
 // over the denominator 3 are 3, −6, 1 times a/3; column 2: 1/2, 3, 1/2 are 1, 6, 1 times 1/2;
 // column 3: 2^(1/2), 0, −2^(1/2)/2 are 2, 0, −1 times 2^(1/2)/2.
 TEST(MemoryFile, ColumnsOfDifferentKindsAreCompactPerColumn) {
-    const Memory m = load("columns.json", R"j([["a", "1/2", "2^(1/2)"], ["-2a", 3, "0"], ["a/3", 0.5, "-2^(1/2)/2"]])j");
+    const Memory m =
+        load("columns.json", R"j([["a", "1/2", "2^(1/2)"], ["-2a", 3, "0"], ["a/3", 0.5, "-2^(1/2)/2"]])j");
     EXPECT_FALSE(m.is_compact());
     ASSERT_TRUE(m.is_columnwise());
     EXPECT_EQ(m.matrix(), parse_matrix("[[a, 1/2, 2^(1/2)], [-2a, 3, 0], [a/3, 1/2, -2^(1/2)/2]]"));
@@ -91,8 +92,8 @@ TEST(MemoryFile, OtherEntriesFallBackToExactValues) {
 TEST(MemoryFile, EverySpellingOfAMultipleOfOneUnitIsCompact) {
     // "a", "1*a", "2a/2", "a*1", "\u0061" and 1·a written as "(4a)/4" are all a; "0.5a" and
     // "a/2" are a/2; the unit is gcd(1, 1/2) · a = a/2, so the integers are 2 and 1.
-    const Memory m = load("spellings.json",
-                          R"([["a", "1*a", "2a/2"], ["a*1", "\u0061", "(4a)/4"], ["0.5a", "a/2", "0"]])");
+    const Memory m =
+        load("spellings.json", R"([["a", "1*a", "2a/2"], ["a*1", "\u0061", "(4a)/4"], ["0.5a", "a/2", "0"]])");
     EXPECT_TRUE(m.is_compact());
     EXPECT_EQ(m.unit(), Value(mpq_class(1, 2)) * Value::ln2());
     EXPECT_EQ(m.integers(), (std::vector<std::int64_t>{2, 2, 2, 2, 2, 2, 1, 1, 0}));
@@ -103,13 +104,13 @@ TEST(MemoryFile, FastReaderAgreesWithTheReferenceReader) {
     // reference) on any doubt; on every text both must give the same memory or the same error.
     auto rng = test::rng_for("MemoryFile.FastReaderAgreesWithTheReferenceReader");
     const std::vector<std::string> entries = {
-        "0", "1", "-1", "7", "-0", "0.5", "-2.5e-1", "1E2", "1e+2", "9223372036854775807",
-        "-9223372036854775808", "9223372036854775808", "18446744073709551615", "18446744073709551616",
-        "123456789012345678901234567890", R"("a")", R"("-3a")", R"("1*a")", R"("2a/2")", R"("a/6")",
-        R"("\u0061")", "\"2^(1/2)\"", R"("a^2")", R"("0")", R"(" a ")", R"("0.1")",
+        "0", "1", "-1", "7", "-0", "0.5", "-2.5e-1", "1E2", "1e+2", "9223372036854775807", "-9223372036854775808",
+        "9223372036854775808", "18446744073709551615", "18446744073709551616", "123456789012345678901234567890",
+        R"("a")", R"("-3a")", R"("1*a")", R"("2a/2")", R"("a/6")", R"("\u0061")", "\"2^(1/2)\"", R"("a^2")", R"("0")",
+        R"(" a ")", R"("0.1")",
         // Texts the fast reader leaves to the reference (the error is the reference's):
-        "01", "1.", ".5", "-", "1e", "+1", "1e400", "null", "true", "{}", "[]", R"("a\u0001")", R"("a\x")",
-        R"("2**")", "[1]"};
+        "01", "1.", ".5", "-", "1e", "+1", "1e400", "null", "true", "{}", "[]", R"("a\u0001")", R"("a\x")", R"("2**")",
+        "[1]"};
     for (int it = 0; it < 400 * test::multiplier(); ++it) {
         const std::size_t rows = 1 + rng() % 3;
         const std::size_t width = 1 + rng() % 3;

@@ -26,7 +26,7 @@ TEST(Linalg, ShapeErrorsNameTheShapes) {
     EXPECT_ERROR_HAS(mat_mul(a, w, "X", "W_Q"), ErrorKind::Shape, "X (1×3) · W_Q (2×1)");
     EXPECT_ERROR_HAS(vec_mat(parse_vector("[1]"), w, "x", "W_x"), ErrorKind::Shape, "x (1×1) · W_x (2×1)");
     EXPECT_ERROR_HAS(mat_add(a, w, "X", "P"), ErrorKind::Shape, "X (1×3) + P (2×1)");
-    EXPECT_ERROR_HAS(check_rectangular(Matrix{parse_vector("[1, 2]"), parse_vector("[1]")}, "W_K"),
-                     ErrorKind::Shape, "W_K: row 2 has 1 entries; row 1 has 2");
+    EXPECT_ERROR_HAS(check_rectangular(Matrix{parse_vector("[1, 2]"), parse_vector("[1]")}, "W_K"), ErrorKind::Shape,
+                     "W_K: row 2 has 1 entries; row 1 has 2");
     EXPECT_ERROR_HAS(check_rectangular(Matrix{}, "W_V"), ErrorKind::Shape, "W_V is empty");
 }

@@ -69,7 +69,8 @@ TEST(ManuscriptCheck, ExactFormsInEveryNotation) {
 }
 
 TEST(ManuscriptCheck, ShortFormWithoutTheClassIsAMark) {
-    const auto r = check_md("[1/2]{ref=/reads/example-14.1/weights/0} and [1/3]{ref=\"/reads/example-14.1/weights/1\"}\n");
+    const auto r =
+        check_md("[1/2]{ref=/reads/example-14.1/weights/0} and [1/3]{ref=\"/reads/example-14.1/weights/1\"}\n");
     ASSERT_EQ(r.claims.size(), 2U);
     EXPECT_TRUE(r.claims[0].passed);
     EXPECT_FALSE(r.claims[1].passed);  // the key's weight is 1/4

@@ -128,8 +128,9 @@ TEST(ManuscriptCli, CheckAndAuditNeverWriteTheManuscript) {
 
 TEST(ManuscriptCli, AuditStrictFailsBelowTheThreshold) {
     const fs::path dir = book("audit");
-    write(dir / "c.md", "---\nexactattn-scenario: chapter14\n---\nThe context is [a/2, a/4] and "
-                        "[1/2]{.exact ref=\"/reads/example-14.1/weights/0\"}.\n");
+    write(dir / "c.md",
+          "---\nexactattn-scenario: chapter14\n---\nThe context is [a/2, a/4] and "
+          "[1/2]{.exact ref=\"/reads/example-14.1/weights/0\"}.\n");
     const std::string c = (dir / "c.md").string();
     const auto r = run({"manuscript", "audit", c, "--strict"});
     EXPECT_EQ(r.code, 1);  // 1 of 2 claims marked: 50% < 95%
@@ -139,7 +140,8 @@ TEST(ManuscriptCli, AuditStrictFailsBelowTheThreshold) {
         << r.out;
     EXPECT_EQ(run({"manuscript", "audit", c, "--strict", "--min-coverage", "50"}).code, 0);
     EXPECT_EQ(run({"manuscript", "audit", c}).code, 0);
-    EXPECT_EQ(run({"manuscript", "audit", exactattn::test::source_path("data/chapter14/chapter14.md"), "--strict"}).code, 0);
+    EXPECT_EQ(
+        run({"manuscript", "audit", exactattn::test::source_path("data/chapter14/chapter14.md"), "--strict"}).code, 0);
 }
 
 }  // namespace

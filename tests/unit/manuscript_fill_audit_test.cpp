@@ -38,9 +38,10 @@ TEST(ManuscriptFill, TableByReference) {
 }
 
 TEST(ManuscriptFill, LatexPlaceholdersBecomeMath) {
-    const auto r = fill_manuscript_text("$x$ \\exactvalue{/interventions/table-14.2/rows/3/readout} and "
-                                        "\\exactvalue[digits=6]{/reads/example-14.1/context/1}.",
-                                        "t.tex", ManuscriptFormat::Latex, kChapter);
+    const auto r = fill_manuscript_text(
+        "$x$ \\exactvalue{/interventions/table-14.2/rows/3/readout} and "
+        "\\exactvalue[digits=6]{/reads/example-14.1/context/1}.",
+        "t.tex", ManuscriptFormat::Latex, kChapter);
     EXPECT_EQ(r.replaced, 2U);
     EXPECT_EQ(r.text, "$x$ \\ensuremath{\\tfrac{4a}{3}} and \\ensuremath{0.173287}.");
 }
@@ -93,10 +94,12 @@ TEST(ManuscriptAudit, UnmarkedClaimNamesTheQuantityItEquals) {
     const auto r = audit_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, kChapter);
     EXPECT_EQ(r.marked, 1U);
     ASSERT_EQ(r.unmarked.size(), 4U);
-    EXPECT_EQ(audit_line("t.md", r.unmarked[0]).substr(0, 56), "t.md:4:51: [a/2, a/4] equals /reads/example-14.1/context");
+    EXPECT_EQ(audit_line("t.md", r.unmarked[0]).substr(0, 56),
+              "t.md:4:51: [a/2, a/4] equals /reads/example-14.1/context");
     EXPECT_EQ(r.unmarked[1].text, "4a/3");
-    EXPECT_NE(std::find(r.unmarked[1].equals.begin(), r.unmarked[1].equals.end(), "/interventions/table-14.2/rows/3/readout"),
-              r.unmarked[1].equals.end());
+    EXPECT_NE(
+        std::find(r.unmarked[1].equals.begin(), r.unmarked[1].equals.end(), "/interventions/table-14.2/rows/3/readout"),
+        r.unmarked[1].equals.end());
     EXPECT_EQ(r.unmarked[2].text, "0.3466");  // a/2 rounded to 4 places
     EXPECT_NE(std::find(r.unmarked[2].equals.begin(), r.unmarked[2].equals.end(), "/reads/example-14.1/context/0"),
               r.unmarked[2].equals.end());
@@ -167,8 +170,8 @@ TEST(ManuscriptBadInput, MarksInCodeAreIgnored) {
 }
 
 TEST(ManuscriptBadInput, BomCrlfAndAMegabyteOfProse) {
-    const auto r = check_manuscript_text("\xEF\xBB\xBFx\r\n  [1/3]{.exact ref=/reads/example-14.1/weights/1}\r\n", "t.md",
-                                         ManuscriptFormat::Markdown, kChapter);
+    const auto r = check_manuscript_text("\xEF\xBB\xBFx\r\n  [1/3]{.exact ref=/reads/example-14.1/weights/1}\r\n",
+                                         "t.md", ManuscriptFormat::Markdown, kChapter);
     ASSERT_EQ(r.claims.size(), 1U);
     EXPECT_FALSE(r.claims[0].passed);
     EXPECT_EQ(r.claims[0].line, 2);
@@ -186,12 +189,16 @@ TEST(ManuscriptBadInput, PathologicalMegabytesAreReadInOnePass) {
     // error, never a quadratic scan or a stack overflow (each of these took minutes or
     // crashed before the one-pass bracket matcher and the nesting bound).
     const std::size_t mb = 1U << 20;
-    for (const std::string& text : {std::string(mb, '['), std::string(mb, '{'), std::string(mb / 2, '[') + "x",
-                                    [&] { std::string t; while (t.size() < mb) t += "_{"; return t; }()}) {
+    for (const std::string& text : {std::string(mb, '['), std::string(mb, '{'), std::string(mb / 2, '[') + "x", [&] {
+                                        std::string t;
+                                        while (t.size() < mb) t += "_{";
+                                        return t;
+                                    }()}) {
         EXPECT_EQ(check_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, kChapter).claims.size(), 0U);
         EXPECT_EQ(audit_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, kChapter).unmarked.size(), 0U);
     }
-    const std::string deep = "[" + std::string(100000, '[') + std::string(100000, ']') + "]{.exact ref=/reads/example-14.1/weights}";
+    const std::string deep =
+        "[" + std::string(100000, '[') + std::string(100000, ']') + "]{.exact ref=/reads/example-14.1/weights}";
     EXPECT_EQ(error_of(deep), "t.md:1:1: /reads/example-14.1/weights: the claim nests brackets more than 64 deep");
     std::string frac = "\\exact{/reads/example-14.1/weights/0}{";
     for (int i = 0; i < 50000; ++i) frac += "\\frac{";

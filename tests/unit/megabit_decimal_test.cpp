@@ -7,7 +7,6 @@
 
 #include <boost/multiprecision/mpfr.hpp>
 
-
 #include "exactattn/parse.hpp"
 #include "exactattn/value.hpp"
 #include "support/support.hpp"

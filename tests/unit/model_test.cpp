@@ -54,9 +54,8 @@ TEST(Model, IdentityEncoderWithBias) {
     // h_3 = [7 − 3a, −a] + [3a, −2a] + [1/2, 0] = [15/2, −3a]
     Matrix pre;
     const Matrix h = encode(small(Activation::Identity), {{-A()}, {q(2)}, {A()}}, &pre);
-    const Matrix expected{{q(1, 2) - q(3) * A(), q(2) * A()},
-                          {q(7) - q(3) * A(), A() - q(7, 2)},
-                          {q(15, 2), q(-3) * A()}};
+    const Matrix expected{
+        {q(1, 2) - q(3) * A(), q(2) * A()}, {q(7) - q(3) * A(), A() - q(7, 2)}, {q(15, 2), q(-3) * A()}};
     EXPECT_EQ(h, expected);
     EXPECT_EQ(pre, expected);  // identity: what φ saw is what it gave
 }
@@ -68,9 +67,7 @@ TEST(Model, ReluEncoderClipsByExactSign) {
     // pre_3 = [13/2, 13/2] + [3a, −2a] + [1/2, 0] = [7 + 3a, 13/2 − 2a]; both positive, h_3 = pre_3
     Matrix pre;
     const Matrix h = encode(small(Activation::Relu), {{-A()}, {q(2)}, {A()}}, &pre);
-    EXPECT_EQ(
-        h,
-        (Matrix{{q(0), q(2) * A()}, {q(13, 2), q(0)}, {q(7) + q(3) * A(), q(13, 2) - q(2) * A()}}));
+    EXPECT_EQ(h, (Matrix{{q(0), q(2) * A()}, {q(13, 2), q(0)}, {q(7) + q(3) * A(), q(13, 2) - q(2) * A()}}));
     EXPECT_EQ(pre, (Matrix{{q(1, 2) - q(3) * A(), q(2) * A()},
                            {q(13, 2), q(4) * A() - q(4)},
                            {q(7) + q(3) * A(), q(13, 2) - q(2) * A()}}));
@@ -94,14 +91,12 @@ TEST(Model, InitialStateAndEmptyInput) {
 TEST(Model, ChapterEncoderStatesOfTheRedSource) {
     // §14.2, Example 14.1: "h_1=[a,0], h_2=[0,a], h_3=[0,0]". By hand: relu([a, 0]) = [a, 0];
     // relu([a, 0] + [−a, a]) = [0, a]; relu([0, a] + [0, −a]) = [0, 0].
-    EXPECT_EQ(encode(chapter(), {kRed, kKey, kStop}),
-              (Matrix{{A(), q(0)}, {q(0), A()}, {q(0), q(0)}}));
+    EXPECT_EQ(encode(chapter(), {kRed, kKey, kStop}), (Matrix{{A(), q(0)}, {q(0), A()}, {q(0), q(0)}}));
 }
 
 TEST(Model, ChapterEncoderStatesOfTheBlueSource) {
     // §14.4: "On the blue source, the states are [0,0], [0,a], [0,0]".
-    EXPECT_EQ(encode(chapter(), {kBlue, kKey, kStop}),
-              (Matrix{{q(0), q(0)}, {q(0), A()}, {q(0), q(0)}}));
+    EXPECT_EQ(encode(chapter(), {kBlue, kKey, kStop}), (Matrix{{q(0), q(0)}, {q(0), A()}, {q(0), q(0)}}));
 }
 
 TEST(Model, ChapterEncoderAfterDeletingEachToken) {
@@ -124,8 +119,7 @@ TEST(Model, EncoderShapeErrors) {
 
     e = small(Activation::Relu);
     e.recurrent.pop_back();
-    EXPECT_ERROR(e.check(), ErrorKind::Shape,
-                 "the recurrent matrix W_h has 1 rows; the state width is 2");
+    EXPECT_ERROR(e.check(), ErrorKind::Shape, "the recurrent matrix W_h has 1 rows; the state width is 2");
 
     e = small(Activation::Relu);
     e.recurrent[1] = {q(1)};
@@ -144,12 +138,10 @@ TEST(Model, EncoderShapeErrors) {
     EXPECT_ERROR(e.check(), ErrorKind::Shape, "the bias has 1 entries; the state width is 2");
 
     // encode checks the encoder first, then every input against W_x's rows (e = 1).
-    EXPECT_ERROR(encode(e, {{q(1)}}), ErrorKind::Shape,
-                 "the bias has 1 entries; the state width is 2");
+    EXPECT_ERROR(encode(e, {{q(1)}}), ErrorKind::Shape, "the bias has 1 entries; the state width is 2");
     EXPECT_ERROR(encode(small(Activation::Relu), {{q(1)}, {q(1), q(2)}}), ErrorKind::Shape,
                  "input 2 has width 2; W_x expects 1");
-    EXPECT_ERROR(encode(small(Activation::Relu), {{}}), ErrorKind::Shape,
-                 "input 1 has width 0; W_x expects 1");
+    EXPECT_ERROR(encode(small(Activation::Relu), {{}}), ErrorKind::Shape, "input 1 has width 0; W_x expects 1");
 }
 
 TEST(Model, CostCountsOfSection14Point6) {
@@ -191,18 +183,14 @@ TEST(Model, CostCountsOfExercise5) {
 }
 
 TEST(Model, CostCountErrors) {
-    EXPECT_ERROR(
-        count_costs(CostInput{0, 2, 4, 8}), ErrorKind::Shape,
-        "cost counts need positive n, d, T and bytes per number (got n=0, d=2, T=4, bytes=8)");
-    EXPECT_ERROR(
-        count_costs(CostInput{3, 2, 4, -1}), ErrorKind::Shape,
-        "cost counts need positive n, d, T and bytes per number (got n=3, d=2, T=4, bytes=-1)");
+    EXPECT_ERROR(count_costs(CostInput{0, 2, 4, 8}), ErrorKind::Shape,
+                 "cost counts need positive n, d, T and bytes per number (got n=0, d=2, T=4, bytes=8)");
+    EXPECT_ERROR(count_costs(CostInput{3, 2, 4, -1}), ErrorKind::Shape,
+                 "cost counts need positive n, d, T and bytes per number (got n=3, d=2, T=4, bytes=-1)");
     // n·d = 2^32 · 2^32 = 2^64 does not fit in a signed 64-bit integer.
     const std::int64_t big = std::int64_t{1} << 32;
-    EXPECT_ERROR(count_costs(CostInput{big, big, 1, 1}), ErrorKind::Limit,
-                 "cost count overflows a 64-bit integer");
+    EXPECT_ERROR(count_costs(CostInput{big, big, 1, 1}), ErrorKind::Limit, "cost count overflows a 64-bit integer");
     // n·d = 2^31 · 2^31 = 2^62 fits, but 2^62 · 8 bytes = 2^65 does not.
     const std::int64_t half = std::int64_t{1} << 31;
-    EXPECT_ERROR(count_costs(CostInput{half, half, 1, 8}), ErrorKind::Limit,
-                 "cost count overflows a 64-bit integer");
+    EXPECT_ERROR(count_costs(CostInput{half, half, 1, 8}), ErrorKind::Limit, "cost count overflows a 64-bit integer");
 }

@@ -20,8 +20,10 @@ bool encloses_exp(double t, ExpBase base, const DoubleArith::Iv& r) {
     mpfr_t x;
     mpfr_init2(x, 300);
     mpfr_set_d(x, t, MPFR_RNDN);
-    if (base == ExpBase::E) mpfr_exp(x, x, MPFR_RNDN);
-    else mpfr_exp2(x, x, MPFR_RNDN);
+    if (base == ExpBase::E)
+        mpfr_exp(x, x, MPFR_RNDN);
+    else
+        mpfr_exp2(x, x, MPFR_RNDN);
     const bool ok = mpfr_cmp_d(x, r.lo) >= 0 && mpfr_cmp_d(x, r.hi) <= 0;
     mpfr_clear(x);
     return ok;
@@ -51,7 +53,8 @@ TEST(OracleArith, Dot2SumsEncloseTheExactSumUnderCancellation) {
         std::vector<double> q(64), k(64);
         mpq_class exact = 0;
         for (int i = 0; i < 64; ++i) {
-            q[i] = std::ldexp(static_cast<double>(static_cast<std::int64_t>(rng() >> 11) - (1ll << 52)), -52 + static_cast<int>(rng() % 40));
+            q[i] = std::ldexp(static_cast<double>(static_cast<std::int64_t>(rng() >> 11) - (1ll << 52)),
+                              -52 + static_cast<int>(rng() % 40));
             k[i] = std::ldexp(static_cast<double>(static_cast<std::int64_t>(rng() >> 11) - (1ll << 52)), -52);
         }
         q[63] = -q[0];  // cancellation: two products cancel exactly

@@ -31,7 +31,7 @@ Result run(std::vector<std::string> args) {
 }
 
 class OracleCli : public testing::Test {
-protected:
+  protected:
     void SetUp() override {
         dir_ = fs::temp_directory_path() / ("oracle_cli_" + std::to_string(::getpid()));
         fs::create_directories(dir_);
@@ -43,7 +43,9 @@ protected:
     void TearDown() override { fs::remove_all(dir_); }
     std::string path(const std::string& name) const { return (dir_ / name).string(); }
     void write(const std::string& name, const std::string& text) const { std::ofstream(path(name)) << text; }
-    std::vector<std::string> inputs() const { return {"--q", path("q.csv"), "--k", path("k.csv"), "--v", path("v.csv")}; }
+    std::vector<std::string> inputs() const {
+        return {"--q", path("q.csv"), "--k", path("k.csv"), "--v", path("v.csv")};
+    }
     fs::path dir_;
 };
 
@@ -67,7 +69,8 @@ TEST_F(OracleCli, TheExactMeanPassesAndAnOutputOffByOneUlpOfTheBoundFails) {
 }
 
 TEST_F(OracleCli, WeightsAndLogSumExpAreJudgedToo) {
-    // Weights 1/2 and 1/2 exactly; lse = ln(e^0 + e^0) = ln 2 = 0.693147…; 2048 ln 2 = 1419.57, so float16 gives 1420/2048.
+    // Weights 1/2 and 1/2 exactly; lse = ln(e^0 + e^0) = ln 2 = 0.693147…; 2048 ln 2 = 1419.57, so float16 gives
+    // 1420/2048.
     write("good.csv", "0.75,-1\n");
     write("w.csv", "0.5,0.5\n");
     write("lse.csv", "0.693359375\n");
@@ -126,8 +129,10 @@ TEST_F(OracleCli, BadInputIsOnePlacedLineAndExitTwo) {
         auto a = inputs();
         for (std::size_t x = 0; x < change.size(); x += 2) {
             auto it = std::find(a.begin(), a.end(), change[x]);
-            if (it == a.end()) a.insert(a.end(), {change[x], change[x + 1]});
-            else *(it + 1) = change[x + 1];
+            if (it == a.end())
+                a.insert(a.end(), {change[x], change[x + 1]});
+            else
+                *(it + 1) = change[x + 1];
         }
         a.insert(a.begin(), "reference");
         a.insert(a.end(), {"--npy", path("out.npy")});

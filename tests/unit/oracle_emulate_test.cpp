@@ -89,7 +89,8 @@ TEST(OracleEmulate, Float64EmulationIsTheMachinesDoubleComputationBitForBit) {
         const auto em = emulate(p, s, false).out.data;
         ASSERT_EQ(em.size(), machine.size());
         for (std::size_t x = 0; x < em.size(); ++x)
-            EXPECT_EQ(std::bit_cast<std::uint64_t>(em[x]), std::bit_cast<std::uint64_t>(machine[x])) << trial << " " << x;
+            EXPECT_EQ(std::bit_cast<std::uint64_t>(em[x]), std::bit_cast<std::uint64_t>(machine[x]))
+                << trial << " " << x;
     }
     EXPECT_GE(compared, 7);  // most trials meet only correctly rounded exps
 }

@@ -48,16 +48,16 @@ TEST(OracleFormats, FormatConstantsFollowFromTheLayouts) {
 }
 
 TEST(OracleRounding, Float16TiesRoundToEven) {
-    const double u = std::ldexp(1.0, -11);  // half an ulp of 1
-    EXPECT_EQ(round_to(1 + u, FloatFormat::Float16), 1.0);                 // tie: 1 is even
-    EXPECT_EQ(round_to(1 + 3 * u, FloatFormat::Float16), 1 + 4 * u);       // tie: 1 + 2^-9 is even
+    const double u = std::ldexp(1.0, -11);                                               // half an ulp of 1
+    EXPECT_EQ(round_to(1 + u, FloatFormat::Float16), 1.0);                               // tie: 1 is even
+    EXPECT_EQ(round_to(1 + 3 * u, FloatFormat::Float16), 1 + 4 * u);                     // tie: 1 + 2^-9 is even
     EXPECT_EQ(round_to(1 + u + std::ldexp(1.0, -40), FloatFormat::Float16), 1 + 2 * u);  // past the tie
     EXPECT_EQ(round_exact(mpq_class(2049, 2048), FloatFormat::Float16), 1.0);
     EXPECT_EQ(round_exact(mpq_class(2051, 2048), FloatFormat::Float16), 1 + 4 * u);
 }
 
 TEST(OracleRounding, Float16SubnormalsRoundToNearestEven) {
-    const double s = std::ldexp(1.0, -24);  // the least subnormal
+    const double s = std::ldexp(1.0, -24);                        // the least subnormal
     EXPECT_EQ(round_to(s / 2, FloatFormat::Float16), 0.0);        // tie between 0 and s: 0 is even
     EXPECT_EQ(round_to(3 * s / 2, FloatFormat::Float16), 2 * s);  // tie between s and 2s
     EXPECT_EQ(round_to(s / 2 + std::ldexp(1.0, -60), FloatFormat::Float16), s);

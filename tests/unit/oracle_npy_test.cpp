@@ -68,8 +68,8 @@ TEST(OracleNpy, FortranOrderIsTransposedToRowMajor) {
         data += static_cast<char>(b & 0xFF);
         data += static_cast<char>(b >> 8);
     }
-    const Tensor t = parse_npy(npy(3, "{'descr': '<f2', 'fortran_order': True, 'shape': (2, 3), }", data), "x.npy",
-                               std::nullopt);
+    const Tensor t =
+        parse_npy(npy(3, "{'descr': '<f2', 'fortran_order': True, 'shape': (2, 3), }", data), "x.npy", std::nullopt);
     EXPECT_EQ(t.data, (std::vector<double>{1, 2, 3, 4, 5, 6}));
     EXPECT_EQ(t.format, FloatFormat::Float16);
 }
@@ -92,11 +92,14 @@ TEST(OracleNpy, WrittenFilesReadBack) {
 TEST(OracleNpy, MalformedFilesAreRefusedWithThePlace) {
     const std::string ok_header = "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }";
     EXPECT_NE(reason("not a npy file").find("x.npy: not a .npy file"), std::string::npos);
-    EXPECT_NE(reason(npy(1, ok_header, std::string(8, '\0'))).find("the shape needs 16"), std::string::npos);  // truncated data
-    EXPECT_NE(reason(npy(1, ok_header, "").substr(0, 20)).find("truncated"), std::string::npos);   // truncated header
-    EXPECT_NE(reason(npy(1, "{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", "")).find("object"), std::string::npos);
-    EXPECT_NE(reason(npy(1, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", "")).find("structured"),
+    EXPECT_NE(reason(npy(1, ok_header, std::string(8, '\0'))).find("the shape needs 16"),
+              std::string::npos);                                                                 // truncated data
+    EXPECT_NE(reason(npy(1, ok_header, "").substr(0, 20)).find("truncated"), std::string::npos);  // truncated header
+    EXPECT_NE(reason(npy(1, "{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", "")).find("object"),
               std::string::npos);
+    EXPECT_NE(
+        reason(npy(1, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", "")).find("structured"),
+        std::string::npos);
     EXPECT_NE(reason(npy(1, "{'descr': '<f8', 'fortran_order': Maybe, 'shape': (2,), }", "")).find("fortran_order"),
               std::string::npos);
     EXPECT_NE(reason(npy(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (-2,), }", "")).find("shape"),

@@ -83,16 +83,15 @@ TEST(Parse, LookAlikeCharactersAreNamed) {
 }
 
 TEST(Parse, InvalidUtf8) {
-    EXPECT_ERROR(parse_value("a\xff"), ErrorKind::Parse,
-                 "expression column 2: invalid UTF-8 byte 0xFF");
+    EXPECT_ERROR(parse_value("a\xff"), ErrorKind::Parse, "expression column 2: invalid UTF-8 byte 0xFF");
 }
 
 TEST(Parse, LimitsHold) {
     EXPECT_ERROR_HAS(parse_value("exp(10^12 a)"), ErrorKind::Limit, "limits: max_exponent");
     EXPECT_ERROR_HAS(parse_value("2^(10^12)"), ErrorKind::Limit, "limits: max_exponent");
     EXPECT_ERROR_HAS(parse_value("(3^1000)^100000"), ErrorKind::Limit, "limits: max_bits");
-    EXPECT_ERROR_HAS(parse_value(std::string(1000, '(') + "1" + std::string(1000, ')')),
-                     ErrorKind::Limit, "limits: max_nesting");
+    EXPECT_ERROR_HAS(parse_value(std::string(1000, '(') + "1" + std::string(1000, ')')), ErrorKind::Limit,
+                     "limits: max_nesting");
     EXPECT_ERROR_HAS(parse_value("a^100"), ErrorKind::Limit, "limits: max_degree");
 }
 

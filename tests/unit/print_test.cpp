@@ -12,8 +12,7 @@ Value v(const std::string& s) { return parse_value(s); }
 }  // namespace
 
 TEST(Print, ChapterForms) {
-    for (const char* s : {"a/2", "2a/3", "-a", "4a/3", "6a/5", "1/4", "0", "a", "2", "-a/4",
-                          "2a/5", "a/3"}) {
+    for (const char* s : {"a/2", "2a/3", "-a", "4a/3", "6a/5", "1/4", "0", "a", "2", "-a/4", "2a/5", "a/3"}) {
         EXPECT_EQ(to_ascii(v(s)), s);
     }
 }

@@ -20,8 +20,8 @@
 
 using exactattn::ErrorKind;
 using exactattn::FieldElem;
-using exactattn::Value;
 using exactattn::parse_value;
+using exactattn::Value;
 
 namespace {
 
@@ -45,15 +45,13 @@ TEST(FieldElem, InversionIsRefusedBeforeTheElimination) {
     EXPECT_ERROR_HAS(parse_value("1/(3^100000+2^(1/64))"), ErrorKind::Limit,
                      "expression column 2: inverting a 2-term element of Q(2^(1/64)) with "
                      "158497-bit coefficients may need up to");
-    EXPECT_ERROR_HAS(parse_value("0*(1/(3^20000+2^(1/64)))"), ErrorKind::Limit,
-                     "(limits: max_value_bits)");
+    EXPECT_ERROR_HAS(parse_value("0*(1/(3^20000+2^(1/64)))"), ErrorKind::Limit, "(limits: max_value_bits)");
 }
 
 // Inverses through the tower (even m: x⁻¹ = σ(x)·(x·σ(x))⁻¹) and Bareiss (odd m) are inverses.
 TEST(FieldElem, TowerAndEliminationInversesAreInverses) {
-    for (const char* x : {"3^200+2^(1/64)", "1/7 - 2^(1/2)/3", "5+2^(1/6)-2^(5/6)/9",
-                          "3^50-2^(1/63)+2^(62/63)", "1+2^(1/12)+2^(7/12)/11",
-                          "2^(1/5)-2^(2/5)+2^(4/5)/3"}) {
+    for (const char* x : {"3^200+2^(1/64)", "1/7 - 2^(1/2)/3", "5+2^(1/6)-2^(5/6)/9", "3^50-2^(1/63)+2^(62/63)",
+                          "1+2^(1/12)+2^(7/12)/11", "2^(1/5)-2^(2/5)+2^(4/5)/3"}) {
         const Value v = parse_value(x);
         const Value inv = Value(1) / v;
         EXPECT_EQ(inv * v, Value(1)) << x;
@@ -84,8 +82,7 @@ TEST(FieldElem, SparseEliminationIsAdmitted) {
 // (1+2^(1/64))^-1048576 printed 131 MB after 174 s: its inverse is −Σ(−θ)^k, with ν ≈ 88, so
 // the power bound is about 6.5·2^20 bits per coefficient, 64 coefficients: over max_value_bits.
 TEST(Limits, PowersAreBoundedFromTheBaseNotItsBitSize) {
-    EXPECT_ERROR_HAS(parse_value("(1+2^(1/64))^-1048576"), ErrorKind::Limit,
-                     "(limits: max_value_bits)");
+    EXPECT_ERROR_HAS(parse_value("(1+2^(1/64))^-1048576"), ErrorKind::Limit, "(limits: max_value_bits)");
     // A single term stays a single term: 2^(1/64)^1048576 = 2^16384, no refusal.
     EXPECT_EQ(parse_value("(2^(1/64))^1048576"), parse_value("2^16384"));
 }
@@ -109,18 +106,15 @@ TEST(FieldElem, KroneckerProductAgreesWithSchoolbook) {
     // coefficients scaled by 3^1000 so that the product is large enough for Kronecker.
     std::string geometric = "3^1000";
     for (int i = 1; i < 64; ++i) geometric += "+3^1000*2^(" + std::to_string(i) + "/64)";
-    EXPECT_EQ(parse_value("(3^1000-3^1000*2^(1/64))*(" + geometric + ")"),
-              parse_value("-3^2000"));
+    EXPECT_EQ(parse_value("(3^1000-3^1000*2^(1/64))*(" + geometric + ")"), parse_value("-3^2000"));
 }
 
 // Scores exactly at max_exponent must be readable (they hit max_precision): weights by hand,
 // e_1 = 2^1048576, e_2 = 2^-1048576, so w_2 = 1/(2^2097152 + 1) and w_1 = 1 − w_2.
 TEST(Read, ScoresAtMaxExponentAreRead) {
-    const CliRun r = cli({"read", "--memory", "[[1048576a],[-1048576a]]", "--query", "[1]",
-                       "--format", "json"});
+    const CliRun r = cli({"read", "--memory", "[[1048576a],[-1048576a]]", "--query", "[1]", "--format", "json"});
     ASSERT_EQ(r.code, 0) << r.err;
-    const exactattn::Memory mem(std::vector<std::vector<Value>>{{parse_value("1048576a")},
-                                                                {parse_value("-1048576a")}});
+    const exactattn::Memory mem(std::vector<std::vector<Value>>{{parse_value("1048576a")}, {parse_value("-1048576a")}});
     exactattn::ReadRequest req;
     req.query = {Value(1)};
     const exactattn::ReadTrace t = exactattn::attend(mem, req);
@@ -155,8 +149,7 @@ TEST(Limits, PrecisionRefusalsHaveAPlace) {
     EXPECT_NE(r.err.find("exactattn: --format decimal: "), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("(limits: max_precision)"), std::string::npos) << r.err;
     // In a read, the decimals of the report (text by default) ask for the rounding.
-    const CliRun rd = cli({"read", "--memory", "[[a],[0]]", "--query", "[1]", "--readout",
-                           "[(2^(1/64)-1)^2000]"});
+    const CliRun rd = cli({"read", "--memory", "[[a],[0]]", "--query", "[1]", "--readout", "[(2^(1/64)-1)^2000]"});
     EXPECT_EQ(rd.code, 2);
     EXPECT_EQ(rd.out, "");
     EXPECT_NE(rd.err.find("exactattn: --format text: "), std::string::npos) << rd.err;
@@ -186,8 +179,7 @@ TEST(Parse, JuxtaposedNumbersAreRefused) {
     const CliRun r = cli({"read", "--memory", "[[1 0],[0 1]]", "--query", "[1,0]"});
     EXPECT_EQ(r.code, 2);
     EXPECT_EQ(r.out, "");
-    EXPECT_NE(r.err.find("--memory expression column 5: two numbers side by side"), std::string::npos)
-        << r.err;
+    EXPECT_NE(r.err.find("--memory expression column 5: two numbers side by side"), std::string::npos) << r.err;
 }
 
 // A literal past max_bits is refused at its column before 10^n is built.
@@ -234,7 +226,7 @@ std::pair<std::int64_t, std::int64_t> value_bits(const Value& v) {
 // the total is about 3/4 of the bound: 96.9 of 128.9 Mbit for c = 3^10000.)
 TEST(Limits, PredictionsAdmitWhatFits) {
     const std::vector<std::string> cases = {
-        "1/(3^4000+2^(1/64))",            // the generic 2-term inverse, smaller
+        "1/(3^4000+2^(1/64))",  // the generic 2-term inverse, smaller
         "1/(3^300+3^200*2^(1/64)-7*2^(33/64)+3^299*2^(63/64))",
         "1/(3^200+2^(1/63)-5*2^(31/63))",  // odd m: Bareiss
         "(2^(1/64)-1)^8000",               // ν = 1 + 2^(1/64), tight for θ − 1
@@ -248,8 +240,7 @@ TEST(Limits, PredictionsAdmitWhatFits) {
         l.max_value_bits = total + total / 3 + 64;
         l.max_bits = largest + largest / 3 + 64;
         const exactattn::ScopedLimits scoped(l);
-        EXPECT_NO_THROW((void)parse_value(c)) << c << " (" << total << " bits in all, " << largest
-                                              << " the largest)";
+        EXPECT_NO_THROW((void)parse_value(c)) << c << " (" << total << " bits in all, " << largest << " the largest)";
     }
     // 3^20000·(1 + 2^(1/64)) has 31700-bit coefficients but a small inverse: 1/(1 + θ) is
     // −Σ_k (−θ)^k (by hand: (1 + θ)·Σ_k (−θ)^k = 1 − θ^64 = −1), divided by 3^20000.
@@ -257,8 +248,7 @@ TEST(Limits, PredictionsAdmitWhatFits) {
     for (int k = 1; k < 64; ++k) {
         geometric += (k % 2 == 1 ? "+" : "-") + std::string("2^(") + std::to_string(k) + "/64)";
     }
-    EXPECT_EQ(parse_value("1/(3^20000*(1+2^(1/64)))"),
-              parse_value("(" + geometric + ")/3^20000"));
+    EXPECT_EQ(parse_value("1/(3^20000*(1+2^(1/64)))"), parse_value("(" + geometric + ")/3^20000"));
 }
 
 // Roots of rationals are exact when they are in the domain (x = 2^j·w^q), refused with a true
@@ -276,8 +266,7 @@ TEST(Value, RationalRootsAreExact) {
     EXPECT_ERROR_HAS(parse_value("sqrt(3)"), ErrorKind::Domain,
                      "(3)^(1/2) is outside the exact domain: 3 is not the square of a rational, "
                      "so its square root is irrational and lies in no Q(2^(1/m))");
-    EXPECT_ERROR_HAS(parse_value("(12)^(1/3)"), ErrorKind::Domain,
-                     "3 is not the cube of a rational");
+    EXPECT_ERROR_HAS(parse_value("(12)^(1/3)"), ErrorKind::Domain, "3 is not the cube of a rational");
     EXPECT_ERROR_HAS(parse_value("(a^3)^(1/2)"), ErrorKind::Domain, "is not a polynomial in a");
     EXPECT_ERROR_HAS(parse_value("(3+2*2^(1/2))^(1/2)"), ErrorKind::Domain, "is not computed");
     // The scaled score rule's 1/√d for d = 9 is now exact: 1/3.

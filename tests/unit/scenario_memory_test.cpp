@@ -214,5 +214,7 @@ TEST(ReportTables, OverTheLimitIsRefusedUpFrontWithOneLineAndNoFile) {
     // JSON is written as it is printed: the same run succeeds, and is the tree's text.
     const auto json = test::run({"run", file, "--format", "json"});
     EXPECT_EQ(json.code, 0) << json.err;
-    EXPECT_EQ(json.out, detail::report_to_json(run_scenario(parse_scenario(slurp(file), file), ReportUse::Values)).dump(2) + "\n");
+    EXPECT_EQ(
+        json.out,
+        detail::report_to_json(run_scenario(parse_scenario(slurp(file), file), ReportUse::Values)).dump(2) + "\n");
 }

@@ -29,9 +29,7 @@ const std::string kBase = R"(
   "readouts": {"r": [1, 2]})";
 
 // The base scenario plus `more` (top-level entries, comma-led), loaded as t.json.
-Scenario with(const std::string& more) {
-    return parse_scenario("{" + kBase + more + "}", "t.json");
-}
+Scenario with(const std::string& more) { return parse_scenario("{" + kBase + more + "}", "t.json"); }
 
 }  // namespace
 
@@ -74,8 +72,7 @@ TEST(Scenario, TokensAreEncodedWhenTheFileLoads) {
     const Source& src = s.source("s");
     ASSERT_TRUE(src.tokens.has_value());
     EXPECT_EQ(*src.tokens, (std::vector<std::string>{"x", "y", "x"}));
-    EXPECT_EQ(src.states.matrix(),
-              (Matrix{{A(), q(0)}, {A(), A() / Value(2)}, {q(2) * A(), A() / Value(2)}}));
+    EXPECT_EQ(src.states.matrix(), (Matrix{{A(), q(0)}, {A(), A() / Value(2)}, {q(2) * A(), A() / Value(2)}}));
     EXPECT_EQ(src.position_label(2), "2: y");  // the token when there are no labels
     EXPECT_EQ(s.embedding("y"), (Vector{q(0), A() / Value(2)}));
 }
@@ -144,45 +141,38 @@ TEST(Scenario, ReadErrorsArePlaced) {
     // A name with '/' is escaped as ~1 in the pointer (RFC 6901).
     EXPECT_ERROR(with(R"(, "reads": {"r/1": {"source": "s"}})"), ErrorKind::Shape,
                  "t.json: /reads/r~11: missing \"query\"");
-    EXPECT_ERROR(with(R"(, "reads": {"r": {"query": "q"}})"), ErrorKind::Shape,
-                 "t.json: /reads/r: missing \"source\"");
-    EXPECT_ERROR(with(R"(, "reads": {"r": {"source": "s", "query": "q", "weights": [1]}})"),
-                 ErrorKind::Reference,
+    EXPECT_ERROR(with(R"(, "reads": {"r": {"query": "q"}})"), ErrorKind::Shape, "t.json: /reads/r: missing \"source\"");
+    EXPECT_ERROR(with(R"(, "reads": {"r": {"source": "s", "query": "q", "weights": [1]}})"), ErrorKind::Reference,
                  "t.json: /reads/r/weights: unknown key \"weights\"; expected one of: source, "
                  "query, readout, "
                  "remove, zero, note, number, caption");
-    EXPECT_ERROR(with(R"(, "reads": {"r": {"source": "s", "query": "q", "remove": 2}})"),
-                 ErrorKind::Shape, "t.json: /reads/r/remove: expected an array, found a number");
-    EXPECT_ERROR(with(R"(, "reads": [])"), ErrorKind::Shape,
-                 "t.json: /reads: expected an object, found an array");
+    EXPECT_ERROR(with(R"(, "reads": {"r": {"source": "s", "query": "q", "remove": 2}})"), ErrorKind::Shape,
+                 "t.json: /reads/r/remove: expected an array, found a number");
+    EXPECT_ERROR(with(R"(, "reads": [])"), ErrorKind::Shape, "t.json: /reads: expected an object, found an array");
 }
 
 TEST(Scenario, InterventionErrorsArePlaced) {
-    EXPECT_ERROR(with(R"(, "interventions": {"t": {"source": "s", "query": "q"}})"),
-                 ErrorKind::Shape, "t.json: /interventions/t: missing \"kind\"");
+    EXPECT_ERROR(with(R"(, "interventions": {"t": {"source": "s", "query": "q"}})"), ErrorKind::Shape,
+                 "t.json: /interventions/t: missing \"kind\"");
     // s has three positions.
     EXPECT_ERROR(
-        with(
-            R"(, "interventions": {"t": {"kind": "zero-score", "source": "s", "query": "q", "positions": [2, 4]}})"),
+        with(R"(, "interventions": {"t": {"kind": "zero-score", "source": "s", "query": "q", "positions": [2, 4]}})"),
         ErrorKind::Reference,
         "t.json: /interventions/t/positions/1: position 4 is out of range: the source has "
         "positions 1 to 3");
 }
 
 TEST(Scenario, VocabularyEncoderAndSourceErrorsArePlaced) {
-    EXPECT_ERROR(
-        parse_scenario(R"({"vocabulary": {"a b": [1]}})", "t.json"), ErrorKind::Shape,
-        "t.json: /vocabulary/a b: token \"a b\" contains a space; tokens are separated by spaces");
+    EXPECT_ERROR(parse_scenario(R"({"vocabulary": {"a b": [1]}})", "t.json"), ErrorKind::Shape,
+                 "t.json: /vocabulary/a b: token \"a b\" contains a space; tokens are separated by spaces");
     EXPECT_ERROR(parse_scenario(R"({"vocabulary": {"": [1]}})", "t.json"), ErrorKind::Shape,
                  "t.json: /vocabulary/: a token must not be empty");
     // Embeddings of width 3 against a W_x with 2 rows.
-    EXPECT_ERROR(
-        parse_scenario(R"({"vocabulary": {"x": [1, 0, 0]},
+    EXPECT_ERROR(parse_scenario(R"({"vocabulary": {"x": [1, 0, 0]},
                                     "encoder": {"recurrent": [[1, 0], [0, 1]], "input": [[1, 0], [0, 1]],
                                                 "bias": [0, 0], "initial": [0, 0]}})",
-                       "t.json"),
-        ErrorKind::Shape,
-        "t.json: /encoder/input: embeddings have width 3; the input matrix W_x has 2 rows");
+                                "t.json"),
+                 ErrorKind::Shape, "t.json: /encoder/input: embeddings have width 3; the input matrix W_x has 2 rows");
     EXPECT_ERROR(parse_scenario(R"({"score": "cosine"})", "t.json"), ErrorKind::Reference,
                  "t.json: /score: unknown score rule \"cosine\"; expected dot or scaled-dot");
     EXPECT_ERROR(parse_scenario(R"({"sources": {"s": 3}})", "t.json"), ErrorKind::Shape,
@@ -208,23 +198,20 @@ TEST(Scenario, CostErrorsArePlaced) {
 }
 
 TEST(Scenario, ExerciseLearnerAndCrosscheckErrorsArePlaced) {
-    EXPECT_ERROR(with(R"(, "exercises": [{"id": "1", "prompt": "p"}, {"id": "1", "prompt": "q"}])"),
-                 ErrorKind::Shape, "t.json: /exercises/1/id: exercise id \"1\" is used twice");
+    EXPECT_ERROR(with(R"(, "exercises": [{"id": "1", "prompt": "p"}, {"id": "1", "prompt": "q"}])"), ErrorKind::Shape,
+                 "t.json: /exercises/1/id: exercise id \"1\" is used twice");
     EXPECT_ERROR(with(R"(, "exercises": [{"id": "1"}])"), ErrorKind::Shape,
                  "t.json: /exercises/0: an exercise needs \"id\" and \"prompt\"");
-    EXPECT_ERROR(with(R"(, "learner_answers": {"la": {"target": "/sources/s/states"}})"),
-                 ErrorKind::Shape,
+    EXPECT_ERROR(with(R"(, "learner_answers": {"la": {"target": "/sources/s/states"}})"), ErrorKind::Shape,
                  "t.json: /learner_answers/la: a learner answer needs \"target\" and \"proposed\"");
     EXPECT_ERROR(with(R"(, "figures": {"f": {"kind": "pie"}})"), ErrorKind::Reference,
                  "t.json: /figures/f/kind: unknown figure kind \"pie\"; expected read-comparison, "
                  "dependency, "
                  "heatmap, intervention or crosscheck");
-    EXPECT_ERROR(
-        with(R"(, "crosscheck": {"tolerance_ulps": -1})"), ErrorKind::Shape,
-        "t.json: /crosscheck/tolerance_ulps: tolerance_ulps must be a nonnegative rational number");
-    EXPECT_ERROR(
-        with(R"(, "crosscheck": {"tolerance_ulps": "a"})"), ErrorKind::Shape,
-        "t.json: /crosscheck/tolerance_ulps: tolerance_ulps must be a nonnegative rational number");
+    EXPECT_ERROR(with(R"(, "crosscheck": {"tolerance_ulps": -1})"), ErrorKind::Shape,
+                 "t.json: /crosscheck/tolerance_ulps: tolerance_ulps must be a nonnegative rational number");
+    EXPECT_ERROR(with(R"(, "crosscheck": {"tolerance_ulps": "a"})"), ErrorKind::Shape,
+                 "t.json: /crosscheck/tolerance_ulps: tolerance_ulps must be a nonnegative rational number");
 }
 
 TEST(Scenario, WriteScenarioByHand) {

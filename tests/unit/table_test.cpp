@@ -14,9 +14,8 @@ namespace {
 
 // The first two rows of Table 14.1 (§14.2), cells already printed.
 Table table_14_1() {
-    return Table{"Table 14.1",
-                 {"Position", "State", "Weight"},
-                 {{"1: color", "[a, 0]", "1/2"}, {"2: key", "[0, a]", "1/4"}}};
+    return Table{
+        "Table 14.1", {"Position", "State", "Weight"}, {{"1: color", "[a, 0]", "1/2"}, {"2: key", "[0, a]", "1/4"}}};
 }
 
 }  // namespace
@@ -67,8 +66,7 @@ TEST(Table, ControlCharactersInCellsAreShownNotObeyed) {
               "-----------------  -\n"
               "line<U+000A>break  1\n"
               "<U+001B>[1m        2\n");
-    EXPECT_EQ(t.markdown(),
-              "| label | v |\n| --- | --- |\n| line<U+000A>break | 1 |\n| <U+001B>[1m | 2 |\n");
+    EXPECT_EQ(t.markdown(), "| label | v |\n| --- | --- |\n| line<U+000A>break | 1 |\n| <U+001B>[1m | 2 |\n");
     // A C1 control (U+0085, NEXT LINE) too; a tab in a header as well.
     const Table c{"", {"a\tb"}, {{"x\u0085y"}}};
     EXPECT_EQ(c.text(), "a<U+0009>b\n----------\nx<U+0085>y\n");  // 1 + 8 + 1 = 10 wide
@@ -79,12 +77,11 @@ TEST(Table, ControlCharactersInCellsAreShownNotObeyed) {
 TEST(Table, TextTableProducesRowsOnDemandTwice) {
     // text_table calls the row producer once for the widths and once for the lines.
     std::size_t calls = 0;
-    const std::string out =
-        text_table("Squares", {"k", "k^2"}, 3, [&](std::size_t j, std::vector<std::string>& cells) {
-            ++calls;
-            const std::size_t k = (j + 1) * 10;  // 10, 20, 30
-            cells = {std::to_string(k), std::to_string(k * k)};
-        });
+    const std::string out = text_table("Squares", {"k", "k^2"}, 3, [&](std::size_t j, std::vector<std::string>& cells) {
+        ++calls;
+        const std::size_t k = (j + 1) * 10;  // 10, 20, 30
+        cells = {std::to_string(k), std::to_string(k * k)};
+    });
     EXPECT_EQ(calls, 6U);
     EXPECT_EQ(out,
               "Squares\n"

@@ -27,8 +27,7 @@ TEST(Value, ExpOfRationalMultiplesOfA) {
 TEST(Value, ExpOutsideTheDomain) {
     EXPECT_ERROR_HAS(exp(Value(1)), ErrorKind::Domain, "Lindemann");
     EXPECT_ERROR_HAS(exp(A() * A()), ErrorKind::Domain, "a^2");
-    EXPECT_ERROR_HAS(exp(Value(FieldElem::pow2(mpq_class(1, 2))) * A()), ErrorKind::Domain,
-                     "Gelfond");
+    EXPECT_ERROR_HAS(exp(Value(FieldElem::pow2(mpq_class(1, 2))) * A()), ErrorKind::Domain, "Gelfond");
 }
 
 TEST(Value, DivisionByValueWithAIsRefused) {
@@ -47,8 +46,8 @@ TEST(Value, ArithmeticOfTheChapter) {
 
 TEST(Value, SignOfPolynomialsInA) {
     EXPECT_EQ(A().sign(), 1);
-    EXPECT_EQ((A() - q(7, 10)).sign(), -1);   // 0.6931… < 0.7
-    EXPECT_EQ((A() - q(69, 100)).sign(), 1);  // > 0.69
+    EXPECT_EQ((A() - q(7, 10)).sign(), -1);         // 0.6931… < 0.7
+    EXPECT_EQ((A() - q(69, 100)).sign(), 1);        // > 0.69
     EXPECT_EQ((A() * A() - q(48, 100)).sign(), 1);  // a² = 0.48045…
     EXPECT_EQ((A() * A() - q(481, 1000)).sign(), -1);
     EXPECT_EQ(compare(A(), q(693147, 1000000)), 1);

@@ -62,9 +62,9 @@ std::string word_before(const std::string& s, std::size_t k) {
 }
 
 bool reference_word(const std::string& w) {
-    for (const char* r : {"chapter", "chapters", "section", "sections", "table", "tables", "figure", "figures",
-                          "example", "examples", "exercise", "exercises", "equation", "equations", "eq", "part",
-                          "§", "step", "steps", "appendix", "page", "pages", "p", "pp"}) {
+    for (const char* r : {"chapter", "chapters", "section",  "sections",  "table",    "tables",    "figure", "figures",
+                          "example", "examples", "exercise", "exercises", "equation", "equations", "eq",     "part",
+                          "§",       "step",     "steps",    "appendix",  "page",     "pages",     "p",      "pp"}) {
         if (w == r || (w.size() > 2 && w.ends_with("§"))) return true;
     }
     return false;
@@ -79,8 +79,10 @@ struct Candidate {
 // The end of a number-like token at k: 12, 0.75, 2a/3, a/2, 50%, −0.75.
 std::size_t number_end(const std::string& s, std::size_t k) {
     std::size_t e = k;
-    if (s.compare(e, 3, "−") == 0) e += 3;
-    else if (s[e] == '-') ++e;
+    if (s.compare(e, 3, "−") == 0)
+        e += 3;
+    else if (s[e] == '-')
+        ++e;
     const std::size_t digits_at = e;
     while (e < s.size() && (digit(s[e]) || (s[e] == '.' && e + 1 < s.size() && digit(s[e + 1])))) ++e;
     if (e == digits_at && !(s[e] == 'a' && e + 2 < s.size() && s[e + 1] == '/' && digit(s[e + 2]))) return k;
@@ -146,7 +148,8 @@ bool excluded(const std::string& s, std::size_t b, std::size_t e, const AuditOpt
             if (reference_word(word_before(s, p))) return true;
         }
     }
-    if (o.ignore_citations && b > 0 && s[b - 1] == '(' && e < s.size() && s[e] == ')' && word_before(s, b - 1) == "equation") {
+    if (o.ignore_citations && b > 0 && s[b - 1] == '(' && e < s.size() && s[e] == ')' &&
+        word_before(s, b - 1) == "equation") {
         return true;
     }
     return false;
@@ -183,7 +186,8 @@ std::string key_of(const Json& j) {
 }  // namespace
 
 std::string audit_line(const std::string& file, const AuditFinding& f) {
-    if (f.equals.empty()) return fmt::format("{}:{}:{}: {} equals no computed quantity (unverified)", file, f.line, f.column, f.text);
+    if (f.equals.empty())
+        return fmt::format("{}:{}:{}: {} equals no computed quantity (unverified)", file, f.line, f.column, f.text);
     std::string names;
     for (std::size_t i = 0; i < f.equals.size() && i < 3; ++i) names += (i ? ", " : "") + f.equals[i];
     if (f.equals.size() > 3) names += ", …";

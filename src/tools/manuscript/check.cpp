@@ -19,7 +19,8 @@ namespace exactattn {
 namespace fs = std::filesystem;
 
 std::size_t ManuscriptResult::wrong() const {
-    return static_cast<std::size_t>(std::count_if(claims.begin(), claims.end(), [](const auto& c) { return !c.passed; }));
+    return static_cast<std::size_t>(
+        std::count_if(claims.begin(), claims.end(), [](const auto& c) { return !c.passed; }));
 }
 
 ManuscriptFormat manuscript_format(const std::string& path) {
@@ -87,8 +88,10 @@ std::vector<std::string> manuscript_files(const std::vector<std::string>& paths,
         std::vector<std::string> found;
         for (fs::recursive_directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec)) {
             const std::string ext = it->path().extension().string();
-            if (!it->is_regular_file(ec) || (ext != ".md" && ext != ".markdown" && ext != ".qmd" && ext != ".tex")) continue;
-            if (only_named && read_manuscript_file(it->path().string()).find("exactattn-scenario:") == std::string::npos) {
+            if (!it->is_regular_file(ec) || (ext != ".md" && ext != ".markdown" && ext != ".qmd" && ext != ".tex"))
+                continue;
+            if (only_named &&
+                read_manuscript_file(it->path().string()).find("exactattn-scenario:") == std::string::npos) {
                 continue;
             }
             found.push_back(it->path().string());
@@ -110,7 +113,8 @@ std::string manuscript_junit(const std::vector<ManuscriptResult>& results) {
         VerifyResult v;
         v.file = r.file;
         for (const auto& c : r.claims) {
-            v.entries.push_back(Checked{fmt::format("{}:{} {}", c.line, c.column, c.pointer), c.written, c.exact, c.passed});
+            v.entries.push_back(
+                Checked{fmt::format("{}:{} {}", c.line, c.column, c.pointer), c.written, c.exact, c.passed});
         }
         suites.push_back(std::move(v));
     }

@@ -48,16 +48,16 @@ std::string latex_argument(std::string_view s, std::size_t& k) {
 }
 
 const std::array<std::pair<std::string_view, std::string_view>, 24> kCommands{{
-    {"times", "×"}, {"cdot", "·"}, {"div", "÷"}, {"approx", "≈"}, {"ln", "ln"}, {"log", "log"},
-    {"exp", "exp"}, {"quad", ";"}, {"qquad", ";"}, {"left", ""}, {"right", ""}, {"bigl", ""},
-    {"bigr", ""}, {"Bigl", ""}, {"Bigr", ""}, {"big", ""}, {"Big", ""}, {"lbrack", "["},
-    {"rbrack", "]"}, {"to", "→"}, {"rightarrow", "→"}, {"minus", "−"}, {"ldots", "…"}, {"dots", "…"},
+    {"times", "×"},  {"cdot", "·"}, {"div", "÷"},        {"approx", "≈"}, {"ln", "ln"},   {"log", "log"},
+    {"exp", "exp"},  {"quad", ";"}, {"qquad", ";"},      {"left", ""},    {"right", ""},  {"bigl", ""},
+    {"bigr", ""},    {"Bigl", ""},  {"Bigr", ""},        {"big", ""},     {"Big", ""},    {"lbrack", "["},
+    {"rbrack", "]"}, {"to", "→"},   {"rightarrow", "→"}, {"minus", "−"},  {"ldots", "…"}, {"dots", "…"},
 }};
 
 // Commands whose argument is kept as text (\text{…}, \mathrm{e}).
 bool wrapper(std::string_view name) {
-    for (std::string_view w : {"text", "mathrm", "mathit", "textrm", "operatorname", "mathbf", "boldsymbol",
-                               "textup", "mathsf", "textnormal", "mbox", "ensuremath"}) {
+    for (std::string_view w : {"text", "mathrm", "mathit", "textrm", "operatorname", "mathbf", "boldsymbol", "textup",
+                               "mathsf", "textnormal", "mbox", "ensuremath"}) {
         if (name == w) return true;
     }
     return false;
@@ -72,14 +72,28 @@ std::string latex_command(std::string_view s, std::size_t& k) {
     if (!is_letter(s[k])) {
         const char c = s[k++];
         switch (c) {
-            case '%': return "%";
-            case '[': return "[";
-            case ']': return "]";
-            case '{': case '}': return "";
-            case '\\': case ',': case ';': case ':': case '!': case ' ': return " ";
-            case '*': return "*";
-            case '$': return "$";
-            default: return std::string(1, c);
+            case '%':
+                return "%";
+            case '[':
+                return "[";
+            case ']':
+                return "]";
+            case '{':
+            case '}':
+                return "";
+            case '\\':
+            case ',':
+            case ';':
+            case ':':
+            case '!':
+            case ' ':
+                return " ";
+            case '*':
+                return "*";
+            case '$':
+                return "$";
+            default:
+                return std::string(1, c);
         }
     }
     const std::size_t start = k;
@@ -142,14 +156,20 @@ std::string latex_to_plain(std::string_view s) {
 }
 
 const std::array<std::pair<std::string_view, std::string_view>, 8> kVulgar{{
-    {"½", "(1/2)"}, {"⅓", "(1/3)"}, {"⅔", "(2/3)"}, {"¼", "(1/4)"}, {"¾", "(3/4)"}, {"⅕", "(1/5)"},
-    {"⅖", "(2/5)"}, {"⅙", "(1/6)"},
+    {"½", "(1/2)"},
+    {"⅓", "(1/3)"},
+    {"⅔", "(2/3)"},
+    {"¼", "(1/4)"},
+    {"¾", "(3/4)"},
+    {"⅕", "(1/5)"},
+    {"⅖", "(2/5)"},
+    {"⅙", "(1/6)"},
 }};
 
 const std::array<std::string_view, 21> kNumberWords{
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
-    "nineteen", "twenty"};
+    "zero",     "one",     "two",     "three",     "four",     "five",     "six",
+    "seven",    "eight",   "nine",    "ten",       "eleven",   "twelve",   "thirteen",
+    "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"};
 
 std::string lower(std::string s) {
     for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -185,8 +205,7 @@ std::string without_units(std::string s) {
 }
 
 // Splits at the top-level (outside () and []) occurrences of any of `seps`.
-std::vector<std::pair<std::string, std::string>> split_top(const std::string& s,
-                                                           const std::vector<std::string>& seps) {
+std::vector<std::pair<std::string, std::string>> split_top(const std::string& s, const std::vector<std::string>& seps) {
     std::vector<std::pair<std::string, std::string>> out;
     int depth = 0;
     std::string sep;
@@ -274,7 +293,8 @@ std::optional<Claimed> vector_sum(const std::string& s) {
         if (close == std::string::npos || close < *open) return std::nullopt;
         std::string coef = trim(term.substr(0, *open)) + trim(term.substr(close + 1));
         for (const char* op : {"×", "·", "*"}) {
-            for (std::size_t p = coef.find(op); p != std::string::npos; p = coef.find(op)) coef.erase(p, std::string_view(op).size());
+            for (std::size_t p = coef.find(op); p != std::string::npos; p = coef.find(op))
+                coef.erase(p, std::string_view(op).size());
         }
         coef = trim(coef);
         scaled = scaled || !coef.empty();
@@ -311,10 +331,11 @@ Claimed element(const std::string& raw) {
     }
     if (const auto open = top_bracket(s)) {
         if (auto sum = vector_sum(s)) return *sum;
-        if (*open == 0 && split_top(s, {","}).size() == 1 && s.back() == ']') return bracket_list(s.substr(1, s.size() - 2));
+        if (*open == 0 && split_top(s, {","}).size() == 1 && s.back() == ']')
+            return bracket_list(s.substr(1, s.size() - 2));
     }
     if (split_top(s, {","}).size() > 1) return bracket_list(s);  // a list without its brackets
-    return scalar(raw);  // unstripped: a token may be `.`
+    return scalar(raw);                                          // unstripped: a token may be `.`
 }
 
 bool is_label(const std::string& text) {
@@ -377,7 +398,8 @@ std::string compare_value(const Claimed& c, const Value& target, const std::stri
 std::string compare(const Claimed& c, const Json& t, const std::string& link) {
     if (t.is_array()) return compare_list(c, t, link);
     if (c.list) return fmt::format("a vector written for the single value {}", quantity_text(t));
-    if (t.is_null()) return null_words(c.text) == "null" ? "" : fmt::format("{} written for a removed position", c.text);
+    if (t.is_null())
+        return null_words(c.text) == "null" ? "" : fmt::format("{} written for a removed position", c.text);
     if (t.is_boolean()) {
         const std::string w = null_words(c.text);
         const bool yes = w == "true" || w == "yes";
@@ -391,7 +413,8 @@ std::string compare(const Claimed& c, const Json& t, const std::string& link) {
             v = detail::json_value(t, Location{});
         } catch (const Error&) {  // a token: compared as written, without quotes or a sentence's full stop
             std::string w = c.raw;
-            if (w.size() >= 2 && (w.front() == '"' || w.front() == '\'') && w.back() == w.front()) w = w.substr(1, w.size() - 2);
+            if (w.size() >= 2 && (w.front() == '"' || w.front() == '\'') && w.back() == w.front())
+                w = w.substr(1, w.size() - 2);
             const std::string& token = t.get<std::string>();
             return w == token || strip_punctuation(w) == token ? "" : fmt::format("token {} ≠ {}", w, token);
         }
@@ -406,15 +429,16 @@ std::string plain_notation(std::string_view written) {
     std::string s;
     s.reserve(written.size());
     for (std::size_t k = 0; k < written.size(); ++k) {  // Markdown escapes of brackets
-        if (written[k] == '\\' && k + 1 < written.size() && (written[k + 1] == '[' || written[k + 1] == ']' ||
-                                                          written[k + 1] == '*' || written[k + 1] == '_')) {
+        if (written[k] == '\\' && k + 1 < written.size() &&
+            (written[k + 1] == '[' || written[k + 1] == ']' || written[k + 1] == '*' || written[k + 1] == '_')) {
             continue;
         }
         s += written[k];
     }
     s = latex_to_plain(s);
     for (const auto& [glyph, spelled] : kVulgar) {
-        for (std::size_t p = s.find(glyph); p != std::string::npos; p = s.find(glyph, p)) s.replace(p, glyph.size(), spelled);
+        for (std::size_t p = s.find(glyph); p != std::string::npos; p = s.find(glyph, p))
+            s.replace(p, glyph.size(), spelled);
     }
     for (std::size_t p = s.find("\xC2\xA0"); p != std::string::npos; p = s.find("\xC2\xA0", p)) s.replace(p, 2, " ");
     // `\ln 2` and `ln 2` are ln2 (the parser reads ln2 and ln(2)).

@@ -20,29 +20,34 @@ using detail::Json;
 /// How one placeholder is printed.
 struct FillStyle {
     Notation notation = Notation::Unicode;
-    bool math = false;      ///< Markdown: $…$ around the LaTeX form
-    int digits = -1;        ///< ≥ 0: a decimal with this many places instead of the exact form
-    bool approx = false;    ///< exact form ≈ decimal form (6 places unless digits=N)
+    bool math = false;    ///< Markdown: $…$ around the LaTeX form
+    int digits = -1;      ///< ≥ 0: a decimal with this many places instead of the exact form
+    bool approx = false;  ///< exact form ≈ decimal form (6 places unless digits=N)
 };
 
 FillStyle style_of(const manuscript::Placeholder& p, ManuscriptFormat format, const Location& where) {
     FillStyle s;
     if (format == ManuscriptFormat::Latex) s.notation = Notation::Latex;
     for (const auto& o : p.options) {
-        if (o == "ascii") s.notation = Notation::Ascii;
-        else if (o == "unicode") s.notation = Notation::Unicode;
+        if (o == "ascii")
+            s.notation = Notation::Ascii;
+        else if (o == "unicode")
+            s.notation = Notation::Unicode;
         else if (o == "latex" || o == "math") {
             s.notation = Notation::Latex;
             s.math = format == ManuscriptFormat::Markdown;
-        } else if (o == "approx") s.approx = true;
+        } else if (o == "approx")
+            s.approx = true;
         else if (o.starts_with("digits=")) {
             const std::string n = o.substr(7);
-            if (n.empty() || n.size() > 3 || n.find_first_not_of("0123456789") != std::string::npos || std::stoi(n) > 100) {
+            if (n.empty() || n.size() > 3 || n.find_first_not_of("0123456789") != std::string::npos ||
+                std::stoi(n) > 100) {
                 throw usage_error(fmt::format("{}: digits=N takes N from 0 to 100", o), where);
             }
             s.digits = std::stoi(n);
         } else {
-            throw usage_error(fmt::format("unknown option {} (ascii, unicode, latex, math, digits=N, approx)", o), where);
+            throw usage_error(fmt::format("unknown option {} (ascii, unicode, latex, math, digits=N, approx)", o),
+                              where);
         }
     }
     return s;
@@ -100,16 +105,20 @@ std::string filled_table(const Json& j, const FillStyle& s, ManuscriptFormat for
                             cell(r["context"]), r.contains("readout") ? cell(r["readout"]) : ""});
         }
     } else {
-        throw usage_error("a table placeholder names a read (/reads/NAME) or an intervention (/interventions/NAME)", where);
+        throw usage_error("a table placeholder names a read (/reads/NAME) or an intervention (/interventions/NAME)",
+                          where);
     }
     std::string out;
     if (format == ManuscriptFormat::Markdown) {
-        auto line = [](const std::vector<std::string>& cells) { return "| " + fmt::format("{}", fmt::join(cells, " | ")) + " |\n"; };
+        auto line = [](const std::vector<std::string>& cells) {
+            return "| " + fmt::format("{}", fmt::join(cells, " | ")) + " |\n";
+        };
         out = line(head) + line(std::vector<std::string>(head.size(), "---"));
         for (const auto& r : rows) out += line(r);
         return out;
     }
-    out = fmt::format("\\begin{{tabular}}{{{}}}\n\\hline\n{} \\\\\n\\hline\n", std::string(head.size(), 'l'), fmt::join(head, " & "));
+    out = fmt::format("\\begin{{tabular}}{{{}}}\n\\hline\n{} \\\\\n\\hline\n", std::string(head.size(), 'l'),
+                      fmt::join(head, " & "));
     for (const auto& r : rows) out += fmt::format("{} \\\\\n", fmt::join(r, " & "));
     return out + "\\hline\n\\end{tabular}";
 }

@@ -123,7 +123,8 @@ void blank_latex(Source& src) {
     }
     for (std::size_t k = 0; k < s.size(); ++k) {
         if (s[k] == '\\' && k + 1 < s.size()) {
-            if (s.compare(k, 5, "\\verb") == 0 && k + 5 < s.size() && !std::isalpha(static_cast<unsigned char>(s[k + 5]))) {
+            if (s.compare(k, 5, "\\verb") == 0 && k + 5 < s.size() &&
+                !std::isalpha(static_cast<unsigned char>(s[k + 5]))) {
                 const char d = s[k + 5];
                 const std::size_t e = s.find(d, k + 6);
                 const std::size_t to = e == std::string::npos ? line_end(s, k) : e + 1;
@@ -267,7 +268,9 @@ std::vector<Mark> markdown_marks(const Source& src) {
         const std::string_view attrs = s.substr(k + 1, (e == std::string_view::npos ? eol : e) - k - 1);
         {
             if (marks_claim(attrs)) {
-                throw mark_error(src, k, "an attribute block {.exact …} that follows no [written] span (an unclosed [ or a missing ])");
+                throw mark_error(
+                    src, k,
+                    "an attribute block {.exact …} that follows no [written] span (an unclosed [ or a missing ])");
             }
         }
     }
@@ -296,7 +299,8 @@ std::vector<Mark> latex_marks(const Source& src) {
         const std::size_t pe = brace_group_end(s, p);
         if (pe == std::string_view::npos) throw mark_error(src, k, "\\exact: unclosed brace after the pointer");
         const std::size_t w = skip_space(s, pe);
-        if (w >= s.size() || s[w] != '{') throw mark_error(src, k, "\\exact needs {pointer}{written}: the written value is missing");
+        if (w >= s.size() || s[w] != '{')
+            throw mark_error(src, k, "\\exact needs {pointer}{written}: the written value is missing");
         const std::size_t we = brace_group_end(s, w);
         if (we == std::string_view::npos) throw mark_error(src, k, "\\exact: unclosed brace in the written value");
         Mark m;
@@ -462,8 +466,9 @@ std::vector<Placeholder> find_placeholders(const Source& src) {
             if (oe == std::string_view::npos) throw mark_error(src, k, "unclosed [options] of \\exactvalue");
             for (auto& w : split_words(s.substr(p + 1, oe - p - 1))) {
                 std::size_t from = 0;
-                for (std::size_t c = w.find(','); ; c = w.find(',', from)) {
-                    const std::string part = trim(std::string_view(w).substr(from, c == std::string::npos ? std::string::npos : c - from));
+                for (std::size_t c = w.find(',');; c = w.find(',', from)) {
+                    const std::string part =
+                        trim(std::string_view(w).substr(from, c == std::string::npos ? std::string::npos : c - from));
                     if (!part.empty()) options.push_back(part);
                     if (c == std::string::npos) break;
                     from = c + 1;

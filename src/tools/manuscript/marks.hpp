@@ -22,7 +22,7 @@ struct Source {
     std::string text;  ///< the manuscript (without its BOM)
     std::string scan;  ///< text with the non-prose regions blanked (newlines kept)
     std::vector<std::size_t> line_starts;
-    std::string scenario;      ///< named by front matter or a magic comment (empty: none)
+    std::string scenario;  ///< named by front matter or a magic comment (empty: none)
     std::size_t scenario_at = 0;
 
     /// file:line:column of a byte offset into text (column in code points).

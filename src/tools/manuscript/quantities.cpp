@@ -61,8 +61,7 @@ std::string scenario_path(const Source& src, const std::string& override_path) {
     return (std::filesystem::path(src.file).parent_path() / p).lexically_normal().string();
 }
 
-Quantities::Quantities(const Source& src, const std::string& override_path)
-    : path_(scenario_path(src, override_path)) {
+Quantities::Quantities(const Source& src, const std::string& override_path) : path_(scenario_path(src, override_path)) {
     try {
         report_ = std::make_unique<Report>(run_scenario(load_scenario(path_), ReportUse::Values));
     } catch (const Error& e) {
@@ -99,7 +98,8 @@ const Json& Quantities::at(const std::string& pointer, const Location& where) {
     }
     std::vector<std::pair<std::size_t, std::string>> near;
     if (node->is_object()) {
-        for (const auto& [key, value] : node->items()) near.emplace_back(edit_distance(key, segs[k]), prefix + "/" + key);
+        for (const auto& [key, value] : node->items())
+            near.emplace_back(edit_distance(key, segs[k]), prefix + "/" + key);
     } else if (node->is_array()) {
         for (std::size_t i = 0; i < node->size() && i < 1000; ++i) {
             near.emplace_back(edit_distance(std::to_string(i), segs[k]), prefix + "/" + std::to_string(i));

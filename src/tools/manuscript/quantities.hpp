@@ -18,7 +18,7 @@ namespace exactattn::manuscript {
 std::string scenario_path(const Source& src, const std::string& override_path);
 
 class Quantities {
-public:
+  public:
     /// Loads and runs the scenario (errors placed at the manuscript's naming of it).
     Quantities(const Source& src, const std::string& override_path);
     /// The report's value at `pointer`; ReferenceError at `where` naming the nearest pointers.
@@ -27,7 +27,7 @@ public:
     std::vector<std::pair<std::string, const detail::Json*>> all_values();
     [[nodiscard]] const std::string& path() const { return path_; }
 
-private:
+  private:
     std::string path_;
     std::unique_ptr<Report> report_;
     std::unique_ptr<detail::ReportJson> doc_;

@@ -21,8 +21,10 @@ mpq_class to_q(mpfr_srcptr x) {
 
 // exp or exp2 of an exact double, rounded in `rnd` at the precision of r.
 void exp_at(mpfr_ptr r, mpfr_srcptr t, ExpBase base, mpfr_rnd_t rnd) {
-    if (base == ExpBase::E) mpfr_exp(r, t, rnd);
-    else mpfr_exp2(r, t, rnd);
+    if (base == ExpBase::E)
+        mpfr_exp(r, t, rnd);
+    else
+        mpfr_exp2(r, t, rnd);
 }
 
 }  // namespace
@@ -100,9 +102,9 @@ double exp_double(double m, ExpBase base, int& k) {
         k = static_cast<int>(std::nearbyint(m));
         r = (m - k) * 0x1.62e42fefa39efp-1;  // m − k exact; ln 2 rounded: relative 2^−53 on r
     }
-    static const double c[14] = {1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040,
-                                 1.0 / 40320, 1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600,
-                                 1.0 / 6227020800.0};
+    static const double c[14] = {
+        1.0,        1.0,         1.0 / 2,      1.0 / 6,       1.0 / 24,       1.0 / 120,       1.0 / 720,
+        1.0 / 5040, 1.0 / 40320, 1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600, 1.0 / 6227020800.0};
     double p = c[13];
     for (int i = 12; i >= 0; --i) p = p * r + c[i];
     return p;
@@ -147,8 +149,10 @@ void DoubleArith::log_plus(Iv& r, const Iv& d, double m) const {
     const mpfr_rnd_t rnd[2] = {MPFR_RNDD, MPFR_RNDU};
     for (int i = 0; i < 2; ++i) {
         mpfr_set_d(x, ends[i], MPFR_RNDN);
-        if (base == ExpBase::E) mpfr_log(l, x, rnd[i]);
-        else mpfr_log2(l, x, rnd[i]);
+        if (base == ExpBase::E)
+            mpfr_log(l, x, rnd[i]);
+        else
+            mpfr_log2(l, x, rnd[i]);
         out[i] = mpfr_get_d(l, rnd[i]);
     }
     mpfr_clears(x, l, static_cast<mpfr_ptr>(nullptr));

@@ -81,12 +81,23 @@ struct DoubleArith {
 /// MPFR intervals at a fixed precision, endpoints rounded down and up.
 struct MpfrArith {
     class Iv {
-    public:
-        explicit Iv(mpfr_prec_t p) { mpfr_inits2(p, lo, hi, static_cast<mpfr_ptr>(nullptr)); mpfr_set_zero(lo, 1); mpfr_set_zero(hi, 1); }
-        Iv(Iv&& o) noexcept : Iv(mpfr_get_prec(o.lo)) { mpfr_swap(lo, o.lo); mpfr_swap(hi, o.hi); }
+      public:
+        explicit Iv(mpfr_prec_t p) {
+            mpfr_inits2(p, lo, hi, static_cast<mpfr_ptr>(nullptr));
+            mpfr_set_zero(lo, 1);
+            mpfr_set_zero(hi, 1);
+        }
+        Iv(Iv&& o) noexcept : Iv(mpfr_get_prec(o.lo)) {
+            mpfr_swap(lo, o.lo);
+            mpfr_swap(hi, o.hi);
+        }
         Iv(const Iv&) = delete;
         Iv& operator=(const Iv&) = delete;
-        Iv& operator=(Iv&& o) noexcept { mpfr_swap(lo, o.lo); mpfr_swap(hi, o.hi); return *this; }
+        Iv& operator=(Iv&& o) noexcept {
+            mpfr_swap(lo, o.lo);
+            mpfr_swap(hi, o.hi);
+            return *this;
+        }
         ~Iv() { mpfr_clears(lo, hi, static_cast<mpfr_ptr>(nullptr)); }
         mpfr_t lo, hi;
     };

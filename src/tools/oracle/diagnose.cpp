@@ -85,9 +85,10 @@ std::string diagnose(const Problem& p, const Tensor& output, const AlgorithmSpec
         AlgorithmSpec s = spec;
         s.accumulate = s.p_format = f;
         if (passes(p, output, f, s))
-            return fmt::format("the errors exceed the bound of accumulation in {} but are within that of accumulation "
-                               "in {}: the kernel accumulates in {}",
-                               info(spec.accumulate).name, info(f).name, info(f).name);
+            return fmt::format(
+                "the errors exceed the bound of accumulation in {} but are within that of accumulation "
+                "in {}: the kernel accumulates in {}",
+                info(spec.accumulate).name, info(f).name, info(f).name);
     }
     return "";
 }

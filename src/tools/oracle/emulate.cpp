@@ -19,7 +19,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // IEEE arithmetic of one format: MPFR's exponent range set to the format's for the scope (the
 // range is per thread in a thread-safe MPFR), so each result is the correctly rounded IEEE one.
 class Ieee {
-public:
+  public:
     explicit Ieee(FloatFormat f) : f_(f), emin_(mpfr_get_emin()), emax_(mpfr_get_emax()) {
         const auto& i = info(f);
         mpfr_init2(x_, i.precision);
@@ -50,7 +50,7 @@ public:
     }
     [[nodiscard]] FloatFormat format() const { return f_; }
 
-private:
+  private:
     using Op = int (*)(mpfr_ptr, mpfr_srcptr, mpfr_srcptr, mpfr_rnd_t);
     double op(double a, double b, Op f) {
         mpfr_set_d(a_, a, MPFR_RNDN);  // exact: 53 bits hold every value of every format
@@ -103,7 +103,8 @@ double exp_noted(const RowRun& r, Ieee& a, double t, std::int64_t j, std::int64_
 }
 
 // Naive and safe: exponentials, their sum in key order, weights e/D, then Σ w v in key order.
-std::vector<double> plain_row(const RowRun& r, Ieee& a, const std::vector<double>& s, const std::vector<std::uint8_t>& keep) {
+std::vector<double> plain_row(const RowRun& r, Ieee& a, const std::vector<double>& s,
+                              const std::vector<std::uint8_t>& keep) {
     const std::int64_t nk = r.p.k.rows(), dv = r.p.v.cols();
     double m = 0;
     if (r.s.algorithm == Algorithm::Safe) {
@@ -133,7 +134,8 @@ std::vector<double> plain_row(const RowRun& r, Ieee& a, const std::vector<double
 
 // Online (FlashAttention): per block of B keys the running max m, α = exp(m − m_new),
 // ℓ = α ℓ + Σ e, O = α O + Σ fl_P(e) v; at the end O / ℓ.
-std::vector<double> online_row(const RowRun& r, Ieee& a, const std::vector<double>& s, const std::vector<std::uint8_t>& keep) {
+std::vector<double> online_row(const RowRun& r, Ieee& a, const std::vector<double>& s,
+                               const std::vector<std::uint8_t>& keep) {
     const std::int64_t nk = r.p.k.rows(), dv = r.p.v.cols(), b = std::max<std::int64_t>(1, r.s.block);
     double m = -kInf, ell = 0;
     std::vector<double> o(static_cast<std::size_t>(dv), 0), blk(static_cast<std::size_t>(dv));
@@ -158,9 +160,10 @@ std::vector<double> online_row(const RowRun& r, Ieee& a, const std::vector<doubl
         }
         const double scaled = a.mul(alpha, ell);
         if (scaled != 0 && std::fabs(scaled) < std::ldexp(1.0, info(a.format()).emin))
-            r.note(fmt::format("block {}: α·ℓ = {:a} is subnormal: the running sum keeps {} of {} bits", start / b, scaled,
-                               std::max(0, std::ilogb(scaled) - (info(a.format()).emin - info(a.format()).precision + 1) + 1),
-                               info(a.format()).precision));
+            r.note(fmt::format(
+                "block {}: α·ℓ = {:a} is subnormal: the running sum keeps {} of {} bits", start / b, scaled,
+                std::max(0, std::ilogb(scaled) - (info(a.format()).emin - info(a.format()).precision + 1) + 1),
+                info(a.format()).precision));
         ell = a.add(scaled, sum);
         for (std::int64_t c = 0; c < dv; ++c) o[c] = a.add(a.mul(alpha, o[c]), blk[c]);
         m = m_new;
@@ -188,7 +191,8 @@ Emulation emulate(const Problem& p, const EmulationSpec& s, bool trace) {
         }
         if (!any) {
             if (p.masked_rows == MaskedRows::Error)
-                throw domain_error(fmt::format("query row {}: every key is masked (choose --masked-rows nan or zeros)", i));
+                throw domain_error(
+                    fmt::format("query row {}: every key is masked (choose --masked-rows nan or zeros)", i));
             const double v = p.masked_rows == MaskedRows::NaN ? std::numeric_limits<double>::quiet_NaN() : 0.0;
             r.note(fmt::format("every key masked: {} by the declared semantics", v));
             out.out.data.insert(out.out.data.end(), static_cast<std::size_t>(p.v.cols()), v);

@@ -24,12 +24,14 @@ const FormatInfo kFormats[] = {
 long floor_log2(const mpq_class& q) {
     const mpz_class num = abs(q.get_num());
     const mpz_class& den = q.get_den();
-    long e = static_cast<long>(mpz_sizeinbase(num.get_mpz_t(), 2)) -
-             static_cast<long>(mpz_sizeinbase(den.get_mpz_t(), 2));
+    long e =
+        static_cast<long>(mpz_sizeinbase(num.get_mpz_t(), 2)) - static_cast<long>(mpz_sizeinbase(den.get_mpz_t(), 2));
     // 2^e ≤ |q| < 2^(e+2) here; step down once if |q| < 2^(e).
     mpz_class lhs = num, rhs = den;
-    if (e >= 0) rhs <<= static_cast<mp_bitcnt_t>(e);
-    else lhs <<= static_cast<mp_bitcnt_t>(-e);
+    if (e >= 0)
+        rhs <<= static_cast<mp_bitcnt_t>(e);
+    else
+        lhs <<= static_cast<mp_bitcnt_t>(-e);
     if (lhs < rhs) --e;
     return e;
 }
@@ -43,9 +45,8 @@ FloatFormat parse_format(std::string_view name, const Location& where) {
     if (name == "bfloat16" || name == "bf16") return FloatFormat::BFloat16;
     if (name == "float32" || name == "f32" || name == "float") return FloatFormat::Float32;
     if (name == "float64" || name == "f64" || name == "double") return FloatFormat::Float64;
-    throw usage_error(fmt::format("unknown float format '{}' (float16, bfloat16, float32, float64)",
-                                  escape_controls(name)),
-                      where);
+    throw usage_error(
+        fmt::format("unknown float format '{}' (float16, bfloat16, float32, float64)", escape_controls(name)), where);
 }
 
 double unit_roundoff(FloatFormat f) { return std::ldexp(1.0, -info(f).precision); }
@@ -76,8 +77,10 @@ double round_exact(const mpq_class& x, FloatFormat f) {
     const long q = std::max<long>(e, fi.emin) - (fi.precision - 1);
     // n = x / 2^q rounded to nearest, ties to even, in exact integers.
     mpz_class num = abs(x.get_num()), den = x.get_den();
-    if (q >= 0) den <<= static_cast<mp_bitcnt_t>(q);
-    else num <<= static_cast<mp_bitcnt_t>(-q);
+    if (q >= 0)
+        den <<= static_cast<mp_bitcnt_t>(q);
+    else
+        num <<= static_cast<mp_bitcnt_t>(-q);
     mpz_class n, r;
     mpz_fdiv_qr(n.get_mpz_t(), r.get_mpz_t(), num.get_mpz_t(), den.get_mpz_t());
     const int c = cmp(mpz_class(2 * r), den);
@@ -97,29 +100,38 @@ double ulp(double x, FloatFormat f) {
 
 double decode_bits(std::uint64_t bits, FloatFormat f) {
     switch (f) {
-    case FloatFormat::Float64: return std::bit_cast<double>(bits);
-    case FloatFormat::Float32: return std::bit_cast<float>(static_cast<std::uint32_t>(bits));
-    case FloatFormat::BFloat16:
-        return std::bit_cast<float>(static_cast<std::uint32_t>((bits & 0xFFFFu) << 16));
-    case FloatFormat::Float16: break;
+        case FloatFormat::Float64:
+            return std::bit_cast<double>(bits);
+        case FloatFormat::Float32:
+            return std::bit_cast<float>(static_cast<std::uint32_t>(bits));
+        case FloatFormat::BFloat16:
+            return std::bit_cast<float>(static_cast<std::uint32_t>((bits & 0xFFFFu) << 16));
+        case FloatFormat::Float16:
+            break;
     }
     const int sign = (bits >> 15) & 1, expo = (bits >> 10) & 0x1F, frac = bits & 0x3FF;
     double mag;
-    if (expo == 0x1F) mag = frac ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
-    else if (expo == 0) mag = std::ldexp(frac, -24);
-    else mag = std::ldexp(1024 + frac, expo - 25);
+    if (expo == 0x1F)
+        mag = frac ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+    else if (expo == 0)
+        mag = std::ldexp(frac, -24);
+    else
+        mag = std::ldexp(1024 + frac, expo - 25);
     return sign ? -mag : mag;
 }
 
 std::uint64_t encode_bits(double x, FloatFormat f) {
     switch (f) {
-    case FloatFormat::Float64: return std::bit_cast<std::uint64_t>(x);
-    case FloatFormat::Float32: return std::bit_cast<std::uint32_t>(static_cast<float>(x));
-    case FloatFormat::BFloat16: {
-        const std::uint32_t b = std::bit_cast<std::uint32_t>(static_cast<float>(x));
-        return std::isnan(x) ? 0x7FC0u : b >> 16;  // exact for representable x
-    }
-    case FloatFormat::Float16: break;
+        case FloatFormat::Float64:
+            return std::bit_cast<std::uint64_t>(x);
+        case FloatFormat::Float32:
+            return std::bit_cast<std::uint32_t>(static_cast<float>(x));
+        case FloatFormat::BFloat16: {
+            const std::uint32_t b = std::bit_cast<std::uint32_t>(static_cast<float>(x));
+            return std::isnan(x) ? 0x7FC0u : b >> 16;  // exact for representable x
+        }
+        case FloatFormat::Float16:
+            break;
     }
     const std::uint64_t sign = std::signbit(x) ? 0x8000u : 0u;
     if (std::isnan(x)) return 0x7E00u;

@@ -36,16 +36,17 @@ Terms row_terms(const Reference& ref, const AlgorithmSpec& s, const RowFacts& f,
     const double a = f.abs_score_max;
     double eps = gamma(static_cast<double>(ref.d), ua) * a + 6 * ua * a;  // dot, scale, product
     // log_b of the largest finite value: where b^s (and Σ b^s, whose log_b is the lse) overflows.
-    const double lmax = (ref.base == ExpBase::E ? std::log(max_finite(s.accumulate)) : std::log2(max_finite(s.accumulate))) *
-                        (1 - 0x1p-30);
+    const double lmax =
+        (ref.base == ExpBase::E ? std::log(max_finite(s.accumulate)) : std::log2(max_finite(s.accumulate))) *
+        (1 - 0x1p-30);
     t.eta = least_subnormal(s.accumulate);
     if (s.algorithm == Algorithm::Naive) {
         // The computed sum may exceed the exact one by the factor (1 + 2u)e^ε(1 + γ_n): its log_b
         // by at most 2(γ_n + 2u + ε) (log1p(x) ≤ x, and 1/ln 2 < 2).
         const double slack = 2 * (gamma(n, ua) + 2 * ua + eps);
         if (f.score_max + eps >= lmax || ref.lse_hi[i] + slack >= lmax)
-            t.why = fmt::format("row {}: the largest score {:.6g} overflows exp (or the sum) in {} (log max = {:.4g})", i,
-                                f.score_max, info(s.accumulate).name, lmax);
+            t.why = fmt::format("row {}: the largest score {:.6g} overflows exp (or the sum) in {} (log max = {:.4g})",
+                                i, f.score_max, info(s.accumulate).name, lmax);
         t.d_lo = std::exp(ref.lse_lo[i]) * (1 - 0x1p-30);
         t.phi = gamma(n - 1, ua);
         t.theta = (1 + ua) * (1 + gamma(n, ua)) - 1;
@@ -92,9 +93,12 @@ Algorithm parse_algorithm(std::string_view name, const Location& where) {
 
 const char* algorithm_name(Algorithm a) {
     switch (a) {
-    case Algorithm::Naive: return "naive";
-    case Algorithm::Safe: return "safe";
-    case Algorithm::Online: return "online";
+        case Algorithm::Naive:
+            return "naive";
+        case Algorithm::Safe:
+            return "safe";
+        case Algorithm::Online:
+            return "online";
     }
     return "?";
 }
@@ -215,11 +219,14 @@ Judgement judge_tensor(const Expected& x, FloatFormat f, const Tensor& t, const 
 
 Judgement judge_output(const Reference& ref, const Tensor& output, const AlgorithmSpec& spec,
                        std::optional<double> tolerance_ulps) {
-    if (output.shape.size() != 2) throw shape_error(fmt::format("the output must be {} × {} (n_q × d_v), not of rank {}", ref.n_q, ref.d_v, output.shape.size()));
+    if (output.shape.size() != 2)
+        throw shape_error(fmt::format("the output must be {} × {} (n_q × d_v), not of rank {}", ref.n_q, ref.d_v,
+                                      output.shape.size()));
     const Expected x{"out", ref.out, ref.out_lo, ref.out_hi, &ref.out_exact, ref.n_q, ref.d_v};
-    return judge_tensor(x, ref.format, output, [&](std::int64_t i, std::int64_t c, std::string* why) {
-        return output_bound(ref, spec, i, c, why);
-    }, tolerance_ulps);
+    return judge_tensor(
+        x, ref.format, output,
+        [&](std::int64_t i, std::int64_t c, std::string* why) { return output_bound(ref, spec, i, c, why); },
+        tolerance_ulps);
 }
 
 double weight_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t j, std::string* why) {
@@ -234,7 +241,8 @@ double weight_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_
     const double d_prime = t.d_lo * (1 - t.r) * (1 - t.phi);
     const double b0 = w * ((1 + t.r) * (1 + ua) / ((1 - t.r) * (1 - t.phi)) - 1);
     const double b_eta = d_prime > n_eta ? n_eta * (1 + w + b0) / (d_prime - n_eta) : kInf;
-    const double b = (b0 + b_eta + unit_roundoff(ref.format) * (w + b0 + b_eta) + least_subnormal(ref.format)) * (1 + 0x1p-20);
+    const double b =
+        (b0 + b_eta + unit_roundoff(ref.format) * (w + b0 + b_eta) + least_subnormal(ref.format)) * (1 + 0x1p-20);
     return std::isfinite(b) ? b : kInf;
 }
 
@@ -252,7 +260,8 @@ double lse_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i
     const double n_eta = static_cast<double>(f.keys) * t.eta;
     const double under = t.d_lo > n_eta ? -std::log1p(-n_eta / t.d_lo) * 2 : kInf;
     const double b = (t.eps + dlog + under + 3 * ua * (l + f.score_range + 1) + unit_roundoff(ref.format) * (l + 1) +
-                      least_subnormal(ref.format)) * (1 + 0x1p-20);
+                      least_subnormal(ref.format)) *
+                     (1 + 0x1p-20);
     return std::isfinite(b) ? b : kInf;
 }
 
@@ -260,16 +269,18 @@ Judgement judge_weights(const Reference& ref, const Tensor& weights, const Algor
                         std::optional<double> tolerance_ulps) {
     if (ref.w.empty()) throw usage_error("the reference has no weights (compute it with weights)");
     const Expected x{"weights", ref.w, ref.w_lo, ref.w_hi, nullptr, ref.n_q, ref.n_k};
-    return judge_tensor(x, ref.format, weights, [&](std::int64_t i, std::int64_t j, std::string* why) {
-        return weight_bound(ref, spec, i, j, why);
-    }, tolerance_ulps);
+    return judge_tensor(
+        x, ref.format, weights,
+        [&](std::int64_t i, std::int64_t j, std::string* why) { return weight_bound(ref, spec, i, j, why); },
+        tolerance_ulps);
 }
 
-Judgement judge_lse(const Reference& ref, const Tensor& lse, const AlgorithmSpec& spec, std::optional<double> tolerance_ulps) {
+Judgement judge_lse(const Reference& ref, const Tensor& lse, const AlgorithmSpec& spec,
+                    std::optional<double> tolerance_ulps) {
     const Expected x{"lse", ref.lse, ref.lse_lo, ref.lse_hi, nullptr, ref.n_q, 1};
-    return judge_tensor(x, ref.format, lse, [&](std::int64_t i, std::int64_t, std::string* why) {
-        return lse_bound(ref, spec, i, why);
-    }, tolerance_ulps);
+    return judge_tensor(
+        x, ref.format, lse,
+        [&](std::int64_t i, std::int64_t, std::string* why) { return lse_bound(ref, spec, i, why); }, tolerance_ulps);
 }
 
 }  // namespace exactattn::oracle

@@ -71,8 +71,10 @@ Header parse_header(const std::string& h, const std::string& name) {
     if (de == std::string::npos) throw parse_error(at(name), "the .npy dtype string is not closed");
     r.descr = h.substr(d + 1, de - d - 1);
     const auto f = value_of(h, "fortran_order", name);
-    if (h.compare(f, 4, "True") == 0) r.fortran = true;
-    else if (h.compare(f, 5, "False") != 0) throw parse_error(at(name), "the .npy fortran_order is not True or False");
+    if (h.compare(f, 4, "True") == 0)
+        r.fortran = true;
+    else if (h.compare(f, 5, "False") != 0)
+        throw parse_error(at(name), "the .npy fortran_order is not True or False");
     r.shape = parse_shape(h, value_of(h, "shape", name), name);
     return r;
 }
@@ -82,7 +84,9 @@ double element(const unsigned char* b, char kind, int size, FloatFormat& fmt_out
     std::uint64_t bits = 0;
     std::memcpy(&bits, b, static_cast<std::size_t>(size));  // x86-64 and ARM64 are little-endian
     if (kind == 'f') {
-        const FloatFormat f = size == 2 ? FloatFormat::Float16 : size == 4 ? FloatFormat::Float32 : FloatFormat::Float64;
+        const FloatFormat f = size == 2   ? FloatFormat::Float16
+                              : size == 4 ? FloatFormat::Float32
+                                          : FloatFormat::Float64;
         fmt_out = f;
         return decode_bits(bits, f);
     }
@@ -102,13 +106,15 @@ Tensor parse_npy(std::string_view bytes, const std::string& name, std::optional<
     const std::size_t lsize = major == 1 ? 2 : 4;
     if (bytes.size() < 8 + lsize) throw parse_error(at(name), "truncated .npy header");
     std::uint32_t hlen = 0;
-    for (std::size_t x = 0; x < lsize; ++x) hlen |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[8 + x])) << (8 * x);
+    for (std::size_t x = 0; x < lsize; ++x)
+        hlen |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[8 + x])) << (8 * x);
     const std::size_t start = 8 + lsize;
     if (hlen > (1u << 20) || bytes.size() < start + hlen)
         throw parse_error(at(name), fmt::format("truncated .npy header ({} bytes declared)", hlen));
     const Header h = parse_header(std::string(bytes.substr(start, hlen)), name);
     const std::string& d = h.descr;
-    if (d.size() >= 2 && d[1] == 'O') throw parse_error(at(name), "the .npy file holds an object array (refused: it would need pickle)");
+    if (d.size() >= 2 && d[1] == 'O')
+        throw parse_error(at(name), "the .npy file holds an object array (refused: it would need pickle)");
     if (d.size() < 3) throw parse_error(at(name), fmt::format("unknown .npy dtype '{}'", escape_controls(d)));
     const char order = d[0], kind = d[1];
     const std::string sz = d.substr(2);
@@ -117,18 +123,22 @@ Tensor parse_npy(std::string_view bytes, const std::string& name, std::optional<
     const bool ok = (kind == 'f' && size >= 2) || (kind == 'u' && size == 2 && bf16) ||
                     ((kind == 'b' || kind == 'u' || kind == 'i') && size == 1);
     if (!ok || (order != '<' && order != '>' && order != '|' && order != '='))
-        throw parse_error(at(name), fmt::format("unsupported .npy dtype '{}' ({}){}", escape_controls(d),
-                                                kind == 'O' ? "object arrays are refused" : "f2, f4, f8; u2 with bfloat16; b1, u1, i1",
-                                                kind == 'u' && size == 2 ? ": declare --format bfloat16 for bit patterns" : ""));
+        throw parse_error(
+            at(name),
+            fmt::format("unsupported .npy dtype '{}' ({}){}", escape_controls(d),
+                        kind == 'O' ? "object arrays are refused" : "f2, f4, f8; u2 with bfloat16; b1, u1, i1",
+                        kind == 'u' && size == 2 ? ": declare --format bfloat16 for bit patterns" : ""));
     std::int64_t count = 1;
     for (auto s : h.shape) {
         if (s > limits().max_cells || (s > 0 && count > limits().max_cells / s))
-            throw limit_error(fmt::format("the .npy shape has more than max_cells ({}) elements", limits().max_cells), at(name));
+            throw limit_error(fmt::format("the .npy shape has more than max_cells ({}) elements", limits().max_cells),
+                              at(name));
         count *= s;
     }
     const std::size_t need = static_cast<std::size_t>(count) * static_cast<std::size_t>(size);
     if (bytes.size() - start - hlen != need)
-        throw parse_error(at(name), fmt::format("the .npy data has {} bytes, the shape needs {}", bytes.size() - start - hlen, need));
+        throw parse_error(
+            at(name), fmt::format("the .npy data has {} bytes, the shape needs {}", bytes.size() - start - hlen, need));
     Tensor t;
     t.shape = h.shape;
     t.format = kind == 'f' ? FloatFormat::Float64 : bf16 ? FloatFormat::BFloat16 : FloatFormat::Float64;
@@ -180,10 +190,13 @@ std::string slurp(const std::string& path) {
     const auto size = std::filesystem::file_size(path, ec);
     if (ec) throw usage_error(fmt::format("cannot read the file: {}", ec.message()), at(path));
     if (static_cast<std::int64_t>(size) > limits().max_file_bytes)
-        throw limit_error(fmt::format("the file has {} bytes, more than max_file_bytes ({})", size, limits().max_file_bytes), at(path));
+        throw limit_error(
+            fmt::format("the file has {} bytes, more than max_file_bytes ({})", size, limits().max_file_bytes),
+            at(path));
     std::ifstream in(path, std::ios::binary);
     std::string s(size, '\0');
-    if (!in || !in.read(s.data(), static_cast<std::streamsize>(size))) throw usage_error("cannot read the file", at(path));
+    if (!in || !in.read(s.data(), static_cast<std::streamsize>(size)))
+        throw usage_error("cannot read the file", at(path));
     return s;
 }
 
@@ -211,9 +224,13 @@ Tensor from_json(const std::string& text, const std::string& path) {
     t.shape = {static_cast<std::int64_t>(j.size())};
     if (matrix) t.shape.push_back(static_cast<std::int64_t>(j[0].size()));
     for (const auto& row : j) {
-        if (!matrix) { t.data.push_back(json_number(row, path)); continue; }
+        if (!matrix) {
+            t.data.push_back(json_number(row, path));
+            continue;
+        }
         if (!row.is_array() || static_cast<std::int64_t>(row.size()) != t.shape[1])
-            throw shape_error(fmt::format("row {} does not have {} entries", t.data.size() / t.shape[1], t.shape[1]), at(path));
+            throw shape_error(fmt::format("row {} does not have {} entries", t.data.size() / t.shape[1], t.shape[1]),
+                              at(path));
         for (const auto& x : row) t.data.push_back(json_number(x, path));
     }
     return t;
@@ -254,9 +271,12 @@ Tensor read_tensor(const std::string& path, std::optional<FloatFormat> declared)
     const auto ext = std::filesystem::path(path).extension().string();
     if (ext == ".npy") return parse_npy(bytes, path, declared);
     Tensor t;
-    if (ext == ".json") t = from_json(bytes, path);
-    else if (ext == ".csv") t = from_csv(bytes, path);
-    else throw usage_error("unknown file type (.npy, .json, .csv)", at(path));
+    if (ext == ".json")
+        t = from_json(bytes, path);
+    else if (ext == ".csv")
+        t = from_csv(bytes, path);
+    else
+        throw usage_error("unknown file type (.npy, .json, .csv)", at(path));
     t.format = declared.value_or(FloatFormat::Float64);
     return t;
 }

@@ -186,7 +186,8 @@ void store_masked_row(const Problem& p, std::int64_t i, Reference& ref) {
         ref.out_exact[i * dv + c] = 1;
     }
     ref.lse[i] = ref.lse_lo[i] = ref.lse_hi[i] = -std::numeric_limits<double>::infinity();
-    for (std::int64_t j = 0; j < nk && !ref.w.empty(); ++j) ref.w[i * nk + j] = ref.w_lo[i * nk + j] = ref.w_hi[i * nk + j] = v;
+    for (std::int64_t j = 0; j < nk && !ref.w.empty(); ++j)
+        ref.w[i * nk + j] = ref.w_lo[i * nk + j] = ref.w_hi[i * nk + j] = v;
 }
 
 // The exact rational entries of row i, where the certified ones would never decide a tie.
@@ -200,7 +201,8 @@ void store_exact(const Problem& p, std::int64_t i, const std::vector<std::uint8_
         ref.out[i * dv + c] = r;
         ref.out_lo[i * dv + c] = detail::down(ex.out[c]->get_d());
         ref.out_hi[i * dv + c] = detail::up(ex.out[c]->get_d());
-        if (mpq_class(ex.out[c]->get_d()) == *ex.out[c]) ref.out_lo[i * dv + c] = ref.out_hi[i * dv + c] = ex.out[c]->get_d();
+        if (mpq_class(ex.out[c]->get_d()) == *ex.out[c])
+            ref.out_lo[i * dv + c] = ref.out_hi[i * dv + c] = ex.out[c]->get_d();
         ref.out_exact[i * dv + c] = 1;
         done[c] = 1;
     }
@@ -229,7 +231,8 @@ std::optional<mpq_class> rational_scale(const Problem& p) {
 double round_value(const Value& x, FloatFormat f) {
     if (x.is_rational()) return round_exact(x.rational(), f);
     for (std::int64_t prec = 64;; prec *= 2) {
-        if (prec > limits().max_precision) throw limit_error("an exact output's rounding needs more than max_precision");
+        if (prec > limits().max_precision)
+            throw limit_error("an exact output's rounding needs more than max_precision");
         const Enclosure e = exactattn::detail::enclose(x.terms(), prec);
         mpq_class lo(e.lo), hi(e.hi);
         lo /= mpq_class(mpz_class(1) << static_cast<mp_bitcnt_t>(prec));
@@ -307,10 +310,13 @@ void reference_row(const Problem& p, std::int64_t i, Reference& ref) {
     }
     std::vector<std::uint8_t> done(static_cast<std::size_t>(dv + 1 + nk), 0);
     for (std::int64_t j = 0; j < nk; ++j)
-        if (!keep[j] && !ref.w.empty()) ref.w[i * nk + j] = ref.w_lo[i * nk + j] = ref.w_hi[i * nk + j] = 0, done[dv + 1 + j] = 1;
+        if (!keep[j] && !ref.w.empty())
+            ref.w[i * nk + j] = ref.w_lo[i * nk + j] = ref.w_hi[i * nk + j] = 0, done[dv + 1 + j] = 1;
     if (ref.w.empty()) std::fill(done.begin() + dv + 1, done.end(), 1);
-    if (r.may_tie) store_exact(p, i, keep, ref, done);  // equal scores: 1/n and means, exactly
-    else store_exact_base2(p, i, keep, ref, done);       // an exp2 kernel's exact domain
+    if (r.may_tie)
+        store_exact(p, i, keep, ref, done);  // equal scores: 1/n and means, exactly
+    else
+        store_exact_base2(p, i, keep, ref, done);  // an exp2 kernel's exact domain
     if (store_row(p, da, i, r, ref, done) == 0) return;
     for (mpfr_prec_t prec = 128;; prec *= 2) {
         if (prec > limits().max_precision)
@@ -378,12 +384,14 @@ void validate(const Problem& p) {
             const double v = t->data[x];
             const auto where = fmt::format("{}[{}, {}]", name, static_cast<std::int64_t>(x) / t->cols(),
                                            static_cast<std::int64_t>(x) % t->cols());
-            if (!std::isfinite(v)) throw domain_error(fmt::format("{}: {} in an input (refused: no exact value)", where, v));
+            if (!std::isfinite(v))
+                throw domain_error(fmt::format("{}: {} in an input (refused: no exact value)", where, v));
             if (!representable(v, t->format))
                 throw domain_error(fmt::format("{}: {:.17g} is not a {} value", where, v, info(t->format).name));
         }
     }
-    if (p.scale.kind == ScaleKind::Given && !std::isfinite(p.scale.value)) throw domain_error("the scale is not finite");
+    if (p.scale.kind == ScaleKind::Given && !std::isfinite(p.scale.value))
+        throw domain_error("the scale is not finite");
 }
 
 }  // namespace exactattn::oracle

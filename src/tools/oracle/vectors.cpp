@@ -80,8 +80,8 @@ VectorCase long_row(Rng& g, FloatFormat f, std::int64_t n) {
 
 // An exp2 kernel's exact domain: integer scores, base 2, so every output is rational.
 VectorCase exp2_exact(Rng& g, FloatFormat f) {
-    VectorCase c{"exp2-exact", "integer scores in [-8, 8] under exp2: weights 2^t/Σ2^t and outputs are exact rationals",
-                 {}};
+    VectorCase c{
+        "exp2-exact", "integer scores in [-8, 8] under exp2: weights 2^t/Σ2^t and outputs are exact rationals", {}};
     c.problem.q = {{2, 1}, {1, -1}, f};
     c.problem.k = {{8, 1}, {}, f};
     for (int j = 0; j < 8; ++j) c.problem.k.data.push_back(static_cast<double>(static_cast<int>(g.next() % 17) - 8));
@@ -117,7 +117,8 @@ nlohmann::json near_ties(const Reference& r, const Problem& p, FloatFormat f) {
         const double eps = (d * u / (1 - d * u) + 6 * u) * r.rows[i].abs_score_max;
         std::vector<mpq_class> s(static_cast<std::size_t>(nk));
         for (std::int64_t j = 0; j < nk; ++j)
-            for (std::int64_t c = 0; c < d; ++c) s[j] += mpq_class(p.q.data[i * d + c]) * mpq_class(p.k.data[j * d + c]);
+            for (std::int64_t c = 0; c < d; ++c)
+                s[j] += mpq_class(p.q.data[i * d + c]) * mpq_class(p.k.data[j * d + c]);
         const mpq_class top = *std::max_element(s.begin(), s.end());
         nlohmann::json keys = nlohmann::json::array(), margins = nlohmann::json::array();
         bool exact = false;
@@ -129,7 +130,10 @@ nlohmann::json near_ties(const Reference& r, const Problem& p, FloatFormat f) {
             margins.push_back(margin);
         }
         if (keys.size() >= 2)
-            out.push_back({{"row", i}, {"keys", keys}, {"margins_qk", margins}, {"exact_tie", exact},
+            out.push_back({{"row", i},
+                           {"keys", keys},
+                           {"margins_qk", margins},
+                           {"exact_tie", exact},
                            {"score_error_bound", eps}});
     }
     return out;
@@ -137,17 +141,20 @@ nlohmann::json near_ties(const Reference& r, const Problem& p, FloatFormat f) {
 
 nlohmann::json problem_json(const VectorCase& c) {
     const Problem& p = c.problem;
-    return {{"scale", p.scale.kind == ScaleKind::None ? nlohmann::json("none")
+    return {{"scale", p.scale.kind == ScaleKind::None     ? nlohmann::json("none")
                       : p.scale.kind == ScaleKind::SqrtDk ? nlohmann::json("sqrt-dk")
                                                           : nlohmann::json(p.scale.value)},
             {"base", p.base == ExpBase::Two ? "2" : "e"},
             {"causal", p.causal},
-            {"masked_rows", p.masked_rows == MaskedRows::Zeros ? "zeros" : p.masked_rows == MaskedRows::NaN ? "nan" : "error"}};
+            {"masked_rows", p.masked_rows == MaskedRows::Zeros ? "zeros"
+                            : p.masked_rows == MaskedRows::NaN ? "nan"
+                                                               : "error"}};
 }
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> write_vectors(std::uint64_t seed, FloatFormat f, std::int64_t long_keys) {
+std::vector<std::pair<std::string, std::string>> write_vectors(std::uint64_t seed, FloatFormat f,
+                                                               std::int64_t long_keys) {
     std::vector<std::pair<std::string, std::string>> files;
     nlohmann::ordered_json manifest;
     manifest["generator"] = "exactattn oracle vectors";
