@@ -270,6 +270,80 @@ std::string fill_prompt(const Context& c, const Json& doc) {
     return out + text.substr(i);
 }
 
+/// The scenario of a drawn file `doc` as a variant runs it: the exercise alone, no learner
+/// answers or expect entries (they belong to the base).
+Scenario variant_scenario(const Context& c, const Json& doc) {
+    Scenario s = parse_scenario(doc.dump(), c.base->file);
+    s.learner_answers.clear();
+    s.expect.clear();
+    Exercise ex = c.exercise;
+    ex.learner_answers.clear();
+    s.exercises = {ex};
+    return s;
+}
+
+/// What the run report computes: the report without what it only echoes of the file (the
+/// title, the assumptions, the vocabulary as declared).
+Json computed_quantities(const Scenario& s) {
+    Json doc = detail::report_to_json(run_scenario(s));
+    for (const char* echoed : {"title", "assumptions", "vocabulary"}) doc.erase(echoed);
+    return doc;
+}
+
+enum class Varies { Yes, No, OnlyItsValue, Undecided };
+
+/// Whether `vary` entry i, set alone to other values its range allows, changes what the base
+/// scenario computes (`base`). A value the scenario refuses (a score outside the domain) is
+/// passed over for the next; the probes are fixed, so every run decides alike.
+Varies entry_varies(const Context& c, std::size_t i, const Json& base) {
+    const VaryEntry& e = c.variation().vary[i];
+    const Json::json_pointer at(e.at);
+    const Json& original = c.base_json.at(at);
+    SplitMix64 rng(0x9E3779B97F4A7C15ULL + i);
+    bool other_value = false;
+    for (int probe = 0; probe < 16; ++probe) {
+        Json doc = c.base_json;
+        draw_into(doc.at(at), e, rng);
+        if (doc.at(at) == original) continue;
+        other_value = true;
+        try {
+            return computed_quantities(variant_scenario(c, doc)) != base ? Varies::Yes : Varies::No;
+        } catch (const Error&) {
+            continue;  // this value makes no valid run; the draws report it if every value does
+        }
+    }
+    return other_value ? Varies::Undecided : Varies::OnlyItsValue;
+}
+
+/// Every `vary` entry must change some computed quantity: one that does not (a named matrix
+/// the layers hold their own copy of, an embedding no source or sequence uses) would make every
+/// variant the same, silently. ReferenceError at the entry.
+void check_entries_vary(const Context& c) {
+    const Variation& v = c.variation();
+    Json base;
+    try {
+        base = computed_quantities(variant_scenario(c, c.base_json));
+    } catch (const Error&) {
+        return;  // the base itself does not run as a variant: the draws say why
+    }
+    for (std::size_t i = 0; i < v.vary.size(); ++i) {
+        const Varies r = entry_varies(c, i, base);
+        if (r == Varies::No) {
+            throw reference_error(fmt::format("{} changes no computed quantity, so every variant would be the "
+                                              "same: vary the entry the computation reads (a layer holds its own "
+                                              "copy of a named matrix: /layers/NAME/heads/H/wk/I/J; docs/variants.md)",
+                                              v.vary[i].at),
+                                  c.at(fmt::format("/vary/{}/at", i)));
+        }
+        if (r == Varies::OnlyItsValue) {
+            throw reference_error(fmt::format("{}: the range allows only the value the scenario has, so every "
+                                              "variant would be the same",
+                                              v.vary[i].at),
+                                  c.at(fmt::format("/vary/{}", i)));
+        }
+    }
+}
+
 struct Drawn {
     Variant variant;
     std::string values;  ///< the drawn entries, to tell equal variants apart
@@ -291,7 +365,7 @@ Drawn draw_one(const Context& c, std::uint64_t seed, std::size_t number) {
         }
         Scenario s;
         try {
-            s = parse_scenario(doc.dump(), c.base->file);
+            s = variant_scenario(c, doc);
         } catch (const Error& e) {
             // A drawn value the scenario cannot hold (a choice of the wrong width, a number where
             // a name belongs) is the declaration's fault: say so at `vary`.
@@ -301,11 +375,6 @@ Drawn draw_one(const Context& c, std::uint64_t seed, std::size_t number) {
         }
         s.title = fmt::format("{} — exercise {}, variant seed {}", c.base->title.empty() ? c.base->file : c.base->title,
                               c.exercise.id, seed);
-        s.learner_answers.clear();
-        s.expect.clear();
-        Exercise ex = c.exercise;
-        ex.learner_answers.clear();
-        s.exercises = {ex};
         Report rep;
         std::string failed;
         try {
@@ -413,6 +482,7 @@ VariantSet draw_variants(const Scenario& base, const VariantRequest& request) {
             throw shape_error(fmt::format("{} is not a value, a row or a matrix of the scenario", v.vary[i].at), where);
         }
     }
+    check_entries_vary(c);
     VariantSet set;
     set.source = base.file;
     set.exercise = c.exercise;

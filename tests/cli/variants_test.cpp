@@ -2,6 +2,7 @@
 // Exercise variants (issue 15, docs/variants.md): the generator as specified, variants that
 // round-trip through the writer and verify, byte-identical reruns, constraints checked exactly.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -236,13 +237,25 @@ TEST(Variants, RedrawnUntilMetAndDistinct) {
     EXPECT_ERROR_HAS(draw_variants(s, req), ErrorKind::Limit, "only 1 different variants");
 }
 
+// A range whose only value is the one the scenario has would make every variant the same.
+TEST(Variants, ARangeOfOneValueIsRefused) {
+    std::string text = kTies;
+    text.replace(text.find("[1, 1]]"), 7, "[0, 0]]");
+    VariantRequest req;
+    req.exercise = "t";
+    EXPECT_ERROR_HAS(draw_variants(parse_scenario(text, "m.json"), req), ErrorKind::Reference,
+                     "/exercises/0/variation/vary/0: /queries/q: the range allows only the value the scenario has");
+}
+
 // divide-by-count: with q = [0, 0] every exponential is 1 and dividing by the count 2 gives the
-// right weights [1/2, 1/2]: the wrong method would score, so the variant is refused.
+// right weights [1/2, 1/2]: the wrong method would score, so the variant is refused. The variants
+// vary the readout (which changes the readout, a computed quantity), never the weights.
 TEST(Variants, IntendedMistakeMustDiffer) {
     std::string text = kTies;
     text.replace(text.find("\"unique_maximum\": true"), 22, "\"mistakes_differ\": [\"divide-by-count\"]");
     text.replace(text.find("/reads/x/readout\""), 17, "/reads/x/weights\"");
-    text.replace(text.find("[1, 1]]"), 7, "[0, 0]]");
+    const std::string vary = "\"/queries/q\", \"choices\": [[0, 0], [1, 1]]";
+    text.replace(text.find(vary), vary.size(), "\"/readouts/r\", \"choices\": [[1, 1], [1, 2]]");
     Limits l = limits();
     l.max_variant_draws = 5;
     ScopedLimits scope(l);
@@ -394,6 +407,48 @@ TEST(Variants, MoodleXmlStaysWellFormedWithControlCharactersInThePrompt) {
     const std::string path = testing::TempDir() + "moodle-control.xml";
     std::ofstream(path) << xml;
     EXPECT_EQ(std::system(("xmllint --noout " + path).c_str()), 0);
+}
+
+}  // namespace
+
+namespace {
+
+// The self-attention example with an exercise whose variation varies `at`: the layer "full"
+// reads head 1's W_K as its own copy of the named matrix WK1 (scale 1/2; docs/attention.md).
+Scenario self_attention_varying(const std::string& at) {
+    std::ifstream in(test::source_path("data/examples/self-attention.json"), std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    nlohmann::json doc = nlohmann::json::parse(text.str());
+    doc["exercises"] = nlohmann::json::array({nlohmann::json::parse(R"({"id": "v", "prompt": "Weights.",
+        "variation": {"vary": [{"at": ")" + at + R"(", "integers": [1, 2], "multiple_of_a": true}],
+                      "parts": [{"label": "the weights", "at": "/layers/full/heads/0/weights/1"}],
+                      "answer": "/layers/full/heads/0/weights/1/1", "tolerance": "0.001"}})")});
+    doc.erase("learner_answers");
+    return parse_scenario(doc.dump(), "self-attention.json");
+}
+
+// A `vary` entry that changes no computed quantity would make every variant the same: the
+// named matrix WK1 is not what the layer reads (it holds its own copy), so varying it changes
+// nothing and is refused at the entry; varying the layer's copy draws different variants.
+TEST(Variants, AnEntryThatChangesNoComputedQuantityIsRefused) {
+    VariantRequest req;
+    req.exercise = "v";
+    req.count = 2;
+    req.seed = 7;
+    try {
+        (void)draw_variants(self_attention_varying("/matrices/WK1/1/1"), req);
+        FAIL() << "varying a matrix the layer does not read was accepted";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::Reference);
+        EXPECT_NE(std::string(e.what()).find("/exercises/0/variation/vary/0/at: /matrices/WK1/1/1 changes no "
+                                             "computed quantity"),
+                  std::string::npos)
+            << e.what();
+    }
+    const VariantSet set = draw_variants(self_attention_varying("/layers/full/heads/0/wk/1/1"), req);
+    ASSERT_EQ(set.variants.size(), 2U);
+    EXPECT_NE(set.variants[0].file_text, set.variants[1].file_text);
 }
 
 }  // namespace
