@@ -56,8 +56,8 @@ int cmd_variants(const VariantsOptions& o, std::ostream& out) {
     for (const auto& v : set.variants) {
         out << fmt::format("variant {}: seed {}, {} draw{}\n", v.number, v.seed, v.draws, v.draws == 1 ? "" : "s");
     }
-    out << fmt::format("variants: {} variants of exercise {} written to {} ({} files)\n", set.variants.size(),
-                       set.exercise.id, o.output, files.size());
+    out << fmt::format("variants: {} variant{} of exercise {} written to {} ({} files)\n", set.variants.size(),
+                       set.variants.size() == 1 ? "" : "s", set.exercise.id, o.output, files.size());
     return 0;
 }
 

@@ -596,8 +596,9 @@ Document variant_key_document(const VariantSet& set, const Variant& v) {
 
 Document variant_sheet_document(const VariantSet& set) {
     Document doc;
-    doc.title = fmt::format("Exercise {}{}: {} variants", set.exercise.id,
-                            set.exercise.title.empty() ? "" : " — " + set.exercise.title, set.variants.size());
+    doc.title = fmt::format("Exercise {}{}: {} variant{}", set.exercise.id,
+                            set.exercise.title.empty() ? "" : " — " + set.exercise.title, set.variants.size(),
+                            set.variants.size() == 1 ? "" : "s");
     doc.add(Heading{1, Inline(doc.title)});
     for (const auto& v : set.variants) {
         doc.add(Heading{2, Inline(fmt::format("Variant {}", v.number))});

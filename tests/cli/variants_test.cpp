@@ -452,3 +452,16 @@ TEST(Variants, AnEntryThatChangesNoComputedQuantityIsRefused) {
 }
 
 }  // namespace
+
+namespace {
+
+// One variant is "1 variant", in the command's summary and in the sheet's title.
+TEST(Variants, OneVariantIsSingular) {
+    const fs::path d = fresh_dir("one");
+    const Result r = run({"variants", "chapter14", "--exercise", "1", "--count", "1", "--seed", "7", "-o", d.string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("variants: 1 variant of exercise 1 written to "), std::string::npos) << r.out;
+    EXPECT_NE(files_in(d).at("sheet.md").find("# Exercise 1 — Read a new query: 1 variant\n"), std::string::npos);
+}
+
+}  // namespace
