@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <new>
 #include <ostream>
@@ -25,6 +26,7 @@
 #include "commands.hpp"
 #include "exactattn/version.hpp"
 #include "exactattn/error.hpp"
+#include "exactattn/parse.hpp"
 
 namespace exactattn::cli {
 
@@ -34,7 +36,8 @@ const std::vector<std::string> kReportFormats = {"text", "markdown", "latex", "h
 
 /// The parsed command line: one options struct per subcommand, and the shared ones.
 struct Parsed {
-    std::string output;  ///< -o FILE (empty: standard output)
+    std::string output;         ///< -o FILE (empty: standard output)
+    std::string preamble_file;  ///< --preamble FILE (empty: none)
     RenderOptions render;
     EvalOptions eval;
     RunOptions run;
@@ -187,6 +190,8 @@ void make_app(CLI::App& app, Parsed& p) {
     for (auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
         sub->add_option("-o,--output", p.output, output_help);
         sub->add_flag("--standalone", p.render.standalone, "LaTeX: a complete document with its preamble");
+        sub->add_option("--preamble", p.preamble_file,
+                        "LaTeX with --standalone: add the lines of FILE to the preamble");
         sub->add_flag("--latex-floats", p.render.latex_floats,
                       "LaTeX: tables as floats (default: placed where they stand)");
         sub->add_flag(
@@ -199,6 +204,24 @@ void make_app(CLI::App& app, Parsed& p) {
         }
     }
     app.add_flag("--standalone", p.render.standalone, "LaTeX: a complete document with its preamble");
+}
+
+// --preamble FILE: the author's preamble lines, read whole (valid UTF-8) before any work; they
+// belong in a complete document, so the option goes with --standalone.
+std::string read_preamble(const std::string& path, bool standalone) {
+    const Location where = option_place("--preamble");
+    if (!standalone) throw usage_error("--preamble adds to a complete document's preamble: give --standalone", where);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw usage_error(fmt::format("cannot read {}: {}", path, std::strerror(errno)), where);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (!in.good() && !in.eof()) throw usage_error(fmt::format("cannot read {}", path), where);
+    try {
+        check_utf8(text.str(), "the preamble");
+    } catch (const Error& e) {
+        throw e.located(where);
+    }
+    return text.str();
 }
 
 Error output_error(const std::string& path, const std::string& what, int err, const char* option) {
@@ -412,6 +435,7 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
         g_csv_directory_written = false;
         std::error_code ec;
         if (!p.output.empty() && std::filesystem::is_directory(p.output, ec)) p.render.csv_directory = p.output;
+        if (!p.preamble_file.empty()) p.render.preamble = read_preamble(p.preamble_file, p.render.standalone);
         p.run.render = p.read.render = p.encode.render = p.answers.render = p.cross.render = p.check.render =
             p.rollout.render = p.render;
         p.attend.render = p.render;

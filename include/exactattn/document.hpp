@@ -267,6 +267,9 @@ struct RenderOptions {
     /// every table to one stream, separated by an empty line. Markdown: the directory that
     /// receives report.md and one SVG file per figure, which the report links.
     std::string csv_directory;
+    /// LaTeX with `standalone`: lines the author adds to the preamble, after the packages the
+    /// output needs (`--preamble FILE`: an author's macros, fonts, packages).
+    std::string preamble;
 };
 
 /// One table of a document as a CSV file of its own: `01-table-14.1.csv`.

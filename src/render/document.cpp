@@ -498,6 +498,7 @@ namespace {
 constexpr const char* kLatexRequirements =
     "% exactattn LaTeX fragment. Needs in the preamble:\n"
     "%   \\usepackage{amsmath}   % \\tfrac, \\text\n"
+    "%   \\usepackage{amssymb}   % \\mathbb and the other AMS symbols an author's math may use\n"
     "%   \\usepackage{booktabs}  % \\toprule, \\midrule, \\bottomrule\n"
     "%   \\usepackage{caption}   % \\captionof (tables placed where they stand)\n"
     "%   \\usepackage{xeCJK}     % CJK tokens (XeLaTeX), with \\setCJKmainfont{...}\n"
@@ -910,16 +911,22 @@ class Renderer {
                body + "</body>\n</html>\n";
     }
 
+    // The author's own preamble lines (--preamble FILE), after the packages the output needs.
+    std::string preamble_lines() const {
+        if (o_.preamble.empty()) return "";
+        return o_.preamble.back() == '\n' ? o_.preamble : o_.preamble + "\n";
+    }
+
     std::string latex_document(const Document& doc, const std::string& body) const {
         return "\\documentclass{article}\n"
-               "\\usepackage{amsmath}\n\\usepackage{booktabs}\n\\usepackage{caption}\n"
+               "\\usepackage{amsmath}\n\\usepackage{amssymb}\n\\usepackage{booktabs}\n\\usepackage{caption}\n"
                "\\usepackage{graphicx}\n\\usepackage{tikz}\n"
                "\\usepackage{xeCJK}\n"
                "\\IfFontExistsTF{Noto Serif CJK SC}{\\setCJKmainfont{Noto Serif CJK SC}}"
                "{\\IfFontExistsTF{WenQuanYi Micro Hei}{\\setCJKmainfont{WenQuanYi Micro Hei}}{}}\n"
-               "\\providecommand{\\exactattnToken}[1]{#1}\n"
-               "\\title{" +
-               latex_escape(doc.title) + "}\n\\date{}\n\\begin{document}\n" + body + "\n\\end{document}\n";
+               "\\providecommand{\\exactattnToken}[1]{#1}\n" +
+               preamble_lines() + "\\title{" + latex_escape(doc.title) + "}\n\\date{}\n\\begin{document}\n" + body +
+               "\n\\end{document}\n";
     }
 
     Format f_;

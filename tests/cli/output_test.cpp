@@ -263,3 +263,36 @@ TEST(Output, FileNamesAreShownEscaped) {
     EXPECT_NE(xml.find("&lt;U+001B&gt;"), std::string::npos) << xml;
     fs::remove_all(dir);
 }
+
+namespace {
+
+// A LaTeX fragment lists every package its output can need, amssymb among them (an author's
+// \mathbb in a note), and --standalone loads each; --preamble FILE adds the author's own lines
+// after them, and only to a complete document.
+TEST(Output, LatexPreambleListsAmssymbAndTakesTheAuthorsLines) {
+    const Result fragment = run({"run", "chapter14", "--format", "latex"});
+    ASSERT_EQ(fragment.code, 0) << fragment.err;
+    EXPECT_NE(fragment.out.find("%   \\usepackage{amssymb}"), std::string::npos);
+    const fs::path file = scratch("preamble.tex");
+    std::ofstream(file) << "\\newcommand{\\R}{\\mathbb{R}}";
+    const Result doc = run({"run", "chapter14", "--format", "latex", "--standalone", "--preamble", file.string()});
+    ASSERT_EQ(doc.code, 0) << doc.err;
+    const auto amssymb = doc.out.find("\\usepackage{amssymb}\n");
+    const auto mine = doc.out.find("\\newcommand{\\R}{\\mathbb{R}}\n");
+    const auto begin = doc.out.find("\\begin{document}");
+    ASSERT_NE(amssymb, std::string::npos);
+    ASSERT_NE(mine, std::string::npos);
+    EXPECT_LT(amssymb, mine);
+    EXPECT_LT(mine, begin);
+    const Result no_document = run({"run", "chapter14", "--format", "latex", "--preamble", file.string()});
+    EXPECT_EQ(no_document.code, 2);
+    EXPECT_EQ(no_document.out, "");
+    EXPECT_EQ(no_document.err,
+              "exactattn: --preamble: --preamble adds to a complete document's preamble: give --standalone\n");
+    const Result missing =
+        run({"run", "chapter14", "--format", "latex", "--standalone", "--preamble", scratch("none.tex").string()});
+    EXPECT_EQ(missing.code, 2);
+    EXPECT_NE(missing.err.find("exactattn: --preamble: cannot read "), std::string::npos) << missing.err;
+}
+
+}  // namespace
