@@ -81,7 +81,7 @@ int check_class(const CheckOptions& o, const Report& rep, std::ostream& out) {
     for (std::size_t k = 0; k < js.size(); ++k) judged[valid_rows[k]].j = std::move(js[k]);
     std::size_t wrong = 0;
     for (const auto& r : judged) wrong += !r.j || !r.j->correct ? 1 : 0;
-    const Format f = parse_format(o.format == "text" ? "csv" : o.format);
+    const Format f = parse_format(o.format.empty() ? "csv" : o.format);  // a class's table: CSV unless asked
     if (f == Format::Json) {
         js.clear();
         for (const auto& r : judged) {
@@ -142,7 +142,7 @@ int cmd_check(const CheckOptions& o, std::ostream& out) {
     std::size_t right = 0;
     std::size_t wrong = 0;
     for (const auto& j : judgements) (j.correct ? right : wrong)++;
-    const Format f = parse_format(o.format);
+    const Format f = parse_format(o.format.empty() ? "text" : o.format);
     if (f == Format::Json) {
         out << check_json(judgements);
     } else {

@@ -67,7 +67,7 @@ struct CheckOptions {
     std::string answers;              ///< --answers CSV: a class's answers (student,target,answer)
     std::string tolerance;            ///< --tolerance KIND:N for decimals and percentages
     std::vector<std::string> accept;  ///< --accept ID: mistakes accepted as right
-    std::string format = "text";
+    std::string format;               ///< --format (none: text, or CSV for a class's --answers)
     exactattn::RenderOptions render;  ///< --standalone, --latex-floats, --no-markdown-math
 };
 

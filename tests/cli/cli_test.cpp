@@ -275,6 +275,12 @@ TEST(Cli, CheckClassAnswersCsv) {
               "Right (a decimal to the 2 decimal places written).\r\n"
               "Ed,/reads/example-14.1/weights,\"[1/2,,]\",invalid,,,the answer does not parse: expression column 6: "
               "empty expression\r\n\r\n");
+    // --format text asks for the text table, not the default CSV: no comma-separated header.
+    r = run({"check", "chapter14", "--answers", path, "--format", "text"});
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_EQ(r.out.find("student,target,answer"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("Lee, Ann"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("\r\n"), std::string::npos) << r.out;
     r = run({"check", "chapter14", "--answers", path, "--format", "json"});
     EXPECT_NE(r.out.find("\"mistake_id\": \"drop-a\""), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("\"right\": 2"), std::string::npos) << r.out;
