@@ -30,8 +30,10 @@ NAME = "exactattn"
 
 
 def _version() -> str:
-    text = (ROOT / "CMakeLists.txt").read_text(encoding="utf-8")
-    return re.search(r"project\(exactattn VERSION ([0-9.]+)", text).group(1)
+    """MAJOR.MINOR.PATCH from include/exactattn/version.hpp, the one place it is written."""
+    text = (ROOT / "include" / "exactattn" / "version.hpp").read_text(encoding="utf-8")
+    return ".".join(re.search(rf"^#define EXACTATTN_VERSION_{part} ([0-9]+)", text, re.M).group(1)
+                    for part in ("MAJOR", "MINOR", "PATCH"))
 
 
 def _metadata() -> str:

@@ -28,7 +28,7 @@ __all__ = [
     "current_limits", "Error", "ParseError", "DomainError", "LimitError", "ShapeError",
     "ReferenceError", "UsageError", "CheckFailed", "manuscript_check", "manuscript_fill", "manuscript_audit",
 ]
-__version__ = "0.1.0"
+__version__ = _ext.__version__
 
 Value = _ext.Value
 

@@ -37,6 +37,7 @@
 #include "exactattn/scenario.hpp"
 #include "exactattn/table.hpp"
 #include "exactattn/value.hpp"
+#include "exactattn/version.hpp"
 #include "exactattn/verify.hpp"
 
 namespace py = pybind11;
@@ -786,6 +787,7 @@ void bind_oracle(py::module_& m);  // python/src/oracle_bindings.cpp
 PYBIND11_MODULE(_exactattn, m) {
     bind_oracle(m);
     m.doc() = "exactattn's C++ library (see the package exactattn for the documented API)";
+    m.attr("__version__") = EXACTATTN_VERSION_STRING;  // the one version, include/exactattn/version.hpp
     py::register_exception_translator([](std::exception_ptr p) {
         try {
             if (p) std::rethrow_exception(p);

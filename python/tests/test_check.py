@@ -37,3 +37,21 @@ def test_an_answer_outside_every_exercise_is_judged_alike(cli):
     assert code == 1
     [j] = exactattn.Scenario.load("chapter14").check(target=target, proposed="[1/2, 1/2]")
     assert j["correct"] is False
+
+
+def test_the_version_is_written_once():
+    # include/exactattn/version.hpp is the one place: the module, the wheel's metadata (the
+    # in-tree build backend) and the command line all read it.
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    header = (root / "include" / "exactattn" / "version.hpp").read_text(encoding="utf-8")
+    parts = [re.search(rf"^#define EXACTATTN_VERSION_{p} ([0-9]+)", header, re.M).group(1)
+             for p in ("MAJOR", "MINOR", "PATCH")]
+    assert exactattn.__version__ == ".".join(parts)
+    backend = subprocess.run([sys.executable, "-c", "import exactattn_build as b; print(b._version())"],
+                             cwd=root / "python" / "build_backend", capture_output=True, text=True, check=True)
+    assert backend.stdout.strip() == exactattn.__version__
