@@ -11,6 +11,8 @@
 #include "commands.hpp"
 #include "exactattn/book.hpp"
 #include "exactattn/manuscript.hpp"
+#include "exactattn/parse.hpp"
+#include "exactattn/value.hpp"
 
 namespace exactattn::cli {
 
@@ -23,7 +25,7 @@ struct ManuscriptCli {
     std::string junit;
     bool in_place = false;
     bool strict = false;
-    double min_coverage = 95;  ///< --strict: the lowest coverage (percent) that passes
+    std::string min_coverage = "95";  ///< --strict: the lowest coverage (percent, an exact decimal) that passes
     AuditOptions audit;
 };
 
@@ -72,8 +74,37 @@ int fill(const ManuscriptCli& o, std::ostream& out) {
     return 0;
 }
 
+// The coverage marked / (marked + unmarked) as an exact fraction of 100 (none found: 100).
+mpq_class coverage_percent(std::size_t marked, std::size_t unmarked) {
+    if (marked + unmarked == 0) return 100;
+    mpq_class p(static_cast<unsigned long>(100 * marked), static_cast<unsigned long>(marked + unmarked));
+    p.canonicalize();
+    return p;
+}
+
+// The coverage printed to one decimal place, correctly rounded from the exact fraction.
+std::string percent_text(const mpq_class& p) { return to_fixed(Value(FieldElem(p)), 1); }
+
+// --min-coverage: an exact decimal from 0 to 100, compared exactly (57.5 is met by 23 of 40,
+// which a double computes as 57.49999999999999).
+mpq_class threshold(const std::string& text) {
+    Location where;
+    where.context = "--min-coverage";
+    Value v;
+    try {
+        v = parse_value(text);
+    } catch (const Error& e) {
+        throw e.located(where);
+    }
+    if (!v.is_rational() || v.rational() < 0 || v.rational() > 100) {
+        throw usage_error(fmt::format("the coverage threshold is a percentage from 0 to 100; got {}", text), where);
+    }
+    return v.rational();
+}
+
 // One line per unmarked claim, one per file, the total; exit 1 under --strict below the threshold.
 int audit(const ManuscriptCli& o, std::ostream& out) {
+    const mpq_class least = threshold(o.min_coverage);
     const auto files = manuscript_files(o.files, o.scenario.empty());
     std::vector<AuditResult> results(files.size());
     const ManuscriptOptions options{o.scenario};
@@ -85,17 +116,15 @@ int audit(const ManuscriptCli& o, std::ostream& out) {
     std::size_t unmarked = 0;
     for (const auto& r : results) {
         for (const auto& f : r.unmarked) out << audit_line(r.file, f) << '\n';
-        out << fmt::format("{}: {} marked, {} unmarked, coverage {:.1f}%\n", r.file, r.marked, r.unmarked.size(),
-                           100 * r.coverage());
+        out << fmt::format("{}: {} marked, {} unmarked, coverage {}%\n", r.file, r.marked, r.unmarked.size(),
+                           percent_text(coverage_percent(r.marked, r.unmarked.size())));
         marked += r.marked;
         unmarked += r.unmarked.size();
     }
-    AuditResult total;
-    total.marked = marked;
-    total.unmarked.resize(unmarked);
-    out << fmt::format("manuscript audit: coverage {:.1f}% ({} of {} numeric claims marked) in {} files\n",
-                       100 * total.coverage(), marked, marked + unmarked, files.size());
-    return o.strict && 100 * total.coverage() < o.min_coverage ? 1 : 0;
+    const mpq_class total = coverage_percent(marked, unmarked);
+    out << fmt::format("manuscript audit: coverage {}% ({} of {} numeric claims marked) in {} files\n",
+                       percent_text(total), marked, marked + unmarked, files.size());
+    return o.strict && total < least ? 1 : 0;
 }
 
 }  // namespace
@@ -140,8 +169,8 @@ void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& co
     s_audit->add_option("-j,--jobs", o->jobs, "Files audited in parallel (default: the number of cores)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
     s_audit->add_flag("--strict", o->strict, "Exit 1 when the coverage is below --min-coverage");
-    s_audit->add_option("--min-coverage", o->min_coverage, "Percent of numeric claims that must be marked (default 95)")
-        ->check(CLI::Range(0.0, 100.0));
+    s_audit->add_option("--min-coverage", o->min_coverage,
+                        "Percent of numeric claims that must be marked, exactly (default 95)");
     s_audit->add_flag("--count-years{false}", o->audit.ignore_years, "Count four-digit years as claims");
     s_audit->add_flag("--count-references{false}", o->audit.ignore_sections,
                       "Count numbers after Chapter, Section, Table, Figure, §, … and in headings");

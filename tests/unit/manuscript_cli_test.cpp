@@ -144,4 +144,22 @@ TEST(ManuscriptCli, AuditStrictFailsBelowTheThreshold) {
         run({"manuscript", "audit", exactattn::test::source_path("data/chapter14/chapter14.md"), "--strict"}).code, 0);
 }
 
+// The threshold is compared exactly: 23 of 40 claims marked is 2300/40 = 57.5% exactly, which
+// meets --min-coverage 57.5 (a double computes 100·(23/40) as 57.49999999999999 and failed it);
+// 57.51 is not met.
+TEST(ManuscriptCli, AuditThresholdIsComparedExactly) {
+    const fs::path dir = book("exact-threshold");
+    std::string text = "---\nexactattn-scenario: chapter14\n---\n";
+    for (int i = 0; i < 23; ++i) text += "Weight [1/2]{.exact ref=\"/reads/example-14.1/weights/0\"} here.\n";
+    for (int i = 0; i < 17; ++i) text += "Some ratio 7/9 there.\n";
+    write(dir / "c.md", text);
+    const std::string c = (dir / "c.md").string();
+    const auto r = run({"manuscript", "audit", c, "--strict", "--min-coverage", "57.5"});
+    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find("manuscript audit: coverage 57.5% (23 of 40 numeric claims marked)"), std::string::npos)
+        << r.out;
+    EXPECT_EQ(run({"manuscript", "audit", c, "--strict", "--min-coverage", "57.51"}).code, 1);
+    EXPECT_EQ(run({"manuscript", "audit", c, "--strict", "--min-coverage", "101"}).code, 2);
+}
+
 }  // namespace
