@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 // exactattn: a rollout as JSON (/rollouts/<name>, docs/decoder.md) and as a document.
+#include "exactattn/report.hpp"
+#include "report/decoder_report.hpp"
+
 #include <fmt/format.h>
 
 #include "exactattn/print.hpp"
-#include "exactattn/report.hpp"
+#include "report/read_report.hpp"
 #include "report/report_json.hpp"
 
 namespace exactattn {
