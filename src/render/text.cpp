@@ -6,37 +6,16 @@
 
 #include <algorithm>
 
+#include "core/utf8.hpp"
+
 namespace exactattn::detail {
 
 namespace {
 
-// The length of the well-formed UTF-8 sequence at s[i] (RFC 3629: no overlong forms, no
-// surrogates, nothing past U+10FFFF), or 0 when the bytes there are not one.
+// The length of the well-formed UTF-8 sequence at s[i], or 0 when the bytes there are not one.
 std::size_t utf8_length(std::string_view s, std::size_t i) {
-    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-    const unsigned char u = b(0);
-    std::size_t n = 0;
-    unsigned char lo = 0x80;
-    unsigned char hi = 0xBF;
-    if (u >= 0xC2 && u <= 0xDF) {
-        n = 2;
-    } else if (u >= 0xE0 && u <= 0xEF) {
-        n = 3;
-        if (u == 0xE0) lo = 0xA0;
-        if (u == 0xED) hi = 0x9F;
-    } else if (u >= 0xF0 && u <= 0xF4) {
-        n = 4;
-        if (u == 0xF0) lo = 0x90;
-        if (u == 0xF4) hi = 0x8F;
-    } else {
-        return 0;
-    }
-    if (i + n > s.size()) return 0;
-    if (b(1) < lo || b(1) > hi) return 0;
-    for (std::size_t k = 2; k < n; ++k) {
-        if (b(k) < 0x80 || b(k) > 0xBF) return 0;
-    }
-    return n;
+    char32_t cp = 0;
+    return decode_utf8(s, i, cp);
 }
 
 }  // namespace
