@@ -102,8 +102,8 @@ Json rollout_to_json(const Report& rep, const RolloutResult& r) {
     Json j;
     j["source"] = r.spec.source;
     j["reference"] = r.spec.reference;
-    if (r.teacher_forcing) j["teacher-forcing"] = regime_json(d, *r.teacher_forcing);
-    j["generation"] = regime_json(d, r.generation);
+    if (r.teacher_forcing) j[regime_name(Regime::TeacherForcing)] = regime_json(d, *r.teacher_forcing);
+    j[regime_name(Regime::Generation)] = regime_json(d, r.generation);
     Json div;
     div["prefix_step"] = r.divergence.prefix_step ? Json(*r.divergence.prefix_step) : Json(nullptr);
     div["choice_step"] = r.divergence.choice_step ? Json(*r.divergence.choice_step) : Json(nullptr);

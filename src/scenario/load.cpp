@@ -18,6 +18,7 @@
 #include "exactattn/print.hpp"
 #include "core/names.hpp"
 #include "scenario/json.hpp"
+#include "scenario/enum_names.hpp"
 #include "scenario/load_decoder.hpp"
 #include "scenario/load_layers.hpp"
 #include "scenario/memory_file.hpp"
@@ -57,8 +58,7 @@ Scenario Loader::load() {
     vocabulary(s);
     encoder(s);
     if (root_.contains("score")) {
-        s.rule = r_.choice<ScoreRule>(root_["score"], "/score", "score rule",
-                                      {{"dot", ScoreRule::Dot}, {"scaled-dot", ScoreRule::ScaledDot}});
+        s.rule = r_.choice(root_["score"], "/score", "score rule", score_rule_names());
     }
     sources(s);
     s.queries = named_vectors("queries");
@@ -108,8 +108,7 @@ void Loader::encoder(Scenario& s) {
         }
     }
     if (e.contains("activation")) {
-        enc.activation = r_.choice<Activation>(e["activation"], "/encoder/activation", "activation",
-                                               {{"relu", Activation::Relu}, {"identity", Activation::Identity}});
+        enc.activation = r_.choice(e["activation"], "/encoder/activation", "activation", activation_names());
     }
     enc.recurrent = r_.matrix(e["recurrent"], "/encoder/recurrent");
     enc.input = r_.matrix(e["input"], "/encoder/input");
@@ -284,10 +283,7 @@ void Loader::interventions(Scenario& s) {
                        InterventionSpec is;
                        is.name = name;
                        if (!v.contains("kind")) throw shape_error("missing \"kind\"", r_.at(ptr));
-                       is.kind = r_.choice<InterventionKind>(v["kind"], ptr + "/kind", "intervention kind",
-                                                             {{"remove-state", InterventionKind::RemoveState},
-                                                              {"zero-score", InterventionKind::ZeroScore},
-                                                              {"delete-token", InterventionKind::DeleteToken}});
+                       is.kind = r_.choice(v["kind"], ptr + "/kind", "intervention kind", intervention_kind_names());
                        is.source = source_ref(s, v, ptr);
                        if (!v.contains("query")) throw shape_error("missing \"query\"", r_.at(ptr));
                        is.query = vector_ref(v["query"], ptr + "/query", s.queries, "query", "queries");

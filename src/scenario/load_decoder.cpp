@@ -6,6 +6,7 @@
 
 #include "exactattn/limits.hpp"
 #include "core/names.hpp"
+#include "scenario/enum_names.hpp"
 
 namespace exactattn {
 
@@ -48,8 +49,7 @@ class DecoderLoader {
         }
         Decoder d;
         if (v.contains("activation")) {
-            d.activation = r_.choice<Activation>(v["activation"], ptr + "/activation", "value",
-                                                 {{"relu", Activation::Relu}, {"identity", Activation::Identity}});
+            d.activation = r_.choice(v["activation"], ptr + "/activation", "value", activation_names());
         }
         // The vocabulary first: its size and embedding width are what the matrices are checked
         // against, and a huge one is refused before anything else is read.
@@ -105,8 +105,7 @@ class DecoderLoader {
         d.start = r_.string(v["start"], ptr + "/start");
         if (v.contains("end")) d.end = r_.string(v["end"], ptr + "/end");
         if (v.contains("ties")) {
-            d.ties = r_.choice<TieRule>(v["ties"], ptr + "/ties", "value",
-                                        {{"first", TieRule::First}, {"refuse", TieRule::Refuse}});
+            d.ties = r_.choice(v["ties"], ptr + "/ties", "value", tie_rule_names());
         }
         // Decoder::check names the declaration key at fault in the error's context: placed at that
         // key's pointer, the message points at the one entry to fix.
