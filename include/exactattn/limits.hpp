@@ -86,4 +86,9 @@ class ScopedLimits {
     const Limits* saved_;
 };
 
+/// Frees what the library keeps per thread (MPFR's constants, such as ln 2 for the certified
+/// intervals): a thread's exit does not free it, so a thread of your own that used the library
+/// calls this last, or each such thread leaks it.
+void release_thread_caches();
+
 }  // namespace exactattn

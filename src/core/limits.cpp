@@ -2,6 +2,8 @@
 // exactattn: the limits in force: a thread's innermost ScopedLimits, else the process defaults.
 #include "exactattn/limits.hpp"
 
+#include <mpfr.h>
+
 namespace exactattn {
 
 namespace {
@@ -19,5 +21,7 @@ void set_limits(const Limits& l) { process_defaults() = l; }
 
 ScopedLimits::ScopedLimits(const Limits& l) : limits_(l), saved_(scoped) { scoped = &limits_; }
 ScopedLimits::~ScopedLimits() { scoped = saved_; }
+
+void release_thread_caches() { mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE); }
 
 }  // namespace exactattn

@@ -43,7 +43,7 @@ class MarkdownWriter final : public Writer {
 
     std::string figure(const FigureBlock& fb) const override {
         std::string out;
-        if (!o_.csv_directory.empty()) {
+        if (o_.figure_files) {
             // The image's alternative text is the caption as plain text.
             // Brackets escaped too, so that a name cannot close the description early.
             std::string alt;
@@ -56,7 +56,7 @@ class MarkdownWriter final : public Writer {
         out += "**" + figure_caption(fb) + "**\n\n";
         const auto lines = description_lines(fb);
         for (std::size_t i = 0; i < lines.size(); ++i) out += lines[i] + (i + 1 < lines.size() ? "  \n" : "\n");
-        if (o_.csv_directory.empty() && !fb.command.empty()) {
+        if (!o_.figure_files && !fb.command.empty()) {
             out += "\n*The drawing: " + markdown_code(fb.command) +
                    " writes it as SVG; with `-o DIR` the report links " + markdown_escape(figure_file_name(fb)) +
                    ".*\n";
