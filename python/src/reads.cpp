@@ -25,13 +25,7 @@ void mark_positions(py::handle positions, const char* place, std::size_t n, Mark
             throw usage(place, fmt::format("{} is not a position (a whole number from 1 to {})", shown(p), n));
         }
         const mpz_class z = to_mpz(py::reinterpret_steal<py::object>(PyNumber_Index(p.ptr())));
-        if (z < 1 || z > mpz_class(std::to_string(n))) {
-            Location where;
-            where.context = place;
-            throw reference_error(
-                fmt::format("position {} is out of range: the memory has positions 1 to {}", z.get_str(), n), where);
-        }
-        const std::size_t j = z.get_ui() - 1;
+        const std::size_t j = checked_position(z, n, "memory", placed_at(place)) - 1;
         if (marks[j] != Mark::Included && marks[j] != mark) {
             throw usage("remove", fmt::format("position {} is given to both remove and zero", j + 1));
         }

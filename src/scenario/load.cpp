@@ -216,14 +216,7 @@ std::vector<std::size_t> Loader::positions(const Json& v, const std::string& ptr
                                           n, brief_ascii(v)),
                               r_.at(pi));
         }
-        const mpz_class q = v.rational().get_num();
-        if (sgn(q) < 1 || q > static_cast<unsigned long>(n)) {
-            throw reference_error(fmt::format("position {} is out of range: the source has "
-                                              "positions 1 to {}",
-                                              q.get_str(), n),
-                                  r_.at(pi));
-        }
-        const auto p = static_cast<std::size_t>(q.get_ui());
+        const std::size_t p = checked_position(v.rational().get_num(), n, "source", r_.at(pi));
         if (!seen.insert(p).second) {
             throw shape_error(fmt::format("position {} is listed twice", p), r_.at(pi));
         }
