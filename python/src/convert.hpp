@@ -33,7 +33,7 @@ auto placed(const std::string& place, F&& f) {
     try {
         return f();
     } catch (const Error& e) {
-        if (!e.where().file.empty() || !e.where().pointer.empty()) throw;
+        if (e.in_file()) throw;
         throw at(place.c_str(), e);
     }
 }

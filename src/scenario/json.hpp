@@ -134,12 +134,7 @@ class Reader {
     /// Runs f, placing any error that has no place yet at `pointer` of this file.
     template <class F>
     auto located(const std::string& pointer, F&& f) const -> decltype(f()) {
-        try {
-            return f();
-        } catch (const Error& e) {
-            if (e.where().file.empty() && e.where().pointer.empty()) throw e.located(at(pointer));
-            throw;
-        }
+        return placed(at(pointer), std::forward<F>(f));
     }
 
   private:

@@ -112,7 +112,7 @@ class DecoderLoader {
         try {
             d.check();
         } catch (const Error& e) {
-            if (!e.where().file.empty() || !e.where().pointer.empty()) throw;
+            if (e.in_file()) throw;
             const std::string key = e.where().context;
             throw Error(e.kind(), r_.at(key.empty() || !v.contains(key) ? ptr : ptr + "/" + key), e.reason());
         }
