@@ -476,7 +476,7 @@ std::optional<int> decimal_exponent(const Real& t) {
 
 EntryVerdict judge_entry(const AnswerEntry& entry, const Real& target, const Tolerance& tol) {
     EntryVerdict v;
-    if (entry.form == AnswerEntry::Form::Token) {  // a token has no value (check judges tokens apart)
+    if (entry.form == AnswerEntry::Form::Token || entry.form == AnswerEntry::Form::NoToken) {  // no value
         v.rule = "a token, not a value";
         return v;
     }
@@ -570,6 +570,13 @@ AnswerEntry token_entry(std::string token) {
     AnswerEntry e;
     e.text = std::move(token);
     e.form = AnswerEntry::Form::Token;
+    return e;
+}
+
+AnswerEntry no_token_entry() {
+    AnswerEntry e;
+    e.text = "null";
+    e.form = AnswerEntry::Form::NoToken;
     return e;
 }
 
