@@ -89,6 +89,9 @@ struct EntryVerdict {
     bool decided = true;  ///< false: the enclosures could not separate them (an e-expression equal to
                           ///< thousands of digits): judged not matching, and said so
     std::string rule;     ///< e.g. "exact value", "6 decimal places (written 6)"
+    /// Why the form alone fails the rule, for the learner: "written with 3 decimal places where
+    /// 4 were asked" (a declared decimal-places or significant-figures rule); empty otherwise.
+    std::string form_mismatch;
 };
 /// Judges `entry` against `target` under `tol`: an exact form by exact value (an expression in
 /// e is never equal to a value of the domain unless the enclosures cannot tell), a decimal or
