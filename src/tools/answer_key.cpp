@@ -10,7 +10,7 @@
 #include "exactattn/check.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/print.hpp"
-#include "tools/check_tokens.hpp"
+#include "tools/check/tokens.hpp"
 #include "scenario/json.hpp"
 #include "report/report_json.hpp"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // exactattn: `check` for answers that are tokens — a rollout step's chosen token, its input, the
 // generated sequence, a source's tokens — compared exactly, with the token mistakes named.
-#include "tools/check_tokens.hpp"
+#include "tools/check/tokens.hpp"
 
 #include <fmt/format.h>
 
