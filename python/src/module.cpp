@@ -586,7 +586,7 @@ py::dict judgement_dict(const Judgement& j) {
     if (j.tokens) {      // a target that holds tokens (docs/check.md#token-answers): the tokens as strings
         py::list given;  // None for `null`, the place of a refused tie
         for (const auto& e : j.entries)
-            given.append(e.form == AnswerEntry::Form::NoToken ? py::none() : py::str(e.text));
+            given.append(e.form == AnswerEntry::Form::NoToken ? py::object(py::none()) : py::object(py::str(e.text)));
         d["proposed"] = given;
         d["exact"] = py::cast(j.exact_tokens);
     }
