@@ -78,12 +78,12 @@ detail::Json judgement_json(const Judgement& j) {
         proposed.push_back(written ? j.entries[i].text : to_ascii(j.proposed[i]));
     }
     if (j.tokens) {
-        for (const auto& e : j.entries) proposed.push_back(e.text);
+        for (const auto& t : detail::proposed_tokens(j.entries)) proposed.push_back(t ? Json(*t) : Json(nullptr));
     }
     auto or_null = [](const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); };
     Json exact = Json::array();
     for (const auto& v : j.exact) exact.push_back(v ? Json(to_ascii(*v)) : Json(nullptr));
-    for (const auto& tok : j.exact_tokens) exact.push_back(tok ? detail::Json(*tok) : detail::Json(nullptr));
+    for (const auto& tok : j.exact_tokens) exact.push_back(tok ? Json(*tok) : Json(nullptr));
     return {{"name", j.name},
             {"target", j.target},
             {"correct", j.correct},
