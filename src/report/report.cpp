@@ -261,7 +261,9 @@ Document report_document(const Report& rep, std::vector<FigureBlock> figures) {
         doc.add(Heading{2, Inline(fmt::format("Attention layer {}: sequence {}{}", lr.spec.name, lr.spec.sequence,
                                               lr.spec.memory.empty() ? "" : ", memory " + lr.spec.memory))});
         const auto& q = rep.scenario.sequence(lr.spec.sequence).tokens;
+        const std::size_t first = doc.blocks.size();
         add_layer(doc, lr.trace, q, lr.spec.memory.empty() ? q : rep.scenario.sequence(lr.spec.memory).tokens);
+        detail::number_tables(doc, first, lr.spec.number, lr.spec.caption);
         if (!lr.spec.note.empty()) doc.add(Paragraph{inline_markdown(lr.spec.note)});
     }
     for (const auto& ro : rep.rollouts) detail::add_rollout(doc, rep, ro, 2);

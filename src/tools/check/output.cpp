@@ -40,11 +40,7 @@ std::string quantity_text(const std::vector<std::optional<Value>>& values, std::
 std::string proposed_text(const Judgement& j, Notation n) {
     // Decimals, percentages and expressions in e as the learner wrote them (0.259921, not
     // 259921/1000000); exact forms in the notation; tokens as an answer writes them.
-    if (j.tokens) {
-        std::vector<std::string> given;
-        for (const auto& e : j.entries) given.push_back(e.text);
-        return detail::tokens_text(given, j.scalar);
-    }
+    if (j.tokens) return detail::tokens_text(detail::proposed_tokens(j.entries), j.scalar);
     std::vector<std::string> cells;
     for (std::size_t i = 0; i < j.proposed.size(); ++i) {
         const bool written = i < j.entries.size() && j.entries[i].form != AnswerEntry::Form::Exact;
@@ -82,12 +78,12 @@ detail::Json judgement_json(const Judgement& j) {
         proposed.push_back(written ? j.entries[i].text : to_ascii(j.proposed[i]));
     }
     if (j.tokens) {
-        for (const auto& e : j.entries) proposed.push_back(e.text);
+        for (const auto& t : detail::proposed_tokens(j.entries)) proposed.push_back(t ? Json(*t) : Json(nullptr));
     }
     auto or_null = [](const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); };
     Json exact = Json::array();
     for (const auto& v : j.exact) exact.push_back(v ? Json(to_ascii(*v)) : Json(nullptr));
-    for (const auto& tok : j.exact_tokens) exact.push_back(tok);
+    for (const auto& tok : j.exact_tokens) exact.push_back(tok ? Json(*tok) : Json(nullptr));
     return {{"name", j.name},
             {"target", j.target},
             {"correct", j.correct},
