@@ -9,6 +9,7 @@
 #include "exactattn/error.hpp"
 #include "exactattn/scenario.hpp"
 #include "scenario/vocabulary.hpp"
+#include "support/check_support.hpp"
 #include "support/support.hpp"
 
 namespace exactattn {
@@ -37,16 +38,7 @@ const Report& chapter() {
     return r;
 }
 
-Judgement check(const Report& rep, const std::string& target, const std::string& proposed,
-                const std::string& tolerance = "", std::vector<std::string> accept = {}) {
-    LearnerAnswer la;
-    la.name = "t";
-    la.target = target;
-    read_proposal(proposed, la);
-    if (!tolerance.empty()) la.tolerance = parse_tolerance(tolerance, Location{});
-    la.accept = std::move(accept);
-    return judge(rep, la);
-}
+using test::check;
 
 TEST(Check, DecimalForCubeRootUnderSixDecimalPlaces) {
     // 2^(1/3) − 1 = 0.259921049…: to 6 places 0.259921.

@@ -295,7 +295,8 @@ Judgement judge_values(const Report& rep, const Json& doc, const LearnerAnswer& 
                                        [](const AnswerEntry& e) { return e.form == AnswerEntry::Form::Exact; });
     const Ctx c = detail::context_at(rep, doc, r.exact, answer.target, where);
     const auto tokens = detail::target_tokens(answer.target);
-    if (c.layer != nullptr && tokens[2] == "heads" && all_exact) layer_weight_findings(answer, tokens, j);
+    // A row of a head is a read: its findings are the read's (below), not said twice.
+    if (c.layer != nullptr && !c.s && tokens[2] == "heads" && all_exact) layer_weight_findings(answer, tokens, j);
     if (c.s && all_exact && c.s->quantity == "weights" && !c.s->element) read_weight_findings(c, answer, j);
     if (named_mistake(c, answer, r, tol, shape_findings_end, j)) return j;
     if (named_listed_mistake(c, answer, tol, j)) return j;
