@@ -175,6 +175,24 @@ TEST(Check, RefusedEntriesGetHints) {
     EXPECT_EQ(*parse_answer_entry("2-sqrt(2)").value.exact, Value(2) - Value::exp2(mpq_class(1, 2)));
 }
 
+// The feedback the learner reads says why a decimal fails a declared rule (#24 item 8). θ = ∛2:
+// the weight (4 − 2θ + θ²)/5 = 0.613512… (docs/check.md, by hand); 0.614 has 3 places.
+TEST(Check, FeedbackSaysThePlacesAsked) {
+    const Report rep = run_scenario(load_scenario(test::source_path("data/examples/fractional-scores.json")));
+    const Judgement j = check(rep, "/reads/cbrt2/weights/0", "0.614", "decimal-places:4");
+    EXPECT_FALSE(j.correct);
+    EXPECT_EQ(j.feedback,
+              "Wrong: it is written with 3 decimal places where 4 were asked (it is 0.000488 from the "
+              "exact value).");
+    // 0.61 has 2 significant figures where 3 are asked.
+    const Judgement f = check(rep, "/reads/cbrt2/weights/0", "0.61", "significant-figures:3");
+    EXPECT_NE(
+        std::find(f.findings.begin(), f.findings.end(), "it was written with 2 significant figures where 3 were asked"),
+        f.findings.end());
+    // The exact value in the display form, not term by term (4/5 − 2∛2/5 + ∛4/5).
+    EXPECT_NE(judgement_text(j).find("exact (4 − 2∛2 + ∛4)/5;"), std::string::npos) << judgement_text(j);
+}
+
 TEST(Check, RegistryIds) {
     const auto ids = mistake_ids();
     for (const char* id : {"divide-by-count", "forget-exp", "e-instead-of-2", "forget-renormalize", "drop-a",

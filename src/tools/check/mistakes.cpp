@@ -91,7 +91,7 @@ std::optional<Wrong> divide_by_count(const Ctx& c) {
     return read_wrong(c,
                       fmt::format("divided by the number of positions ({}) instead of the sum of the "
                                   "exponentials ({})",
-                                  count, to_unicode(t.denominator)),
+                                  count, to_display(t.denominator, Notation::Unicode)),
                       a);
 }
 
@@ -153,8 +153,9 @@ std::optional<Wrong> forget_renormalize(const Ctx& c) {
     return read_wrong(c,
                       fmt::format("the weights were not renormalized after removing position{} {}: they "
                                   "still divide by the full sum {} instead of {}",
-                                  c.removed.size() == 1 ? "" : "s", position_list(c.removed), to_unicode(f.denominator),
-                                  to_unicode(c.s->trace->denominator)),
+                                  c.removed.size() == 1 ? "" : "s", position_list(c.removed),
+                                  to_display(f.denominator, Notation::Unicode),
+                                  to_display(c.s->trace->denominator, Notation::Unicode)),
                       a);
 }
 
@@ -265,7 +266,8 @@ std::optional<Wrong> forget_read_scale(const Ctx& c) {
         c,
         r.rule == ScoreRule::ScaledDot
             ? fmt::format("the scores were not divided by √d = √{} (the scale 1/√d was left out)", r.query.size())
-            : fmt::format("the declared scale {} was not applied to the scores", to_unicode(r.scale)),
+            : fmt::format("the declared scale {} was not applied to the scores",
+                          to_display(r.scale, Notation::Unicode)),
         a);
 }
 
@@ -274,14 +276,14 @@ std::optional<Wrong> forget_scale(const Ctx& c) {
     const AttentionLayer& layer = c.layer->spec.layer;
     if (layer.rule != ScoreRule::ScaledDot && layer.rule != ScoreRule::Scaled) return std::nullopt;
     const std::size_t d_k = c.layer->trace.heads.empty() ? 0 : c.layer->trace.heads[0].keys.width();
-    return layer_wrong(
-        c,
-        layer.rule == ScoreRule::ScaledDot
-            ? fmt::format("the scores were not divided by √d_k = √{} (the scale 1/√d_k was "
-                          "left out)",
-                          d_k)
-            : fmt::format("the declared scale {} was not applied to the scores", to_unicode(layer.scale)),
-        layer_alternative(c, ScoreRule::Dot, Value(1), layer_same_mask(*c.layer), false));
+    return layer_wrong(c,
+                       layer.rule == ScoreRule::ScaledDot
+                           ? fmt::format("the scores were not divided by √d_k = √{} (the scale 1/√d_k was "
+                                         "left out)",
+                                         d_k)
+                           : fmt::format("the declared scale {} was not applied to the scores",
+                                         to_display(layer.scale, Notation::Unicode)),
+                       layer_alternative(c, ScoreRule::Dot, Value(1), layer_same_mask(*c.layer), false));
 }
 
 std::optional<Wrong> no_causal_mask(const Ctx& c) {
