@@ -2,9 +2,14 @@
 // exactattn: ascii, unicode, LaTeX and MathML printers, canonical and display forms.
 #include "exactattn/print.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <numeric>
+
+#include "exactattn/limits.hpp"
 
 namespace exactattn {
 
@@ -312,6 +317,13 @@ class Render {
                 shape = Shape::Compound;
             }
             return text;
+        }
+        {
+            // Base conversion divides by powers of ten, subquadratic with a log factor (work
+            // units, docs/limits.md).
+            const auto bits = static_cast<double>(mpz_sizeinbase(n.get_mpz_t(), 2));
+            const double units = 2 * multiplication_work(bits) * std::log2(bits / 64 + 2);
+            if (!charge_work(units)) throw over_work(units, fmt::format("writing a {}-bit number in decimal", bits));
         }
         const std::string digits = n.get_str();
         if (keep_ == 0 || digits.size() <= keep_ || digits.size() < keep_ + 16) return mn(digits);
