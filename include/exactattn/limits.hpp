@@ -127,9 +127,10 @@ enum class LimitAudience { Library, CommandLine, Python };
 void set_limit_audience(LimitAudience audience);
 
 /// The one phrasing of a refusal at a limit: `<what>, over the limit of <value><unit>
-/// (limits: <name>[; <option> raises it])`, with the value in force on the calling thread.
-/// `what` says what asked for how much, e.g. "a number would need 20000000 bits".
-[[nodiscard]] Error over_limit(Limit which, std::string_view what, Location where = {});
+/// (limits: <name>[; <option> raises it])[; <advice>]`, with the value in force on the calling
+/// thread. `what` says what asked for how much, e.g. "a number would need 20000000 bits";
+/// `advice`, if any, what to do instead.
+[[nodiscard]] Error over_limit(Limit which, std::string_view what, Location where = {}, std::string_view advice = {});
 
 /// One job's work budget (docs/limits.md, "The work budget"): while it lives, every costly
 /// step on the calling thread (and on threads that share it) is charged to it, and a step that

@@ -25,18 +25,16 @@ void check_bits(const mpq_class& q) {
     const auto nb = static_cast<std::int64_t>(mpz_sizeinbase(q.get_num_mpz_t(), 2));
     const auto db = static_cast<std::int64_t>(mpz_sizeinbase(q.get_den_mpz_t(), 2));
     if (nb > limit || db > limit) {
-        throw limit_error(fmt::format("a number would need {} bits, over the limit of {} bits (limits: max_bits)",
-                                      std::max(nb, db), limit));
+        throw over_limit(Limit::max_bits, fmt::format("a number would need {} bits", std::max(nb, db)));
     }
 }
 
 int lcm_root(int m1, int m2) {
     const long long l = std::lcm(static_cast<long long>(m1), static_cast<long long>(m2));
     if (l > limits().max_root) {
-        throw limit_error(
-            fmt::format("combining 2^(1/{}) and 2^(1/{}) needs Q(2^(1/{})), over the limit of root degree {} "
-                        "(limits: max_root)",
-                        m1, m2, l, limits().max_root));
+        throw over_limit(
+            Limit::max_root,
+            fmt::format("combining 2^(1/{}) and 2^(1/{}) needs Q(2^(1/{})), of root degree {}", m1, m2, l, l));
     }
     return static_cast<int>(l);
 }
@@ -48,10 +46,7 @@ namespace {
 void check_root(int m) {
     if (m < 1) throw domain_error(fmt::format("root degree {} must be at least 1", m));
     if (m > limits().max_root) {
-        throw limit_error(
-            fmt::format("2^(1/{}) needs root degree {}, over the limit of {} "
-                        "(limits: max_root)",
-                        m, m, limits().max_root));
+        throw over_limit(Limit::max_root, fmt::format("2^(1/{}) needs root degree {}", m, m));
     }
 }
 
@@ -100,16 +95,12 @@ double log2_nu(const std::vector<mpz_class>& x, int m) {
 [[noreturn]] void size_bound_error(const std::string& what, std::int64_t per_number, std::int64_t total) {
     const auto& l = limits();
     if (per_number > l.max_bits) {
-        throw limit_error(
-            fmt::format("{} may need numbers of up to {} bits (a bound from the "
-                        "operands' sizes), over the limit of {} bits "
-                        "(limits: max_bits)",
-                        what, per_number, l.max_bits));
+        throw over_limit(Limit::max_bits, fmt::format("{} may need numbers of up to {} bits (a bound from the "
+                                                      "operands' sizes)",
+                                                      what, per_number));
     }
-    throw limit_error(
-        fmt::format("{} may need up to {} bits in all (a bound from the operands' "
-                    "sizes), over the limit of {} bits (limits: max_value_bits)",
-                    what, total, l.max_value_bits));
+    throw over_limit(Limit::max_value_bits,
+                     fmt::format("{} may need up to {} bits in all (a bound from the operands' sizes)", what, total));
 }
 
 // Refuses when a bound on a result's numbers is over max_bits, or `count` numerators of up to
@@ -315,16 +306,13 @@ FieldElem FieldElem::pow2(const mpq_class& r_in) {
         (!mpz_fits_slong_p(p.get_mpz_t()) ||
          mpz_cmpabs(mpz_class(p / q).get_mpz_t(), mpz_class(static_cast<long>(limits().max_exponent)).get_mpz_t()) >
              0)) {
-        throw limit_error(
-            fmt::format("2^({}) has an exponent over the limit of {} in absolute "
-                        "value (limits: max_exponent)",
-                        detail::brief(r.get_str()), limits().max_exponent));
+        throw over_limit(Limit::max_exponent,
+                         fmt::format("2^({}) has an exponent of absolute value {}", detail::brief(r.get_str()),
+                                     detail::brief(mpz_class(abs(p) / q).get_str())));
     }
     if (!mpz_fits_slong_p(q.get_mpz_t()) || q > limits().max_root) {
-        throw limit_error(
-            fmt::format("2^({}) needs root degree {}, over the limit of {} "
-                        "(limits: max_root)",
-                        detail::brief(r.get_str()), detail::brief(q.get_str()), limits().max_root));
+        throw over_limit(Limit::max_root, fmt::format("2^({}) needs root degree {}", detail::brief(r.get_str()),
+                                                      detail::brief(q.get_str())));
     }
     const long m = q.get_si();
     mpz_class k;  // floor(p / q)
@@ -657,18 +645,14 @@ FieldElem FieldElem::pow(std::int64_t n) const {
     if (n < 0) {
         if (is_zero()) throw domain_error("division by zero: 0 raised to a negative power");
         if (n < -limits().max_exponent) {
-            throw limit_error(
-                fmt::format("power {} is over the limit of {} in absolute value "
-                            "(limits: max_exponent)",
-                            n, limits().max_exponent));
+            throw over_limit(Limit::max_exponent, fmt::format("power {} has absolute value {}", n, -n));
         }
         return inverse().pow(-n);
     }
     if (n == 0) return FieldElem(1);
     if (is_zero()) return FieldElem();
     if (n > limits().max_exponent) {
-        throw limit_error(
-            fmt::format("power {} is over the limit of {} (limits: max_exponent)", n, limits().max_exponent));
+        throw over_limit(Limit::max_exponent, fmt::format("power {}", n));
     }
     // Refuse up front when the result cannot fit: x = X / D, and every coefficient of X^n is at
     // most ν(X)^n (log2_nu), every denominator at most D^n; a single term stays one term.

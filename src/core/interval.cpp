@@ -175,10 +175,7 @@ Iv mul(const Iv& x, const Iv& y, std::int64_t prec) {
 
 void check_precision(std::int64_t prec) {
     if (prec > limits().max_precision) {
-        throw limit_error(
-            fmt::format("deciding this value needs more than {} bits of working "
-                        "precision (limits: max_precision)",
-                        limits().max_precision));
+        throw over_limit(Limit::max_precision, "deciding this value needs more bits of working precision");
     }
 }
 

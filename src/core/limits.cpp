@@ -77,7 +77,7 @@ std::int64_t limit_value(const Limits& l, Limit which) {
 
 void set_limit_audience(LimitAudience a) { audience.store(a); }
 
-Error over_limit(Limit which, std::string_view what, Location where) {
+Error over_limit(Limit which, std::string_view what, Location where, std::string_view advice) {
     const auto& r = row(which);
     std::string hint;
     switch (audience.load()) {
@@ -90,8 +90,8 @@ Error over_limit(Limit which, std::string_view what, Location where) {
         case LimitAudience::Library:
             break;
     }
-    return limit_error(fmt::format("{}, over the limit of {}{} (limits: {}{})", what, limit_value(limits(), which),
-                                   r.unit, r.name, hint),
+    return limit_error(fmt::format("{}, over the limit of {}{} (limits: {}{}){}{}", what, limit_value(limits(), which),
+                                   r.unit, r.name, hint, advice.empty() ? "" : "; ", advice),
                        std::move(where));
 }
 
