@@ -565,9 +565,25 @@ std::size_t digits_kept(const Sum& s, const DisplayOptions& o) {
 
 }  // namespace
 
+namespace {
+
+// Work units charged per character of a printed value (docs/limits.md): a report is laid out,
+// escaped and written around every value it prints, so that the budget bounds how much a job
+// prints (a rollout of 1024 steps over a 60-token vocabulary printed 220 MB), not only what
+// it computes.
+constexpr double kWorkPerPrintedByte = 8000;
+
+std::string charged(std::string text) {
+    const double units = kWorkPerPrintedByte * static_cast<double>(text.size());
+    if (!charge_work(units)) throw over_work(units, fmt::format("printing a value of {} characters", text.size()));
+    return text;
+}
+
+}  // namespace
+
 std::string to_display(const Value& v, Notation n, const DisplayOptions& o) {
     const Sum s = display_sum(v, o.display);
-    return Render(n, o.display, digits_kept(s, o)).value(s);
+    return charged(Render(n, o.display, digits_kept(s, o)).value(s));
 }
 
 std::string to_display(const std::vector<Value>& row, Notation n, const DisplayOptions& o) {
@@ -577,7 +593,7 @@ std::string to_display(const std::vector<Value>& row, Notation n, const DisplayO
         const Sum s = display_sum(v, o.display);
         entries.push_back(Render(n, o.display, digits_kept(s, o)).sum(s));
     }
-    return Render::row(n, entries);
+    return charged(Render::row(n, entries));
 }
 
 std::size_t display_width(const std::string& s) {
