@@ -132,6 +132,16 @@ void set_limit_audience(LimitAudience audience);
 /// `advice`, if any, what to do instead.
 [[nodiscard]] Error over_limit(Limit which, std::string_view what, Location where = {}, std::string_view advice = {});
 
+/// Makes GMP (and MPFR, which allocates through GMP) report an allocation failure as
+/// std::bad_alloc, after calling the new-handler like operator new does, instead of printing
+/// "GNU MP: Cannot allocate memory" and aborting the process. The command line tool installs
+/// it at start, so running out of memory inside a big-number operation is the one-line `out
+/// of memory` error (exit 2) like any other. The exception unwinds through GMP's C frames
+/// (built with unwind tables on the supported platforms); what GMP had allocated for the
+/// failed operation is lost, once. The Python module does not install it: GMP's memory
+/// functions are global to the process, and another extension (gmpy2) may own them.
+void use_throwing_gmp_allocator();
+
 /// One job's work budget (docs/limits.md, "The work budget"): while it lives, every costly
 /// step on the calling thread (and on threads that share it) is charged to it, and a step that
 /// would take the total past limits().max_work is refused with a LimitError naming the step.

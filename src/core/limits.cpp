@@ -4,8 +4,11 @@
 #include "exactattn/limits.hpp"
 
 #include <fmt/format.h>
+#include <gmp.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <new>
 
 namespace exactattn {
 
@@ -60,7 +63,30 @@ const LimitRow& row(Limit which) {
 }
 
 double clamp_units(double v) { return std::isfinite(v) ? v : 1e300; }
+void* gmp_allocate(std::size_t n) {
+    for (;;) {
+        if (void* p = std::malloc(n)) return p;
+        if (const auto handler = std::get_new_handler()) {
+            handler();
+        } else {
+            throw std::bad_alloc();
+        }
+    }
+}
+void* gmp_reallocate(void* old, std::size_t /*old_size*/, std::size_t n) {
+    for (;;) {
+        if (void* p = std::realloc(old, n)) return p;
+        if (const auto handler = std::get_new_handler()) {
+            handler();
+        } else {
+            throw std::bad_alloc();
+        }
+    }
+}
+void gmp_free(void* p, std::size_t /*size*/) { std::free(p); }
 }  // namespace
+
+void use_throwing_gmp_allocator() { mp_set_memory_functions(gmp_allocate, gmp_reallocate, gmp_free); }
 
 const Limits& limits() { return scoped != nullptr ? *scoped : process_defaults(); }
 void set_limits(const Limits& l) { process_defaults() = l; }
