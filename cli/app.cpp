@@ -163,6 +163,8 @@ void make_app(CLI::App& app, Parsed& p) {
     auto* s_rollout = app.add_subcommand("rollout", "A decoder rollout: teacher forcing and generation step by step");
     s_rollout->add_option("file", p.rollout.file, "Scenario file with a decoder")->required();
     s_rollout->add_option("--rollout", p.rollout.name, "The declared rollout (default: the only one)");
+    s_rollout->add_option("--digits", p.rollout.digits, "Decimals of the rounded cross-entropy (1-100)")
+        ->check(CLI::Range(1, 100));
     s_rollout->add_option("--format", p.rollout.format, "text|markdown|latex|html|csv|json")
         ->check(CLI::IsMember(kReportFormats));
     s_rollout->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_rollout(p.rollout, o); }; });

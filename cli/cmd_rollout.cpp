@@ -12,7 +12,7 @@
 namespace exactattn::cli {
 
 int cmd_rollout(const RolloutOptions& o, std::ostream& out) {
-    const Scenario s = load_scenario(o.file);
+    Scenario s = load_scenario(o.file);
     const Format f = parse_format(o.format);
     Location where;
     where.context = "--rollout";
@@ -43,6 +43,9 @@ int cmd_rollout(const RolloutOptions& o, std::ostream& out) {
         (void)s.rollout(name);  // an unknown name is refused before the scenario runs
     } catch (const Error& e) {
         throw e.located(where);
+    }
+    if (o.digits) {
+        for (auto& r : s.rollouts) r.digits = *o.digits;
     }
     const Report rep = run_scenario(s);
     const RolloutResult& r = rep.rollout(name);

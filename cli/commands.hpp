@@ -91,6 +91,7 @@ struct AttendOptions {
 struct RolloutOptions {
     std::string file;
     std::optional<std::string> name;  ///< --rollout (absent: the scenario's only rollout; given empty: refused)
+    std::optional<int> digits;        ///< --digits: decimals of the rounded cross-entropy (default: the file's, 6)
     std::string format = "text";
     exactattn::RenderOptions render;  ///< --standalone, --latex-floats, --no-markdown-math
 };

@@ -62,7 +62,8 @@ Real e_power(const mpq_class& q);
 struct AnswerEntry {
     /// Token: a token of a rollout or a source (`blue`), the answer to a pointer that holds tokens
     /// (names_tokens() in scenario.hpp); it has no value and is compared exactly (docs/check.md).
-    enum class Form { Exact, Decimal, Percent, Outside, Token };
+    /// NoToken: `null` in a token list, the place of a step whose tie the rule refused.
+    enum class Form { Exact, Decimal, Percent, Outside, Token, NoToken };
     std::string text;  ///< as written (Token: the token itself, unquoted)
     Form form = Form::Exact;
     Real value;        ///< Exact/Decimal/Percent: exact (a percentage divided by 100)
@@ -79,6 +80,8 @@ AnswerEntry parse_answer_entry(std::string_view text);
 
 /// One entry of a token answer: the token itself (Form::Token), not parsed.
 AnswerEntry token_entry(std::string token);
+/// The entry `null` of a token list: no token (a tie the rule refused), Form::NoToken.
+AnswerEntry no_token_entry();
 
 /// The verdict on one entry against one exact (or enclosed) value.
 struct EntryVerdict {
@@ -86,6 +89,9 @@ struct EntryVerdict {
     bool decided = true;  ///< false: the enclosures could not separate them (an e-expression equal to
                           ///< thousands of digits): judged not matching, and said so
     std::string rule;     ///< e.g. "exact value", "6 decimal places (written 6)"
+    /// Why the form alone fails the rule, for the learner: "written with 3 decimal places where
+    /// 4 were asked" (a declared decimal-places or significant-figures rule); empty otherwise.
+    std::string form_mismatch;
 };
 /// Judges `entry` against `target` under `tol`: an exact form by exact value (an expression in
 /// e is never equal to a value of the domain unless the enclosures cannot tell), a decimal or

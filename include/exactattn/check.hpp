@@ -34,7 +34,7 @@ struct Judgement {
     /// The target holds tokens (names_tokens()): `exact_tokens` are the report's, `entries` the
     /// proposed ones (Form::Token); `proposed` and `exact` are then empty.
     bool tokens = false;
-    std::vector<std::string> exact_tokens;
+    std::vector<std::optional<std::string>> exact_tokens;  ///< none: a refused tie's step (null)
 };
 
 /// A token as an answer writes it: bare (`blue`, `红色`, `<s>`), or as a JSON string (`","`,

@@ -58,7 +58,10 @@ struct RolloutSpec {
     std::vector<std::string> reference;  ///< y_1..y_T (empty: generation only)
     std::size_t steps = 0;               ///< T (default: the reference's length)
     bool cross_entropy = false;
+    int digits = 6;  ///< decimals of the rounded cross-entropy (1-100; `digits`, `rollout --digits`)
     std::string note;
+    std::string number;   ///< "15.2": the rollout's first table (the rest 15.2.2, 15.2.3, …; docs/output.md)
+    std::string caption;  ///< Markdown: the first table's caption
     bool operator==(const RolloutSpec&) const = default;
 };
 
@@ -104,6 +107,8 @@ struct RegimeTrace {
     Costs costs;          ///< of the reads (n, d_c, T = steps taken): the chapter's sequential steps
     /// The chosen tokens in order (refused steps are "").
     [[nodiscard]] std::vector<std::string> tokens() const;
+    /// The chosen tokens in order, none at a tie the rule refused (the JSON `tokens`: null).
+    [[nodiscard]] std::vector<std::optional<std::string>> choices() const;
 };
 
 /// Where generation leaves the reference and where the two regimes' choices part.
@@ -122,8 +127,9 @@ struct RolloutResult {
 /// Runs one regime: `memory` is the source states, `initial` s_0. Teacher forcing needs
 /// `reference` with at least `steps` tokens. Throws ShapeError/ReferenceError on bad shapes or
 /// tokens and DomainError when a read's score leaves the exact domain (placed at the step).
+/// `digits`: the decimals of each rounded cross-entropy.
 RegimeTrace roll_out(const Decoder& dec, const Memory& memory, const Vector& initial, Regime regime, std::size_t steps,
-                     const std::vector<std::string>& reference, bool cross_entropy);
+                     const std::vector<std::string>& reference, bool cross_entropy, int digits = 6);
 
 /// Both regimes of a declared rollout and their divergence.
 RolloutResult run_rollout(const Decoder& dec, const RolloutSpec& spec, const Memory& memory, const Vector& initial);

@@ -185,6 +185,8 @@ struct LayerSpec {
     std::string memory;
     AttentionLayer layer;
     std::string note;
+    std::string number;   ///< "15.1": the layer's first table (the rest 15.1.2, 15.1.3, …; docs/output.md)
+    std::string caption;  ///< Markdown: the first table's caption
     bool operator==(const LayerSpec&) const = default;
 };
 

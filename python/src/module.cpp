@@ -586,9 +586,10 @@ py::dict judgement_dict(const Judgement& j) {
     d["target"] = j.target;
     d["proposed"] = to_list(j.proposed);
     d["exact"] = to_list(Column(j.exact));  // None where the report has no entry
-    if (j.tokens) {  // a target that holds tokens (docs/check.md#token-answers): the tokens as strings
-        py::list given;
-        for (const auto& e : j.entries) given.append(e.text);
+    if (j.tokens) {      // a target that holds tokens (docs/check.md#token-answers): the tokens as strings
+        py::list given;  // None for `null`, the place of a refused tie
+        for (const auto& e : j.entries)
+            given.append(e.form == AnswerEntry::Form::NoToken ? py::object(py::none()) : py::object(py::str(e.text)));
         d["proposed"] = given;
         d["exact"] = py::cast(j.exact_tokens);
     }

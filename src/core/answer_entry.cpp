@@ -408,6 +408,41 @@ bool mentions_e(const std::string& s) {
 
 }  // namespace
 
+namespace {
+
+// What a learner probably meant by an entry the notation refuses (#24): a decimal comma
+// (0,5858 → 0.5858), a square root without its parentheses (2-sqrt2 → 2 - sqrt(2)).
+std::string entry_hint(const std::string& text) {
+    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    const auto comma = text.find(',');
+    if (comma != std::string::npos && text.find(',', comma + 1) == std::string::npos && comma > 0 &&
+        comma + 1 < text.size() && digit(text[comma - 1]) && digit(text[comma + 1])) {
+        std::string pointed = text;
+        pointed[comma] = '.';
+        if (decimal_literal(pointed)) {
+            return fmt::format("a decimal is written with a point: {} (a comma separates the entries of a list)",
+                               pointed);
+        }
+    }
+    std::string fixed;
+    bool changed = false;
+    for (std::size_t i = 0; i < text.size();) {
+        if (text.compare(i, 4, "sqrt") == 0 && i + 4 < text.size() && digit(text[i + 4])) {
+            std::size_t end = i + 4;
+            while (end < text.size() && digit(text[end])) ++end;
+            fixed += "sqrt(" + text.substr(i + 4, end - i - 4) + ")";
+            changed = true;
+            i = end;
+            continue;
+        }
+        fixed += text[i++];
+    }
+    if (changed) return fmt::format("a square root takes parentheses: {}", fixed);
+    return {};
+}
+
+}  // namespace
+
 AnswerEntry parse_answer_entry(std::string_view raw) {
     const std::string text = trimmed(raw);
     if (!text.empty() && text.back() == '%') {
@@ -436,7 +471,13 @@ AnswerEntry parse_answer_entry(std::string_view raw) {
         return e;
     }
     e.form = AnswerEntry::Form::Exact;
-    e.value = Real::of(parse_value(text));
+    try {
+        e.value = Real::of(parse_value(text));
+    } catch (const Error& err) {
+        const std::string hint = entry_hint(text);
+        if (hint.empty() || err.kind() != ErrorKind::Parse) throw;
+        throw Error(err.kind(), err.where(), err.reason() + "; " + hint);
+    }
     return e;
 }
 
@@ -476,7 +517,8 @@ std::optional<int> decimal_exponent(const Real& t) {
 
 EntryVerdict judge_entry(const AnswerEntry& entry, const Real& target, const Tolerance& tol) {
     EntryVerdict v;
-    if (entry.form == AnswerEntry::Form::Token) {  // a token has no value (check judges tokens apart)
+    if (entry.form == AnswerEntry::Form::Token ||
+        entry.form == AnswerEntry::Form::NoToken) {  // no value (check judges tokens apart)
         v.rule = "a token, not a value";
         return v;
     }
@@ -503,6 +545,10 @@ EntryVerdict judge_entry(const AnswerEntry& entry, const Real& target, const Tol
                          : fmt::format("{} decimal place{} (written with {})", n, n == 1 ? "" : "s", entry.decimals);
             if (entry.decimals != n) {
                 v.match = false;
+                if (tol.kind == Tolerance::Kind::DecimalPlaces) {
+                    v.form_mismatch = fmt::format("written with {} decimal place{} where {} {} asked", entry.decimals,
+                                                  entry.decimals == 1 ? "" : "s", n, n == 1 ? "was" : "were");
+                }
                 return v;
             }
             decide(within(entry.value, target, Real::of(Value(mpq_class(pow10(-n) / 2))), false));
@@ -516,6 +562,11 @@ EntryVerdict judge_entry(const AnswerEntry& entry, const Real& target, const Tol
                                                            : fmt::format("{} to {}", entry.sig_min, entry.sig_max));
             if (n < entry.sig_min || n > entry.sig_max) {
                 v.match = false;
+                const std::string figures = entry.sig_min == entry.sig_max
+                                                ? std::to_string(entry.sig_min)
+                                                : fmt::format("{} to {}", entry.sig_min, entry.sig_max);
+                v.form_mismatch = fmt::format("written with {} significant figure{} where {} {} asked", figures,
+                                              entry.sig_max == 1 ? "" : "s", n, n == 1 ? "was" : "were");
                 return v;
             }
             const auto zero = certified_compare(target, Real::of(Value()));
@@ -550,11 +601,18 @@ std::string distance_text(const Real& d) {
     // In the domain: correctly rounded from the exact value. Outside it (an expression in e):
     // the midpoint of a 96-bit enclosure, itself an exact rational, correctly rounded once.
     if (d.exact && d.exact->is_zero()) return "0";
+    // A whole distance (a count's: 1400 bytes) is printed whole, never in e-notation (#24).
+    if (d.exact && d.exact->is_rational() && d.exact->rational().get_den() == 1) {
+        return d.exact->rational().get_num().get_str();
+    }
     const auto midpoint = [&] {
         const RationalInterval r = d.at(96);
         return Value(mpq_class((r.lo + r.hi) / 2));
     };
-    std::string s = to_significant(d.exact ? *d.exact : midpoint(), 3);
+    const Value x = d.exact ? *d.exact : midpoint();
+    // 1000 and more: to the unit (1234.5 → 1235), not 1.23e+03.
+    if (compare(x.sign() < 0 ? -x : x, Value(1000)) >= 0) return to_fixed(x, 0);
+    std::string s = to_significant(x, 3);
     // %g style, as feedback reads best: no trailing zeros (0.2, not 0.200).
     const auto point = s.find('.');
     if (point == std::string::npos) return s;
@@ -570,6 +628,13 @@ AnswerEntry token_entry(std::string token) {
     AnswerEntry e;
     e.text = std::move(token);
     e.form = AnswerEntry::Form::Token;
+    return e;
+}
+
+AnswerEntry no_token_entry() {
+    AnswerEntry e;
+    e.text = "null";
+    e.form = AnswerEntry::Form::NoToken;
     return e;
 }
 

@@ -122,6 +122,12 @@ std::vector<std::string> RegimeTrace::tokens() const {
     return out;
 }
 
+std::vector<std::optional<std::string>> RegimeTrace::choices() const {
+    std::vector<std::optional<std::string>> out;
+    for (const auto& s : steps) out.push_back(s.chosen ? std::optional<std::string>(s.chosen_token) : std::nullopt);
+    return out;
+}
+
 namespace {
 
 // Runs f, placing an error that has no place yet at "<regime> step t".
@@ -192,7 +198,7 @@ std::string neg_log_decimal(const Value& p, int digits) {
 }
 
 RegimeTrace roll_out(const Decoder& dec, const Memory& memory, const Vector& initial, Regime regime, std::size_t steps,
-                     const std::vector<std::string>& reference, bool cross_entropy) {
+                     const std::vector<std::string>& reference, bool cross_entropy, int digits) {
     dec.check();
     if (static_cast<std::int64_t>(steps) > limits().max_decoder_steps) {
         throw over_limit(Limit::max_decoder_steps, fmt::format("{} decoder steps", steps));
@@ -277,9 +283,9 @@ RegimeTrace roll_out(const Decoder& dec, const Memory& memory, const Vector& ini
                 mpq_class r;
                 if (p.is_constant() && p.constant().as_signed_power_of_two(sign, r) && sign > 0) {
                     st.cross_entropy = Value(mpq_class(-r)) * Value::ln2();
-                    st.cross_entropy_decimal = to_fixed(*st.cross_entropy, 6);
+                    st.cross_entropy_decimal = to_fixed(*st.cross_entropy, digits);
                 } else {
-                    st.cross_entropy_decimal = neg_log_decimal(p, 6);
+                    st.cross_entropy_decimal = neg_log_decimal(p, digits);
                 }
             }
             return st;
@@ -315,10 +321,11 @@ RolloutResult run_rollout(const Decoder& dec, const RolloutSpec& spec, const Mem
     r.spec = spec;
     const std::size_t steps = spec.steps > 0 ? spec.steps : spec.reference.size();
     if (!spec.reference.empty()) {
-        r.teacher_forcing =
-            roll_out(dec, memory, initial, Regime::TeacherForcing, steps, spec.reference, spec.cross_entropy);
+        r.teacher_forcing = roll_out(dec, memory, initial, Regime::TeacherForcing, steps, spec.reference,
+                                     spec.cross_entropy, spec.digits);
     }
-    r.generation = roll_out(dec, memory, initial, Regime::Generation, steps, spec.reference, spec.cross_entropy);
+    r.generation =
+        roll_out(dec, memory, initial, Regime::Generation, steps, spec.reference, spec.cross_entropy, spec.digits);
     const auto& g = r.generation.steps;
     for (std::size_t i = 0; i < g.size() && !r.divergence.prefix_step; ++i) {
         if (i < spec.reference.size() && g[i].chosen_token != spec.reference[i]) r.divergence.prefix_step = i + 1;

@@ -21,6 +21,13 @@ Json optional_values(const Column& c) {
     return a;
 }
 
+// Chosen tokens with null where the tie rule refused (docs/decoder.md, Pointers).
+Json choices_json(const std::vector<std::optional<std::string>>& tokens) {
+    Json a = Json::array();
+    for (const auto& t : tokens) a.push_back(t ? Json(*t) : Json(nullptr));
+    return a;
+}
+
 Json tokens_json(const Decoder& d, const std::vector<std::size_t>& indices) {
     Json a = Json::array();
     for (auto i : indices) a.push_back(d.vocabulary[i].first);
@@ -76,21 +83,25 @@ Json regime_json(const Decoder& d, const RegimeTrace& r) {
     steps.push_back(start);
     for (const auto& st : r.steps) steps.push_back(step_json(d, st));
     j["steps"] = steps;
-    j["tokens"] = r.tokens();
+    j["tokens"] = choices_json(r.choices());
     j["stopped"] = r.stopped;
     j["costs"] = costs_json(r.costs);
     return j;
 }
 
-std::vector<std::string> prefix(const std::vector<std::string>& v, std::size_t n) {
+template <class T>
+std::vector<T> prefix(const std::vector<T>& v, std::size_t n) {
     return {v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(n, v.size()))};
 }
 
-std::string joined(const std::vector<std::string>& v) {
+// Tokens in a sentence, a refused step as "—" (the sentence then says which tie was refused).
+std::string joined(const std::vector<std::optional<std::string>>& v) {
     std::string s;
-    for (const auto& t : v) s += (s.empty() ? "" : " ") + (t.empty() ? std::string("—") : t);
+    for (const auto& t : v) s += (s.empty() ? "" : " ") + (t ? *t : std::string("—"));
     return s;
 }
+
+std::vector<std::optional<std::string>> all_chosen(const std::vector<std::string>& v) { return {v.begin(), v.end()}; }
 
 }  // namespace
 
@@ -104,10 +115,12 @@ Json rollout_to_json(const Report& rep, const RolloutResult& r) {
     Json div;
     div["prefix_step"] = r.divergence.prefix_step ? Json(*r.divergence.prefix_step) : Json(nullptr);
     div["choice_step"] = r.divergence.choice_step ? Json(*r.divergence.choice_step) : Json(nullptr);
+    div["reference_prefix"] = nullptr;
+    div["generated_prefix"] = nullptr;
     if (r.divergence.prefix_step) {
         const std::size_t k = *r.divergence.prefix_step;
         div["reference_prefix"] = prefix(r.spec.reference, k);
-        div["generated_prefix"] = prefix(r.generation.tokens(), k);
+        div["generated_prefix"] = choices_json(prefix(r.generation.choices(), k));
     }
     j["divergence"] = div;
     return j;
@@ -115,7 +128,34 @@ Json rollout_to_json(const Report& rep, const RolloutResult& r) {
 
 namespace {
 
-Inline tokens_inline(const std::vector<std::string>& v) { return Inline().token(joined(v)); }
+Inline tokens_inline(const std::vector<std::optional<std::string>>& v) { return Inline().token(joined(v)); }
+Inline tokens_inline(const std::vector<std::string>& v) { return tokens_inline(all_chosen(v)); }
+
+// "refused the tie {yes, no} at step 2": what a regime did at a step whose tie the rule refused.
+Inline refused_tie(const Decoder& d, const DecoderStep& st) {
+    Inline c("refused the tie {");
+    for (std::size_t i = 0; i < st.argmax.size(); ++i)
+        (i > 0 ? c.text(", ") : c).token(d.vocabulary[st.argmax[i]].first);
+    return c.text(fmt::format("}} at step {}", st.step));
+}
+
+// The regime's choice at a step: its token, or the tie it refused.
+Inline choice_inline(const Decoder& d, const DecoderStep& st) {
+    return st.chosen ? Inline().token(st.chosen_token) : refused_tie(d, st);
+}
+
+// "Generation chooses: a — (stopped: tie refused); generation refused the tie {yes, no} at step 2."
+Inline regime_summary(const Decoder& d, const RegimeTrace& r, const char* label, bool stopped) {
+    Inline line = Inline(fmt::format("{} chooses: ", label)).append(tokens_inline(r.choices()));
+    if (stopped) line.text(fmt::format(" (stopped: {})", r.stopped));
+    for (const auto& st : r.steps) {
+        if (!st.chosen) {
+            line.text(r.regime == Regime::Generation ? "; generation " : "; teacher forcing ")
+                .append(refused_tie(d, st));
+        }
+    }
+    return line;
+}
 
 Inline chosen_cell(const Decoder& d, const DecoderStep& st) {
     Inline c;
@@ -158,7 +198,7 @@ TableBlock steps_table(const Decoder& d, const RegimeTrace& r) {
     return tab;
 }
 
-TableBlock output_table(const Decoder& d, const RegimeTrace& r, bool cross_entropy) {
+TableBlock output_table(const Decoder& d, const RegimeTrace& r, bool cross_entropy, int digits) {
     TableBlock tab;
     tab.caption = Inline(fmt::format("{}: output scores and distribution", regime_name(r.regime)));
     tab.headers.push_back(Inline("Step"));
@@ -183,7 +223,8 @@ TableBlock output_table(const Decoder& d, const RegimeTrace& r, bool cross_entro
             if (st.cross_entropy) {
                 note.text("= ").value(*st.cross_entropy).text(" ≈ " + st.cross_entropy_decimal);
             } else {
-                note.text("≈ " + st.cross_entropy_decimal + " (correctly rounded to 6 decimals; not exact)");
+                note.text(fmt::format("≈ {} (correctly rounded to {} decimals; not exact)", st.cross_entropy_decimal,
+                                      digits));
             }
             tab.notes.push_back(std::move(note));
         }
@@ -208,32 +249,29 @@ TableBlock costs_table(const RegimeTrace& r) {
 void add_rollout(Document& doc, const Report& rep, const RolloutResult& r, int level) {
     const Decoder& d = *rep.scenario.decoder;
     const Source& src = rep.scenario.source(r.spec.source);
+    const std::size_t first = doc.blocks.size();
     doc.add(Heading{level, Inline(fmt::format("Rollout {}: source {}", r.spec.name, r.spec.source))});
     if (!r.spec.note.empty()) doc.add(Paragraph{inline_markdown(r.spec.note)});
     Lines summary;
     if (!r.spec.reference.empty())
         summary.lines.push_back(Inline("Reference: ").append(tokens_inline(r.spec.reference)));
-    if (r.teacher_forcing) {
-        summary.lines.push_back(Inline("Teacher forcing chooses: ").append(tokens_inline(r.teacher_forcing->tokens())));
-    }
-    summary.lines.push_back(Inline("Generation chooses: ")
-                                .append(tokens_inline(r.generation.tokens()))
-                                .text(fmt::format(" (stopped: {})", r.generation.stopped)));
+    if (r.teacher_forcing) summary.lines.push_back(regime_summary(d, *r.teacher_forcing, "Teacher forcing", false));
+    summary.lines.push_back(regime_summary(d, r.generation, "Generation", true));
     if (r.divergence.prefix_step) {
         const std::size_t k = *r.divergence.prefix_step;
         summary.lines.push_back(Inline(fmt::format("Generation leaves the reference at step {}: reference prefix ", k))
                                     .append(tokens_inline(prefix(r.spec.reference, k)))
                                     .text(", generated prefix ")
-                                    .append(tokens_inline(prefix(r.generation.tokens(), k))));
+                                    .append(tokens_inline(prefix(r.generation.choices(), k))));
     } else if (!r.spec.reference.empty()) {
         summary.lines.push_back(Inline("Generation follows the reference at every step."));
     }
     if (r.divergence.choice_step) {
         const std::size_t k = *r.divergence.choice_step;
         summary.lines.push_back(Inline(fmt::format("The regimes' choices part at step {}: teacher forcing ", k))
-                                    .token(r.teacher_forcing->steps[k - 1].chosen_token)
+                                    .append(choice_inline(d, r.teacher_forcing->steps[k - 1]))
                                     .text(", generation ")
-                                    .token(r.generation.steps[k - 1].chosen_token));
+                                    .append(choice_inline(d, r.generation.steps[k - 1])));
     }
     doc.add(std::move(summary));
     if (r.teacher_forcing) {
@@ -265,7 +303,7 @@ void add_rollout(Document& doc, const Report& rep, const RolloutResult& r, int l
         if (reg == nullptr) continue;
         doc.add(Heading{level + 1, Inline(fmt::format("{} ({})", regime_name(reg->regime), r.spec.name))});
         doc.add(steps_table(d, *reg));
-        doc.add(output_table(d, *reg, r.spec.cross_entropy));
+        doc.add(output_table(d, *reg, r.spec.cross_entropy, r.spec.digits));
         for (const auto& st : reg->steps) {
             TableBlock read = read_table(&src, src.states, st.read, ScoreRule::Dot);
             read.caption =
@@ -275,6 +313,7 @@ void add_rollout(Document& doc, const Report& rep, const RolloutResult& r, int l
         }
         doc.add(costs_table(*reg));
     }
+    number_tables(doc, first, r.spec.number, r.spec.caption);
 }
 
 }  // namespace detail

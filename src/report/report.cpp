@@ -29,6 +29,20 @@ std::string approx(const Vector& v) {
     return out + "]";
 }
 
+void number_tables(Document& doc, std::size_t from, const std::string& number, const std::string& caption) {
+    std::size_t k = 0;
+    for (std::size_t b = from; b < doc.blocks.size(); ++b) {
+        auto* tab = std::get_if<TableBlock>(&doc.blocks[b]);
+        if (tab == nullptr) continue;
+        ++k;
+        if (!number.empty()) {
+            tab->number = k == 1 ? number : fmt::format("{}.{}", number, k);
+            tab->label = "tab:" + tab->number;
+        }
+        if (k == 1 && !caption.empty()) tab->caption = inline_markdown(caption);
+    }
+}
+
 }  // namespace detail
 
 // ---------------------------------------------------------------------------------------------
@@ -508,7 +522,9 @@ Document report_document(const Report& rep, std::vector<FigureBlock> figures) {
         doc.add(Heading{2, Inline(fmt::format("Attention layer {}: sequence {}{}", lr.spec.name, lr.spec.sequence,
                                               lr.spec.memory.empty() ? "" : ", memory " + lr.spec.memory))});
         const auto& q = rep.scenario.sequence(lr.spec.sequence).tokens;
+        const std::size_t first = doc.blocks.size();
         add_layer(doc, lr.trace, q, lr.spec.memory.empty() ? q : rep.scenario.sequence(lr.spec.memory).tokens);
+        detail::number_tables(doc, first, lr.spec.number, lr.spec.caption);
         if (!lr.spec.note.empty()) doc.add(Paragraph{inline_markdown(lr.spec.note)});
     }
     for (const auto& ro : rep.rollouts) detail::add_rollout(doc, rep, ro, 2);

@@ -105,6 +105,10 @@ Json rollout_to_json(const Report& rep, const RolloutResult& r);
 TableBlock read_table(const Source* source, const Memory& memory, const ReadTrace& t, ScoreRule rule);
 /// A rollout's sections under a heading of `level` (decoder_report.cpp).
 void add_rollout(Document& doc, const Report& rep, const RolloutResult& r, int level);
+/// Numbers the tables of a layer or rollout, doc.blocks[from…]: the first gets `number` (and
+/// `caption`, Markdown, when given), the k-th `number.k` (docs/output.md); nothing without a number
+/// or caption.
+void number_tables(Document& doc, std::size_t from, const std::string& number, const std::string& caption);
 
 /// The entry of `doc` at the JSON pointer `pointer` (RFC 6901): the one resolver of every
 /// command that addresses the report (verify's `expect`, check's targets, learner answers).

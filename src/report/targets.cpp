@@ -68,8 +68,11 @@ TokensAt tokens_at(const Json& doc, const std::string& target, const Location& w
         out.scalar = true;
         return out;
     }
-    if (x.is_array() && std::all_of(x.begin(), x.end(), [](const Json& y) { return y.is_string(); })) {
-        for (const auto& y : x) out.tokens.push_back(y.get<std::string>());
+    // A list of tokens; null in it is a step whose tie the rule refused (docs/decoder.md).
+    if (x.is_array() && std::all_of(x.begin(), x.end(), [](const Json& y) { return y.is_string() || y.is_null(); })) {
+        for (const auto& y : x) {
+            out.tokens.push_back(y.is_null() ? std::nullopt : std::optional<std::string>(y.get<std::string>()));
+        }
         return out;
     }
     if (x.is_null()) {

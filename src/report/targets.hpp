@@ -29,7 +29,7 @@ Flat flatten(const Json& j, const Location& where, const std::string& target);
 /// `where` when the report has none there (a tie the rule refused, no divergence) or holds
 /// something else.
 struct TokensAt {
-    std::vector<std::string> tokens;
+    std::vector<std::optional<std::string>> tokens;  ///< none: a step whose tie the rule refused (null)
     bool scalar = false;
 };
 TokensAt tokens_at(const Json& doc, const std::string& target, const Location& where);

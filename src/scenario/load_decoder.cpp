@@ -6,6 +6,7 @@
 
 #include "exactattn/limits.hpp"
 #include "core/names.hpp"
+#include "scenario/load.hpp"
 
 namespace exactattn {
 
@@ -30,7 +31,7 @@ class DecoderLoader {
 
     void load() {
         if (root_.contains("decoder")) s_.decoder = decoder(root_["decoder"]);
-        const auto allowed = {"source", "reference", "steps", "cross_entropy", "note"};
+        const auto allowed = {"source", "reference", "steps", "cross_entropy", "digits", "note", "number", "caption"};
         r_.each_object(root_, "rollouts", allowed, [&](const std::string& name, const Json& v, const std::string& ptr) {
             s_.rollouts.push_back(rollout(name, v, ptr));
         });
@@ -173,7 +174,10 @@ class DecoderLoader {
                                   r_.at(ptr + "/cross_entropy"));
             }
         }
+        if (v.contains("digits")) spec.digits = static_cast<int>(r_.integer(v["digits"], ptr + "/digits", 1, 100));
         if (v.contains("note")) spec.note = r_.string(v["note"], ptr + "/note");
+        if (v.contains("number")) spec.number = table_number(r_, v["number"], ptr + "/number");
+        if (v.contains("caption")) spec.caption = r_.string(v["caption"], ptr + "/caption");
         return spec;
     }
 

@@ -72,6 +72,11 @@ void Loader::learner_answers(Scenario& s) {
 
 void Loader::token_answer(LearnerAnswer& la, const Json& j, const std::string& ptr) {
     auto one = [&](const Json& x, const std::string& at) {
+        if (x.is_null() && j.is_array()) {  // the place of a step whose tie the rule refused
+            la.entries.push_back(no_token_entry());
+            la.proposed.emplace_back();
+            return;
+        }
         if (!x.is_string()) {
             throw shape_error(
                 fmt::format("{} holds tokens: expected a token (a string), found {}", la.target, detail::json_type(x)),

@@ -6,6 +6,7 @@
 
 #include "exactattn/linalg.hpp"
 #include "core/names.hpp"
+#include "scenario/load.hpp"
 
 namespace exactattn {
 
@@ -32,8 +33,8 @@ class LayerLoader {
             r_.located(ptr, [&] { check_rectangular(m, fmt::format("matrix \"{}\"", name)); });
             s_.matrices.push_back(NamedMatrix{name, std::move(m)});
         });
-        const auto layer_keys = {"sequence", "memory", "heads",    "wo",        "scale",      "causal",
-                                 "padding",  "mask",   "residual", "positions", "layer_norm", "note"};
+        const auto layer_keys = {"sequence", "memory",   "heads",     "wo",         "scale", "causal", "padding",
+                                 "mask",     "residual", "positions", "layer_norm", "note",  "number", "caption"};
         r_.each_object(root_, "layers", layer_keys,
                        [&](const std::string& name, const Json& v, const std::string& ptr) {
                            s_.layers.push_back(layer(name, v, ptr));
@@ -94,6 +95,8 @@ class LayerLoader {
             r_.located(pointer_join(ptr, "memory"), [&] { (void)s_.sequence(l.memory); });
         }
         if (v.contains("note")) l.note = r_.string(v["note"], pointer_join(ptr, "note"));
+        if (v.contains("number")) l.number = table_number(r_, v["number"], pointer_join(ptr, "number"));
+        if (v.contains("caption")) l.caption = r_.string(v["caption"], pointer_join(ptr, "caption"));
         AttentionLayer& a = l.layer;
         if (!v.contains("heads")) throw shape_error("missing key \"heads\"", r_.at(ptr));
         const std::string hp = pointer_join(ptr, "heads");

@@ -71,6 +71,8 @@ Json layer_j(const LayerSpec& l) {
     if (a.positional == Positional::Sinusoidal) o["positions"] = "sinusoidal";
     if (a.layer_norm) o["layer_norm"] = true;
     optional_text(o, "note", l.note);
+    optional_text(o, "number", l.number);
+    optional_text(o, "caption", l.caption);
     return o;
 }
 
@@ -150,7 +152,10 @@ Json rollout_j(const RolloutSpec& r) {
     if (!r.reference.empty()) o["reference"] = list_j(r.reference);
     if (r.steps > 0) o["steps"] = r.steps;  // 0: the reference's length
     if (r.cross_entropy) o["cross_entropy"] = true;
+    if (r.digits != 6) o["digits"] = r.digits;
     optional_text(o, "note", r.note);
+    optional_text(o, "number", r.number);
+    optional_text(o, "caption", r.caption);
     return o;
 }
 
@@ -269,7 +274,10 @@ Json learner_answer_j(const LearnerAnswer& la) {
     Json x;
     x["target"] = la.target;
     // Each entry as the learner wrote it (a decimal keeps its places, e stays e).
-    const auto entry = [&](std::size_t i) { return Json(la.entries[i].text); };
+    // A refused tie's place in a token list is null.
+    const auto entry = [&](std::size_t i) {
+        return la.entries[i].form == AnswerEntry::Form::NoToken ? Json(nullptr) : Json(la.entries[i].text);
+    };
     if (la.scalar) {
         x["proposed"] = entry(0);
     } else if (la.columns > 0) {

@@ -10,7 +10,7 @@
 #include "exactattn/check.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/print.hpp"
-#include "tools/check_tokens.hpp"
+#include "tools/check/tokens.hpp"
 #include "scenario/json.hpp"
 #include "report/report_json.hpp"
 
@@ -113,6 +113,32 @@ Inline read_sentences(const ReadTrace& t, const std::optional<NamedVector>& read
     return out.text(".");
 }
 
+// Which remaining states the re-encoding changed (Exercise 3: "Explain which remaining state
+// changes"): each kept position's state after the deletion against its state before it.
+Inline changed_states(const Source& src, const InterventionRow& row) {
+    Inline changed;
+    std::vector<std::size_t> same;
+    std::size_t count = 0;
+    for (std::size_t p = 1, k = 0; p <= src.states.rows() && k < row.states.rows(); ++p) {
+        if (p == row.position) continue;
+        const Vector before = src.states.row(p - 1);
+        const Vector after = row.states.row(k++);
+        if (before == after) {
+            same.push_back(p);
+            continue;
+        }
+        changed.append(say(count++ == 0 ? "" : "; ", "the ", src.position_label(p), " state changes from ", v(before),
+                           " to ", v(after)));
+    }
+    if (count == 0) return say(" (no remaining state changes: each is computed as before)");
+    Inline out = say(" (").append(changed);
+    if (!same.empty()) {
+        out.append(
+            say(", while ", positions_text(&src, same), same.size() == 1 ? " keeps its state" : " keep their states"));
+    }
+    return out.text(")");
+}
+
 Inline row_sentence(const Report& rep, const InterventionResult& ir, const InterventionRow& row) {
     const Source& src = rep.scenario.source(ir.spec.source);
     const std::string who = src.position_label(row.position);
@@ -144,6 +170,7 @@ Inline row_sentence(const Report& rep, const InterventionResult& ir, const Inter
             }
             out = say("Deleting the input token ", who, " and running the encoder again gives states ",
                       Inline().math(states), ", weights ", v(all_weights(t)));
+            out.append(changed_states(src, row));
             break;
         }
     }
@@ -182,7 +209,6 @@ Inline ranking_sentence(const Report& rep, const InterventionResult& ir) {
     std::vector<std::size_t> top;
     std::vector<std::size_t> most;
     std::size_t top_row = 0;
-    std::size_t most_row = 0;
     for (std::size_t k = 1; k < ir.rows.size(); ++k) {
         const Value c = *ir.rows[k].trace.readout - *base.readout;
         if (*base.weights.at(ir.rows[k].position - 1) == top_weight) {
@@ -191,24 +217,38 @@ Inline ranking_sentence(const Report& rep, const InterventionResult& ir) {
         }
         if ((c.sign() < 0 ? -c : c) == most_change) {
             most.push_back(ir.rows[k].position);
-            if (most_row == 0) most_row = k;
         }
     }
     const std::string at = (top.size() == 1 ? "at " : "shared by ") + positions_text(&src, top);
+    // Every row with the largest change, each with its effect; several are a tie, said as one.
+    auto effect_of = [&](std::size_t p) {
+        for (std::size_t k = 1; k < ir.rows.size(); ++k) {
+            if (ir.rows[k].position == p) return readout_effect(*base.readout, *ir.rows[k].trace.readout);
+        }
+        return Inline();
+    };
+    Inline largest;
+    for (std::size_t i = 0; i < most.size(); ++i) {
+        largest.append(say(i == 0                 ? ""
+                           : i + 1 == most.size() ? " and "
+                                                  : ", ",
+                           verb, " ", positions_text(&src, {most[i]}), " ", effect_of(most[i])));
+    }
+    if (most.size() > 1) {
+        const std::string all = most.size() == 2 ? "both" : fmt::format("all {}", most.size());
+        largest.append(say(fmt::format(": a tie, {} {}s move it by ", all, noun), v(most_change)));
+    }
     for (std::size_t k = 1; k < ir.rows.size(); ++k) {
         const std::size_t p = ir.rows[k].position;
         if (std::find(top.begin(), top.end(), p) != top.end() && std::find(most.begin(), most.end(), p) != most.end()) {
-            return say("Here the largest weight, ", v(top_weight), " ", at, ", also marks the ", noun,
-                       " that changes the readout most: ", verb, " ", positions_text(&src, {p}), " ",
-                       readout_effect(*base.readout, *ir.rows[k].trace.readout), ".");
+            return say("Here the largest weight, ", v(top_weight), " ", at, ", also marks ",
+                       most.size() > 1 ? "a " : "the ", noun, " that changes the readout most: ", largest, ".");
         }
     }
     const auto& tr = ir.rows[top_row];
-    const auto& mr = ir.rows[most_row];
     return say("The largest weight, ", v(top_weight), " ", at, ", does not identify the ", noun,
                " that changes the readout most: ", verb, " ", positions_text(&src, {tr.position}), " ",
-               readout_effect(*base.readout, *tr.trace.readout), ", while ", verb, " ",
-               positions_text(&src, {mr.position}), " ", readout_effect(*base.readout, *mr.trace.readout),
+               readout_effect(*base.readout, *tr.trace.readout), ", while ", largest,
                ". Attention weights alone do not rank causal effects on this output quantity.");
 }
 
@@ -251,9 +291,8 @@ Inline judged(const Judgement& j, std::string (*text)(const Judgement&, Notation
 }
 
 Inline learner_sentence(const Judgement& j) {
-    std::vector<std::string> given;
-    for (const auto& e : j.entries) given.push_back(e.text);
-    const Inline proposed = j.tokens ? detail::tokens_inline(given, j.scalar) : judged(j, proposed_text);
+    const Inline proposed =
+        j.tokens ? detail::tokens_inline(detail::proposed_tokens(j.entries), j.scalar) : judged(j, proposed_text);
     if (j.correct) return say("A learner's answer ", proposed, " is right.");
     Inline out = say("A learner's answer ", proposed, " is wrong (the exact answer is ",
                      j.tokens ? detail::tokens_inline(j.exact_tokens, j.scalar) : judged(j, exact_text), ")");
@@ -283,15 +322,25 @@ Inline step_sentence(const Decoder& d, const RegimeTrace& r, const DecoderStep& 
     return s.text(".");
 }
 
-Inline rollout_sentence(const RolloutResult& r) {
-    auto list = [](const std::vector<std::string>& t) {
+Inline rollout_sentence(const Decoder& d, const RolloutResult& r) {
+    // The chosen tokens, a refused tie's step as "—", then which ties were refused.
+    auto list = [&d](const RegimeTrace& reg) {
         std::string out;
-        for (const auto& x : t) out += (out.empty() ? "" : " ") + x;
-        return Inline().token(out);
+        for (const auto& x : reg.choices()) out += (out.empty() ? "" : " ") + x.value_or("—");
+        Inline s = Inline().token(out);
+        for (const auto& st : reg.steps) {
+            if (st.chosen) continue;
+            s.text(" (refusing the tie {");
+            for (std::size_t i = 0; i < st.argmax.size(); ++i) {
+                (i == 0 ? s : s.text(", ")).token(d.vocabulary[st.argmax[i]].first);
+            }
+            s.text(fmt::format("}} at step {})", st.step));
+        }
+        return s;
     };
     Inline s;
-    if (r.teacher_forcing) s.text("Teacher forcing chooses ").append(list(r.teacher_forcing->tokens())).text("; ");
-    s.text("generation chooses ").append(list(r.generation.tokens())).text(".");
+    if (r.teacher_forcing) s.text("Teacher forcing chooses ").append(list(*r.teacher_forcing)).text("; ");
+    s.text("generation chooses ").append(list(r.generation)).text(".");
     if (r.divergence.prefix_step) {
         s.text(fmt::format(" Generation leaves the reference at step {}.", *r.divergence.prefix_step));
     }
@@ -339,7 +388,7 @@ std::vector<Answer> build(const Report& rep) {
             const auto slash = ref.find('/');
             const auto& rr = rep.rollout(ref.substr(0, slash));
             if (slash == std::string::npos) {
-                a.sentences.push_back(rollout_sentence(rr));
+                a.sentences.push_back(rollout_sentence(*rep.scenario.decoder, rr));
                 continue;
             }
             const bool tf = ref.compare(slash, 17, "/teacher-forcing/") == 0;

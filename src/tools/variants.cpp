@@ -17,8 +17,8 @@
 #include "exactattn/error.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/print.hpp"
-#include "tools/check_tokens.hpp"
-#include "tools/mistakes.hpp"
+#include "tools/check/tokens.hpp"
+#include "tools/check/mistakes.hpp"
 #include "core/names.hpp"
 #include "report/report_json.hpp"
 

@@ -57,11 +57,19 @@ TEST(Answers, ReferenceAnswersOfSection1410) {
     contains(e3, "the context is [2a/3, 0]");
     contains(e3, "gives states [a, 0]; [a, 0]");
     contains(e3, "the context is [a, 0]");
+    // "Explain which remaining state changes": §14.10's "Removing the input key makes the later
+    // full-stop state [a,0]" (it was [0,0], Table 14.1), while color's state stays [a,0]. (#24)
+    contains(e3, "the 3: full stop state changes from [0, 0] to [a, 0], while 1: color keeps its state");
     // 4. Removing color leaves the readout at a; removing key lowers it to 2a/3.
     const std::string e4 = section(key, "## Exercise 4");
     contains(e4, "The largest weight, 1/2 at 1: color, does not identify the removal");
     contains(e4, "leaves the readout at a");
     contains(e4, "lowers the readout by a/3 to 2a/3");
+    // Table 14.2: removing the full stop raises the readout from a to 4a/3, by the same a/3 as
+    // removing key lowers it; the answer states the tie instead of naming key alone. (#24)
+    contains(e4,
+             "removing 2: key lowers the readout by a/3 to 2a/3 and removing 3: full stop raises the readout "
+             "by a/3 to 4a/3: a tie, both removals move it by a/3");
     // 5. 100 × 2 = 200 numbers, 200 × 8 = 1600 bytes, 100 × 4 = 400 dot products.
     const std::string e5 = section(key, "## Exercise 5");
     contains(e5, "100 × 2 = 200 numbers");

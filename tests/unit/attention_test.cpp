@@ -5,6 +5,8 @@
 
 #include "exactattn/attention.hpp"
 #include "exactattn/parse.hpp"
+#include "exactattn/report.hpp"
+#include "exactattn/scenario.hpp"
 #include "support/support.hpp"
 
 using namespace exactattn;
@@ -174,4 +176,21 @@ TEST(AttentionLayer, RationalScalesStayOnTheFastPath) {
             }
         }
     }
+}
+
+// A layer takes a number and a caption like a read (#24): its first table (head 1's scores) is
+// Table 15.1 with the declared caption, the next Table 15.1.2 with its own caption.
+TEST(AttentionLayer, NumberAndCaptionNameTheLayersTables) {
+    const char* json = R"({
+      "sequences": {"x": {"rows": [[1, 0], [0, 1]], "tokens": ["p", "q"]}},
+      "layers": {"l": {"sequence": "x", "heads": [{"wq": [[1, 0], [0, 1]], "wk": [["a", 0], [0, "a"]],
+                                                    "wv": [[1, 0], [0, 1]]}],
+                       "number": "15.1", "caption": "A two-token layer"}}
+    })";
+    const Scenario s = parse_scenario(json, "layer.json");
+    EXPECT_EQ(s.layers[0].number, "15.1");
+    const std::string md = render(report_document(run_scenario(s)), Format::Markdown);
+    EXPECT_NE(md.find("Table 15.1 — A two-token layer"), std::string::npos) << md;
+    EXPECT_NE(md.find("Table 15.1.2 — Attention weights (rows: queries, columns: keys)"), std::string::npos) << md;
+    EXPECT_EQ(parse_scenario(write_scenario(s), s.file), s);
 }

@@ -9,6 +9,7 @@
 #include "exactattn/error.hpp"
 #include "exactattn/scenario.hpp"
 #include "scenario/vocabulary.hpp"
+#include "support/support.hpp"
 
 namespace exactattn {
 namespace {
@@ -160,6 +161,26 @@ TEST(Check, HowFarIsRoundedFromTheExactDistance) {
     EXPECT_FALSE(j.correct);
     EXPECT_EQ(j.mistake_id, "");
     EXPECT_EQ(j.distance, "0.124");
+}
+
+// A count's distance is whole and never in e-notation (#24): Exercise 5's 1600 bytes (§14.10:
+// 200 × 8) against a learner's 200 is 1400 away, not "1.4e+03".
+TEST(Check, CountDistanceIsWhole) {
+    const Judgement j = check(chapter(), "/costs/exercise-5/stored_bytes", "200");
+    EXPECT_FALSE(j.correct);
+    EXPECT_EQ(j.distance, "1400");
+    // 1234.5 to the unit: a tie, rounded to even, 1234; 1234.75 is 1235.
+    EXPECT_EQ(distance_text(Real::of(Value(mpq_class(2469, 2)))), "1234");
+    EXPECT_EQ(distance_text(Real::of(Value(mpq_class(4939, 4)))), "1235");
+}
+
+// Entries the notation refuses, with what the learner probably meant (#24).
+TEST(Check, RefusedEntriesGetHints) {
+    EXPECT_ERROR_HAS(parse_answer_entry("0,5858"), ErrorKind::Parse,
+                     "a decimal is written with a point: 0.5858 (a comma separates the entries of a list)");
+    EXPECT_ERROR_HAS(parse_answer_entry("2-sqrt2"), ErrorKind::Parse, "a square root takes parentheses: 2-sqrt(2)");
+    // 2 − √2 = 0.5857864…: with the hint taken, the entry is exact.
+    EXPECT_EQ(*parse_answer_entry("2-sqrt(2)").value.exact, Value(2) - Value::exp2(mpq_class(1, 2)));
 }
 
 TEST(Check, RegistryIds) {

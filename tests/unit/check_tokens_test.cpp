@@ -4,6 +4,7 @@
 // each expected value from the hand derivation in data/chapter14/decoder-rollout.json's notes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -228,6 +229,60 @@ TEST(CheckTokens, RefusedTieHasNoToken) {
                      kGen +
                          "/steps/1/chosen has no token to answer: the tie rule refused the tie at this step, so "
                          "no token was chosen");
+}
+
+// A tie the rule refuses is null where the report lists tokens, and check judges answers
+// against that form (#24). data/examples/decoder-refused-tie.json, by hand in its notes:
+// generation chooses maybe, then refuses the tie {yes, no} at step 2: [maybe, null]; teacher
+// forcing goes on with the reference yes and chooses maybe: [maybe, null, maybe].
+const Report& refused() {
+    static const Report r = run_scenario(load_scenario(test::source_path("data/examples/decoder-refused-tie.json")));
+    return r;
+}
+
+TEST(CheckTokens, RefusedTieIsNullInATokenList) {
+    const std::string gen = "/rollouts/refused/generation/tokens";
+    EXPECT_TRUE(check(refused(), gen, "[maybe, null]").correct);
+    EXPECT_TRUE(check(refused(), "/rollouts/refused/teacher-forcing/tokens", "[maybe, null, maybe]").correct);
+    EXPECT_TRUE(check(refused(), "/rollouts/refused/divergence/generated_prefix", "[maybe, null]").correct);
+    // The token spelled null is a JSON string, and not the refused step's place.
+    EXPECT_FALSE(check(refused(), gen, "[maybe, \"null\"]").correct);
+    // An empty token is not the documented form: wrong, and "" is no token of the vocabulary.
+    const Judgement empty = check(refused(), gen, "[maybe, \"\"]");
+    EXPECT_FALSE(empty.correct);
+    EXPECT_EQ(empty.findings.back(), "\"\" is not a token of the target vocabulary (<s>, maybe, yes, no)");
+    // The refused step left out: wrong, with the finding that says where the null goes.
+    const Judgement omitted = check(refused(), gen, "[maybe]");
+    EXPECT_FALSE(omitted.correct);
+    ASSERT_FALSE(omitted.findings.empty());
+    EXPECT_NE(std::find(omitted.findings.begin(), omitted.findings.end(),
+                        "the answer has no token where the tie rule refused a tie: its place is written null, "
+                        "[maybe, null]"),
+              omitted.findings.end())
+        << omitted.feedback;
+    // JSON verdicts write the refused place as null on both sides.
+    const std::string json = check_json({check(refused(), gen, "[maybe, null]")});
+    EXPECT_NE(json.find("\"exact\": [\n        \"maybe\",\n        null\n      ]"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"proposed\": [\n        \"maybe\",\n        null\n      ]"), std::string::npos) << json;
+}
+
+TEST(CheckTokens, LearnerAnswerInAFileWritesTheRefusedStepAsNull) {
+    std::ifstream in(test::source_path("data/examples/decoder-refused-tie.json"), std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    std::string text = s.str();
+    text.insert(text.find("\"expect\""),
+                R"("learner_answers": {"right": {"target": "/rollouts/refused/generation/tokens",
+                                                  "proposed": ["maybe", null]},
+                                        "empty": {"target": "/rollouts/refused/generation/tokens",
+                                                  "proposed": ["maybe", ""]}},
+  )");
+    const Scenario sc = parse_scenario(text, "refused-answers.json");
+    const Report rep = run_scenario(sc);
+    EXPECT_TRUE(judge(rep, sc.learner_answers[0]).correct);
+    EXPECT_FALSE(judge(rep, sc.learner_answers[1]).correct);
+    // Written back, the null stays null (load(write(s)) == s).
+    EXPECT_EQ(parse_scenario(write_scenario(sc), sc.file).learner_answers, sc.learner_answers);
 }
 
 TEST(CheckTokens, JsonAndClassCsv) {

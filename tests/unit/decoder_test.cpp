@@ -4,6 +4,8 @@
 // rounding, and the double path's report of an exact tie it breaks.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "exactattn/crosscheck.hpp"
 #include "exactattn/decoder.hpp"
 #include "exactattn/error.hpp"
@@ -188,4 +190,74 @@ TEST(Decoder, StepsOverTheLimitAreRefusedBeforeAnyWork) {
     EXPECT_ERROR_HAS(
         roll_out(*s.decoder, s.source("red").states, s.decoder_initial("red"), Regime::Generation, 4, {}, false),
         ErrorKind::Limit, "4 decoder steps, over the limit of 3 (limits: max_decoder_steps)");
+}
+
+// data/examples/decoder-refused-tie.json, derived by hand in its notes: generation chooses
+// maybe, then the rule refuses the tie {yes, no} at step 2; teacher forcing goes on. A refused
+// step is null in the JSON, and the text says which tie was refused (#24).
+namespace {
+
+Report refused_tie() {
+    return run_scenario(load_scenario(test::source_path("data/examples/decoder-refused-tie.json")));
+}
+
+}  // namespace
+
+TEST(DecoderReport, RefusedTieIsNullInTokensAndPrefixes) {
+    const Report rep = refused_tie();
+    const RolloutResult& r = rep.rollout("refused");
+    const auto j = nlohmann::json::parse(render_rollout(rep, r, Format::Json));
+    EXPECT_EQ(j["generation"]["tokens"], nlohmann::json::parse(R"(["maybe", null])"));
+    EXPECT_EQ(j["teacher-forcing"]["tokens"], nlohmann::json::parse(R"(["maybe", null, "maybe"])"));
+    EXPECT_TRUE(j["generation"]["steps"][2]["chosen"].is_null());
+    EXPECT_EQ(j["divergence"]["prefix_step"], 2);
+    EXPECT_TRUE(j["divergence"]["choice_step"].is_null());
+    EXPECT_EQ(j["divergence"]["reference_prefix"], nlohmann::json::parse(R"(["maybe", "yes"])"));
+    EXPECT_EQ(j["divergence"]["generated_prefix"], nlohmann::json::parse(R"(["maybe", null])"));
+}
+
+TEST(DecoderReport, PrefixesAreNullNotOmittedWithoutDivergence) {
+    // decoder-tie.json's generation follows its reference (its notes): no prefix step.
+    const Report rep = run_scenario(load_scenario(test::source_path("data/examples/decoder-tie.json")));
+    const auto j = nlohmann::json::parse(render_rollout(rep, rep.rollout("tie"), Format::Json));
+    ASSERT_TRUE(j["divergence"].contains("reference_prefix"));
+    ASSERT_TRUE(j["divergence"].contains("generated_prefix"));
+    EXPECT_TRUE(j["divergence"]["reference_prefix"].is_null());
+    EXPECT_TRUE(j["divergence"]["generated_prefix"].is_null());
+}
+
+TEST(DecoderReport, TextSaysWhichTieWasRefused) {
+    const Report rep = refused_tie();
+    const std::string text = render_rollout(rep, rep.rollout("refused"), Format::Text);
+    EXPECT_NE(text.find("Generation chooses: maybe — (stopped: tie refused); generation refused the tie {yes, no} "
+                        "at step 2"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("Teacher forcing chooses: maybe — maybe; teacher forcing refused the tie {yes, no} at step 2"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("Generation leaves the reference at step 2: reference prefix maybe yes, generated prefix "
+                        "maybe —"),
+              std::string::npos)
+        << text;
+}
+
+TEST(DecoderReport, NumberAndCaptionNameTheRolloutsTables) {
+    const Report rep = refused_tie();
+    const std::string md = render_rollout(rep, rep.rollout("refused"), Format::Markdown);
+    // The file declares "number": "R.1" and a caption: the first table is Table R.1 with that
+    // caption, the next Table R.1.2 with its own.
+    EXPECT_NE(md.find("Table R.1 — A tie the rule refuses at step 2"), std::string::npos) << md;
+    EXPECT_NE(md.find("Table R.1.2 — teacher-forcing: query, read, state and choice at each step"), std::string::npos)
+        << md;
+}
+
+TEST(DecoderReport, DigitsRoundTheCrossEntropy) {
+    // Step 1's distribution is [1/5, 2/5, 1/5, 1/5] (notes), so p(maybe) = 2/5 and
+    // −ln(2/5) = ln 5 − ln 2 = 1.6094379124341… − 0.6931471805599… = 0.9162907318741…
+    Scenario s = load_scenario(test::source_path("data/examples/decoder-refused-tie.json"));
+    s.rollouts[0].cross_entropy = true;
+    EXPECT_EQ(run_scenario(s).rollout("refused").generation.steps[0].cross_entropy_decimal, "0.916291");
+    s.rollouts[0].digits = 10;
+    EXPECT_EQ(run_scenario(s).rollout("refused").generation.steps[0].cross_entropy_decimal, "0.9162907319");
 }

@@ -21,11 +21,17 @@ namespace exactattn::detail {
 /// (with its column) for invalid UTF-8, an unclosed list or quote, an empty token.
 void read_token_proposal(std::string_view text, LearnerAnswer& la);
 
-/// Tokens as an answer writes them: `blue`, `[a, blue, key, .]` (token_text() each).
+/// Tokens as an answer writes them: `blue`, `[a, blue, key, .]` (token_text() each), `null` for
+/// a step whose tie the rule refused: `[maybe, null]`.
+std::string tokens_text(const std::vector<std::optional<std::string>>& tokens, bool scalar);
 std::string tokens_text(const std::vector<std::string>& tokens, bool scalar);
 
 /// Tokens in prose (an answer key, a variant's parts): each set as a token, a list in brackets.
+Inline tokens_inline(const std::vector<std::optional<std::string>>& tokens, bool scalar);
 Inline tokens_inline(const std::vector<std::string>& tokens, bool scalar);
+
+/// The tokens a learner's entries propose: none for `null` (Form::NoToken).
+std::vector<std::optional<std::string>> proposed_tokens(const std::vector<AnswerEntry>& entries);
 
 /// judge() for a target that names_tokens(): exact comparison of the tokens (a step's argmax
 /// as a set), findings (a token outside the vocabulary, a difference in letter case only), and

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-// exactattn internal: the registry of known mistakes (src/check.cpp) for other commands — the
-// variants' `mistakes_differ` constraint recomputes its answer with the same entries `check`
-// names, not a copy of them.
+// exactattn internal: the registry of known mistakes — each a named recomputation of a target
+// quantity the wrong way —, read by `check`'s judge and by the variants' `mistakes_differ`
+// constraint, which recomputes its answer with the same entries `check` names, not a copy of them.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -13,8 +14,27 @@
 #include "exactattn/error.hpp"
 #include "exactattn/report.hpp"
 #include "scenario/json.hpp"
+#include "tools/check/locate.hpp"
 
 namespace exactattn::detail {
+
+/// The target computed the wrong way, flattened as the report's quantity (nullopt: no entry).
+struct Wrong {
+    std::string explain;
+    std::vector<std::optional<Real>> values;
+};
+
+/// One known mistake: its id (docs/check.md), whether an exercise may accept it as right
+/// ("accept": [id]), and the recomputation (none where it does not apply).
+struct Mistake {
+    const char* id;
+    bool acceptable;
+    std::function<std::optional<Wrong>(const Ctx&)> recompute;
+};
+
+/// The registry, in the order the mistakes are tried. A new mistake is a new entry, not a new
+/// code path.
+const std::vector<Mistake>& registry();
 
 /// The quantity at a run-report pointer, right and recomputed by known mistakes.
 struct MistakenAnswers {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // exactattn: `check` for answers that are tokens — a rollout step's chosen token, its input, the
 // generated sequence, a source's tokens — compared exactly, with the token mistakes named.
-#include "tools/check_tokens.hpp"
+#include "tools/check/tokens.hpp"
 
 #include <fmt/format.h>
 
@@ -104,7 +104,9 @@ void read_token_proposal(std::string_view text, LearnerAnswer& la) {
             std::size_t end = i;
             while (end > start && space(text[end - 1])) --end;
             if (end == start) throw fail(start, "an empty entry (an empty token is written \"\")");
-            push(token_entry(std::string(text.substr(start, end - start))));
+            // Bare null: the place of a step whose tie the rule refused; the token is "null".
+            const std::string_view word = text.substr(start, end - start);
+            push(word == "null" ? no_token_entry() : token_entry(std::string(word)));
         }
         skip();
         if (i >= text.size()) throw fail(text.size(), "the list is not closed by ]");
@@ -122,18 +124,48 @@ void read_token_proposal(std::string_view text, LearnerAnswer& la) {
 
 }  // namespace detail
 
-std::string detail::tokens_text(const std::vector<std::string>& tokens, bool scalar) {
-    if (scalar && tokens.size() == 1) return token_text(tokens[0]);
+namespace {
+
+std::vector<std::optional<std::string>> all_present(const std::vector<std::string>& tokens) {
+    return {tokens.begin(), tokens.end()};
+}
+
+std::string one_text(const std::optional<std::string>& t) { return t ? token_text(*t) : "null"; }
+
+}  // namespace
+
+std::string detail::tokens_text(const std::vector<std::optional<std::string>>& tokens, bool scalar) {
+    if (scalar && tokens.size() == 1) return one_text(tokens[0]);
     std::string out = "[";
-    for (std::size_t i = 0; i < tokens.size(); ++i) out += (i == 0 ? "" : ", ") + token_text(tokens[i]);
+    for (std::size_t i = 0; i < tokens.size(); ++i) out += (i == 0 ? "" : ", ") + one_text(tokens[i]);
     return out + "]";
 }
 
-Inline detail::tokens_inline(const std::vector<std::string>& tokens, bool scalar) {
-    if (scalar && tokens.size() == 1) return Inline().token(tokens[0]);
-    Inline out("[");
-    for (std::size_t i = 0; i < tokens.size(); ++i) (i == 0 ? out : out.text(", ")).token(tokens[i]);
+std::string detail::tokens_text(const std::vector<std::string>& tokens, bool scalar) {
+    return tokens_text(all_present(tokens), scalar);
+}
+
+Inline detail::tokens_inline(const std::vector<std::optional<std::string>>& tokens, bool scalar) {
+    auto one = [](Inline& out, const std::optional<std::string>& t) -> Inline& {
+        return t ? out.token(*t) : out.text("null");
+    };
+    Inline out;
+    if (scalar && tokens.size() == 1) return one(out, tokens[0]);
+    out.text("[");
+    for (std::size_t i = 0; i < tokens.size(); ++i) one(i == 0 ? out : out.text(", "), tokens[i]);
     return out.text("]");
+}
+
+Inline detail::tokens_inline(const std::vector<std::string>& tokens, bool scalar) {
+    return tokens_inline(all_present(tokens), scalar);
+}
+
+std::vector<std::optional<std::string>> detail::proposed_tokens(const std::vector<AnswerEntry>& entries) {
+    std::vector<std::optional<std::string>> out;
+    for (const auto& e : entries) {
+        out.push_back(e.form == AnswerEntry::Form::NoToken ? std::nullopt : std::optional<std::string>(e.text));
+    }
+    return out;
 }
 
 namespace {
@@ -163,7 +195,7 @@ bool ascii_case_equal(const std::string& x, const std::string& y) {
 struct TokenMistake {
     const char* id;
     std::string explain;
-    std::vector<std::vector<std::string>> alternatives;
+    std::vector<std::vector<std::optional<std::string>>> alternatives;  ///< none: a refused step
 };
 
 const char* regime_name(const std::string& r) { return r == "generation" ? "generation" : "teacher forcing"; }
@@ -194,7 +226,7 @@ std::vector<TokenMistake> token_mistakes(const Report& rep, const Json& doc, con
         std::vector<std::string> tied;
         for (auto a : st->argmax) {
             tied.push_back(d.vocabulary[a].first);
-            if (a != *st->chosen) m.alternatives.push_back({d.vocabulary[a].first});
+            if (a != *st->chosen) m.alternatives.push_back({std::optional<std::string>(d.vocabulary[a].first)});
         }
         m.explain = fmt::format(
             "{} tie exactly at step {} (output score {} each), and the tie rule \"first\" "
@@ -211,10 +243,11 @@ std::vector<TokenMistake> token_mistakes(const Report& rep, const Json& doc, con
     const Json::json_pointer op(other_pointer);
     if (doc.contains(op)) {
         const Json& x = doc.at(op);
-        std::vector<std::string> alt;
-        if (x.is_string()) alt.push_back(x.get<std::string>());
+        std::vector<std::optional<std::string>> alt;
+        if (x.is_string()) alt.emplace_back(x.get<std::string>());
         for (const auto& y : x.is_array() ? x : Json::array()) {
-            if (y.is_string()) alt.push_back(y.get<std::string>());
+            if (y.is_string()) alt.emplace_back(y.get<std::string>());
+            if (y.is_null()) alt.emplace_back(std::nullopt);
         }
         if (!alt.empty()) {
             out.push_back(TokenMistake{
@@ -236,11 +269,11 @@ std::vector<TokenMistake> token_mistakes(const Report& rep, const Json& doc, con
                                    fmt::format("the reference token {} was given, but the decoder chooses the token "
                                                "with the largest output score ({}), whatever the reference is",
                                                token_text(*st->reference), and_list(top)),
-                                   {{*st->reference}}});
+                                   {{std::optional<std::string>(*st->reference)}}});
     }
     if (t[3] == "tokens" && !rr.spec.reference.empty()) {
         const auto& ref = rr.spec.reference;
-        std::vector<std::string> alt;
+        std::vector<std::optional<std::string>> alt;
         if (t.size() == 4)
             alt.assign(ref.begin(),
                        ref.begin() + static_cast<std::ptrdiff_t>(std::min(ref.size(), regime->steps.size())));
@@ -275,16 +308,16 @@ Judgement judge_tokens(const Report& rep, const Json& doc, const LearnerAnswer& 
     const bool as_set = t.size() == 6 && t[5] == "argmax";
     j.rule = as_set ? "exact tokens, in any order" : right.scalar ? "exact token" : "exact tokens";
     const char* holds = right.scalar ? "a token" : "tokens";
-    std::vector<std::string> given;
     for (const auto& e : answer.entries) {
-        if (e.form != AnswerEntry::Form::Token) {
+        if (e.form != AnswerEntry::Form::Token && e.form != AnswerEntry::Form::NoToken) {
             j.findings.push_back(fmt::format("the answer is a number, but {} holds {}", answer.target, holds));
             j.feedback = fmt::format("Wrong: {} holds {}, not a number.", answer.target, holds);
             return j;
         }
-        given.push_back(e.text);
     }
-    auto same = [&](std::vector<std::string> x, std::vector<std::string> y) {
+    const auto given = proposed_tokens(answer.entries);
+    using Tokens = std::vector<std::optional<std::string>>;
+    auto same = [&](Tokens x, Tokens y) {
         if (as_set) {
             std::sort(x.begin(), x.end());
             std::sort(y.begin(), y.end());
@@ -315,20 +348,32 @@ Judgement judge_tokens(const Report& rep, const Json& doc, const LearnerAnswer& 
     } else if (!target_side) {
         for (const auto& [name, e] : rep.scenario.vocabulary) vocabulary.push_back(name);
     }
+    // A refused tie's step left out: its place holds null (docs/decoder.md).
+    Tokens present;
+    for (const auto& x : right.tokens) {
+        if (x) present.push_back(x);
+    }
+    if (present.size() < right.tokens.size() && given.size() == present.size() && same(given, present)) {
+        j.findings.push_back(
+            fmt::format("the answer has no token where the tie rule refused a tie: its place is written null, {}",
+                        detail::tokens_text(right.tokens, false)));
+    }
     for (const auto& g : given) {
-        if (vocabulary.empty() || std::find(vocabulary.begin(), vocabulary.end(), g) != vocabulary.end()) continue;
+        if (!g || vocabulary.empty() || std::find(vocabulary.begin(), vocabulary.end(), *g) != vocabulary.end())
+            continue;
         j.findings.push_back(fmt::format(
-            "{} is not a token of the {} vocabulary ({})", token_text(g), target_side ? "target" : "source",
+            "{} is not a token of the {} vocabulary ({})", token_text(*g), target_side ? "target" : "source",
             vocabulary.size() <= 12 ? comma_list(vocabulary) : fmt::format("{} tokens", vocabulary.size())));
         break;
     }
     if (shape_ok && given.size() == right.tokens.size() && !as_set) {
         for (std::size_t i = 0; i < given.size(); ++i) {
-            if (given[i] != right.tokens[i] && ascii_case_equal(given[i], right.tokens[i])) {
+            if (given[i] && right.tokens[i] && given[i] != right.tokens[i] &&
+                ascii_case_equal(*given[i], *right.tokens[i])) {
                 j.findings.push_back(
                     fmt::format("{} differs from the answer only in letter case; tokens are compared "
                                 "exactly",
-                                token_text(given[i])));
+                                token_text(*given[i])));
                 break;
             }
         }

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: MIT
+// exactattn: `check` — judging an answer exactly against the run report, the findings on its
+// shape and sums, the known mistake that reproduces a wrong one, and the answers a request names.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "exactattn/answer_entry.hpp"
+#include "exactattn/check.hpp"
+#include "exactattn/error.hpp"
+#include "exactattn/print.hpp"
+#include "report/report_json.hpp"
+#include "report/targets.hpp"
+#include "scenario/json.hpp"
+#include "scenario/pointer.hpp"
+#include "tools/check/locate.hpp"
+#include "tools/check/mistakes.hpp"
+#include "tools/check/tokens.hpp"
+
+namespace exactattn {
+
+namespace {
+
+using detail::Ctx;
+using detail::Flat;
+using detail::Json;
+using detail::Mistake;
+using detail::position_list;
+
+// Whether the answer's entries match `q`: entry by entry over the whole quantity or, where it
+// has no entry for some positions, over the entries it has. `lenient`: an expression in e that
+// enclosures cannot tell from the value counts as a match (diagnosis of the e^k mistake).
+struct Match {
+    bool ok = false;
+    bool undecided = false;
+    std::vector<std::string> rules;
+};
+
+Match match_entries(const std::vector<AnswerEntry>& entries, const std::vector<std::optional<Real>>& q,
+                    const Tolerance& tol, bool lenient) {
+    Match m;
+    std::vector<const Real*> present;
+    for (const auto& v : q) {
+        if (v) present.push_back(&*v);
+    }
+    if (entries.size() != present.size()) return m;
+    m.ok = true;
+    for (std::size_t i = 0; i < entries.size() && m.ok; ++i) {
+        const EntryVerdict v = judge_entry(entries[i], *present[i], tol);
+        if (std::find(m.rules.begin(), m.rules.end(), v.rule) == m.rules.end()) m.rules.push_back(v.rule);
+        m.undecided = m.undecided || !v.decided;
+        m.ok = v.match || (lenient && !v.decided);
+    }
+    return m;
+}
+
+std::string join(const std::vector<std::string>& parts, const char* sep) {
+    std::string out;
+    for (const auto& p : parts) out += (out.empty() ? "" : sep) + p;
+    return out;
+}
+
+// The right value at the target: the report's entries, enclosed, and which positions have one.
+struct Right {
+    Flat exact;
+    std::vector<std::optional<Real>> values;
+    std::vector<std::size_t> present_at;
+    std::vector<std::size_t> missing;
+    bool gaps = false;
+};
+
+Right right_at(const Json& doc, const std::string& target, const Location& where) {
+    Right r;
+    r.exact = detail::flatten(detail::resolve_pointer(doc, target, where), where, target);
+    for (std::size_t i = 0; i < r.exact.values.size(); ++i) {
+        const auto& v = r.exact.values[i];
+        r.values.push_back(v ? std::optional<Real>(Real::of(*v)) : std::nullopt);
+        (v ? r.present_at : r.missing).push_back(i);
+    }
+    r.gaps = r.present_at.size() != r.exact.values.size();
+    return r;
+}
+
+// A token proposed for a quantity (a LearnerAnswer built by a caller, not read for this
+// target): wrong, and said so, rather than judged as a number it does not have.
+bool token_answer_to_value(const LearnerAnswer& answer, Judgement& j) {
+    const auto token = std::find_if(answer.entries.begin(), answer.entries.end(),
+                                    [](const AnswerEntry& e) { return e.form == AnswerEntry::Form::Token; });
+    if (token == answer.entries.end()) return false;
+    j.rule = "exact value";
+    j.findings.push_back(fmt::format("{} is a token, but {} holds a value", token_text(token->text), answer.target));
+    j.feedback = fmt::format("Wrong: {} holds a value, not a token.", answer.target);
+    return true;
+}
+
+// The answer of the right shape compared with the right value; true when it matches.
+bool judged_right(const LearnerAnswer& answer, const Right& r, const Tolerance& tol, Judgement& j) {
+    const Match m = match_entries(answer.entries, r.values, tol, false);
+    j.rule = join(m.rules, "; ");
+    if (m.ok) {
+        j.correct = true;
+        if (r.gaps) {
+            const auto& missing = r.missing;
+            j.findings.push_back(
+                fmt::format("listed for the included positions {}; position{} {} {} removed and "
+                            "{} none",
+                            position_list(r.present_at), missing.size() == 1 ? "" : "s", position_list(missing),
+                            missing.size() == 1 ? "was" : "were", missing.size() == 1 ? "has" : "have"));
+        }
+        j.feedback = fmt::format("Right ({}).", j.rule);
+        return true;
+    }
+    if (m.undecided) {
+        j.findings.push_back(
+            "an expression in e, outside the exact domain, that enclosures to 4096 bits cannot "
+            "tell from the exact value: judged not equal");
+    }
+    return false;
+}
+
+// How the answer's shape differs from the right value's.
+void shape_findings(const LearnerAnswer& answer, const Right& r, Judgement& j) {
+    const Flat& exact = r.exact;
+    const auto& missing = r.missing;
+    if (answer.columns != exact.columns) {
+        j.findings.push_back(exact.columns > 0 ? fmt::format("the answer is a matrix with {} columns", exact.columns)
+                                               : std::string("the answer is not a matrix"));
+    } else if (answer.entries.size() != exact.values.size() && answer.entries.size() != r.present_at.size()) {
+        j.findings.push_back(fmt::format("{} values proposed where the answer has {}", answer.entries.size(),
+                                         r.gaps ? r.present_at.size() : exact.values.size()));
+    } else if (r.gaps && answer.entries.size() == exact.values.size()) {
+        j.findings.push_back(fmt::format(
+            "position{} {} {} removed, so {} no entry here", missing.size() == 1 ? "" : "s", position_list(missing),
+            missing.size() == 1 ? "was" : "were", missing.size() == 1 ? "it has" : "they have"));
+    }
+}
+
+// The rows of the proposed weights of a layer (a matrix, or one row) that do not sum to 1.
+void layer_weight_findings(const LearnerAnswer& answer, const std::vector<std::string>& tokens, Judgement& j) {
+    if (tokens.size() < 5 || tokens[4] != "weights" || tokens.size() > 6 || answer.scalar) return;
+    const std::size_t cols = answer.columns > 0 ? answer.columns : answer.proposed.size();
+    if (cols == 0) return;
+    for (std::size_t r = 0; r * cols < answer.proposed.size(); ++r) {
+        Value sum;
+        for (std::size_t c = 0; c < cols && r * cols + c < answer.proposed.size(); ++c)
+            sum += answer.proposed[r * cols + c];
+        if (sum != Value(1)) {
+            j.findings.push_back(
+                answer.columns > 0
+                    ? fmt::format("row {} of the proposed weights sums to {}, not 1", r + 1, to_unicode(sum))
+                    : fmt::format("the proposed weights sum to {}, not 1", to_unicode(sum)));
+            return;
+        }
+    }
+}
+
+// Proposed weights of a read that are not a distribution, or give a zero score weight 0.
+void read_weight_findings(const Ctx& c, const LearnerAnswer& answer, Judgement& j) {
+    const std::size_t n = c.s->trace->marks.size();
+    if (answer.proposed.size() != n && answer.proposed.size() != c.incl.size()) return;
+    Value sum;
+    for (const auto& w : answer.proposed) sum += w;
+    if (sum != Value(1)) {
+        j.findings.push_back(
+            fmt::format("the proposed weights sum to {}, not 1, so they are not a distribution", to_unicode(sum)));
+    }
+    if (answer.proposed.size() != n) return;
+    for (auto p : c.incl) {
+        if (c.s->trace->marks[p] == Mark::Included && c.s->trace->scores.at(p)->is_zero() &&
+            answer.proposed[p].is_zero()) {
+            j.findings.push_back(
+                fmt::format("position {} has score 0 but was given weight 0; exp(0) = 1, "
+                            "so it keeps a share of the total",
+                            p + 1));
+            break;
+        }
+    }
+}
+
+// The first registry mistake whose recomputation (differing from the right value) the answer
+// matches; an accepted one makes the answer right. False when none does.
+bool named_mistake(const Ctx& c, const LearnerAnswer& answer, const Right& r, const Tolerance& tol,
+                   std::size_t shape_findings_end, Judgement& j) {
+    for (const Mistake& mistake : detail::registry()) {
+        const auto wrong = mistake.recompute(c);
+        if (!wrong || wrong->values.empty()) continue;
+        // A recomputation that gives the right values cannot be told from the right method.
+        bool same = wrong->values.size() == r.values.size();
+        for (std::size_t i = 0; same && i < r.values.size(); ++i) {
+            same = wrong->values[i].has_value() == r.values[i].has_value() &&
+                   (!r.values[i] || (wrong->values[i]->exact && *wrong->values[i]->exact == *r.values[i]->exact));
+        }
+        if (same) continue;
+        if (r.exact.scalar != answer.scalar || answer.columns != r.exact.columns) continue;
+        const Match m = match_entries(answer.entries, wrong->values, tol, true);
+        if (!m.ok) continue;
+        j.mistake = wrong->explain;
+        j.mistake_id = mistake.id;
+        if (mistake.acceptable &&
+            std::find(answer.accept.begin(), answer.accept.end(), mistake.id) != answer.accept.end()) {
+            j.correct = true;
+            j.rule = join(m.rules, "; ");
+            j.findings.resize(std::min(j.findings.size(), shape_findings_end));
+            j.findings.push_back(fmt::format("accepted: {} (the exercise allows {})", wrong->explain, mistake.id));
+            j.feedback = fmt::format("Right ({}); note: {}.", j.rule, wrong->explain);
+            return true;
+        }
+        j.feedback = fmt::format("Wrong: {}.", wrong->explain);
+        return true;
+    }
+    return false;
+}
+
+// A removal's weights listed for the remaining positions only, the way a wrong method gives
+// them (the chapter's listing of a removal). False when no mistake does.
+bool named_listed_mistake(const Ctx& c, const LearnerAnswer& answer, const Tolerance& tol, Judgement& j) {
+    if (!c.s || c.s->quantity != "weights" || c.s->element || c.removed.empty() ||
+        answer.entries.size() != c.incl.size()) {
+        return false;
+    }
+    for (const Mistake& mistake : detail::registry()) {
+        if (mistake.acceptable) continue;
+        const auto wrong = mistake.recompute(c);
+        if (!wrong || wrong->values.size() != c.s->trace->marks.size()) continue;
+        std::vector<std::optional<Real>> listed;
+        for (auto p : c.incl) listed.push_back(wrong->values[p]);
+        if (!match_entries(answer.entries, listed, tol, true).ok) continue;
+        j.mistake = wrong->explain;
+        j.mistake_id = mistake.id;
+        j.feedback = fmt::format("Wrong: {}.", wrong->explain);
+        return true;
+    }
+    return false;
+}
+
+// No known mistake: say how far the answer is, entry by entry.
+void distance_feedback(const LearnerAnswer& answer, const Right& r, bool shape_ok, Judgement& j) {
+    if (!shape_ok || answer.entries.size() != r.present_at.size()) {
+        j.feedback = "Wrong: no known mistake reproduces it; " +
+                     (j.findings.empty() ? std::string("its shape differs from the answer's") : j.findings.back()) +
+                     ".";
+        return;
+    }
+    // The largest distance, compared by 96-bit enclosures' midpoints (exact rationals; the
+    // distance is feedback, and two entries this close print alike anyway).
+    std::optional<Real> largest;
+    mpq_class largest_mid;
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < answer.entries.size(); ++i) {
+        Real d = distance(answer.entries[i], *r.values[r.present_at[i]]);
+        const RationalInterval iv = d.at(96);
+        const mpq_class mid = (iv.lo + iv.hi) / 2;
+        if (!largest || mid > largest_mid) {
+            largest = std::move(d);
+            largest_mid = mid;
+            at = i;
+        }
+    }
+    const std::string far = distance_text(*largest);
+    j.distance = far;
+    j.feedback = answer.entries.size() == 1
+                     ? fmt::format("Wrong: no known mistake reproduces it; it is {} from the exact value.", far)
+                     : fmt::format(
+                           "Wrong: no known mistake reproduces it; it is up to {} from the exact value "
+                           "(entry {}).",
+                           far, at + 1);
+}
+
+// A caller that gives only values (the Python binding's numbers) proposes exact forms.
+LearnerAnswer with_exact_entries(const LearnerAnswer& given) {
+    LearnerAnswer filled = given;
+    filled.entries.clear();
+    for (const auto& v : given.proposed)
+        filled.entries.push_back(AnswerEntry{to_ascii(v), AnswerEntry::Form::Exact, Real::of(v)});
+    return filled;
+}
+
+Judgement judge_values(const Report& rep, const Json& doc, const LearnerAnswer& answer, const Location& where) {
+    Judgement j;
+    j.name = answer.name;
+    j.target = answer.target;
+    j.proposed = answer.proposed;
+    j.entries = answer.entries;
+    j.scalar = answer.scalar;
+    const Right r = right_at(doc, answer.target, where);
+    j.exact = r.exact.values;
+    j.columns = r.exact.columns;
+    if (token_answer_to_value(answer, j)) return j;
+    const Tolerance tol = answer.tolerance.value_or(Tolerance{});
+    const bool shape_ok = answer.columns == r.exact.columns && answer.scalar == r.exact.scalar;
+    if (shape_ok && judged_right(answer, r, tol, j)) return j;
+    const std::size_t shape_findings_end = j.findings.size();  // an accepted listing drops its shape finding
+    shape_findings(answer, r, j);
+    const bool all_exact = std::all_of(answer.entries.begin(), answer.entries.end(),
+                                       [](const AnswerEntry& e) { return e.form == AnswerEntry::Form::Exact; });
+    const Ctx c = detail::context_at(rep, doc, r.exact, answer.target, where);
+    const auto tokens = detail::target_tokens(answer.target);
+    if (c.layer != nullptr && tokens[2] == "heads" && all_exact) layer_weight_findings(answer, tokens, j);
+    if (c.s && all_exact && c.s->quantity == "weights" && !c.s->element) read_weight_findings(c, answer, j);
+    if (named_mistake(c, answer, r, tol, shape_findings_end, j)) return j;
+    if (named_listed_mistake(c, answer, tol, j)) return j;
+    distance_feedback(answer, r, shape_ok, j);
+    return j;
+}
+
+Judgement judge_at(const Report& rep, const Json& doc, const LearnerAnswer& given) {
+    Location where;
+    where.file = rep.scenario.file;
+    where.pointer = "/learner_answers/" + given.name + "/target";
+    if (given.entries.size() != given.proposed.size()) {
+        const LearnerAnswer filled = with_exact_entries(given);
+        if (names_tokens(filled.target)) return detail::judge_tokens(rep, doc, filled, where);
+        return judge_values(rep, doc, filled, where);
+    }
+    if (names_tokens(given.target)) return detail::judge_tokens(rep, doc, given, where);
+    return judge_values(rep, doc, given, where);
+}
+
+// An ad-hoc target takes `tolerance` and `accept` from the first exercise (in file order) that
+// lists it: its read, its intervention, or that intervention's row.
+void inherit_exercise_rules(const Scenario& sc, LearnerAnswer& la) {
+    auto under = [&la](const std::string& prefix) {
+        return la.target.size() > prefix.size() && la.target.compare(0, prefix.size(), prefix) == 0 &&
+               la.target[prefix.size()] == '/';
+    };
+    for (const auto& e : sc.exercises) {
+        bool lists = false;
+        for (const auto& r : e.reads) lists = lists || under(detail::pointer_join("/reads", r));
+        for (const auto& i : e.interventions) {
+            const auto slash = i.find('/');
+            std::string prefix = detail::pointer_join("/interventions", i.substr(0, slash));
+            if (slash != std::string::npos) prefix += i.substr(slash);
+            lists = lists || under(prefix);
+        }
+        if (!lists) continue;
+        if (!la.tolerance) la.tolerance = e.tolerance;
+        if (la.accept.empty()) la.accept = e.accept;
+        return;
+    }
+}
+
+}  // namespace
+
+Judgement judge(const Report& rep, const LearnerAnswer& answer) {
+    return judge_at(rep, detail::report_to_json(rep), answer);
+}
+
+std::vector<Judgement> judge_all(const Report& rep, const std::vector<LearnerAnswer>& answers) {
+    const Json doc = detail::report_to_json(rep);
+    std::vector<Judgement> out;
+    out.reserve(answers.size());
+    for (const auto& a : answers) out.push_back(judge_at(rep, doc, a));
+    return out;
+}
+
+std::vector<LearnerAnswer> select_answers(const Scenario& sc, const CheckRequest& req) {
+    std::vector<LearnerAnswer> answers;
+    if (req.ad_hoc) {
+        answers.push_back(*req.ad_hoc);
+        inherit_exercise_rules(sc, answers.back());
+    } else {
+        for (const auto& la : sc.learner_answers) {
+            if (req.answer.empty() || la.name == req.answer) answers.push_back(la);
+        }
+        if (!req.answer.empty() && answers.empty()) {
+            Location where;
+            where.context = req.answer_place;
+            throw reference_error(fmt::format("unknown learner answer \"{}\"", req.answer), where);
+        }
+        if (answers.empty()) throw reference_error("the scenario declares no learner_answers to check");
+    }
+    for (auto& la : answers) {
+        if (req.tolerance) la.tolerance = req.tolerance;
+        if (!req.accept.empty()) la.accept = req.accept;
+    }
+    return answers;
+}
+
+std::vector<Judgement> check_request(const Report& rep, const CheckRequest& req) {
+    const auto answers = select_answers(rep.scenario, req);
+    try {
+        return judge_all(rep, answers);
+    } catch (const Error& e) {
+        if (!req.ad_hoc) throw;
+        Location where;  // an ad-hoc target is placed at the option that gave it, not in the file
+        where.context = req.target_place;
+        throw Error(e.kind(), where, e.reason());
+    }
+}
+
+}  // namespace exactattn

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+// exactattn internal: what a `check` target was computed from — the read or intervention row
+// whose quantity it names, or the attention layer —, so the known mistakes can recompute it.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "exactattn/error.hpp"
+#include "exactattn/report.hpp"
+#include "report/targets.hpp"
+#include "scenario/json.hpp"
+
+namespace exactattn::detail {
+
+/// The reference tokens of a target pointer the resolver has already validated.
+std::vector<std::string> target_tokens(const std::string& pointer);
+
+/// What the target quantity was computed from, when it is a quantity of a read or of an
+/// intervention row (the quantities whose known mistakes can be recomputed).
+struct Situation {
+    const Source* source = nullptr;
+    Memory memory;
+    const ReadTrace* trace = nullptr;
+    std::optional<Vector> readout;
+    ReadRequest request;
+    std::optional<InterventionKind> kind;
+    std::size_t position = 0;  ///< intervention row's position (0: none)
+    std::string quantity;
+    std::optional<std::size_t> element;  ///< a single element of the quantity (0-based)
+};
+
+/// The situation of a read's or an intervention row's quantity; none for any other target.
+std::optional<Situation> locate(const Report& rep, const std::string& target);
+
+/// What the mistakes are recomputed from.
+struct Ctx {
+    const Report& rep;
+    const Json& doc;
+    const Flat& exact;
+    std::optional<Situation> s;     ///< the target is a read's or an intervention row's quantity
+    std::vector<std::size_t> incl;  ///< … and these of its positions are not removed
+    std::vector<std::size_t> removed;
+    const LayerResult* layer = nullptr;  ///< the target is a layer's quantity
+    std::string layer_sub;               ///< … at this pointer below /layers/<name>
+    Location where;
+};
+
+/// What the mistakes at `target` are recomputed from: its read or intervention row (and which of
+/// its positions are removed), or its layer.
+Ctx context_at(const Report& rep, const Json& doc, const Flat& exact, const std::string& target, const Location& where);
+
+/// A quantity of a trace with an entry for each included position only (scores,
+/// exponentials), or whole (weights, 0 for a removed position; context; readout).
+std::vector<Value> quantity_of(const ReadTrace& t, const std::string& q);
+
+/// 1-based positions in prose: `1`, `1 and 3`, `1, 2 and 3`.
+std::string position_list(const std::vector<std::size_t>& ps);
+
+}  // namespace exactattn::detail
