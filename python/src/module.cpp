@@ -259,6 +259,7 @@ std::optional<Value> exact_float(py::handle h) {
 
 // Any value an input may hold: an exact number or a string in the engine's notation.
 Value to_value(py::handle h, const std::string& place) {
+    const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
     if (auto v = exact_number(h)) return *v;
     if (py::isinstance<py::str>(h)) {
         const auto text = text_of(h, place);
@@ -335,6 +336,7 @@ py::object not_implemented() { return py::reinterpret_borrow<py::object>(Py_NotI
 // x op y (or y op x when reflected) for an exact y; NotImplemented otherwise, so that Python
 // raises its TypeError (floats are refused: they are not exact).
 py::object arith(const Value& x, py::handle y, char op, bool reflected) {
+    const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
     const auto v = exact_number(y);
     if (!v) return not_implemented();
     const Value& l = reflected ? *v : x;
@@ -367,6 +369,7 @@ py::object arith(const Value& x, py::handle y, char op, bool reflected) {
 // as fractions.Fraction does; nan compares false, ±inf beyond every value).
 template <class Test>
 py::object compared(const Value& x, py::handle y, Test test) {
+    const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
     std::optional<Value> v = exact_number(y);
     if (!v) v = exact_float(y);
     if (v) {
@@ -786,6 +789,7 @@ Format format_arg(const std::string& name) {
 void bind_oracle(py::module_& m);  // python/src/oracle_bindings.cpp
 
 PYBIND11_MODULE(_exactattn, m) {
+    set_limit_audience(LimitAudience::Python);  // refusals name exactattn.limits(...)
     bind_oracle(m);
     m.doc() = "exactattn's C++ library (see the package exactattn for the documented API)";
     m.attr("__version__") = EXACTATTN_VERSION_STRING;  // the one version, include/exactattn/version.hpp
@@ -816,6 +820,7 @@ Value("2a/3") parses the engine's notation (the CLI's `eval` grammar); Value(3) 
 Value(Fraction(1, 2)) convert exactly. Arithmetic with int, Fraction and Value is exact;
 floats are refused (they are not exact) except in comparisons, where they compare exactly.)doc")
         .def(py::init([](py::object x) {
+                 const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
                  // A string keeps the engine's place ("expression column 4"), as `eval` prints it.
                  if (py::isinstance<py::str>(x)) return parse_value(text_of(x, "Value"));
                  return to_value(x, "Value");
@@ -837,6 +842,7 @@ floats are refused (they are not exact) except in comparisons, where they compar
         .def(
             "decimal",
             [](const Value& v, int digits) {
+                const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
                 if (digits < 1 || digits > 100000) throw usage("digits", "digits must be from 1 to 100000");
                 py::gil_scoped_release release;
                 return to_significant(v, digits);
@@ -845,6 +851,7 @@ floats are refused (they are not exact) except in comparisons, where they compar
         .def(
             "fixed",
             [](const Value& v, int places) {
+                const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
                 if (places < 0 || places > 100000) throw usage("places", "places must be from 0 to 100000");
                 py::gil_scoped_release release;
                 return to_fixed(v, places);
@@ -915,14 +922,17 @@ floats are refused (they are not exact) except in comparisons, where they compar
         });
 
     m.def("exp", [](const Value& x) {
+        const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
         py::gil_scoped_release r;
         return exp(x);
     });
     m.def("ln", [](const Value& x) {
+        const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
         py::gil_scoped_release r;
         return ln(x);
     });
     m.def("pow", [](const Value& x, const Value& y) {
+        const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
         py::gil_scoped_release r;
         return pow(x, y);
     });
@@ -972,6 +982,7 @@ floats are refused (they are not exact) except in comparisons, where they compar
     m.def("read", [](py::object memory, py::object query, py::object readout, py::object remove, py::object zero,
                      py::object unit) {
         auto t = std::make_unique<PyTrace>();
+        const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
         t->memory = to_memory(memory, unit);
         ReadRequest req;
         req.query = to_vector(query, "query");
@@ -991,6 +1002,7 @@ floats are refused (they are not exact) except in comparisons, where they compar
     // the result is `exactattn attend --format json`.
     m.def("_attend", [](py::object x, py::object heads, py::object wo, bool causal, py::object padding, py::object mask,
                         py::object scale, py::object memory, bool residual) {
+        const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
         AttentionLayer l;
         std::size_t h = 0;
         for (py::handle head : py::iter(heads)) {
@@ -1063,12 +1075,14 @@ floats are refused (they are not exact) except in comparisons, where they compar
     py::class_<Scenario>(m, "_Scenario")
         .def_static("load",
                     [](py::object path_obj) {
+                        const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
                         const std::string path = path_of(path_obj, "path");
                         py::gil_scoped_release r;
                         return load_scenario(path);
                     })
         .def_static("parse",
                     [](py::object text_obj, py::object file_obj) {
+                        const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
                         const std::string text = text_of(text_obj, "text");
                         const std::string file = text_of(file_obj, "file");
                         py::gil_scoped_release r;
@@ -1078,6 +1092,7 @@ floats are refused (they are not exact) except in comparisons, where they compar
         .def_readonly("title", &Scenario::title)
         .def("report",
              [](const Scenario& s, py::object format) {
+                 const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
                  const Format f = format_arg(text_of(format, "format"));
                  const Report rep = run(s);
                  py::gil_scoped_release r;
@@ -1085,6 +1100,7 @@ floats are refused (they are not exact) except in comparisons, where they compar
              })
         .def("verify",
              [](const Scenario& s) {
+                 const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
                  const Report rep = run(s);
                  VerifyResult v;
                  {
@@ -1097,6 +1113,7 @@ floats are refused (they are not exact) except in comparisons, where they compar
              })
         .def("answers",
              [](const Scenario& s, py::object format) {
+                 const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
                  const Format f = format_arg(text_of(format, "format"));
                  const Report rep = run(s);
                  py::gil_scoped_release r;
@@ -1104,10 +1121,12 @@ floats are refused (they are not exact) except in comparisons, where they compar
              })
         .def("check",
              [](const Scenario& s, py::object answer, py::object target, py::object proposed) {
+                 const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
                  return check(s, text_of(answer, "answer"), text_of(target, "target"), proposed);
              })
         .def("crosscheck",
              [](const Scenario& s, py::object format_obj) {
+                 const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
                  const std::string format = text_of(format_obj, "format");
                  if (format != "json" && format != "markdown") {
                      throw usage("format",
@@ -1119,6 +1138,7 @@ floats are refused (they are not exact) except in comparisons, where they compar
                  return std::make_tuple(render_crosscheck(results, format_arg(format)), results.front().passed());
              })
         .def("encode", [](const Scenario& s, py::object tokens) {
+            const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
             std::vector<std::string> list;
             if (py::isinstance<py::str>(tokens)) {
                 const auto text = text_of(tokens, "tokens");

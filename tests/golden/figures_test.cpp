@@ -80,10 +80,13 @@ TEST(Figures, Figure141ShowsTheChaptersWeightsAndSums) {
     EXPECT_NE(svg.find("q1 = [1, 0]: weights 1/2 on 1: color 红色 [a, 0], 1/4 on 2: key 钥匙 [0, a], 1/4 on 3: full "
                        "stop 。 [0, 0]; sum [a/2, a/4]"),
               std::string::npos);
-    // The bars: 1/2 and 1/4 of the track's length (106 units: half a 340-unit column less
-    // margins and the label's room).
-    EXPECT_NE(svg.find("width=\"53.0\" height=\"9.0\" fill=\"#0072B2\""), std::string::npos);
-    EXPECT_NE(svg.find("width=\"26.5\" height=\"9.0\" fill=\"#0072B2\""), std::string::npos);
+    // The bars: 1/2 and 1/4 of the track's length. The track is a panel's width, (340 − 2·6 −
+    // 12)/2 = 158, less 4 and the widest weight label, "× 1/2" at 8.5 points: DejaVu Sans's
+    // advances (its hmtx table: × 1716, space 651, each digit 1303, / 690, in 2048ths of an em)
+    // add to 5663/2048 em = 23.50 points, so the track is 130.5 and the bars 65.2 and 32.6.
+    EXPECT_NE(svg.find("width=\"130.5\" height=\"9.0\" fill=\"none\""), std::string::npos);
+    EXPECT_NE(svg.find("width=\"65.2\" height=\"9.0\" fill=\"#0072B2\""), std::string::npos);
+    EXPECT_NE(svg.find("width=\"32.6\" height=\"9.0\" fill=\"#0072B2\""), std::string::npos);
 }
 
 TEST(Figures, Figure142ShowsSequentialEncoderParallelComparisonsSequentialDecoder) {
@@ -166,7 +169,7 @@ TEST(Figures, RolloutHeatmapLabelsEachStepsWeightsInBothRegimes) {
     // 2/5, 1/5, chosen key; step 4 input key, q = [0, 0]: 1/3 each, chosen the end token ".".
     const FigureSpec& generation = find_figure(rep.scenario, "14.4");
     in_order(svg_texts(render_svg(figure_block(rep, generation))),
-             {"Generation: decoder step (rows) × source position (columns)",
+             {"Generation: step (rows) × source position (columns)",
               "红色",
               "钥匙",
               "。",
@@ -192,7 +195,7 @@ TEST(Figures, RolloutHeatmapLabelsEachStepsWeightsInBothRegimes) {
     FigureSpec forced = generation;
     forced.regime = Regime::TeacherForcing;
     in_order(svg_texts(render_svg(figure_block(rep, forced))),
-             {"Teacher forcing: decoder step (rows) × source position (columns)", "t = 1: <s> → a", "1/2", "1/4", "1/4",
+             {"Teacher forcing: step (rows) × source position (columns)", "t = 1: <s> → a", "1/2", "1/4", "1/4",
               "t = 2: the → red", "1/4", "1/2", "1/4", "t = 3: red → key", "1/2", "1/4", "1/4", "t = 4: key → .", "1/3",
               "1/3", "1/3"});
     // The regime survives the scenario writer (generation, the default, is not written).
@@ -214,6 +217,30 @@ TEST(Figures, InterventionChartMarksTheUnchangedRow) {
                      "weights [0, 1/2, 1/2]", "r = a", "unchanged", "remove state 2: key 钥匙", "weights [2/3, 0, 1/3]",
                      "r = 2a/3", "remove state 3: full stop 。", "weights [2/3, 1/3, 0]", "r = 4a/3"});
     EXPECT_EQ(std::count(texts.begin(), texts.end(), "unchanged"), 1);
+}
+
+TEST(Figures, ValuesTooLongForTheirPlaceBecomeRoundedDecimals) {
+    // Issue 24: a heatmap in Q(2^(1/4)) (tests/render/fixtures/figures-hostile.json). Head 1,
+    // row 1: scores a/4, 0, a/4 (x_1 = [1, 0] against keys [1, 0], [0, 1], [1, 1] under
+    // diag(a/4, a/2)), exponentials θ, 1, θ with θ = 2^(1/4) = 1.189207…, weights θ/(2θ + 1) =
+    // 1.189207/3.378414 = 0.35200… and 1/(2θ + 1) = 0.29600…: too long exactly for a cell, so the
+    // cells say ≈ 0.3520 and ≈ 0.2960, the footer says so, and the description keeps them exact.
+    const Report rep =
+        run_scenario(load_scenario(std::string(EXACTATTN_SOURCE_DIR) + "/tests/render/fixtures/figures-hostile.json"));
+    const FigureBlock fb = figure_block(rep, find_figure(rep.scenario, "heat"));
+    const auto texts = svg_texts(render_svg(fb));
+    in_order(texts, {"≈ 0.3520", "≈ 0.2960", "≈ 0.3520"});
+    EXPECT_NE(std::find_if(texts.begin(), texts.end(),
+                           [](const std::string& t) { return t.find("marked ≈") != std::string::npos; }),
+              texts.end());
+    const std::string desc = render_inline(fb.description.front(), Format::Text);
+    // By hand: (1 + 2θ)(1 − 2θ)(1 + 4θ²) = 1 − 16θ⁴ = −31, so 1/(2θ + 1) = (8θ³ − 4θ² + 2θ − 1)/31
+    // and θ/(2θ + 1) = (16 − θ + 2θ² − 4θ³)/31 (θ² = √2, θ³ = ∜8).
+    EXPECT_NE(desc.find("(16 − ∜2 + 2√2 − 4∜8)/31, (2∜2 − 1 − 4√2 + 8∜8)/31"), std::string::npos) << desc;
+    // A long token name is cut to its room with "…"; the description names it whole.
+    EXPECT_EQ(std::find(texts.begin(), texts.end(), "p-first-layer-token-with-a-long-name"), texts.end());
+    EXPECT_NE(std::find(texts.begin(), texts.end(), "p-first-layer-token-with-a-l…"), texts.end());
+    EXPECT_NE(desc.find("p-first-layer-token-with-a-long-name"), std::string::npos);
 }
 
 TEST(Figures, CrosscheckPlotListsEachQuantityOfTheRead) {

@@ -74,8 +74,10 @@ def scenario_figures(cli, workdir, scenario):
     return [os.path.join(out, name) for name in files], failures
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def figure_main(description, kind, check):
+    """The command line of a figure checker (this one and check_layout.py): the files given, or
+    with --cli every figure of the scenarios; check(path, rsvg) returns a file's failures."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("inputs", nargs="+", help=".svg files, or scenarios with --cli")
     parser.add_argument("--cli", help="the exactattn binary: the inputs are scenarios")
     parser.add_argument("--workdir", help="with --cli: where the figures are written")
@@ -92,8 +94,12 @@ def main():
             paths += files
             results += [(scenario, failures)] if failures else []
     results += parallel(lambda path: (os.path.relpath(path, args.workdir) if args.cli else os.path.basename(path),
-                                      svg_failures(path, rsvg)), paths)
-    return report("svg", results, args.expect_reject)
+                                      check(path, rsvg)), paths)
+    return report(kind, results, args.expect_reject)
+
+
+def main():
+    return figure_main(__doc__.splitlines()[0], "svg", svg_failures)
 
 
 if __name__ == "__main__":
