@@ -26,6 +26,7 @@
 #include "commands.hpp"
 #include "exactattn/version.hpp"
 #include "exactattn/error.hpp"
+#include "exactattn/limits.hpp"
 #include "exactattn/parse.hpp"
 
 namespace exactattn::cli {
@@ -51,6 +52,7 @@ struct Parsed {
     RolloutOptions rollout;
     VariantsOptions variants;
     FigureOptions figure;
+    std::int64_t max_work = 0;                  ///< --max-work N (0: the default)
     std::function<int(std::ostream&)> command;  ///< the chosen subcommand, bound to its options
     DeferredOutput deferred;                    ///< written after the command's buffer, if set
 };
@@ -189,8 +191,12 @@ void make_app(CLI::App& app, Parsed& p) {
     // so `-o` is accepted after any of them, and before them (the built-in run).
     const char* output_help = "Write the output to FILE (atomically: the old file stays on failure)";
     app.add_option("-o,--output", p.output, output_help);
+    const char* work_help = "The work budget of the command, in work units (docs/limits.md; default 2^36)";
+    const auto work_range = CLI::Range(std::int64_t{1}, std::int64_t{1} << 62);
+    app.add_option("--max-work", p.max_work, work_help)->check(work_range);
     for (auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
         sub->add_option("-o,--output", p.output, output_help);
+        sub->add_option("--max-work", p.max_work, work_help)->check(work_range);
         sub->add_flag("--standalone", p.render.standalone, "LaTeX: a complete document with its preamble");
         sub->add_option("--preamble", p.preamble_file,
                         "LaTeX with --standalone: add the lines of FILE to the preamble");
@@ -447,6 +453,23 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
             p.rollout.render = p.render;
         p.attend.render = p.render;
         p.variants.output = p.output;
+        set_limit_audience(LimitAudience::CommandLine);  // refusals name --max-work
+        // The command is one job with one work budget (docs/limits.md, "The work budget").
+        Limits budgeted = limits();
+        if (p.max_work > 0) budgeted.max_work = p.max_work;
+        const ScopedLimits scoped(budgeted);
+        const WorkBudget job;
+        // EXACTATTN_REPORT_WORK=1: the work the command spent, on standard error, however it
+        // ends (docs/limits.md: how far honest work stays from the budget is measured so).
+        struct ReportWork {
+            const WorkBudget& job;
+            std::ostream& err;
+            ~ReportWork() {
+                if (std::getenv("EXACTATTN_REPORT_WORK") == nullptr) return;
+                err << fmt::format("exactattn: work: {:.3g} of {} work units (limits: max_work)\n", job.spent(),
+                                   limits().max_work);
+            }
+        } const report_work{job, err};
         code = p.command(buffer);
         // Standard output that cannot be written (`> /dev/full`) is an error, exit 2, whatever
         // the command: a lost write never exits 0.

@@ -77,9 +77,17 @@ void run_parallel(std::size_t count, std::size_t jobs, const std::function<void(
     } else {
         std::vector<std::thread> pool;
         pool.reserve(n);
+        // The workers compute under the caller's limits and charge the caller's job: the
+        // budget is the whole command's, not one file's (docs/limits.md).
+        const Limits caller = limits();
+        WorkBudget* const job = WorkBudget::current();
         for (std::size_t t = 0; t < n; ++t) {
-            pool.emplace_back([&work] {
-                work();
+            pool.emplace_back([&work, &caller, job] {
+                {
+                    const ScopedLimits scoped(caller);
+                    const WorkBudget::Share share(job);
+                    work();
+                }
                 // The library's per-thread caches outlive a thread's exit: freed here, or every
                 // file verified in parallel leaks them.
                 release_thread_caches();

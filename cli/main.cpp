@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app.hpp"
+#include "exactattn/limits.hpp"
 
 namespace {
 
@@ -54,6 +55,7 @@ int main(int argc, char** argv) {
     reserve = std::malloc(std::size_t{64} << 20);
     std::set_new_handler(release_reserve_then_fail);
     std::set_terminate(on_terminate);
+    exactattn::use_throwing_gmp_allocator();  // GMP's own failures: the same one line, not abort
     std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
     return exactattn::cli::run(args, std::cout, std::cerr);
 }

@@ -77,6 +77,77 @@ awk 'BEGIN { printf "["; for (i = 0; i < 100; ++i) printf "%s[1]", (i ? "," : ""
   awk 'BEGIN { for (i = 0; i < 230; ++i) printf "%s{\"wq\": \"I\", \"wk\": \"A\", \"wv\": \"I\"}", (i ? "," : "") }'
   printf ']}},\n "figures": {"f": {"kind": "heatmap", "layer": "l", "number": "1", "caption": "every head"}}}\n'
 } >"$work/heatmap_230_heads.json"
+# Issue 27: one work budget for the whole job, and size before work for every entry point.
+python3 - "$work" <<'PY'
+import json, sys, os
+out = sys.argv[1]
+def w(name, obj):
+    with open(os.path.join(out, name), "w") as f:
+        json.dump(obj, f, separators=(",", ":"), ensure_ascii=False)
+
+cf = "2^(1/63)"
+for _ in range(12):
+    cf = "1/(1+" + cf + ")"
+open(os.path.join(out, "cf12.txt"), "w").write(cf)
+
+def rollout(V, steps):
+    vocab = {f"t{i}": [1] for i in range(V)}
+    vocab["<s>"] = [1]
+    return {"sources": {"memory": {"memory": [["a"]]}},
+            "decoder": {"activation": "identity", "recurrent": [[0]], "input": [[1]], "context": [[0]], "bias": [0],
+                        "initial": [1], "output_reads": "state",
+                        "output": [[f"{k + 1}a/64" for k in range(V)] + ["0"]], "output_bias": ["0"] * (V + 1),
+                        "vocabulary": vocab, "start": "<s>", "end": "t0", "ties": "first"},
+            "rollouts": {"r": {"source": "memory", "steps": steps}}}
+w("rollout_16.json", rollout(60, 16))
+w("rollout_1024.json", rollout(60, 1024))
+
+def layer(n):
+    return {"vocabulary": {"p": [1], "q": [2]}, "sequences": {"s": {"tokens": ["p" if i % 2 else "q" for i in range(n)]}},
+            "matrices": {"I": [[1]], "A": [["a"]]},
+            "layers": {"l": {"sequence": "s", "scale": "none", "heads": [{"wq": "I", "wk": "A", "wv": "I"}]}}}
+w("layer_830.json", layer(830))
+w("layer_500.json", layer(500))
+
+def encoder_scenario(n, kind):
+    return {"vocabulary": {"x": ["a", "0"], "y": ["-a", "a"]},
+            "encoder": {"activation": "relu", "recurrent": [[1, 0], [0, 1]], "input": [[1, 0], [0, 1]], "bias": [0, 0],
+                        "initial": [0, 0]},
+            "sources": {"s": ["y" if i % 2 else "x" for i in range(n)]}, "queries": {"q": [1, 0]},
+            "readouts": {"r": [1, 2]},
+            "interventions": {"t": {"kind": kind, "source": "s", "query": "q", "readout": "r"}}}
+w("remove_state_780.json", encoder_scenario(780, "remove-state"))
+w("zero_score_780.json", encoder_scenario(780, "zero-score"))
+w("delete_token_560.json", encoder_scenario(560, "delete-token"))
+
+# An exercise with a variation, beside a 100-row layer it does not use.
+ch = {"vocabulary": {"x": ["a", "0"], "y": ["0", "a"], "p": [1], "q": [2]},
+      "encoder": {"activation": "relu", "recurrent": [[1, 0], [0, 1]], "input": [[1, 0], [0, 1]], "bias": [0, 0],
+                  "initial": [0, 0]},
+      "sources": {"s": ["x", "y"]}, "queries": {"q1": [1, 1]}, "readouts": {"r": [1, 2]},
+      "reads": {"e1": {"source": "s", "query": "q1", "readout": "r"}},
+      "sequences": {"t": {"tokens": ["p" if i % 2 else "q" for i in range(100)]}},
+      "matrices": {"I": [[1]], "A": [["a"]]},
+      "layers": {"l": {"sequence": "t", "scale": "none", "heads": [{"wq": "I", "wk": "A", "wv": "I"}]}},
+      "exercises": [{"id": "1", "title": "Read", "prompt": "Read.", "reads": ["e1"],
+                     "variation": {"vary": [{"at": "/queries/q1", "integers": [-3, 3]}],
+                                   "parts": [{"label": "the weights", "at": "/reads/e1/weights"}],
+                                   "answer": "/reads/e1/readout", "tolerance": "0.001"}}]}
+w("variants_unrelated_layer.json", ch)
+
+inv = "1/(3^10000+2^(1/64))"
+w("cf_expect.json", {"sources": {"m": {"memory": [["a"], ["0"]]}}, "queries": {"q": [1]},
+                     "reads": {"r1": {"source": "m", "query": "q", "readout": "r"}}, "readouts": {"r": [cf]},
+                     "expect": {"/reads/r1/readout": "0"}})
+with open(os.path.join(out, "cf_answers.csv"), "w") as f:
+    f.write("student,target,answer\n")
+    for i in range(3):
+        f.write(f"s{i},/reads/example-14.1/weights/0,\"{cf}\"\n")
+PY
+cf=$(cat "$work/cf12.txt")
+zero_power='0*(2^(1/64)-1)^1048575'
+twenty_powers=$zero_power
+for _ in $(seq 2 20); do twenty_powers="$twenty_powers+$zero_power"; done
 ones1000=$(awk 'BEGIN { printf "[["; for (i = 0; i < 1000; ++i) printf "%s1", (i ? "," : ""); printf "]]" }')
 
 total=0
@@ -176,6 +247,26 @@ bomb vocabulary-80000 run "$work/vocabulary_80000.json"
 bomb attend-x-2400-rows attend --x "@$work/x2400.json" --wq '[[1]]' --wk '[[a]]' --wv '[[1]]'
 bomb heatmap-230-heads run "$work/heatmap_230_heads.json" --format html
 bomb attend-1000-heads attend --x "@$work/x100.json" --wq "$ones1000" --wk "$ones1000" --wv "$ones1000" --heads 1000
+
+# Issue 27 item 1: steps each within their limits, a job over any sensible budget.
+bomb twenty-powers eval "$twenty_powers"
+bomb continued-fraction-12 eval "$cf"
+bomb continued-fraction-via-read read --memory '[[a],[0]]' --query '[1]' --readout "[$cf]"
+bomb continued-fraction-via-verify verify "$work/cf_expect.json"
+bomb continued-fraction-via-answers check chapter14 --answers "$work/cf_answers.csv"
+bomb continued-fraction-via-attend attend --x '[[1],[2]]' --wq "[[$cf]]" --wk '[[a]]' --wv '[[1]]'
+# Issue 27 item 2: output and work predicted before the work, for every entry point.
+bomb rollout-16-steps rollout "$work/rollout_16.json"
+bomb rollout-1024-steps rollout "$work/rollout_1024.json"
+bomb rollout-1024-steps-json rollout "$work/rollout_1024.json" --format json
+bomb layer-830-rows run "$work/layer_830.json"
+bomb layer-830-rows-json run "$work/layer_830.json" --format json
+bomb check-row-of-500-row-layer check "$work/layer_500.json" --target /layers/l/heads/0/weights/0 --proposed '[1/2,1/2]'
+bomb remove-state-780 run "$work/remove_state_780.json"
+bomb zero-score-780 run "$work/zero_score_780.json" --format json
+bomb delete-token-560 run "$work/delete_token_560.json"
+bomb variants-unrelated-layer variants "$work/variants_unrelated_layer.json" --exercise 1 --count 20 -o "$work/variants"
+bomb check-proposed-inverse check chapter14 --target /reads/example-14.1/weights --proposed "[$inv,1/4,1/4]"
 
 echo "bombs: $total inputs, $over over the bound of ${bound_s} s and ${bound_mib} MiB (inputs under 10 KB)"
 [ "$over" -eq 0 ]

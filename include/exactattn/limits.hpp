@@ -2,7 +2,12 @@
 // exactattn: resource limits (docs/limits.md) that no honest input reaches.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "exactattn/error.hpp"
 
 namespace exactattn {
 
@@ -32,11 +37,13 @@ struct Limits {
     /// Largest total size, in bits, of the numerators and denominators of one value (all its
     /// coefficients together; max_bits caps each one).
     std::int64_t max_value_bits = std::int64_t{1} << 27;
-    /// Largest estimated work of one fraction-free elimination (the inverse of an element of
-    /// Q(2^(1/m)) for odd m), in work units: every multiplication or exact division of s-bit
-    /// numbers counts s^1.35, the nonzero entries followed symbolically. About 3·10^10 units
-    /// take a second here (up to 5·10^10 for some shapes), so the limit is under 2.5 s.
-    std::int64_t max_work = std::int64_t{1} << 36;
+    /// The work budget of one job (a command, a Python call; see WorkBudget), in work units:
+    /// every multiplication or exact division of s-bit numbers counts s^1.35 (an elimination's
+    /// entries followed symbolically, a certified evaluation at its working precision). Each
+    /// costly step is estimated before it starts and refused when it would take the job past
+    /// the budget; outside a job each step alone is held to it. About 3·10^10 units take a
+    /// second here, so a job's arithmetic stays under about 2.5 s.
+    std::int64_t max_work = std::int64_t{1} << 37;
     /// Largest number of exact values one run report may hold (states, scores, exponentials,
     /// weights, contexts of every read and intervention row), estimated from the declarations
     /// before anything is computed. An intervention table over n positions has n + 1 rows of n
@@ -90,5 +97,105 @@ class ScopedLimits {
 /// intervals): a thread's exit does not free it, so a thread of your own that used the library
 /// calls this last, or each such thread leaks it.
 void release_thread_caches();
+
+/// The fields of Limits, one name each (the table in src/core/limits.cpp gives each its name,
+/// unit and accessor; messages, the command line and the Python module read it).
+enum class Limit {
+    max_exponent,
+    max_root,
+    max_bits,
+    max_value_bits,
+    max_degree,
+    max_precision,
+    max_work,
+    max_positions,
+    max_cells,
+    max_memory_bytes,
+    max_report_cells,
+    max_figure_positions,
+    max_file_bytes,
+    max_decoder_steps,
+    max_target_vocabulary,
+    max_nesting,
+    max_variants,
+    max_variant_draws,
+};
+/// The field's name, e.g. "max_bits".
+[[nodiscard]] const char* limit_name(Limit which);
+/// The field's value in `l`.
+[[nodiscard]] std::int64_t limit_value(const Limits& l, Limit which);
+
+/// Who reads the refusals, so that they name the option that raises a limit: the command line
+/// tool (`--max-work`), the Python module (`exactattn.limits(max_work=…)`), or a C++ program
+/// (`set_limits`, the default). Set once by the front end.
+enum class LimitAudience { Library, CommandLine, Python };
+void set_limit_audience(LimitAudience audience);
+
+/// The one phrasing of a refusal at a limit: `<what>, over the limit of <value><unit>
+/// (limits: <name>[; <option> raises it])[; <advice>]`, with the value in force on the calling
+/// thread. `what` says what asked for how much, e.g. "a number would need 20000000 bits";
+/// `advice`, if any, what to do instead.
+[[nodiscard]] Error over_limit(Limit which, std::string_view what, Location where = {}, std::string_view advice = {});
+
+/// Makes GMP (and MPFR, which allocates through GMP) report an allocation failure as
+/// std::bad_alloc, after calling the new-handler like operator new does, instead of printing
+/// "GNU MP: Cannot allocate memory" and aborting the process. The command line tool installs
+/// it at start, so running out of memory inside a big-number operation is the one-line `out
+/// of memory` error (exit 2) like any other. The exception unwinds through GMP's C frames
+/// (built with unwind tables on the supported platforms); what GMP had allocated for the
+/// failed operation is lost, once. The Python module does not install it: GMP's memory
+/// functions are global to the process, and another extension (gmpy2) may own them.
+void use_throwing_gmp_allocator();
+
+/// One job's work budget (docs/limits.md, "The work budget"): while it lives, every costly
+/// step on the calling thread (and on threads that share it) is charged to it, and a step that
+/// would take the total past limits().max_work is refused with a LimitError naming the step.
+/// The command line tool runs each command as one job, the Python module each call. Jobs
+/// nest: an inner one charges its own total and its parent's.
+class WorkBudget {
+  public:
+    WorkBudget();
+    ~WorkBudget();
+    WorkBudget(const WorkBudget&) = delete;
+    WorkBudget& operator=(const WorkBudget&) = delete;
+
+    /// Work charged so far, in work units.
+    [[nodiscard]] double spent() const { return spent_.load(std::memory_order_relaxed); }
+    /// The calling thread's job, or null.
+    [[nodiscard]] static WorkBudget* current();
+
+    /// RAII: makes `job` the calling thread's job for a scope (the worker threads of a command
+    /// that runs files in parallel share its budget). A null job is no job.
+    class Share {
+      public:
+        explicit Share(WorkBudget* job);
+        ~Share();
+        Share(const Share&) = delete;
+        Share& operator=(const Share&) = delete;
+
+      private:
+        WorkBudget* saved_;
+    };
+
+  private:
+    friend bool charge_work(double);
+    std::atomic<double> spent_{0};
+    WorkBudget* parent_;
+};
+
+/// Charges the estimated work of a step about to start to the calling thread's job (and the
+/// jobs it nests in); returns false, charging nothing, when that would take a job's total past
+/// limits().max_work, or, outside a job, when the step alone is over it. The caller then
+/// throws over_work(units, what) instead of running the step.
+[[nodiscard]] bool charge_work(double units);
+/// The same test without charging: for a step whose parts charge themselves as they go, so
+/// that a step too big for what is left is refused before any of it runs.
+[[nodiscard]] bool work_fits(double units);
+/// The refusal of a step of `units` work units that charge_work or work_fits did not admit:
+/// `<what> would take about <units> work units[, after <spent> already spent by this job],
+/// over the limit of … (limits: max_work…)`.
+[[nodiscard]] Error over_work(double units, std::string_view what);
+/// The work units of one multiplication of numbers of `bits` bits in all (bits^1.35).
+[[nodiscard]] double multiplication_work(double bits);
 
 }  // namespace exactattn

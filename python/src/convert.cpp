@@ -251,6 +251,7 @@ std::optional<Value> exact_float(py::handle h) {
 
 // Any value an input may hold: an exact number or a string in the engine's notation.
 Value to_value(py::handle h, const std::string& place) {
+    const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
     if (auto v = exact_number(h)) return *v;
     if (py::isinstance<py::str>(h)) {
         const auto text = text_of(h, place);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "exactattn/error.hpp"
+#include "exactattn/limits.hpp"
 #include "exactattn/memory.hpp"
 #include "exactattn/report.hpp"
 #include "exactattn/scenario.hpp"

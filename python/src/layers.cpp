@@ -99,6 +99,7 @@ void bind_layers(py::module_& m) {
     // One attention layer (docs/attention.md); the result is `exactattn attend --format json`.
     m.def("_attend", [](py::object x, py::object heads, py::object wo, bool causal, py::object padding, py::object mask,
                         py::object scale, py::object memory, bool residual) {
+        const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
         AttentionLayer l;
         l.heads = heads_of(heads);
         if (!wo.is_none()) l.wo = matrix_of(wo);

@@ -12,6 +12,7 @@
 
 PYBIND11_MODULE(_exactattn, m) {
     using namespace exactattn::python;
+    exactattn::set_limit_audience(exactattn::LimitAudience::Python);  // refusals name exactattn.limits(...)
     bind_oracle(m);
     m.doc() = "exactattn's C++ library (see the package exactattn for the documented API)";
     m.attr("__version__") = EXACTATTN_VERSION_STRING;  // the one version, include/exactattn/version.hpp

@@ -57,4 +57,4 @@ def test_trace_size_is_predicted_before_the_work():
         exactattn.attend([[1]] * 1000, [([[1]], [["a"]], [[1]])])
     assert e.value.place == "x"
     assert e.value.reason.startswith("the layer's trace would hold about 3008000 exact values")
-    assert "(limits: max_report_cells)" in e.value.reason
+    assert "(limits: max_report_cells; exactattn.limits(max_report_cells=...) raises it)" in e.value.reason

@@ -68,6 +68,22 @@ def test_limit_error():
             exactattn.Value("1/(3^50+2^(1/3))")
 
 
+def test_each_call_has_one_work_budget():
+    # Issue 27 item 1: a Python call is one job. Measured by its refusal: under a budget that
+    # one power of (1 + 2^(1/3)) fits and two do not, each call alone succeeds, and one
+    # expression holding two is refused, naming the budget and the keyword that raises it.
+    power = "(1+2^(1/3))^3000"
+    with exactattn.limits(max_work=10_000_000):
+        first = exactattn.Value(power)
+        second = exactattn.Value(power)
+        assert first == second
+        with pytest.raises(exactattn.LimitError) as e:
+            exactattn.Value(power + "+" + power)
+    assert "spent already by this job" in str(e.value)
+    assert "(limits: max_work; exactattn.limits(max_work=...) raises it)" in str(e.value)
+    assert exactattn.Value(power + "+" + power) == 2 * first
+
+
 def test_shape_error(cli):
     with pytest.raises(exactattn.ShapeError) as e:
         exactattn.read(MEMORY, [1, 0, 0])

@@ -25,18 +25,16 @@ void check_bits(const mpq_class& q) {
     const auto nb = static_cast<std::int64_t>(mpz_sizeinbase(q.get_num_mpz_t(), 2));
     const auto db = static_cast<std::int64_t>(mpz_sizeinbase(q.get_den_mpz_t(), 2));
     if (nb > limit || db > limit) {
-        throw limit_error(fmt::format("a number would need {} bits, over the limit of {} bits (limits: max_bits)",
-                                      std::max(nb, db), limit));
+        throw over_limit(Limit::max_bits, fmt::format("a number would need {} bits", std::max(nb, db)));
     }
 }
 
 int lcm_root(int m1, int m2) {
     const long long l = std::lcm(static_cast<long long>(m1), static_cast<long long>(m2));
     if (l > limits().max_root) {
-        throw limit_error(
-            fmt::format("combining 2^(1/{}) and 2^(1/{}) needs Q(2^(1/{})), over the limit of root degree {} "
-                        "(limits: max_root)",
-                        m1, m2, l, limits().max_root));
+        throw over_limit(
+            Limit::max_root,
+            fmt::format("combining 2^(1/{}) and 2^(1/{}) needs Q(2^(1/{})), of root degree {}", m1, m2, l, l));
     }
     return static_cast<int>(l);
 }
@@ -48,10 +46,7 @@ namespace {
 void check_root(int m) {
     if (m < 1) throw domain_error(fmt::format("root degree {} must be at least 1", m));
     if (m > limits().max_root) {
-        throw limit_error(
-            fmt::format("2^(1/{}) needs root degree {}, over the limit of {} "
-                        "(limits: max_root)",
-                        m, m, limits().max_root));
+        throw over_limit(Limit::max_root, fmt::format("2^(1/{}) needs root degree {}", m, m));
     }
 }
 
@@ -100,16 +95,12 @@ double log2_nu(const std::vector<mpz_class>& x, int m) {
 [[noreturn]] void size_bound_error(const std::string& what, std::int64_t per_number, std::int64_t total) {
     const auto& l = limits();
     if (per_number > l.max_bits) {
-        throw limit_error(
-            fmt::format("{} may need numbers of up to {} bits (a bound from the "
-                        "operands' sizes), over the limit of {} bits "
-                        "(limits: max_bits)",
-                        what, per_number, l.max_bits));
+        throw over_limit(Limit::max_bits, fmt::format("{} may need numbers of up to {} bits (a bound from the "
+                                                      "operands' sizes)",
+                                                      what, per_number));
     }
-    throw limit_error(
-        fmt::format("{} may need up to {} bits in all (a bound from the operands' "
-                    "sizes), over the limit of {} bits (limits: max_value_bits)",
-                    what, total, l.max_value_bits));
+    throw over_limit(Limit::max_value_bits,
+                     fmt::format("{} may need up to {} bits in all (a bound from the operands' sizes)", what, total));
 }
 
 // Refuses when a bound on a result's numbers is over max_bits, or `count` numerators of up to
@@ -239,6 +230,37 @@ double elimination_work(const FieldElem& x, std::int64_t b) {
 // Above this many limb products a multiplication in K_m goes through kronecker_product.
 constexpr std::int64_t kKroneckerThreshold = 1 << 14;
 
+// The nonzero coefficients of v, the bits of the largest (numerator and denominator together,
+// counted in limbs: cheap enough to take before every operation), and of all of them.
+struct Sizes {
+    double terms = 0;
+    double largest = 0;
+    double total = 0;
+};
+Sizes sizes_of(const std::vector<mpq_class>& v) {
+    Sizes s;
+    for (const auto& c : v) {
+        if (sgn(c) == 0) continue;
+        const auto bits = 64.0 * static_cast<double>(mpz_size(c.get_num_mpz_t()) + mpz_size(c.get_den_mpz_t()));
+        s.terms += 1;
+        s.largest = std::max(s.largest, bits);
+        s.total += bits;
+    }
+    return s;
+}
+
+// The work of x · y (work units, docs/limits.md): schoolbook, every pair of nonzero terms is a
+// rational product with its cross-cancelling gcds; Kronecker, one product of the packed
+// integers and the gcds of the m results over the common denominator.
+double product_work(const Sizes& a, const Sizes& b, bool kronecker) {
+    if (kronecker) return 3 * multiplication_work(a.total + b.total);
+    return 3 * a.terms * b.terms * multiplication_work(a.largest + b.largest);
+}
+
+void charge_step(double units, const std::function<std::string()>& what) {
+    if (!charge_work(units)) throw over_work(units, what());
+}
+
 }  // namespace
 
 FieldElem::FieldElem(const mpq_class& q) {
@@ -284,16 +306,13 @@ FieldElem FieldElem::pow2(const mpq_class& r_in) {
         (!mpz_fits_slong_p(p.get_mpz_t()) ||
          mpz_cmpabs(mpz_class(p / q).get_mpz_t(), mpz_class(static_cast<long>(limits().max_exponent)).get_mpz_t()) >
              0)) {
-        throw limit_error(
-            fmt::format("2^({}) has an exponent over the limit of {} in absolute "
-                        "value (limits: max_exponent)",
-                        detail::brief(r.get_str()), limits().max_exponent));
+        throw over_limit(Limit::max_exponent,
+                         fmt::format("2^({}) has an exponent of absolute value {}", detail::brief(r.get_str()),
+                                     detail::brief(mpz_class(abs(p) / q).get_str())));
     }
     if (!mpz_fits_slong_p(q.get_mpz_t()) || q > limits().max_root) {
-        throw limit_error(
-            fmt::format("2^({}) needs root degree {}, over the limit of {} "
-                        "(limits: max_root)",
-                        detail::brief(r.get_str()), detail::brief(q.get_str()), limits().max_root));
+        throw over_limit(Limit::max_root, fmt::format("2^({}) needs root degree {}", detail::brief(r.get_str()),
+                                                      detail::brief(q.get_str())));
     }
     const long m = q.get_si();
     mpz_class k;  // floor(p / q)
@@ -393,6 +412,14 @@ std::vector<mpq_class> FieldElem::lifted(int n) const {
 FieldElem& FieldElem::operator+=(const FieldElem& y) {
     if (y.is_zero()) return *this;
     if (is_zero()) return *this = y;
+    {
+        // A sum of fractions: the products over the common denominator and the gcd that
+        // reduces the result, about four products of the larger size per term.
+        const Sizes a = sizes_of(c_);
+        const Sizes b = sizes_of(y.c_);
+        charge_step(4 * std::max(a.terms, b.terms) * multiplication_work(a.largest + b.largest),
+                    [&] { return fmt::format("adding numbers of {} and {} bits", a.largest, b.largest); });
+    }
     if (m_ == y.m_) {
         if (c_.size() < y.c_.size()) c_.resize(y.c_.size());
         for (std::size_t i = 0; i < y.c_.size(); ++i) c_[i] += y.c_[i];
@@ -419,9 +446,13 @@ FieldElem FieldElem::operator-() const {
 
 FieldElem& FieldElem::operator*=(const FieldElem& y) {
     if (is_zero() || y.is_zero()) return *this = FieldElem();
+    const Sizes sa = sizes_of(c_);
+    const Sizes sb = sizes_of(y.c_);
     if (y.m_ == 1 && this != &y) {
         // A rational factor scales every coefficient; the canonical form (which coefficients are
         // zero, the root degree) does not change.
+        charge_step(product_work(sa, sb, false),
+                    [&] { return fmt::format("multiplying numbers of {} and {} bits", sa.largest, sb.largest); });
         for (auto& c : c_) {
             if (sgn(c) == 0) continue;
             c *= y.c_[0];
@@ -439,7 +470,12 @@ FieldElem& FieldElem::operator*=(const FieldElem& y) {
         }
         return l;
     };
-    if (a.size() > 1 && b.size() > 1 && limbs(a) * limbs(b) > kKroneckerThreshold) {
+    const bool kronecker = a.size() > 1 && b.size() > 1 && limbs(a) * limbs(b) > kKroneckerThreshold;
+    charge_step(product_work(sa, sb, kronecker), [&] {
+        return fmt::format("multiplying elements of Q(2^(1/{})) with numbers of {} and {} bits", n, sa.largest,
+                           sb.largest);
+    });
+    if (kronecker) {
         const Cleared ca = clear_denominators(a);
         const Cleared cb = clear_denominators(b);
         const auto p = kronecker_product(ca.num, cb.num);
@@ -543,13 +579,10 @@ FieldElem FieldElem::inverse() const {
     // Odd m: solve M y = e_0 fraction-free (Bareiss: every division exact, entries stay
     // determinant-sized) and back-substitute fraction-free; x⁻¹ = D · X⁻¹. Bound that work
     // before starting (elimination_work).
-    const double work = elimination_work(*this, b);
-    if (work > static_cast<double>(limits().max_work)) {
-        throw limit_error(
-            fmt::format("{} takes an elimination of about {:.2g} work units, "
-                        "over the limit of {} (limits: max_work)",
-                        what, work, limits().max_work));
-    }
+    // Charged twice its estimate: measured, the elimination runs at about half the units per
+    // second of the products the other charges count (docs/limits.md).
+    const double work = 2 * elimination_work(*this, b);
+    if (!charge_work(work)) throw over_work(work, what + " by elimination");
     const mpz_class& den = cx.den;
     std::vector<std::vector<mpz_class>> a(n, std::vector<mpz_class>(n + 1));
     for (std::size_t j = 0; j < n; ++j) {  // column j: X · θ^j
@@ -612,18 +645,14 @@ FieldElem FieldElem::pow(std::int64_t n) const {
     if (n < 0) {
         if (is_zero()) throw domain_error("division by zero: 0 raised to a negative power");
         if (n < -limits().max_exponent) {
-            throw limit_error(
-                fmt::format("power {} is over the limit of {} in absolute value "
-                            "(limits: max_exponent)",
-                            n, limits().max_exponent));
+            throw over_limit(Limit::max_exponent, fmt::format("power {} has absolute value {}", n, -n));
         }
         return inverse().pow(-n);
     }
     if (n == 0) return FieldElem(1);
     if (is_zero()) return FieldElem();
     if (n > limits().max_exponent) {
-        throw limit_error(
-            fmt::format("power {} is over the limit of {} (limits: max_exponent)", n, limits().max_exponent));
+        throw over_limit(Limit::max_exponent, fmt::format("power {}", n));
     }
     // Refuse up front when the result cannot fit: x = X / D, and every coefficient of X^n is at
     // most ν(X)^n (log2_nu), every denominator at most D^n; a single term stays one term.
@@ -637,6 +666,20 @@ FieldElem FieldElem::pow(std::int64_t n) const {
                                      "numbers",
                                      n, term_count(), m_, max_bits()),
                          num_bits, den_bits, term_count() == 1 ? 1 : m_);
+        // The last squaring multiplies two halves of the result, the squarings before it about
+        // as much again, and as much once more when n is not a power of two (the products into
+        // the result). Each multiplication charges itself as it runs; this estimate refuses a
+        // power that would not fit before its first multiplication, instead of after most of them.
+        const double final_bits = (std::max(num_bits, 0.0) + std::max(den_bits, 0.0)) * (term_count() == 1 ? 1 : m_);
+        const double last = term_count() == 1 ? 3 * multiplication_work(final_bits)
+                                              : product_work(Sizes{1, final_bits / 2, final_bits / 2},
+                                                             Sizes{1, final_bits / 2, final_bits / 2}, true);
+        const bool power_of_two = (static_cast<std::uint64_t>(n) & (static_cast<std::uint64_t>(n) - 1)) == 0;
+        const double whole = last * (power_of_two ? 1.8 : 3.5);
+        if (!work_fits(whole)) {
+            throw over_work(whole, fmt::format("power {} of a {}-term element of Q(2^(1/{})) with {}-bit numbers", n,
+                                               term_count(), m_, max_bits()));
+        }
     }
     FieldElem result(1);
     FieldElem base = *this;

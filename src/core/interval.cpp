@@ -6,6 +6,7 @@
 #include <mpfr.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <map>
@@ -174,10 +175,7 @@ Iv mul(const Iv& x, const Iv& y, std::int64_t prec) {
 
 void check_precision(std::int64_t prec) {
     if (prec > limits().max_precision) {
-        throw limit_error(
-            fmt::format("deciding this value needs more than {} bits of working "
-                        "precision (limits: max_precision)",
-                        limits().max_precision));
+        throw over_limit(Limit::max_precision, "deciding this value needs more bits of working precision");
     }
 }
 
@@ -277,6 +275,23 @@ std::int64_t start_precision(const std::vector<FieldElem>& coeffs, std::int64_t 
 Enclosure enclose(const std::vector<FieldElem>& coeffs, std::int64_t prec) {
     check_precision(prec);
     const std::int64_t wp = prec + 16 + 4 * static_cast<std::int64_t>(coeffs.size());
+    {
+        // The work of this evaluation (docs/limits.md): each term a product of its coefficient
+        // and a power of θ at wp bits, 2√m more for the table of θ's powers, and ln 2.
+        double units = 0;
+        std::int64_t largest = 0;
+        for (const auto& f : coeffs) {
+            if (f.is_zero()) continue;
+            const auto bits = f.max_bits();
+            largest = std::max(largest, bits);
+            units += (static_cast<double>(f.term_count()) + 2 * std::sqrt(static_cast<double>(f.root())) + 2) * 3 *
+                     multiplication_work(static_cast<double>(wp + 2 * bits));
+        }
+        if (!charge_work(units)) {
+            throw over_work(units,
+                            fmt::format("deciding a value with {}-bit numbers at {} bits of precision", largest, prec));
+        }
+    }
     // Each F_k first (they need no ln 2), then Σ F_k·a^k with ln 2 at the precision the F_k's
     // magnitudes ask for (below).
     std::vector<std::optional<Iv>> fks(coeffs.size());

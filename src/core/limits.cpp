@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: MIT
-// exactattn: the limits in force: a thread's innermost ScopedLimits, else the process defaults.
+// exactattn: the limits in force (a thread's innermost ScopedLimits, else the process
+// defaults), their one table of names, the one phrasing of a refusal, and the job's work budget.
 #include "exactattn/limits.hpp"
 
+#include <fmt/format.h>
+#include <gmp.h>
 #include <mpfr.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <new>
 
 namespace exactattn {
 
@@ -14,7 +21,73 @@ Limits& process_defaults() {
 // The calling thread's innermost ScopedLimits, or null. Thread-local, so two threads (two
 // Python calls with the GIL released) each compute under their own limits.
 thread_local const Limits* scoped = nullptr;
+// The calling thread's job (WorkBudget), or null.
+thread_local WorkBudget* current_job = nullptr;
+std::atomic<LimitAudience> audience{LimitAudience::Library};
+
+struct LimitRow {
+    Limit which;
+    const char* name;
+    const char* unit;            // appended to the value in messages
+    const char* option;          // the command line option that sets it, or null
+    std::int64_t Limits::*wide;  // the field (one of the two)
+    int Limits::*narrow;
+};
+
+// The one table of the limits: every message names a limit through it.
+constexpr LimitRow kRows[] = {
+    {Limit::max_exponent, "max_exponent", "", nullptr, &Limits::max_exponent, nullptr},
+    {Limit::max_root, "max_root", "", nullptr, nullptr, &Limits::max_root},
+    {Limit::max_bits, "max_bits", " bits", nullptr, &Limits::max_bits, nullptr},
+    {Limit::max_value_bits, "max_value_bits", " bits", nullptr, &Limits::max_value_bits, nullptr},
+    {Limit::max_degree, "max_degree", "", nullptr, nullptr, &Limits::max_degree},
+    {Limit::max_precision, "max_precision", " bits", nullptr, &Limits::max_precision, nullptr},
+    {Limit::max_work, "max_work", " work units", "--max-work", &Limits::max_work, nullptr},
+    {Limit::max_positions, "max_positions", "", nullptr, &Limits::max_positions, nullptr},
+    {Limit::max_cells, "max_cells", "", nullptr, &Limits::max_cells, nullptr},
+    {Limit::max_memory_bytes, "max_memory_bytes", " bytes", nullptr, &Limits::max_memory_bytes, nullptr},
+    {Limit::max_report_cells, "max_report_cells", "", nullptr, &Limits::max_report_cells, nullptr},
+    {Limit::max_figure_positions, "max_figure_positions", "", nullptr, &Limits::max_figure_positions, nullptr},
+    {Limit::max_file_bytes, "max_file_bytes", " bytes", nullptr, &Limits::max_file_bytes, nullptr},
+    {Limit::max_decoder_steps, "max_decoder_steps", "", nullptr, &Limits::max_decoder_steps, nullptr},
+    {Limit::max_target_vocabulary, "max_target_vocabulary", "", nullptr, &Limits::max_target_vocabulary, nullptr},
+    {Limit::max_nesting, "max_nesting", "", nullptr, nullptr, &Limits::max_nesting},
+    {Limit::max_variants, "max_variants", "", nullptr, &Limits::max_variants, nullptr},
+    {Limit::max_variant_draws, "max_variant_draws", "", nullptr, &Limits::max_variant_draws, nullptr},
+};
+
+const LimitRow& row(Limit which) {
+    for (const auto& r : kRows) {
+        if (r.which == which) return r;
+    }
+    return kRows[0];  // unreachable: every enumerator has a row (checked by a test)
+}
+
+double clamp_units(double v) { return std::isfinite(v) ? v : 1e300; }
+void* gmp_allocate(std::size_t n) {
+    for (;;) {
+        if (void* p = std::malloc(n)) return p;
+        if (const auto handler = std::get_new_handler()) {
+            handler();
+        } else {
+            throw std::bad_alloc();
+        }
+    }
+}
+void* gmp_reallocate(void* old, std::size_t /*old_size*/, std::size_t n) {
+    for (;;) {
+        if (void* p = std::realloc(old, n)) return p;
+        if (const auto handler = std::get_new_handler()) {
+            handler();
+        } else {
+            throw std::bad_alloc();
+        }
+    }
+}
+void gmp_free(void* p, std::size_t /*size*/) { std::free(p); }
 }  // namespace
+
+void use_throwing_gmp_allocator() { mp_set_memory_functions(gmp_allocate, gmp_reallocate, gmp_free); }
 
 const Limits& limits() { return scoped != nullptr ? *scoped : process_defaults(); }
 void set_limits(const Limits& l) { process_defaults() = l; }
@@ -23,5 +96,82 @@ ScopedLimits::ScopedLimits(const Limits& l) : limits_(l), saved_(scoped) { scope
 ScopedLimits::~ScopedLimits() { scoped = saved_; }
 
 void release_thread_caches() { mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE); }
+
+const char* limit_name(Limit which) { return row(which).name; }
+
+std::int64_t limit_value(const Limits& l, Limit which) {
+    const auto& r = row(which);
+    return r.wide != nullptr ? l.*(r.wide) : static_cast<std::int64_t>(l.*(r.narrow));
+}
+
+void set_limit_audience(LimitAudience a) { audience.store(a); }
+
+Error over_limit(Limit which, std::string_view what, Location where, std::string_view advice) {
+    const auto& r = row(which);
+    std::string hint;
+    switch (audience.load()) {
+        case LimitAudience::CommandLine:
+            if (r.option != nullptr) hint = fmt::format("; {} raises it", r.option);
+            break;
+        case LimitAudience::Python:
+            hint = fmt::format("; exactattn.limits({}=...) raises it", r.name);
+            break;
+        case LimitAudience::Library:
+            break;
+    }
+    return limit_error(fmt::format("{}, over the limit of {}{} (limits: {}{}){}{}", what, limit_value(limits(), which),
+                                   r.unit, r.name, hint, advice.empty() ? "" : "; ", advice),
+                       std::move(where));
+}
+
+WorkBudget::WorkBudget() : parent_(current_job) { current_job = this; }
+WorkBudget::~WorkBudget() { current_job = parent_; }
+WorkBudget* WorkBudget::current() { return current_job; }
+
+WorkBudget::Share::Share(WorkBudget* job) : saved_(current_job) { current_job = job; }
+WorkBudget::Share::~Share() { current_job = saved_; }
+
+// s^1.35 fits GMP's products from schoolbook through Toom (and the elimination's estimate);
+// past about 10^5 bits FFT multiplication grows as s·log s, which the second term follows (the
+// two meet there), so that a product of 60-Mbit numbers is not overestimated fivefold.
+double multiplication_work(double bits) {
+    const double s = std::max(bits, 2.0);
+    return std::min(std::pow(s, 1.35), 3.4 * s * std::log2(s));
+}
+
+bool work_fits(double units) {
+    const double spent = current_job != nullptr ? current_job->spent() : 0;
+    return spent + clamp_units(units) <= static_cast<double>(limits().max_work);
+}
+
+bool charge_work(double units) {
+    units = clamp_units(units);
+    const double budget = static_cast<double>(limits().max_work);
+    if (current_job == nullptr) return units <= budget;
+    for (WorkBudget* job = current_job; job != nullptr; job = job->parent_) {
+        const double before = job->spent_.fetch_add(units, std::memory_order_relaxed);
+        if (before + units > budget) {
+            // Not spent after all: the step does not run, so a caller that catches the refusal
+            // and goes on is charged only for what ran.
+            for (WorkBudget* undo = current_job;; undo = undo->parent_) {
+                undo->spent_.fetch_sub(units, std::memory_order_relaxed);
+                if (undo == job) break;
+            }
+            return false;
+        }
+    }
+    return true;
+}
+
+Error over_work(double units, std::string_view what) {
+    units = clamp_units(units);
+    const double spent = current_job != nullptr ? current_job->spent() : 0;
+    if (spent <= 0)
+        return over_limit(Limit::max_work, fmt::format("{} would take about {:.2g} work units", what, units));
+    return over_limit(Limit::max_work,
+                      fmt::format("{} would take about {:.2g} work units, after {:.2g} spent already by "
+                                  "this job (the budget is the whole job's)",
+                                  what, units, spent));
+}
 
 }  // namespace exactattn

@@ -379,10 +379,10 @@ Value number_value(const Token& t) {
     const double bound =
         static_cast<double>(static_cast<long long>(digits.size()) + std::llabs(exp10)) * 3.3219280948873623;
     if (bound > static_cast<double>(limits().max_bits) + 1) {
-        throw limit_error(fmt::format("the literal {} is over the size limit of {} bits "
-                                      "(limits: max_bits): it needs about {:.0f} bits",
-                                      s.size() > 40 ? s.substr(0, 40) + "…" : s, limits().max_bits, bound),
-                          at(t.column));
+        throw over_limit(
+            Limit::max_bits,
+            fmt::format("the literal {} needs about {:.0f} bits", s.size() > 40 ? s.substr(0, 40) + "…" : s, bound),
+            at(t.column));
     }
     mpz_class n(digits, 10);
     mpz_class p;
@@ -498,10 +498,8 @@ class Parser {
     struct Depth {
         explicit Depth(int& d, int column) : d_(d) {
             if (++d_ > limits().max_nesting) {
-                throw limit_error(fmt::format("expression nests deeper than {} levels "
-                                              "(limits: max_nesting)",
-                                              limits().max_nesting),
-                                  at(column));
+                throw over_limit(Limit::max_nesting, fmt::format("expression nests at least {} levels deep", d_),
+                                 at(column));
             }
             if (stack_nearly_full()) {
                 throw limit_error(fmt::format("expression nests {} levels deep, more than this thread's stack holds "

@@ -2,11 +2,15 @@
 // exactattn: ascii, unicode, LaTeX and MathML printers, canonical and display forms.
 #include "exactattn/print.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <numeric>
 
 #include "core/utf8.hpp"
+#include "exactattn/limits.hpp"
 
 namespace exactattn {
 
@@ -315,6 +319,13 @@ class Render {
             }
             return text;
         }
+        {
+            // Base conversion divides by powers of ten, subquadratic with a log factor (work
+            // units, docs/limits.md).
+            const auto bits = static_cast<double>(mpz_sizeinbase(n.get_mpz_t(), 2));
+            const double units = 2 * multiplication_work(bits) * std::log2(bits / 64 + 2);
+            if (!charge_work(units)) throw over_work(units, fmt::format("writing a {}-bit number in decimal", bits));
+        }
         const std::string digits = n.get_str();
         if (keep_ == 0 || digits.size() <= keep_ || digits.size() < keep_ + 16) return mn(digits);
         const std::string head = digits.substr(0, (keep_ + 1) / 2);
@@ -555,9 +566,25 @@ std::size_t digits_kept(const Sum& s, const DisplayOptions& o) {
 
 }  // namespace
 
+namespace {
+
+// Work units charged per character of a printed value (docs/limits.md): a report is laid out,
+// escaped and written around every value it prints, so that the budget bounds how much a job
+// prints (a rollout of 1024 steps over a 60-token vocabulary printed 220 MB), not only what
+// it computes.
+constexpr double kWorkPerPrintedByte = 8000;
+
+std::string charged(std::string text) {
+    const double units = kWorkPerPrintedByte * static_cast<double>(text.size());
+    if (!charge_work(units)) throw over_work(units, fmt::format("printing a value of {} characters", text.size()));
+    return text;
+}
+
+}  // namespace
+
 std::string to_display(const Value& v, Notation n, const DisplayOptions& o) {
     const Sum s = display_sum(v, o.display);
-    return Render(n, o.display, digits_kept(s, o)).value(s);
+    return charged(Render(n, o.display, digits_kept(s, o)).value(s));
 }
 
 std::string to_display(const std::vector<Value>& row, Notation n, const DisplayOptions& o) {
@@ -567,7 +594,7 @@ std::string to_display(const std::vector<Value>& row, Notation n, const DisplayO
         const Sum s = display_sum(v, o.display);
         entries.push_back(Render(n, o.display, digits_kept(s, o)).sum(s));
     }
-    return Render::row(n, entries);
+    return charged(Render::row(n, entries));
 }
 
 std::size_t display_width(const std::string& s) {

@@ -25,18 +25,12 @@ std::int64_t total_bits(const FieldElem& f) {
 }
 
 [[noreturn]] void value_bits_error(std::int64_t bits) {
-    throw limit_error(
-        fmt::format("a value would need more than {} bits in all, over the limit of "
-                    "{} bits (limits: max_value_bits)",
-                    bits, limits().max_value_bits));
+    throw over_limit(Limit::max_value_bits, fmt::format("a value would need more than {} bits in all", bits));
 }
 
 void check_degree(std::size_t terms) {
     if (terms > static_cast<std::size_t>(limits().max_degree) + 1) {
-        throw limit_error(
-            fmt::format("a value of degree {} in a is over the limit of {} "
-                        "(limits: max_degree)",
-                        terms - 1, limits().max_degree));
+        throw over_limit(Limit::max_degree, fmt::format("a value of degree {} in a", terms - 1));
     }
 }
 }  // namespace
@@ -202,10 +196,8 @@ Value Value::pow(std::int64_t n) const {
     }
     if (is_constant()) return Value(constant().pow(n));
     if (n > limits().max_degree) {
-        throw limit_error(
-            fmt::format("({})^{} has degree over the limit of {} in a "
-                        "(limits: max_degree)",
-                        detail::brief_ascii(*this), n, limits().max_degree));
+        throw over_limit(Limit::max_degree,
+                         fmt::format("({})^{} has degree {} or more in a", detail::brief_ascii(*this), n, n));
     }
     Value r(1);
     for (std::int64_t i = 0; i < n; ++i) r *= *this;
@@ -360,10 +352,8 @@ Value fractional_power(const Value& x, const mpq_class& e) {
     // x^(p/q) = (ru/rv)^p · 2^((twos_u − twos_v + i/m)·p/q) · a^(k·p/q).
     const mpq_class two_exp = (mpq_class(twos_u - twos_v) + mpq_class(static_cast<long>(i), f.root())) * e;
     if (!mpz_fits_slong_p(e.get_num_mpz_t())) {
-        throw limit_error(
-            fmt::format("power {} is over the limit of {} in absolute value "
-                        "(limits: max_exponent)",
-                        detail::brief(e.get_num().get_str()), limits().max_exponent));
+        throw over_limit(Limit::max_exponent,
+                         fmt::format("power {} (in absolute value)", detail::brief(e.get_num().get_str())));
     }
     Value result = Value(mpq_class(ru, rv)).pow(e.get_num().get_si()) * Value::exp2(two_exp);
     if (k > 0) {
@@ -396,10 +386,8 @@ Value pow(const Value& x, const Value& y) {
     const mpq_class e = y.rational();
     if (e.get_den() == 1) {
         if (!mpz_fits_slong_p(e.get_num_mpz_t())) {
-            throw limit_error(
-                fmt::format("power {} is over the limit of {} in absolute value "
-                            "(limits: max_exponent)",
-                            detail::brief(e.get_str()), limits().max_exponent));
+            throw over_limit(Limit::max_exponent,
+                             fmt::format("power {} (in absolute value)", detail::brief(e.get_str())));
         }
         return x.pow(e.get_num().get_si());
     }

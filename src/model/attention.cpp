@@ -117,11 +117,11 @@ void check_trace_size(const AttentionLayer& layer, std::size_t nq_in, std::size_
     }
     const std::int64_t cells = h * (3 * nq * nk + (nq + nk) * width);  // at most 2^20·(3·2^40 + 2^42): no overflow
     if (cells > limits().max_report_cells) {
-        throw limit_error(fmt::format("the layer's trace would hold about {} exact values ({} head{} × {} queries × {} "
-                                      "keys, each a score, an exponential and a weight, and the projections), over "
-                                      "the limit of {} (limits: max_report_cells)",
-                                      cells, h, h == 1 ? "" : "s", nq, nk, limits().max_report_cells),
-                          part("x"));
+        throw over_limit(Limit::max_report_cells,
+                         fmt::format("the layer's trace would hold about {} exact values ({} head{} × {} queries × {} "
+                                     "keys, each a score, an exponential and a weight, and the projections)",
+                                     cells, h, h == 1 ? "" : "s", nq, nk),
+                         part("x"));
     }
 }
 

@@ -70,10 +70,8 @@ void Decoder::check() const {
     check_matrix(recurrent, d, d, "recurrent", "U", fmt::format("the decoder state has width {0}, so U is {0}×{0}", d));
     if (vocabulary.empty()) throw declaration_error("vocabulary", "the target vocabulary is empty");
     if (static_cast<std::int64_t>(vocabulary.size()) > limits().max_target_vocabulary) {
-        throw limit_error(
-            fmt::format("the target vocabulary has {} tokens, over the limit of {} (limits: "
-                        "max_target_vocabulary)",
-                        vocabulary.size(), limits().max_target_vocabulary));
+        throw over_limit(Limit::max_target_vocabulary,
+                         fmt::format("the target vocabulary has {} tokens", vocabulary.size()));
     }
     const std::size_t e = vocabulary.front().second.size();
     check_matrix(input, e, d, "input", "E",
@@ -198,8 +196,8 @@ std::string neg_log_decimal(const Value& p, int digits) {
     }
     for (std::int64_t prec = 64;; prec *= 2) {
         if (prec > limits().max_precision) {
-            throw limit_error(fmt::format("rounding −ln({}) needs more than {} bits (limits: max_precision)",
-                                          detail::brief_ascii(p), limits().max_precision));
+            throw over_limit(Limit::max_precision,
+                             fmt::format("rounding −ln({}) needs more bits", detail::brief_ascii(p)));
         }
         mpz_class n;
         if (!rounded_neg_log(p, digits, prec, n)) continue;
@@ -216,8 +214,7 @@ RegimeTrace roll_out(const Decoder& dec, const Memory& memory, const Vector& ini
                      const std::vector<std::string>& reference, bool cross_entropy, int digits) {
     dec.check();
     if (static_cast<std::int64_t>(steps) > limits().max_decoder_steps) {
-        throw limit_error(fmt::format("{} decoder steps, over the limit of {} (limits: max_decoder_steps)", steps,
-                                      limits().max_decoder_steps));
+        throw over_limit(Limit::max_decoder_steps, fmt::format("{} decoder steps", steps));
     }
     if (memory.width() != dec.context_width()) {
         throw shape_error(fmt::format("the source states have width {}; the decoder's context matrix C has {} rows",

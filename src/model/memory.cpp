@@ -15,16 +15,10 @@ namespace {
 
 void check_size(std::size_t rows, std::size_t width) {
     if (static_cast<std::int64_t>(rows) > limits().max_positions) {
-        throw limit_error(
-            fmt::format("{} memory rows are over the limit of {} "
-                        "(limits: max_positions)",
-                        rows, limits().max_positions));
+        throw over_limit(Limit::max_positions, fmt::format("{} memory rows", rows));
     }
     if (width != 0 && static_cast<std::int64_t>(rows) > limits().max_cells / static_cast<std::int64_t>(width)) {
-        throw limit_error(
-            fmt::format("a memory of {} × {} numbers is over the limit of {} "
-                        "(limits: max_cells)",
-                        rows, width, limits().max_cells));
+        throw over_limit(Limit::max_cells, fmt::format("a memory of {} × {} numbers", rows, width));
     }
 }
 
@@ -113,11 +107,10 @@ Value UnitFit::unit() const {
 
 void check_storage(std::size_t bytes, std::size_t rows) {
     if (static_cast<std::int64_t>(bytes) > limits().max_memory_bytes) {
-        throw limit_error(
-            fmt::format("the memory's values need more than {} MB by row {}, over the "
-                        "limit (limits: max_memory_bytes); integer multiples of one "
-                        "unit r·a^e would take 8 bytes a number",
-                        limits().max_memory_bytes >> 20, rows));
+        throw over_limit(
+            Limit::max_memory_bytes,
+            fmt::format("the memory's values need more than {} MB by row {}", limits().max_memory_bytes >> 20, rows),
+            {}, "integer multiples of one unit r·a^e would take 8 bytes a number");
     }
 }
 

@@ -82,11 +82,10 @@ class ReportBudget {
     void charge(std::int64_t cells, const std::string& pointer, const std::string& why) {
         total_ = cells > kHuge - total_ ? kHuge : total_ + cells;
         if (total_ > limits().max_report_cells) {
-            throw limit_error(fmt::format("the {} would hold about {} exact values, over the limit of {} "
-                                          "(limits: max_report_cells); {}",
-                                          use_ == ReportUse::Tables ? "report's tables" : "run report", total_,
-                                          limits().max_report_cells, why),
-                              decl(s_, pointer));
+            throw over_limit(Limit::max_report_cells,
+                             fmt::format("the {} would hold about {} exact values",
+                                         use_ == ReportUse::Tables ? "report's tables" : "run report", total_),
+                             decl(s_, pointer), why);
         }
     }
 

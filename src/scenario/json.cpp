@@ -191,9 +191,8 @@ void check_json_nesting(std::string_view text, const std::string& file) {
             in_string = true;
         } else if (c == '[' || c == '{') {
             if (++depth > limits().max_nesting) {
-                throw limit_error(
-                    fmt::format("JSON nests deeper than {} levels (limits: max_nesting)", limits().max_nesting),
-                    text_location(file, text, i + 1));
+                throw over_limit(Limit::max_nesting, fmt::format("JSON nests at least {} levels deep", depth),
+                                 text_location(file, text, i + 1));
             }
         } else if (c == ']' || c == '}') {
             --depth;
@@ -248,10 +247,7 @@ std::string read_file(const std::string& path) {
     if (size > limits().max_file_bytes) {
         Location where;
         where.file = path;
-        throw limit_error(fmt::format("the file has {} bytes, over the limit of {} (limits: "
-                                      "max_file_bytes)",
-                                      size, limits().max_file_bytes),
-                          where);
+        throw over_limit(Limit::max_file_bytes, fmt::format("the file has {} bytes", size), where);
     }
     std::string s;
     s.reserve(static_cast<std::size_t>(size) + kJsonPadding);

@@ -57,10 +57,8 @@ class DecoderLoader {
         const std::string vp = ptr + "/vocabulary";
         const Json& vocab = r_.object(v["vocabulary"], vp);
         if (static_cast<std::int64_t>(vocab.size()) > limits().max_target_vocabulary) {
-            throw limit_error(fmt::format("the target vocabulary has {} tokens, over the limit of {} (limits: "
-                                          "max_target_vocabulary)",
-                                          vocab.size(), limits().max_target_vocabulary),
-                              r_.at(vp));
+            throw over_limit(Limit::max_target_vocabulary,
+                             fmt::format("the target vocabulary has {} tokens", vocab.size()), r_.at(vp));
         }
         for (const auto& [token, e] : vocab.items()) {
             const std::string tp = pointer_join(vp, token);
@@ -144,10 +142,8 @@ class DecoderLoader {
             const std::string rp = ptr + "/reference";
             const auto& a = r_.array(v["reference"], rp);
             if (static_cast<std::int64_t>(a.size()) > limits().max_decoder_steps) {
-                throw limit_error(fmt::format("the reference has {} tokens, over the limit of {} steps (limits: "
-                                              "max_decoder_steps)",
-                                              a.size(), limits().max_decoder_steps),
-                                  r_.at(rp));
+                throw over_limit(Limit::max_decoder_steps,
+                                 fmt::format("the reference has {} tokens, one step each", a.size()), r_.at(rp));
             }
             for (std::size_t i = 0; i < a.size(); ++i) {
                 spec.reference.push_back(r_.string(a[i], pointer_join(rp, i)));

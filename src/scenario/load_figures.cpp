@@ -24,10 +24,8 @@ namespace exactattn::detail {
 void Loader::figure_size(std::size_t n, const char* what, const std::string& ptr) {
     const auto cap = static_cast<std::size_t>(limits().max_figure_positions);
     if (n > cap) {
-        throw limit_error(fmt::format("the figure would draw {} {}; a figure draws at most {} (max_figure_positions, "
-                                      "legible at 12 cm; docs/limits.md)",
-                                      n, what, cap),
-                          r_.at(ptr));
+        throw over_limit(Limit::max_figure_positions, fmt::format("the figure would draw {} {}", n, what), r_.at(ptr),
+                         "past it the labels are not legible at 12 cm (docs/limits.md)");
     }
 }
 

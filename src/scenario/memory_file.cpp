@@ -235,10 +235,8 @@ class MemorySax {
         ++depth_;
         if (depth_ == 2) {
             if (static_cast<std::int64_t>(rows_) >= limits().max_positions) {
-                throw limit_error(fmt::format("more than {} memory rows are over the limit "
-                                              "(limits: max_positions)",
-                                              limits().max_positions),
-                                  at(pointer_join("", rows_)));
+                throw over_limit(Limit::max_positions, fmt::format("more than {} memory rows", limits().max_positions),
+                                 at(pointer_join("", rows_)));
             }
             in_row_ = 0;
         }
@@ -353,10 +351,8 @@ class MemorySax {
     bool put(const Entry& entry, bool integer = false) {
         const std::int64_t cells = static_cast<std::int64_t>(rows_ * width_ + in_row_) + 1;
         if (cells > max_cells_) {
-            throw limit_error(fmt::format("more than {} numbers in the memory are over the limit "
-                                          "(limits: max_cells)",
-                                          limits().max_cells),
-                              at(here()));
+            throw over_limit(Limit::max_cells, fmt::format("more than {} numbers in the memory", limits().max_cells),
+                             at(here()));
         }
         if (compact_ && !builder_.add(entry.ratio, in_row_, rows_ == 0 ? 0 : width_)) to_explicit();
         if (!compact_) {

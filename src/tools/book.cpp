@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// exactattn: a whole book — scenario files from directories, a thread pool, JUnit XML.
+// exactattn: a whole book of scenario files reported as JUnit XML.
 #include "exactattn/book.hpp"
 
 #include <fmt/format.h>
@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "exactattn/error.hpp"
+#include "exactattn/limits.hpp"
 #include "render/text.hpp"
 
 namespace exactattn {

@@ -8,6 +8,8 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
+#include <string>
 
 #include "exactattn/answer_entry.hpp"
 #include "exactattn/answer_key.hpp"
@@ -282,6 +284,51 @@ Scenario variant_scenario(const Context& c, const Json& doc) {
     return s;
 }
 
+/// The part of a drawn scenario that the exercise needs: its reads, interventions, costs and
+/// rollouts, and whatever its parts, answer and prompt point into (`/layers/l/…`). A draw runs
+/// only that, so a layer or an intervention table the exercise never reads is not recomputed
+/// for every draw (issue 27: 20 variants beside an unrelated 100-row layer ran past 30 s). The
+/// variant's file still holds the whole scenario.
+Scenario needed_only(const Context& c, Scenario s) {
+    std::set<std::pair<std::string, std::string>> named;  // (section, name)
+    const auto point = [&named](const std::string& pointer) {
+        std::vector<std::string> parts;
+        for (std::size_t i = 1; i <= pointer.size() && parts.size() < 2;) {
+            const std::size_t end = std::min(pointer.find('/', i), pointer.size());
+            std::string token = pointer.substr(i, end - i);
+            for (std::size_t k = 0; (k = token.find('~', k)) != std::string::npos; ++k) {
+                if (k + 1 < token.size()) token.replace(k, 2, token[k + 1] == '1' ? "/" : "~");
+            }
+            parts.push_back(token);
+            i = end + 1;
+        }
+        if (parts.size() == 2) named.emplace(parts[0], parts[1]);
+    };
+    const Variation& v = c.variation();
+    for (const auto& part : v.parts) point(part.at);
+    point(v.answer);
+    const std::string& prompt = v.prompt.empty() ? c.exercise.prompt : v.prompt;
+    for (std::size_t open = prompt.find("{{"); open != std::string::npos; open = prompt.find("{{", open + 2)) {
+        const std::size_t close = prompt.find("}}", open + 2);
+        if (close == std::string::npos) break;
+        point(prompt.substr(open + 2, close - open - 2));
+    }
+    for (const auto& r : c.exercise.reads) named.emplace("reads", r);
+    for (const auto& r : c.exercise.interventions) named.emplace("interventions", r.substr(0, r.find('/')));
+    for (const auto& r : c.exercise.costs) named.emplace("costs", r);
+    for (const auto& r : c.exercise.rollouts) named.emplace("rollouts", r);
+    const auto keep = [&named](auto& list, const char* section) {
+        std::erase_if(list, [&](const auto& x) { return named.count({section, x.name}) == 0; });
+    };
+    keep(s.reads, "reads");
+    keep(s.interventions, "interventions");
+    keep(s.costs, "costs");
+    keep(s.layers, "layers");
+    keep(s.rollouts, "rollouts");
+    keep(s.figures, "figures");
+    return s;
+}
+
 /// What the run report computes: the report without what it only echoes of the file (the
 /// title, the assumptions, the vocabulary as declared).
 Json computed_quantities(const Scenario& s) {
@@ -378,7 +425,7 @@ Drawn draw_one(const Context& c, std::uint64_t seed, std::size_t number) {
         Report rep;
         std::string failed;
         try {
-            rep = run_scenario(s);
+            rep = run_scenario(needed_only(c, s));
         } catch (const Error& e) {
             if (e.kind() != ErrorKind::Domain) throw;
             failed = "scores_in_domain";

@@ -210,16 +210,16 @@ TEST(Interval, PrecisionCapRaisesLimitError) {
         l.max_precision = 128;
         ScopedLimits scope(l);
         EXPECT_ERROR(certified_sign(sqrt2_minus(pp.p, pp.q)), ErrorKind::Limit,
-                     "deciding this value needs more than 128 bits of working precision "
+                     "deciding this value needs more bits of working precision, over the limit of 128 bits "
                      "(limits: max_precision)");
         // 1 + 2^-53 ± 2^-203 rounds like its tie only once the 2^-203 is seen.
         const FieldElem tiny = pp.norm == 1 ? q(pp.p, pp.q) - sqrt2() : sqrt2() - q(pp.p, pp.q);
         EXPECT_ERROR(certified_double({fe(1 + dyadic(1, -53)) + tiny}), ErrorKind::Limit,
-                     "deciding this value needs more than 128 bits of working precision "
+                     "deciding this value needs more bits of working precision, over the limit of 128 bits "
                      "(limits: max_precision)");
         // Asking enclose for more than the cap directly is refused the same way.
         EXPECT_ERROR(enclose({sqrt2()}, 129), ErrorKind::Limit,
-                     "deciding this value needs more than 128 bits of working precision "
+                     "deciding this value needs more bits of working precision, over the limit of 128 bits "
                      "(limits: max_precision)");
         // A value decided within the cap is still decided under it.
         EXPECT_EQ(certified_sign({sqrt2() - q(141, 100)}), 1);

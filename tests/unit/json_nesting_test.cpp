@@ -11,5 +11,5 @@ TEST(ScenarioJson, DeepNestingIsALimitNotAHang) {
     const std::string file = exactattn::test::source_path("tests/regress/json_nesting_100000_deep.json");
     // {"notes": then brackets: the 200th '[' is nesting level 201, at column 10 + 200.
     EXPECT_ERROR(exactattn::load_scenario(file), exactattn::ErrorKind::Limit,
-                 file + ":1:210: JSON nests deeper than 200 levels (limits: max_nesting)");
+                 file + ":1:210: JSON nests at least 201 levels deep, over the limit of 200 (limits: max_nesting)");
 }

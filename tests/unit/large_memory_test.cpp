@@ -163,7 +163,7 @@ TEST(MemoryFile, RowsPastTheLimitAreRefusedAsTheyArrive) {
     const ScopedLimits scoped(l);
     const std::string path = temp_file("rows.json", R"([["a"], ["a"], ["a"], ["a"], ["a"]])");
     EXPECT_ERROR(load_memory_argument("@" + path), ErrorKind::Limit,
-                 path + ": /3: more than 3 memory rows are over the limit (limits: max_positions)");
+                 path + ": /3: more than 3 memory rows, over the limit of 3 (limits: max_positions)");
     EXPECT_EQ(load("rows3.json", R"([["a"], ["a"], ["a"]])").rows(), 3U);
 }
 
@@ -173,7 +173,7 @@ TEST(MemoryFile, NumbersPastTheLimitAreRefusedAsTheyArrive) {
     const ScopedLimits scoped(l);
     const std::string path = temp_file("cells.json", "[[1, 2], [3, 4], [5, 6]]");
     EXPECT_ERROR(load_memory_argument("@" + path), ErrorKind::Limit,
-                 path + ": /2/1: more than 5 numbers in the memory are over the limit (limits: max_cells)");
+                 path + ": /2/1: more than 5 numbers in the memory, over the limit of 5 (limits: max_cells)");
 }
 
 TEST(MemoryFile, ExplicitValuesAreBoundedByTheirStorage) {
