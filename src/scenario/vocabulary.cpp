@@ -21,6 +21,9 @@ const std::vector<std::string>& variation_mistake_ids() {
         "mask-off-by-one-late",
         "mask-off-by-one-early",
         "wrong-axis",
+        "forget-padding-mask",
+        "forget-residual",
+        "forget-wo",
     };
     return ids;
 }

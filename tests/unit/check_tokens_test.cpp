@@ -12,6 +12,7 @@
 #include "exactattn/check.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/scenario.hpp"
+#include "support/check_support.hpp"
 #include "support/support.hpp"
 
 namespace exactattn {
@@ -32,13 +33,7 @@ const Report& rollout() {
     return r;
 }
 
-Judgement check(const Report& rep, const std::string& target, const std::string& proposed) {
-    LearnerAnswer la;
-    la.name = "t";
-    la.target = target;
-    read_proposal(proposed, la);
-    return judge(rep, la);
-}
+using test::check;
 
 const std::string kGen = "/rollouts/table-14.4/generation";
 const std::string kTf = "/rollouts/table-14.4/teacher-forcing";

@@ -29,7 +29,9 @@ Real dot(const std::vector<Real>& w, const Matrix& rows, std::size_t i) {
 }  // namespace
 
 std::optional<std::vector<Real>> alternative_quantity(const Alternative& a, const Situation& s) {
-    const std::size_t d = s.request.query.size();
+    // The context has the width of what the weights combine: a layer's values (d_v), which need
+    // not be the query's width (d_k).
+    const std::size_t d = a.rows.empty() ? s.request.query.size() : a.rows[0].size();
     if (s.quantity == "weights") return a.weights;
     if (s.quantity == "exponentials") return a.exponentials;
     if (s.quantity == "denominator") {

@@ -145,10 +145,10 @@ void layer_weight_findings(const LearnerAnswer& answer, const std::vector<std::s
         for (std::size_t c = 0; c < cols && r * cols + c < answer.proposed.size(); ++c)
             sum += answer.proposed[r * cols + c];
         if (sum != Value(1)) {
-            j.findings.push_back(
-                answer.columns > 0
-                    ? fmt::format("row {} of the proposed weights sums to {}, not 1", r + 1, to_unicode(sum))
-                    : fmt::format("the proposed weights sum to {}, not 1", to_unicode(sum)));
+            j.findings.push_back(answer.columns > 0 ? fmt::format("row {} of the proposed weights sums to {}, not 1",
+                                                                  r + 1, to_display(sum, Notation::Unicode))
+                                                    : fmt::format("the proposed weights sum to {}, not 1",
+                                                                  to_display(sum, Notation::Unicode)));
             return;
         }
     }
@@ -161,8 +161,8 @@ void read_weight_findings(const Ctx& c, const LearnerAnswer& answer, Judgement& 
     Value sum;
     for (const auto& w : answer.proposed) sum += w;
     if (sum != Value(1)) {
-        j.findings.push_back(
-            fmt::format("the proposed weights sum to {}, not 1, so they are not a distribution", to_unicode(sum)));
+        j.findings.push_back(fmt::format("the proposed weights sum to {}, not 1, so they are not a distribution",
+                                         to_display(sum, Notation::Unicode)));
     }
     if (answer.proposed.size() != n) return;
     for (auto p : c.incl) {
@@ -234,7 +234,22 @@ bool named_listed_mistake(const Ctx& c, const LearnerAnswer& answer, const Toler
 }
 
 // No known mistake: say how far the answer is, entry by entry.
-void distance_feedback(const LearnerAnswer& answer, const Right& r, bool shape_ok, Judgement& j) {
+// Why a decimal's form alone fails a declared rule, for the learner (#24): "written with 3
+// decimal places where 4 were asked" ("entry 2 was written …" in a list); empty when none does.
+std::string form_mismatch(const LearnerAnswer& answer, const Right& r, const Tolerance& tol) {
+    if (answer.entries.size() != r.present_at.size()) return {};
+    for (std::size_t i = 0; i < answer.entries.size(); ++i) {
+        const AnswerEntry& e = answer.entries[i];
+        if (e.form != AnswerEntry::Form::Decimal && e.form != AnswerEntry::Form::Percent) continue;
+        const EntryVerdict v = judge_entry(e, *r.values[r.present_at[i]], tol);
+        if (v.form_mismatch.empty()) continue;
+        return answer.entries.size() == 1 ? v.form_mismatch : fmt::format("entry {} was {}", i + 1, v.form_mismatch);
+    }
+    return {};
+}
+
+void distance_feedback(const LearnerAnswer& answer, const Right& r, bool shape_ok, const std::string& form,
+                       Judgement& j) {
     if (!shape_ok || answer.entries.size() != r.present_at.size()) {
         j.feedback = "Wrong: no known mistake reproduces it; " +
                      (j.findings.empty() ? std::string("its shape differs from the answer's") : j.findings.back()) +
@@ -258,6 +273,12 @@ void distance_feedback(const LearnerAnswer& answer, const Right& r, bool shape_o
     }
     const std::string far = distance_text(*largest);
     j.distance = far;
+    if (!form.empty()) {  // the reason the learner must read first: the places asked for
+        j.feedback = answer.entries.size() == 1
+                         ? fmt::format("Wrong: it is {} (it is {} from the exact value).", form, far)
+                         : fmt::format("Wrong: {} (it is up to {} from the exact value, entry {}).", form, far, at + 1);
+        return;
+    }
     j.feedback = answer.entries.size() == 1
                      ? fmt::format("Wrong: no known mistake reproduces it; it is {} from the exact value.", far)
                      : fmt::format(
@@ -291,15 +312,18 @@ Judgement judge_values(const Report& rep, const Json& doc, const LearnerAnswer& 
     if (shape_ok && judged_right(answer, r, tol, j)) return j;
     const std::size_t shape_findings_end = j.findings.size();  // an accepted listing drops its shape finding
     shape_findings(answer, r, j);
+    const std::string form = shape_ok ? form_mismatch(answer, r, tol) : std::string();
+    if (!form.empty()) j.findings.push_back(answer.entries.size() == 1 ? "it was " + form : form);
     const bool all_exact = std::all_of(answer.entries.begin(), answer.entries.end(),
                                        [](const AnswerEntry& e) { return e.form == AnswerEntry::Form::Exact; });
     const Ctx c = detail::context_at(rep, doc, r.exact, answer.target, where);
     const auto tokens = detail::target_tokens(answer.target);
-    if (c.layer != nullptr && tokens[2] == "heads" && all_exact) layer_weight_findings(answer, tokens, j);
+    // A row of a head is a read: its findings are the read's (below), not said twice.
+    if (c.layer != nullptr && !c.s && tokens[2] == "heads" && all_exact) layer_weight_findings(answer, tokens, j);
     if (c.s && all_exact && c.s->quantity == "weights" && !c.s->element) read_weight_findings(c, answer, j);
     if (named_mistake(c, answer, r, tol, shape_findings_end, j)) return j;
     if (named_listed_mistake(c, answer, tol, j)) return j;
-    distance_feedback(answer, r, shape_ok, j);
+    distance_feedback(answer, r, shape_ok, form, j);
     return j;
 }
 

@@ -19,6 +19,7 @@ bool locate_read(const Report& rep, const std::vector<std::string>& t, Situation
     if (rr == nullptr) return false;
     s.source = &rep.scenario.source(rr->spec.source);
     s.memory = s.source->states;
+    s.values = s.memory;
     s.trace = &rr->trace;
     if (rr->spec.readout) s.readout = rr->spec.readout->values;
     s.request.query = rr->spec.query.values;
@@ -35,12 +36,53 @@ bool locate_intervention_row(const Report& rep, const std::vector<std::string>& 
     const auto& row = ir->rows.at(k);
     s.source = &rep.scenario.source(ir->spec.source);
     s.memory = row.states;
+    s.values = s.memory;
     s.trace = &row.trace;
     if (ir->spec.readout) s.readout = ir->spec.readout->values;
     s.request.query = ir->spec.query.values;
     s.request.marks = row.trace.marks;
     s.kind = ir->spec.kind;
     s.position = row.position;
+    return true;
+}
+
+// Row t[5] of head t[3] of the layer named by t[1] (/layers/<l>/heads/<h>/<quantity>/<i>): one
+// read with the head's keys and values, the layer's rule and scale, its masked keys removed.
+bool locate_layer_row(const Report& rep, const std::vector<std::string>& t, Situation& s) {
+    const LayerResult* lr = nullptr;
+    for (const auto& l : rep.layers) lr = l.spec.name == t[1] ? &l : lr;
+    if (lr == nullptr || t.size() < 6 || t[2] != "heads") return false;
+    const auto& ht = lr->trace.heads.at(std::stoul(t[3]));  // resolved: valid indices
+    const std::size_t i = std::stoul(t[5]);
+    s.memory = ht.keys;
+    s.values = ht.values;
+    s.trace = &ht.rows.at(i);
+    s.request.query = ht.queries.row(i);
+    s.request.marks = s.trace->marks;
+    s.request.rule = lr->spec.layer.rule;
+    s.request.scale = lr->spec.layer.scale;
+    return true;
+}
+
+// The read of step t[4] of regime t[2] of the rollout named by t[1]
+// (/rollouts/<r>/<regime>/steps/<k>/<quantity>): the step's query over the source states.
+bool locate_rollout_step(const Report& rep, const std::vector<std::string>& t, Situation& s) {
+    const RolloutResult* rr = nullptr;
+    for (const auto& r : rep.rollouts) rr = r.spec.name == t[1] ? &r : rr;
+    if (rr == nullptr || t[3] != "steps") return false;
+    const RegimeTrace* reg = t[2] == "generation"                               ? &rr->generation
+                             : t[2] == "teacher-forcing" && rr->teacher_forcing ? &*rr->teacher_forcing
+                                                                                : nullptr;
+    const std::size_t k = std::stoul(t[4]);
+    if (reg == nullptr || k == 0 || k > reg->steps.size()) return false;  // step 0 is s_0 alone
+    const DecoderStep& st = reg->steps[k - 1];
+    s.source = &rep.scenario.source(rr->spec.source);
+    s.memory = s.source->states;
+    s.values = s.memory;
+    s.trace = &st.read;
+    s.request.query = st.query;
+    s.request.marks = st.read.marks;
+    s.request.rule = ScoreRule::Dot;  // the decoder's read is the chapter's (docs/decoder.md)
     return true;
 }
 
@@ -64,11 +106,26 @@ std::optional<Situation> locate(const Report& rep, const std::string& target) {
     } else if (t.size() >= 5 && t[0] == "interventions" && t[2] == "rows") {
         if (!locate_intervention_row(rep, t, s)) return std::nullopt;
         q = 4;
+    } else if (t.size() >= 6 && t[0] == "layers") {
+        if (!locate_layer_row(rep, t, s)) return std::nullopt;
+        // A layer's row of denominators, outputs, scores or weights is that read's quantity.
+        static const std::pair<const char*, const char*> names[] = {
+            {"denominators", "denominator"}, {"outputs", "context"}, {"scores", "scores"}, {"weights", "weights"}};
+        for (const auto& [layer_name, read_name] : names) {
+            if (t[4] == layer_name) s.quantity = read_name;
+        }
+        if (s.quantity.empty() || t.size() > 7 || (s.quantity == "denominator" && t.size() > 6)) return std::nullopt;
+        if (t.size() == 7) s.element = std::stoul(t[6]);
+        return s;
+    } else if (t.size() >= 6 && t[0] == "rollouts") {
+        if (!locate_rollout_step(rep, t, s)) return std::nullopt;
+        q = 5;
+        if (t[q] == "readout") return std::nullopt;
     } else {
         return std::nullopt;
     }
     s.request.readout = s.readout;
-    s.request.rule = rep.scenario.rule;
+    if (t[0] != "rollouts") s.request.rule = rep.scenario.rule;
     s.quantity = t[q];
     static const char* known[] = {"scores", "exponentials", "denominator", "weights", "context", "readout"};
     bool ok = false;
@@ -85,12 +142,12 @@ Ctx context_at(const Report& rep, const Json& doc, const Flat& exact, const std:
     if (tokens.size() >= 3 && tokens[0] == "layers") {
         for (const auto& l : rep.layers) c.layer = l.spec.name == tokens[1] ? &l : c.layer;
         if (c.layer != nullptr) c.layer_sub = target.substr(pointer_join("/layers", c.layer->spec.name).size());
-    } else {
-        c.s = locate(rep, target);
-        if (c.s) {
-            for (std::size_t p = 0; p < c.s->trace->marks.size(); ++p) {
-                (c.s->trace->marks[p] == Mark::Removed ? c.removed : c.incl).push_back(p);
-            }
+    }
+    // Every row of a layer is a read (docs/attention.md): its Chapter 14 mistakes apply too.
+    c.s = locate(rep, target);
+    if (c.s) {
+        for (std::size_t p = 0; p < c.s->trace->marks.size(); ++p) {
+            (c.s->trace->marks[p] == Mark::Removed ? c.removed : c.incl).push_back(p);
         }
     }
     return c;

@@ -18,11 +18,13 @@ namespace exactattn::detail {
 /// The reference tokens of a target pointer the resolver has already validated.
 std::vector<std::string> target_tokens(const std::string& pointer);
 
-/// What the target quantity was computed from, when it is a quantity of a read or of an
-/// intervention row (the quantities whose known mistakes can be recomputed).
+/// What the target quantity was computed from, when it is a quantity of one read: a scenario's
+/// read, an intervention row, a row of an attention layer's head, a decoder step's read (the
+/// quantities whose Chapter 14 mistakes can be recomputed; docs/check.md).
 struct Situation {
-    const Source* source = nullptr;
-    Memory memory;
+    const Source* source = nullptr;  ///< none for a layer row
+    Memory memory;                   ///< the keys the query is compared with
+    Memory values;                   ///< what the weights combine (a layer's V; else `memory`)
     const ReadTrace* trace = nullptr;
     std::optional<Vector> readout;
     ReadRequest request;
@@ -32,7 +34,9 @@ struct Situation {
     std::optional<std::size_t> element;  ///< a single element of the quantity (0-based)
 };
 
-/// The situation of a read's or an intervention row's quantity; none for any other target.
+/// The situation of a quantity of one read (a read's, an intervention row's, one row of a layer
+/// head's scores, denominators, weights or outputs, a rollout step's read); none for any other
+/// target.
 std::optional<Situation> locate(const Report& rep, const std::string& target);
 
 /// What the mistakes are recomputed from.
@@ -40,7 +44,7 @@ struct Ctx {
     const Report& rep;
     const Json& doc;
     const Flat& exact;
-    std::optional<Situation> s;     ///< the target is a read's or an intervention row's quantity
+    std::optional<Situation> s;     ///< the target is a quantity of one read (locate())
     std::vector<std::size_t> incl;  ///< … and these of its positions are not removed
     std::vector<std::size_t> removed;
     const LayerResult* layer = nullptr;  ///< the target is a layer's quantity

@@ -10,6 +10,7 @@
 
 #include "exactattn/print.hpp"
 #include "exactattn/check.hpp"
+#include "exactattn/linalg.hpp"
 #include "report/report_json.hpp"
 #include "report/targets.hpp"
 #include "scenario/pointer.hpp"
@@ -73,7 +74,7 @@ Json layer_alternative(const Ctx& c, ScoreRule rule, const Value& scale, const M
 // the others: the alternative of every mistake that only changes the weights.
 template <class W>
 Alternative reweighted(const Ctx& c, W&& w) {
-    Alternative a{std::vector<Real>(c.s->trace->marks.size(), Real::of(Value())), c.s->memory.matrix(), {}, {}};
+    Alternative a{std::vector<Real>(c.s->trace->marks.size(), Real::of(Value())), c.s->values.matrix(), {}, {}};
     for (auto p : c.incl) a.weights[p] = Real::of(w(p));
     return a;
 }
@@ -90,7 +91,7 @@ std::optional<Wrong> divide_by_count(const Ctx& c) {
     return read_wrong(c,
                       fmt::format("divided by the number of positions ({}) instead of the sum of the "
                                   "exponentials ({})",
-                                  count, to_unicode(t.denominator)),
+                                  count, to_display(t.denominator, Notation::Unicode)),
                       a);
 }
 
@@ -114,7 +115,7 @@ std::optional<Wrong> e_instead_of_2(const Ctx& c) {
     if (!k || std::all_of(c.incl.begin(), c.incl.end(), [&](std::size_t p) { return sgn((*k)[p]) == 0; })) {
         return std::nullopt;
     }
-    Alternative a{std::vector<Real>(t.marks.size(), Real::of(Value())), c.s->memory.matrix(), std::vector<Real>{},
+    Alternative a{std::vector<Real>(t.marks.size(), Real::of(Value())), c.s->values.matrix(), std::vector<Real>{},
                   Real::of(Value())};
     for (auto p : c.incl) {
         a.exponentials->push_back(e_power((*k)[p]));
@@ -146,14 +147,15 @@ std::optional<Wrong> forget_renormalize(const Ctx& c) {
     if (!c.s || c.removed.empty()) return std::nullopt;
     ReadRequest full = c.s->request;
     for (auto& m : full.marks) m = m == Mark::Removed ? Mark::Included : m;
-    const ReadTrace f = attend(c.s->memory, full);
+    const ReadTrace f = attend(c.s->memory, c.s->values, full);
     Alternative a = reweighted(c, [&](std::size_t p) { return *f.exponentials.at(p) / f.denominator; });
     a.denominator = Real::of(f.denominator);
     return read_wrong(c,
                       fmt::format("the weights were not renormalized after removing position{} {}: they "
                                   "still divide by the full sum {} instead of {}",
-                                  c.removed.size() == 1 ? "" : "s", position_list(c.removed), to_unicode(f.denominator),
-                                  to_unicode(c.s->trace->denominator)),
+                                  c.removed.size() == 1 ? "" : "s", position_list(c.removed),
+                                  to_display(f.denominator, Notation::Unicode),
+                                  to_display(c.s->trace->denominator, Notation::Unicode)),
                       a);
 }
 
@@ -183,8 +185,8 @@ std::optional<Wrong> zero_score_for_removal(const Ctx& c) {
         else if (m == Mark::Zeroed)
             m = Mark::Removed;
     }
-    const ReadTrace alt = attend(c.s->memory, swapped);
-    Alternative a{reals(quantity_of(alt, "weights")), c.s->memory.matrix(), {}, Real::of(alt.denominator)};
+    const ReadTrace alt = attend(c.s->memory, c.s->values, swapped);
+    Alternative a{reals(quantity_of(alt, "weights")), c.s->values.matrix(), {}, Real::of(alt.denominator)};
     return read_wrong(c,
                       has_removed ? "the position's score was set to zero (zero-score) instead of removing "
                                     "the position (remove-state); a zero score still contributes exponential 1"
@@ -245,19 +247,43 @@ std::optional<Wrong> drop_a(const Ctx& c) {
 // ---------------------------------------------------------------------------------------------
 // Mistakes of an attention layer (Chapter 15).
 
+// A read under `score: scaled-dot` (or a declared scale) computed with the plain dot product.
+std::optional<Wrong> forget_read_scale(const Ctx& c) {
+    const ReadRequest& r = c.s->request;
+    if (r.rule != ScoreRule::ScaledDot && r.rule != ScoreRule::Scaled) return std::nullopt;
+    ReadRequest plain = r;
+    plain.rule = ScoreRule::Dot;
+    plain.scale = Value(1);
+    ReadTrace alt;
+    try {
+        alt = attend(c.s->memory, c.s->values, plain);
+    } catch (const Error&) {  // the unscaled scores have no exact exponential: nothing to compare
+        return std::nullopt;
+    }
+    Alternative a{reals(quantity_of(alt, "weights")), c.s->values.matrix(), reals(quantity_of(alt, "exponentials")),
+                  Real::of(alt.denominator)};
+    return read_wrong(
+        c,
+        r.rule == ScoreRule::ScaledDot
+            ? fmt::format("the scores were not divided by √d = √{} (the scale 1/√d was left out)", r.query.size())
+            : fmt::format("the declared scale {} was not applied to the scores",
+                          to_display(r.scale, Notation::Unicode)),
+        a);
+}
+
 std::optional<Wrong> forget_scale(const Ctx& c) {
-    if (c.layer == nullptr) return std::nullopt;
+    if (c.layer == nullptr) return c.s ? forget_read_scale(c) : std::nullopt;
     const AttentionLayer& layer = c.layer->spec.layer;
     if (layer.rule != ScoreRule::ScaledDot && layer.rule != ScoreRule::Scaled) return std::nullopt;
     const std::size_t d_k = c.layer->trace.heads.empty() ? 0 : c.layer->trace.heads[0].keys.width();
-    return layer_wrong(
-        c,
-        layer.rule == ScoreRule::ScaledDot
-            ? fmt::format("the scores were not divided by √d_k = √{} (the scale 1/√d_k was "
-                          "left out)",
-                          d_k)
-            : fmt::format("the declared scale {} was not applied to the scores", to_unicode(layer.scale)),
-        layer_alternative(c, ScoreRule::Dot, Value(1), layer_same_mask(*c.layer), false));
+    return layer_wrong(c,
+                       layer.rule == ScoreRule::ScaledDot
+                           ? fmt::format("the scores were not divided by √d_k = √{} (the scale 1/√d_k was "
+                                         "left out)",
+                                         d_k)
+                           : fmt::format("the declared scale {} was not applied to the scores",
+                                         to_display(layer.scale, Notation::Unicode)),
+                       layer_alternative(c, ScoreRule::Dot, Value(1), layer_same_mask(*c.layer), false));
 }
 
 std::optional<Wrong> no_causal_mask(const Ctx& c) {
@@ -286,6 +312,48 @@ std::optional<Wrong> mask_off_by_one_late(const Ctx& c) {
 std::optional<Wrong> mask_off_by_one_early(const Ctx& c) {
     return shifted_causal_mask(c, "the causal mask is off by one: query i was not given its own key i",
                                [](std::size_t i, std::size_t k) { return k >= i; });
+}
+
+std::optional<Wrong> forget_padding_mask(const Ctx& c) {
+    if (c.layer == nullptr || c.layer->spec.layer.padding.empty()) return std::nullopt;
+    const AttentionLayer& layer = c.layer->spec.layer;
+    std::vector<std::size_t> padded;
+    for (auto p : layer.padding) padded.push_back(p - 1);
+    return layer_wrong(c,
+                       fmt::format("the padding mask was forgotten: the padded key position{} {} kept {} weight{}",
+                                   padded.size() == 1 ? "" : "s", position_list(padded),
+                                   padded.size() == 1 ? "its" : "their", padded.size() == 1 ? "" : "s"),
+                       layer_alternative(
+                           c, layer.rule, layer.scale,
+                           [&layer](std::size_t i, std::size_t k) {
+                               return (layer.causal && k > i) || (!layer.mask.empty() && layer.mask[i][k]);
+                           },
+                           false));
+}
+
+// The layer's output computed without one of its last two steps: W_O or the residual + X.
+std::optional<Wrong> output_without(const Ctx& c, bool wo, bool residual, std::string explain) {
+    Json doc = c.doc.at(Json::json_pointer(pointer_join("/layers", c.layer->spec.name)));
+    const LayerTrace& t = c.layer->trace;
+    Matrix out = t.concat();
+    if (wo && c.layer->spec.layer.wo) out = mat_mul(out, *c.layer->spec.layer.wo);
+    if (residual) {
+        if (out.empty() || out[0].size() != t.input[0].size()) return std::nullopt;  // X does not fit: no such sum
+        out = mat_add(out, t.input);
+    }
+    doc["output"] = matrix_json(out);
+    return layer_wrong(c, std::move(explain), doc);
+}
+
+std::optional<Wrong> forget_residual(const Ctx& c) {
+    if (c.layer == nullptr || !c.layer->spec.layer.residual) return std::nullopt;
+    return output_without(c, true, false, "the residual was forgotten: the input X was not added to the output");
+}
+
+std::optional<Wrong> forget_wo(const Ctx& c) {
+    if (c.layer == nullptr || !c.layer->spec.layer.wo) return std::nullopt;
+    return output_without(c, false, c.layer->spec.layer.residual,
+                          "the output projection W_O was forgotten: the heads' concatenation was used as the output");
 }
 
 std::optional<Wrong> wrong_axis(const Ctx& c) {
@@ -317,6 +385,9 @@ const std::vector<Mistake>& registry() {
         {"mask-off-by-one-late", false, mask_off_by_one_late},
         {"mask-off-by-one-early", false, mask_off_by_one_early},
         {"wrong-axis", false, wrong_axis},
+        {"forget-padding-mask", false, forget_padding_mask},
+        {"forget-residual", false, forget_residual},
+        {"forget-wo", false, forget_wo},
     };
     return table;
 }

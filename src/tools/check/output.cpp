@@ -33,7 +33,8 @@ std::string bracketed_cells(const std::vector<std::string>& cells, std::size_t c
 std::string quantity_text(const std::vector<std::optional<Value>>& values, std::size_t columns, bool scalar,
                           Notation n) {
     std::vector<std::string> cells;
-    for (const auto& v : values) cells.push_back(v ? to_string(*v, n) : std::string("—"));
+    // The display form an author prints ((10√2 − 12)/7), not the canonical term list (#24).
+    for (const auto& v : values) cells.push_back(v ? to_display(*v, n) : std::string("—"));
     return bracketed_cells(cells, columns, scalar);
 }
 
@@ -44,7 +45,7 @@ std::string proposed_text(const Judgement& j, Notation n) {
     std::vector<std::string> cells;
     for (std::size_t i = 0; i < j.proposed.size(); ++i) {
         const bool written = i < j.entries.size() && j.entries[i].form != AnswerEntry::Form::Exact;
-        cells.push_back(written ? j.entries[i].text : to_string(j.proposed[i], n));
+        cells.push_back(written ? j.entries[i].text : to_display(j.proposed[i], n));
     }
     return bracketed_cells(cells, j.columns, j.scalar);
 }

@@ -232,8 +232,8 @@ std::vector<TokenMistake> token_mistakes(const Report& rep, const Json& doc, con
             "{} tie exactly at step {} (output score {} each), and the tie rule \"first\" "
             "chooses the tied token first in the target vocabulary's order, {}; {} goes on "
             "from {}",
-            and_list(tied), k, to_unicode(st->scores[*st->chosen]), token_text(st->chosen_token), regime_name(t[2]),
-            token_text(st->chosen_token));
+            and_list(tied), k, to_display(st->scores[*st->chosen], Notation::Unicode), token_text(st->chosen_token),
+            regime_name(t[2]), token_text(st->chosen_token));
         out.push_back(std::move(m));
     }
     // The same quantity under the other regime (Table 14.4's reference/generated prefix mismatch).
