@@ -45,6 +45,10 @@ using namespace exactattn;
 
 namespace exactattn {
 void bind_manuscript(py::module_& m);  // manuscript_bindings.cpp
+void bind_runs(py::module_& m);        // run_bindings.cpp: rollouts, figures, variants
+// run_bindings.cpp: a layer in a format; HTML is the page's body (a notebook's table, MathML).
+std::string layer_text(const LayerTrace& t, const std::string& format, const std::vector<std::string>& labels,
+                       const std::vector<std::string>& key_labels);
 }  // namespace exactattn
 
 namespace {
@@ -837,8 +841,9 @@ floats are refused (they are not exact) except in comparisons, where they compar
         .def(
             "unicode", [](const Value& v) { return to_unicode(v); }, "Terminal form: √2 − 1, a².")
         .def(
-            "latex", [](const Value& v) { return to_latex(v); }, "LaTeX math form: \\tfrac{2a}{3}.")
-        .def("_repr_latex_", [](const Value& v) { return "$" + to_latex(v) + "$"; })
+            "latex", [](const Value& v) { return to_display(v, Notation::Latex); },
+            "LaTeX math in the display form an author prints: \\tfrac{(\\sqrt{2} - 1)a}{3}.")
+        .def("_repr_latex_", [](const Value& v) { return "$" + to_display(v, Notation::Latex) + "$"; })
         .def(
             "decimal",
             [](const Value& v, int digits) {
@@ -1001,7 +1006,8 @@ floats are refused (they are not exact) except in comparisons, where they compar
     // One attention layer (docs/attention.md): heads is a sequence of (W_Q, W_K, W_V) triples;
     // the result is `exactattn attend --format json`.
     m.def("_attend", [](py::object x, py::object heads, py::object wo, bool causal, py::object padding, py::object mask,
-                        py::object scale, py::object memory, bool residual) {
+                        py::object scale, py::object memory, bool residual, const std::string& format,
+                        const std::vector<std::string>& labels, const std::vector<std::string>& key_labels) {
         const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
         AttentionLayer l;
         std::size_t h = 0;
@@ -1069,7 +1075,7 @@ floats are refused (they are not exact) except in comparisons, where they compar
             l.padding.push_back(z.get_ui());
         }
         py::gil_scoped_release release;
-        return layer_json(mm ? attend_layer(l, xm, *mm) : attend_layer(l, xm));
+        return layer_text(mm ? attend_layer(l, xm, *mm) : attend_layer(l, xm), format, labels, key_labels);
     });
 
     py::class_<Scenario>(m, "_Scenario")
@@ -1167,4 +1173,5 @@ floats are refused (they are not exact) except in comparisons, where they compar
         .def("values", &LimitsScope::values);
     m.def("current_limits", [] { return limits_dict(limits()); });
     bind_manuscript(m);
+    bind_runs(m);
 }
