@@ -121,16 +121,16 @@ w("zero_score_780.json", encoder_scenario(780, "zero-score"))
 w("delete_token_560.json", encoder_scenario(560, "delete-token"))
 
 # An exercise with a variation, beside a 100-row layer it does not use.
-ch = {"vocabulary": {"x": ["a", "0"], "y": ["0", "a"], "p": [1], "q": [2]},
+ch = {"vocabulary": {"x": ["a", "0"], "y": ["0", "a"], "p": [1, 0], "q": [0, 2]},
       "encoder": {"activation": "relu", "recurrent": [[1, 0], [0, 1]], "input": [[1, 0], [0, 1]], "bias": [0, 0],
                   "initial": [0, 0]},
       "sources": {"s": ["x", "y"]}, "queries": {"q1": [1, 1]}, "readouts": {"r": [1, 2]},
       "reads": {"e1": {"source": "s", "query": "q1", "readout": "r"}},
       "sequences": {"t": {"tokens": ["p" if i % 2 else "q" for i in range(100)]}},
-      "matrices": {"I": [[1]], "A": [["a"]]},
+      "matrices": {"I": [[1, 0], [0, 1]], "A": [["a", 0], [0, "a"]]},
       "layers": {"l": {"sequence": "t", "scale": "none", "heads": [{"wq": "I", "wk": "A", "wv": "I"}]}},
       "exercises": [{"id": "1", "title": "Read", "prompt": "Read.", "reads": ["e1"],
-                     "variation": {"vary": [{"at": "/queries/q1", "integers": [-3, 3]}],
+                     "variation": {"vary": [{"at": "/queries/q1", "integers": [-9, 9]}],
                                    "parts": [{"label": "the weights", "at": "/reads/e1/weights"}],
                                    "answer": "/reads/e1/readout", "tolerance": "0.001"}}]}
 w("variants_unrelated_layer.json", ch)
@@ -266,6 +266,7 @@ bomb remove-state-780 run "$work/remove_state_780.json"
 bomb zero-score-780 run "$work/zero_score_780.json" --format json
 bomb delete-token-560 run "$work/delete_token_560.json"
 bomb variants-unrelated-layer variants "$work/variants_unrelated_layer.json" --exercise 1 --count 20 -o "$work/variants"
+bomb variants-unrelated-layer-200 variants "$work/variants_unrelated_layer.json" --exercise 1 --count 200 -o "$work/variants200"
 bomb check-proposed-inverse check chapter14 --target /reads/example-14.1/weights --proposed "[$inv,1/4,1/4]"
 
 echo "bombs: $total inputs, $over over the bound of ${bound_s} s and ${bound_mib} MiB (inputs under 10 KB)"

@@ -131,9 +131,13 @@ WorkBudget::Share::~Share() { current_job = saved_; }
 // s^1.35 fits GMP's products from schoolbook through Toom (and the elimination's estimate);
 // past about 10^5 bits FFT multiplication grows as s·log s, which the second term follows (the
 // two meet there), so that a product of 60-Mbit numbers is not overestimated fivefold.
+// Small numbers cost what allocating and reducing a fraction costs, about 0.1 µs whatever
+// their size: a fixed share per operation, so that millions of small operations (a rollout's
+// distributions over a vocabulary) are counted as what they take, not as a few products.
+constexpr double kWorkPerOperation = 4000;
 double multiplication_work(double bits) {
     const double s = std::max(bits, 2.0);
-    return std::min(std::pow(s, 1.35), 3.4 * s * std::log2(s));
+    return kWorkPerOperation + std::min(std::pow(s, 1.35), 3.4 * s * std::log2(s));
 }
 
 bool work_fits(double units) {
