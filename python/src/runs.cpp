@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // exactattn._exactattn: what a run makes besides its report — one rollout, one figure, the
-// variants of an exercise — and an attention layer's tables (docs/python.md). Each call is one job (one work budget)
+// variants of an exercise (docs/python.md). Each call is one job (one work budget)
 // and releases the GIL while the library computes.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -11,8 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "exactattn/attention.hpp"
-#include "exactattn/attention_report.hpp"
 #include "exactattn/document.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/figures.hpp"
@@ -22,9 +20,11 @@
 #include "exactattn/table.hpp"
 #include "exactattn/variants.hpp"
 
+#include "bindings.hpp"
+
 namespace py = pybind11;
 
-namespace exactattn {
+namespace exactattn::python {
 
 namespace {
 
@@ -47,32 +47,7 @@ std::string rollout_name(const Scenario& s, const std::string& name) {
     return s.rollouts.front().name;
 }
 
-// The body of an HTML page: a fragment a notebook cell can show (tables with MathML).
-std::string html_fragment(const Document& doc) {
-    const std::string page = render(doc, Format::Html);
-    const auto open = page.find("<body>");
-    const auto close = page.rfind("</body>");
-    if (open == std::string::npos || close == std::string::npos) return page;
-    return page.substr(open + 6, close - open - 6);
-}
-
-Document layer_document(const LayerTrace& t, const std::vector<std::string>& labels,
-                        const std::vector<std::string>& key_labels) {
-    Document doc;
-    doc.title = "Attention layer";
-    add_layer(doc, t, labels, key_labels);
-    return doc;
-}
-
 }  // namespace
-
-std::string layer_text(const LayerTrace& t, const std::string& format, const std::vector<std::string>& labels,
-                       const std::vector<std::string>& key_labels) {
-    const Format f = parse_format(format);
-    if (f == Format::Json) return layer_json(t);
-    const Document doc = layer_document(t, labels, key_labels);
-    return f == Format::Html ? html_fragment(doc) : render(doc, f);
-}
 
 void bind_runs(py::module_& m) {
     m.def(
@@ -142,4 +117,4 @@ void bind_runs(py::module_& m) {
         py::arg("scenario"), py::arg("exercise"), py::arg("count"), py::arg("seed"));
 }
 
-}  // namespace exactattn
+}  // namespace exactattn::python
