@@ -334,16 +334,17 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err)
 
 namespace {
 bool g_csv_directory_written = false;  // set by emit(): -o DIR was used as a CSV directory
+std::string g_output_directory;        // -o DIR: the directory that receives emit()'s files
 }  // namespace
 
 void emit(const Document& doc, Format format, const RenderOptions& options, std::ostream& out) {
-    if (options.csv_directory.empty()) {
+    if (g_output_directory.empty()) {
         out << render(doc, format, options);
         return;
     }
     if (format == Format::Markdown) {
         // The report links each figure's SVG file, written beside it.
-        const std::filesystem::path dir(options.csv_directory);
+        const std::filesystem::path dir(g_output_directory);
         write_output_file((dir / "report.md").string(), render(doc, format, options));
         for (const auto& b : doc.blocks) {
             if (const auto* fb = std::get_if<FigureBlock>(&b)) {
@@ -358,11 +359,11 @@ void emit(const Document& doc, Format format, const RenderOptions& options, std:
         where.context = "--output";
         throw usage_error(fmt::format("{} is a directory: -o DIR writes one CSV file per table (--format csv), or "
                                       "report.md and its figures (--format markdown); other formats go to one file",
-                                      options.csv_directory),
+                                      g_output_directory),
                           where);
     }
     for (const auto& f : csv_files(doc)) {
-        write_output_file((std::filesystem::path(options.csv_directory) / f.name).string(), f.text);
+        write_output_file((std::filesystem::path(g_output_directory) / f.name).string(), f.text);
     }
     g_csv_directory_written = true;
 }
@@ -442,7 +443,11 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
         // -o DIR: one CSV file per table (emit); any other output to a directory is refused.
         g_csv_directory_written = false;
         std::error_code ec;
-        if (!p.output.empty() && std::filesystem::is_directory(p.output, ec)) p.render.csv_directory = p.output;
+        g_output_directory.clear();
+        if (!p.output.empty() && std::filesystem::is_directory(p.output, ec)) {
+            g_output_directory = p.output;
+            p.render.figure_files = true;  // a Markdown report links the SVG files written beside it
+        }
         if (!p.preamble_file.empty()) p.render.preamble = read_preamble(p.preamble_file, p.render.standalone);
         p.run.render = p.read.render = p.encode.render = p.answers.render = p.cross.render = p.check.render =
             p.rollout.render = p.render;

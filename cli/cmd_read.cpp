@@ -42,13 +42,7 @@ std::vector<std::size_t> parse_positions(const std::vector<std::string>& args, c
                 throw usage_error(fmt::format("\"{}\" is not a position (a whole number from 1 to {})", part, n),
                                   option_place(option));
             }
-            if (*p < 1 || static_cast<std::size_t>(*p) > n) {
-                throw reference_error(fmt::format("position {} is out of range: the memory has positions "
-                                                  "1 to {}",
-                                                  *p, n),
-                                      option_place(option));
-            }
-            out.push_back(static_cast<std::size_t>(*p));
+            out.push_back(checked_position(mpz_class(std::to_string(*p)), n, "memory", option_place(option)));
         }
     }
     return out;

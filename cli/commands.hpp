@@ -114,6 +114,23 @@ struct FigureOptions {
     std::string format = "svg";  ///< svg | tikz
 };
 
+/// The scenario files named by `paths`, in a deterministic order: a directory contributes every
+/// regular file below it (recursively) whose name ends in `.json`, sorted by path (byte order);
+/// a file (or the built-in `chapter14`) is taken as given, in the order given. A path that does
+/// not exist, or a directory without any `.json` file, is a ReferenceError naming it (exit 2).
+std::vector<std::string> scenario_files(const std::vector<std::string>& paths);
+
+/// The default number of jobs: the number of cores (std::thread::hardware_concurrency), at
+/// least 1.
+std::size_t default_jobs();
+
+/// Runs `task(i)` for i in [0, count) on `jobs` threads (a pool of std::thread taking indices in
+/// increasing order; jobs ≤ 1 runs them in this thread). Results are the caller's, stored by
+/// index, so their order never depends on scheduling. When tasks throw, the exception of the
+/// lowest index is rethrown after every started task has finished, and indices above it are not
+/// started: the error reported is the one a sequential run would report.
+void run_parallel(std::size_t count, std::size_t jobs, const std::function<void(std::size_t)>& task);
+
 /// The place of a command-line option in an error: "--memory: …".
 exactattn::Location option_place(const std::string& option);
 

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -68,6 +69,10 @@ struct RolloutSpec {
 enum class Regime { TeacherForcing, Generation };
 /// "teacher-forcing" or "generation" (the JSON key and the CLI name).
 const char* regime_name(Regime r);
+/// The regimes by name, in that order: the one table of their names.
+const std::vector<std::pair<const char*, Regime>>& regime_names();
+/// The regime a name names, or none.
+std::optional<Regime> regime_named(std::string_view name);
 
 /// One decoder step's full trace.
 struct DecoderStep {

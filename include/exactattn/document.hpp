@@ -263,10 +263,10 @@ struct RenderOptions {
     /// long integers, written `12345…6789 (332 digits)` (docs/notation.md); 0: every digit.
     /// An elided value no longer names the exact value: only where an author asks for it.
     std::size_t max_width = 0;
-    /// CSV: the directory that receives one file per table and index.csv (`-o DIR`); empty:
-    /// every table to one stream, separated by an empty line. Markdown: the directory that
-    /// receives report.md and one SVG file per figure, which the report links.
-    std::string csv_directory;
+    /// Markdown: each figure is written as an SVG file of its own beside the report
+    /// (figure_file_name()), which the report links as an image; off: the report says how to
+    /// draw it instead.
+    bool figure_files = false;
     /// LaTeX with `standalone`: lines the author adds to the preamble, after the packages the
     /// output needs (`--preamble FILE`: an author's macros, fonts, packages).
     std::string preamble;

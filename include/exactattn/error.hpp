@@ -59,6 +59,8 @@ class Error : public std::runtime_error {
     }
     /// A copy of this error with a place filled in where it had none (or with a file added).
     [[nodiscard]] Error located(const Location& outer) const;
+    /// Whether the error names a file or a JSON pointer: a place that callers further out keep.
+    [[nodiscard]] bool in_file() const { return !where_.file.empty() || !where_.pointer.empty(); }
 
   private:
     ErrorKind kind_;
@@ -70,6 +72,19 @@ class Error : public std::runtime_error {
 /// is not valid UTF-8 as `<0xFF>`, so that names echoed from files and arguments cannot carry
 /// terminal escape sequences or carriage returns into a one-line message. Idempotent.
 [[nodiscard]] std::string escape_controls(std::string_view text);
+
+/// Runs f, placing an error that is not in_file() yet at `where` (Error::located): the one rule
+/// by which the scenario reader places an error at its declaration, and the runner at the
+/// declaration it ran.
+template <class F>
+auto placed(const Location& where, F&& f) -> decltype(f()) {
+    try {
+        return f();
+    } catch (const Error& e) {
+        if (e.in_file()) throw;
+        throw e.located(where);
+    }
+}
 
 /// Named factories (CLI11 style) so that messages are uniform.
 [[nodiscard]] Error parse_error(Location where, std::string reason);

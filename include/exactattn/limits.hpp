@@ -93,6 +93,11 @@ class ScopedLimits {
     const Limits* saved_;
 };
 
+/// Frees what the library keeps per thread (MPFR's constants, such as ln 2 for the certified
+/// intervals): a thread's exit does not free it, so a thread of your own that used the library
+/// calls this last, or each such thread leaks it.
+void release_thread_caches();
+
 /// The fields of Limits, one name each (the table in src/core/limits.cpp gives each its name,
 /// unit and accessor; messages, the command line and the Python module read it).
 enum class Limit {

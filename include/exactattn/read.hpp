@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "exactattn/deferred.hpp"
+#include "exactattn/error.hpp"
 #include "exactattn/memory.hpp"
 #include "exactattn/value.hpp"
 
@@ -66,6 +67,12 @@ std::string scale_suffix(ScoreRule rule, std::size_t d_k, const Value& declared)
 /// rational multiple of a (its exponential would leave the domain; the message names the
 /// position, the score and why). Uses the fast path automatically when the structure allows.
 ReadTrace attend(const Memory& memory, const ReadRequest& request);
+
+/// The 1-based position `p` among the `n` positions of a `holder` ("memory", "source"):
+/// ReferenceError at `where`, "position P is out of range: the HOLDER has positions 1 to N",
+/// when p is outside 1..n. The one check of a position that the loader, `read --remove/--zero`
+/// and the Python module's remove=/zero= make.
+std::size_t checked_position(const mpz_class& p, std::size_t n, const char* holder, const Location& where = {});
 inline ReadTrace attend(const Matrix& memory, const ReadRequest& request) { return attend(Memory(memory), request); }
 /// The read with separate keys (scored against the query) and values (averaged): the
 /// Transformer form. `keys` and `values` have the same number of rows.

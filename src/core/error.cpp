@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "core/utf8.hpp"
+
 namespace exactattn {
 
 std::string Location::str() const {
@@ -70,17 +72,9 @@ std::string escape_controls(std::string_view text) {
             ++i;
             continue;
         }
-        // The length and smallest code point of a well-formed UTF-8 sequence led by c.
-        const std::size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
-        char32_t cp = len == 2 ? c & 0x1F : len == 3 ? c & 0x0F : c & 0x07;
-        bool ok = len != 0 && i + len <= text.size();
-        for (std::size_t k = 1; ok && k < len; ++k) {
-            ok = (byte(i + k) & 0xC0) == 0x80;
-            cp = (cp << 6) | (byte(i + k) & 0x3F);
-        }
-        ok = ok && !(len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) &&
-             !(len == 4 && (cp < 0x10000 || cp > 0x10FFFF));
-        if (!ok) {
+        char32_t cp = 0;
+        const std::size_t len = detail::decode_utf8(text, i, cp);
+        if (len == 0) {
             out += fmt::format("<0x{:02X}>", c);
             ++i;
         } else if (cp >= 0x80 && cp <= 0x9F) {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 #include <gmp.h>
+#include <mpfr.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -93,6 +94,8 @@ void set_limits(const Limits& l) { process_defaults() = l; }
 
 ScopedLimits::ScopedLimits(const Limits& l) : limits_(l), saved_(scoped) { scoped = &limits_; }
 ScopedLimits::~ScopedLimits() { scoped = saved_; }
+
+void release_thread_caches() { mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE); }
 
 const char* limit_name(Limit which) { return row(which).name; }
 

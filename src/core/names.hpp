@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "exactattn/error.hpp"
@@ -31,6 +32,20 @@ const T& find_named(const std::vector<T>& list, const std::string& name, const c
     throw reference_error(fmt::format("unknown {} \"{}\" ({}: {})", what, name, plural,
                                       name_list(list, [](const T& x) -> const std::string& { return x.name; })),
                           where);
+}
+
+/// An enum's names as files and the command line write them, in the order a message lists them:
+/// the one table the loader reads, the writer writes and the messages name.
+template <class E>
+using EnumNames = std::vector<std::pair<const char*, E>>;
+
+/// The name of `value` in `names` ("?" for a value the table does not name).
+template <class E>
+const char* name_of(const EnumNames<E>& names, E value) {
+    for (const auto& [name, v] : names) {
+        if (v == value) return name;
+    }
+    return "?";
 }
 
 }  // namespace exactattn::detail

@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 
+#include "core/utf8.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/limits.hpp"
 
@@ -127,34 +128,6 @@ std::string show(const Token& t) {
     return "'" + t.text + "'";
 }
 
-// Decodes one code point at s[i]; returns its length, or 0 for invalid UTF-8.
-std::size_t decode(std::string_view s, std::size_t i, char32_t& cp) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    auto cont = [&](std::size_t k) {
-        return i + k < s.size() && (static_cast<unsigned char>(s[i + k]) & 0xC0U) == 0x80U;
-    };
-    auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]) & 0x3FU; };
-    if (c < 0x80) {
-        cp = c;
-        return 1;
-    }
-    if (c >= 0xC2 && c <= 0xDF && cont(1)) {
-        cp = ((c & 0x1FU) << 6U) | byte(1);
-        return 2;
-    }
-    if (c >= 0xE0 && c <= 0xEF && cont(1) && cont(2)) {
-        cp = ((c & 0x0FU) << 12U) | (byte(1) << 6U) | byte(2);
-        if (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-        return 3;
-    }
-    if (c >= 0xF0 && c <= 0xF4 && cont(1) && cont(2) && cont(3)) {
-        cp = ((c & 0x07U) << 18U) | (byte(1) << 12U) | (byte(2) << 6U) | byte(3);
-        if (cp < 0x10000 || cp > 0x10FFFF) return 0;
-        return 4;
-    }
-    return 0;
-}
-
 Location at(int column) {
     Location l;
     l.context = "expression";
@@ -177,7 +150,7 @@ class Lexer {
                 return out;
             }
             char32_t cp = 0;
-            const std::size_t len = decode(s_, i_, cp);
+            const std::size_t len = detail::decode_utf8(s_, i_, cp);
             if (len == 0) {
                 throw parse_error(at(col_),
                                   fmt::format("invalid UTF-8 byte 0x{:02X}", static_cast<unsigned char>(s_[i_])));
@@ -212,7 +185,7 @@ class Lexer {
     void skip_space() {
         while (i_ < s_.size()) {
             char32_t cp = 0;
-            const std::size_t len = decode(s_, i_, cp);
+            const std::size_t len = detail::decode_utf8(s_, i_, cp);
             if (len == 0) return;
             if (cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r' || cp == 0xA0 || cp == 0x3000 || cp == 0x202F ||
                 cp == 0x2009) {
@@ -241,7 +214,7 @@ class Lexer {
         int digits = 0;
         while (i_ < s_.size()) {
             char32_t cp = 0;
-            const std::size_t len = decode(s_, i_, cp);
+            const std::size_t len = detail::decode_utf8(s_, i_, cp);
             if (len == 0 || !is_super(cp)) break;
             if (cp == 0x207B) {
                 if (neg || digits > 0) throw parse_error(at(col_), "misplaced superscript minus");
@@ -748,7 +721,7 @@ void check_utf8(std::string_view text, std::string_view what) {
     int col = 1;
     for (std::size_t i = 0; i < text.size();) {
         char32_t cp = 0;
-        const std::size_t len = decode(text, i, cp);
+        const std::size_t len = detail::decode_utf8(text, i, cp);
         if (len == 0) {
             Location l;
             l.context = std::string(what);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <numeric>
 
+#include "core/utf8.hpp"
 #include "exactattn/limits.hpp"
 
 namespace exactattn {
@@ -599,25 +600,10 @@ std::string to_display(const std::vector<Value>& row, Notation n, const DisplayO
 std::size_t display_width(const std::string& s) {
     std::size_t width = 0;
     for (std::size_t i = 0; i < s.size();) {
-        const auto c = static_cast<unsigned char>(s[i]);
         char32_t cp = 0;
-        std::size_t len = 1;
-        if (c < 0x80) {
-            cp = c;
-        } else if ((c >> 5U) == 0x6 && i + 1 < s.size()) {
-            cp = ((c & 0x1FU) << 6U) | (static_cast<unsigned char>(s[i + 1]) & 0x3FU);
-            len = 2;
-        } else if ((c >> 4U) == 0xE && i + 2 < s.size()) {
-            cp = ((c & 0x0FU) << 12U) | ((static_cast<unsigned char>(s[i + 1]) & 0x3FU) << 6U) |
-                 (static_cast<unsigned char>(s[i + 2]) & 0x3FU);
-            len = 3;
-        } else if ((c >> 3U) == 0x1E && i + 3 < s.size()) {
-            cp = ((c & 0x07U) << 18U) | ((static_cast<unsigned char>(s[i + 1]) & 0x3FU) << 12U) |
-                 ((static_cast<unsigned char>(s[i + 2]) & 0x3FU) << 6U) |
-                 (static_cast<unsigned char>(s[i + 3]) & 0x3FU);
-            len = 4;
-        }
-        i += len;
+        const std::size_t len = detail::decode_utf8(s, i, cp);
+        if (len == 0) cp = 0;  // a byte that is not UTF-8 takes one column
+        i += len == 0 ? 1 : len;
         // East Asian Wide and Fullwidth ranges (the ones that occur in text like this).
         const bool wide =
             (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0x303E) || (cp >= 0x3041 && cp <= 0x33FF) ||

@@ -18,7 +18,20 @@
 
 namespace exactattn {
 
-const char* regime_name(Regime r) { return r == Regime::TeacherForcing ? "teacher-forcing" : "generation"; }
+const std::vector<std::pair<const char*, Regime>>& regime_names() {
+    static const std::vector<std::pair<const char*, Regime>> names = {{"teacher-forcing", Regime::TeacherForcing},
+                                                                      {"generation", Regime::Generation}};
+    return names;
+}
+
+const char* regime_name(Regime r) { return detail::name_of(regime_names(), r); }
+
+std::optional<Regime> regime_named(std::string_view name) {
+    for (const auto& [n, r] : regime_names()) {
+        if (name == n) return r;
+    }
+    return std::nullopt;
+}
 
 std::size_t Decoder::index(const std::string& token) const {
     for (std::size_t i = 0; i < vocabulary.size(); ++i) {

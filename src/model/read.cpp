@@ -221,4 +221,12 @@ ReadTrace attend_general(const Memory& keys, const Memory& values, const ReadReq
     return t;
 }
 
+std::size_t checked_position(const mpz_class& p, std::size_t n, const char* holder, const Location& where) {
+    if (p < 1 || p > mpz_class(std::to_string(n))) {
+        throw reference_error(
+            fmt::format("position {} is out of range: the {} has positions 1 to {}", p.get_str(), holder, n), where);
+    }
+    return static_cast<std::size_t>(p.get_ui());
+}
+
 }  // namespace exactattn

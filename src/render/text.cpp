@@ -6,37 +6,16 @@
 
 #include <algorithm>
 
+#include "core/utf8.hpp"
+
 namespace exactattn::detail {
 
 namespace {
 
-// The length of the well-formed UTF-8 sequence at s[i] (RFC 3629: no overlong forms, no
-// surrogates, nothing past U+10FFFF), or 0 when the bytes there are not one.
+// The length of the well-formed UTF-8 sequence at s[i], or 0 when the bytes there are not one.
 std::size_t utf8_length(std::string_view s, std::size_t i) {
-    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-    const unsigned char u = b(0);
-    std::size_t n = 0;
-    unsigned char lo = 0x80;
-    unsigned char hi = 0xBF;
-    if (u >= 0xC2 && u <= 0xDF) {
-        n = 2;
-    } else if (u >= 0xE0 && u <= 0xEF) {
-        n = 3;
-        if (u == 0xE0) lo = 0xA0;
-        if (u == 0xED) hi = 0x9F;
-    } else if (u >= 0xF0 && u <= 0xF4) {
-        n = 4;
-        if (u == 0xF0) lo = 0x90;
-        if (u == 0xF4) hi = 0x8F;
-    } else {
-        return 0;
-    }
-    if (i + n > s.size()) return 0;
-    if (b(1) < lo || b(1) > hi) return 0;
-    for (std::size_t k = 2; k < n; ++k) {
-        if (b(k) < 0x80 || b(k) > 0xBF) return 0;
-    }
-    return n;
+    char32_t cp = 0;
+    return decode_utf8(s, i, cp);
 }
 
 }  // namespace
@@ -125,6 +104,34 @@ std::string markdown_code(std::string_view s) {
     const bool pad = !s.empty() && (s.front() == '`' || s.back() == '`');
     const std::string space = pad ? " " : "";
     return fence + space + std::string(s) + space + fence;
+}
+
+std::string printable(const std::string& s) {
+    const auto control = [&](std::size_t i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c == '\n' || c == '\t') return 0;
+        if (c < 0x20 || c == 0x7F) return 1;
+        if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+            static_cast<unsigned char>(s[i + 1]) <= 0x9F) {
+            return 2;  // C1 control, U+0080..U+009F
+        }
+        return 0;
+    };
+    std::size_t i = 0;
+    while (i < s.size() && control(i) == 0) ++i;
+    if (i == s.size()) return s;
+    std::string out = s.substr(0, i);
+    while (i < s.size()) {
+        const int n = control(i);
+        if (n == 0) {
+            out += s[i++];
+            continue;
+        }
+        const unsigned cp = n == 1 ? static_cast<unsigned char>(s[i]) : static_cast<unsigned char>(s[i + 1]);
+        out += fmt::format("<U+{:04X}>", cp);
+        i += static_cast<std::size_t>(n);
+    }
+    return out;
 }
 
 }  // namespace exactattn::detail

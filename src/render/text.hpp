@@ -30,4 +30,9 @@ std::string markdown_escape(std::string_view s);
 /// nothing is markup, so nothing else is escaped; `s` for text without backticks.
 std::string markdown_code(std::string_view s);
 
+/// Text for a document, without terminal control characters (a scenario string may carry ESC
+/// sequences or a carriage return): each C0 and C1 control is written `<U+001B>`, as in error
+/// messages. Line breaks and tabs stay.
+std::string printable(const std::string& s);
+
 }  // namespace exactattn::detail

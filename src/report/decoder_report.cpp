@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 // exactattn: a rollout as JSON (/rollouts/<name>, docs/decoder.md) and as a document.
+#include "exactattn/report.hpp"
+#include "report/decoder_report.hpp"
+
 #include <fmt/format.h>
 
 #include "exactattn/print.hpp"
-#include "exactattn/report.hpp"
+#include "report/read_report.hpp"
 #include "report/report_json.hpp"
 
 namespace exactattn {
@@ -110,8 +113,8 @@ Json rollout_to_json(const Report& rep, const RolloutResult& r) {
     Json j;
     j["source"] = r.spec.source;
     j["reference"] = r.spec.reference;
-    if (r.teacher_forcing) j["teacher-forcing"] = regime_json(d, *r.teacher_forcing);
-    j["generation"] = regime_json(d, r.generation);
+    if (r.teacher_forcing) j[regime_name(Regime::TeacherForcing)] = regime_json(d, *r.teacher_forcing);
+    j[regime_name(Regime::Generation)] = regime_json(d, r.generation);
     Json div;
     div["prefix_step"] = r.divergence.prefix_step ? Json(*r.divergence.prefix_step) : Json(nullptr);
     div["choice_step"] = r.divergence.choice_step ? Json(*r.divergence.choice_step) : Json(nullptr);
@@ -245,6 +248,20 @@ TableBlock costs_table(const RegimeTrace& r) {
 }
 
 }  // namespace
+
+void number_tables(Document& doc, std::size_t from, const std::string& number, const std::string& caption) {
+    std::size_t k = 0;
+    for (std::size_t b = from; b < doc.blocks.size(); ++b) {
+        auto* tab = std::get_if<TableBlock>(&doc.blocks[b]);
+        if (tab == nullptr) continue;
+        ++k;
+        if (!number.empty()) {
+            tab->number = k == 1 ? number : fmt::format("{}.{}", number, k);
+            tab->label = "tab:" + tab->number;
+        }
+        if (k == 1 && !caption.empty()) tab->caption = inline_markdown(caption);
+    }
+}
 
 void add_rollout(Document& doc, const Report& rep, const RolloutResult& r, int level) {
     const Decoder& d = *rep.scenario.decoder;

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "report/attention_json.hpp"
+#include "report/decoder_report.hpp"
 #include "exactattn/print.hpp"
 
 namespace exactattn::detail {

@@ -99,24 +99,10 @@ class ReportJson {
     Json doc_;
     std::vector<std::shared_ptr<LargeArray>> large_;
 };
-/// /rollouts/<name> of the report (docs/decoder.md).
-Json rollout_to_json(const Report& rep, const RolloutResult& r);
-/// The Table 14.1 layout of one read (report.cpp), for a decoder step's read.
-TableBlock read_table(const Source* source, const Memory& memory, const ReadTrace& t, ScoreRule rule);
-/// A rollout's sections under a heading of `level` (decoder_report.cpp).
-void add_rollout(Document& doc, const Report& rep, const RolloutResult& r, int level);
-/// Numbers the tables of a layer or rollout, doc.blocks[from…]: the first gets `number` (and
-/// `caption`, Markdown, when given), the k-th `number.k` (docs/output.md); nothing without a number
-/// or caption.
-void number_tables(Document& doc, std::size_t from, const std::string& number, const std::string& caption);
 
 /// The entry of `doc` at the JSON pointer `pointer` (RFC 6901): the one resolver of every
 /// command that addresses the report (verify's `expect`, check's targets, learner answers).
 /// ReferenceError placed at `where` when the pointer is malformed or resolves to nothing.
 const Json& resolve_pointer(const Json& doc, const std::string& pointer, const Location& where);
-
-// Helpers shared by the reports and the answer key.
-std::string approx(const Value& v);
-std::string approx(const Vector& v);
 
 }  // namespace exactattn::detail

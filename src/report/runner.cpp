@@ -28,12 +28,7 @@ Location decl(const Scenario& s, const std::string& pointer) {
 
 template <class F>
 auto at_declaration(const Scenario& s, const std::string& pointer, F&& f) {
-    try {
-        return f();
-    } catch (const Error& e) {
-        if (e.where().file.empty() && e.where().pointer.empty()) throw e.located(decl(s, pointer));
-        throw;
-    }
+    return placed(decl(s, pointer), std::forward<F>(f));
 }
 
 ReadRequest request_for(const Scenario& s, const NamedVector& q, const std::optional<NamedVector>& r) {

@@ -87,6 +87,18 @@ class Reader {
     template <class T>
     T choice(const Json& j, const std::string& pointer, const char* what,
              std::initializer_list<std::pair<const char*, T>> names) const {
+        return choice_in<T>(j, pointer, what, names);
+    }
+    /// choice() over an enum's one name table (scenario/enum_names.hpp).
+    template <class T>
+    T choice(const Json& j, const std::string& pointer, const char* what,
+             const std::vector<std::pair<const char*, T>>& names) const {
+        return choice_in<T>(j, pointer, what, names);
+    }
+
+  private:
+    template <class T, class Names>
+    T choice_in(const Json& j, const std::string& pointer, const char* what, const Names& names) const {
         const std::string s = string(j, pointer);
         std::string list;
         std::size_t i = 0;
@@ -98,6 +110,7 @@ class Reader {
         throw reference_error("unknown " + std::string(what) + " \"" + s + "\"; expected " + list, at(pointer));
     }
 
+  public:
     /// f(name, value, pointer) for every member of the object root[key], when root has `key`.
     template <class F>
     void each(const Json& root, const char* key, F&& f) const {
@@ -121,12 +134,7 @@ class Reader {
     /// Runs f, placing any error that has no place yet at `pointer` of this file.
     template <class F>
     auto located(const std::string& pointer, F&& f) const -> decltype(f()) {
-        try {
-            return f();
-        } catch (const Error& e) {
-            if (e.where().file.empty() && e.where().pointer.empty()) throw e.located(at(pointer));
-            throw;
-        }
+        return placed(at(pointer), std::forward<F>(f));
     }
 
   private:

@@ -18,6 +18,7 @@
 #include "exactattn/print.hpp"
 #include "core/names.hpp"
 #include "scenario/json.hpp"
+#include "scenario/enum_names.hpp"
 #include "scenario/load_decoder.hpp"
 #include "scenario/load_layers.hpp"
 #include "scenario/memory_file.hpp"
@@ -57,8 +58,7 @@ Scenario Loader::load() {
     vocabulary(s);
     encoder(s);
     if (root_.contains("score")) {
-        s.rule = r_.choice<ScoreRule>(root_["score"], "/score", "score rule",
-                                      {{"dot", ScoreRule::Dot}, {"scaled-dot", ScoreRule::ScaledDot}});
+        s.rule = r_.choice(root_["score"], "/score", "score rule", score_rule_names());
     }
     sources(s);
     s.queries = named_vectors("queries");
@@ -108,8 +108,7 @@ void Loader::encoder(Scenario& s) {
         }
     }
     if (e.contains("activation")) {
-        enc.activation = r_.choice<Activation>(e["activation"], "/encoder/activation", "activation",
-                                               {{"relu", Activation::Relu}, {"identity", Activation::Identity}});
+        enc.activation = r_.choice(e["activation"], "/encoder/activation", "activation", activation_names());
     }
     enc.recurrent = r_.matrix(e["recurrent"], "/encoder/recurrent");
     enc.input = r_.matrix(e["input"], "/encoder/input");
@@ -217,14 +216,7 @@ std::vector<std::size_t> Loader::positions(const Json& v, const std::string& ptr
                                           n, brief_ascii(v)),
                               r_.at(pi));
         }
-        const mpz_class q = v.rational().get_num();
-        if (sgn(q) < 1 || q > static_cast<unsigned long>(n)) {
-            throw reference_error(fmt::format("position {} is out of range: the source has "
-                                              "positions 1 to {}",
-                                              q.get_str(), n),
-                                  r_.at(pi));
-        }
-        const auto p = static_cast<std::size_t>(q.get_ui());
+        const std::size_t p = checked_position(v.rational().get_num(), n, "source", r_.at(pi));
         if (!seen.insert(p).second) {
             throw shape_error(fmt::format("position {} is listed twice", p), r_.at(pi));
         }
@@ -284,10 +276,7 @@ void Loader::interventions(Scenario& s) {
                        InterventionSpec is;
                        is.name = name;
                        if (!v.contains("kind")) throw shape_error("missing \"kind\"", r_.at(ptr));
-                       is.kind = r_.choice<InterventionKind>(v["kind"], ptr + "/kind", "intervention kind",
-                                                             {{"remove-state", InterventionKind::RemoveState},
-                                                              {"zero-score", InterventionKind::ZeroScore},
-                                                              {"delete-token", InterventionKind::DeleteToken}});
+                       is.kind = r_.choice(v["kind"], ptr + "/kind", "intervention kind", intervention_kind_names());
                        is.source = source_ref(s, v, ptr);
                        if (!v.contains("query")) throw shape_error("missing \"query\"", r_.at(ptr));
                        is.query = vector_ref(v["query"], ptr + "/query", s.queries, "query", "queries");

@@ -6,6 +6,7 @@
 
 #include "exactattn/limits.hpp"
 #include "core/names.hpp"
+#include "scenario/enum_names.hpp"
 #include "scenario/load.hpp"
 
 namespace exactattn {
@@ -49,8 +50,7 @@ class DecoderLoader {
         }
         Decoder d;
         if (v.contains("activation")) {
-            d.activation = r_.choice<Activation>(v["activation"], ptr + "/activation", "value",
-                                                 {{"relu", Activation::Relu}, {"identity", Activation::Identity}});
+            d.activation = r_.choice(v["activation"], ptr + "/activation", "value", activation_names());
         }
         // The vocabulary first: its size and embedding width are what the matrices are checked
         // against, and a huge one is refused before anything else is read.
@@ -104,15 +104,14 @@ class DecoderLoader {
         d.start = r_.string(v["start"], ptr + "/start");
         if (v.contains("end")) d.end = r_.string(v["end"], ptr + "/end");
         if (v.contains("ties")) {
-            d.ties = r_.choice<TieRule>(v["ties"], ptr + "/ties", "value",
-                                        {{"first", TieRule::First}, {"refuse", TieRule::Refuse}});
+            d.ties = r_.choice(v["ties"], ptr + "/ties", "value", tie_rule_names());
         }
         // Decoder::check names the declaration key at fault in the error's context: placed at that
         // key's pointer, the message points at the one entry to fix.
         try {
             d.check();
         } catch (const Error& e) {
-            if (!e.where().file.empty() || !e.where().pointer.empty()) throw;
+            if (e.in_file()) throw;
             const std::string key = e.where().context;
             throw Error(e.kind(), r_.at(key.empty() || !v.contains(key) ? ptr : ptr + "/" + key), e.reason());
         }

@@ -17,6 +17,7 @@
 #include "exactattn/print.hpp"
 #include "core/names.hpp"
 #include "scenario/json.hpp"
+#include "scenario/enum_names.hpp"
 
 namespace exactattn::detail {
 
@@ -41,8 +42,7 @@ void Loader::rollout_heatmap(const Scenario& s, const Json& v, const std::string
     const RolloutSpec& ro = declared(s.rollouts, v["rollout"], ptr + "/rollout", "rollout");
     f.rollout = ro.name;
     if (v.contains("regime")) {
-        f.regime = r_.choice<Regime>(v["regime"], ptr + "/regime", "regime",
-                                     {{"teacher-forcing", Regime::TeacherForcing}, {"generation", Regime::Generation}});
+        f.regime = r_.choice(v["regime"], ptr + "/regime", "regime", regime_names());
         if (f.regime == Regime::TeacherForcing && ro.reference.empty()) {
             throw shape_error(
                 fmt::format("rollout \"{}\" declares no reference, so it has no teacher forcing", ro.name),
@@ -61,12 +61,7 @@ void Loader::figures(Scenario& s) {
         FigureSpec f;
         f.name = name;
         if (!v.contains("kind")) throw shape_error("missing \"kind\"", r_.at(ptr));
-        f.kind = r_.choice<FigureKind>(v["kind"], ptr + "/kind", "figure kind",
-                                       {{"read-comparison", FigureKind::ReadComparison},
-                                        {"dependency", FigureKind::Dependency},
-                                        {"heatmap", FigureKind::Heatmap},
-                                        {"intervention", FigureKind::Intervention},
-                                        {"crosscheck", FigureKind::Crosscheck}});
+        f.kind = r_.choice(v["kind"], ptr + "/kind", "figure kind", figure_kind_names());
         const std::string kind = figure_kind_name(f.kind);
         // Each kind takes its own keys; another kind's key is a mistake worth naming.
         const std::map<FigureKind, std::set<std::string>> keys = {

@@ -12,7 +12,7 @@ namespace exactattn {
 
 namespace {
 
-bool is_regime(const std::string& s) { return s == "teacher-forcing" || s == "generation"; }
+bool is_regime(const std::string& s) { return regime_named(s).has_value(); }
 
 bool is_index(const std::string& s) {
     return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });

@@ -3,13 +3,18 @@
 #include "exactattn/print.hpp"
 #include "exactattn/scenario.hpp"
 #include "scenario/json.hpp"
+#include "scenario/enum_names.hpp"
 
 namespace exactattn {
 
 namespace {
 
+using detail::activation_names;
 using detail::Json;
 using detail::json_array;
+using detail::name_of;
+using detail::score_rule_names;
+using detail::tie_rule_names;
 
 // An integer that fits a JSON integer is written as one; every other value as its canonical
 // ascii string, which parse_value reads back to the same value (print.hpp).
@@ -129,7 +134,7 @@ void rules_j(Json& o, const std::optional<Tolerance>& t, const std::vector<std::
 
 Json decoder_j(const Decoder& d) {
     Json o;
-    o["activation"] = d.activation == Activation::Relu ? "relu" : "identity";
+    o["activation"] = name_of(activation_names(), d.activation);
     o["recurrent"] = matrix_j(d.recurrent);
     o["input"] = matrix_j(d.input);
     o["context"] = matrix_j(d.context);
@@ -142,7 +147,7 @@ Json decoder_j(const Decoder& d) {
     o["vocabulary"] = vocabulary_j(d.vocabulary);
     o["start"] = d.start;
     if (d.end) o["end"] = *d.end;
-    o["ties"] = d.ties == TieRule::First ? "first" : "refuse";
+    o["ties"] = name_of(tie_rule_names(), d.ties);
     return o;
 }
 
@@ -316,13 +321,13 @@ std::string write_scenario(const Scenario& s) {
     if (!s.vocabulary.empty()) root["vocabulary"] = vocabulary_j(s.vocabulary);
     if (s.encoder) {
         const Encoder& e = *s.encoder;
-        root["encoder"] = {{"activation", e.activation == Activation::Relu ? "relu" : "identity"},
+        root["encoder"] = {{"activation", name_of(activation_names(), e.activation)},
                            {"recurrent", matrix_j(e.recurrent)},
                            {"input", matrix_j(e.input)},
                            {"bias", vector_j(e.bias)},
                            {"initial", vector_j(e.initial)}};
     }
-    root["score"] = s.rule == ScoreRule::ScaledDot ? "scaled-dot" : "dot";
+    root["score"] = name_of(score_rule_names(), s.rule);
     named_section(root, "sources", s.sources, source_j);
     named_section(root, "queries", s.queries, [](const NamedVector& nv) { return vector_j(nv.values); });
     named_section(root, "readouts", s.readouts, [](const NamedVector& nv) { return vector_j(nv.values); });

@@ -272,7 +272,7 @@ TEST(Figures, EveryFormatPlacesTheFigure) {
     const std::string md = render_report(rep, Format::Markdown);
     EXPECT_NE(md.find("`exactattn figure chapter14 --figure 14.1` writes it as SVG"), std::string::npos);
     RenderOptions dir;
-    dir.csv_directory = "out";
+    dir.figure_files = true;
     EXPECT_NE(render_report(rep, Format::Markdown, dir).find("](figure-14.1.svg)"), std::string::npos);
     const std::string text = render_report(rep, Format::Text);
     EXPECT_NE(text.find("Figure 14.1 — Change the query; keep every source state fixed."), std::string::npos);

@@ -20,7 +20,7 @@ namespace {
 
 using detail::Json;
 
-bool is_regime(const std::string& s) { return s == "teacher-forcing" || s == "generation"; }
+bool is_regime(const std::string& s) { return regime_named(s).has_value(); }
 
 }  // namespace
 
@@ -213,7 +213,7 @@ std::vector<TokenMistake> token_mistakes(const Report& rep, const Json& doc, con
     std::vector<TokenMistake> out;
     if (t.size() < 4 || t[0] != "rollouts" || !is_regime(t[2])) return out;
     const RolloutResult& rr = rep.rollout(t[1]);
-    const bool tf = t[2] == "teacher-forcing";
+    const bool tf = regime_named(t[2]) == Regime::TeacherForcing;
     const RegimeTrace* regime = tf ? (rr.teacher_forcing ? &*rr.teacher_forcing : nullptr) : &rr.generation;
     if (regime == nullptr) return out;
     const Decoder& d = *rep.scenario.decoder;
@@ -237,7 +237,7 @@ std::vector<TokenMistake> token_mistakes(const Report& rep, const Json& doc, con
         out.push_back(std::move(m));
     }
     // The same quantity under the other regime (Table 14.4's reference/generated prefix mismatch).
-    const std::string other = tf ? "generation" : "teacher-forcing";
+    const std::string other = regime_name(tf ? Regime::Generation : Regime::TeacherForcing);
     std::string other_pointer = detail::pointer_join(detail::pointer_join("/rollouts", t[1]), other);
     for (std::size_t i = 3; i < t.size(); ++i) other_pointer = detail::pointer_join(other_pointer, t[i]);
     const Json::json_pointer op(other_pointer);

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+// exactattn: the command line's files and jobs — the scenario files a list of paths names, and
+// the pool of threads that verify, crosscheck and manuscript run them on (-j N).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include "commands.hpp"
+#include "exactattn/error.hpp"
+#include "exactattn/limits.hpp"
+
+namespace exactattn::cli {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> scenario_files(const std::vector<std::string>& paths) {
+    std::vector<std::string> out;
+    for (const auto& p : paths) {
+        Location where;
+        where.file = p;
+        std::error_code ec;
+        if (p == "chapter14" && !fs::exists(p, ec)) {
+            out.push_back(p);
+            continue;
+        }
+        if (!fs::is_directory(p, ec)) {
+            out.push_back(p);  // a file: the loader names it if it cannot be read
+            continue;
+        }
+        std::vector<std::string> found;
+        fs::recursive_directory_iterator it(p, fs::directory_options::none, ec);
+        for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+            const auto& e = *it;
+            if (e.path().extension() == ".json" && e.is_regular_file(ec)) found.push_back(e.path().string());
+        }
+        if (ec) throw reference_error(fmt::format("cannot list the directory: {}", ec.message()), where);
+        if (found.empty()) throw reference_error("the directory holds no *.json scenario file", where);
+        std::sort(found.begin(), found.end());
+        out.insert(out.end(), found.begin(), found.end());
+    }
+    return out;
+}
+
+std::size_t default_jobs() { return std::max(1U, std::thread::hardware_concurrency()); }
+
+void run_parallel(std::size_t count, std::size_t jobs, const std::function<void(std::size_t)>& task) {
+    std::atomic<std::size_t> next{0};
+    // The lowest index that failed (count: none); indices above it are not started.
+    std::atomic<std::size_t> stop{count};
+    std::mutex mu;
+    std::exception_ptr first;
+    std::size_t first_at = count;
+    auto work = [&] {
+        for (;;) {
+            const std::size_t i = next.fetch_add(1);
+            if (i >= count || i > stop.load()) return;
+            try {
+                task(i);
+            } catch (...) {
+                const std::lock_guard<std::mutex> lock(mu);
+                if (i < first_at) {
+                    first_at = i;
+                    first = std::current_exception();
+                    stop.store(i);
+                }
+            }
+        }
+    };
+    const std::size_t n = std::min(jobs, count);
+    if (n <= 1) {
+        work();
+    } else {
+        std::vector<std::thread> pool;
+        pool.reserve(n);
+        // The workers compute under the caller's limits and charge the caller's job: the
+        // budget is the whole command's, not one file's (docs/limits.md).
+        const Limits caller = limits();
+        WorkBudget* const job = WorkBudget::current();
+        for (std::size_t t = 0; t < n; ++t) {
+            pool.emplace_back([&work, &caller, job] {
+                {
+                    const ScopedLimits scoped(caller);
+                    const WorkBudget::Share share(job);
+                    work();
+                }
+                // The library's per-thread caches outlive a thread's exit: freed here, or every
+                // file verified in parallel leaks them.
+                release_thread_caches();
+            });
+        }
+        for (auto& t : pool) t.join();
+    }
+    if (first) std::rethrow_exception(first);
+}
+
+}  // namespace exactattn::cli

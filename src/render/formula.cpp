@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: MIT
+// exactattn: formulas — values, operators, names and author TeX written in one math form
+// (Unicode, LaTeX, MathML, ASCII).
+#include <fmt/format.h>
+
+#include <cctype>
+
+#include "exactattn/document.hpp"
+#include "exactattn/print.hpp"
+#include "render/cells.hpp"
+#include "render/text.hpp"
+
+namespace exactattn {
+
+namespace {
+
+using detail::html_escape;
+
+std::string value_in(const Value& v, MathForm f) {
+    switch (f) {
+        case MathForm::Unicode:
+            return detail::printed(v, Notation::Unicode);
+        case MathForm::Latex:
+            return detail::printed(v, Notation::Latex);
+        case MathForm::Ascii:
+            return to_ascii(v);
+        case MathForm::MathML:
+            return detail::printed(v, Notation::MathML);
+    }
+    return to_ascii(v);
+}
+
+// Author math in MathML: a single letter is an identifier (italic, like the values' a);
+// anything else its plain-text reading in <mtext>.
+std::string tex_mathml(const std::string& tex) {
+    const std::string t = tex_to_text(tex);
+    if (t.size() == 1 && std::isalpha(static_cast<unsigned char>(t[0])) != 0) return "<mi>" + t + "</mi>";
+    return "<mtext>" + html_escape(t) + "</mtext>";
+}
+
+const char* op_text(Formula::Op o, MathForm f) {
+    const bool latex = f == MathForm::Latex;
+    const bool ascii = f == MathForm::Ascii;
+    switch (o) {
+        case Formula::Op::Plus:
+            return " + ";
+        case Formula::Op::Minus:
+            return latex || ascii ? " - " : " − ";
+        case Formula::Op::Times:
+            return latex ? " \\times " : ascii ? "*" : " × ";
+        case Formula::Op::Divide:
+            return "/";
+        case Formula::Op::Equals:
+            return " = ";
+        case Formula::Op::Approx:
+            return latex ? " \\approx " : ascii ? " ~ " : " ≈ ";
+        case Formula::Op::Arrow:
+            return latex ? " \\to " : ascii ? " -> " : " → ";
+        case Formula::Op::Open:
+            return latex ? "\\left(" : "(";
+        case Formula::Op::Close:
+            return latex ? "\\right)" : ")";
+        case Formula::Op::Semicolon:
+            return "; ";
+        case Formula::Op::Comma:
+            return ", ";
+    }
+    return "";
+}
+
+const char* op_mathml(Formula::Op o) {
+    switch (o) {
+        case Formula::Op::Plus:
+            return "+";
+        case Formula::Op::Minus:
+            return "−";
+        case Formula::Op::Times:
+            return "×";
+        case Formula::Op::Divide:
+            return "/";
+        case Formula::Op::Equals:
+            return "=";
+        case Formula::Op::Approx:
+            return "≈";
+        case Formula::Op::Arrow:
+            return "→";
+        case Formula::Op::Open:
+            return "(";
+        case Formula::Op::Close:
+            return ")";
+        case Formula::Op::Semicolon:
+            return ";";
+        case Formula::Op::Comma:
+            return ",";
+    }
+    return "";
+}
+
+std::string name_in(const std::string& n, MathForm f) {
+    if (n.rfind("ln ", 0) == 0) {  // a function name and its argument: ln 2
+        if (f == MathForm::Latex) return "\\ln " + n.substr(3);
+        if (f == MathForm::MathML) return "<mi>ln</mi><mo>&#x2061;</mo><mn>" + html_escape(n.substr(3)) + "</mn>";
+        return n;
+    }
+    const auto u = n.find('_');
+    if (u == std::string::npos || f == MathForm::Ascii || f == MathForm::Unicode) {
+        if (f == MathForm::MathML) return "<mi>" + html_escape(n) + "</mi>";
+        return n;
+    }
+    const std::string base = n.substr(0, u);
+    const std::string sub = n.substr(u + 1);
+    if (f == MathForm::Latex) return base + "_{" + sub + "}";
+    return "<msub><mi>" + html_escape(base) + "</mi><mn>" + html_escape(sub) + "</mn></msub>";
+}
+
+}  // namespace
+
+Formula& Formula::value(const Value& v) {
+    atoms_.push_back(Atom{Atom::Kind::Value, v, {}, {}, Op::Plus, {}, 0, false, {}});
+    return *this;
+}
+Formula& Formula::factor(const Value& v) {
+    // A value too large for a display rewrite (docs/notation.md) is bracketed unless it is a
+    // non-negative integer, without rendering it only to look.
+    const bool plain = v.bit_size() > 4096 ? v.is_rational() && v.rational().get_den() == 1 && v.sign() >= 0
+                                           : detail::plain_factor(detail::printed(v, Notation::Unicode));
+    atoms_.push_back(Atom{Atom::Kind::Value, v, {}, {}, Op::Plus, {}, 0, !plain, {}});
+    return *this;
+}
+Formula& Formula::vector(const Vector& v) {
+    atoms_.push_back(Atom{Atom::Kind::Vector, {}, v, {}, Op::Plus, {}, 0, false, {}});
+    return *this;
+}
+Formula& Formula::column(const std::vector<std::optional<Value>>& v) {
+    atoms_.push_back(Atom{Atom::Kind::Column, {}, {}, v, Op::Plus, {}, 0, false, {}});
+    return *this;
+}
+Formula& Formula::op(Op o) {
+    atoms_.push_back(Atom{Atom::Kind::Op, {}, {}, {}, o, {}, 0, false, {}});
+    return *this;
+}
+Formula& Formula::name(const std::string& n) {
+    atoms_.push_back(Atom{Atom::Kind::Name, {}, {}, {}, Op::Plus, n, 0, false, {}});
+    return *this;
+}
+Formula& Formula::sqrt_of(std::size_t d) {
+    atoms_.push_back(Atom{Atom::Kind::Sqrt, {}, {}, {}, Op::Plus, {}, d, false, {}});
+    return *this;
+}
+Formula& Formula::decimal(const std::string& d) {
+    atoms_.push_back(Atom{Atom::Kind::Decimal, {}, {}, {}, Op::Plus, d, 0, false, {}});
+    return *this;
+}
+Formula& Formula::custom(std::function<std::string(MathForm)> render) {
+    atoms_.push_back(Atom{Atom::Kind::Custom, {}, {}, {}, Op::Plus, {}, 0, false, std::move(render)});
+    return *this;
+}
+Formula& Formula::tex(const std::string& source) {
+    atoms_.push_back(Atom{Atom::Kind::Tex, {}, {}, {}, Op::Plus, detail::printable(source), 0, false, {}});
+    return *this;
+}
+Formula& Formula::append(const Formula& other) {
+    if (!atoms_.empty() && !other.atoms_.empty() && other.atoms_.front().kind != Atom::Kind::Op &&
+        atoms_.back().kind != Atom::Kind::Op) {
+        atoms_.push_back(Atom{Atom::Kind::Raw, {}, {}, {}, Op::Plus, " ", 0, false, {}});
+    }
+    atoms_.insert(atoms_.end(), other.atoms_.begin(), other.atoms_.end());
+    return *this;
+}
+Formula& Formula::prerendered(const std::string& s) {
+    atoms_.push_back(Atom{Atom::Kind::Raw, {}, {}, {}, Op::Plus, s, 0, false, {}});
+    return *this;
+}
+
+std::string Formula::render(MathForm f) const {
+    const bool ml = f == MathForm::MathML;
+    auto list = [&](const std::vector<std::optional<Value>>& xs) {
+        std::string out = ml ? "<mo>[</mo>" : "[";
+        for (std::size_t i = 0; i < xs.size(); ++i) {
+            if (i > 0) out += ml ? "<mo separator=\"true\">,</mo>" : ", ";
+            if (xs[i]) {
+                out += value_in(*xs[i], f);
+            } else {
+                out += ml ? "<mo>—</mo>" : f == MathForm::Latex ? "\\text{—}" : f == MathForm::Ascii ? "null" : "—";
+            }
+        }
+        return out + (ml ? "<mo>]</mo>" : "]");
+    };
+    std::string out;
+    for (const auto& a : atoms_) {
+        switch (a.kind) {
+            case Atom::Kind::Value: {
+                const std::string v = value_in(a.v, f);
+                if (a.paren) {
+                    out += ml ? "<mo>(</mo>" + v + "<mo>)</mo>"
+                              : std::string(op_text(Op::Open, f)) + v + op_text(Op::Close, f);
+                } else {
+                    out += v;
+                }
+                break;
+            }
+            case Atom::Kind::Vector:
+                out += list(std::vector<std::optional<Value>>(a.vec.begin(), a.vec.end()));
+                break;
+            case Atom::Kind::Column:
+                out += list(a.col);
+                break;
+            case Atom::Kind::Op:
+                out += ml ? fmt::format("<mo>{}</mo>", op_mathml(a.o)) : op_text(a.o, f);
+                break;
+            case Atom::Kind::Name:
+                out += name_in(a.text, f);
+                break;
+            case Atom::Kind::Sqrt:
+                out += ml                     ? fmt::format("<msqrt><mn>{}</mn></msqrt>", a.n)
+                       : f == MathForm::Latex ? fmt::format("\\sqrt{{{}}}", a.n)
+                       : f == MathForm::Ascii ? fmt::format("sqrt({})", a.n)
+                                              : fmt::format("√{}", a.n);
+                break;
+            case Atom::Kind::Decimal:
+                out += ml ? "<mn>" + html_escape(a.text) + "</mn>" : a.text;
+                break;
+            case Atom::Kind::Raw:
+                out += ml && a.text == " " ? "" : a.text;
+                break;
+            case Atom::Kind::Custom:
+                out += a.fn(f);
+                break;
+            case Atom::Kind::Tex:
+                out += f == MathForm::Latex ? a.text : ml ? tex_mathml(a.text) : tex_to_text(a.text);
+                break;
+        }
+    }
+    return out;
+}
+
+Formula linear_combination(const std::vector<Value>& coeffs,
+                           const std::function<void(Formula& f, std::size_t i, bool scaled)>& term) {
+    Formula out;
+    bool first = true;
+    for (std::size_t i = 0; i < coeffs.size(); ++i) {
+        const Value& c = coeffs[i];
+        if (c.is_zero()) continue;
+        const bool neg = c.sign() < 0;
+        const Value mag = neg ? -c : c;
+        if (!first || neg) out.op(neg ? Formula::Op::Minus : Formula::Op::Plus);
+        first = false;
+        if (mag != Value(1)) out.factor(mag);
+        term(out, i, mag != Value(1));
+    }
+    if (first) out.value(Value());
+    return out;
+}
+
+std::string tex_to_text(const std::string& tex) {
+    static const std::vector<std::pair<std::string, std::string>> words = {
+        {"approx", "≈"}, {"to", "→"},     {"cdot", "·"},  {"times", "×"}, {"le", "≤"},    {"leq", "≤"},
+        {"ge", "≥"},     {"geq", "≥"},    {"ne", "≠"},    {"neq", "≠"},   {"infty", "∞"}, {"ldots", "…"},
+        {"dots", "…"},   {"cdots", "⋯"},  {"alpha", "α"}, {"beta", "β"},  {"sum", "Σ"},   {"in", "∈"},
+        {"quad", " "},   {"qquad", "  "}, {"top", "ᵀ"},   {"mid", "|"},   {"lvert", "|"}, {"rvert", "|"},
+        {"left", ""},    {"right", ""},   {"sqrt", "√"}};
+    std::string out;
+    std::size_t i = 0;
+    // The argument of a command, `{…}` (one level of nesting) or one character.
+    auto group = [&](std::size_t& at) {
+        if (at < tex.size() && tex[at] == '{') {
+            int depth = 0;
+            const std::size_t start = at;
+            for (; at < tex.size(); ++at) {
+                if (tex[at] == '{') ++depth;
+                if (tex[at] == '}' && --depth == 0) break;
+            }
+            const std::string inner = tex.substr(start + 1, at - start - 1);
+            if (at < tex.size()) ++at;
+            return tex_to_text(inner);
+        }
+        return at < tex.size() ? std::string(1, tex[at++]) : std::string();
+    };
+    auto wrap = [](const std::string& x) {
+        return x.size() <= 1 || x.find_first_of(" +-−/") == std::string::npos ? x : "(" + x + ")";
+    };
+    while (i < tex.size()) {
+        const char c = tex[i];
+        if (c == '\\' && i + 1 < tex.size() && std::isalpha(static_cast<unsigned char>(tex[i + 1])) != 0) {
+            std::size_t j = i + 1;
+            while (j < tex.size() && std::isalpha(static_cast<unsigned char>(tex[j])) != 0) ++j;
+            const std::string cmd = tex.substr(i + 1, j - i - 1);
+            i = j;
+            if (cmd == "frac" || cmd == "tfrac" || cmd == "dfrac") {
+                const std::string num = group(i);
+                const std::string den = group(i);
+                out += wrap(num) + "/" + wrap(den);
+            } else if (cmd == "sqrt") {
+                out += "√" + wrap(group(i));
+            } else if (cmd == "mathrm" || cmd == "text" || cmd == "operatorname" || cmd == "mathit" ||
+                       cmd == "mathbf" || cmd == "textit" || cmd == "textbf") {
+                out += group(i);
+            } else {
+                const auto w = std::find_if(words.begin(), words.end(), [&](const auto& p) { return p.first == cmd; });
+                out += w != words.end() ? w->second : cmd;  // \ln, \exp, \max: the name itself
+            }
+            continue;
+        }
+        if (c == '\\' && i + 1 < tex.size()) {  // \, \; \{ \}
+            const char n = tex[i + 1];
+            out += n == ',' || n == ';' || n == ' ' || n == ':' ? std::string(" ") : std::string(1, n);
+            i += 2;
+            continue;
+        }
+        if ((c == '^' || c == '_') && i + 1 < tex.size() && tex[i + 1] == '{') {
+            ++i;
+            const std::string g = group(i);
+            out += c + (g.size() == 1 ? g : (c == '^' ? "(" + g + ")" : "{" + g + "}"));
+            continue;
+        }
+        if (c == '{' || c == '}') {
+            ++i;
+            continue;
+        }
+        out += c;
+        ++i;
+    }
+    return out;
+}
+
+}  // namespace exactattn

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+// exactattn internal: the base of the output formats' writers. The walk over a document — its
+// blocks in order, captions, inline runs, table rows produced one at a time — is written once
+// here; each format (render/formats/NAME.cpp, a class derived from Writer and its factory
+// NAME_writer) says only how it writes each kind of block and inline part.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "exactattn/document.hpp"
+#include "exactattn/table.hpp"
+
+namespace exactattn::detail {
+
+class Writer {
+  public:
+    explicit Writer(const RenderOptions& options) : o_(options) {}
+    virtual ~Writer() = default;
+    Writer(const Writer&) = delete;
+    Writer& operator=(const Writer&) = delete;
+
+    /// The document: each block in order, the blank lines after the last dropped, then page().
+    std::string document(const Document& doc) const;
+    /// One inline run, part by part.
+    std::string inline_text(const Inline& in) const;
+    /// "Figure 14.1 — caption" (the lead alone without a caption, the caption alone without a
+    /// number); caption_text() likewise for a table.
+    std::string figure_caption(const FigureBlock& fb) const;
+    std::string caption_text(const TableBlock& t) const;
+    /// The math form a table's cells are produced in.
+    [[nodiscard]] virtual MathForm form() const { return MathForm::Unicode; }
+    /// The header's and row j's cells as inline text (`cells` is scratch space).
+    std::vector<std::string> header_texts(const TableBlock& t) const;
+    void row_texts(const TableBlock& t, std::size_t j, std::vector<Inline>& cells, std::vector<std::string>& out) const;
+
+  protected:
+    /// One inline part; by default plain text, math in Unicode.
+    virtual std::string part(const Inline::Part& p) const;
+    virtual std::string heading(const Heading& h) const = 0;
+    virtual std::string paragraph(const Paragraph& p) const = 0;
+    virtual std::string lines(const Lines& l) const = 0;
+    virtual std::string items(const ItemList& l) const = 0;
+    virtual std::string quote(const Quote& q) const = 0;
+    virtual std::string figure(const FigureBlock& fb) const = 0;
+    /// A table that is not `csv_only` (or any, where csv_only_tables()).
+    virtual std::string table(const TableBlock& t) const = 0;
+    /// The output around the body (an HTML page, a LaTeX document); by default the body.
+    virtual std::string page(const Document& doc, const std::string& body) const;
+    /// Between a caption's number and its text.
+    [[nodiscard]] virtual const char* caption_dash() const { return " — "; }
+    /// Whether the format writes the tables marked csv_only.
+    [[nodiscard]] virtual bool csv_only_tables() const { return false; }
+
+    /// Each row of `t` as inline text, handed to write(row) as it is produced: a table of
+    /// millions of rows is never held as cells.
+    template <class F>
+    void each_row(const TableBlock& t, F&& write) const {
+        std::vector<Inline> cells;
+        std::vector<std::string> row;
+        for (std::size_t j = 0; j < t.rows; ++j) {
+            row_texts(t, j, cells, row);
+            write(row);
+        }
+    }
+    /// The table's notes as inline text, joined by `between`.
+    std::string joined_notes(const TableBlock& t, const char* between) const;
+    /// The lines of a figure's description as inline text.
+    std::vector<std::string> description_lines(const FigureBlock& fb) const;
+    /// `- item` or `1. item` lines, then an empty line (text and Markdown alike).
+    std::string plain_list(const ItemList& l) const;
+
+    RenderOptions o_;
+
+  private:
+    std::string numbered_caption(const char* kind, const std::string& number, const Inline& caption) const;
+};
+
+/// The writer of a format (Json: the Text writer, for inline runs and cells; a document is
+/// never rendered as JSON).
+std::unique_ptr<Writer> make_writer(Format format, const RenderOptions& options);
+
+/// The formats' writers, one file each in render/formats/.
+std::unique_ptr<Writer> text_writer(const RenderOptions& options);
+std::unique_ptr<Writer> markdown_writer(const RenderOptions& options);
+std::unique_ptr<Writer> latex_writer(const RenderOptions& options);
+std::unique_ptr<Writer> html_writer(const RenderOptions& options);
+std::unique_ptr<Writer> csv_writer(const RenderOptions& options);
+
+/// `$…$` around math, its outer spaces moved outside (pandoc and GFM need `$x$`, not `$ x $`).
+std::string dollars(const std::string& m);
+
+}  // namespace exactattn::detail
