@@ -93,6 +93,99 @@ void add_sources(Document& doc, const Scenario& s) {
     }
 }
 
+// An intervention table's caption: the declared one, or what the kind does and the query.
+Inline intervention_caption(const InterventionSpec& spec) {
+    if (!spec.caption.empty()) return inline_markdown(spec.caption);
+    const Formula query(spec.query.values);
+    Inline caption;
+    switch (spec.kind) {
+        case InterventionKind::RemoveState:
+            caption.text(spec.name + ": frozen-memory deletion (remove-state) with query ").math(query);
+            break;
+        case InterventionKind::ZeroScore:
+            caption.text(spec.name + ": score set to zero (zero-score) with query ").math(query);
+            break;
+        case InterventionKind::DeleteToken:
+            caption.text(spec.name + ": input deletion with encoder recomputation (delete-token) with query ")
+                .math(query);
+            break;
+    }
+    return caption;
+}
+
+std::vector<Inline> intervention_headers(InterventionKind kind, const Inline& labels, bool has_readout) {
+    std::vector<Inline> headers;
+    switch (kind) {
+        case InterventionKind::RemoveState:
+            headers = {Inline("Removed position"), Inline("Weights: ").append(labels), Inline("New context")};
+            break;
+        case InterventionKind::ZeroScore:
+            headers = {Inline("Zeroed position"), Inline("Scores"), Inline("Weights: ").append(labels),
+                       Inline("Context")};
+            break;
+        case InterventionKind::DeleteToken:
+            headers = {Inline("Deleted source token"), Inline("Recomputed states"), Inline("Context")};
+            break;
+    }
+    if (has_readout) headers.push_back(Inline("Readout ").math(Formula().name("r")));
+    return headers;
+}
+
+std::vector<Inline> intervention_cells(InterventionKind kind, const Source& src, const InterventionRow& row,
+                                       bool has_readout) {
+    const Value zero;
+    std::vector<Inline> cells;
+    cells.push_back(row.position == 0 ? Inline("None") : detail::position_cell(src, row.position));
+    switch (kind) {
+        case InterventionKind::RemoveState:
+            cells.push_back(Inline().vector(row.trace.weights.values_or(zero)));
+            break;
+        case InterventionKind::ZeroScore:
+            cells.push_back(Inline().vector(row.trace.scores.values_or(zero)));
+            cells.push_back(Inline().vector(row.trace.weights.values_or(zero)));
+            break;
+        case InterventionKind::DeleteToken: {
+            Formula states;
+            for (std::size_t j = 0; j < row.states.rows(); ++j) {
+                if (j > 0) states.op(Formula::Op::Semicolon);
+                states.vector(row.states.row(j));
+            }
+            cells.push_back(Inline().math(states));
+            break;
+        }
+    }
+    cells.push_back(Inline().vector(row.trace.context));
+    if (has_readout) cells.push_back(Inline().value(*row.trace.readout));
+    return cells;
+}
+
+// Which recomputed states of a token deletion differ from the original ones at the same source
+// position.
+Inline deletion_note(const Source& src, const InterventionRow& row) {
+    Inline note = Inline("Deleting ").append(detail::position_cell(src, row.position)).text(": ");
+    bool any = false;
+    for (std::size_t j = 0; j < row.states.rows(); ++j) {
+        const std::size_t original = j + 1 < row.position ? j : j + 1;
+        const Vector before = src.states.row(original);
+        const Vector after = row.states.row(j);
+        if (before == after) continue;
+        Vector change(after.size());
+        for (std::size_t i = 0; i < after.size(); ++i) change[i] = after[i] - before[i];
+        if (any) note.text("; ");
+        any = true;
+        note.append(detail::position_cell(src, original + 1))
+            .text(" changes from ")
+            .vector(before)
+            .text(" to ")
+            .vector(after)
+            .text(" (by ")
+            .vector(change)
+            .text(")");
+    }
+    if (!any) note.text("no remaining state changes");
+    return note.text(".");
+}
+
 void add_intervention(Document& doc, const Report& rep, const InterventionResult& ir) {
     const Source& src = rep.scenario.source(ir.spec.source);
     const bool has_readout = ir.spec.readout.has_value();
@@ -100,90 +193,12 @@ void add_intervention(Document& doc, const Report& rep, const InterventionResult
     tab.number = ir.spec.number;
     tab.label = ir.spec.number.empty() ? "" : "tab:" + ir.spec.number;
     const Inline labels = detail::position_names(src);
-    const Formula query(ir.spec.query.values);
-    Inline caption;
-    if (!ir.spec.caption.empty()) {
-        caption = inline_markdown(ir.spec.caption);
-    } else {
-        switch (ir.spec.kind) {
-            case InterventionKind::RemoveState:
-                caption.text(ir.spec.name + ": frozen-memory deletion (remove-state) with query ").math(query);
-                break;
-            case InterventionKind::ZeroScore:
-                caption.text(ir.spec.name + ": score set to zero (zero-score) with query ").math(query);
-                break;
-            case InterventionKind::DeleteToken:
-                caption.text(ir.spec.name + ": input deletion with encoder recomputation (delete-token) with query ")
-                    .math(query);
-                break;
-        }
-    }
-    tab.caption = caption;
-    switch (ir.spec.kind) {
-        case InterventionKind::RemoveState:
-            tab.headers = {Inline("Removed position"), Inline("Weights: ").append(labels), Inline("New context")};
-            break;
-        case InterventionKind::ZeroScore:
-            tab.headers = {Inline("Zeroed position"), Inline("Scores"), Inline("Weights: ").append(labels),
-                           Inline("Context")};
-            break;
-        case InterventionKind::DeleteToken:
-            tab.headers = {Inline("Deleted source token"), Inline("Recomputed states"), Inline("Context")};
-            break;
-    }
-    if (has_readout) tab.headers.push_back(Inline("Readout ").math(Formula().name("r")));
-    const Value zero;
-    for (const auto& row : ir.rows) {
-        std::vector<Inline> cells;
-        cells.push_back(row.position == 0 ? Inline("None") : detail::position_cell(src, row.position));
-        switch (ir.spec.kind) {
-            case InterventionKind::RemoveState:
-                cells.push_back(Inline().vector(row.trace.weights.values_or(zero)));
-                break;
-            case InterventionKind::ZeroScore:
-                cells.push_back(Inline().vector(row.trace.scores.values_or(zero)));
-                cells.push_back(Inline().vector(row.trace.weights.values_or(zero)));
-                break;
-            case InterventionKind::DeleteToken: {
-                Formula states;
-                for (std::size_t j = 0; j < row.states.rows(); ++j) {
-                    if (j > 0) states.op(Formula::Op::Semicolon);
-                    states.vector(row.states.row(j));
-                }
-                cells.push_back(Inline().math(states));
-                break;
-            }
-        }
-        cells.push_back(Inline().vector(row.trace.context));
-        if (has_readout) cells.push_back(Inline().value(*row.trace.readout));
-        tab.add_row(std::move(cells));
-    }
+    tab.caption = intervention_caption(ir.spec);
+    tab.headers = intervention_headers(ir.spec.kind, labels, has_readout);
+    for (const auto& row : ir.rows) tab.add_row(intervention_cells(ir.spec.kind, src, row, has_readout));
     if (ir.spec.kind == InterventionKind::DeleteToken) {
-        // Which recomputed states differ from the original ones at the same source position.
         for (const auto& row : ir.rows) {
-            if (row.position == 0) continue;
-            Inline note = Inline("Deleting ").append(detail::position_cell(src, row.position)).text(": ");
-            bool any = false;
-            for (std::size_t j = 0; j < row.states.rows(); ++j) {
-                const std::size_t original = j + 1 < row.position ? j : j + 1;
-                const Vector before = src.states.row(original);
-                const Vector after = row.states.row(j);
-                if (before == after) continue;
-                Vector change(after.size());
-                for (std::size_t i = 0; i < after.size(); ++i) change[i] = after[i] - before[i];
-                if (any) note.text("; ");
-                any = true;
-                note.append(detail::position_cell(src, original + 1))
-                    .text(" changes from ")
-                    .vector(before)
-                    .text(" to ")
-                    .vector(after)
-                    .text(" (by ")
-                    .vector(change)
-                    .text(")");
-            }
-            if (!any) note.text("no remaining state changes");
-            tab.notes.push_back(note.text("."));
+            if (row.position != 0) tab.notes.push_back(deletion_note(src, row));
         }
     }
     if (!ir.spec.note.empty()) tab.notes.push_back(inline_markdown(ir.spec.note));
