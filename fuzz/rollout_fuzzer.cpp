@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "exactattn/error.hpp"
+#include "exactattn/figures.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/report.hpp"
 #include "exactattn/scenario.hpp"

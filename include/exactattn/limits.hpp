@@ -41,8 +41,8 @@ struct Limits {
     /// every multiplication or exact division of s-bit numbers counts s^1.35 (an elimination's
     /// entries followed symbolically, a certified evaluation at its working precision). Each
     /// costly step is estimated before it starts and refused when it would take the job past
-    /// the budget; outside a job each step alone is held to it. About 3·10^10 units take a
-    /// second here, so a job's arithmetic stays under about 2.5 s.
+    /// the budget; outside a job each step alone is held to it. About 5·10^10 to 10^11 units
+    /// take a second here, so a job stays under about 3 s (docs/limits.md, "The work budget").
     std::int64_t max_work = std::int64_t{1} << 37;
     /// Largest number of exact values one run report may hold (states, scores, exponentials,
     /// weights, contexts of every read and intervention row), estimated from the declarations

@@ -24,7 +24,8 @@ from ._errors import (CheckFailed, DomainError, Error, LimitError, ParseError, R
                       ShapeError, UsageError)
 
 __all__ = [
-    "Value", "a", "exp", "ln", "pow", "Vector", "Trace", "read", "attend", "encode", "Scenario", "limits",
+    "Value", "a", "exp", "ln", "pow", "Vector", "Trace", "read", "Layer", "attend", "encode", "Scenario",
+    "Figure", "limits",
     "current_limits", "Error", "ParseError", "DomainError", "LimitError", "ShapeError",
     "ReferenceError", "UsageError", "CheckFailed", "manuscript_check", "manuscript_fill", "manuscript_audit",
 ]
@@ -305,19 +306,86 @@ def _layer_values(node: Any) -> Any:
     return node  # None (a masked score) and the booleans of "masked"
 
 
+def _labels(tokens: str | Sequence[str] | None) -> list[str]:
+    if tokens is None:
+        return []
+    return tokens.split() if isinstance(tokens, str) else [str(t) for t in tokens]
+
+
+class Layer(dict):
+    """One attention layer's result (docs/attention.md): the object of ``exactattn attend
+    --format json`` (``layer["heads"][0]["weights"]``, every exact entry a Value, masked scores
+    None) with attributes for its parts, and its tables: ``str(layer)`` prints them, a notebook
+    shows them as HTML with MathML (rows and columns labelled by ``tokens``)."""
+
+    def __init__(self, text: str, render: Any, tokens: Sequence[str] = ()) -> None:
+        super().__init__(_layer_values(json.loads(text)))
+        self._render = render  # format -> the layer's tables, computed again when asked for
+        self._labels = list(tokens)
+
+    @property
+    def tokens(self) -> list[str]:
+        """The labels of the query rows (empty: numbered 1, 2, …)."""
+        return list(self._labels)
+
+    @property
+    def heads(self) -> list[dict[str, Any]]:
+        """Per head: ``queries``, ``keys``, ``values``, ``scores``, ``denominators``,
+        ``weights`` and ``outputs``."""
+        return self["heads"]
+
+    def weights(self, head: int = 0) -> list[Vector]:
+        """The attention weights of a head, one row per query (a masked key has weight 0)."""
+        return [_vector(r) for r in self["heads"][head]["weights"]]
+
+    @property
+    def output(self) -> list[Vector]:
+        """concat · W_O (+ X with the residual), or the concatenation itself."""
+        return [_vector(r) for r in self["output"]]
+
+    def table(self, format: str = "text") -> str:  # noqa: A002
+        """The layer's tables as ``exactattn attend --format FORMAT`` prints them (text,
+        markdown, latex, html, csv); ``html`` is the body of the page, for a notebook."""
+        return self._render(format)
+
+    def __str__(self) -> str:
+        return self.table("text")
+
+    def __repr__(self) -> str:
+        return f"<exactattn.Layer of {len(self['heads'])} head(s), output={self.output}>"
+
+    def _repr_html_(self) -> str:
+        return self.table("html")
+
+
 def attend(x: Any, heads: Iterable[tuple[Any, Any, Any]], *, wo: Any = None, causal: bool = False,
            padding: Iterable[int] = (), mask: Any = None, scale: Any = "none", memory: Any = None,
-           residual: bool = False) -> dict[str, Any]:
+           residual: bool = False, tokens: str | Sequence[str] | None = None,
+           memory_tokens: str | Sequence[str] | None = None) -> Layer:
     """One attention layer (docs/attention.md), exactly.
 
     ``x`` is the sequence (rows, as ``read``'s memory); ``heads`` a list of ``(W_Q, W_K, W_V)``
     triples; ``scale`` is ``"none"``, ``"sqrt-dk"`` or an exact value (``"1/2"``); ``padding``
     1-based key positions masked for every query; ``mask`` rows of booleans (True = masked);
-    ``memory`` the key/value sequence of cross-attention. Returns the object of
-    ``exactattn attend --format json`` with every exact entry a Value (masked scores None).
+    ``memory`` the key/value sequence of cross-attention. ``tokens`` label the rows of ``x``
+    (``"the cat sat"`` or a list; the keys too in self-attention), ``memory_tokens`` the rows of
+    ``memory``. Returns a :class:`Layer`: the object of ``exactattn attend --format json`` with
+    every exact entry a Value (masked scores None), and its tables.
     """
-    text = _ext._attend(x, list(heads), wo, causal, list(padding), mask, scale, memory, residual)
-    return _layer_values(json.loads(text))
+    labels = _labels(tokens)
+    key_labels = _labels(memory_tokens) if memory is not None else labels
+    rows = len(x) if isinstance(x, (list, tuple)) else None
+    if labels and rows is not None and len(labels) != rows:
+        raise ShapeError(f"tokens: {len(labels)} tokens label {rows} rows of x", place="tokens",
+                         reason=f"{len(labels)} tokens label {rows} rows of x")
+    args = (x, list(heads), wo, causal, list(padding), mask, scale, memory, residual)
+
+    def render(format: str) -> str:  # noqa: A002
+        # The tables are computed again from the same inputs when asked for: the layer's trace
+        # is not kept beside the values, so a large layer costs its memory once.
+        return _ext._attend(*args, format, labels, key_labels)
+
+    return Layer(_ext._attend(*args, "json", [], []), render, labels)
 
 
 def encode(tokens: str | Sequence[str], scenario: Scenario | str | None = None) -> list[Vector]:
@@ -352,6 +420,12 @@ class Scenario:
     def from_json(cls, text: str, file: str = "<string>") -> Scenario:
         """Parses scenario JSON text; ``file`` names it in error messages."""
         return cls(_ext._Scenario.parse(text, file))
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], file: str = "<dict>") -> Scenario:
+        """A scenario from a dict of the file's form (docs/scenario.md): numbers as ints,
+        Fractions are not JSON, so exact values are strings (``"2/3"``, ``"a"``)."""
+        return cls.from_json(json.dumps(data, ensure_ascii=False), file)
 
     @property
     def file(self) -> str:
@@ -417,6 +491,54 @@ class Scenario:
     def encode(self, tokens: str | Sequence[str]) -> list[Vector]:
         """Encoder states of a token list under this scenario's encoder and vocabulary."""
         return [_vector(r) for r in self._s.encode(tokens)]
+
+    def rollout(self, name: str | None = None, *, format: str = "json",  # noqa: A002
+                digits: int | None = None) -> Any:
+        """One declared decoder rollout (docs/decoder.md), as ``exactattn rollout``: a dict
+        (``format="json"``, the report's ``/rollouts/<name>``; a refused tie's token is None) or
+        the document in text, markdown, latex, html or csv. ``name`` may be left out when the
+        scenario declares one rollout; ``digits`` rounds the cross-entropy (default 6)."""
+        text = _ext._rollout(self._s, name or "", format, digits)
+        return json.loads(text) if format == "json" else text
+
+    def figure(self, name: str, format: str = "svg") -> Figure:  # noqa: A002
+        """One declared figure (docs/figures.md) by its name or number (``"14.1"``), drawn from
+        this scenario's run: SVG (shown by a notebook) or TikZ with its preamble comment."""
+        return Figure(_ext._figure(self._s, name, format), format)
+
+    def variants(self, exercise: str, count: int = 1, seed: int = 0, *,
+                 directory: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
+        """``count`` seeded variants of an exercise that declares a ``variation``
+        (docs/variants.md), as ``exactattn variants``: for each, its ``number``, ``seed``,
+        ``draws``, ``scenario`` (a :class:`Scenario`) and answer ``key`` (Markdown). With
+        ``directory``, also writes every file the command writes there (variant files, keys,
+        the sheet in three formats and the Moodle XML); the same seed gives the same bytes."""
+        variants, files = _ext._variants(self._s, exercise, count, seed)
+        for v in variants:
+            v["scenario"] = Scenario.from_json(v.pop("file_text"), f"variant-{v['number']:02d}.json")
+        if directory is not None:
+            root = os.fspath(directory)
+            os.makedirs(root, exist_ok=True)
+            for name, text in files:
+                with open(os.path.join(root, name), "w", encoding="utf-8", newline="") as f:
+                    f.write(text)
+        return variants
+
+
+class Figure(str):
+    """A figure's SVG or TikZ text; a notebook shows an SVG figure as a picture."""
+
+    def __new__(cls, text: str, format: str = "svg") -> Figure:  # noqa: A002
+        obj = super().__new__(cls, text)
+        obj._format = format
+        return obj
+
+    @property
+    def format(self) -> str:  # noqa: A003
+        return self._format
+
+    def _repr_svg_(self) -> str | None:
+        return str(self) if self._format == "svg" else None
 
 
 # ---- limits ---------------------------------------------------------------------------------

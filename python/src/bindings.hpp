@@ -10,6 +10,7 @@ void bind_values(pybind11::module_& m);     ///< Value, exp, ln, pow, to_value (
 void bind_reads(pybind11::module_& m);      ///< read and its _Trace (reads.cpp)
 void bind_layers(pybind11::module_& m);     ///< _attend (layers.cpp)
 void bind_scenarios(pybind11::module_& m);  ///< _Scenario: load, run, verify, answers, check (scenarios.cpp)
+void bind_runs(pybind11::module_& m);       ///< _rollout, _figure, _variants of a scenario (runs.cpp)
 void bind_limits(pybind11::module_& m);     ///< limits() and current_limits (limits.cpp)
 
 }  // namespace exactattn::python

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // exactattn._exactattn: one attention layer (Chapter 15), its arguments converted and checked as
-// `exactattn attend` checks them; the result is `attend --format json`.
+// `exactattn attend` checks them; the result is `attend --format json` (or its tables).
 #include <pybind11/stl.h>
 
 #include <fmt/format.h>
@@ -9,6 +9,8 @@
 #include "convert.hpp"
 #include "exactattn/attention.hpp"
 #include "exactattn/attention_report.hpp"
+#include "exactattn/document.hpp"
+#include "exactattn/table.hpp"
 
 namespace exactattn::python {
 
@@ -93,12 +95,35 @@ std::vector<std::size_t> padding_within(const std::vector<mpz_class>& positions,
     return out;
 }
 
+// The body of an HTML page: a fragment a notebook cell can show (tables with MathML).
+std::string html_fragment(const Document& doc) {
+    const std::string page = render(doc, Format::Html);
+    const auto open = page.find("<body>");
+    const auto close = page.rfind("</body>");
+    if (open == std::string::npos || close == std::string::npos) return page;
+    return page.substr(open + 6, close - open - 6);
+}
+
+// The layer in a format, its rows (and keys) labelled: `attend --format FORMAT --tokens …`;
+// HTML is the page's body.
+std::string layer_text(const LayerTrace& t, const std::string& format, const std::vector<std::string>& labels,
+                       const std::vector<std::string>& key_labels) {
+    const Format f = parse_format(format);
+    if (f == Format::Json) return layer_json(t);
+    Document doc;
+    doc.title = "Attention layer";
+    add_layer(doc, t, labels, key_labels);
+    return f == Format::Html ? html_fragment(doc) : render(doc, f);
+}
+
 }  // namespace
 
 void bind_layers(py::module_& m) {
-    // One attention layer (docs/attention.md); the result is `exactattn attend --format json`.
+    // One attention layer (docs/attention.md); the result is `exactattn attend --format FORMAT`
+    // (the Python Layer asks for json, and for its tables when they are shown).
     m.def("_attend", [](py::object x, py::object heads, py::object wo, bool causal, py::object padding, py::object mask,
-                        py::object scale, py::object memory, bool residual) {
+                        py::object scale, py::object memory, bool residual, const std::string& format,
+                        const std::vector<std::string>& labels, const std::vector<std::string>& key_labels) {
         const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
         AttentionLayer l;
         l.heads = heads_of(heads);
@@ -112,7 +137,7 @@ void bind_layers(py::module_& m) {
         const std::optional<Matrix> mm = memory.is_none() ? std::nullopt : std::optional<Matrix>(matrix_of(memory));
         l.padding = padding_within(padding_positions, mm ? mm->size() : xm.size());
         py::gil_scoped_release release;
-        return layer_json(mm ? attend_layer(l, xm, *mm) : attend_layer(l, xm));
+        return layer_text(mm ? attend_layer(l, xm, *mm) : attend_layer(l, xm), format, labels, key_labels);
     });
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // exactattn._exactattn: the Python binding (pybind11). Every computation is one library call
 // with the GIL released; the bindings convert arguments and results and nothing more, one file
-// per area (values, reads, layers, scenarios, limits, manuscript, oracle) over the shared
+// per area (values, reads, layers, scenarios, runs, limits, manuscript, oracle) over the shared
 // conversions of convert.hpp. The Python-facing classes (Trace, Scenario, Vector) and the
 // docstrings users read live in python/exactattn/__init__.py.
 #include <pybind11/pybind11.h>
@@ -21,6 +21,7 @@ PYBIND11_MODULE(_exactattn, m) {
     bind_reads(m);
     bind_layers(m);
     bind_scenarios(m);
+    bind_runs(m);
     bind_limits(m);
     exactattn::bind_manuscript(m);
 }

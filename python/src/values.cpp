@@ -112,8 +112,9 @@ void add_forms(py::class_<Value>& cls) {
         .def(
             "unicode", [](const Value& v) { return to_unicode(v); }, "Terminal form: √2 − 1, a².")
         .def(
-            "latex", [](const Value& v) { return to_latex(v); }, "LaTeX math form: \\tfrac{2a}{3}.")
-        .def("_repr_latex_", [](const Value& v) { return "$" + to_latex(v) + "$"; })
+            "latex", [](const Value& v) { return to_display(v, Notation::Latex); },
+            "LaTeX math in the display form an author prints: \\tfrac{(\\sqrt{2} - 1)a}{3}.")
+        .def("_repr_latex_", [](const Value& v) { return "$" + to_display(v, Notation::Latex) + "$"; })
         .def(
             "decimal",
             [](const Value& v, int digits) {

@@ -502,10 +502,11 @@ VariantSet draw_variants(const Scenario& base, const VariantRequest& request) {
     }
     Location count_at;
     count_at.context = "--count";
-    if (request.count < 1 || request.count > limits().max_variants) {
-        throw limit_error(fmt::format("{} variants asked for; the count is 1 to {} (limit max_variants)", request.count,
-                                      limits().max_variants),
-                          count_at);
+    if (request.count > limits().max_variants) {
+        throw over_limit(Limit::max_variants, fmt::format("{} variants asked for", request.count), count_at);
+    }
+    if (request.count < 1) {
+        throw usage_error(fmt::format("{} variants asked for; give a count of at least 1", request.count), count_at);
     }
     if (request.variant_seed && request.count != 1) {
         throw usage_error("--variant-seed re-creates one variant: leave out --count or give --count 1", count_at);

@@ -131,8 +131,8 @@ Tensor parse_npy(std::string_view bytes, const std::string& name, std::optional<
     std::int64_t count = 1;
     for (auto s : h.shape) {
         if (s > limits().max_cells || (s > 0 && count > limits().max_cells / s))
-            throw limit_error(fmt::format("the .npy shape has more than max_cells ({}) elements", limits().max_cells),
-                              at(name));
+            throw over_limit(Limit::max_cells,
+                             fmt::format("the .npy shape has more than {} elements", limits().max_cells), at(name));
         count *= s;
     }
     const std::size_t need = static_cast<std::size_t>(count) * static_cast<std::size_t>(size);
@@ -190,9 +190,7 @@ std::string slurp(const std::string& path) {
     const auto size = std::filesystem::file_size(path, ec);
     if (ec) throw usage_error(fmt::format("cannot read the file: {}", ec.message()), at(path));
     if (static_cast<std::int64_t>(size) > limits().max_file_bytes)
-        throw limit_error(
-            fmt::format("the file has {} bytes, more than max_file_bytes ({})", size, limits().max_file_bytes),
-            at(path));
+        throw over_limit(Limit::max_file_bytes, fmt::format("the file has {} bytes", size), at(path));
     std::ifstream in(path, std::ios::binary);
     std::string s(size, '\0');
     if (!in || !in.read(s.data(), static_cast<std::streamsize>(size)))

@@ -232,7 +232,7 @@ double round_value(const Value& x, FloatFormat f) {
     if (x.is_rational()) return round_exact(x.rational(), f);
     for (std::int64_t prec = 64;; prec *= 2) {
         if (prec > limits().max_precision)
-            throw limit_error("an exact output's rounding needs more than max_precision");
+            throw over_limit(Limit::max_precision, "an exact output's rounding needs more bits of working precision");
         const Enclosure e = exactattn::detail::enclose(x.terms(), prec);
         mpq_class lo(e.lo), hi(e.hi);
         lo /= mpq_class(mpz_class(1) << static_cast<mp_bitcnt_t>(prec));
@@ -320,8 +320,8 @@ void reference_row(const Problem& p, std::int64_t i, Reference& ref) {
     if (store_row(p, da, i, r, ref, done) == 0) return;
     for (mpfr_prec_t prec = 128;; prec *= 2) {
         if (prec > limits().max_precision)
-            throw limit_error(fmt::format("query row {}: a rounding not decided at {} bits (max_precision)", i,
-                                          limits().max_precision));
+            throw over_limit(Limit::max_precision,
+                             fmt::format("query row {}: a rounding needs more bits of working precision", i));
         if (prec == 256 && !r.may_tie) store_exact(p, i, keep, ref, done);
         const MpfrArith ma(prec, p.base, p.scale, p.q.cols());
         ref.max_precision = std::max<std::int64_t>(ref.max_precision, prec);
@@ -333,8 +333,8 @@ void check_size(const Problem& p, bool weights) {
     const auto nq = p.q.rows(), nk = p.k.rows(), dv = p.v.cols();
     const std::int64_t cap = limits().max_cells;
     if (nq > cap || nk > cap || dv > cap || nq * dv > cap || (weights && nq > cap / std::max<std::int64_t>(nk, 1)))
-        throw limit_error(fmt::format("{} × {} outputs{} exceed max_cells ({})", nq, dv,
-                                      weights ? fmt::format(" and {} × {} weights", nq, nk) : "", cap));
+        throw over_limit(Limit::max_cells, fmt::format("{} × {} outputs{}", nq, dv,
+                                                       weights ? fmt::format(" and {} × {} weights", nq, nk) : ""));
 }
 
 }  // namespace
