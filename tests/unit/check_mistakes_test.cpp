@@ -93,6 +93,11 @@ const std::vector<Case>& cases() {
         {"divide-by-count", scenario, kRow.c_str(), "[1, 0, 1/2]"},       // [2, —, 1]/2
         {"divide-by-count", scenario, kLayerRow.c_str(), "[1/2, 0, 1]"},  // [1, —, 2]/2
         {"divide-by-count", rollout, kStep.c_str(), "[1, 1/2]"},          // [2, 1]/2
+        // A whole head's weights, row by row: pad's queries keep keys 1 and 3 with exponentials
+        // [2, 2], [1, 2] and [2, 4] (scores a·x_i·x_j), each divided by 2.
+        {"divide-by-count", scenario, "/layers/pad/heads/0/weights", "[[1, 0, 1], [1/2, 0, 1], [1, 0, 2]]"},
+        // … and equal weights in every row.
+        {"equal-weights", scenario, "/layers/pad/heads/0/weights", "[[1/2, 0, 1/2], [1/2, 0, 1/2], [1/2, 0, 1/2]]"},
         // Equal weights over the (unmasked) positions.
         {"equal-weights", scenario, kRead.c_str(), "[1/3, 1/3, 1/3]"},
         {"equal-weights", scenario, kRow.c_str(), "[1/2, 0, 1/2]"},

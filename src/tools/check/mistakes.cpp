@@ -365,18 +365,57 @@ std::optional<Wrong> wrong_axis(const Ctx& c) {
                        layer_alternative(c, layer.rule, layer.scale, layer_same_mask(*c.layer), true));
 }
 
+// A read mistake on a whole head quantity of a layer (/layers/<l>/heads/<h>/weights, outputs or
+// denominators): every row is a read, so the mistake is made row by row, and a row where it does
+// not apply keeps its right values. None when it applies to no row.
+using Recompute = std::optional<Wrong> (*)(const Ctx&);
+std::optional<Wrong> per_row(const Ctx& c, Recompute f) {
+    const auto parts = pointer_parts(c.layer_sub).value_or(std::vector<std::string>{});
+    if (parts.size() != 3 || parts[0] != "heads" ||
+        (parts[2] != "weights" && parts[2] != "outputs" && parts[2] != "denominators")) {
+        return std::nullopt;
+    }
+    const std::string whole = pointer_join("/layers", c.layer->spec.name) + c.layer_sub;
+    const std::size_t rows = c.layer->trace.heads.at(std::stoul(parts[1])).rows.size();
+    std::optional<Wrong> out;
+    Wrong w;
+    for (std::size_t i = 0; i < rows; ++i) {
+        const std::string row = pointer_join(whole, i);
+        const Flat exact = flatten(resolve_pointer(c.doc, row, c.where), c.where, row);
+        const Ctx rc = context_at(c.rep, c.doc, exact, row, c.where);
+        auto wrong = rc.s ? f(rc) : std::nullopt;
+        if (wrong && !out)
+            out = Wrong{fmt::format("row by row: {} (the numbers of row {})", wrong->explain, i + 1), {}};
+        if (wrong && wrong->values.size() == exact.values.size()) {
+            for (auto& v : wrong->values) w.values.push_back(std::move(v));
+        } else {
+            for (const auto& v : exact.values) w.values.push_back(v ? std::optional<Real>(Real::of(*v)) : std::nullopt);
+        }
+    }
+    if (out) out->values = std::move(w.values);
+    return out;
+}
+
+// A Chapter 14 read mistake: on the target's read, or row by row on a layer's whole quantity.
+template <Recompute F>
+std::optional<Wrong> on_reads(const Ctx& c) {
+    if (c.s) return F(c);
+    if (c.layer != nullptr) return per_row(c, F);
+    return std::nullopt;
+}
+
 }  // namespace
 
 const std::vector<Mistake>& registry() {
     static const std::vector<Mistake> table = {
-        {"divide-by-count", false, divide_by_count},
-        {"forget-exp", false, forget_exp},
-        {"e-instead-of-2", false, e_instead_of_2},
-        {"equal-weights", false, equal_weights},
-        {"unnormalized-exponentials", false, unnormalized_exponentials},
-        {"forget-renormalize", false, forget_renormalize},
+        {"divide-by-count", false, on_reads<divide_by_count>},
+        {"forget-exp", false, on_reads<forget_exp>},
+        {"e-instead-of-2", false, on_reads<e_instead_of_2>},
+        {"equal-weights", false, on_reads<equal_weights>},
+        {"unnormalized-exponentials", false, on_reads<unnormalized_exponentials>},
+        {"forget-renormalize", false, on_reads<forget_renormalize>},
         {"remaining-weights", true, remaining_weights},
-        {"zero-score-for-removal", false, zero_score_for_removal},
+        {"zero-score-for-removal", false, on_reads<zero_score_for_removal>},
         {"delete-without-reencoding", false, delete_without_reencoding},
         {"embeddings-instead-of-states", false, embeddings_instead_of_states},
         {"drop-a", false, drop_a},
