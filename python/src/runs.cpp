@@ -47,6 +47,21 @@ std::string rollout_name(const Scenario& s, const std::string& name) {
     return s.rollouts.front().name;
 }
 
+// Runs f, placing an error the library places at a command-line option at the Python argument
+// of the same name (`--count` → `count`), and `--figure` at `name`.
+template <class F>
+auto at_arguments(F&& f) -> decltype(f()) {
+    try {
+        return f();
+    } catch (const Error& e) {
+        const std::string& option = e.where().context;
+        if (option.rfind("--", 0) != 0) throw;
+        Location where = e.where();
+        where.context = option == "--figure" ? std::string("name") : option.substr(2);
+        throw Error(e.kind(), where, e.reason());
+    }
+}
+
 }  // namespace
 
 void bind_runs(py::module_& m) {
@@ -79,7 +94,7 @@ void bind_runs(py::module_& m) {
                 where.context = "format";
                 throw usage_error(fmt::format("unknown format \"{}\": a figure is svg or tikz", format), where);
             }
-            const FigureSpec& spec = find_figure(s, name);
+            const FigureSpec& spec = at_arguments([&]() -> const FigureSpec& { return find_figure(s, name); });
             py::gil_scoped_release release;
             const FigureBlock fb = figure_block(run_scenario(s), spec);
             return format == "tikz" ? latex_requirements() + render_tikz(fb) : render_svg(fb);
@@ -97,7 +112,7 @@ void bind_runs(py::module_& m) {
             std::vector<OutputFile> files;
             {
                 py::gil_scoped_release release;
-                set = draw_variants(s, req);
+                set = at_arguments([&] { return draw_variants(s, req); });
                 files = variant_files(set);
             }
             py::list variants;

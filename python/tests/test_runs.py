@@ -104,3 +104,16 @@ def test_value_latex_is_the_display_form():
     v = Value("(2^(1/2) - 1)*a/3")
     assert v.latex() == "\\tfrac{\\left(\\sqrt{2} - 1\\right)a}{3}"
     assert v._repr_latex_() == "$" + v.latex() + "$"
+
+
+def test_errors_name_the_python_argument_not_a_cli_option():
+    ch = exactattn.Scenario.chapter14()
+    with pytest.raises(exactattn.ReferenceError) as e:
+        ch.figure("99.9")
+    assert e.value.place == "name" and str(e.value).startswith("name: chapter14 declares no figure \"99.9\"")
+    with pytest.raises(exactattn.UsageError) as e:
+        ch.variants("1", count=0)
+    assert e.value.place == "count"
+    with pytest.raises(exactattn.UsageError) as e:
+        ch.variants("2")
+    assert e.value.place == "exercise"

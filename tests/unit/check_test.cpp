@@ -193,6 +193,16 @@ TEST(Check, FeedbackSaysThePlacesAsked) {
     EXPECT_NE(judgement_text(j).find("exact (4 − 2∛2 + ∛4)/5;"), std::string::npos) << judgement_text(j);
 }
 
+// A list of decimals written with commas reads as twice the entries (#24 item 8): Example 14.1's
+// weights [1/2, 1/4, 1/4] as [0,5, 0,25, 0,25] are six entries, and the finding says why.
+TEST(Check, DecimalCommasInAListAreNamed) {
+    const Judgement j = check(chapter(), "/reads/example-14.1/weights", "[0,5, 0,25, 0,25]");
+    EXPECT_FALSE(j.correct);
+    EXPECT_EQ(j.findings.back(),
+              "decimals written with a comma? 0,5 reads as two entries; a decimal is written with a point, 0.5");
+    EXPECT_EQ(j.feedback, "Wrong: no known mistake reproduces it; " + j.findings.back() + ".");
+}
+
 TEST(Check, RegistryIds) {
     const auto ids = mistake_ids();
     for (const char* id : {"divide-by-count", "forget-exp", "e-instead-of-2", "forget-renormalize", "drop-a",

@@ -119,6 +119,21 @@ bool judged_right(const LearnerAnswer& answer, const Right& r, const Tolerance& 
 }
 
 // How the answer's shape differs from the right value's.
+// Twice the entries asked for, each pair a whole number then digits: decimals written with a
+// comma ([0,6135, 0,3865] read as 0, 6135, 0, 3865). The first pair, as meant ("0.6135"); empty
+// when the entries do not look so.
+std::string decimal_comma_pair(const LearnerAnswer& answer, std::size_t wanted) {
+    if (wanted == 0 || answer.columns != 0 || answer.entries.size() != 2 * wanted) return {};
+    auto digits = [](const std::string& t, bool sign) {
+        std::size_t i = sign && !t.empty() && t[0] == '-' ? 1 : 0;
+        return i < t.size() && t.find_first_not_of("0123456789", i) == std::string::npos;
+    };
+    for (std::size_t i = 0; i < answer.entries.size(); i += 2) {
+        if (!digits(answer.entries[i].text, true) || !digits(answer.entries[i + 1].text, false)) return {};
+    }
+    return answer.entries[0].text + "." + answer.entries[1].text;
+}
+
 void shape_findings(const LearnerAnswer& answer, const Right& r, Judgement& j) {
     const Flat& exact = r.exact;
     const auto& missing = r.missing;
@@ -126,8 +141,15 @@ void shape_findings(const LearnerAnswer& answer, const Right& r, Judgement& j) {
         j.findings.push_back(exact.columns > 0 ? fmt::format("the answer is a matrix with {} columns", exact.columns)
                                                : std::string("the answer is not a matrix"));
     } else if (answer.entries.size() != exact.values.size() && answer.entries.size() != r.present_at.size()) {
-        j.findings.push_back(fmt::format("{} values proposed where the answer has {}", answer.entries.size(),
-                                         r.gaps ? r.present_at.size() : exact.values.size()));
+        const std::size_t wanted = r.gaps ? r.present_at.size() : exact.values.size();
+        j.findings.push_back(fmt::format("{} values proposed where the answer has {}", answer.entries.size(), wanted));
+        const std::string meant = decimal_comma_pair(answer, wanted);
+        if (!meant.empty()) {
+            j.findings.push_back(
+                fmt::format("decimals written with a comma? {},{} reads as two entries; a decimal is "
+                            "written with a point, {}",
+                            answer.entries[0].text, answer.entries[1].text, meant));
+        }
     } else if (r.gaps && answer.entries.size() == exact.values.size()) {
         j.findings.push_back(fmt::format(
             "position{} {} {} removed, so {} no entry here", missing.size() == 1 ? "" : "s", position_list(missing),
