@@ -154,6 +154,17 @@ py::list encode(const Scenario& s, py::object tokens) {
     return out;
 }
 
+// The scenario run and rendered by `render` in the format named by `format` (the run report,
+// the answer key), as one job with the GIL released while it renders.
+template <class Render>
+std::string rendered(const Scenario& s, py::object format, Render render) {
+    const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
+    const Format f = format_arg(text_of(format, "format"));
+    const Report rep = run(s);
+    py::gil_scoped_release r;
+    return render(rep, f);
+}
+
 }  // namespace
 
 void bind_scenarios(py::module_& m) {
@@ -177,11 +188,7 @@ void bind_scenarios(py::module_& m) {
         .def_readonly("title", &Scenario::title)
         .def("report",
              [](const Scenario& s, py::object format) {
-                 const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
-                 const Format f = format_arg(text_of(format, "format"));
-                 const Report rep = run(s);
-                 py::gil_scoped_release r;
-                 return render_report(rep, f);
+                 return rendered(s, format, [](const Report& rep, Format f) { return render_report(rep, f); });
              })
         .def("verify",
              [](const Scenario& s) {
@@ -198,11 +205,7 @@ void bind_scenarios(py::module_& m) {
              })
         .def("answers",
              [](const Scenario& s, py::object format) {
-                 const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
-                 const Format f = format_arg(text_of(format, "format"));
-                 const Report rep = run(s);
-                 py::gil_scoped_release r;
-                 return render_answers(rep, f);
+                 return rendered(s, format, [](const Report& rep, Format f) { return render_answers(rep, f); });
              })
         .def("check",
              [](const Scenario& s, py::object answer, py::object target, py::object proposed) {

@@ -96,6 +96,110 @@ Inline position_names(const Source& src) {
     return out;
 }
 
+namespace {
+
+// The strings of one read in one math form, made once per form the renderer asks for.
+struct Memo {
+    MathForm form;
+    std::size_t width;  // detail::display_max_width() when the strings were made
+    detail::TraceStrings strings;
+    // The Unicode strings the derivation's brackets are decided on; none of its own when
+    // `strings` are Unicode already (every value would be printed twice).
+    std::optional<detail::TraceStrings> unicode;
+    std::vector<std::string> q;
+    std::vector<std::string> q_unicode;
+    std::string den;
+    std::string den_unicode;
+};
+
+std::unique_ptr<Memo> make_memo(const Memory& memory, const ReadTrace& t, MathForm f) {
+    auto m = std::make_unique<Memo>(Memo{f,
+                                         detail::display_max_width(),
+                                         detail::TraceStrings(memory, t, notation_for(f)),
+                                         std::nullopt,
+                                         {},
+                                         {},
+                                         {},
+                                         {}});
+    if (notation_for(f) != Notation::Unicode) m->unicode.emplace(memory, t, Notation::Unicode);
+    for (const auto& x : t.query) {
+        m->q.push_back(detail::printed(x, notation_for(f)));
+        m->q_unicode.push_back(detail::printed(x, Notation::Unicode));
+    }
+    m->den = detail::printed(t.denominator, notation_for(f));
+    m->den_unicode = detail::printed(t.denominator, Notation::Unicode);
+    return m;
+}
+
+// q·h written out term by term (`1 × a + 0 × 0 = a`), divided by √d under the scaled rule.
+std::string score_derivation(const Memo& m, const std::vector<std::string>& h,
+                             const std::vector<std::string>& h_unicode, const std::string& score, MathForm f,
+                             ScoreRule rule) {
+    const std::size_t d = h.size();
+    std::string s;
+    for (std::size_t i = 0; i < d; ++i) {
+        if (i > 0) s += op(f, Formula::Op::Plus);
+        s += factor_in(in_form(m.q[i], f), m.q_unicode[i], f) + op(f, Formula::Op::Times) +
+             factor_in(h[i], h_unicode[i], f);
+    }
+    if (rule == ScoreRule::ScaledDot) {
+        s = op(f, Formula::Op::Open) + s + op(f, Formula::Op::Close) + op(f, Formula::Op::Divide) +
+            Formula().sqrt_of(d).render(f);
+    }
+    return s + op(f, Formula::Op::Equals) + in_form(score, f);
+}
+
+// The weight, after exponential/total written as a fraction where the form has one (2/4,
+// \tfrac{2}{4}) when that says more than the weight alone.
+std::string weight_derivation(const Memo& m, const detail::TraceStrings::Row& r, const detail::TraceStrings::Row& ru,
+                              const ReadTrace& t, MathForm f) {
+    std::string w = in_form(r.weight, f);
+    if (r.rational && t.denominator != Value(1)) {
+        const std::string ratio =
+            f == MathForm::Latex ? "\\tfrac{" + r.exponential + "}{" + m.den + "}"
+            : f == MathForm::MathML
+                ? "<mfrac>" + in_form(r.exponential, f) + in_form(m.den, f) + "</mfrac>"  // each one <mrow>
+                : factor_in(r.exponential, ru.exponential, f) + op(f, Formula::Op::Divide) +
+                      factor_in(m.den, m.den_unicode, f);
+        if (ru.exponential + "/" + m.den_unicode != ru.weight) w = ratio + op(f, Formula::Op::Equals) + w;
+    }
+    return w;
+}
+
+// Row j of the Table 14.1 layout from the memoized strings.
+void read_row(const Source* source, const Memory& memory, const ReadTrace& t, ScoreRule rule, Memo& m, std::size_t j,
+              MathForm f, std::vector<Inline>& cells) {
+    const std::size_t d = memory.width();
+    cells.assign(5, Inline());
+    cells[0] = source != nullptr ? position_cell(*source, j + 1) : Inline(std::to_string(j + 1));
+    std::vector<std::string> h(d);
+    std::vector<std::string> h_unicode(d);
+    for (std::size_t i = 0; i < d; ++i) {
+        h[i] = in_form(m.strings.entry(j, i), f);
+        h_unicode[i] = m.unicode ? m.unicode->entry(j, i) : h[i];
+    }
+    cells[1].math(Formula().prerendered(list_in(h, f)));
+    if (t.marks[j] == Mark::Removed) {
+        cells[2].text("removed");
+        cells[3].text("—");
+        cells[4].math(Formula().prerendered(in_form("0", f)));
+        return;
+    }
+    const auto& r = m.strings.row(j);
+    const auto& ru = m.unicode ? m.unicode->row(j) : r;
+    if (t.marks[j] == Mark::Zeroed) {
+        cells[2].math(Formula().prerendered(in_form("0", f))).text(" (score set to zero)");
+    } else if (d > 4) {
+        cells[2].math(Formula().prerendered(in_form(r.score, f)));
+    } else {
+        cells[2].math(Formula().prerendered(score_derivation(m, h, h_unicode, r.score, f, rule)));
+    }
+    cells[3].math(Formula().prerendered(in_form(r.exponential, f)));
+    cells[4].math(Formula().prerendered(weight_derivation(m, r, ru, t, f)));
+}
+
+}  // namespace
+
 // The Table 14.1 layout, once: position, state, score derivation, exponential, weight
 // derivation. Rows are produced on demand from memoized strings, so that the same generator
 // prints a read over 10^7 positions (`read`) and the chapter's three (`run`).
@@ -109,87 +213,12 @@ TableBlock read_table(const Source* source, const Memory& memory, const ReadTrac
                    Inline("Normalized weight")};
     tab.rows = memory.rows();
     // One memo per math form the renderer asks for.
-    struct Memo {
-        MathForm form;
-        std::size_t width;  // detail::display_max_width() when the strings were made
-        detail::TraceStrings strings;
-        // The Unicode strings the derivation's brackets are decided on; none of its own when
-        // `strings` are Unicode already (every value would be printed twice).
-        std::optional<detail::TraceStrings> unicode;
-        std::vector<std::string> q;
-        std::vector<std::string> q_unicode;
-        std::string den;
-        std::string den_unicode;
-    };
     auto memo = std::make_shared<std::unique_ptr<Memo>>();
     tab.row = [source, &memory, &t, rule, memo](std::size_t j, MathForm f, std::vector<Inline>& cells) {
         if (!*memo || (*memo)->form != f || (*memo)->width != detail::display_max_width()) {
-            auto m = std::make_unique<Memo>(Memo{f,
-                                                 detail::display_max_width(),
-                                                 detail::TraceStrings(memory, t, notation_for(f)),
-                                                 std::nullopt,
-                                                 {},
-                                                 {},
-                                                 {},
-                                                 {}});
-            if (notation_for(f) != Notation::Unicode) m->unicode.emplace(memory, t, Notation::Unicode);
-            for (const auto& x : t.query) {
-                m->q.push_back(detail::printed(x, notation_for(f)));
-                m->q_unicode.push_back(detail::printed(x, Notation::Unicode));
-            }
-            m->den = detail::printed(t.denominator, notation_for(f));
-            m->den_unicode = detail::printed(t.denominator, Notation::Unicode);
-            *memo = std::move(m);
+            *memo = make_memo(memory, t, f);
         }
-        Memo& m = **memo;
-        const std::size_t d = memory.width();
-        cells.assign(5, Inline());
-        cells[0] = source != nullptr ? position_cell(*source, j + 1) : Inline(std::to_string(j + 1));
-        std::vector<std::string> h(d);
-        std::vector<std::string> h_unicode(d);
-        for (std::size_t i = 0; i < d; ++i) {
-            h[i] = in_form(m.strings.entry(j, i), f);
-            h_unicode[i] = m.unicode ? m.unicode->entry(j, i) : h[i];
-        }
-        cells[1].math(Formula().prerendered(list_in(h, f)));
-        if (t.marks[j] == Mark::Removed) {
-            cells[2].text("removed");
-            cells[3].text("—");
-            cells[4].math(Formula().prerendered(in_form("0", f)));
-            return;
-        }
-        const auto& r = m.strings.row(j);
-        const auto& ru = m.unicode ? m.unicode->row(j) : r;
-        if (t.marks[j] == Mark::Zeroed) {
-            cells[2].math(Formula().prerendered(in_form("0", f))).text(" (score set to zero)");
-        } else if (d > 4) {
-            cells[2].math(Formula().prerendered(in_form(r.score, f)));
-        } else {
-            std::string s;
-            for (std::size_t i = 0; i < d; ++i) {
-                if (i > 0) s += op(f, Formula::Op::Plus);
-                s += factor_in(in_form(m.q[i], f), m.q_unicode[i], f) + op(f, Formula::Op::Times) +
-                     factor_in(h[i], h_unicode[i], f);
-            }
-            if (rule == ScoreRule::ScaledDot) {
-                s = op(f, Formula::Op::Open) + s + op(f, Formula::Op::Close) + op(f, Formula::Op::Divide) +
-                    Formula().sqrt_of(d).render(f);
-            }
-            cells[2].math(Formula().prerendered(s + op(f, Formula::Op::Equals) + in_form(r.score, f)));
-        }
-        cells[3].math(Formula().prerendered(in_form(r.exponential, f)));
-        std::string w = in_form(r.weight, f);
-        if (r.rational && t.denominator != Value(1)) {
-            // exponential/total, written as a fraction where the form has one: 2/4, \tfrac{2}{4}.
-            const std::string ratio =
-                f == MathForm::Latex ? "\\tfrac{" + r.exponential + "}{" + m.den + "}"
-                : f == MathForm::MathML
-                    ? "<mfrac>" + in_form(r.exponential, f) + in_form(m.den, f) + "</mfrac>"  // each one <mrow>
-                    : factor_in(r.exponential, ru.exponential, f) + op(f, Formula::Op::Divide) +
-                          factor_in(m.den, m.den_unicode, f);
-            if (ru.exponential + "/" + m.den_unicode != ru.weight) w = ratio + op(f, Formula::Op::Equals) + w;
-        }
-        cells[4].math(Formula().prerendered(w));
+        read_row(source, memory, t, rule, **memo, j, f, cells);
     };
     return tab;
 }
