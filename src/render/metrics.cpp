@@ -7,6 +7,8 @@
 #include <array>
 #include <iterator>
 
+#include "core/utf8.hpp"
+
 namespace exactattn::detail {
 
 namespace {
@@ -32,18 +34,12 @@ int advance(char32_t cp, bool bold) {
     return static_cast<int>(kUnitsPerEm);
 }
 
-// The code point at s[i] and the length of its sequence (a byte that starts none counts as one
-// code point of its own).
+// The code point at s[i] and the length of its sequence (the library's one decoder; a byte that
+// starts no well-formed sequence counts as one code point of its own, U+FFFD).
 std::size_t next(const std::string& s, std::size_t i, char32_t& cp) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    const std::size_t len = c < 0x80 ? 1 : (c >> 5U) == 0x6 ? 2 : (c >> 4U) == 0xE ? 3 : (c >> 3U) == 0x1E ? 4 : 1;
-    if (len == 1 || i + len > s.size()) {
-        cp = c < 0x80 ? c : 0xFFFD;
-        return 1;
-    }
-    cp = c & (0x7FU >> len);
-    for (std::size_t k = 1; k < len; ++k) cp = (cp << 6U) | (static_cast<unsigned char>(s[i + k]) & 0x3FU);
-    return len;
+    const std::size_t len = decode_utf8(s, i, cp);
+    if (len == 0) cp = 0xFFFD;
+    return len == 0 ? 1 : len;
 }
 
 }  // namespace

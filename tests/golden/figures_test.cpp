@@ -265,10 +265,17 @@ TEST(Figures, EveryFormatPlacesTheFigure) {
     EXPECT_NE(html.find("<figure id=\"figure-14.1\">\n<svg width=\"120mm\""), std::string::npos);
     EXPECT_NE(html.find("<figcaption>Figure 14.2 — Parallel comparisons"), std::string::npos);
     const std::string tex = render_report(rep, Format::Latex);
-    EXPECT_NE(tex.find("\\begin{figure}[htbp]\n\\centering\n\\begin{tikzpicture}"), std::string::npos);
+    EXPECT_NE(tex.find("\\begin{center}\n\\begin{tikzpicture}"), std::string::npos);
     EXPECT_NE(tex.find("{\\ensuremath{\\times} $\\tfrac{1}{2}$}"), std::string::npos) << "the weight 1/2 as LaTeX math";
-    EXPECT_NE(tex.find("\\renewcommand{\\thefigure}{14.1}\\caption{Change the query"), std::string::npos);
+    EXPECT_NE(tex.find("\\renewcommand{\\thefigure}{14.1}\\captionof{figure}{Change the query"), std::string::npos);
     EXPECT_NE(tex.find("\\label{figure-14.1}"), std::string::npos);
+    // Placed where it stands, under its "Figures" heading, unless the author asks for floats.
+    EXPECT_EQ(tex.find("\\begin{figure}"), std::string::npos);
+    RenderOptions floats;
+    floats.latex_floats = true;
+    EXPECT_NE(
+        render_report(rep, Format::Latex, floats).find("\\begin{figure}[htbp]\n\\centering\n\\begin{tikzpicture}"),
+        std::string::npos);
     const std::string md = render_report(rep, Format::Markdown);
     EXPECT_NE(md.find("`exactattn figure chapter14 --figure 14.1` writes it as SVG"), std::string::npos);
     RenderOptions dir;

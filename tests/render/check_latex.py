@@ -38,6 +38,8 @@ CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+")
 ESCAPED_MATH = re.compile(r"\\\$|\\textbackslash\{\}[A-Za-z]+")
 PREAMBLE_LINE = re.compile(r"\\(usepackage|RequirePackage|newcommand|providecommand)\b.*")
 REQUIRES_LINE = re.compile(r"^%\s*(?:requires|needs)\s*:\s*(.*)$", re.IGNORECASE)
+TEXT_WIDTH = "\\setlength{\\textwidth}{12cm}\n"
+OVERFULL = re.compile(r"^Overfull \\hbox \(([0-9.]+)pt too wide\) (.*)$")
 VARIANTS = [("fragment", ()), ("standalone", ("--standalone",)),
             ("floats", ("--latex-floats",))]
 
@@ -73,6 +75,12 @@ def wrap(fragment):
             fragment + "\n\\end{document}\n")
 
 
+def at_text_width(tex):
+    """A complete document set at the text width the outputs are made for, 12 cm (a book's
+    column), whatever its class's default: the width is set at the end of its preamble."""
+    return tex.replace("\\begin{document}", TEXT_WIDTH + "\\begin{document}", 1)
+
+
 def source_failures(tex, escaped_math):
     if not escaped_math:
         return []
@@ -89,8 +97,10 @@ def log_failures(log):
                and not line.startswith("! ")]
     missing = [line + (log[i + 1] if len(line) >= 79 and i + 1 < len(log) else "")
                for i, line in enumerate(log) if line.startswith("Missing character: There is no")]
+    # A line or table wider than the text (12 cm): where the log says, and by how much.
+    overfull = [f"{m.group(1)} pt too wide {m.group(2)}" for m in map(OVERFULL.match, log) if m]
     failures = []
-    for what, hits in (("error", errors), ("missing character", missing)):
+    for what, hits in (("error", errors), ("missing character", missing), ("overfull box", overfull)):
         failures += [f"{what}: {hit}" for hit in hits[:3]]
         if len(hits) > 3:
             failures.append(f"... and {len(hits) - 3} more of: {what}")
@@ -147,7 +157,7 @@ def main():
             return doc.name, [error]
         failures = source_failures(tex, args.escaped_math)
         if not args.no_compile:
-            full = tex if "\\documentclass" in tex else wrap(tex)
+            full = at_text_width(tex if "\\documentclass" in tex else wrap(tex))
             failures += compile_failures(full, workdir.file(doc.name, "tex"), doc.values, doc.tokens)
         return doc.name, failures
 

@@ -18,8 +18,23 @@ constexpr const char* kLatexRequirements =
     "%   \\usepackage{booktabs}  % \\toprule, \\midrule, \\bottomrule\n"
     "%   \\usepackage{caption}   % \\captionof (tables placed where they stand)\n"
     "%   \\usepackage{xeCJK}     % CJK tokens (XeLaTeX), with \\setCJKmainfont{...}\n"
-    "%   \\usepackage{tikz}      % figures (and \\usepackage{graphicx} for a figure's PDF)\n"
+    "%   \\usepackage{graphicx}  % \\resizebox (a value wider than a line), a figure's PDF\n"
+    "%   \\usepackage{tikz}      % figures\n"
     "%   \\providecommand{\\exactattnToken}[1]{#1}  % how source tokens are set\n";
+
+/// The start of every body: a group in which a paragraph's lines may be spaced out by up to 30%
+/// of the width rather than run past it, and the three macros of a table that must fit the text
+/// width (docs/output.md): \\exactattnFit{tabular}{rows} sets the tabular where it fits
+/// \\linewidth and the rows (\\exactattnRow{…}, one a paragraph with a hanging indent) where it
+/// does not; \\exactattnCell{value} scales a value that cannot break and is wider than a line to
+/// the line. Local to the group, so the author's document is left as it was.
+constexpr const char* kBodyMacros =
+    "\\begingroup\\emergencystretch=.3\\linewidth\n"
+    "\\long\\def\\exactattnFit#1#2{\\setbox0=\\hbox{#1}\\ifdim\\wd0>\\linewidth{\\raggedright#2\\par}\\else\\box0\\fi}%"
+    "\n"
+    "\\long\\def\\exactattnRow#1{\\par\\noindent\\hangindent=1.5em\\hangafter=1 #1\\par\\smallskip}%\n"
+    "\\long\\def\\exactattnCell#1{\\setbox1=\\hbox{#1}\\ifdim\\wd1>\\dimexpr\\linewidth-3em\\relax"
+    "\\resizebox{\\dimexpr\\linewidth-3em\\relax}{!}{\\box1}\\else\\unhbox1\\fi{}}%\n";
 
 }  // namespace
 
@@ -37,14 +52,14 @@ class LatexWriter final : public Writer {
     [[nodiscard]] const char* caption_dash() const override { return " --- "; }
     std::string part(const Inline::Part& p) const override {
         switch (p.kind) {
-            case Inline::Kind::Text:
-                return latex_escape(p.text);
+            case Inline::Kind::Text:  // a long word of '/'s (a JSON pointer in prose) may break after each
+                return slash_words_break(latex_escape(p.text));
             case Inline::Kind::Emph:
                 return "\\emph{" + latex_escape(p.text) + "}";
             case Inline::Kind::Strong:
                 return "\\textbf{" + latex_escape(p.text) + "}";
-            case Inline::Kind::Code:
-                return "\\texttt{" + latex_escape(p.text) + "}";
+            case Inline::Kind::Code:  // a path or pointer may break after each '/' or '-'
+                return "\\texttt{" + code_breaks(latex_escape(p.text)) + "}";
             case Inline::Kind::Math:
                 return dollars(p.math.render(MathForm::Latex));
             case Inline::Kind::Token:
@@ -79,8 +94,11 @@ class LatexWriter final : public Writer {
         return "\\begin{quote}\n" + inline_text(q.text) + "\n\\end{quote}\n\n";
     }
 
+    // A figure stands where it is (center and \\captionof, so that the heading above it is never
+    // left alone), or floats with --latex-floats.
     std::string figure(const FigureBlock& fb) const override {
-        std::string out = "\\begin{figure}[htbp]\n\\centering\n";
+        const bool floats = o_.latex_floats;
+        std::string out = floats ? "\\begin{figure}[htbp]\n\\centering\n" : "\\begin{center}\n";
         if (!fb.pdf.empty()) {
             out += "\\includegraphics[width=12cm]{" + latex_escape(fb.pdf) + "}\n";
         } else {
@@ -88,39 +106,69 @@ class LatexWriter final : public Writer {
         }
         const std::string cap = inline_text(fb.caption);
         if (!fb.number.empty()) {
-            out += "\\renewcommand{\\thefigure}{" + latex_escape(fb.number) + "}\\caption{" + cap + "}";
+            out += "\\renewcommand{\\thefigure}{" + latex_escape(fb.number) + "}" +
+                   (floats ? "\\caption{" : "\\captionof{figure}{") + cap + "}";
             if (!fb.label.empty()) out += "\\label{" + fb.label + "}";
             out += "\n";
         } else if (!cap.empty()) {
-            out += "\\caption*{" + cap + "}\n";
+            out += (floats ? "\\caption*{" : "\\captionof*{figure}{") + cap + "}\n";
         }
-        return out + "\\end{figure}\n\n";
+        return out + (floats ? "\\end{figure}\n\n" : "\\end{center}\n\n");
     }
 
+    // A table that fits the text width is a booktabs tabular; one that does not is set as a list,
+    // one entry a row ("Step 1 --- Input <s>; Query [1, 0]; …"), whose lines break between entries,
+    // after the commas of a vector and inside long digit runs. TeX decides, measuring the tabular
+    // in the document's own fonts against \linewidth (12 cm for a book's column, or whatever the
+    // author's document has), so the choice holds for any font and any text width. Rows sit
+    // 1.3 times apart, so that stacked fractions in consecutive rows do not touch; the caption
+    // stays with the start of its table.
     std::string table(const TableBlock& t) const override {
         const std::string notes = joined_notes(t, "\\par\n");
         const std::vector<std::string> headers = header_texts(t);
         const std::size_t columns = headers.size();
-        std::string out = table_head(t, headers);
+        std::string out = table_head(t);
+        out += "\\exactattnFit{\\begin{tabular}{" + std::string(columns, 'l') + "}\n\\toprule\n";
+        for (std::size_t i = 0; i < columns; ++i) out += (i > 0 ? " & " : "") + headers[i];
+        out += " \\\\\n\\midrule\n";
         each_row(t, [&](const std::vector<std::string>& row) {
             for (std::size_t i = 0; i < columns; ++i) out += (i > 0 ? " & " : "") + (i < row.size() ? row[i] : "");
             out += " \\\\\n";
         });
-        out += "\\bottomrule\n\\end{tabular}\n";
+        out += "\\bottomrule\n\\end{tabular}}{%\n";
+        each_row(t, [&](const std::vector<std::string>& row) {
+            out += "\\exactattnRow{";
+            for (std::size_t i = 0; i < columns; ++i) {
+                const std::string cell = "\\exactattnCell{" + breakable(i < row.size() ? row[i] : "") + "}";
+                if (i == 0) {
+                    out += "\\textbf{" + headers[0] + "} " + cell + " ---";
+                } else {
+                    out += std::string(i == 1 ? " " : ";\\enspace\\allowbreak ") + headers[i] + " " + cell;
+                }
+            }
+            out += "}\n";
+        });
+        out += "}\n";
         if (!notes.empty()) out += "\\par\\smallskip{\\footnotesize " + notes + "}\n";
         return out + (o_.latex_floats ? "\\end{table}\n\n" : "\\end{center}\n\n");
     }
 
+    // The body in a group that lets TeX space a paragraph's lines out by up to 30% of the width rather than
+    // run one past the text width (a long pointer or path, a formula that cannot break); the
+    // author's document is left as it was after the group.
     std::string page(const Document& doc, const std::string& body) const override {
-        return o_.standalone ? standalone(doc, body) : kLatexRequirements + ("\n" + body);
+        const std::string grouped = std::string(kBodyMacros) + body + "\\endgroup\n";
+        return o_.standalone ? standalone(doc, grouped) : kLatexRequirements + ("\n" + grouped);
     }
 
     std::string paragraph(const Paragraph& p) const override { return inline_text(p.text) + "\n\n"; }
 
   private:
-    // A LaTeX table up to its first row: the environment, the caption, the header.
-    std::string table_head(const TableBlock& t, const std::vector<std::string>& headers) const {
+    // A LaTeX table up to its rows: the environment, the row spacing, the caption (kept with what
+    // follows it).
+    std::string table_head(const TableBlock& t) const {
         std::string out = o_.latex_floats ? "\\begin{table}[htbp]\n\\centering\n" : "\\begin{center}\n";
+        out += "\\renewcommand{\\arraystretch}{1.3}\n";
         // A numbered table prints its own number ("Table 14.1: …", \ref gives 14.1): \thetable is
         // redefined inside the table's group. An unnumbered one takes the starred caption.
         const std::string c = inline_text(t.caption);
@@ -132,9 +180,61 @@ class LatexWriter final : public Writer {
         } else if (!c.empty()) {
             out += o_.latex_floats ? "\\caption*{" + c + "}\n" : "\\captionof*{table}{" + c + "}\n";
         }
-        out += "\\begin{tabular}{" + std::string(headers.size(), 'l') + "}\n\\toprule\n";
-        for (std::size_t i = 0; i < headers.size(); ++i) out += (i > 0 ? " & " : "") + headers[i];
-        return out + " \\\\\n\\midrule\n";
+        return out + "\\par\\nopagebreak\n";
+    }
+
+    // A cell set in running text: a line may break after a comma (of a vector, or of prose) and
+    // every 10 digits of a run of more than 12 (a long integer), but not inside a fraction.
+    // Text whose words run longer than 16 characters with '/' in them may break after each '/'.
+    static std::string slash_words_break(const std::string& text) {
+        if (text.find('/') == std::string::npos) return text;
+        std::string out;
+        std::size_t start = 0;
+        while (start < text.size()) {
+            std::size_t end = text.find(' ', start);
+            if (end == std::string::npos) end = text.size();
+            const std::string word = text.substr(start, end - start);
+            out += word.size() > 16 ? code_breaks(word) : word;
+            if (end < text.size()) out += ' ';
+            start = end + 1;
+        }
+        return out;
+    }
+
+    // Code (a file's path, a JSON pointer) may break after a '/' or '-' that has more after it.
+    static std::string code_breaks(const std::string& code) {
+        std::string out;
+        for (std::size_t i = 0; i < code.size(); ++i) {
+            out += code[i];
+            if ((code[i] == '/' || code[i] == '-') && i + 1 < code.size()) out += "\\allowbreak{}";
+        }
+        return out;
+    }
+
+    static std::string breakable(const std::string& cell) {
+        std::string out;
+        std::size_t digits = 0;
+        std::size_t run = 0;
+        for (std::size_t i = 0; i < cell.size(); ++i) {
+            const char c = cell[i];
+            if (c >= '0' && c <= '9') {
+                if (run == 0) {
+                    std::size_t j = i;
+                    while (j < cell.size() && cell[j] >= '0' && cell[j] <= '9') ++j;
+                    run = j - i;
+                    digits = 0;
+                }
+                if (run > 12 && digits > 0 && digits % 10 == 0) out += "\\allowbreak{}";
+                ++digits;
+                --run;
+                out += c;
+                continue;
+            }
+            run = 0;
+            out += c;
+            if (c == ',' && i + 1 < cell.size() && cell[i + 1] == ' ') out += "\\allowbreak{}";
+        }
+        return out;
     }
 
     std::string standalone(const Document& doc, const std::string& body) const {

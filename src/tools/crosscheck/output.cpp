@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "exactattn/crosscheck.hpp"
+#include "exactattn/parse.hpp"
 #include "exactattn/print.hpp"
 #include "scenario/json.hpp"
 
@@ -117,7 +118,7 @@ TableBlock rows_table(const CrosscheckResult& r) {
         const bool over_bound = row.abs_error > row.bound;
         Inline within =
             row.passed ? Inline("yes") : Inline().strong("no").text(over_bound ? " (over bound)" : " (over tolerance)");
-        tab.add_row({Inline().code(row.quantity), Inline().code(row.exact),
+        tab.add_row({Inline().code(row.quantity), Inline().value(parse_value(row.exact)),
                      Inline(fmt::format("{} ({})", num(row.rounded), hex(row.rounded))),
                      Inline(fmt::format("{} ({})", num(row.computed), hex(row.computed))), Inline(err(row.ulp_error)),
                      Inline(err(row.bound_ulps)), Inline(err(row.rel_error)), Inline(err(row.abs_error)),
