@@ -11,7 +11,9 @@
 
 namespace exactattn::cli {
 
-int cmd_rollout(const RolloutOptions& o, std::ostream& out) {
+namespace {
+
+int rollout_file(const RolloutOptions& o, std::ostream& out) {
     Scenario s = load_scenario(o.file);
     const Format f = parse_format(o.format);
     Location where;
@@ -54,6 +56,12 @@ int cmd_rollout(const RolloutOptions& o, std::ostream& out) {
     else
         emit(rollout_document(rep, r), f, o.render, out);
     return 0;
+}
+
+}  // namespace
+
+int cmd_rollout(const RolloutOptions& o, std::ostream& out) {
+    return placed_in_file(o.file, [&] { return rollout_file(o, out); });
 }
 
 }  // namespace exactattn::cli

@@ -15,7 +15,9 @@
 
 namespace exactattn::cli {
 
-int cmd_run(const RunOptions& o, std::ostream& out, DeferredOutput& deferred) {
+namespace {
+
+int run_file(const RunOptions& o, std::ostream& out, DeferredOutput& deferred) {
     const Scenario s = load_scenario(o.file);
     const Format f = parse_format(o.format);
     if (f == Format::Json) {
@@ -29,6 +31,12 @@ int cmd_run(const RunOptions& o, std::ostream& out, DeferredOutput& deferred) {
     // Tables: refused before the reads are computed when their cells are over the limit.
     emit(run_document(run_scenario(s, ReportUse::Tables)), f, o.render, out);
     return 0;
+}
+
+}  // namespace
+
+int cmd_run(const RunOptions& o, std::ostream& out, DeferredOutput& deferred) {
+    return placed_in_file(o.file, [&] { return run_file(o, out, deferred); });
 }
 
 int cmd_encode(const EncodeOptions& o, std::ostream& out) {
@@ -62,7 +70,8 @@ int cmd_verify(const FilesOptions& o, std::ostream& out) {
     const std::vector<std::string> files = scenario_files(o.files);
     std::vector<VerifyResult> results(files.size());
     run_parallel(files.size(), o.jobs == 0 ? default_jobs() : o.jobs, [&](std::size_t i) {
-        results[i] = verify_report(run_scenario(load_scenario(files[i]), ReportUse::Values));
+        results[i] = placed_in_file(
+            files[i], [&] { return verify_report(run_scenario(load_scenario(files[i]), ReportUse::Values)); });
     });
     std::size_t passed = 0;
     std::size_t failed = 0;

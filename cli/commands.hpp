@@ -18,6 +18,21 @@ class App;
 
 namespace exactattn::cli {
 
+/// f(), with an error that has no place placed at `file`: a refusal while a scenario's report
+/// is computed or printed (the work budget's, docs/limits.md) names the file it came from. A
+/// usage error (a file that cannot be read) names its file in its reason already.
+template <class F>
+auto placed_in_file(const std::string& file, F&& f) {
+    try {
+        return f();
+    } catch (const Error& e) {
+        if (!e.where().empty() || e.kind() == ErrorKind::Usage) throw;
+        Location where;
+        where.file = file;
+        throw e.located(where);
+    }
+}
+
 struct EvalOptions {
     std::string expr;
     std::string format = "ascii";

@@ -3,7 +3,9 @@
 // (Unicode, LaTeX, MathML, ASCII).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
+#include <vector>
 
 #include "exactattn/document.hpp"
 #include "exactattn/print.hpp"
@@ -32,11 +34,145 @@ std::string value_in(const Value& v, MathForm f) {
 
 // Author math in MathML: a single letter is an identifier (italic, like the values' a);
 // anything else its plain-text reading in <mtext>.
-std::string tex_mathml(const std::string& tex) {
-    const std::string t = tex_to_text(tex);
-    if (t.size() == 1 && std::isalpha(static_cast<unsigned char>(t[0])) != 0) return "<mi>" + t + "</mi>";
-    return "<mtext>" + html_escape(t) + "</mtext>";
-}
+// Author math as MathML (docs/output.md, "Author math"): the subset a chapter's prose uses —
+// letters as identifiers, numbers, operators, groups, _ and ^, \frac, \sqrt, \mathbb, \mathrm,
+// \text, Greek letters and the symbols tex_to_text knows, function names (\ln, \exp, \max). A
+// command outside it is kept as its TeX, verbatim, in <mtext>.
+class TexMathml {
+  public:
+    explicit TexMathml(const std::string& tex) : t_(tex) {}
+    std::string run() {
+        std::string out;
+        while (i_ < t_.size()) out += script(atom());
+        return "<mrow>" + out + "</mrow>";
+    }
+
+  private:
+    // The atom at i_ and any _ and ^ after it.
+    std::string script(std::string base) {
+        std::string sub;
+        std::string sup;
+        for (;;) {
+            skip_spaces();
+            if (i_ < t_.size() && (t_[i_] == '_' || t_[i_] == '^')) {
+                const char c = t_[i_++];
+                (c == '_' ? sub : sup) = atom();
+                continue;
+            }
+            break;
+        }
+        if (!sub.empty() && !sup.empty()) return "<msubsup>" + base + sub + sup + "</msubsup>";
+        if (!sub.empty()) return "<msub>" + base + sub + "</msub>";
+        if (!sup.empty()) return "<msup>" + base + sup + "</msup>";
+        return base;
+    }
+    void skip_spaces() {
+        while (i_ < t_.size() && t_[i_] == ' ') ++i_;
+    }
+    // A braced group's contents as one <mrow>, or the next atom.
+    std::string argument() {
+        skip_spaces();
+        if (i_ < t_.size() && t_[i_] == '{') return group();
+        return atom();
+    }
+    std::string group() {
+        ++i_;  // '{'
+        std::string out;
+        while (i_ < t_.size() && t_[i_] != '}') out += script(atom());
+        if (i_ < t_.size()) ++i_;
+        return "<mrow>" + out + "</mrow>";
+    }
+    // The raw text of a braced argument ({Q} of \mathbb{Q}).
+    std::string raw_argument() {
+        skip_spaces();
+        if (i_ >= t_.size() || t_[i_] != '{') return i_ < t_.size() ? std::string(1, t_[i_++]) : std::string();
+        int depth = 0;
+        const std::size_t start = ++i_;
+        while (i_ < t_.size() && (t_[i_] != '}' || depth > 0)) {
+            depth += t_[i_] == '{' ? 1 : t_[i_] == '}' ? -1 : 0;
+            ++i_;
+        }
+        const std::string inner = t_.substr(start, i_ - start);
+        if (i_ < t_.size()) ++i_;
+        return inner;
+    }
+    std::string atom() {
+        skip_spaces();
+        if (i_ >= t_.size()) return "";
+        const char c = t_[i_];
+        if (c == '{') return group();
+        if (c == '\\') return command();
+        if (std::isdigit(static_cast<unsigned char>(c)) != 0) {
+            const std::size_t start = i_;
+            while (i_ < t_.size() && (std::isdigit(static_cast<unsigned char>(t_[i_])) != 0 || t_[i_] == '.')) ++i_;
+            return "<mn>" + t_.substr(start, i_ - start) + "</mn>";
+        }
+        if (std::isalpha(static_cast<unsigned char>(c)) != 0) return "<mi>" + std::string(1, t_[i_++]) + "</mi>";
+        if (static_cast<unsigned char>(c) >= 0x80) {  // a character typed as itself: √, ≈, α
+            std::size_t len = 1;
+            while (i_ + len < t_.size() && (static_cast<unsigned char>(t_[i_ + len]) & 0xC0U) == 0x80U) ++len;
+            const std::string ch = t_.substr(i_, len);
+            i_ += len;
+            return "<mo>" + html_escape(ch) + "</mo>";
+        }
+        ++i_;
+        if (c == '-') return "<mo>−</mo>";
+        return "<mo>" + html_escape(std::string(1, c)) + "</mo>";
+    }
+    std::string command() {
+        std::size_t j = i_ + 1;
+        while (j < t_.size() && std::isalpha(static_cast<unsigned char>(t_[j])) != 0) ++j;
+        if (j == i_ + 1) {  // \, \; \{ \} and the like
+            const char n = i_ + 1 < t_.size() ? t_[i_ + 1] : ' ';
+            i_ += 2;
+            return n == ',' || n == ';' || n == ':' || n == ' ' || n == '!'
+                       ? ""
+                       : "<mo>" + html_escape(std::string(1, n)) + "</mo>";
+        }
+        const std::string cmd = t_.substr(i_ + 1, j - i_ - 1);
+        i_ = j;
+        if (cmd == "frac" || cmd == "tfrac" || cmd == "dfrac") {
+            const std::string num = argument();
+            return "<mfrac>" + num + argument() + "</mfrac>";
+        }
+        if (cmd == "sqrt") {
+            skip_spaces();
+            if (i_ < t_.size() && t_[i_] == '[') {
+                const std::size_t end = t_.find(']', i_);
+                const std::string index = TexMathml(t_.substr(i_ + 1, end - i_ - 1)).run();
+                i_ = end == std::string::npos ? t_.size() : end + 1;
+                return "<mroot>" + argument() + index + "</mroot>";
+            }
+            return "<msqrt>" + argument() + "</msqrt>";
+        }
+        if (cmd == "mathbb") return "<mi mathvariant=\"double-struck\">" + html_escape(raw_argument()) + "</mi>";
+        if (cmd == "mathbf") return "<mi mathvariant=\"bold\">" + html_escape(raw_argument()) + "</mi>";
+        if (cmd == "mathrm" || cmd == "operatorname") {
+            return "<mi mathvariant=\"normal\">" + html_escape(raw_argument()) + "</mi>";
+        }
+        if (cmd == "text" || cmd == "textrm" || cmd == "mbox")
+            return "<mtext>" + html_escape(raw_argument()) + "</mtext>";
+        if (cmd == "left" || cmd == "right" || cmd == "quad" || cmd == "qquad") return "";
+        static const std::vector<std::string> functions = {"ln",  "log",    "exp",    "max",     "min", "sin", "cos",
+                                                           "arg", "argmax", "argmin", "softmax", "lim", "det"};
+        if (std::find(functions.begin(), functions.end(), cmd) != functions.end()) return "<mi>" + cmd + "</mi>";
+        static const std::vector<std::pair<std::string, std::string>> greek = {
+            {"alpha", "α"},  {"beta", "β"},  {"gamma", "γ"}, {"delta", "δ"}, {"epsilon", "ε"}, {"theta", "θ"},
+            {"lambda", "λ"}, {"mu", "μ"},    {"pi", "π"},    {"sigma", "σ"}, {"tau", "τ"},     {"phi", "φ"},
+            {"omega", "ω"},  {"Sigma", "Σ"}, {"Delta", "Δ"}, {"eta", "η"},   {"kappa", "κ"},   {"rho", "ρ"}};
+        for (const auto& [name, letter] : greek) {
+            if (name == cmd) return "<mi>" + letter + "</mi>";
+        }
+        const std::string symbol = tex_to_text("\\" + cmd);
+        if (symbol != cmd) return "<mo>" + html_escape(symbol) + "</mo>";
+        return "<mtext>" + html_escape("\\" + cmd) + "</mtext>";  // outside the subset: verbatim
+    }
+
+    const std::string& t_;
+    std::size_t i_ = 0;
+};
+
+std::string tex_mathml(const std::string& tex) { return TexMathml(tex).run(); }
 
 const char* op_text(Formula::Op o, MathForm f) {
     const bool latex = f == MathForm::Latex;

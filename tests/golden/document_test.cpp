@@ -87,6 +87,27 @@ TEST(Document, TexInProseReadsAsText) {
     EXPECT_EQ(tex_to_text("\\sqrt{2}"), "√2");
 }
 
+TEST(Document, AuthorMathBecomesMathMLInHtml) {
+    // Issue 24 item 5: $…$ in notes was <mtext> holding raw TeX (c_1, W_Q, "mathbbQ"). Each
+    // MathML below is written by hand from the MathML 3 elements for the TeX it stands for (a
+    // braced group is an <mrow>).
+    const auto html = [](const std::string& md) { return render_inline(inline_markdown(md), Format::Html); };
+    EXPECT_EQ(html("$c_1$"), "<math><mrow><msub><mi>c</mi><mn>1</mn></msub></mrow></math>");
+    EXPECT_EQ(html("$W_Q$"), "<math><mrow><msub><mi>W</mi><mi>Q</mi></msub></mrow></math>");
+    EXPECT_EQ(html("$\\mathbb{Q}$"), "<math><mrow><mi mathvariant=\"double-struck\">Q</mi></mrow></math>");
+    EXPECT_EQ(
+        html("$h_{t-1} \\geq 0$"),
+        "<math><mrow><msub><mi>h</mi><mrow><mi>t</mi><mo>−</mo><mn>1</mn></mrow></msub><mo>≥</mo><mn>0</mn></mrow>"
+        "</math>");
+    EXPECT_EQ(html("$\\tfrac{a}{2}$"),
+              "<math><mrow><mfrac><mrow><mi>a</mi></mrow><mrow><mn>2</mn></mrow></mfrac></mrow></math>");
+    EXPECT_EQ(html("$\\sqrt[4]{2}$"),
+              "<math><mrow><mroot><mrow><mn>2</mn></mrow><mrow><mn>4</mn></mrow></mroot></mrow></math>");
+    EXPECT_EQ(html("$\\alpha^2$"), "<math><mrow><msup><mi>α</mi><mn>2</mn></msup></mrow></math>");
+    // Outside the documented subset: the command kept as written, visibly.
+    EXPECT_EQ(html("$\\widehat{x}$"), "<math><mrow><mtext>\\widehat</mtext><mrow><mi>x</mi></mrow></mrow></math>");
+}
+
 TEST(Document, MarkdownUnderscoresInsideWordsAreText) {
     const Inline in = inline_markdown("h_t and _stress_ and **bold** and `code` and $x^2$");
     ASSERT_EQ(in.parts().size(), 8U);
