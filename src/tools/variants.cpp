@@ -662,21 +662,52 @@ Document variant_sheet_document(const VariantSet& set) {
     return doc;
 }
 
+namespace {
+
+/// An inline text as the HTML of a Moodle question: math as MathJax's `\(…\)` around its LaTeX
+/// (Moodle's MathJax filter typesets it), so a value filled into a prompt from `{{pointer}}` and
+/// an author's `$…$` keep their math instead of becoming plain text.
+std::string moodle_html(const Inline& in) {
+    std::string out;
+    for (const auto& p : in.parts()) {
+        switch (p.kind) {
+            case Inline::Kind::Math:
+                out += html_escape("\\(" + p.math.render(MathForm::Latex) + "\\)");
+                break;
+            case Inline::Kind::Emph:
+                out += "<em>" + html_escape(p.text) + "</em>";
+                break;
+            case Inline::Kind::Strong:
+                out += "<strong>" + html_escape(p.text) + "</strong>";
+                break;
+            case Inline::Kind::Code:
+                out += "<code>" + html_escape(p.text) + "</code>";
+                break;
+            case Inline::Kind::Text:
+            case Inline::Kind::Token:
+                out += html_escape(p.text);
+                break;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
 std::string moodle_xml(const VariantSet& set) {
     const Variation& var = *set.exercise.variation;
     std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<quiz>\n";
     for (const auto& v : set.variants) {
         const Value answer = answer_value(set, v);
-        const std::string prompt =
-            render_inline(inline_markdown(v.report.scenario.exercises.front().prompt), Format::Text);
-        const std::string ask = fmt::format("Give {} as a decimal number.",
-                                            render_inline(inline_markdown(part_label(var, var.answer)), Format::Text));
+        const std::string prompt = moodle_html(inline_markdown(v.report.scenario.exercises.front().prompt));
+        const std::string ask =
+            "Give " + moodle_html(inline_markdown(part_label(var, var.answer))) + " as a decimal number.";
         out += "  <question type=\"numerical\">\n";
         out += fmt::format(
             "    <name>\n      <text>{}</text>\n    </name>\n",
             html_escape(fmt::format("Exercise {}, variant {} (seed {})", set.exercise.id, v.number, v.seed)));
         out += fmt::format("    <questiontext format=\"html\">\n      <text>{}</text>\n    </questiontext>\n",
-                           html_escape("<p>" + html_escape(prompt) + "</p><p>" + html_escape(ask) + "</p>"));
+                           html_escape("<p>" + prompt + "</p><p>" + ask + "</p>"));
         out += fmt::format(
             "    <generalfeedback format=\"html\">\n      <text>{}</text>\n    </generalfeedback>\n",
             html_escape("<p>" + html_escape(fmt::format("Re-create this variant: {}", recreate_command(set, v))) +

@@ -155,6 +155,12 @@ TEST(Variants, FirstVariantOfSeed7ByHand) {
     EXPECT_NE(xml.find("<text>1.13424084091627</text>"), std::string::npos) << xml;
     EXPECT_NE(xml.find("<tolerance>0.001</tolerance>"), std::string::npos);
     EXPECT_NE(xml.find("Exact value: 18a/11"), std::string::npos);
+    // The values filled into the prompt keep their math, as MathJax's \(…\) around their LaTeX:
+    // the drawn query [−1, 2] and readout [2, 2] above, the states [a, 0], [0, a], [0, 0].
+    EXPECT_NE(xml.find("Use query \\([-1, 2]\\) with the source states \\(\\left([a, 0], [0, a], [0, 0]\\right)\\)"),
+              std::string::npos)
+        << xml;
+    EXPECT_NE(xml.find("the readout coefficients \\([2, 2]\\)"), std::string::npos) << xml;
 }
 
 // The writer round-trips every generated variant: load(write(s)) == s, the scenario itself and
@@ -407,6 +413,29 @@ TEST(Variants, MoodleXmlStaysWellFormedWithControlCharactersInThePrompt) {
     const std::string path = testing::TempDir() + "moodle-control.xml";
     std::ofstream(path) << xml;
     EXPECT_EQ(std::system(("xmllint --noout " + path).c_str()), 0);
+}
+
+// An author's Markdown in a prompt reaches Moodle as HTML: `$…$` as MathJax's \(…\) holding the
+// author's TeX as written, emphasis as <em>, code as <code>, and markup characters escaped (once
+// for HTML, once more for the XML text that carries it).
+TEST(Variants, MoodlePromptKeepsAuthorMathAndMarkup) {
+    std::string text(builtin_chapter14());
+    const std::string from = "\"prompt\": \"Use query {{";
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, from.size(), "\"prompt\": \"For $c_1 + 2c_2 < 1$, *use* `<q>` and query {{");
+    VariantRequest req;
+    req.exercise = "exercise-1";
+    req.count = 1;
+    req.seed = 7;
+    const std::string xml = moodle_xml(draw_variants(parse_scenario(text, "chapter14.json"), req));
+    EXPECT_NE(
+        xml.find(
+            "For \\(c_1 + 2c_2 &amp;lt; 1\\), &lt;em&gt;use&lt;/em&gt; &lt;code&gt;&amp;lt;q&amp;gt;&lt;/code&gt; and "
+            "query \\([-1, 2]\\)"),
+        std::string::npos)
+        << xml;
+    EXPECT_EQ(xml.find("$c_1"), std::string::npos);
 }
 
 }  // namespace
