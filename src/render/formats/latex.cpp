@@ -75,10 +75,14 @@ class LatexWriter final : public Writer {
                inline_text(h.text) + "}\n\n";
     }
 
+    // Summary lines (weights, context) are set ragged right and may break after a list's commas,
+    // as a table cell in list form is: a list of irrational weights is wider than the text, and
+    // justified, the first part of such a line is too loose for TeX to break it at all.
     std::string lines(const Lines& l) const override {
-        std::string out;
+        if (l.lines.empty()) return "";
+        std::string out = "{\\raggedright\n";
         for (std::size_t i = 0; i < l.lines.size(); ++i) {
-            out += inline_text(l.lines[i]) + (i + 1 == l.lines.size() ? "\n" : "\\\\\n");
+            out += breakable(inline_text(l.lines[i])) + (i + 1 == l.lines.size() ? "\\par}\n" : "\\\\\n");
         }
         return out + "\n";
     }
