@@ -392,20 +392,27 @@ TEST(Variants, CommandLineErrors) {
 
 namespace {
 
+// The Moodle export of exercise 1 of the chapter (seed 7) with its prompt's opening
+// "Use query {{" replaced by `opening` (a JSON string's text, escapes allowed).
+std::string moodle_with_prompt(const std::string& opening, std::size_t count) {
+    std::string text(builtin_chapter14());
+    const std::string from = "\"prompt\": \"Use query {{";
+    const auto at = text.find(from);
+    EXPECT_NE(at, std::string::npos);
+    if (at == std::string::npos) return {};
+    text.replace(at, from.size(), "\"prompt\": \"" + opening + "{{");
+    VariantRequest req;
+    req.exercise = "exercise-1";
+    req.count = count;
+    req.seed = 7;
+    return moodle_xml(draw_variants(parse_scenario(text, "chapter14.json"), req));
+}
+
 // An author's prompt may hold any character a JSON string can (here U+0001 and U+FFFE, which
 // XML 1.0 cannot carry at all): the Moodle export must stay well-formed XML, showing them as
 // <U+XXXX>. Checked by the structure of the bytes and by xmllint, a real XML parser.
 TEST(Variants, MoodleXmlStaysWellFormedWithControlCharactersInThePrompt) {
-    std::string text(builtin_chapter14());
-    const std::string from = "\"prompt\": \"Use query {{";
-    const auto at = text.find(from);
-    ASSERT_NE(at, std::string::npos);
-    text.replace(at, from.size(), "\"prompt\": \"Use\\u0001 query \\uFFFE {{");
-    VariantRequest req;
-    req.exercise = "exercise-1";
-    req.count = 2;
-    req.seed = 7;
-    const std::string xml = moodle_xml(draw_variants(parse_scenario(text, "chapter14.json"), req));
+    const std::string xml = moodle_with_prompt("Use\\u0001 query \\uFFFE ", 2);
     for (unsigned char c : xml) EXPECT_TRUE(c >= 0x20 || c == '\n') << static_cast<int>(c);
     EXPECT_EQ(xml.find("\xEF\xBF\xBE"), std::string::npos);
     EXPECT_NE(xml.find("Use&amp;lt;U+0001&amp;gt; query &amp;lt;U+FFFE&amp;gt;"), std::string::npos) << xml;
@@ -419,16 +426,7 @@ TEST(Variants, MoodleXmlStaysWellFormedWithControlCharactersInThePrompt) {
 // author's TeX as written, emphasis as <em>, code as <code>, and markup characters escaped (once
 // for HTML, once more for the XML text that carries it).
 TEST(Variants, MoodlePromptKeepsAuthorMathAndMarkup) {
-    std::string text(builtin_chapter14());
-    const std::string from = "\"prompt\": \"Use query {{";
-    const auto at = text.find(from);
-    ASSERT_NE(at, std::string::npos);
-    text.replace(at, from.size(), "\"prompt\": \"For $c_1 + 2c_2 < 1$, *use* `<q>` and query {{");
-    VariantRequest req;
-    req.exercise = "exercise-1";
-    req.count = 1;
-    req.seed = 7;
-    const std::string xml = moodle_xml(draw_variants(parse_scenario(text, "chapter14.json"), req));
+    const std::string xml = moodle_with_prompt("For $c_1 + 2c_2 < 1$, *use* `<q>` and query ", 1);
     EXPECT_NE(
         xml.find(
             "For \\(c_1 + 2c_2 &amp;lt; 1\\), &lt;em&gt;use&lt;/em&gt; &lt;code&gt;&amp;lt;q&amp;gt;&lt;/code&gt; and "
