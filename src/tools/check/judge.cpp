@@ -319,12 +319,8 @@ LearnerAnswer with_exact_entries(const LearnerAnswer& given) {
 }
 
 Judgement judge_values(const Report& rep, const Json& doc, const LearnerAnswer& answer, const Location& where) {
-    Judgement j;
-    j.name = answer.name;
-    j.target = answer.target;
+    Judgement j = detail::judgement_of(answer);
     j.proposed = answer.proposed;
-    j.entries = answer.entries;
-    j.scalar = answer.scalar;
     const Right r = right_at(doc, answer.target, where);
     j.exact = r.exact.values;
     j.columns = r.exact.columns;

@@ -294,12 +294,17 @@ std::vector<TokenMistake> token_mistakes(const Report& rep, const Json& doc, con
 
 namespace detail {
 
-Judgement judge_tokens(const Report& rep, const Json& doc, const LearnerAnswer& answer, const Location& where) {
+Judgement judgement_of(const LearnerAnswer& answer) {
     Judgement j;
     j.name = answer.name;
     j.target = answer.target;
     j.entries = answer.entries;
     j.scalar = answer.scalar;
+    return j;
+}
+
+Judgement judge_tokens(const Report& rep, const Json& doc, const LearnerAnswer& answer, const Location& where) {
+    Judgement j = judgement_of(answer);
     j.tokens = true;
     const TokensAt right = tokens_at(doc, answer.target, where);
     j.exact_tokens = right.tokens;

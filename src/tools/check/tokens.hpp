@@ -33,6 +33,9 @@ Inline tokens_inline(const std::vector<std::string>& tokens, bool scalar);
 /// The tokens a learner's entries propose: none for `null` (Form::NoToken).
 std::vector<std::optional<std::string>> proposed_tokens(const std::vector<AnswerEntry>& entries);
 
+/// A judgement of `answer` before any comparison: its name, target, entries and shape.
+Judgement judgement_of(const LearnerAnswer& answer);
+
 /// judge() for a target that names_tokens(): exact comparison of the tokens (a step's argmax
 /// as a set), findings (a token outside the vocabulary, a difference in letter case only), and
 /// the token mistakes of docs/check.md (other-tied-token, other-regime, reference-token).
