@@ -568,14 +568,10 @@ std::size_t digits_kept(const Sum& s, const DisplayOptions& o) {
 
 namespace {
 
-// Work units charged per character of a printed value (docs/limits.md): a report is laid out,
-// escaped and written around every value it prints, so that the budget bounds how much a job
-// prints (a rollout of 1024 steps over a 60-token vocabulary printed 220 MB), not only what
-// it computes.
-constexpr double kWorkPerPrintedByte = 8000;
-
+// A printed value is charged kWorkPerPrintedCharacter a character (limits.hpp): a rollout of
+// 1024 steps over a 60-token vocabulary once printed 220 MB.
 std::string charged(std::string text) {
-    const double units = kWorkPerPrintedByte * static_cast<double>(text.size());
+    const double units = kWorkPerPrintedCharacter * static_cast<double>(text.size());
     if (!charge_work(units)) throw over_work(units, fmt::format("printing a value of {} characters", text.size()));
     return text;
 }
