@@ -464,10 +464,11 @@ Drawn draw_one(const Context& c, std::uint64_t seed, std::size_t number) {
     for (const auto& name : order) most = failures[name] > failures[most] ? name : most;
     std::string all;
     for (const auto& name : order) all += fmt::format("{}{} {}", all.empty() ? "" : ", ", name, failures[name]);
-    throw limit_error(fmt::format("variant {} (seed {}): no draw of {} met the constraints (limit max_variant_draws); "
-                                  "{} failed most ({} of {} draws; failures: {})",
-                                  number, seed, max_draws, most, failures[most], max_draws, all),
-                      c.at("/constraints"));
+    throw over_limit(
+        Limit::max_variant_draws,
+        fmt::format("variant {} (seed {}): no draw met the constraints in {} draws", number, seed, max_draws),
+        c.at("/constraints"),
+        fmt::format("{} failed most ({} of {} draws; failures: {})", most, failures[most], max_draws, all));
 }
 
 std::size_t find_exercise(const Scenario& s, const std::string& id) {
@@ -547,10 +548,11 @@ VariantSet draw_variants(const Scenario& base, const VariantRequest& request) {
     const std::int64_t max_seeds = request.count + limits().max_variant_draws;
     for (std::int64_t tried = 0; static_cast<std::int64_t>(set.variants.size()) < request.count; ++tried) {
         if (tried == max_seeds) {
-            throw limit_error(fmt::format("only {} different variants in {} seeds (limit max_variant_draws): the "
-                                          "declared ranges allow too few for {}",
-                                          set.variants.size(), max_seeds, request.count),
-                              c.at("/vary"));
+            throw over_limit(Limit::max_variant_draws,
+                             fmt::format("{} different variants need more than {} extra seeds (the ranges gave {} "
+                                         "different in {} seeds)",
+                                         request.count, max_seeds - request.count, set.variants.size(), max_seeds),
+                             c.at("/vary"), "the declared ranges allow too few");
         }
         Drawn d = draw_one(c, master.next(), set.variants.size() + 1);
         if (std::find(seen.begin(), seen.end(), d.values) != seen.end()) continue;
