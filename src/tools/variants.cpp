@@ -329,10 +329,12 @@ Scenario needed_only(const Context& c, Scenario s) {
     return s;
 }
 
-/// What the run report computes: the report without what it only echoes of the file (the
-/// title, the assumptions, the vocabulary as declared).
-Json computed_quantities(const Scenario& s) {
-    Json doc = detail::report_to_json(run_scenario(s));
+/// What the run report computes of what the exercise needs (needed_only): the report without
+/// what it only echoes of the file (the title, the assumptions, the vocabulary as declared).
+/// Probing whether an entry varies runs this once per probe, so a layer the exercise never
+/// reads is not recomputed for each (issue 27).
+Json computed_quantities(const Context& c, const Scenario& s) {
+    Json doc = detail::report_to_json(run_scenario(needed_only(c, s)));
     for (const char* echoed : {"title", "assumptions", "vocabulary"}) doc.erase(echoed);
     return doc;
 }
@@ -354,7 +356,7 @@ Varies entry_varies(const Context& c, std::size_t i, const Json& base) {
         if (doc.at(at) == original) continue;
         other_value = true;
         try {
-            return computed_quantities(variant_scenario(c, doc)) != base ? Varies::Yes : Varies::No;
+            return computed_quantities(c, variant_scenario(c, doc)) != base ? Varies::Yes : Varies::No;
         } catch (const Error&) {
             continue;  // this value makes no valid run; the draws report it if every value does
         }
@@ -369,7 +371,7 @@ void check_entries_vary(const Context& c) {
     const Variation& v = c.variation();
     Json base;
     try {
-        base = computed_quantities(variant_scenario(c, c.base_json));
+        base = computed_quantities(c, variant_scenario(c, c.base_json));
     } catch (const Error&) {
         return;  // the base itself does not run as a variant: the draws say why
     }
