@@ -394,6 +394,7 @@ void check_entries_vary(const Context& c) {
 struct Drawn {
     Variant variant;
     std::string values;  ///< the drawn entries, to tell equal variants apart
+    Json answer;         ///< the report's quantity at the variation's `answer`
 };
 
 Drawn draw_one(const Context& c, std::uint64_t seed, std::size_t number) {
@@ -458,6 +459,7 @@ Drawn draw_one(const Context& c, std::uint64_t seed, std::size_t number) {
         d.variant.file_text = write_scenario(s);
         d.variant.report = std::move(rep);
         d.values = values;
+        d.answer = report_at(report_doc, v.answer, c.at("/answer"));
         return d;
     }
     std::string most = order.front();
@@ -468,6 +470,30 @@ Drawn draw_one(const Context& c, std::uint64_t seed, std::size_t number) {
                                   "{} failed most ({} of {} draws; failures: {})",
                                   number, seed, max_draws, most, failures[most], max_draws, all),
                       c.at("/constraints"));
+}
+
+/// A terminating decimal (the loader checks the tolerance is one) written exactly.
+std::string exact_decimal(const Value& v) {
+    int places = 0;
+    mpq_class q = v.rational();
+    while (q.get_den() != 1) {
+        q *= 10;
+        ++places;
+    }
+    return to_fixed(v, places);
+}
+
+/// Whether two variants' answers are too close for `distinct_answers` (docs/variants.md#constraints):
+/// one number each, within the tolerance of each other (certified; a distance the enclosures
+/// cannot decide counts as too close); anything else, equal as exact values.
+bool answers_too_close(const Json& x, const Json& y, const Value& tolerance, const Location& where) {
+    if (x.is_array() || y.is_array() || x.is_null() || y.is_null()) return canonical(x, where) == canonical(y, where);
+    const Value vx = detail::json_value(x, where);
+    const Value vy = detail::json_value(y, where);
+    const Tolerance tol{Tolerance::Kind::Absolute, tolerance.rational(), 0};
+    const AnswerEntry as_decimal{to_ascii(vx), AnswerEntry::Form::Decimal, Real::of(vx)};
+    const EntryVerdict within = judge_entry(as_decimal, Real::of(vy), tol);
+    return !within.decided || within.match;
 }
 
 std::size_t find_exercise(const Scenario& s, const std::string& id) {
@@ -541,12 +567,24 @@ VariantSet draw_variants(const Scenario& base, const VariantRequest& request) {
         return set;
     }
     // Variant k's seed is the k-th output of SplitMix64(seed); a variant equal to an earlier one
-    // is skipped for the next seed, so every variant is re-created by its own seed alone.
+    // (or, under distinct_answers, whose answer is within the tolerance of an earlier one's) is
+    // skipped for the next seed, so every variant is re-created by its own seed alone.
     SplitMix64 master(request.seed);
     std::vector<std::string> seen;
+    std::vector<Json> answers;
+    std::int64_t close_answers = 0;
     const std::int64_t max_seeds = request.count + limits().max_variant_draws;
     for (std::int64_t tried = 0; static_cast<std::int64_t>(set.variants.size()) < request.count; ++tried) {
         if (tried == max_seeds) {
+            if (close_answers > 0) {
+                throw limit_error(
+                    fmt::format("only {} variants with distinct answers in {} seeds (limit max_variant_draws): {} "
+                                "drawn variants had an answer within the tolerance {} of an earlier one; the "
+                                "declared ranges allow too few different answers for {}",
+                                set.variants.size(), max_seeds, close_answers, exact_decimal(v.tolerance),
+                                request.count),
+                    c.at("/constraints/distinct_answers"));
+            }
             throw limit_error(fmt::format("only {} different variants in {} seeds (limit max_variant_draws): the "
                                           "declared ranges allow too few for {}",
                                           set.variants.size(), max_seeds, request.count),
@@ -554,6 +592,17 @@ VariantSet draw_variants(const Scenario& base, const VariantRequest& request) {
         }
         Drawn d = draw_one(c, master.next(), set.variants.size() + 1);
         if (std::find(seen.begin(), seen.end(), d.values) != seen.end()) continue;
+        if (v.distinct_answers) {
+            const Location where = c.at("/answer");
+            const auto close = [&](const Json& earlier) {
+                return answers_too_close(earlier, d.answer, v.tolerance, where);
+            };
+            if (std::any_of(answers.begin(), answers.end(), close)) {
+                ++close_answers;
+                continue;
+            }
+            answers.push_back(d.answer);
+        }
         seen.push_back(d.values);
         set.variants.push_back(std::move(d.variant));
     }
@@ -594,17 +643,6 @@ std::string recreate_command(const VariantSet& set, const Variant& v) {
 }
 
 using detail::html_escape;
-
-/// A terminating decimal (the loader checks the tolerance is one) written exactly.
-std::string exact_decimal(const Value& v) {
-    int places = 0;
-    mpq_class q = v.rational();
-    while (q.get_den() != 1) {
-        q *= 10;
-        ++places;
-    }
-    return to_fixed(v, places);
-}
 
 Value answer_value(const VariantSet& set, const Variant& v) {
     const Json doc = detail::report_to_json(v.report);

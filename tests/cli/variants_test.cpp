@@ -377,6 +377,58 @@ TEST(Variants, TokenPartsInPromptSheetAndKey) {
     EXPECT_NE(render(variant_sheet_document(set), Format::Latex).find("\\exactattnToken{blue}"), std::string::npos);
 }
 
+// distinct_answers: over states [a, 0], [0, a] a query [q1, q2] with q1, q2 drawn from {0, 1}
+// scores [q1·a, q2·a], so the first weight is 2^q1/(2^q1 + 2^q2) (by hand): 1/2 for [0, 0] and
+// [1, 1], 1/3 for [0, 1], 2/3 for [1, 0]. Four different draws, three different answers.
+std::string two_bit_query(const std::string& tolerance, bool distinct_answers) {
+    return R"({
+  "sources": {"m": {"memory": [["a", "0"], ["0", "a"]]}},
+  "queries": {"q": [0, 0]},
+  "reads": {"x": {"source": "m", "query": "q"}},
+  "exercises": [{"id": "t", "prompt": "Read with {{/reads/x/query}}.", "reads": ["x"],
+    "variation": {"vary": [{"at": "/queries/q", "integers": [0, 1]}],
+                  "parts": [{"label": "the first weight", "at": "/reads/x/weights/0"}],
+                  "answer": "/reads/x/weights/0", "tolerance": )" +
+           tolerance + R"(,
+                  "constraints": {"distinct_answers": )" +
+           (distinct_answers ? "true" : "false") + R"(}}}]
+})";
+}
+
+TEST(Variants, DistinctAnswersGiveEveryVariantItsOwnAnswer) {
+    VariantRequest req;
+    req.exercise = "t";
+    req.seed = 3;
+    req.count = 4;
+    // Without the constraint the four different draws make four variants, two answering 1/2.
+    const VariantSet all = draw_variants(parse_scenario(two_bit_query("0.001", false), "q.json"), req);
+    std::multiset<std::string> answers;
+    for (const auto& v : all.variants) answers.insert(v.report.scenario.expect.back().second);
+    EXPECT_EQ(answers, (std::multiset<std::string>{"\"1/2\"", "\"1/2\"", "\"1/3\"", "\"2/3\""}));
+    // With it, three variants answer 1/3, 1/2 and 2/3 in some order; a fourth does not exist.
+    req.count = 3;
+    const VariantSet three = draw_variants(parse_scenario(two_bit_query("0.001", true), "q.json"), req);
+    std::set<std::string> distinct;
+    for (const auto& v : three.variants) distinct.insert(v.report.scenario.expect.back().second);
+    EXPECT_EQ(distinct, (std::set<std::string>{"\"1/2\"", "\"1/3\"", "\"2/3\""}));
+    req.count = 4;
+    EXPECT_ERROR_HAS(draw_variants(parse_scenario(two_bit_query("0.001", true), "q.json"), req), ErrorKind::Limit,
+                     "q.json: /exercises/0/variation/constraints/distinct_answers: only 3 variants with distinct "
+                     "answers");
+}
+
+// Answers closer than the tolerance count as the same (a neighbour's copied answer would score):
+// with tolerance 0.2, 1/2 is within 1/6 of both 1/3 and 2/3, and only 1/3 and 2/3 are farther
+// apart (1/3), so no set of three exists, whatever the order of the draws.
+TEST(Variants, DistinctAnswersAreFartherApartThanTheTolerance) {
+    VariantRequest req;
+    req.exercise = "t";
+    req.seed = 3;
+    req.count = 3;
+    EXPECT_ERROR_HAS(draw_variants(parse_scenario(two_bit_query("0.2", true), "q.json"), req), ErrorKind::Limit,
+                     "within the tolerance 0.2 of an earlier one");
+}
+
 TEST(Variants, CommandLineErrors) {
     Result r = run({"variants", "chapter14", "--exercise", "1"});
     EXPECT_EQ(r.code, 2);
