@@ -429,6 +429,52 @@ TEST(Variants, DistinctAnswersAreFartherApartThanTheTolerance) {
                      "within the tolerance 0.2 of an earlier one");
 }
 
+// Constraints reach the reads an exercise's parts point into, a layer's rows included. Layer
+// "l" over tokens u = [1], v = [0] with W_Q = [1], W_K = [k·a], W_V = [1] and no scale: row 1's
+// scores are [k·a, 0], its weights [2^k, 1]/(2^k + 1) (by hand): [2/3, 1/3] for k = 1 and
+// [1/2, 1/2] for k = 0, so max_denominator 2 admits k = 0 only.
+std::string one_layer_exercise(const std::string& part, const std::string& constraints) {
+    return R"({
+  "vocabulary": {"u": [1], "v": [0]},
+  "sequences": {"s": {"tokens": ["u", "v"]}},
+  "matrices": {"WQ": [[1]], "WK": [["a"]], "WV": [[1]]},
+  "layers": {"l": {"sequence": "s", "heads": [{"wq": "WQ", "wk": "WK", "wv": "WV"}], "scale": "none"}},
+  "exercises": [{"id": "t", "prompt": "The layer.",
+    "variation": {"vary": [{"at": "/layers/l/heads/0/wk/0/0", "choices": ["a", "0"]}],
+                  "parts": [{"label": "the part", "at": ")" +
+           part + R"("}],
+                  "answer": "/layers/l/heads/0/weights/0/0", "tolerance": 0.001,
+                  "constraints": )" +
+           constraints + R"(}}]
+})";
+}
+
+TEST(Variants, ConstraintsApplyToTheLayerRowsAnExercisePointsInto) {
+    const Scenario base =
+        parse_scenario(one_layer_exercise("/layers/l/heads/0/weights/0", R"({"max_denominator": 2})"), "layer.json");
+    for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+        VariantRequest req;
+        req.exercise = "t";
+        req.seed = seed;
+        req.count = 1;
+        const VariantSet set = draw_variants(base, req);
+        ASSERT_EQ(set.variants.size(), 1U);
+        EXPECT_EQ(set.variants[0].report.scenario.expect.back().second, "\"1/2\"") << "seed " << seed;
+    }
+}
+
+// A constraint on weights that no part, answer or listed read reaches would hold for every
+// variant: refused at the constraint. The answer here is a projection (V), not a read.
+TEST(Variants, AConstraintOnReadsOfAnExerciseThatReadsNoneIsRefused) {
+    std::string text = one_layer_exercise("/layers/l/heads/0/values", R"({"unique_maximum": true})");
+    text.replace(text.find("/layers/l/heads/0/weights/0/0"), 29, "/layers/l/heads/0/values/0/0");
+    VariantRequest req;
+    req.exercise = "t";
+    EXPECT_ERROR_HAS(draw_variants(parse_scenario(text, "layer.json"), req), ErrorKind::Reference,
+                     "layer.json: /exercises/0/variation/constraints/unique_maximum: unique_maximum constrains "
+                     "the weights or scores of the exercise's reads, and the exercise reads none");
+}
+
 TEST(Variants, CommandLineErrors) {
     Result r = run({"variants", "chapter14", "--exercise", "1"});
     EXPECT_EQ(r.code, 2);
