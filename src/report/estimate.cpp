@@ -50,7 +50,8 @@ double log2_abs(const mpq_class& c) {
 
 // Characters of markup per printed character of a value and per value, by format (measured on
 // the chapter's values: LaTeX and Markdown's TeX math about twice the plain text, MathML about
-// eleven times; JSON's quotes, comma, line break and indentation).
+// eleven times; JSON's quotes, comma, line break and indentation; a text table's padding of
+// every cell to its column's width, the header's when it is wider than the values).
 struct FormatCost {
     Format format;
     const char* name;
@@ -58,8 +59,8 @@ struct FormatCost {
     double per_value;
 };
 constexpr FormatCost kFormatCosts[] = {
-    {Format::Text, "text", 1, 2}, {Format::Markdown, "Markdown", 2, 6}, {Format::Latex, "LaTeX", 2, 6},
-    {Format::Csv, "CSV", 1, 3},   {Format::Json, "JSON", 1, 16},        {Format::Html, "HTML", 11, 20},
+    {Format::Text, "text", 1, 16}, {Format::Markdown, "Markdown", 2, 6}, {Format::Latex, "LaTeX", 2, 6},
+    {Format::Csv, "CSV", 1, 3},    {Format::Json, "JSON", 1, 16},        {Format::Html, "HTML", 11, 20},
 };
 const FormatCost& format_cost(Format f) {
     for (const auto& c : kFormatCosts) {
