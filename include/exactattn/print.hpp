@@ -72,6 +72,10 @@ class PrintingScope {
 };
 /// The calling thread's printing place, or null.
 PrintingPlace* printing_place();
+/// ` (column "Weight", row 3 of table 14.1)` for the calling thread's printing place, or
+/// nothing: every refusal of the work budget while a table's value is printed (its decimal
+/// digits, its sign, its characters) says where it was going.
+std::string printing_place_text();
 
 /// Presentation MathML of the display form: `to_display(v, Notation::MathML)`.
 std::string to_mathml(const Value& v);

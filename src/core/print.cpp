@@ -570,8 +570,10 @@ namespace {
 
 thread_local PrintingPlace* t_place = nullptr;
 
+}  // namespace
+
 // " (column "Weight", row 3 of table 14.1)" for the calling thread's place, or nothing.
-std::string place_text() {
+std::string printing_place_text() {
     if (t_place == nullptr || t_place->table.empty()) return {};
     const PrintingPlace& p = *t_place;
     std::string where;
@@ -583,13 +585,15 @@ std::string place_text() {
     return fmt::format(" ({}{})", where, p.table);
 }
 
+namespace {
+
 // A printed value is charged kWorkPerPrintedCharacter a character (limits.hpp): a rollout of
 // 1024 steps over a 60-token vocabulary once printed 220 MB. The refusal names where the value
-// was going (PrintingPlace).
+// was going (over_work adds the PrintingPlace).
 std::string charged(std::string text) {
     const double units = kWorkPerPrintedCharacter * static_cast<double>(text.size());
     if (!charge_work(units)) {
-        throw over_work(units, fmt::format("printing a value of {} characters{}", text.size(), place_text()));
+        throw over_work(units, fmt::format("printing a value of {} characters", text.size()));
     }
     return text;
 }

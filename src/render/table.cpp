@@ -82,8 +82,8 @@ std::string text_table(const std::string& caption, const std::vector<std::string
         const double padding = static_cast<double>(out.size() - start) - printed_of(r);
         const double units = kWorkPerPrintedCharacter * std::max(padding, 0.0);
         if (!charge_work(units)) {
-            throw over_work(units, fmt::format("laying out a row of {} characters (table \"{}\")", out.size() - start,
-                                               caption.empty() ? "a table" : caption));
+            // The table's name is added by over_work from the writer's PrintingPlace.
+            throw over_work(units, fmt::format("laying out a text row of {} characters", out.size() - start));
         }
         while (out.size() > start && out.back() == ' ') out.pop_back();
         out += '\n';

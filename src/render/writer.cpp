@@ -93,8 +93,8 @@ PrintingPlace Writer::printing_place_of(const TableBlock& t) {
         return s;
     };
     PrintingPlace place;
-    place.table = t.number.empty() ? plain(t.caption) : "table " + t.number;
-    if (place.table.empty()) place.table = "a table";
+    const std::string caption = plain(t.caption);
+    place.table = !t.number.empty() ? "table " + t.number : caption.empty() ? "a table" : "table \"" + caption + "\"";
     for (const auto& h : t.headers) place.columns.push_back(plain(h));
     return place;
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "app.hpp"
+#include "exactattn/document.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/memory.hpp"
 #include "exactattn/encoder.hpp"
@@ -477,4 +478,25 @@ TEST(ReportPrediction, LargeReportsAreRefusedBeforeTheWork) {
     // Refused before the work: loading the 560 states is all that was charged.
     EXPECT_LT(job.spent(), 1e9);
     std::filesystem::remove(file);
+}
+
+// Issue 27 item 3: a refusal to print a value said only "printing a value of 3 characters";
+// printed in a table, it names the column, the row and the table, in every format.
+TEST(WorkBudget, PrintRefusalNamesTheTableColumnAndRow) {
+    exactattn::TableBlock t;
+    t.number = "9.1";
+    t.caption = "Weights";
+    t.headers = {"Position", "Weight"};
+    t.add_row({"1", exactattn::Inline().value(Value(mpq_class(1, 2)))});
+    exactattn::Document doc;
+    doc.add(t);
+    exactattn::Limits l = exactattn::limits();
+    l.max_work = 1000;  // under the 8000 units of one printed character
+    const exactattn::ScopedLimits tight(l);
+    for (const auto format : {exactattn::Format::Text, exactattn::Format::Markdown, exactattn::Format::Latex,
+                              exactattn::Format::Html, exactattn::Format::Csv}) {
+        const exactattn::WorkBudget job;
+        EXPECT_ERROR_HAS(exactattn::render(doc, format), ErrorKind::Limit,
+                         "(column \"Weight\", row 1 of table 9.1) would take");
+    }
 }
