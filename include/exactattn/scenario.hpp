@@ -134,9 +134,11 @@ struct Variation {
     std::string answer;  ///< run-report pointer of one number (Moodle's numerical answer)
     Value tolerance;     ///< absolute tolerance of the numerical answer, > 0
     // Constraints (docs/variants.md#constraints).
-    std::int64_t max_denominator = 0;   ///< > 0: every weight rational with a denominator ≤ this
-    bool unique_maximum = false;        ///< the largest weight of each read is attained once
-    bool distinct_parts = false;        ///< no two parts have the same value
+    std::int64_t max_denominator = 0;  ///< > 0: every weight rational with a denominator ≤ this
+    bool unique_maximum = false;       ///< the largest weight of each read is attained once
+    bool distinct_parts = false;       ///< no two parts have the same value
+    /// no two variants of a set have answers within the tolerance of each other
+    bool distinct_answers = false;
     bool scores_in_domain = false;      ///< every score a rational multiple of a
     std::vector<std::string> mistakes;  ///< each gives a different answer than the right one
     bool operator==(const Variation&) const = default;

@@ -338,12 +338,16 @@ Variation Loader::variation(const Json& v, const std::string& ptr) {
         const std::string cp = ptr + "/constraints";
         const Json& c = r_.object(v["constraints"], cp);
         r_.only_keys(c, cp,
-                     {"max_denominator", "unique_maximum", "distinct_parts", "scores_in_domain", "mistakes_differ"});
+                     {"max_denominator", "unique_maximum", "distinct_parts", "distinct_answers", "scores_in_domain",
+                      "mistakes_differ"});
         if (c.contains("max_denominator")) {
             out.max_denominator = r_.integer(c["max_denominator"], cp + "/max_denominator", 1, std::int64_t{1} << 31);
         }
         if (c.contains("unique_maximum")) out.unique_maximum = flag(c["unique_maximum"], cp + "/unique_maximum");
         if (c.contains("distinct_parts")) out.distinct_parts = flag(c["distinct_parts"], cp + "/distinct_parts");
+        if (c.contains("distinct_answers")) {
+            out.distinct_answers = flag(c["distinct_answers"], cp + "/distinct_answers");
+        }
         if (c.contains("scores_in_domain")) {
             out.scores_in_domain = flag(c["scores_in_domain"], cp + "/scores_in_domain");
         }

@@ -104,6 +104,7 @@ Json variation_j(const Variation& v) {
     if (v.max_denominator > 0) c["max_denominator"] = v.max_denominator;
     if (v.unique_maximum) c["unique_maximum"] = true;
     if (v.distinct_parts) c["distinct_parts"] = true;
+    if (v.distinct_answers) c["distinct_answers"] = true;
     if (v.scores_in_domain) c["scores_in_domain"] = true;
     if (!v.mistakes.empty()) c["mistakes_differ"] = list_j(v.mistakes);
     o["constraints"] = c;

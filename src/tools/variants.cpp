@@ -135,18 +135,112 @@ std::string tokens_markdown(const std::string& pointer, const Json& doc, const L
 
 // ---- constraints ----------------------------------------------------------------------------
 
-/// The traces an exercise reads: its reads and the rows of its intervention references.
+/// The pointer's segments: "/layers/l/heads/0" → {"layers", "l", "heads", "0"}.
+std::vector<std::string> segments(const std::string& pointer) {
+    std::vector<std::string> out;
+    std::size_t at = 0;
+    while (at < pointer.size()) {
+        const std::size_t next = pointer.find('/', at + 1);
+        std::string token = pointer.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
+        for (std::size_t t = token.find('~'); t != std::string::npos && t + 1 < token.size();
+             t = token.find('~', t + 1)) {
+            token.replace(t, 2, token[t + 1] == '1' ? "/" : "~");  // RFC 6901: ~1 is '/', ~0 is '~'
+        }
+        out.push_back(token);
+        at = next == std::string::npos ? pointer.size() : next;
+    }
+    return out;
+}
+
+/// A decimal index segment, or none.
+std::optional<std::size_t> index_of(const std::vector<std::string>& seg, std::size_t i) {
+    if (i >= seg.size() || seg[i].empty() || seg[i].size() > 9) return std::nullopt;
+    if (!std::all_of(seg[i].begin(), seg[i].end(), [](char ch) { return ch >= '0' && ch <= '9'; })) return std::nullopt;
+    return static_cast<std::size_t>(std::stoul(seg[i]));
+}
+
+/// The reads of one regime's steps (1-based k; 0: every step), each step's read and its output
+/// distribution.
+void add_steps(const RegimeTrace& regime, std::size_t k, std::vector<const ReadTrace*>& out) {
+    for (const auto& step : regime.steps) {
+        if (k != 0 && step.step != k) continue;
+        out.push_back(&step.read);
+        if (step.distribution) out.push_back(&*step.distribution);
+    }
+}
+
+/// The reads a run-report pointer reaches: a read's trace; an intervention's rows (or the one
+/// row named); a layer's rows (those of one head, or the one query row that `scores`,
+/// `denominators`, `weights`, `outputs`, `concat` or `output` names; a head's queries, keys and
+/// values are projections, not reads); a rollout's steps (or the one step named).
+void add_traces_at(const Report& rep, const std::string& pointer, std::vector<const ReadTrace*>& out) {
+    const auto seg = segments(pointer);
+    if (seg.size() < 2) return;
+    if (seg[0] == "reads") {
+        for (const auto& r : rep.reads) {
+            if (r.spec.name == seg[1]) out.push_back(&r.trace);
+        }
+    } else if (seg[0] == "interventions") {
+        for (const auto& ir : rep.interventions) {
+            if (ir.spec.name != seg[1]) continue;
+            const auto row = seg.size() > 3 && seg[2] == "rows" ? index_of(seg, 3) : std::nullopt;
+            for (std::size_t i = 0; i < ir.rows.size(); ++i) {
+                if (!row || *row == i) out.push_back(&ir.rows[i].trace);
+            }
+        }
+    } else if (seg[0] == "layers") {
+        for (const auto& l : rep.layers) {
+            if (l.spec.name != seg[1]) continue;
+            std::optional<std::size_t> head;
+            std::optional<std::size_t> row;
+            if (seg.size() > 3 && seg[2] == "heads") {
+                head = index_of(seg, 3);
+                if (seg.size() > 4 && (seg[4] == "queries" || seg[4] == "keys" || seg[4] == "values")) return;
+                if (seg.size() > 5) row = index_of(seg, 5);
+            } else if (seg.size() > 2 && (seg[2] == "input" || seg[2] == "masked")) {
+                return;
+            } else if (seg.size() > 3 && (seg[2] == "concat" || seg[2] == "output")) {
+                row = index_of(seg, 3);
+            }
+            for (std::size_t h = 0; h < l.trace.heads.size(); ++h) {
+                if (head && *head != h) continue;
+                const auto& rows = l.trace.heads[h].rows;
+                for (std::size_t i = 0; i < rows.size(); ++i) {
+                    if (!row || *row == i) out.push_back(&rows[i]);
+                }
+            }
+        }
+    } else if (seg[0] == "rollouts") {
+        for (const auto& r : rep.rollouts) {
+            if (r.spec.name != seg[1]) continue;
+            const std::size_t k = seg.size() > 4 && seg[3] == "steps" ? index_of(seg, 4).value_or(0) : 0;
+            if (seg.size() > 4 && seg[3] == "steps" && k == 0) return;  // step 0: s_0, no read
+            if ((seg.size() < 3 || seg[2] == "teacher-forcing") && r.teacher_forcing) {
+                add_steps(*r.teacher_forcing, k, out);
+            }
+            if (seg.size() < 3 || seg[2] == "generation") add_steps(r.generation, k, out);
+        }
+    }
+}
+
+/// The traces an exercise reads (docs/variants.md#constraints): its reads, the rows of its
+/// intervention references, its rollouts' steps, and the reads its parts and answer point into.
+/// Each trace once, in that order.
 std::vector<const ReadTrace*> exercise_traces(const Report& rep, const Exercise& e) {
-    std::vector<const ReadTrace*> out;
-    for (const auto& name : e.reads) out.push_back(&rep.read(name).trace);
+    std::vector<const ReadTrace*> found;
+    for (const auto& name : e.reads) add_traces_at(rep, "/reads/" + name, found);
     for (const auto& ref : e.interventions) {
         const std::string name = ref.substr(0, ref.find('/'));
-        const InterventionResult& ir = rep.intervention(name);
-        if (name.size() < ref.size()) {
-            out.push_back(&ir.rows.at(std::stoul(ref.substr(name.size() + 6))).trace);
-        } else {
-            for (const auto& row : ir.rows) out.push_back(&row.trace);
-        }
+        add_traces_at(rep, "/interventions/" + name + ref.substr(name.size()), found);
+    }
+    for (const auto& ref : e.rollouts) add_traces_at(rep, "/rollouts/" + ref, found);
+    if (e.variation) {
+        for (const auto& p : e.variation->parts) add_traces_at(rep, p.at, found);
+        add_traces_at(rep, e.variation->answer, found);
+    }
+    std::vector<const ReadTrace*> out;
+    for (const auto* t : found) {
+        if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
     }
     return out;
 }
@@ -176,6 +270,22 @@ bool differs(const std::vector<std::optional<Real>>& wrong, const std::vector<st
 std::string failed_constraint(const Context& c, const Report& rep, const Json& doc) {
     const Variation& v = c.variation();
     const auto traces = exercise_traces(rep, c.exercise);
+    if (traces.empty()) {
+        // A constraint on the weights or scores of an exercise that reads nothing would hold
+        // vacuously: every variant would pass it. Refused, so that it is never silently void.
+        const char* on_traces = v.max_denominator > 0 ? "max_denominator"
+                                : v.unique_maximum    ? "unique_maximum"
+                                : v.scores_in_domain  ? "scores_in_domain"
+                                                      : nullptr;
+        if (on_traces != nullptr) {
+            throw reference_error(
+                fmt::format("{} constrains the weights or scores of the exercise's reads, and the exercise reads "
+                            "none: list reads, interventions or rollouts, or point its parts or answer at a "
+                            "read, an intervention row, a layer's weights or a rollout step (docs/variants.md)",
+                            on_traces),
+                c.at("/constraints/" + std::string(on_traces)));
+        }
+    }
     if (v.max_denominator > 0) {
         for (const auto* t : traces) {
             for (const auto& w : t->weights.all()) {
@@ -394,6 +504,7 @@ void check_entries_vary(const Context& c) {
 struct Drawn {
     Variant variant;
     std::string values;  ///< the drawn entries, to tell equal variants apart
+    Json answer;         ///< the report's quantity at the variation's `answer`
 };
 
 Drawn draw_one(const Context& c, std::uint64_t seed, std::size_t number) {
@@ -458,6 +569,7 @@ Drawn draw_one(const Context& c, std::uint64_t seed, std::size_t number) {
         d.variant.file_text = write_scenario(s);
         d.variant.report = std::move(rep);
         d.values = values;
+        d.answer = report_at(report_doc, v.answer, c.at("/answer"));
         return d;
     }
     std::string most = order.front();
@@ -468,6 +580,30 @@ Drawn draw_one(const Context& c, std::uint64_t seed, std::size_t number) {
                                   "{} failed most ({} of {} draws; failures: {})",
                                   number, seed, max_draws, most, failures[most], max_draws, all),
                       c.at("/constraints"));
+}
+
+/// A terminating decimal (the loader checks the tolerance is one) written exactly.
+std::string exact_decimal(const Value& v) {
+    int places = 0;
+    mpq_class q = v.rational();
+    while (q.get_den() != 1) {
+        q *= 10;
+        ++places;
+    }
+    return to_fixed(v, places);
+}
+
+/// Whether two variants' answers are too close for `distinct_answers` (docs/variants.md#constraints):
+/// one number each, within the tolerance of each other (certified; a distance the enclosures
+/// cannot decide counts as too close); anything else, equal as exact values.
+bool answers_too_close(const Json& x, const Json& y, const Value& tolerance, const Location& where) {
+    if (x.is_array() || y.is_array() || x.is_null() || y.is_null()) return canonical(x, where) == canonical(y, where);
+    const Value vx = detail::json_value(x, where);
+    const Value vy = detail::json_value(y, where);
+    const Tolerance tol{Tolerance::Kind::Absolute, tolerance.rational(), 0};
+    const AnswerEntry as_decimal{to_ascii(vx), AnswerEntry::Form::Decimal, Real::of(vx)};
+    const EntryVerdict within = judge_entry(as_decimal, Real::of(vy), tol);
+    return !within.decided || within.match;
 }
 
 std::size_t find_exercise(const Scenario& s, const std::string& id) {
@@ -541,12 +677,24 @@ VariantSet draw_variants(const Scenario& base, const VariantRequest& request) {
         return set;
     }
     // Variant k's seed is the k-th output of SplitMix64(seed); a variant equal to an earlier one
-    // is skipped for the next seed, so every variant is re-created by its own seed alone.
+    // (or, under distinct_answers, whose answer is within the tolerance of an earlier one's) is
+    // skipped for the next seed, so every variant is re-created by its own seed alone.
     SplitMix64 master(request.seed);
     std::vector<std::string> seen;
+    std::vector<Json> answers;
+    std::int64_t close_answers = 0;
     const std::int64_t max_seeds = request.count + limits().max_variant_draws;
     for (std::int64_t tried = 0; static_cast<std::int64_t>(set.variants.size()) < request.count; ++tried) {
         if (tried == max_seeds) {
+            if (close_answers > 0) {
+                throw limit_error(
+                    fmt::format("only {} variants with distinct answers in {} seeds (limit max_variant_draws): {} "
+                                "drawn variants had an answer within the tolerance {} of an earlier one; the "
+                                "declared ranges allow too few different answers for {}",
+                                set.variants.size(), max_seeds, close_answers, exact_decimal(v.tolerance),
+                                request.count),
+                    c.at("/constraints/distinct_answers"));
+            }
             throw limit_error(fmt::format("only {} different variants in {} seeds (limit max_variant_draws): the "
                                           "declared ranges allow too few for {}",
                                           set.variants.size(), max_seeds, request.count),
@@ -554,6 +702,17 @@ VariantSet draw_variants(const Scenario& base, const VariantRequest& request) {
         }
         Drawn d = draw_one(c, master.next(), set.variants.size() + 1);
         if (std::find(seen.begin(), seen.end(), d.values) != seen.end()) continue;
+        if (v.distinct_answers) {
+            const Location where = c.at("/answer");
+            const auto close = [&](const Json& earlier) {
+                return answers_too_close(earlier, d.answer, v.tolerance, where);
+            };
+            if (std::any_of(answers.begin(), answers.end(), close)) {
+                ++close_answers;
+                continue;
+            }
+            answers.push_back(d.answer);
+        }
         seen.push_back(d.values);
         set.variants.push_back(std::move(d.variant));
     }
@@ -594,17 +753,6 @@ std::string recreate_command(const VariantSet& set, const Variant& v) {
 }
 
 using detail::html_escape;
-
-/// A terminating decimal (the loader checks the tolerance is one) written exactly.
-std::string exact_decimal(const Value& v) {
-    int places = 0;
-    mpq_class q = v.rational();
-    while (q.get_den() != 1) {
-        q *= 10;
-        ++places;
-    }
-    return to_fixed(v, places);
-}
 
 Value answer_value(const VariantSet& set, const Variant& v) {
     const Json doc = detail::report_to_json(v.report);

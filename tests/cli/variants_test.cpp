@@ -377,6 +377,104 @@ TEST(Variants, TokenPartsInPromptSheetAndKey) {
     EXPECT_NE(render(variant_sheet_document(set), Format::Latex).find("\\exactattnToken{blue}"), std::string::npos);
 }
 
+// distinct_answers: over states [a, 0], [0, a] a query [q1, q2] with q1, q2 drawn from {0, 1}
+// scores [q1·a, q2·a], so the first weight is 2^q1/(2^q1 + 2^q2) (by hand): 1/2 for [0, 0] and
+// [1, 1], 1/3 for [0, 1], 2/3 for [1, 0]. Four different draws, three different answers.
+std::string two_bit_query(const std::string& tolerance, bool distinct_answers) {
+    return R"({
+  "sources": {"m": {"memory": [["a", "0"], ["0", "a"]]}},
+  "queries": {"q": [0, 0]},
+  "reads": {"x": {"source": "m", "query": "q"}},
+  "exercises": [{"id": "t", "prompt": "Read with {{/reads/x/query}}.", "reads": ["x"],
+    "variation": {"vary": [{"at": "/queries/q", "integers": [0, 1]}],
+                  "parts": [{"label": "the first weight", "at": "/reads/x/weights/0"}],
+                  "answer": "/reads/x/weights/0", "tolerance": )" +
+           tolerance + R"(,
+                  "constraints": {"distinct_answers": )" +
+           (distinct_answers ? "true" : "false") + R"(}}}]
+})";
+}
+
+TEST(Variants, DistinctAnswersGiveEveryVariantItsOwnAnswer) {
+    VariantRequest req;
+    req.exercise = "t";
+    req.seed = 3;
+    req.count = 4;
+    // Without the constraint the four different draws make four variants, two answering 1/2.
+    const VariantSet all = draw_variants(parse_scenario(two_bit_query("0.001", false), "q.json"), req);
+    std::multiset<std::string> answers;
+    for (const auto& v : all.variants) answers.insert(v.report.scenario.expect.back().second);
+    EXPECT_EQ(answers, (std::multiset<std::string>{"\"1/2\"", "\"1/2\"", "\"1/3\"", "\"2/3\""}));
+    // With it, three variants answer 1/3, 1/2 and 2/3 in some order; a fourth does not exist.
+    req.count = 3;
+    const VariantSet three = draw_variants(parse_scenario(two_bit_query("0.001", true), "q.json"), req);
+    std::set<std::string> distinct;
+    for (const auto& v : three.variants) distinct.insert(v.report.scenario.expect.back().second);
+    EXPECT_EQ(distinct, (std::set<std::string>{"\"1/2\"", "\"1/3\"", "\"2/3\""}));
+    req.count = 4;
+    EXPECT_ERROR_HAS(draw_variants(parse_scenario(two_bit_query("0.001", true), "q.json"), req), ErrorKind::Limit,
+                     "q.json: /exercises/0/variation/constraints/distinct_answers: only 3 variants with distinct "
+                     "answers");
+}
+
+// Answers closer than the tolerance count as the same (a neighbour's copied answer would score):
+// with tolerance 0.2, 1/2 is within 1/6 of both 1/3 and 2/3, and only 1/3 and 2/3 are farther
+// apart (1/3), so no set of three exists, whatever the order of the draws.
+TEST(Variants, DistinctAnswersAreFartherApartThanTheTolerance) {
+    VariantRequest req;
+    req.exercise = "t";
+    req.seed = 3;
+    req.count = 3;
+    EXPECT_ERROR_HAS(draw_variants(parse_scenario(two_bit_query("0.2", true), "q.json"), req), ErrorKind::Limit,
+                     "within the tolerance 0.2 of an earlier one");
+}
+
+// Constraints reach the reads an exercise's parts point into, a layer's rows included. Layer
+// "l" over tokens u = [1], v = [0] with W_Q = [1], W_K = [k·a], W_V = [1] and no scale: row 1's
+// scores are [k·a, 0], its weights [2^k, 1]/(2^k + 1) (by hand): [2/3, 1/3] for k = 1 and
+// [1/2, 1/2] for k = 0, so max_denominator 2 admits k = 0 only.
+std::string one_layer_exercise(const std::string& part, const std::string& constraints) {
+    return R"({
+  "vocabulary": {"u": [1], "v": [0]},
+  "sequences": {"s": {"tokens": ["u", "v"]}},
+  "matrices": {"WQ": [[1]], "WK": [["a"]], "WV": [[1]]},
+  "layers": {"l": {"sequence": "s", "heads": [{"wq": "WQ", "wk": "WK", "wv": "WV"}], "scale": "none"}},
+  "exercises": [{"id": "t", "prompt": "The layer.",
+    "variation": {"vary": [{"at": "/layers/l/heads/0/wk/0/0", "choices": ["a", "0"]}],
+                  "parts": [{"label": "the part", "at": ")" +
+           part + R"("}],
+                  "answer": "/layers/l/heads/0/weights/0/0", "tolerance": 0.001,
+                  "constraints": )" +
+           constraints + R"(}}]
+})";
+}
+
+TEST(Variants, ConstraintsApplyToTheLayerRowsAnExercisePointsInto) {
+    const Scenario base =
+        parse_scenario(one_layer_exercise("/layers/l/heads/0/weights/0", R"({"max_denominator": 2})"), "layer.json");
+    for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+        VariantRequest req;
+        req.exercise = "t";
+        req.seed = seed;
+        req.count = 1;
+        const VariantSet set = draw_variants(base, req);
+        ASSERT_EQ(set.variants.size(), 1U);
+        EXPECT_EQ(set.variants[0].report.scenario.expect.back().second, "\"1/2\"") << "seed " << seed;
+    }
+}
+
+// A constraint on weights that no part, answer or listed read reaches would hold for every
+// variant: refused at the constraint. The answer here is a projection (V), not a read.
+TEST(Variants, AConstraintOnReadsOfAnExerciseThatReadsNoneIsRefused) {
+    std::string text = one_layer_exercise("/layers/l/heads/0/values", R"({"unique_maximum": true})");
+    text.replace(text.find("/layers/l/heads/0/weights/0/0"), 29, "/layers/l/heads/0/values/0/0");
+    VariantRequest req;
+    req.exercise = "t";
+    EXPECT_ERROR_HAS(draw_variants(parse_scenario(text, "layer.json"), req), ErrorKind::Reference,
+                     "layer.json: /exercises/0/variation/constraints/unique_maximum: unique_maximum constrains "
+                     "the weights or scores of the exercise's reads, and the exercise reads none");
+}
+
 TEST(Variants, CommandLineErrors) {
     Result r = run({"variants", "chapter14", "--exercise", "1"});
     EXPECT_EQ(r.code, 2);
