@@ -13,12 +13,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <mutex>
 #include <new>
 #include <ostream>
 #include <sstream>
@@ -53,6 +55,7 @@ struct Parsed {
     VariantsOptions variants;
     FigureOptions figure;
     std::int64_t max_work = 0;                  ///< --max-work N (0: the default)
+    bool warnings_as_errors = false;            ///< --warnings-as-errors
     std::function<int(std::ostream&)> command;  ///< the chosen subcommand, bound to its options
     DeferredOutput deferred;                    ///< written after the command's buffer, if set
 };
@@ -191,6 +194,8 @@ void make_app(CLI::App& app, Parsed& p) {
     // so `-o` is accepted after any of them, and before them (the built-in run).
     const char* output_help = "Write the output to FILE (atomically: the old file stays on failure)";
     app.add_option("-o,--output", p.output, output_help);
+    const char* warnings_help = "The first warning (author TeX kept verbatim in HTML) is an error: exit 2, no output";
+    app.add_flag("--warnings-as-errors", p.warnings_as_errors, warnings_help);
     const char* work_help = "The work budget of the command, in work units (docs/limits.md; default 2^36)";
     const auto work_range = CLI::Range(std::int64_t{1}, std::int64_t{1} << 62);
     app.add_option("--max-work", p.max_work, work_help)->check(work_range);
@@ -205,6 +210,7 @@ void make_app(CLI::App& app, Parsed& p) {
         sub->add_flag(
             "--no-markdown-math", [&p](std::int64_t) { p.render.markdown_math = false; },
             "Markdown: Unicode values instead of $...$ math");
+        sub->add_flag("--warnings-as-errors", p.warnings_as_errors, warnings_help);
         if (sub->get_name() != "eval") {
             sub->add_option("--max-width", p.render.max_width,
                             "Elide long integers so each value fits N columns (0: every digit)")
@@ -315,6 +321,36 @@ void write_output_file(const std::string& path, std::string_view data, const cha
 
 namespace {
 
+// The command's warnings (docs/cli.md, "Warnings"): each distinct one once, in the order met,
+// from any of the command's threads (crosscheck -j N).
+struct Warnings {
+    std::mutex lock;
+    std::vector<Warning> met;
+    bool as_errors = false;  // --warnings-as-errors
+
+    void add(const Warning& w) {
+        const std::lock_guard<std::mutex> hold(lock);
+        const std::string line = w.str();
+        if (std::none_of(met.begin(), met.end(), [&](const Warning& m) { return m.str() == line; })) met.push_back(w);
+    }
+    // Each warning as one line on stderr.
+    void print(std::ostream& err) {
+        const std::lock_guard<std::mutex> hold(lock);
+        for (const auto& w : met) err << "exactattn: warning: " << escape_controls(w.str()) << '\n';
+        met.clear();
+    }
+    // With --warnings-as-errors, the first warning is the command's error, at its place: exit 2,
+    // nothing written.
+    void refuse() {
+        const std::lock_guard<std::mutex> hold(lock);
+        if (!as_errors || met.empty()) return;
+        const Warning first = met.front();
+        met.clear();
+        throw parse_error(first.where, first.reason + " (--warnings-as-errors: nothing written)");
+    }
+};
+Warnings* g_warnings = nullptr;  // the running command's (run() sets it)
+
 /// One line on stderr for an error; returns the exit code.
 int report_error(std::ostream& err, std::string message, std::optional<ErrorKind>* kind, ErrorKind k, int code) {
     for (auto& c : message) c = c == '\n' ? ' ' : c;  // CLI11 wraps some of its messages
@@ -336,6 +372,10 @@ namespace {
 bool g_csv_directory_written = false;  // set by emit(): -o DIR was used as a CSV directory
 std::string g_output_directory;        // -o DIR: the directory that receives emit()'s files
 }  // namespace
+
+void refuse_warnings() {
+    if (g_warnings != nullptr) g_warnings->refuse();
+}
 
 void emit(const Document& doc, Format format, const RenderOptions& options, std::ostream& out) {
     if (g_output_directory.empty()) {
@@ -373,6 +413,7 @@ void emit(const Document& doc, Format format, const RenderOptions& options, std:
 // of them are complete are they renamed into place. A failure removes the temporary directory
 // (and DIR when this call created it), so it leaves no file of the set behind.
 void write_files(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files) {
+    refuse_warnings();
     namespace fs = std::filesystem;
     std::error_code ec;
     const bool existed = fs::exists(dir, ec);
@@ -436,6 +477,11 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
     std::vector<std::string> argv(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
     std::ostringstream buffer;
     int code = 0;
+    Warnings warnings;
+    g_warnings = &warnings;
+    struct Forget {  // the global names this call's warnings only while it runs
+        ~Forget() { g_warnings = nullptr; }
+    } const forget;
     try {
         make_app(app, p);
         app.parse(argv);
@@ -449,6 +495,9 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
             p.render.figure_files = true;  // a Markdown report links the SVG files written beside it
         }
         if (!p.preamble_file.empty()) p.render.preamble = read_preamble(p.preamble_file, p.render.standalone);
+        warnings.as_errors = p.warnings_as_errors;
+        p.render.warn = [&warnings](const Warning& w) { warnings.add(w); };
+        p.variants.warn = p.render.warn;
         p.run.render = p.read.render = p.encode.render = p.answers.render = p.cross.render = p.check.render =
             p.rollout.render = p.render;
         p.attend.render = p.render;
@@ -471,6 +520,8 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
             }
         } const report_work{job, err};
         code = p.command(buffer);
+        warnings.refuse();
+        warnings.print(err);
         // Standard output that cannot be written (`> /dev/full`) is an error, exit 2, whatever
         // the command: a lost write never exits 0.
         const auto check_out = [&out] {

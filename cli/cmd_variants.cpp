@@ -49,7 +49,7 @@ int cmd_variants(const VariantsOptions& o, std::ostream& out) {
     request.seed = o.variant_seed ? seed_argument(*o.variant_seed, "--variant-seed") : seed_argument(o.seed, "--seed");
     request.variant_seed = o.variant_seed.has_value();
     const VariantSet set = draw_variants(load_scenario(o.file), request);
-    const auto files = variant_files(set);
+    const auto files = variant_files(set, o.warn);
     std::vector<std::pair<std::string, std::string>> named;
     for (const auto& f : files) named.emplace_back(f.name, f.text);
     write_files(o.output, named);

@@ -122,6 +122,7 @@ struct VariantsOptions {
     std::string seed = "0";                   ///< a whole number from 0 to 2^64 − 1
     std::optional<std::string> variant_seed;  ///< re-create one variant from its own seed
     std::string output;                       ///< -o DIR (required)
+    exactattn::WarningSink warn;              ///< the warnings of sheet.html
 };
 struct FigureOptions {
     std::string file = "chapter14";
@@ -169,8 +170,13 @@ std::optional<long long> whole_number(const std::string& text);
 void emit(const exactattn::Document& doc, exactattn::Format format, const exactattn::RenderOptions& options,
           std::ostream& out);
 
+/// With --warnings-as-errors, when the command has warned: throws its first warning as the
+/// ParseError that stops it (a command calls it before it writes files of its own).
+void refuse_warnings();
+
 /// Writes files into the directory `dir` (created when missing), each atomically; the command's
-/// own output then goes to standard output. UsageError at --output when one cannot be written.
+/// own output then goes to standard output. UsageError at --output when one cannot be written;
+/// with --warnings-as-errors, a warning of the command is an error before any file is written.
 void write_files(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files);
 
 // Each returns the exit code and writes its whole output to `out` (a buffer the caller

@@ -19,19 +19,15 @@
 #include "exactattn/error.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/parse.hpp"
-#include "fuzz_limits.hpp"
+#include "fuzz_common.hpp"
 
 using namespace exactattn;
 
-extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
-    fuzz::install_small_limits();
-    return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    if (size == 0) return 0;
-    const unsigned flags = data[0];
-    const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
+    const auto input = fuzz::flagged_input(data, size);
+    if (!input) return 0;
+    const unsigned flags = input->flags;
+    const std::string_view text = input->text;
     std::vector<std::string_view> lines;
     for (std::size_t i = 0; i <= text.size() && lines.size() < 6;) {
         const std::size_t end = std::min(text.find('\n', i), text.size());

@@ -12,19 +12,15 @@
 #include "exactattn/error.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/manuscript.hpp"
-#include "fuzz_limits.hpp"
+#include "fuzz_common.hpp"
 
 using namespace exactattn;
 
-extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
-    fuzz::install_small_limits();
-    return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    if (size == 0) return 0;
-    const ManuscriptFormat format = (data[0] & 1U) != 0 ? ManuscriptFormat::Latex : ManuscriptFormat::Markdown;
-    const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
+    const auto input = fuzz::flagged_input(data, size);
+    if (!input) return 0;
+    const ManuscriptFormat format = (input->flags & 1U) != 0 ? ManuscriptFormat::Latex : ManuscriptFormat::Markdown;
+    const std::string_view text = input->text;
     ManuscriptOptions options;
     options.scenario = "chapter14";
     const auto step = [&](auto&& f) {

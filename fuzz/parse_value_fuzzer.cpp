@@ -10,17 +10,12 @@
 #include "exactattn/error.hpp"
 #include "exactattn/parse.hpp"
 #include "exactattn/print.hpp"
-#include "fuzz_limits.hpp"
+#include "fuzz_common.hpp"
 
 using namespace exactattn;
 
-extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
-    fuzz::install_small_limits();
-    return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    const std::string_view text(reinterpret_cast<const char*>(data), size);
+    const std::string_view text = fuzz::input_text(data, size);
     try {
         const Value v = parse_value(text);
         if (!v.is_canonical()) __builtin_trap();

@@ -15,17 +15,12 @@
 #include "exactattn/limits.hpp"
 #include "exactattn/report.hpp"
 #include "exactattn/scenario.hpp"
-#include "fuzz_limits.hpp"
+#include "fuzz_common.hpp"
 
 using namespace exactattn;
 
-extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
-    fuzz::install_small_limits();
-    return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    const std::string_view text(reinterpret_cast<const char*>(data), size);
+    const std::string_view text = fuzz::input_text(data, size);
     try {
         const WorkBudget job;  // one input, one job, as one command
         const Scenario s = parse_scenario(text, "fuzz.json");

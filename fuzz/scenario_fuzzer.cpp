@@ -17,7 +17,7 @@
 #include "exactattn/scenario.hpp"
 #include "exactattn/variants.hpp"
 #include "exactattn/verify.hpp"
-#include "fuzz_limits.hpp"
+#include "fuzz_common.hpp"
 #include "scenario/json.hpp"
 #include "scenario/load.hpp"
 #include "scenario/memory_file.hpp"
@@ -25,13 +25,8 @@
 
 using namespace exactattn;
 
-extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
-    fuzz::install_small_limits();
-    return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    const std::string_view text(reinterpret_cast<const char*>(data), size);
+    const std::string_view text = fuzz::input_text(data, size);
     // Memory sources read by the memory reader, the rest as a tree: the same scenario, or the
     // same error, as the whole document tree (the reference).
     std::optional<Scenario> streamed;

@@ -13,7 +13,7 @@
 #include "exactattn/error.hpp"
 #include "exactattn/print.hpp"
 #include "exactattn/value.hpp"
-#include "fuzz_limits.hpp"
+#include "fuzz_common.hpp"
 
 using namespace exactattn;
 // Two fixed precisions (decimal digits); their difference estimates the rounding error.
@@ -125,11 +125,6 @@ struct Evaluator {
 int sign_of(const Big& x) { return x > 0 ? 1 : (x < 0 ? -1 : 0); }
 
 }  // namespace
-
-extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
-    fuzz::install_small_limits();
-    return 0;
-}
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     Bytes in(data, size);

@@ -6,7 +6,7 @@
 # crash leaves its input in build-fuzz/artifacts/ and fails the run. A resource watchdog catches
 # the classes of issue 10: an input running over 2 s (-timeout), a process over 1 GiB
 # (-rss_limit_mb) or one allocation over 256 MiB (-malloc_limit_mb) is a finding too; the
-# targets run under the small limits of fuzz/fuzz_limits.hpp, where every input takes
+# targets run under the small limits of fuzz/fuzz_common.hpp, where every input takes
 # milliseconds, so none of them is legitimate.
 # Clang and its libFuzzer runtime are not part of the default install: without them this
 # script says so and exits 0, and EXACTATTN_WITH_CLANG=1 installs them (scripts/setup.sh).

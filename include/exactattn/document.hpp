@@ -18,6 +18,7 @@
 #include "exactattn/memory.hpp"
 #include "exactattn/table.hpp"
 #include "exactattn/value.hpp"
+#include "exactattn/warning.hpp"
 
 namespace exactattn {
 
@@ -49,8 +50,10 @@ class Formula {
     /// A correctly rounded decimal (printed as is).
     Formula& decimal(const std::string& d);
     /// Author math (`$…$` in a scenario's Markdown): LaTeX source, kept as written for LaTeX and
-    /// Markdown and read as plain text elsewhere (`\\ln 2` → ln 2, `\\tfrac{a}{2}` → a/2).
-    Formula& tex(const std::string& source);
+    /// Markdown, MathML from the documented subset in HTML, and read as plain text elsewhere
+    /// (`\\ln 2` → ln 2, `\\tfrac{a}{2}` → a/2). `where` (the file and JSON pointer of the text)
+    /// places the warning for a command outside the MathML subset.
+    Formula& tex(const std::string& source, const Location& where = {});
     /// Appends the atoms of another formula (adjacent math runs become one).
     Formula& append(const Formula& other);
     /// Text written per form by a function (a learner's answer, printed as entered).
@@ -60,6 +63,9 @@ class Formula {
     Formula& prerendered(const std::string& s);
 
     [[nodiscard]] std::string render(MathForm f) const;
+    /// As render(f), handing `warn` a warning for each command of author TeX that MathML keeps
+    /// verbatim (docs/output.md, "Author math in HTML").
+    [[nodiscard]] std::string render(MathForm f, const WarningSink& warn) const;
     [[nodiscard]] bool empty() const { return atoms_.empty(); }
 
   private:
@@ -73,6 +79,7 @@ class Formula {
         std::size_t n = 0;
         bool paren = false;
         std::function<std::string(MathForm)> fn;
+        std::shared_ptr<const Location> where;  ///< author TeX: where it was written (may be null)
     };
     std::vector<Atom> atoms_;
 };
@@ -122,7 +129,9 @@ class Inline {
 /// Author Markdown of a scenario (prompts, notes): `*emphasis*`, `**strong**`, `` `code` `` and
 /// `$…$` math (kept as LaTeX source for LaTeX and Markdown, read as plain text elsewhere).
 /// As in CommonMark, `_` opens or closes emphasis only at a word boundary (`h_t` is text).
-Inline inline_markdown(const std::string& markdown);
+/// `where` is where the text was written (its file and JSON pointer), which a warning about its
+/// math names.
+Inline inline_markdown(const std::string& markdown, const Location& where = {});
 
 struct Heading {
     int level = 2;  ///< 1: the document's title, 2: a section, 3: a subsection
@@ -270,6 +279,9 @@ struct RenderOptions {
     /// LaTeX with `standalone`: lines the author adds to the preamble, after the packages the
     /// output needs (`--preamble FILE`: an author's macros, fonts, packages).
     std::string preamble;
+    /// Receives the warnings of the rendering (HTML: author TeX outside the MathML subset, kept
+    /// verbatim); empty: they are dropped. The renderers never print.
+    WarningSink warn;
 };
 
 /// One table of a document as a CSV file of its own: `01-table-14.1.csv`.

@@ -51,8 +51,9 @@ struct Variant {
 };
 
 struct VariantSet {
-    std::string source;  ///< the file (or "chapter14") the variants were drawn from
-    Exercise exercise;   ///< the exercise as declared (prompt and variation)
+    std::string source;     ///< the file (or "chapter14") the variants were drawn from
+    Exercise exercise;      ///< the exercise as declared (prompt and variation)
+    std::size_t index = 0;  ///< its position in the file's `exercises` (a warning's place)
     std::uint64_t seed = 0;
     bool variant_seed = false;
     std::vector<Variant> variants;
@@ -83,7 +84,8 @@ struct OutputFile {
 };
 
 /// Every file `exactattn variants -o DIR` writes: variant-NN.json and key-NN.md per variant,
-/// sheet.md, sheet.tex (standalone), sheet.html and moodle.xml.
-std::vector<OutputFile> variant_files(const VariantSet& set);
+/// sheet.md, sheet.tex (standalone), sheet.html and moodle.xml. `warn` receives the warnings
+/// of sheet.html (author TeX outside the MathML subset, kept verbatim).
+std::vector<OutputFile> variant_files(const VariantSet& set, const WarningSink& warn = {});
 
 }  // namespace exactattn

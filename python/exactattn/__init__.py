@@ -20,14 +20,14 @@ from fractions import Fraction
 from typing import Any, Iterable, Mapping, Sequence
 
 from . import _exactattn as _ext
-from ._errors import (CheckFailed, DomainError, Error, LimitError, ParseError, ReferenceError,
-                      ShapeError, UsageError)
+from ._errors import (CheckFailed, DomainError, Error, ExactattnWarning, LimitError, ParseError,
+                      ReferenceError, ShapeError, UsageError)
 
 __all__ = [
     "Value", "a", "exp", "ln", "pow", "Vector", "Trace", "read", "Layer", "attend", "encode", "Scenario",
     "Figure", "limits",
     "current_limits", "Error", "ParseError", "DomainError", "LimitError", "ShapeError",
-    "ReferenceError", "UsageError", "CheckFailed", "manuscript_check", "manuscript_fill", "manuscript_audit",
+    "ReferenceError", "UsageError", "CheckFailed", "ExactattnWarning", "manuscript_check", "manuscript_fill", "manuscript_audit",
 ]
 __version__ = _ext.__version__
 
@@ -445,7 +445,8 @@ class Scenario:
 
     def report(self, format: str = "text") -> str:  # noqa: A002
         """The report as ``exactattn run --format FORMAT`` prints it (text, markdown, latex,
-        csv, json)."""
+        html, csv, json). In HTML, author TeX outside the MathML subset is kept verbatim and
+        issues an :class:`ExactattnWarning` naming where it is written."""
         return self._s.report(format)
 
     def verify(self, strict: bool = False) -> dict[str, Any]:
@@ -463,7 +464,8 @@ class Scenario:
         return result
 
     def answers(self, format: str = "markdown") -> str:  # noqa: A002
-        """The answer key of the scenario's exercises (markdown, latex or json text)."""
+        """The answer key of the scenario's exercises (markdown, latex, html or json text); HTML
+        warns as :meth:`report` does."""
         return self._s.answers(format)
 
     def check(self, answer: str | None = None, *, target: str | None = None,

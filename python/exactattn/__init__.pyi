@@ -9,7 +9,7 @@ from typing import Any, ContextManager, Iterable, Mapping, Sequence, SupportsInd
 from ._errors import (CheckFailed as CheckFailed, DomainError as DomainError, Error as Error,
                       LimitError as LimitError, ParseError as ParseError,
                       ReferenceError as ReferenceError, ShapeError as ShapeError,
-                      UsageError as UsageError)
+                      UsageError as UsageError, ExactattnWarning as ExactattnWarning)
 
 __version__: str
 

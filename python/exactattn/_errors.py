@@ -14,7 +14,7 @@ from __future__ import annotations
 import builtins
 
 __all__ = ["Error", "ParseError", "DomainError", "LimitError", "ShapeError",
-           "ReferenceError", "UsageError", "CheckFailed"]
+           "ReferenceError", "UsageError", "CheckFailed", "ExactattnWarning"]
 
 
 class Error(Exception):
@@ -55,6 +55,19 @@ class UsageError(Error):
 
 class CheckFailed(Error):
     """A check failed (``Scenario.verify(strict=True)``, ``Scenario.crosscheck(strict=True)``)."""
+
+
+class ExactattnWarning(UserWarning):
+    """Input the library accepted and rendered, but not as well as documented: author TeX
+    outside the MathML subset, kept verbatim in HTML. ``str(w)`` is ``place: reason``, the line
+    the command line prints after ``exactattn: warning: ``; ``w.place`` and ``w.reason`` as for
+    :class:`Error`. Turn it into an exception with ``warnings.simplefilter("error",
+    exactattn.ExactattnWarning)``."""
+
+    def __init__(self, message: str, place: str = "", reason: str | None = None) -> None:
+        super().__init__(message)
+        self.place: str = place
+        self.reason: str = message if reason is None else reason
 
 
 assert builtins.ReferenceError is not ReferenceError

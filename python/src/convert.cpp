@@ -98,6 +98,17 @@ void install_error_translation() {
     if (g_previous_handler == release_reserve_then_fail) g_previous_handler = nullptr;  // imported twice
 }
 
+void issue_warnings(const std::vector<Warning>& warnings) {
+    if (warnings.empty()) return;
+    const py::object cls = py::module_::import("exactattn._errors").attr("ExactattnWarning");
+    const py::object warn = py::module_::import("warnings").attr("warn");
+    for (const auto& w : warnings) {
+        const py::object inst =
+            cls(escape_controls(w.str()), escape_controls(w.where.str()), escape_controls(w.reason));
+        warn(inst, py::arg("stacklevel") = 2);  // attributed to the caller of the module's Python wrapper
+    }
+}
+
 Error at(const char* place, const Error& e) {
     Location where = e.where();
     where.context = where.context == "expression" || where.context.empty() ? std::string(place)

@@ -16,6 +16,7 @@
 #include "exactattn/scenario.hpp"
 #include "exactattn/table.hpp"
 #include "exactattn/value.hpp"
+#include "exactattn/warning.hpp"
 
 namespace exactattn::python {
 
@@ -24,6 +25,10 @@ namespace py = pybind11;
 /// Translates the library's errors (and bad_alloc, length_error, pybind11's cast errors) into
 /// the module's exceptions (python/exactattn/_errors.py), and takes the out-of-memory reserve.
 void install_error_translation();
+
+/// Issues each warning with Python's `warnings` module as an exactattn.ExactattnWarning (its
+/// `place` and `reason` set), attributed to the caller of the module's function. Needs the GIL.
+void issue_warnings(const std::vector<Warning>& warnings);
 
 /// `e` placed at `place` (an argument name), before the error's own context.
 Error at(const char* place, const Error& e);

@@ -11,22 +11,16 @@
 #include "exactattn/manuscript.hpp"
 
 namespace py = pybind11;
+using namespace pybind11::literals;  // "key"_a = value: a dict's fields in one expression
 
 namespace exactattn {
 
 namespace {
 
 py::dict claim_dict(const std::string& file, const ClaimVerdict& c) {
-    py::dict d;
-    d["line"] = c.line;
-    d["column"] = c.column;
-    d["pointer"] = c.pointer;
-    d["written"] = c.written;
-    d["exact"] = c.exact;
-    d["passed"] = c.passed;
-    d["detail"] = c.detail;
-    d["message"] = mismatch_line(file, c);
-    return d;
+    return py::dict("line"_a = c.line, "column"_a = c.column, "pointer"_a = c.pointer, "written"_a = c.written,
+                    "exact"_a = c.exact, "passed"_a = c.passed, "detail"_a = c.detail,
+                    "message"_a = mismatch_line(file, c));
 }
 
 ManuscriptOptions options_of(const std::optional<std::string>& scenario) {
@@ -46,12 +40,7 @@ void bind_manuscript(py::module_& m) {
             }
             py::list claims;
             for (const auto& c : r.claims) claims.append(claim_dict(r.file, c));
-            py::dict d;
-            d["file"] = r.file;
-            d["scenario"] = r.scenario;
-            d["claims"] = claims;
-            d["wrong"] = r.wrong();
-            return d;
+            return py::dict("file"_a = r.file, "scenario"_a = r.scenario, "claims"_a = claims, "wrong"_a = r.wrong());
         },
         py::arg("path"), py::arg("scenario") = py::none());
     m.def(
@@ -73,20 +62,11 @@ void bind_manuscript(py::module_& m) {
             }
             py::list unmarked;
             for (const auto& f : r.unmarked) {
-                py::dict u;
-                u["line"] = f.line;
-                u["column"] = f.column;
-                u["text"] = f.text;
-                u["equals"] = f.equals;
-                u["message"] = audit_line(r.file, f);
-                unmarked.append(u);
+                unmarked.append(py::dict("line"_a = f.line, "column"_a = f.column, "text"_a = f.text,
+                                         "equals"_a = f.equals, "message"_a = audit_line(r.file, f)));
             }
-            py::dict d;
-            d["file"] = r.file;
-            d["marked"] = r.marked;
-            d["unmarked"] = unmarked;
-            d["coverage"] = r.coverage();
-            return d;
+            return py::dict("file"_a = r.file, "marked"_a = r.marked, "unmarked"_a = unmarked,
+                            "coverage"_a = r.coverage());
         },
         py::arg("path"), py::arg("scenario") = py::none());
 }

@@ -21,8 +21,10 @@
 #include "exactattn/variants.hpp"
 
 #include "bindings.hpp"
+#include "convert.hpp"
 
 namespace py = pybind11;
+using namespace pybind11::literals;  // "key"_a = value: a dict's fields in one expression
 
 namespace exactattn::python {
 
@@ -110,20 +112,18 @@ void bind_runs(py::module_& m) {
             req.seed = seed;
             VariantSet set;
             std::vector<OutputFile> files;
+            std::vector<Warning> warnings;  // of sheet.html, issued once the GIL is back
             {
                 py::gil_scoped_release release;
                 set = at_arguments([&] { return draw_variants(s, req); });
-                files = variant_files(set);
+                files = variant_files(set, [&warnings](const Warning& w) { warnings.push_back(w); });
             }
+            issue_warnings(warnings);
             py::list variants;
             for (const auto& v : set.variants) {
-                py::dict d;
-                d["number"] = v.number;
-                d["seed"] = v.seed;
-                d["draws"] = v.draws;
-                d["file_text"] = v.file_text;
-                d["key"] = render(variant_key_document(set, v), Format::Markdown);
-                variants.append(d);
+                variants.append(py::dict("number"_a = v.number, "seed"_a = v.seed, "draws"_a = v.draws,
+                                         "file_text"_a = v.file_text,
+                                         "key"_a = render(variant_key_document(set, v), Format::Markdown)));
             }
             py::list out_files;
             for (const auto& f : files) out_files.append(py::make_tuple(f.name, f.text));

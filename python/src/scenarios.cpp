@@ -155,14 +155,23 @@ py::list encode(const Scenario& s, py::object tokens) {
 }
 
 // The scenario run and rendered by `render` in the format named by `format` (the run report,
-// the answer key), as one job with the GIL released while it renders.
+// the answer key), as one job with the GIL released while it renders; its warnings are then
+// issued with Python's `warnings` module.
 template <class Render>
 std::string rendered(const Scenario& s, py::object format, Render render) {
     const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
     const Format f = format_arg(text_of(format, "format"));
     const Report rep = run(s);
-    py::gil_scoped_release r;
-    return render(rep, f);
+    std::vector<Warning> warnings;
+    RenderOptions options;
+    options.warn = [&warnings](const Warning& w) { warnings.push_back(w); };
+    std::string out;
+    {
+        py::gil_scoped_release r;
+        out = render(rep, f, options);
+    }
+    issue_warnings(warnings);
+    return out;
 }
 
 }  // namespace
@@ -188,7 +197,9 @@ void bind_scenarios(py::module_& m) {
         .def_readonly("title", &Scenario::title)
         .def("report",
              [](const Scenario& s, py::object format) {
-                 return rendered(s, format, [](const Report& rep, Format f) { return render_report(rep, f); });
+                 return rendered(s, format, [](const Report& rep, Format f, const RenderOptions& o) {
+                     return render_report(rep, f, o);
+                 });
              })
         .def("verify",
              [](const Scenario& s) {
@@ -205,7 +216,9 @@ void bind_scenarios(py::module_& m) {
              })
         .def("answers",
              [](const Scenario& s, py::object format) {
-                 return rendered(s, format, [](const Report& rep, Format f) { return render_answers(rep, f); });
+                 return rendered(s, format, [](const Report& rep, Format f, const RenderOptions& o) {
+                     return render_answers(rep, f, o);
+                 });
              })
         .def("check",
              [](const Scenario& s, py::object answer, py::object target, py::object proposed) {

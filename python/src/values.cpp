@@ -92,6 +92,16 @@ py::object compared(const Value& x, py::handle y, Test test) {
     return not_implemented();
 }
 
+// x == y (`equal`) or x != y with an exact number or a float (the dyadic rational it is); inf
+// and nan equal no value; anything else is NotImplemented, for Python to try y's side.
+py::object equality(const Value& x, py::handle y, bool equal) {
+    std::optional<Value> v = exact_number(y);
+    if (!v) v = exact_float(y);
+    if (v) return py::bool_((x == *v) == equal);
+    if (PyFloat_Check(y.ptr())) return py::bool_(!equal);
+    return not_implemented();
+}
+
 // The constructor, the written forms and the parts of a value.
 void add_forms(py::class_<Value>& cls) {
     cls.def(py::init([](py::object x) {
@@ -165,20 +175,8 @@ void add_number_protocol(py::class_<Value>& cls) {
                 const auto h = static_cast<Py_hash_t>(py::hash(py::str(to_ascii(v))));
                 return h == -1 ? -2 : h;
             })
-        .def("__eq__",
-             [](const Value& x, py::object y) -> py::object {
-                 if (auto v = exact_number(y)) return py::bool_(x == *v);
-                 if (auto f = exact_float(y)) return py::bool_(x == *f);
-                 if (PyFloat_Check(y.ptr())) return py::bool_(false);  // inf, nan
-                 return not_implemented();
-             })
-        .def("__ne__",
-             [](const Value& x, py::object y) -> py::object {
-                 if (auto v = exact_number(y)) return py::bool_(x != *v);
-                 if (auto f = exact_float(y)) return py::bool_(x != *f);
-                 if (PyFloat_Check(y.ptr())) return py::bool_(true);
-                 return not_implemented();
-             })
+        .def("__eq__", [](const Value& x, py::object y) { return equality(x, y, true); })
+        .def("__ne__", [](const Value& x, py::object y) { return equality(x, y, false); })
         .def("__lt__", [](const Value& x, py::object y) { return compared(x, y, [](int c) { return c < 0; }); })
         .def("__le__", [](const Value& x, py::object y) { return compared(x, y, [](int c) { return c <= 0; }); })
         .def("__gt__", [](const Value& x, py::object y) { return compared(x, y, [](int c) { return c > 0; }); })

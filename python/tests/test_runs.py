@@ -6,6 +6,7 @@ line's own output for the same call (the contract is that both print the same)."
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,28 @@ def test_scenario_from_dict_runs_like_a_file():
                                       "reads": {"r": {"source": "m", "query": [1, 0]}}})
     assert s.run()["reads"]["r"]["weights"] == ["2/3", "1/3"]
     assert s.file == "<dict>"
+
+
+def test_author_tex_outside_the_mathml_subset_is_a_python_warning():
+    # Issue 24 item 5: \widehat is outside the MathML subset, kept verbatim in HTML, and each such
+    # command is an ExactattnWarning placed at the key that holds the text; \frac is inside it.
+    # LaTeX keeps the TeX as written and warns of nothing. Weights 2/3 and 1/3 as above.
+    s = exactattn.Scenario.from_dict({"sources": {"m": {"memory": [["a", 0], [0, "a"]]}},
+                                      "reads": {"r": {"source": "m", "query": [1, 0],
+                                                      "note": "$\\frac{2}{3}$ is $\\widehat{w}_1$."}}},
+                                     file="notes.json")
+    with pytest.warns(exactattn.ExactattnWarning) as caught:
+        page = s.report("html")
+    assert "<mtext>\\widehat</mtext>" in page
+    assert [str(w.message) for w in caught] == [
+        "notes.json: /reads/r/note: TeX \\widehat is outside the MathML subset, kept verbatim"]
+    assert caught[0].message.place == "notes.json: /reads/r/note"
+    assert caught[0].filename == __file__  # attributed to the caller, not to the module
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", exactattn.ExactattnWarning)
+        s.report("latex")
+        with pytest.raises(exactattn.ExactattnWarning):
+            s.report("html")
 
 
 def test_rollout_from_python():

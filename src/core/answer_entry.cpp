@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <memory>
 
 #include "core/interval.hpp"
 #include "exactattn/limits.hpp"
@@ -89,9 +90,16 @@ RationalInterval Real::at(std::int64_t bits) const {
 
 namespace {
 
+// An operand of an enclosure built from others, held shared: a Real is then copied in O(1)
+// (two pointers) instead of with its whole tree of operands, which made a sum of n enclosed
+// terms, each partial sum copied into the next, cost O(n²) copies (check's e-instead-of-2 on a
+// 150-key layer row).
+std::shared_ptr<const Real> shared(const Real& x) { return std::make_shared<const Real>(x); }
+
 template <class F>
 Real combine(const Real& x, const Real& y, F f) {
-    return Real{std::nullopt, [x, y, f](std::int64_t bits) { return f(x.at(bits), y.at(bits)); }};
+    return Real{std::nullopt,
+                [x = shared(x), y = shared(y), f](std::int64_t bits) { return f(x->at(bits), y->at(bits)); }};
 }
 
 }  // namespace
@@ -114,14 +122,14 @@ Real operator*(const Real& x, const Real& y) {
 Real operator/(const Real& x, const Real& y) {
     if (x.exact && y.exact) return Real::of(*x.exact / *y.exact);
     if (y.exact && y.exact->is_zero()) throw domain_error("division by zero");
-    return Real{std::nullopt, [x, y](std::int64_t bits) {
+    return Real{std::nullopt, [x = shared(x), y = shared(y)](std::int64_t bits) {
                     // A divisor's enclosure may hold 0 at low precision; refine until it does not.
                     // Capped as certified_compare is: an e-expression whose divisor agrees with 0
                     // to thousands of digits is refused, not refined for minutes.
                     for (std::int64_t b = bits; b <= std::max<std::int64_t>(bits, kDivisionBits); b *= 2) {
-                        const RationalInterval d = y.at(b);
+                        const RationalInterval d = y->at(b);
                         if (sgn(d.lo) > 0 || sgn(d.hi) < 0) {
-                            const RationalInterval n = x.at(b);
+                            const RationalInterval n = x->at(b);
                             const mpq_class q[4] = {n.lo / d.lo, n.lo / d.hi, n.hi / d.lo, n.hi / d.hi};
                             return RationalInterval{*std::min_element(q, q + 4), *std::max_element(q, q + 4)};
                         }

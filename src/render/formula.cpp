@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "exactattn/document.hpp"
@@ -32,15 +34,14 @@ std::string value_in(const Value& v, MathForm f) {
     return to_ascii(v);
 }
 
-// Author math in MathML: a single letter is an identifier (italic, like the values' a);
-// anything else its plain-text reading in <mtext>.
 // Author math as MathML (docs/output.md, "Author math"): the subset a chapter's prose uses —
 // letters as identifiers, numbers, operators, groups, _ and ^, \frac, \sqrt, \mathbb, \mathrm,
 // \text, Greek letters and the symbols tex_to_text knows, function names (\ln, \exp, \max). A
-// command outside it is kept as its TeX, verbatim, in <mtext>.
+// command outside it is kept as its TeX, verbatim, in <mtext>, and `outside` is told its name.
 class TexMathml {
   public:
-    explicit TexMathml(const std::string& tex) : t_(tex) {}
+    using Outside = std::function<void(const std::string& command)>;
+    TexMathml(const std::string& tex, const Outside& outside) : t_(tex), outside_(outside) {}
     std::string run() {
         std::string out;
         while (i_ < t_.size()) out += script(atom());
@@ -139,7 +140,7 @@ class TexMathml {
             skip_spaces();
             if (i_ < t_.size() && t_[i_] == '[') {
                 const std::size_t end = t_.find(']', i_);
-                const std::string index = TexMathml(t_.substr(i_ + 1, end - i_ - 1)).run();
+                const std::string index = TexMathml(t_.substr(i_ + 1, end - i_ - 1), outside_).run();
                 i_ = end == std::string::npos ? t_.size() : end + 1;
                 return "<mroot>" + argument() + index + "</mroot>";
             }
@@ -165,14 +166,26 @@ class TexMathml {
         }
         const std::string symbol = tex_to_text("\\" + cmd);
         if (symbol != cmd) return "<mo>" + html_escape(symbol) + "</mo>";
+        if (outside_) outside_(cmd);
         return "<mtext>" + html_escape("\\" + cmd) + "</mtext>";  // outside the subset: verbatim
     }
 
     const std::string& t_;
+    const Outside& outside_;
     std::size_t i_ = 0;
 };
 
-std::string tex_mathml(const std::string& tex) { return TexMathml(tex).run(); }
+// Author TeX as MathML; each command outside the subset is a warning placed where the TeX was
+// written (docs/output.md, "Author math in HTML").
+std::string tex_mathml(const std::string& tex, const Location* where, const WarningSink& warn) {
+    if (!warn) return TexMathml(tex, {}).run();
+    return TexMathml(tex,
+                     [&](const std::string& cmd) {
+                         warn(Warning{where != nullptr ? *where : Location{},
+                                      fmt::format("TeX \\{} is outside the MathML subset, kept verbatim", cmd)});
+                     })
+        .run();
+}
 
 const char* op_text(Formula::Op o, MathForm f) {
     const bool latex = f == MathForm::Latex;
@@ -252,7 +265,7 @@ std::string name_in(const std::string& n, MathForm f) {
 }  // namespace
 
 Formula& Formula::value(const Value& v) {
-    atoms_.push_back(Atom{Atom::Kind::Value, v, {}, {}, Op::Plus, {}, 0, false, {}});
+    atoms_.push_back(Atom{Atom::Kind::Value, v, {}, {}, Op::Plus, {}, 0, false, {}, nullptr});
     return *this;
 }
 Formula& Formula::factor(const Value& v) {
@@ -260,55 +273,66 @@ Formula& Formula::factor(const Value& v) {
     // non-negative integer, without rendering it only to look.
     const bool plain = v.bit_size() > 4096 ? v.is_rational() && v.rational().get_den() == 1 && v.sign() >= 0
                                            : detail::plain_factor(detail::printed(v, Notation::Unicode));
-    atoms_.push_back(Atom{Atom::Kind::Value, v, {}, {}, Op::Plus, {}, 0, !plain, {}});
+    atoms_.push_back(Atom{Atom::Kind::Value, v, {}, {}, Op::Plus, {}, 0, !plain, {}, nullptr});
     return *this;
 }
 Formula& Formula::vector(const Vector& v) {
-    atoms_.push_back(Atom{Atom::Kind::Vector, {}, v, {}, Op::Plus, {}, 0, false, {}});
+    atoms_.push_back(Atom{Atom::Kind::Vector, {}, v, {}, Op::Plus, {}, 0, false, {}, nullptr});
     return *this;
 }
 Formula& Formula::column(const std::vector<std::optional<Value>>& v) {
-    atoms_.push_back(Atom{Atom::Kind::Column, {}, {}, v, Op::Plus, {}, 0, false, {}});
+    atoms_.push_back(Atom{Atom::Kind::Column, {}, {}, v, Op::Plus, {}, 0, false, {}, nullptr});
     return *this;
 }
 Formula& Formula::op(Op o) {
-    atoms_.push_back(Atom{Atom::Kind::Op, {}, {}, {}, o, {}, 0, false, {}});
+    atoms_.push_back(Atom{Atom::Kind::Op, {}, {}, {}, o, {}, 0, false, {}, nullptr});
     return *this;
 }
 Formula& Formula::name(const std::string& n) {
-    atoms_.push_back(Atom{Atom::Kind::Name, {}, {}, {}, Op::Plus, n, 0, false, {}});
+    atoms_.push_back(Atom{Atom::Kind::Name, {}, {}, {}, Op::Plus, n, 0, false, {}, nullptr});
     return *this;
 }
 Formula& Formula::sqrt_of(std::size_t d) {
-    atoms_.push_back(Atom{Atom::Kind::Sqrt, {}, {}, {}, Op::Plus, {}, d, false, {}});
+    atoms_.push_back(Atom{Atom::Kind::Sqrt, {}, {}, {}, Op::Plus, {}, d, false, {}, nullptr});
     return *this;
 }
 Formula& Formula::decimal(const std::string& d) {
-    atoms_.push_back(Atom{Atom::Kind::Decimal, {}, {}, {}, Op::Plus, d, 0, false, {}});
+    atoms_.push_back(Atom{Atom::Kind::Decimal, {}, {}, {}, Op::Plus, d, 0, false, {}, nullptr});
     return *this;
 }
 Formula& Formula::custom(std::function<std::string(MathForm)> render) {
-    atoms_.push_back(Atom{Atom::Kind::Custom, {}, {}, {}, Op::Plus, {}, 0, false, std::move(render)});
+    atoms_.push_back(Atom{Atom::Kind::Custom, {}, {}, {}, Op::Plus, {}, 0, false, std::move(render), nullptr});
     return *this;
 }
-Formula& Formula::tex(const std::string& source) {
-    atoms_.push_back(Atom{Atom::Kind::Tex, {}, {}, {}, Op::Plus, detail::printable(source), 0, false, {}});
+Formula& Formula::tex(const std::string& source, const Location& where) {
+    atoms_.push_back(Atom{Atom::Kind::Tex,
+                          {},
+                          {},
+                          {},
+                          Op::Plus,
+                          detail::printable(source),
+                          0,
+                          false,
+                          {},
+                          where.empty() ? nullptr : std::make_shared<const Location>(where)});
     return *this;
 }
 Formula& Formula::append(const Formula& other) {
     if (!atoms_.empty() && !other.atoms_.empty() && other.atoms_.front().kind != Atom::Kind::Op &&
         atoms_.back().kind != Atom::Kind::Op) {
-        atoms_.push_back(Atom{Atom::Kind::Raw, {}, {}, {}, Op::Plus, " ", 0, false, {}});
+        atoms_.push_back(Atom{Atom::Kind::Raw, {}, {}, {}, Op::Plus, " ", 0, false, {}, nullptr});
     }
     atoms_.insert(atoms_.end(), other.atoms_.begin(), other.atoms_.end());
     return *this;
 }
 Formula& Formula::prerendered(const std::string& s) {
-    atoms_.push_back(Atom{Atom::Kind::Raw, {}, {}, {}, Op::Plus, s, 0, false, {}});
+    atoms_.push_back(Atom{Atom::Kind::Raw, {}, {}, {}, Op::Plus, s, 0, false, {}, nullptr});
     return *this;
 }
 
-std::string Formula::render(MathForm f) const {
+std::string Formula::render(MathForm f) const { return render(f, WarningSink{}); }
+
+std::string Formula::render(MathForm f, const WarningSink& warn) const {
     const bool ml = f == MathForm::MathML;
     auto list = [&](const std::vector<std::optional<Value>>& xs) {
         std::string out = ml ? "<mo>[</mo>" : "[";
@@ -363,7 +387,9 @@ std::string Formula::render(MathForm f) const {
                 out += a.fn(f);
                 break;
             case Atom::Kind::Tex:
-                out += f == MathForm::Latex ? a.text : ml ? tex_mathml(a.text) : tex_to_text(a.text);
+                out += f == MathForm::Latex ? a.text
+                       : ml                 ? tex_mathml(a.text, a.where.get(), warn)
+                                            : tex_to_text(a.text);
                 break;
         }
     }

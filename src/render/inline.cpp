@@ -54,7 +54,7 @@ Inline& Inline::append(const Inline& other) {
     return *this;
 }
 
-Inline inline_markdown(const std::string& md) {
+Inline inline_markdown(const std::string& md, const Location& where) {
     Inline out;
     std::size_t i = 0;
     std::string plain;
@@ -106,7 +106,7 @@ Inline inline_markdown(const std::string& md) {
                             balanced = --depth >= 0;
                     }
                     if (balanced && depth == 0)
-                        out.math(Formula().tex(inner));
+                        out.math(Formula().tex(inner, where));
                     else
                         out.text("$" + inner + "$");
                     break;

@@ -8,6 +8,7 @@
 #include "exactattn/print.hpp"
 #include "report/read_report.hpp"
 #include "report/report_json.hpp"
+#include "scenario/pointer.hpp"
 
 namespace exactattn {
 
@@ -249,7 +250,8 @@ TableBlock costs_table(const RegimeTrace& r) {
 
 }  // namespace
 
-void number_tables(Document& doc, std::size_t from, const std::string& number, const std::string& caption) {
+void number_tables(Document& doc, std::size_t from, const std::string& number, const std::string& caption,
+                   const Location& caption_place) {
     std::size_t k = 0;
     for (std::size_t b = from; b < doc.blocks.size(); ++b) {
         auto* tab = std::get_if<TableBlock>(&doc.blocks[b]);
@@ -259,7 +261,7 @@ void number_tables(Document& doc, std::size_t from, const std::string& number, c
             tab->number = k == 1 ? number : fmt::format("{}.{}", number, k);
             tab->label = "tab:" + tab->number;
         }
-        if (k == 1 && !caption.empty()) tab->caption = inline_markdown(caption);
+        if (k == 1 && !caption.empty()) tab->caption = inline_markdown(caption, caption_place);
     }
 }
 
@@ -268,7 +270,10 @@ void add_rollout(Document& doc, const Report& rep, const RolloutResult& r, int l
     const Source& src = rep.scenario.source(r.spec.source);
     const std::size_t first = doc.blocks.size();
     doc.add(Heading{level, Inline(fmt::format("Rollout {}: source {}", r.spec.name, r.spec.source))});
-    if (!r.spec.note.empty()) doc.add(Paragraph{inline_markdown(r.spec.note)});
+    if (!r.spec.note.empty()) {
+        doc.add(Paragraph{
+            inline_markdown(r.spec.note, detail::key_place(rep.scenario.file, "rollouts", r.spec.name, "note"))});
+    }
     Lines summary;
     if (!r.spec.reference.empty())
         summary.lines.push_back(Inline("Reference: ").append(tokens_inline(r.spec.reference)));
@@ -330,7 +335,8 @@ void add_rollout(Document& doc, const Report& rep, const RolloutResult& r, int l
         }
         doc.add(costs_table(*reg));
     }
-    number_tables(doc, first, r.spec.number, r.spec.caption);
+    number_tables(doc, first, r.spec.number, r.spec.caption,
+                  key_place(rep.scenario.file, "rollouts", r.spec.name, "caption"));
 }
 
 }  // namespace detail

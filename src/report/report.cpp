@@ -15,6 +15,7 @@
 #include "report/decoder_report.hpp"
 #include "report/read_report.hpp"
 #include "report/report_json.hpp"
+#include "scenario/pointer.hpp"
 
 namespace exactattn {
 
@@ -94,8 +95,10 @@ void add_sources(Document& doc, const Scenario& s) {
 }
 
 // An intervention table's caption: the declared one, or what the kind does and the query.
-Inline intervention_caption(const InterventionSpec& spec) {
-    if (!spec.caption.empty()) return inline_markdown(spec.caption);
+Inline intervention_caption(const InterventionSpec& spec, const std::string& file) {
+    if (!spec.caption.empty()) {
+        return inline_markdown(spec.caption, detail::key_place(file, "interventions", spec.name, "caption"));
+    }
     const Formula query(spec.query.values);
     Inline caption;
     switch (spec.kind) {
@@ -193,7 +196,7 @@ void add_intervention(Document& doc, const Report& rep, const InterventionResult
     tab.number = ir.spec.number;
     tab.label = ir.spec.number.empty() ? "" : "tab:" + ir.spec.number;
     const Inline labels = detail::position_names(src);
-    tab.caption = intervention_caption(ir.spec);
+    tab.caption = intervention_caption(ir.spec, rep.scenario.file);
     tab.headers = intervention_headers(ir.spec.kind, labels, has_readout);
     for (const auto& row : ir.rows) tab.add_row(intervention_cells(ir.spec.kind, src, row, has_readout));
     if (ir.spec.kind == InterventionKind::DeleteToken) {
@@ -201,7 +204,10 @@ void add_intervention(Document& doc, const Report& rep, const InterventionResult
             if (row.position != 0) tab.notes.push_back(deletion_note(src, row));
         }
     }
-    if (!ir.spec.note.empty()) tab.notes.push_back(inline_markdown(ir.spec.note));
+    if (!ir.spec.note.empty()) {
+        tab.notes.push_back(
+            inline_markdown(ir.spec.note, detail::key_place(rep.scenario.file, "interventions", ir.spec.name, "note")));
+    }
     doc.add(std::move(tab));
 }
 
@@ -246,7 +252,10 @@ Document report_document(const Report& rep, std::vector<FigureBlock> figures) {
     if (!s.assumptions.empty()) {
         doc.add(Heading{2, Inline("Declared assumptions")});
         ItemList l;
-        for (const auto& a : s.assumptions) l.items.push_back(inline_markdown(a));
+        for (std::size_t i = 0; i < s.assumptions.size(); ++i) {
+            l.items.push_back(
+                inline_markdown(s.assumptions[i], detail::key_place(s.file, detail::pointer_join("/assumptions", i))));
+        }
         doc.add(std::move(l));
     }
     if (!s.sources.empty()) {
@@ -259,14 +268,18 @@ Document report_document(const Report& rep, std::vector<FigureBlock> figures) {
         TableBlock tab = detail::read_table(&src, src.states, rr.trace, s.rule);
         tab.number = rr.spec.number;
         tab.label = rr.spec.number.empty() ? "" : "tab:" + rr.spec.number;
-        tab.caption = !rr.spec.caption.empty() ? inline_markdown(rr.spec.caption)
-                                               : Inline("Read " + rr.spec.name + ": scores, exponentials and weights");
+        tab.caption =
+            !rr.spec.caption.empty()
+                ? inline_markdown(rr.spec.caption, detail::key_place(s.file, "reads", rr.spec.name, "caption"))
+                : Inline("Read " + rr.spec.name + ": scores, exponentials and weights");
         TableBlock data = detail::read_data(tab, rr.trace);
         doc.add(std::move(tab));
         doc.add(std::move(data));
         doc.add(detail::read_summary(rr.trace,
                                      rr.spec.readout ? std::optional<Vector>(rr.spec.readout->values) : std::nullopt));
-        if (!rr.spec.note.empty()) doc.add(Paragraph{inline_markdown(rr.spec.note)});
+        if (!rr.spec.note.empty()) {
+            doc.add(Paragraph{inline_markdown(rr.spec.note, detail::key_place(s.file, "reads", rr.spec.name, "note"))});
+        }
     }
     if (!rep.interventions.empty()) {
         doc.add(Heading{2, Inline("Interventions")});
@@ -278,8 +291,12 @@ Document report_document(const Report& rep, std::vector<FigureBlock> figures) {
         const auto& q = rep.scenario.sequence(lr.spec.sequence).tokens;
         const std::size_t first = doc.blocks.size();
         add_layer(doc, lr.trace, q, lr.spec.memory.empty() ? q : rep.scenario.sequence(lr.spec.memory).tokens);
-        detail::number_tables(doc, first, lr.spec.number, lr.spec.caption);
-        if (!lr.spec.note.empty()) doc.add(Paragraph{inline_markdown(lr.spec.note)});
+        detail::number_tables(doc, first, lr.spec.number, lr.spec.caption,
+                              detail::key_place(s.file, "layers", lr.spec.name, "caption"));
+        if (!lr.spec.note.empty()) {
+            doc.add(
+                Paragraph{inline_markdown(lr.spec.note, detail::key_place(s.file, "layers", lr.spec.name, "note"))});
+        }
     }
     for (const auto& ro : rep.rollouts) detail::add_rollout(doc, rep, ro, 2);
     if (!figures.empty()) {

@@ -19,12 +19,7 @@ namespace {
 
 using detail::Json;
 
-Location decl(const Scenario& s, const std::string& pointer) {
-    Location l;
-    l.file = s.file;
-    l.pointer = pointer;
-    return l;
-}
+Location decl(const Scenario& s, const std::string& pointer) { return detail::key_place(s.file, pointer); }
 
 template <class F>
 auto at_declaration(const Scenario& s, const std::string& pointer, F&& f) {

@@ -27,6 +27,17 @@ bool list_or_element(const std::vector<std::string>& t, std::size_t k) {
 
 namespace detail {
 
+Location key_place(const std::string& file, const std::string& pointer) {
+    Location l;
+    l.file = file;
+    l.pointer = pointer;
+    return l;
+}
+
+Location key_place(const std::string& file, const char* section, const std::string& name, const char* key) {
+    return key_place(file, pointer_join(pointer_join(std::string("/") + section, name), key));
+}
+
 std::string pointer_join(const std::string& base, const std::string& token) {
     std::string escaped;
     for (char c : token) {

@@ -13,6 +13,7 @@
 #include "tools/check/tokens.hpp"
 #include "scenario/json.hpp"
 #include "report/report_json.hpp"
+#include "scenario/pointer.hpp"
 
 namespace exactattn {
 
@@ -355,6 +356,12 @@ struct Answer {
     std::vector<Inline> sentences;
 };
 
+// Where the exercise's `key` is written: `/exercises/<i>/key` of the scenario file.
+Location exercise_place(const Scenario& s, const Exercise& ex, const char* key) {
+    const auto i = static_cast<std::size_t>(&ex - s.exercises.data());
+    return detail::key_place(s.file, detail::pointer_join(detail::pointer_join("/exercises", i), key));
+}
+
 std::vector<Answer> build(const Report& rep) {
     std::vector<Answer> out;
     for (const auto& ex : rep.scenario.exercises) {
@@ -401,7 +408,9 @@ std::vector<Answer> build(const Report& rep) {
                 if (la.name == name) a.sentences.push_back(learner_sentence(judge(rep, la)));
             }
         }
-        if (!ex.explanation.empty()) a.sentences.push_back(inline_markdown(ex.explanation));
+        if (!ex.explanation.empty()) {
+            a.sentences.push_back(inline_markdown(ex.explanation, exercise_place(rep.scenario, ex, "explanation")));
+        }
         out.push_back(std::move(a));
     }
     return out;
@@ -418,7 +427,7 @@ Document answers_document(const Report& rep) {
     for (const auto& a : build(rep)) {
         doc.add(Heading{2, Inline(fmt::format("Exercise {}{}", a.exercise->id,
                                               a.exercise->title.empty() ? "" : ": " + a.exercise->title))});
-        doc.add(Quote{inline_markdown(a.exercise->prompt)});
+        doc.add(Quote{inline_markdown(a.exercise->prompt, exercise_place(s, *a.exercise, "prompt"))});
         Inline answer = Inline().strong("Answer.");
         for (const auto& sentence : a.sentences) answer.text(" ").append(sentence);
         doc.add(Paragraph{std::move(answer)});

@@ -16,6 +16,7 @@
 #include "exactattn/print.hpp"
 #include "core/names.hpp"
 #include "render/metrics.hpp"
+#include "scenario/pointer.hpp"
 
 namespace exactattn {
 
@@ -180,11 +181,14 @@ void title(Picture& p, double y, const Inline& text) {
 
 Inline query_inline(const NamedVector& q) { return Inline(q.name.empty() ? "q" : q.name).text(" = ").vector(q.values); }
 
-FigureBlock frame(const FigureSpec& spec, const Inline& fallback_caption) {
+// The figure's block with its number, label and caption (`file` holds the declared caption).
+FigureBlock frame(const FigureSpec& spec, const std::string& file, const Inline& fallback_caption) {
     FigureBlock fb;
     fb.number = spec.number;
     fb.label = spec.number.empty() ? "figure-" + spec.name : "figure-" + spec.number;
-    fb.caption = spec.caption.empty() ? fallback_caption : inline_markdown(spec.caption);
+    fb.caption = spec.caption.empty()
+                     ? fallback_caption
+                     : inline_markdown(spec.caption, detail::key_place(file, "figures", spec.name, "caption"));
     fb.pdf = spec.pdf;
     return fb;
 }
@@ -780,31 +784,35 @@ FigureBlock figure_block(const Report& rep, const FigureSpec& spec) {
     FigureBlock fb;
     switch (spec.kind) {
         case FigureKind::ReadComparison:
-            fb = frame(spec, Inline("Reads ")
-                                 .text(fmt::format("{}", fmt::join(spec.reads, ", ")))
-                                 .text(" over the same source states"));
+            fb = frame(spec, rep.scenario.file,
+                       Inline("Reads ")
+                           .text(fmt::format("{}", fmt::join(spec.reads, ", ")))
+                           .text(" over the same source states"));
             read_comparison(fb, rep, spec);
             break;
         case FigureKind::Dependency:
-            fb = frame(spec, Inline("Sequential encoder and decoder steps around one read's parallel comparisons"));
+            fb = frame(spec, rep.scenario.file,
+                       Inline("Sequential encoder and decoder steps around one read's parallel comparisons"));
             dependency(fb, rep, spec);
             break;
         case FigureKind::Heatmap:
             if (!spec.rollout.empty()) {
-                fb = frame(spec, Inline(fmt::format("Attention weights of rollout {} ({})", spec.rollout,
-                                                    regime_name(spec.regime))));
+                fb = frame(spec, rep.scenario.file,
+                           Inline(fmt::format("Attention weights of rollout {} ({})", spec.rollout,
+                                              regime_name(spec.regime))));
                 rollout_heatmap(fb, rep, spec);
                 break;
             }
-            fb = frame(spec, Inline("Attention weights of layer " + spec.layer));
+            fb = frame(spec, rep.scenario.file, Inline("Attention weights of layer " + spec.layer));
             heatmap(fb, rep, spec);
             break;
         case FigureKind::Intervention:
-            fb = frame(spec, Inline("Weights and readout of intervention " + spec.intervention));
+            fb = frame(spec, rep.scenario.file, Inline("Weights and readout of intervention " + spec.intervention));
             intervention(fb, rep, spec);
             break;
         case FigureKind::Crosscheck:
-            fb = frame(spec, Inline("The double path's error on read " + spec.reads.front() + " against its bound"));
+            fb = frame(spec, rep.scenario.file,
+                       Inline("The double path's error on read " + spec.reads.front() + " against its bound"));
             crosscheck_plot(fb, rep, spec);
             break;
     }

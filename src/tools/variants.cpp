@@ -21,6 +21,7 @@
 #include "tools/check/mistakes.hpp"
 #include "core/names.hpp"
 #include "report/report_json.hpp"
+#include "scenario/pointer.hpp"
 
 namespace exactattn {
 
@@ -670,6 +671,7 @@ VariantSet draw_variants(const Scenario& base, const VariantRequest& request) {
     VariantSet set;
     set.source = base.file;
     set.exercise = c.exercise;
+    set.index = c.index;
     set.seed = request.seed;
     set.variant_seed = request.variant_seed;
     if (request.variant_seed) {
@@ -728,14 +730,26 @@ std::string part_label(const Variation& v, const std::string& pointer) {
     return "the answer";
 }
 
+// Where the exercise's key `rest` is written (`/exercises/<i>/prompt`).
+Location exercise_place(const VariantSet& set, const std::string& rest) {
+    return detail::key_place(set.source, fmt::format("/exercises/{}{}", set.index, rest));
+}
+
+// Where the prompt a variant fills is written: the variation's own prompt, or the exercise's.
+Location prompt_place(const VariantSet& set) {
+    return exercise_place(set, set.exercise.variation->prompt.empty() ? "/prompt" : "/variation/prompt");
+}
+
 ItemList parts_list(const VariantSet& set, const Variant& v, bool with_values) {
     ItemList list;
     list.ordered = true;
     const Json doc = detail::report_to_json(v.report);
     Location where;
     where.file = set.source;
-    for (const auto& p : set.exercise.variation->parts) {
-        Inline item = inline_markdown(p.label);
+    const auto& parts = set.exercise.variation->parts;
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+        const auto& p = parts[k];
+        Inline item = inline_markdown(p.label, exercise_place(set, fmt::format("/variation/parts/{}/label", k)));
         if (with_values && names_tokens(p.at)) {
             const auto t = detail::tokens_at(doc, p.at, where);
             item.text(": ").append(detail::tokens_inline(t.tokens, t.scalar));
@@ -778,7 +792,7 @@ Document variant_key_document(const VariantSet& set, const Variant& v) {
     doc.add(Paragraph{Inline(fmt::format("Seed {}. This variant alone is re-created by ", v.seed))
                           .code(recreate_command(set, v))
                           .text(".")});
-    doc.add(Quote{inline_markdown(v.report.scenario.exercises.front().prompt)});
+    doc.add(Quote{inline_markdown(v.report.scenario.exercises.front().prompt, prompt_place(set))});
     doc.add(parts_list(set, v, true));
     const Value answer = answer_value(set, v);
     doc.add(Paragraph{Inline("Numerical answer: ")
@@ -799,7 +813,7 @@ Document variant_sheet_document(const VariantSet& set) {
     for (const auto& v : set.variants) {
         doc.add(Heading{2, Inline(fmt::format("Variant {}", v.number))});
         doc.add(Paragraph{Inline(fmt::format("Seed {}.", v.seed))});
-        doc.add(Quote{inline_markdown(v.report.scenario.exercises.front().prompt)});
+        doc.add(Quote{inline_markdown(v.report.scenario.exercises.front().prompt, prompt_place(set))});
         doc.add(parts_list(set, v, false));
     }
     doc.add(Heading{2, Inline("Answers")});
@@ -874,7 +888,7 @@ std::string moodle_xml(const VariantSet& set) {
     return out + "</quiz>\n";
 }
 
-std::vector<OutputFile> variant_files(const VariantSet& set) {
+std::vector<OutputFile> variant_files(const VariantSet& set, const WarningSink& warn) {
     std::vector<OutputFile> files;
     const std::size_t width = std::max<std::size_t>(2, std::to_string(set.variants.size()).size());
     for (const auto& v : set.variants) {
@@ -887,7 +901,9 @@ std::vector<OutputFile> variant_files(const VariantSet& set) {
     standalone.standalone = true;
     files.push_back({"sheet.md", render(sheet, Format::Markdown)});
     files.push_back({"sheet.tex", render(sheet, Format::Latex, standalone)});
-    files.push_back({"sheet.html", render(sheet, Format::Html)});
+    RenderOptions html;
+    html.warn = warn;
+    files.push_back({"sheet.html", render(sheet, Format::Html, html)});
     files.push_back({"moodle.xml", moodle_xml(set)});
     return files;
 }

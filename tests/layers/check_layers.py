@@ -21,7 +21,7 @@ import sys
 RANK = {"core": 0, "model": 1, "scenario": 2, "render": 2, "report": 3, "tools": 4}
 SIBLINGS = {("scenario", "render"), ("render", "scenario")}
 # Public headers without an implementation file of their own.
-HEADER_ONLY = {"deferred": "model", "version": "core", "exactattn": None}  # None: the front door
+HEADER_ONLY = {"deferred": "model", "version": "core", "warning": "core", "exactattn": None}  # None: the front door
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 

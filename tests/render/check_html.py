@@ -16,6 +16,9 @@ network off (browser.py, over the DevTools protocol). A page fails on:
   - in the chapter's outputs, a value typed by hand from the chapter (common.CHAPTER_VALUES)
     absent from the DOM after the load (MathML fractions read as p/q; a vector counts when its
     entries stand in one table column), and in the report the tokens 红色 钥匙 。;
+  - with --expect-report-text TEXT, TEXT (whitespace ignored) absent from a scenario's `run`
+    report (author math: `\\frac{2}{3}` read as 2/3, a command outside the MathML subset as its
+    TeX);
   - a blank screenshot (a single colour: nothing was drawn);
   - an inline <svg> figure that check_svg.py rejects.
 At most two browsers run at once (EXACTATTN_RENDER_JOBS).
@@ -157,7 +160,11 @@ def page_failures(chromium, path, values, tokens, workdir):
 
 
 def main():
-    args = parse_arguments(__doc__, "html", "html")
+    def options(parser):
+        parser.add_argument("--expect-report-text", action="append", default=[], metavar="TEXT",
+                            help="each scenario's run report must show this text")
+
+    args = parse_arguments(__doc__, "html", "html", options)
     chromium = require_tool("chromium")
     require_tool("rsvg-convert")  # for the figures
     require_pil()
@@ -176,6 +183,9 @@ def main():
         return doc.name, page_failures(chromium, path, doc.values, doc.tokens, workdir)
 
     docs = inputs(args, "html", [("page", ())])
+    for doc in docs:
+        if getattr(doc, "output", None) is not None and doc.output.name == "run":
+            doc.tokens = list(doc.tokens) + [re.sub(r"\s+", "", t) for t in args.expect_report_text]
     return report("html", parallel(check, docs), args.expect_reject, args.known_fault)
 
 

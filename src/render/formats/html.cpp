@@ -28,7 +28,7 @@ class HtmlWriter final : public Writer {
             case Inline::Kind::Code:
                 return "<code>" + html_escape(p.text) + "</code>";
             case Inline::Kind::Math:
-                return "<math>" + p.math.render(MathForm::MathML) + "</math>";
+                return "<math>" + p.math.render(MathForm::MathML, o_.warn) + "</math>";
         }
         return "";
     }

@@ -137,7 +137,7 @@ std::optional<Situation> locate(const Report& rep, const std::string& target) {
 
 Ctx context_at(const Report& rep, const Json& doc, const Flat& exact, const std::string& target,
                const Location& where) {
-    Ctx c{rep, doc, exact, std::nullopt, {}, {}, nullptr, {}, where};
+    Ctx c{rep, doc, exact, std::nullopt, {}, {}, nullptr, {}, where, std::make_shared<RowContexts>()};
     const auto tokens = target_tokens(target);
     if (tokens.size() >= 3 && tokens[0] == "layers") {
         for (const auto& l : rep.layers) c.layer = l.spec.name == tokens[1] ? &l : c.layer;

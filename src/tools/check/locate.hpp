@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +40,8 @@ struct Situation {
 /// target.
 std::optional<Situation> locate(const Report& rep, const std::string& target);
 
+struct RowContexts;
+
 /// What the mistakes are recomputed from.
 struct Ctx {
     const Report& rep;
@@ -50,6 +53,16 @@ struct Ctx {
     const LayerResult* layer = nullptr;  ///< the target is a layer's quantity
     std::string layer_sub;               ///< … at this pointer below /layers/<name>
     Location where;
+    /// A layer head's whole quantity: each of its rows as a read with its own context, made the
+    /// first time a mistake asks and then shared by the others (mistakes.cpp, per_row).
+    std::shared_ptr<RowContexts> rows;
+};
+
+/// The rows of a layer head's quantity, each a read: its exact values and its context.
+struct RowContexts {
+    bool made = false;
+    std::vector<Flat> exact;  ///< filled before `rows`, whose contexts refer to its elements
+    std::vector<Ctx> rows;
 };
 
 /// What the mistakes at `target` are recomputed from: its read or intervention row (and which of
