@@ -27,6 +27,12 @@ struct DisplayOptions {
     /// many digits as fit, at least 9. Elided text no longer names the exact value. In a row
     /// vector each entry is fitted to max_width on its own (a table cell's width).
     std::size_t max_width = 0;
+    /// LaTeX only: the form TeX can break across lines (docs/output.md, "A value wider than a
+    /// line"). A fraction whose numerator is a sum, or whose integers are long, is written with a
+    /// slash as in the Unicode form, and a sum's parentheses are \bigl( \bigr) instead of
+    /// \left( \right), so that every + and − of the value stands at the formula's top level,
+    /// where TeX may end a line: `\bigl(68 \cdot 2^{1/6} - 40 - \dots\bigr)/188`.
+    bool breakable = false;
 };
 
 /// Canonical ascii form: `2a/3`, `-a/4`, `1 - 2^(1/2)/2`, `(2^(1/2) - 1)a`, `a^2`.

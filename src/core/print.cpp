@@ -217,8 +217,9 @@ struct Position {
 class Render {
   public:
     // compact: long integers as powers of two; keep > 0: integers longer than keep digits are
-    // elided to their first and last digits.
-    Render(Notation n, bool compact, std::size_t keep) : n_(n), compact_(compact), keep_(keep) {}
+    // elided to their first and last digits; breakable (LaTeX): DisplayOptions::breakable.
+    Render(Notation n, bool compact, std::size_t keep, bool breakable = false)
+        : n_(n), compact_(compact), keep_(keep), breakable_(breakable && n == Notation::Latex) {}
 
     // A whole value (MathML: one <math> element).
     [[nodiscard]] std::string value(const Sum& s) const {
@@ -275,7 +276,7 @@ class Render {
     [[nodiscard]] std::string paren(const std::string& x) const {
         switch (n_) {
             case Notation::Latex:
-                return "\\left(" + x + "\\right)";
+                return breakable_ ? "\\bigl(" + x + "\\bigr)" : "\\left(" + x + "\\right)";
             case Notation::MathML:
                 return mrow("<mo>(</mo>" + x + "<mo>)</mo>");
             default:
@@ -447,11 +448,13 @@ class Render {
             put(r, !symbol);
             prev = Prev::Other;
         }
+        // Breakable LaTeX: a sum over a denominator, or long digits, written with a slash.
+        const bool slash = breakable_ && !den.empty() && (t.group || top.size() + den.size() > kLongFraction);
         bool group_only = false;
         if (t.group) {
             group_only = prev == Prev::None && t.apow == 0;
             const std::string inner = sum(*t.group);
-            put(group_only && !den.empty() && fraction_bar() ? inner : paren(inner), false);
+            put(group_only && !den.empty() && fraction_bar() && !slash ? inner : paren(inner), false);
             prev = Prev::Paren;
         }
         if (t.apow != 0) {
@@ -461,7 +464,9 @@ class Render {
         if (den.empty()) return top;
         switch (n_) {
             case Notation::Latex:
-                return "\\tfrac{" + top + "}{" + den + "}";
+                if (!slash) return "\\tfrac{" + top + "}{" + den + "}";
+                if (den_shape == Shape::Product || den_shape == Shape::Compound) den = paren(den);
+                return top + "/" + den;
             case Notation::MathML:
                 return "<mfrac>" + mrow(top) + mrow(den) + "</mfrac>";
             default:
@@ -471,9 +476,14 @@ class Render {
     }
     [[nodiscard]] bool fraction_bar() const { return n_ == Notation::Latex || n_ == Notation::MathML; }
 
+    // Digits of a numerator and denominator (before any t.group) from which a breakable
+    // fraction is written with a slash: 24, about half a 12 cm line in \tfrac's script size.
+    static constexpr std::size_t kLongFraction = 24;
+
     Notation n_;
     bool compact_;
     std::size_t keep_;
+    bool breakable_;
 };
 
 std::size_t unicode_width(const Sum& s, bool compact) {
@@ -584,7 +594,7 @@ std::string charged(std::string text) {
 
 std::string to_display(const Value& v, Notation n, const DisplayOptions& o) {
     const Sum s = display_sum(v, o.display);
-    return charged(Render(n, o.display, digits_kept(s, o)).value(s));
+    return charged(Render(n, o.display, digits_kept(s, o), o.breakable).value(s));
 }
 
 std::string to_display(const std::vector<Value>& row, Notation n, const DisplayOptions& o) {
@@ -592,7 +602,7 @@ std::string to_display(const std::vector<Value>& row, Notation n, const DisplayO
     entries.reserve(row.size());
     for (const Value& v : row) {
         const Sum s = display_sum(v, o.display);
-        entries.push_back(Render(n, o.display, digits_kept(s, o)).sum(s));
+        entries.push_back(Render(n, o.display, digits_kept(s, o), o.breakable).sum(s));
     }
     return charged(Render::row(n, entries));
 }

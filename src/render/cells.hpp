@@ -32,4 +32,21 @@ class DisplayWidthScope {
     std::size_t saved_;
 };
 
+/// Whether printed() writes a long LaTeX value for the LaTeX writer (RenderOptions: a
+/// document rendered as LaTeX), on this thread: `\exactattnValue{display}{breakable}`, a macro
+/// of the LaTeX writer's body that sets the display form where it fits the line and the
+/// breakable form (DisplayOptions::breakable) where it does not. Off by default: LaTeX math
+/// elsewhere (Markdown's `$…$`, `eval --format latex`) is the display form alone.
+bool latex_fit();
+class LatexFitScope {
+  public:
+    explicit LatexFitScope(bool on);
+    ~LatexFitScope();
+    LatexFitScope(const LatexFitScope&) = delete;
+    LatexFitScope& operator=(const LatexFitScope&) = delete;
+
+  private:
+    bool saved_;
+};
+
 }  // namespace exactattn::detail

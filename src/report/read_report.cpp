@@ -102,6 +102,7 @@ namespace {
 struct Memo {
     MathForm form;
     std::size_t width;  // detail::display_max_width() when the strings were made
+    bool fit;           // detail::latex_fit() when the strings were made
     detail::TraceStrings strings;
     // The Unicode strings the derivation's brackets are decided on; none of its own when
     // `strings` are Unicode already (every value would be printed twice).
@@ -115,6 +116,7 @@ struct Memo {
 std::unique_ptr<Memo> make_memo(const Memory& memory, const ReadTrace& t, MathForm f) {
     auto m = std::make_unique<Memo>(Memo{f,
                                          detail::display_max_width(),
+                                         detail::latex_fit(),
                                          detail::TraceStrings(memory, t, notation_for(f)),
                                          std::nullopt,
                                          {},
@@ -215,7 +217,8 @@ TableBlock read_table(const Source* source, const Memory& memory, const ReadTrac
     // One memo per math form the renderer asks for.
     auto memo = std::make_shared<std::unique_ptr<Memo>>();
     tab.row = [source, &memory, &t, rule, memo](std::size_t j, MathForm f, std::vector<Inline>& cells) {
-        if (!*memo || (*memo)->form != f || (*memo)->width != detail::display_max_width()) {
+        if (!*memo || (*memo)->form != f || (*memo)->width != detail::display_max_width() ||
+            (*memo)->fit != detail::latex_fit()) {
             *memo = make_memo(memory, t, f);
         }
         read_row(source, memory, t, rule, **memo, j, f, cells);

@@ -82,8 +82,10 @@ std::vector<Inline> wrap_words(const std::string& text, double room, double size
 }
 
 // A value as a correctly rounded decimal of `places` places (a multiple of a as its
-// coefficient's decimal and a: 0.1250a), with the figures' minus sign.
+// coefficient's decimal and a: 0.1250a), with the figures' minus sign. An exact zero (a removed
+// state's weight) is 0, as everywhere else, not 0.0000.
 std::string decimal_of(const Value& v, int places) {
+    if (v.is_zero()) return "0";
     std::string d;
     const auto& t = v.terms();
     if (t.size() == 2 && t[0].is_zero())

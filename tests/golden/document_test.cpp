@@ -64,6 +64,35 @@ TEST(Document, LatexNumbersTablesAsTheChapterDoes) {
     contains(doc, "\\end{document}");
 }
 
+TEST(Document, LatexListFormStandsInPlaceEvenWithFloats) {
+    // Issue 24: with --latex-floats only the tabular floats; where TeX finds it too wide or too
+    // tall, the list form is set in place (center, \captionof), so that it can break across
+    // pages (a float cannot, and one taller than 16383 pt stops TeX with "Dimension too large").
+    RenderOptions floats;
+    floats.latex_floats = true;
+    const std::string tex = render_report(chapter(), Format::Latex, floats);
+    contains(tex,
+             "\\end{table}}{%\n\\begin{center}\n\\renewcommand{\\thetable}{14.1}\\captionof{table}{From "
+             "comparisons to source-position weights.}\\label{tab:14.1}\n\\par\\nopagebreak\n{\\raggedright\n"
+             "\\exactattnRow{");
+}
+
+TEST(Document, LatexLongValueCarriesItsBreakableForm) {
+    // Issue 24: tests/render/fixtures/figures-hostile.json, layer head 1, row 1: weight
+    // θ/(2θ + 1) with θ = 2^(1/4) is (16 − θ + 2θ² − 4θ³)/31 (derived by hand in
+    // figures_test.cpp). Its display form is longer than a short value, so LaTeX carries both
+    // forms and TeX sets the stacked one where it fits the line, else the one that breaks.
+    const Report rep =
+        run_scenario(load_scenario(std::string(EXACTATTN_SOURCE_DIR) + "/tests/render/fixtures/figures-hostile.json"));
+    const std::string stacked = "\\tfrac{16 - \\sqrt[4]{2} + 2\\sqrt{2} - 4\\sqrt[4]{8}}{31}";
+    const std::string breaks = "\\bigl(16 - \\sqrt[4]{2} + 2\\sqrt{2} - 4\\sqrt[4]{8}\\bigr)/31";
+    contains(render_report(rep, Format::Latex), "\\exactattnValue{" + stacked + "}{" + breaks + "}");
+    // Elsewhere LaTeX math is the display form alone: Markdown's $…$ has no such macro.
+    const std::string md = render_report(rep, Format::Markdown);
+    contains(md, stacked);
+    EXPECT_EQ(md.find("exactattnValue"), std::string::npos);
+}
+
 TEST(Document, HtmlIsOneSelfContainedPageWithMathML) {
     const std::string html = render_report(chapter(), Format::Html);
     EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0U);

@@ -243,6 +243,22 @@ TEST(Figures, ValuesTooLongForTheirPlaceBecomeRoundedDecimals) {
     EXPECT_NE(desc.find("p-first-layer-token-with-a-long-name"), std::string::npos);
 }
 
+TEST(Figures, AnExactZeroAmongRoundedWeightsIsPrintedZero) {
+    // Issue 24: the intervention chart of tests/render/fixtures/figures-hostile.json, query
+    // [1, 1] over states [a/4, 0], [0, a/2], [a/4, a/4], [0, 0] (scores a/4, a/2, a/2, 0). With
+    // state 2 removed the exponentials are θ, —, √2, 1 (θ = 2^(1/4) = 1.189207…), total
+    // 1 + θ + √2 = 3.603421…, weights θ/3.603421 = 0.33002…, 0, √2/3.603421 = 0.39246…,
+    // 1/3.603421 = 0.27751…: too long exactly, so rounded, and the removed state's weight is
+    // an exact 0, printed 0 as everywhere else (not 0.0000).
+    const Report rep =
+        run_scenario(load_scenario(std::string(EXACTATTN_SOURCE_DIR) + "/tests/render/fixtures/figures-hostile.json"));
+    const FigureBlock fb = figure_block(rep, find_figure(rep.scenario, "removals"));
+    for (const std::string& drawing : {render_svg(fb), render_tikz(fb)}) {
+        EXPECT_NE(drawing.find("[0.3300, 0, 0.3925, 0.2775]"), std::string::npos) << drawing;
+        EXPECT_EQ(drawing.find("0.0000"), std::string::npos) << drawing;
+    }
+}
+
 TEST(Figures, CrosscheckPlotListsEachQuantityOfTheRead) {
     // The √2 read of fractional-scores: scores a/2 and 0, exponentials √2 and 1, weights
     // √2/(1 + √2) = √2(√2 − 1) = 2 − √2 and 1/(1 + √2) = √2 − 1; context and readout

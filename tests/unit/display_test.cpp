@@ -180,6 +180,22 @@ TEST(Display, ElisionOnlyWhenAsked) {
               digits.substr(0, 5) + "\\ldots " + digits.substr(330) + "\\ (\\text{334 digits})");
 }
 
+TEST(Display, BreakableLatexPutsEverySignAtTheTopLevel) {
+    // docs/output.md, "A value wider than a line": a sum over a denominator is written with a
+    // slash and \bigl( \bigr), as the Unicode form (3√2 − 2)/7 and (√2 − 1)a/3 are.
+    const DisplayOptions breaks{true, 0, true};
+    EXPECT_EQ(to_display(v("3*2^(1/2)/7 - 2/7"), Notation::Latex, breaks), "\\bigl(3\\sqrt{2} - 2\\bigr)/7");
+    EXPECT_EQ(to_display(v("(2^(1/2) - 1)a/3"), Notation::Latex, breaks), "\\bigl(\\sqrt{2} - 1\\bigr)a/3");
+    // A coefficient group without a denominator: (√2 − 1)a.
+    EXPECT_EQ(to_display(v("(2^(1/2) - 1)a"), Notation::Latex, breaks), "\\bigl(\\sqrt{2} - 1\\bigr)a");
+    // A short fraction keeps its bar; a long one (27 + 1 digits) takes the slash.
+    EXPECT_EQ(to_display(v("2a/3"), Notation::Latex, breaks), "\\tfrac{2a}{3}");
+    EXPECT_EQ(to_display(v("123456789012345678901234567/7"), Notation::Latex, breaks), "123456789012345678901234567/7");
+    // The other notations ignore the option.
+    EXPECT_EQ(to_display(v("3*2^(1/2)/7 - 2/7"), Notation::Unicode, breaks), "(3√2 − 2)/7");
+    EXPECT_EQ(tex(v("3*2^(1/2)/7 - 2/7")), "\\tfrac{3\\sqrt{2} - 2}{7}");
+}
+
 TEST(Display, MathMLForms) {
     // 2a/3
     EXPECT_EQ(

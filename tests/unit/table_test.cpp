@@ -146,7 +146,7 @@ TEST(Table, LatexAndHtmlThroughTheDocumentRenderers) {
                        "1: color & [a, 0] & 1/2 \\\\\n"
                        "2: key & [0, a] & 1/4 \\\\\n"
                        "\\bottomrule\n"
-                       "\\end{tabular}}{%\n"),
+                       "\\end{tabular}}{\\exactattnTabular}{%\n"),
               std::string::npos)
         << tex;
     // HTML: the caption, column headers, and each row's first cell as its row header.

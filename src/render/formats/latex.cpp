@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace exactattn {
 
 namespace {
@@ -18,23 +20,43 @@ constexpr const char* kLatexRequirements =
     "%   \\usepackage{booktabs}  % \\toprule, \\midrule, \\bottomrule\n"
     "%   \\usepackage{caption}   % \\captionof (tables placed where they stand)\n"
     "%   \\usepackage{xeCJK}     % CJK tokens (XeLaTeX), with \\setCJKmainfont{...}\n"
-    "%   \\usepackage{graphicx}  % \\resizebox (a value wider than a line), a figure's PDF\n"
+    "%   \\usepackage{graphicx}  % \\includegraphics (a figure's PDF)\n"
     "%   \\usepackage{tikz}      % figures\n"
     "%   \\providecommand{\\exactattnToken}[1]{#1}  % how source tokens are set\n";
 
 /// The start of every body: a group in which a paragraph's lines may be spaced out by up to 30%
-/// of the width rather than run past it, and the three macros of a table that must fit the text
-/// width (docs/output.md): \\exactattnFit{tabular}{rows} sets the tabular where it fits
-/// \\linewidth and the rows (\\exactattnRow{…}, one a paragraph with a hanging indent) where it
-/// does not; \\exactattnCell{value} scales a value that cannot break and is wider than a line to
-/// the line. Local to the group, so the author's document is left as it was.
+/// of the width rather than run past it, and the macros that make every table and value fit the
+/// text width (docs/output.md). \\exactattnFit{tabular}{fits}{list} sets the tabular in a box and
+/// measures it against \\linewidth and \\textheight: where it fits, `fits` is set
+/// (\\exactattnTabular places the box, centred), where it does not, `list`: the rows
+/// (\\exactattnRow{…}, one a paragraph with a hanging indent), ragged right, which break across
+/// lines and pages. \\exactattnValue{display}{breakable} sets a long value's
+/// display form where it fits a line (less the list form's indent) and otherwise its breakable
+/// form, which TeX may end a line in after any + or −. While a tabular is measured
+/// (\\exactattnMeasuring), a value wider than the line is not set at all but marks the table as
+/// too wide, so that no measured box can exceed TeX's largest dimension (16383 pt; a table of
+/// ten columns of values in Q(2^(1/48)) would). Local to the group, so the author's document is
+/// left as it was (the one box register is allocated once, globally).
+/// Tables set as a list without measuring the tabular (LatexWriter::table): more rows than a
+/// tabular of them could hold on any page (each at least 15 pt at \\arraystretch 1.3), or more
+/// LaTeX per row than could be measured (at up to some 6 pt a character, 16383 pt).
+constexpr std::size_t kListRows = 400;
+constexpr std::size_t kListCharacters = 2500;
+
 constexpr const char* kBodyMacros =
     "\\begingroup\\emergencystretch=.3\\linewidth\n"
-    "\\long\\def\\exactattnFit#1#2{\\setbox0=\\hbox{#1}\\ifdim\\wd0>\\linewidth{\\raggedright#2\\par}\\else\\box0\\fi}%"
-    "\n"
+    "\\ifdefined\\exactattnBox\\else\\csname newbox\\endcsname\\exactattnBox\\fi\n"
+    "\\long\\def\\exactattnFirst#1#2{#1}\\long\\def\\exactattnSecond#1#2{#2}%\n"
+    "\\long\\def\\exactattnFit#1#2#3{\\global\\let\\exactattnChoice\\exactattnFirst\n"
+    "\\setbox\\exactattnBox=\\hbox{\\def\\exactattnMeasuring{}#1}%\n"
+    "\\ifdim\\wd\\exactattnBox>\\linewidth\\global\\let\\exactattnChoice\\exactattnSecond\\fi\n"
+    "\\ifdim\\ht\\exactattnBox>\\textheight\\global\\let\\exactattnChoice\\exactattnSecond\\fi\n"
+    "\\exactattnChoice{#2}{#3}}%\n"
+    "\\def\\exactattnTabular{\\leavevmode\\box\\exactattnBox\\par}%\n"
     "\\long\\def\\exactattnRow#1{\\par\\noindent\\hangindent=1.5em\\hangafter=1 #1\\par\\smallskip}%\n"
-    "\\long\\def\\exactattnCell#1{\\setbox1=\\hbox{#1}\\ifdim\\wd1>\\dimexpr\\linewidth-3em\\relax"
-    "\\resizebox{\\dimexpr\\linewidth-3em\\relax}{!}{\\box1}\\else\\unhbox1\\fi{}}%\n";
+    "\\long\\def\\exactattnValue#1#2{\\setbox2=\\hbox{$#1$}\\ifdefined\\exactattnMeasuring\n"
+    "\\ifdim\\wd2>\\linewidth\\global\\let\\exactattnChoice\\exactattnSecond\\else#1\\fi\n"
+    "\\else\\ifdim\\wd2>\\dimexpr\\linewidth-3em\\relax#2\\else#1\\fi\\fi}%\n";
 
 }  // namespace
 
@@ -122,39 +144,59 @@ class LatexWriter final : public Writer {
 
     // A table that fits the text width is a booktabs tabular; one that does not is set as a list,
     // one entry a row ("Step 1 --- Input <s>; Query [1, 0]; …"), whose lines break between entries,
-    // after the commas of a vector and inside long digit runs. TeX decides, measuring the tabular
-    // in the document's own fonts against \linewidth (12 cm for a book's column, or whatever the
-    // author's document has), so the choice holds for any font and any text width. Rows sit
-    // 1.3 times apart, so that stacked fractions in consecutive rows do not touch; the caption
-    // stays with the start of its table.
+    // after the commas of a vector, after the signs of a long value and inside long digit runs.
+    // TeX decides, measuring the tabular in the document's own fonts against \\linewidth (12 cm
+    // for a book's column, or whatever the author's document has), so the choice holds for any
+    // font and any text width. Rows sit 1.3 times apart, so that stacked fractions in consecutive
+    // rows do not touch; the caption stays with the start of its table. With --latex-floats only
+    // the tabular floats: the list form stands where it is, so that it can break across pages.
     std::string table(const TableBlock& t) const override {
-        const std::string notes = joined_notes(t, "\\par\n");
         const std::vector<std::string> headers = header_texts(t);
         const std::size_t columns = headers.size();
-        std::string out = table_head(t);
-        out += "\\exactattnFit{\\begin{tabular}{" + std::string(columns, 'l') + "}\n\\toprule\n";
-        for (std::size_t i = 0; i < columns; ++i) out += (i > 0 ? " & " : "") + headers[i];
-        out += " \\\\\n\\midrule\n";
+        std::string tabular =
+            "\\renewcommand{\\arraystretch}{1.3}\\begin{tabular}{" + std::string(columns, 'l') + "}\n\\toprule\n";
+        for (std::size_t i = 0; i < columns; ++i) tabular += (i > 0 ? " & " : "") + headers[i];
+        tabular += " \\\\\n\\midrule\n";
+        std::vector<std::size_t> longest(columns, 0);  // characters of LaTeX, per column
         each_row(t, [&](const std::vector<std::string>& row) {
-            for (std::size_t i = 0; i < columns; ++i) out += (i > 0 ? " & " : "") + (i < row.size() ? row[i] : "");
-            out += " \\\\\n";
-        });
-        out += "\\bottomrule\n\\end{tabular}}{%\n";
-        each_row(t, [&](const std::vector<std::string>& row) {
-            out += "\\exactattnRow{";
             for (std::size_t i = 0; i < columns; ++i) {
-                const std::string cell = "\\exactattnCell{" + breakable(i < row.size() ? row[i] : "") + "}";
+                const std::string& cell = i < row.size() ? row[i] : std::string();
+                tabular += (i > 0 ? " & " : "") + cell;
+                longest[i] = std::max(longest[i], cell.size());
+            }
+            tabular += " \\\\\n";
+        });
+        tabular += "\\bottomrule\n\\end{tabular}";
+        // A tabular that no page can hold is not measured (TeX's dimensions end at 16383 pt): one
+        // of more rows than kListRows, or whose cells' LaTeX, at their longest per column, adds up
+        // to more than kListCharacters (a value wider than a line, which could be longer, counts
+        // nothing when measured: see kBodyMacros).
+        std::size_t row_characters = 0;
+        for (const std::size_t n : longest) row_characters += n;
+        const bool list_only = t.rows > kListRows || row_characters > kListCharacters;
+        std::string list = "{\\raggedright\n";
+        each_row(t, [&](const std::vector<std::string>& row) {
+            list += "\\exactattnRow{";
+            for (std::size_t i = 0; i < columns; ++i) {
+                const std::string cell = breakable(i < row.size() ? row[i] : "");
                 if (i == 0) {
-                    out += "\\textbf{" + headers[0] + "} " + cell + " ---";
+                    list += "\\textbf{" + headers[0] + "} " + cell + " ---";
                 } else {
-                    out += std::string(i == 1 ? " " : ";\\enspace\\allowbreak ") + headers[i] + " " + cell;
+                    list += std::string(i == 1 ? " " : ";\\enspace\\allowbreak ") + headers[i] + " " + cell;
                 }
             }
-            out += "}\n";
+            list += "}\n";
         });
-        out += "}\n";
-        if (!notes.empty()) out += "\\par\\smallskip{\\footnotesize " + notes + "}\n";
-        return out + (o_.latex_floats ? "\\end{table}\n\n" : "\\end{center}\n\n");
+        list += "\\par}\n";
+        const std::string notes = joined_notes(t, "\\par\n");
+        const std::string tail = notes.empty() ? "" : "\\par\\smallskip{\\footnotesize " + notes + "}\n";
+        if (list_only) return table_head(t, false) + list + tail + "\\end{center}\n\n";
+        if (!o_.latex_floats) {
+            return table_head(t, false) + "\\exactattnFit{" + tabular + "}{\\exactattnTabular}{%\n" + list + "}%\n" +
+                   tail + "\\end{center}\n\n";
+        }
+        return "\\exactattnFit{" + tabular + "}{%\n" + table_head(t, true) + "\\exactattnTabular\n" + tail +
+               "\\end{table}}{%\n" + table_head(t, false) + list + tail + "\\end{center}}\n\n";
     }
 
     // The body in a group that lets TeX space a paragraph's lines out by up to 30% of the width rather than
@@ -168,21 +210,20 @@ class LatexWriter final : public Writer {
     std::string paragraph(const Paragraph& p) const override { return inline_text(p.text) + "\n\n"; }
 
   private:
-    // A LaTeX table up to its rows: the environment, the row spacing, the caption (kept with what
-    // follows it).
-    std::string table_head(const TableBlock& t) const {
-        std::string out = o_.latex_floats ? "\\begin{table}[htbp]\n\\centering\n" : "\\begin{center}\n";
-        out += "\\renewcommand{\\arraystretch}{1.3}\n";
+    // A LaTeX table up to its rows: the environment (a float or not), the caption (kept with
+    // what follows it).
+    std::string table_head(const TableBlock& t, bool floats) const {
+        std::string out = floats ? "\\begin{table}[htbp]\n\\centering\n" : "\\begin{center}\n";
         // A numbered table prints its own number ("Table 14.1: …", \ref gives 14.1): \thetable is
         // redefined inside the table's group. An unnumbered one takes the starred caption.
         const std::string c = inline_text(t.caption);
         if (!t.number.empty()) {
             out += "\\renewcommand{\\thetable}{" + latex_escape(t.number) + "}";
-            out += o_.latex_floats ? "\\caption{" + c + "}" : "\\captionof{table}{" + c + "}";
+            out += floats ? "\\caption{" + c + "}" : "\\captionof{table}{" + c + "}";
             if (!t.label.empty()) out += "\\label{" + t.label + "}";
             out += "\n";
         } else if (!c.empty()) {
-            out += o_.latex_floats ? "\\caption*{" + c + "}\n" : "\\captionof*{table}{" + c + "}\n";
+            out += floats ? "\\caption*{" + c + "}\n" : "\\captionof*{table}{" + c + "}\n";
         }
         return out + "\\par\\nopagebreak\n";
     }
