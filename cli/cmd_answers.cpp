@@ -119,10 +119,39 @@ int check_class(const CheckOptions& o, const Report& rep, std::ostream& out) {
     return wrong == 0 ? 0 : 1;
 }
 
+// What a check computes: with --target or --answers only the declarations the targets point
+// into and those the scenario's learner answers and exercises name (every run checks them),
+// so that one row of a 500-row layer does not compute the others, nor an unrelated table
+// (issue 27); with --answer NAME, everything.
+Scenario checked_part(const CheckOptions& o, Scenario s) {
+    std::vector<std::string> pointers;
+    if (o.ad_hoc) {
+        pointers.push_back(o.target);
+    } else if (!o.answers.empty()) {
+        for (const auto& row : load_class_answers(o.answers)) pointers.push_back(row.target);
+    } else {
+        return s;
+    }
+    // What the scenario's own learner answers and exercises name is checked by every run.
+    for (const auto& la : s.learner_answers) pointers.push_back(la.target);
+    const auto named = [&pointers](const char* section, const std::string& ref) {
+        std::string name = ref.substr(0, ref.find('/'));  // `r/generation/3` names rollout r
+        for (std::size_t k = 0; (k = name.find('~', k)) != std::string::npos; k += 2) name.replace(k, 1, "~0");
+        pointers.push_back(std::string("/") + section + "/" + name);
+    };
+    for (const auto& e : s.exercises) {
+        for (const auto& r : e.reads) named("reads", r);
+        for (const auto& r : e.interventions) named("interventions", r);
+        for (const auto& r : e.costs) named("costs", r);
+        for (const auto& r : e.rollouts) named("rollouts", r);
+    }
+    return only_what_pointers_need(std::move(s), pointers);
+}
+
 }  // namespace
 
 int cmd_check(const CheckOptions& o, std::ostream& out) {
-    const Report rep = run_scenario(load_scenario(o.file));
+    const Report rep = run_scenario(checked_part(o, load_scenario(o.file)));
     if (!o.answers.empty()) return check_class(o, rep, out);
     CheckRequest req;
     req.answer = o.answer;

@@ -79,6 +79,12 @@ enum class ReportUse {
 Report run_scenario(const Scenario& scenario, ReportUse use = ReportUse::Tables,
                     std::optional<Format> printed = std::nullopt);
 
+/// The scenario with only the reads, interventions, costs, layers, rollouts and figures that
+/// `pointers` point into (`/layers/l/heads/0/weights/3` keeps layer l, `/reads/r` read r), so
+/// that running it computes what they need and nothing else: a variant's draw, or `check` of
+/// one target beside a 500-row layer it never reads (docs/limits.md).
+Scenario only_what_pointers_need(Scenario scenario, const std::vector<std::string>& pointers);
+
 /// The report as a document: the title, the declared assumptions, the encoder states, every
 /// read (the Table 14.1 layout and its summary), every intervention table, layer and rollout,
 /// then `figures` under a "Figures" heading (none: no heading), then every cost table, with the

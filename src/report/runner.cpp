@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "exactattn/error.hpp"
 #include "exactattn/limits.hpp"
@@ -65,6 +66,33 @@ const CostResult& Report::cost(const std::string& name) const {
         if (r.spec.name == name) return r;
     }
     throw reference_error(fmt::format("unknown cost case \"{}\"", name));
+}
+
+Scenario only_what_pointers_need(Scenario s, const std::vector<std::string>& pointers) {
+    std::set<std::pair<std::string, std::string>> named;  // (section, name)
+    for (const std::string& pointer : pointers) {
+        std::vector<std::string> parts;
+        for (std::size_t i = 1; i <= pointer.size() && parts.size() < 2;) {
+            const std::size_t end = std::min(pointer.find('/', i), pointer.size());
+            std::string token = pointer.substr(i, end - i);
+            for (std::size_t k = 0; (k = token.find('~', k)) != std::string::npos; ++k) {
+                if (k + 1 < token.size()) token.replace(k, 2, token[k + 1] == '1' ? "/" : "~");
+            }
+            parts.push_back(token);
+            i = end + 1;
+        }
+        if (parts.size() == 2) named.emplace(parts[0], parts[1]);
+    }
+    const auto keep = [&named](auto& list, const char* section) {
+        std::erase_if(list, [&](const auto& x) { return named.count({section, x.name}) == 0; });
+    };
+    keep(s.reads, "reads");
+    keep(s.interventions, "interventions");
+    keep(s.costs, "costs");
+    keep(s.layers, "layers");
+    keep(s.rollouts, "rollouts");
+    keep(s.figures, "figures");
+    return s;
 }
 
 namespace {

@@ -401,43 +401,26 @@ Scenario variant_scenario(const Context& c, const Json& doc) {
 /// for every draw (issue 27: 20 variants beside an unrelated 100-row layer ran past 30 s). The
 /// variant's file still holds the whole scenario.
 Scenario needed_only(const Context& c, Scenario s) {
-    std::set<std::pair<std::string, std::string>> named;  // (section, name)
-    const auto point = [&named](const std::string& pointer) {
-        std::vector<std::string> parts;
-        for (std::size_t i = 1; i <= pointer.size() && parts.size() < 2;) {
-            const std::size_t end = std::min(pointer.find('/', i), pointer.size());
-            std::string token = pointer.substr(i, end - i);
-            for (std::size_t k = 0; (k = token.find('~', k)) != std::string::npos; ++k) {
-                if (k + 1 < token.size()) token.replace(k, 2, token[k + 1] == '1' ? "/" : "~");
-            }
-            parts.push_back(token);
-            i = end + 1;
-        }
-        if (parts.size() == 2) named.emplace(parts[0], parts[1]);
-    };
+    std::vector<std::string> pointers;
     const Variation& v = c.variation();
-    for (const auto& part : v.parts) point(part.at);
-    point(v.answer);
+    for (const auto& part : v.parts) pointers.push_back(part.at);
+    pointers.push_back(v.answer);
     const std::string& prompt = v.prompt.empty() ? c.exercise.prompt : v.prompt;
     for (std::size_t open = prompt.find("{{"); open != std::string::npos; open = prompt.find("{{", open + 2)) {
         const std::size_t close = prompt.find("}}", open + 2);
         if (close == std::string::npos) break;
-        point(prompt.substr(open + 2, close - open - 2));
+        pointers.push_back(prompt.substr(open + 2, close - open - 2));
     }
-    for (const auto& r : c.exercise.reads) named.emplace("reads", r);
-    for (const auto& r : c.exercise.interventions) named.emplace("interventions", r.substr(0, r.find('/')));
-    for (const auto& r : c.exercise.costs) named.emplace("costs", r);
-    for (const auto& r : c.exercise.rollouts) named.emplace("rollouts", r);
-    const auto keep = [&named](auto& list, const char* section) {
-        std::erase_if(list, [&](const auto& x) { return named.count({section, x.name}) == 0; });
-    };
-    keep(s.reads, "reads");
-    keep(s.interventions, "interventions");
-    keep(s.costs, "costs");
-    keep(s.layers, "layers");
-    keep(s.rollouts, "rollouts");
-    keep(s.figures, "figures");
-    return s;
+    for (const auto& r : c.exercise.reads) pointers.push_back(detail::pointer_join("/reads", r));
+    for (const auto& r : c.exercise.interventions) {
+        pointers.push_back(detail::pointer_join("/interventions", r.substr(0, r.find('/'))));
+    }
+    for (const auto& r : c.exercise.costs) pointers.push_back(detail::pointer_join("/costs", r));
+    // A rollout is named with its regime and step (`r/generation/3`): the rollout is r.
+    for (const auto& r : c.exercise.rollouts) {
+        pointers.push_back(detail::pointer_join("/rollouts", r.substr(0, r.find('/'))));
+    }
+    return only_what_pointers_need(std::move(s), pointers);
 }
 
 /// What the run report computes of what the exercise needs (needed_only): the report without

@@ -500,3 +500,33 @@ TEST(WorkBudget, PrintRefusalNamesTheTableColumnAndRow) {
                          "(column \"Weight\", row 1 of table 9.1) would take");
     }
 }
+
+// Issue 27 item 2: `check` of one target ran the whole scenario, so judging a read beside a
+// 300-row layer computed the layer too. It computes what the target needs: the read alone fits a
+// budget of 10^9 units that the layer alone would pass. By hand: states [a, 0] and [a, a], query
+// [1, 1], scores a and 2a, exponentials 2 and 4, weights [1/3, 2/3].
+TEST(WorkBudget, CheckComputesOnlyWhatItsTargetNeeds) {
+    std::string tokens;
+    for (int i = 0; i < 300; ++i) tokens += std::string(i == 0 ? "" : ",") + (i % 2 ? "\"p\"" : "\"q\"");
+    const std::string scenario = R"({"vocabulary": {"x": ["a", "0"], "y": ["0", "a"], "p": [1, 0], "q": [0, 2]},
+      "encoder": {"activation": "relu", "recurrent": [[1, 0], [0, 1]], "input": [[1, 0], [0, 1]],
+                  "bias": [0, 0], "initial": [0, 0]},
+      "sources": {"s": ["x", "y"]}, "queries": {"q1": [1, 1]},
+      "reads": {"e1": {"source": "s", "query": "q1"}},
+      "sequences": {"t": {"tokens": [)" +
+                                 tokens + R"(]}},
+      "matrices": {"I": [[1, 0], [0, 1]], "A": [["a", 0], [0, "a"]]},
+      "layers": {"l": {"sequence": "t", "scale": "none", "heads": [{"wq": "I", "wk": "A", "wv": "I"}]}}})";
+    const auto file = std::filesystem::temp_directory_path() / "exactattn-read-beside-layer.json";
+    std::ofstream(file) << scenario;
+    const auto right = cli({"check", file.string(), "--target", "/reads/e1/weights", "--proposed", "[1/3,2/3]",
+                            "--max-work", "1000000000"});
+    EXPECT_EQ(right.code, 0) << right.err;
+    EXPECT_NE(right.out.find("check: 1 right, 0 wrong"), std::string::npos) << right.out;
+    // The layer itself is still checked when a target points into it: over the same budget.
+    const auto layer = cli({"check", file.string(), "--target", "/layers/l/heads/0/weights/0", "--proposed",
+                            "[1/2,1/2]", "--max-work", "1000000000"});
+    EXPECT_EQ(layer.code, 2) << layer.out;
+    EXPECT_NE(layer.err.find("(limits: max_work; --max-work raises it)"), std::string::npos) << layer.err;
+    std::filesystem::remove(file);
+}
