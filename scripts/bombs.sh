@@ -142,6 +142,10 @@ probes["exercises"][0]["variation"]["vary"] = [{"at": "/queries/q1", "integers":
                                                {"at": "/readouts/r", "integers": [-9, 9]},
                                                {"at": "/vocabulary/x", "integers": [-3, 3]}]
 w("variants_probes_unrelated_layer.json", probes)
+# A read beside a 500-row layer, checked: the layer is not the target's.
+beside = json.loads(json.dumps(ch))
+beside["sequences"]["t"]["tokens"] = ["p" if i % 2 else "q" for i in range(500)]
+w("read_beside_layer_500.json", beside)
 
 inv = "1/(3^10000+2^(1/64))"
 w("cf_expect.json", {"sources": {"m": {"memory": [["a"], ["0"]]}}, "queries": {"q": [1]},
@@ -283,6 +287,7 @@ bomb layer-500-rows-latex run "$work/layer_500.json" --format latex
 bomb layer-500-rows-html run "$work/layer_500.json" --format html
 bomb delete-token-560-markdown run "$work/delete_token_560.json" --format markdown
 bomb answers-500-row-layer answers "$work/layer_500.json"
+bomb check-read-beside-500-row-layer check "$work/read_beside_layer_500.json" --target /reads/e1/weights --proposed '[1/2,1/2]'
 bomb variants-probes-unrelated-layer variants "$work/variants_probes_unrelated_layer.json" --exercise 1 --count 5 -o "$work/variants_probes"
 
 echo "bombs: $total inputs, $over over the bound of ${bound_s} s and ${bound_mib} MiB (inputs under 10 KB)"
