@@ -82,7 +82,8 @@ Report run_scenario(const Scenario& scenario, ReportUse use = ReportUse::Tables,
 /// The scenario with only the reads, interventions, costs, layers, rollouts and figures that
 /// `pointers` point into (`/layers/l/heads/0/weights/3` keeps layer l, `/reads/r` read r), so
 /// that running it computes what they need and nothing else: a variant's draw, or `check` of
-/// one target beside a 500-row layer it never reads (docs/limits.md).
+/// one target beside a 500-row layer it never reads (docs/limits.md). A pointer to a read (…)
+/// the scenario does not declare leaves it whole, so the error that follows lists them all.
 Scenario only_what_pointers_need(Scenario scenario, const std::vector<std::string>& pointers);
 
 /// The report as a document: the title, the declared assumptions, the encoder states, every

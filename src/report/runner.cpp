@@ -83,6 +83,21 @@ Scenario only_what_pointers_need(Scenario s, const std::vector<std::string>& poi
         }
         if (parts.size() == 2) named.emplace(parts[0], parts[1]);
     }
+    // A pointer to a declaration that does not exist leaves the scenario whole, so that the
+    // error that follows lists every declaration of its section, not the kept ones.
+    bool unknown = false;
+    const auto exists = [&named, &unknown](const auto& list, const char* section) {
+        for (const auto& [sec, name] : named) {
+            if (sec != section) continue;
+            unknown = unknown || std::none_of(list.begin(), list.end(), [&](const auto& x) { return x.name == name; });
+        }
+    };
+    exists(s.reads, "reads");
+    exists(s.interventions, "interventions");
+    exists(s.costs, "costs");
+    exists(s.layers, "layers");
+    exists(s.rollouts, "rollouts");
+    if (unknown) return s;
     const auto keep = [&named](auto& list, const char* section) {
         std::erase_if(list, [&](const auto& x) { return named.count({section, x.name}) == 0; });
     };
