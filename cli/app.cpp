@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -24,6 +23,7 @@
 #include <new>
 #include <ostream>
 #include <sstream>
+#include <unordered_set>
 
 #include "commands.hpp"
 #include "exactattn/version.hpp"
@@ -326,12 +326,12 @@ namespace {
 struct Warnings {
     std::mutex lock;
     std::vector<Warning> met;
-    bool as_errors = false;  // --warnings-as-errors
+    std::unordered_set<std::string> lines;  // met's lines: a note of many commands stays linear
+    bool as_errors = false;                 // --warnings-as-errors
 
     void add(const Warning& w) {
         const std::lock_guard<std::mutex> hold(lock);
-        const std::string line = w.str();
-        if (std::none_of(met.begin(), met.end(), [&](const Warning& m) { return m.str() == line; })) met.push_back(w);
+        if (lines.insert(w.str()).second) met.push_back(w);
     }
     // Each warning as one line on stderr.
     void print(std::ostream& err) {

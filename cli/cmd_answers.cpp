@@ -15,8 +15,11 @@
 namespace exactattn::cli {
 
 int cmd_answers(const FilesOptions& o, std::ostream& out) {
-    out << render_answers(run_scenario(load_scenario(o.files.at(0))), parse_format(o.format), o.render);
-    return 0;
+    // A refusal while the key is computed or printed names the file, as `run`'s does.
+    return placed_in_file(o.files.at(0), [&] {
+        out << render_answers(run_scenario(load_scenario(o.files.at(0))), parse_format(o.format), o.render);
+        return 0;
+    });
 }
 
 namespace {

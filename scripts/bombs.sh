@@ -134,6 +134,14 @@ ch = {"vocabulary": {"x": ["a", "0"], "y": ["0", "a"], "p": [1, 0], "q": [0, 2]}
                                    "parts": [{"label": "the weights", "at": "/reads/e1/weights"}],
                                    "answer": "/reads/e1/readout", "tolerance": "0.001"}}]}
 w("variants_unrelated_layer.json", ch)
+# The same exercise varying three entries beside a 400-row layer: probing whether each entry
+# changes something ran the whole scenario, layer included, for every probe.
+probes = json.loads(json.dumps(ch))
+probes["sequences"]["t"]["tokens"] = ["p" if i % 2 else "q" for i in range(400)]
+probes["exercises"][0]["variation"]["vary"] = [{"at": "/queries/q1", "integers": [-9, 9]},
+                                               {"at": "/readouts/r", "integers": [-9, 9]},
+                                               {"at": "/vocabulary/x", "integers": [-3, 3]}]
+w("variants_probes_unrelated_layer.json", probes)
 
 inv = "1/(3^10000+2^(1/64))"
 w("cf_expect.json", {"sources": {"m": {"memory": [["a"], ["0"]]}}, "queries": {"q": [1]},
@@ -268,6 +276,14 @@ bomb delete-token-560 run "$work/delete_token_560.json"
 bomb variants-unrelated-layer variants "$work/variants_unrelated_layer.json" --exercise 1 --count 20 -o "$work/variants"
 bomb variants-unrelated-layer-200 variants "$work/variants_unrelated_layer.json" --exercise 1 --count 200 -o "$work/variants200"
 bomb check-proposed-inverse check chapter14 --target /reads/example-14.1/weights --proposed "[$inv,1/4,1/4]"
+# Issue 27 item 2, predicted per format: the same reports as LaTeX, HTML and Markdown, whose
+# markup multiplies what is printed (a 500-row layer was 40 MB of LaTeX).
+bomb rollout-16-steps-html rollout "$work/rollout_16.json" --format html
+bomb layer-500-rows-latex run "$work/layer_500.json" --format latex
+bomb layer-500-rows-html run "$work/layer_500.json" --format html
+bomb delete-token-560-markdown run "$work/delete_token_560.json" --format markdown
+bomb answers-500-row-layer answers "$work/layer_500.json"
+bomb variants-probes-unrelated-layer variants "$work/variants_probes_unrelated_layer.json" --exercise 1 --count 5 -o "$work/variants_probes"
 
 echo "bombs: $total inputs, $over over the bound of ${bound_s} s and ${bound_mib} MiB (inputs under 10 KB)"
 [ "$over" -eq 0 ]

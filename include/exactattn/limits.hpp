@@ -195,6 +195,10 @@ class WorkBudget {
 /// `<what> would take about <units> work units[, after <spent> already spent by this job],
 /// over the limit of … (limits: max_work…)`.
 [[nodiscard]] Error over_work(double units, std::string_view what);
+/// Work units charged per character of a printed value (docs/limits.md): a report is laid out,
+/// escaped and written around every value it prints, so that the budget bounds how much a job
+/// prints, not only what it computes.
+inline constexpr double kWorkPerPrintedCharacter = 8000;
 /// The work units of one multiplication of numbers of `bits` bits in all (bits^1.35).
 [[nodiscard]] double multiplication_work(double bits);
 

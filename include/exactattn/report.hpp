@@ -71,9 +71,13 @@ enum class ReportUse {
 };
 
 /// Runs every read, intervention and cost case of the scenario. Errors carry the file and the
-/// JSON pointer of the declaration that failed; a report over max_report_cells for its `use`
-/// is refused (LimitError at the source or read that passes it) before anything is computed.
-Report run_scenario(const Scenario& scenario, ReportUse use = ReportUse::Tables);
+/// JSON pointer of the declaration that failed. Before anything is computed, a report over
+/// max_report_cells for its `use` is refused (LimitError at the source or read that passes
+/// it), and so is one whose work predicted from the declarations, with its printing in
+/// `printed` when the whole report is printed in that format, would take the job past
+/// max_work (docs/limits.md, "The report predicted from the declarations").
+Report run_scenario(const Scenario& scenario, ReportUse use = ReportUse::Tables,
+                    std::optional<Format> printed = std::nullopt);
 
 /// The report as a document: the title, the declared assumptions, the encoder states, every
 /// read (the Table 14.1 layout and its summary), every intervention table, layer and rollout,

@@ -6,6 +6,7 @@ line's own output for the same call (the contract is that both print the same)."
 
 from __future__ import annotations
 
+import json
 import warnings
 from pathlib import Path
 
@@ -101,6 +102,18 @@ def test_variants_from_python_write_the_commands_bytes(cli, tmp_path: Path):
     assert names == sorted(p.name for p in (tmp_path / "py").iterdir())
     for name in names:
         assert (tmp_path / "py" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes(), name
+
+
+def test_variants_warn_of_author_tex_their_sheet_keeps_verbatim():
+    # Issue 24 item 5: the exam sheet's HTML keeps \vec (outside the MathML subset) verbatim and
+    # warns once, placed at the variation's prompt that holds it.
+    data = json.loads((Path(__file__).parents[2] / "data" / "chapter14" / "chapter14.json").read_text("utf-8"))
+    data["exercises"][0]["variation"]["prompt"] += " Write $\\vec{w}$ for the weights."
+    s = exactattn.Scenario.from_dict(data, file="var.json")
+    with pytest.warns(exactattn.ExactattnWarning) as caught:
+        s.variants("1", count=2, seed=7)
+    assert sorted({str(w.message) for w in caught}) == [
+        "var.json: /exercises/0/variation/prompt: TeX \\vec is outside the MathML subset, kept verbatim"]
 
 
 def test_layer_is_an_object_with_its_tables(cli):

@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <new>
 
+#include "exactattn/print.hpp"
+
 namespace exactattn {
 
 namespace {
@@ -167,8 +169,9 @@ bool charge_work(double units) {
     return true;
 }
 
-Error over_work(double units, std::string_view what) {
+Error over_work(double units, std::string_view what_alone) {
     units = clamp_units(units);
+    const std::string what = std::string(what_alone) + printing_place_text();
     const double spent = current_job != nullptr ? current_job->spent() : 0;
     if (spent <= 0)
         return over_limit(Limit::max_work, fmt::format("{} would take about {:.2g} work units", what, units));

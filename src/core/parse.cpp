@@ -220,7 +220,12 @@ class Lexer {
                 if (neg || digits > 0) throw parse_error(at(col_), "misplaced superscript minus");
                 neg = true;
             } else {
-                if (digits >= 9) throw limit_error("superscript power is too long", at(col_));
+                if (digits >= 9) {
+                    // Past nine digits the power is at least 10^9, past every exponent the limits
+                    // admit; the parser reads no more of it.
+                    throw over_limit(Limit::max_exponent, "a superscript power of 10 or more digits is at least 10^9",
+                                     at(col_));
+                }
                 v = v * 10 + super_digit(cp);
                 ++digits;
             }
@@ -370,7 +375,16 @@ Value number_value(const Token& t) {
     long long exp10 = -frac;
     if (i < s.size()) {
         const std::string e = s.substr(i + 1);
-        if (e.size() > 9) throw limit_error("decimal exponent is too long", at(t.column));
+        const std::size_t sign = !e.empty() && (e[0] == '-' || e[0] == '+') ? 1 : 0;
+        const std::size_t lead = std::min(e.find_first_not_of('0', sign), e.size());
+        if (e.size() - lead > 9) {
+            // 10 or more significant digits: 10^(10^9) or its inverse, over 3.3·10^9 bits.
+            throw over_limit(Limit::max_bits,
+                             fmt::format("the literal {} has a decimal exponent of {} digits, so it needs more than "
+                                         "3321928094 bits",
+                                         s.size() > 40 ? s.substr(0, 40) + "…" : s, e.size() - lead),
+                             at(t.column));
+        }
         exp10 += std::stoll(e);
     }
     // The numerator or denominator has at most (digits + |exp10|)·log2(10) + 1 bits; refuse

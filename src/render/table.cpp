@@ -6,6 +6,7 @@
 
 #include "exactattn/document.hpp"
 #include "exactattn/error.hpp"
+#include "exactattn/limits.hpp"
 #include "exactattn/print.hpp"
 #include "render/text.hpp"
 
@@ -63,6 +64,11 @@ std::string text_table(const std::string& caption, const std::vector<std::string
         widen(cells);
     }
     std::string out;
+    const auto printed_of = [](const std::vector<std::string>& r) {
+        double n = 0;
+        for (const auto& c : r) n += static_cast<double>(c.size());
+        return n;
+    };
     auto line = [&](const std::vector<std::string>& r) {
         const std::size_t start = out.size();
         for (std::size_t i = 0; i < width.size(); ++i) {
@@ -70,6 +76,14 @@ std::string text_table(const std::string& caption, const std::vector<std::string
             const std::string& cell = i < r.size() ? r[i] : empty;
             out += cell;
             if (i + 1 < width.size()) out.append(width[i] - display_width(cell) + 2, ' ');
+        }
+        // The layout is printed text like the values (issue 27: a text rollout was refused
+        // 3.7 s in, its JSON 0.5 s): the padding of every cell to its column's width.
+        const double padding = static_cast<double>(out.size() - start) - printed_of(r);
+        const double units = kWorkPerPrintedCharacter * std::max(padding, 0.0);
+        if (!charge_work(units)) {
+            // The table's name is added by over_work from the writer's PrintingPlace.
+            throw over_work(units, fmt::format("laying out a text row of {} characters", out.size() - start));
         }
         while (out.size() > start && out.back() == ' ') out.pop_back();
         out += '\n';

@@ -26,7 +26,10 @@ std::string Writer::document(const Document& doc) const {
                     return figure(x);
                 } else {
                     static_assert(std::is_same_v<B, TableBlock>, "a block kind without a writer");
-                    return x.csv_only && !csv_only_tables() ? std::string() : table(x);
+                    if (x.csv_only && !csv_only_tables()) return std::string();
+                    PrintingPlace place = printing_place_of(x);
+                    const PrintingScope scope(&place);
+                    return table(x);
                 }
             },
             b);
@@ -70,9 +73,30 @@ std::vector<std::string> Writer::header_texts(const TableBlock& t) const {
 
 void Writer::row_texts(const TableBlock& t, std::size_t j, std::vector<Inline>& cells,
                        std::vector<std::string>& out) const {
+    PrintingPlace* place = printing_place();
+    if (place != nullptr) place->row = j + 1;
     t.row(j, form(), cells);
     out.resize(cells.size());
-    for (std::size_t i = 0; i < cells.size(); ++i) out[i] = inline_text(cells[i]);
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        if (place != nullptr) place->column = i;
+        out[i] = inline_text(cells[i]);
+    }
+    if (place != nullptr) place->row = 0;
+}
+
+PrintingPlace Writer::printing_place_of(const TableBlock& t) {
+    // Plain text: the parts that are text, each value in its display form (headers and
+    // captions hold few).
+    const auto plain = [](const Inline& in) {
+        std::string s;
+        for (const auto& p : in.parts()) s += p.kind == Inline::Kind::Math ? p.math.render(MathForm::Unicode) : p.text;
+        return s;
+    };
+    PrintingPlace place;
+    const std::string caption = plain(t.caption);
+    place.table = !t.number.empty() ? "table " + t.number : caption.empty() ? "a table" : "table \"" + caption + "\"";
+    for (const auto& h : t.headers) place.columns.push_back(plain(h));
+    return place;
 }
 
 std::string Writer::joined_notes(const TableBlock& t, const char* between) const {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "exactattn/document.hpp"
+#include "exactattn/print.hpp"
 #include "exactattn/table.hpp"
 
 namespace exactattn::detail {
@@ -33,6 +34,8 @@ class Writer {
     [[nodiscard]] virtual MathForm form() const { return MathForm::Unicode; }
     /// The header's and row j's cells as inline text (`cells` is scratch space).
     std::vector<std::string> header_texts(const TableBlock& t) const;
+    /// Where a table's values go, for a refusal to print one (print.hpp).
+    static PrintingPlace printing_place_of(const TableBlock& t);
     void row_texts(const TableBlock& t, std::size_t j, std::vector<Inline>& cells, std::vector<std::string>& out) const;
 
   protected:

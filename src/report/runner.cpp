@@ -10,6 +10,7 @@
 #include "exactattn/report.hpp"
 #include "scenario/json.hpp"
 #include "core/names.hpp"
+#include "report/estimate.hpp"
 #include "report/report_json.hpp"
 #include "report/targets.hpp"
 
@@ -99,7 +100,7 @@ class ReportBudget {
 
 }  // namespace
 
-Report run_scenario(const Scenario& s, ReportUse use) {
+Report run_scenario(const Scenario& s, ReportUse use, std::optional<Format> printed) {
     Report rep;
     rep.scenario = s;
     // Tables hold every source's states and every read's trace with its memory as cells; the
@@ -170,6 +171,7 @@ Report run_scenario(const Scenario& s, ReportUse use) {
             detail::pointer_join("/rollouts", ro.name),
             "each rollout step holds a read over the source and a distribution over the target vocabulary");
     }
+    detail::check_predicted_report(s, tables, printed);
     for (const auto& rs : s.reads) {
         const std::string ptr = detail::pointer_join("/reads", rs.name);
         ReadResult rr;

@@ -440,10 +440,12 @@ Scenario needed_only(const Context& c, Scenario s) {
     return s;
 }
 
-/// What the run report computes: the report without what it only echoes of the file (the
-/// title, the assumptions, the vocabulary as declared).
-Json computed_quantities(const Scenario& s) {
-    Json doc = detail::report_to_json(run_scenario(s));
+/// What the run report computes of what the exercise needs (needed_only): the report without
+/// what it only echoes of the file (the title, the assumptions, the vocabulary as declared).
+/// Probing whether an entry varies runs this once per probe, so a layer the exercise never
+/// reads is not recomputed for each (issue 27).
+Json computed_quantities(const Context& c, const Scenario& s) {
+    Json doc = detail::report_to_json(run_scenario(needed_only(c, s)));
     for (const char* echoed : {"title", "assumptions", "vocabulary"}) doc.erase(echoed);
     return doc;
 }
@@ -465,7 +467,7 @@ Varies entry_varies(const Context& c, std::size_t i, const Json& base) {
         if (doc.at(at) == original) continue;
         other_value = true;
         try {
-            return computed_quantities(variant_scenario(c, doc)) != base ? Varies::Yes : Varies::No;
+            return computed_quantities(c, variant_scenario(c, doc)) != base ? Varies::Yes : Varies::No;
         } catch (const Error&) {
             continue;  // this value makes no valid run; the draws report it if every value does
         }
@@ -480,7 +482,7 @@ void check_entries_vary(const Context& c) {
     const Variation& v = c.variation();
     Json base;
     try {
-        base = computed_quantities(variant_scenario(c, c.base_json));
+        base = computed_quantities(c, variant_scenario(c, c.base_json));
     } catch (const Error&) {
         return;  // the base itself does not run as a variant: the draws say why
     }
@@ -577,10 +579,11 @@ Drawn draw_one(const Context& c, std::uint64_t seed, std::size_t number) {
     for (const auto& name : order) most = failures[name] > failures[most] ? name : most;
     std::string all;
     for (const auto& name : order) all += fmt::format("{}{} {}", all.empty() ? "" : ", ", name, failures[name]);
-    throw limit_error(fmt::format("variant {} (seed {}): no draw of {} met the constraints (limit max_variant_draws); "
-                                  "{} failed most ({} of {} draws; failures: {})",
-                                  number, seed, max_draws, most, failures[most], max_draws, all),
-                      c.at("/constraints"));
+    throw over_limit(
+        Limit::max_variant_draws,
+        fmt::format("variant {} (seed {}): no draw met the constraints in {} draws", number, seed, max_draws),
+        c.at("/constraints"),
+        fmt::format("{} failed most ({} of {} draws; failures: {})", most, failures[most], max_draws, all));
 }
 
 /// A terminating decimal (the loader checks the tolerance is one) written exactly.
@@ -689,18 +692,20 @@ VariantSet draw_variants(const Scenario& base, const VariantRequest& request) {
     for (std::int64_t tried = 0; static_cast<std::int64_t>(set.variants.size()) < request.count; ++tried) {
         if (tried == max_seeds) {
             if (close_answers > 0) {
-                throw limit_error(
-                    fmt::format("only {} variants with distinct answers in {} seeds (limit max_variant_draws): {} "
-                                "drawn variants had an answer within the tolerance {} of an earlier one; the "
-                                "declared ranges allow too few different answers for {}",
-                                set.variants.size(), max_seeds, close_answers, exact_decimal(v.tolerance),
-                                request.count),
-                    c.at("/constraints/distinct_answers"));
+                throw over_limit(
+                    Limit::max_variant_draws,
+                    fmt::format("only {} variants with distinct answers in {} extra seeds: {} drawn "
+                                "variants had an answer within the tolerance {} of an earlier one",
+                                set.variants.size(), max_seeds - request.count, close_answers,
+                                exact_decimal(v.tolerance)),
+                    c.at("/constraints/distinct_answers"),
+                    fmt::format("the declared ranges allow too few different answers for {}", request.count));
             }
-            throw limit_error(fmt::format("only {} different variants in {} seeds (limit max_variant_draws): the "
-                                          "declared ranges allow too few for {}",
-                                          set.variants.size(), max_seeds, request.count),
-                              c.at("/vary"));
+            throw over_limit(Limit::max_variant_draws,
+                             fmt::format("{} different variants need more than {} extra seeds (the ranges gave {} "
+                                         "different in {} seeds)",
+                                         request.count, max_seeds - request.count, set.variants.size(), max_seeds),
+                             c.at("/vary"), "the declared ranges allow too few");
         }
         Drawn d = draw_one(c, master.next(), set.variants.size() + 1);
         if (std::find(seen.begin(), seen.end(), d.values) != seen.end()) continue;

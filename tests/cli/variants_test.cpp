@@ -220,8 +220,8 @@ TEST(Variants, UnmetConstraintIsNamed) {
     req.seed = 1;
     EXPECT_ERROR(draw_variants(parse_scenario(kTies, "ties.json"), req), ErrorKind::Limit,
                  "ties.json: /exercises/0/variation/constraints: variant 1 (seed 10451216379200822465): no draw "
-                 "of 20 met the constraints (limit max_variant_draws); unique_maximum failed most (20 of 20 "
-                 "draws; failures: unique_maximum 20)");
+                 "met the constraints in 20 draws, over the limit of 20 (limits: max_variant_draws); "
+                 "unique_maximum failed most (20 of 20 draws; failures: unique_maximum 20)");
 }
 
 // [0, 0] and [2, 0] over states [a, 0], [0, a]: scores [0, 0] (a tie) or [2a, 0], weights
@@ -240,7 +240,10 @@ TEST(Variants, RedrawnUntilMetAndDistinct) {
     Limits l = limits();
     l.max_variant_draws = 20;
     ScopedLimits scope(l);
-    EXPECT_ERROR_HAS(draw_variants(s, req), ErrorKind::Limit, "only 1 different variants");
+    // Two variants asked for, 20 extra seeds allowed: 22 seeds give the one variant only.
+    EXPECT_ERROR_HAS(draw_variants(s, req), ErrorKind::Limit,
+                     "2 different variants need more than 20 extra seeds (the ranges gave 1 different in 22 seeds), "
+                     "over the limit of 20 (limits: max_variant_draws)");
 }
 
 // A range whose only value is the one the scenario has would make every variant the same.

@@ -14,11 +14,14 @@
 #include <vector>
 
 #include "app.hpp"
+#include "exactattn/document.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/memory.hpp"
 #include "exactattn/encoder.hpp"
 #include "exactattn/parse.hpp"
+#include "exactattn/scenario.hpp"
 #include "exactattn/value.hpp"
+#include "report/estimate.hpp"
 #include "support/support.hpp"
 
 using exactattn::ErrorKind;
@@ -406,4 +409,94 @@ TEST(WorkBudget, VariantDrawsRunOnlyWhatTheExerciseNeeds) {
     const std::string text((std::istreambuf_iterator<char>(first)), std::istreambuf_iterator<char>());
     EXPECT_NE(text.find("\"layers\""), std::string::npos);
     std::filesystem::remove_all(dir);
+}
+
+// Issue 27 item 2: a report is predicted from the declarations before any of it is computed.
+// The prediction is an upper bound of what the job is then charged (the arithmetic and the
+// printing of every scenario of data/ in every format) and honest inputs stay far under the
+// budget: under a twentieth of it (measured: 4.8·10^9 at most, the large-scores example as HTML).
+TEST(ReportPrediction, BoundsWhatHonestReportsAreCharged) {
+    const double budget = static_cast<double>(exactattn::Limits{}.max_work);
+    const std::vector<std::pair<const char*, exactattn::Format>> formats = {
+        {"text", exactattn::Format::Text},   {"markdown", exactattn::Format::Markdown},
+        {"latex", exactattn::Format::Latex}, {"html", exactattn::Format::Html},
+        {"csv", exactattn::Format::Csv},     {"json", exactattn::Format::Json}};
+    int checked = 0;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(exactattn::test::source_path("data"))) {
+        if (entry.path().extension() != ".json") continue;
+        const std::string file = entry.path().string();
+        double loading = 0;
+        exactattn::Scenario s;
+        {
+            const exactattn::WorkBudget job;
+            s = exactattn::load_scenario(file);
+            loading = job.spent();
+        }
+        for (const auto& [name, format] : formats) {
+            const bool tables = format != exactattn::Format::Json;
+            exactattn::detail::Estimate total;
+            for (const auto& part : exactattn::detail::predict_report(s, tables)) total.add(part.estimate);
+            const double predicted = total.work + exactattn::detail::printing_work(total, format);
+            double charged = 0;
+            {
+                const exactattn::WorkBudget job;
+                EXPECT_EQ(cli({"run", file, "--format", name}).code, 0) << file << " " << name;
+                charged = job.spent() - loading;
+            }
+            EXPECT_GE(predicted, charged) << file << " " << name;
+            EXPECT_LT(predicted, budget / 20) << file << " " << name;
+            ++checked;
+        }
+    }
+    EXPECT_GE(checked, 6 * 8);
+}
+
+// A delete-token table over 560 tokens (2.5 KB) finished after 3.1 s and 642 MiB, and a text
+// rollout of 1024 steps was refused after 3.7 s: both are refused before any read is computed,
+// placed at the declaration and naming the predicted size, the limit and the option.
+TEST(ReportPrediction, LargeReportsAreRefusedBeforeTheWork) {
+    std::string tokens;
+    for (int i = 0; i < 560; ++i) tokens += std::string(i == 0 ? "" : ",") + (i % 2 ? "\"y\"" : "\"x\"");
+    const std::string scenario = R"({"vocabulary": {"x": ["a", "0"], "y": ["-a", "a"]},
+      "encoder": {"activation": "relu", "recurrent": [[1, 0], [0, 1]], "input": [[1, 0], [0, 1]],
+                  "bias": [0, 0], "initial": [0, 0]},
+      "sources": {"s": [)" + tokens +
+                                 R"(]}, "queries": {"q": [1, 0]}, "readouts": {"r": [1, 2]},
+      "interventions": {"t": {"kind": "delete-token", "source": "s", "query": "q", "readout": "r"}}})";
+    const auto file = std::filesystem::temp_directory_path() / "exactattn-delete-token-560.json";
+    std::ofstream(file) << scenario;
+    const exactattn::WorkBudget job;
+    const auto r = cli({"run", file.string()});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("exactattn-delete-token-560.json: /interventions/t: the report predicted from the "
+                         "declarations would hold about"),
+              std::string::npos)
+        << r.err;
+    // 561 rows (none deleted, then each of the 560 tokens) of 559 or 560 positions.
+    EXPECT_NE(r.err.find("(intervention \"t\", 561 rows of 560 positions each"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("(limits: max_work; --max-work raises it)"), std::string::npos) << r.err;
+    // Refused before the work: loading the 560 states is all that was charged.
+    EXPECT_LT(job.spent(), 1e9);
+    std::filesystem::remove(file);
+}
+
+// Issue 27 item 3: a refusal to print a value said only "printing a value of 3 characters";
+// printed in a table, it names the column, the row and the table, in every format.
+TEST(WorkBudget, PrintRefusalNamesTheTableColumnAndRow) {
+    exactattn::TableBlock t;
+    t.number = "9.1";
+    t.caption = "Weights";
+    t.headers = {"Position", "Weight"};
+    t.add_row({"1", exactattn::Inline().value(Value(mpq_class(1, 2)))});
+    exactattn::Document doc;
+    doc.add(t);
+    exactattn::Limits l = exactattn::limits();
+    l.max_work = 1000;  // under the 8000 units of one printed character
+    const exactattn::ScopedLimits tight(l);
+    for (const auto format : {exactattn::Format::Text, exactattn::Format::Markdown, exactattn::Format::Latex,
+                              exactattn::Format::Html, exactattn::Format::Csv}) {
+        const exactattn::WorkBudget job;
+        EXPECT_ERROR_HAS(exactattn::render(doc, format), ErrorKind::Limit,
+                         "(column \"Weight\", row 1 of table 9.1) would take");
+    }
 }
