@@ -7,7 +7,7 @@ namespace exactattn::detail {
 
 namespace {
 thread_local std::size_t t_max_width = 0;
-thread_local bool t_latex_fit = false;
+thread_local LatexValues t_latex_values = LatexValues::Display;
 
 // LaTeX longer than this many characters may be wider than a line of a narrow column (8 cm less
 // the list form's indent): up to here a character sets at most some 5 pt, so a value this short
@@ -24,16 +24,20 @@ std::size_t display_max_width() { return t_max_width; }
 DisplayWidthScope::DisplayWidthScope(std::size_t width) : saved_(t_max_width) { t_max_width = width; }
 DisplayWidthScope::~DisplayWidthScope() { t_max_width = saved_; }
 
-bool latex_fit() { return t_latex_fit; }
-LatexFitScope::LatexFitScope(bool on) : saved_(t_latex_fit) { t_latex_fit = on; }
-LatexFitScope::~LatexFitScope() { t_latex_fit = saved_; }
+LatexValues latex_values() { return t_latex_values; }
+LatexValuesScope::LatexValuesScope(LatexValues mode) : saved_(t_latex_values) { t_latex_values = mode; }
+LatexValuesScope::~LatexValuesScope() { t_latex_values = saved_; }
 
 std::string printed(const Value& v, Notation n) {
     if (n == Notation::Ascii) return to_ascii(v);  // JSON and CSV data: the canonical form
     DisplayOptions options;
     options.max_width = t_max_width;
+    if (n == Notation::Latex && t_latex_values == LatexValues::Linear) {
+        options.breakable = true;
+        return to_display(v, n, options);
+    }
     std::string s = to_display(v, n, options);
-    if (n == Notation::Latex && t_latex_fit && s.size() > kFitCharacters) {
+    if (n == Notation::Latex && t_latex_values == LatexValues::Fit && s.size() > kFitCharacters) {
         // TeX chooses (docs/output.md): the display form where it fits the line, else the form
         // that breaks after its + and − signs.
         options.breakable = true;

@@ -32,21 +32,24 @@ class DisplayWidthScope {
     std::size_t saved_;
 };
 
-/// Whether printed() writes a long LaTeX value for the LaTeX writer (RenderOptions: a
-/// document rendered as LaTeX), on this thread: `\exactattnValue{display}{breakable}`, a macro
-/// of the LaTeX writer's body that sets the display form where it fits the line and the
-/// breakable form (DisplayOptions::breakable) where it does not. Off by default: LaTeX math
-/// elsewhere (Markdown's `$…$`, `eval --format latex`) is the display form alone.
-bool latex_fit();
-class LatexFitScope {
+/// How printed() writes a LaTeX value on this thread, set by the renderer that runs:
+/// - Display: the display form (LaTeX math elsewhere: Markdown's `$…$`, `eval --format latex`);
+/// - Fit (the LaTeX writer's documents): a long value as `\\exactattnValue{display}{breakable}`, a
+///   macro of the writer's body that sets the display form where it fits the line and the
+///   breakable form (DisplayOptions::breakable) where it does not;
+/// - Linear (TikZ labels): the breakable form, a sum over a denominator written with a slash as
+///   in the SVG (`(20 − 5√2)a/14`), so that a label is no taller than a line of text.
+enum class LatexValues { Display, Fit, Linear };
+LatexValues latex_values();
+class LatexValuesScope {
   public:
-    explicit LatexFitScope(bool on);
-    ~LatexFitScope();
-    LatexFitScope(const LatexFitScope&) = delete;
-    LatexFitScope& operator=(const LatexFitScope&) = delete;
+    explicit LatexValuesScope(LatexValues mode);
+    ~LatexValuesScope();
+    LatexValuesScope(const LatexValuesScope&) = delete;
+    LatexValuesScope& operator=(const LatexValuesScope&) = delete;
 
   private:
-    bool saved_;
+    LatexValues saved_;
 };
 
 }  // namespace exactattn::detail

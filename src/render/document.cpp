@@ -27,7 +27,8 @@ void TableBlock::add_row(std::vector<Inline> cells) {
 std::string render(const Document& doc, Format format, const RenderOptions& options) {
     if (format == Format::Json) throw usage_error("a document is rendered as text, markdown, latex, html or csv");
     const detail::DisplayWidthScope width(options.max_width);
-    const detail::LatexFitScope fit(format == Format::Latex);
+    const detail::LatexValuesScope values(format == Format::Latex ? detail::LatexValues::Fit
+                                                                  : detail::LatexValues::Display);
     return detail::make_writer(format, options)->document(doc);
 }
 

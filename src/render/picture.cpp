@@ -8,8 +8,9 @@
 
 #include <cctype>
 
-#include "render/writer.hpp"
+#include "render/cells.hpp"
 #include "render/text.hpp"
+#include "render/writer.hpp"
 
 namespace exactattn {
 
@@ -103,6 +104,9 @@ std::string render_svg(const FigureBlock& figure) {
 std::string render_tikz(const FigureBlock& figure) {
     const Picture& p = figure.picture;
     const auto latex = detail::make_writer(Format::Latex, {});
+    // Values in the linear form the SVG shows ((20 − 5√2)a/14, not a stacked fraction of a
+    // sum): the layout gives each label the height of a line of text.
+    const detail::LatexValuesScope linear(detail::LatexValues::Linear);
     // One unit is 12 cm / width, y grows downwards as in the SVG.
     const double unit = 120.0 / p.width;
     std::string out = fmt::format("\\begin{{tikzpicture}}[x={:.6f}mm,y=-{:.6f}mm]\n", unit, unit);

@@ -101,8 +101,8 @@ namespace {
 // The strings of one read in one math form, made once per form the renderer asks for.
 struct Memo {
     MathForm form;
-    std::size_t width;  // detail::display_max_width() when the strings were made
-    bool fit;           // detail::latex_fit() when the strings were made
+    std::size_t width;          // detail::display_max_width() when the strings were made
+    detail::LatexValues latex;  // detail::latex_values() when the strings were made
     detail::TraceStrings strings;
     // The Unicode strings the derivation's brackets are decided on; none of its own when
     // `strings` are Unicode already (every value would be printed twice).
@@ -116,7 +116,7 @@ struct Memo {
 std::unique_ptr<Memo> make_memo(const Memory& memory, const ReadTrace& t, MathForm f) {
     auto m = std::make_unique<Memo>(Memo{f,
                                          detail::display_max_width(),
-                                         detail::latex_fit(),
+                                         detail::latex_values(),
                                          detail::TraceStrings(memory, t, notation_for(f)),
                                          std::nullopt,
                                          {},
@@ -218,7 +218,7 @@ TableBlock read_table(const Source* source, const Memory& memory, const ReadTrac
     auto memo = std::make_shared<std::unique_ptr<Memo>>();
     tab.row = [source, &memory, &t, rule, memo](std::size_t j, MathForm f, std::vector<Inline>& cells) {
         if (!*memo || (*memo)->form != f || (*memo)->width != detail::display_max_width() ||
-            (*memo)->fit != detail::latex_fit()) {
+            (*memo)->latex != detail::latex_values()) {
             *memo = make_memo(memory, t, f);
         }
         read_row(source, memory, t, rule, **memo, j, f, cells);

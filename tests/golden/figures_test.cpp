@@ -259,6 +259,22 @@ TEST(Figures, AnExactZeroAmongRoundedWeightsIsPrintedZero) {
     }
 }
 
+TEST(Figures, TikzLabelsUseTheSvgsLinearForm) {
+    // Issue 24: a stacked fraction of a sum is taller than the line of text the layout gives a
+    // label, and in TikZ it ran into the label above (measured by render.tikz.figure_layout).
+    // The TikZ labels show the SVG's linear form. Hostile fixture, query [1, 1], state 1
+    // removed: weights (4 − √2)/7 on [0, a/2] and [a/4, a/4] (and (2√2 − 1)/7 on [0, 0]), so
+    // c = [(4 − √2)a/28, 3(4 − √2)a/28] and r = c_1 + 3c_2 = 10(4 − √2)a/28 = (20 − 5√2)a/14.
+    const Report rep =
+        run_scenario(load_scenario(std::string(EXACTATTN_SOURCE_DIR) + "/tests/render/fixtures/figures-hostile.json"));
+    const FigureBlock fb = figure_block(rep, find_figure(rep.scenario, "removals"));
+    const std::string tikz = render_tikz(fb);
+    EXPECT_NE(tikz.find("{r = $\\bigl(20 - 5\\sqrt{2}\\bigr)a/14$}"), std::string::npos) << tikz;
+    EXPECT_EQ(tikz.find("\\tfrac{\\left("), std::string::npos) << tikz;
+    const auto texts = svg_texts(render_svg(fb));
+    EXPECT_NE(std::find(texts.begin(), texts.end(), "r = (20 − 5√2)a/14"), texts.end());
+}
+
 TEST(Figures, CrosscheckPlotListsEachQuantityOfTheRead) {
     // The √2 read of fractional-scores: scores a/2 and 0, exponentials √2 and 1, weights
     // √2/(1 + √2) = √2(√2 − 1) = 2 − √2 and 1/(1 + √2) = √2 − 1; context and readout

@@ -29,7 +29,7 @@ import xml.etree.ElementTree as ET
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import REPO  # noqa: E402
+from common import REPO, short_text, text_box_failures  # noqa: E402
 from check_svg import figure_main  # noqa: E402
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -88,25 +88,10 @@ def view_box(root):
     return [float(v) for v in root.get("viewBox").split()]
 
 
-def short(text):
-    return text if len(text) <= 40 else text[:37] + "…"
-
-
 def layout_failures(root):
     x_min, y_min, w, h = view_box(root)
     boxes = text_boxes(root)
-    failures = []
-    for x0, y0, x1, y1, t in boxes:
-        if x0 < x_min - TOLERANCE or y0 < y_min - TOLERANCE or x1 > x_min + w + TOLERANCE or y1 > y_min + h + TOLERANCE:
-            failures.append(f"text leaves the canvas: \"{short(t)}\" spans x {x0:.1f}..{x1:.1f}, "
-                            f"y {y0:.1f}..{y1:.1f} of {w:g} × {h:g}")
-    ordered = sorted(boxes)
-    for i, a in enumerate(ordered):
-        for b in ordered[i + 1:]:
-            if b[0] >= a[2] - TOLERANCE:
-                break
-            if min(a[2], b[2]) - max(a[0], b[0]) > TOLERANCE and min(a[3], b[3]) - max(a[1], b[1]) > TOLERANCE:
-                failures.append(f"texts overlap: \"{short(a[4])}\" and \"{short(b[4])}\"")
+    failures = text_box_failures(boxes, x_min, y_min, w, h, "canvas", TOLERANCE)
     return failures, boxes
 
 
@@ -161,7 +146,7 @@ def ink_failures(path, rsvg, boxes):
         x, y = strays[0]
         near = min(boxes, key=lambda b: abs((b[0] + b[2]) / 2 - x) + abs((b[1] + b[3]) / 2 - y))[4]
         failures.append(f"glyphs drawn outside their measured boxes ({len(strays)} pixels, the first at "
-                        f"{x:.1f}, {y:.1f} pt, near \"{short(near)}\"): the font metrics do not hold")
+                        f"{x:.1f}, {y:.1f} pt, near \"{short_text(near)}\"): the font metrics do not hold")
     return failures
 
 

@@ -15,7 +15,6 @@ svg_failures(path). With --cli, each scenario's figures are written by
 each file is checked; the report must link every one.
 
 Exit 0 all passed, 1 a failure, 77 skipped (rsvg-convert or python3-pil absent)."""
-import argparse
 import os
 import subprocess
 import sys
@@ -23,7 +22,7 @@ import xml.etree.ElementTree as ET
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import blank, parallel, report, require_pil, require_tool  # noqa: E402
+from common import blank, figure_arguments, parallel, report, require_pil, require_tool  # noqa: E402
 
 SVG = "{http://www.w3.org/2000/svg}"
 HREFS = ("href", "{http://www.w3.org/1999/xlink}href")
@@ -77,13 +76,7 @@ def scenario_figures(cli, workdir, scenario):
 def figure_main(description, kind, check):
     """The command line of a figure checker (this one and check_layout.py): the files given, or
     with --cli every figure of the scenarios; check(path, rsvg) returns a file's failures."""
-    parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("inputs", nargs="+", help=".svg files, or scenarios with --cli")
-    parser.add_argument("--cli", help="the exactattn binary: the inputs are scenarios")
-    parser.add_argument("--workdir", help="with --cli: where the figures are written")
-    parser.add_argument("--expect-reject", action="append", default=[], metavar="REASON",
-                        help="pass only if every file fails with this reason (a fixture)")
-    args = parser.parse_args()
+    args = figure_arguments(description, ".svg files")
     rsvg = require_tool("rsvg-convert")
     require_pil()
     paths, results = args.inputs, []

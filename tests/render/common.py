@@ -253,6 +253,45 @@ def documents(cli, args, fmt, variants):
     return found
 
 
+def figure_arguments(description, files):
+    """The command line of a figure checker (check_svg, check_layout, check_tikz): `files` given,
+    or with --cli every figure of the scenarios; --expect-reject for a broken fixture."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("inputs", nargs="+", help=f"{files}, or scenarios with --cli")
+    parser.add_argument("--cli", help="the exactattn binary: the inputs are scenarios")
+    parser.add_argument("--workdir", help="where the figures are written (with --cli) or compiled")
+    parser.add_argument("--expect-reject", action="append", default=[], metavar="REASON",
+                        help="pass only if every file fails with this reason (a fixture)")
+    return parser.parse_args()
+
+
+def short_text(text):
+    """A label for a message: whitespace runs as one space, at most 50 characters."""
+    text = re.sub(r"\s+", " ", text)
+    return text if len(text) <= 50 else text[:47] + "…"
+
+
+def text_box_failures(boxes, x_min, y_min, width, height, where, tolerance=0.05):
+    """boxes: (x0, y0, x1, y1, text) of a figure's labels, y down. Each must lie within the
+    canvas (x_min, y_min, width, height), called `where` in the message, and no two may overlap
+    by more than `tolerance` either way (boxes touching at a rounded coordinate do not)."""
+    failures = []
+    for x0, y0, x1, y1, t in boxes:
+        if (x0 < x_min - tolerance or y0 < y_min - tolerance or x1 > x_min + width + tolerance
+                or y1 > y_min + height + tolerance):
+            failures.append(f"text leaves the {where}: \"{short_text(t)}\" spans x {x0:.1f}..{x1:.1f}, "
+                            f"y {y0:.1f}..{y1:.1f} of {width:g} × {height:g}")
+    ordered = sorted(boxes)
+    for i, a in enumerate(ordered):
+        for b in ordered[i + 1:]:
+            if b[0] >= a[2] - tolerance:
+                break
+            if (min(a[2], b[2]) - max(a[0], b[0]) > tolerance
+                    and min(a[3], b[3]) - max(a[1], b[1]) > tolerance):
+                failures.append(f"texts overlap: \"{short_text(a[4])}\" and \"{short_text(b[4])}\"")
+    return failures
+
+
 def report(kind, results, expect_reject=(), known_faults=()):
     """Prints each (name, failures) and returns the exit code. With `expect_reject` (the checker
     run on a deliberately broken fixture) it passes only if every document failed and every
