@@ -25,6 +25,38 @@ DisplayWidthScope::DisplayWidthScope(std::size_t width) : saved_(t_max_width) { 
 DisplayWidthScope::~DisplayWidthScope() { t_max_width = saved_; }
 
 LatexValues latex_values() { return t_latex_values; }
+std::string breakable_parentheses(const std::string& latex) {
+    static const std::string open = "\\left(\\exactattnValue{";
+    static const std::string close = "\\right)";
+    std::string out;
+    std::size_t from = 0;
+    for (std::size_t at = latex.find(open); at != std::string::npos; at = latex.find(open, from)) {
+        // The end of the macro's two arguments (balanced braces: printed TeX).
+        std::size_t i = at + open.size() - 1;
+        for (int group = 0; group < 2 && i < latex.size(); ++group) {
+            int depth = 0;
+            do {
+                depth += latex[i] == '{' ? 1 : latex[i] == '}' ? -1 : 0;
+                ++i;
+            } while (depth > 0 && i < latex.size());
+        }
+        out += latex.substr(from, at - from);
+        if (latex.compare(i, close.size(), close) == 0) {
+            const std::size_t macro = at + 6;  // after "\left("
+            out += "\\bigl(" + latex.substr(macro, i - macro) + "\\bigr)";
+            from = i + close.size();
+        } else {
+            out += latex.substr(at, i - at);
+            from = i;
+        }
+    }
+    return out + latex.substr(from);
+}
+
+std::string latex_factor(const std::string& printed) {
+    if (printed.rfind("\\exactattnValue{", 0) == 0) return "\\bigl(" + printed + "\\bigr)";
+    return "\\left(" + printed + "\\right)";
+}
 LatexValuesScope::LatexValuesScope(LatexValues mode) : saved_(t_latex_values) { t_latex_values = mode; }
 LatexValuesScope::~LatexValuesScope() { t_latex_values = saved_; }
 

@@ -40,6 +40,13 @@ class DisplayWidthScope {
 /// - Linear (TikZ labels): the breakable form, a sum over a denominator written with a slash as
 ///   in the SVG (`(20 − 5√2)a/14`), so that a label is no taller than a line of text.
 enum class LatexValues { Display, Fit, Linear };
+/// A printed LaTeX value in parentheses as a factor: \left( \right), or \bigl( \bigr) around a
+/// long value of the Fit mode, whose breakable form would be one unbreakable group inside
+/// \left( \right) (the readout c_1 + 3c_2 of weights in Q(2^(1/48))).
+std::string latex_factor(const std::string& printed);
+/// LaTeX math with every `\\left(\\exactattnValue{…}{…}\\right)` written with \\bigl( \\bigr)
+/// (a formula's parentheses around one long value, as latex_factor writes them).
+std::string breakable_parentheses(const std::string& latex);
 LatexValues latex_values();
 class LatexValuesScope {
   public:

@@ -393,7 +393,7 @@ std::string Formula::render(MathForm f, const WarningSink& warn) const {
                 break;
         }
     }
-    return out;
+    return f == MathForm::Latex ? detail::breakable_parentheses(out) : out;
 }
 
 Formula linear_combination(const std::vector<Value>& coeffs,

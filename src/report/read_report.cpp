@@ -61,6 +61,7 @@ std::string list_in(const std::vector<std::string>& xs, MathForm f) {
 // A factor of a derivation: parenthesised unless it is one plain token ("(1/2)", "(−a)", "a").
 std::string factor_in(const std::string& printed, const std::string& unicode, MathForm f) {
     if (detail::plain_factor(unicode)) return printed;
+    if (f == MathForm::Latex) return detail::latex_factor(printed);
     return op(f, Formula::Op::Open) + printed + op(f, Formula::Op::Close);
 }
 

@@ -207,7 +207,14 @@ class LatexWriter final : public Writer {
         return o_.standalone ? standalone(doc, grouped) : kLatexRequirements + ("\n" + grouped);
     }
 
-    std::string paragraph(const Paragraph& p) const override { return inline_text(p.text) + "\n\n"; }
+    // A paragraph holding a long value (an answer's 48-term weights) is set ragged right, as the
+    // summary lines are: justified, a line of a value's breakable form has too little stretch to
+    // fill the measure and ran a few points past it.
+    std::string paragraph(const Paragraph& p) const override {
+        const std::string text = inline_text(p.text);
+        if (text.find("\\exactattnValue{") == std::string::npos) return text + "\n\n";
+        return "{\\raggedright\n" + text + "\\par}\n\n";
+    }
 
   private:
     // A LaTeX table up to its rows: the environment (a float or not), the caption (kept with
