@@ -87,8 +87,10 @@ Scenario only_what_pointers_need(Scenario s, const std::vector<std::string>& poi
     // error that follows lists every declaration of its section, not the kept ones.
     bool unknown = false;
     const auto exists = [&named, &unknown](const auto& list, const char* section) {
-        for (const auto& [sec, name] : named) {
-            if (sec != section) continue;
+        for (const auto& entry : named) {
+            // Not a structured binding: Clang 14 (the fuzz build) cannot capture one in a lambda.
+            const auto& name = entry.second;
+            if (entry.first != section) continue;
             unknown = unknown || std::none_of(list.begin(), list.end(), [&](const auto& x) { return x.name == name; });
         }
     };
