@@ -136,23 +136,6 @@ std::string tokens_markdown(const std::string& pointer, const Json& doc, const L
 
 // ---- constraints ----------------------------------------------------------------------------
 
-/// The pointer's segments: "/layers/l/heads/0" → {"layers", "l", "heads", "0"}.
-std::vector<std::string> segments(const std::string& pointer) {
-    std::vector<std::string> out;
-    std::size_t at = 0;
-    while (at < pointer.size()) {
-        const std::size_t next = pointer.find('/', at + 1);
-        std::string token = pointer.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
-        for (std::size_t t = token.find('~'); t != std::string::npos && t + 1 < token.size();
-             t = token.find('~', t + 1)) {
-            token.replace(t, 2, token[t + 1] == '1' ? "/" : "~");  // RFC 6901: ~1 is '/', ~0 is '~'
-        }
-        out.push_back(token);
-        at = next == std::string::npos ? pointer.size() : next;
-    }
-    return out;
-}
-
 /// A decimal index segment, or none.
 std::optional<std::size_t> index_of(const std::vector<std::string>& seg, std::size_t i) {
     if (i >= seg.size() || seg[i].empty() || seg[i].size() > 9) return std::nullopt;
@@ -175,7 +158,7 @@ void add_steps(const RegimeTrace& regime, std::size_t k, std::vector<const ReadT
 /// `denominators`, `weights`, `outputs`, `concat` or `output` names; a head's queries, keys and
 /// values are projections, not reads); a rollout's steps (or the one step named).
 void add_traces_at(const Report& rep, const std::string& pointer, std::vector<const ReadTrace*>& out) {
-    const auto seg = segments(pointer);
+    const auto seg = detail::pointer_parts(pointer).value_or(std::vector<std::string>{});
     if (seg.size() < 2) return;
     if (seg[0] == "reads") {
         for (const auto& r : rep.reads) {
@@ -246,13 +229,21 @@ std::vector<const ReadTrace*> exercise_traces(const Report& rep, const Exercise&
     return out;
 }
 
+/// Whether `other` lies within the declared absolute `tolerance` of the exact `value`, certified by
+/// judge_entry (exact arithmetic in the domain, enclosures outside it; `decided` false when they
+/// cannot tell).
+EntryVerdict within_tolerance(const Value& value, const Real& other, const Value& tolerance) {
+    const Tolerance tol{Tolerance::Kind::Absolute, tolerance.rational(), 0};
+    const AnswerEntry as_decimal{to_ascii(value), AnswerEntry::Form::Decimal, Real::of(value)};
+    return judge_entry(as_decimal, other, tol);
+}
+
 /// Whether a mistake's recomputed answer differs from the right one (docs/variants.md#constraints):
 /// an exact value by exact value, one outside the domain (e-instead-of-2's decimals) by more
 /// than the declared tolerance, certified by enclosures (undecided: not shown to differ).
 bool differs(const std::vector<std::optional<Real>>& wrong, const std::vector<std::optional<Value>>& right,
              const Value& tolerance) {
     if (wrong.size() != right.size()) return true;
-    const Tolerance tol{Tolerance::Kind::Absolute, tolerance.rational(), 0};
     for (std::size_t i = 0; i < right.size(); ++i) {
         if (wrong[i].has_value() != right[i].has_value()) return true;
         if (!right[i]) continue;
@@ -260,8 +251,7 @@ bool differs(const std::vector<std::optional<Real>>& wrong, const std::vector<st
             if (*wrong[i]->exact != *right[i]) return true;
             continue;
         }
-        AnswerEntry as_decimal{to_ascii(*right[i]), AnswerEntry::Form::Decimal, Real::of(*right[i])};
-        const EntryVerdict within = judge_entry(as_decimal, *wrong[i], tol);
+        const EntryVerdict within = within_tolerance(*right[i], *wrong[i], tolerance);
         if (within.decided && !within.match) return true;
     }
     return false;
@@ -585,11 +575,8 @@ std::string exact_decimal(const Value& v) {
 /// cannot decide counts as too close); anything else, equal as exact values.
 bool answers_too_close(const Json& x, const Json& y, const Value& tolerance, const Location& where) {
     if (x.is_array() || y.is_array() || x.is_null() || y.is_null()) return canonical(x, where) == canonical(y, where);
-    const Value vx = detail::json_value(x, where);
-    const Value vy = detail::json_value(y, where);
-    const Tolerance tol{Tolerance::Kind::Absolute, tolerance.rational(), 0};
-    const AnswerEntry as_decimal{to_ascii(vx), AnswerEntry::Form::Decimal, Real::of(vx)};
-    const EntryVerdict within = judge_entry(as_decimal, Real::of(vy), tol);
+    const EntryVerdict within =
+        within_tolerance(detail::json_value(x, where), Real::of(detail::json_value(y, where)), tolerance);
     return !within.decided || within.match;
 }
 
