@@ -280,6 +280,11 @@ bomb delete-token-560 run "$work/delete_token_560.json"
 bomb variants-unrelated-layer variants "$work/variants_unrelated_layer.json" --exercise 1 --count 20 -o "$work/variants"
 bomb variants-unrelated-layer-200 variants "$work/variants_unrelated_layer.json" --exercise 1 --count 200 -o "$work/variants200"
 bomb check-proposed-inverse check chapter14 --target /reads/example-14.1/weights --proposed "[$inv,1/4,1/4]"
+# Issue 32: a learner's e^q past max_bits, alone and as every row of a class file (7 s a row before).
+bomb check-proposed-e-power check chapter14 --target /reads/example-14.1/denominator --proposed 'e^(1000000000/3)'
+for i in $(seq 1 20); do echo "s$i,/reads/example-14.1/denominator,e^(1000000000/3)"; done |
+  sed '1i student,target,answer' > "$work/class_e_power.csv"
+bomb check-class-e-power check chapter14 --answers "$work/class_e_power.csv"
 # Issue 27 item 2, predicted per format: the same reports as LaTeX, HTML and Markdown, whose
 # markup multiplies what is printed (a 500-row layer was 40 MB of LaTeX).
 bomb rollout-16-steps-html rollout "$work/rollout_16.json" --format html
