@@ -56,6 +56,7 @@ struct Parsed {
     RolloutOptions rollout;
     VariantsOptions variants;
     FigureOptions figure;
+    PointersOptions pointers;
     std::int64_t max_work = 0;                  ///< --max-work N (0: the default)
     bool warnings_as_errors = false;            ///< --warnings-as-errors
     std::function<int(std::ostream&)> command;  ///< the chosen subcommand, bound to its options
@@ -181,6 +182,10 @@ void make_app(CLI::App& app, Parsed& p) {
     s_figure->add_option("--figure", p.figure.figure, "The figure's name or number, e.g. 14.1")->required();
     s_figure->add_option("--format", p.figure.format, "svg|tikz")->check(CLI::IsMember({"svg", "tikz"}));
     s_figure->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_figure(p.figure, o); }; });
+    auto* s_pointers =
+        app.add_subcommand("pointers", "Every quantity of a scenario's report: pointer, value, what it is");
+    add_pointers_options(*s_pointers, p.pointers);
+    s_pointers->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_pointers(p.pointers, o); }; });
     add_oracle_command(app, p.command);
 
     add_manuscript_command(app, p.command);
@@ -495,7 +500,7 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
         p.variants.warn = p.render.warn;
         p.run.render = p.read.render = p.encode.render = p.answers.render = p.cross.render = p.check.render =
             p.rollout.render = p.render;
-        p.attend.render = p.render;
+        p.attend.render = p.pointers.render = p.render;
         p.variants.output = p.output;
         set_limit_audience(LimitAudience::CommandLine);  // refusals name --max-work
         // The command is one job with one work budget (docs/limits.md, "The work budget").

@@ -73,6 +73,13 @@ struct FilesOptions {
     exactattn::RenderOptions render;  ///< --standalone, --latex-floats, --no-markdown-math
 };
 
+struct PointersOptions {
+    std::string file = "chapter14";
+    std::string under;  ///< --under PTR (empty: the whole report)
+    std::string format = "text";
+    exactattn::RenderOptions render;
+};
+
 struct CheckOptions {
     std::string file;
     std::string answer;               ///< one declared learner answer by name (default: all)
@@ -191,6 +198,7 @@ int cmd_read(const ReadOptions& o, std::ostream& out, DeferredOutput& deferred);
 int cmd_encode(const EncodeOptions& o, std::ostream& out);
 int cmd_verify(const FilesOptions& o, std::ostream& out);
 int cmd_crosscheck(const FilesOptions& o, std::ostream& out);
+int cmd_pointers(const PointersOptions& o, std::ostream& out);
 int cmd_answers(const FilesOptions& o, std::ostream& out);
 int cmd_check(const CheckOptions& o, std::ostream& out);
 int cmd_attend(const AttendOptions& o, std::ostream& out);
@@ -201,6 +209,7 @@ int cmd_figure(const FigureOptions& o, std::ostream& out);
 void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& command);
 /// The options of `attend` on its subcommand (kept beside the command).
 void add_attend_options(CLI::App& sub, AttendOptions& o);
+void add_pointers_options(CLI::App& sub, PointersOptions& o);
 
 /// `--format` with the report formats' names (format.hpp's table), or only those that hold prose.
 void add_format_option(CLI::App& sub, std::string& format, bool prose_only = false);
