@@ -411,7 +411,9 @@ namespace {
 int (*g_rename)(const char*, const char*) = ::rename;
 }  // namespace
 
-void set_rename_for_testing(int (*rename)(const char*, const char*)) { g_rename = rename != nullptr ? rename : ::rename; }
+void set_rename_for_testing(int (*rename)(const char*, const char*)) {
+    g_rename = rename != nullptr ? rename : ::rename;
+}
 
 void write_files(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files) {
     refuse_warnings();
@@ -485,7 +487,8 @@ void write_files(const std::string& dir, const std::vector<std::pair<std::string
     }
     for (std::size_t i = 0; i < files.size(); ++i) {
         const std::string dest = (fs::path(dir) / files[i].first).string();
-        if (g_rename((fs::path(tmp) / files[i].first).c_str(), dest.c_str()) != 0) throw undo(dest, "rename failed", errno);
+        if (g_rename((fs::path(tmp) / files[i].first).c_str(), dest.c_str()) != 0)
+            throw undo(dest, "rename failed", errno);
         moved_in.push_back(i);
     }
     fs::remove_all(old_dir, ec);

@@ -65,12 +65,15 @@ Problem load_problem(const OracleOptions& o) {
 // line names its options instead.
 template <class F>
 auto at_options(F&& f) -> decltype(f()) {
-    static const std::pair<const char*, const char*> kOptions[] = {
-        {"q", "--q"},           {"k", "--k"},
-        {"v", "--v"},           {"mask", "--mask"},
-        {"out", "--actual"},    {"weights", "--actual-weights"},
-        {"lse", "--actual-lse"}, {"scale", "--scale"},
-        {"tolerance_ulps", "--tolerance-ulps"}};
+    static const std::pair<const char*, const char*> kOptions[] = {{"q", "--q"},
+                                                                   {"k", "--k"},
+                                                                   {"v", "--v"},
+                                                                   {"mask", "--mask"},
+                                                                   {"out", "--actual"},
+                                                                   {"weights", "--actual-weights"},
+                                                                   {"lse", "--actual-lse"},
+                                                                   {"scale", "--scale"},
+                                                                   {"tolerance_ulps", "--tolerance-ulps"}};
     try {
         return f();
     } catch (const Error& e) {
@@ -314,7 +317,8 @@ void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& comman
     s->add_option("--input-dtype", o->input_dtype, "The format of Q, K, V (default: the files')");
     s->add_option("--dtype", o->dtype, "The output's format: float16 | bfloat16 | float32 | float64");
     s->add_flag("--weights", o->weights, "reference: the weights too");
-    s->add_option("--npy", o->npy, "reference, emulate: also write the outputs to this .npy file (only when the request succeeds)");
+    s->add_option("--npy", o->npy,
+                  "reference, emulate: also write the outputs to this .npy file (only when the request succeeds)");
     s->add_option("--actual", o->actual, "judge: the kernel's output (n_q × d_v)");
     s->add_option("--actual-weights", o->actual_weights, "judge: the kernel's weights (n_q × n_k)");
     s->add_option("--actual-lse", o->actual_lse, "judge: the kernel's log-sum-exp per row (n_q)");

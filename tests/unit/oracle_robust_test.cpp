@@ -66,7 +66,9 @@ TEST(OracleOptions, ATransposedMaskOfTheSameSizeIsRefused) {
     EXPECT_EQ(e.kind(), ErrorKind::Shape);
     EXPECT_EQ(e.where().context, "mask");
     EXPECT_NE(e.reason().find("2 × 3, not 3 × 2"), std::string::npos) << e.reason();
-    EXPECT_EQ(error_of([&] { set_mask(p, matrix(2, 3, {0, 0, std::numeric_limits<double>::quiet_NaN(), 0, 0, 0}), at("mask")); }).kind(),
+    EXPECT_EQ(error_of([&] {
+                  set_mask(p, matrix(2, 3, {0, 0, std::numeric_limits<double>::quiet_NaN(), 0, 0, 0}), at("mask"));
+              }).kind(),
               ErrorKind::Domain);
     set_mask(p, matrix(2, 3, {0, 1, 0, 1, 1, 0}), at("mask"));
     EXPECT_EQ(p.mask, (std::vector<std::uint8_t>{0, 1, 0, 1, 1, 0}));

@@ -130,7 +130,7 @@ namespace {
 bool certainly_within(double value, double lo, double hi, double bound) {
     using detail::up;
     if (value == lo && value == hi) return !std::isnan(bound);  // the exact value itself: error 0
-    if (std::isinf(bound)) return false;  // no guarantee: never a pass
+    if (std::isinf(bound)) return false;                        // no guarantee: never a pass
     const double e = std::max(up(std::fabs(value - lo)), up(std::fabs(value - hi)));
     return up(e) <= bound;
 }

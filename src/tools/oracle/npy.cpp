@@ -253,16 +253,17 @@ Tensor from_csv(const std::string& text, const std::string& path) {
         for (std::size_t x = 0; x < line.size(); ++x) {  // a NUL or a control byte ends no number silently
             const auto c = static_cast<unsigned char>(line[x]);
             if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7F)
-                throw parse_error(Location{path, static_cast<int>(line_no), static_cast<int>(x + 1), "", ""},
-                                  fmt::format("a control character ({}) in a CSV file", escape_controls(line.substr(x, 1))));
+                throw parse_error(
+                    Location{path, static_cast<int>(line_no), static_cast<int>(x + 1), "", ""},
+                    fmt::format("a control character ({}) in a CSV file", escape_controls(line.substr(x, 1))));
         }
         if (line.find_first_not_of(" \r\t") == std::string_view::npos) continue;
         std::int64_t n = 0;
         std::size_t cell_start = 0;
         for (;;) {
             const std::size_t comma = line.find(',', cell_start);
-            const std::string cell(line.substr(cell_start, comma == std::string_view::npos ? std::string_view::npos
-                                                                                             : comma - cell_start));
+            const std::string cell(
+                line.substr(cell_start, comma == std::string_view::npos ? std::string_view::npos : comma - cell_start));
             char* stop = nullptr;
             const auto b = cell.find_first_not_of(" \r\t");
             const double v = b == std::string::npos ? 0 : std::strtod(cell.c_str() + b, &stop);

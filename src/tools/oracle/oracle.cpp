@@ -215,7 +215,8 @@ std::int64_t store_row(const Problem& p, const A& a, std::int64_t i, const RowEn
 
 void store_masked_row(const Problem& p, std::int64_t i, Reference& ref) {
     if (p.masked_rows == MaskedRows::Error)
-        throw domain_error(fmt::format("query row {}: every key is masked (declare what such a row gives: nan or zeros)", i));
+        throw domain_error(
+            fmt::format("query row {}: every key is masked (declare what such a row gives: nan or zeros)", i));
     const double v = p.masked_rows == MaskedRows::NaN ? kNaN : 0.0;
     const std::int64_t nk = p.k.rows(), dv = p.v.cols();
     for (std::int64_t c = 0; c < dv; ++c) {
@@ -463,8 +464,9 @@ void validate(const Problem& p) {
         if (t.shape[0] < 1 || t.shape[1] < 1)
             throw shape_error(fmt::format("{} is empty ({})", ts[x].first, shape_text(t)), arg(ts[x].first));
         if (static_cast<std::int64_t>(t.data.size()) != t.shape[0] * t.shape[1])
-            throw shape_error(fmt::format("{} has {} values for a shape of {}", ts[x].first, t.data.size(), shape_text(t)),
-                              arg(ts[x].first));
+            throw shape_error(
+                fmt::format("{} has {} values for a shape of {}", ts[x].first, t.data.size(), shape_text(t)),
+                arg(ts[x].first));
     }
     if (p.q.cols() != p.k.cols())
         throw shape_error(fmt::format("k has {} columns but q has {} (both are … × d)", p.k.cols(), p.q.cols()),
@@ -493,18 +495,18 @@ void set_mask(Problem& p, const Tensor& m, const Location& where) {
     const bool known = p.q.shape.size() == 2 && p.k.shape.size() == 2;
     if (m.shape.size() != 2 || (known && (m.shape[0] != p.q.rows() || m.shape[1] != p.k.rows())) ||
         static_cast<std::int64_t>(m.data.size()) != m.rows() * m.cols())
-        throw shape_error(known ? fmt::format("the mask must be n_q × n_k = {} × {}, not {}", p.q.rows(), p.k.rows(),
-                                              shape_text(m))
-                                : fmt::format("the mask must be a matrix (n_q × n_k), not {}", shape_text(m)),
-                          where);
+        throw shape_error(
+            known ? fmt::format("the mask must be n_q × n_k = {} × {}, not {}", p.q.rows(), p.k.rows(), shape_text(m))
+                  : fmt::format("the mask must be a matrix (n_q × n_k), not {}", shape_text(m)),
+            where);
     p.mask.clear();
     p.mask.reserve(m.data.size());
     for (std::size_t x = 0; x < m.data.size(); ++x) {
         if (std::isnan(m.data[x]))
-            throw domain_error(fmt::format("mask[{}, {}]: nan is neither 0 (visible) nor nonzero (masked)",
-                                           static_cast<std::int64_t>(x) / m.cols(),
-                                           static_cast<std::int64_t>(x) % m.cols()),
-                               where);
+            throw domain_error(
+                fmt::format("mask[{}, {}]: nan is neither 0 (visible) nor nonzero (masked)",
+                            static_cast<std::int64_t>(x) / m.cols(), static_cast<std::int64_t>(x) % m.cols()),
+                where);
         p.mask.push_back(m.data[x] != 0 ? 1 : 0);
     }
 }
@@ -535,9 +537,8 @@ MaskedRows parse_masked_rows(std::string_view text, const Location& where) {
     if (text == "error") return MaskedRows::Error;
     if (text == "nan") return MaskedRows::NaN;
     if (text == "zeros") return MaskedRows::Zeros;
-    throw usage_error(fmt::format("unknown semantics '{}' for fully masked rows (error, nan, zeros)",
-                                  escape_controls(text)),
-                      where);
+    throw usage_error(
+        fmt::format("unknown semantics '{}' for fully masked rows (error, nan, zeros)", escape_controls(text)), where);
 }
 
 double checked_tolerance(double ulps, const Location& where) {
