@@ -16,6 +16,8 @@
 // Not a test: nothing here is registered with ctest. `bash scripts/bench.sh` runs it last.
 // Options: --n=N (10^6), --repetitions=R (3); --double-child=FILE,QUERY,OUT is internal.
 #include <fmt/format.h>
+
+#include <exception>
 #include <simdjson.h>
 
 #include <algorithm>
@@ -308,7 +310,8 @@ std::string bench_general(const Runs& runs, const GeneralFiles& f, const std::fi
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+int bench_main(int argc, char** argv) {
     std::size_t n = 1'000'000;
     int reps = 3;
     for (int i = 1; i < argc; ++i) {
@@ -505,4 +508,16 @@ int main(int argc, char** argv) {
         "W10: run/read = {:.2f}x, verify/read = {:.2f}x (read {:.2f} s, run {:.2f} s, verify {:.2f} s at n = {})\n",
         run10.min_s / read10.min_s, verify10.min_s / read10.min_s, read10.min_s, run10.min_s, verify10.min_s, n10);
     return ok ? 0 : 1;
+}
+
+}  // namespace
+
+// An error inside the benchmark (a refusal, a limit) is reported, never std::terminate.
+int main(int argc, char** argv) {
+    try {
+        return bench_main(argc, argv);
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "{}: {}\n", argv[0], e.what());
+        return 1;
+    }
 }

@@ -20,6 +20,8 @@
 // use), and double, interleaved, the minimum over the repetitions (wall clock).
 // Options: --repetitions=N (3); --profile=W6|W7 runs only the exact layer once (for perf).
 #include <fmt/format.h>
+
+#include <exception>
 #include <unistd.h>
 
 #include <algorithm>
@@ -307,7 +309,8 @@ Timing time_layers(const LayerWorkload& w, int repetitions) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+int bench_main(int argc, char** argv) {
     int repetitions = 3;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -348,4 +351,16 @@ int main(int argc, char** argv) {
     }
     for (const auto& s : summary) fmt::print("{}\n", s);
     return 0;
+}
+
+}  // namespace
+
+// An error inside the benchmark (a refusal, a limit) is reported, never std::terminate.
+int main(int argc, char** argv) {
+    try {
+        return bench_main(argc, argv);
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "{}: {}\n", argv[0], e.what());
+        return 1;
+    }
 }
