@@ -53,10 +53,12 @@ std::vector<std::string> generated_corpus(const std::filesystem::path& dir) {
         for (int i = 0; i < 4; ++i) rows += fmt::format("{}\"{}a\"", i ? "," : "", (j * 7 + i * 3) % 17 - 8);
         rows += "]";
     }
-    files.emplace_back("w10.json", R"({"sources": {"w": {"memory": [)" + rows +
-                                       R"(]}}, "queries": {"q": [3, -4, 1, 2]}, "reads": {"r": {"source": "w", "query": "q"}}})");
+    files.emplace_back("w10.json",
+                       R"({"sources": {"w": {"memory": [)" + rows +
+                           R"(]}}, "queries": {"q": [3, -4, 1, 2]}, "reads": {"r": {"source": "w", "query": "q"}}})");
     // W6: a causal layer, 2 heads, W_K in multiples of a, scale 1/√d_k = 1/2.
-    files.emplace_back("w6.json", R"({"sequences": {"s": {"rows": [[1,0,-1],[0,1,1],[1,1,0],[-1,0,1],[0,-1,1],[1,0,0]]}},
+    files.emplace_back("w6.json",
+                       R"({"sequences": {"s": {"rows": [[1,0,-1],[0,1,1],[1,1,0],[-1,0,1],[0,-1,1],[1,0,0]]}},
       "matrices": {"Q": [[1,-2],[0,1],[2,1]], "K": [["a","-a"],["0","a"],["a","a"]], "V": [[1,2],[-2,0],[1,1]]},
       "layers": {"l": {"sequence": "s", "causal": true, "heads": [{"wq": "Q", "wk": "K", "wv": "V"}, {"wq": "V", "wk": "K", "wv": "Q"}]}}})");
     // A 3 × 3 layer with d_k = 8: scale 1/√8, outside Q.
@@ -74,8 +76,10 @@ std::vector<std::string> generated_corpus(const std::filesystem::path& dir) {
     }
     files.emplace_back("rollout.json", R"({"sources": {"memory": {"memory": [["a"]]}},
       "decoder": {"activation": "identity", "recurrent": [[0]], "input": [[1]], "context": [[0]], "bias": [0],
-                  "initial": [1], "output_reads": "state", "output": [[)" + out + R"("0"]],
-                  "output_bias": ["0", "0", "0", "0", "0", "0", "0"], "vocabulary": {)" + vocab + R"("<s>": [1]},
+                  "initial": [1], "output_reads": "state", "output": [[)" +
+                                           out + R"("0"]],
+                  "output_bias": ["0", "0", "0", "0", "0", "0", "0"], "vocabulary": {)" +
+                                           vocab + R"("<s>": [1]},
                   "start": "<s>", "end": "t0", "ties": "first"},
       "rollouts": {"r": {"source": "memory", "steps": 5}}})");
     files.emplace_back("delete_token.json", R"({"vocabulary": {"x": ["a", "0"], "y": ["-a", "a"]},
