@@ -34,9 +34,11 @@
 
 namespace exactattn::cli {
 
-namespace {
+void add_format_option(CLI::App& sub, std::string& format, bool prose_only) {
+    sub.add_option("--format", format, format_choices(prose_only))->check(CLI::IsMember(format_names(prose_only)));
+}
 
-const std::vector<std::string> kReportFormats = {"text", "markdown", "latex", "html", "csv", "json"};
+namespace {
 
 /// The parsed command line: one options struct per subcommand, and the shared ones.
 struct Parsed {
@@ -85,8 +87,7 @@ void make_app(CLI::App& app, Parsed& p) {
 
     auto* s_run = app.add_subcommand("run", "Run a scenario file (or the built-in chapter14)");
     s_run->add_option("file", p.run.file, "Scenario JSON file, or chapter14");
-    s_run->add_option("--format", p.run.format, "text|markdown|latex|html|csv|json")
-        ->check(CLI::IsMember(kReportFormats));
+    add_format_option(*s_run, p.run.format);
     s_run->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_run(p.run, o, p.deferred); }; });
 
     auto* s_read = app.add_subcommand("read", "One attention read with a full trace");
@@ -95,8 +96,7 @@ void make_app(CLI::App& app, Parsed& p) {
     s_read->add_option("--readout", p.read.readout, "Readout coefficients, e.g. [1,2]");
     s_read->add_option("--remove", p.read.remove, "Positions to remove (1-based)");
     s_read->add_option("--zero", p.read.zero, "Positions whose score is set to 0 (1-based)");
-    s_read->add_option("--format", p.read.format, "text|markdown|latex|html|csv|json")
-        ->check(CLI::IsMember(kReportFormats));
+    add_format_option(*s_read, p.read.format);
     auto* fields = s_read->add_option("--fields", p.read.fields,
                                       "JSON only: the keys to write, e.g. weights,context,denominator (default: all)");
     s_read->callback([&p, fields] {
@@ -107,8 +107,7 @@ void make_app(CLI::App& app, Parsed& p) {
     auto* s_enc = app.add_subcommand("encode", "Encoder states for a token list");
     s_enc->add_option("--scenario", p.encode.scenario, "Scenario file, or chapter14");
     s_enc->add_option("--tokens", p.encode.tokens, "Tokens separated by spaces")->required();
-    s_enc->add_option("--format", p.encode.format, "text|markdown|latex|html|csv|json")
-        ->check(CLI::IsMember(kReportFormats));
+    add_format_option(*s_enc, p.encode.format);
     s_enc->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_encode(p.encode, o); }; });
 
     auto* s_verify = app.add_subcommand("verify", "Check every expect entry of scenario files");
@@ -121,22 +120,19 @@ void make_app(CLI::App& app, Parsed& p) {
     s_cross->add_option("files", p.cross.files, "Scenario files or directories (every *.json below), or chapter14")
         ->required();
     add_book_options(*s_cross, p.cross);
-    s_cross->add_option("--format", p.cross.format, "text|markdown|latex|html|csv|json")
-        ->check(CLI::IsMember({"text", "markdown", "latex", "html", "csv", "json"}));
+    add_format_option(*s_cross, p.cross.format);
     s_cross->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_crosscheck(p.cross, o); }; });
 
     p.answers.format = "markdown";
     auto* s_answers = app.add_subcommand("answers", "Exercise answer key of a scenario");
     s_answers->add_option("file", p.answers.files, "Scenario file, or chapter14")->required()->expected(1);
-    s_answers->add_option("--format", p.answers.format, "text|markdown|latex|html|json")
-        ->check(CLI::IsMember({"text", "markdown", "latex", "html", "json"}));
+    add_format_option(*s_answers, p.answers.format, /*prose_only=*/true);
     s_answers->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_answers(p.answers, o); }; });
 
     auto* s_check = app.add_subcommand("check", "Judge learner answers (exit 0 right, 1 wrong)");
     s_check->add_option("file", p.check.file, "Scenario file, or chapter14")->required();
     auto* answer = s_check->add_option("--answer", p.check.answer, "One declared learner answer by name");
-    s_check->add_option("--format", p.check.format, "text|markdown|latex|html|csv|json")
-        ->check(CLI::IsMember({"text", "markdown", "latex", "html", "csv", "json"}));
+    add_format_option(*s_check, p.check.format);
     auto* target = s_check->add_option("--target", p.check.target,
                                        "JSON pointer of the quantity, e.g. /reads/example-14.1/weights");
     auto* proposed = s_check->add_option("--proposed", p.check.proposed, "The proposed value, e.g. '[2/3,1/3,1/3]'");
@@ -169,8 +165,7 @@ void make_app(CLI::App& app, Parsed& p) {
     s_rollout->add_option("--rollout", p.rollout.name, "The declared rollout (default: the only one)");
     s_rollout->add_option("--digits", p.rollout.digits, "Decimals of the rounded cross-entropy (1-100)")
         ->check(CLI::Range(1, 100));
-    s_rollout->add_option("--format", p.rollout.format, "text|markdown|latex|html|csv|json")
-        ->check(CLI::IsMember(kReportFormats));
+    add_format_option(*s_rollout, p.rollout.format);
     s_rollout->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_rollout(p.rollout, o); }; });
     auto* s_var = app.add_subcommand("variants", "Variants of an exercise: scenario files, keys, a sheet, Moodle XML");
     s_var->add_option("file", p.variants.file, "Scenario file, or chapter14");
@@ -197,7 +192,7 @@ void make_app(CLI::App& app, Parsed& p) {
     app.add_option("-o,--output", p.output, output_help);
     const char* warnings_help = "The first warning (author TeX kept verbatim in HTML) is an error: exit 2, no output";
     app.add_flag("--warnings-as-errors", p.warnings_as_errors, warnings_help);
-    const char* work_help = "The work budget of the command, in work units (docs/limits.md; default 2^36)";
+    const char* work_help = "The work budget of the command, in work units (docs/limits.md; default 2^37)";
     const auto work_range = CLI::Range(std::int64_t{1}, std::int64_t{1} << 62);
     app.add_option("--max-work", p.max_work, work_help)->check(work_range);
     for (auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {

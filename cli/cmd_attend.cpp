@@ -101,8 +101,7 @@ void add_attend_options(CLI::App& sub, AttendOptions& o) {
     sub.add_flag("--residual", o.residual, "Add X to the output");
     sub.add_flag("--layer-norm", o.layer_norm, "Layer normalisation (refused: not exact)");
     sub.add_option("--tokens", o.tokens, "Row and column labels, separated by spaces");
-    sub.add_option("--format", o.format, "text|markdown|latex|html|csv|json")
-        ->check(CLI::IsMember({"text", "markdown", "latex", "html", "csv", "json"}));
+    add_format_option(sub, o.format);
 }
 
 int cmd_attend(const AttendOptions& o, std::ostream& out) {

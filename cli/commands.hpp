@@ -201,6 +201,9 @@ int cmd_figure(const FigureOptions& o, std::ostream& out);
 void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& command);
 /// The options of `attend` on its subcommand (kept beside the command).
 void add_attend_options(CLI::App& sub, AttendOptions& o);
+
+/// `--format` with the report formats' names (format.hpp's table), or only those that hold prose.
+void add_format_option(CLI::App& sub, std::string& format, bool prose_only = false);
 /// The `manuscript check|fill|audit` family, its options owned by the callbacks it installs;
 /// the chosen one is bound into `command`.
 void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& command);

@@ -147,6 +147,14 @@ beside = json.loads(json.dumps(ch))
 beside["sequences"]["t"]["tokens"] = ["p" if i % 2 else "q" for i in range(500)]
 w("read_beside_layer_500.json", beside)
 
+# Issue 32: a vocabulary of 80 000 tokens (1.7 MB, over the 10 KB line: reported, not judged by
+# it); its JSON report was built with ordered_json's linear key search (6 s).
+w("vocabulary_80000.json", {"vocabulary": {f"t{i}": ["a", "0"] for i in range(80000)},
+                            "encoder": {"activation": "relu", "recurrent": [[1, 0], [0, 1]], "input": [[1, 0], [0, 1]],
+                                        "bias": [0, 0], "initial": [0, 0]},
+                            "sources": {"s": ["t1", "t2"]}, "queries": {"q": [1, 0]},
+                            "reads": {"r": {"source": "s", "query": "q"}}, "expect": {"/reads/r/denominator": "6"}})
+
 inv = "1/(3^10000+2^(1/64))"
 w("cf_expect.json", {"sources": {"m": {"memory": [["a"], ["0"]]}}, "queries": {"q": [1]},
                      "reads": {"r1": {"source": "m", "query": "q", "readout": "r"}}, "readouts": {"r": [cf]},
@@ -280,6 +288,12 @@ bomb delete-token-560 run "$work/delete_token_560.json"
 bomb variants-unrelated-layer variants "$work/variants_unrelated_layer.json" --exercise 1 --count 20 -o "$work/variants"
 bomb variants-unrelated-layer-200 variants "$work/variants_unrelated_layer.json" --exercise 1 --count 200 -o "$work/variants200"
 bomb check-proposed-inverse check chapter14 --target /reads/example-14.1/weights --proposed "[$inv,1/4,1/4]"
+# Issue 32: a learner's e^q past max_bits, alone and as every row of a class file (7 s a row before).
+bomb check-proposed-e-power check chapter14 --target /reads/example-14.1/denominator --proposed 'e^(1000000000/3)'
+for i in $(seq 1 20); do echo "s$i,/reads/example-14.1/denominator,e^(1000000000/3)"; done |
+  sed '1i student,target,answer' > "$work/class_e_power.csv"
+bomb check-class-e-power check chapter14 --answers "$work/class_e_power.csv"
+bomb verify-vocabulary-80000 verify "$work/vocabulary_80000.json"
 # Issue 27 item 2, predicted per format: the same reports as LaTeX, HTML and Markdown, whose
 # markup multiplies what is printed (a 500-row layer was 40 MB of LaTeX).
 bomb rollout-16-steps-html rollout "$work/rollout_16.json" --format html

@@ -7,13 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "exactattn/format.hpp"
+
 namespace exactattn {
-
-/// Output formats of reports (docs/cli.md).
-enum class Format { Text, Markdown, Latex, Csv, Json, Html };
-
-/// Parses "text", "markdown", "latex", "csv", "json", "html"; UsageError otherwise.
-Format parse_format(const std::string& name);
 
 /// A captioned table. Cells are already printed in the notation of the target format.
 struct Table {

@@ -12,16 +12,6 @@
 
 namespace exactattn {
 
-Format parse_format(const std::string& name) {
-    if (name == "text") return Format::Text;
-    if (name == "markdown") return Format::Markdown;
-    if (name == "latex") return Format::Latex;
-    if (name == "csv") return Format::Csv;
-    if (name == "json") return Format::Json;
-    if (name == "html") return Format::Html;
-    throw usage_error(fmt::format("unknown format \"{}\"; expected text, markdown, latex, html, csv or json", name));
-}
-
 namespace {
 // A cell is one line of text. A control character in it (a line break in a scenario's label, a
 // terminal escape) would split the row of a text or Markdown table or reach the terminal, so it

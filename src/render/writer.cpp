@@ -136,9 +136,11 @@ std::unique_ptr<Writer> make_writer(Format format, const RenderOptions& options)
             return html_writer(options);
         case Format::Csv:
             return csv_writer(options);
-        default:
+        case Format::Text:
+        case Format::Json:  // JSON renders its inline runs and cells as text
             return text_writer(options);
     }
+    return text_writer(options);  // unreachable: the switch names every Format (-Wswitch)
 }
 
 }  // namespace exactattn::detail

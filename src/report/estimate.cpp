@@ -11,6 +11,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "exactattn/format.hpp"
 #include "exactattn/limits.hpp"
 #include "scenario/pointer.hpp"
 
@@ -46,27 +47,6 @@ double log2_abs(const mpq_class& c) {
     const double mn = std::fabs(mpz_get_d_2exp(&en, c.get_num_mpz_t()));
     const double md = mpz_get_d_2exp(&ed, c.get_den_mpz_t());
     return static_cast<double>(en - ed) + std::log2(mn) - std::log2(md) + 1e-9;
-}
-
-// Characters of markup per printed character of a value and per value, by format (measured on
-// the chapter's values: LaTeX and Markdown's TeX math about twice the plain text, MathML about
-// eleven times; JSON's quotes, comma, line break and indentation; a text table's padding of
-// every cell to its column's width, the header's when it is wider than the values).
-struct FormatCost {
-    Format format;
-    const char* name;
-    double per_char;
-    double per_value;
-};
-constexpr FormatCost kFormatCosts[] = {
-    {Format::Text, "text", 1, 16}, {Format::Markdown, "Markdown", 2, 6}, {Format::Latex, "LaTeX", 2, 6},
-    {Format::Csv, "CSV", 1, 3},    {Format::Json, "JSON", 1, 16},        {Format::Html, "HTML", 11, 20},
-};
-const FormatCost& format_cost(Format f) {
-    for (const auto& c : kFormatCosts) {
-        if (c.format == f) return c;
-    }
-    return kFormatCosts[0];
 }
 
 }  // namespace
@@ -217,8 +197,8 @@ Estimate read_estimate(double n, double d, const ScoreBound& scores, double valu
 }
 
 double printing_work(const Estimate& e, Format format) {
-    const FormatCost& c = format_cost(format);
-    return kWorkPerPrintedCharacter * (c.per_char * e.chars + c.per_value * e.values);
+    const FormatInfo& c = format_info(format);
+    return kWorkPerPrintedCharacter * (c.markup_per_char * e.chars + c.markup_per_value * e.values);
 }
 
 namespace {
@@ -458,7 +438,7 @@ void check_predicted_report(const Scenario& s, bool tables, std::optional<Format
     where.file = s.file;
     where.pointer = largest->pointer;
     const std::string size = printed ? fmt::format("{:.2g} exact values printed as about {:.2g} characters of {}",
-                                                   total.values, total.chars, format_cost(*printed).name)
+                                                   total.values, total.chars, format_info(*printed).title)
                                      : fmt::format("{:.2g} exact values", total.values);
     throw over_limit(
         Limit::max_work,

@@ -505,7 +505,7 @@ Json report_tree(const Report& rep, LargeArrays* large) {
     j["a"] = {{"meaning", "ln 2"}, {"decimal", to_fixed(Value::ln2(), 6)}};
     j["assumptions"] = s.assumptions;
     Json vocab = Json::object();
-    for (const auto& [tok, e] : s.vocabulary) vocab[tok] = vector_json(e);
+    for (const auto& [tok, e] : s.vocabulary) append_distinct(vocab, tok, vector_json(e));
     j["vocabulary"] = vocab;
     Json sources = Json::object();
     for (const auto& src : s.sources) {
@@ -519,7 +519,7 @@ Json report_tree(const Report& rep, LargeArrays* large) {
             [states, strings](TraceWriter& w, std::size_t indent) {
                 write_pretty_matrix(w, *states, *strings, indent);
             });
-        sources[src.name] = o;
+        append_distinct(sources, src.name, std::move(o));
     }
     j["sources"] = sources;
     Json reads = Json::object();
@@ -531,7 +531,7 @@ Json report_tree(const Report& rep, LargeArrays* large) {
             if (!rr.spec.readout->name.empty()) o["readout_name"] = rr.spec.readout->name;
             o["readout_coefficients"] = vector_json(rr.spec.readout->values);
         }
-        reads[rr.spec.name] = o;
+        append_distinct(reads, rr.spec.name, std::move(o));
     }
     j["reads"] = reads;
     Json inter = Json::object();
@@ -554,20 +554,20 @@ Json report_tree(const Report& rep, LargeArrays* large) {
             rows.push_back(r);
         }
         o["rows"] = rows;
-        inter[ir.spec.name] = o;
+        append_distinct(inter, ir.spec.name, std::move(o));
     }
     j["interventions"] = inter;
     Json costs = Json::object();
-    for (const auto& c : rep.costs) costs[c.spec.name] = costs_json(c.costs);
+    for (const auto& c : rep.costs) append_distinct(costs, c.spec.name, costs_json(c.costs));
     j["costs"] = costs;
     if (!rep.layers.empty()) {
         Json layers = Json::object();
-        for (const auto& lr : rep.layers) layers[lr.spec.name] = layer_to_json(lr.trace);
+        for (const auto& lr : rep.layers) append_distinct(layers, lr.spec.name, layer_to_json(lr.trace));
         j["layers"] = layers;
     }
     if (!rep.rollouts.empty()) {
         Json rollouts = Json::object();
-        for (const auto& r : rep.rollouts) rollouts[r.spec.name] = rollout_to_json(rep, r);
+        for (const auto& r : rep.rollouts) append_distinct(rollouts, r.spec.name, rollout_to_json(rep, r));
         j["rollouts"] = rollouts;
     }
     return j;

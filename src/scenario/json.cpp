@@ -131,12 +131,7 @@ class ExactSax {
             return &root_;
         }
         Frame& f = stack_.back();
-        if (f.node->is_object()) {
-            // The key is new (key() checked it): append without ordered_map's linear search.
-            auto& items = static_cast<std::vector<Json::object_t::value_type>&>(f.node->get_ref<Json::object_t&>());
-            items.emplace_back(f.key, std::move(v));
-            return &items.back().second;
-        }
+        if (f.node->is_object()) return &append_distinct(*f.node, f.key, std::move(v));  // key() checked it
         f.node->push_back(std::move(v));
         return &f.node->back();
     }
@@ -215,6 +210,13 @@ void check_file_utf8(std::string_view text, const std::string& file) {
 void check_json_text(std::string_view text, const std::string& file) {
     check_file_utf8(text, file);
     check_json_nesting(text, file);
+}
+
+Json& append_distinct(Json& object, std::string key, Json value) {
+    if (object.is_null()) object = Json::object();
+    auto& items = static_cast<std::vector<Json::object_t::value_type>&>(object.get_ref<Json::object_t&>());
+    items.emplace_back(std::move(key), std::move(value));
+    return items.back().second;
 }
 
 Json parse_json_exact(std::string_view text, const std::string& file) {

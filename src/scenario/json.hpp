@@ -40,6 +40,12 @@ Json json_array(const Range& range, F&& f) {
 /// pointer); malformed JSON is a ParseError at file:line:column.
 Json parse_json_exact(std::string_view text, const std::string& file);
 
+/// Appends `key: value` to `object` (made an object if null) when its keys are known to be
+/// distinct (a reader that refused duplicates, the names of a scenario's map), without
+/// ordered_json's linear search: an object of n keys built with operator[] costs n²
+/// (`verify` of an 80 000-token vocabulary took 6 s). Returns the appended value.
+Json& append_distinct(Json& object, std::string key, Json value);
+
 /// The place of byte `position` (as nlohmann counts: characters read, the offending one
 /// included) as file:line:column, the column in code points.
 Location text_location(const std::string& file, std::string_view text, std::size_t position);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "app.hpp"
+#include "exactattn/answer_entry.hpp"
 #include "exactattn/document.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/memory.hpp"
@@ -530,3 +531,24 @@ TEST(WorkBudget, CheckComputesOnlyWhatItsTargetNeeds) {
     EXPECT_NE(layer.err.find("(limits: max_work; --max-work raises it)"), std::string::npos) << layer.err;
     std::filesystem::remove(file);
 }
+
+namespace exactattn {
+namespace {
+
+// A learner's e^q is enclosed by dyadic rationals of about |q|·log2(e) bits: e^(10^9/3) needs
+// 333333333 · 1.4427 ≈ 4.8·10^8 bits, past max_bits (2^24), and is refused before MPFR computes
+// it (it took 7 s to reach the same refusal, a class file of them minutes); e^1100 (1587 bits)
+// and e^(-1100) still enclose, and so does e^(11000000) (1.587·10^7 bits, just under 2^24).
+TEST(Limits, PowersOfEPastMaxBitsAreRefusedBeforeTheyAreComputed) {
+    EXPECT_ERROR_HAS(e_power(mpq_class(1000000000, 3)), ErrorKind::Limit, "(limits: max_bits)");
+    EXPECT_ERROR_HAS(e_power(mpq_class(-1000000000, 3)), ErrorKind::Limit, "e^(-1000000000/3) is about 2^-4.809e+08");
+    const RationalInterval big = e_power(mpq_class(1100)).at(64);
+    EXPECT_LT(big.lo, big.hi);
+    EXPECT_GT(big.lo, mpq_class(mpz_class(1) << 1586));  // e^1100 = 2^1586.9…
+    const RationalInterval small = e_power(mpq_class(-1100)).at(64);
+    EXPECT_GT(small.lo, 0);
+    EXPECT_NO_THROW((void)e_power(mpq_class(11000000)));
+}
+
+}  // namespace
+}  // namespace exactattn

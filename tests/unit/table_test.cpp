@@ -4,6 +4,8 @@
 // expected text is written out by hand from the layout rules in the comments.
 #include "exactattn/table.hpp"
 
+#include "render/writer.hpp"
+
 #include <gtest/gtest.h>
 
 #include "support/support.hpp"
@@ -180,4 +182,24 @@ TEST(Table, FormatsByName) {
                  "unknown format \"pdf\"; expected text, markdown, latex, html, csv or json");
     EXPECT_ERROR(table_14_1().render(Format::Json), ErrorKind::Usage,
                  "a table has no JSON form; use the report's JSON");
+}
+
+// The table of formats is whole: every row's name parses back to it, it has a title for messages,
+// markup costs for the prediction and a writer; the CLI's lists are its names.
+TEST(FormatTable, EveryRowIsWhole) {
+    std::size_t prose = 0;
+    for (const FormatInfo& f : formats()) {
+        SCOPED_TRACE(std::string(f.name));
+        EXPECT_EQ(parse_format(f.name), f.format);
+        EXPECT_EQ(&format_info(f.format), &f);
+        EXPECT_FALSE(f.title.empty());
+        EXPECT_GE(f.markup_per_char, 1);
+        EXPECT_GT(f.markup_per_value, 0);
+        EXPECT_NE(detail::make_writer(f.format, RenderOptions{}), nullptr);
+        prose += f.prose ? 1 : 0;
+    }
+    EXPECT_EQ(formats().size(), 6u);
+    EXPECT_EQ(format_choices(), "text|markdown|latex|html|csv|json");
+    EXPECT_EQ(format_choices(/*prose_only=*/true), "text|markdown|latex|html|json");
+    EXPECT_EQ(format_names(true).size(), prose);
 }
