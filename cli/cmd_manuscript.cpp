@@ -57,7 +57,8 @@ std::size_t check_files(const std::vector<std::string>& files, const ManuscriptC
 int check(const ManuscriptCli& o, std::ostream& out) {
     const auto files = manuscript_files(o.files, o.scenario.empty());
     if (files.empty()) {
-        throw reference_error(fmt::format("no manuscript found ({} naming an exactattn-scenario)", manuscript_patterns()));
+        throw reference_error(
+            fmt::format("no manuscript found ({} naming an exactattn-scenario)", manuscript_patterns()));
     }
     return check_files(files, o, out) == 0 ? 0 : 1;
 }
@@ -121,8 +122,8 @@ int audit(const ManuscriptCli& o, std::ostream& out) {
     std::size_t unmarked = 0;
     for (const auto& r : results) {
         for (const auto& f : r.unmarked) out << audit_line(r.file, f) << '\n';
-        out << fmt::format("{}: {} marked, {} unmarked, coverage {}%\n", escape_controls(r.file), r.marked, r.unmarked.size(),
-                           percent_text(coverage_percent(r.marked, r.unmarked.size())));
+        out << fmt::format("{}: {} marked, {} unmarked, coverage {}%\n", escape_controls(r.file), r.marked,
+                           r.unmarked.size(), percent_text(coverage_percent(r.marked, r.unmarked.size())));
         marked += r.marked;
         unmarked += r.unmarked.size();
     }

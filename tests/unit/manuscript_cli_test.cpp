@@ -203,7 +203,8 @@ TEST(ManuscriptCli, DirectoryTakesEveryManuscriptEnding) {
     const fs::path dir = fs::temp_directory_path() / "exactattn-manuscript-endings";
     fs::remove_all(dir);
     write(dir / "a.ltx", "% exactattn-scenario: chapter14\n\\exact{/reads/example-14.1/denominator}{5}\n");
-    write(dir / "b.markdown", "---\nexactattn-scenario: chapter14\n---\n[4]{.exact ref=/reads/example-14.1/denominator}\n");
+    write(dir / "b.markdown",
+          "---\nexactattn-scenario: chapter14\n---\n[4]{.exact ref=/reads/example-14.1/denominator}\n");
     const auto r = run({"manuscript", "check", dir.string()});
     EXPECT_EQ(r.code, 1) << r.err;
     EXPECT_EQ(r.out, (dir / "a.ltx").string() + ":2:1: /reads/example-14.1/denominator: written 5, exact 4 (5 ≠ 4)\n" +
@@ -220,8 +221,9 @@ TEST(ManuscriptCli, FileNamesCannotForgeLinesOrSendEscapes) {
     EXPECT_EQ(r.code, 1) << r.err;
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 3) << r.out;  // the claim, the file, the total
     EXPECT_EQ(r.out.find('\x1b'), std::string::npos);
-    EXPECT_NE(r.out.find("x<U+000A>manuscript: 0 claims checked, 0 wrong in 0 files<U+001B>[2J.md: 1 claims, 1 wrong\n"),
-              std::string::npos)
+    EXPECT_NE(
+        r.out.find("x<U+000A>manuscript: 0 claims checked, 0 wrong in 0 files<U+001B>[2J.md: 1 claims, 1 wrong\n"),
+        std::string::npos)
         << r.out;
     const auto a = run({"manuscript", "audit", dir.string()});
     EXPECT_EQ(a.out.find('\x1b'), std::string::npos);

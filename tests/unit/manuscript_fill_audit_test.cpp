@@ -84,7 +84,8 @@ TEST(ManuscriptFill, FilledTextIsLiteralInEveryTarget) {
               "\\ensuremath{\\mbox{\\textbackslash{}write18\\{touch p\\}}}");
     EXPECT_EQ(fill("\\exactvalue[ascii]{/sources/s/tokens/2}", tex),
               "\\ensuremath{\\mbox{\\textasciicircum{}\\textasciicircum{}5cinput|*}}");
-    EXPECT_EQ(fill("{{/sources/s/tokens}}", md), "[\\<script\\>x, \\\\input\\{\\/etc\\/hostname\\}, \\^\\^5cinput\\|\\*]");
+    EXPECT_EQ(fill("{{/sources/s/tokens}}", md),
+              "[\\<script\\>x, \\\\input\\{\\/etc\\/hostname\\}, \\^\\^5cinput\\|\\*]");
     // Tokens of the chapter, UTF-8, are unchanged.
     EXPECT_EQ(fill_md("{{/sources/red/tokens}}"), "[红色, 钥匙, 。]");
 }
@@ -265,9 +266,9 @@ TEST(ManuscriptBadInput, PathologicalMegabytesAreReadInOnePass) {
         while (t.size() < mb) t += piece;
         return t;
     };
-    for (const std::string& piece : {std::string("[1/4]{.exact ref=\"/reads/example-14.1/weights/1\"} "),
-                                     std::string("[x]{.y "), std::string("{.a "), std::string("`` a ``` b "),
-                                     std::string("红色红色红色 12 "), std::string("x 12 ")}) {
+    for (const std::string& piece :
+         {std::string("[1/4]{.exact ref=\"/reads/example-14.1/weights/1\"} "), std::string("[x]{.y "),
+          std::string("{.a "), std::string("`` a ``` b "), std::string("红色红色红色 12 "), std::string("x 12 ")}) {
         const std::string text = line_of(piece);
         const auto c = check_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, kChapter);
         EXPECT_EQ(c.wrong(), 0U);

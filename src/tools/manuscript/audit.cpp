@@ -160,8 +160,8 @@ bool excluded(const std::string& s, std::size_t b, std::size_t e, const AuditOpt
     }
     const auto& [blanks_end, heading_end] = lines.of(b);
     const bool only_blanks_before = b <= blanks_end;
-    if (o.ignore_lists && only_blanks_before && e < s.size() &&
-        (s[e] == '.' || s[e] == ')') && text.find('.') == std::string::npos) {
+    if (o.ignore_lists && only_blanks_before && e < s.size() && (s[e] == '.' || s[e] == ')') &&
+        text.find('.') == std::string::npos) {
         return true;
     }
     if (o.ignore_sections) {

@@ -319,7 +319,8 @@ std::vector<Mark> markdown_marks(const Source& src) {
         const std::string_view after = s.substr(k + 1, 4);
         if (!after.starts_with('.') && !after.starts_with("ref=") && !after.starts_with('#')) continue;
         const std::size_t e = blocks.block_end(k + 1);
-        const std::string_view attrs = e == std::string_view::npos ? blocks.unclosed(k + 1) : s.substr(k + 1, e - k - 1);
+        const std::string_view attrs =
+            e == std::string_view::npos ? blocks.unclosed(k + 1) : s.substr(k + 1, e - k - 1);
         {
             if (marks_claim(attrs)) {
                 throw mark_error(
@@ -473,16 +474,6 @@ Location Source::at(std::size_t offset) const {
     where.line = static_cast<int>(line);
     where.column = static_cast<int>(code_points_before(*this, offset) - code_points_before(*this, start) + 1);
     return where;
-}
-
-std::size_t Source::line_start(std::size_t offset) const {
-    const auto it = std::upper_bound(line_starts.begin(), line_starts.end(), offset);
-    return *(it - 1);
-}
-
-std::size_t Source::line_end(std::size_t offset) const {
-    const auto it = std::upper_bound(line_starts.begin(), line_starts.end(), offset);
-    return it == line_starts.end() ? text.size() : *it - 1;
 }
 
 Source prepare(std::string_view text, const std::string& file, ManuscriptFormat format) {

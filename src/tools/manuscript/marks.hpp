@@ -32,10 +32,6 @@ struct Source {
 
     /// file:line:column of a byte offset into text (column in code points).
     [[nodiscard]] Location at(std::size_t offset) const;
-    /// One past the end of the line holding `offset` (the offset of its '\n', or the size).
-    [[nodiscard]] std::size_t line_end(std::size_t offset) const;
-    /// The start of the line holding `offset`.
-    [[nodiscard]] std::size_t line_start(std::size_t offset) const;
 };
 
 /// Work units charged per byte of a manuscript read (its scans for code, marks, placeholders and
