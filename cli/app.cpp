@@ -30,6 +30,7 @@
 #include "exactattn/error.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/parse.hpp"
+#include "exactattn/scenario.hpp"
 
 namespace exactattn::cli {
 
@@ -225,17 +226,13 @@ void make_app(CLI::App& app, Parsed& p) {
 std::string read_preamble(const std::string& path, bool standalone) {
     const Location where = option_place("--preamble");
     if (!standalone) throw usage_error("--preamble adds to a complete document's preamble: give --standalone", where);
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw usage_error(fmt::format("cannot read {}: {}", path, std::strerror(errno)), where);
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (!in.good() && !in.eof()) throw usage_error(fmt::format("cannot read {}", path), where);
     try {
-        check_utf8(text.str(), "the preamble");
+        std::string text = read_input_file(path);  // the one reader: no FIFO, device or oversized file
+        check_utf8(text, "the preamble");
+        return text;
     } catch (const Error& e) {
         throw e.located(where);
     }
-    return text.str();
 }
 
 Error output_error(const std::string& path, const std::string& what, int err, const char* option) {
@@ -264,10 +261,19 @@ std::optional<long long> whole_number(const std::string& text) {
     return n;
 }
 
-void write_output_file(const std::string& path, std::string_view data, const char* option) {
+void write_output_file(const std::string& named, std::string_view data, const char* option) {
     auto output_error = [option](const std::string& path, const std::string& what, int err) {
         return cli::output_error(path, what, err, option);
     };
+    // A symbolic link is written through, to the file it names (as `>` does): the temporary file
+    // is made beside that file and renamed over it, and the link stays a link.
+    std::string path = named;
+    struct stat link {};
+    if (::lstat(named.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+        std::error_code ec;
+        const auto target = std::filesystem::canonical(named, ec);
+        if (!ec) path = target.string();
+    }
     struct stat st {};
     const bool exists = ::stat(path.c_str(), &st) == 0;
     if (exists && S_ISDIR(st.st_mode)) throw output_error(path, "it is a directory", EISDIR);

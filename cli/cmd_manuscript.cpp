@@ -24,6 +24,7 @@ struct ManuscriptCli {
     std::size_t jobs = 0;
     std::string junit;
     bool in_place = false;
+    bool output_given = false;  ///< -o was given (before or after the subcommand)
     bool strict = false;
     std::string min_coverage = "95";  ///< --strict: the lowest coverage (percent, an exact decimal) that passes
     AuditOptions audit;
@@ -43,7 +44,7 @@ std::size_t check_files(const std::vector<std::string>& files, const ManuscriptC
         for (const auto& c : r.claims) {
             if (!c.passed) out << mismatch_line(r.file, c) << '\n';
         }
-        out << fmt::format("{}: {} claims, {} wrong\n", r.file, r.claims.size(), r.wrong());
+        out << fmt::format("{}: {} claims, {} wrong\n", escape_controls(r.file), r.claims.size(), r.wrong());
         claims += r.claims.size();
         wrong += r.wrong();
         bad_files += r.wrong() > 0 ? 1 : 0;
@@ -56,18 +57,23 @@ std::size_t check_files(const std::vector<std::string>& files, const ManuscriptC
 int check(const ManuscriptCli& o, std::ostream& out) {
     const auto files = manuscript_files(o.files, o.scenario.empty());
     if (files.empty()) {
-        throw reference_error("no manuscript found (*.md, *.qmd, *.tex naming an exactattn-scenario)");
+        throw reference_error(
+            fmt::format("no manuscript found ({} naming an exactattn-scenario)", manuscript_patterns()));
     }
     return check_files(files, o, out) == 0 ? 0 : 1;
 }
 
 int fill(const ManuscriptCli& o, std::ostream& out) {
     const std::string& file = o.files.front();
+    if (o.in_place && o.output_given) {
+        throw usage_error("rewrites the manuscript itself, and -o names another output: give one of them",
+                          option_place("--in-place"));
+    }
     const ManuscriptOptions options{o.scenario};
     const FillResult r = fill_manuscript_text(read_manuscript_file(file), file, manuscript_format(file), options);
     if (o.in_place) {
-        write_output_file(file, r.text, "--in-place");
-        out << fmt::format("manuscript fill: {} placeholders filled in {}\n", r.replaced, file);
+        write_output_file(file, r.text, "--in-place");  // through a symlink, to the file it names
+        out << fmt::format("manuscript fill: {} placeholders filled in {}\n", r.replaced, escape_controls(file));
         return 0;
     }
     out << r.text;
@@ -116,8 +122,8 @@ int audit(const ManuscriptCli& o, std::ostream& out) {
     std::size_t unmarked = 0;
     for (const auto& r : results) {
         for (const auto& f : r.unmarked) out << audit_line(r.file, f) << '\n';
-        out << fmt::format("{}: {} marked, {} unmarked, coverage {}%\n", r.file, r.marked, r.unmarked.size(),
-                           percent_text(coverage_percent(r.marked, r.unmarked.size())));
+        out << fmt::format("{}: {} marked, {} unmarked, coverage {}%\n", escape_controls(r.file), r.marked,
+                           r.unmarked.size(), percent_text(coverage_percent(r.marked, r.unmarked.size())));
         marked += r.marked;
         unmarked += r.unmarked.size();
     }
@@ -150,7 +156,8 @@ void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& co
     auto o = std::make_shared<ManuscriptCli>();
     auto* s_check =
         family->add_subcommand("check", "Every marked claim against the exact report (exit 1 on a wrong one)");
-    s_check->add_option("files", o->files, "Manuscripts or directories (*.md, *.qmd, *.tex)")->required();
+    static const std::string kinds = manuscript_patterns();
+    s_check->add_option("files", o->files, "Manuscripts or directories (" + kinds + ")")->required();
     s_check->add_option("--scenario", o->scenario, "Scenario file for every manuscript (default: the one each names)");
     s_check->add_option("-j,--jobs", o->jobs, "Files checked in parallel (default: the number of cores)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
@@ -158,10 +165,17 @@ void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& co
     s_check->callback([o, &command] { command = [o](std::ostream& out) { return check(*o, out); }; });
 
     auto* s_fill = family->add_subcommand("fill", "Replace placeholders by the report's values (to -o FILE or stdout)");
-    s_fill->add_option("file", o->files, "The manuscript (*.md, *.qmd, *.tex)")->required()->expected(1);
+    s_fill->add_option("file", o->files, "The manuscript (" + kinds + ")")->required()->expected(1);
     s_fill->add_option("--scenario", o->scenario, "Scenario file (default: the one the manuscript names)");
     s_fill->add_flag("--in-place", o->in_place, "Rewrite the manuscript itself (atomically)");
-    s_fill->callback([o, &command] { command = [o](std::ostream& out) { return fill(*o, out); }; });
+    s_fill->callback([o, &command, &app, family] {
+        // -o is every command's option, added to the app and to `manuscript` after this.
+        for (const CLI::App* a : {static_cast<const CLI::App*>(&app), static_cast<const CLI::App*>(family)}) {
+            const CLI::Option* output = a->get_option_no_throw("--output");
+            o->output_given = o->output_given || (output != nullptr && output->count() > 0);
+        }
+        command = [o](std::ostream& out) { return fill(*o, out); };
+    });
 
     auto* s_audit = family->add_subcommand("audit", "Unmarked numeric claims, what they equal, and the coverage");
     s_audit->add_option("files", o->files, "Manuscripts or directories")->required();

@@ -3,6 +3,7 @@
 // report of its scenario (docs/manuscript.md).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -14,7 +15,23 @@ namespace exactattn {
 /// (`.tex`, `.ltx`: LaTeX; anything else: pandoc Markdown, Quarto, MyST).
 enum class ManuscriptFormat { Markdown, Latex };
 
-/// The format of a manuscript named `path`.
+/// The one list of manuscript file names (docs/manuscript.md): the endings a directory's
+/// manuscripts have, each with its format.
+struct ManuscriptExtension {
+    std::string_view extension;
+    ManuscriptFormat format;
+};
+inline constexpr std::array<ManuscriptExtension, 5> kManuscriptExtensions{{
+    {".md", ManuscriptFormat::Markdown},
+    {".markdown", ManuscriptFormat::Markdown},
+    {".qmd", ManuscriptFormat::Markdown},
+    {".tex", ManuscriptFormat::Latex},
+    {".ltx", ManuscriptFormat::Latex},
+}};
+/// The list as help texts show it: `*.md, *.markdown, *.qmd, *.tex, *.ltx`.
+std::string manuscript_patterns();
+
+/// The format of a manuscript named `path` (Markdown unless its ending is a LaTeX one).
 ManuscriptFormat manuscript_format(const std::string& path);
 
 /// How a manuscript is read.
@@ -52,15 +69,16 @@ struct ManuscriptResult {
 /// parse, a missing scenario; each placed at `file:line:column`.
 ManuscriptResult check_manuscript_text(std::string_view text, const std::string& file, ManuscriptFormat format,
                                        const ManuscriptOptions& options = {});
-/// The bytes of the manuscript at `path` (UsageError naming it when it cannot be read).
+/// The bytes of the manuscript at `path`, read by the one input reader (read_input_file: a
+/// FIFO, device or directory refused at once, a file past max_file_bytes refused unread).
 std::string read_manuscript_file(const std::string& path);
 
 /// Reads `path` and checks it (UsageError when it cannot be read).
 ManuscriptResult check_manuscript(const std::string& path, const ManuscriptOptions& options = {});
 
-/// The manuscripts named by `paths`: a directory contributes every `.md`, `.markdown`, `.qmd`,
-/// `.tex` file below it (sorted by path) that names a scenario or holds a mark; a file is taken
-/// as given. ReferenceError for a path that does not exist.
+/// The manuscripts named by `paths`: a directory contributes every regular file below it with
+/// an ending of kManuscriptExtensions (sorted by path) that names a scenario (when
+/// `only_with_marks`); a file is taken as given. ReferenceError for a path that does not exist.
 std::vector<std::string> manuscript_files(const std::vector<std::string>& paths, bool only_with_marks = false);
 
 /// The mark-up of one manuscript as a whole line per mismatch, in the command's format:

@@ -271,6 +271,12 @@ Scenario parse_scenario(std::string_view json_text, const std::string& file);
 /// `costs` object is written as its one case, "default".
 std::string write_scenario(const Scenario& s);
 
+/// The bytes of an input file, read by the one reader of every input (scenarios, memories,
+/// manuscripts, a LaTeX preamble): opened without blocking, and a FIFO, device, socket or
+/// directory refused at once (UsageError `cannot read PATH: not a regular file …`), a file past
+/// limits().max_file_bytes refused before it is read (LimitError placed at the file).
+std::string read_input_file(const std::string& path);
+
 /// Loads a scenario file, or the built-in one for the name "chapter14".
 Scenario load_scenario(const std::string& path_or_builtin);
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "core/utf8.hpp"
 
@@ -89,6 +90,16 @@ std::string markdown_escape(std::string_view s) {
                 out += c;
                 break;
         }
+    }
+    return out;
+}
+
+std::string markdown_literal(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (const char c : s) {
+        if (std::ispunct(static_cast<unsigned char>(c)) != 0) out += '\\';
+        out += c;
     }
     return out;
 }

@@ -24,6 +24,12 @@ std::string html_escape(const std::string& s);
 /// and never passes into the page as raw HTML.
 std::string markdown_escape(std::string_view s);
 
+/// Text for pandoc's Markdown (and CommonMark) read as the characters written: every ASCII
+/// punctuation character backslash-escaped, so that no markup (`<script>`, `$…$` math, links,
+/// emphasis, `{{…}}`, a table's `|`) is formed from it. What a manuscript filler puts into
+/// Markdown prose from a scenario (a token, a title).
+std::string markdown_literal(std::string_view s);
+
 /// A Markdown code span showing s literally: delimited by one backtick more than the longest
 /// run of backticks in s (and padded by a space when s starts or ends with one), so that a
 /// name holding ` cannot close the span and continue as Markdown or HTML. Inside a span

@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "app.hpp"
@@ -19,6 +21,11 @@ TEST(Files, FifoIsRefusedWithoutBlocking) {
         {"run", fifo.string()},
         {"read", "--memory", "@" + fifo.string(), "--query", "[1]"},
         {"verify", good, fifo.string()},
+        // Every reader is the one reader (issue 32): manuscripts and a LaTeX preamble too.
+        {"manuscript", "check", fifo.string()},
+        {"manuscript", "fill", fifo.string()},
+        {"manuscript", "audit", fifo.string()},
+        {"run", good, "--format", "latex", "--standalone", "--preamble", fifo.string()},
     };
     for (const auto& c : commands) {
         std::ostringstream out;
@@ -28,4 +35,29 @@ TEST(Files, FifoIsRefusedWithoutBlocking) {
         EXPECT_NE(err.str().find(fifo.string() + ": not a regular file"), std::string::npos) << err.str();
     }
     std::filesystem::remove(fifo);
+}
+
+TEST(Files, DevicesAndOversizedManuscriptsAreRefusedUnread) {
+    // /dev/zero was read to 1 GiB as a manuscript; a file past max_file_bytes is refused from
+    // its size, before it is read.
+    for (const std::string command : {"check", "fill", "audit"}) {
+        std::ostringstream out;
+        std::ostringstream err;
+        EXPECT_EQ(exactattn::cli::run(std::vector<std::string>{"manuscript", command, "/dev/zero"}, out, err), 2);
+        EXPECT_EQ(out.str(), "");
+        EXPECT_NE(err.str().find("/dev/zero: not a regular file"), std::string::npos) << err.str();
+    }
+    const auto big = std::filesystem::temp_directory_path() / "exactattn-test-big.md";
+    {
+        std::ofstream f(big, std::ios::binary);
+        f << "---\nexactattn-scenario: chapter14\n---\n";
+    }
+    std::filesystem::resize_file(big, (std::int64_t{1} << 30) + 1);  // sparse: nothing is written
+    std::ostringstream out;
+    std::ostringstream err;
+    EXPECT_EQ(exactattn::cli::run(std::vector<std::string>{"manuscript", "check", big.string()}, out, err), 2);
+    EXPECT_EQ(out.str(), "");
+    EXPECT_EQ(err.str().rfind("exactattn: " + big.string() + ": ", 0), 0U) << err.str();
+    EXPECT_NE(err.str().find("max_file_bytes"), std::string::npos) << err.str();
+    std::filesystem::remove(big);
 }

@@ -4,9 +4,11 @@
 // to the manuscript. Expected values are the chapter's (Example 14.1's weights [1/2, 1/4, 1/4]).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "app.hpp"
 #include "support/support.hpp"
@@ -163,3 +165,78 @@ TEST(ManuscriptCli, AuditThresholdIsComparedExactly) {
 }
 
 }  // namespace
+
+TEST(ManuscriptCli, FillInPlaceWritesThroughASymlinkToItsTarget) {
+    const fs::path dir = book("symlink");
+    const std::string head = "---\nexactattn-scenario: chapter14\n---\n";
+    write(dir / "real" / "chapter.md", head + "w {{/reads/example-14.1/weights}}\n");
+    fs::create_symlink(dir / "real" / "chapter.md", dir / "link.md");
+    const auto r = run({"manuscript", "fill", (dir / "link.md").string(), "--in-place"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(fs::is_symlink(dir / "link.md"));  // the link stays a link
+    EXPECT_EQ(slurp(dir / "real" / "chapter.md"), head + "w [1/2, 1/4, 1/4]\n");
+    std::size_t files = 0;  // no temporary file left beside the target
+    for (const auto& e : fs::directory_iterator(dir / "real")) files += e.is_regular_file() ? 1 : 0;
+    EXPECT_EQ(files, 1U);
+}
+
+TEST(ManuscriptCli, InPlaceWithAnOutputFileIsRefused) {
+    const fs::path dir = book("inplace-o");
+    const std::string source = "---\nexactattn-scenario: chapter14\n---\nw {{/reads/example-14.1/weights}}\n";
+    write(dir / "f.md", source);
+    for (const auto& args : std::vector<std::vector<std::string>>{
+             {"manuscript", "fill", (dir / "f.md").string(), "--in-place", "-o", (dir / "out.md").string()},
+             {"-o", (dir / "out.md").string(), "manuscript", "fill", (dir / "f.md").string(), "--in-place"}}) {
+        const auto r = run(args);
+        EXPECT_EQ(r.code, 2);
+        EXPECT_EQ(r.out, "");
+        EXPECT_EQ(r.err,
+                  "exactattn: --in-place: rewrites the manuscript itself, and -o names another output: give one of "
+                  "them\n");
+        EXPECT_FALSE(fs::exists(dir / "out.md"));
+        EXPECT_EQ(slurp(dir / "f.md"), source);
+    }
+}
+
+TEST(ManuscriptCli, DirectoryTakesEveryManuscriptEnding) {
+    // .ltx is a LaTeX manuscript when named and in a directory alike (one list of endings).
+    const fs::path dir = fs::temp_directory_path() / "exactattn-manuscript-endings";
+    fs::remove_all(dir);
+    write(dir / "a.ltx", "% exactattn-scenario: chapter14\n\\exact{/reads/example-14.1/denominator}{5}\n");
+    write(dir / "b.markdown",
+          "---\nexactattn-scenario: chapter14\n---\n[4]{.exact ref=/reads/example-14.1/denominator}\n");
+    const auto r = run({"manuscript", "check", dir.string()});
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_EQ(r.out, (dir / "a.ltx").string() + ":2:1: /reads/example-14.1/denominator: written 5, exact 4 (5 ≠ 4)\n" +
+                         (dir / "a.ltx").string() + ": 1 claims, 1 wrong\n" + (dir / "b.markdown").string() +
+                         ": 1 claims, 0 wrong\nmanuscript: 2 claims checked, 1 wrong in 1 files\n");
+}
+
+TEST(ManuscriptCli, FileNamesCannotForgeLinesOrSendEscapes) {
+    const fs::path dir = fs::temp_directory_path() / "exactattn-manuscript-names";
+    fs::remove_all(dir);
+    const std::string name = "x\nmanuscript: 0 claims checked, 0 wrong in 0 files\x1b[2J.md";
+    write(dir / name, "---\nexactattn-scenario: chapter14\n---\n[5]{.exact ref=/reads/example-14.1/denominator}\n");
+    const auto r = run({"manuscript", "check", dir.string()});
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 3) << r.out;  // the claim, the file, the total
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos);
+    EXPECT_NE(
+        r.out.find("x<U+000A>manuscript: 0 claims checked, 0 wrong in 0 files<U+001B>[2J.md: 1 claims, 1 wrong\n"),
+        std::string::npos)
+        << r.out;
+    const auto a = run({"manuscript", "audit", dir.string()});
+    EXPECT_EQ(a.out.find('\x1b'), std::string::npos);
+    EXPECT_EQ(std::count(a.out.begin(), a.out.end(), '\n'), 2) << a.out;  // the file, the total
+}
+
+TEST(ManuscriptCli, TheWorkBudgetCoversManuscriptsAndNamesThePlace) {
+    const std::string chapter = exactattn::test::source_path("data/chapter14/chapter14.md");
+    for (const std::string command : {"check", "audit", "fill"}) {
+        const auto r = run({"manuscript", command, chapter, "--max-work", "1000"});
+        EXPECT_EQ(r.code, 2) << command;
+        EXPECT_EQ(r.out, "");
+        EXPECT_EQ(r.err.rfind("exactattn: " + chapter + ": reading a manuscript of ", 0), 0U) << r.err;
+        EXPECT_NE(r.err.find("(limits: max_work; --max-work raises it)"), std::string::npos) << r.err;
+    }
+}

@@ -4,6 +4,10 @@
 // chapter's (Example 14.1: weights [1/2, 1/4, 1/4], context [a/2, a/4] ≈ [0.346574, 0.173287]).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
 #include "exactattn/error.hpp"
 #include "exactattn/manuscript.hpp"
 #include "support/support.hpp"
@@ -44,6 +48,46 @@ TEST(ManuscriptFill, LatexPlaceholdersBecomeMath) {
         "t.tex", ManuscriptFormat::Latex, kChapter);
     EXPECT_EQ(r.replaced, 2U);
     EXPECT_EQ(r.text, "$x$ \\ensuremath{\\tfrac{4a}{3}} and \\ensuremath{0.173287}.");
+}
+
+// A scenario whose tokens and labels hold markup for every target a filler writes (issue 32).
+std::string markup_scenario() {
+    const auto path = std::filesystem::temp_directory_path() / "exactattn-fill-markup.json";
+    std::ofstream(path, std::ios::binary) << R"json({
+  "title": "<script>alert(1)</script> $\\input{/etc/hostname}$",
+  "vocabulary": {"<script>x": ["a", "0"], "\\input{/etc/hostname}": ["-a", "a"], "^^5cinput|*": ["0", "-a"]},
+  "encoder": {"activation": "relu", "recurrent": [[1, 0], [0, 1]], "input": [[1, 0], [0, 1]], "bias": [0, 0], "initial": [0, 0]},
+  "sources": {"s": {"tokens": ["<script>x", "\\input{/etc/hostname}", "^^5cinput|*"],
+                    "labels": ["[l](http://x)", "\\write18{touch p}", "{{/title}}"]}},
+  "queries": {"q": [1, 0]},
+  "readouts": {"r": [1, 2]},
+  "reads": {"r1": {"source": "s", "query": "q", "readout": "r"}}
+})json";
+    return path.string();
+}
+
+TEST(ManuscriptFill, FilledTextIsLiteralInEveryTarget) {
+    const ManuscriptOptions o{markup_scenario()};
+    auto fill = [&o](const std::string& text, ManuscriptFormat f) {
+        return fill_manuscript_text(text, f == ManuscriptFormat::Latex ? "t.tex" : "t.md", f, o).text;
+    };
+    const auto md = ManuscriptFormat::Markdown;
+    const auto tex = ManuscriptFormat::Latex;
+    // Markdown: every punctuation character escaped, so pandoc reads the characters written.
+    EXPECT_EQ(fill("{{/title}}", md), "\\<script\\>alert\\(1\\)\\<\\/script\\> \\$\\\\input\\{\\/etc\\/hostname\\}\\$");
+    EXPECT_EQ(fill("{{/sources/s/labels/0}} {{/sources/s/labels/2}}", md),
+              "\\[l\\]\\(http\\:\\/\\/x\\) \\{\\{\\/title\\}\\}");
+    EXPECT_EQ(fill("{{/sources/s/tokens/2}}", md), "\\^\\^5cinput\\|\\*");
+    // TeX math (Markdown's math option, a LaTeX manuscript): LaTeX-escaped text in an \mbox.
+    EXPECT_EQ(fill("{{/sources/s/tokens/1 math}}", md), "$\\mbox{\\textbackslash{}input\\{/etc/hostname\\}}$");
+    EXPECT_EQ(fill("\\exactvalue{/sources/s/labels/1}", tex),
+              "\\ensuremath{\\mbox{\\textbackslash{}write18\\{touch p\\}}}");
+    EXPECT_EQ(fill("\\exactvalue[ascii]{/sources/s/tokens/2}", tex),
+              "\\ensuremath{\\mbox{\\textasciicircum{}\\textasciicircum{}5cinput|*}}");
+    EXPECT_EQ(fill("{{/sources/s/tokens}}", md),
+              "[\\<script\\>x, \\\\input\\{\\/etc\\/hostname\\}, \\^\\^5cinput\\|\\*]");
+    // Tokens of the chapter, UTF-8, are unchanged.
+    EXPECT_EQ(fill_md("{{/sources/red/tokens}}"), "[红色, 钥匙, 。]");
 }
 
 TEST(ManuscriptFill, BadPlaceholdersArePlacedErrors) {
@@ -105,6 +149,24 @@ TEST(ManuscriptAudit, UnmarkedClaimNamesTheQuantityItEquals) {
               r.unmarked[2].equals.end());
     EXPECT_EQ(audit_line("t.md", r.unmarked[3]), "t.md:6:76: 17 equals no computed quantity (unverified)");
     EXPECT_DOUBLE_EQ(r.coverage(), 1.0 / 5.0);
+}
+
+TEST(ManuscriptAudit, DecimalsEqualWhatRoundsToThem) {
+    // a/2 = 0.346573…, a/4 = 0.173286…, 1/2 = 50%, 1/4 = 0.25 (Example 14.1); 0.3465 rounds
+    // nothing of the chapter's.
+    const auto r = audit_manuscript_text("0.3466, 0.17329, 50%, 0.250 and 0.3465.\n", "t.md",
+                                         ManuscriptFormat::Markdown, kChapter);
+    ASSERT_EQ(r.unmarked.size(), 5U);
+    auto equals = [&r](std::size_t i, const std::string& pointer) {
+        const auto& e = r.unmarked[i].equals;
+        return std::find(e.begin(), e.end(), pointer) != e.end();
+    };
+    EXPECT_TRUE(equals(0, "/reads/example-14.1/context/0"));
+    EXPECT_TRUE(equals(1, "/reads/example-14.1/context/1"));
+    EXPECT_TRUE(equals(2, "/reads/example-14.1/weights/0"));
+    EXPECT_TRUE(equals(3, "/reads/example-14.1/weights/1"));
+    EXPECT_FALSE(equals(0, "/reads/example-14.1/context/1"));
+    EXPECT_EQ(r.unmarked[4].equals.size(), 0U);
 }
 
 TEST(ManuscriptAudit, YearsCanBeCounted) {
@@ -196,6 +258,24 @@ TEST(ManuscriptBadInput, PathologicalMegabytesAreReadInOnePass) {
                                     }()}) {
         EXPECT_EQ(check_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, kChapter).claims.size(), 0U);
         EXPECT_EQ(audit_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, kChapter).unmarked.size(), 0U);
+    }
+    // One line of a megabyte: each scan reads it once (a column, an attribute block, a run of
+    // backticks, the word before a number are found without reading the line again).
+    auto line_of = [mb](const std::string& piece) {
+        std::string t;
+        while (t.size() < mb) t += piece;
+        return t;
+    };
+    for (const std::string& piece :
+         {std::string("[1/4]{.exact ref=\"/reads/example-14.1/weights/1\"} "), std::string("[x]{.y "),
+          std::string("{.a "), std::string("`` a ``` b "), std::string("红色红色红色 12 "), std::string("x 12 ")}) {
+        const std::string text = line_of(piece);
+        const auto c = check_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, kChapter);
+        EXPECT_EQ(c.wrong(), 0U);
+        if (!c.claims.empty()) {
+            EXPECT_EQ(c.claims.back().column, static_cast<int>((text.size() / piece.size() - 1) * piece.size() + 1));
+        }
+        (void)audit_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, kChapter);
     }
     const std::string deep =
         "[" + std::string(100000, '[') + std::string(100000, ']') + "]{.exact ref=/reads/example-14.1/weights}";

@@ -6,32 +6,44 @@
 --
 -- 1. `exactattn manuscript check FILE` for every input file: a wrong claim or bad input stops the
 --    build with the checker's lines (file:line:col: pointer: written W, exact E).
--- 2. `exactattn manuscript fill FILE`: the filled text is read again, so every {{/pointer}}
---    placeholder becomes its value.
+-- 2. `exactattn manuscript fill FILE` for every input file: the filled texts, joined as pandoc
+--    joins its input files, are read again, so every {{/pointer}} placeholder becomes its value
+--    (escaped by exactattn as literal text); one it cannot fill stops the build, and so does a
+--    placeholder in the front matter, which is not filled.
 -- 3. Marks are unwrapped: a [written]{.exact ref="…"} span (and [..]{.noclaim}) becomes its
 --    written text, so no pointer reaches HTML, LaTeX or PDF.
 --
--- The binary is $EXACTATTN, else the metadata field `exactattn-bin`, else `exactattn` on PATH.
--- The scenario is the one the manuscript names; the metadata field `exactattn-scenario` is read
--- by exactattn itself from the front matter.
+-- A manuscript on standard input is refused (the filter cannot check text it cannot name).
+-- The binary is $EXACTATTN, else `exactattn` on PATH: never a program the document names (a
+-- manuscript is data; the old metadata field `exactattn-bin` is ignored, with a warning).
+-- The scenario is the one each manuscript names.
+
+local function stop(message, code)
+  io.stderr:write('exactattn.lua: ' .. message .. '\n')
+  os.exit(code or 2)
+end
 
 local function binary(meta)
+  if meta and meta['exactattn-bin'] then
+    io.stderr:write('exactattn.lua: the metadata field exactattn-bin is ignored: a document does not choose '
+      .. 'the program that builds it (set $EXACTATTN, or put exactattn on PATH)\n')
+  end
   local env = os.getenv('EXACTATTN')
   if env and env ~= '' then return env end
-  if meta and meta['exactattn-bin'] then return pandoc.utils.stringify(meta['exactattn-bin']) end
   return 'exactattn'
 end
 
--- Runs exactattn; on failure prints what it said and stops the build.
+-- Runs exactattn; on failure prints what it said and stops the build with its exit code.
 local function run(exe, args)
   local ok, result = pcall(pandoc.pipe, exe, args, '')
   if ok then return result end
   local output = type(result) == 'table' and result.output or tostring(result)
   io.stderr:write(output)
-  if type(result) == 'table' and result.output == '' then
+  if type(result) ~= 'table' or result.output == '' then
     io.stderr:write('exactattn.lua: ' .. exe .. ' ' .. table.concat(args, ' ') .. ' failed\n')
   end
-  os.exit(type(result) == 'table' and result.error_code or 1)
+  local code = type(result) == 'table' and result.error_code or 2
+  os.exit((code and code ~= 0) and code or 2)
 end
 
 local function unwrap(span)
@@ -40,21 +52,38 @@ local function unwrap(span)
   end
 end
 
+-- The first metadata field holding a placeholder ({{…), which exactattn does not fill (it fills
+-- the text; the front matter is set-up), or nil.
+local function unfilled(meta)
+  for key, value in pairs(meta) do
+    local text = pandoc.utils.stringify(value)
+    if text:find('{{', 1, true) then return key .. ': ' .. text end
+  end
+  return nil
+end
+
 local function check_and_fill(doc)
   local exe = binary(doc.meta)
   local files = PANDOC_STATE.input_files
-  local real = {}
+  if #files == 0 then stop('no input file: the filter checks and fills named manuscript files') end
+  local texts = {}
+  local format = 'markdown'
   for _, f in ipairs(files) do
-    if f ~= '-' then table.insert(real, f) end
+    if f == '-' then
+      stop('the manuscript came on standard input, which the filter cannot check or fill: name the file '
+        .. '(pandoc FILE.md --lua-filter=exactattn.lua), or run `exactattn manuscript fill FILE` first')
+    end
+    if f:match('%.tex$') or f:match('%.ltx$') then format = 'latex' end
+    run(exe, {'manuscript', 'check', '--', f})
+    table.insert(texts, run(exe, {'manuscript', 'fill', '--', f}))
   end
-  if #real == 1 then
-    run(exe, {'manuscript', 'check', real[1]})
-    local filled = run(exe, {'manuscript', 'fill', real[1]})
-    doc = pandoc.read(filled, 'markdown')
-  else
-    for _, f in ipairs(real) do run(exe, {'manuscript', 'check', f}) end
-  end
-  return doc
+  -- As pandoc joins several input files: one text, the files separated by a blank line.
+  local left = unfilled(doc.meta)
+  if left then stop('a placeholder in the front matter is not filled (placeholders go in the text): ' .. left) end
+  -- exactattn fill has filled every placeholder of the text, or refused (exit 2) above.
+  local filled = pandoc.read(table.concat(texts, '\n\n'), format)
+  filled.meta = doc.meta
+  return filled
 end
 
 -- Two passes: the document checked and re-read filled, then its marks unwrapped.

@@ -5,12 +5,12 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "tools/manuscript/claims.hpp"
 #include "exactattn/book.hpp"
+#include "exactattn/limits.hpp"
 #include "exactattn/manuscript.hpp"
+#include "exactattn/scenario.hpp"
 #include "tools/manuscript/marks.hpp"
 #include "tools/manuscript/quantities.hpp"
 
@@ -23,22 +23,30 @@ std::size_t ManuscriptResult::wrong() const {
         std::count_if(claims.begin(), claims.end(), [](const auto& c) { return !c.passed; }));
 }
 
-ManuscriptFormat manuscript_format(const std::string& path) {
+namespace {
+
+const ManuscriptExtension* extension_of(const std::string& path) {
     const std::string ext = fs::path(path).extension().string();
-    return ext == ".tex" || ext == ".ltx" ? ManuscriptFormat::Latex : ManuscriptFormat::Markdown;
+    for (const auto& e : kManuscriptExtensions) {
+        if (e.extension == ext) return &e;
+    }
+    return nullptr;
 }
 
-std::string read_manuscript_file(const std::string& path) {
-    Location where;
-    where.file = path;
-    std::error_code ec;
-    if (fs::is_directory(path, ec)) throw usage_error("is a directory, not a manuscript", where);
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw usage_error("cannot read the manuscript", where);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+}  // namespace
+
+std::string manuscript_patterns() {
+    std::string out;
+    for (const auto& e : kManuscriptExtensions) out += fmt::format("{}*{}", out.empty() ? "" : ", ", e.extension);
+    return out;
 }
+
+ManuscriptFormat manuscript_format(const std::string& path) {
+    const auto* e = extension_of(path);
+    return e == nullptr ? ManuscriptFormat::Markdown : e->format;
+}
+
+std::string read_manuscript_file(const std::string& path) { return read_input_file(path); }
 
 ManuscriptResult check_manuscript_text(std::string_view text, const std::string& file, ManuscriptFormat format,
                                        const ManuscriptOptions& options) {
@@ -50,6 +58,9 @@ ManuscriptResult check_manuscript_text(std::string_view text, const std::string&
     r.scenario = q.path();
     for (const auto& m : marks) {
         Location where = src.at(m.begin);
+        if (!charge_work(manuscript::kWorkPerMark)) {
+            throw over_work(manuscript::kWorkPerMark, "checking a mark").located(where);
+        }
         const auto& target = q.at(m.pointer, where);
         ClaimVerdict v;
         v.line = where.line;
@@ -87,9 +98,7 @@ std::vector<std::string> manuscript_files(const std::vector<std::string>& paths,
         }
         std::vector<std::string> found;
         for (fs::recursive_directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec)) {
-            const std::string ext = it->path().extension().string();
-            if (!it->is_regular_file(ec) || (ext != ".md" && ext != ".markdown" && ext != ".qmd" && ext != ".tex"))
-                continue;
+            if (!it->is_regular_file(ec) || extension_of(it->path().string()) == nullptr) continue;
             if (only_named &&
                 read_manuscript_file(it->path().string()).find("exactattn-scenario:") == std::string::npos) {
                 continue;
@@ -103,8 +112,9 @@ std::vector<std::string> manuscript_files(const std::vector<std::string>& paths,
 }
 
 std::string mismatch_line(const std::string& file, const ClaimVerdict& v) {
-    return fmt::format("{}:{}:{}: {}: written {}, exact {}{}", file, v.line, v.column, v.pointer, v.written, v.exact,
-                       v.detail.empty() ? std::string() : " (" + v.detail + ")");
+    // One line whatever the file's name or the claim hold (a newline, ESC: shown as <U+000A>).
+    return escape_controls(fmt::format("{}:{}:{}: {}: written {}, exact {}{}", file, v.line, v.column, v.pointer,
+                                       v.written, v.exact, v.detail.empty() ? std::string() : " (" + v.detail + ")"));
 }
 
 std::string manuscript_junit(const std::vector<ManuscriptResult>& results) {

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "exactattn/answer_entry.hpp"
+#include "exactattn/limits.hpp"
 #include "exactattn/parse.hpp"
 #include "exactattn/print.hpp"
 #include "exactattn/value.hpp"
@@ -255,6 +256,7 @@ Claimed scalar(const std::string& raw) {
     try {
         c.entry = parse_answer_entry(c.text);
     } catch (const Error& e) {
+        if (work_refusal(e)) throw;  // the job's budget spent is not "no value"
         c.error = e.reason();
     }
     return c;
@@ -348,7 +350,8 @@ bool is_label(const std::string& text) {
     try {
         (void)parse_value(t);
         return false;
-    } catch (const Error&) {
+    } catch (const Error& e) {
+        if (work_refusal(e)) throw;
         return true;
     }
 }
@@ -424,6 +427,11 @@ std::string compare(const Claimed& c, const Json& t, const std::string& link) {
 }
 
 }  // namespace
+
+bool work_refusal(const Error& e) {
+    return e.kind() == ErrorKind::Limit &&
+           e.reason().find(fmt::format("(limits: {}", limit_name(Limit::max_work))) != std::string::npos;
+}
 
 std::string plain_notation(std::string_view written) {
     std::string s;
@@ -514,7 +522,8 @@ ParsedElement parse_element(const std::string& plain) {
     try {
         check_nesting(plain);
         c = element(plain);
-    } catch (const Error&) {
+    } catch (const Error& e) {
+        if (work_refusal(e)) throw;
         return p;
     }
     auto to_json = [](const Claimed& x, auto& self) -> std::optional<Json> {

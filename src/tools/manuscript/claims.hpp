@@ -10,6 +10,10 @@
 
 namespace exactattn::manuscript {
 
+/// Whether an error is the job's work budget refusing a step (docs/limits.md): what reads a
+/// manuscript takes "not a value" for an error, but never this one, which ends the command.
+bool work_refusal(const Error& e);
+
 /// The claim in the tool's input notation: LaTeX (`\tfrac{a}{2}`, `\left[…\right]`, `\times`,
 /// `\sqrt{2}`, `\approx`) and Markdown escapes rewritten, `$` dropped, vulgar fractions (½)
 /// spelled out. `\qquad` separates the rows of a list (`h_1=[a,0],\qquad h_2=[0,a]`).

@@ -4,10 +4,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "exactattn/limits.hpp"
 #include "exactattn/manuscript.hpp"
 #include "exactattn/parse.hpp"
 #include "exactattn/print.hpp"
+#include "exactattn/table.hpp"
 #include "exactattn/value.hpp"
+#include "render/text.hpp"
 #include "tools/manuscript/marks.hpp"
 #include "tools/manuscript/quantities.hpp"
 
@@ -21,6 +24,7 @@ using detail::Json;
 struct FillStyle {
     Notation notation = Notation::Unicode;
     bool math = false;    ///< Markdown: $…$ around the LaTeX form
+    bool tex = false;     ///< the value stands in TeX math (a LaTeX manuscript's \ensuremath, Markdown's $…$)
     int digits = -1;      ///< ≥ 0: a decimal with this many places instead of the exact form
     bool approx = false;  ///< exact form ≈ decimal form (6 places unless digits=N)
 };
@@ -50,17 +54,28 @@ FillStyle style_of(const manuscript::Placeholder& p, ManuscriptFormat format, co
                               where);
         }
     }
+    s.tex = format == ManuscriptFormat::Latex || s.math;
     return s;
 }
 
-// One scalar of the report: a value in the style's form, or a token as it is.
+// Text of the report that is not a value (a token, a title, a label: what a scenario's author
+// wrote) as literal text where it is filled: every Markdown punctuation character
+// backslash-escaped, so that pandoc reads `<script>`, `$\input{…}$` or `[x](y)` as the
+// characters written; in TeX math an \mbox of LaTeX-escaped text, so that `\input`,
+// `\write18` or `^^5c` are printed, never run. Control characters are shown as <U+001B>.
+std::string literal(const std::string& text, const FillStyle& s) {
+    const std::string shown = detail::printable(text);
+    return s.tex ? "\\mbox{" + latex_escape(shown) + "}" : detail::markdown_literal(shown);
+}
+
+// One scalar of the report: a value in the style's form, or a token as literal text.
 std::string scalar_text(const Json& j, const FillStyle& s, bool decimal) {
-    if (!j.is_string() && !j.is_number_integer()) return j.dump();
+    if (!j.is_string() && !j.is_number_integer()) return literal(j.dump(), s);
     Value v;
     try {
         v = detail::json_value(j, Location{});
     } catch (const Error&) {
-        return j.get<std::string>();
+        return literal(j.get<std::string>(), s);
     }
     if (decimal) return to_fixed(v, s.digits < 0 ? 6 : s.digits);
     return to_display(v, s.notation);
@@ -138,10 +153,14 @@ FillResult fill_manuscript_text(std::string_view text, const std::string& file, 
     std::size_t from = 0;
     for (const auto& p : holders) {
         const Location where = src.at(p.begin);
+        if (!charge_work(manuscript::kWorkPerMark)) {
+            throw over_work(manuscript::kWorkPerMark, "filling a placeholder").located(where);
+        }
         const Json& j = q.at(p.pointer, where);
         const FillStyle s = style_of(p, format, where);
         r.text.append(src.text, from, p.begin - from);
-        r.text += p.table ? filled_table(j, s, format, where) : filled_value(j, s, format);
+        r.text += ::exactattn::placed(  // a refusal while printing the value names the placeholder
+            where, [&] { return p.table ? filled_table(j, s, format, where) : filled_value(j, s, format); });
         from = p.end;
         ++r.replaced;
     }

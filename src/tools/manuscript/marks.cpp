@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 
+#include "exactattn/limits.hpp"
 #include "exactattn/parse.hpp"
 
 namespace exactattn::manuscript {
@@ -90,22 +92,31 @@ void blank_markdown(Source& src) {
         find_scenario(src, k, e);
         blank(s, k, e);
     }
-    for (std::size_t k = 0; k < s.size();) {
-        if (s[k] != '`' || (k > 0 && s[k - 1] == '\\')) {
-            ++k;
-            continue;
-        }
+    // Inline code: a run of n backticks closed by the next run of exactly n. The runs are listed
+    // once by length, so that a text of unclosed runs is not searched again for each.
+    std::map<std::size_t, std::vector<std::size_t>> runs;  // length → starts, in text order
+    for (std::size_t k = s.find('`'); k != std::string::npos;) {
         std::size_t n = 0;
         while (k + n < s.size() && s[k + n] == '`') ++n;
-        const std::string run(n, '`');
-        std::size_t e = s.find(run, k + n);
-        while (e != std::string::npos && e + n < s.size() && s[e + n] == '`') e = s.find(run, e + n + 1);
-        if (e == std::string::npos) {
-            k += n;
+        runs[n].push_back(k);
+        k = s.find('`', k + n);
+    }
+    for (std::size_t k = s.find('`'); k != std::string::npos;) {
+        std::size_t n = 0;
+        while (k + n < s.size() && s[k + n] == '`') ++n;
+        if (k > 0 && s[k - 1] == '\\') {  // an escaped backtick opens nothing; the rest of the run may
+            k = s.find('`', k + 1);
             continue;
         }
+        const auto& same = runs[n];
+        const auto it = std::upper_bound(same.begin(), same.end(), k);
+        if (it == same.end()) {
+            k = s.find('`', k + n);
+            continue;
+        }
+        const std::size_t e = *it;
         blank(s, k, e + n);
-        k = e + n;
+        k = s.find('`', e + n);
     }
 }
 
@@ -177,6 +188,50 @@ std::vector<std::size_t> bracket_matches(std::string_view s) {
     return match;
 }
 
+// The offsets of one character in a text, for "the next one at or after k" in O(log n): the
+// attribute blocks of a one-line megabyte are found without scanning it again for each `[`.
+class Offsets {
+  public:
+    Offsets(std::string_view s, char c) {
+        for (std::size_t k = s.find(c); k != std::string_view::npos; k = s.find(c, k + 1)) at_.push_back(k);
+    }
+    [[nodiscard]] std::size_t next(std::size_t from) const {
+        const auto it = std::lower_bound(at_.begin(), at_.end(), from);
+        return it == at_.end() ? std::string_view::npos : *it;
+    }
+
+  private:
+    std::vector<std::size_t> at_;
+};
+
+// The attribute blocks `{…}` that may follow a span: the next `}`, the next `{` (a block holds
+// none, so what follows one is read once, not again for every `[` before it) and the next
+// blank line (a block does not cross a paragraph).
+struct AttributeScan {
+    Offsets open;
+    Offsets close;
+    Offsets newline;
+    std::string_view s;
+    explicit AttributeScan(std::string_view text) : open(text, '{'), close(text, '}'), newline(text, '\n'), s(text) {}
+    // The end (offset of `}`) of the block whose text starts at `from`, or npos when it is not
+    // closed before another `{` or a blank line.
+    [[nodiscard]] std::size_t block_end(std::size_t from) const {
+        const std::size_t e = close.next(from);
+        if (e == std::string_view::npos) return e;
+        if (open.next(from) < e) return std::string_view::npos;
+        for (std::size_t n = newline.next(from); n < e; n = newline.next(n + 1)) {
+            if (n + 1 < s.size() && s[n + 1] == '\n') return std::string_view::npos;
+        }
+        return e;
+    }
+    // The text a block starting at `from` would hold when it is not closed: up to the line's
+    // end, the next `{` or `}`, at most 256 bytes (where `.exact` or `ref=` would stand).
+    [[nodiscard]] std::string_view unclosed(std::size_t from) const {
+        std::size_t e = std::min({newline.next(from), open.next(from), close.next(from), s.size(), from + 256});
+        return s.substr(from, e - from);
+    }
+};
+
 // The value of `key=` in a pandoc attribute block's text (quoted or bare); empty when absent.
 std::string attribute(std::string_view attrs, std::string_view key, bool& present) {
     present = false;
@@ -228,14 +283,14 @@ std::vector<Mark> markdown_marks(const Source& src) {
     std::vector<Mark> marks;
     std::vector<std::pair<std::size_t, std::size_t>> used;  // attribute blocks that belong to a mark
     const auto match = bracket_matches(s);
+    const AttributeScan blocks(s);
     for (std::size_t k = 0; k < s.size(); ++k) {
         if (s[k] != '[' || (k > 0 && s[k - 1] == '\\')) continue;
         const std::size_t close = match[k];
         if (close == std::string_view::npos || close + 1 >= s.size() || s[close + 1] != '{') continue;
-        const std::size_t attr_end = s.find('}', close + 2);
-        const std::size_t para = s.find("\n\n", close + 2);
-        if (attr_end == std::string_view::npos || (para != std::string_view::npos && para < attr_end)) {
-            if (marks_claim(s.substr(close + 2, std::min(s.size(), line_end(s, close)) - close - 2))) {
+        const std::size_t attr_end = blocks.block_end(close + 2);
+        if (attr_end == std::string_view::npos) {
+            if (marks_claim(blocks.unclosed(close + 2))) {
                 throw mark_error(src, k, "unclosed attribute block: a mark is [written]{.exact ref=\"/pointer\"}");
             }
             continue;
@@ -261,11 +316,11 @@ std::vector<Mark> markdown_marks(const Source& src) {
     for (std::size_t k = s.find('{'); k != std::string_view::npos; k = s.find('{', k + 1)) {
         while (u < used.size() && used[u].second <= k) ++u;
         if (u < used.size() && k >= used[u].first) continue;
-        const std::string_view after = s.substr(k + 1);
+        const std::string_view after = s.substr(k + 1, 4);
         if (!after.starts_with('.') && !after.starts_with("ref=") && !after.starts_with('#')) continue;
-        const std::size_t eol = line_end(s, k);
-        const std::size_t e = s.substr(0, eol).find('}', k);
-        const std::string_view attrs = s.substr(k + 1, (e == std::string_view::npos ? eol : e) - k - 1);
+        const std::size_t e = blocks.block_end(k + 1);
+        const std::string_view attrs =
+            e == std::string_view::npos ? blocks.unclosed(k + 1) : s.substr(k + 1, e - k - 1);
         {
             if (marks_claim(attrs)) {
                 throw mark_error(
@@ -372,6 +427,44 @@ std::size_t brace_group_end(std::string_view text, std::size_t open) {
     return std::string_view::npos;
 }
 
+namespace {
+
+bool starts_code_point(char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }
+
+// Code points of text[0, offset), from the checkpoint below offset.
+std::size_t code_points_before(const Source& src, std::size_t offset) {
+    offset = std::min(offset, src.text.size());
+    const std::size_t block = offset / Source::kColumnStride;
+    std::size_t n = src.code_points[block];
+    for (std::size_t k = block * Source::kColumnStride; k < offset; ++k) n += starts_code_point(src.text[k]) ? 1 : 0;
+    return n;
+}
+
+}  // namespace
+
+BraceGroups::BraceGroups(std::string_view text) {
+    std::vector<std::size_t> open;
+    for (std::size_t k = 0; k < text.size(); ++k) {
+        if (text[k] == '\\') {
+            ++k;
+            continue;
+        }
+        if (text[k] == '{') open.push_back(k);
+        if (text[k] == '}' && !open.empty()) {
+            ends_.emplace_back(open.back(), k + 1);
+            open.pop_back();
+        }
+    }
+    std::sort(ends_.begin(), ends_.end());
+}
+
+std::size_t BraceGroups::at(std::size_t open) const {
+    const auto it = std::lower_bound(ends_.begin(), ends_.end(), std::make_pair(open, std::size_t{0}));
+    return it != ends_.end() && it->first == open ? it->second : std::string_view::npos;
+}
+
+BraceGroups brace_group_ends(std::string_view text) { return BraceGroups(text); }
+
 Location Source::at(std::size_t offset) const {
     Location where;
     where.file = file;
@@ -379,11 +472,7 @@ Location Source::at(std::size_t offset) const {
     const std::size_t line = static_cast<std::size_t>(it - line_starts.begin());
     const std::size_t start = line_starts[line - 1];
     where.line = static_cast<int>(line);
-    int column = 1;
-    for (std::size_t k = start; k < offset && k < text.size(); ++k) {
-        if ((static_cast<unsigned char>(text[k]) & 0xC0) != 0x80) ++column;
-    }
-    where.column = column;
+    where.column = static_cast<int>(code_points_before(*this, offset) - code_points_before(*this, start) + 1);
     return where;
 }
 
@@ -396,15 +485,27 @@ Source prepare(std::string_view text, const std::string& file, ManuscriptFormat 
         where.file = file;
         throw e.located(where);
     }
+    // Scanning is charged to the job's work budget (docs/limits.md) by the byte, before it starts.
+    const double work = static_cast<double>(text.size()) * kWorkPerManuscriptByte;
+    if (!charge_work(work)) {
+        Location where;
+        where.file = file;
+        throw over_work(work, fmt::format("reading a manuscript of {} bytes", text.size())).located(where);
+    }
     Source src;
     src.file = file;
     src.format = format;
     src.text = std::string(text);
     src.scan = src.text;
     src.line_starts.push_back(0);
+    src.code_points.reserve(text.size() / Source::kColumnStride + 1);
+    std::size_t points = 0;
     for (std::size_t k = 0; k < text.size(); ++k) {
+        if (k % Source::kColumnStride == 0) src.code_points.push_back(points);
+        points += starts_code_point(text[k]) ? 1 : 0;
         if (text[k] == '\n') src.line_starts.push_back(k + 1);
     }
+    if (text.size() % Source::kColumnStride == 0) src.code_points.push_back(points);
     if (format == ManuscriptFormat::Markdown) {
         blank_markdown(src);
     } else {
@@ -421,20 +522,22 @@ std::vector<std::pair<std::size_t, std::size_t>> noclaim_spans(const Source& src
     const std::string_view s(src.scan);
     std::vector<std::pair<std::size_t, std::size_t>> out;
     if (src.format == ManuscriptFormat::Latex) {
+        const auto ends = brace_group_ends(s);  // one pass: unclosed groups are not searched again
         for (std::size_t k = s.find("\\noclaim"); k != std::string_view::npos; k = s.find("\\noclaim", k + 1)) {
             const std::size_t open = skip_space(s, k + 8);
             if (!command_at(s, k, "\\noclaim") || open >= s.size() || s[open] != '{') continue;
-            const std::size_t e = brace_group_end(s, open);
+            const std::size_t e = ends.at(open);
             if (e != std::string_view::npos) out.emplace_back(k, e);
         }
         return out;
     }
     const auto match = bracket_matches(s);
+    const AttributeScan blocks(s);
     for (std::size_t k = 0; k < s.size(); ++k) {
         if (s[k] != '[' || (k > 0 && s[k - 1] == '\\')) continue;
         const std::size_t close = match[k];
         if (close == std::string_view::npos || close + 1 >= s.size() || s[close + 1] != '{') continue;
-        const std::size_t e = s.find('}', close + 2);
+        const std::size_t e = blocks.block_end(close + 2);
         if (e == std::string_view::npos || !has_class(s.substr(close + 2, e - close - 2), "noclaim")) continue;
         out.emplace_back(k, e + 1);
         k = e;

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "exactattn/error.hpp"
@@ -22,6 +23,10 @@ struct Source {
     std::string text;  ///< the manuscript (without its BOM)
     std::string scan;  ///< text with the non-prose regions blanked (newlines kept)
     std::vector<std::size_t> line_starts;
+    /// Code points of text before each multiple of kColumnStride bytes: a column is found from
+    /// the nearest one, so placing a mark costs the same on a one-line megabyte as on a short line.
+    std::vector<std::size_t> code_points;
+    static constexpr std::size_t kColumnStride = 256;
     std::string scenario;  ///< named by front matter or a magic comment (empty: none)
     std::size_t scenario_at = 0;
 
@@ -29,7 +34,14 @@ struct Source {
     [[nodiscard]] Location at(std::size_t offset) const;
 };
 
-/// Prepares a manuscript (ParseError for text that is not UTF-8).
+/// Work units charged per byte of a manuscript read (its scans for code, marks, placeholders and
+/// numbers), and per mark or placeholder resolved and judged (the arithmetic of a judgement is
+/// charged as it runs): a megabyte costs about 2·10^9 units, 1.5 % of the default budget.
+inline constexpr double kWorkPerManuscriptByte = 2000;
+inline constexpr double kWorkPerMark = 1e5;
+
+/// Prepares a manuscript (ParseError for text that is not UTF-8; LimitError when reading it
+/// would take the job past its work budget).
 Source prepare(std::string_view text, const std::string& file, ManuscriptFormat format);
 
 /// One mark: `[written]{.exact ref="/pointer"}` or `\exact{/pointer}{written}`.
@@ -62,6 +74,18 @@ std::vector<Placeholder> find_placeholders(const Source& src);
 
 /// `s` without leading and trailing ASCII white space.
 std::string trim(std::string_view s);
+
+/// The ends of every brace group of a text, found in one pass: at(open) is brace_group_end(text,
+/// open) in O(log n), so that many unclosed groups cost no more than one.
+class BraceGroups {
+  public:
+    explicit BraceGroups(std::string_view text);
+    [[nodiscard]] std::size_t at(std::size_t open) const;
+
+  private:
+    std::vector<std::pair<std::size_t, std::size_t>> ends_;  ///< (offset of `{`, one past its `}`)
+};
+BraceGroups brace_group_ends(std::string_view text);
 
 /// The end of the brace group opening at `open` (`text[open] == '{'`), one past its `}`;
 /// npos when it is not closed.
