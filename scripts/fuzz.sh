@@ -29,7 +29,7 @@ cmake --build build-fuzz -j "$jobs"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 mkdir -p build-fuzz/artifacts
-for target in parse_value scenario value_arith attend rollout manuscript; do
+for target in parse_value scenario value_arith attend rollout manuscript oracle; do
   mkdir -p "build-fuzz/corpus/$target"
   echo "fuzz: $target for ${seconds}s" >&2
   status=0
