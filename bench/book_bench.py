@@ -15,7 +15,8 @@ import subprocess
 import sys
 import time
 
-FILES = 1000
+# EXACTATTN_BENCH_TINY=1 (the test suite's `bench` label, docs/testing.md): 20 files.
+FILES = 20 if os.environ.get("EXACTATTN_BENCH_TINY") == "1" else 1000
 
 
 def timed(exe, book, jobs):

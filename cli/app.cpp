@@ -56,6 +56,7 @@ struct Parsed {
     RolloutOptions rollout;
     VariantsOptions variants;
     FigureOptions figure;
+    PointersOptions pointers;
     std::int64_t max_work = 0;                  ///< --max-work N (0: the default)
     bool warnings_as_errors = false;            ///< --warnings-as-errors
     std::function<int(std::ostream&)> command;  ///< the chosen subcommand, bound to its options
@@ -181,6 +182,10 @@ void make_app(CLI::App& app, Parsed& p) {
     s_figure->add_option("--figure", p.figure.figure, "The figure's name or number, e.g. 14.1")->required();
     s_figure->add_option("--format", p.figure.format, "svg|tikz")->check(CLI::IsMember({"svg", "tikz"}));
     s_figure->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_figure(p.figure, o); }; });
+    auto* s_pointers =
+        app.add_subcommand("pointers", "Every quantity of a scenario's report: pointer, value, what it is");
+    add_pointers_options(*s_pointers, p.pointers);
+    s_pointers->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_pointers(p.pointers, o); }; });
     add_oracle_command(app, p.command);
 
     add_manuscript_command(app, p.command);
@@ -407,6 +412,14 @@ void emit(const Document& doc, Format format, const RenderOptions& options, std:
 // file), the files are written into a fresh temporary directory inside DIR, and only when all
 // of them are complete are they renamed into place. A failure removes the temporary directory
 // (and DIR when this call created it), so it leaves no file of the set behind.
+namespace {
+int (*g_rename)(const char*, const char*) = ::rename;
+}  // namespace
+
+void set_rename_for_testing(int (*rename)(const char*, const char*)) {
+    g_rename = rename != nullptr ? rename : ::rename;
+}
+
 void write_files(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files) {
     refuse_warnings();
     namespace fs = std::filesystem;
@@ -448,16 +461,42 @@ void write_files(const std::string& dir, const std::vector<std::pair<std::string
         abandon(tmp);
         throw;
     }
+    // All or nothing: the files of an earlier set that this one replaces are first moved aside
+    // into the temporary directory, then the new ones renamed in; a rename that fails part way
+    // takes the new ones out and puts the old ones back, so the directory holds the old set
+    // or the new one, never neither (a rename within one directory is atomic).
+    const fs::path old_dir = fs::path(tmp) / ".old";
+    std::vector<std::size_t> moved_aside, moved_in;
+    const auto undo = [&](const std::string& dest, const char* what, int e) {
+        std::error_code ignored;
+        for (auto i : moved_in) fs::remove(fs::path(dir) / files[i].first, ignored);
+        bool restored = true;
+        for (auto i : moved_aside)
+            restored = g_rename((old_dir / std::to_string(i)).c_str(), (fs::path(dir) / files[i].first).c_str()) == 0 &&
+                       restored;
+        if (restored) abandon(tmp);  // else the earlier files stay in tmp rather than be lost
+        return output_error(dest, what, e, "--output");
+    };
+    if (!fs::create_directory(old_dir, ec)) {
+        const int e = ec ? ec.value() : EEXIST;
+        abandon(tmp);
+        throw output_error(dir, "cannot create a temporary directory in it", e, "--output");
+    }
     for (std::size_t i = 0; i < files.size(); ++i) {
         const std::string dest = (fs::path(dir) / files[i].first).string();
-        if (::rename((fs::path(tmp) / files[i].first).c_str(), dest.c_str()) != 0) {
-            const int e = errno;
-            std::error_code ignored;
-            for (std::size_t j = 0; j < i; ++j) fs::remove(fs::path(dir) / files[j].first, ignored);
-            abandon(tmp);
-            throw output_error(dest, "rename failed", e, "--output");
-        }
+        struct stat st {};
+        if (::lstat(dest.c_str(), &st) != 0) continue;  // nothing to keep
+        if (g_rename(dest.c_str(), (old_dir / std::to_string(i)).c_str()) != 0)
+            throw undo(dest, "cannot move the earlier file aside", errno);
+        moved_aside.push_back(i);
     }
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        const std::string dest = (fs::path(dir) / files[i].first).string();
+        if (g_rename((fs::path(tmp) / files[i].first).c_str(), dest.c_str()) != 0)
+            throw undo(dest, "rename failed", errno);
+        moved_in.push_back(i);
+    }
+    fs::remove_all(old_dir, ec);
     fs::remove(tmp, ec);
     g_csv_directory_written = true;
 }
@@ -495,7 +534,7 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
         p.variants.warn = p.render.warn;
         p.run.render = p.read.render = p.encode.render = p.answers.render = p.cross.render = p.check.render =
             p.rollout.render = p.render;
-        p.attend.render = p.render;
+        p.attend.render = p.pointers.render = p.render;
         p.variants.output = p.output;
         set_limit_audience(LimitAudience::CommandLine);  // refusals name --max-work
         // The command is one job with one work budget (docs/limits.md, "The work budget").

@@ -144,6 +144,7 @@ Scenario checked_part(const CheckOptions& o, Scenario s) {
         for (const auto& r : e.interventions) named("interventions", r);
         for (const auto& r : e.costs) named("costs", r);
         for (const auto& r : e.rollouts) named("rollouts", r);
+        for (const auto& r : e.layers) named("layers", r);
     }
     return only_what_pointers_need(std::move(s), pointers);
 }

@@ -154,6 +154,8 @@ int cmd_attend(const AttendOptions& o, std::ostream& out) {
     const Matrix memory = o.memory.empty() ? Matrix{} : matrix_argument(o.memory, "--memory");
     LayerTrace t;
     try {
+        // Every format prints the whole trace: its size is refused before the work.
+        check_layer_trace_size(layer, x.size(), o.memory.empty() ? x.size() : memory.size());
         t = o.memory.empty() ? attend_layer(layer, x) : attend_layer(layer, x, memory);
     } catch (const Error& e) {
         // The library places an error in a part of the layer by the part's name (mask, wo,

@@ -10,6 +10,7 @@
 #include <ostream>
 
 #include "commands.hpp"
+#include "exactattn/limits.hpp"
 #include "exactattn/oracle.hpp"
 
 namespace exactattn::cli {
@@ -45,47 +46,80 @@ Problem load_problem(const OracleOptions& o) {
     std::optional<FloatFormat> in;
     if (!o.input_dtype.empty()) in = parse_format(o.input_dtype, option_place("--input-dtype"));
     Problem p;
+    p.scale = parse_scale(o.scale, option_place("--scale"));
+    p.base = parse_base(o.base, option_place("--base"));
+    p.masked_rows = parse_masked_rows(o.masked_rows, option_place("--masked-rows"));
     p.q = load(o.q, "--q", in);
     p.k = load(o.k, "--k", in);
     p.v = load(o.v, "--v", in);
     if (!o.mask.empty()) {
         const Tensor m = load(o.mask, "--mask", std::nullopt);
-        for (double x : m.data) p.mask.push_back(x != 0 ? 1 : 0);
+        set_mask(p, m, option_place("--mask"));
     }
     p.causal = o.causal;
-    if (o.scale == "sqrt-dk")
-        p.scale = {ScaleKind::SqrtDk, 1};
-    else if (o.scale == "none")
-        p.scale = {ScaleKind::None, 1};
-    else {
-        char* end = nullptr;
-        const double c = std::strtod(o.scale.c_str(), &end);
-        if (end == o.scale.c_str() || *end != '\0' || !std::isfinite(c))
-            throw usage_error("not sqrt-dk, none or a number", option_place("--scale"));
-        p.scale = {ScaleKind::Given, c};
-    }
-    p.base = o.base == "2" ? ExpBase::Two : ExpBase::E;
-    p.masked_rows = o.masked_rows == "nan"     ? MaskedRows::NaN
-                    : o.masked_rows == "zeros" ? MaskedRows::Zeros
-                                               : MaskedRows::Error;
+    validate(p);  // every shape and value before any work
     return p;
 }
 
-std::string num(double x) { return fmt::format("{:.9g} ({:a})", x, x); }
+// The library places its errors at the argument names Python uses (`mask`, `out`); the command
+// line names its options instead.
+template <class F>
+auto at_options(F&& f) -> decltype(f()) {
+    static const std::pair<const char*, const char*> kOptions[] = {{"q", "--q"},
+                                                                   {"k", "--k"},
+                                                                   {"v", "--v"},
+                                                                   {"mask", "--mask"},
+                                                                   {"out", "--actual"},
+                                                                   {"weights", "--actual-weights"},
+                                                                   {"lse", "--actual-lse"},
+                                                                   {"scale", "--scale"},
+                                                                   {"tolerance_ulps", "--tolerance-ulps"}};
+    try {
+        return f();
+    } catch (const Error& e) {
+        for (const auto& [name, option] : kOptions) {
+            if (e.where().context != name) continue;
+            Location where = e.where();
+            where.context = option;
+            throw Error(e.kind(), where, e.reason());
+        }
+        throw;
+    }
+}
+
+// Printing is charged to the job's work budget before anything is printed (docs/limits.md):
+// `chars` is an upper estimate of the characters the text will have.
+void charge_printing(double chars, const std::string& what) {
+    const double units = chars * kWorkPerPrintedCharacter;
+    if (!charge_work(units)) throw over_work(units, fmt::format("printing {}", what));
+}
+
+// NaN without a sign ("-nan" is not a value the oracle gives), ±inf as such.
+std::string name_of(double x) { return std::isnan(x) ? "nan" : x > 0 ? "inf" : "-inf"; }
+std::string num(double x) {
+    return std::isfinite(x) ? fmt::format("{:.9g} ({:a})", x, x) : fmt::format("{} ({})", name_of(x), name_of(x));
+}
+nlohmann::json json_number(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(name_of(x)); }
 
 int reference_command(const OracleOptions& o, const Problem& p, FloatFormat f, std::ostream& out) {
     const Reference r = reference(p, f, o.weights);
-    if (!o.npy.empty()) {
+    // About 110 characters an output line, 60 a weight or lse line (25 in JSON, a number).
+    charge_printing(static_cast<double>(r.out.size()) * (o.format == "json" ? 90 : 130) +
+                        static_cast<double>(r.lse.size() + r.w.size()) * (o.format == "json" ? 25 : 70),
+                    fmt::format("the reference ({} outputs, {} weights)", r.out.size(), r.w.size()));
+    // The .npy file last, once nothing else can fail: a refused request writes no file.
+    const auto write_npy_file = [&] {
+        if (o.npy.empty()) return;
         Tensor t{{r.n_q, r.d_v}, r.out, f};
         write_output_file(o.npy, write_npy(t), "--npy");
-    }
+    };
     if (o.format == "json") {
         nlohmann::ordered_json j;
         j["dtype"] = info(f).name;
         j["shape"] = {r.n_q, r.d_v};
         auto list = [](const std::vector<double>& v) {
             nlohmann::json a = nlohmann::json::array();
-            for (double x : v) a.push_back(std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(fmt::format("{}", x)));
+            for (double x : v) a.push_back(json_number(x));
             return a;
         };
         j["out"] = list(r.out);
@@ -98,9 +132,12 @@ int reference_command(const OracleOptions& o, const Problem& p, FloatFormat f, s
         j["lse"] = list(r.lse);
         if (o.weights) j["weights"] = list(r.w);
         j["max_precision"] = r.max_precision;
-        out << j.dump() << '\n';
+        const std::string text = j.dump();
+        write_npy_file();
+        out << text << '\n';
         return 0;
     }
+    write_npy_file();
     out << fmt::format("oracle reference: {} × {} outputs correctly rounded to {} (max MPFR precision {} bits)\n",
                        r.n_q, r.d_v, info(f).name, r.max_precision);
     for (std::int64_t x = 0; x < r.n_q * r.d_v; ++x)
@@ -137,15 +174,36 @@ AlgorithmSpec algorithm_spec(const OracleOptions& o, FloatFormat f) {
 int emulate_command(const OracleOptions& o, const Problem& p, FloatFormat f, std::ostream& out) {
     const AlgorithmSpec a = algorithm_spec(o, f);
     const Emulation e = emulate(p, EmulationSpec{a.algorithm, a.accumulate, a.p_format, f, a.block}, o.trace);
-    if (!o.npy.empty()) write_output_file(o.npy, write_npy(e.out), "--npy");
-    out << fmt::format(
-        "oracle emulate: {} softmax attention, every operation in {} (P in {}, block {}), output in {}\n",
-        algorithm_name(a.algorithm), info(a.accumulate).name, info(a.p_format).name, a.block, info(f).name);
+    std::size_t trace_chars = 0;
+    for (const auto& line : e.trace) trace_chars += line.size() + 10;
+    charge_printing(static_cast<double>(e.out.data.size()) * 60 + static_cast<double>(trace_chars),
+                    fmt::format("the emulation ({} outputs)", e.out.data.size()));
     const std::int64_t dv = e.out.cols();
-    for (std::size_t x = 0; x < e.out.data.size(); ++x)
-        out << fmt::format("out[{}, {}] = {}\n", static_cast<std::int64_t>(x) / dv, static_cast<std::int64_t>(x) % dv,
-                           num(e.out.data[x]));
-    for (const auto& line : e.trace) out << "trace: " << line << '\n';
+    std::string text;
+    if (o.format == "json") {
+        nlohmann::ordered_json j;
+        j["algorithm"] = algorithm_name(a.algorithm);
+        j["accumulate"] = info(a.accumulate).name;
+        j["p_dtype"] = info(a.p_format).name;
+        j["block"] = a.block;
+        j["dtype"] = info(f).name;
+        j["shape"] = {e.out.rows(), dv};
+        nlohmann::json list = nlohmann::json::array();
+        for (double x : e.out.data) list.push_back(json_number(x));
+        j["out"] = list;
+        j["trace"] = e.trace;
+        text = j.dump() + "\n";
+    } else {
+        text = fmt::format(
+            "oracle emulate: {} softmax attention, every operation in {} (P in {}, block {}), output in {}\n",
+            algorithm_name(a.algorithm), info(a.accumulate).name, info(a.p_format).name, a.block, info(f).name);
+        for (std::size_t x = 0; x < e.out.data.size(); ++x)
+            text += fmt::format("out[{}, {}] = {}\n", static_cast<std::int64_t>(x) / dv,
+                                static_cast<std::int64_t>(x) % dv, num(e.out.data[x]));
+        for (const auto& line : e.trace) text += "trace: " + line + '\n';
+    }
+    if (!o.npy.empty()) write_output_file(o.npy, write_npy(e.out), "--npy");  // last: nothing else can fail
+    out << text;
     return 0;
 }
 
@@ -175,18 +233,19 @@ void judgement_text(const Judgement& j, FloatFormat f, std::ostream& out) {
 
 int judge_command(const OracleOptions& o, const Problem& p, FloatFormat f, std::ostream& out) {
     const AlgorithmSpec s = algorithm_spec(o, f);
+    if (o.tolerance) checked_tolerance(*o.tolerance, option_place("--tolerance-ulps"));
     Tensor actual = load(o.actual, "--actual", f);
     const Reference r = reference(p, f, !o.actual_weights.empty());
     std::vector<Judgement> js;
-    js.push_back(for_option("--actual", [&] { return judge_output(r, actual, s, o.tolerance); }));
+    js.push_back(judge_output(r, actual, s, o.tolerance));
     if (!js[0].passed()) js[0].diagnosis = diagnose(p, actual, s, js[0]);
     if (!o.actual_weights.empty()) {
         const Tensor w = load(o.actual_weights, "--actual-weights", f);
-        js.push_back(for_option("--actual-weights", [&] { return judge_weights(r, w, s, o.tolerance); }));
+        js.push_back(judge_weights(r, w, s, o.tolerance));
     }
     if (!o.actual_lse.empty()) {
         const Tensor l = load(o.actual_lse, "--actual-lse", std::nullopt);
-        js.push_back(for_option("--actual-lse", [&] { return judge_lse(r, l, s, o.tolerance); }));
+        js.push_back(judge_lse(r, l, s, o.tolerance));
     }
     bool passed = true;
     for (const auto& j : js) passed = passed && j.passed();
@@ -219,7 +278,7 @@ int vectors_command(const OracleOptions& o, FloatFormat f, std::ostream& out) {
     return 0;
 }
 
-int cmd_oracle(const OracleOptions& o, std::ostream& out) {
+int cmd_oracle_placed(const OracleOptions& o, std::ostream& out) {
     const FloatFormat f = parse_format(o.dtype, option_place("--dtype"));
     if (o.action == "vectors") return vectors_command(o, f, out);
     for (const auto& [value, option] : {std::pair{o.q, "--q"}, {o.k, "--k"}, {o.v, "--v"}})
@@ -229,6 +288,10 @@ int cmd_oracle(const OracleOptions& o, std::ostream& out) {
         throw usage_error("judge needs --actual FILE", option_place("--actual"));
     if (o.action == "emulate") return emulate_command(o, p, f, out);
     return o.action == "judge" ? judge_command(o, p, f, out) : reference_command(o, p, f, out);
+}
+
+int cmd_oracle(const OracleOptions& o, std::ostream& out) {
+    return at_options([&] { return cmd_oracle_placed(o, out); });
 }
 
 }  // namespace
@@ -249,13 +312,13 @@ void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& comman
     s->add_option("--mask", o->mask, "n_q × n_k, nonzero = masked");
     s->add_flag("--causal", o->causal, "Key j masked for query i when j > i");
     s->add_option("--scale", o->scale, "sqrt-dk (default) | none | a number");
-    s->add_option("--base", o->base, "e (default) | 2: an exp2 kernel")->check(CLI::IsMember({"e", "2"}));
-    s->add_option("--masked-rows", o->masked_rows, "error | nan | zeros")
-        ->check(CLI::IsMember({"error", "nan", "zeros"}));
+    s->add_option("--base", o->base, "e (default) | 2: an exp2 kernel");
+    s->add_option("--masked-rows", o->masked_rows, "error | nan | zeros");
     s->add_option("--input-dtype", o->input_dtype, "The format of Q, K, V (default: the files')");
     s->add_option("--dtype", o->dtype, "The output's format: float16 | bfloat16 | float32 | float64");
     s->add_flag("--weights", o->weights, "reference: the weights too");
-    s->add_option("--npy", o->npy, "reference, emulate: also write the outputs to this .npy file");
+    s->add_option("--npy", o->npy,
+                  "reference, emulate: also write the outputs to this .npy file (only when the request succeeds)");
     s->add_option("--actual", o->actual, "judge: the kernel's output (n_q × d_v)");
     s->add_option("--actual-weights", o->actual_weights, "judge: the kernel's weights (n_q × n_k)");
     s->add_option("--actual-lse", o->actual_lse, "judge: the kernel's log-sum-exp per row (n_q)");

@@ -73,6 +73,13 @@ struct FilesOptions {
     exactattn::RenderOptions render;  ///< --standalone, --latex-floats, --no-markdown-math
 };
 
+struct PointersOptions {
+    std::string file = "chapter14";
+    std::string under;  ///< --under PTR (empty: the whole report)
+    std::string format = "text";
+    exactattn::RenderOptions render;
+};
+
 struct CheckOptions {
     std::string file;
     std::string answer;               ///< one declared learner answer by name (default: all)
@@ -177,7 +184,10 @@ void refuse_warnings();
 /// Writes files into the directory `dir` (created when missing), each atomically; the command's
 /// own output then goes to standard output. UsageError at --output when one cannot be written;
 /// with --warnings-as-errors, a warning of the command is an error before any file is written.
+/// All or nothing: a failure part way leaves the directory's earlier files as they were.
 void write_files(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files);
+/// Tests only: the rename write_files uses (null: ::rename), to fail one part way.
+void set_rename_for_testing(int (*rename)(const char*, const char*));
 
 // Each returns the exit code and writes its whole output to `out` (a buffer the caller
 // flushes only on success). They throw exactattn::Error for invalid input.
@@ -191,6 +201,7 @@ int cmd_read(const ReadOptions& o, std::ostream& out, DeferredOutput& deferred);
 int cmd_encode(const EncodeOptions& o, std::ostream& out);
 int cmd_verify(const FilesOptions& o, std::ostream& out);
 int cmd_crosscheck(const FilesOptions& o, std::ostream& out);
+int cmd_pointers(const PointersOptions& o, std::ostream& out);
 int cmd_answers(const FilesOptions& o, std::ostream& out);
 int cmd_check(const CheckOptions& o, std::ostream& out);
 int cmd_attend(const AttendOptions& o, std::ostream& out);
@@ -201,6 +212,7 @@ int cmd_figure(const FigureOptions& o, std::ostream& out);
 void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& command);
 /// The options of `attend` on its subcommand (kept beside the command).
 void add_attend_options(CLI::App& sub, AttendOptions& o);
+void add_pointers_options(CLI::App& sub, PointersOptions& o);
 
 /// `--format` with the report formats' names (format.hpp's table), or only those that hold prose.
 void add_format_option(CLI::App& sub, std::string& format, bool prose_only = false);

@@ -304,5 +304,25 @@ bomb answers-500-row-layer answers "$work/layer_500.json"
 bomb check-read-beside-500-row-layer check "$work/read_beside_layer_500.json" --target /reads/e1/weights --proposed '[1/2,1/2]'
 bomb variants-probes-unrelated-layer variants "$work/variants_probes_unrelated_layer.json" --exercise 1 --count 5 -o "$work/variants_probes"
 
+# Issue 32: the oracle. Each costly step is charged to the work budget or decided exactly.
+printf '3000000\n' >"$work/oracle_q.csv"
+printf '1\n0\n' >"$work/oracle_k2.csv"
+printf '1.000000059604644775390625\n2\n' >"$work/oracle_v2.csv"      # 1 + 2^-24, 2: the sign decides
+printf '1\n0\n0\n' >"$work/oracle_k3.csv"
+printf '1.000000059604644775390625\n2\n0.5\n' >"$work/oracle_v3.csv"  # both sides: the budget refuses
+printf '1e20\n' >"$work/oracle_q20.csv"
+printf '1e20\n-1e20\n' >"$work/oracle_k20.csv"
+printf '1\n0\n' >"$work/oracle_v20.csv"
+python3 -c "print('[' * 100000 + ']' * 100000)" >"$work/oracle_deep.json"
+awk 'BEGIN { for (i = 0; i < 2000; ++i) printf "%d\n", i % 7 }' >"$work/oracle_k2000.csv"
+awk 'BEGIN { for (i = 0; i < 2000; ++i) printf "%d\n", i % 5 }' >"$work/oracle_v2000.csv"
+awk 'BEGIN { for (i = 0; i < 2000; ++i) printf "%d\n", i % 3 }' >"$work/oracle_q2000.csv"
+bomb oracle-midpoint-by-sign oracle reference --q "$work/oracle_q.csv" --k "$work/oracle_k2.csv" --v "$work/oracle_v2.csv" --scale none
+bomb oracle-midpoint-past-budget oracle reference --q "$work/oracle_q.csv" --k "$work/oracle_k3.csv" --v "$work/oracle_v3.csv" --scale none
+bomb oracle-scores-1e40 oracle reference --q "$work/oracle_q20.csv" --k "$work/oracle_k20.csv" --v "$work/oracle_v20.csv"
+bomb oracle-vectors-10M-keys oracle vectors --dir "$work/oracle_vectors" --long-keys 10000000
+bomb oracle-json-100000-deep oracle reference --q "$work/oracle_deep.json" --k "$work/oracle_k2.csv" --v "$work/oracle_v2.csv"
+bomb oracle-weights-2000x2000 oracle reference --q "$work/oracle_q2000.csv" --k "$work/oracle_k2000.csv" --v "$work/oracle_v2000.csv" --scale none --weights --dtype float64
+
 echo "bombs: $total inputs, $over over the bound of ${bound_s} s and ${bound_mib} MiB (inputs under 10 KB)"
 [ "$over" -eq 0 ]

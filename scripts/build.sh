@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DEXACTATTN_ASSERTS=ON \
-      -DEXACTATTN_BUILD_PYTHON=ON >/dev/null
+      -DEXACTATTN_BUILD_PYTHON=ON -DEXACTATTN_BUILD_BENCH=ON >/dev/null
 if [ $# -gt 0 ]; then
   targets=()
   for t in "$@"; do targets+=(--target "$t"); done

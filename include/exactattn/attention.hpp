@@ -75,6 +75,14 @@ struct LayerTrace {
 /// integer multiples of one unit each and the products fit 62 bits. ShapeError naming both.
 Memory project(const Memory& x, const Matrix& w, std::string_view x_name, std::string_view w_name);
 
+/// The size of the trace a caller prints whole (`attend` of the command line and Python, every
+/// format): per head a row of scores, exponentials and weights per query over every key, and
+/// Q, K, V and the outputs. Past max_report_cells it is refused (LimitError placed at the part
+/// "x") before the mask or any projection is built, so that 2400 rows or 1000 heads are
+/// refused at once. attend_layer itself does not check it: a program that keeps the trace
+/// without printing it (the W6/W7 benchmark, 2048 and 8192 rows) is bounded by max_work.
+void check_layer_trace_size(const AttentionLayer& layer, std::size_t queries, std::size_t keys);
+
 /// Self-attention: queries, keys and values all from X. Throws ShapeError (shapes named),
 /// ReferenceError for a row whose every position is masked (placed at the row), DomainError
 /// for a score without an exact exponential (head, row, position pair, score and why),

@@ -143,9 +143,13 @@ void set_limit_audience(LimitAudience audience);
 /// it at start, so running out of memory inside a big-number operation is the one-line `out
 /// of memory` error (exit 2) like any other. The exception unwinds through GMP's C frames
 /// (built with unwind tables on the supported platforms); what GMP had allocated for the
-/// failed operation is lost, once. The Python module does not install it: GMP's memory
-/// functions are global to the process, and another extension (gmpy2) may own them.
+/// failed operation is lost, once. GMP's memory functions are global to the process and another
+/// extension (gmpy2) may own them: the Python module installs it only over GMP's defaults.
 void use_throwing_gmp_allocator();
+/// use_throwing_gmp_allocator() when GMP still has its own default memory functions (none
+/// installed by another extension such as gmpy2), which allocate with the same malloc, realloc
+/// and free; true when the throwing allocator is in place. The Python module calls it at import.
+bool use_throwing_gmp_allocator_if_default();
 
 /// One job's work budget (docs/limits.md, "The work budget"): while it lives, every costly
 /// step on the calling thread (and on threads that share it) is charged to it, and a step that

@@ -90,6 +90,19 @@ enum class ExpBase { E, Two };
 /// What a row whose every key is masked gives: an error (the default), NaN, or zeros.
 enum class MaskedRows { Error, NaN, Zeros };
 
+/// The option strings of the oracle, parsed once here for the command line and Python alike;
+/// each refuses what it does not name with a UsageError placed at `where` (the caller's option).
+/// `sqrt-dk`, `none` or a finite number (the whole text).
+Scale parse_scale(std::string_view text, const Location& where = {});
+/// A given scale that is a finite number (else a UsageError at `where`).
+Scale given_scale(double c, const Location& where = {});
+/// `e` or `2`.
+ExpBase parse_base(std::string_view text, const Location& where = {});
+/// `error`, `nan` or `zeros`.
+MaskedRows parse_masked_rows(std::string_view text, const Location& where = {});
+/// A tolerance in ULPs: finite and not negative (else a UsageError at `where`).
+double checked_tolerance(double ulps, const Location& where = {});
+
 /// One attention problem: Q (n_q × d), K (n_k × d), V (n_k × d_v), every value exact.
 struct Problem {
     Tensor q, k, v;
@@ -101,8 +114,12 @@ struct Problem {
 };
 
 /// Checks shapes, masks and that every value is finite and a value of its tensor's format;
-/// ShapeError / DomainError naming the tensor and the index.
+/// ShapeError / DomainError naming the tensor and the index (placed at `q`, `k`, `v`, `mask`).
 void validate(const Problem& p);
+/// Sets p.mask from the tensor `m`, which must be n_q × n_k for p's q and k (1 = masked where
+/// nonzero); ShapeError or DomainError (a NaN) at `where` otherwise. A transposed mask of
+/// the same size is refused, not read in the wrong order.
+void set_mask(Problem& p, const Tensor& m, const Location& where = {});
 
 /// What one row's bound needs, certified upper (or lower) bounds from the reference.
 struct RowFacts {

@@ -156,6 +156,10 @@ struct Exercise {
     /// Rollout references: "<name>" (both regimes) or "<name>/<regime>/steps/<k>", step k exactly
     /// as the report's /rollouts/<name>/<regime>/steps/<k>.
     std::vector<std::string> rollouts;
+    /// Layer references: "<name>" (every head's rows and the output), "<name>/heads/<h>", or the
+    /// rest of a report pointer /layers/<name>/… naming a head's quantity, row or entry
+    /// ("<name>/heads/<h>/weights/<i>", "<name>/output/<i>", "<name>/masked/<i>").
+    std::vector<std::string> layers;
     std::string explanation;             ///< fixed text for what numbers cannot say
     std::optional<Tolerance> tolerance;  ///< for its learner answers that declare none
     std::vector<std::string> accept;     ///< mistakes accepted as right in its learner answers

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from . import _exactattn as _ext
+from ._errors import ShapeError, UsageError
 
 __all__ = ["reference", "judge", "emulate", "assert_close", "OracleMismatch"]
 
@@ -35,6 +36,38 @@ class OracleMismatch(AssertionError):
         self.judgement = judgement
 
 
+def _usage(place: str, reason: str) -> Exception:
+    return UsageError(f"{place}: {reason}", "UsageError", place, reason)
+
+
+def _shape(place: str, reason: str) -> Exception:
+    return ShapeError(f"{place}: {reason}", "ShapeError", place, reason)
+
+
+def _name(x: Any, place: str, allowed: str) -> str:
+    """An option string, as the library parses it (it refuses what it does not name)."""
+    if place == "base" and isinstance(x, int) and not isinstance(x, bool):
+        return str(x)  # base=2
+    if not isinstance(x, str):
+        raise _usage(place, f"expected {allowed}, got {type(x).__name__} {x!r}")
+    return x
+
+
+def _options(scale: Any, base: Any, masked_rows: Any) -> tuple:
+    if isinstance(scale, bool) or not isinstance(scale, (str, int, float, np.floating, np.integer)):
+        raise _usage("scale", f"expected 'sqrt-dk', 'none' or a number, got {type(scale).__name__} {scale!r}")
+    if isinstance(scale, (np.floating, np.integer)):
+        scale = float(scale)
+    return (scale, _name(base, "base", "'e' or 2"),
+            _name(masked_rows, "masked_rows", "'error', 'nan' or 'zeros'"))
+
+
+def _block(block: Any) -> int:
+    if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
+        raise _usage("block", f"expected a whole number from 1, got {block!r}")
+    return int(block)
+
+
 def _as_float64(x: Any, name: str) -> tuple[np.ndarray, str]:
     """A NumPy array or torch tensor as float64 (exact) and the name of the format it was in."""
     mod = type(x).__module__
@@ -44,21 +77,26 @@ def _as_float64(x: Any, name: str) -> tuple[np.ndarray, str]:
         fmt = {torch.float16: "float16", torch.bfloat16: "bfloat16", torch.float32: "float32",
                torch.float64: "float64"}.get(t.dtype)
         if fmt is None:
-            raise TypeError(f"{name}: torch dtype {t.dtype} is not a float format of the oracle")
+            raise _shape(name, f"torch dtype {t.dtype} is not a float format of the oracle")
         return t.to(torch.float64).numpy(), fmt
-    a = np.asarray(x)
+    try:
+        a = np.asarray(x)
+    except (TypeError, ValueError) as e:  # ragged nested lists
+        raise _shape(name, f"not an array ({e})") from None
     fmt = _DTYPES.get(a.dtype.name)
     if fmt is None:
         if a.dtype.kind in "iub":
             return a.astype(np.float64), "float64"
-        raise TypeError(f"{name}: dtype {a.dtype} is not a float format of the oracle "
-                        "(bfloat16 arrays: pass a torch tensor)")
+        raise _shape(name, f"dtype {a.dtype} is not a float format of the oracle "
+                     "(bfloat16 arrays: pass a torch tensor)")
     return a.astype(np.float64), fmt
 
 
 def _problem(q: Any, k: Any, v: Any, mask: Any, dtype: str | None) -> tuple:
     arrays, fmts = zip(*(_as_float64(x, n) for x, n in ((q, "q"), (k, "k"), (v, "v"))))
     m = None if mask is None else _as_float64(mask, "mask")[0]
+    if dtype is not None and not isinstance(dtype, str):
+        raise _usage("fmt", f"expected a format name such as 'float32', got {type(dtype).__name__} {dtype!r}")
     return arrays, list(fmts), m, dtype or fmts[0]
 
 
@@ -72,7 +110,8 @@ def reference(q: Any, k: Any, v: Any, *, fmt: str | None = None, mask: Any = Non
     nonzero = masked; ``causal`` masks key j for query i when j > i.
     """
     (qa, ka, va), fmts, m, dtype = _problem(q, k, v, mask, fmt)
-    return _ext._oracle_reference(qa, ka, va, fmts, dtype, m, causal, scale, str(base), masked_rows, weights)
+    scale, base, masked_rows = _options(scale, base, masked_rows)
+    return _ext._oracle_reference(qa, ka, va, fmts, dtype, m, bool(causal), scale, base, masked_rows, bool(weights))
 
 
 def judge(out: Any, q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm: str = "safe",
@@ -91,12 +130,18 @@ def judge(out: Any, q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm
     (qa, ka, va), fmts, m, _ = _problem(q, k, v, mask, fmt)
     dtype = fmt or ofmt
     acc = accumulate or ("float64" if dtype == "float64" else "float32")
-    if block < 1:
-        raise ValueError("block must be at least 1")
+    block = _block(block)
+    scale, base, masked_rows = _options(scale, base, masked_rows)
+    if tolerance_ulps is not None:
+        if isinstance(tolerance_ulps, bool) or not isinstance(tolerance_ulps, (int, float, np.integer, np.floating)):
+            raise _usage("tolerance_ulps", f"expected a number, got {type(tolerance_ulps).__name__} {tolerance_ulps!r}")
+        tolerance_ulps = float(tolerance_ulps)  # finite and not negative: checked by the library
     wa = None if weights is None else _as_float64(weights, "weights")[0]
     la = None if lse is None else _as_float64(lse, "lse")[0].reshape(-1, 1)
-    return _ext._oracle_judge(oa, qa, ka, va, fmts, dtype, m, causal, scale, str(base), masked_rows, algorithm,
-                              acc, p_fmt or dtype, block, tolerance_ulps, wa, la)
+    return _ext._oracle_judge(oa, qa, ka, va, fmts, _name(dtype, "fmt", "a format name"), m, bool(causal), scale,
+                              base, masked_rows, _name(algorithm, "algorithm", "'naive', 'safe' or 'online'"),
+                              _name(acc, "accumulate", "a format name"),
+                              _name(p_fmt or dtype, "p_fmt", "a format name"), block, tolerance_ulps, wa, la)
 
 
 def emulate(q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm: str = "safe", block: int = 64,
@@ -106,10 +151,12 @@ def emulate(q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm: str = 
     """``algorithm`` emulated with every operation correctly rounded in ``accumulate`` (default
     ``fmt``), P in ``p_fmt`` (online), the output rounded to ``fmt``: ``out`` and ``trace``."""
     (qa, ka, va), fmts, m, dtype = _problem(q, k, v, mask, fmt)
-    if block < 1:
-        raise ValueError("block must be at least 1")
-    return _ext._oracle_emulate(qa, ka, va, fmts, dtype, m, causal, scale, str(base), masked_rows, algorithm,
-                                accumulate or dtype, p_fmt or dtype, block, trace)
+    block = _block(block)
+    scale, base, masked_rows = _options(scale, base, masked_rows)
+    return _ext._oracle_emulate(qa, ka, va, fmts, dtype, m, bool(causal), scale, base, masked_rows,
+                                _name(algorithm, "algorithm", "'naive', 'safe' or 'online'"),
+                                _name(accumulate or dtype, "accumulate", "a format name"),
+                                _name(p_fmt or dtype, "p_fmt", "a format name"), block, bool(trace))
 
 
 def _entry(j: dict, idx: tuple) -> str:

@@ -96,6 +96,10 @@ void install_error_translation() {
     take_reserve();
     g_previous_handler = std::set_new_handler(release_reserve_then_fail);
     if (g_previous_handler == release_reserve_then_fail) g_previous_handler = nullptr;  // imported twice
+    // GMP's own allocation failures (inside a product, and MPFR's) become std::bad_alloc through
+    // the same handler, hence a LimitError, instead of "GNU MP: Cannot allocate memory" and an
+    // abort of the interpreter; unless another extension (gmpy2) owns GMP's memory functions.
+    use_throwing_gmp_allocator_if_default();
 }
 
 void issue_warnings(const std::vector<Warning>& warnings) {

@@ -136,6 +136,7 @@ void bind_layers(py::module_& m) {
         const Matrix xm = matrix_of(x);
         const std::optional<Matrix> mm = memory.is_none() ? std::nullopt : std::optional<Matrix>(matrix_of(memory));
         l.padding = padding_within(padding_positions, mm ? mm->size() : xm.size());
+        check_layer_trace_size(l, xm.size(), mm ? mm->size() : xm.size());  // the text prints the whole trace
         py::gil_scoped_release release;
         return layer_text(mm ? attend_layer(l, xm, *mm) : attend_layer(l, xm), format, labels, key_labels);
     });

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "exactattn/limits.hpp"
 #include "exactattn/oracle.hpp"
 
 namespace py = pybind11;
@@ -20,13 +21,17 @@ namespace {
 
 using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
+Location arg(const char* name) {
+    Location where;
+    where.context = name;
+    return where;
+}
+
 Tensor tensor(const Array& a, const std::string& dtype, const char* name) {
     Tensor t;
     for (py::ssize_t x = 0; x < a.ndim(); ++x) t.shape.push_back(a.shape(x));
     t.data.assign(a.data(), a.data() + a.size());
-    Location where;
-    where.context = name;
-    t.format = parse_format(dtype, where);
+    t.format = parse_format(dtype, arg(name));
     return t;
 }
 
@@ -44,31 +49,23 @@ struct ProblemArgs {
 ProblemArgs problem(const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
                     const std::string& dtype, const std::optional<Array>& mask, bool causal, const py::object& scale,
                     const std::string& base, const std::string& masked_rows) {
+    // The option strings are parsed by the library, as for the command line (one refusal each).
     ProblemArgs a;
-    Location where;
-    where.context = "dtype";
-    a.f = parse_format(dtype, where);
+    a.f = parse_format(dtype, arg("fmt"));
+    if (py::isinstance<py::str>(scale))
+        a.p.scale = parse_scale(scale.cast<std::string>(), arg("scale"));
+    else if (py::isinstance<py::float_>(scale) || py::isinstance<py::int_>(scale))
+        a.p.scale = given_scale(scale.cast<double>(), arg("scale"));
+    else
+        throw usage_error("not 'sqrt-dk', 'none' or a number", arg("scale"));
+    a.p.base = parse_base(base, arg("base"));
+    a.p.masked_rows = parse_masked_rows(masked_rows, arg("masked_rows"));
     a.p.q = tensor(q, dtypes.at(0), "q");
     a.p.k = tensor(k, dtypes.at(1), "k");
     a.p.v = tensor(v, dtypes.at(2), "v");
-    if (mask)
-        for (py::ssize_t x = 0; x < mask->size(); ++x) a.p.mask.push_back(mask->data()[x] != 0 ? 1 : 0);
     a.p.causal = causal;
-    if (py::isinstance<py::str>(scale)) {
-        const auto s = scale.cast<std::string>();
-        if (s != "sqrt-dk" && s != "none") {
-            Location w;
-            w.context = "scale";
-            throw usage_error("not 'sqrt-dk', 'none' or a float", w);
-        }
-        a.p.scale = {s == "none" ? ScaleKind::None : ScaleKind::SqrtDk, 1};
-    } else {
-        a.p.scale = {ScaleKind::Given, scale.cast<double>()};
-    }
-    a.p.base = base == "2" ? ExpBase::Two : ExpBase::E;
-    a.p.masked_rows = masked_rows == "nan"     ? MaskedRows::NaN
-                      : masked_rows == "zeros" ? MaskedRows::Zeros
-                                               : MaskedRows::Error;
+    if (mask) set_mask(a.p, tensor(*mask, "float64", "mask"), arg("mask"));
+    validate(a.p);
     return a;
 }
 
@@ -123,11 +120,12 @@ void bind_oracle(py::module_& m) {
              const std::string& dtype, const std::optional<Array>& mask, bool causal, const py::object& scale,
              const std::string& base, const std::string& masked_rows, const std::string& algorithm,
              const std::string& accumulate, const std::string& p_dtype, std::int64_t block, bool trace) {
+              const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
               const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, causal, scale, base, masked_rows);
               EmulationSpec s;
-              s.algorithm = parse_algorithm(algorithm, Location{"", 0, 0, "", "algorithm"});
-              s.format = parse_format(accumulate, Location{"", 0, 0, "", "accumulate"});
-              s.p_format = parse_format(p_dtype, Location{"", 0, 0, "", "p_dtype"});
+              s.algorithm = parse_algorithm(algorithm, arg("algorithm"));
+              s.format = parse_format(accumulate, arg("accumulate"));
+              s.p_format = parse_format(p_dtype, arg("p_fmt"));
               s.output = a.f;
               s.block = block;
               Emulation e;
@@ -144,6 +142,7 @@ void bind_oracle(py::module_& m) {
           [](const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
              const std::string& dtype, const std::optional<Array>& mask, bool causal, const py::object& scale,
              const std::string& base, const std::string& masked_rows, bool weights) {
+              const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
               const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, causal, scale, base, masked_rows);
               Reference r;
               {
@@ -159,15 +158,13 @@ void bind_oracle(py::module_& m) {
            const std::string& base, const std::string& masked_rows, const std::string& algorithm,
            const std::string& accumulate, const std::string& p_dtype, std::int64_t block,
            std::optional<double> tolerance, const std::optional<Array>& weights, const std::optional<Array>& lse) {
+            const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
             const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, causal, scale, base, masked_rows);
             AlgorithmSpec s;
-            Location where;
-            where.context = "algorithm";
-            s.algorithm = parse_algorithm(algorithm, where);
-            where.context = "accumulate";
-            s.accumulate = parse_format(accumulate, where);
-            where.context = "p_dtype";
-            s.p_format = parse_format(p_dtype, where);
+            s.algorithm = parse_algorithm(algorithm, arg("algorithm"));
+            s.accumulate = parse_format(accumulate, arg("accumulate"));
+            s.p_format = parse_format(p_dtype, arg("p_fmt"));
+            if (tolerance) checked_tolerance(*tolerance, arg("tolerance_ulps"));
             s.block = block;
             Tensor out = tensor(actual, dtype, "out");
             std::optional<Tensor> w, l;

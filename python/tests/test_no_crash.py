@@ -243,3 +243,29 @@ def test_a_file_name_that_is_not_utf8_is_shown_escaped(tmp_path):
     """)
     assert code == 0, err
     assert f"{tmp_path}/b<0xFF>.json" in out, out
+
+
+def test_gmp_running_out_of_memory_in_a_loop_is_a_limit_error_not_an_abort():
+    # A loop that keeps large values, each call within every limit, until the address space
+    # ends inside GMP's own allocation (the limbs of a product): "GNU MP: Cannot reallocate
+    # memory" and exit 134 before, a LimitError now (the module gives GMP its throwing allocator).
+    code, out, err = run_child("""
+        import resource, exactattn
+        def vm_bytes():
+            with open("/proc/self/status") as f:
+                for line in f:
+                    if line.startswith("VmSize:"):
+                        return int(line.split()[1]) * 1024
+        cap = vm_bytes() + (24 << 20)
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+        kept = []
+        try:
+            for _ in range(1000):
+                kept.append(exactattn.Value("3^1048575*3^1048575*3^1048575*3^1048575"))
+            print("finished")
+        except exactattn.LimitError as e:
+            kept.clear()
+            print("LimitError", str(e)[:13])
+    """, timeout=120)
+    assert code == 0, (code, err[-2000:])
+    assert out.strip() == "LimitError out of memory", out

@@ -137,7 +137,7 @@ def test_bad_inputs_raise_the_modules_exceptions():
         oracle.reference(q, k[:, :3], v)
     with pytest.raises(exactattn.UsageError, match="float8"):
         oracle.reference(q, k, v, fmt="float8")
-    with pytest.raises(TypeError):
+    with pytest.raises(exactattn.ShapeError, match="complex64"):  # also a TypeError
         oracle.reference(q.astype(np.complex64), k, v)
 
 
@@ -205,3 +205,66 @@ def test_torch_weights_and_logsumexp_are_judged_and_a_wrong_lse_fails():
     assert j["weights"]["passed"] and j["lse"]["count"] == 8
     with pytest.raises(oracle.OracleMismatch, match=r"8 of 8 lse entries over the bound"):
         oracle.assert_close(w @ v, q, k, v, fmt="float32", weights=w, lse=lse + 1e-3)
+
+
+def test_option_strings_name_something_or_are_refused():
+    q, k, v = problem(nq=2, nk=3)
+    for kwargs, place in (({"base": "10"}, "base"), ({"base": 2.0}, "base"), ({"base": "E"}, "base"),
+                          ({"masked_rows": "bogus"}, "masked_rows"), ({"scale": "sqrtdk"}, "scale"),
+                          ({"scale": float("nan")}, "scale"), ({"scale": [1]}, "scale"),
+                          ({"masked_rows": 3}, "masked_rows"), ({"fmt": 32}, "fmt")):
+        with pytest.raises(exactattn.UsageError) as e:
+            oracle.reference(q, k, v, **kwargs)
+        assert e.value.place == place, kwargs
+    # base=2 as an int is the exp2 kernel: integer scores 1 and 0 give 2/3 and 1/3
+    one = np.ones((1, 1), np.float16)
+    r = oracle.reference(one, np.array([[1], [0]], np.float16), np.array([[1], [0]], np.float16),
+                         scale="none", base=2)
+    assert r["out"][0, 0] == np.float16(2 / 3)
+
+
+def test_a_transposed_mask_of_the_same_size_is_refused():
+    q, k, v = problem(nq=2, nk=3)
+    with pytest.raises(exactattn.ShapeError, match=r"2 × 3, not 3 × 2") as e:
+        oracle.reference(q, k, v, mask=np.zeros((3, 2)))
+    assert e.value.place == "mask"
+
+
+def test_shape_errors_name_their_argument():
+    q, k, v = problem(nq=2, nk=3)
+    for args, place in (((q[0], k, v), "q"), ((q, k[:, :3], v), "k"), ((q, k, v[:2]), "v")):
+        with pytest.raises(exactattn.ShapeError) as e:
+            oracle.reference(*args)
+        assert e.value.place == place
+    out = np.zeros((3, 2), np.float32)
+    with pytest.raises(exactattn.ShapeError) as e:
+        oracle.judge(out, q, k, v)
+    assert e.value.place == "out"
+
+
+def test_a_tolerance_is_a_finite_number_from_zero_and_a_block_a_whole_number():
+    q, k, v = problem(nq=2, nk=3)
+    out = oracle.reference(q, k, v)["out"].astype(np.float32)
+    assert oracle.judge(out, q, k, v, tolerance_ulps=1)["passed"]  # correctly rounded: within 1/2 ULP
+    for bad in (-1, float("nan"), float("inf"), "1"):
+        with pytest.raises(exactattn.UsageError) as e:
+            oracle.judge(out, q, k, v, tolerance_ulps=bad)
+        assert e.value.place == "tolerance_ulps"
+    for bad in (0, 1.5, "64"):
+        with pytest.raises(exactattn.UsageError) as e:
+            oracle.judge(out, q, k, v, block=bad)
+        assert e.value.place == "block"
+
+
+def test_each_call_is_one_job_of_the_work_budget():
+    # Three keys with v on both sides of the float32 midpoint 1 + 2^-24 and the output 2^-4.3M
+    # above it: no exact test decides it, and the rising precision is charged and refused.
+    q = np.array([[3000000.0]])
+    k = np.array([[1.0], [0.0], [0.0]])
+    v = np.array([[1 + 2.0 ** -24], [2.0], [0.5]])
+    with exactattn.limits(max_work=10 ** 9):
+        with pytest.raises(exactattn.LimitError, match=r"working precision would take about .*max_work=\.\.\.\) raises it"):
+            oracle.reference(q, k, v, fmt="float32", scale="none")
+    # With one key on the midpoint and the other above it the sign decides at once: 1 + 2^-23.
+    r = oracle.reference(q, k[:2], np.array([[1 + 2.0 ** -24], [2.0]]), fmt="float32", scale="none")
+    assert r["out"][0, 0] == 1 + 2.0 ** -23

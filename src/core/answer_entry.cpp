@@ -502,12 +502,14 @@ AnswerEntry parse_answer_entry(std::string_view raw) {
 
 namespace {
 
-// |s − t| ≤ bound (or < when strict), certified. nullopt when undecidable (see certified_compare).
-std::optional<bool> within(const Real& s, const Real& t, const Real& bound, bool strict) {
+// |s − t| ≤ bound, certified: every rule is inclusive at its boundary (docs/check.md, as Moodle's
+// numerical question accepts |answer − correct| ≤ tolerance). A distance in the domain equal to
+// the bound is decided exactly; nullopt when undecidable (see certified_compare).
+std::optional<bool> within(const Real& s, const Real& t, const Real& bound) {
     const Real d = absolute(s + negated(t));
     const auto c = certified_compare(d, bound);
     if (!c) return std::nullopt;
-    return strict ? *c < 0 : *c <= 0;
+    return *c <= 0;
 }
 
 // floor(log10 |t|) for t ≠ 0: guessed from the digits of an enclosure's midpoint, then moved
@@ -570,7 +572,7 @@ EntryVerdict judge_entry(const AnswerEntry& entry, const Real& target, const Tol
                 }
                 return v;
             }
-            decide(within(entry.value, target, Real::of(Value(mpq_class(pow10(-n) / 2))), false));
+            decide(within(entry.value, target, Real::of(Value(mpq_class(pow10(-n) / 2)))));
             return v;
         }
         case Tolerance::Kind::SignificantFigures: {
@@ -599,16 +601,16 @@ EntryVerdict judge_entry(const AnswerEntry& entry, const Real& target, const Tol
                 v.decided = false;
                 return v;
             }
-            decide(within(entry.value, target, Real::of(Value(mpq_class(pow10(*k - n + 1) / 2))), false));
+            decide(within(entry.value, target, Real::of(Value(mpq_class(pow10(*k - n + 1) / 2)))));
             return v;
         }
         case Tolerance::Kind::Absolute:
             v.rule = fmt::format("absolute tolerance {}", tol.amount.get_str());
-            decide(within(entry.value, target, Real::of(Value(tol.amount)), true));
+            decide(within(entry.value, target, Real::of(Value(tol.amount))));
             return v;
         case Tolerance::Kind::Relative:
             v.rule = fmt::format("relative tolerance {}", tol.amount.get_str());
-            decide(within(entry.value, target, Real::of(Value(tol.amount)) * absolute(target), false));
+            decide(within(entry.value, target, Real::of(Value(tol.amount)) * absolute(target)));
             return v;
     }
     return v;
@@ -632,15 +634,15 @@ std::string distance_text(const Real& d) {
     // 1000 and more: to the unit (1234.5 → 1235), not 1.23e+03.
     if (compare(x.sign() < 0 ? -x : x, Value(1000)) >= 0) return to_fixed(x, 0);
     std::string s = to_significant(x, 3);
-    // %g style, as feedback reads best: no trailing zeros (0.2, not 0.200).
-    const auto point = s.find('.');
-    if (point == std::string::npos) return s;
+    // Never in e-notation (docs/check.md): a small distance, 9.32e-05, is written 0.0000932, the
+    // same 3 significant figures as fixed places.
     const auto exp = s.find('e');
-    const std::string tail = exp == std::string::npos ? "" : s.substr(exp);
-    s.erase(exp == std::string::npos ? s.size() : exp);
+    if (exp != std::string::npos) s = to_fixed(x, 2 - std::stoi(s.substr(exp + 1)));
+    // No trailing zeros, as feedback reads best (0.2, not 0.200).
+    if (s.find('.') == std::string::npos) return s;
     while (s.back() == '0') s.pop_back();
     if (s.back() == '.') s.pop_back();
-    return s + tail;
+    return s;
 }
 
 AnswerEntry token_entry(std::string token) {

@@ -13,6 +13,13 @@
 
 #include "exactattn/print.hpp"
 
+// GMP's own memory functions (exported by libgmp, declared only in its private gmp-impl.h).
+extern "C" {
+void* __gmp_default_allocate(std::size_t);
+void* __gmp_default_reallocate(void*, std::size_t, std::size_t);
+void __gmp_default_free(void*, std::size_t);
+}
+
 namespace exactattn {
 
 namespace {
@@ -90,6 +97,17 @@ void gmp_free(void* p, std::size_t /*size*/) { std::free(p); }
 }  // namespace
 
 void use_throwing_gmp_allocator() { mp_set_memory_functions(gmp_allocate, gmp_reallocate, gmp_free); }
+
+bool use_throwing_gmp_allocator_if_default() {
+    void* (*a)(std::size_t) = nullptr;
+    void* (*r)(void*, std::size_t, std::size_t) = nullptr;
+    void (*f)(void*, std::size_t) = nullptr;
+    mp_get_memory_functions(&a, &r, &f);
+    if (a == gmp_allocate && r == gmp_reallocate && f == gmp_free) return true;
+    if (a != __gmp_default_allocate || r != __gmp_default_reallocate || f != __gmp_default_free) return false;
+    use_throwing_gmp_allocator();
+    return true;
+}
 
 const Limits& limits() { return scoped != nullptr ? *scoped : process_defaults(); }
 void set_limits(const Limits& l) { process_defaults() = l; }

@@ -98,33 +98,6 @@ std::vector<std::vector<bool>> build_mask(const AttentionLayer& layer, std::size
     return masked;
 }
 
-// Size before work: the trace holds, per head, a row of scores, exponentials and weights per
-// query over every key, and Q, K, V and the outputs. It is charged against max_report_cells
-// (the same count a scenario's layer is charged in its run report) before the mask or any
-// projection is built, so that 2400 rows or 1000 heads are refused at once, not after minutes
-// and gigabytes. Placed at X, the input whose rows make it large.
-void check_trace_size(const AttentionLayer& layer, std::size_t nq_in, std::size_t nk_in) {
-    constexpr std::int64_t kCap = std::int64_t{1} << 20;  // positions; any more is over every limit
-    const std::int64_t nq = std::min<std::int64_t>(static_cast<std::int64_t>(nq_in), kCap);
-    const std::int64_t nk = std::min<std::int64_t>(static_cast<std::int64_t>(nk_in), kCap);
-    const auto h = std::min<std::int64_t>(static_cast<std::int64_t>(layer.heads.size()), kCap);
-    std::int64_t width = 0;  // d_k + d_k + d_v + d_v: Q, K, V and the outputs
-    for (const auto& head : layer.heads) {
-        const auto cols = [](const Matrix& m) {
-            return m.empty() ? std::int64_t{0} : static_cast<std::int64_t>(m[0].size());
-        };
-        width = std::max(width, std::min(2 * cols(head.wq) + 2 * cols(head.wv), kCap));
-    }
-    const std::int64_t cells = h * (3 * nq * nk + (nq + nk) * width);  // at most 2^20·(3·2^40 + 2^42): no overflow
-    if (cells > limits().max_report_cells) {
-        throw over_limit(Limit::max_report_cells,
-                         fmt::format("the layer's trace would hold about {} exact values ({} head{} × {} queries × {} "
-                                     "keys, each a score, an exponential and a weight, and the projections)",
-                                     cells, h, h == 1 ? "" : "s", nq, nk),
-                         part("x"));
-    }
-}
-
 void check_layer(const AttentionLayer& layer) {
     if (layer.layer_norm) {
         throw domain_error(
@@ -146,6 +119,29 @@ void check_layer(const AttentionLayer& layer) {
 }
 
 }  // namespace
+
+// Size before work, for a caller that prints the whole trace (attention.hpp).
+void check_layer_trace_size(const AttentionLayer& layer, std::size_t nq_in, std::size_t nk_in) {
+    constexpr std::int64_t kCap = std::int64_t{1} << 20;  // positions; any more is over every limit
+    const std::int64_t nq = std::min<std::int64_t>(static_cast<std::int64_t>(nq_in), kCap);
+    const std::int64_t nk = std::min<std::int64_t>(static_cast<std::int64_t>(nk_in), kCap);
+    const auto h = std::min<std::int64_t>(static_cast<std::int64_t>(layer.heads.size()), kCap);
+    std::int64_t width = 0;  // d_k + d_k + d_v + d_v: Q, K, V and the outputs
+    for (const auto& head : layer.heads) {
+        const auto cols = [](const Matrix& m) {
+            return m.empty() ? std::int64_t{0} : static_cast<std::int64_t>(m[0].size());
+        };
+        width = std::max(width, std::min(2 * cols(head.wq) + 2 * cols(head.wv), kCap));
+    }
+    const std::int64_t cells = h * (3 * nq * nk + (nq + nk) * width);  // at most 2^20·(3·2^40 + 2^42): no overflow
+    if (cells > limits().max_report_cells) {
+        throw over_limit(Limit::max_report_cells,
+                         fmt::format("the layer's trace would hold about {} exact values ({} head{} × {} quer{} × {} "
+                                     "key{}, each a score, an exponential and a weight, and the projections)",
+                                     cells, h, h == 1 ? "" : "s", nq, nq == 1 ? "y" : "ies", nk, nk == 1 ? "" : "s"),
+                         part("x"));
+    }
+}
 
 Memory project(const Memory& x, const Matrix& w, std::string_view x_name, std::string_view w_name) {
     check_rectangular(w, w_name);
@@ -179,7 +175,6 @@ LayerTrace attend_layer(const AttentionLayer& layer, const Matrix& x_in, const M
     const Matrix& mem = self ? t.input : memory_in;
     const std::size_t nq = t.input.size();
     const std::size_t nk = mem.size();
-    check_trace_size(layer, nq, nk);
     t.masked = build_mask(layer, nq, nk);
     const Memory xq = Memory(t.input).compacted();
     const Memory xk = self ? xq : Memory(mem).compacted();

@@ -151,6 +151,7 @@ ScoreBound score_bound(const std::vector<Magnitude>& query, const std::vector<Ma
 
 void Estimate::add(const Estimate& e, double times) {
     values += times * e.values;
+    certain_values += times * e.certain_values;
     chars += times * e.chars;
     work += times * e.work;
 }
@@ -186,6 +187,7 @@ Estimate read_estimate(double n, double d, const ScoreBound& scores, double valu
     const double context_chars = weight_chars + value_chars + kDigitsPerBit * std::log2(n + 1) + 3;
     Estimate e;
     e.values = n * (3 + (memory ? d : 0)) + 2 * d + 1;
+    e.certain_values = e.values;
     e.chars =
         n * (weight_chars + exp_chars + score_chars + (memory ? d * value_chars : 0)) + (2 * d + 1) * context_chars;
     // Products of m-term elements (3 units of the size per pair of terms, docs/limits.md): a
@@ -194,6 +196,10 @@ Estimate read_estimate(double n, double d, const ScoreBound& scores, double valu
     e.work = n * (1 + d) * product + n * multiplication_work(spread) +
              3 * m * m * std::log2(m + 1) * multiplication_work(weight_bits);
     return e;
+}
+
+double certain_work(const Estimate& e, Format format) {
+    return format == Format::Json ? 0 : kWorkPerPrintedCharacter * e.certain_values;
 }
 
 double printing_work(const Estimate& e, Format format) {
@@ -269,8 +275,14 @@ Magnitude scale_bound(ScoreRule rule, const Value& scale, std::size_t dk) {
 
 double value_chars(const std::vector<Magnitude>& cols) { return printed_chars(merged(cols)); }
 
-std::string plural(double n, const char* one) {
-    return fmt::format("{} {}{}", static_cast<std::int64_t>(n), one, n == 1 ? "" : "s");
+// "1 query", "2 queries", "3 positions".
+std::string plural(double n, const std::string& one) {
+    const auto count = static_cast<std::int64_t>(n);
+    if (count == 1) return fmt::format("1 {}", one);
+    if (one.size() > 1 && one.back() == 'y' && one.find_last_of("aeiou") != one.size() - 2) {
+        return fmt::format("{} {}ies", count, one.substr(0, one.size() - 1));
+    }
+    return fmt::format("{} {}s", count, one);
 }
 
 }  // namespace
@@ -282,6 +294,7 @@ std::vector<ReportPart> predict_report(const Scenario& s, bool tables) {
         if (!tables) break;
         Estimate e;
         e.values = static_cast<double>(src.states.rows() * src.states.width());
+        e.certain_values = e.values;
         e.chars = e.values * value_chars(column_bounds(src.states));
         parts.push_back({pointer_join("/sources", src.name), fmt::format("the states of source \"{}\"", src.name), e});
     }
@@ -343,6 +356,7 @@ std::vector<ReportPart> predict_report(const Scenario& s, bool tables) {
                   nq);
             Estimate qkv;  // Q, K, V and the outputs
             qkv.values = nq * (dk + dv) + nk * (dk + dv);
+            qkv.certain_values = qkv.values;
             qkv.chars = nq * dk * value_chars(q) + nk * (dk * value_chars(k) + dv * value_chars(v));
             e.add(qkv);
         }
@@ -407,10 +421,14 @@ std::vector<ReportPart> predict_report(const Scenario& s, bool tables) {
         const auto v = static_cast<double>(dec.vocabulary.size());
         step.add(read_estimate(v, 0, os, 0, false));
         step.values += 3 * d;
+        step.certain_values += 3 * d;
         step.chars += 3 * d * state.printed_chars;
         const double regimes = ro.reference.empty() ? 1 : 2;
         Estimate e;
         e.add(step, regimes * steps);
+        // Generation (and teacher forcing) may stop at the end token or a refused tie after
+        // the first step: only that step of each regime is certain.
+        e.certain_values = step.certain_values * regimes * std::min(steps, 1.0);
         parts.push_back({pointer_join("/rollouts", ro.name),
                          fmt::format("rollout \"{}\", {} × {} over {}", ro.name, plural(regimes, "regime"),
                                      plural(steps, "step"), plural(v, "target token")),
@@ -420,32 +438,31 @@ std::vector<ReportPart> predict_report(const Scenario& s, bool tables) {
 }
 
 void check_predicted_report(const Scenario& s, bool tables, std::optional<Format> printed) {
+    if (!printed) return;
     const auto parts = predict_report(s, tables);
     Estimate total;
     const ReportPart* largest = nullptr;
     double largest_work = -1;
     for (const auto& p : parts) {
         total.add(p.estimate);
-        const double w = p.estimate.work + (printed ? printing_work(p.estimate, *printed) : 0);
+        const double w = certain_work(p.estimate, *printed);
         if (w > largest_work) {
             largest_work = w;
             largest = &p;
         }
     }
-    const double work = total.work + (printed ? printing_work(total, *printed) : 0);
+    const double work = certain_work(total, *printed);
     if (largest == nullptr || work_fits(work)) return;
     Location where;
     where.file = s.file;
     where.pointer = largest->pointer;
-    const std::string size = printed ? fmt::format("{:.2g} exact values printed as about {:.2g} characters of {}",
-                                                   total.values, total.chars, format_info(*printed).title)
-                                     : fmt::format("{:.2g} exact values", total.values);
-    throw over_limit(
-        Limit::max_work,
-        fmt::format("the report predicted from the declarations would hold about {} and take about {:.2g} work "
-                    "units ({}: {:.2g} values, {:.2g} characters)",
-                    size, work, largest->what, largest->estimate.values, largest->estimate.chars),
-        where);
+    throw over_limit(Limit::max_work,
+                     fmt::format("the report predicted from the declarations would hold at least {:.2g} exact values "
+                                 "printed as {} at {} work units a character, at least {:.2g} work units ({}: {:.2g} "
+                                 "values)",
+                                 total.certain_values, format_info(*printed).title, kWorkPerPrintedCharacter, work,
+                                 largest->what, largest->estimate.certain_values),
+                     where);
 }
 
 }  // namespace exactattn::detail

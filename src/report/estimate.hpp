@@ -55,6 +55,9 @@ ScoreBound score_bound(const std::vector<Magnitude>& query, const std::vector<Ma
 /// them, in work units.
 struct Estimate {
     double values = 0;
+    /// Of `values`, those the report certainly holds: a rollout's generation may stop at its
+    /// end token or a refused tie after its first step, so only that step is certain.
+    double certain_values = 0;
     double chars = 0;
     double work = 0;
     void add(const Estimate& e, double times = 1);
@@ -87,9 +90,17 @@ struct ReportPart {
 /// memory are printed beside it).
 std::vector<ReportPart> predict_report(const Scenario& s, bool tables);
 
+/// The work a report printed in `format` is certainly charged for `e`: each value it certainly
+/// holds printed with at least one character at kWorkPerPrintedCharacter (tables print every
+/// value through the charged printers; the streamed JSON of `run` writes a read's columns
+/// uncharged, so JSON is certain of nothing), and no arithmetic, which the fast path avoids.
+double certain_work(const Estimate& e, Format format);
+
 /// Refuses (a LimitError on max_work, placed at the declaration whose part is largest, in
-/// `file`) a report whose predicted work, with its printing in `printed` when it is printed as
-/// a whole, would take the job past its budget.
+/// `file`) a report whose certain work (certain_work), when it is printed as a whole in
+/// `printed`, would take the job past its budget. The bound (Estimate::work and
+/// printing_work) is several times, up to a hundred times, what honest reports are charged,
+/// so it refuses nothing: the running budget stops the rest (docs/limits.md).
 void check_predicted_report(const Scenario& s, bool tables, std::optional<Format> printed);
 
 }  // namespace exactattn::detail

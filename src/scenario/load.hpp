@@ -131,6 +131,11 @@ class Loader {
     // declared steps; a generation that ends early has fewer, checked when the report is run).
     std::vector<std::string> rollout_refs(const Scenario& s, const Json& ex, const std::string& ptr);
 
+    // An exercise's layer reference: "<name>" or the rest of a report pointer into the layer,
+    // /layers/<name>/heads/<h>[/<quantity>[/<i>[/<j>]]] or /layers/<name>/<input|masked|concat|
+    // output>[/<i>[/<j>]], with every index in range (0-based, as in the report's pointers).
+    std::vector<std::string> layer_refs(const Scenario& s, const Json& ex, const std::string& ptr);
+
     void exercises(Scenario& s);
 
     bool flag(const Json& v, const std::string& ptr);

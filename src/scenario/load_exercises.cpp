@@ -214,6 +214,96 @@ std::vector<std::string> Loader::rollout_refs(const Scenario& s, const Json& ex,
     });
 }
 
+std::vector<std::string> Loader::layer_refs(const Scenario& s, const Json& ex, const std::string& ptr) {
+    return ref_list(ex, "layers", ptr, [&](const std::string& ref, const std::string& pi) {
+        const std::string name = ref.substr(0, ref.find('/'));
+        const LayerSpec* spec = nullptr;
+        for (const auto& ls : s.layers) spec = ls.name == name ? &ls : spec;
+        if (spec == nullptr) throw reference_error(fmt::format("unknown layer \"{}\"", name), r_.at(pi));
+        std::vector<std::string> seg;
+        for (std::size_t at = name.size(); at < ref.size();) {
+            const std::size_t next = std::min(ref.find('/', at + 1), ref.size());
+            seg.push_back(ref.substr(at + 1, next - at - 1));
+            at = next;
+        }
+        const AttentionLayer& l = spec->layer;
+        const std::size_t n_q = s.sequence(spec->sequence).rows.size();
+        const std::size_t n_k = spec->memory.empty() ? n_q : s.sequence(spec->memory).rows.size();
+        const std::size_t d_model = n_q == 0 ? 0 : s.sequence(spec->sequence).rows[0].size();
+        const auto width = [](const Matrix& m) { return m.empty() ? std::size_t{0} : m[0].size(); };
+        std::size_t concat = 0;
+        for (const auto& h : l.heads) concat += width(h.wv);
+        // Rows and columns of each quantity, as the report holds it (columns 0: a vector).
+        std::size_t rows = 0;
+        std::size_t cols = 0;
+        bool known = true;
+        std::size_t k = 0;  // the first index segment
+        if (!seg.empty() && seg[0] == "heads") {
+            const auto h = seg.size() > 1 ? numbered("/" + seg[1], "/") : std::nullopt;
+            if (!h || *h >= l.heads.size()) {
+                throw reference_error(fmt::format("\"{}\" names no head: layer \"{}\" has heads 0 to {} (as in the "
+                                                  "report's /layers/{}/heads/<h>)",
+                                                  ref, name, l.heads.size() - 1, name),
+                                      r_.at(pi));
+            }
+            const AttentionHead& head = l.heads[*h];
+            const std::string q = seg.size() > 2 ? seg[2] : "";
+            k = 3;
+            if (q == "queries") {
+                rows = n_q, cols = width(head.wq);
+            } else if (q == "keys") {
+                rows = n_k, cols = width(head.wk);
+            } else if (q == "values") {
+                rows = n_k, cols = width(head.wv);
+            } else if (q == "scores" || q == "weights") {
+                rows = n_q, cols = n_k;
+            } else if (q == "denominators") {
+                rows = n_q;
+            } else if (q == "outputs") {
+                rows = n_q, cols = width(head.wv);
+            } else {
+                known = seg.size() == 2;
+            }
+        } else if (!seg.empty()) {
+            const std::string& q = seg[0];
+            k = 1;
+            rows = n_q;
+            if (q == "input") {
+                cols = d_model;
+            } else if (q == "masked") {
+                cols = n_k;
+            } else if (q == "concat") {
+                cols = concat;
+            } else if (q == "output") {
+                cols = l.wo ? width(*l.wo) : concat;
+            } else {
+                known = false;
+            }
+        }
+        if (!known) {
+            throw reference_error(fmt::format("\"{}\" names nothing of layer \"{}\": write \"{}\", \"{}/heads/<h>\", "
+                                              "\"{}/heads/<h>/<quantity>\" (queries, keys, values, scores, "
+                                              "denominators, weights, outputs) or \"{}/<input|masked|concat|output>\", "
+                                              "each optionally with /<row> and /<column>, as in the report's "
+                                              "/layers/{}/…",
+                                              ref, name, name, name, name, name, name),
+                                  r_.at(pi));
+        }
+        const std::size_t extents[2] = {rows, cols};
+        for (std::size_t i = k; i < seg.size(); ++i) {
+            const auto idx = numbered("/" + seg[i], "/");
+            const std::size_t limit = i - k < 2 ? extents[i - k] : 0;
+            if (!idx || *idx >= limit) {
+                throw reference_error(limit == 0 ? fmt::format("\"{}\" names no entry: \"{}\" has no further index",
+                                                               ref, ref.substr(0, ref.size() - seg[i].size() - 1))
+                                                 : fmt::format("\"{}\" names no entry: {} indices run from 0 to {}",
+                                                               ref, i == k ? "its row" : "its column", limit - 1),
+                                      r_.at(pi));
+            }
+        }
+    });
+}
+
 void Loader::exercises(Scenario& s) {
     if (!root_.contains("exercises")) return;
     const auto& a = r_.array(root_["exercises"], "/exercises");
@@ -226,7 +316,7 @@ void Loader::exercises(Scenario& s) {
         const Json& ex = r_.object(a[i], ptr);
         r_.only_keys(ex, ptr,
                      {"id", "title", "prompt", "reads", "interventions", "costs", "learner_answers", "rollouts",
-                      "explanation", "tolerance", "accept", "variation"});
+                      "layers", "explanation", "tolerance", "accept", "variation"});
         Exercise e;
         if (!ex.contains("id") || !ex.contains("prompt")) {
             throw shape_error("an exercise needs \"id\" and \"prompt\"", r_.at(ptr));
@@ -242,6 +332,7 @@ void Loader::exercises(Scenario& s) {
         e.costs = names(ex, "costs", ptr, costs, "cost case");
         e.learner_answers = names(ex, "learner_answers", ptr, learners, "learner answer");
         e.rollouts = rollout_refs(s, ex, ptr);
+        e.layers = layer_refs(s, ex, ptr);
         if (ex.contains("explanation")) e.explanation = r_.string(ex["explanation"], ptr + "/explanation");
         if (ex.contains("tolerance")) e.tolerance = tolerance(ex["tolerance"], ptr + "/tolerance");
         if (ex.contains("accept")) e.accept = accepted(ex["accept"], ptr + "/accept");
@@ -254,6 +345,15 @@ void Loader::exercises(Scenario& s) {
             if (la.accept.empty()) la.accept = e.accept;
         }
         if (ex.contains("variation")) e.variation = variation(ex["variation"], ptr + "/variation");
+        // Every exercise has an answer key: something its derivation is made from.
+        if (e.reads.empty() && e.interventions.empty() && e.costs.empty() && e.learner_answers.empty() &&
+            e.rollouts.empty() && e.layers.empty() && e.explanation.empty() && !e.variation) {
+            throw shape_error(fmt::format("exercise \"{}\" names nothing its answer key can be derived from: list "
+                                          "reads, interventions, costs, layers, rollouts or learner_answers, or "
+                                          "give a variation or an explanation",
+                                          e.id),
+                              r_.at(ptr));
+        }
         s.exercises.push_back(std::move(e));
     }
 }

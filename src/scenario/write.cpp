@@ -208,6 +208,7 @@ Json exercise_j(const Exercise& e) {
     if (!e.costs.empty()) o["costs"] = list_j(e.costs);
     if (!e.learner_answers.empty()) o["learner_answers"] = list_j(e.learner_answers);
     if (!e.rollouts.empty()) o["rollouts"] = list_j(e.rollouts);
+    if (!e.layers.empty()) o["layers"] = list_j(e.layers);
     optional_text(o, "explanation", e.explanation);
     rules_j(o, e.tolerance, e.accept);
     if (e.variation) o["variation"] = variation_j(*e.variation);

@@ -218,6 +218,10 @@ std::vector<const ReadTrace*> exercise_traces(const Report& rep, const Exercise&
         add_traces_at(rep, "/interventions/" + name + ref.substr(name.size()), found);
     }
     for (const auto& ref : e.rollouts) add_traces_at(rep, "/rollouts/" + ref, found);
+    for (const auto& ref : e.layers) {
+        const std::string name = ref.substr(0, ref.find('/'));
+        add_traces_at(rep, detail::pointer_join("/layers", name) + ref.substr(name.size()), found);
+    }
     if (e.variation) {
         for (const auto& p : e.variation->parts) add_traces_at(rep, p.at, found);
         add_traces_at(rep, e.variation->answer, found);
@@ -410,6 +414,8 @@ Scenario needed_only(const Context& c, Scenario s) {
     for (const auto& r : c.exercise.rollouts) {
         pointers.push_back(detail::pointer_join("/rollouts", r.substr(0, r.find('/'))));
     }
+    for (const auto& r : c.exercise.layers)
+        pointers.push_back(detail::pointer_join("/layers", r.substr(0, r.find('/'))));
     return only_what_pointers_need(std::move(s), pointers);
 }
 

@@ -11,11 +11,13 @@
 
 #include "cli/run_cli.hpp"
 #include "app.hpp"
+#include "exactattn/answer_key.hpp"
 #include "exactattn/check.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/parse.hpp"
 #include "exactattn/variants.hpp"
 #include "exactattn/verify.hpp"
+#include "support/check_support.hpp"
 #include "support/support.hpp"
 
 namespace {
@@ -466,6 +468,33 @@ TEST(Variants, ConstraintsApplyToTheLayerRowsAnExercisePointsInto) {
     }
 }
 
+// An exercise that names only its variation's parts has a key all the same (issue 37): the
+// parts' layer row derived. By hand (one_layer_exercise): q_1 = x_1 W_Q = [1], k_1 = [w], k_2 = [0]
+// for the drawn W_K = [w]; w = a: scores a, 0, exponentials 2, 1, total 3, weights [2/3, 1/3],
+// output (2/3)[1] + (1/3)[0] = [2/3]; w = 0: scores 0, 0, weights [1/2, 1/2], output [1/2].
+TEST(Variants, AKeyFromThePartsOfAnExerciseThatNamesNothingElse) {
+    const Scenario base = parse_scenario(one_layer_exercise("/layers/l/heads/0/weights/0", "{}"), "layer.json");
+    RenderOptions unicode;
+    unicode.markdown_math = false;
+    const std::string key = render_answers(run_scenario(base), Format::Markdown, unicode);
+    EXPECT_NE(key.find("Query 1 (u): q_1 = [1]"), std::string::npos) << key;
+    EXPECT_NE(key.find("s_11 = a, s_12 = 0"), std::string::npos) << key;
+    EXPECT_NE(key.find("α_1 = [2/3, 1/3] and the output is o_1 = (2/3)[1] + (1/3)[0] = [2/3]."), std::string::npos)
+        << key;
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+        VariantRequest req;
+        req.exercise = "t";
+        req.seed = seed;
+        req.count = 1;
+        const VariantSet set = draw_variants(base, req);
+        const Variant& v = set.variants.at(0);
+        const bool w_is_a = v.report.layers.at(0).spec.layer.heads.at(0).wk.at(0).at(0) == parse_value("a");
+        const std::string vk = render(variant_key_document(set, v), Format::Markdown, unicode);
+        EXPECT_NE(vk.find(w_is_a ? "α_1 = [2/3, 1/3]" : "α_1 = [1/2, 1/2]"), std::string::npos) << vk;
+        EXPECT_EQ(vk.find("**Answer.**\n"), std::string::npos) << vk;
+    }
+}
+
 // A constraint on weights that no part, answer or listed read reaches would hold for every
 // variant: refused at the constraint. The answer here is a projection (V), not a read.
 TEST(Variants, AConstraintOnReadsOfAnExerciseThatReadsNoneIsRefused) {
@@ -584,6 +613,69 @@ TEST(Variants, AnEntryThatChangesNoComputedQuantityIsRefused) {
 namespace {
 
 // One variant is "1 variant", in the command's summary and in the sheet's title.
+// check and the Moodle export share one boundary rule (docs/check.md#tolerance-rules): Moodle
+// accepts a response r when answer − tolerance ≤ r ≤ answer + tolerance. A memory [[m]] read with
+// query [0] has context m (score 0, weight 1); m is drawn from −9/5 and −2. The variant answering
+// −9/5 exports <text>-1.80000000000000</text> (15 significant digits) and <tolerance>0.001</tolerance>, so Moodle's
+// rule applied to those numbers scores −1.799 (exactly 0.001 away) and not −1.7989; `check` with absolute:0.001 judges
+// both alike.
+std::string nine_fifths(const std::string& choices, bool distinct_answers) {
+    return R"({
+  "sources": {"m": {"memory": [["-9/5"]]}},
+  "reads": {"x": {"source": "m", "query": [0]}},
+  "exercises": [{"id": "t", "prompt": "Read it.", "reads": ["x"],
+    "variation": {"vary": [{"at": "/sources/m/memory/0/0", "choices": )" +
+           choices + R"(}],
+                  "parts": [{"label": "the context", "at": "/reads/x/context/0"}],
+                  "answer": "/reads/x/context/0", "tolerance": "0.001",
+                  "constraints": {"distinct_answers": )" +
+           (distinct_answers ? "true" : "false") + R"(}}}]
+})";
+}
+
+TEST(Variants, MoodleAndCheckAcceptTheToleranceBoundaryAlike) {
+    VariantRequest req;
+    req.exercise = "t";
+    req.seed = 1;
+    req.count = 2;
+    const VariantSet set = draw_variants(parse_scenario(nine_fifths(R"(["-9/5", "-2"])", false), "nf.json"), req);
+    ASSERT_EQ(set.variants.size(), 2U);
+    const std::string xml = moodle_xml(set);
+    const auto between = [&xml](const std::string& open, const std::string& close, std::size_t from) {
+        const auto a = xml.find(open, from);
+        EXPECT_NE(a, std::string::npos) << open << "\n" << xml;
+        return a == std::string::npos ? std::string()
+                                      : xml.substr(a + open.size(), xml.find(close, a) - a - open.size());
+    };
+    const auto at = xml.find("<text>-1.80000000000000</text>");
+    ASSERT_NE(at, std::string::npos) << xml;
+    const Value answer = parse_value(between("<text>", "</text>", at));
+    const Value tolerance = parse_value(between("<tolerance>", "</tolerance>", at));
+    EXPECT_EQ(answer, parse_value("-9/5"));
+    EXPECT_EQ(tolerance, parse_value("1/1000"));
+    const Variant& v = set.variants[set.variants[0].report.read("x").trace.context.at(0) == answer ? 0 : 1];
+    for (const char* r : {"-1.799", "-1.801", "-1.7989"}) {
+        const Value response = parse_value(r);
+        const bool moodle = compare(answer - tolerance, response) <= 0 && compare(response, answer + tolerance) <= 0;
+        EXPECT_EQ(moodle, std::string(r) != "-1.7989") << r;
+        EXPECT_EQ(test::check(v.report, "/reads/x/context/0", r, "absolute:0.001").correct, moodle) << r;
+    }
+}
+
+// distinct_answers models the Moodle export's rule too: answers exactly the tolerance apart
+// (−9/5 and −1.799) are too close, since each scores against the other's key.
+TEST(Variants, AnswersExactlyTheToleranceApartAreNotDistinct) {
+    VariantRequest req;
+    req.exercise = "t";
+    req.seed = 1;
+    req.count = 2;
+    EXPECT_ERROR_HAS(draw_variants(parse_scenario(nine_fifths(R"(["-9/5", "-1.799"])", true), "nf.json"), req),
+                     ErrorKind::Limit, "within the tolerance 0.001 of an earlier one");
+    // 0.0011 apart, they are distinct.
+    EXPECT_EQ(
+        draw_variants(parse_scenario(nine_fifths(R"(["-9/5", "-1.7989"])", true), "nf.json"), req).variants.size(), 2U);
+}
+
 TEST(Variants, OneVariantIsSingular) {
     const fs::path d = fresh_dir("one");
     const Result r = run({"variants", "chapter14", "--exercise", "1", "--count", "1", "--seed", "7", "-o", d.string()});

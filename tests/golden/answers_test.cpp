@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The generated answer key against §14.10's reference answers (typed from the chapter).
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
 
 #include "exactattn/answer_key.hpp"
 #include "exactattn/check.hpp"
@@ -113,6 +118,85 @@ TEST(Answers, SentencesFollowTheNumbers) {
              "With 2: key removed, the scores of 1: color and 3: full stop are [a, 0], their exponentials "
              "[2, 1], and the total is 3. Weights in source order, 0 for the removed position, are "
              "[2/3, 0, 1/3].");
+}
+
+// Exercise 15.2 of data/examples/self-attention.json names layer cells (issue 37: a Chapter 15
+// exercise had an empty key). By hand, from the file's assumptions: x_1 = [1,0,0,0],
+// x_2 = [1,1,0,0], x_3 = [0,1,1,0]; d_k = 4, scale 1/√4 = 1/2.
+//   causal/masked/1: query 2 (cat) sees keys 1 and 2; key 3 (sat) is after it (causal).
+//   causal/heads/1/weights/2: head 2 has W_Q = I, so q_3 = x_3 = [0,1,1,0]; k_1 = [0,a,0,0],
+//     k_2 = [a,a,0,0], k_3 = [a,0,0,a]; s_31 = a/2, s_32 = a/2, s_33 = 0; exponentials √2, √2, 1,
+//     total 1 + 2√2; weights (4 − √2)/7, (4 − √2)/7, (2√2 − 1)/7 (√2/(1 + 2√2) = √2(2√2 − 1)/7);
+//     output ((4 − √2)/7)([0,2] + [1,2]) + ((2√2 − 1)/7)[1,1] = [(3 + √2)/7, (15 − 2√2)/7].
+//   causal/output/1: head 1's row 2 is [1, 2/3], head 2's [2 − √2, 2]; W_O adds head 2's columns
+//     onto head 1's: [3 − √2, 8/3, 0, 0]; the residual adds x_2 = [1,1,0,0]: [4 − √2, 11/3, 0, 0].
+TEST(Answers, LayerCellsOfAChapter15ExerciseAreDerived) {
+    const Report rep =
+        run_scenario(load_scenario(std::string(EXACTATTN_SOURCE_DIR) + "/data/examples/self-attention.json"));
+    const std::string key = render_answers(rep, Format::Markdown, unicode_markdown());
+    const std::string e = section(key, "## Exercise 15.2");
+    contains(e, "Query 2 (cat) sees keys 1 and 2. Key 3 (sat) is masked (causal: query 2 sees keys 1 to 2)");
+    contains(e, "Head 2, query 3 (sat): q_3 = [0, 1, 1, 0]");
+    contains(e, "s_3j = q_3·k_j/√4");
+    contains(e, "s_31 = a/2, s_32 = a/2, s_33 = 0");
+    contains(e, "The exponentials [√2, √2, 1] have the total 1 + 2√2");
+    contains(e, "α_3 = [(4 − √2)/7, (4 − √2)/7, (2√2 − 1)/7]");
+    contains(e, "= [(3 + √2)/7, (15 − 2√2)/7]");
+    contains(e, "k_1 = [0, a, 0, 0], k_2 = [a, a, 0, 0], k_3 = [a, 0, 0, a]");
+    contains(e, "give the concatenation [1, 2/3, 2 − √2, 2]");
+    contains(e, "times W_O it is [3 − √2, 8/3, 0, 0]");
+    contains(e, "the residual adds x_2 = [1, 1, 0, 0], so the output row is y_2 = [4 − √2, 11/3, 0, 0]");
+    // Row 2 of head 1 masks key 3: its weights [1/3, 2/3, 0].
+    contains(e, "α_2 = [1/3, 2/3, 0]");
+    // A head's projections are said once, though two references reach head 2.
+    const std::string k2 = "Head 2 projects the keys";
+    ASSERT_NE(e.find(k2), std::string::npos) << e;
+    EXPECT_EQ(e.find(k2, e.find(k2) + 1), std::string::npos) << e;
+    // The JSON key holds each reference's quantity.
+    contains(render_answers(rep, Format::Json), "\"causal/output/1\": [\n");
+}
+
+// Every exercise of every scenario file in data/ and tests/ has a key (issue 37): its answer
+// has at least one sentence and a value in it. Files the loader refuses (tests/bad) are skipped;
+// they have no key to give.
+TEST(Answers, EveryExerciseOfEveryScenarioFileHasAKey) {
+    namespace fs = std::filesystem;
+    std::size_t exercises = 0;
+    for (const char* dir : {"data", "tests"}) {
+        for (const auto& f : fs::recursive_directory_iterator(fs::path(EXACTATTN_SOURCE_DIR) / dir)) {
+            if (f.path().extension() != ".json") continue;
+            std::ifstream in(f.path());
+            const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            if (text.find("\"exercises\"") == std::string::npos) continue;
+            std::optional<Report> rep;
+            try {
+                rep = run_scenario(load_scenario(f.path().string()));
+            } catch (const Error&) {
+                continue;
+            }
+            const auto doc = nlohmann::json::parse(render_answers(*rep, Format::Json));
+            for (const auto& ex : doc["exercises"]) {
+                ++exercises;
+                const auto& answer = ex["answer"];
+                EXPECT_FALSE(answer.empty()) << f.path() << " exercise " << ex["id"];
+                std::string all;
+                for (const auto& sentence : answer) all += sentence.get<std::string>();
+                EXPECT_NE(all.find_first_of("0123456789"), std::string::npos)
+                    << f.path() << " exercise " << ex["id"] << ": " << all;
+            }
+        }
+    }
+    EXPECT_GE(exercises, 10U);
+}
+
+// A token answer is set apart in quotes (issue 37): a learner's token `is` would otherwise read
+// "A learner's answer is is wrong". By hand (data/chapter14/decoder-rollout.json's notes):
+// generation feeds its own a at step 2 and chooses blue; the learner answered red.
+TEST(Answers, TokenAnswersAreQuoted) {
+    const Report rep =
+        run_scenario(load_scenario(std::string(EXACTATTN_SOURCE_DIR) + "/data/chapter14/decoder-rollout.json"));
+    const std::string key = render_answers(rep, Format::Markdown, unicode_markdown());
+    contains(key, "A learner's answer \"red\" is wrong (the exact answer is \"blue\")");
 }
 
 TEST(Answers, LatexAndJson) {

@@ -79,6 +79,56 @@ TEST(Check, SignificantFiguresAbsoluteRelativeAndPercent) {
     EXPECT_EQ(j.rule, "a percentage to the 4 decimal places written");
 }
 
+// The absolute rule is inclusive, as Moodle's numerical question is (docs/check.md): a memory
+// [[-9/5]] read with query [0] has score 0, weight 1 and context −9/5. |−1.799 − (−1.8)| = 0.001
+// exactly, at the boundary: right; |−1.7989 − (−1.8)| = 0.0011 > 0.001: wrong; −1.801 from
+// the other side is 0.001 away again: right.
+TEST(Check, AbsoluteToleranceIncludesItsBoundaryExactly) {
+    static const Report nine_fifths = run_scenario(parse_scenario(
+        R"({"sources": {"m": {"memory": [["-9/5"]]}}, "reads": {"r": {"source": "m", "query": [0]}}})", "nf.json"));
+    Judgement j = check(nine_fifths, "/reads/r/context/0", "-1.799", "absolute:0.001");
+    EXPECT_TRUE(j.correct) << judgement_text(j);
+    EXPECT_EQ(j.rule, "absolute tolerance 1/1000");
+    EXPECT_TRUE(check(nine_fifths, "/reads/r/context/0", "-1.801", "absolute:0.001").correct);
+    EXPECT_FALSE(check(nine_fifths, "/reads/r/context/0", "-1.7989", "absolute:0.001").correct);
+    // Relative 1/1800 of 9/5 is the same 0.001: inclusive as well.
+    EXPECT_TRUE(check(nine_fifths, "/reads/r/context/0", "-1.799", "relative:1/1800").correct);
+    EXPECT_FALSE(check(nine_fifths, "/reads/r/context/0", "-1.7989", "relative:1/1800").correct);
+}
+
+// A small distance is written as a decimal, never in e-notation (docs/check.md): 2^(1/3) − 1 =
+// 0.2599210499…, and 0.25983 (5 places written, so held to ½·10^−5) is 0.0000910499… away:
+// 0.0000910 to 3 significant figures, printed without the trailing zero.
+TEST(Check, ASmallDistanceIsWrittenWithoutENotation) {
+    const Judgement j = check(thirds(), "/reads/thirds/weights/0", "0.25983");
+    EXPECT_FALSE(j.correct);
+    const std::string text = judgement_text(j);
+    EXPECT_NE(text.find("it is 0.000091 from the exact value"), std::string::npos) << text;
+    EXPECT_EQ(text.find("e-0"), std::string::npos) << text;
+}
+
+// On a layer's row the positions a read removes are masked keys, and the mistakes say so
+// (issue 37). Head 1 of data/examples/self-attention.json, row 2 (query cat): scores a, 2a and,
+// for the masked key 3, x_2·x_3·a = a; exponentials 2, 4 (and 2 for key 3); weights [1/3, 2/3, 0].
+//   the mask after the softmax: [2, 4]/(2 + 4 + 2) = [1/4, 1/2, 0];
+//   masked key given score 0: exponentials 2, 4, 1 over 7: [2/7, 4/7, 1/7];
+//   the unmasked keys only: [1/3, 2/3].
+TEST(Check, LayerMistakesSayMaskedNotRemoved) {
+    static const Report layer =
+        run_scenario(load_scenario(std::string(EXACTATTN_SOURCE_DIR) + "/data/examples/self-attention.json"));
+    const std::string target = "/layers/causal/heads/0/weights/1";
+    Judgement j = check(layer, target, "[1/4, 1/2, 0]");
+    EXPECT_EQ(j.mistake,
+              "the mask was applied after the softmax: with key 3 masked, the weights still divide by the "
+              "full sum 8 instead of 6");
+    j = check(layer, target, "[2/7, 4/7, 1/7]");
+    EXPECT_EQ(j.mistake,
+              "the masked key's score was set to zero instead of masking the key; a zero score still "
+              "contributes exponential 1");
+    j = check(layer, target, "[1/3, 2/3]");
+    EXPECT_EQ(j.mistake, "only the weights of the unmasked keys (1 and 2) were listed; masked key 3 has weight 0");
+}
+
 TEST(Check, EveryRegistryMistakeFromHandWorkedAnswers) {
     struct Case {
         const Report* rep;

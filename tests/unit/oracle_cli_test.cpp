@@ -5,12 +5,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <map>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "app.hpp"
+#include "commands.hpp"
 #include "exactattn/oracle.hpp"
 
 using namespace exactattn::oracle;
@@ -110,6 +113,11 @@ TEST_F(OracleCli, BadInputIsOnePlacedLineAndExitTwo) {
     write("ragged.json", "[[1, 2], [3]]");
     write("v.json", "[[1, -1], [0.5, -1]]");
     write("tenth.csv", "0.1,0\n");
+    write("mask_t.csv", "0\n1\n");  // 2 × 1 for a 1 × 2 problem: the same size, transposed
+    write("trailing.csv", "0,0,\n");
+    write("nul.csv", std::string("0\0,0\n", 5));
+    write("deep.json", std::string(100000, '[') + std::string(100000, ']'));
+    write("k1.csv", "1,0\n");
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
         {{"--q", path("nan.csv")}, "q[0, 0]: nan in an input"},
         {{"--k", path("ragged.csv")}, "line 2 has 1 entries"},
@@ -118,7 +126,15 @@ TEST_F(OracleCli, BadInputIsOnePlacedLineAndExitTwo) {
         {{"--q", path("missing.csv")}, "cannot read the file"},
         {{"--dtype", "float8"}, "--dtype: unknown float format 'float8'"},
         {{"--input-dtype", "float16", "--v", path("v.csv")}, ""},  // 0.5 and 1 are float16: fine
-        {{"--scale", "abc"}, "--scale: not sqrt-dk, none or a number"},
+        {{"--scale", "abc"}, "--scale: 'abc' is not sqrt-dk, none or a finite number"},
+        {{"--base", "10"}, "--base: unknown base '10' (e or 2)"},
+        {{"--masked-rows", "bogus"}, "--masked-rows: unknown semantics 'bogus'"},
+        {{"--mask", path("mask_t.csv")}, "--mask: the mask must be n_q × n_k = 1 × 2, not 2 × 1"},
+        {{"--q", path("trailing.csv")}, "trailing.csv:1: an empty entry (entry 3; a trailing comma?)"},
+        {{"--q", path("nul.csv")}, "nul.csv:1:2: a control character (<U+0000>) in a CSV file"},
+        {{"--q", path("deep.json")}, "deep.json:1:201: JSON nests at least 201 levels deep"},
+        {{"--k", path("k1.csv")}, "--v: v has 2 rows but k has 1"},
+        {{"--max-work", "1000000"}, "printing the reference"},
         {{"--q", path("nan.json")}, "q[0, 0]: nan in an input"},
         {{"--q", path("object.json")}, "the JSON must be an array"},
         {{"--k", path("ragged.json")}, "row 1 does not have 2 entries"},
@@ -149,4 +165,77 @@ TEST_F(OracleCli, BadInputIsOnePlacedLineAndExitTwo) {
         EXPECT_FALSE(fs::exists(path("out.npy"))) << message;  // no partial output file
         fs::remove(path("out.npy"));
     }
+}
+
+TEST_F(OracleCli, AToleranceIsAFiniteNumberFromZero) {
+    write("good.csv", "0.75,-1\n");
+    for (const char* bad : {"-1", "nan", "inf"}) {
+        auto a = inputs();
+        a.insert(a.begin(), "judge");
+        a.insert(a.end(), {"--actual", path("good.csv"), "--tolerance-ulps", bad});
+        const Result r = run(a);
+        EXPECT_EQ(r.code, 2) << bad;
+        EXPECT_EQ(r.out, "");
+        EXPECT_NE(r.err.find("--tolerance-ulps: the tolerance"), std::string::npos) << r.err;
+    }
+}
+
+TEST_F(OracleCli, NonFiniteValuesPrintWithoutASign) {
+    // A fully masked row under nan: its outputs NaN, printed "nan", never "-nan".
+    write("mask.csv", "1,1\n");
+    auto a = inputs();
+    a.insert(a.begin(), "reference");
+    a.insert(a.end(), {"--mask", path("mask.csv"), "--masked-rows", "nan"});
+    Result r = run(a);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("out[0, 0] = nan (nan)"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("-nan"), std::string::npos) << r.out;
+    a.insert(a.end(), {"--format", "json"});
+    r = run(a);
+    EXPECT_NE(r.out.find("\"out\":[\"nan\",\"nan\"]"), std::string::npos) << r.out;
+}
+
+TEST_F(OracleCli, EmulateWritesJsonWhenAsked) {
+    auto a = inputs();
+    a.insert(a.begin(), "emulate");
+    a.insert(a.end(), {"--format", "json", "--dtype", "float16"});
+    const Result r = run(a);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("{\"algorithm\":\"safe\"", 0), 0u) << r.out;
+    EXPECT_NE(r.out.find("\"out\":[0.75,-1.0]"), std::string::npos) << r.out;  // the exact mean
+}
+
+namespace {
+int renames = 0;
+// Fails the third rename of new files into place (after two old ones were moved aside and
+// two new ones moved in).
+int failing_rename(const char* from, const char* to) {
+    if (std::string(from).find("/.old/") == std::string::npos && std::string(to).find("/.old/") == std::string::npos &&
+        ++renames == 3) {
+        errno = EIO;
+        return -1;
+    }
+    return ::rename(from, to);
+}
+}  // namespace
+
+TEST_F(OracleCli, VectorsThatFailPartWayKeepTheEarlierSet) {
+    const std::string out = path("vectors");
+    Result r = run({"vectors", "--dir", out, "--long-keys", "100", "--seed", "1"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto read = [](const fs::path& p) {
+        std::ifstream in(p, std::ios::binary);
+        return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    };
+    std::map<std::string, std::string> before;
+    for (const auto& e : fs::directory_iterator(out)) before[e.path().filename().string()] = read(e.path());
+    renames = 0;
+    exactattn::cli::set_rename_for_testing(failing_rename);
+    r = run({"vectors", "--dir", out, "--long-keys", "100", "--seed", "2"});
+    exactattn::cli::set_rename_for_testing(nullptr);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("rename failed"), std::string::npos) << r.err;
+    std::map<std::string, std::string> after;
+    for (const auto& e : fs::directory_iterator(out)) after[e.path().filename().string()] = read(e.path());
+    EXPECT_EQ(after, before);  // every file of the earlier set, byte for byte, and nothing else
 }

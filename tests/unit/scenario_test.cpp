@@ -198,8 +198,8 @@ TEST(Scenario, CostErrorsArePlaced) {
 }
 
 TEST(Scenario, ExerciseLearnerAndCrosscheckErrorsArePlaced) {
-    EXPECT_ERROR(with(R"(, "exercises": [{"id": "1", "prompt": "p"}, {"id": "1", "prompt": "q"}])"), ErrorKind::Shape,
-                 "t.json: /exercises/1/id: exercise id \"1\" is used twice");
+    EXPECT_ERROR(with(R"(, "exercises": [{"id": "1", "prompt": "p", "explanation": "e"}, {"id": "1", "prompt": "q"}])"),
+                 ErrorKind::Shape, "t.json: /exercises/1/id: exercise id \"1\" is used twice");
     EXPECT_ERROR(with(R"(, "exercises": [{"id": "1"}])"), ErrorKind::Shape,
                  "t.json: /exercises/0: an exercise needs \"id\" and \"prompt\"");
     EXPECT_ERROR(with(R"(, "learner_answers": {"la": {"target": "/sources/s/states"}})"), ErrorKind::Shape,

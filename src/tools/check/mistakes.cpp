@@ -150,20 +150,29 @@ std::optional<Wrong> forget_renormalize(const Ctx& c) {
     const ReadTrace f = attend(c.s->memory, c.s->values, full);
     Alternative a = reweighted(c, [&](std::size_t p) { return *f.exponentials.at(p) / f.denominator; });
     a.denominator = Real::of(f.denominator);
-    return read_wrong(c,
-                      fmt::format("the weights were not renormalized after removing position{} {}: they "
-                                  "still divide by the full sum {} instead of {}",
-                                  c.removed.size() == 1 ? "" : "s", position_list(c.removed),
-                                  to_display(f.denominator, Notation::Unicode),
-                                  to_display(c.s->trace->denominator, Notation::Unicode)),
-                      a);
+    // On a layer's row the removed positions are masked keys (docs/attention.md).
+    return read_wrong(
+        c,
+        fmt::format(fmt::runtime(c.layer != nullptr ? "the mask was applied after the softmax: with key{0} {1} "
+                                                      "masked, the weights still divide by the full sum {2} "
+                                                      "instead of {3}"
+                                                    : "the weights were not renormalized after removing "
+                                                      "position{0} {1}: they still divide by the full sum {2} "
+                                                      "instead of {3}"),
+                    c.removed.size() == 1 ? "" : "s", position_list(c.removed),
+                    to_display(f.denominator, Notation::Unicode),
+                    to_display(c.s->trace->denominator, Notation::Unicode)),
+        a);
 }
 
 std::optional<Wrong> remaining_weights(const Ctx& c) {
     // The chapter lists a removal's weights for the remaining positions only.
     if (!c.s || c.removed.empty() || c.s->quantity != "weights" || c.s->element) return std::nullopt;
-    Wrong w{fmt::format("only the weights of the remaining positions ({}) were listed; position{} {} "
-                        "{} weight 0",
+    Wrong w{fmt::format(fmt::runtime(c.layer != nullptr
+                                         ? "only the weights of the unmasked keys ({}) were listed; masked key{} {} "
+                                           "{} weight 0"
+                                         : "only the weights of the remaining positions ({}) were listed; "
+                                           "position{} {} {} weight 0"),
                         position_list(c.incl), c.removed.size() == 1 ? "" : "s", position_list(c.removed),
                         c.removed.size() == 1 ? "has" : "have"),
             {}};
@@ -188,10 +197,12 @@ std::optional<Wrong> zero_score_for_removal(const Ctx& c) {
     const ReadTrace alt = attend(c.s->memory, c.s->values, swapped);
     Alternative a{reals(quantity_of(alt, "weights")), c.s->values.matrix(), {}, Real::of(alt.denominator)};
     return read_wrong(c,
-                      has_removed ? "the position's score was set to zero (zero-score) instead of removing "
-                                    "the position (remove-state); a zero score still contributes exponential 1"
-                                  : "the position was removed (remove-state) instead of setting its score to "
-                                    "zero (zero-score)",
+                      c.layer != nullptr ? "the masked key's score was set to zero instead of masking the key; a "
+                                           "zero score still contributes exponential 1"
+                      : has_removed      ? "the position's score was set to zero (zero-score) instead of removing "
+                                           "the position (remove-state); a zero score still contributes exponential 1"
+                                         : "the position was removed (remove-state) instead of setting its score to "
+                                           "zero (zero-score)",
                       a);
 }
 

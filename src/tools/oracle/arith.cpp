@@ -162,6 +162,7 @@ void DoubleArith::log_plus(Iv& r, const Iv& d, double m) const {
 std::optional<double> DoubleArith::decide(const Iv& x, FloatFormat f) const {
     if (!std::isfinite(x.lo) || !std::isfinite(x.hi)) return std::nullopt;
     const double a = round_to(x.lo, f), b = round_to(x.hi, f);
+    if (a == 0 && b == 0) return 0.0;  // an enclosure across 0 gives +0, never −0
     if (a == b && (f != FloatFormat::Float64 || x.lo == x.hi)) return a;
     return std::nullopt;
 }
@@ -226,9 +227,9 @@ void MpfrArith::mul(Iv& r, const Iv& x, const Iv& y) const {
     }
 }
 
-void MpfrArith::sub(Iv& r, const Iv& x, double m) const {
-    mpfr_sub_d(r.lo, x.lo, m, MPFR_RNDD);
-    mpfr_sub_d(r.hi, x.hi, m, MPFR_RNDU);
+void MpfrArith::sub(Iv& r, const Iv& x, const Shift& m) const {
+    mpfr_sub(r.lo, x.lo, m.lo, MPFR_RNDD);
+    mpfr_sub(r.hi, x.hi, m.lo, MPFR_RNDU);
 }
 
 void MpfrArith::exp(Iv& r, const Iv& t) const {
@@ -257,7 +258,7 @@ void MpfrArith::div(Iv& r, const Iv& x, const Iv& d) const {
     mpfr_div(r.hi, x.hi, mpfr_sgn(x.hi) >= 0 ? d.lo : d.hi, MPFR_RNDU);
 }
 
-void MpfrArith::log_plus(Iv& r, const Iv& d, double m) const {
+void MpfrArith::log_plus(Iv& r, const Iv& d, const Shift& m) const {
     if (base == ExpBase::E) {
         mpfr_log(r.lo, d.lo, MPFR_RNDD);
         mpfr_log(r.hi, d.hi, MPFR_RNDU);
@@ -265,13 +266,14 @@ void MpfrArith::log_plus(Iv& r, const Iv& d, double m) const {
         mpfr_log2(r.lo, d.lo, MPFR_RNDD);
         mpfr_log2(r.hi, d.hi, MPFR_RNDU);
     }
-    mpfr_add_d(r.lo, r.lo, m, MPFR_RNDD);
-    mpfr_add_d(r.hi, r.hi, m, MPFR_RNDU);
+    mpfr_add(r.lo, r.lo, m.lo, MPFR_RNDD);
+    mpfr_add(r.hi, r.hi, m.lo, MPFR_RNDU);
 }
 
 std::optional<double> MpfrArith::decide(const Iv& x, FloatFormat f) const {
     if (!mpfr_number_p(x.lo) || !mpfr_number_p(x.hi)) return std::nullopt;
     const double a = round_exact(to_q(x.lo), f), b = round_exact(to_q(x.hi), f);
+    if (a == 0 && b == 0) return 0.0;  // an enclosure across 0 gives +0, never −0
     if (a == b) return a;
     return std::nullopt;
 }

@@ -67,6 +67,13 @@ struct DoubleArith {
     /// Σ q_i k_i by Higham's bound γ_d Σ|q_i k_i| around the double sum (plus underflow).
     void dot(Iv& r, const double* q, const double* k, std::int64_t d, double* abs_up) const;
     void mul(Iv& r, const Iv& x, const Iv& y) const;
+    /// The shift m of the exponentials: any number (the softmax does not depend on it), here
+    /// the midpoint of the largest score.
+    using Shift = double;
+    [[nodiscard]] Shift make_shift() const { return 0; }
+    void pick(Shift& m, const Iv& s, bool first) const {
+        if (first || mid(s) > m) m = mid(s);
+    }
     void sub(Iv& r, const Iv& x, double m) const { r = {down(x.lo - m), up(x.hi - m)}; }
     void exp(Iv& r, const Iv& t) const;
     /// x / d for d > 0.
@@ -115,12 +122,20 @@ struct MpfrArith {
     }
     void dot(Iv& r, const double* q, const double* k, std::int64_t d, double* abs_up) const;
     void mul(Iv& r, const Iv& x, const Iv& y) const;
-    void sub(Iv& r, const Iv& x, double m) const;
+    /// The shift at the working precision: the largest score's lower end, exactly. A double
+    /// would not do: rounding a score of 10^40 to a double moves it by up to 2^79, and
+    /// e^(2^79) overflows any exponent range, so no precision would ever decide the row.
+    using Shift = Iv;
+    [[nodiscard]] Shift make_shift() const { return Iv(prec); }
+    void pick(Shift& m, const Iv& s, bool first) const {
+        if (first || mpfr_cmp(s.lo, m.lo) > 0) mpfr_set(m.lo, s.lo, MPFR_RNDN);  // exact: same precision
+    }
+    void sub(Iv& r, const Iv& x, const Shift& m) const;
     void exp(Iv& r, const Iv& t) const;
     void add(Iv& acc, const Iv& x) const;
     void add_mul(Iv& acc, const Iv& e, double v) const;
     void div(Iv& r, const Iv& x, const Iv& d) const;
-    void log_plus(Iv& r, const Iv& d, double m) const;
+    void log_plus(Iv& r, const Iv& d, const Shift& m) const;
     [[nodiscard]] double mid(const Iv& x) const { return mpfr_get_d(x.lo, MPFR_RNDN); }
     [[nodiscard]] std::pair<double, double> bounds(const Iv& x) const {
         return {mpfr_get_d(x.lo, MPFR_RNDD), mpfr_get_d(x.hi, MPFR_RNDU)};

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "exactattn/limits.hpp"
 #include "exactattn/oracle.hpp"
 
 namespace exactattn::oracle {
@@ -40,9 +41,10 @@ class Ieee {
     double sub(double a, double b) { return op(a, b, mpfr_sub); }
     double mul(double a, double b) { return op(a, b, mpfr_mul); }
     double div(double a, double b) { return op(a, b, mpfr_div); }
-    double exp(double a) {
+    /// b^a correctly rounded: exp, or exp2 for an exp2 kernel (base 2).
+    double exp(double a, ExpBase b) {
         mpfr_set_d(a_, a, MPFR_RNDN);
-        return finish(mpfr_exp(x_, a_, MPFR_RNDN));
+        return finish(b == ExpBase::Two ? mpfr_exp2(x_, a_, MPFR_RNDN) : mpfr_exp(x_, a_, MPFR_RNDN));
     }
     double sqrt(double a) {
         mpfr_set_d(a_, a, MPFR_RNDN);
@@ -94,10 +96,12 @@ std::vector<double> scores(const RowRun& r, Ieee& a, const std::vector<std::uint
 }
 
 double exp_noted(const RowRun& r, Ieee& a, double t, std::int64_t j, std::int64_t& underflows) {
-    const double e = a.exp(t);
+    const bool two = r.p.base == ExpBase::Two;
+    const double e = a.exp(t, r.p.base);
     if (std::isinf(e))
-        r.note(fmt::format("exp({:.6g}) overflows {} at key {} (x > ln max = {:.4g})", t, info(a.format()).name, j,
-                           std::log(max_finite(a.format()))));
+        r.note(fmt::format("{}({:.6g}) overflows {} at key {} (x > {} max = {:.4g})", two ? "exp2" : "exp", t,
+                           info(a.format()).name, j, two ? "log2" : "ln",
+                           two ? std::log2(max_finite(a.format())) : std::log(max_finite(a.format()))));
     if (e == 0) ++underflows;
     return e;
 }
@@ -146,7 +150,7 @@ std::vector<double> online_row(const RowRun& r, Ieee& a, const std::vector<doubl
         for (std::int64_t j = start; j < end; ++j)
             if (keep[j]) m_new = std::max(m_new, s[j]);
         if (m_new == -kInf) continue;  // a block with every key masked
-        const double alpha = m == -kInf ? 0 : a.exp(a.sub(m, m_new));
+        const double alpha = m == -kInf ? 0 : a.exp(a.sub(m, m_new), r.p.base);
         if (m != -kInf && m_new > m)
             r.note(fmt::format("block {}: max {:.6g} → {:.6g}, rescale by α = {:a}", start / b, m, m_new, alpha));
         double sum = 0;
@@ -177,6 +181,12 @@ std::vector<double> online_row(const RowRun& r, Ieee& a, const std::vector<doubl
 
 Emulation emulate(const Problem& p, const EmulationSpec& s, bool trace) {
     validate(p);
+    {  // predicted before it runs (docs/limits.md): about 3000 units an MPFR operation at a format's precision
+        const double ops = static_cast<double>(p.q.rows()) * static_cast<double>(p.k.rows()) *
+                           (2.0 * static_cast<double>(p.q.cols() + p.v.cols()) + 6);
+        if (!charge_work(ops * 3000))
+            throw over_work(ops * 3000, fmt::format("emulating {} queries over {} keys", p.q.rows(), p.k.rows()));
+    }
     Emulation out;
     out.out.shape = {p.q.rows(), p.v.cols()};
     out.out.format = s.output;
@@ -192,7 +202,7 @@ Emulation emulate(const Problem& p, const EmulationSpec& s, bool trace) {
         if (!any) {
             if (p.masked_rows == MaskedRows::Error)
                 throw domain_error(
-                    fmt::format("query row {}: every key is masked (choose --masked-rows nan or zeros)", i));
+                    fmt::format("query row {}: every key is masked (declare what such a row gives: nan or zeros)", i));
             const double v = p.masked_rows == MaskedRows::NaN ? std::numeric_limits<double>::quiet_NaN() : 0.0;
             r.note(fmt::format("every key masked: {} by the declared semantics", v));
             out.out.data.insert(out.out.data.end(), static_cast<std::size_t>(p.v.cols()), v);

@@ -129,6 +129,8 @@ namespace {
 // Certified: is |value − x| ≤ bound for every x in [lo, hi]?
 bool certainly_within(double value, double lo, double hi, double bound) {
     using detail::up;
+    if (value == lo && value == hi) return !std::isnan(bound);  // the exact value itself: error 0
+    if (std::isinf(bound)) return false;                        // no guarantee: never a pass
     const double e = std::max(up(std::fabs(value - lo)), up(std::fabs(value - hi)));
     return up(e) <= bound;
 }
@@ -172,18 +174,47 @@ Judged judge_entry(const Expected& x, FloatFormat f, double value, std::size_t a
 }
 
 using BoundFn = std::function<double(std::int64_t, std::int64_t, std::string*)>;
+using ClaimFn = std::function<std::string(std::int64_t)>;
+
+// For an unbounded row: the nearest claim under which the algorithm bounds it, said so.
+std::string claim_that_bounds(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i) {
+    std::vector<std::pair<AlgorithmSpec, std::string>> tries;
+    if (spec.algorithm == Algorithm::Naive) {
+        AlgorithmSpec s = spec;
+        s.algorithm = Algorithm::Safe;
+        tries.emplace_back(s, "the safe algorithm (max subtracted)");
+    }
+    for (FloatFormat f : {FloatFormat::Float32, FloatFormat::Float64}) {
+        if (unit_roundoff(f) >= unit_roundoff(spec.accumulate)) continue;
+        AlgorithmSpec s = spec;
+        s.accumulate = f;
+        tries.emplace_back(s, fmt::format("accumulation in {}", info(f).name));
+    }
+    for (const auto& [s, what] : tries)
+        if (std::isfinite(output_bound(ref, s, i, 0))) return fmt::format("; {} would bound it", what);
+    return "";
+}
 
 Judgement judge_tensor(const Expected& x, FloatFormat f, const Tensor& t, const BoundFn& bound,
-                       std::optional<double> tolerance_ulps) {
+                       std::optional<double> tolerance_ulps, const ClaimFn& bounding_claim) {
+    Location where;
+    where.context = x.name;
+    if (tolerance_ulps) {
+        Location tol;
+        tol.context = "tolerance_ulps";
+        checked_tolerance(*tolerance_ulps, tol);
+    }
     const std::int64_t n = static_cast<std::int64_t>(t.data.size());
     if (t.rows() * t.cols() != n || t.rows() != x.rows || t.cols() != x.cols || t.shape.size() > 2)
-        throw shape_error(fmt::format("the {} must be {} × {}, not of shape {}", x.name, x.rows, x.cols,
+        throw shape_error(fmt::format("the {} must be {} × {}, not {}", x.name, x.rows, x.cols,
                                       t.shape.size() == 2 ? fmt::format("{} × {}", t.rows(), t.cols())
-                                                          : fmt::format("of rank {}", t.shape.size())));
+                                                          : fmt::format("of rank {}", t.shape.size())),
+                          where);
     for (std::int64_t at = 0; at < n; ++at)  // a kernel's values are values of its format
         if (std::isfinite(t.data[at]) && !representable(t.data[at], f))
             throw domain_error(fmt::format("{}[{}, {}]: {:.17g} is not a {} value", x.name, at / x.cols, at % x.cols,
-                                           t.data[at], info(f).name));
+                                           t.data[at], info(f).name),
+                               where);
     Judgement jd;
     jd.tensor = x.name;
     jd.count = n;
@@ -196,9 +227,9 @@ Judgement judge_tensor(const Expected& x, FloatFormat f, const Tensor& t, const 
         j.row = i;
         j.col = c;
         if (tolerance_ulps && !(std::fabs(j.ulp_error) <= *tolerance_ulps)) j.within = false;
-        if (std::isinf(b)) {
+        if (std::isinf(b) && !j.within) {
             ++jd.unbounded;
-            if (jd.unbounded_reason.empty()) jd.unbounded_reason = why;
+            if (jd.unbounded_reason.empty()) jd.unbounded_reason = why + bounding_claim(i);
         }
         if (!j.within) {
             ++jd.over;
@@ -219,14 +250,18 @@ Judgement judge_tensor(const Expected& x, FloatFormat f, const Tensor& t, const 
 
 Judgement judge_output(const Reference& ref, const Tensor& output, const AlgorithmSpec& spec,
                        std::optional<double> tolerance_ulps) {
-    if (output.shape.size() != 2)
+    if (output.shape.size() != 2) {
+        Location where;
+        where.context = "out";
         throw shape_error(fmt::format("the output must be {} × {} (n_q × d_v), not of rank {}", ref.n_q, ref.d_v,
-                                      output.shape.size()));
+                                      output.shape.size()),
+                          where);
+    }
     const Expected x{"out", ref.out, ref.out_lo, ref.out_hi, &ref.out_exact, ref.n_q, ref.d_v};
     return judge_tensor(
         x, ref.format, output,
         [&](std::int64_t i, std::int64_t c, std::string* why) { return output_bound(ref, spec, i, c, why); },
-        tolerance_ulps);
+        tolerance_ulps, [&](std::int64_t i) { return claim_that_bounds(ref, spec, i); });
 }
 
 double weight_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t j, std::string* why) {
@@ -267,12 +302,16 @@ double lse_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i
 
 Judgement judge_weights(const Reference& ref, const Tensor& weights, const AlgorithmSpec& spec,
                         std::optional<double> tolerance_ulps) {
-    if (ref.w.empty()) throw usage_error("the reference has no weights (compute it with weights)");
+    if (ref.w.empty()) {
+        Location where;
+        where.context = "weights";
+        throw usage_error("the reference has no weights (compute it with weights)", where);
+    }
     const Expected x{"weights", ref.w, ref.w_lo, ref.w_hi, nullptr, ref.n_q, ref.n_k};
     return judge_tensor(
         x, ref.format, weights,
         [&](std::int64_t i, std::int64_t j, std::string* why) { return weight_bound(ref, spec, i, j, why); },
-        tolerance_ulps);
+        tolerance_ulps, [&](std::int64_t i) { return claim_that_bounds(ref, spec, i); });
 }
 
 Judgement judge_lse(const Reference& ref, const Tensor& lse, const AlgorithmSpec& spec,
@@ -280,7 +319,8 @@ Judgement judge_lse(const Reference& ref, const Tensor& lse, const AlgorithmSpec
     const Expected x{"lse", ref.lse, ref.lse_lo, ref.lse_hi, nullptr, ref.n_q, 1};
     return judge_tensor(
         x, ref.format, lse,
-        [&](std::int64_t i, std::int64_t, std::string* why) { return lse_bound(ref, spec, i, why); }, tolerance_ulps);
+        [&](std::int64_t i, std::int64_t, std::string* why) { return lse_bound(ref, spec, i, why); }, tolerance_ulps,
+        [&](std::int64_t i) { return claim_that_bounds(ref, spec, i); });
 }
 
 }  // namespace exactattn::oracle

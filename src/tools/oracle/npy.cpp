@@ -14,6 +14,7 @@
 
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle.hpp"
+#include "scenario/json.hpp"  // private: the JSON checks every reader makes
 
 namespace exactattn::oracle {
 
@@ -127,7 +128,7 @@ Tensor parse_npy(std::string_view bytes, const std::string& name, std::optional<
             at(name),
             fmt::format("unsupported .npy dtype '{}' ({}){}", escape_controls(d),
                         kind == 'O' ? "object arrays are refused" : "f2, f4, f8; u2 with bfloat16; b1, u1, i1",
-                        kind == 'u' && size == 2 ? ": declare --format bfloat16 for bit patterns" : ""));
+                        kind == 'u' && size == 2 ? ": declare the input format bfloat16 for bit patterns" : ""));
     std::int64_t count = 1;
     for (auto s : h.shape) {
         if (s > limits().max_cells || (s > 0 && count > limits().max_cells / s))
@@ -210,6 +211,10 @@ double json_number(const nlohmann::json& j, const std::string& path) {
 }
 
 Tensor from_json(const std::string& text, const std::string& path) {
+    // UTF-8 and max_nesting first, as for every JSON file the engine reads: nesting is a
+    // matrix's two levels here, and a document 100 000 levels deep would overflow the stack of
+    // every recursive pass over it (the dump of an entry named in a message).
+    exactattn::detail::check_json_text(text, path);
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(text);
@@ -236,22 +241,42 @@ Tensor from_json(const std::string& text, const std::string& path) {
 
 Tensor from_csv(const std::string& text, const std::string& path) {
     Tensor t;
-    std::istringstream in(text);
-    std::string line;
-    std::int64_t rows = 0, cols = -1;
-    while (std::getline(in, line)) {
-        if (line.find_first_not_of(" \r\t") == std::string::npos) continue;
-        std::istringstream ls(line);
-        std::string cell;
+    std::int64_t rows = 0, cols = -1, line_no = 0;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string_view line(text.data() + start, end - start);
+        start = end + 1;
+        ++line_no;
+        const Location where{path, static_cast<int>(line_no), 0, "", ""};
+        for (std::size_t x = 0; x < line.size(); ++x) {  // a NUL or a control byte ends no number silently
+            const auto c = static_cast<unsigned char>(line[x]);
+            if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7F)
+                throw parse_error(
+                    Location{path, static_cast<int>(line_no), static_cast<int>(x + 1), "", ""},
+                    fmt::format("a control character ({}) in a CSV file", escape_controls(line.substr(x, 1))));
+        }
+        if (line.find_first_not_of(" \r\t") == std::string_view::npos) continue;
         std::int64_t n = 0;
-        while (std::getline(ls, cell, ',')) {
-            char* end = nullptr;
-            const double v = std::strtod(cell.c_str(), &end);
-            if (end == cell.c_str() || std::string_view(end).find_first_not_of(" \r\t") != std::string_view::npos)
-                throw parse_error(Location{path, static_cast<int>(rows + 1), 0, "", ""},
-                                  fmt::format("'{}' is not a number", escape_controls(cell)));
+        std::size_t cell_start = 0;
+        for (;;) {
+            const std::size_t comma = line.find(',', cell_start);
+            const std::string cell(
+                line.substr(cell_start, comma == std::string_view::npos ? std::string_view::npos : comma - cell_start));
+            char* stop = nullptr;
+            const auto b = cell.find_first_not_of(" \r\t");
+            const double v = b == std::string::npos ? 0 : std::strtod(cell.c_str() + b, &stop);
+            if (stop == nullptr || stop == cell.c_str() + b ||
+                std::string_view(stop, cell.c_str() + cell.size() - stop).find_first_not_of(" \r\t") !=
+                    std::string_view::npos)
+                throw parse_error(where, b == std::string::npos
+                                             ? fmt::format("an empty entry (entry {}; a trailing comma?)", n + 1)
+                                             : fmt::format("'{}' is not a number", escape_controls(cell)));
             t.data.push_back(v);
             ++n;
+            if (comma == std::string_view::npos) break;
+            cell_start = comma + 1;
         }
         if (cols >= 0 && n != cols)
             throw shape_error(fmt::format("line {} has {} entries, line 1 has {}", rows + 1, n, cols), at(path));

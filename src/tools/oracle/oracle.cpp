@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <map>
 
 #include "arith.hpp"
@@ -41,10 +43,10 @@ struct RowEnclosure {
     std::vector<typename A::Iv> e;
     std::vector<typename A::Acc> num;
     typename A::Acc den;
-    double m = 0;
+    typename A::Shift m;
     bool may_tie = true;  // every score enclosure overlaps every other: all may be equal
     RowFacts facts;
-    explicit RowEnclosure(const A& a) : den(a.make_acc()) {}
+    explicit RowEnclosure(const A& a) : den(a.make_acc()), m(a.make_shift()) {}
 };
 
 // `skip`, when given, marks the output columns already decided: their numerators are not
@@ -70,8 +72,7 @@ RowEnclosure<A> enclose_row(const Problem& p, const A& a, std::int64_t i, const 
         smin = std::min(smin, lo);
         max_lo = std::max(max_lo, lo);
         min_hi = std::min(min_hi, hi);
-        const double mid = a.mid(s.back());
-        if (first || mid > r.m) r.m = mid;
+        a.pick(r.m, s.back(), first);
         first = false;
         ++r.facts.keys;
     }
@@ -141,19 +142,51 @@ ExactRow exact_row(const Problem& p, std::int64_t i, const std::vector<std::uint
     return r;
 }
 
-// Writes the entries of row i that `a` decides; returns how many are still undecided.
+// A cheap exact decision for an output whose enclosure [lo, hi] straddles the one rounding
+// boundary x between two neighbours of the format: o_c − x = Σ_j E_j (v_jc − x) / D with every
+// E_j > 0, so when no visible key has v_jc − x of the other sign than another, the sign of
+// o_c − x is known exactly (0 when every v_jc = x), and with it the rounding, at any distance
+// from x: an output 2^−4000000 above a float32 midpoint is rounded at once, not after
+// 69 s of rising precision.
+std::optional<double> decide_by_sign(const Problem& p, std::int64_t c, const std::vector<std::uint8_t>& keep, double lo,
+                                     double hi, FloatFormat f) {
+    if (!std::isfinite(lo) || !std::isfinite(hi)) return std::nullopt;
+    const mpq_class qlo(lo), qhi(hi);
+    const double a = round_exact(qlo, f), b = round_exact(qhi, f);
+    if (!std::isfinite(a) || !std::isfinite(b) || !(a < b)) return std::nullopt;
+    // x = (a + b)/2 is the boundary when a and b are neighbours in f; a value of f strictly
+    // between them would be nearer to x than both, so they are neighbours when x rounds to one.
+    const mpq_class x = (mpq_class(a) + mpq_class(b)) / 2;
+    const double tie = round_exact(x, f);
+    if (tie != a && tie != b) return std::nullopt;
+    const std::int64_t nk = p.k.rows(), dv = p.v.cols();
+    int sign = 0;
+    for (std::int64_t j = 0; j < nk; ++j) {
+        if (!keep[j]) continue;
+        const int sj = cmp(mpq_class(p.v.data[j * dv + c]), x);
+        if (sj == 0) continue;
+        if (sign != 0 && sj != sign) return std::nullopt;
+        sign = sj;
+    }
+    return sign > 0 ? b : sign < 0 ? a : tie;
+}
+
+// Writes the entries of row i that `a` decides; returns how many are still undecided. Entries
+// already decided are not computed again (the log of the lse is the costliest operation of a
+// high-precision row).
 template <class A>
 std::int64_t store_row(const Problem& p, const A& a, std::int64_t i, const RowEnclosure<A>& r, Reference& ref,
-                       std::vector<std::uint8_t>& done) {
+                       std::vector<std::uint8_t>& done, const std::vector<std::uint8_t>& keep) {
     const std::int64_t nk = p.k.rows(), dv = p.v.cols();
     std::int64_t left = 0;
     auto x = a.make(), den = a.make(), num = a.make();
     a.finish(den, r.den);
     auto put = [&](std::size_t slot, std::size_t at, std::vector<double>& v, std::vector<double>& lo,
-                   std::vector<double>& hi) {
-        if (done[slot]) return;
+                   std::vector<double>& hi, std::optional<std::int64_t> column) {
         auto [l, h] = a.bounds(x);
-        if (auto d = a.decide(x, ref.format)) {
+        std::optional<double> d = a.decide(x, ref.format);
+        if (!d && column) d = decide_by_sign(p, *column, keep, l, h, ref.format);
+        if (d) {
             v[at] = *d;
             lo[at] = l;
             hi[at] = h;
@@ -163,22 +196,27 @@ std::int64_t store_row(const Problem& p, const A& a, std::int64_t i, const RowEn
         }
     };
     for (std::int64_t c = 0; c < dv; ++c) {
+        if (done[c]) continue;
         a.finish(num, r.num[c]);
         a.div(x, num, den);
-        put(c, i * dv + c, ref.out, ref.out_lo, ref.out_hi);
+        put(c, i * dv + c, ref.out, ref.out_lo, ref.out_hi, c);
     }
-    a.log_plus(x, den, r.m);
-    put(dv, i, ref.lse, ref.lse_lo, ref.lse_hi);
+    if (!done[dv]) {
+        a.log_plus(x, den, r.m);
+        put(dv, i, ref.lse, ref.lse_lo, ref.lse_hi, std::nullopt);
+    }
     for (std::int64_t j = 0; j < nk && !ref.w.empty(); ++j) {
+        if (done[dv + 1 + j]) continue;
         a.div(x, r.e[j], den);
-        put(dv + 1 + j, i * nk + j, ref.w, ref.w_lo, ref.w_hi);
+        put(dv + 1 + j, i * nk + j, ref.w, ref.w_lo, ref.w_hi, std::nullopt);
     }
     return left;
 }
 
 void store_masked_row(const Problem& p, std::int64_t i, Reference& ref) {
     if (p.masked_rows == MaskedRows::Error)
-        throw domain_error(fmt::format("query row {}: every key is masked (choose --masked-rows nan or zeros)", i));
+        throw domain_error(
+            fmt::format("query row {}: every key is masked (declare what such a row gives: nan or zeros)", i));
     const double v = p.masked_rows == MaskedRows::NaN ? kNaN : 0.0;
     const std::int64_t nk = p.k.rows(), dv = p.v.cols();
     for (std::int64_t c = 0; c < dv; ++c) {
@@ -286,6 +324,22 @@ bool store_exact_base2(const Problem& p, std::int64_t i, const std::vector<std::
     return true;
 }
 
+// The work of one row at `prec` bits, charged before it runs (docs/limits.md, "The work
+// budget"): per visible key its dot product, two exponentials (about 200 products each at
+// high precision) and the numerators still undecided; the log of the lse (about 2000
+// products: MPFR's log is ten times its exp) and the weights still undecided.
+void charge_precision(const Problem& p, std::int64_t i, mpfr_prec_t prec, const std::vector<std::uint8_t>& done,
+                      std::int64_t keys) {
+    const std::int64_t dv = p.v.cols();
+    const auto open_out = std::count(done.begin(), done.begin() + dv, 0);
+    const auto open_w = std::count(done.begin() + dv + 1, done.end(), 0);
+    const double products = static_cast<double>(keys) * (static_cast<double>(p.q.cols()) + 400 + 4.0 * open_out) +
+                            (done[dv] ? 0 : 4000) + 2.0 * open_w;
+    const double units = products * multiplication_work(static_cast<double>(prec));
+    if (!charge_work(units))
+        throw over_work(units, fmt::format("query row {}: a rounding at {} bits of working precision", i, prec));
+}
+
 void reference_row(const Problem& p, std::int64_t i, Reference& ref) {
     const std::int64_t nk = p.k.rows(), dv = p.v.cols();
     const auto keep = visible(p, i);
@@ -317,15 +371,19 @@ void reference_row(const Problem& p, std::int64_t i, Reference& ref) {
         store_exact(p, i, keep, ref, done);  // equal scores: 1/n and means, exactly
     else
         store_exact_base2(p, i, keep, ref, done);  // an exp2 kernel's exact domain
-    if (store_row(p, da, i, r, ref, done) == 0) return;
+    if (store_row(p, da, i, r, ref, done, keep) == 0) return;
     for (mpfr_prec_t prec = 128;; prec *= 2) {
         if (prec > limits().max_precision)
             throw over_limit(Limit::max_precision,
                              fmt::format("query row {}: a rounding needs more bits of working precision", i));
-        if (prec == 256 && !r.may_tie) store_exact(p, i, keep, ref, done);
+        if (prec == 256 && !r.may_tie) {
+            store_exact(p, i, keep, ref, done);
+            if (std::count(done.begin(), done.end(), 0) == 0) return;
+        }
+        charge_precision(p, i, prec, done, r.facts.keys);
         const MpfrArith ma(prec, p.base, p.scale, p.q.cols());
         ref.max_precision = std::max<std::int64_t>(ref.max_precision, prec);
-        if (store_row(p, ma, i, enclose_row(p, ma, i, keep, &done), ref, done) == 0) return;
+        if (store_row(p, ma, i, enclose_row(p, ma, i, keep, &done), ref, done, keep) == 0) return;
     }
 }
 
@@ -342,6 +400,13 @@ void check_size(const Problem& p, bool weights) {
 Reference reference(const Problem& p, FloatFormat format, bool weights) {
     validate(p);
     check_size(p, weights);
+    {  // the double stage, predicted before it runs: about 500 units a multiply-add (Dot2, exp, sums)
+        const double units = static_cast<double>(p.q.rows()) * static_cast<double>(p.k.rows()) *
+                             (static_cast<double>(p.q.cols() + p.v.cols()) + 30 + (weights ? 10 : 0)) * 500;
+        if (!charge_work(units))
+            throw over_work(units, fmt::format("the reference of {} queries over {} keys (d = {}, d_v = {})",
+                                               p.q.rows(), p.k.rows(), p.q.cols(), p.v.cols()));
+    }
     Reference ref;
     ref.format = format;
     ref.base = p.base;
@@ -367,18 +432,50 @@ Reference reference(const Problem& p, FloatFormat format, bool weights) {
     return ref;
 }
 
+namespace {
+
+Location arg(const char* name) {
+    Location l;
+    l.context = name;
+    return l;
+}
+
+std::string shape_text(const Tensor& t) {
+    if (t.shape.size() == 2) return fmt::format("{} × {}", t.shape[0], t.shape[1]);
+    std::string s = fmt::format("of rank {}", t.shape.size());
+    if (!t.shape.empty()) {
+        s += " (";
+        for (std::size_t x = 0; x < t.shape.size(); ++x) s += fmt::format("{}{}", x ? " × " : "", t.shape[x]);
+        s += ")";
+    }
+    return s;
+}
+
+}  // namespace
+
 void validate(const Problem& p) {
-    auto need = [](bool ok, const std::string& why) {
-        if (!ok) throw shape_error(why);
-    };
-    need(p.q.shape.size() == 2 && p.k.shape.size() == 2 && p.v.shape.size() == 2,
-         "q, k and v must be matrices (n_q × d, n_k × d, n_k × d_v)");
-    need(p.q.cols() == p.k.cols(), fmt::format("q has {} columns but k has {}", p.q.cols(), p.k.cols()));
-    need(p.k.rows() == p.v.rows(), fmt::format("k has {} rows but v has {}", p.k.rows(), p.v.rows()));
-    need(p.q.cols() >= 1 && p.k.rows() >= 1 && p.v.cols() >= 1 && p.q.rows() >= 1, "an empty q, k or v");
-    need(p.mask.empty() || static_cast<std::int64_t>(p.mask.size()) == p.q.rows() * p.k.rows(),
-         fmt::format("the mask must be {} × {}", p.q.rows(), p.k.rows()));
     const std::pair<const char*, const Tensor*> ts[] = {{"q", &p.q}, {"k", &p.k}, {"v", &p.v}};
+    const char* role[] = {"n_q × d", "n_k × d", "n_k × d_v"};
+    for (int x = 0; x < 3; ++x) {
+        const Tensor& t = *ts[x].second;
+        if (t.shape.size() != 2)
+            throw shape_error(fmt::format("{} must be a matrix ({}), not {}", ts[x].first, role[x], shape_text(t)),
+                              arg(ts[x].first));
+        if (t.shape[0] < 1 || t.shape[1] < 1)
+            throw shape_error(fmt::format("{} is empty ({})", ts[x].first, shape_text(t)), arg(ts[x].first));
+        if (static_cast<std::int64_t>(t.data.size()) != t.shape[0] * t.shape[1])
+            throw shape_error(
+                fmt::format("{} has {} values for a shape of {}", ts[x].first, t.data.size(), shape_text(t)),
+                arg(ts[x].first));
+    }
+    if (p.q.cols() != p.k.cols())
+        throw shape_error(fmt::format("k has {} columns but q has {} (both are … × d)", p.k.cols(), p.q.cols()),
+                          arg("k"));
+    if (p.k.rows() != p.v.rows())
+        throw shape_error(fmt::format("v has {} rows but k has {} (both are n_k × …)", p.v.rows(), p.k.rows()),
+                          arg("v"));
+    if (!p.mask.empty() && static_cast<std::int64_t>(p.mask.size()) != p.q.rows() * p.k.rows())
+        throw shape_error(fmt::format("the mask must be n_q × n_k = {} × {}", p.q.rows(), p.k.rows()), arg("mask"));
     for (const auto& [name, t] : ts) {
         for (std::size_t x = 0; x < t->data.size(); ++x) {
             const double v = t->data[x];
@@ -391,7 +488,63 @@ void validate(const Problem& p) {
         }
     }
     if (p.scale.kind == ScaleKind::Given && !std::isfinite(p.scale.value))
-        throw domain_error("the scale is not finite");
+        throw usage_error("the scale is not finite", arg("scale"));
+}
+
+void set_mask(Problem& p, const Tensor& m, const Location& where) {
+    const bool known = p.q.shape.size() == 2 && p.k.shape.size() == 2;
+    if (m.shape.size() != 2 || (known && (m.shape[0] != p.q.rows() || m.shape[1] != p.k.rows())) ||
+        static_cast<std::int64_t>(m.data.size()) != m.rows() * m.cols())
+        throw shape_error(
+            known ? fmt::format("the mask must be n_q × n_k = {} × {}, not {}", p.q.rows(), p.k.rows(), shape_text(m))
+                  : fmt::format("the mask must be a matrix (n_q × n_k), not {}", shape_text(m)),
+            where);
+    p.mask.clear();
+    p.mask.reserve(m.data.size());
+    for (std::size_t x = 0; x < m.data.size(); ++x) {
+        if (std::isnan(m.data[x]))
+            throw domain_error(
+                fmt::format("mask[{}, {}]: nan is neither 0 (visible) nor nonzero (masked)",
+                            static_cast<std::int64_t>(x) / m.cols(), static_cast<std::int64_t>(x) % m.cols()),
+                where);
+        p.mask.push_back(m.data[x] != 0 ? 1 : 0);
+    }
+}
+
+Scale given_scale(double c, const Location& where) {
+    if (!std::isfinite(c)) throw usage_error(fmt::format("the scale {} is not a finite number", c), where);
+    return {ScaleKind::Given, c};
+}
+
+Scale parse_scale(std::string_view text, const Location& where) {
+    if (text == "sqrt-dk") return {ScaleKind::SqrtDk, 1};
+    if (text == "none") return {ScaleKind::None, 1};
+    const std::string s(text);
+    char* end = nullptr;
+    const double c = s.empty() || std::isspace(static_cast<unsigned char>(s[0])) ? 0 : std::strtod(s.c_str(), &end);
+    if (end == nullptr || end == s.c_str() || *end != '\0' || s.size() != text.size() || !std::isfinite(c))
+        throw usage_error(fmt::format("'{}' is not sqrt-dk, none or a finite number", escape_controls(text)), where);
+    return {ScaleKind::Given, c};
+}
+
+ExpBase parse_base(std::string_view text, const Location& where) {
+    if (text == "e") return ExpBase::E;
+    if (text == "2") return ExpBase::Two;
+    throw usage_error(fmt::format("unknown base '{}' (e or 2)", escape_controls(text)), where);
+}
+
+MaskedRows parse_masked_rows(std::string_view text, const Location& where) {
+    if (text == "error") return MaskedRows::Error;
+    if (text == "nan") return MaskedRows::NaN;
+    if (text == "zeros") return MaskedRows::Zeros;
+    throw usage_error(
+        fmt::format("unknown semantics '{}' for fully masked rows (error, nan, zeros)", escape_controls(text)), where);
+}
+
+double checked_tolerance(double ulps, const Location& where) {
+    if (!(ulps >= 0) || !std::isfinite(ulps))
+        throw usage_error(fmt::format("the tolerance {} ULPs is not a finite number from 0", ulps), where);
+    return ulps;
 }
 
 }  // namespace exactattn::oracle

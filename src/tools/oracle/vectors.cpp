@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 
+#include "exactattn/limits.hpp"
 #include "exactattn/oracle.hpp"
 #include "exactattn/variants.hpp"
 
@@ -151,10 +152,19 @@ nlohmann::json problem_json(const VectorCase& c) {
                                                                : "error"}};
 }
 
+// The work units of one key of the long row, measured: 10^7 keys took 17.6 s.
+constexpr double kWorkPerLongKey = 150000;
+
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> write_vectors(std::uint64_t seed, FloatFormat f,
                                                                std::int64_t long_keys) {
+    {  // predicted from the request before anything is generated (docs/limits.md, "The work budget"):
+        // per key of the long row its draws, reference, exact near-tie test, bounds and files
+        const double units = (static_cast<double>(long_keys) + 1000) * kWorkPerLongKey;
+        if (!charge_work(units))
+            throw over_work(units, fmt::format("designed test vectors with a long row of {} keys", long_keys));
+    }
     std::vector<std::pair<std::string, std::string>> files;
     nlohmann::ordered_json manifest;
     manifest["generator"] = "exactattn oracle vectors";
