@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Builds the libFuzzer targets with Clang in build-fuzz/ and runs each for a bounded time
-# (EXACTATTN_FUZZ_SECONDS, default 10: six targets, about a minute) from its seed corpus in fuzz/corpus/<target>/.
+# (EXACTATTN_FUZZ_SECONDS, default 10: seven targets, about 70 s) from its seed corpus in fuzz/corpus/<target>/.
 # New inputs go to build-fuzz/corpus/<target>/ (the committed seeds are never rewritten); a
 # crash leaves its input in build-fuzz/artifacts/ and fails the run. A resource watchdog catches
 # the classes of issue 10: an input running over 2 s (-timeout), a process over 1 GiB
