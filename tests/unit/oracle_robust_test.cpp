@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "exactattn/limits.hpp"
@@ -147,6 +148,41 @@ TEST(OracleBudget, ScoresOfTenToTheFortyAreDecidedAtLowPrecision) {
     const Reference r = reference(p, FloatFormat::Float32, false);
     EXPECT_EQ(r.out[0], 1);
     EXPECT_LE(r.max_precision, 256);
+}
+
+TEST(OracleBudget, AWeightFarBelowTheLeastSubnormalRoundsToZeroWithoutItsDigits) {
+    // Scores 12·10^20 and −12·10^20: the second weight is e^(−2.4·10^21) / (1 + …), far below
+    // float64's least subnormal 2^−1074, so it rounds to 0 and the first to 1. Its enclosure's
+    // MPFR exponent is near −2^30: converted to a rational it took a second and a gigabyte of
+    // memset (4 s under the sanitizers, the oracle fuzzer's timeout).
+    Problem p;
+    p.q = matrix(1, 1, {12});
+    p.k = matrix(2, 1, {1e20, -1e20});
+    p.v = matrix(2, 1, {1, 2});
+    Limits l = limits();
+    l.max_work = 100'000'000;
+    const ScopedLimits scoped(l);
+    const WorkBudget job;
+    const Reference r = reference(p, FloatFormat::Float64, /*weights=*/true);
+    EXPECT_EQ(r.out[0], 1);
+    ASSERT_EQ(r.w.size(), 2u);
+    EXPECT_EQ(r.w[0], 1);
+    EXPECT_EQ(r.w[1], 0);
+    EXPECT_FALSE(std::signbit(r.w[1]));
+}
+
+TEST(OracleInputs, AJsonMatrixWhoseFirstRowIsEmptyIsAShapeError) {
+    // [[], [-1]]: the first row sets the width 0, the second has 1 entry (row 1, 0-based).
+    const std::string path = testing::TempDir() + "ragged.json";
+    {
+        std::FILE* f = std::fopen(path.c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        std::fputs("[[], [-1]]", f);
+        std::fclose(f);
+    }
+    const Error e = error_of([&] { (void)read_tensor(path, std::nullopt); });
+    EXPECT_EQ(e.kind(), ErrorKind::Shape);
+    EXPECT_NE(std::string(e.what()).find("row 1 does not have 0 entries"), std::string::npos) << e.what();
 }
 
 TEST(OracleBudget, TheRisingPrecisionIsChargedAndRefusedPastTheBudget) {

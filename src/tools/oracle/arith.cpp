@@ -270,9 +270,25 @@ void MpfrArith::log_plus(Iv& r, const Iv& d, const Shift& m) const {
     mpfr_add(r.hi, r.hi, m.lo, MPFR_RNDU);
 }
 
+namespace {
+
+// x rounded to nearest in f, as round_exact(to_q(x), f), but an x far outside f's range (an
+// MPFR exponent near ±2^30: a weight of e^(−2.4·10^21)) is decided from its exponent, never
+// converted to a rational of a billion bits. x = m·2^E with 1/2 ≤ |m| < 1.
+double round_mpfr(mpfr_srcptr x, FloatFormat f) {
+    if (mpfr_zero_p(x)) return 0.0;
+    const auto& fi = info(f);
+    const mpfr_exp_t e = mpfr_get_exp(x);
+    if (e <= fi.emin - fi.precision) return mpfr_sgn(x) < 0 ? -0.0 : 0.0;  // |x| < 2^(emin − p)
+    if (e - 1 > fi.emax + 1) return mpfr_sgn(x) * std::numeric_limits<double>::infinity();
+    return round_exact(to_q(x), f);
+}
+
+}  // namespace
+
 std::optional<double> MpfrArith::decide(const Iv& x, FloatFormat f) const {
     if (!mpfr_number_p(x.lo) || !mpfr_number_p(x.hi)) return std::nullopt;
-    const double a = round_exact(to_q(x.lo), f), b = round_exact(to_q(x.hi), f);
+    const double a = round_mpfr(x.lo, f), b = round_mpfr(x.hi, f);
     if (a == 0 && b == 0) return 0.0;  // an enclosure across 0 gives +0, never −0
     if (a == b) return a;
     return std::nullopt;

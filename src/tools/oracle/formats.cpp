@@ -74,6 +74,9 @@ double round_exact(const mpq_class& x, FloatFormat f) {
     const auto& fi = info(f);
     const long e = floor_log2(x);
     if (e > fi.emax + 1) return sgn(x) * std::numeric_limits<double>::infinity();
+    // Below half the least subnormal, 2^(emin − p): rounds to zero, decided without the shift
+    // by −q bits that a weight like e^(−2.4·10^21) would need (hundreds of megabytes).
+    if (e < fi.emin - fi.precision) return sgn(x) < 0 ? -0.0 : 0.0;
     const long q = std::max<long>(e, fi.emin) - (fi.precision - 1);
     // n = x / 2^q rounded to nearest, ties to even, in exact integers.
     mpz_class num = abs(x.get_num()), den = x.get_den();

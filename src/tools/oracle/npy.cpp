@@ -226,14 +226,15 @@ Tensor from_json(const std::string& text, const std::string& path) {
     const bool matrix = !j.empty() && j[0].is_array();
     t.shape = {static_cast<std::int64_t>(j.size())};
     if (matrix) t.shape.push_back(static_cast<std::int64_t>(j[0].size()));
+    std::size_t r = 0;  // the row's index (a row of 0 entries leaves t.data no wiser)
     for (const auto& row : j) {
         if (!matrix) {
             t.data.push_back(json_number(row, path));
             continue;
         }
         if (!row.is_array() || static_cast<std::int64_t>(row.size()) != t.shape[1])
-            throw shape_error(fmt::format("row {} does not have {} entries", t.data.size() / t.shape[1], t.shape[1]),
-                              at(path));
+            throw shape_error(fmt::format("row {} does not have {} entries", r, t.shape[1]), at(path));
+        ++r;
         for (const auto& x : row) t.data.push_back(json_number(x, path));
     }
     return t;
