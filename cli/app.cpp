@@ -241,6 +241,18 @@ Error output_error(const std::string& path, const std::string& what, int err, co
     return usage_error(fmt::format("cannot write {}: {}: {}", path, what, std::strerror(err)), where);
 }
 
+// Writes all of `data` to `fd` (a write cut short or interrupted goes on); 0, or the errno.
+int write_fully(int fd, std::string_view data) {
+    std::size_t done = 0;
+    while (done < data.size()) {
+        const ssize_t w = ::write(fd, data.data() + done, data.size() - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) return errno;
+        done += static_cast<std::size_t>(w);
+    }
+    return 0;
+}
+
 }  // namespace
 
 Location option_place(const std::string& option) {
@@ -278,17 +290,10 @@ void write_output_file(const std::string& named, std::string_view data, const ch
     const bool exists = ::stat(path.c_str(), &st) == 0;
     if (exists && S_ISDIR(st.st_mode)) throw output_error(path, "it is a directory", EISDIR);
     auto write_all = [&](int fd, const std::string& name) {
-        std::size_t done = 0;
-        while (done < data.size()) {
-            const ssize_t w = ::write(fd, data.data() + done, data.size() - done);
-            if (w < 0 && errno == EINTR) continue;
-            if (w < 0) {
-                const int e = errno;
-                ::close(fd);
-                if (name != path) ::unlink(name.c_str());
-                throw output_error(path, "write failed", e);
-            }
-            done += static_cast<std::size_t>(w);
+        if (const int e = write_fully(fd, data); e != 0) {
+            ::close(fd);
+            if (name != path) ::unlink(name.c_str());
+            throw output_error(path, "write failed", e);
         }
     };
     if (exists && !S_ISREG(st.st_mode)) {
@@ -416,10 +421,55 @@ void emit(const Document& doc, Format format, const RenderOptions& options, std:
 
 // All or nothing: every destination is checked first (a directory cannot be replaced by a
 // file), the files are written into a fresh temporary directory inside DIR, and only when all
-// of them are complete are they renamed into place. A failure removes the temporary directory
-// (and DIR when this call created it), so it leaves no file of the set behind.
+// of them are complete and on disk are they renamed into place. A failure removes the temporary
+// directory (and DIR when this call created it), so it leaves no file of the set behind.
 namespace {
 int (*g_rename)(const char*, const char*) = ::rename;
+
+// Writes `data` to the new file `path` inside write_files' private temporary directory: no one
+// else opens it, so it needs neither a temporary name of its own nor a sync of its own (the set
+// is synced once, sync_files). Throws the output error at `path`.
+void write_new_file(const std::string& path, std::string_view data) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);  // less the umask
+    if (fd < 0) throw output_error(path, "cannot create the file", errno, "--output");
+    if (const int e = write_fully(fd, data); e != 0) {
+        ::close(fd);
+        throw output_error(path, "write failed", e, "--output");
+    }
+    if (::close(fd) != 0) throw output_error(path, "close failed", errno, "--output");
+}
+
+// Puts every file written into `tmp` on disk before any is renamed into place: one syncfs of
+// the directory's file system, not an fsync a file (a thousand variants are two thousand files,
+// and two thousand fsyncs took 6 s of wall time on 2.7 s of CPU). Where syncfs is missing or
+// fails, each file is synced, so the set is on disk either way; returns 0 or the errno.
+int sync_files(const std::string& tmp, const std::vector<std::pair<std::string, std::string>>& files) {
+    const int dir = ::open(tmp.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0) return errno;
+#ifdef __linux__
+    if (::syncfs(dir) == 0) {
+        ::close(dir);
+        return 0;
+    }
+#endif
+    int failed = 0;
+    for (const auto& f : files) {
+        const int fd = ::openat(dir, f.first.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || (::fdatasync(fd) != 0 && errno != EINVAL)) failed = failed != 0 ? failed : errno;
+        if (fd >= 0) ::close(fd);
+    }
+    ::close(dir);
+    return failed;
+}
+
+// The renames into `dir` made durable: one fsync of the directory (best effort: the files are
+// complete whether or not it succeeds, and a directory that cannot be synced is no error).
+void sync_directory(const std::string& dir) {
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return;
+    (void)::fsync(fd);
+    ::close(fd);
+}
 }  // namespace
 
 void set_rename_for_testing(int (*rename)(const char*, const char*)) {
@@ -455,7 +505,8 @@ void write_files(const std::string& dir, const std::vector<std::pair<std::string
         throw output_error(dir, "cannot create a temporary directory in it", e, "--output");
     }
     try {
-        for (const auto& [name, text] : files) write_output_file((fs::path(tmp) / name).string(), text);
+        for (const auto& [name, text] : files) write_new_file((fs::path(tmp) / name).string(), text);
+        if (const int e = sync_files(tmp, files); e != 0) throw output_error(tmp, "sync failed", e, "--output");
     } catch (const Error& e) {
         abandon(tmp);
         // Placed at the destination, not at the temporary directory the caller never named.
@@ -504,6 +555,7 @@ void write_files(const std::string& dir, const std::vector<std::pair<std::string
     }
     fs::remove_all(old_dir, ec);
     fs::remove(tmp, ec);
+    sync_directory(dir);
     g_csv_directory_written = true;
 }
 

@@ -181,10 +181,11 @@ void emit(const exactattn::Document& doc, exactattn::Format format, const exacta
 /// ParseError that stops it (a command calls it before it writes files of its own).
 void refuse_warnings();
 
-/// Writes files into the directory `dir` (created when missing), each atomically; the command's
-/// own output then goes to standard output. UsageError at --output when one cannot be written;
-/// with --warnings-as-errors, a warning of the command is an error before any file is written.
-/// All or nothing: a failure part way leaves the directory's earlier files as they were.
+/// Writes files into the directory `dir` (created when missing); the command's own output then
+/// goes to standard output. UsageError at --output when one cannot be written; with
+/// --warnings-as-errors, a warning of the command is an error before any file is written. All
+/// or nothing: written into a temporary directory in `dir`, synced once (syncfs), then renamed
+/// into place; a failure part way leaves the directory's earlier files as they were.
 void write_files(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files);
 /// Tests only: the rename write_files uses (null: ::rename), to fail one part way.
 void set_rename_for_testing(int (*rename)(const char*, const char*));
