@@ -16,22 +16,147 @@ from __future__ import annotations
 import html
 import json
 import os
+import shutil
+import tempfile
 from fractions import Fraction
 from typing import Any, Iterable, Mapping, Sequence
 
 from . import _exactattn as _ext
-from ._errors import (CheckFailed, DomainError, Error, ExactattnWarning, LimitError, ParseError,
-                      ReferenceError, ShapeError, UsageError)
+from ._errors import (CheckFailed, DomainError, Error, ExactattnWarning, LimitError, OutOfMemoryError,
+                      ParseError, ReferenceError, ShapeError, UsageError)
 
 __all__ = [
     "Value", "a", "exp", "ln", "pow", "Vector", "Trace", "read", "Layer", "attend", "encode", "Scenario",
     "Figure", "limits",
-    "current_limits", "Error", "ParseError", "DomainError", "LimitError", "ShapeError",
+    "current_limits", "Error", "ParseError", "DomainError", "LimitError", "OutOfMemoryError", "ShapeError",
     "ReferenceError", "UsageError", "CheckFailed", "ExactattnWarning", "manuscript_check", "manuscript_fill", "manuscript_audit",
 ]
 __version__ = _ext.__version__
 
 Value = _ext.Value
+
+
+# ---- arguments: a wrong type is the module's ShapeError, never a builtin TypeError -------------
+# pybind11 refuses an argument its C++ type cannot take with a builtin TypeError listing the
+# signatures; each argument is checked here first, by the keyword the caller wrote.
+
+def _wrong_type(place: str, expected: str, got: Any) -> ShapeError:
+    reason = f"expected {expected}, got {type(got).__name__} {got!r:.80}"
+    return ShapeError(f"{place}: {reason}", place=place, reason=reason)
+
+
+def _path(place: str, value: Any) -> str:
+    """A file name: a str or an os.PathLike naming a str (bytes paths are not taken)."""
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if not isinstance(value, str):
+        raise _wrong_type(place, "a path (str or os.PathLike)", value)
+    return value
+
+
+def _text(place: str, value: Any, optional: bool = False) -> str | None:
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise _wrong_type(place, "a str" + (" or None" if optional else ""), value)
+    return value
+
+
+def _whole(place: str, value: Any, low: int, high: int, optional: bool = False) -> int | None:
+    """A whole number from low to high (a bool is not one); UsageError outside the range."""
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise _wrong_type(place, "a whole number" + (" or None" if optional else ""), value)
+    n = value.__index__()
+    if not low <= n <= high:
+        reason = f"{n} is out of range: a whole number from {low} to {high}"
+        raise UsageError(f"{place}: {reason}", place=place, reason=reason)
+    return n
+
+
+def _flag(place: str, value: Any) -> bool:
+    if isinstance(value, bool) or type(value).__name__ == "bool_":  # NumPy's bool too
+        return bool(value)
+    raise _wrong_type(place, "True or False", value)
+
+
+def _items(place: str, value: Any) -> list[Any]:
+    """A list of an iterable argument (positions, heads); not a str, which iterates characters."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise _wrong_type(place, "a list", value)
+    return list(value)
+
+
+def _mapping(place: str, value: Any) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise _wrong_type(place, "a dict", value)
+    return dict(value)
+
+
+def _write_files(directory: Any, files: Sequence[tuple[str, str]]) -> None:
+    """Writes `files` into `directory` (created when missing) as `exactattn variants -o DIR` does:
+    all or nothing. They are written into a fresh temporary directory inside it, synced, and only
+    then renamed into place, the earlier files of the same names first moved aside and put back
+    if a rename fails; any failure is a :class:`UsageError` naming the file, and leaves the
+    directory's earlier files as they were."""
+    root = _path("directory", directory)
+    created = not os.path.exists(root)
+
+    def refuse(path: str, what: str, e: OSError) -> UsageError:
+        reason = f"cannot write {path}: {what}: {e.strerror or e}"
+        return UsageError(f"directory: {reason}", place="directory", reason=reason)
+
+    def abandon(tmp: str | None) -> None:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        if created:
+            try:
+                os.rmdir(root)  # only if empty: nothing of the caller's is removed
+            except OSError:
+                pass
+
+    try:
+        os.makedirs(root, exist_ok=True)
+        tmp = tempfile.mkdtemp(prefix=".exactattn-", dir=root)
+    except OSError as e:
+        abandon(None)
+        raise refuse(root, "cannot create the directory", e) from None
+    try:
+        for name, text in files:
+            dest = os.path.join(root, name)
+            if os.path.isdir(dest):
+                raise IsADirectoryError(21, "Is a directory", dest)
+            with open(os.path.join(tmp, name), "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+        os.sync()  # one sync for the set, as the command line's syncfs
+    except OSError as e:
+        abandon(tmp)
+        raise refuse(e.filename.replace(tmp, root) if isinstance(e.filename, str) else root, "write failed",
+                     e) from None
+    old = os.path.join(tmp, ".old")
+    os.mkdir(old)
+    aside: list[int] = []
+    moved: list[int] = []
+    try:
+        for i, (name, _) in enumerate(files):
+            if os.path.lexists(os.path.join(root, name)):
+                os.rename(os.path.join(root, name), os.path.join(old, str(i)))
+                aside.append(i)
+        for i, (name, _) in enumerate(files):
+            os.rename(os.path.join(tmp, name), os.path.join(root, name))
+            moved.append(i)
+    except OSError as e:
+        try:
+            for i in moved:
+                os.remove(os.path.join(root, files[i][0]))
+            for i in aside:
+                os.rename(os.path.join(old, str(i)), os.path.join(root, files[i][0]))
+            abandon(tmp)
+        except OSError:
+            pass  # the earlier files stay in the temporary directory rather than be lost
+        raise refuse(root, "rename failed", e) from None
+    shutil.rmtree(tmp, ignore_errors=True)
 
 #: a = ln 2.
 a: Value = Value.ln2()
@@ -290,8 +415,9 @@ def read(memory: Any, query: Any, readout: Any = None, remove: Iterable[int] = (
     ``limits`` applies other resource limits to this call only. The GIL is released while the
     library computes.
     """
+    remove, zero = _items("remove", remove), _items("zero", zero)
     if limits is not None:
-        with _ext._LimitsScope(dict(limits)):
+        with _ext._LimitsScope(_mapping("limits", limits)):
             return Trace(_ext.read(memory, query, readout, remove, zero, unit))
     return Trace(_ext.read(memory, query, readout, remove, zero, unit))
 
@@ -309,7 +435,7 @@ def _layer_values(node: Any) -> Any:
 def _labels(tokens: str | Sequence[str] | None) -> list[str]:
     if tokens is None:
         return []
-    return tokens.split() if isinstance(tokens, str) else [str(t) for t in tokens]
+    return tokens.split() if isinstance(tokens, str) else [str(t) for t in _items("tokens", tokens)]
 
 
 class Layer(dict):
@@ -374,11 +500,12 @@ def attend(x: Any, heads: Iterable[tuple[Any, Any, Any]], *, wo: Any = None, cau
     """
     labels = _labels(tokens)
     key_labels = _labels(memory_tokens) if memory is not None else labels
+    causal, residual = _flag("causal", causal), _flag("residual", residual)
     rows = len(x) if isinstance(x, (list, tuple)) else None
     if labels and rows is not None and len(labels) != rows:
         raise ShapeError(f"tokens: {len(labels)} tokens label {rows} rows of x", place="tokens",
                          reason=f"{len(labels)} tokens label {rows} rows of x")
-    args = (x, list(heads), wo, causal, list(padding), mask, scale, memory, residual)
+    args = (x, _items("heads", heads), wo, causal, _items("padding", padding), mask, scale, memory, residual)
 
     def render(format: str) -> str:  # noqa: A002
         # The tables are computed again from the same inputs when asked for: the layer's trace
@@ -394,6 +521,8 @@ def encode(tokens: str | Sequence[str], scenario: Scenario | str | None = None) 
     if scenario is None:
         scenario = Scenario.chapter14()
     elif not isinstance(scenario, Scenario):
+        if not isinstance(scenario, (str, os.PathLike)):
+            raise _wrong_type("scenario", "a Scenario or a path", scenario)
         scenario = Scenario.load(scenario)
     return scenario.encode(tokens)
 
@@ -409,7 +538,7 @@ class Scenario:
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Scenario:
         """Loads a scenario file (``"chapter14"`` names the built-in one)."""
-        return cls(_ext._Scenario.load(os.fspath(path)))
+        return cls(_ext._Scenario.load(_path("path", path)))
 
     @classmethod
     def chapter14(cls) -> Scenario:
@@ -425,7 +554,11 @@ class Scenario:
     def from_dict(cls, data: Mapping[str, Any], file: str = "<dict>") -> Scenario:
         """A scenario from a dict of the file's form (docs/scenario.md): numbers as ints,
         Fractions are not JSON, so exact values are strings (``"2/3"``, ``"a"``)."""
-        return cls.from_json(json.dumps(data, ensure_ascii=False), file)
+        try:
+            text = json.dumps(_mapping("data", data), ensure_ascii=False)
+        except (TypeError, ValueError) as e:  # a value JSON cannot hold (an object, a cycle)
+            raise _wrong_type("data", f"a dict of JSON values ({e})", data) from None
+        return cls.from_json(text, file)
 
     @property
     def file(self) -> str:
@@ -500,13 +633,14 @@ class Scenario:
         (``format="json"``, the report's ``/rollouts/<name>``; a refused tie's token is None) or
         the document in text, markdown, latex, html or csv. ``name`` may be left out when the
         scenario declares one rollout; ``digits`` rounds the cross-entropy (default 6)."""
-        text = _ext._rollout(self._s, name or "", format, digits)
+        text = _ext._rollout(self._s, _text("name", name, optional=True) or "", _text("format", format),
+                             _whole("digits", digits, 1, 100, optional=True))
         return json.loads(text) if format == "json" else text
 
     def figure(self, name: str, format: str = "svg") -> Figure:  # noqa: A002
         """One declared figure (docs/figures.md) by its name or number (``"14.1"``), drawn from
         this scenario's run: SVG (shown by a notebook) or TikZ with its preamble comment."""
-        return Figure(_ext._figure(self._s, name, format), format)
+        return Figure(_ext._figure(self._s, _text("name", name), _text("format", format)), format)
 
     def variants(self, exercise: str, count: int = 1, seed: int = 0, *,
                  directory: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
@@ -515,15 +649,13 @@ class Scenario:
         ``draws``, ``scenario`` (a :class:`Scenario`) and answer ``key`` (Markdown). With
         ``directory``, also writes every file the command writes there (variant files, keys,
         the sheet in three formats and the Moodle XML); the same seed gives the same bytes."""
-        variants, files = _ext._variants(self._s, exercise, count, seed)
+        variants, files = _ext._variants(self._s, _text("exercise", exercise),
+                                         _whole("count", count, -2**63, 2**63 - 1),  # the library says why
+                                         _whole("seed", seed, 0, 2**64 - 1))
         for v in variants:
             v["scenario"] = Scenario.from_json(v.pop("file_text"), f"variant-{v['number']:02d}.json")
         if directory is not None:
-            root = os.fspath(directory)
-            os.makedirs(root, exist_ok=True)
-            for name, text in files:
-                with open(os.path.join(root, name), "w", encoding="utf-8", newline="") as f:
-                    f.write(text)
+            _write_files(directory, files)
         return variants
 
 
@@ -569,15 +701,15 @@ def manuscript_check(path: str | os.PathLike[str], scenario: str | None = None) 
     check` does: {"file", "scenario", "wrong", "claims": [{"line", "column", "pointer",
     "written", "exact", "passed", "detail", "message"}]}; "message" is the command's line.
     Bad input raises the command's error (ReferenceError for an unknown pointer, …)."""
-    return _ext.manuscript_check(os.fspath(path), scenario)
+    return _ext.manuscript_check(_path("path", path), _text("scenario", scenario, optional=True))
 
 
 def manuscript_fill(path: str | os.PathLike[str], scenario: str | None = None) -> str:
     """The manuscript with its placeholders filled, as `exactattn manuscript fill` prints it."""
-    return _ext.manuscript_fill(os.fspath(path), scenario)
+    return _ext.manuscript_fill(_path("path", path), _text("scenario", scenario, optional=True))
 
 
 def manuscript_audit(path: str | os.PathLike[str], scenario: str | None = None) -> dict[str, Any]:
     """The unmarked numeric claims and the coverage, as `exactattn manuscript audit` finds them:
     {"file", "marked", "coverage", "unmarked": [{"line", "column", "text", "equals", "message"}]}."""
-    return _ext.manuscript_audit(os.fspath(path), scenario)
+    return _ext.manuscript_audit(_path("path", path), _text("scenario", scenario, optional=True))

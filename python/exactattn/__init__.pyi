@@ -7,7 +7,8 @@ from fractions import Fraction
 from typing import Any, ContextManager, Iterable, Mapping, Sequence, SupportsIndex, Union
 
 from ._errors import (CheckFailed as CheckFailed, DomainError as DomainError, Error as Error,
-                      LimitError as LimitError, ParseError as ParseError,
+                      LimitError as LimitError, OutOfMemoryError as OutOfMemoryError,
+                      ParseError as ParseError,
                       ReferenceError as ReferenceError, ShapeError as ShapeError,
                       UsageError as UsageError, ExactattnWarning as ExactattnWarning)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import builtins
 
-__all__ = ["Error", "ParseError", "DomainError", "LimitError", "ShapeError",
+__all__ = ["Error", "ParseError", "DomainError", "LimitError", "OutOfMemoryError", "ShapeError",
            "ReferenceError", "UsageError", "CheckFailed", "ExactattnWarning"]
 
 
@@ -38,6 +38,13 @@ class DomainError(Error, ArithmeticError):
 
 class LimitError(Error):
     """Past a resource limit (see :func:`exactattn.limits`)."""
+
+
+class OutOfMemoryError(LimitError, MemoryError):
+    """Memory ran out inside a call despite the limits (an allocation of the library's, or GMP's
+    own inside a product or a power): a :class:`LimitError` with the command line's message
+    (``out of memory: …``), and a MemoryError, as Python's own failures to allocate are. The
+    interpreter goes on."""
 
 
 class ShapeError(Error, ValueError, TypeError):
@@ -71,6 +78,6 @@ class ExactattnWarning(UserWarning):
 
 
 assert builtins.ReferenceError is not ReferenceError
-for _cls in (Error, ParseError, DomainError, LimitError, ShapeError, ReferenceError, UsageError,
-             CheckFailed):
+for _cls in (Error, ParseError, DomainError, LimitError, OutOfMemoryError, ShapeError, ReferenceError,
+             UsageError, CheckFailed):
     _cls.__module__ = "exactattn"  # shown as exactattn.ParseError in tracebacks

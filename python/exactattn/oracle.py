@@ -63,8 +63,8 @@ def _options(scale: Any, base: Any, masked_rows: Any) -> tuple:
 
 
 def _block(block: Any) -> int:
-    if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
-        raise _usage("block", f"expected a whole number from 1, got {block!r}")
+    if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or not 1 <= block < 2**63:
+        raise _usage("block", f"expected a whole number from 1 to 2^63 - 1, got {block!r}")
     return int(block)
 
 

@@ -2,6 +2,10 @@
 // exactattn._exactattn: the conversions every binding shares (convert.hpp).
 #include "convert.hpp"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include <pybind11/stl.h>
 
 #include <fmt/format.h>
@@ -29,8 +33,8 @@ namespace {
 // Names echoed from files and arguments may hold bytes that are not UTF-8 (a path with byte
 // 0xFF) and controls: shown as the command line shows them (<0xFF>, <U+001B>), so that the
 // message is a str and raising it cannot fail.
-void raise_error(const Error& e) {
-    const py::object cls = py::module_::import("exactattn._errors").attr(kind_name(e.kind()));
+void raise_error(const Error& e, const char* class_name = nullptr) {
+    const py::object cls = py::module_::import("exactattn._errors").attr(class_name ? class_name : kind_name(e.kind()));
     const py::object inst = cls(escape_controls(e.what()), kind_name(e.kind()), escape_controls(e.where().str()),
                                 escape_controls(e.reason()));
     PyErr_SetObject(cls.ptr(), inst.ptr());
@@ -61,6 +65,11 @@ void release_reserve_then_fail() {
 
 void take_reserve() {
     if (g_reserve.load() != nullptr) return;
+        // The failed call's memory is free but may still be mapped by malloc: hand what it can back
+        // first, so that the reserve's address space is there (under an RLIMIT_AS cap it counts).
+#ifdef __GLIBC__
+    ::malloc_trim(0);
+#endif
     void* r = std::malloc(kReserveBytes);
     void* expected = nullptr;
     if (r != nullptr && !g_reserve.compare_exchange_strong(expected, r)) std::free(r);
@@ -75,6 +84,8 @@ constexpr char kTooLarge[] =
 
 }  // namespace
 
+Call::Call() { take_reserve(); }
+
 void install_error_translation() {
     py::register_exception_translator([](std::exception_ptr p) {
         try {
@@ -82,10 +93,11 @@ void install_error_translation() {
         } catch (const Error& e) {
             raise_error(e);
         } catch (const std::bad_alloc&) {
-            raise_error(limit_error(kOutOfMemory));
+            // OutOfMemoryError: a LimitError and a MemoryError (python/exactattn/_errors.py).
+            raise_error(limit_error(kOutOfMemory), "OutOfMemoryError");
             take_reserve();
         } catch (const std::length_error&) {
-            raise_error(limit_error(kTooLarge));
+            raise_error(limit_error(kTooLarge), "OutOfMemoryError");
             take_reserve();
         } catch (const py::cast_error& e) {
             // A conversion no helper above checked first: still the module's error, a ShapeError
@@ -266,7 +278,7 @@ std::optional<Value> exact_float(py::handle h) {
 
 // Any value an input may hold: an exact number or a string in the engine's notation.
 Value to_value(py::handle h, const std::string& place) {
-    const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
+    const Call call;  // each call is one job with one work budget (docs/limits.md)
     if (auto v = exact_number(h)) return *v;
     if (py::isinstance<py::str>(h)) {
         const auto text = text_of(h, place);

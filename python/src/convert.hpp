@@ -26,6 +26,19 @@ namespace py = pybind11;
 /// the module's exceptions (python/exactattn/_errors.py), and takes the out-of-memory reserve.
 void install_error_translation();
 
+/// One call into the module: one job with one work budget (docs/limits.md), begun with the
+/// out-of-memory reserve in hand. The reserve is taken again after a failure released it
+/// (install_error_translation), but right then the memory the failed call held may not yet be
+/// back; without a reserve, the next failure would end the interpreter (a JSON tree's
+/// destructor allocates while bad_alloc unwinds: std::terminate). So each call takes it first.
+class Call {
+  public:
+    Call();
+
+  private:
+    WorkBudget job_;
+};
+
 /// Issues each warning with Python's `warnings` module as an exactattn.ExactattnWarning (its
 /// `place` and `reason` set), attributed to the caller of the module's function. Needs the GIL.
 void issue_warnings(const std::vector<Warning>& warnings);

@@ -124,7 +124,7 @@ void bind_layers(py::module_& m) {
     m.def("_attend", [](py::object x, py::object heads, py::object wo, bool causal, py::object padding, py::object mask,
                         py::object scale, py::object memory, bool residual, const std::string& format,
                         const std::vector<std::string>& labels, const std::vector<std::string>& key_labels) {
-        const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
+        const Call call;  // each call is one job with one work budget (docs/limits.md)
         AttentionLayer l;
         l.heads = heads_of(heads);
         if (!wo.is_none()) l.wo = matrix_of(wo);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "convert.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle.hpp"
 
@@ -120,7 +121,7 @@ void bind_oracle(py::module_& m) {
              const std::string& dtype, const std::optional<Array>& mask, bool causal, const py::object& scale,
              const std::string& base, const std::string& masked_rows, const std::string& algorithm,
              const std::string& accumulate, const std::string& p_dtype, std::int64_t block, bool trace) {
-              const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
+              const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
               const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, causal, scale, base, masked_rows);
               EmulationSpec s;
               s.algorithm = parse_algorithm(algorithm, arg("algorithm"));
@@ -142,7 +143,7 @@ void bind_oracle(py::module_& m) {
           [](const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
              const std::string& dtype, const std::optional<Array>& mask, bool causal, const py::object& scale,
              const std::string& base, const std::string& masked_rows, bool weights) {
-              const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
+              const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
               const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, causal, scale, base, masked_rows);
               Reference r;
               {
@@ -158,7 +159,7 @@ void bind_oracle(py::module_& m) {
            const std::string& base, const std::string& masked_rows, const std::string& algorithm,
            const std::string& accumulate, const std::string& p_dtype, std::int64_t block,
            std::optional<double> tolerance, const std::optional<Array>& weights, const std::optional<Array>& lse) {
-            const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
+            const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
             const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, causal, scale, base, masked_rows);
             AlgorithmSpec s;
             s.algorithm = parse_algorithm(algorithm, arg("algorithm"));

@@ -135,7 +135,7 @@ void bind_reads(py::module_& m) {
     m.def("read", [](py::object memory, py::object query, py::object readout, py::object remove, py::object zero,
                      py::object unit) {
         auto t = std::make_unique<PyTrace>();
-        const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
+        const Call call;  // each call is one job with one work budget (docs/limits.md)
         t->memory = to_memory(memory, unit);
         ReadRequest req;
         req.query = to_vector(query, "query");

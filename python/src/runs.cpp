@@ -70,7 +70,7 @@ void bind_runs(py::module_& m) {
     m.def(
         "_rollout",
         [](const Scenario& base, const std::string& name, const std::string& format, std::optional<int> digits) {
-            const WorkBudget job;
+            const Call call;
             const Format f = parse_format(format);
             Scenario s = base;
             const std::string chosen = rollout_name(s, name);
@@ -90,7 +90,7 @@ void bind_runs(py::module_& m) {
     m.def(
         "_figure",
         [](const Scenario& s, const std::string& name, const std::string& format) {
-            const WorkBudget job;
+            const Call call;
             if (format != "svg" && format != "tikz") {
                 Location where;
                 where.context = "format";
@@ -105,7 +105,7 @@ void bind_runs(py::module_& m) {
     m.def(
         "_variants",
         [](const Scenario& s, const std::string& exercise, std::int64_t count, std::uint64_t seed) {
-            const WorkBudget job;
+            const Call call;
             VariantRequest req;
             req.exercise = exercise;
             req.count = count;

@@ -132,7 +132,7 @@ py::list check(const Scenario& s, const std::string& answer, const std::string& 
 // `encode`: the encoder states of tokens given as one str (split as the command line splits
 // them) or as a list of str.
 py::list encode(const Scenario& s, py::object tokens) {
-    const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
+    const Call call;  // each call is one job with one work budget (docs/limits.md)
     std::vector<std::string> list;
     if (py::isinstance<py::str>(tokens)) {
         const auto text = text_of(tokens, "tokens");
@@ -159,7 +159,7 @@ py::list encode(const Scenario& s, py::object tokens) {
 // issued with Python's `warnings` module.
 template <class Render>
 std::string rendered(const Scenario& s, py::object format, Render render) {
-    const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
+    const Call call;  // each call is one job with one work budget (docs/limits.md)
     const Format f = format_arg(text_of(format, "format"));
     const Report rep = run(s);
     std::vector<Warning> warnings;
@@ -180,14 +180,14 @@ void bind_scenarios(py::module_& m) {
     py::class_<Scenario>(m, "_Scenario")
         .def_static("load",
                     [](py::object path_obj) {
-                        const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
+                        const Call call;  // each call is one job with one work budget (docs/limits.md)
                         const std::string path = path_of(path_obj, "path");
                         py::gil_scoped_release r;
                         return load_scenario(path);
                     })
         .def_static("parse",
                     [](py::object text_obj, py::object file_obj) {
-                        const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
+                        const Call call;  // each call is one job with one work budget (docs/limits.md)
                         const std::string text = text_of(text_obj, "text");
                         const std::string file = text_of(file_obj, "file");
                         py::gil_scoped_release r;
@@ -203,7 +203,7 @@ void bind_scenarios(py::module_& m) {
              })
         .def("verify",
              [](const Scenario& s) {
-                 const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
+                 const Call call;  // each call is one job with one work budget (docs/limits.md)
                  const Report rep = run(s);
                  VerifyResult v;
                  {
@@ -222,12 +222,12 @@ void bind_scenarios(py::module_& m) {
              })
         .def("check",
              [](const Scenario& s, py::object answer, py::object target, py::object proposed) {
-                 const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
+                 const Call call;  // each call is one job with one work budget (docs/limits.md)
                  return check(s, text_of(answer, "answer"), text_of(target, "target"), proposed);
              })
         .def("crosscheck",
              [](const Scenario& s, py::object format_obj) {
-                 const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
+                 const Call call;  // each call is one job with one work budget (docs/limits.md)
                  const std::string format = text_of(format_obj, "format");
                  if (format != "json" && format != "markdown") {
                      throw usage("format",

@@ -41,7 +41,7 @@ py::object not_implemented() { return py::reinterpret_borrow<py::object>(Py_NotI
 // x op y (or y op x when reflected) for an exact y; NotImplemented otherwise, so that Python
 // raises its TypeError (floats are refused: they are not exact).
 py::object arith(const Value& x, py::handle y, char op, bool reflected) {
-    const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
+    const Call call;  // each call is one job with one work budget (docs/limits.md)
     const auto v = exact_number(y);
     if (!v) return not_implemented();
     const Value& l = reflected ? *v : x;
@@ -74,7 +74,7 @@ py::object arith(const Value& x, py::handle y, char op, bool reflected) {
 // as fractions.Fraction does; nan compares false, ±inf beyond every value).
 template <class Test>
 py::object compared(const Value& x, py::handle y, Test test) {
-    const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
+    const Call call;  // each call is one job with one work budget (docs/limits.md)
     std::optional<Value> v = exact_number(y);
     if (!v) v = exact_float(y);
     if (v) {
@@ -105,7 +105,7 @@ py::object equality(const Value& x, py::handle y, bool equal) {
 // The constructor, the written forms and the parts of a value.
 void add_forms(py::class_<Value>& cls) {
     cls.def(py::init([](py::object x) {
-                const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
+                const Call call;  // each call is one job with one work budget (docs/limits.md)
                 // A string keeps the engine's place ("expression column 4"), as `eval` prints it.
                 if (py::isinstance<py::str>(x)) return parse_value(text_of(x, "Value"));
                 return to_value(x, "Value");
@@ -128,7 +128,7 @@ void add_forms(py::class_<Value>& cls) {
         .def(
             "decimal",
             [](const Value& v, int digits) {
-                const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
+                const Call call;  // each call is one job with one work budget (docs/limits.md)
                 if (digits < 1 || digits > 100000) throw usage("digits", "digits must be from 1 to 100000");
                 py::gil_scoped_release release;
                 return to_significant(v, digits);
@@ -137,7 +137,7 @@ void add_forms(py::class_<Value>& cls) {
         .def(
             "fixed",
             [](const Value& v, int places) {
-                const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
+                const Call call;  // each call is one job with one work budget (docs/limits.md)
                 if (places < 0 || places > 100000) throw usage("places", "places must be from 0 to 100000");
                 py::gil_scoped_release release;
                 return to_fixed(v, places);
@@ -211,17 +211,17 @@ floats are refused (they are not exact) except in comparisons, where they compar
     add_number_protocol(cls);
 
     m.def("exp", [](const Value& x) {
-        const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
+        const Call call;  // each call is one job with one work budget (docs/limits.md)
         py::gil_scoped_release r;
         return exp(x);
     });
     m.def("ln", [](const Value& x) {
-        const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
+        const Call call;  // each call is one job with one work budget (docs/limits.md)
         py::gil_scoped_release r;
         return ln(x);
     });
     m.def("pow", [](const Value& x, const Value& y) {
-        const WorkBudget job;  // each call is one job with one work budget (docs/limits.md)
+        const Call call;  // each call is one job with one work budget (docs/limits.md)
         py::gil_scoped_release r;
         return pow(x, y);
     });
