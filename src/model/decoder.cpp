@@ -237,6 +237,11 @@ RegimeTrace roll_out(const Decoder& dec, const Memory& memory, const Vector& ini
     std::string y = dec.start;
     for (std::size_t t = 1; t <= steps; ++t) {
         DecoderStep st = at_step(regime, t, [&] {
+            // A read is a function of its memory and query alone: a step whose query (or output
+            // scores) equal the previous step's takes that step's read (or distribution) instead
+            // of computing it again. A decoder that settles into one state (the chapter's, run
+            // for 1024 steps) then costs one step's softmax, not one per step.
+            const DecoderStep* last = out.steps.empty() ? nullptr : &out.steps.back();
             DecoderStep st;
             st.step = t;
             st.input = y;
@@ -244,7 +249,7 @@ RegimeTrace roll_out(const Decoder& dec, const Memory& memory, const Vector& ini
             ReadRequest req;
             req.query = st.query;
             req.query_label = fmt::format("q_{}", t);
-            st.read = attend(memory, req);
+            st.read = last != nullptr && last->query == st.query ? last->read : attend(memory, req);
             const Vector& c = st.read.context;
             Vector pre = vec_mat(s, dec.recurrent, "s", "U");
             const Vector ey = vec_mat(dec.vocabulary[dec.index(y)].second, dec.input, "E_y(y)", "E");
@@ -282,11 +287,16 @@ RegimeTrace roll_out(const Decoder& dec, const Memory& memory, const Vector& ini
             out_req.query = {Value(1)};
             out_req.query_label = "1";
             out_req.position_label = "output token";
-            try {
-                st.distribution = attend(Memory(std::move(column)), out_req);
-            } catch (const Error& e) {
-                if (e.kind() != ErrorKind::Domain && e.kind() != ErrorKind::Limit) throw;
-                st.refusal = e.reason();
+            if (last != nullptr && last->scores == st.scores) {
+                st.distribution = last->distribution;
+                st.refusal = last->refusal;
+            } else {
+                try {
+                    st.distribution = attend(Memory(std::move(column)), out_req);
+                } catch (const Error& e) {
+                    if (e.kind() != ErrorKind::Domain && e.kind() != ErrorKind::Limit) throw;
+                    st.refusal = e.reason();
+                }
             }
             if (t <= reference.size()) st.reference = reference[t - 1];
             if (cross_entropy && st.reference && st.distribution) {
