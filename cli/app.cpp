@@ -154,7 +154,11 @@ void make_app(CLI::App& app, Parsed& p) {
     answers->excludes(answer);
     s_check->callback([&p, target] {
         p.check.ad_hoc = target->count() > 0;
-        p.command = [&p](std::ostream& o) { return cmd_check(p.check, o); };
+        // A refusal while the report is computed, judged or printed names the scenario file
+        // (a class CSV's rows are placed at their lines already), as `run`'s does.
+        p.command = [&p](std::ostream& o) {
+            return limits_placed_in_file(p.check.file, [&] { return cmd_check(p.check, o); });
+        };
     });
 
     auto* s_attend = app.add_subcommand("attend", "One exact attention layer (Chapter 15)");
@@ -177,7 +181,12 @@ void make_app(CLI::App& app, Parsed& p) {
                                     "Re-create the one variant of this seed (printed in its key)");
     vseed->excludes(seed);
     vseed->excludes(count);
-    s_var->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_variants(p.variants, o); }; });
+    s_var->callback([&p] {
+        // A refusal while the variants are drawn, keyed or printed names the scenario file.
+        p.command = [&p](std::ostream& o) {
+            return limits_placed_in_file(p.variants.file, [&] { return cmd_variants(p.variants, o); });
+        };
+    });
     auto* s_figure = app.add_subcommand("figure", "One declared figure of a scenario, as SVG or TikZ");
     s_figure->add_option("file", p.figure.file, "Scenario file, or chapter14")->required();
     s_figure->add_option("--figure", p.figure.figure, "The figure's name or number, e.g. 14.1")->required();

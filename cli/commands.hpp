@@ -33,6 +33,22 @@ auto placed_in_file(const std::string& file, F&& f) {
     }
 }
 
+/// f(), with a limit's refusal (the work budget's above all) that names no file given `file`,
+/// keeping the place it has: `chapter14: --target: printing a value … would take …`. For the
+/// commands of one scenario whose refusals are placed at an option or at nothing (check,
+/// variants); a usage or other error keeps its place.
+template <class F>
+auto limits_placed_in_file(const std::string& file, F&& f) {
+    try {
+        return f();
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::Limit || !e.where().file.empty()) throw;
+        Location where;
+        where.file = file;
+        throw e.located(where);
+    }
+}
+
 struct EvalOptions {
     std::string expr;
     std::string format = "ascii";

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "core/interval.hpp"
+#include "exactattn/error.hpp"
 #include "exactattn/print.hpp"
 #include "scenario/pointer.hpp"
 #include "tools/crosscheck/double_path.hpp"
@@ -91,7 +92,15 @@ class Comparer {
   public:
     Comparer(CrosscheckResult& out, const CrosscheckOptions& options) : out_(out), options_(options) {}
 
+    // A refusal while a quantity is compared (the work budget's) names it: `file: /pointer`.
     void compare(const std::string& quantity, const Value& exact, D computed) {
+        Location where;
+        where.file = out_.file;
+        where.pointer = quantity;
+        placed(where, [&] { compare_here(quantity, exact, computed); });
+    }
+
+    void compare_here(const std::string& quantity, const Value& exact, D computed) {
         CrossRow row;
         row.quantity = quantity;
         row.exact = to_ascii(exact);
@@ -127,7 +136,10 @@ class Comparer {
         nr.read = base;
         for (std::size_t j = 0; j < t.marks.size(); ++j) {
             const Value w = t.weights.at(j).value_or(Value());
-            const double u = std::fabs(measure(w, nr.weights[j], to_double(w)).ulp);
+            Location where;
+            where.file = out_.file;
+            where.pointer = detail::pointer_join(base + "/weights", j);
+            const double u = placed(where, [&] { return std::fabs(measure(w, nr.weights[j], to_double(w)).ulp); });
             nr.max_ulp_error = std::isinf(u) ? std::numeric_limits<double>::quiet_NaN() : std::max(nr.max_ulp_error, u);
             if (std::isnan(nr.max_ulp_error)) break;
         }
@@ -186,8 +198,16 @@ CrosscheckResult crosscheck(const Report& rep, const CrosscheckOptions& options)
     res.tolerance_ulps = s.crosscheck.tolerance_ulps;
     res.rationale = s.crosscheck.rationale;
     Comparer cmp(res, options);
+    // A refusal while a declaration's double path is computed names the declaration.
+    const auto at = [&](const std::string& pointer, auto&& f) {
+        Location where;
+        where.file = s.file;
+        where.pointer = pointer;
+        return placed(where, f);
+    };
     for (const auto& src : s.sources) {
-        const DMat states = detail::fp::source_double(s, src);
+        const DMat states =
+            at(detail::pointer_join("/sources", src.name), [&] { return detail::fp::source_double(s, src); });
         for (std::size_t j = 0; j < src.states.rows(); ++j) {
             cmp.vector(detail::pointer_join(detail::pointer_join("/sources", src.name) + "/states", j),
                        src.states.row(j), states[j]);
@@ -195,9 +215,11 @@ CrosscheckResult crosscheck(const Report& rep, const CrosscheckOptions& options)
     }
     for (const auto& rr : rep.reads) {
         const Source& src = s.source(rr.spec.source);
-        const DRead r =
-            detail::fp::read_double(detail::fp::source_double(s, src), detail::fp::input_vector(rr.spec.query.values),
-                                    rr.trace.marks, detail::fp::readout_double(rr.spec.readout), s.rule);
+        const DRead r = at(detail::pointer_join("/reads", rr.spec.name), [&] {
+            return detail::fp::read_double(detail::fp::source_double(s, src),
+                                           detail::fp::input_vector(rr.spec.query.values), rr.trace.marks,
+                                           detail::fp::readout_double(rr.spec.readout), s.rule);
+        });
         cmp.trace(detail::pointer_join("/reads", rr.spec.name), rr.trace, r);
     }
     for (const auto& ir : rep.interventions) {
@@ -205,23 +227,26 @@ CrosscheckResult crosscheck(const Report& rep, const CrosscheckOptions& options)
         const std::string base = detail::pointer_join("/interventions", ir.spec.name) + "/rows";
         for (std::size_t k = 0; k < ir.rows.size(); ++k) {
             const auto& row = ir.rows[k];
-            const DMat mem = ir.spec.kind == InterventionKind::DeleteToken && row.position > 0
-                                 ? detail::fp::encode_double(s, *row.tokens)
-                                 : detail::fp::source_double(s, src);
-            const DRead r =
-                detail::fp::read_double(mem, detail::fp::input_vector(ir.spec.query.values), row.trace.marks,
-                                        detail::fp::readout_double(ir.spec.readout), s.rule);
+            const DRead r = at(detail::pointer_join(base, k), [&] {
+                const DMat mem = ir.spec.kind == InterventionKind::DeleteToken && row.position > 0
+                                     ? detail::fp::encode_double(s, *row.tokens)
+                                     : detail::fp::source_double(s, src);
+                return detail::fp::read_double(mem, detail::fp::input_vector(ir.spec.query.values), row.trace.marks,
+                                               detail::fp::readout_double(ir.spec.readout), s.rule);
+            });
             cmp.trace(detail::pointer_join(base, k), row.trace, r);
         }
     }
     for (const auto& rr : rep.rollouts) {
         const std::size_t steps = rr.spec.steps > 0 ? rr.spec.steps : rr.spec.reference.size();
+        const std::string pointer = detail::pointer_join("/rollouts", rr.spec.name);
         if (rr.teacher_forcing) {
-            compare_regime(cmp, res, *s.decoder, rr, *rr.teacher_forcing,
-                           detail::fp::rollout_double(s, rr.spec, Regime::TeacherForcing, steps));
+            compare_regime(cmp, res, *s.decoder, rr, *rr.teacher_forcing, at(pointer, [&] {
+                               return detail::fp::rollout_double(s, rr.spec, Regime::TeacherForcing, steps);
+                           }));
         }
         compare_regime(cmp, res, *s.decoder, rr, rr.generation,
-                       detail::fp::rollout_double(s, rr.spec, Regime::Generation, steps));
+                       at(pointer, [&] { return detail::fp::rollout_double(s, rr.spec, Regime::Generation, steps); }));
     }
     for (const auto& lr : rep.layers) res.not_compared.push_back(detail::pointer_join("/layers", lr.spec.name));
     double total = 0;
