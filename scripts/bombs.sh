@@ -324,5 +324,78 @@ bomb oracle-vectors-10M-keys oracle vectors --dir "$work/oracle_vectors" --long-
 bomb oracle-json-100000-deep oracle reference --q "$work/oracle_deep.json" --k "$work/oracle_k2.csv" --v "$work/oracle_v2.csv"
 bomb oracle-weights-2000x2000 oracle reference --q "$work/oracle_q2000.csv" --k "$work/oracle_k2000.csv" --v "$work/oracle_v2000.csv" --scale none --weights --dtype float64
 
+# Issue 32, the rest of its hostile inputs. A 9.6 KB float64 problem (1600 queries, keys and
+# values: 9.5 s before) and its --weights (2.56 million weights, 134 MB printed uncharged); and
+# weights just under max_cells (6300 x 6300 = 3.97e7 of 4e7; 38 KB, no bound: refused by the
+# budget from the shapes).
+awk 'BEGIN { for (i = 0; i < 1600; ++i) printf "%d\n", i % 3 }' >"$work/oracle_q1600.csv"
+awk 'BEGIN { for (i = 0; i < 1600; ++i) printf "%d\n", i % 7 }' >"$work/oracle_k1600.csv"
+awk 'BEGIN { for (i = 0; i < 1600; ++i) printf "%d\n", i % 5 }' >"$work/oracle_v1600.csv"
+awk 'BEGIN { for (i = 0; i < 6300; ++i) printf "%d\n", i % 3 }' >"$work/oracle_q6300.csv"
+awk 'BEGIN { for (i = 0; i < 6300; ++i) printf "%d\n", i % 7 }' >"$work/oracle_k6300.csv"
+bomb oracle-float64-9.6KB oracle reference --q "$work/oracle_q1600.csv" --k "$work/oracle_k1600.csv" --v "$work/oracle_v1600.csv" --scale none --dtype float64
+bomb oracle-float64-9.6KB-weights oracle reference --q "$work/oracle_q1600.csv" --k "$work/oracle_k1600.csv" --v "$work/oracle_v1600.csv" --scale none --dtype float64 --weights
+bomb oracle-weights-near-max-cells oracle reference --q "$work/oracle_q6300.csv" --k "$work/oracle_k6300.csv" --v "$work/oracle_k6300.csv" --scale none --weights
+# Manuscripts: an audit of 1400 decimals (7.6 s before); one megabyte on one line, of words or
+# of numbers, checked and audited (6-8 s and past 30 s; over 10 KB, no bound).
+python3 - "$work" <<'PY2'
+import os, sys
+out = sys.argv[1]
+head = "---\nexactattn-scenario: chapter14\n---\n\n"
+with open(os.path.join(out, "decimals_1400.md"), "w") as f:
+    f.write(head + " ".join(f"{i / 1000:.3f}" for i in range(1400)) + "\n")
+with open(os.path.join(out, "one_line_words.md"), "w") as f:
+    f.write(head + ("the weight of the red key " * 40330)[:1 << 20] + "\n")
+with open(os.path.join(out, "one_line_numbers.md"), "w") as f:
+    f.write(head + ("0.25 1/3 [1/2, 1/4] " * 52429)[:1 << 20] + "\n")
+PY2
+bomb manuscript-audit-1400-decimals manuscript audit "$work/decimals_1400.md"
+bomb manuscript-check-1MB-line-words manuscript check "$work/one_line_words.md"
+bomb manuscript-audit-1MB-line-words manuscript audit "$work/one_line_words.md"
+bomb manuscript-check-1MB-line-numbers manuscript check "$work/one_line_numbers.md"
+bomb manuscript-audit-1MB-line-numbers manuscript audit "$work/one_line_numbers.md"
+# Inputs that are no regular file: a FIFO (hung forever) and /dev/zero (read to 1 GiB), for a
+# manuscript, a scenario and an oracle tensor; a scenario nested 100 000 deep (200 KB, no bound).
+mkfifo "$work/fifo.md" "$work/fifo.json" "$work/fifo.csv"
+bomb manuscript-fifo manuscript check "$work/fifo.md"
+bomb manuscript-dev-zero manuscript check /dev/zero
+bomb scenario-fifo run "$work/fifo.json"
+bomb scenario-dev-zero run /dev/zero
+bomb oracle-fifo oracle reference --q "$work/fifo.csv" --k "$work/oracle_k2.csv" --v "$work/oracle_v2.csv"
+python3 -c "print('{\"title\": ' + '[' * 100000 + ']' * 100000 + '}')" >"$work/scenario_deep.json"
+bomb scenario-json-100000-deep run "$work/scenario_deep.json"
+# A thousand variants (the most max_variants allows) of an exercise whose ranges give that many:
+# 2006 files, each synced on its own before (10 s of wall time on 2.7 s of CPU), one sync now.
+python3 - "$work" <<'PY2'
+import json, os, sys
+json.dump({"vocabulary": {"x": ["a", "0"], "y": ["0", "a"]},
+           "encoder": {"activation": "relu", "recurrent": [[1, 0], [0, 1]], "input": [[1, 0], [0, 1]],
+                       "bias": [0, 0], "initial": [0, 0]},
+           "sources": {"s": ["x", "y"]}, "queries": {"q1": [1, 1]}, "readouts": {"r": [1, 2]},
+           "reads": {"e1": {"source": "s", "query": "q1", "readout": "r"}},
+           "exercises": [{"id": "1", "title": "Read", "prompt": "Read.", "reads": ["e1"],
+                          "variation": {"vary": [{"at": "/queries/q1", "integers": [-40, 40]}],
+                                        "parts": [{"label": "the weights", "at": "/reads/e1/weights"}],
+                                        "answer": "/reads/e1/readout", "tolerance": "0.001"}}]},
+          open(os.path.join(sys.argv[1], "variants_wide.json"), "w"))
+PY2
+bomb variants-count-1000 variants "$work/variants_wide.json" --exercise 1 --count 1000 -o "$work/variants1000"
+# A decoder whose two best tokens differ by 2^-1000 (one double), rolled out 1024 steps: refused
+# by the prediction before, like the chapter's decoder with steps: 1024; and its crosscheck,
+# where the double path sees a tie.
+python3 - "$work" <<'PY2'
+import json, os, sys
+vocab = {"t0": [1], "t1": [1], "t2": [1], "<s>": [1]}
+json.dump({"sources": {"memory": {"memory": [["a"]]}},
+           "decoder": {"activation": "identity", "recurrent": [[0]], "input": [[1]], "context": [[0]], "bias": [0],
+                       "initial": [1], "output_reads": "state", "output": [["0", "1", "1+2^(-1000)", "0"]],
+                       "output_bias": ["0"] * 4, "vocabulary": vocab, "start": "<s>", "end": "t0", "ties": "first"},
+           "rollouts": {"r": {"source": "memory", "steps": 1024}}},
+          open(os.path.join(sys.argv[1], "near_tie.json"), "w"))
+PY2
+bomb rollout-near-tie-2^-1000 rollout "$work/near_tie.json"
+bomb rollout-near-tie-2^-1000-json rollout "$work/near_tie.json" --format json
+bomb crosscheck-near-tie-2^-1000 crosscheck "$work/near_tie.json"
+
 echo "bombs: $total inputs, $over over the bound of ${bound_s} s and ${bound_mib} MiB (inputs under 10 KB)"
 [ "$over" -eq 0 ]
