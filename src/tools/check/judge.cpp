@@ -227,7 +227,20 @@ bool named_mistake(const Ctx& c, const LearnerAnswer& answer, const Right& r, co
             j.feedback = fmt::format("Right ({}); note: {}.", j.rule, wrong->explain);
             return true;
         }
-        j.feedback = fmt::format("Wrong: {}.", wrong->explain);
+        j.feedback = fmt::format("Wrong: {}.", j.mistake);
+        return true;
+    }
+    return false;
+}
+
+// No single mistake: two of them made one after the other (docs/check.md, "Two-step mistakes").
+bool named_two_step(const Ctx& c, const LearnerAnswer& answer, const Right& r, const Tolerance& tol, Judgement& j) {
+    if (r.exact.scalar != answer.scalar || answer.columns != r.exact.columns) return false;
+    for (const auto& two : detail::two_step_mistakes(c)) {
+        if (!match_entries(answer.entries, two.values, tol, true).ok) continue;
+        j.mistake = "two mistakes: " + two.explain;
+        j.mistake_id = two.id;
+        j.feedback = fmt::format("Wrong: {}.", j.mistake);
         return true;
     }
     return false;
@@ -341,6 +354,7 @@ Judgement judge_values(const Report& rep, const Json& doc, const LearnerAnswer& 
     if (c.s && all_exact && c.s->quantity == "weights" && !c.s->element) read_weight_findings(c, answer, j);
     if (named_mistake(c, answer, r, tol, shape_findings_end, j)) return j;
     if (named_listed_mistake(c, answer, tol, j)) return j;
+    if (named_two_step(c, answer, r, tol, j)) return j;
     distance_feedback(answer, r, shape_ok, form, j);
     return j;
 }
@@ -359,7 +373,8 @@ Judgement judge_at(const Report& rep, const Json& doc, const LearnerAnswer& give
 }
 
 // An ad-hoc target takes `tolerance` and `accept` from the first exercise (in file order) that
-// lists it: its read, its intervention, or that intervention's row.
+// lists it: its read, its intervention, or that intervention's row, or whose variation's
+// `answer` it is (then with the variation's absolute tolerance).
 void inherit_exercise_rules(const Scenario& sc, LearnerAnswer& la) {
     auto under = [&la](const std::string& prefix) {
         return la.target.size() > prefix.size() && la.target.compare(0, prefix.size(), prefix) == 0 &&
@@ -374,7 +389,13 @@ void inherit_exercise_rules(const Scenario& sc, LearnerAnswer& la) {
             if (slash != std::string::npos) prefix += i.substr(slash);
             lists = lists || under(prefix);
         }
-        if (!lists) continue;
+        // The numerical answer of a variation is judged as its Moodle question grades it: within
+        // the declared absolute tolerance, inclusive (docs/variants.md#moodle-xml).
+        const bool graded_answer = e.variation && e.variation->answer == la.target;
+        if (!lists && !graded_answer) continue;
+        if (!la.tolerance && graded_answer) {
+            la.tolerance = Tolerance{Tolerance::Kind::Absolute, e.variation->tolerance.rational(), 0};
+        }
         if (!la.tolerance) la.tolerance = e.tolerance;
         if (la.accept.empty()) la.accept = e.accept;
         return;
