@@ -6,7 +6,8 @@ is: `exactattn variants` of tests/cli/fixtures/class-scaled.json, then `exactatt
 in headless Chromium by check_html.py (no console error, no outside request, every table
 captioned, a non-blank screenshot, each inline SVG parsed and rendered by rsvg-convert) and must
 show the class's names and the mistakes; each bar chart is then measured by check_layout.py (no
-two labels overlap, none leaves the canvas, the ink where the labels are measured).
+two labels overlap, none leaves the canvas, the ink where the labels are measured); and the
+report as a LaTeX fragment, its chart in TikZ, compiles with check_latex.py.
 
 Usage: check_class_report.py --cli build/exactattn --workdir DIR
 Exit 0 when every check passes, 1 when one fails, 77 (skipped) when a tool is missing."""
@@ -51,7 +52,18 @@ def main():
     if not charts:
         print("FAIL no bar chart was saved from the page (expected one inline SVG)")
         return 1
-    return subprocess.run([sys.executable, os.path.join(HERE, "check_layout.py")] + charts).returncode
+    laid_out = subprocess.run([sys.executable, os.path.join(HERE, "check_layout.py")] + charts).returncode
+    if laid_out != 0:
+        return laid_out
+    # The same report as a LaTeX fragment (the chart as TikZ) compiles like every LaTeX output.
+    tex = os.path.join(args.workdir, "class.tex")
+    graded = subprocess.run([args.cli, "check", "--variants", variants, "--answers", fixture + ".csv",
+                             "--format", "latex", "-o", tex], capture_output=True, text=True)
+    if graded.returncode != 1:
+        print(f"FAIL check --variants --format latex: exit {graded.returncode}: {graded.stderr}")
+        return 1
+    return subprocess.run([sys.executable, os.path.join(HERE, "check_latex.py"), "--escaped-math", "--workdir",
+                           os.path.join(args.workdir, "latex"), tex]).returncode
 
 
 if __name__ == "__main__":
