@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "commands.hpp"
+#include "exactattn/wording.hpp"
 #include "exactattn/figures.hpp"
 #include "exactattn/book.hpp"
 #include "exactattn/error.hpp"
@@ -92,7 +93,7 @@ int cmd_verify(const FilesOptions& o, std::ostream& out) {
     // The manuscripts of a directory (docs/manuscript.md) before the total, which stays last.
     const std::size_t wrong_claims = check_manuscripts_below(o.files, o.jobs == 0 ? default_jobs() : o.jobs, out);
     out << fmt::format("verify: {} passed, {} failed", passed, failed);
-    out << (files.size() > 1 ? fmt::format(" in {} files\n", files.size()) : std::string("\n"));
+    out << (files.size() > 1 ? " in " + counted(files.size(), "file") + "\n" : std::string("\n"));
     return failed == 0 && wrong_claims == 0 ? 0 : 1;
 }
 
