@@ -4,8 +4,9 @@
 
 Usage: scaling.py EXACTATTN LAYER_BENCH WORK_DIR [OUT_MD OUT_SVG]
 
-For each command, five sizes over three decades, each run once as its own process under GNU
-time (wall seconds and peak resident memory, %e and %M):
+For each command, five sizes over three decades, each run once as its own process (wall
+seconds around the process, which include its start, and the peak resident memory of GNU
+time's %M):
   read        `exactattn read --memory @FILE --query Q --format json`, n rows of width 4
               (multiples of a), n = 10^3 .. 10^6;
   layer       W7's causal self-attention layer (d_model = 64, one head of d_k = d_v = 16)
@@ -28,6 +29,7 @@ import os
 import subprocess
 import sys
 import json
+import time
 
 TINY = os.environ.get("EXACTATTN_BENCH_TINY") == "1"
 
@@ -41,13 +43,15 @@ def sizes(lo, hi):
 def timed(argv, work):
     """(wall seconds, peak MiB) of one process; exits when it fails."""
     tfile = os.path.join(work, "time.txt")
+    start = time.perf_counter()
     r = subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", tfile] + argv, stdout=subprocess.DEVNULL,
                        stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
         sys.exit(f"scaling: {' '.join(argv[:3])} ... exited {r.returncode}: {r.stderr.strip()[-500:]}")
+    secs = time.perf_counter() - start
     with open(tfile, encoding="utf-8") as f:
-        secs, kib = f.read().split()[-2:]
-    return float(secs), int(kib) / 1024
+        kib = f.read().split()[-1]
+    return secs, int(kib) / 1024
 
 
 def read_case(exe, work, n):
@@ -167,8 +171,8 @@ def main():
         rows = []
         for n in ns:
             secs, mib = timed(argv_of(n), work)
-            rows.append((n, max(secs, 0.01), mib))
-            table.append(f"| {name} | {n} {unit} | {secs:.2f} | {mib:.0f} |")
+            rows.append((n, secs, mib))
+            table.append(f"| {name} | {n} {unit} | {secs:.3f} | {mib:.0f} |")
         results[name] = rows
     print("\n".join(table))
     summary = []
@@ -184,8 +188,8 @@ def main():
         with open(out_md, "w", encoding="utf-8") as f:
             f.write("# Scaling\n\n"
                     "How the cost of four commands grows with their input: each at five sizes over three\n"
-                    "decades, run once as its own process (wall seconds and peak resident memory, GNU\n"
-                    "time). Written by `bash scripts/bench.sh` (bench/scaling.py, whose header says what each\n"
+                    "decades, run once as its own process (wall seconds, which include the process's start of a\n"
+                    "few milliseconds, and peak resident memory, GNU time). Written by `bash scripts/bench.sh` (bench/scaling.py, whose header says what each\n"
                     f"size is); this run: {os.cpu_count()} cores, load average {load} before it.\n\n"
                     f"![time and peak memory against size, log-log]({os.path.relpath(out_svg, os.path.dirname(out_md))})\n\n"
                     + "\n".join(table) + "\n\n"
