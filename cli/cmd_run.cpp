@@ -25,12 +25,12 @@ int run_file(const RunOptions& o, std::ostream& out, DeferredOutput& deferred) {
         // Written by the caller after the command succeeded, in chunks, as `read` does: the
         // report over 10^5 positions is tens of megabytes of text. What can fail is computed
         // now, so that a failure writes nothing.
-        auto rep = std::make_shared<const Report>(run_scenario(s, ReportUse::Values, f));
+        auto rep = std::make_shared<const Report>(run_scenario(s, ReportUse::Values));
         deferred = [rep, write = json_report_writer(*rep)](std::ostream& os) { write(os); };
         return 0;
     }
     // Tables: refused before the reads are computed when their cells are over the limit.
-    emit(run_document(run_scenario(s, ReportUse::Tables, f)), f, o.render, out);
+    emit(run_document(run_scenario(s, ReportUse::Tables)), f, o.render, out);
     return 0;
 }
 
