@@ -92,9 +92,20 @@ def _as_float64(x: Any, name: str) -> tuple[np.ndarray, str]:
     return a.astype(np.float64), fmt
 
 
+def _mask(mask: Any) -> np.ndarray:
+    """A mask (nonzero = masked) as float64: NumPy arrays, nested lists and torch tensors,
+    boolean ones included (torch.bool has no float conversion of its own in the converter above)."""
+    if type(mask).__module__.startswith("torch"):
+        import torch  # only when a tensor is given
+        t = mask.detach().cpu()
+        if t.dtype == torch.bool or not t.dtype.is_floating_point:
+            return t.to(torch.float64).numpy()
+    return _as_float64(mask, "mask")[0]
+
+
 def _problem(q: Any, k: Any, v: Any, mask: Any, dtype: str | None) -> tuple:
     arrays, fmts = zip(*(_as_float64(x, n) for x, n in ((q, "q"), (k, "k"), (v, "v"))))
-    m = None if mask is None else _as_float64(mask, "mask")[0]
+    m = None if mask is None else _mask(mask)
     if dtype is not None and not isinstance(dtype, str):
         raise _usage("fmt", f"expected a format name such as 'float32', got {type(dtype).__name__} {dtype!r}")
     return arrays, list(fmts), m, dtype or fmts[0]

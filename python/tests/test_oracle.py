@@ -293,3 +293,14 @@ def test_a_float16_output_whose_products_w_v_underflow_is_within_its_bound():
     assert out[0, 0] == 0
     j = oracle.judge(out, q, k, v, fmt="float16", accumulate="float16")
     assert j["ulp_error"][0, 0] == -3 and j["passed"]
+
+
+def test_a_torch_bool_mask_is_read_as_a_numpy_bool_mask_is():
+    torch = pytest.importorskip("torch")
+    q = np.zeros((2, 2), np.float32); k = np.eye(2, dtype=np.float32)
+    v = np.array([[1], [3]], np.float32)
+    m = np.array([[False, True], [False, False]])
+    ref_np = oracle.reference(q, k, v, mask=m)["out"]
+    ref_torch = oracle.reference(q, k, v, mask=torch.tensor(m))["out"]
+    assert ref_np[0, 0] == 1 and ref_np[1, 0] == 2  # row 0 sees key 0 only; row 1 the mean
+    assert np.array_equal(ref_np, ref_torch)
