@@ -35,6 +35,7 @@ struct OracleOptions {
     std::optional<double> tolerance;
     bool causal = false, weights = false, trace = false;
     std::string format = "text";
+    std::string bound;
     std::string seed = "0", dir;  ///< vectors
     std::int64_t long_keys = 100000;
 };
@@ -169,6 +170,7 @@ AlgorithmSpec algorithm_spec(const OracleOptions& o, FloatFormat f) {
                                         : parse_format(o.accumulate, option_place("--accumulate"));
     s.p_format = o.p_dtype.empty() ? f : parse_format(o.p_dtype, option_place("--p-dtype"));
     s.block = o.block;
+    if (!o.bound.empty()) s.bound = parse_bound(o.bound, option_place("--bound"));
     return s;
 }
 
@@ -214,6 +216,8 @@ nlohmann::ordered_json judgement_json(const Judgement& j) {
     js["count"] = j.count;
     js["max_abs_ulp"] = std::isfinite(j.max_abs_ulp) ? nlohmann::json(j.max_abs_ulp) : nlohmann::json("inf");
     js["worst"] = j.worst >= 0 ? nlohmann::json({j.entries[j.worst].row, j.entries[j.worst].col}) : nlohmann::json();
+    js["bound"] = j.bound;
+    js["max_bound_fraction"] = j.max_bound_fraction;
     js["over"] = j.over;
     js["unbounded"] = j.unbounded;
     js["exact"] = j.exact_count;
@@ -224,9 +228,10 @@ nlohmann::ordered_json judgement_json(const Judgement& j) {
 
 void judgement_text(const Judgement& j, FloatFormat f, std::ostream& out) {
     out << fmt::format(
-        "Summary ({}): {} entries ({} exact, {} certified), max |ULP| {:.3g}, {} over the bound, {} unbounded{}\n",
-        j.tensor, j.count, j.exact_count, j.count - j.exact_count, j.max_abs_ulp, j.over, j.unbounded,
-        j.unbounded ? " (" + j.unbounded_reason + ")" : "");
+        "Summary ({}): {} entries ({} exact, {} certified), max |ULP| {:.3g}, {} over the {} bound (largest use "
+        "{:.3g} of it), {} unbounded{}\n",
+        j.tensor, j.count, j.exact_count, j.count - j.exact_count, j.max_abs_ulp, j.over, j.bound, j.max_bound_fraction,
+        j.unbounded, j.unbounded ? " (" + j.unbounded_reason + ")" : "");
     if (j.worst >= 0) out << entry_line("worst", j.tensor, j.entries[j.worst], f);
     if (j.first_over >= 0) out << entry_line("first over", j.tensor, j.entries[j.first_over], f);
     if (!j.diagnosis.empty()) out << "diagnosis: " << j.diagnosis << '\n';
@@ -330,6 +335,7 @@ void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& comman
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
     s->add_flag("--trace", o->trace, "emulate: the steps where the format shows (overflow, underflow, rescaling)");
     s->add_option("--tolerance-ulps", o->tolerance, "judge: also fail past this many ULPs");
+    s->add_option("--bound", o->bound, "judge: running (default: from the actual inputs) | a-priori");
     s->add_option("--format", o->format, "text | json")->check(CLI::IsMember({"text", "json"}));
     s->callback([o, &command] { command = [o](std::ostream& out) { return cmd_oracle(*o, out); }; });
 }

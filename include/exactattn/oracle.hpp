@@ -127,6 +127,7 @@ struct RowFacts {
     double abs_score_max = 0;  ///< ≥ max_j |c|·Σ_i |q_i k_ji|
     double score_max = 0;      ///< ≥ max_j s_j
     double score_range = 0;    ///< ≥ max_j s_j − min_j s_j
+    double abs_dot_max = 0;    ///< ≥ max_j Σ_i |q_i k_ji| (before the scale: where a dot product may overflow)
     bool masked = false;       ///< every key masked
 };
 
@@ -144,6 +145,13 @@ struct Reference {
     std::vector<double> lse, lse_lo, lse_hi;  ///< n_q: m + ln Σ exp(s − m) (log2 for base 2)
     std::vector<double> out_abs;              ///< ≥ Σ_j w_j |v_ji|, for the bounds
     std::vector<double> v_abs_max;            ///< d_v: max_j |v_ji|
+    /// The running bound's sums from the actual inputs (docs/oracle.md, "The running bound"),
+    /// n_q × d_v, each an upper bound: Σ_j w_j a_j |v_jc − o_c| (a_j = |c| Σ_x |q_x k_jx|),
+    /// Σ_j w_j |v_jc − o_c|, Σ_j w_j (max s − s_j) |v_jc − o_c| and Σ_j |v_jc| over visible keys.
+    std::vector<double> run_s1, run_s2, run_s3, run_v1;
+    /// x − rounded for each output where the enclosure is narrower than a double can say (float64
+    /// outputs: MPFR's x − rounded, to nearest); NaN where the enclosure's midpoint serves.
+    std::vector<double> out_resid;
     std::vector<RowFacts> rows;
     std::int64_t max_precision = 53;  ///< the largest MPFR precision any entry needed
 };
@@ -156,11 +164,18 @@ Reference reference(const Problem& p, FloatFormat format, bool weights);
 enum class Algorithm { Naive, Safe, Online };
 /// The algorithm a kernel claims: its name, the format of its scores, exponentials, sums and
 /// accumulators (`accumulate`), the format of P before the P·V product (online), block size.
+/// Which bound a judgement holds entries to (docs/oracle.md, "Bounds"): the a-priori worst case
+/// of the algorithm (from the row's largest score and A_c), or the running bound from the
+/// actual scores, exponentials and products of each row (the default; never above the a-priori).
+enum class BoundKind { APriori, Running };
+BoundKind parse_bound(std::string_view name, const Location& where = {});
+const char* bound_name(BoundKind b);
 struct AlgorithmSpec {
     Algorithm algorithm = Algorithm::Safe;
     FloatFormat accumulate = FloatFormat::Float32;
     FloatFormat p_format = FloatFormat::Float32;
     std::int64_t block = 64;
+    BoundKind bound = BoundKind::Running;
 };
 Algorithm parse_algorithm(std::string_view name, const Location& where = {});
 const char* algorithm_name(Algorithm a);
@@ -189,6 +204,10 @@ Emulation emulate(const Problem& p, const EmulationSpec& s, bool trace);
 /// nothing there, with the reason in `why`.
 double output_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t c,
                     std::string* why = nullptr);
+/// The running bound (docs/oracle.md, "The running bound") on output (i, c): from the row's
+/// actual scores, weights and values; never above output_bound; +inf where it is.
+double running_output_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t c,
+                            std::string* why = nullptr);
 
 /// One judged entry.
 struct Judged {
@@ -211,7 +230,10 @@ struct Judgement {
     std::int64_t unbounded = 0;  ///< entries whose bound is infinite
     std::int64_t exact_count = 0;
     double max_abs_ulp = 0;
-    std::int64_t worst = -1;  ///< index of the largest |ULP| error (-1: none)
+    std::int64_t worst = -1;           ///< index of the largest |ULP| error (-1: none)
+    double max_bound_fraction = 0;     ///< the largest |error|/bound over bounded entries (the bound's use)
+    std::int64_t worst_fraction = -1;  ///< where it is
+    std::string bound;                 ///< the bound's name: "running" or "a-priori"
     std::int64_t first_over = -1;
     std::vector<Judged> entries;
     std::string unbounded_reason;

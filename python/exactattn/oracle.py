@@ -92,9 +92,20 @@ def _as_float64(x: Any, name: str) -> tuple[np.ndarray, str]:
     return a.astype(np.float64), fmt
 
 
+def _mask(mask: Any) -> np.ndarray:
+    """A mask (nonzero = masked) as float64: NumPy arrays, nested lists and torch tensors,
+    boolean ones included (torch.bool has no float conversion of its own in the converter above)."""
+    if type(mask).__module__.startswith("torch"):
+        import torch  # only when a tensor is given
+        t = mask.detach().cpu()
+        if t.dtype == torch.bool or not t.dtype.is_floating_point:
+            return t.to(torch.float64).numpy()
+    return _as_float64(mask, "mask")[0]
+
+
 def _problem(q: Any, k: Any, v: Any, mask: Any, dtype: str | None) -> tuple:
     arrays, fmts = zip(*(_as_float64(x, n) for x, n in ((q, "q"), (k, "k"), (v, "v"))))
-    m = None if mask is None else _as_float64(mask, "mask")[0]
+    m = None if mask is None else _mask(mask)
     if dtype is not None and not isinstance(dtype, str):
         raise _usage("fmt", f"expected a format name such as 'float32', got {type(dtype).__name__} {dtype!r}")
     return arrays, list(fmts), m, dtype or fmts[0]
@@ -118,13 +129,16 @@ def judge(out: Any, q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm
           block: int = 64, accumulate: str | None = None, p_fmt: str | None = None, mask: Any = None,
           causal: bool = False, scale: str | float = "sqrt-dk", base: str = "e",
           masked_rows: str = "error", tolerance_ulps: float | None = None, weights: Any = None,
-          lse: Any = None) -> dict:
+          lse: Any = None, bound: str = "running") -> dict:
     """The judgement of a kernel's ``out`` (n_q × d_v) in format ``fmt`` (default: out's).
 
     ``accumulate`` is the format of its sums (default float32, float64 for float64),
     ``p_fmt`` the format of P before P·V in the online algorithm (default ``fmt``). The
     kernel's ``weights`` (n_q × n_k) and ``lse`` (n_q) are judged too when given: the result's
-    ``"weights"`` and ``"lse"`` hold their judgements (else None).
+    ``"weights"`` and ``"lse"`` hold their judgements (else None). ``bound`` is ``"running"``
+    (the default: from the actual scores, weights and values of each row) or ``"a-priori"``;
+    the result names it (``"bound_name"``) and says how much of it the worst entry uses
+    (``"max_bound_fraction"``).
     """
     oa, ofmt = _as_float64(out, "out")
     (qa, ka, va), fmts, m, _ = _problem(q, k, v, mask, fmt)
@@ -141,7 +155,8 @@ def judge(out: Any, q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm
     return _ext._oracle_judge(oa, qa, ka, va, fmts, _name(dtype, "fmt", "a format name"), m, bool(causal), scale,
                               base, masked_rows, _name(algorithm, "algorithm", "'naive', 'safe' or 'online'"),
                               _name(acc, "accumulate", "a format name"),
-                              _name(p_fmt or dtype, "p_fmt", "a format name"), block, tolerance_ulps, wa, la)
+                              _name(p_fmt or dtype, "p_fmt", "a format name"), block, tolerance_ulps, wa, la,
+                              _name(bound, "bound", "'running' or 'a-priori'"))
 
 
 def emulate(q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm: str = "safe", block: int = 64,

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "convert.hpp"
@@ -95,6 +96,9 @@ py::dict judgement_dict(const Judgement& j, std::int64_t rows, std::int64_t cols
     d["max_abs_ulp"] = j.max_abs_ulp;
     d["worst"] = j.worst;
     d["first_over"] = j.first_over;
+    d["bound_name"] = j.bound;
+    d["max_bound_fraction"] = j.max_bound_fraction;
+    d["worst_fraction"] = j.worst_fraction;
     d["diagnosis"] = j.diagnosis;
     const std::size_t n = j.entries.size();
     std::vector<double> cols_[9];
@@ -113,6 +117,13 @@ py::dict judgement_dict(const Judgement& j, std::int64_t rows, std::int64_t cols
     return d;
 }
 
+// The algorithm, accumulator and P format a kernel claims, each refusal placed at its keyword.
+std::tuple<Algorithm, FloatFormat, FloatFormat> claim(const std::string& algorithm, const std::string& accumulate,
+                                                      const std::string& p_dtype) {
+    return {parse_algorithm(algorithm, arg("algorithm")), parse_format(accumulate, arg("accumulate")),
+            parse_format(p_dtype, arg("p_fmt"))};
+}
+
 }  // namespace
 
 void bind_oracle(py::module_& m) {
@@ -124,9 +135,7 @@ void bind_oracle(py::module_& m) {
               const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
               const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, causal, scale, base, masked_rows);
               EmulationSpec s;
-              s.algorithm = parse_algorithm(algorithm, arg("algorithm"));
-              s.format = parse_format(accumulate, arg("accumulate"));
-              s.p_format = parse_format(p_dtype, arg("p_fmt"));
+              std::tie(s.algorithm, s.format, s.p_format) = claim(algorithm, accumulate, p_dtype);
               s.output = a.f;
               s.block = block;
               Emulation e;
@@ -152,38 +161,37 @@ void bind_oracle(py::module_& m) {
               }
               return reference_dict(r);
           });
-    m.def(
-        "_oracle_judge",
-        [](const Array& actual, const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
-           const std::string& dtype, const std::optional<Array>& mask, bool causal, const py::object& scale,
-           const std::string& base, const std::string& masked_rows, const std::string& algorithm,
-           const std::string& accumulate, const std::string& p_dtype, std::int64_t block,
-           std::optional<double> tolerance, const std::optional<Array>& weights, const std::optional<Array>& lse) {
-            const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
-            const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, causal, scale, base, masked_rows);
-            AlgorithmSpec s;
-            s.algorithm = parse_algorithm(algorithm, arg("algorithm"));
-            s.accumulate = parse_format(accumulate, arg("accumulate"));
-            s.p_format = parse_format(p_dtype, arg("p_fmt"));
-            if (tolerance) checked_tolerance(*tolerance, arg("tolerance_ulps"));
-            s.block = block;
-            Tensor out = tensor(actual, dtype, "out");
-            std::optional<Tensor> w, l;
-            if (weights) w = tensor(*weights, dtype, "weights");
-            if (lse) l = tensor(*lse, "float64", "lse");
-            Reference r;
-            Judgement j, jw, jl;
-            {
-                py::gil_scoped_release release;
-                r = reference(a.p, a.f, w.has_value());
-                j = judge_output(r, out, s, tolerance);
-                if (!j.passed()) j.diagnosis = diagnose(a.p, out, s, j);
-                if (w) jw = judge_weights(r, *w, s, tolerance);
-                if (l) jl = judge_lse(r, *l, s, tolerance);
-            }
-            py::dict d = judgement_dict(j, r.n_q, r.d_v);
-            d["weights"] = w ? py::object(judgement_dict(jw, r.n_q, r.n_k)) : py::object(py::none());
-            d["lse"] = l ? py::object(judgement_dict(jl, r.n_q, 1)) : py::object(py::none());
-            return d;
-        });
+    m.def("_oracle_judge",
+          [](const Array& actual, const Array& q, const Array& k, const Array& v,
+             const std::vector<std::string>& dtypes, const std::string& dtype, const std::optional<Array>& mask,
+             bool causal, const py::object& scale, const std::string& base, const std::string& masked_rows,
+             const std::string& algorithm, const std::string& accumulate, const std::string& p_dtype,
+             std::int64_t block, std::optional<double> tolerance, const std::optional<Array>& weights,
+             const std::optional<Array>& lse, const std::string& bound) {
+              const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
+              const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, causal, scale, base, masked_rows);
+              AlgorithmSpec s;
+              std::tie(s.algorithm, s.accumulate, s.p_format) = claim(algorithm, accumulate, p_dtype);
+              if (tolerance) checked_tolerance(*tolerance, arg("tolerance_ulps"));
+              s.block = block;
+              s.bound = parse_bound(bound, arg("bound"));
+              Tensor out = tensor(actual, dtype, "out");
+              std::optional<Tensor> w, l;
+              if (weights) w = tensor(*weights, dtype, "weights");
+              if (lse) l = tensor(*lse, "float64", "lse");
+              Reference r;
+              Judgement j, jw, jl;
+              {
+                  py::gil_scoped_release release;
+                  r = reference(a.p, a.f, w.has_value());
+                  j = judge_output(r, out, s, tolerance);
+                  if (!j.passed()) j.diagnosis = diagnose(a.p, out, s, j);
+                  if (w) jw = judge_weights(r, *w, s, tolerance);
+                  if (l) jl = judge_lse(r, *l, s, tolerance);
+              }
+              py::dict d = judgement_dict(j, r.n_q, r.d_v);
+              d["weights"] = w ? py::object(judgement_dict(jw, r.n_q, r.n_k)) : py::object(py::none());
+              d["lse"] = l ? py::object(judgement_dict(jl, r.n_q, 1)) : py::object(py::none());
+              return d;
+          });
 }

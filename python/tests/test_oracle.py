@@ -268,3 +268,39 @@ def test_each_call_is_one_job_of_the_work_budget():
     # With one key on the midpoint and the other above it the sign decides at once: 1 + 2^-23.
     r = oracle.reference(q, k[:2], np.array([[1 + 2.0 ** -24], [2.0]]), fmt="float32", scale="none")
     assert r["out"][0, 0] == 1 + 2.0 ** -23
+
+
+def test_the_default_judgement_holds_the_running_bound_and_names_it():
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal(s).astype(np.float32) for s in ((7, 8), (7, 8), (7, 8)))
+    s = (q @ k.T) * np.float32(1 / np.sqrt(8))
+    e = np.exp(s - s.max(1, keepdims=True))
+    out = ((e / e.sum(1, keepdims=True)) @ v).astype(np.float32)
+    run = oracle.judge(out, q, k, v)
+    pri = oracle.judge(out, q, k, v, bound="a-priori")
+    assert run["passed"] and pri["passed"]
+    assert run["bound_name"] == "running" and pri["bound_name"] == "a-priori"
+    assert np.all(run["bound"] <= pri["bound"]) and np.median(run["bound"] / pri["bound"]) < 0.6
+    assert 0 < pri["max_bound_fraction"] < run["max_bound_fraction"] <= 1
+    with pytest.raises(exactattn.UsageError, match="bound"):
+        oracle.judge(out, q, k, v, bound="tight")
+
+
+def test_a_float16_output_whose_products_w_v_underflow_is_within_its_bound():
+    q = np.zeros((1, 2), np.float16); k = np.zeros((7, 2), np.float16)
+    v = np.full((7, 1), 1.7881393432617188e-07, np.float16)  # 3·2^-24, a float16 subnormal
+    out = oracle.emulate(q, k, v, fmt="float16", accumulate="float16")["out"].astype(np.float16)
+    assert out[0, 0] == 0
+    j = oracle.judge(out, q, k, v, fmt="float16", accumulate="float16")
+    assert j["ulp_error"][0, 0] == -3 and j["passed"]
+
+
+def test_a_torch_bool_mask_is_read_as_a_numpy_bool_mask_is():
+    torch = pytest.importorskip("torch")
+    q = np.zeros((2, 2), np.float32); k = np.eye(2, dtype=np.float32)
+    v = np.array([[1], [3]], np.float32)
+    m = np.array([[False, True], [False, False]])
+    ref_np = oracle.reference(q, k, v, mask=m)["out"]
+    ref_torch = oracle.reference(q, k, v, mask=torch.tensor(m))["out"]
+    assert ref_np[0, 0] == 1 and ref_np[1, 0] == 2  # row 0 sees key 0 only; row 1 the mean
+    assert np.array_equal(ref_np, ref_torch)

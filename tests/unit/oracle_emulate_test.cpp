@@ -7,6 +7,7 @@
 
 #include <bit>
 #include <cmath>
+#include <array>
 #include <random>
 
 #include "exactattn/oracle.hpp"
@@ -174,6 +175,154 @@ TEST(OracleEmulate, EveryEmulatedAlgorithmIsWithinTheBoundTheJudgeGivesIt) {
                 EXPECT_TRUE(j.passed()) << info(f).name << " " << algorithm_name(alg) << " trial " << trial
                                         << ": max ULP " << j.max_abs_ulp;
                 EXPECT_EQ(j.unbounded, 0) << j.unbounded_reason;
+            }
+        }
+    }
+}
+
+namespace {
+
+// A problem whose values are drawn at `spread` and whose V is scaled by `v_scale` (a power of
+// two): tiny V makes the products w·v subnormal in the accumulator.
+Problem scaled_problem(std::mt19937& rng, FloatFormat f, std::int64_t n, std::int64_t d, float spread, double v_scale) {
+    Problem p = random_problem(rng, f, n, n, d, 3, spread);
+    for (double& x : p.v.data) x = round_to(x * v_scale, f);
+    return p;
+}
+
+}  // namespace
+
+TEST(OracleEmulate, SubnormalProductsWVAreInTheBound) {
+    // q = 0: seven equal weights 1/7; v = 3·2^−24 (float16 subnormal): every product w·v rounds
+    // to 0 in float16, so the emulated output is 0, 3 ULP below the exact 3·2^−24.
+    Problem p;
+    p.q = Tensor{{1, 2}, {0, 0}, FloatFormat::Float16};
+    p.k = Tensor{{7, 2}, std::vector<double>(14, 0.0), FloatFormat::Float16};
+    p.v = Tensor{{7, 1}, std::vector<double>(7, 3 * 0x1p-24), FloatFormat::Float16};
+    const EmulationSpec s{Algorithm::Safe, FloatFormat::Float16, FloatFormat::Float16, FloatFormat::Float16, 64};
+    const Tensor out = emulate(p, s, false).out;
+    ASSERT_EQ(out.data[0], 0.0);
+    const Reference r = reference(p, FloatFormat::Float16, false);
+    for (BoundKind b : {BoundKind::APriori, BoundKind::Running}) {
+        AlgorithmSpec a{Algorithm::Safe, FloatFormat::Float16, FloatFormat::Float16, 64};
+        a.bound = b;
+        const Judgement j = judge_output(r, out, a, std::nullopt);
+        EXPECT_DOUBLE_EQ(j.entries[0].ulp_error, -3.0);
+        EXPECT_TRUE(j.passed()) << bound_name(b) << ": bound " << j.entries[0].bound;
+    }
+}
+
+TEST(OracleEmulate, ASearchFindsNoInputWhereACorrectEmulationExceedsItsBound) {
+    // Seeded random small problems (scores of spread up to 4, V down in the subnormals, masks),
+    // every algorithm in every format: no emulation is over either bound where one holds.
+    std::mt19937 rng(35);
+    const FloatFormat formats[] = {FloatFormat::Float16, FloatFormat::BFloat16, FloatFormat::Float32,
+                                   FloatFormat::Float64};
+    const Algorithm algorithms[] = {Algorithm::Naive, Algorithm::Safe, Algorithm::Online};
+    int judged = 0, bounded = 0;
+    for (int trial = 0; trial < 40; ++trial) {
+        const FloatFormat f = formats[trial % 4];
+        const auto& fi = info(f);
+        const float spread = std::array<float, 4>{0.25f, 1.0f, 2.0f, 4.0f}[(trial / 4) % 4];
+        // V at 1, or scaled to a few least subnormals of the format: products w·v underflow.
+        const double v_scale = trial % 3 == 2 ? std::ldexp(1.0, fi.emin - fi.precision + 4) : 1.0;
+        const std::int64_t n = 2 + trial % 9, d = 1 + trial % 5;
+        Problem p = scaled_problem(rng, f, n, d, spread, v_scale);
+        if (trial % 5 == 1) p.causal = true;
+        for (Algorithm alg : algorithms) {
+            const std::int64_t block = 1 + trial % 3;
+            const Tensor out = emulate(p, EmulationSpec{alg, f, f, f, block}, false).out;
+            const Reference r = reference(p, f, false);
+            for (BoundKind b : {BoundKind::APriori, BoundKind::Running}) {
+                AlgorithmSpec a{alg, f, f, block};
+                a.bound = b;
+                const Judgement j = judge_output(r, out, a, std::nullopt);
+                ++judged;
+                if (j.unbounded > 0) continue;  // no claim: refused, checked below
+                ++bounded;
+                EXPECT_TRUE(j.passed()) << fi.name << " " << algorithm_name(alg) << " " << bound_name(b) << " trial "
+                                        << trial << ": " << j.over << " over, max ULP " << j.max_abs_ulp;
+            }
+        }
+    }
+    EXPECT_EQ(judged, 240);
+    EXPECT_GT(bounded, 200);  // the search judged nearly every case under a finite bound
+}
+
+TEST(OracleEmulate, TheRunningBoundIsNeverAboveTheAPrioriOneAndCatchesWhatItCannot) {
+    std::mt19937 rng(8);
+    const Problem p = random_problem(rng, FloatFormat::Float32, 4, 7, 8, 4, 1.0f);
+    const Reference r = reference(p, FloatFormat::Float32, false);
+    const AlgorithmSpec a{Algorithm::Safe, FloatFormat::Float32, FloatFormat::Float32, 64};
+    double planted = 0;
+    for (std::int64_t c = 0; c < 4; ++c) {
+        const double run = running_output_bound(r, a, 0, c), pri = output_bound(r, a, 0, c);
+        EXPECT_LE(run, pri);
+        EXPECT_LT(run, 0.6 * pri) << "column " << c;  // sharper by the actual weights and values
+        if (c == 0) planted = (run + pri) / 2;
+    }
+    // An error between the two bounds at out[0, 0]: the running bound fails it, the a-priori passes it.
+    Tensor out{{4, 4}, r.out, FloatFormat::Float32};
+    out.data[0] = round_to(r.out[0] + planted, FloatFormat::Float32);
+    AlgorithmSpec pri = a;
+    pri.bound = BoundKind::APriori;
+    EXPECT_TRUE(judge_output(r, out, pri, std::nullopt).passed());
+    const Judgement j = judge_output(r, out, a, std::nullopt);
+    EXPECT_FALSE(j.passed());
+    EXPECT_EQ(j.first_over, 0);
+    EXPECT_EQ(j.bound, "running");
+}
+
+TEST(OracleEmulate, AJudgementWithUnboundedEntriesFailsAndNamesTheClaimThatBoundsThem) {
+    // 300 keys summed in bfloat16 (n·u > 1): no guarantee, even for the correctly rounded output.
+    std::mt19937 rng(3);
+    const Problem p = random_problem(rng, FloatFormat::BFloat16, 2, 300, 4, 2, 0.5f);
+    const Reference r = reference(p, FloatFormat::BFloat16, false);
+    const Tensor out{{2, 2}, r.out, FloatFormat::BFloat16};
+    const AlgorithmSpec a{Algorithm::Safe, FloatFormat::BFloat16, FloatFormat::BFloat16, 64};
+    const Judgement j = judge_output(r, out, a, std::nullopt);
+    EXPECT_FALSE(j.passed());
+    EXPECT_EQ(j.unbounded, 4 - j.exact_count);
+    EXPECT_NE(j.unbounded_reason.find("accumulation in float32 would bound it"), std::string::npos)
+        << j.unbounded_reason;
+}
+
+TEST(OracleEmulate, AFloat64ErrorIsMeasuredAgainstTheExactValueNotTheEnclosuresMidpoint) {
+    // The correctly rounded float64 reference judged as a kernel's output: each error within
+    // ±1/2 ULP as it is (not k + 1/2 from a midpoint), so a tolerance of 0.5 passes it.
+    std::mt19937 rng(4);
+    const Problem p = random_problem(rng, FloatFormat::Float64, 3, 6, 4, 4, 1.0f);
+    const Reference r = reference(p, FloatFormat::Float64, false);
+    const Tensor out{{3, 4}, r.out, FloatFormat::Float64};
+    const AlgorithmSpec a{Algorithm::Safe, FloatFormat::Float64, FloatFormat::Float64, 64};
+    const Judgement j = judge_output(r, out, a, 0.5);
+    EXPECT_TRUE(j.passed());
+    EXPECT_LE(j.max_abs_ulp, 0.5);
+    int halves = 0;
+    for (const auto& e : j.entries) halves += std::fabs(e.ulp_error) == 0.5 ? 1 : 0;
+    EXPECT_LT(halves, 12);
+    // One ULP up from the rounded value: between 1/2 and 3/2 ULP, not exactly 1/2 or 3/2.
+    Tensor up = out;
+    up.data[0] = std::nextafter(up.data[0], INFINITY);
+    const double e = judge_output(r, up, a, std::nullopt).entries[0].ulp_error;
+    EXPECT_GT(e, 0.5);
+    EXPECT_LT(e, 1.5);
+}
+
+TEST(OracleEmulate, UnderZerosAFullyMaskedRowsExactZeroPassesAsDoTheDesignedMaskedRowsVectors) {
+    for (FloatFormat f : {FloatFormat::Float16, FloatFormat::Float32}) {
+        for (const VectorCase& vc : designed_cases(1, f, 100)) {
+            if (vc.name != "masked-rows") continue;
+            ASSERT_EQ(vc.problem.masked_rows, MaskedRows::Zeros);
+            const Reference r = reference(vc.problem, f, false);
+            for (Algorithm alg : {Algorithm::Safe, Algorithm::Online}) {
+                const AlgorithmSpec a{alg, FloatFormat::Float32, f, 64};
+                const Tensor own{{r.n_q, r.d_v}, r.out, f};
+                const Judgement j = judge_output(r, own, a, std::nullopt);
+                EXPECT_TRUE(j.passed()) << info(f).name << ": " << j.over << " over";
+                const Tensor emu = emulate(vc.problem, EmulationSpec{alg, FloatFormat::Float32, f, f, 64}, false).out;
+                for (std::int64_t c = 0; c < r.d_v; ++c) EXPECT_EQ(emu.data[c], 0.0);  // row 0: every key masked
+                EXPECT_TRUE(judge_output(r, emu, a, std::nullopt).passed());
             }
         }
     }

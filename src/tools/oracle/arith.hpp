@@ -83,6 +83,8 @@ struct DoubleArith {
     [[nodiscard]] double mid(const Iv& x) const { return x.lo + (x.hi - x.lo) / 2; }
     [[nodiscard]] std::pair<double, double> bounds(const Iv& x) const { return {x.lo, x.hi}; }
     [[nodiscard]] std::optional<double> decide(const Iv& x, FloatFormat f) const;
+    /// x − r for the enclosed x, to within the enclosure's width.
+    [[nodiscard]] double residual(const Iv& x, double r) const { return mid(x) - r; }
 };
 
 /// MPFR intervals at a fixed precision, endpoints rounded down and up.
@@ -141,6 +143,13 @@ struct MpfrArith {
         return {mpfr_get_d(x.lo, MPFR_RNDD), mpfr_get_d(x.hi, MPFR_RNDU)};
     }
     [[nodiscard]] std::optional<double> decide(const Iv& x, FloatFormat f) const;
+    /// x − r for the enclosed x, to nearest from the lower end (the enclosure is far narrower
+    /// than a double's ulp once it decides a float64 rounding).
+    [[nodiscard]] double residual(const Iv& x, double r) const {
+        Iv t(prec);
+        mpfr_sub_d(t.lo, x.lo, r, MPFR_RNDN);
+        return mpfr_get_d(t.lo, MPFR_RNDN);
+    }
 };
 
 /// The scale c enclosed in doubles (1/√d_k rounded down and up by MPFR).

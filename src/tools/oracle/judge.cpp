@@ -34,7 +34,10 @@ Terms row_terms(const Reference& ref, const AlgorithmSpec& s, const RowFacts& f,
     Terms t;
     const double ua = unit_roundoff(s.accumulate), n = static_cast<double>(f.keys);
     const double a = f.abs_score_max;
-    double eps = gamma(static_cast<double>(ref.d), ua) * a + 6 * ua * a;  // dot, scale, product
+    // dot, scale, product; and the absolute η_a/2 of each product q_x k_x, the scale's product
+    // and the subtraction that may fall into the subnormals (docs/oracle.md, "Underflow").
+    const double ea = least_subnormal(s.accumulate);
+    double eps = gamma(static_cast<double>(ref.d), ua) * a + 6 * ua * a + (static_cast<double>(ref.d) + 2) * ea;
     // log_b of the largest finite value: where b^s (and Σ b^s, whose log_b is the lse) overflows.
     const double lmax =
         (ref.base == ExpBase::E ? std::log(max_finite(s.accumulate)) : std::log2(max_finite(s.accumulate))) *
@@ -66,7 +69,11 @@ Terms row_terms(const Reference& ref, const AlgorithmSpec& s, const RowFacts& f,
     }
     t.eps = eps;
     t.r = (1 + 2 * ua) * std::exp(eps) - 1;
-    if (t.phi >= 1)
+    const double dot_up = f.abs_dot_max * (1 + gamma(static_cast<double>(ref.d), ua));
+    if (std::max(dot_up, a + eps) >= max_finite(s.accumulate))
+        t.why = fmt::format("row {}: a dot product q·k up to {:.4g} may overflow {} (max {:.4g})", i,
+                            std::max(f.abs_dot_max, a), info(s.accumulate).name, max_finite(s.accumulate));
+    else if (t.phi >= 1)
         t.why = fmt::format("row {}: {} keys summed in {}: n·u ≥ 1, no guarantee", i, f.keys, info(s.accumulate).name);
     else if (t.r >= 1)
         t.why = fmt::format("row {}: scores up to {:.4g} rounded in {} make exp's relative error ≥ 1, no guarantee", i,
@@ -82,7 +89,30 @@ std::optional<Terms> bounded_terms(const Reference& ref, const AlgorithmSpec& sp
     return std::nullopt;
 }
 
+// The absolute errors of the operations after the exponentials that may underflow
+// (docs/oracle.md, "Underflow"): each rounds to within η_a/2 absolutely besides its relative u_a.
+// Naive and safe: the weight ŵ_j = fl(Ê_j/D̂) (moves the output by |v_jc| η_a/2) and the
+// product fl(ŵ_j v_jc) (η_a/2), summed over n keys with factor 1 + θ: (V1 + n)η_a(1 + θ)/2.
+// Online: the n products fl(P_j v_jc) and T rescalings fl(α O) enter O, T rescalings fl(α ℓ)
+// enter ℓ, both divided by ℓ̂ ≥ D'; the final division adds η_a/2. v1 ≥ Σ_j |v_jc|, o ≥ |ô|.
+double ops_underflow(const AlgorithmSpec& s, const Terms& t, const RowFacts& f, double v1, double o) {
+    const double ea = least_subnormal(s.accumulate), n = static_cast<double>(f.keys);
+    if (s.algorithm != Algorithm::Online) return (v1 + n) * ea * (1 + t.theta);
+    const double b = static_cast<double>(std::max<std::int64_t>(1, std::min<std::int64_t>(s.block, f.keys)));
+    const double blocks = std::ceil(n / b);
+    const double d_prime = t.d_lo * (1 - t.r) * (1 - t.phi);
+    return ((n + blocks) * ea * (1 + t.theta) + blocks * ea * o) / d_prime + ea;
+}
+
 }  // namespace
+
+BoundKind parse_bound(std::string_view name, const Location& where) {
+    if (name == "running") return BoundKind::Running;
+    if (name == "a-priori" || name == "apriori") return BoundKind::APriori;
+    throw usage_error(fmt::format("unknown bound '{}' (running, a-priori)", escape_controls(name)), where);
+}
+
+const char* bound_name(BoundKind b) { return b == BoundKind::Running ? "running" : "a-priori"; }
 
 Algorithm parse_algorithm(std::string_view name, const Location& where) {
     if (name == "naive") return Algorithm::Naive;
@@ -115,8 +145,9 @@ double output_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_
     const double n_eta = static_cast<double>(f.keys) * t.eta;
     const double d_prime = t.d_lo * (1 - t.r) * (1 - t.phi);
     const double b_eta = d_prime > n_eta ? n_eta * (ref.v_abs_max[c] + o + b0) / (d_prime - n_eta) : kInf;
+    const double b_ops = ops_underflow(spec, t, f, static_cast<double>(f.keys) * ref.v_abs_max[c], o + b0);
     const double uo = unit_roundoff(ref.format);
-    const double b = (b0 + b_eta + uo * (o + b0 + b_eta) + least_subnormal(ref.format)) * (1 + 0x1p-20);
+    const double b = (b0 + b_eta + b_ops + uo * (o + b0 + b_eta + b_ops) + least_subnormal(ref.format)) * (1 + 0x1p-20);
     if (std::isnan(b) || std::isinf(b)) {
         if (why != nullptr) *why = fmt::format("row {}: the bound overflows", i);
         return kInf;
@@ -124,15 +155,66 @@ double output_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_
     return b;
 }
 
+double running_output_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t c,
+                            std::string* why) {
+    // Masked rows (0) and rows without a guarantee (+inf, the reason in `why`) as a priori.
+    const double pri = output_bound(ref, spec, i, c, why);
+    const std::size_t at = static_cast<std::size_t>(i * ref.d_v + c);
+    if (!std::isfinite(pri) || pri == 0 || ref.run_s1.size() <= at) return pri;
+    const RowFacts& f = ref.rows[i];
+    const Terms t = row_terms(ref, spec, f, i);
+    const double ua = unit_roundoff(spec.accumulate), n = static_cast<double>(f.keys);
+    const double ea = least_subnormal(spec.accumulate);
+    // Per key the exponential's argument errs by τ_j ≤ g a_j + η_s + u_a (max s − s_j) + 2u_a ε_max
+    // (the scores, and the subtraction of the kernel's own max, which is off by at most ε_max).
+    const double g = gamma(static_cast<double>(ref.d), ua) + 6 * ua, eta_s = (static_cast<double>(ref.d) + 2) * ea;
+    const double eps_max = g * f.abs_score_max + eta_s;
+    const bool shifted = spec.algorithm != Algorithm::Naive;
+    const double tau_max = shifted ? eps_max * (1 + 2 * ua) + ua * f.score_range : eps_max;
+    const double kappa = (1 + 2 * ua) * std::exp(tau_max), r_max = kappa - 1;
+    if (r_max >= 1) return kInf;  // bounded_terms said so already
+    // Σ_j w_j r_j |v_jc − o_c| with r_j ≤ 2u_a + κ τ_j (the mean value theorem on (1 + 2u_a)e^τ − 1).
+    const double p =
+        2 * ua * ref.run_s2[at] + kappa * (g * ref.run_s1[at] + eta_s * ref.run_s2[at] +
+                                           (shifted ? ua * ref.run_s3[at] + 2 * ua * eps_max * ref.run_s2[at] : 0));
+    const double o = std::max(std::fabs(ref.out_lo[at]), std::fabs(ref.out_hi[at]));
+    const double den = (1 - r_max) * (1 - t.phi);
+    // The exponentials' errors move o by Σ w_j ρ_j (v_j − o) and the denominator's by o·Σ w_j(1+ρ_j)φ_j;
+    // the numerator's roundings (θ per term) by θ Σ_j ŵ_j |v_jc|.
+    const double e1 = (p + o * t.phi * kappa) / den;
+    const double n1 = t.theta * ref.out_abs[at] * kappa / den;
+    const double b0 = e1 + n1;
+    const double n_eta = n * t.eta, d_prime = t.d_lo * den;
+    const double b_eta = d_prime > n_eta ? t.eta * (ref.run_v1[at] + n * (o + b0)) / (d_prime - n_eta) : kInf;
+    const double b_ops = ops_underflow(spec, t, f, ref.run_v1[at], o + b0);
+    double b = b0 + b_eta + b_ops;
+    // The output's own rounding, unless the output format holds every accumulator value.
+    if (unit_roundoff(ref.format) > ua || least_subnormal(ref.format) > ea)
+        b += unit_roundoff(ref.format) * (o + b) + least_subnormal(ref.format);
+    b *= 1 + 0x1p-20;
+    if (std::isnan(b) || std::isinf(b)) {
+        if (why != nullptr) *why = fmt::format("row {}: the bound overflows", i);
+        return kInf;
+    }
+    return std::min(b, pri);
+}
+
 namespace {
+
+// An upper bound on |a − b|: the difference itself when it is exact (TwoSum's error is 0, as
+// always in the subnormal range, where one step outward would double a bound of one η), else
+// one step up.
+double diff_up(double a, double b) {
+    const double d = a - b, z = d - a;
+    const double err = (a - (d - z)) + (-b - z);
+    return err == 0 ? std::fabs(d) : detail::up(std::fabs(d));
+}
 
 // Certified: is |value − x| ≤ bound for every x in [lo, hi]?
 bool certainly_within(double value, double lo, double hi, double bound) {
-    using detail::up;
     if (value == lo && value == hi) return !std::isnan(bound);  // the exact value itself: error 0
     if (std::isinf(bound)) return false;                        // no guarantee: never a pass
-    const double e = std::max(up(std::fabs(value - lo)), up(std::fabs(value - hi)));
-    return up(e) <= bound;
+    return std::max(diff_up(value, lo), diff_up(value, hi)) <= bound;
 }
 
 // The expected tensor: the reference's rounded values, enclosures and exactness, row-major.
@@ -143,9 +225,11 @@ struct Expected {
     const std::vector<double>& hi;
     const std::vector<std::uint8_t>* exact;
     std::int64_t rows, cols;
+    const std::vector<double>* resid = nullptr;
 };
 
-Judged judge_entry(const Expected& x, FloatFormat f, double value, std::size_t at, double bound) {
+Judged judge_entry(const Expected& x, FloatFormat f, double value, std::size_t at, double bound,
+                   const std::vector<double>* resid) {
     Judged j;
     j.value = value;
     j.rounded = x.rounded[at];
@@ -164,8 +248,13 @@ Judged judge_entry(const Expected& x, FloatFormat f, double value, std::size_t a
         j.abs_error = j.rel_error = kInf;
         return j;
     }
-    const long double mid = (static_cast<long double>(j.lo) + j.hi) / 2;
-    const long double err = value - mid;
+    // The error against the exact value: from x − rounded where the reference knows it more finely
+    // than its double enclosure (float64), else from the enclosure's midpoint.
+    const double r = resid != nullptr && at < resid->size() ? (*resid)[at] : std::numeric_limits<double>::quiet_NaN();
+    const long double mid = std::isnan(r) ? (static_cast<long double>(j.lo) + j.hi) / 2
+                                          : static_cast<long double>(j.rounded) + static_cast<long double>(r);
+    const long double err =
+        std::isnan(r) ? value - mid : (static_cast<long double>(value) - j.rounded) - static_cast<long double>(r);
     j.ulp_error = static_cast<double>(err / ulp(j.rounded, f));
     j.abs_error = static_cast<double>(std::fabs(err));
     j.rel_error = mid != 0 ? static_cast<double>(std::fabs(err / mid)) : (err == 0 ? 0 : kInf);
@@ -223,7 +312,7 @@ Judgement judge_tensor(const Expected& x, FloatFormat f, const Tensor& t, const 
         const std::int64_t i = at / x.cols, c = at % x.cols;
         std::string why;
         const double b = bound(i, c, &why);
-        Judged j = judge_entry(x, f, t.data[at], static_cast<std::size_t>(at), b);
+        Judged j = judge_entry(x, f, t.data[at], static_cast<std::size_t>(at), b, x.resid);
         j.row = i;
         j.col = c;
         if (tolerance_ulps && !(std::fabs(j.ulp_error) <= *tolerance_ulps)) j.within = false;
@@ -236,6 +325,13 @@ Judgement judge_tensor(const Expected& x, FloatFormat f, const Tensor& t, const 
             if (jd.first_over < 0) jd.first_over = at;
         }
         jd.exact_count += j.exact ? 1 : 0;
+        if (std::isfinite(b) && b > 0 && std::isfinite(j.abs_error)) {
+            const double use = j.abs_error / b;
+            if (jd.worst_fraction < 0 || use > jd.max_bound_fraction) {
+                jd.worst_fraction = at;
+                jd.max_bound_fraction = use;
+            }
+        }
         const double a = std::fabs(j.ulp_error);
         if (jd.worst < 0 || a > jd.max_abs_ulp || (std::isnan(a) && !std::isnan(jd.max_abs_ulp))) {
             jd.worst = at;
@@ -257,11 +353,16 @@ Judgement judge_output(const Reference& ref, const Tensor& output, const Algorit
                                       output.shape.size()),
                           where);
     }
-    const Expected x{"out", ref.out, ref.out_lo, ref.out_hi, &ref.out_exact, ref.n_q, ref.d_v};
-    return judge_tensor(
+    const Expected x{"out", ref.out, ref.out_lo, ref.out_hi, &ref.out_exact, ref.n_q, ref.d_v, &ref.out_resid};
+    Judgement j = judge_tensor(
         x, ref.format, output,
-        [&](std::int64_t i, std::int64_t c, std::string* why) { return output_bound(ref, spec, i, c, why); },
+        [&](std::int64_t i, std::int64_t c, std::string* why) {
+            return spec.bound == BoundKind::Running ? running_output_bound(ref, spec, i, c, why)
+                                                    : output_bound(ref, spec, i, c, why);
+        },
         tolerance_ulps, [&](std::int64_t i) { return claim_that_bounds(ref, spec, i); });
+    j.bound = bound_name(spec.bound);
+    return j;
 }
 
 double weight_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t j, std::string* why) {
@@ -275,7 +376,9 @@ double weight_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_
     const double ua = unit_roundoff(spec.accumulate), n_eta = static_cast<double>(f.keys) * t.eta;
     const double d_prime = t.d_lo * (1 - t.r) * (1 - t.phi);
     const double b0 = w * ((1 + t.r) * (1 + ua) / ((1 - t.r) * (1 - t.phi)) - 1);
-    const double b_eta = d_prime > n_eta ? n_eta * (1 + w + b0) / (d_prime - n_eta) : kInf;
+    // the exponentials' underflow, and the division's own (η_a/2: the weight may be subnormal)
+    const double b_eta =
+        (d_prime > n_eta ? n_eta * (1 + w + b0) / (d_prime - n_eta) : kInf) + least_subnormal(spec.accumulate);
     const double b =
         (b0 + b_eta + unit_roundoff(ref.format) * (w + b0 + b_eta) + least_subnormal(ref.format)) * (1 + 0x1p-20);
     return std::isfinite(b) ? b : kInf;
@@ -308,19 +411,23 @@ Judgement judge_weights(const Reference& ref, const Tensor& weights, const Algor
         throw usage_error("the reference has no weights (compute it with weights)", where);
     }
     const Expected x{"weights", ref.w, ref.w_lo, ref.w_hi, nullptr, ref.n_q, ref.n_k};
-    return judge_tensor(
+    Judgement jw = judge_tensor(
         x, ref.format, weights,
         [&](std::int64_t i, std::int64_t j, std::string* why) { return weight_bound(ref, spec, i, j, why); },
         tolerance_ulps, [&](std::int64_t i) { return claim_that_bounds(ref, spec, i); });
+    jw.bound = "a-priori";
+    return jw;
 }
 
 Judgement judge_lse(const Reference& ref, const Tensor& lse, const AlgorithmSpec& spec,
                     std::optional<double> tolerance_ulps) {
     const Expected x{"lse", ref.lse, ref.lse_lo, ref.lse_hi, nullptr, ref.n_q, 1};
-    return judge_tensor(
+    Judgement jl = judge_tensor(
         x, ref.format, lse,
         [&](std::int64_t i, std::int64_t, std::string* why) { return lse_bound(ref, spec, i, why); }, tolerance_ulps,
         [&](std::int64_t i) { return claim_that_bounds(ref, spec, i); });
+    jl.bound = "a-priori";
+    return jl;
 }
 
 }  // namespace exactattn::oracle

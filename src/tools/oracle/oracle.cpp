@@ -46,6 +46,8 @@ struct RowEnclosure {
     typename A::Shift m;
     bool may_tie = true;  // every score enclosure overlaps every other: all may be equal
     RowFacts facts;
+    std::vector<double> key_abs;  // per key: ≥ |c|·Σ_x |q_x k_jx| (0 for a masked key)
+    std::vector<double> key_lo;   // per key: ≤ s_j
     explicit RowEnclosure(const A& a) : den(a.make_acc()), m(a.make_shift()) {}
 };
 
@@ -67,6 +69,10 @@ RowEnclosure<A> enclose_row(const Problem& p, const A& a, std::int64_t i, const 
         a.dot(s.back(), &p.q.data[i * d], &p.k.data[j * d], d, &abs_up);
         a.mul(s.back(), s.back(), a.scale);
         const auto [lo, hi] = a.bounds(s.back());
+        r.key_abs.resize(static_cast<std::size_t>(nk), 0.0);
+        r.key_lo.resize(static_cast<std::size_t>(nk), 0.0);
+        r.key_abs[j] = abs_up;
+        r.key_lo[j] = lo;
         abs_max = std::max(abs_max, abs_up);
         smax = std::max(smax, hi);
         smin = std::min(smin, lo);
@@ -78,6 +84,8 @@ RowEnclosure<A> enclose_row(const Problem& p, const A& a, std::int64_t i, const 
     }
     const double c_up = std::max(std::fabs(a.bounds(a.scale).first), std::fabs(a.bounds(a.scale).second));
     r.facts.abs_score_max = detail::up(abs_max * c_up);
+    r.facts.abs_dot_max = abs_max;
+    for (double& x : r.key_abs) x = detail::up(x * c_up);
     r.facts.score_max = smax;
     r.facts.score_range = detail::up(smax - smin);
     r.facts.masked = r.facts.keys == 0;
@@ -191,6 +199,7 @@ std::int64_t store_row(const Problem& p, const A& a, std::int64_t i, const RowEn
             lo[at] = l;
             hi[at] = h;
             done[slot] = 1;
+            if (column && !ref.out_resid.empty()) ref.out_resid[at] = a.residual(x, *d);
         } else {
             ++left;
         }
@@ -242,6 +251,7 @@ void store_exact(const Problem& p, std::int64_t i, const std::vector<std::uint8_
         if (mpq_class(ex.out[c]->get_d()) == *ex.out[c])
             ref.out_lo[i * dv + c] = ref.out_hi[i * dv + c] = ex.out[c]->get_d();
         ref.out_exact[i * dv + c] = 1;
+        if (!ref.out_resid.empty()) ref.out_resid[i * dv + c] = mpq_class(*ex.out[c] - mpq_class(r)).get_d();
         done[c] = 1;
     }
     if (!ex.all_equal) return;
@@ -340,6 +350,40 @@ void charge_precision(const Problem& p, std::int64_t i, mpfr_prec_t prec, const 
         throw over_work(units, fmt::format("query row {}: a rounding at {} bits of working precision", i, prec));
 }
 
+// The running bound's sums (docs/oracle.md, "The running bound"), from the double stage:
+// w_j ≤ E_j^hi/D^lo, |v_jc − o_c| ≤ max(|v_jc − o^lo|, |v_jc − o^hi|), max s − s_j ≤ max s^hi − s_j^lo,
+// each sum of n nonnegative terms in double widened by its rounding (γ_{n+4} and 2^−40).
+void running_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<DoubleArith>& r, const DoubleArith::Iv& d,
+                  const std::vector<std::uint8_t>& keep, std::int64_t i, Reference& ref) {
+    const std::int64_t nk = p.k.rows(), dv = p.v.cols();
+    std::vector<DoubleArith::Iv> o(static_cast<std::size_t>(dv));
+    for (std::int64_t c = 0; c < dv; ++c) {
+        DoubleArith::Iv num;
+        da.finish(num, r.num[c]);
+        da.div(o[c], num, d);
+    }
+    const double widen = (1 + static_cast<double>(nk + 4) * 0x1p-52) * (1 + 0x1p-40);
+    for (std::int64_t c = 0; c < dv; ++c) {
+        double s1 = 0, s2 = 0, s3 = 0, v1 = 0;
+        for (std::int64_t j = 0; j < nk; ++j) {
+            if (!keep[j]) continue;
+            const double v = p.v.data[j * dv + c];
+            const double w = detail::up(r.e[j].hi / d.lo);
+            const double dev = detail::up(std::max(std::fabs(v - o[c].lo), std::fabs(v - o[c].hi)));
+            const double wd = w * dev;
+            s1 += wd * r.key_abs[j];
+            s2 += wd;
+            s3 += wd * detail::up(r.facts.score_max - r.key_lo[j]);
+            v1 += std::fabs(v);
+        }
+        const std::size_t at = static_cast<std::size_t>(i * dv + c);
+        ref.run_s1[at] = s1 * widen;
+        ref.run_s2[at] = s2 * widen;
+        ref.run_s3[at] = s3 * widen;
+        ref.run_v1[at] = v1 * widen;
+    }
+}
+
 void reference_row(const Problem& p, std::int64_t i, Reference& ref) {
     const std::int64_t nk = p.k.rows(), dv = p.v.cols();
     const auto keep = visible(p, i);
@@ -361,6 +405,7 @@ void reference_row(const Problem& p, std::int64_t i, Reference& ref) {
         }
         const double g = static_cast<double>(nk + 2) * 0x1p-53;
         for (std::int64_t c = 0; c < dv; ++c) ref.out_abs[i * dv + c] = acc[c] / d.lo * (1 + 2 * g) * (1 + 0x1p-40);
+        running_sums(p, da, r, d, keep, i, ref);
     }
     std::vector<std::uint8_t> done(static_cast<std::size_t>(dv + 1 + nk), 0);
     for (std::int64_t j = 0; j < nk; ++j)
@@ -421,6 +466,8 @@ Reference reference(const Problem& p, FloatFormat format, bool weights) {
     ref.out.assign(no, 0);
     ref.out_lo = ref.out_hi = ref.out_abs = ref.out;
     ref.out_exact.assign(no, 0);
+    ref.run_s1 = ref.run_s2 = ref.run_s3 = ref.run_v1 = ref.out;
+    if (format == FloatFormat::Float64) ref.out_resid.assign(no, kNaN);
     ref.lse.assign(static_cast<std::size_t>(ref.n_q), 0);
     ref.lse_lo = ref.lse_hi = ref.lse;
     if (weights) {
