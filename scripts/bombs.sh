@@ -17,7 +17,9 @@
 # peak is not measured (the process is killed).
 # EXACTATTN_BENCH_TINY=1 (the test suite's `bench` label, docs/testing.md): only the quick
 # inputs of the list below, one of each kind (a literal, a root, a refused size, a layer and a
-# rollout predicted, a place, the oracle's reader), so that the script cannot rot.
+# rollout predicted, a place, the oracle's reader), so that the script cannot rot. Tests never
+# time things: in this mode only an input that crashed, timed out or ran out of memory fails
+# the run; the times are printed, not judged.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bin="${1:-build/exactattn}"
@@ -25,7 +27,7 @@ limit_s="${EXACTATTN_BOMB_TIMEOUT:-60}"
 as_mb="${EXACTATTN_BOMB_AS_MB:-4096}"
 bound_s=5
 bound_mib=1024
-tiny_set=" exponent-literal digit-groups root-of-nine two-to-the-a field-combination scores-at-max-exponent attend-x-2400-rows layer-830-rows rollout-16-steps check-empty-target oracle-json-100000-deep "
+tiny_set=" exponent-literal digit-groups root-of-nine two-to-the-a field-combination scores-at-max-exponent attend-x-2400-rows rollout-16-steps check-empty-target oracle-json-100000-deep "
 if [ ! -x "$bin" ]; then
   echo "bombs: $bin not found; build first (cmake --build build)" >&2
   exit 2
@@ -176,6 +178,7 @@ ones1000=$(awk 'BEGIN { printf "[["; for (i = 0; i < 1000; ++i) printf "%s1", (i
 
 total=0
 over=0
+broken=0
 printf '%-28s %-9s %8s %8s %9s %9s  %s\n' input outcome seconds user_s peak_MiB bytes verdict
 # bomb NAME ARGS...: runs the binary once; the input size is the bytes of the arguments plus
 # any file they name.
@@ -223,6 +226,7 @@ bomb() {
     verdict=ok
   fi
   [ "$verdict" = OVER ] && over=$((over + 1))
+  case $outcome in finished | refused | checkfail) ;; *) broken=$((broken + 1)) ;; esac
   total=$((total + 1))
   printf '%-28s %-9s %8s %8s %9s %9s  %s\n' "$name" "$outcome" "$secs" "$user" "$mib" "$bytes" "$verdict"
   if [ "$outcome" = refused ] || [ "$outcome" = oom ]; then
@@ -403,4 +407,8 @@ bomb rollout-near-tie-2^-1000-json rollout "$work/near_tie.json" --format json
 bomb crosscheck-near-tie-2^-1000 crosscheck "$work/near_tie.json"
 
 echo "bombs: $total inputs, $over over the bound of ${bound_s} s and ${bound_mib} MiB (inputs under 10 KB)"
-[ "$over" -eq 0 ]
+if [ "${EXACTATTN_BENCH_TINY:-0}" = 1 ]; then
+  [ "$broken" -eq 0 ]
+else
+  [ "$over" -eq 0 ]
+fi
