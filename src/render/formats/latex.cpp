@@ -72,6 +72,7 @@ class LatexWriter final : public Writer {
 
     [[nodiscard]] MathForm form() const override { return MathForm::Latex; }
     [[nodiscard]] const char* caption_dash() const override { return " --- "; }
+    [[nodiscard]] bool typesets_notation() const override { return true; }
     std::string part(const Inline::Part& p) const override {
         switch (p.kind) {
             case Inline::Kind::Text:  // a long word of '/'s (a JSON pointer in prose) may break after each
