@@ -45,10 +45,10 @@ TEST(Document, DeleteTokenTablesNameTheStatesThatChanged) {
 TEST(Document, LatexNumbersTablesAsTheChapterDoes) {
     const std::string tex = render_report(chapter(), Format::Latex);
     contains(tex,
-             "\\renewcommand{\\thetable}{14.1}\\captionof{table}{From comparisons to source-position "
-             "weights.}\\label{tab:14.1}");
+             "\\renewcommand{\\thetable}{14.1}\\vbox{\\captionof{table}{From comparisons to source-position "
+             "weights.}\\label{tab:14.1}}");
     // Unnumbered tables take the starred caption, so they do not consume a number.
-    contains(tex, "\\captionof*{table}{Source red (\\exactattnToken{红色 钥匙 。})}");
+    contains(tex, "\\vbox{\\captionof*{table}{Source red (\\exactattnToken{红色 钥匙 。})}}");
     // Author Markdown: $…$ kept as math, intraword underscores are not emphasis.
     contains(tex, "$h_t = \\mathrm{relu}(h_{t-1} W_h + x_t W_x + b)$");
     EXPECT_EQ(tex.find("\\emph{t"), std::string::npos);
@@ -72,8 +72,8 @@ TEST(Document, LatexListFormStandsInPlaceEvenWithFloats) {
     floats.latex_floats = true;
     const std::string tex = render_report(chapter(), Format::Latex, floats);
     contains(tex,
-             "\\end{table}}{%\n\\begin{center}\n\\renewcommand{\\thetable}{14.1}\\captionof{table}{From "
-             "comparisons to source-position weights.}\\label{tab:14.1}\n\\par\\nopagebreak\n{\\raggedright\n"
+             "\\end{table}}{%\n\\begin{center}\n\\renewcommand{\\thetable}{14.1}\\vbox{\\captionof{table}{From "
+             "comparisons to source-position weights.}\\label{tab:14.1}}\n\\par\\nopagebreak\n{\\raggedright\n"
              "\\exactattnRow{");
 }
 
