@@ -99,6 +99,9 @@ class Inline {
         Kind kind;
         std::string text;
         Formula math;
+        /// Text the scenario's author wrote (inline_markdown): printed as written. Text the tool
+        /// writes has its notation (`e^k`, `√d_k`, `q_1`) set as math in LaTeX, HTML and Markdown.
+        bool author = false;
     };
 
     Inline() = default;
@@ -107,6 +110,8 @@ class Inline {
     Inline(const Formula& f) { math(f); }      // NOLINT
 
     Inline& text(const std::string& s);
+    /// Text of the scenario's author, printed as written (Part::author).
+    Inline& author_text(const std::string& s);
     Inline& emph(const std::string& s);
     Inline& strong(const std::string& s);
     Inline& code(const std::string& s);

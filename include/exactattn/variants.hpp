@@ -88,8 +88,16 @@ struct OutputFile {
     std::string text;
 };
 
+/// The PrairieLearn question (docs/variants.md#prairielearn): info.json, question.html and a
+/// standard-library-only server.py whose generate() picks a variant from PrairieLearn's
+/// variant_seed by integer arithmetic and whose grade() judges the answer as `check` does (the
+/// declared absolute tolerance, inclusive, decided exactly) and names the registered mistake a
+/// wrong answer reproduces. The output directory is itself the question's directory.
+std::vector<OutputFile> prairielearn_files(const VariantSet& set);
+
 /// Every file `exactattn variants -o DIR` writes: variant-NN.json and key-NN.md per variant,
-/// sheet.md, sheet.tex (standalone), sheet.html and moodle.xml. `warn` receives the warnings
+/// sheet.md, sheet.tex (standalone), sheet.html, moodle.xml, and the PrairieLearn question's
+/// info.json, question.html and server.py. `warn` receives the warnings
 /// of sheet.html (author TeX outside the MathML subset, kept verbatim).
 std::vector<OutputFile> variant_files(const VariantSet& set, const WarningSink& warn = {});
 

@@ -11,25 +11,37 @@ namespace exactattn {
 // ---------------------------------------------------------------------------------------------
 // Inline content
 
-Inline& Inline::text(const std::string& raw) {
+namespace {
+
+void add_text(std::vector<Inline::Part>& parts, const std::string& raw, bool author) {
     const std::string s = detail::printable(raw);
-    if (!parts_.empty() && parts_.back().kind == Kind::Text) {
-        parts_.back().text += s;
+    if (!parts.empty() && parts.back().kind == Inline::Kind::Text && parts.back().author == author) {
+        parts.back().text += s;
     } else {
-        parts_.push_back(Part{Kind::Text, s, {}});
+        parts.push_back(Inline::Part{Inline::Kind::Text, s, {}, author});
     }
+}
+
+}  // namespace
+
+Inline& Inline::text(const std::string& raw) {
+    add_text(parts_, raw, false);
+    return *this;
+}
+Inline& Inline::author_text(const std::string& raw) {
+    add_text(parts_, raw, true);
     return *this;
 }
 Inline& Inline::emph(const std::string& s) {
-    parts_.push_back(Part{Kind::Emph, detail::printable(s), {}});
+    parts_.push_back(Part{Kind::Emph, detail::printable(s), {}, false});
     return *this;
 }
 Inline& Inline::strong(const std::string& s) {
-    parts_.push_back(Part{Kind::Strong, detail::printable(s), {}});
+    parts_.push_back(Part{Kind::Strong, detail::printable(s), {}, false});
     return *this;
 }
 Inline& Inline::code(const std::string& s) {
-    parts_.push_back(Part{Kind::Code, detail::printable(s), {}});
+    parts_.push_back(Part{Kind::Code, detail::printable(s), {}, false});
     return *this;
 }
 Inline& Inline::math(const Formula& f) {
@@ -37,17 +49,17 @@ Inline& Inline::math(const Formula& f) {
         parts_.back().math.append(f);
         return *this;
     }
-    parts_.push_back(Part{Kind::Math, {}, f});
+    parts_.push_back(Part{Kind::Math, {}, f, false});
     return *this;
 }
 Inline& Inline::token(const std::string& s) {
-    parts_.push_back(Part{Kind::Token, detail::printable(s), {}});
+    parts_.push_back(Part{Kind::Token, detail::printable(s), {}, false});
     return *this;
 }
 Inline& Inline::append(const Inline& other) {
     for (const auto& p : other.parts_) {
         if (p.kind == Kind::Text)
-            text(p.text);
+            add_text(parts_, p.text, p.author);
         else
             parts_.push_back(p);
     }
@@ -59,7 +71,7 @@ Inline inline_markdown(const std::string& md, const Location& where) {
     std::size_t i = 0;
     std::string plain;
     auto flush = [&] {
-        if (!plain.empty()) out.text(plain);
+        if (!plain.empty()) out.author_text(plain);
         plain.clear();
     };
     while (i < md.size()) {
@@ -108,7 +120,7 @@ Inline inline_markdown(const std::string& md, const Location& where) {
                     if (balanced && depth == 0)
                         out.math(Formula().tex(inner, where));
                     else
-                        out.text("$" + inner + "$");
+                        out.author_text("$" + inner + "$");
                     break;
                 }
             }

@@ -4,6 +4,8 @@
 
 #include <type_traits>
 
+#include "render/notation.hpp"
+
 namespace exactattn::detail {
 
 std::string Writer::document(const Document& doc) const {
@@ -42,7 +44,17 @@ std::string Writer::page(const Document&, const std::string& body) const { retur
 
 std::string Writer::inline_text(const Inline& in) const {
     std::string out;
-    for (const auto& p : in.parts()) out += part(p);
+    for (const auto& p : in.parts()) {
+        if (p.kind != Inline::Kind::Text || p.author || !typesets_notation()) {
+            out += part(p);
+            continue;
+        }
+        // One rule for all generated prose: its notation (e^k, √d_k, q_1) is math.
+        for (const auto& piece : split_notation(p.text)) {
+            out += piece.math ? part(Inline::Part{Inline::Kind::Math, {}, Formula().tex(piece.text), false})
+                              : part(Inline::Part{Inline::Kind::Text, piece.text, {}, false});
+        }
+    }
     return out;
 }
 

@@ -41,6 +41,9 @@ class Writer {
   protected:
     /// One inline part; by default plain text, math in Unicode.
     virtual std::string part(const Inline::Part& p) const;
+    /// Whether the notation of generated prose is set as math (render/notation.hpp): in LaTeX,
+    /// HTML, and Markdown with `$…$` math.
+    [[nodiscard]] virtual bool typesets_notation() const { return false; }
     virtual std::string heading(const Heading& h) const = 0;
     virtual std::string paragraph(const Paragraph& p) const = 0;
     virtual std::string lines(const Lines& l) const = 0;

@@ -19,6 +19,7 @@
 #include "exactattn/print.hpp"
 #include "tools/check/tokens.hpp"
 #include "tools/check/mistakes.hpp"
+#include "tools/lms_html.hpp"
 #include "core/names.hpp"
 #include "report/report_json.hpp"
 #include "scenario/pointer.hpp"
@@ -805,12 +806,12 @@ Document variant_sheet_document(const VariantSet& set) {
     return doc;
 }
 
-namespace {
+namespace detail {
 
-/// An inline text as the HTML of a Moodle question: math as MathJax's `\(…\)` around its LaTeX
+/// An inline text as the HTML of a Moodle or PrairieLearn question: math as MathJax's `\(…\)` around its LaTeX
 /// (Moodle's MathJax filter typesets it), so a value filled into a prompt from `{{pointer}}` and
 /// an author's `$…$` keep their math instead of becoming plain text.
-std::string moodle_html(const Inline& in) {
+std::string lms_html(const Inline& in) {
     std::string out;
     for (const auto& p : in.parts()) {
         switch (p.kind) {
@@ -835,7 +836,7 @@ std::string moodle_html(const Inline& in) {
     return out;
 }
 
-}  // namespace
+}  // namespace detail
 
 std::string moodle_exact_feedback(const Value& answer) {
     // "with a = ln 2" only where the value has an a; one minus sign, the Unicode one of the
@@ -851,9 +852,9 @@ std::string moodle_xml(const VariantSet& set) {
     std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<quiz>\n";
     for (const auto& v : set.variants) {
         const Value answer = answer_value(set, v);
-        const std::string prompt = moodle_html(inline_markdown(v.report.scenario.exercises.front().prompt));
+        const std::string prompt = detail::lms_html(inline_markdown(v.report.scenario.exercises.front().prompt));
         const std::string ask =
-            "Give " + moodle_html(inline_markdown(part_label(var, var.answer))) + " as a decimal number.";
+            "Give " + detail::lms_html(inline_markdown(part_label(var, var.answer))) + " as a decimal number.";
         out += "  <question type=\"numerical\">\n";
         out += fmt::format(
             "    <name>\n      <text>{}</text>\n    </name>\n",
@@ -892,6 +893,7 @@ std::vector<OutputFile> variant_files(const VariantSet& set, const WarningSink& 
     html.warn = warn;
     files.push_back({"sheet.html", render(sheet, Format::Html, html)});
     files.push_back({"moodle.xml", moodle_xml(set)});
+    for (auto& f : prairielearn_files(set)) files.push_back(std::move(f));
     return files;
 }
 

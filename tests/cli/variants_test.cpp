@@ -94,8 +94,10 @@ TEST(Variants, Chapter14ThirtyVariants) {
     ASSERT_EQ(run(with_dir(args, b)).code, 0);
     const auto fa = files_in(a);
     EXPECT_EQ(fa, files_in(b));
-    EXPECT_EQ(fa.size(), 30U * 2 + 4);
-    for (const char* f : {"sheet.md", "sheet.tex", "sheet.html", "moodle.xml"}) EXPECT_EQ(fa.count(f), 1U) << f;
+    EXPECT_EQ(fa.size(), 30U * 2 + 7);
+    for (const char* f :
+         {"sheet.md", "sheet.tex", "sheet.html", "moodle.xml", "info.json", "question.html", "server.py"})
+        EXPECT_EQ(fa.count(f), 1U) << f;
     std::size_t variants = 0;
     std::set<std::string> bodies;
     for (const auto& [name, text] : fa) {

@@ -45,10 +45,10 @@ TEST(Document, DeleteTokenTablesNameTheStatesThatChanged) {
 TEST(Document, LatexNumbersTablesAsTheChapterDoes) {
     const std::string tex = render_report(chapter(), Format::Latex);
     contains(tex,
-             "\\renewcommand{\\thetable}{14.1}\\captionof{table}{From comparisons to source-position "
-             "weights.}\\label{tab:14.1}");
+             "\\renewcommand{\\thetable}{14.1}\\vbox{\\captionof{table}{From comparisons to source-position "
+             "weights.}\\label{tab:14.1}}");
     // Unnumbered tables take the starred caption, so they do not consume a number.
-    contains(tex, "\\captionof*{table}{Source red (\\exactattnToken{红色 钥匙 。})}");
+    contains(tex, "\\vbox{\\captionof*{table}{Source red (\\exactattnToken{红色 钥匙 。})}}");
     // Author Markdown: $…$ kept as math, intraword underscores are not emphasis.
     contains(tex, "$h_t = \\mathrm{relu}(h_{t-1} W_h + x_t W_x + b)$");
     EXPECT_EQ(tex.find("\\emph{t"), std::string::npos);
@@ -72,8 +72,8 @@ TEST(Document, LatexListFormStandsInPlaceEvenWithFloats) {
     floats.latex_floats = true;
     const std::string tex = render_report(chapter(), Format::Latex, floats);
     contains(tex,
-             "\\end{table}}{%\n\\begin{center}\n\\renewcommand{\\thetable}{14.1}\\captionof{table}{From "
-             "comparisons to source-position weights.}\\label{tab:14.1}\n\\par\\nopagebreak\n{\\raggedright\n"
+             "\\end{table}}{%\n\\begin{center}\n\\renewcommand{\\thetable}{14.1}\\vbox{\\captionof{table}{From "
+             "comparisons to source-position weights.}\\label{tab:14.1}}\n\\par\\nopagebreak\n{\\raggedright\n"
              "\\exactattnRow{");
 }
 
@@ -223,6 +223,38 @@ TEST(Document, AnswerKeyInEveryDocumentFormat) {
     contains(html, "<blockquote>");
     contains(html, "<strong>Answer.</strong>");
     EXPECT_THROW((void)render_answers(chapter(), Format::Csv), Error);
+}
+
+// Issue 37 item 2: one rule sets the notation of generated prose as math in LaTeX, HTML and
+// Markdown (docs/output.md, "Notation in generated prose"); text and author text stay literal.
+TEST(Document, GeneratedProseSetsItsNotationAsMath) {
+    Document doc;
+    doc.add(Paragraph{Inline("e^k was used instead of 2^k: a score k·a has exponential e^(k·a) = 2^k; "
+                             "the scores were not divided by √d_k = √4; the read with q_1 = ")
+                          .vector(Vector{Value(0), Value(0)})
+                          .text("; s_0 and s_(t-1); K = XW_K.")});
+    doc.add(Paragraph{Inline("A pointer /reads/x_1/weights, a file m_1.json, snake_case and x^ stay text.")});
+    doc.add(Paragraph{inline_markdown("The author wrote e^k and d_k.")});
+    const std::string latex = render(doc, Format::Latex);
+    for (const char* m : {"$e^{k}$ was used instead of $2^{k}$", "exponential $e^{k\\cdot a}$ = $2^{k}$",
+                          "divided by $\\sqrt{d_{k}}$ = $\\sqrt{4}$", "the read with $q_{1}$ = $[0, 0]$",
+                          "$s_{0}$ and $s_{t-1}$", "K = $XW_{K}$."}) {
+        contains(latex, m);
+    }
+    contains(latex, "x\\_1/");  // a pointer's segment (the slashes may break: /\\allowbreak{})
+    EXPECT_EQ(latex.find("x_{1}"), std::string::npos) << latex;
+    contains(latex, "m\\_1.json");
+    contains(latex, "snake\\_case");
+    contains(latex, "The author wrote e\\textasciicircum{}k and d\\_k.");
+    const std::string md = render(doc, Format::Markdown);
+    contains(md, "$e^{k}$ was used instead of $2^{k}$");
+    contains(md, "$\\sqrt{d_{k}}$ = $\\sqrt{4}$");
+    const std::string html = render(doc, Format::Html);
+    contains(html, "<math><mrow><msup><mi>e</mi><mrow><mi>k</mi></mrow></msup></mrow></math> was used");
+    contains(html, "<msqrt><mrow><msub><mi>d</mi><mrow><mi>k</mi></mrow></msub></mrow></msqrt>");
+    const std::string text = render(doc, Format::Text);
+    contains(text, "e^k was used instead of 2^k: a score k·a has exponential e^(k·a) = 2^k;");
+    contains(text, "√d_k = √4");
 }
 
 }  // namespace

@@ -16,6 +16,7 @@ class HtmlWriter final : public Writer {
     using Writer::Writer;
 
     [[nodiscard]] MathForm form() const override { return MathForm::MathML; }
+    [[nodiscard]] bool typesets_notation() const override { return true; }
     std::string part(const Inline::Part& p) const override {
         switch (p.kind) {
             case Inline::Kind::Text:

@@ -72,6 +72,7 @@ class LatexWriter final : public Writer {
 
     [[nodiscard]] MathForm form() const override { return MathForm::Latex; }
     [[nodiscard]] const char* caption_dash() const override { return " --- "; }
+    [[nodiscard]] bool typesets_notation() const override { return true; }
     std::string part(const Inline::Part& p) const override {
         switch (p.kind) {
             case Inline::Kind::Text:  // a long word of '/'s (a JSON pointer in prose) may break after each
@@ -226,11 +227,14 @@ class LatexWriter final : public Writer {
         const std::string c = inline_text(t.caption);
         if (!t.number.empty()) {
             out += "\\renewcommand{\\thetable}{" + latex_escape(t.number) + "}";
-            out += floats ? "\\caption{" + c + "}" : "\\captionof{table}{" + c + "}";
+            // Where it stands, the caption is boxed: the skip \\captionof leaves below it is then
+            // inside the box, so the \\nopagebreak below leaves no break between the caption and
+            // the table (issue 37: 20 captions stood alone at a page's foot in 11 PDFs).
+            out += floats ? "\\caption{" + c + "}" : "\\vbox{\\captionof{table}{" + c + "}";
             if (!t.label.empty()) out += "\\label{" + t.label + "}";
-            out += "\n";
+            out += floats ? "\n" : "}\n";
         } else if (!c.empty()) {
-            out += floats ? "\\caption*{" + c + "}\n" : "\\captionof*{table}{" + c + "}\n";
+            out += floats ? "\\caption*{" + c + "}\n" : "\\vbox{\\captionof*{table}{" + c + "}}\n";
         }
         return out + "\\par\\nopagebreak\n";
     }

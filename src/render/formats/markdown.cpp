@@ -12,6 +12,7 @@ class MarkdownWriter final : public Writer {
   public:
     using Writer::Writer;
 
+    [[nodiscard]] bool typesets_notation() const override { return o_.markdown_math; }
     std::string part(const Inline::Part& p) const override {
         switch (p.kind) {
             // Escaped as HTML is: a title, token or name holding <script> stays text.

@@ -469,7 +469,9 @@ MistakenAnswers mistaken_answers(const Report& rep, const Json& doc, const std::
     for (const Mistake& m : registry()) {
         if (std::find(ids.begin(), ids.end(), m.id) == ids.end()) continue;
         auto wrong = m.recompute(c);
-        if (wrong && !wrong->values.empty()) out.by_id.emplace_back(m.id, std::move(wrong->values));
+        if (!wrong || wrong->values.empty()) continue;
+        out.by_id.emplace_back(m.id, std::move(wrong->values));
+        out.explain.push_back(std::move(wrong->explain));
     }
     return out;
 }

@@ -43,6 +43,8 @@ struct MistakenAnswers {
     /// (id, values) for each of the asked mistakes that applies to the target, in registry
     /// order, flattened as `right`; e-instead-of-2's values are enclosed, not exact.
     std::vector<std::pair<std::string, std::vector<std::optional<Real>>>> by_id;
+    /// The sentence `check` names each of by_id's mistakes with, in the same order.
+    std::vector<std::string> explain;
 };
 
 /// Recomputes the quantity at `target` (resolved in `doc`, report_to_json(rep)) with each
