@@ -18,7 +18,8 @@
 // output: VmHWM.
 // (3) Times: exact, exact with every head output looked at (reduced to canonical form on first
 // use), and double, interleaved, the minimum over the repetitions (wall clock).
-// Options: --repetitions=N (3); --profile=W6|W7 runs only the exact layer once (for perf).
+// Options: --repetitions=N (3); --profile=W6|W7 runs only the exact layer once (for perf);
+// --one=N runs W7's layer over the first N rows once, every output looked at (bench/scaling.py).
 #include <fmt/format.h>
 
 #include <exception>
@@ -326,6 +327,16 @@ int bench_main(int argc, char** argv) {
             const std::string spec = a.substr(7);
             const LayerWorkload& w = spec.rfind("W7", 0) == 0 ? kW7 : kW6;
             return peak_child(w, spec.find(":exact") != std::string::npos);
+        }
+        if (a.rfind("--one=", 0) == 0) {
+            // W7's layer over the first N rows, exact, every output looked at, once (for the
+            // scaling curve of bench/scaling.py, which times the process).
+            const std::size_t n = std::stoul(a.substr(6));
+            const LayerWorkload w{"W7", n, 1};
+            const ExactInput in = exact_input(make_data(w, n));
+            const LayerTrace lt = attend_layer(in.layer, in.x);
+            fmt::print("{} rows: {} nonzero outputs\n", n, observe_outputs(lt));
+            return 0;
         }
         if (a.rfind("--repetitions=", 0) == 0) repetitions = std::max(1, std::stoi(a.substr(14)));
         if (a.rfind("--profile=", 0) == 0) {

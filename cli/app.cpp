@@ -131,7 +131,7 @@ void make_app(CLI::App& app, Parsed& p) {
     s_answers->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_answers(p.answers, o); }; });
 
     auto* s_check = app.add_subcommand("check", "Judge learner answers (exit 0 right, 1 wrong)");
-    s_check->add_option("file", p.check.file, "Scenario file, or chapter14")->required();
+    auto* check_file = s_check->add_option("file", p.check.file, "Scenario file, or chapter14");
     auto* answer = s_check->add_option("--answer", p.check.answer, "One declared learner answer by name");
     add_format_option(*s_check, p.check.format);
     auto* target = s_check->add_option("--target", p.check.target,
@@ -139,6 +139,11 @@ void make_app(CLI::App& app, Parsed& p) {
     auto* proposed = s_check->add_option("--proposed", p.check.proposed, "The proposed value, e.g. '[2/3,1/3,1/3]'");
     auto* answers =
         s_check->add_option("--answers", p.check.answers, "A class's answers: CSV with columns student,target,answer");
+    auto* variants_dir =
+        s_check->add_option("--variants", p.check.variants,
+                            "With --answers: grade the class against the directory `exactattn variants -o DIR` wrote");
+    variants_dir->needs(answers);
+    variants_dir->excludes(check_file);
     s_check->add_option("--tolerance", p.check.tolerance,
                         "For decimals: decimal-places:N, significant-figures:N, absolute:E or relative:E");
     s_check->add_option("--accept", p.check.accept, "A mistake accepted as right (remaining-weights)")
@@ -152,7 +157,11 @@ void make_app(CLI::App& app, Parsed& p) {
     answers->excludes(target);
     answers->excludes(proposed);
     answers->excludes(answer);
-    s_check->callback([&p, target] {
+    s_check->callback([&p, target, check_file, variants_dir] {
+        // The scenario, or the variants directory instead (a class on variants).
+        if (check_file->count() == 0 && variants_dir->count() == 0) {
+            throw CLI::RequiredError("file (a scenario file, or --variants DIR with --answers)");
+        }
         p.check.ad_hoc = target->count() > 0;
         p.command = [&p](std::ostream& o) { return cmd_check(p.check, o); };
     });
@@ -542,6 +551,8 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
             p.rollout.render = p.render;
         p.attend.render = p.pointers.render = p.render;
         p.variants.output = p.output;
+        // A class row that cannot be graded: its one placed line, and the class goes on.
+        p.check.refused = [&err](const Error& e) { err << "exactattn: " << escape_controls(e.what()) << '\n'; };
         set_limit_audience(LimitAudience::CommandLine);  // refusals name --max-work
         // The command is one job with one work budget (docs/limits.md, "The work budget").
         Limits budgeted = limits();

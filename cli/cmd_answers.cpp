@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "exactattn/answer_key.hpp"
 #include "exactattn/check.hpp"
+#include "exactattn/class_report.hpp"
 #include "exactattn/answer_entry.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/parse.hpp"
@@ -149,9 +150,28 @@ Scenario checked_part(const CheckOptions& o, Scenario s) {
     return only_what_pointers_need(std::move(s), pointers);
 }
 
+// `check --variants DIR --answers CSV`: the class graded against the variants, as the class
+// report (docs/check.md#a-class-on-variants). A row that cannot be graded gets its placed line
+// on standard error and the rest is graded; exit 2 when a row was refused, else 1 when an answer
+// is wrong or does not parse, else 0.
+int check_class_on_variants(const CheckOptions& o, const std::optional<Tolerance>& tolerance, std::ostream& out) {
+    const ClassGrade g = grade_class(o.variants, o.answers, tolerance, o.accept);
+    for (const auto& r : g.rows) {
+        if (r.refusal && o.refused) o.refused(*r.refusal);
+    }
+    const Format f = parse_format(o.format.empty() ? "text" : o.format);
+    if (f == Format::Json) {
+        out << class_report_json(g);
+    } else {
+        emit(class_report_document(g), f, o.render, out);
+    }
+    return g.refused() > 0 ? 2 : g.wrong_or_invalid() > 0 ? 1 : 0;
+}
+
 }  // namespace
 
 int cmd_check(const CheckOptions& o, std::ostream& out) {
+    if (!o.variants.empty()) return check_class_on_variants(o, tolerance_option(o), out);
     const Report rep = run_scenario(checked_part(o, load_scenario(o.file)));
     if (!o.answers.empty()) return check_class(o, rep, out);
     CheckRequest req;

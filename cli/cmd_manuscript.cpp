@@ -10,6 +10,7 @@
 #include <ostream>
 
 #include "commands.hpp"
+#include "exactattn/wording.hpp"
 #include "exactattn/book.hpp"
 #include "exactattn/manuscript.hpp"
 #include "exactattn/parse.hpp"
@@ -48,13 +49,15 @@ std::size_t check_files(const std::vector<std::string>& files, const ManuscriptC
         for (const auto& c : r.claims) {
             if (!c.passed) out << mismatch_line(r.file, c) << '\n';
         }
-        out << fmt::format("{}: {} claims, {} wrong\n", escape_controls(r.file), r.claims.size(), r.wrong());
+        out << fmt::format("{}: {}, {} wrong\n", escape_controls(r.file), counted(r.claims.size(), "claim"), r.wrong());
         claims += r.claims.size();
         wrong += r.wrong();
         bad_files += r.wrong() > 0 ? 1 : 0;
     }
     if (!o.junit.empty()) write_output_file(o.junit, manuscript_junit(results), "--junit");
-    out << fmt::format("manuscript: {} claims checked, {} wrong in {} files\n", claims, wrong, bad_files);
+    // "0 wrong", not "0 wrong in 0 files"; "in 1 file", not "in 1 files".
+    out << fmt::format("manuscript: {} checked in {}, {} wrong{}\n", counted(claims, "claim"),
+                       counted(files.size(), "file"), wrong, wrong == 0 ? "" : " in " + counted(bad_files, "file"));
     return wrong;
 }
 
@@ -77,7 +80,8 @@ int fill(const ManuscriptCli& o, std::ostream& out) {
     const FillResult r = fill_manuscript_text(read_manuscript_file(file), file, manuscript_format(file), options);
     if (o.in_place) {
         write_output_file(file, r.text, "--in-place");  // through a symlink, to the file it names
-        out << fmt::format("manuscript fill: {} placeholders filled in {}\n", r.replaced, escape_controls(file));
+        out << fmt::format("manuscript fill: {} filled in {}\n", counted(r.replaced, "placeholder"),
+                           escape_controls(file));
         return 0;
     }
     out << r.text;
@@ -148,8 +152,8 @@ int audit(const ManuscriptCli& o, std::ostream& out) {
         wrong += r.count(AuditVerdict::Wrong);
     }
     const mpq_class total = coverage_percent(marked, unmarked);
-    out << fmt::format("manuscript audit: coverage {}% ({} of {} numeric claims marked), {} wrong in {} files\n",
-                       percent_text(total), marked, marked + unmarked, wrong, files.size());
+    out << fmt::format("manuscript audit: coverage {}% ({} of {} marked), {} wrong in {}\n", percent_text(total),
+                       marked, counted(marked + unmarked, "numeric claim"), wrong, counted(files.size(), "file"));
     if (wrong > 0) return 1;
     return o.strict && total < least ? 1 : 0;
 }

@@ -10,6 +10,7 @@
 #include <ostream>
 
 #include "commands.hpp"
+#include "exactattn/wording.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle.hpp"
 
@@ -273,8 +274,8 @@ int vectors_command(const OracleOptions& o, FloatFormat f, std::ostream& out) {
     if (o.dir.empty()) throw usage_error("vectors needs --dir DIR", option_place("--dir"));
     const auto files = write_vectors(static_cast<std::uint64_t>(*seed), f, o.long_keys);
     write_files(o.dir, files);
-    out << fmt::format("oracle vectors: {} files in {} (seed {}, {}), manifest.json describes them\n", files.size(),
-                       o.dir, *seed, info(f).name);
+    out << fmt::format("oracle vectors: {} in {} (seed {}, {}), manifest.json describes them\n",
+                       counted(files.size(), "file"), o.dir, *seed, info(f).name);
     return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "commands.hpp"
+#include "exactattn/wording.hpp"
 #include "exactattn/figures.hpp"
 #include "exactattn/book.hpp"
 #include "exactattn/error.hpp"
@@ -24,12 +25,12 @@ int run_file(const RunOptions& o, std::ostream& out, DeferredOutput& deferred) {
         // Written by the caller after the command succeeded, in chunks, as `read` does: the
         // report over 10^5 positions is tens of megabytes of text. What can fail is computed
         // now, so that a failure writes nothing.
-        auto rep = std::make_shared<const Report>(run_scenario(s, ReportUse::Values, f));
+        auto rep = std::make_shared<const Report>(run_scenario(s, ReportUse::Values));
         deferred = [rep, write = json_report_writer(*rep)](std::ostream& os) { write(os); };
         return 0;
     }
     // Tables: refused before the reads are computed when their cells are over the limit.
-    emit(run_document(run_scenario(s, ReportUse::Tables, f)), f, o.render, out);
+    emit(run_document(run_scenario(s, ReportUse::Tables)), f, o.render, out);
     return 0;
 }
 
@@ -92,7 +93,7 @@ int cmd_verify(const FilesOptions& o, std::ostream& out) {
     // The manuscripts of a directory (docs/manuscript.md) before the total, which stays last.
     const std::size_t wrong_claims = check_manuscripts_below(o.files, o.jobs == 0 ? default_jobs() : o.jobs, out);
     out << fmt::format("verify: {} passed, {} failed", passed, failed);
-    out << (files.size() > 1 ? fmt::format(" in {} files\n", files.size()) : std::string("\n"));
+    out << (files.size() > 1 ? " in " + counted(files.size(), "file") + "\n" : std::string("\n"));
     return failed == 0 && wrong_claims == 0 ? 0 : 1;
 }
 

@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "commands.hpp"
+#include "exactattn/wording.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/variants.hpp"
 
@@ -54,10 +55,10 @@ int cmd_variants(const VariantsOptions& o, std::ostream& out) {
     for (const auto& f : files) named.emplace_back(f.name, f.text);
     write_files(o.output, named);
     for (const auto& v : set.variants) {
-        out << fmt::format("variant {}: seed {}, {} draw{}\n", v.number, v.seed, v.draws, v.draws == 1 ? "" : "s");
+        out << fmt::format("variant {}: seed {}, {}\n", v.number, v.seed, counted(v.draws, "draw"));
     }
-    out << fmt::format("variants: {} variant{} of exercise {} written to {} ({} files)\n", set.variants.size(),
-                       set.variants.size() == 1 ? "" : "s", set.exercise.id, o.output, files.size());
+    out << fmt::format("variants: {} of exercise {} written to {} ({})\n", counted(set.variants.size(), "variant"),
+                       set.exercise.id, o.output, counted(files.size(), "file"));
     return 0;
 }
 

@@ -82,11 +82,14 @@ struct PointersOptions {
 
 struct CheckOptions {
     std::string file;
-    std::string answer;               ///< one declared learner answer by name (default: all)
-    std::string target;               ///< an ad-hoc answer: JSON pointer of the quantity …
-    std::string proposed;             ///< … and the proposed value or vector
-    bool ad_hoc = false;              ///< --target (with --proposed) was given, even as an empty string
-    std::string answers;              ///< --answers CSV: a class's answers (student,target,answer)
+    std::string answer;    ///< one declared learner answer by name (default: all)
+    std::string target;    ///< an ad-hoc answer: JSON pointer of the quantity …
+    std::string proposed;  ///< … and the proposed value or vector
+    bool ad_hoc = false;   ///< --target (with --proposed) was given, even as an empty string
+    std::string answers;   ///< --answers CSV: a class's answers (student,target,answer)
+    std::string variants;  ///< --variants DIR: grade the class against `variants -o DIR`
+    /// Receives each class row that cannot be graded (placed at its CSV line); the command goes on.
+    std::function<void(const Error&)> refused;
     std::string tolerance;            ///< --tolerance KIND:N for decimals and percentages
     std::vector<std::string> accept;  ///< --accept ID: mistakes accepted as right
     std::string format;               ///< --format (none: text, or CSV for a class's --answers)

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Builds the libFuzzer targets with Clang in build-fuzz/ and runs each for a bounded time
+# Builds the libFuzzer targets with Clang in build-asan/ (scripts/sanitized_build.sh: the same
+# build as the sanitizer run, so the library is compiled once for both) and runs each for a bounded time
 # (EXACTATTN_FUZZ_SECONDS, default 10: seven targets, about 70 s) from its seed corpus in fuzz/corpus/<target>/.
-# New inputs go to build-fuzz/corpus/<target>/ (the committed seeds are never rewritten); a
-# crash leaves its input in build-fuzz/artifacts/ and fails the run. A resource watchdog catches
+# New inputs go to build-asan/corpus/<target>/ (the committed seeds are never rewritten); a
+# crash leaves its input in build-asan/artifacts/ and fails the run. A resource watchdog catches
 # the classes of issue 10: an input running over 2 s (-timeout), a process over 1 GiB
 # (-rss_limit_mb) or one allocation over 256 MiB (-malloc_limit_mb) is a finding too; the
 # targets run under the small limits of fuzz/fuzz_common.hpp, where every input takes
@@ -15,32 +16,28 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 seconds="${EXACTATTN_FUZZ_SECONDS:-10}"
 jobs="${EXACTATTN_JOBS:-2}"
-cxx="${EXACTATTN_FUZZ_CXX:-clang++}"
-if ! command -v "$cxx" >/dev/null ||
-   ! echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { return 0; }' |
-     "$cxx" -x c++ -fsanitize=fuzzer - -o /dev/null 2>/dev/null; then
-  echo "fuzz: skipped: $cxx with libFuzzer not found (EXACTATTN_WITH_CLANG=1 bash scripts/setup.sh installs it)" >&2
+bash scripts/sanitized_build.sh
+if ! ls build-asan/fuzz/*_fuzzer >/dev/null 2>&1; then
+  echo "fuzz: skipped: clang++ with libFuzzer not found (EXACTATTN_WITH_CLANG=1 bash scripts/setup.sh installs it)" >&2
   exit 0
 fi
-CXX="$cxx" cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -g" \
-  -DEXACTATTN_BUILD_FUZZ=ON -DEXACTATTN_BUILD_CLI=OFF -DBUILD_TESTING=OFF -DEXACTATTN_INSTALL=OFF \
-  -DEXACTATTN_ASSERTS=ON >/dev/null
-cmake --build build-fuzz -j "$jobs"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-mkdir -p build-fuzz/artifacts
-for target in parse_value scenario value_arith attend rollout manuscript oracle; do
-  mkdir -p "build-fuzz/corpus/$target"
+mkdir -p build-asan/artifacts
+# Every target fuzz/CMakeLists.txt builds (its list is the one home of the fuzzers' names).
+for fuzzer in build-asan/fuzz/*_fuzzer; do
+  target="$(basename "$fuzzer" _fuzzer)"
+  mkdir -p "build-asan/corpus/$target"
   echo "fuzz: $target for ${seconds}s" >&2
   status=0
-  "build-fuzz/fuzz/${target}_fuzzer" "build-fuzz/corpus/$target" "fuzz/corpus/$target" \
+  "$fuzzer" "build-asan/corpus/$target" "fuzz/corpus/$target" \
     -max_total_time="$seconds" -timeout=2 -rss_limit_mb=1024 -malloc_limit_mb=256 -max_len=2048 \
-    -artifact_prefix="build-fuzz/artifacts/${target}-" -print_final_stats=1 \
-    >"build-fuzz/$target.log" 2>&1 || status=$?
-  grep -E '^stat::(number_of_executed_units|peak_rss_mb)' "build-fuzz/$target.log" >&2 || true
+    -artifact_prefix="build-asan/artifacts/${target}-" -print_final_stats=1 \
+    >"build-asan/$target.log" 2>&1 || status=$?
+  grep -E '^stat::(number_of_executed_units|peak_rss_mb)' "build-asan/$target.log" >&2 || true
   if [ "$status" != 0 ]; then
-    tail -n 60 "build-fuzz/$target.log" >&2
-    echo "fuzz: $target found a failure; its input is in build-fuzz/artifacts/" >&2
+    tail -n 60 "build-asan/$target.log" >&2
+    echo "fuzz: $target found a failure; its input is in build-asan/artifacts/" >&2
     exit 1
   fi
 done

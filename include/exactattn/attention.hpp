@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -74,6 +75,11 @@ struct LayerTrace {
 /// X projected by W (n × c): exact, and compact (integers and one unit) when X and W are
 /// integer multiples of one unit each and the products fit 62 bits. ShapeError naming both.
 Memory project(const Memory& x, const Matrix& w, std::string_view x_name, std::string_view w_name);
+
+/// The exact values of a layer's trace over `queries` and `keys` positions: per head a score,
+/// an exponential and a weight per query and key, and Q, K, V and the outputs (the widest
+/// head's). What a printed trace holds, or at most twice it (a causal mask's hidden half).
+std::int64_t layer_trace_cells(const AttentionLayer& layer, std::size_t queries, std::size_t keys);
 
 /// The size of the trace a caller prints whole (`attend` of the command line and Python, every
 /// format): per head a row of scores, exponentials and weights per query over every key, and

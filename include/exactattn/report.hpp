@@ -72,12 +72,10 @@ enum class ReportUse {
 
 /// Runs every read, intervention and cost case of the scenario. Errors carry the file and the
 /// JSON pointer of the declaration that failed. Before anything is computed, a report over
-/// max_report_cells for its `use` is refused (LimitError at the source or read that passes
-/// it), and so is one whose work predicted from the declarations, with its printing in
-/// `printed` when the whole report is printed in that format, would take the job past
-/// max_work (docs/limits.md, "The report predicted from the declarations").
-Report run_scenario(const Scenario& scenario, ReportUse use = ReportUse::Tables,
-                    std::optional<Format> printed = std::nullopt);
+/// max_report_cells for its `use` is refused (LimitError at the source, read, intervention or
+/// layer that passes it); its work is charged as it runs (docs/limits.md, "Predictions that
+/// refuse").
+Report run_scenario(const Scenario& scenario, ReportUse use = ReportUse::Tables);
 
 /// The scenario with only the reads, interventions, costs, layers, rollouts and figures that
 /// `pointers` point into (`/layers/l/heads/0/weights/3` keeps layer l, `/reads/r` read r), so

@@ -77,6 +77,11 @@ Document variant_sheet_document(const VariantSet& set);
 /// feedback.
 std::string moodle_xml(const VariantSet& set);
 
+/// The feedback of a Moodle answer: `Exact value: 18a/11 with a = ln 2 (≈ 1.13424084091627).`,
+/// without "with a = ln 2" for a value free of a (`Exact value: −9/5 (≈ −1.80000000000000).`), its
+/// minus signs all U+2212.
+std::string moodle_exact_feedback(const Value& answer);
+
 /// One output file: a name relative to the output directory, and its bytes.
 struct OutputFile {
     std::string name;

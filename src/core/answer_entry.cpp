@@ -462,6 +462,22 @@ std::string entry_hint(const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+// The rule "as written" in the learner's own terms: a decimal's places, and a percentage's places
+// as it is written (41% is held to the whole percent, 25.99% to 2 decimal places of the
+// percentage), not those of the decimal p/100 it is judged as (2 and 4).
+std::string as_written_rule(const AnswerEntry& entry, int decimals) {
+    if (entry.form != AnswerEntry::Form::Percent) {
+        return fmt::format("a decimal to the {} decimal place{} written", decimals, decimals == 1 ? "" : "s");
+    }
+    const int places = decimals - 2;
+    if (places <= 0) return "a percentage to the whole percent written";
+    return fmt::format("a percentage to the {} decimal place{} written", places, places == 1 ? "" : "s");
+}
+
+}  // namespace
+
 AnswerEntry parse_answer_entry(std::string_view raw) {
     const std::string text = trimmed(raw);
     if (!text.empty() && text.back() == '%') {
@@ -556,13 +572,12 @@ EntryVerdict judge_entry(const AnswerEntry& entry, const Real& target, const Tol
         v.match = c == 0;
         return v;
     }
-    const std::string written = entry.form == AnswerEntry::Form::Percent ? "a percentage" : "a decimal";
     switch (tol.kind) {
         case Tolerance::Kind::AsWritten:
         case Tolerance::Kind::DecimalPlaces: {
             const int n = tol.kind == Tolerance::Kind::AsWritten ? entry.decimals : tol.digits;
             v.rule = tol.kind == Tolerance::Kind::AsWritten
-                         ? fmt::format("{} to the {} decimal place{} written", written, n, n == 1 ? "" : "s")
+                         ? as_written_rule(entry, n)
                          : fmt::format("{} decimal place{} (written with {})", n, n == 1 ? "" : "s", entry.decimals);
             if (entry.decimals != n) {
                 v.match = false;

@@ -120,8 +120,7 @@ void check_layer(const AttentionLayer& layer) {
 
 }  // namespace
 
-// Size before work, for a caller that prints the whole trace (attention.hpp).
-void check_layer_trace_size(const AttentionLayer& layer, std::size_t nq_in, std::size_t nk_in) {
+std::int64_t layer_trace_cells(const AttentionLayer& layer, std::size_t nq_in, std::size_t nk_in) {
     constexpr std::int64_t kCap = std::int64_t{1} << 20;  // positions; any more is over every limit
     const std::int64_t nq = std::min<std::int64_t>(static_cast<std::int64_t>(nq_in), kCap);
     const std::int64_t nk = std::min<std::int64_t>(static_cast<std::int64_t>(nk_in), kCap);
@@ -133,8 +132,14 @@ void check_layer_trace_size(const AttentionLayer& layer, std::size_t nq_in, std:
         };
         width = std::max(width, std::min(2 * cols(head.wq) + 2 * cols(head.wv), kCap));
     }
-    const std::int64_t cells = h * (3 * nq * nk + (nq + nk) * width);  // at most 2^20·(3·2^40 + 2^42): no overflow
+    return h * (3 * nq * nk + (nq + nk) * width);  // at most 2^20·(3·2^40 + 2^42): no overflow
+}
+
+// Size before work, for a caller that prints the whole trace (attention.hpp).
+void check_layer_trace_size(const AttentionLayer& layer, std::size_t nq, std::size_t nk) {
+    const std::int64_t cells = layer_trace_cells(layer, nq, nk);
     if (cells > limits().max_report_cells) {
+        const auto h = layer.heads.size();
         throw over_limit(Limit::max_report_cells,
                          fmt::format("the layer's trace would hold about {} exact values ({} head{} × {} quer{} × {} "
                                      "key{}, each a score, an exponential and a weight, and the projections)",

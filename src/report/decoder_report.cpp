@@ -261,7 +261,15 @@ void number_tables(Document& doc, std::size_t from, const std::string& number, c
             tab->number = k == 1 ? number : fmt::format("{}.{}", number, k);
             tab->label = "tab:" + tab->number;
         }
-        if (k == 1 && !caption.empty()) tab->caption = inline_markdown(caption, caption_place);
+        // The declared caption leads the first table's own ("Scores (head 1) (masked: —)"), which
+        // says what the table shows; it does not replace it.
+        if (k == 1 && !caption.empty()) {
+            Inline declared = inline_markdown(caption, caption_place);
+            const auto last = caption.find_last_not_of(' ');
+            const char end = last == std::string::npos ? '.' : caption[last];
+            declared.text(end == '.' || end == '!' || end == '?' || end == ':' ? " " : ": ");
+            tab->caption = declared.append(tab->caption);
+        }
     }
 }
 

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "exactattn/attention.hpp"
 #include "exactattn/format.hpp"
 #include "exactattn/limits.hpp"
 #include "scenario/pointer.hpp"
@@ -437,32 +438,61 @@ std::vector<ReportPart> predict_report(const Scenario& s, bool tables) {
     return parts;
 }
 
-void check_predicted_report(const Scenario& s, bool tables, std::optional<Format> printed) {
-    if (!printed) return;
-    const auto parts = predict_report(s, tables);
-    Estimate total;
-    const ReportPart* largest = nullptr;
-    double largest_work = -1;
-    for (const auto& p : parts) {
-        total.add(p.estimate);
-        const double w = certain_work(p.estimate, *printed);
-        if (w > largest_work) {
-            largest_work = w;
-            largest = &p;
-        }
+namespace {
+
+constexpr std::int64_t kHugeCells = std::int64_t{1} << 62;
+
+// Values of one read's trace over n positions of width d (with the memory echoed or not): a
+// score, an exponential and a weight a position, the context and readout, the total.
+std::int64_t read_cells(std::int64_t n, std::int64_t d, bool memory) {
+    const std::int64_t per = 3 + (memory ? d : 0);
+    return n > (kHugeCells - 2 * d) / per ? kHugeCells : n * per + 2 * d + 1;
+}
+
+}  // namespace
+
+std::vector<ReportCells> report_cells(const Scenario& s, bool tables) {
+    std::vector<ReportCells> parts;
+    const char* instead =
+        "; --format json writes the report as it is printed, and `exactattn read --memory @FILE "
+        "--fields ...` one read's chosen fields";
+    for (const auto& src : s.sources) {
+        if (!tables) break;
+        const auto n = static_cast<std::int64_t>(src.states.rows());
+        const auto d = static_cast<std::int64_t>(src.states.width());
+        parts.push_back(
+            {pointer_join("/sources", src.name),
+             n > (std::int64_t{1} << 40) / std::max<std::int64_t>(d, 1) ? std::int64_t{1} << 40 : n * d,
+             fmt::format("the states of source \"{}\" alone are {} rows of {}{}", src.name, n, d, instead)});
     }
-    const double work = certain_work(total, *printed);
-    if (largest == nullptr || work_fits(work)) return;
-    Location where;
-    where.file = s.file;
-    where.pointer = largest->pointer;
-    throw over_limit(Limit::max_work,
-                     fmt::format("the report predicted from the declarations would hold at least {:.2g} exact values "
-                                 "printed as {} at {} work units a character, at least {:.2g} work units ({}: {:.2g} "
-                                 "values)",
-                                 total.certain_values, format_info(*printed).title, kWorkPerPrintedCharacter, work,
-                                 largest->what, largest->estimate.certain_values),
-                     where);
+    for (const auto& rs : s.reads) {
+        const Memory& m = s.source(rs.source).states;
+        const auto n = static_cast<std::int64_t>(m.rows());
+        const std::int64_t cells = read_cells(n, static_cast<std::int64_t>(m.width()), tables);
+        parts.push_back(
+            {pointer_join("/reads", rs.name), cells,
+             tables ? fmt::format("the table of read \"{}\" alone has {} rows, {} values{}", rs.name, n, cells, instead)
+                    : std::string("a read's trace has a row per position")});
+    }
+    for (const auto& is : s.interventions) {
+        const Memory& m = s.source(is.source).states;
+        const auto n = static_cast<std::int64_t>(m.rows());
+        const auto rows = static_cast<std::int64_t>(is.positions.size()) + 1;
+        const std::int64_t per_row =
+            read_cells(n, static_cast<std::int64_t>(m.width()), is.kind == InterventionKind::DeleteToken);
+        parts.push_back({pointer_join("/interventions", is.name),
+                         per_row > kHugeCells / rows ? kHugeCells : rows * per_row,
+                         fmt::format("this intervention table has {} rows of {} positions each; list the rows "
+                                     "wanted in \"positions\"",
+                                     rows, n)});
+    }
+    for (const auto& ls : s.layers) {
+        const auto nq = s.sequence(ls.sequence).rows.size();
+        const auto nk = ls.memory.empty() ? nq : s.sequence(ls.memory).rows.size();
+        parts.push_back({pointer_join("/layers", ls.name), layer_trace_cells(ls.layer, nq, nk),
+                         "a layer's trace has a row of scores, exponentials and weights per query and head"});
+    }
+    return parts;
 }
 
 }  // namespace exactattn::detail

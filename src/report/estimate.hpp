@@ -96,11 +96,20 @@ std::vector<ReportPart> predict_report(const Scenario& s, bool tables);
 /// uncharged, so JSON is certain of nothing), and no arithmetic, which the fast path avoids.
 double certain_work(const Estimate& e, Format format);
 
-/// Refuses (a LimitError on max_work, placed at the declaration whose part is largest, in
-/// `file`) a report whose certain work (certain_work), when it is printed as a whole in
-/// `printed`, would take the job past its budget. The bound (Estimate::work and
-/// printing_work) is several times, up to a hundred times, what honest reports are charged,
-/// so it refuses nothing: the running budget stops the rest (docs/limits.md).
-void check_predicted_report(const Scenario& s, bool tables, std::optional<Format> printed);
+/// One declaration's exact values in the report, counted before it is computed to hold the
+/// report to max_report_cells: `pointer` places a refusal, `why` says what the part holds.
+struct ReportCells {
+    std::string pointer;
+    std::int64_t cells = 0;
+    std::string why;
+};
+
+/// The exact values each source, read, intervention and layer adds to the report, in the order
+/// they are computed; `tables`: rendered as tables (the sources' states and each read's memory
+/// are cells). Each count is what the part prints, or at most twice it (a causal layer's masked
+/// half), so a refusal on it is never more than twice early (docs/limits.md, "Predictions that
+/// refuse"). A rollout is not counted: its generation may stop at its first step or run all of
+/// them, so no count up front is within 4× of what it prints; the work budget bounds it.
+std::vector<ReportCells> report_cells(const Scenario& s, bool tables);
 
 }  // namespace exactattn::detail

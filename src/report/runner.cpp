@@ -112,111 +112,25 @@ Scenario only_what_pointers_need(Scenario s, const std::vector<std::string>& poi
     return s;
 }
 
-namespace {
-
-// The number of exact values the run report will hold, section by section, charged before the
-// section is computed so that a report past max_report_cells is refused up front.
-class ReportBudget {
-  public:
-    ReportBudget(const Scenario& s, ReportUse use) : s_(s), use_(use) {}
-
-    void charge(std::int64_t cells, const std::string& pointer, const std::string& why) {
-        total_ = cells > kHuge - total_ ? kHuge : total_ + cells;
-        if (total_ > limits().max_report_cells) {
-            throw over_limit(Limit::max_report_cells,
-                             fmt::format("the {} would hold about {} exact values",
-                                         use_ == ReportUse::Tables ? "report's tables" : "run report", total_),
-                             decl(s_, pointer), why);
-        }
-    }
-
-    // Values of one read's trace over n positions of width d (with the memory echoed or not).
-    static std::int64_t read_cells(std::int64_t n, std::int64_t d, bool memory) {
-        const std::int64_t per = 3 + (memory ? d : 0);
-        return n > (kHuge - 2 * d) / per ? kHuge : n * per + 2 * d + 1;
-    }
-
-  private:
-    static constexpr std::int64_t kHuge = std::int64_t{1} << 62;
-    const Scenario& s_;
-    ReportUse use_;
-    std::int64_t total_ = 0;
-};
-
-}  // namespace
-
-Report run_scenario(const Scenario& s, ReportUse use, std::optional<Format> printed) {
+Report run_scenario(const Scenario& s, ReportUse use) {
     Report rep;
     rep.scenario = s;
     // Tables hold every source's states and every read's trace with its memory as cells; the
-    // values alone (JSON, verify) are the reads' columns: the sources are loaded already.
-    ReportBudget budget(s, use);
+    // values alone (JSON, verify) are the reads' columns: the sources are loaded already. The
+    // count of each part is exact or within a factor 2 of what the report prints
+    // (docs/limits.md, "Predictions that refuse"), so it is charged before the part is computed.
     const bool tables = use == ReportUse::Tables;
-    const char* instead =
-        "; --format json writes the report as it is printed, and `exactattn read --memory @FILE "
-        "--fields ...` one read's chosen fields";
-    for (const auto& src : s.sources) {
-        if (!tables) break;
-        const auto n = static_cast<std::int64_t>(src.states.rows());
-        const auto d = static_cast<std::int64_t>(src.states.width());
-        budget.charge(n > (std::int64_t{1} << 40) / std::max<std::int64_t>(d, 1) ? std::int64_t{1} << 40 : n * d,
-                      detail::pointer_join("/sources", src.name),
-                      fmt::format("the states of source \"{}\" alone are {} rows of {}{}", src.name, n, d, instead));
-    }
-    for (const auto& rs : s.reads) {
-        const Memory& m = s.source(rs.source).states;
-        const auto n = static_cast<std::int64_t>(m.rows());
-        const std::int64_t cells = ReportBudget::read_cells(n, static_cast<std::int64_t>(m.width()), tables);
-        budget.charge(
-            cells, detail::pointer_join("/reads", rs.name),
-            tables ? fmt::format("the table of read \"{}\" alone has {} rows, {} values{}", rs.name, n, cells, instead)
-                   : std::string("a read's trace has a row per position"));
-    }
-    for (const auto& is : s.interventions) {
-        const Memory& m = s.source(is.source).states;
-        const auto n = static_cast<std::int64_t>(m.rows());
-        const auto rows = static_cast<std::int64_t>(is.positions.size()) + 1;
-        const std::int64_t per_row =
-            ReportBudget::read_cells(n, static_cast<std::int64_t>(m.width()), is.kind == InterventionKind::DeleteToken);
-        budget.charge(per_row > (std::int64_t{1} << 62) / rows ? std::int64_t{1} << 62 : rows * per_row,
-                      detail::pointer_join("/interventions", is.name),
-                      fmt::format("this intervention table has {} rows of {} positions each; list the rows "
-                                  "wanted in \"positions\"",
-                                  rows, n));
-    }
-    for (const auto& ls : s.layers) {
-        // Per head Q, K, V and the outputs (n × width each), and a row of scores, exponentials and
-        // weights per query over every key.
-        const auto nq = static_cast<std::int64_t>(s.sequence(ls.sequence).rows.size());
-        const auto nk = ls.memory.empty() ? nq : static_cast<std::int64_t>(s.sequence(ls.memory).rows.size());
-        const auto h = static_cast<std::int64_t>(ls.layer.heads.size());
-        constexpr std::int64_t kCap = std::int64_t{1} << 20;  // positions; any more is over every limit
-        const std::int64_t a = std::min(nq, kCap);
-        const std::int64_t b = std::min(nk, kCap);
-        std::int64_t width = 0;  // d_k + d_k + d_v + d_v: Q, K, V and the outputs
-        for (const auto& head : ls.layer.heads) {
-            const auto cols = [](const Matrix& m) {
-                return m.empty() ? std::int64_t{0} : static_cast<std::int64_t>(m[0].size());
-            };
-            width = std::max(width, std::min(2 * cols(head.wq) + 2 * cols(head.wv), kCap));
+    std::int64_t total = 0;
+    for (const auto& part : detail::report_cells(s, tables)) {
+        constexpr std::int64_t kHuge = std::int64_t{1} << 62;
+        total = part.cells > kHuge - total ? kHuge : total + part.cells;
+        if (total > limits().max_report_cells) {
+            throw over_limit(Limit::max_report_cells,
+                             fmt::format("the {} would hold about {} exact values",
+                                         tables ? "report's tables" : "run report", total),
+                             decl(s, part.pointer), part.why);
         }
-        budget.charge(h * (3 * a * b + (a + b) * width), detail::pointer_join("/layers", ls.name),
-                      "a layer's trace has a row of scores, exponentials and weights per query and head");
     }
-    for (const auto& ro : s.rollouts) {
-        // Two regimes of T steps, each a read over n positions, a state and context, and the
-        // scores, weights and exponentials of the V target tokens.
-        const auto n = static_cast<std::int64_t>(s.source(ro.source).states.rows());
-        const auto steps = static_cast<std::int64_t>(ro.steps > 0 ? ro.steps : ro.reference.size());
-        const auto v = static_cast<std::int64_t>(s.decoder->vocabulary.size());
-        const auto d = static_cast<std::int64_t>(s.decoder->width() + s.decoder->context_width());
-        budget.charge(
-            2 * steps *
-                (ReportBudget::read_cells(std::min<std::int64_t>(n, std::int64_t{1} << 30), d, false) + 3 * v + 3 * d),
-            detail::pointer_join("/rollouts", ro.name),
-            "each rollout step holds a read over the source and a distribution over the target vocabulary");
-    }
-    detail::check_predicted_report(s, tables, printed);
     for (const auto& rs : s.reads) {
         const std::string ptr = detail::pointer_join("/reads", rs.name);
         ReadResult rr;

@@ -837,6 +837,15 @@ std::string moodle_html(const Inline& in) {
 
 }  // namespace
 
+std::string moodle_exact_feedback(const Value& answer) {
+    // "with a = ln 2" only where the value has an a; one minus sign, the Unicode one of the
+    // exact value, in the decimal too (the answer's own <text> keeps the ASCII one Moodle reads).
+    std::string approx = to_significant(answer, 15);
+    if (!approx.empty() && approx[0] == '-') approx = "−" + approx.substr(1);
+    return fmt::format("Exact value: {}{} (≈ {}).", to_unicode(answer), answer.degree() > 0 ? " with a = ln 2" : "",
+                       approx);
+}
+
 std::string moodle_xml(const VariantSet& set) {
     const Variation& var = *set.exercise.variation;
     std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<quiz>\n";
@@ -860,10 +869,7 @@ std::string moodle_xml(const VariantSet& set) {
         out += fmt::format("      <text>{}</text>\n", to_significant(answer, 15));
         out += fmt::format("      <tolerance>{}</tolerance>\n", exact_decimal(var.tolerance));
         out += fmt::format("      <feedback format=\"html\">\n        <text>{}</text>\n      </feedback>\n",
-                           html_escape("<p>" +
-                                       html_escape(fmt::format("Exact value: {} with a = ln 2 (≈ {}).",
-                                                               to_unicode(answer), to_significant(answer, 15))) +
-                                       "</p>"));
+                           html_escape("<p>" + html_escape(moodle_exact_feedback(answer)) + "</p>"));
         out += "    </answer>\n  </question>\n";
     }
     return out + "</quiz>\n";

@@ -33,7 +33,9 @@ std::string memory_entry(std::mt19937_64& rng, bool big) {
 
 std::string query_entry(std::mt19937_64& rng) {
     if (pick(rng, 0, 4) == 0) return "0";
-    return fmt::format("\"{}/{}\"", pick(rng, -4, 4), pick(rng, 1, 2));
+    const int den = pick(rng, 1, 2);  // drawn one at a time: the order is the same for every compiler
+    const int num = pick(rng, -4, 4);
+    return fmt::format("\"{}/{}\"", num, den);
 }
 
 std::string vec(std::size_t n, const std::function<std::string()>& entry) {
@@ -66,14 +68,20 @@ std::string memory_scenario(std::mt19937_64& rng, bool big) {
     // q·h/√d stays a rational multiple of a only when √d is rational.
     const bool scaled = (d == 1 || d == 4) && pick(rng, 0, 2) == 0;
     const std::string readout = pick(rng, 0, 1) == 0 ? ", \"readout\": \"r\"" : "";
+    // Drawn one at a time (the readout before the query): the same cases for every compiler.
+    const std::string readout_values = vec(d, [&] {
+        const int den = pick(rng, 1, 3);
+        const int num = pick(rng, -5, 5);
+        return fmt::format("\"{}/{}\"", num, den);
+    });
+    const std::string query_values = vec(d, [&] { return query_entry(rng); });
     std::string s = fmt::format(
         R"({{"title": "random", "score": "{}", "sources": {{"m": {{"memory": {}}}}}, "queries": {{"q": {}}},
             "readouts": {{"r": {}}},
             "reads": {{"x": {{"source": "m", "query": "q"{}, "remove": {}, "zero": {}}}}},
             "interventions": {{"z": {{"kind": "zero-score", "source": "m", "query": "q", "readout": "r"}})",
-        scaled ? "scaled-dot" : "dot", mem, vec(d, [&] { return query_entry(rng); }),
-        vec(d, [&] { return fmt::format("\"{}/{}\"", pick(rng, -5, 5), pick(rng, 1, 3)); }), readout,
-        positions(removed), positions(zeroed));
+        scaled ? "scaled-dot" : "dot", mem, query_values, readout_values, readout, positions(removed),
+        positions(zeroed));
     if (n > 1) s += R"(, "rm": {"kind": "remove-state", "source": "m", "query": "q"})";
     return s + "}}";
 }

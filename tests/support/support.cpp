@@ -3,7 +3,10 @@
 #include "support/support.hpp"
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <sstream>
 
 namespace exactattn::test {
 
@@ -66,5 +69,18 @@ Value random_value(std::mt19937_64& rng, int bits, int max_m, int max_degree) {
 }
 
 std::string source_path(const std::string& relative) { return std::string(EXACTATTN_SOURCE_DIR) + "/" + relative; }
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+void write_file(const std::string& path, const std::string& text) {
+    const std::filesystem::path p(path);
+    if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+}
 
 }  // namespace exactattn::test

@@ -30,6 +30,11 @@ Value random_value(std::mt19937_64& rng, int bits, int max_m, int max_degree);
 /// Root of the source tree and a data file path.
 std::string source_path(const std::string& relative);
 
+/// A file's bytes (empty when it cannot be read).
+std::string slurp(const std::string& path);
+/// Writes `text` to `path` as bytes, creating its directory.
+void write_file(const std::string& path, const std::string& text);
+
 }  // namespace exactattn::test
 
 /// Asserts that `stmt` throws exactattn::Error of `kind` whose full message equals `msg`.

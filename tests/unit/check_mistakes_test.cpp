@@ -185,5 +185,30 @@ TEST(CheckMistakes, EveryMistakeHasACaseForEveryReadItAppliesTo) {
     EXPECT_EQ(kinds["forget-scale"], (std::set<std::string>{"reads", "layers"}));
 }
 
+// Two registry mistakes made one after the other, each worked by hand:
+// - the scaled read s: forgetting the scale gives scores [2a, 0, 0] and exponentials [4, 1, 1];
+//   dividing those by the count 3 gives [4/3, 1/3, 1/3] (neither step alone does: the count
+//   alone [2/3, 1/3, 1/3], the scale alone [4/6, 1/6, 1/6]).
+// - the scaled layer's query 1 (declared scale 1/2): unscaled scores [2a, 0, 2a], exponentials
+//   [4, 1, 4], divided by 3: [4/3, 1/3, 4/3].
+// - read r's context divided by the count, [2/3, 1/3, 1/3]·states = [2a/3, a/3], with the factor
+//   a dropped: [2/3, 1/3].
+TEST(CheckMistakes, TwoStepMistakesAreNamedByBothSteps) {
+    const Judgement read = check(scaled(), "/reads/s/weights", "[4/3, 1/3, 1/3]");
+    EXPECT_EQ(read.mistake_id, "divide-by-count+forget-scale") << read.feedback;
+    EXPECT_EQ(read.feedback,
+              "Wrong: two mistakes: the scores were not divided by √d = √4 (the scale 1/√d was left out), then "
+              "divided by the number of positions (3) instead of the sum of the exponentials (6).");
+    const Judgement row = check(scenario(), "/layers/scaled/heads/0/weights/0", "[4/3, 1/3, 4/3]");
+    EXPECT_EQ(row.mistake_id, "divide-by-count+forget-scale") << row.feedback;
+    EXPECT_NE(row.feedback.find("the declared scale 1/2 was not applied"), std::string::npos) << row.feedback;
+    const Judgement dropped = check(scenario(), "/reads/r/context", "[2/3, 1/3]");
+    EXPECT_EQ(dropped.mistake_id, "divide-by-count+drop-a") << dropped.feedback;
+    // One step alone is still named as the one mistake it is.
+    EXPECT_EQ(check(scaled(), "/reads/s/weights", "[2/3, 1/3, 1/3]").mistake_id, "divide-by-count");
+    // An answer no pair reproduces is still unexplained.
+    EXPECT_EQ(check(scaled(), "/reads/s/weights", "[5/7, 1/7, 1/7]").mistake_id, "");
+}
+
 }  // namespace
 }  // namespace exactattn

@@ -73,10 +73,19 @@ TEST(Check, SignificantFiguresAbsoluteRelativeAndPercent) {
     EXPECT_FALSE(check(thirds(), "/reads/thirds/weights/2", "0.411", "absolute:1/1000").correct);
     // Relative 1/100: |0.41 − 0.412599| = 2.6e-3 ≤ 4.126e-3.
     EXPECT_TRUE(check(thirds(), "/reads/thirds/weights/2", "0.41", "relative:1/100").correct);
-    // 41.26% is 0.4126, 4 decimal places of the value.
+    // 41.26% is 0.4126, held to 4 decimal places of the value; the rule names the 2 places of the
+    // percentage as written.
     j = check(thirds(), "/reads/thirds/weights/2", "41.26%");
     EXPECT_TRUE(j.correct);
-    EXPECT_EQ(j.rule, "a percentage to the 4 decimal places written");
+    EXPECT_EQ(j.rule, "a percentage to the 2 decimal places written");
+    // 41% is 0.41, |0.41 − 0.412599| = 2.6e-3 ≤ 5e-3: right, to the whole percent written (not
+    // "2 decimal places", the places of 0.41); 41.3% is 0.413, |0.413 − 0.412599| = 4.0e-4 ≤ 5e-4.
+    j = check(thirds(), "/reads/thirds/weights/2", "41%");
+    EXPECT_TRUE(j.correct);
+    EXPECT_EQ(j.rule, "a percentage to the whole percent written");
+    j = check(thirds(), "/reads/thirds/weights/2", "41.3%");
+    EXPECT_TRUE(j.correct);
+    EXPECT_EQ(j.rule, "a percentage to the 1 decimal place written");
 }
 
 // The absolute rule is inclusive, as Moodle's numerical question is (docs/check.md): a memory

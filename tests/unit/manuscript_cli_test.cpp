@@ -30,17 +30,9 @@ Result run(const std::vector<std::string>& args) {
     return {code, out.str(), err.str()};
 }
 
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+std::string slurp(const fs::path& p) { return exactattn::test::slurp(p.string()); }
 
-void write(const fs::path& p, const std::string& text) {
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-}
+void write(const fs::path& p, const std::string& text) { exactattn::test::write_file(p.string(), text); }
 
 // A fresh directory with a right and a wrong manuscript (one level down) and a README that
 // names no scenario (not a manuscript of the book).
@@ -57,7 +49,7 @@ fs::path book(const std::string& name) {
 TEST(ManuscriptCli, RightManuscriptExitsZero) {
     const auto r = run({"manuscript", "check", exactattn::test::source_path("data/chapter14/chapter14.md")});
     EXPECT_EQ(r.code, 0) << r.err;
-    EXPECT_NE(r.out.find("manuscript: 148 claims checked, 0 wrong in 0 files\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("manuscript: 148 claims checked in 1 file, 0 wrong\n"), std::string::npos) << r.out;
 }
 
 TEST(ManuscriptCli, DirectoryWithAWrongClaimExitsOneAndSummarises) {
@@ -65,9 +57,9 @@ TEST(ManuscriptCli, DirectoryWithAWrongClaimExitsOneAndSummarises) {
     const auto r = run({"manuscript", "check", dir.string(), "-j", "2", "--junit", (dir / "j.xml").string()});
     EXPECT_EQ(r.code, 1) << r.err;
     const std::string b = (dir / "part" / "b.md").string();
-    EXPECT_EQ(r.out, (dir / "a.md").string() + ": 1 claims, 0 wrong\n" + b +
+    EXPECT_EQ(r.out, (dir / "a.md").string() + ": 1 claim, 0 wrong\n" + b +
                          ":5:13: /reads/example-14.1/denominator: written 5, exact 4 (5 ≠ 4)\n" + b +
-                         ": 1 claims, 1 wrong\nmanuscript: 2 claims checked, 1 wrong in 1 files\n");
+                         ": 1 claim, 1 wrong\nmanuscript: 2 claims checked in 2 files, 1 wrong in 1 file\n");
     EXPECT_EQ(run({"manuscript", "check", dir.string(), "-j", "1"}).out, r.out);  // -j does not change it
     const std::string junit = slurp(dir / "j.xml");
     EXPECT_NE(junit.find("tests=\"2\" failures=\"1\""), std::string::npos) << junit;
@@ -77,7 +69,7 @@ TEST(ManuscriptCli, DirectoryWithAWrongClaimExitsOneAndSummarises) {
     fs::copy_file(exactattn::test::source_path("data/chapter14/chapter14.json"), dir / "chapter14.json");
     const auto v = run({"verify", dir.string()});
     EXPECT_EQ(v.code, 1);
-    EXPECT_NE(v.out.find("manuscript: 2 claims checked, 1 wrong in 1 files\nverify: 66 passed, 0 failed\n"),
+    EXPECT_NE(v.out.find("manuscript: 2 claims checked in 2 files, 1 wrong in 1 file\nverify: 66 passed, 0 failed\n"),
               std::string::npos)
         << v.out;
 }
@@ -136,7 +128,7 @@ TEST(ManuscriptCli, AuditStrictFailsBelowTheThreshold) {
     const std::string c = (dir / "c.md").string();
     const auto r = run({"manuscript", "audit", c, "--strict"});
     EXPECT_EQ(r.code, 1);  // 1 of 2 claims marked: 50% < 95%
-    EXPECT_NE(r.out.find("manuscript audit: coverage 50.0% (1 of 2 numeric claims marked), 0 wrong in 1 files\n"),
+    EXPECT_NE(r.out.find("manuscript audit: coverage 50.0% (1 of 2 numeric claims marked), 0 wrong in 1 file\n"),
               std::string::npos)
         << r.out;
     // --all prints every number read, with its verdict (this one names no example: unbound).
@@ -211,8 +203,8 @@ TEST(ManuscriptCli, DirectoryTakesEveryManuscriptEnding) {
     const auto r = run({"manuscript", "check", dir.string()});
     EXPECT_EQ(r.code, 1) << r.err;
     EXPECT_EQ(r.out, (dir / "a.ltx").string() + ":2:1: /reads/example-14.1/denominator: written 5, exact 4 (5 ≠ 4)\n" +
-                         (dir / "a.ltx").string() + ": 1 claims, 1 wrong\n" + (dir / "b.markdown").string() +
-                         ": 1 claims, 0 wrong\nmanuscript: 2 claims checked, 1 wrong in 1 files\n");
+                         (dir / "a.ltx").string() + ": 1 claim, 1 wrong\n" + (dir / "b.markdown").string() +
+                         ": 1 claim, 0 wrong\nmanuscript: 2 claims checked in 2 files, 1 wrong in 1 file\n");
 }
 
 TEST(ManuscriptCli, FileNamesCannotForgeLinesOrSendEscapes) {
@@ -224,9 +216,8 @@ TEST(ManuscriptCli, FileNamesCannotForgeLinesOrSendEscapes) {
     EXPECT_EQ(r.code, 1) << r.err;
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 3) << r.out;  // the claim, the file, the total
     EXPECT_EQ(r.out.find('\x1b'), std::string::npos);
-    EXPECT_NE(
-        r.out.find("x<U+000A>manuscript: 0 claims checked, 0 wrong in 0 files<U+001B>[2J.md: 1 claims, 1 wrong\n"),
-        std::string::npos)
+    EXPECT_NE(r.out.find("x<U+000A>manuscript: 0 claims checked, 0 wrong in 0 files<U+001B>[2J.md: 1 claim, 1 wrong\n"),
+              std::string::npos)
         << r.out;
     const auto a = run({"manuscript", "audit", dir.string()});
     EXPECT_EQ(a.out.find('\x1b'), std::string::npos);

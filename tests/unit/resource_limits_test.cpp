@@ -452,13 +452,11 @@ TEST(ReportPrediction, BoundsWhatHonestReportsAreCharged) {
     EXPECT_GE(checked, 6 * 8);
 }
 
-// A delete-token table over 560 tokens (2.5 KB) finished after 3.1 s and 642 MiB. A report is
-// refused before any read is computed when what it certainly costs is over the budget: its
-// 561 rows of 559 or 560 positions print at least 1.6·10^6 values, each at least a character
-// (1.3·10^10 units), so under a budget of 10^10 it is refused up front, placed at the
-// declaration and naming the certain size, the limit and the option. (Under the default budget
-// it runs, and the running budget stops it.)
-TEST(ReportPrediction, LargeReportsAreRefusedBeforeTheWork) {
+// A delete-token table over 560 tokens (2.5 KB) finished after 3.1 s and 642 MiB. What it
+// will be charged cannot be predicted within 4× before it runs (docs/limits.md, "Predictions
+// that refuse"), so it is not refused up front: the running budget stops it at the step that
+// passes the budget, naming the limit and the option, having spent no more than the budget.
+TEST(ReportPrediction, LargeReportsAreStoppedByTheRunningBudget) {
     std::string tokens;
     for (int i = 0; i < 560; ++i) tokens += std::string(i == 0 ? "" : ",") + (i % 2 ? "\"y\"" : "\"x\"");
     const std::string scenario = R"({"vocabulary": {"x": ["a", "0"], "y": ["-a", "a"]},
@@ -472,15 +470,10 @@ TEST(ReportPrediction, LargeReportsAreRefusedBeforeTheWork) {
     const exactattn::WorkBudget job;
     const auto r = cli({"run", file.string(), "--max-work", "10000000000"});
     EXPECT_EQ(r.code, 2);
-    EXPECT_NE(r.err.find("exactattn-delete-token-560.json: /interventions/t: the report predicted from the "
-                         "declarations would hold at least"),
+    EXPECT_NE(r.err.find("over the limit of 10000000000 work units (limits: max_work; --max-work raises it)"),
               std::string::npos)
         << r.err;
-    // 561 rows (none deleted, then each of the 560 tokens) of 559 or 560 positions.
-    EXPECT_NE(r.err.find("(intervention \"t\", 561 rows of 560 positions each"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("(limits: max_work; --max-work raises it)"), std::string::npos) << r.err;
-    // Refused before the work: loading the 560 states is all that was charged.
-    EXPECT_LT(job.spent(), 1e9);
+    EXPECT_LE(job.spent(), 1e10);
     std::filesystem::remove(file);
 }
 

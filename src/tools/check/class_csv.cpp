@@ -7,6 +7,7 @@
 #include "exactattn/check.hpp"
 #include "exactattn/error.hpp"
 #include "scenario/json.hpp"
+#include "tools/check/csv.hpp"
 
 namespace exactattn {
 
@@ -102,6 +103,18 @@ class CsvReader {
 };
 
 }  // namespace
+
+namespace detail {
+
+CsvRecords read_csv_records(std::string_view csv, const std::string& file) {
+    if (csv.substr(0, 3) == "\xEF\xBB\xBF") csv.remove_prefix(3);
+    CsvReader reader(csv, file);
+    CsvRecords out;
+    out.records = reader.records(out.lines);
+    return out;
+}
+
+}  // namespace detail
 
 std::vector<ClassAnswer> read_class_answers(std::string_view csv, const std::string& file) {
     // Spreadsheet programs start a UTF-8 CSV with a byte order mark; it is not part of the first

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "exactattn/answer_entry.hpp"
 #include "exactattn/check.hpp"
@@ -119,19 +120,42 @@ bool judged_right(const LearnerAnswer& answer, const Right& r, const Tolerance& 
 }
 
 // How the answer's shape differs from the right value's.
-// Twice the entries asked for, each pair a whole number then digits: decimals written with a
-// comma ([0,6135, 0,3865] read as 0, 6135, 0, 3865). The first pair, as meant ("0.6135"); empty
-// when the entries do not look so.
-std::string decimal_comma_pair(const LearnerAnswer& answer, std::size_t wanted) {
-    if (wanted == 0 || answer.columns != 0 || answer.entries.size() != 2 * wanted) return {};
+// More entries than asked for, all whole numbers, that read as the asked number of entries when
+// some adjacent pairs (a whole number, then digits) are decimals written with a comma
+// ([0,6667, 0, 0,3333] read as 0, 6667, 0, 0, 3333: two decimals and a 0 between them). The
+// first such pair as meant ("0.6667"), taking the earliest pair any such reading has, and its
+// two entries; empty when no reading fits.
+struct CommaPair {
+    std::string meant;
+    std::size_t at = 0;
+};
+
+std::optional<CommaPair> decimal_comma_pair(const LearnerAnswer& answer, std::size_t wanted) {
+    const auto& e = answer.entries;
+    if (wanted == 0 || answer.columns != 0 || e.size() <= wanted || e.size() > 2 * wanted) return std::nullopt;
     auto digits = [](const std::string& t, bool sign) {
         std::size_t i = sign && !t.empty() && t[0] == '-' ? 1 : 0;
         return i < t.size() && t.find_first_not_of("0123456789", i) == std::string::npos;
     };
-    for (std::size_t i = 0; i < answer.entries.size(); i += 2) {
-        if (!digits(answer.entries[i].text, true) || !digits(answer.entries[i + 1].text, false)) return {};
+    for (const auto& x : e) {
+        if (!digits(x.text, true)) return std::nullopt;
     }
-    return answer.entries[0].text + "." + answer.entries[1].text;
+    // fits[i][g]: entries i.. read as g entries, each a whole number or a pair (whole, digits).
+    const std::size_t n = e.size();
+    std::vector<std::vector<char>> fits(n + 2, std::vector<char>(wanted + 1, 0));
+    fits[n][0] = 1;
+    for (std::size_t i = n; i-- > 0;) {
+        for (std::size_t g = 1; g <= wanted; ++g) {
+            fits[i][g] = fits[i + 1][g - 1] || (i + 1 < n && digits(e[i + 1].text, false) && fits[i + 2][g - 1]);
+        }
+    }
+    // The earliest pair: entries before it single, the pair, then any reading of the rest.
+    for (std::size_t i = 0; i + 1 < n && i < wanted; ++i) {
+        if (digits(e[i + 1].text, false) && fits[i + 2][wanted - i - 1]) {
+            return CommaPair{e[i].text + "." + e[i + 1].text, i};
+        }
+    }
+    return std::nullopt;
 }
 
 void shape_findings(const LearnerAnswer& answer, const Right& r, Judgement& j) {
@@ -143,12 +167,11 @@ void shape_findings(const LearnerAnswer& answer, const Right& r, Judgement& j) {
     } else if (answer.entries.size() != exact.values.size() && answer.entries.size() != r.present_at.size()) {
         const std::size_t wanted = r.gaps ? r.present_at.size() : exact.values.size();
         j.findings.push_back(fmt::format("{} values proposed where the answer has {}", answer.entries.size(), wanted));
-        const std::string meant = decimal_comma_pair(answer, wanted);
-        if (!meant.empty()) {
+        if (const auto pair = decimal_comma_pair(answer, wanted)) {
             j.findings.push_back(
                 fmt::format("decimals written with a comma? {},{} reads as two entries; a decimal is "
                             "written with a point, {}",
-                            answer.entries[0].text, answer.entries[1].text, meant));
+                            answer.entries[pair->at].text, answer.entries[pair->at + 1].text, pair->meant));
         }
     } else if (r.gaps && answer.entries.size() == exact.values.size()) {
         j.findings.push_back(fmt::format(
@@ -218,6 +241,20 @@ bool named_mistake(const Ctx& c, const LearnerAnswer& answer, const Right& r, co
         if (!m.ok) continue;
         j.mistake = wrong->explain;
         j.mistake_id = mistake.id;
+        // A padded key's score is 0 when the pad token's key row is 0, so zero-scoring it and
+        // forgetting the padding mask give one answer: on a layer with padding that is the
+        // padding forgotten, the mistake the layer teaches.
+        if (mistake.id == std::string("zero-score-for-removal") && c.layer != nullptr &&
+            !c.layer->spec.layer.padding.empty()) {
+            for (const Mistake& padding : detail::registry()) {
+                if (padding.id != std::string("forget-padding-mask")) continue;
+                const auto w = padding.recompute(c);
+                if (w && match_entries(answer.entries, w->values, tol, true).ok) {
+                    j.mistake = w->explain;
+                    j.mistake_id = padding.id;
+                }
+            }
+        }
         if (mistake.acceptable &&
             std::find(answer.accept.begin(), answer.accept.end(), mistake.id) != answer.accept.end()) {
             j.correct = true;
@@ -227,7 +264,20 @@ bool named_mistake(const Ctx& c, const LearnerAnswer& answer, const Right& r, co
             j.feedback = fmt::format("Right ({}); note: {}.", j.rule, wrong->explain);
             return true;
         }
-        j.feedback = fmt::format("Wrong: {}.", wrong->explain);
+        j.feedback = fmt::format("Wrong: {}.", j.mistake);
+        return true;
+    }
+    return false;
+}
+
+// No single mistake: two of them made one after the other (docs/check.md, "Two-step mistakes").
+bool named_two_step(const Ctx& c, const LearnerAnswer& answer, const Right& r, const Tolerance& tol, Judgement& j) {
+    if (r.exact.scalar != answer.scalar || answer.columns != r.exact.columns) return false;
+    for (const auto& two : detail::two_step_mistakes(c)) {
+        if (!match_entries(answer.entries, two.values, tol, true).ok) continue;
+        j.mistake = "two mistakes: " + two.explain;
+        j.mistake_id = two.id;
+        j.feedback = fmt::format("Wrong: {}.", j.mistake);
         return true;
     }
     return false;
@@ -341,6 +391,7 @@ Judgement judge_values(const Report& rep, const Json& doc, const LearnerAnswer& 
     if (c.s && all_exact && c.s->quantity == "weights" && !c.s->element) read_weight_findings(c, answer, j);
     if (named_mistake(c, answer, r, tol, shape_findings_end, j)) return j;
     if (named_listed_mistake(c, answer, tol, j)) return j;
+    if (named_two_step(c, answer, r, tol, j)) return j;
     distance_feedback(answer, r, shape_ok, form, j);
     return j;
 }
@@ -359,7 +410,8 @@ Judgement judge_at(const Report& rep, const Json& doc, const LearnerAnswer& give
 }
 
 // An ad-hoc target takes `tolerance` and `accept` from the first exercise (in file order) that
-// lists it: its read, its intervention, or that intervention's row.
+// lists it: its read, its intervention, or that intervention's row, or whose variation's
+// `answer` it is (then with the variation's absolute tolerance).
 void inherit_exercise_rules(const Scenario& sc, LearnerAnswer& la) {
     auto under = [&la](const std::string& prefix) {
         return la.target.size() > prefix.size() && la.target.compare(0, prefix.size(), prefix) == 0 &&
@@ -374,7 +426,13 @@ void inherit_exercise_rules(const Scenario& sc, LearnerAnswer& la) {
             if (slash != std::string::npos) prefix += i.substr(slash);
             lists = lists || under(prefix);
         }
-        if (!lists) continue;
+        // The numerical answer of a variation is judged as its Moodle question grades it: within
+        // the declared absolute tolerance, inclusive (docs/variants.md#moodle-xml).
+        const bool graded_answer = e.variation && e.variation->answer == la.target;
+        if (!lists && !graded_answer) continue;
+        if (!la.tolerance && graded_answer) {
+            la.tolerance = Tolerance{Tolerance::Kind::Absolute, e.variation->tolerance.rational(), 0};
+        }
         if (!la.tolerance) la.tolerance = e.tolerance;
         if (la.accept.empty()) la.accept = e.accept;
         return;

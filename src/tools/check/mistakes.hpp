@@ -52,4 +52,19 @@ struct MistakenAnswers {
 MistakenAnswers mistaken_answers(const Report& rep, const Json& doc, const std::string& target,
                                  const std::vector<std::string>& ids, const Location& where);
 
+/// Two registry mistakes made one after the other (docs/check.md, "Two-step mistakes"): `id`
+/// joins the two ids in registry order with `+` (`divide-by-count+forget-scale`).
+struct TwoStep {
+    std::string id;
+    std::string explain;
+    std::vector<std::optional<Real>> values;
+};
+
+/// The two-step mistakes at the context: a read set up the wrong way (forget-scale,
+/// zero-score-for-removal) then normalised the wrong way (divide-by-count, forget-exp,
+/// e-instead-of-2, unnormalized-exponentials, forget-renormalize), and any single mistake's
+/// answer with the factor a dropped (drop-a). A composition whose values equal the right
+/// answer's, a single mistake's or an earlier composition's is left out.
+std::vector<TwoStep> two_step_mistakes(const Ctx& c);
+
 }  // namespace exactattn::detail

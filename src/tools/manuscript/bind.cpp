@@ -1129,7 +1129,9 @@ class Binder {
             std::sort(found.begin(), found.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
             double w = 6;
             for (const auto& [at, fc] : found) {
-                for (const auto& f : fc->fields) field(f, w);
+                // A cue with a mark between it and the number names the mark's quantity.
+                const bool marked_between = src_.scan.compare(at, c.b - at, s_, at, c.b - at) != 0;
+                for (const auto& f : fc->fields) field(f, marked_between ? 2 : w);
                 if (sc.reason_field.empty()) sc.reason_field = fmt::format("\"{}\" before it", fc->stem);
                 w = std::max(2.0, w - 3);
             }
@@ -1185,7 +1187,7 @@ class Binder {
         {
             std::size_t best_d = std::string::npos;
             std::string nearest;
-            for (const char* word : {"table ", "figure ", "example ", "chapter ", "section ", "exercise "}) {
+            for (const char* word : {"table ", "figure ", "example ", "exercise "}) {
                 for (std::size_t k = low_.find(word, sent.b); k != std::string::npos && k < sent.e;
                      k = low_.find(word, k + 1)) {
                     std::size_t p = k + std::string_view(word).size();
