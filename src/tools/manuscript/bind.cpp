@@ -1726,11 +1726,16 @@ std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>
     }
     // Not claims: references, years, list numbers, headings, labels, names.
     const std::string low = lower(s);
+    // The start of every line, found once: a search back from each number would read a long
+    // line once a number (quadratic on a megabyte written on one line).
+    std::vector<std::size_t> line_starts{0};
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '\n') line_starts.push_back(i + 1);
+    }
     for (auto& c : prose) {
         const std::string text = s.substr(c.b, c.e - c.b);
         const bool plain_int = text.find_first_not_of("0123456789.") == std::string::npos;
-        const std::size_t ls = s.rfind('\n', c.b == 0 ? 0 : c.b - 1);
-        const std::size_t line_b = ls == std::string::npos || c.b == 0 ? 0 : ls + 1;
+        const std::size_t line_b = *(std::upper_bound(line_starts.begin(), line_starts.end(), c.b) - 1);
         std::size_t w = line_b;
         while (w < c.b && (s[w] == ' ' || s[w] == '\t')) ++w;
         const bool first_on_line = w == c.b;
