@@ -883,8 +883,11 @@ struct Scores {
 bool has_phrase(const std::string& low, std::size_t b, std::size_t e, std::string_view phrase,
                 std::size_t* at = nullptr, bool last = true) {
     std::size_t found = std::string::npos;
-    for (std::size_t k = low.find(phrase, b); k != std::string::npos && k + phrase.size() <= e;
-         k = low.find(phrase, k + 1)) {
+    // Searched within [b, e) only: a search to the end of the text would read a megabyte without
+    // a full stop once a number.
+    const std::string_view window = std::string_view(low).substr(0, std::min(e, low.size()));
+    for (std::size_t k = window.find(phrase, b); k != std::string::npos && k + phrase.size() <= e;
+         k = window.find(phrase, k + 1)) {
         const bool left = k == 0 || !alpha(low[k - 1]);
         const std::size_t r = k + phrase.size();
         const bool right =
@@ -1140,8 +1143,9 @@ class Binder {
                 std::size_t nearest = 0;
                 const FieldCue* pf = nullptr;
                 for (const auto& fc : field_cues()) {
-                    for (std::size_t k = low_.find(fc.stem, para.b); k != std::string::npos && k < sent.b;
-                         k = low_.find(fc.stem, k + 1)) {
+                    for (std::size_t k = std::string_view(low_).substr(0, sent.b).find(fc.stem, para.b);
+                         k != std::string::npos && k < sent.b;
+                         k = std::string_view(low_).substr(0, sent.b).find(fc.stem, k + 1)) {
                         for (const auto& f : fc.fields) ++count[f];
                         if (pf == nullptr || k > nearest) {
                             nearest = k;
@@ -1188,8 +1192,9 @@ class Binder {
             std::size_t best_d = std::string::npos;
             std::string nearest;
             for (const char* word : {"table ", "figure ", "example ", "exercise "}) {
-                for (std::size_t k = low_.find(word, sent.b); k != std::string::npos && k < sent.e;
-                     k = low_.find(word, k + 1)) {
+                for (std::size_t k = std::string_view(low_).substr(0, sent.e).find(word, sent.b);
+                     k != std::string::npos && k < sent.e;
+                     k = std::string_view(low_).substr(0, sent.e).find(word, k + 1)) {
                     std::size_t p = k + std::string_view(word).size();
                     const std::size_t nb = p;
                     while (p < sent.e && (digit(low_[p]) || (low_[p] == '.' && p + 1 < sent.e && digit(low_[p + 1]))))
