@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <ostream>
@@ -29,6 +30,9 @@ struct ManuscriptCli {
     bool strict = false;
     std::string min_coverage = "95";  ///< --strict: the lowest coverage (percent, an exact decimal) that passes
     AuditOptions audit;
+    bool all = false;     ///< audit: print the verified numbers and the numbers that are not claims too
+    bool diff = false;    ///< propose: a diff of the marks instead of the whole manuscript
+    std::string listing;  ///< propose: where the marks' reasons and the unmarked numbers go
 };
 
 // Checks `files`, printing a line per wrong claim and per file and the total; the number of
@@ -112,7 +116,8 @@ mpq_class threshold(const std::string& text) {
     return v.rational();
 }
 
-// One line per unmarked claim, one per file, the total; exit 1 under --strict below the threshold.
+// One line per unmarked claim that is not verified (every one with --all), one per file, the
+// total; exit 1 when a number is wrong, or under --strict below the threshold.
 int audit(const ManuscriptCli& o, std::ostream& out) {
     const mpq_class least = threshold(o.min_coverage);
     const auto files = manuscript_files(o.files, o.scenario.empty());
@@ -124,17 +129,70 @@ int audit(const ManuscriptCli& o, std::ostream& out) {
     });
     std::size_t marked = 0;
     std::size_t unmarked = 0;
+    std::size_t wrong = 0;
     for (const auto& r : results) {
-        for (const auto& f : r.unmarked) out << audit_line(r.file, f) << '\n';
-        out << fmt::format("{}: {} marked, {} unmarked, coverage {}%\n", escape_controls(r.file), r.marked,
-                           r.unmarked.size(), percent_text(coverage_percent(r.marked, r.unmarked.size())));
+        std::vector<const AuditFinding*> lines;
+        for (const auto& f : r.unmarked) {
+            if (o.all || f.verdict != AuditVerdict::Verified) lines.push_back(&f);
+        }
+        if (o.all) {
+            for (const auto& f : r.not_claims) lines.push_back(&f);
+            std::stable_sort(lines.begin(), lines.end(), [](const AuditFinding* x, const AuditFinding* y) {
+                return std::pair(x->line, x->column) < std::pair(y->line, y->column);
+            });
+        }
+        for (const auto* f : lines) out << audit_line(r.file, *f) << '\n';
+        out << fmt::format(
+            "{}: {} marked, {} unmarked ({} verified, {} wrong, {} ambiguous, {} unbound), coverage {}%\n",
+            escape_controls(r.file), r.marked, r.unmarked.size(), r.count(AuditVerdict::Verified),
+            r.count(AuditVerdict::Wrong), r.count(AuditVerdict::Ambiguous), r.count(AuditVerdict::Unbound),
+            percent_text(coverage_percent(r.marked, r.unmarked.size())));
         marked += r.marked;
         unmarked += r.unmarked.size();
+        wrong += r.count(AuditVerdict::Wrong);
     }
     const mpq_class total = coverage_percent(marked, unmarked);
-    out << fmt::format("manuscript audit: coverage {}% ({} of {} marked) in {}\n", percent_text(total), marked,
-                       counted(marked + unmarked, "numeric claim"), counted(files.size(), "file"));
+    out << fmt::format("manuscript audit: coverage {}% ({} of {} marked), {} wrong in {}\n", percent_text(total),
+                       marked, counted(marked + unmarked, "numeric claim"), wrong, counted(files.size(), "file"));
+    if (wrong > 0) return 1;
     return o.strict && total < least ? 1 : 0;
+}
+
+// The manuscript with the proposed marks (or a diff of the lines they change), and the listing.
+int propose(const ManuscriptCli& o, std::ostream& out) {
+    const std::string& file = o.files.front();
+    const ManuscriptOptions options{o.scenario};
+    const std::string text = read_manuscript_file(file);
+    const ProposeResult r = propose_marks_text(text, file, manuscript_format(file), options, o.audit);
+    if (!o.listing.empty()) {
+        std::string listing;
+        for (const auto& l : r.listing) listing += l + "\n";
+        write_output_file(o.listing, listing, "--listing");
+    }
+    if (!o.diff) {
+        out << r.text;
+        return 0;
+    }
+    // A unified diff, one hunk per changed line (marks never add or remove a line).
+    auto lines_of = [](const std::string& t) {
+        std::vector<std::string> v;
+        std::size_t from = 0;
+        while (from < t.size()) {
+            const std::size_t e = t.find('\n', from);
+            v.push_back(t.substr(from, e == std::string::npos ? std::string::npos : e - from));
+            if (e == std::string::npos) break;
+            from = e + 1;
+        }
+        return v;
+    };
+    const auto before = lines_of(text);
+    const auto after = lines_of(r.text);
+    out << fmt::format("--- {}\n+++ {}\n", escape_controls(file), escape_controls(file));
+    for (std::size_t i = 0; i < before.size() && i < after.size(); ++i) {
+        if (before[i] == after[i]) continue;
+        out << fmt::format("@@ -{0},1 +{0},1 @@\n-{1}\n+{2}\n", i + 1, before[i], after[i]);
+    }
+    return 0;
 }
 
 }  // namespace
@@ -193,7 +251,17 @@ void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& co
     s_audit->add_flag("--count-references{false}", o->audit.ignore_sections,
                       "Count numbers after Chapter, Section, Table, Figure, §, … and in headings");
     s_audit->add_flag("--count-list-numbers{false}", o->audit.ignore_lists, "Count the numbers of ordered list items");
+    s_audit->add_flag("--all", o->all, "Also print the verified numbers and the numbers that are not claims");
     s_audit->callback([o, &command] { command = [o](std::ostream& out) { return audit(*o, out); }; });
+
+    auto* s_propose = family->add_subcommand(
+        "propose", "Write the manuscript with a mark on every number audit bound (to -o FILE or stdout)");
+    s_propose->add_option("file", o->files, "The manuscript (" + kinds + ")")->required()->expected(1);
+    s_propose->add_option("--scenario", o->scenario, "Scenario file (default: the one the manuscript names)");
+    s_propose->add_flag("--diff", o->diff, "Print a unified diff of the lines the marks change instead");
+    s_propose->add_option("--listing", o->listing,
+                          "Write each mark's pointer and reason, and the numbers left unmarked, to FILE");
+    s_propose->callback([o, &command] { command = [o](std::ostream& out) { return propose(*o, out); }; });
 }
 
 }  // namespace exactattn::cli

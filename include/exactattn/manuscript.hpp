@@ -100,20 +100,45 @@ struct FillResult {
 FillResult fill_manuscript_text(std::string_view text, const std::string& file, ManuscriptFormat format,
                                 const ManuscriptOptions& options = {});
 
+/// What audit says of one unmarked number (docs/manuscript.md, "How audit binds a number").
+enum class AuditVerdict {
+    Verified,   ///< bound to one quantity by its context, and equal to it
+    Wrong,      ///< bound, and unequal
+    Ambiguous,  ///< several quantities of different values fit its context equally
+    Unbound,    ///< nothing in the scenario fits its context (or it cannot be read)
+    NotAClaim,  ///< a section number, a year, an attribute, a list number, a citation, …
+};
+/// The verdict's name as printed: `verified`, `wrong`, `ambiguous`, `unbound`, `not a claim`.
+const char* audit_verdict_name(AuditVerdict v);
+
+/// A quantity a number was bound to (or, when ambiguous, one that fits).
+struct AuditQuantity {
+    std::string pointer;
+    std::string value;        ///< its exact value, as `pointers` prints it
+    std::string description;  ///< what it is, in words (`pointers`)
+};
+
 /// One number-like claim of the prose that no mark covers.
 struct AuditFinding {
     int line = 0;
     int column = 0;
     std::string text;                 ///< the claim as it stands
-    std::vector<std::string> equals;  ///< pointers of the quantities it equals (empty: unverified)
+    std::vector<std::string> equals;  ///< pointers of the quantities it equals (empty: none)
+    AuditVerdict verdict = AuditVerdict::Unbound;
+    std::vector<AuditQuantity> bound;  ///< the quantity bound (first), or the ones that fit when ambiguous
+    std::string reason;                ///< the cues that bound it, or why it is not a claim
+    std::string detail;                ///< wrong: which entry or link differs
 };
 /// What `audit` found in one manuscript.
 struct AuditResult {
     std::string file;
     std::size_t marked = 0;  ///< marked claims
     std::vector<AuditFinding> unmarked;
+    std::vector<AuditFinding> not_claims;  ///< numbers that are not claims, with the reason
     /// marked / (marked + unmarked); 1 when the manuscript holds no numeric claim.
     [[nodiscard]] double coverage() const;
+    /// The unmarked claims with this verdict.
+    [[nodiscard]] std::size_t count(AuditVerdict v) const;
 };
 /// Options of audit: which numbers are not claims.
 struct AuditOptions {
@@ -127,7 +152,19 @@ struct AuditOptions {
 AuditResult audit_manuscript_text(std::string_view text, const std::string& file, ManuscriptFormat format,
                                   const ManuscriptOptions& options = {}, const AuditOptions& audit = {});
 
-/// `file:line:col: W equals /p1, /p2; mark it`, or `…: W equals no computed quantity (unverified)`.
+/// One line per finding: `file:line:col: written 1/3; weight of … (/reads/example-14.1/weights/1)
+/// is 1/4` for a wrong number, `file:line:col: 1/4 verified: … (/pointer)`, `… ambiguous: …`,
+/// `… unbound: …`, `… not a claim: …`.
 std::string audit_line(const std::string& file, const AuditFinding& f);
+
+/// The manuscript with a mark on every number audit bound (verified or wrong), and the list of
+/// what was marked, why, and what was left unmarked.
+struct ProposeResult {
+    std::string text;
+    std::size_t marked = 0;
+    std::vector<std::string> listing;  ///< `file:line:col: marked W as /pointer (reason)` or `… left unmarked: …`
+};
+ProposeResult propose_marks_text(std::string_view text, const std::string& file, ManuscriptFormat format,
+                                 const ManuscriptOptions& options = {}, const AuditOptions& audit = {});
 
 }  // namespace exactattn

@@ -502,7 +502,7 @@ Json report_tree(const Report& rep, LargeArrays* large) {
     const Scenario& s = rep.scenario;
     Json j;
     j["title"] = s.title;
-    j["a"] = {{"meaning", "ln 2"}, {"decimal", to_fixed(Value::ln2(), 6)}};
+    j["a"] = {{"meaning", "ln 2"}, {"value", "a"}, {"decimal", to_fixed(Value::ln2(), 6)}};
     j["assumptions"] = s.assumptions;
     Json vocab = Json::object();
     for (const auto& [tok, e] : s.vocabulary) append_distinct(vocab, tok, vector_json(e));

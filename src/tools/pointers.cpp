@@ -211,6 +211,7 @@ std::string describe(const Report& r, const std::vector<std::string>& p) {
     if (top == "a") {
         if (p.size() > 1 && p[1] == "decimal") return "a = ln 2 in decimals";
         if (p.size() > 1 && p[1] == "meaning") return "what a stands for";
+        if (p.size() > 1 && p[1] == "value") return "the constant a = ln 2";
         return "the constant a";
     }
     if (top == "assumptions") return p.size() > 1 ? fmt::format("assumption {}", one_based(p[1])) : "assumptions";

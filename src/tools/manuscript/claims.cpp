@@ -516,6 +516,44 @@ std::string quantity_text(const Json& t) {
     return t.dump();
 }
 
+StatementShape statement_shape(const std::string& plain) {
+    StatementShape out;
+    try {
+        check_nesting(plain);
+        std::vector<std::pair<std::string, std::string>> parts;
+        if (split_top(plain, {";"}).size() > 1) {
+            parts.emplace_back("", plain);
+        } else {
+            parts = chain_elements(plain);
+        }
+        std::size_t first = 0;
+        if (parts.size() > 1 && is_label(parts[0].second)) {
+            out.label = trim(parts[0].second);
+            first = 1;
+        }
+        for (std::size_t i = first; i < parts.size(); ++i) {
+            const Claimed c = element(parts[i].second);
+            auto values = [](const Claimed& x, auto& self) -> bool {
+                if (!x.list) return x.entry.has_value();
+                for (const auto& y : x.items) {
+                    if (!self(y, self)) return false;
+                }
+                return !x.items.empty();
+            };
+            if (!values(c, values)) return StatementShape{};
+            if (i + 1 == parts.size()) {
+                out.entries = c.list ? static_cast<int>(c.items.size()) : -1;
+                out.matrix = c.list && !c.items.empty() && c.items[0].list;
+            }
+        }
+        out.numeric = first < parts.size();
+    } catch (const Error& e) {
+        if (work_refusal(e)) throw;
+        return StatementShape{};
+    }
+    return out;
+}
+
 ParsedElement parse_element(const std::string& plain) {
     ParsedElement p;
     Claimed c;

@@ -49,4 +49,15 @@ struct ParsedElement {
 };
 ParsedElement parse_element(const std::string& plain);
 
+/// What a statement in plain notation claims, for audit: whether it is a claim at all (every
+/// element after an optional leading name is a value), that name (`h_1`, `c_1`, `r`), and the
+/// shape of its last value (-1: a scalar; n: a vector of n entries; a matrix: n rows).
+struct StatementShape {
+    bool numeric = false;
+    std::string label;
+    int entries = -1;
+    bool matrix = false;
+};
+StatementShape statement_shape(const std::string& plain);
+
 }  // namespace exactattn::manuscript

@@ -26,6 +26,8 @@ class Quantities {
     /// Every pointer to a value (scalar leaf, vector, matrix) of the report, for audit.
     std::vector<std::pair<std::string, const detail::Json*>> all_values();
     [[nodiscard]] const std::string& path() const { return path_; }
+    /// The run report (the scenario's structure: reads, interventions, costs, exercises).
+    [[nodiscard]] const Report& report() const { return *report_; }
 
   private:
     std::string path_;

@@ -1,0 +1,2008 @@
+// SPDX-License-Identifier: MIT
+// exactattn: binding the numbers of an unmarked manuscript to the quantities their context states
+// (docs/manuscript.md, "How audit binds a number"). Three steps: the numbers are read (math
+// statements and chains, table cells, prose vectors and numbers, number words, units), the cues
+// around each are gathered (entity: the example, table, exercise, section, caption, source and
+// query named; field: the word naming the quantity, a column header, a unit, a formula's name;
+// index: a position's label, a coordinate, a table row, the place in a list), and every quantity
+// of the report is scored against the cues. The best is judged exactly.
+#include "tools/manuscript/bind.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "exactattn/limits.hpp"
+#include "exactattn/pointers.hpp"
+#include "exactattn/print.hpp"
+#include "exactattn/scenario.hpp"
+#include "tools/manuscript/claims.hpp"
+
+namespace exactattn::manuscript {
+
+namespace {
+
+using detail::Json;
+
+constexpr double kWorkPerNumber = 2e5;
+
+bool digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+bool alpha(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
+bool space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+void blank(std::string& s, std::size_t from, std::size_t to) {
+    for (std::size_t i = from; i < to && i < s.size(); ++i) {
+        if (s[i] != '\n') s[i] = ' ';
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The catalogue: every numeric quantity of the report with its entity, field and indexes.
+
+enum class EntityKind { Read, Intervention, Cost, Source, Constant, Vocabulary, Other };
+
+struct Entity {
+    std::string name;
+    EntityKind kind = EntityKind::Other;
+    std::string source;
+    std::string query;
+    std::string intervention;       ///< remove-state, delete-token, zero-score
+    std::vector<std::string> cues;  ///< lower-case phrases naming it: "example 14.1", "table 14.2"
+    int same_read = -1;             ///< an intervention: the read its row 0 equals (same source, query)
+};
+
+struct Item {
+    std::string pointer;
+    const Json* value = nullptr;
+    int entity = -1;
+    std::string field;
+    int pos = 0;    ///< 1-based position (scores, weights, exponentials, states), 0: none
+    int coord = 0;  ///< 1-based coordinate (context, query, a state's entry), 0: none
+    int row = -1;   ///< intervention row, -1: none
+    int entries = -1;
+    bool matrix = false;
+};
+
+bool is_index(const std::string& s) {
+    return !s.empty() && s.size() < 9 && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+std::vector<std::string> segments(const std::string& pointer) {
+    std::vector<std::string> out;
+    std::size_t from = 1;
+    while (from <= pointer.size()) {
+        const std::size_t e = pointer.find('/', from);
+        std::string seg = pointer.substr(from, e == std::string::npos ? std::string::npos : e - from);
+        for (std::size_t p = seg.find("~1"); p != std::string::npos; p = seg.find("~1", p + 1)) seg.replace(p, 2, "/");
+        for (std::size_t p = seg.find("~0"); p != std::string::npos; p = seg.find("~0", p + 1)) seg.replace(p, 2, "~");
+        out.push_back(seg);
+        if (e == std::string::npos) break;
+        from = e + 1;
+    }
+    return out;
+}
+
+// "Example 14.1", "Table 14.2", "Section 14.4", "Exercise 2" in a note or caption, lower-cased.
+void add_named_cues(const std::string& text, std::vector<std::string>& cues) {
+    const std::string t = lower(text);
+    for (const char* word : {"example", "table", "section", "exercise", "figure"}) {
+        for (std::size_t k = t.find(word); k != std::string::npos; k = t.find(word, k + 1)) {
+            std::size_t p = k + std::string_view(word).size();
+            if (p >= t.size() || t[p] != ' ') continue;
+            const std::size_t b = ++p;
+            while (p < t.size() && (digit(t[p]) || (t[p] == '.' && p + 1 < t.size() && digit(t[p + 1])))) ++p;
+            if (p > b) cues.push_back(fmt::format("{} {}", word, t.substr(b, p - b)));
+        }
+    }
+}
+
+// A name such as example-14.1, table-14.2, section-14.6, exercise-2-zero-query names itself.
+void add_name_cue(const std::string& name, std::vector<std::string>& cues) {
+    const std::size_t dash = name.find('-');
+    if (dash == std::string::npos || dash + 1 >= name.size() || !digit(name[dash + 1])) return;
+    const std::string word = lower(name.substr(0, dash));
+    if (word != "example" && word != "table" && word != "section" && word != "exercise" && word != "figure") return;
+    std::size_t e = dash + 1;
+    while (e < name.size() && (digit(name[e]) || name[e] == '.')) ++e;
+    cues.push_back(word + " " + name.substr(dash + 1, e - dash - 1));
+}
+
+const std::set<std::string, std::less<>>& numeric_fields() {
+    static const std::set<std::string, std::less<>> f = {"query",   "memory",  "scores",  "exponentials", "denominator",
+                                                         "weights", "context", "readout", "states"};
+    return f;
+}
+
+struct Catalogue {
+    std::vector<Entity> entities;
+    std::vector<Item> items;
+    std::vector<std::string> labels;  ///< position labels and tokens (lower-case), 1-based by index+1
+    std::vector<std::vector<std::string>> label_positions;  ///< label → positions it names
+    std::vector<std::string> query_names;                   ///< declared order
+    std::vector<std::string> query_vectors;                 ///< "[1,0]" (no spaces), same order
+    std::vector<std::string> source_names;
+};
+
+int entity_index(Catalogue& c, const std::string& name, EntityKind kind) {
+    for (std::size_t i = 0; i < c.entities.size(); ++i) {
+        if (c.entities[i].name == name && c.entities[i].kind == kind) return static_cast<int>(i);
+    }
+    Entity e;
+    e.name = name;
+    e.kind = kind;
+    c.entities.push_back(e);
+    return static_cast<int>(c.entities.size() - 1);
+}
+
+std::string compact(std::string s) {
+    s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
+    return s;
+}
+
+Catalogue catalogue_of(Quantities& q) {
+    Catalogue c;
+    const Report& r = q.report();
+    const Scenario& sc = r.scenario;
+    for (const auto& qv : sc.queries) {
+        c.query_names.push_back(qv.name);
+        std::string v = "[";
+        for (std::size_t i = 0; i < qv.values.size(); ++i) v += (i ? "," : "") + compact(to_ascii(qv.values[i]));
+        c.query_vectors.push_back(v + "]");
+    }
+    for (const auto& src : sc.sources) {
+        c.source_names.push_back(lower(src.name));
+        const int e = entity_index(c, src.name, EntityKind::Source);
+        c.entities[static_cast<std::size_t>(e)].source = src.name;
+        for (std::size_t i = 0; i < src.labels.size(); ++i) {
+            const std::string l = lower(src.labels[i]);
+            auto it = std::find(c.labels.begin(), c.labels.end(), l);
+            if (it == c.labels.end()) {
+                c.labels.push_back(l);
+                c.label_positions.push_back({std::to_string(i + 1)});
+            }
+        }
+    }
+    for (const auto& rr : r.reads) {
+        const int e = entity_index(c, rr.spec.name, EntityKind::Read);
+        auto& en = c.entities[static_cast<std::size_t>(e)];
+        en.source = rr.spec.source;
+        en.query = rr.spec.query.name;
+        add_name_cue(rr.spec.name, en.cues);
+        add_named_cues(rr.spec.note, en.cues);
+        if (!rr.spec.number.empty()) en.cues.push_back("table " + rr.spec.number);
+    }
+    for (const auto& ir : r.interventions) {
+        const int e = entity_index(c, ir.spec.name, EntityKind::Intervention);
+        auto& en = c.entities[static_cast<std::size_t>(e)];
+        en.source = ir.spec.source;
+        en.query = ir.spec.query.name;
+        en.intervention = intervention_name(ir.spec.kind);
+        add_name_cue(ir.spec.name, en.cues);
+        add_named_cues(ir.spec.note, en.cues);
+        if (!ir.spec.number.empty()) en.cues.push_back("table " + ir.spec.number);
+        for (std::size_t k = 0; k < c.entities.size(); ++k) {
+            const auto& o = c.entities[k];
+            if (o.kind == EntityKind::Read && o.source == en.source && o.query == en.query && en.same_read < 0)
+                en.same_read = static_cast<int>(k);
+        }
+    }
+    for (const auto& cr : r.costs) {
+        const int e = entity_index(c, cr.spec.name, EntityKind::Cost);
+        add_name_cue(cr.spec.name, c.entities[static_cast<std::size_t>(e)].cues);
+    }
+    for (const auto& ex : sc.exercises) {
+        const std::string cue = "exercise " + lower(ex.id);
+        auto add = [&](const std::vector<std::string>& names, EntityKind kind) {
+            for (const auto& n : names) {
+                for (auto& en : c.entities) {
+                    if (en.name == n && en.kind == kind) en.cues.push_back(cue);
+                }
+            }
+        };
+        add(ex.reads, EntityKind::Read);
+        add(ex.interventions, EntityKind::Intervention);
+        add(ex.costs, EntityKind::Cost);
+    }
+    const int constant = entity_index(c, "a", EntityKind::Constant);
+    const int vocabulary = entity_index(c, "vocabulary", EntityKind::Vocabulary);
+    for (const auto& [pointer, j] : q.all_values()) {
+        const auto p = segments(pointer);
+        if (p.empty()) continue;
+        Item it;
+        it.pointer = pointer;
+        it.value = j;
+        if (j->is_array()) {
+            it.entries = static_cast<int>(j->size());
+            it.matrix = !j->empty() && (*j)[0].is_array();
+        }
+        std::size_t at = 0;  // where the field's segment is
+        if (p[0] == "a" && p.size() == 2 && p[1] == "value") {
+            it.entity = constant;
+            it.field = "a";
+        } else if (p[0] == "vocabulary" && p.size() == 2) {
+            it.entity = vocabulary;
+            it.field = "embedding";
+        } else if (p[0] == "sources" && p.size() >= 3 && p[2] == "states") {
+            it.entity = entity_index(c, p[1], EntityKind::Source);
+            at = 2;
+        } else if (p[0] == "reads" && p.size() >= 3) {
+            it.entity = entity_index(c, p[1], EntityKind::Read);
+            at = 2;
+        } else if (p[0] == "interventions" && p.size() >= 5 && p[2] == "rows" && is_index(p[3])) {
+            it.entity = entity_index(c, p[1], EntityKind::Intervention);
+            it.row = std::stoi(p[3]);
+            at = 4;
+        } else if (p[0] == "costs" && p.size() == 3) {
+            it.entity = entity_index(c, p[1], EntityKind::Cost);
+            it.field = p[2];
+        } else {
+            continue;  // layers, rollouts, names and texts: not bound by context yet
+        }
+        if (at > 0) {
+            it.field = p[at];
+            if (!numeric_fields().contains(it.field)) continue;
+            const bool by_position = it.field == "scores" || it.field == "weights" || it.field == "exponentials" ||
+                                     it.field == "memory" || it.field == "states";
+            if (p.size() > at + 1) {
+                if (!is_index(p[at + 1])) continue;
+                (by_position ? it.pos : it.coord) = std::stoi(p[at + 1]) + 1;
+            }
+            if (p.size() > at + 2) {
+                if (!is_index(p[at + 2])) continue;
+                it.coord = std::stoi(p[at + 2]) + 1;
+            }
+            if (it.field == "memory") it.field = "states";
+        }
+        c.items.push_back(std::move(it));
+    }
+    return c;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The text's structure: sentences, paragraphs, sections, tables, math.
+
+struct Span {
+    std::size_t b = 0, e = 0;
+};
+
+struct Cell {
+    std::size_t b = 0, e = 0;  // trimmed content
+    int row = 0, col = 0;
+};
+
+struct Table {
+    Span whole;
+    std::vector<Cell> cells;
+    std::vector<std::string> headers;    // lower-case, per column
+    std::vector<std::string> row_heads;  // lower-case first cell, per row
+    std::string caption;                 // lower-case
+};
+
+struct Section {
+    std::size_t b = 0;
+    std::string number;   // "14.4"
+    std::string heading;  // lower-case
+};
+
+struct Layout {
+    std::vector<std::size_t> sentence_starts;
+    std::vector<std::size_t> paragraph_starts;
+    std::vector<Section> sections;
+    std::vector<Span> math;  // including delimiters
+    std::vector<Span> math_inner;
+    std::vector<Table> tables;
+    std::vector<std::pair<std::size_t, std::string>> list_items;  // offset, item number
+};
+
+std::size_t line_end(const std::string& s, std::size_t k) {
+    const std::size_t e = s.find('\n', k);
+    return e == std::string::npos ? s.size() : e;
+}
+
+bool blank_line(const std::string& s, std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+        if (!space(s[i])) return false;
+    }
+    return true;
+}
+
+// A section number at the start of a heading's text: "14.4 Give …" → "14.4".
+std::string heading_number(const std::string& h) {
+    std::size_t k = 0;
+    while (k < h.size() && (h[k] == '#' || space(h[k]))) ++k;
+    const std::size_t b = k;
+    while (k < h.size() && (digit(h[k]) || h[k] == '.')) ++k;
+    std::string n = h.substr(b, k - b);
+    while (!n.empty() && n.back() == '.') n.pop_back();
+    return n;
+}
+
+void find_math(const std::string& s, ManuscriptFormat format, Layout& L) {
+    const bool latex = format == ManuscriptFormat::Latex;
+    for (std::size_t k = 0; k < s.size(); ++k) {
+        const char c = s[k];
+        if (c == '\\' && k + 1 < s.size()) {
+            if (latex && (s[k + 1] == '(' || s[k + 1] == '[')) {
+                const std::string close = s[k + 1] == '(' ? "\\)" : "\\]";
+                const std::size_t e = s.find(close, k + 2);
+                if (e != std::string::npos) {
+                    L.math.push_back({k, e + 2});
+                    L.math_inner.push_back({k + 2, e});
+                    k = e + 1;
+                    continue;
+                }
+            }
+            if (latex && s.compare(k, 7, "\\begin{") == 0) {
+                const std::size_t ne = s.find('}', k + 7);
+                if (ne != std::string::npos) {
+                    const std::string env = s.substr(k + 7, ne - k - 7);
+                    std::string base = env;
+                    if (!base.empty() && base.back() == '*') base.pop_back();
+                    if (base == "equation" || base == "align" || base == "gather" || base == "multline" ||
+                        base == "displaymath" || base == "math" || base == "eqnarray") {
+                        const std::string close = "\\end{" + env + "}";
+                        const std::size_t e = s.find(close, ne);
+                        if (e != std::string::npos) {
+                            L.math.push_back({k, e + close.size()});
+                            L.math_inner.push_back({ne + 1, e});
+                            k = e + close.size() - 1;
+                            continue;
+                        }
+                    }
+                }
+            }
+            ++k;  // an escaped character
+            continue;
+        }
+        if (c != '$') continue;
+        if (k + 1 < s.size() && s[k + 1] == '$') {
+            const std::size_t e = s.find("$$", k + 2);
+            if (e == std::string::npos) break;
+            L.math.push_back({k, e + 2});
+            L.math_inner.push_back({k + 2, e});
+            k = e + 1;
+            continue;
+        }
+        if (k + 1 >= s.size() || space(s[k + 1])) continue;
+        std::size_t e = k + 1;
+        const std::size_t limit = std::min(s.size(), k + 4000);
+        bool found = false;
+        for (; e < limit; ++e) {
+            if (s[e] == '\\') {
+                ++e;
+                continue;
+            }
+            if (s[e] == '\n' && e + 1 < s.size() && s[e + 1] == '\n') break;
+            if (s[e] == '$' && !space(s[e - 1]) && (latex || e + 1 >= s.size() || !digit(s[e + 1]))) {
+                found = true;
+                break;
+            }
+        }
+        if (!found) continue;
+        L.math.push_back({k, e + 1});
+        L.math_inner.push_back({k + 1, e});
+        k = e;
+    }
+}
+
+std::vector<std::string> split_cells(const std::string& line, char sep, std::vector<std::size_t>& starts) {
+    std::vector<std::string> out;
+    std::size_t from = 0;
+    int depth = 0;
+    bool in_math = false;
+    for (std::size_t k = 0; k <= line.size(); ++k) {
+        const char c = k < line.size() ? line[k] : sep;
+        if (k < line.size() && c == '\\' && k + 1 < line.size()) {
+            ++k;
+            continue;
+        }
+        if (c == '$') in_math = !in_math;
+        if (c == '{') ++depth;
+        if (c == '}') --depth;
+        if (c == sep && depth <= 0 && !in_math) {
+            out.push_back(line.substr(from, k - from));
+            starts.push_back(from);
+            from = k + 1;
+        }
+    }
+    return out;
+}
+
+void add_table_rows(const std::string& s, Table& t, const std::vector<Span>& rows, char sep, bool pipes) {
+    int r = 0;
+    for (const auto& row : rows) {
+        std::string line = s.substr(row.b, row.e - row.b);
+        std::vector<std::size_t> starts;
+        auto cells = split_cells(line, sep, starts);
+        if (pipes && !cells.empty()) {  // | a | b |: the empty ends are not cells
+            cells.erase(cells.begin());
+            starts.erase(starts.begin());
+            if (!cells.empty() && trim(cells.back()).empty()) {
+                cells.pop_back();
+                starts.pop_back();
+            }
+        }
+        bool rule = true;
+        for (const auto& cell : cells) {
+            if (cell.find_first_not_of(" -:|\t") != std::string::npos) rule = false;
+        }
+        if (rule) continue;
+        for (std::size_t col = 0; col < cells.size(); ++col) {
+            std::size_t b = row.b + starts[col];
+            std::size_t e = b + cells[col].size();
+            while (b < e && space(s[b])) ++b;
+            while (e > b && space(s[e - 1])) --e;
+            const std::string text = lower(s.substr(b, e - b));
+            if (r == 0) {
+                t.headers.push_back(text);
+            } else {
+                if (col == 0)
+                    t.row_heads.resize(static_cast<std::size_t>(r) + 1),
+                        t.row_heads[static_cast<std::size_t>(r)] = text;
+                t.cells.push_back({b, e, r, static_cast<int>(col)});
+            }
+        }
+        ++r;
+    }
+}
+
+// The caption of a table: the paragraph just before it, and what follows it up to a blank line
+// when that is a caption (`: …`, `Table: …`, `\caption`).
+std::string caption_around(const std::string& s, std::size_t b, std::size_t e) {
+    std::string out;
+    std::size_t k = b;
+    while (k > 0 && space(s[k - 1])) --k;
+    const std::size_t pe = k;
+    std::size_t pb = pe;
+    while (pb > 0 && !(s[pb - 1] == '\n' && pb >= 2 && s[pb - 2] == '\n')) --pb;
+    if (pe - pb < 600) out += s.substr(pb, pe - pb);
+    std::size_t a = e;
+    while (a < s.size() && space(s[a])) ++a;
+    std::size_t ae = a;
+    while (ae < s.size() && !(s[ae] == '\n' && ae + 1 < s.size() && s[ae + 1] == '\n')) ++ae;
+    const std::string after = lower(s.substr(a, std::min<std::size_t>(ae - a, 600)));
+    if (after.starts_with(":") || after.starts_with("table") || after.find("\\caption") != std::string::npos)
+        out += " " + after;
+    return lower(out);
+}
+
+void find_tables(const std::string& s, ManuscriptFormat format, Layout& L) {
+    if (format == ManuscriptFormat::Markdown) {
+        std::size_t k = 0;
+        while (k < s.size()) {
+            std::vector<Span> rows;
+            std::size_t b = k;
+            while (k < s.size()) {
+                const std::size_t e = line_end(s, k);
+                std::size_t w = k;
+                while (w < e && (s[w] == ' ' || s[w] == '\t')) ++w;
+                if (w < e && s[w] == '|') {
+                    rows.push_back({w, e});
+                    k = e + 1;
+                } else {
+                    if (rows.empty()) b = e + 1;
+                    if (!rows.empty()) break;
+                    k = e + 1;
+                }
+            }
+            if (rows.size() >= 2) {
+                Table t;
+                t.whole = {rows.front().b, rows.back().e};
+                add_table_rows(s, t, rows, '|', true);
+                t.caption = caption_around(s, rows.front().b, rows.back().e);
+                L.tables.push_back(std::move(t));
+            }
+            (void)b;
+        }
+        return;
+    }
+    for (std::size_t k = s.find("\\begin{tabular"); k != std::string::npos; k = s.find("\\begin{tabular", k + 1)) {
+        const std::size_t end = s.find("\\end{tabular", k);
+        if (end == std::string::npos) break;
+        std::size_t body = s.find('}', k);  // \begin{tabular}
+        if (body == std::string::npos || body > end) continue;
+        ++body;
+        while (body < end && (s[body] == '{' || s[body] == '[')) {  // {lll}, [t]
+            const char close = s[body] == '{' ? '}' : ']';
+            int depth = 0;
+            for (; body < end; ++body) {
+                if (s[body] == '{' || s[body] == '[') ++depth;
+                if (s[body] == '}' || s[body] == ']') {
+                    if (--depth == 0 && s[body] == close) {
+                        ++body;
+                        break;
+                    }
+                }
+            }
+        }
+        std::vector<Span> rows;
+        std::size_t from = body;
+        for (std::size_t p = body; p <= end; ++p) {
+            if (p == end || (s[p] == '\\' && p + 1 < end && s[p + 1] == '\\')) {
+                rows.push_back({from, p});
+                from = p + 2;
+                ++p;
+            } else if (s[p] == '\\') {
+                ++p;
+            }
+        }
+        Table t;
+        t.whole = {k, end};
+        std::string copy = s;  // rules are not cells
+        for (const char* rule : {"\\toprule", "\\midrule", "\\bottomrule", "\\hline"}) {
+            for (std::size_t p = copy.find(rule, body); p != std::string::npos && p < end; p = copy.find(rule, p + 1))
+                blank(copy, p, p + std::string_view(rule).size());
+        }
+        std::vector<Span> kept;
+        for (const auto& r : rows) {
+            if (!blank_line(copy, r.b, r.e)) kept.push_back(r);
+        }
+        add_table_rows(copy, t, kept, '&', false);
+        // The caption: the table environment around the tabular.
+        const std::size_t env = s.rfind("\\begin{table", k);
+        const std::size_t env_end = s.find("\\end{table", end + 1);
+        std::string cap;
+        if (env != std::string::npos && k - env < 2000) cap += s.substr(env, k - env);
+        if (env_end != std::string::npos && env_end - end < 2000) cap += " " + s.substr(end, env_end - end);
+        if (cap.empty()) cap = caption_around(s, k, end);
+        t.caption = lower(cap);
+        L.tables.push_back(std::move(t));
+    }
+}
+
+bool heading_line(const std::string& s, std::size_t b, std::size_t e, ManuscriptFormat format) {
+    if (format == ManuscriptFormat::Markdown) return b < e && s[b] == '#';
+    return s.compare(b, 9, "\\section{") == 0 || s.compare(b, 10, "\\section*{") == 0 ||
+           s.compare(b, 12, "\\subsection{") == 0 || s.compare(b, 9, "\\chapter{") == 0 ||
+           s.compare(b, 10, "\\chapter*{") == 0 || s.compare(b, 13, "\\subsection*{") == 0;
+}
+
+Layout layout_of(const std::string& s, ManuscriptFormat format) {
+    Layout L;
+    find_math(s, format, L);
+    find_tables(s, format, L);
+    L.paragraph_starts.push_back(0);
+    L.sentence_starts.push_back(0);
+    std::size_t prev_blank = true;
+    int enumerate_count = 0;
+    for (std::size_t k = 0; k < s.size();) {
+        const std::size_t e = line_end(s, k);
+        std::size_t w = k;
+        while (w < e && (s[w] == ' ' || s[w] == '\t')) ++w;
+        const bool is_blank = w == e;
+        if (is_blank) {
+            prev_blank = true;
+        } else {
+            if (prev_blank) {
+                L.paragraph_starts.push_back(w);
+                L.sentence_starts.push_back(w);
+            }
+            prev_blank = false;
+            const bool heading = heading_line(s, w, e, format);
+            if (heading) {
+                Section sec;
+                sec.b = w;
+                std::string h = s.substr(w, e - w);
+                if (format == ManuscriptFormat::Latex) {
+                    const std::size_t ob = h.find('{');
+                    h = ob == std::string::npos ? h : h.substr(ob + 1);
+                }
+                sec.heading = lower(h);
+                sec.number = heading_number(h);
+                L.sections.push_back(sec);
+                L.paragraph_starts.push_back(w);
+                L.sentence_starts.push_back(w);
+                L.sentence_starts.push_back(e);
+                L.paragraph_starts.push_back(e);
+            }
+            // List items: `1. `, `2) `, `\item`; table rows are sentences.
+            std::size_t d = w;
+            while (d < e && digit(s[d])) ++d;
+            if (d > w && d + 1 < e && (s[d] == '.' || s[d] == ')') && s[d + 1] == ' ') {
+                L.list_items.emplace_back(w, s.substr(w, d - w));
+                L.sentence_starts.push_back(w);
+                L.paragraph_starts.push_back(w);
+            } else {
+                // \item of an enumerate: its number counts the items since \begin{enumerate}.
+                const std::string line = s.substr(w, e - w);
+                if (line.find("\\begin{enumerate}") != std::string::npos) enumerate_count = 0;
+                const std::size_t item = line.find("\\item");
+                if (item != std::string::npos &&
+                    (item == 0 || line.substr(0, item).find("\\begin{") != std::string::npos)) {
+                    ++enumerate_count;
+                    L.list_items.emplace_back(w + item, std::to_string(enumerate_count));
+                    L.sentence_starts.push_back(w + item);
+                    L.paragraph_starts.push_back(w + item);
+                }
+            }
+            if (s[w] == '|') L.sentence_starts.push_back(w);
+        }
+        k = e + 1;
+    }
+    // Sentence ends: `. ` `? ` `! ` (not a decimal point), `\\` rows of a tabular.
+    for (std::size_t k = 1; k + 1 < s.size(); ++k) {
+        if ((s[k] == '.' || s[k] == '?' || s[k] == '!') && space(s[k + 1]) && !digit(s[k - 1])) {
+            L.sentence_starts.push_back(k + 1);
+        } else if ((s[k] == '.' || s[k] == '?' || s[k] == '!') && space(s[k + 1]) && digit(s[k - 1])) {
+            // "… is 4. The next" ends a sentence; "14.2 Give" does not start with a space after.
+            L.sentence_starts.push_back(k + 1);
+        }
+    }
+    for (const auto& t : L.tables) {
+        for (const auto& c : t.cells) {
+            L.sentence_starts.push_back(c.b);
+            L.sentence_starts.push_back(c.e);
+        }
+    }
+    // A sentence end inside math is none ($x = 1. y$ is rare; a "." in math is a decimal).
+    std::sort(L.sentence_starts.begin(), L.sentence_starts.end());
+    L.sentence_starts.erase(std::unique(L.sentence_starts.begin(), L.sentence_starts.end()), L.sentence_starts.end());
+    std::vector<std::size_t> kept;
+    std::size_t m = 0;
+    for (const std::size_t st : L.sentence_starts) {
+        while (m < L.math.size() && L.math[m].e <= st) ++m;
+        if (m < L.math.size() && L.math[m].b < st && st < L.math[m].e) continue;
+        kept.push_back(st);
+    }
+    L.sentence_starts = std::move(kept);
+    std::sort(L.paragraph_starts.begin(), L.paragraph_starts.end());
+    return L;
+}
+
+Span around(const std::vector<std::size_t>& starts, std::size_t k, std::size_t size) {
+    auto it = std::upper_bound(starts.begin(), starts.end(), k);
+    const std::size_t b = it == starts.begin() ? 0 : *(it - 1);
+    const std::size_t e = it == starts.end() ? size : *it;
+    return {b, e};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Numbers: candidates.
+
+enum class Kind { MathStatement, Cell, Prose, Word };
+
+struct Candidate {
+    std::size_t b = 0, e = 0;
+    Kind kind = Kind::Prose;
+    bool markable = true;
+    std::string label;  // a formula's leading name
+    int table = -1, row = 0, col = 0;
+    int list_index = 0;  // 1-based place in a list of numbers, 0: none
+    StatementShape shape;
+    std::string not_claim;  // non-empty: why it is not a claim
+};
+
+const std::array<std::string_view, 21> kWords{"zero",     "one",      "two",      "three",   "four",    "five",
+                                              "six",      "seven",    "eight",    "nine",    "ten",     "eleven",
+                                              "twelve",   "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+                                              "eighteen", "nineteen", "twenty"};
+const std::array<std::string_view, 8> kVulgar{"½", "⅓", "⅔", "¼", "¾", "⅕", "⅖", "⅙"};
+
+std::size_t vulgar_at(const std::string& s, std::size_t k) {
+    for (const auto v : kVulgar) {
+        if (s.compare(k, v.size(), v) == 0) return v.size();
+    }
+    return 0;
+}
+
+// The end of a number token at k: 12, 0.75, 2a/3, a/2, 50%, 50\%, −0.75, ½; k when none.
+std::size_t number_end(const std::string& s, std::size_t k) {
+    std::size_t e = k;
+    if (s.compare(e, 3, "−") == 0)
+        e += 3;
+    else if (s[e] == '-')
+        ++e;
+    const std::size_t digits_at = e;
+    while (e < s.size() && (digit(s[e]) || (s[e] == '.' && e + 1 < s.size() && digit(s[e + 1])))) ++e;
+    if (const std::size_t v = e < s.size() ? vulgar_at(s, e) : 0) return e + v;
+    if (e == digits_at && !(e < s.size() && s[e] == 'a' && e + 2 < s.size() && s[e + 1] == '/' && digit(s[e + 2])))
+        return k;
+    if (e < s.size() && s[e] == 'a' && (e + 1 >= s.size() || !alpha(s[e + 1]))) ++e;
+    if (e + 1 < s.size() && s[e] == '/' && digit(s[e + 1])) {
+        ++e;
+        while (e < s.size() && digit(s[e])) ++e;
+    }
+    if (e < s.size() && s[e] == '%') ++e;
+    if (e + 1 < s.size() && s[e] == '\\' && s[e + 1] == '%') e += 2;
+    return e;
+}
+
+std::size_t vector_end(const std::string& s, std::size_t k) {
+    if (k > 0 && (s[k - 1] == '!' || s[k - 1] == ']')) return k;  // an image, a link's second part
+    const std::size_t e = std::string_view(s).substr(0, std::min(s.size(), k + 200)).find(']', k);
+    if (e == std::string::npos) return k;
+    const std::string inner = s.substr(k + 1, e - k - 1);
+    if (inner.find(',') == std::string::npos || inner.find('[') != std::string::npos) return k;
+    bool number = false;
+    for (std::size_t i = 0; i < inner.size(); ++i) {
+        const char c = inner[i];
+        if (digit(c)) number = true;
+        if (!(digit(c) || c == 'a' || c == ',' || c == ' ' || c == '/' || c == '-' || c == '.' || c == '(' ||
+              c == ')' || c == '+' || static_cast<unsigned char>(c) >= 0x80)) {
+            return k;
+        }
+    }
+    if (!number && inner.find('a') == std::string::npos) return k;
+    return e + 1 < s.size() && (s[e + 1] == '(' || s[e + 1] == '{') ? k : e + 1;
+}
+
+bool op_at(const std::string& s, std::size_t k, std::size_t& len) {
+    for (std::string_view op : {"+", "−", "-", "×", "·", "=", "≈", "*", "÷"}) {
+        if (s.compare(k, op.size(), op) == 0) {
+            len = op.size();
+            return true;
+        }
+    }
+    return false;
+}
+
+// A chain in prose: 2 + 1 + 1 = 4, 100 × 2 = 200: the token at [b, e) extended over operators.
+std::size_t chain_end(const std::string& s, std::size_t e) {
+    for (;;) {
+        std::size_t k = e;
+        while (k < s.size() && s[k] == ' ') ++k;
+        std::size_t len = 0;
+        if (k >= s.size() || !op_at(s, k, len)) return e;
+        k += len;
+        while (k < s.size() && s[k] == ' ') ++k;
+        std::size_t next = k < s.size() && s[k] == '[' ? vector_end(s, k) : number_end(s, k);
+        if (next == k && k < s.size() && s[k] == 'a' && (k + 1 >= s.size() || !alpha(s[k + 1]))) next = k + 1;
+        if (next == k) return e;
+        e = next;
+    }
+}
+
+std::string word_before_at(const std::string& s, std::size_t k) {
+    std::size_t e = k;
+    while (e > 0 && (s[e - 1] == ' ' || s[e - 1] == '(' || s[e - 1] == '~')) --e;
+    std::size_t b = e;
+    while (b > 0 && e - b < 32 &&
+           (alpha(s[b - 1]) || s[b - 1] == '.' || s[b - 1] == '\\' || static_cast<unsigned char>(s[b - 1]) >= 0x80))
+        --b;
+    std::string w = lower(s.substr(b, e - b));
+    while (!w.empty() && w.back() == '.') w.pop_back();
+    return w;
+}
+
+// Words naming what a plain integer after them is an index or a reference of.
+bool reference_word(const std::string& w) {
+    static const std::set<std::string, std::less<>> words = {
+        "chapter", "chapters", "section",   "sections",  "table",    "tables",    "figure",   "figures", "fig",
+        "example", "examples", "exercise",  "exercises", "equation", "equations", "eq",       "part",    "§",
+        "step",    "steps",    "appendix",  "page",      "pages",    "p",         "pp",       "query",   "queries",
+        "head",    "heads",    "row",       "rows",      "column",   "columns",   "layer",    "layers",  "item",
+        "items",   "position", "positions", "read",      "sec",      "tab",       "theorem",  "lemma",   "line",
+        "lines",   "version",  "token",     "tokens",    "listing",  "problem",   "question", "case"};
+    return words.contains(w) || (w.size() > 2 && w.ends_with("§"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cues.
+
+struct FieldCue {
+    std::string_view stem;
+    std::vector<std::string> fields;
+};
+
+const std::vector<FieldCue>& field_cues() {
+    static const std::vector<FieldCue> cues = {
+        {"weight", {"weights"}},
+        {"probabilit", {"weights"}},
+        {"score", {"scores"}},
+        {"dot product", {"scores"}},
+        {"exponential", {"exponentials"}},
+        {"exponentiat", {"exponentials"}},
+        {"denominator", {"denominator"}},
+        {"total", {"denominator"}},
+        {"divid", {"denominator"}},
+        {"divide", {"denominator"}},
+        {"normaliz", {"denominator"}},
+        {"context", {"context"}},
+        {"coordinate", {"context"}},
+        {"readout", {"readout"}},
+        {"state", {"states"}},
+        {"query", {"query"}},
+        {"probe", {"query"}},
+        {"embedding", {"embedding"}},
+        {"ln 2", {"a"}},
+        {"ln2", {"a"}},
+        {"\\ln", {"a"}},
+    };
+    return cues;
+}
+
+// Unit words after a count: "twelve dot products", "48 bytes", "100 source states".
+const std::vector<FieldCue>& unit_cues() {
+    static const std::vector<FieldCue> cues = {
+        {"bytes per", {"bytes_per_number"}},
+        {"byte per", {"bytes_per_number"}},
+        {"byte", {"stored_bytes", "fixed_context_bytes"}},
+        {"dot product", {"dot_products"}},
+        {"dot-product", {"dot_products"}},
+        {"multiplication", {"multiplications", "multiplications_per_dot_product"}},
+        {"addition", {"additions", "additions_per_dot_product"}},
+        {"exponentiation", {"exponentials"}},
+        {"division", {"divisions"}},
+        {"number", {"stored_numbers", "fixed_context_numbers"}},
+        {"source position", {"positions"}},
+        {"source state", {"positions"}},
+        {"encoder state", {"positions"}},
+        {"position", {"positions"}},
+        {"state", {"positions"}},
+        {"score", {"positions"}},
+        {"weight", {"positions"}},
+        {"coordinate", {"width"}},
+        {"output step", {"target_steps", "sequential_decoder_steps"}},
+        {"target step", {"target_steps", "sequential_decoder_steps"}},
+        {"step", {"target_steps"}},
+        {"read", {"target_steps"}},
+        {"update", {"sequential_encoder_steps", "sequential_decoder_steps"}},
+    };
+    return cues;
+}
+
+const std::set<std::string, std::less<>>& linking_words() {
+    static const std::set<std::string, std::less<>> w = {
+        "is",  "are",     "was",    "be",    "becomes", "become", "gives", "giving", "give",
+        "of",  "by",      "equals", "equal", "now",     "then",   "still", "each",   "all",
+        "the", "exactly", "at",     "to",    "remains", "stays",  "falls", "rises"};
+    return w;
+}
+
+bool hypothetical(const std::string& sentence) {
+    for (const char* w : {" would ", " could ", " might ", " not ", "n't ", " never ", " unlike ", " instead ",
+                          " rather than ", " wrong ", " mistake", " learner", " incorrect", " proposed ", " if "}) {
+        if ((" " + sentence + " ").find(w) != std::string::npos) return true;
+    }
+    return false;
+}
+
+struct Scores {
+    std::map<int, double> entity;
+    std::map<std::string, double> field;
+    std::map<int, double> pos;  // position cue → weight (negative evidence handled in scoring)
+    std::map<int, double> coord;
+    std::map<int, double> row;
+    std::string reason_entity, reason_field, reason_index;
+    bool hypothetical = false;
+    std::string foreign;  ///< the nearest reference names something the scenario does not compute
+};
+
+// Phrases found in a window of the lower-cased text.
+bool has_phrase(const std::string& low, std::size_t b, std::size_t e, std::string_view phrase,
+                std::size_t* at = nullptr, bool last = true) {
+    std::size_t found = std::string::npos;
+    // Searched within [b, e) only: a search to the end of the text would read a megabyte without
+    // a full stop once a number.
+    const std::string_view window = std::string_view(low).substr(0, std::min(e, low.size()));
+    for (std::size_t k = window.find(phrase, b); k != std::string::npos && k + phrase.size() <= e;
+         k = window.find(phrase, k + 1)) {
+        const bool left = k == 0 || !alpha(low[k - 1]);
+        const std::size_t r = k + phrase.size();
+        const bool right =
+            r >= low.size() ||
+            !(digit(low[r]) || (digit(phrase.back()) && low[r] == '.' && r + 1 < low.size() && digit(low[r + 1])));
+        if (left && right) {
+            found = k;
+            if (!last) break;
+        }
+    }
+    if (found == std::string::npos) return false;
+    if (at != nullptr) *at = found;
+    return true;
+}
+
+class Binder {
+  public:
+    Binder(const Source& src, const std::string& s, Quantities& q)
+        : src_(src), s_(s), low_(lower(s)), cat_(catalogue_of(q)), L_(layout_of(s, src.format)) {
+        // The last entity each paragraph names, for the paragraphs after it in its section.
+        for (std::size_t i = 0; i < cat_.entities.size(); ++i) {
+            for (const auto& cue : cat_.entities[i].cues) {
+                for (std::size_t k = low_.find(cue); k != std::string::npos; k = low_.find(cue, k + 1)) {
+                    const std::size_t r = k + cue.size();
+                    if (r < low_.size() &&
+                        (digit(low_[r]) || (low_[r] == '.' && r + 1 < low_.size() && digit(low_[r + 1]))))
+                        continue;
+                    if (k > 0 && alpha(low_[k - 1])) continue;
+                    mentions_.emplace_back(k, static_cast<int>(i));
+                }
+            }
+        }
+        // A list item of an exercises or answers section names its exercise.
+        for (const auto& [at, number] : L_.list_items) {
+            const Section* sec = section_at(at);
+            if (sec == nullptr || number.empty()) continue;
+            if (sec->heading.find("exercise") == std::string::npos && sec->heading.find("answer") == std::string::npos)
+                continue;
+            const std::string cue = "exercise " + number;
+            for (std::size_t i = 0; i < cat_.entities.size(); ++i) {
+                const auto& c = cat_.entities[i].cues;
+                if (std::find(c.begin(), c.end(), cue) != c.end()) items_.emplace_back(at, static_cast<int>(i));
+            }
+        }
+        std::sort(mentions_.begin(), mentions_.end());
+        std::sort(items_.begin(), items_.end());
+    }
+
+    const Catalogue& catalogue() const { return cat_; }
+    const Layout& layout() const { return L_; }
+
+    const Section* section_at(std::size_t k) const {
+        const auto it = std::upper_bound(L_.sections.begin(), L_.sections.end(), k,
+                                         [](std::size_t x, const Section& sec) { return x < sec.b; });
+        return it == L_.sections.begin() ? nullptr : &*(it - 1);
+    }
+
+    Scores cues_for(const Candidate& c) const {
+        Scores sc;
+        // Each window is bounded, so that a megabyte without a full stop costs no more a number
+        // than a chapter does.
+        Span sent = around(L_.sentence_starts, c.b, s_.size());
+        Span para = around(L_.paragraph_starts, c.b, s_.size());
+        sent.b = std::max(sent.b, c.b > 400 ? c.b - 400 : 0);
+        sent.e = std::min(sent.e, c.e + 300);
+        para.b = std::max(para.b, c.b > 1500 ? c.b - 1500 : 0);
+        para.b = std::min(para.b, sent.b);
+        const Section* sec = section_at(c.b);
+        const std::size_t sec_b = std::max(sec != nullptr ? sec->b : 0, para.b > 4000 ? para.b - 4000 : 0);
+        sc.hypothetical = hypothetical(low_.substr(sent.b, sent.e - sent.b));
+        // Entities: named in the sentence, the paragraph, a table's caption, earlier in the section.
+        auto give = [&sc](int e, double w) {
+            auto& x = sc.entity[e];
+            x = std::max(x, w);
+        };
+        std::string why;
+        auto first_at = [this](std::size_t k) {
+            return std::lower_bound(mentions_.begin(), mentions_.end(), std::pair<std::size_t, int>{k, -1});
+        };
+        for (auto it = first_at(para.b); it != mentions_.end() && it->first < sent.e; ++it) {
+            const auto [at, e] = *it;
+            if (at >= sent.b)
+                give(e, at < c.b ? 7 : 6);
+            else
+                give(e, 5);
+        }
+        if (c.table >= 0) {
+            const auto& t = L_.tables[static_cast<std::size_t>(c.table)];
+            for (std::size_t i = 0; i < cat_.entities.size(); ++i) {
+                for (const auto& cue : cat_.entities[i].cues) {
+                    if (has_phrase(t.caption, 0, t.caption.size(), cue)) give(static_cast<int>(i), 7);
+                }
+            }
+        }
+        // The entity named last before this paragraph in the section carries over.
+        {
+            const auto end = first_at(para.b);
+            if (end != mentions_.begin() && (end - 1)->first >= sec_b) {
+                const std::size_t last_at = (end - 1)->first;
+                for (auto it = first_at(last_at); it != end; ++it) give(it->second, 3.5);
+            }
+        }
+        {  // the exercise of a list item (the item this number stands in)
+            const auto end = std::upper_bound(items_.begin(), items_.end(), std::pair<std::size_t, int>{c.b, 1 << 30});
+            auto it = end;
+            while (it != items_.begin() && (it - 1)->first == (end - 1)->first) --it;
+            for (; it != end; ++it) {
+                if (it->first < sec_b) continue;
+                const Span item = around(L_.paragraph_starts, it->first, s_.size());
+                if (c.b >= item.b && c.b < item.e) give(it->second, 5);
+            }
+        }
+        if (sec != nullptr && !sec->number.empty()) {
+            for (std::size_t i = 0; i < cat_.entities.size(); ++i) {
+                for (const auto& cue : cat_.entities[i].cues) {
+                    if (cue == "section " + sec->number) give(static_cast<int>(i), 3);
+                }
+            }
+        }
+        // Fields: a formula's name, a column header, a unit after a count, the words before.
+        auto field = [&sc](const std::string& f, double w) {
+            auto& x = sc.field[f];
+            x = std::max(x, w);
+        };
+        if (!c.label.empty()) {
+            const std::string l = lower(c.label);
+            if (l.starts_with("h")) field("states", 8);
+            if (l.starts_with("c")) field("context", 8);
+            if (l == "r") field("readout", 8);
+            if (l.starts_with("q")) field("query", 8);
+            if (l == "n") field("positions", 8);
+            if (l == "d") field("width", 8);
+            if (l.starts_with("e^") || l.starts_with("exp")) field("exponentials", 8);
+            if (l.starts_with("\\alpha") || l.starts_with("alpha") || l.starts_with("α")) field("weights", 8);
+            if (l.starts_with("h") || l.starts_with("c") || l.starts_with("q")) {
+                const std::size_t d = l.find_first_of("0123456789");
+                if (d != std::string::npos) {
+                    const int k = l[d] - '0';
+                    if (l.starts_with("h")) sc.pos[k] = 8;
+                    if (l.starts_with("c") || l.starts_with("q")) {
+                        // c_1, q_1: the read of the k-th query.
+                        for (std::size_t i = 0; i < cat_.entities.size(); ++i) {
+                            const auto& en = cat_.entities[i];
+                            if (static_cast<std::size_t>(k) <= cat_.query_names.size() && k >= 1 &&
+                                en.query == cat_.query_names[static_cast<std::size_t>(k - 1)])
+                                sc.entity[static_cast<int>(i)] += 2;
+                        }
+                    }
+                }
+            }
+        }
+        if (c.table >= 0) {
+            const auto& t = L_.tables[static_cast<std::size_t>(c.table)];
+            if (static_cast<std::size_t>(c.col) < t.headers.size()) {
+                const std::string& h = t.headers[static_cast<std::size_t>(c.col)];
+                for (const auto& fc : field_cues()) {
+                    if (h.find(fc.stem) != std::string::npos) {
+                        for (const auto& f : fc.fields) field(f, 8);
+                    }
+                }
+                sc.reason_field = fmt::format("column \"{}\"", h);
+            }
+            if (static_cast<std::size_t>(c.row) < t.row_heads.size()) {
+                const std::string& rh = t.row_heads[static_cast<std::size_t>(c.row)];
+                int k = 0;
+                if (!rh.empty() && digit(rh[0])) k = rh[0] - '0';
+                for (std::size_t i = 0; i < cat_.labels.size() && k == 0; ++i) {
+                    if (rh.find(cat_.labels[i]) != std::string::npos) k = std::stoi(cat_.label_positions[i][0]);
+                }
+                if (rh == "none" || rh == "—" || rh == "-" || rh.starts_with("no ")) {
+                    sc.row[0] = 7;
+                } else if (k > 0) {
+                    sc.row[k] = 7;
+                    sc.pos[k] = 7;
+                }
+                sc.reason_index = fmt::format("row \"{}\"", rh);
+            }
+        }
+        // Units after a count (with `versus`, `and`, `or` and another number between).
+        if (c.shape.entries < 0) {
+            std::size_t k = c.e;
+            std::string after = low_.substr(k, std::min<std::size_t>(60, low_.size() - k));
+            for (const char* conn : {" versus ", " and ", " or ", " to "}) {
+                if (after.starts_with(conn)) {
+                    std::size_t p = std::string_view(conn).size();
+                    std::size_t q = p;
+                    while (q < after.size() && (digit(after[q]) || after[q] == '.')) ++q;
+                    if (q > p) after = after.substr(q);
+                }
+            }
+            std::size_t w = 0;
+            while (w < after.size() && (after[w] == ' ' || after[w] == '$' || after[w] == '}')) ++w;
+            after = after.substr(w);
+            // skip one adjective: "zero scores", "scalar multiplications", "source-state"
+            for (const auto& uc : unit_cues()) {
+                const std::size_t at = after.find(uc.stem);
+                if (at == std::string::npos) continue;
+                const std::string gap = after.substr(0, at);
+                if (gap.find_first_of(",.;:()") != std::string::npos) continue;
+                if (std::count(gap.begin(), gap.end(), ' ') > 1 || gap.starts_with("and ") || gap.starts_with("the "))
+                    continue;
+                const std::size_t r = at + uc.stem.size();
+                if (r < after.size() && alpha(after[r]) &&
+                    !(after[r] == 's' && (r + 1 >= after.size() || !alpha(after[r + 1]))))
+                    continue;
+                for (const auto& f : uc.fields) field(f, 9);
+                if (sc.reason_field.empty()) sc.reason_field = fmt::format("\"{}\" after it", uc.stem);
+                break;
+            }
+        }
+        // The words before it in its sentence (nearest first), and in its paragraph (by how
+        // often each is named). A number word takes only the name beside it (its unit, or the
+        // quantity's name just before it).
+        if (c.kind == Kind::Word) {
+            std::map<std::string, double> kept;
+            for (const auto& [f, w] : sc.field) {
+                if (w >= 9) kept[f] = w;
+            }
+            std::size_t p = kept.empty() ? c.b : 0;
+            for (int words = 0; words < 4 && p > 0; ++words) {
+                std::size_t e = p;
+                while (e > 0 && (s_[e - 1] == ' ' || s_[e - 1] == ',')) --e;
+                std::size_t b = e;
+                while (b > 0 && alpha(s_[b - 1])) --b;
+                if (b == e) break;
+                const std::string w = low_.substr(b, e - b);
+                for (const auto& fc : field_cues()) {
+                    if (w.starts_with(fc.stem) && fc.stem != "state" && fc.stem != "query" && fc.stem != "probe") {
+                        for (const auto& f : fc.fields) kept[f] = std::max(kept[f], 8.0);
+                    }
+                }
+                if (!linking_words().contains(w)) break;
+                p = b;
+            }
+            sc.field = kept;
+        } else {
+            std::vector<std::pair<std::size_t, const FieldCue*>> found;
+            for (const auto& fc : field_cues()) {
+                std::size_t at = 0;
+                if (has_phrase(low_, sent.b, c.b, fc.stem, &at)) found.emplace_back(at, &fc);
+            }
+            std::sort(found.begin(), found.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+            double w = 6;
+            for (const auto& [at, fc] : found) {
+                // A cue with a mark between it and the number names the mark's quantity.
+                const bool marked_between = src_.scan.compare(at, c.b - at, s_, at, c.b - at) != 0;
+                for (const auto& f : fc->fields) field(f, marked_between ? 2 : w);
+                if (sc.reason_field.empty()) sc.reason_field = fmt::format("\"{}\" before it", fc->stem);
+                w = std::max(2.0, w - 3);
+            }
+            if (c.table < 0) {
+                std::map<std::string, int> count;
+                std::size_t nearest = 0;
+                const FieldCue* pf = nullptr;
+                for (const auto& fc : field_cues()) {
+                    for (std::size_t k = std::string_view(low_).substr(0, sent.b).find(fc.stem, para.b);
+                         k != std::string::npos && k < sent.b;
+                         k = std::string_view(low_).substr(0, sent.b).find(fc.stem, k + 1)) {
+                        for (const auto& f : fc.fields) ++count[f];
+                        if (pf == nullptr || k > nearest) {
+                            nearest = k;
+                            pf = &fc;
+                        }
+                    }
+                }
+                for (const auto& [f, n] : count) {
+                    double pw = std::min(3.0, 1.0 + 0.5 * n);
+                    if (pf != nullptr && std::find(pf->fields.begin(), pf->fields.end(), f) != pf->fields.end())
+                        pw += 0.5;
+                    field(f, pw);
+                }
+                if (sc.reason_field.empty() && pf != nullptr)
+                    sc.reason_field = fmt::format("\"{}\" earlier in the paragraph", pf->stem);
+            }
+        }
+        if (c.label.empty()) {  // a = ln 2 ≈ 0.693147: the constant
+            const std::string t = compact(low_.substr(c.b, c.e - c.b));
+            if (t.starts_with("$a=") || t.starts_with("a=") || t.starts_with("\\(a=")) field("a", 9);
+        }
+        // A cost case's count named by its unit or formula name fits any cost case named nowhere.
+        {
+            double unit = 0;
+            for (const auto& [f, w] : sc.field) {
+                if (w >= 8 && (f == "positions" || f == "width" || f.find("bytes") != std::string::npos ||
+                               f.find("numbers") != std::string::npos || f.find("steps") != std::string::npos ||
+                               f == "dot_products" || f.find("multiplications") != std::string::npos ||
+                               f.find("additions") != std::string::npos || f == "divisions"))
+                    unit = 3;
+            }
+            if (unit > 0) {
+                for (std::size_t i = 0; i < cat_.entities.size(); ++i) {
+                    if (cat_.entities[i].kind == EntityKind::Cost) {
+                        auto& x = sc.entity[static_cast<int>(i)];
+                        x = std::max(x, unit);
+                    }
+                }
+            }
+        }
+        // A number said of a table, figure or example the scenario does not compute (the
+        // reference nearest it in its sentence names none of its entities): not bound.
+        {
+            std::size_t best_d = std::string::npos;
+            std::string nearest;
+            for (const char* word : {"table ", "figure ", "example ", "exercise "}) {
+                for (std::size_t k = std::string_view(low_).substr(0, sent.e).find(word, sent.b);
+                     k != std::string::npos && k < sent.e;
+                     k = std::string_view(low_).substr(0, sent.e).find(word, k + 1)) {
+                    std::size_t p = k + std::string_view(word).size();
+                    const std::size_t nb = p;
+                    while (p < sent.e && (digit(low_[p]) || (low_[p] == '.' && p + 1 < sent.e && digit(low_[p + 1]))))
+                        ++p;
+                    if (p == nb) continue;
+                    const std::size_t d = k > c.b ? k - c.b : c.b - k;
+                    if (d < best_d) {
+                        best_d = d;
+                        nearest = low_.substr(k, p - k);
+                    }
+                }
+            }
+            if (!nearest.empty()) {
+                bool known = false;
+                for (const auto& en : cat_.entities) {
+                    known = known || std::find(en.cues.begin(), en.cues.end(), nearest) != en.cues.end();
+                }
+                for (const auto& sec2 : L_.sections) {
+                    known = known || (!sec2.number.empty() && nearest == "section " + sec2.number);
+                }
+                if (!known) sc.foreign = nearest;
+            }
+        }
+        if (sc.field.empty()) return sc;  // nothing names a quantity: no entity needs weighing
+        // Modifiers: the source, the query and the kind of intervention named closest.
+        // (A paragraph's level reaches back over up to three short paragraphs before it: the
+        // label lines of a figure or a list, "Read 1: q = [1,0]".)
+        std::size_t reach = para.b;
+        for (int back = 0; back < 6; ++back) {
+            const auto it = std::lower_bound(L_.paragraph_starts.begin(), L_.paragraph_starts.end(), reach);
+            if (it == L_.paragraph_starts.begin()) break;
+            const std::size_t prev = *(it - 1);
+            if (reach - prev > 120 || prev < sec_b || c.b - prev > 2000) break;
+            reach = prev;
+        }
+        auto level = [&](auto&& found, double ws, double wp, double wsec) -> std::pair<double, std::set<int>> {
+            for (const auto& [b, e, w] :
+                 {std::tuple{sent.b, sent.e, ws}, std::tuple{reach, sent.b, wp}, std::tuple{sec_b, para.b, wsec}}) {
+                std::set<int> hit = found(b, e);
+                if (!hit.empty()) return {w, hit};
+            }
+            return {0.0, {}};
+        };
+        const auto [ws, sources] = level(
+            [&](std::size_t b, std::size_t e) {
+                std::set<int> hit;
+                for (std::size_t i = 0; i < cat_.source_names.size(); ++i) {
+                    if (has_phrase(low_, b, e, cat_.source_names[i] + " source") ||
+                        has_phrase(low_, b, e, "the " + cat_.source_names[i]))
+                        hit.insert(static_cast<int>(i));
+                }
+                return hit;
+            },
+            4, 3, 1.5);
+        const auto [wq, queries] = level(
+            [&](std::size_t b, std::size_t e) {
+                std::set<int> hit;
+                static const std::array<const char*, 4> ordinal{"first", "second", "third", "fourth"};
+                for (std::size_t i = 0; i < cat_.query_names.size(); ++i) {
+                    const std::string name = lower(cat_.query_names[i]);
+                    bool h = has_phrase(low_, b, e, name);
+                    if (i < ordinal.size()) h = h || has_phrase(low_, b, e, std::string(ordinal[i]) + " query");
+                    if (name.size() == 2 && name[0] == 'q') {
+                        h = h || has_phrase(low_, b, e, fmt::format("q_{}", name[1])) ||
+                            has_phrase(low_, b, e, fmt::format("q_{{{}}}", name[1])) ||
+                            has_phrase(low_, b, e, fmt::format("c_{}", name[1])) ||
+                            has_phrase(low_, b, e, fmt::format("c_{{{}}}", name[1]));
+                    }
+                    if (name.find("zero") != std::string::npos) h = h || has_phrase(low_, b, e, "zero query");
+                    std::string compact_text = compact(low_.substr(b, e - b));
+                    for (const char* noise : {"$", "\\left", "\\right", "\\(", "\\)"}) {
+                        for (std::size_t p = compact_text.find(noise); p != std::string::npos;
+                             p = compact_text.find(noise, p))
+                            compact_text.erase(p, std::string_view(noise).size());
+                    }
+                    h = h || compact_text.find("query" + cat_.query_vectors[i]) != std::string::npos ||
+                        compact_text.find("q=" + cat_.query_vectors[i]) != std::string::npos ||
+                        compact_text.find("query\\(" + cat_.query_vectors[i]) != std::string::npos;
+                    if (h) hit.insert(static_cast<int>(i));
+                }
+                return hit;
+            },
+            4, 3, 1);
+        const auto [wk, kinds] = level(
+            [&](std::size_t b, std::size_t e) {
+                std::set<int> hit;
+                const std::string w = low_.substr(b, e - b);
+                if (w.find("remov") != std::string::npos || w.find("frozen") != std::string::npos) hit.insert(0);
+                if (w.find("delet") != std::string::npos || w.find("re-encod") != std::string::npos ||
+                    w.find("recomput") != std::string::npos || w.find("input token") != std::string::npos ||
+                    w.find("input key") != std::string::npos || w.find("original-input") != std::string::npos)
+                    hit.insert(1);
+                if (w.find("zeroed") != std::string::npos || w.find("score to zero") != std::string::npos)
+                    hit.insert(2);
+                return hit;
+            },
+            3, 2, 1);
+        for (std::size_t i = 0; i < cat_.entities.size(); ++i) {
+            const auto& en = cat_.entities[i];
+            double m = 0;
+            if (!sources.empty() && !en.source.empty()) {
+                const auto it = std::find(cat_.source_names.begin(), cat_.source_names.end(), lower(en.source));
+                const int si = static_cast<int>(it - cat_.source_names.begin());
+                m += sources.contains(si) ? ws : -ws;
+            }
+            if (!queries.empty() && !en.query.empty()) {
+                const auto it = std::find(cat_.query_names.begin(), cat_.query_names.end(), en.query);
+                const int qi = static_cast<int>(it - cat_.query_names.begin());
+                m += queries.contains(qi) ? wq : -wq / 2;
+            }
+            if (en.kind == EntityKind::Intervention && !kinds.empty()) {
+                const int ki = en.intervention == "remove-state" ? 0 : en.intervention == "delete-token" ? 1 : 2;
+                m += kinds.contains(ki) ? wk : -wk;
+            }
+            if (m != 0) sc.entity[static_cast<int>(i)] += m;
+        }
+        // Index cues in the sentence: a position's label (color, key), "first coordinate",
+        // "removing key" (an intervention's row), the place in a list.
+        if (c.table < 0) {
+            std::size_t best_at = 0;
+            int best_pos = 0;
+            double best_w = 0;
+            for (std::size_t i = 0; i < cat_.labels.size(); ++i) {
+                std::size_t at = 0;
+                if (has_phrase(low_, sent.b, c.b, cat_.labels[i], &at) && (best_pos == 0 || at > best_at)) {
+                    best_at = at;
+                    best_pos = std::stoi(cat_.label_positions[i][0]);
+                    best_w = 4;
+                    // removing key, delete the color token: a row of an intervention
+                    const std::string before = low_.substr(at > 24 ? at - 24 : 0, at > 24 ? 24 : at);
+                    if (before.find("remov") != std::string::npos || before.find("delet") != std::string::npos ||
+                        before.find("zero") != std::string::npos || before.find("without") != std::string::npos) {
+                        sc.row.clear();
+                        sc.row[best_pos] = 6;
+                        best_w = 0;
+                    }
+                }
+                if (has_phrase(low_, c.e, std::min(sent.e, c.e + 40), cat_.labels[i], &at, false) && best_pos == 0) {
+                    best_pos = std::stoi(cat_.label_positions[i][0]);
+                    best_w = 2;
+                }
+            }
+            if (best_pos > 0 && best_w > 0) {
+                sc.pos[best_pos] = best_w;
+                sc.reason_index =
+                    fmt::format("\"{}\" beside it",
+                                cat_.labels[static_cast<std::size_t>(
+                                    std::find_if(cat_.label_positions.begin(), cat_.label_positions.end(),
+                                                 [&](const auto& v) { return v[0] == std::to_string(best_pos); }) -
+                                    cat_.label_positions.begin())]);
+            }
+            static const std::array<const char*, 3> ordinal{"first", "second", "third"};
+            for (std::size_t i = 0; i < ordinal.size(); ++i) {
+                if (has_phrase(low_, sent.b, c.b, std::string(ordinal[i]) + " coordinate") ||
+                    has_phrase(low_, sent.b, c.b, std::string(ordinal[i]) + " context coordinate"))
+                    sc.coord[static_cast<int>(i) + 1] = 3;
+            }
+            if (has_phrase(low_, sent.b, c.b, "before deletion") || has_phrase(low_, sent.b, c.b, "no intervention"))
+                sc.row[0] = 5;
+            if (c.list_index > 0) {
+                if (sc.pos.empty()) sc.pos[c.list_index] = 1;
+                if (sc.coord.empty()) sc.coord[c.list_index] = 1;
+            }
+        }
+        return sc;
+    }
+
+    double entity_score(const Scores& sc, const Item& it) const {
+        auto of = [&sc](int e) {
+            const auto x = sc.entity.find(e);
+            return x == sc.entity.end() ? 0.0 : x->second;
+        };
+        const Entity& en = cat_.entities[static_cast<std::size_t>(it.entity)];
+        double v = of(it.entity);
+        if (en.kind == EntityKind::Intervention && it.row == 0 && en.same_read >= 0)
+            v = std::max(v, of(en.same_read) - 0.5);
+        if (en.kind == EntityKind::Source) {
+            for (std::size_t i = 0; i < cat_.entities.size(); ++i) {
+                const auto& r = cat_.entities[i];
+                if (r.kind == EntityKind::Read && r.source == en.name) v = std::max(v, of(static_cast<int>(i)) - 0.5);
+            }
+        }
+        if (en.kind == EntityKind::Constant || en.kind == EntityKind::Vocabulary) v = std::max(v, 4.0);
+        return v;
+    }
+
+    double score(const Scores& sc, const Item& it) const {
+        const double e = entity_score(sc, it);
+        const auto f = sc.field.find(it.field);
+        if (e <= 0 || f == sc.field.end()) return -1;
+        double v = e + f->second;
+        auto index = [&v](const std::map<int, double>& cues, int have) {
+            if (cues.empty() || have <= 0) return;
+            const auto x = cues.find(have);
+            if (x != cues.end()) {
+                v += x->second;
+            } else {
+                v -= cues.begin()->second;
+            }
+        };
+        index(sc.pos, it.pos);
+        index(sc.coord, it.coord);
+        if (it.row >= 0 && !sc.row.empty()) {
+            const auto x = sc.row.find(it.row);
+            v += x != sc.row.end() ? x->second : -sc.row.begin()->second;
+        }
+        return v;
+    }
+
+  private:
+    const Source& src_;
+    const std::string& s_;
+    std::string low_;
+    Catalogue cat_;
+    Layout L_;
+    std::vector<std::pair<std::size_t, int>> mentions_;  // (offset, entity) of each cue in the text
+    std::vector<std::pair<std::size_t, int>> items_;     // (list item offset, entity of its exercise)
+};
+
+// ---------------------------------------------------------------------------------------------
+// Not claims.
+
+struct Blanked {
+    std::size_t b, e;
+    std::string why;
+};
+
+// Pandoc attributes, cross-references and citations, LaTeX commands whose arguments are no
+// claims: blanked, each number inside recorded as not a claim.
+std::vector<Blanked> markup(std::string& s, ManuscriptFormat format) {
+    std::vector<Blanked> out;
+    if (format == ManuscriptFormat::Markdown) {
+        for (std::size_t k = 0; k < s.size(); ++k) {
+            if (s[k] == '{' && k + 1 < s.size() && (s[k + 1] == '#' || s[k + 1] == '.' || s[k + 1] == '-')) {
+                const std::size_t e = s.find('}', k);
+                if (e != std::string::npos && s.find('\n', k) > e) {
+                    out.push_back({k, e + 1, "a pandoc attribute"});
+                    k = e;
+                    continue;
+                }
+            }
+            if (s[k] == '{') {  // {width=50%}
+                const std::size_t e = s.find('}', k);
+                if (e != std::string::npos && s.find('\n', k) > e && e - k < 200) {
+                    const std::string body = s.substr(k + 1, e - k - 1);
+                    if (body.find('=') != std::string::npos && body.find('$') == std::string::npos &&
+                        body.find('[') == std::string::npos && alpha(body[0])) {
+                        out.push_back({k, e + 1, "a pandoc attribute"});
+                        k = e;
+                        continue;
+                    }
+                }
+            }
+            if (s[k] == '@' && k + 1 < s.size() && (alpha(s[k + 1]) || s[k + 1] == '{') &&
+                (k == 0 || !alpha(s[k - 1]))) {
+                std::size_t e = k + 1;
+                while (e < s.size() && (alpha(s[e]) || digit(s[e]) || s[e] == '-' || s[e] == '_' || s[e] == ':' ||
+                                        (s[e] == '.' && e + 1 < s.size() && (alpha(s[e + 1]) || digit(s[e + 1])))))
+                    ++e;
+                out.push_back({k, e, "a cross-reference or citation"});
+                k = e;
+            }
+        }
+    } else {
+        static const std::array<std::string_view, 24> commands{
+            "label",  "ref",   "eqref",     "cref",     "Cref",       "autoref",      "pageref",         "cite",
+            "citep",  "citet", "parencite", "textcite", "setcounter", "addtocounter", "includegraphics", "vspace",
+            "hspace", "url",   "href",      "input",    "include",    "section",      "subsection",      "chapter"};
+        for (std::size_t k = s.find('\\'); k != std::string::npos; k = s.find('\\', k + 1)) {
+            std::size_t n = k + 1;
+            while (n < s.size() && alpha(s[n])) ++n;
+            const std::string name = s.substr(k + 1, n - k - 1);
+            if (std::find(commands.begin(), commands.end(), name) == commands.end()) {
+                if (name == "begin") {  // \begin{tabular}{lll}: the column specification
+                    const std::size_t e = s.find('}', n);
+                    if (e != std::string::npos && e + 1 < s.size() && s[e + 1] == '{') {
+                        const std::size_t g = brace_group_end(s, e + 1);
+                        if (g != std::string::npos) out.push_back({e + 1, g, "a column specification"});
+                    }
+                }
+                continue;
+            }
+            std::size_t e = n;
+            if (e < s.size() && s[e] == '*') ++e;
+            bool section = name == "section" || name == "subsection" || name == "chapter";
+            for (int args = 0; args < 3 && e < s.size() && (s[e] == '{' || s[e] == '['); ++args) {
+                if (s[e] == '[') {
+                    const std::size_t c = s.find(']', e);
+                    if (c == std::string::npos) break;
+                    e = c + 1;
+                } else {
+                    const std::size_t g = brace_group_end(s, e);
+                    if (g == std::string::npos) break;
+                    e = g;
+                }
+            }
+            out.push_back({k, e, section ? "a heading" : "an argument of \\" + name});
+            (void)section;
+        }
+    }
+    for (const auto& x : out) {
+        if (x.why == "a heading") continue;  // a heading's words stay for the cues; its number is excluded below
+        blank(s, x.b, x.e);
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>& marks, Quantities& q,
+                                      const AuditOptions& options) {
+    std::string s = src.scan;
+    for (const auto& m : marks) blank(s, m.begin, m.end);
+    for (const auto& [b, e] : noclaim_spans(src)) blank(s, b, e);
+    const std::vector<Blanked> blanked = markup(s, src.format);
+    Binder binder(src, s, q);
+    const Layout& L = binder.layout();
+    std::vector<Candidate> cands;
+
+    auto inside = [](const std::vector<Span>& v, std::size_t k) -> int {
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            if (v[i].b <= k && k < v[i].e) return static_cast<int>(i);
+        }
+        return -1;
+    };
+    std::vector<bool> covered(s.size() + 1, false);
+    auto cover = [&covered](std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e && i < covered.size(); ++i) covered[i] = true;
+    };
+
+    // Math: each statement of a formula.
+    for (std::size_t mi = 0; mi < L.math.size(); ++mi) {
+        const Span m = L.math[mi];
+        const Span in = L.math_inner[mi];
+        std::string body = src.text.substr(in.b, in.e - in.b);
+        for (std::size_t i = 0; i < body.size(); ++i) {
+            if (s[in.b + i] == ' ' && src.text[in.b + i] != ' ' && src.text[in.b + i] != '\n') body[i] = ' ';
+        }
+        // Environment names and alignment marks are no part of a value.
+        for (const char* env : {"\\begin{aligned}", "\\end{aligned}", "\\begin{align*}", "\\end{align*}",
+                                "\\begin{split}", "\\end{split}", "\\begin{gathered}", "\\end{gathered}"}) {
+            for (std::size_t p = body.find(env); p != std::string::npos; p = body.find(env, p + 1))
+                blank(body, p, p + std::string_view(env).size());
+        }
+        for (auto& ch : body) {
+            if (ch == '&') ch = ' ';
+        }
+        // Split at \qquad, \quad, top-level `,` before a name, and `\\` not followed by a relation.
+        std::vector<Span> stmts;
+        std::size_t from = 0;
+        int depth = 0;
+        for (std::size_t k = 0; k <= body.size(); ++k) {
+            bool cut = k == body.size();
+            std::size_t skip = 0;
+            if (!cut) {
+                const char ch = body[k];
+                if (ch == '{' || ch == '[' || ch == '(') ++depth;
+                if (ch == '}' || ch == ']' || ch == ')') --depth;
+                if (depth == 0 && body.compare(k, 6, "\\qquad") == 0)
+                    cut = true, skip = 6;
+                else if (depth == 0 && body.compare(k, 5, "\\quad") == 0)
+                    cut = true, skip = 5;
+                else if (depth == 0 && body.compare(k, 2, "\\\\") == 0) {
+                    std::size_t n = k + 2;
+                    while (n < body.size() && space(body[n])) ++n;
+                    const bool relation = n < body.size() && (body[n] == '=' || body.compare(n, 7, "\\approx") == 0);
+                    if (relation) {
+                        body[k] = body[k + 1] = ' ';
+                    } else {
+                        cut = true;
+                        skip = 2;
+                    }
+                } else if (depth == 0 && body.compare(k, 6, "\\text{") == 0) {
+                    const std::size_t g = brace_group_end(body, k + 5);
+                    const std::string word = g == std::string::npos ? "" : lower(body.substr(k + 6, g - k - 7));
+                    if (word.find("and") != std::string::npos || word.find("so") != std::string::npos ||
+                        word.find("for") != std::string::npos) {
+                        cut = true;
+                        skip = g - k;
+                    }
+                }
+            }
+            if (cut) {
+                stmts.push_back({from, k});
+                from = k + skip;
+                if (skip > 0) k += skip - 1;
+            }
+        }
+        std::vector<std::pair<Span, StatementShape>> numeric;
+        for (auto st : stmts) {
+            while (st.b < st.e && (space(body[st.b]) || body[st.b] == ',')) ++st.b;
+            while (st.e > st.b &&
+                   (space(body[st.e - 1]) || body[st.e - 1] == ',' || body[st.e - 1] == '.' || body[st.e - 1] == ';'))
+                --st.e;
+            if (st.e <= st.b) continue;
+            const std::string text = body.substr(st.b, st.e - st.b);
+            if (text.find_first_of("0123456789a½¼¾⅓") == std::string::npos) continue;
+            const StatementShape shape = statement_shape(plain_notation(text));
+            if (shape.numeric) numeric.emplace_back(st, shape);
+        }
+        cover(m.b, m.e);
+        for (const auto& [st, shape] : numeric) {
+            Candidate c;
+            c.kind = Kind::MathStatement;
+            c.shape = shape;
+            c.label = shape.label;
+            c.table = -1;
+            for (std::size_t t = 0; t < L.tables.size(); ++t) {
+                if (!(L.tables[t].whole.b <= m.b && m.b < L.tables[t].whole.e)) continue;
+                for (const auto& cell : L.tables[t].cells) {
+                    if (cell.b <= m.b && m.e <= cell.e) {
+                        c.table = static_cast<int>(t);
+                        c.row = cell.row;
+                        c.col = cell.col;
+                        if (cell.col == 0) c.not_claim = "a table's row label";
+                    }
+                }
+            }
+            if (numeric.size() == 1) {
+                c.b = m.b;
+                c.e = m.e;
+                // A formula that is a whole table cell is that cell.
+            } else {
+                c.b = in.b + st.b;
+                c.e = in.b + st.e;
+                c.markable = false;
+            }
+            cands.push_back(c);
+        }
+    }
+    // Table cells: a cell that is one value is one claim.
+    for (std::size_t t = 0; t < L.tables.size(); ++t) {
+        for (const auto& cell : L.tables[t].cells) {
+            if (inside(L.math, cell.b) >= 0 && inside(L.math, cell.e - 1) >= 0) continue;  // handled as math
+            const std::string text = src.text.substr(cell.b, cell.e - cell.b);
+            if (text.empty() || blank_line(s, cell.b, cell.e)) continue;
+            if (cell.col == 0) {
+                cover(cell.b, cell.e);
+                if (text.find_first_of("0123456789") != std::string::npos) {
+                    Candidate c;
+                    c.b = cell.b;
+                    c.e = cell.e;
+                    c.not_claim = "a table's row label";
+                    cands.push_back(c);
+                }
+                continue;
+            }
+            const std::string plain = plain_notation(text);
+            const StatementShape shape = statement_shape(plain);
+            const bool nullish = lower(trim(text)) == "—" || lower(trim(text)) == "none";
+            if (!shape.numeric || nullish) continue;
+            Candidate c;
+            c.b = cell.b;
+            c.e = cell.e;
+            c.kind = Kind::Cell;
+            c.shape = shape;
+            c.label = shape.label;
+            c.table = static_cast<int>(t);
+            c.row = cell.row;
+            c.col = cell.col;
+            cover(cell.b, cell.e);
+            cands.push_back(c);
+        }
+    }
+    // Table headers are no claims.
+    for (const auto& t : L.tables) {
+        const std::size_t first_row_end = t.cells.empty() ? t.whole.e : line_end(s, t.whole.b);
+        if (src.format == ManuscriptFormat::Markdown) cover(t.whole.b, first_row_end);
+    }
+    // Prose: vectors, numbers and chains, number words, a bare a.
+    std::vector<Candidate> prose;
+    for (std::size_t k = 0; k < s.size();) {
+        if (covered[k]) {
+            ++k;
+            continue;
+        }
+        std::size_t e = k;
+        if (s[k] == '[') e = vector_end(s, k);
+        const bool starts = k == 0 || !(digit(s[k - 1]) || alpha(s[k - 1]) || s[k - 1] == '.' || s[k - 1] == '_' ||
+                                        s[k - 1] == '^' || s[k - 1] == '\\');
+        if (e == k && starts &&
+            (digit(s[k]) || s.compare(k, 3, "−") == 0 || (s[k] == '-' && k + 1 < s.size() && digit(s[k + 1])) ||
+             vulgar_at(s, k) > 0 || (s[k] == 'a' && k + 2 < s.size() && s[k + 1] == '/'))) {
+            e = number_end(s, k);
+        }
+        Candidate c;
+        if (e > k) {
+            e = chain_end(s, e);
+            c.b = k;
+            c.e = e;
+            c.kind = Kind::Prose;
+        } else if (starts && alpha(s[k])) {
+            std::size_t we = k;
+            while (we < s.size() && alpha(s[we])) ++we;
+            const std::string w = lower(s.substr(k, we - k));
+            const bool number_word = std::find(kWords.begin(), kWords.end(), w) != kWords.end();
+            const std::string prev = word_before_at(s, k);
+            if (w == "a" && we < s.size() && (s[we] == ',' || s[we] == '.' || s[we] == ';' || s[we] == ')') &&
+                (prev == "is" || prev == "are" || prev == "at" || prev == "equal" || prev == "equals" || prev == "be" ||
+                 prev == "remains" || prev == "gives")) {
+                c.b = k;
+                c.e = we;
+                c.kind = Kind::Prose;
+            } else if (number_word && w != "one" && w != "zero") {
+                c.b = k;
+                c.e = we;
+                c.kind = Kind::Word;
+            } else {
+                k = we;
+                continue;
+            }
+        } else {
+            ++k;
+            continue;
+        }
+        k = std::max(c.e, k + 1);
+        const std::string text = src.text.substr(c.b, c.e - c.b);
+        c.shape = statement_shape(plain_notation(text));
+        if (!c.shape.numeric && c.kind != Kind::Word) {
+            c.not_claim = "";  // judged below: it cannot be read
+        }
+        for (std::size_t t = 0; t < L.tables.size(); ++t) {
+            if (!(L.tables[t].whole.b <= c.b && c.b < L.tables[t].whole.e)) continue;
+            for (const auto& cell : L.tables[t].cells) {
+                if (cell.b <= c.b && c.e <= cell.e) {
+                    c.table = static_cast<int>(t);
+                    c.row = cell.row;
+                    c.col = cell.col;
+                    c.markable = cell.b == c.b && cell.e == c.e;
+                }
+            }
+        }
+        prose.push_back(c);
+    }
+    // Not claims: references, years, list numbers, headings, labels, names.
+    const std::string low = lower(s);
+    // The start of every line, found once: a search back from each number would read a long
+    // line once a number (quadratic on a megabyte written on one line).
+    std::vector<std::size_t> line_starts{0};
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '\n') line_starts.push_back(i + 1);
+    }
+    for (auto& c : prose) {
+        const std::string text = s.substr(c.b, c.e - c.b);
+        const bool plain_int = text.find_first_not_of("0123456789.") == std::string::npos;
+        const std::size_t line_b = *(std::upper_bound(line_starts.begin(), line_starts.end(), c.b) - 1);
+        std::size_t w = line_b;
+        while (w < c.b && (s[w] == ' ' || s[w] == '\t')) ++w;
+        const bool first_on_line = w == c.b;
+        const bool glued_after = c.e < s.size() && (alpha(s[c.e]) || s[c.e] == '_' || s[c.e] == '/' ||
+                                                    (s[c.e] == '-' && c.e + 1 < s.size() && alpha(s[c.e + 1])));
+        const bool glued_before = c.b > 0 && (s[c.b - 1] == '-' && c.b > 1 && alpha(s[c.b - 2]));
+        if (c.kind == Kind::Word) {
+            // A number word counts only beside a quantity's name: "twelve dot products",
+            // "the denominator becomes three".
+            continue;
+        }
+        if (glued_after || glued_before) {
+            c.not_claim = "part of a name or path";
+        } else if (options.ignore_years && text.size() == 4 && plain_int &&
+                   (text.starts_with("1") || text.starts_with("20"))) {
+            c.not_claim = "a year";
+        } else if (options.ignore_lists && first_on_line && c.e < s.size() && (s[c.e] == '.' || s[c.e] == ')') &&
+                   text.find('.') == std::string::npos && plain_int) {
+            c.not_claim = "a list item's number";
+        } else if (options.ignore_sections) {
+            const std::string before = word_before_at(s, c.b);
+            std::size_t p = c.b;
+            while (p > 0 && s[p - 1] == ' ') --p;
+            std::size_t q2 = p;
+            while (q2 > 0 && std::isupper(static_cast<unsigned char>(s[q2 - 1]))) --q2;
+            const bool heading = [&] {
+                for (const auto& sec : L.sections) {
+                    if (sec.b <= c.b && c.b < line_end(s, sec.b)) return true;
+                }
+                return false;
+            }();
+            if (heading) {
+                c.not_claim = "a heading's number";
+            } else if (plain_int && c.e + 1 < s.size() && s[c.e] == ':' && s[c.e + 1] == ' ') {
+                c.not_claim = "a label";
+            } else if (plain_int && reference_word(before)) {
+                c.not_claim = fmt::format("a reference (after \"{}\")", before);
+            } else if (plain_int && p - q2 >= 2 && p < c.b) {
+                c.not_claim = "the number of a name (after an abbreviation)";
+            } else if (plain_int && c.b >= 3 && s.compare(c.b - 3, 3, "–") == 0) {
+                std::size_t r = c.b - 3;
+                while (r > 0 && (digit(s[r - 1]) || s[r - 1] == '.')) --r;
+                if (reference_word(word_before_at(s, r))) c.not_claim = "the end of a range of references";
+            } else if (first_on_line && plain_int && text.find('.') != std::string::npos && c.e < s.size() &&
+                       s[c.e] == ' ' && c.e + 1 < s.size() && std::isupper(static_cast<unsigned char>(s[c.e + 1]))) {
+                c.not_claim = "a heading's number";
+            }
+        }
+        if (c.not_claim.empty() && options.ignore_citations && c.b > 0 && s[c.b - 1] == '(' && c.e < s.size() &&
+            s[c.e] == ')' && word_before_at(s, c.b - 1) == "equation") {
+            c.not_claim = "a citation";
+        }
+        (void)low;
+    }
+    // Number words beside a quantity's name: the unit after, or the name and a linking word before.
+    for (auto& c : prose) {
+        if (c.kind != Kind::Word) continue;
+        bool named = false;
+        std::string after = lower(s.substr(c.e, std::min<std::size_t>(40, s.size() - c.e)));
+        std::size_t a = 0;
+        while (a < after.size() && after[a] == ' ') ++a;
+        after = after.substr(a);
+        for (const auto& uc : unit_cues()) {
+            const std::size_t at = after.find(uc.stem);
+            if (at == std::string::npos) continue;
+            const std::string gap = after.substr(0, at);
+            if (gap.find_first_of(",.;:()") == std::string::npos && std::count(gap.begin(), gap.end(), ' ') <= 1)
+                named = true;
+        }
+        if (!named) {
+            std::size_t p = c.b;
+            for (int words = 0; words < 4 && p > 0; ++words) {
+                std::size_t e = p;
+                while (e > 0 && (s[e - 1] == ' ' || s[e - 1] == ',')) --e;
+                std::size_t b = e;
+                while (b > 0 && alpha(s[b - 1])) --b;
+                if (b == e) break;
+                const std::string w = lower(s.substr(b, e - b));
+                bool field = false;
+                for (const auto& fc : field_cues()) {
+                    if (w.starts_with(fc.stem)) field = true;
+                }
+                if (field && w != "state" && w != "states" && w != "query") {
+                    named = true;
+                    break;
+                }
+                if (!linking_words().contains(w)) break;
+                p = b;
+            }
+        }
+        if (!named) c.not_claim = "a number word that names no quantity";
+    }
+    // Lists of numbers in prose: "[0,0], [0,a], [0,0]", "2/3 and 1/3".
+    for (std::size_t i = 0; i + 1 < prose.size(); ++i) {
+        auto& x = prose[i];
+        auto& y = prose[i + 1];
+        if (!x.not_claim.empty() || !y.not_claim.empty()) continue;
+        const std::string gap = s.substr(x.e, y.b - x.e);
+        if (gap == ", " || gap == " and " || gap == ", and " || gap == ",") {
+            if ((x.shape.entries >= 0) == (y.shape.entries >= 0)) {
+                if (x.list_index == 0) x.list_index = 1;
+                y.list_index = x.list_index + 1;
+            }
+        }
+    }
+    cands.insert(cands.end(), prose.begin(), prose.end());
+    std::sort(cands.begin(), cands.end(), [](const Candidate& x, const Candidate& y) { return x.b < y.b; });
+
+    // Judge each.
+    std::vector<BoundNumber> out;
+    const auto& items = binder.catalogue().items;
+    for (const auto& bl : blanked) {
+        if (bl.why == "a heading") continue;
+        for (std::size_t k = bl.b; k < bl.e; ++k) {
+            if (digit(src.scan[k]) && (k == bl.b || !digit(src.scan[k - 1]))) {
+                std::size_t e = k;
+                while (e < bl.e && (digit(src.scan[e]) || src.scan[e] == '.')) ++e;
+                BoundNumber n;
+                n.begin = k;
+                n.end = e;
+                const Location where = src.at(k);
+                n.finding.line = where.line;
+                n.finding.column = where.column;
+                n.finding.text = src.text.substr(k, e - k);
+                n.finding.verdict = AuditVerdict::NotAClaim;
+                n.finding.reason = bl.why;
+                out.push_back(std::move(n));
+                k = e;
+            }
+        }
+    }
+    for (const auto& c : cands) {
+        BoundNumber n;
+        n.begin = c.b;
+        n.end = c.e;
+        n.markable = c.markable;
+        const Location where = src.at(c.b);
+        n.finding.line = where.line;
+        n.finding.column = where.column;
+        n.finding.text = src.text.substr(c.b, c.e - c.b);
+        for (auto& ch : n.finding.text) {
+            if (ch == '\n') ch = ' ';
+        }
+        if (!c.not_claim.empty()) {
+            n.finding.verdict = AuditVerdict::NotAClaim;
+            n.finding.reason = c.not_claim;
+            out.push_back(std::move(n));
+            continue;
+        }
+        placed(where, [&] {
+            if (!charge_work(kWorkPerNumber)) throw over_work(kWorkPerNumber, "auditing a number of the prose");
+        });
+        AuditFinding& f = n.finding;
+        const std::string written = c.kind == Kind::Word ? f.text : f.text;
+        if (!c.shape.numeric) {
+            f.verdict = AuditVerdict::Unbound;
+            f.reason = "it cannot be read as a value";
+            out.push_back(std::move(n));
+            continue;
+        }
+        const Scores sc = binder.cues_for(c);
+        std::vector<std::pair<double, const Item*>> ranked;
+        for (const auto& it : items) {
+            if (sc.field.empty()) break;
+            if (it.entries != c.shape.entries || it.matrix != c.shape.matrix) continue;
+            const double v = binder.score(sc, it);
+            if (v > 0) ranked.emplace_back(v, &it);
+        }
+        std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+        const Report& report = q.report();
+        auto quantity = [&report](const Item& it) {
+            AuditQuantity aq;
+            aq.pointer = it.pointer;
+            aq.value = quantity_text(*it.value);
+            aq.description = describe_pointer(report, it.pointer);
+            return aq;
+        };
+        auto why = [&sc] {
+            std::string r;
+            for (const auto& part : {sc.reason_field, sc.reason_index}) {
+                if (!part.empty()) r += (r.empty() ? "" : ", ") + part;
+            }
+            return r;
+        };
+        if (!sc.foreign.empty()) {
+            f.verdict = AuditVerdict::Unbound;
+            f.reason = fmt::format("it is said of {}, which the scenario does not compute", sc.foreign);
+            out.push_back(std::move(n));
+            continue;
+        }
+        if (ranked.empty()) {
+            f.verdict = AuditVerdict::Unbound;
+            f.reason = "no quantity of the scenario fits its context";
+            out.push_back(std::move(n));
+            continue;
+        }
+        const double best = ranked[0].first;
+        bool done = false;
+        for (const auto& [v, it] : ranked) {
+            if (v < best - 2) break;
+            bool equal = false;
+            try {
+                equal = judge_claim(written, *it->value).passed;
+            } catch (const Error& e) {
+                if (work_refusal(e)) throw;
+            }
+            if (equal) {
+                f.verdict = AuditVerdict::Verified;
+                f.bound.push_back(quantity(*it));
+                f.reason = why();
+                done = true;
+                break;
+            }
+        }
+        if (done) {
+            out.push_back(std::move(n));
+            continue;
+        }
+        std::vector<const Item*> top;
+        for (const auto& [v, it] : ranked) {
+            if (v >= best - 0.01) top.push_back(it);
+        }
+        std::set<std::string> values;
+        for (const auto* it : top) values.insert(it->value->dump());
+        if (sc.hypothetical) {
+            f.verdict = AuditVerdict::Unbound;
+            f.reason = fmt::format("in a negated or hypothetical sentence; its context fits {}", top[0]->pointer);
+            for (const auto* it : top) f.bound.push_back(quantity(*it));
+        } else if (best < 10 || [&] {
+                       const auto fw = sc.field.find(top[0]->field);
+                       return fw == sc.field.end() || fw->second < 5;
+                   }()) {
+            f.verdict = AuditVerdict::Unbound;
+            f.reason = fmt::format("its context fits {} only weakly", top[0]->pointer);
+            f.bound.push_back(quantity(*top[0]));
+        } else if (values.size() == 1) {
+            f.verdict = AuditVerdict::Wrong;
+            f.bound.push_back(quantity(*top[0]));
+            f.reason = why();
+            try {
+                f.detail = judge_claim(written, *top[0]->value).detail;
+            } catch (const Error& e) {
+                if (work_refusal(e)) throw;
+                f.detail = e.reason();
+            }
+        } else {
+            // Two or three quantities of one field fit (16 and 48 bytes) and it equals none: wrong.
+            std::set<std::string> fields;
+            for (const auto* it : top) fields.insert(it->field);
+            const bool none_of = best >= 12 && top.size() <= 3 && fields.size() == 1 && c.kind != Kind::Word;
+            f.verdict = none_of ? AuditVerdict::Wrong : AuditVerdict::Ambiguous;
+            for (const auto* it : top) {
+                if (f.bound.size() < 4) f.bound.push_back(quantity(*it));
+            }
+            f.reason = why();
+            if (f.verdict == AuditVerdict::Wrong) f.detail = "it equals none of the quantities its context fits";
+        }
+        out.push_back(std::move(n));
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const BoundNumber& x, const BoundNumber& y) { return x.begin < y.begin; });
+    return out;
+}
+
+}  // namespace exactattn::manuscript

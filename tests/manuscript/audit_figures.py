@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The figures of `manuscript audit` and `manuscript propose` on an unmarked chapter
+(docs/manuscript.md, "The figures"):
+
+- recall: of the errors planted in chapter14-unmarked.md and its LaTeX twin (planted.json, each
+  written by hand from the chapter), how many `audit` reports `wrong` or `unbound` on their line;
+- false alarms: how many numbers it calls `wrong` in the correct chapter and in the correct
+  rewritings of planted.json (2/8 for 1/4, ½, \\tfrac{2a}{3}, 25%, …);
+- proposed marks: of the marks `propose` writes on the correct chapter, how many name a quantity
+  that expected-marks.json (written by hand from the chapter) accepts, and that `manuscript
+  check` passes the proposed file.
+
+    audit_figures.py EXACTATTN WORKDIR [--min-recall 0.9] [--min-marks 0.95]
+
+Exit 0 when every goal is met, 1 otherwise; the figures are printed either way.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import md_to_tex  # noqa: E402
+
+LINE = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?P<rest>.*)$")
+
+
+def run(exe, *args):
+    return subprocess.run([exe, *args], capture_output=True, text=True)
+
+
+def findings(exe, path):
+    """(line, col, verdict, text) of every number audit reads in `path`."""
+    p = run(exe, "manuscript", "audit", "--all", path)
+    if p.returncode not in (0, 1):
+        raise SystemExit(f"audit {path} failed ({p.returncode}): {p.stderr}")
+    out = []
+    for raw in p.stdout.splitlines():
+        m = LINE.match(raw)
+        if not m:
+            continue
+        rest = m.group("rest")
+        if rest.startswith("written "):
+            verdict, text = "wrong", rest[len("written "):].split("; ", 1)[0]
+        else:
+            for v in ("verified", "ambiguous", "unbound", "not a claim"):
+                k = rest.find(f" {v}: ")
+                if k >= 0:
+                    verdict, text = v, rest[:k]
+                    break
+            else:
+                continue
+        out.append((int(m.group("line")), int(m.group("col")), verdict, text))
+    return out
+
+
+def apply(text, edits):
+    """The text with each edit applied in turn, and the place (line, first col, last col) of
+    what each one changed (columns in code points, 1-based)."""
+    regions = []
+    for e in edits:
+        k = text.find(e["anchor"])
+        assert k >= 0 and text.count(e["anchor"]) == 1, e["anchor"]
+        a, w = e["anchor"], e["with"]
+        pre = 0
+        while pre < min(len(a), len(w)) and a[pre] == w[pre]:
+            pre += 1
+        suf = 0
+        while suf < min(len(a), len(w)) - pre and a[-1 - suf] == w[-1 - suf]:
+            suf += 1
+        b, end = k + pre, k + len(w) - suf
+        delta = len(w) - len(a)
+        regions = [(rb + (delta if rb > k else 0), re_ + (delta if rb > k else 0)) for rb, re_ in regions]
+        text = text[:k] + w + text[k + len(a):]
+        regions.append((b, max(end, b + 1)))
+    places = []
+    for b, end in regions:
+        line = text.count("\n", 0, b) + 1
+        start = text.rfind("\n", 0, b) + 1
+        places.append((line, b - start + 1, end - start))
+    return text, places
+
+
+def write(path, text):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def main():
+    exe, work = sys.argv[1], sys.argv[2]
+    min_recall = float(sys.argv[sys.argv.index("--min-recall") + 1]) if "--min-recall" in sys.argv else 0.9
+    min_marks = float(sys.argv[sys.argv.index("--min-marks") + 1]) if "--min-marks" in sys.argv else 0.95
+    os.makedirs(work, exist_ok=True)
+    with open(os.path.join(HERE, "chapter14-unmarked.md"), encoding="utf-8") as f:
+        clean = f.read()
+    with open(os.path.join(HERE, "planted.json"), encoding="utf-8") as f:
+        planted = json.load(f)
+    ok = True
+    # The committed LaTeX twin is the converter's output on the committed Markdown.
+    with open(os.path.join(HERE, "chapter14-unmarked.tex"), encoding="utf-8") as f:
+        if f.read() != md_to_tex.convert(clean):
+            print("FAIL: chapter14-unmarked.tex is not md_to_tex.py's output on chapter14-unmarked.md")
+            ok = False
+    wrong_md, err_places = apply(clean, planted["errors"])
+    right_md, _ = apply(clean, planted["rewrites"])
+    files = {
+        "clean.md": clean,
+        "errors.md": wrong_md,
+        "rewrites.md": right_md,
+        "clean.tex": md_to_tex.convert(clean),
+        "errors.tex": md_to_tex.convert(wrong_md),
+        "rewrites.tex": md_to_tex.convert(right_md),
+    }
+    found = {}
+    for name, text in files.items():
+        path = os.path.join(work, name)
+        write(path, text)
+        found[name] = findings(exe, path)
+
+    # Recall, Markdown: a wrong or unbound finding whose text covers the changed columns.
+    flagged = ("wrong", "unbound")
+    missed = []
+    hit_md = 0
+    for e, (line, c0, c1) in zip(planted["errors"], err_places):
+        hit = any(
+            l == line and v in flagged and col <= c1 and c0 <= col + len(t) - 1 for l, col, v, t in found["errors.md"]
+        )
+        hit_md += hit
+        if not hit:
+            missed.append(f"md line {line}: {e['kind']}: {e['with']} (truth {e['truth']})")
+    # Recall, LaTeX: the twin keeps the lines; an error is found when its line has a flagged
+    # number more than the correct twin has there.
+    by_line = {}
+    for e, (line, _, _) in zip(planted["errors"], err_places):
+        by_line.setdefault(line, []).append(e)
+    hit_tex = 0
+    for line, errs in by_line.items():
+        before = [t for l, _, v, t in found["clean.tex"] if l == line and v in flagged]
+        after = [t for l, _, v, t in found["errors.tex"] if l == line and v in flagged]
+        new = 0
+        for t in after:
+            if t in before:
+                before.remove(t)
+            else:
+                new += 1
+        hit_tex += min(new, len(errs))
+        if new < len(errs):
+            missed.append(f"tex line {line}: {len(errs) - new} of {len(errs)} not found ({errs[0]['kind']})")
+    n = len(planted["errors"])
+    recall_md, recall_tex = hit_md / n, hit_tex / n
+    false_wrong = {name: [f for f in found[name] if f[2] == "wrong"]
+                   for name in ("clean.md", "rewrites.md", "clean.tex", "rewrites.tex")}
+    n_false = sum(len(v) for v in false_wrong.values())
+    counts = {name: {v: sum(1 for f in found[name] if f[2] == v) for v in
+                     ("verified", "wrong", "ambiguous", "unbound", "not a claim")} for name in ("clean.md", "clean.tex")}
+
+    # Proposed marks on the correct chapter, against the marks written by hand.
+    with open(os.path.join(HERE, "expected-marks.json"), encoding="utf-8") as f:
+        expected = json.load(f)["marks"]
+    right = wrong_marks = unknown = 0
+    bad_marks = []
+    for fmt_name, ext in (("Markdown", "md"), ("LaTeX", "tex")):
+        src = os.path.join(work, f"clean.{ext}")
+        out = os.path.join(work, f"proposed.{ext}")
+        listing = os.path.join(work, f"proposed-{ext}.txt")
+        p = run(exe, "manuscript", "propose", src, "-o", out, "--listing", listing)
+        if p.returncode != 0:
+            print(f"FAIL: propose {src}: {p.stderr.strip()}")
+            ok = False
+            continue
+        c = run(exe, "manuscript", "check", out)
+        if c.returncode != 0:
+            print(f"FAIL: manuscript check on the proposed {fmt_name} file:\n{c.stdout}{c.stderr}")
+            ok = False
+        if ext != "md":
+            continue
+        lines = clean.split("\n")
+        with open(listing, encoding="utf-8") as f:
+            for raw in f:
+                m = re.match(r"^.*?:(\d+):(\d+): marked (.*) as (/\S+) \(", raw)
+                if not m:
+                    continue
+                line, written, pointer = int(m.group(1)), m.group(3), m.group(4)
+                text = lines[line - 1]
+                want = [x for x in expected if x["near"] in text and x["written"] == written]
+                if not want:
+                    unknown += 1
+                    continue
+                if any(re.fullmatch(pat.replace("*", "[^/]*"), pointer) for pat in want[0]["ok"]):
+                    right += 1
+                else:
+                    wrong_marks += 1
+                    bad_marks.append(f"line {line}: {written} marked {pointer}, expected {want[0]['ok']}")
+    judged = right + wrong_marks
+    marks_rate = right / judged if judged else 0.0
+
+    print(f"planted errors: {n}; recall Markdown {hit_md}/{n} = {recall_md:.1%}, LaTeX {hit_tex}/{n} = {recall_tex:.1%}")
+    print(f"false wrong on correct text: {n_false} (clean md {len(false_wrong['clean.md'])}, rewrites md "
+          f"{len(false_wrong['rewrites.md'])}, clean tex {len(false_wrong['clean.tex'])}, rewrites tex "
+          f"{len(false_wrong['rewrites.tex'])}); rewritings: {len(planted['rewrites'])}")
+    print(f"verdicts on the correct chapter: Markdown {counts['clean.md']}, LaTeX {counts['clean.tex']}")
+    print(f"proposed marks (Markdown) judged against expected-marks.json: {right}/{judged} = {marks_rate:.1%} right, "
+          f"{unknown} marks with no hand-written expectation")
+    for m in missed:
+        print("  missed:", m)
+    for name, fs in false_wrong.items():
+        for f in fs:
+            print(f"  false wrong: {name}:{f[0]}:{f[1]}: {f[3]}")
+    for b in bad_marks:
+        print("  wrong mark:", b)
+    if recall_md < min_recall or recall_tex < min_recall:
+        print(f"FAIL: recall below {min_recall:.0%}")
+        ok = False
+    if n_false:
+        print("FAIL: a correct number was called wrong")
+        ok = False
+    if marks_rate < min_marks:
+        print(f"FAIL: proposed marks right below {min_marks:.0%}")
+        ok = False
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
