@@ -201,8 +201,10 @@ std::size_t AuditResult::count(AuditVerdict v) const {
         std::count_if(unmarked.begin(), unmarked.end(), [v](const AuditFinding& f) { return f.verdict == v; }));
 }
 
-AuditResult audit_manuscript_text(std::string_view text, const std::string& file, ManuscriptFormat format,
-                                  const ManuscriptOptions& options, const AuditOptions& audit) {
+namespace {
+
+AuditResult audit_text(std::string_view text, const std::string& file, ManuscriptFormat format,
+                       const ManuscriptOptions& options, const AuditOptions& audit) {
     const manuscript::Source src = manuscript::prepare(text, file, format);
     const auto marks = manuscript::find_marks(src);
     manuscript::Quantities q(src, options.scenario);
@@ -246,6 +248,17 @@ AuditResult audit_manuscript_text(std::string_view text, const std::string& file
         r.unmarked.push_back(std::move(f));
     }
     return r;
+}
+
+}  // namespace
+
+// Every error is placed: a claim's own at its line and column, anything else (a work budget run
+// out while binding or printing a value) at the manuscript.
+AuditResult audit_manuscript_text(std::string_view text, const std::string& file, ManuscriptFormat format,
+                                  const ManuscriptOptions& options, const AuditOptions& audit) {
+    Location where;
+    where.file = file;
+    return placed(where, [&] { return audit_text(text, file, format, options, audit); });
 }
 
 }  // namespace exactattn
