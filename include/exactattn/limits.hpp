@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -124,6 +126,14 @@ enum class Limit {
 [[nodiscard]] const char* limit_name(Limit which);
 /// The field's value in `l`.
 [[nodiscard]] std::int64_t limit_value(const Limits& l, Limit which);
+/// Every limit, each once, in the order the Python module lists them (`current_limits()`).
+[[nodiscard]] std::span<const Limit> all_limits();
+/// The limit whose field is named `name` ("max_bits"), or none.
+[[nodiscard]] std::optional<Limit> find_limit(std::string_view name);
+/// The largest value the field can hold (an `int` field's is INT_MAX).
+[[nodiscard]] std::int64_t limit_ceiling(Limit which);
+/// Sets the field in `l` to `value` (at most limit_ceiling(which); the caller checks the range).
+void set_limit_value(Limits& l, Limit which, std::int64_t value);
 
 /// Who reads the refusals, so that they name the option that raises a limit: the command line
 /// tool (`--max-work`), the Python module (`exactattn.limits(max_work=…)`), or a C++ program

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <cstdint>
-#include <limits>
 #include <optional>
 
 #include "bindings.hpp"
@@ -17,42 +16,9 @@ namespace exactattn::python {
 
 namespace {
 
-struct LimitField {
-    const char* name;
-    std::int64_t (*get)(const Limits&);
-    void (*set)(Limits&, std::int64_t);
-};
-
-#define EXACTATTN_LIMIT(field)                                                        \
-    LimitField {                                                                      \
-#field, [](const Limits& l) { return static_cast<std::int64_t>(l.field); },         \
-            [](Limits& l, std::int64_t v) { l.field = static_cast<decltype(l.field)>(v); } \
-    }
-const LimitField kLimitFields[] = {
-    EXACTATTN_LIMIT(max_exponent),
-    EXACTATTN_LIMIT(max_root),
-    EXACTATTN_LIMIT(max_bits),
-    EXACTATTN_LIMIT(max_degree),
-    EXACTATTN_LIMIT(max_precision),
-    EXACTATTN_LIMIT(max_positions),
-    EXACTATTN_LIMIT(max_cells),
-    EXACTATTN_LIMIT(max_memory_bytes),
-    EXACTATTN_LIMIT(max_value_bits),
-    EXACTATTN_LIMIT(max_file_bytes),
-    EXACTATTN_LIMIT(max_nesting),
-    EXACTATTN_LIMIT(max_work),
-    EXACTATTN_LIMIT(max_report_cells),
-    EXACTATTN_LIMIT(max_decoder_steps),
-    EXACTATTN_LIMIT(max_target_vocabulary),
-    EXACTATTN_LIMIT(max_figure_positions),
-    EXACTATTN_LIMIT(max_variants),
-    EXACTATTN_LIMIT(max_variant_draws),
-};
-#undef EXACTATTN_LIMIT
-
 py::dict limits_dict(const Limits& l) {
     py::dict d;
-    for (const auto& f : kLimitFields) d[f.name] = f.get(l);
+    for (const Limit which : all_limits()) d[limit_name(which)] = limit_value(l, which);
     return d;
 }
 
@@ -60,24 +26,18 @@ Limits limits_from(const py::dict& changes) {
     Limits l = limits();
     for (auto [key, value] : changes) {
         const auto name = py::str(key).cast<std::string>();
-        const LimitField* field = nullptr;
-        for (const auto& f : kLimitFields) {
-            if (name == f.name) field = &f;
-        }
-        if (field == nullptr) {
+        const std::optional<Limit> which = find_limit(name);
+        if (!which) {
             std::string known;
-            for (const auto& f : kLimitFields) known += (known.empty() ? "" : ", ") + std::string(f.name);
+            for (const Limit w : all_limits()) known += (known.empty() ? "" : ", ") + std::string(limit_name(w));
             throw usage("limits", fmt::format("unknown limit \"{}\" (known: {})", name, known));
         }
-        const std::int64_t cap = std::string_view(name) == "max_root" || std::string_view(name) == "max_degree" ||
-                                         std::string_view(name) == "max_nesting"
-                                     ? std::numeric_limits<int>::max()
-                                     : std::numeric_limits<std::int64_t>::max();
+        const std::int64_t cap = limit_ceiling(*which);
         if (PyBool_Check(value.ptr()) || !PyLong_Check(value.ptr()) || to_mpz(value) < 1 || to_mpz(value) > cap) {
             throw usage("limits", fmt::format("{} must be a whole number from 1 to {}, not {}", name, cap,
                                               std::string(py::repr(value))));
         }
-        field->set(l, value.cast<std::int64_t>());
+        set_limit_value(l, *which, value.cast<std::int64_t>());
     }
     return l;
 }

@@ -7,8 +7,11 @@
 #include <gmp.h>
 #include <mpfr.h>
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
+#include <iterator>
+#include <limits>
 #include <new>
 
 #include "exactattn/print.hpp"
@@ -43,24 +46,27 @@ struct LimitRow {
     int Limits::*narrow;
 };
 
-// The one table of the limits: every message names a limit through it.
+// The one table of the limits: every message names a limit through it, and the Python module
+// lists, reads and sets them through it (in this order: `current_limits()` is a dict in it).
+// A new field of Limits is one enumerator of Limit and one row here; `LimitTable.*`
+// (tests/unit/limits_test.cpp) fails while a field has no row.
 constexpr LimitRow kRows[] = {
     {Limit::max_exponent, "max_exponent", "", nullptr, &Limits::max_exponent, nullptr},
     {Limit::max_root, "max_root", "", nullptr, nullptr, &Limits::max_root},
     {Limit::max_bits, "max_bits", " bits", nullptr, &Limits::max_bits, nullptr},
-    {Limit::max_value_bits, "max_value_bits", " bits", nullptr, &Limits::max_value_bits, nullptr},
     {Limit::max_degree, "max_degree", "", nullptr, nullptr, &Limits::max_degree},
     {Limit::max_precision, "max_precision", " bits", nullptr, &Limits::max_precision, nullptr},
-    {Limit::max_work, "max_work", " work units", "--max-work", &Limits::max_work, nullptr},
     {Limit::max_positions, "max_positions", "", nullptr, &Limits::max_positions, nullptr},
     {Limit::max_cells, "max_cells", "", nullptr, &Limits::max_cells, nullptr},
     {Limit::max_memory_bytes, "max_memory_bytes", " bytes", nullptr, &Limits::max_memory_bytes, nullptr},
-    {Limit::max_report_cells, "max_report_cells", "", nullptr, &Limits::max_report_cells, nullptr},
-    {Limit::max_figure_positions, "max_figure_positions", "", nullptr, &Limits::max_figure_positions, nullptr},
+    {Limit::max_value_bits, "max_value_bits", " bits", nullptr, &Limits::max_value_bits, nullptr},
     {Limit::max_file_bytes, "max_file_bytes", " bytes", nullptr, &Limits::max_file_bytes, nullptr},
+    {Limit::max_nesting, "max_nesting", "", nullptr, nullptr, &Limits::max_nesting},
+    {Limit::max_work, "max_work", " work units", "--max-work", &Limits::max_work, nullptr},
+    {Limit::max_report_cells, "max_report_cells", "", nullptr, &Limits::max_report_cells, nullptr},
     {Limit::max_decoder_steps, "max_decoder_steps", "", nullptr, &Limits::max_decoder_steps, nullptr},
     {Limit::max_target_vocabulary, "max_target_vocabulary", "", nullptr, &Limits::max_target_vocabulary, nullptr},
-    {Limit::max_nesting, "max_nesting", "", nullptr, nullptr, &Limits::max_nesting},
+    {Limit::max_figure_positions, "max_figure_positions", "", nullptr, &Limits::max_figure_positions, nullptr},
     {Limit::max_variants, "max_variants", "", nullptr, &Limits::max_variants, nullptr},
     {Limit::max_variant_draws, "max_variant_draws", "", nullptr, &Limits::max_variant_draws, nullptr},
 };
@@ -69,8 +75,22 @@ const LimitRow& row(Limit which) {
     for (const auto& r : kRows) {
         if (r.which == which) return r;
     }
-    return kRows[0];  // unreachable: every enumerator has a row (checked by a test)
+    return kRows[0];  // unreachable: every enumerator has a row (the static_assert below)
 }
+
+constexpr bool one_row_each() {
+    constexpr std::size_t n = std::size(kRows);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto w = static_cast<std::size_t>(kRows[i].which);
+        if (w >= n || (kRows[i].wide == nullptr) == (kRows[i].narrow == nullptr)) return false;
+        for (std::size_t j = 0; j < i; ++j) {
+            if (kRows[j].which == kRows[i].which) return false;
+        }
+    }
+    return true;
+}
+// Every enumerator of Limit (numbered 0 to n - 1) has exactly one row, with one field.
+static_assert(one_row_each(), "one row a Limit in kRows, each naming one field of Limits");
 
 double clamp_units(double v) { return std::isfinite(v) ? v : 1e300; }
 void* gmp_allocate(std::size_t n) {
@@ -118,6 +138,35 @@ ScopedLimits::~ScopedLimits() { scoped = saved_; }
 void release_thread_caches() { mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE); }
 
 const char* limit_name(Limit which) { return row(which).name; }
+
+std::span<const Limit> all_limits() {
+    static const auto order = [] {
+        std::array<Limit, std::size(kRows)> a{};
+        for (std::size_t i = 0; i < a.size(); ++i) a[i] = kRows[i].which;
+        return a;
+    }();
+    return order;
+}
+
+std::optional<Limit> find_limit(std::string_view name) {
+    for (const auto& r : kRows) {
+        if (name == r.name) return r.which;
+    }
+    return std::nullopt;
+}
+
+std::int64_t limit_ceiling(Limit which) {
+    return row(which).wide != nullptr ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<int>::max();
+}
+
+void set_limit_value(Limits& l, Limit which, std::int64_t value) {
+    const auto& r = row(which);
+    if (r.wide != nullptr) {
+        l.*(r.wide) = value;
+    } else {
+        l.*(r.narrow) = static_cast<int>(value);
+    }
+}
 
 std::int64_t limit_value(const Limits& l, Limit which) {
     const auto& r = row(which);
