@@ -328,7 +328,10 @@ void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& comman
     s->add_option("--actual", o->actual, "judge: the kernel's output (n_q × d_v)");
     s->add_option("--actual-weights", o->actual_weights, "judge: the kernel's weights (n_q × n_k)");
     s->add_option("--actual-lse", o->actual_lse, "judge: the kernel's log-sum-exp per row (n_q)");
-    s->add_option("--algorithm", o->algorithm, "judge, emulate: naive | safe | online");
+    std::string algorithm_names;
+    for (const Algorithm a : algorithms())
+        algorithm_names += (algorithm_names.empty() ? "" : " | ") + std::string(algorithm_name(a));
+    s->add_option("--algorithm", o->algorithm, "judge, emulate: " + algorithm_names);
     s->add_option("--accumulate", o->accumulate, "judge, emulate: the accumulator format (default float32)");
     s->add_option("--p-dtype", o->p_dtype, "judge, online: P's format before P·V (default --dtype)");
     s->add_option("--block", o->block, "judge, online: the block size")

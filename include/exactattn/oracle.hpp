@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -179,6 +180,8 @@ struct AlgorithmSpec {
 };
 Algorithm parse_algorithm(std::string_view name, const Location& where = {});
 const char* algorithm_name(Algorithm a);
+/// Every algorithm, in the order of the documentation (docs/oracle.md, "Bounds").
+std::span<const Algorithm> algorithms();
 
 /// An algorithm to emulate: every operation correctly rounded in `format` (scores as
 /// fl(fl(Σ q k) · c) in index order, exponentials, sums in key order, divisions), P rounded to

@@ -160,9 +160,8 @@ TEST(OracleEmulate, AnOnlineRescalingIntoTheSubnormalsSaysHowManyBitsAreLeft) {
 TEST(OracleEmulate, EveryEmulatedAlgorithmIsWithinTheBoundTheJudgeGivesIt) {
     std::mt19937 rng(5);
     const FloatFormat formats[] = {FloatFormat::Float16, FloatFormat::BFloat16, FloatFormat::Float32};
-    const Algorithm algorithms[] = {Algorithm::Naive, Algorithm::Safe, Algorithm::Online};
     for (FloatFormat f : formats) {
-        for (Algorithm alg : algorithms) {
+        for (Algorithm alg : algorithms()) {  // every row of the table: a new algorithm is held too
             for (int trial = 0; trial < 3; ++trial) {
                 // bfloat16 scores of a few units carry absolute errors of a few percent, past
                 // which the bound is infinite (correctly): smaller inputs there.
@@ -325,5 +324,32 @@ TEST(OracleEmulate, UnderZerosAFullyMaskedRowsExactZeroPassesAsDoTheDesignedMask
                 EXPECT_TRUE(judge_output(r, emu, a, std::nullopt).passed());
             }
         }
+    }
+}
+
+// The one table of algorithms (oracle/judge.cpp): each name parses back to its algorithm, the
+// other names of online are read as online, and a name outside the table lists the table's.
+// Each algorithm emulates the hand-worked row: q = [0, 0] against two keys gives equal scores,
+// weights 1/2 and 1/2, and with v = [3, 0] the output 3/2, exact in float32 whatever the order.
+TEST(OracleAlgorithms, EveryRowParsesBackAndEmulatesTheHandWorkedRow) {
+    ASSERT_EQ(algorithms().size(), 3u);
+    Problem p;
+    p.q = {{1, 2}, {0, 0}, FloatFormat::Float32};
+    p.k = {{2, 2}, {1, 1, 1, 1}, FloatFormat::Float32};
+    p.v = {{2, 1}, {3, 0}, FloatFormat::Float32};
+    for (const Algorithm a : algorithms()) {
+        SCOPED_TRACE(algorithm_name(a));
+        EXPECT_EQ(parse_algorithm(algorithm_name(a)), a);
+        const EmulationSpec s{a, FloatFormat::Float32, FloatFormat::Float32, FloatFormat::Float32, 1};
+        EXPECT_EQ(emulate(p, s, false).out.data, std::vector<double>{1.5});
+    }
+    EXPECT_EQ(parse_algorithm("flash"), Algorithm::Online);
+    EXPECT_EQ(parse_algorithm("tiled"), Algorithm::Online);
+    try {
+        (void)parse_algorithm("fused");
+        ADD_FAILURE() << "an unknown algorithm was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("unknown algorithm 'fused' (naive, safe, online)"), std::string::npos)
+            << e.what();
     }
 }

@@ -209,7 +209,16 @@ Emulation emulate(const Problem& p, const EmulationSpec& s, bool trace) {
             continue;
         }
         const auto sc = scores(r, a, keep);
-        const auto o = s.algorithm == Algorithm::Online ? online_row(r, a, sc, keep) : plain_row(r, a, sc, keep);
+        std::vector<double> o;
+        switch (s.algorithm) {  // no default: a new Algorithm does not compile without its emulation
+            case Algorithm::Naive:
+            case Algorithm::Safe:
+                o = plain_row(r, a, sc, keep);
+                break;
+            case Algorithm::Online:
+                o = online_row(r, a, sc, keep);
+                break;
+        }
         for (double x : o) out.out.data.push_back(round_to(x, s.output));
     }
     return out;

@@ -3,8 +3,10 @@
 // judgement of a kernel's output against the certified reference.
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
 #include <functional>
+#include <iterator>
 #include <limits>
 
 #include "arith.hpp"
@@ -43,28 +45,35 @@ Terms row_terms(const Reference& ref, const AlgorithmSpec& s, const RowFacts& f,
         (ref.base == ExpBase::E ? std::log(max_finite(s.accumulate)) : std::log2(max_finite(s.accumulate))) *
         (1 - 0x1p-30);
     t.eta = least_subnormal(s.accumulate);
-    if (s.algorithm == Algorithm::Naive) {
-        // The computed sum may exceed the exact one by the factor (1 + 2u)e^ε(1 + γ_n): its log_b
-        // by at most 2(γ_n + 2u + ε) (log1p(x) ≤ x, and 1/ln 2 < 2).
-        const double slack = 2 * (gamma(n, ua) + 2 * ua + eps);
-        if (f.score_max + eps >= lmax || ref.lse_hi[i] + slack >= lmax)
-            t.why = fmt::format("row {}: the largest score {:.6g} overflows exp (or the sum) in {} (log max = {:.4g})",
+    // One case an algorithm, no default: a new Algorithm does not compile without its terms.
+    switch (s.algorithm) {
+        case Algorithm::Naive: {
+            // The computed sum may exceed the exact one by the factor (1 + 2u)e^ε(1 + γ_n): its
+            // log_b by at most 2(γ_n + 2u + ε) (log1p(x) ≤ x, and 1/ln 2 < 2).
+            const double slack = 2 * (gamma(n, ua) + 2 * ua + eps);
+            if (f.score_max + eps >= lmax || ref.lse_hi[i] + slack >= lmax)
+                t.why =
+                    fmt::format("row {}: the largest score {:.6g} overflows exp (or the sum) in {} (log max = {:.4g})",
                                 i, f.score_max, info(s.accumulate).name, lmax);
-        t.d_lo = std::exp(ref.lse_lo[i]) * (1 - 0x1p-30);
-        t.phi = gamma(n - 1, ua);
-        t.theta = (1 + ua) * (1 + gamma(n, ua)) - 1;
-    } else {
-        eps += ua * f.score_range;  // s_j − m rounded
-        if (s.algorithm == Algorithm::Safe) {
+            t.d_lo = std::exp(ref.lse_lo[i]) * (1 - 0x1p-30);
             t.phi = gamma(n - 1, ua);
             t.theta = (1 + ua) * (1 + gamma(n, ua)) - 1;
-        } else {
+            break;
+        }
+        case Algorithm::Safe:
+            eps += ua * f.score_range;  // s_j − m rounded
+            t.phi = gamma(n - 1, ua);
+            t.theta = (1 + ua) * (1 + gamma(n, ua)) - 1;
+            break;
+        case Algorithm::Online: {
+            eps += ua * f.score_range;  // s_j − m rounded
             const double b = static_cast<double>(std::max<std::int64_t>(1, std::min<std::int64_t>(s.block, f.keys)));
             const double blocks = std::ceil(n / b);
             const double up = s.p_format == s.accumulate ? 0 : unit_roundoff(s.p_format);
             t.phi = gamma(b + 2 * blocks, ua);
             t.theta = (1 + up) * (1 + gamma(b + 2 * blocks, ua)) * (1 + ua) - 1;
             t.eta += least_subnormal(s.p_format);
+            break;
         }
     }
     t.eps = eps;
@@ -97,7 +106,13 @@ std::optional<Terms> bounded_terms(const Reference& ref, const AlgorithmSpec& sp
 // enter ℓ, both divided by ℓ̂ ≥ D'; the final division adds η_a/2. v1 ≥ Σ_j |v_jc|, o ≥ |ô|.
 double ops_underflow(const AlgorithmSpec& s, const Terms& t, const RowFacts& f, double v1, double o) {
     const double ea = least_subnormal(s.accumulate), n = static_cast<double>(f.keys);
-    if (s.algorithm != Algorithm::Online) return (v1 + n) * ea * (1 + t.theta);
+    switch (s.algorithm) {
+        case Algorithm::Naive:
+        case Algorithm::Safe:
+            return (v1 + n) * ea * (1 + t.theta);
+        case Algorithm::Online:
+            break;
+    }
     const double b = static_cast<double>(std::max<std::int64_t>(1, std::min<std::int64_t>(s.block, f.keys)));
     const double blocks = std::ceil(n / b);
     const double d_prime = t.d_lo * (1 - t.r) * (1 - t.phi);
@@ -114,24 +129,52 @@ BoundKind parse_bound(std::string_view name, const Location& where) {
 
 const char* bound_name(BoundKind b) { return b == BoundKind::Running ? "running" : "a-priori"; }
 
-Algorithm parse_algorithm(std::string_view name, const Location& where) {
-    if (name == "naive") return Algorithm::Naive;
-    if (name == "safe") return Algorithm::Safe;
-    if (name == "online" || name == "flash" || name == "tiled") return Algorithm::Online;
-    throw usage_error(fmt::format("unknown algorithm '{}' (naive, safe, online)", escape_controls(name)), where);
+namespace {
+// The one table of algorithms' names (docs/contributing.md, "A new oracle algorithm"): the name
+// a user writes and prints, and the other names it is known by. Its bound terms are its case in
+// row_terms and ops_underflow above, its emulation its case in emulate() (switches without a
+// default, so a new Algorithm without them does not compile).
+struct AlgorithmRow {
+    Algorithm algorithm;
+    const char* name;
+    std::array<const char*, 2> aliases;
+};
+constexpr AlgorithmRow kAlgorithms[] = {
+    {Algorithm::Naive, "naive", {}},
+    {Algorithm::Safe, "safe", {}},
+    {Algorithm::Online, "online", {"flash", "tiled"}},
+};
+constexpr bool one_row_each() {
+    for (std::size_t i = 0; i < std::size(kAlgorithms); ++i) {
+        if (static_cast<std::size_t>(kAlgorithms[i].algorithm) != i) return false;
+    }
+    return true;
+}
+static_assert(one_row_each(), "row i of kAlgorithms is the i-th Algorithm");
+}  // namespace
+
+std::span<const Algorithm> algorithms() {
+    static const auto order = [] {
+        std::array<Algorithm, std::size(kAlgorithms)> a{};
+        for (std::size_t i = 0; i < a.size(); ++i) a[i] = kAlgorithms[i].algorithm;
+        return a;
+    }();
+    return order;
 }
 
-const char* algorithm_name(Algorithm a) {
-    switch (a) {
-        case Algorithm::Naive:
-            return "naive";
-        case Algorithm::Safe:
-            return "safe";
-        case Algorithm::Online:
-            return "online";
+Algorithm parse_algorithm(std::string_view name, const Location& where) {
+    std::string names;
+    for (const auto& row : kAlgorithms) {
+        if (name == row.name) return row.algorithm;
+        for (const char* alias : row.aliases) {
+            if (alias != nullptr && name == alias) return row.algorithm;
+        }
+        names += (names.empty() ? "" : ", ") + std::string(row.name);
     }
-    return "?";
+    throw usage_error(fmt::format("unknown algorithm '{}' ({})", escape_controls(name), names), where);
 }
+
+const char* algorithm_name(Algorithm a) { return kAlgorithms[static_cast<std::size_t>(a)].name; }
 
 double output_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t c, std::string* why) {
     const RowFacts& f = ref.rows[i];

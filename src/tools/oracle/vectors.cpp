@@ -193,7 +193,7 @@ std::vector<std::pair<std::string, std::string>> write_vectors(std::uint64_t see
         m["out_kind"] = nlohmann::json::array();
         for (auto e : r.out_exact) m["out_kind"].push_back(e ? "exact" : "certified");
         if (!r.out_exact_text.empty()) m["out_exact"] = r.out_exact_text;
-        for (Algorithm a : {Algorithm::Naive, Algorithm::Safe, Algorithm::Online}) {
+        for (Algorithm a : algorithms()) {
             const AlgorithmSpec s{a, f, f, 64};  // every operation in the format itself
             Tensor b{{r.n_q, r.d_v}, {}, FloatFormat::Float64};
             for (std::int64_t x = 0; x < r.n_q * r.d_v; ++x) b.data.push_back(output_bound(r, s, x / r.d_v, x % r.d_v));
