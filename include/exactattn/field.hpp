@@ -12,20 +12,6 @@ namespace exactattn {
 
 class FieldElem;
 
-namespace detail {
-/// Σ c_i θ_m^i from coefficients that are already canonical (reduced fractions with positive
-/// denominators, no trailing zero, m the smallest root degree), without the gcd per
-/// coefficient that `FieldElem::from_coefficients` spends: for a caller that has reduced its
-/// fractions more cheaply itself (the fast path reduces d contexts with one full-size gcd).
-/// Unchecked (FLINT's underscore rule); builds with EXACTATTN_ASSERTS verify the form.
-/// Throws LimitError past limits().max_root or max_bits.
-FieldElem from_canonical_unchecked(int m, std::vector<mpq_class> coeffs);
-/// The same from reduced fractions that may still have trailing zeros or a smaller root
-/// degree: trimmed and shrunk by the one rule FieldElem's canonical form is made by, without
-/// reducing the fractions again.
-FieldElem from_reduced_unchecked(int m, std::vector<mpq_class> coeffs);
-}  // namespace detail
-
 /// An element x = Σ_{i<m} c_i θ^i of K_m = Q(θ), θ = 2^(1/m), θ^m = 2.
 ///
 /// Canonical form (every public operation returns it, `is_canonical()` checks it):
@@ -92,7 +78,7 @@ class FieldElem {
     [[nodiscard]] std::size_t hash() const;
 
   private:
-    friend FieldElem detail::from_canonical_unchecked(int m, std::vector<mpq_class> coeffs);
+    friend struct FieldElemAccess;  // the unchecked constructors (src/core/field_detail.hpp)
     void canonicalize();
     int m_ = 1;
     std::vector<mpq_class> c_;
@@ -102,12 +88,5 @@ inline FieldElem operator+(FieldElem x, const FieldElem& y) { return x += y; }
 inline FieldElem operator-(FieldElem x, const FieldElem& y) { return x -= y; }
 inline FieldElem operator*(FieldElem x, const FieldElem& y) { return x *= y; }
 inline FieldElem operator/(FieldElem x, const FieldElem& y) { return x /= y; }
-
-namespace detail {
-/// Checks a number's size against limits().max_bits; throws LimitError.
-void check_bits(const mpq_class& q);
-/// Least common multiple of two root degrees, checked against limits().max_root.
-int lcm_root(int m1, int m2);
-}  // namespace detail
 
 }  // namespace exactattn

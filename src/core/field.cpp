@@ -12,6 +12,7 @@
 #include <numeric>
 
 #include "exactattn/error.hpp"
+#include "core/field_detail.hpp"
 #include "core/interval.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/print.hpp"
@@ -287,12 +288,17 @@ FieldElem FieldElem::from_coefficients(int m, std::vector<mpq_class> coeffs) {
     return x;
 }
 
-FieldElem detail::from_canonical_unchecked(int m, std::vector<mpq_class> coeffs) {
-    check_root(m);
+FieldElem FieldElemAccess::make(int m, std::vector<mpq_class> coeffs) {
     FieldElem x;
     x.m_ = m;
     x.c_ = std::move(coeffs);
-    for (const auto& c : x.c_) detail::check_bits(c);
+    return x;
+}
+
+FieldElem detail::from_canonical_unchecked(int m, std::vector<mpq_class> coeffs) {
+    check_root(m);
+    for (const auto& c : coeffs) detail::check_bits(c);
+    FieldElem x = FieldElemAccess::make(m, std::move(coeffs));
     EXACTATTN_ASSERT(x.is_canonical());
     return x;
 }

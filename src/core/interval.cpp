@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 
+#include "core/field_detail.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/field.hpp"
 #include "exactattn/limits.hpp"

@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 
+#include "core/field_detail.hpp"
 #include "core/utf8.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/limits.hpp"

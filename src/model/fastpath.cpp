@@ -27,7 +27,9 @@
 #include <numeric>
 #include <optional>
 
+#include "core/field_detail.hpp"
 #include "exactattn/error.hpp"
+#include "model/memory_detail.hpp"
 #include "exactattn/limits.hpp"
 
 namespace exactattn::detail {

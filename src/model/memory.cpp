@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "exactattn/error.hpp"
+#include "model/memory_detail.hpp"
 #include "exactattn/limits.hpp"
 
 namespace exactattn {

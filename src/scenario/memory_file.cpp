@@ -21,6 +21,7 @@
 #include <unordered_map>
 
 #include "exactattn/limits.hpp"
+#include "model/memory_detail.hpp"
 #include "exactattn/parse.hpp"
 #include "scenario/memory_file.hpp"
 #include "exactattn/scenario.hpp"
