@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <ostream>
 
 #include "commands.hpp"
@@ -30,18 +31,59 @@ struct ManuscriptCli {
     bool strict = false;
     std::string min_coverage = "95";  ///< --strict: the lowest coverage (percent, an exact decimal) that passes
     AuditOptions audit;
-    bool all = false;     ///< audit: print the verified numbers and the numbers that are not claims too
-    bool diff = false;    ///< propose: a diff of the marks instead of the whole manuscript
-    std::string listing;  ///< propose: where the marks' reasons and the unmarked numbers go
+    bool all = false;            ///< audit: print the verified numbers and the numbers that are not claims too
+    bool diff = false;           ///< propose: a diff of the marks instead of the whole manuscript
+    std::string listing;         ///< propose: where the marks' reasons and the unmarked numbers go
+    std::string stdin_filename;  ///< --stdin-filename: the name, ending and directory of `-`
 };
+
+// The manuscripts a command was given: `-` is standard input (docs/manuscript.md, "Standard
+// input"), read whole before any work and named by --stdin-filename (default <stdin>, read as
+// Markdown, a relative scenario found from the current directory); every other file is read by
+// the one input reader when its turn comes.
+struct Inputs {
+    std::vector<std::string> files;       ///< as messages name them
+    std::optional<std::size_t> stdin_at;  ///< which of them is standard input
+    std::string stdin_text;
+
+    [[nodiscard]] std::string text(std::size_t i) const {
+        return stdin_at == i ? stdin_text : read_manuscript_file(files[i]);
+    }
+};
+
+std::string stdin_name(const ManuscriptCli& o) { return o.stdin_filename.empty() ? "<stdin>" : o.stdin_filename; }
+
+// `paths` as manuscript_files expands them (a directory: its manuscripts, those naming a scenario
+// when `only_named`), with `-` standing for standard input once.
+Inputs inputs(const std::vector<std::string>& paths, const ManuscriptCli& o, bool only_named) {
+    Inputs in;
+    for (const auto& p : paths) {
+        if (p != "-") {
+            const auto found = manuscript_files({p}, only_named);
+            in.files.insert(in.files.end(), found.begin(), found.end());
+            continue;
+        }
+        if (in.stdin_at) throw usage_error("standard input (-) is named twice; it can be read once");
+        in.stdin_text = read_standard_input();
+        in.stdin_at = in.files.size();
+        in.files.push_back(stdin_name(o));
+    }
+    if (!o.stdin_filename.empty() && !in.stdin_at) {
+        throw usage_error("names standard input, and no manuscript is `-`: give - to read it",
+                          option_place("--stdin-filename"));
+    }
+    return in;
+}
 
 // Checks `files`, printing a line per wrong claim and per file and the total; the number of
 // wrong claims.
-std::size_t check_files(const std::vector<std::string>& files, const ManuscriptCli& o, std::ostream& out) {
+std::size_t check_files(const Inputs& in, const ManuscriptCli& o, std::ostream& out) {
+    const auto& files = in.files;
     std::vector<ManuscriptResult> results(files.size());
     const ManuscriptOptions options{o.scenario};
-    run_parallel(files.size(), o.jobs == 0 ? default_jobs() : o.jobs,
-                 [&](std::size_t i) { results[i] = check_manuscript(files[i], options); });
+    run_parallel(files.size(), o.jobs == 0 ? default_jobs() : o.jobs, [&](std::size_t i) {
+        results[i] = check_manuscript_text(in.text(i), files[i], manuscript_format(files[i]), options);
+    });
     std::size_t claims = 0;
     std::size_t wrong = 0;
     std::size_t bad_files = 0;
@@ -62,22 +104,27 @@ std::size_t check_files(const std::vector<std::string>& files, const ManuscriptC
 }
 
 int check(const ManuscriptCli& o, std::ostream& out) {
-    const auto files = manuscript_files(o.files, o.scenario.empty());
-    if (files.empty()) {
+    const Inputs in = inputs(o.files, o, o.scenario.empty());
+    if (in.files.empty()) {
         throw reference_error(
             fmt::format("no manuscript found ({} naming an exactattn-scenario)", manuscript_patterns()));
     }
-    return check_files(files, o, out) == 0 ? 0 : 1;
+    return check_files(in, o, out) == 0 ? 0 : 1;
 }
 
 int fill(const ManuscriptCli& o, std::ostream& out) {
-    const std::string& file = o.files.front();
     if (o.in_place && o.output_given) {
         throw usage_error("rewrites the manuscript itself, and -o names another output: give one of them",
                           option_place("--in-place"));
     }
+    if (o.in_place && o.files.front() == "-") {
+        throw usage_error("rewrites the manuscript's file, and standard input (-) has none: give -o FILE",
+                          option_place("--in-place"));
+    }
+    const Inputs in = inputs(o.files, o, false);
+    const std::string& file = in.files.front();
     const ManuscriptOptions options{o.scenario};
-    const FillResult r = fill_manuscript_text(read_manuscript_file(file), file, manuscript_format(file), options);
+    const FillResult r = fill_manuscript_text(in.text(0), file, manuscript_format(file), options);
     if (o.in_place) {
         write_output_file(file, r.text, "--in-place");  // through a symlink, to the file it names
         out << fmt::format("manuscript fill: {} filled in {}\n", counted(r.replaced, "placeholder"),
@@ -120,12 +167,12 @@ mpq_class threshold(const std::string& text) {
 // total; exit 1 when a number is wrong, or under --strict below the threshold.
 int audit(const ManuscriptCli& o, std::ostream& out) {
     const mpq_class least = threshold(o.min_coverage);
-    const auto files = manuscript_files(o.files, o.scenario.empty());
+    const Inputs in = inputs(o.files, o, o.scenario.empty());
+    const auto& files = in.files;
     std::vector<AuditResult> results(files.size());
     const ManuscriptOptions options{o.scenario};
     run_parallel(files.size(), o.jobs == 0 ? default_jobs() : o.jobs, [&](std::size_t i) {
-        results[i] = audit_manuscript_text(read_manuscript_file(files[i]), files[i], manuscript_format(files[i]),
-                                           options, o.audit);
+        results[i] = audit_manuscript_text(in.text(i), files[i], manuscript_format(files[i]), options, o.audit);
     });
     std::size_t marked = 0;
     std::size_t unmarked = 0;
@@ -160,9 +207,10 @@ int audit(const ManuscriptCli& o, std::ostream& out) {
 
 // The manuscript with the proposed marks (or a diff of the lines they change), and the listing.
 int propose(const ManuscriptCli& o, std::ostream& out) {
-    const std::string& file = o.files.front();
+    const Inputs in = inputs(o.files, o, false);
+    const std::string& file = in.files.front();
     const ManuscriptOptions options{o.scenario};
-    const std::string text = read_manuscript_file(file);
+    const std::string text = in.text(0);
     const ProposeResult r = propose_marks_text(text, file, manuscript_format(file), options, o.audit);
     if (!o.listing.empty()) {
         std::string listing;
@@ -204,11 +252,11 @@ std::size_t check_manuscripts_below(const std::vector<std::string>& paths, std::
         if (std::filesystem::is_directory(p, ec)) dirs.push_back(p);
     }
     if (dirs.empty()) return 0;
-    const auto files = manuscript_files(dirs, true);
-    if (files.empty()) return 0;
     ManuscriptCli o;
     o.jobs = jobs;
-    return check_files(files, o, out);
+    const Inputs in = inputs(dirs, o, true);
+    if (in.files.empty()) return 0;
+    return check_files(in, o, out);
 }
 
 void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& command) {
@@ -219,16 +267,24 @@ void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& co
     auto* s_check =
         family->add_subcommand("check", "Every marked claim against the exact report (exit 1 on a wrong one)");
     static const std::string kinds = manuscript_patterns();
-    s_check->add_option("files", o->files, "Manuscripts or directories (" + kinds + ")")->required();
+    static const std::string kStdinHelp =
+        "What standard input (-) stands for: its name in messages, its ending (the format) and its directory "
+        "(where its scenario is found); default <stdin>, Markdown";
+    s_check->add_option("files", o->files, "Manuscripts or directories (" + kinds + "), or - for standard input")
+        ->required();
     s_check->add_option("--scenario", o->scenario, "Scenario file for every manuscript (default: the one each names)");
+    s_check->add_option("--stdin-filename", o->stdin_filename, kStdinHelp);
     s_check->add_option("-j,--jobs", o->jobs, "Files checked in parallel (default: the number of cores)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
     s_check->add_option("--junit", o->junit, "Also write a JUnit XML report to FILE");
     s_check->callback([o, &command] { command = [o](std::ostream& out) { return check(*o, out); }; });
 
     auto* s_fill = family->add_subcommand("fill", "Replace placeholders by the report's values (to -o FILE or stdout)");
-    s_fill->add_option("file", o->files, "The manuscript (" + kinds + ")")->required()->expected(1);
+    s_fill->add_option("file", o->files, "The manuscript (" + kinds + "), or - for standard input")
+        ->required()
+        ->expected(1);
     s_fill->add_option("--scenario", o->scenario, "Scenario file (default: the one the manuscript names)");
+    s_fill->add_option("--stdin-filename", o->stdin_filename, kStdinHelp);
     s_fill->add_flag("--in-place", o->in_place, "Rewrite the manuscript itself (atomically)");
     s_fill->callback([o, &command, &app, family] {
         // -o is every command's option, added to the app and to `manuscript` after this.
@@ -240,8 +296,9 @@ void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& co
     });
 
     auto* s_audit = family->add_subcommand("audit", "Unmarked numeric claims, what they equal, and the coverage");
-    s_audit->add_option("files", o->files, "Manuscripts or directories")->required();
+    s_audit->add_option("files", o->files, "Manuscripts or directories, or - for standard input")->required();
     s_audit->add_option("--scenario", o->scenario, "Scenario file (default: the one each manuscript names)");
+    s_audit->add_option("--stdin-filename", o->stdin_filename, kStdinHelp);
     s_audit->add_option("-j,--jobs", o->jobs, "Files audited in parallel (default: the number of cores)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
     s_audit->add_flag("--strict", o->strict, "Exit 1 when the coverage is below --min-coverage");
@@ -256,8 +313,11 @@ void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& co
 
     auto* s_propose = family->add_subcommand(
         "propose", "Write the manuscript with a mark on every number audit bound (to -o FILE or stdout)");
-    s_propose->add_option("file", o->files, "The manuscript (" + kinds + ")")->required()->expected(1);
+    s_propose->add_option("file", o->files, "The manuscript (" + kinds + "), or - for standard input")
+        ->required()
+        ->expected(1);
     s_propose->add_option("--scenario", o->scenario, "Scenario file (default: the one the manuscript names)");
+    s_propose->add_option("--stdin-filename", o->stdin_filename, kStdinHelp);
     s_propose->add_flag("--diff", o->diff, "Print a unified diff of the lines the marks change instead");
     s_propose->add_option("--listing", o->listing,
                           "Write each mark's pointer and reason, and the numbers left unmarked, to FILE");

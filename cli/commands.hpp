@@ -162,6 +162,12 @@ struct FigureOptions {
 /// not exist, or a directory without any `.json` file, is a ReferenceError naming it (exit 2).
 std::vector<std::string> scenario_files(const std::vector<std::string>& paths);
 
+/// The bytes of standard input, read to its end: a manuscript given as `-`
+/// (docs/manuscript.md, "Standard input"). A pipe or a redirected file is read; a terminal,
+/// device or socket is refused at once (UsageError), and more than limits().max_file_bytes
+/// bytes are refused (LimitError) as a file of that size is.
+std::string read_standard_input();
+
 /// The default number of jobs: the number of cores (std::thread::hardware_concurrency), at
 /// least 1.
 std::size_t default_jobs();

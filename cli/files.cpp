@@ -2,9 +2,13 @@
 // exactattn: the command line's files and jobs — the scenario files a list of paths names, and
 // the pool of threads that verify, crosscheck and manuscript run them on (-j N).
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <mutex>
@@ -44,6 +48,41 @@ std::vector<std::string> scenario_files(const std::vector<std::string>& paths) {
         out.insert(out.end(), found.begin(), found.end());
     }
     return out;
+}
+
+std::string read_standard_input() {
+    struct stat st {};
+    if (::fstat(STDIN_FILENO, &st) != 0) {
+        throw usage_error(fmt::format("cannot read standard input (-): {}", std::strerror(errno)));
+    }
+    // A pipe is what `-` is for; a terminal would wait for typing and /dev/zero never ends.
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+        throw usage_error(
+            "cannot read standard input (-): it is a terminal, device or socket, not a pipe or a file "
+            "(pipe the manuscript in, or name its file)");
+    }
+    const std::int64_t max = limits().max_file_bytes;
+    const auto refuse = [](const std::string& what) {
+        Location where;
+        where.file = "-";
+        return over_limit(Limit::max_file_bytes, what, where);
+    };
+    if (S_ISREG(st.st_mode) && static_cast<std::int64_t>(st.st_size) > max) {
+        throw refuse(fmt::format("standard input has {} bytes", st.st_size));
+    }
+    std::string s;
+    char chunk[1 << 16];
+    for (;;) {
+        const ssize_t r = ::read(STDIN_FILENO, chunk, sizeof chunk);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) throw usage_error(fmt::format("cannot read standard input (-): {}", std::strerror(errno)));
+        if (r == 0) break;
+        if (static_cast<std::int64_t>(s.size()) + r > max) {
+            throw refuse(fmt::format("standard input has more than {} bytes", max));
+        }
+        s.append(chunk, static_cast<std::size_t>(r));
+    }
+    return s;
 }
 
 std::size_t default_jobs() { return std::max(1U, std::thread::hardware_concurrency()); }

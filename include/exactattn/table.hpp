@@ -29,8 +29,9 @@ struct Table {
 /// Produces the cells of row j (0-based) into `cells`.
 using TableRows = std::function<void(std::size_t j, std::vector<std::string>& cells)>;
 
-/// The aligned text of Table::text() for rows produced on demand: `row` is called twice per
-/// row (widths, then lines), so a table of millions of rows is never held in memory.
+/// The aligned text of Table::text() for rows produced on demand: `row` is called once per
+/// row, in order, and the cells' texts are kept (about the size of the text returned) until
+/// the widths of the columns are known.
 std::string text_table(const std::string& caption, const std::vector<std::string>& headers, std::size_t rows,
                        const TableRows& row);
 

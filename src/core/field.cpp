@@ -450,10 +450,88 @@ FieldElem FieldElem::operator-() const {
     return r;
 }
 
+namespace {
+
+// When x is one term ±2^k·θ_m^j (what pow2 gives: the exponentials of a read, 2^(p/q)), its index
+// j and the exponent k; otherwise false.
+// (A nonzero canonical element has no trailing zero: a single term is its last coefficient.)
+bool power_of_two_term(const std::vector<mpq_class>& c, std::size_t& j, long& k) {
+    j = c.size() - 1;
+    for (std::size_t i = 0; i < j; ++i) {
+        if (sgn(c[i]) != 0) return false;
+    }
+    const mpz_srcptr num = c[j].get_num_mpz_t();
+    const mpz_srcptr den = c[j].get_den_mpz_t();
+    const auto power = [](mpz_srcptr z, long& e) {
+        const auto bits = mpz_sizeinbase(z, 2);
+        if (mpz_scan1(z, 0) != bits - 1) return false;  // |z| = 2^(bits - 1) only
+        e = static_cast<long>(bits - 1);
+        return true;
+    };
+    long e = 0;
+    if (mpz_cmp_ui(den, 1) == 0 && power(num, e)) {
+        k = e;
+        return true;
+    }
+    if (mpz_cmpabs_ui(num, 1) == 0 && power(den, e)) {
+        k = -e;
+        return true;
+    }
+    return false;
+}
+
+// x · (±2^k θ_n^j) over K_n (x's coefficients over K_n in `a`): the coefficients move up j
+// places, those that wrap past θ^n = 2 doubled, and each is scaled by 2^k. Scaling a reduced
+// fraction by a power of two only cancels twos (mpq_mul_2exp, mpq_div_2exp), so every
+// coefficient stays reduced and no gcd is taken: the general product's gcds were most of a
+// rollout's time (issue 32).
+std::vector<mpq_class> rotated(const std::vector<mpq_class>& a, int n, std::size_t j, long k, bool negative) {
+    std::vector<mpq_class> out(static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (sgn(a[i]) == 0) continue;
+        std::size_t t = i + j;
+        long e = k;
+        if (t >= static_cast<std::size_t>(n)) {
+            t -= static_cast<std::size_t>(n);
+            ++e;
+        }
+        if (e >= 0) {
+            mpq_mul_2exp(out[t].get_mpq_t(), a[i].get_mpq_t(), static_cast<mp_bitcnt_t>(e));
+        } else {
+            mpq_div_2exp(out[t].get_mpq_t(), a[i].get_mpq_t(), static_cast<mp_bitcnt_t>(-e));
+        }
+        if (negative) mpq_neg(out[t].get_mpq_t(), out[t].get_mpq_t());
+        detail::check_bits(out[t]);
+    }
+    return out;
+}
+
+}  // namespace
+
 FieldElem& FieldElem::operator*=(const FieldElem& y) {
     if (is_zero() || y.is_zero()) return *this = FieldElem();
     const Sizes sa = sizes_of(c_);
     const Sizes sb = sizes_of(y.c_);
+    {
+        std::size_t j = 0;
+        long k = 0;
+        const bool mine = power_of_two_term(c_, j, k);
+        if (mine || power_of_two_term(y.c_, j, k)) {
+            const FieldElem& term = mine ? *this : y;
+            const FieldElem& other = mine ? y : *this;
+            // Charged as the product it replaces, so that the budget does not depend on the path.
+            charge_step(product_work(sa, sb, false),
+                        [&] { return fmt::format("multiplying numbers of {} and {} bits", sa.largest, sb.largest); });
+            const int n = m_ == y.m_ ? m_ : detail::lcm_root(m_, y.m_);
+            const bool negative = sgn(term.c_[j]) < 0;
+            const std::size_t lifted_j = j * static_cast<std::size_t>(n / term.m_);
+            auto out = rotated(other.m_ == n ? other.c_ : other.lifted(n), n, lifted_j, k, negative);
+            c_ = std::move(out);
+            m_ = n;
+            canonicalize();
+            return *this;
+        }
+    }
     if (y.m_ == 1 && this != &y) {
         // A rational factor scales every coefficient; the canonical form (which coefficients are
         // zero, the root degree) does not change.

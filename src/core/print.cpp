@@ -486,15 +486,18 @@ class Render {
     bool breakable_;
 };
 
-std::size_t unicode_width(const Sum& s, bool compact) {
-    return display_width(Render(Notation::Unicode, compact, 0).sum(s));
-}
+// The unicode display text of a sum, which the choices below compare by width. A choice keeps the
+// text of what it chose (`unicode`), so that printing the value in unicode (a text report) does not
+// render it once more (issue 32: each value of a text table was rendered three times).
+std::string unicode_text(const Sum& s) { return Render(Notation::Unicode, true, 0).sum(s); }
 
 // The terms of v in the canonical order; with display, a coefficient with several terms is
 // written over its common denominator where that is no longer ((√2 − 1)a/3, not (√2/3 − 1/3)a).
-Sum term_sum(const Value& v, bool display) {
+// `unicode`, when the sum is that one term, receives its unicode text (else it is left empty).
+Sum term_sum(const Value& v, bool display, std::string* unicode = nullptr) {
     Sum s;
-    for (const Item& it : value_items(v)) {
+    const std::vector<Item> items = value_items(v);
+    for (const Item& it : items) {
         if (!it.group) {
             s.terms.push_back(term_of(it));
             continue;
@@ -509,7 +512,11 @@ Sum term_sum(const Value& v, bool display) {
                 Term f = g;
                 f.group = std::make_shared<Sum>(sum_of(field_items_sorted(it.group_value * FieldElem(mpq_class(d)))));
                 f.den = d;
-                if (unicode_width(Sum{{f}}, true) <= unicode_width(Sum{{g}}, true)) g = f;
+                std::string ft = unicode_text(Sum{{f}});
+                std::string gt = unicode_text(Sum{{g}});
+                const bool over = display_width(ft) <= display_width(gt);
+                if (over) g = f;
+                if (unicode != nullptr && items.size() == 1) *unicode = std::move(over ? ft : gt);
             }
         }
         s.terms.push_back(g);
@@ -519,12 +526,14 @@ Sum term_sum(const Value& v, bool display) {
 
 // The display tree: the whole value over its common denominator when that is no longer than
 // the term-by-term form ((3√2 − 2)/7, not 3√2/7 − 2/7; but 1 − √2/2 stays).
-Sum display_sum(const Value& v, bool display) {
+// `unicode` receives the unicode display text of the sum returned when it was rendered to choose it
+// (else it is left empty).
+Sum display_sum(const Value& v, bool display, std::string& unicode) {
     // A value of more than 2^16 bits (some 20 000 digits) is no author's figure: it is printed
     // term by term, without trying the other forms (each try renders it in full).
     constexpr std::size_t kDisplayBits = std::size_t{1} << 16;
     if (display && v.bit_size() > kDisplayBits) display = false;
-    Sum per_term = term_sum(v, display);
+    Sum per_term = term_sum(v, display, &unicode);
     if (!display || per_term.terms.size() < 2) return per_term;
     const mpz_class d = common_denominator(v);
     if (d == 1) return per_term;
@@ -536,7 +545,14 @@ Sum display_sum(const Value& v, bool display) {
     whole.group = std::make_shared<Sum>(term_sum(n, true));
     whole.den = d;
     Sum over{{whole}};
-    return unicode_width(over, true) <= unicode_width(per_term, true) ? over : per_term;
+    std::string over_text = unicode_text(over);
+    std::string per_term_text = unicode_text(per_term);
+    if (display_width(over_text) <= display_width(per_term_text)) {
+        unicode = std::move(over_text);
+        return over;
+    }
+    unicode = std::move(per_term_text);
+    return per_term;
 }
 
 }  // namespace
@@ -614,18 +630,30 @@ PrintingScope::PrintingScope(PrintingPlace* place) : saved_(t_place) { t_place =
 PrintingScope::~PrintingScope() { t_place = saved_; }
 PrintingPlace* printing_place() { return t_place; }
 
+namespace {
+
+// The text of one value: the unicode text display_sum rendered to choose its form when that is
+// the text asked for (unicode, display form, every digit), else rendered.
+std::string sum_text(const Value& v, Notation n, const DisplayOptions& o) {
+    std::string unicode;
+    const Sum s = display_sum(v, o.display, unicode);
+    if (n == Notation::Unicode && o.display && o.max_width == 0 && !unicode.empty()) return unicode;
+    return Render(n, o.display, digits_kept(s, o), o.breakable).sum(s);
+}
+
+}  // namespace
+
 std::string to_display(const Value& v, Notation n, const DisplayOptions& o) {
-    const Sum s = display_sum(v, o.display);
+    if (n != Notation::MathML) return charged(sum_text(v, n, o));
+    std::string unused;
+    const Sum s = display_sum(v, o.display, unused);
     return charged(Render(n, o.display, digits_kept(s, o), o.breakable).value(s));
 }
 
 std::string to_display(const std::vector<Value>& row, Notation n, const DisplayOptions& o) {
     std::vector<std::string> entries;
     entries.reserve(row.size());
-    for (const Value& v : row) {
-        const Sum s = display_sum(v, o.display);
-        entries.push_back(Render(n, o.display, digits_kept(s, o), o.breakable).sum(s));
-    }
+    for (const Value& v : row) entries.push_back(sum_text(v, n, o));
     return charged(Render::row(n, entries));
 }
 

@@ -26,50 +26,58 @@ bool has_controls(const std::string& s) {
     }
     return false;
 }
-void one_line(std::vector<std::string>& cells) {
-    for (auto& c : cells) {
-        if (has_controls(c)) c = escape_controls(c);
-    }
-}
 }  // namespace
 
 std::string text_table(const std::string& caption, const std::vector<std::string>& headers_in, std::size_t rows,
                        const TableRows& row_in) {
-    std::vector<std::string> headers = headers_in;
-    one_line(headers);
-    const auto row = [&](std::size_t j, std::vector<std::string>& cells) {
-        row_in(j, cells);
-        one_line(cells);
-    };
-    std::vector<std::size_t> width(headers.size(), 0);
-    auto widen = [&](const std::vector<std::string>& r) {
-        for (std::size_t i = 0; i < r.size() && i < width.size(); ++i) {
-            width[i] = std::max(width[i], display_width(r[i]));
+    // Each row is produced once (its values computed, printed and charged once: producing it
+    // again for the lines doubled a layer's time and charge, issue 32) and kept as its cells'
+    // texts in one buffer with their display widths; the lines are laid out from them.
+    std::string texts;
+    std::vector<std::size_t> ends;         // ends[c]: the end of cell c's text in `texts`
+    std::vector<std::size_t> widths;       // widths[c]: its display width
+    std::vector<std::size_t> row_ends{0};  // the cells of row r are row_ends[r] to row_ends[r + 1]
+    std::vector<std::size_t> column(headers_in.size(), 0);
+    const auto keep = [&](std::vector<std::string>& cells) {
+        for (std::size_t i = 0; i < cells.size(); ++i) {
+            if (has_controls(cells[i])) cells[i] = escape_controls(cells[i]);
+            const std::size_t w = display_width(cells[i]);
+            if (i < column.size()) column[i] = std::max(column[i], w);
+            texts += cells[i];
+            ends.push_back(texts.size());
+            widths.push_back(w);
         }
+        row_ends.push_back(ends.size());
     };
-    widen(headers);
-    std::vector<std::string> cells;
+    std::vector<std::string> cells = headers_in;
+    keep(cells);
     for (std::size_t j = 0; j < rows; ++j) {
-        row(j, cells);
-        widen(cells);
+        row_in(j, cells);
+        keep(cells);
     }
     std::string out;
-    const auto printed_of = [](const std::vector<std::string>& r) {
-        double n = 0;
-        for (const auto& c : r) n += static_cast<double>(c.size());
-        return n;
-    };
-    auto line = [&](const std::vector<std::string>& r) {
+    // Cells from..to of `texts` (the rule's have no text: `rule` gives their dashes).
+    const auto line = [&](std::size_t from, std::size_t to, bool rule) {
         const std::size_t start = out.size();
-        for (std::size_t i = 0; i < width.size(); ++i) {
-            static const std::string empty;
-            const std::string& cell = i < r.size() ? r[i] : empty;
-            out += cell;
-            if (i + 1 < width.size()) out.append(width[i] - display_width(cell) + 2, ' ');
+        std::size_t printed = 0;
+        for (std::size_t i = 0; i < column.size(); ++i) {
+            std::size_t w = 0;
+            if (rule) {
+                out.append(column[i], '-');
+                printed += column[i];
+                w = column[i];
+            } else if (from + i < to) {
+                const std::size_t c = from + i;
+                const std::size_t begin = c == 0 ? 0 : ends[c - 1];
+                out.append(texts, begin, ends[c] - begin);
+                w = widths[c];
+            }
+            if (i + 1 < column.size()) out.append(column[i] - w + 2, ' ');
         }
+        if (!rule) printed = (to > from ? ends[to - 1] : 0) - (from == 0 ? 0 : ends[from - 1]);
         // The layout is printed text like the values (issue 27: a text rollout was refused
         // 3.7 s in, its JSON 0.5 s): the padding of every cell to its column's width.
-        const double padding = static_cast<double>(out.size() - start) - printed_of(r);
+        const double padding = static_cast<double>(out.size() - start) - static_cast<double>(printed);
         const double units = kWorkPerPrintedCharacter * std::max(padding, 0.0);
         if (!charge_work(units)) {
             // The table's name is added by over_work from the writer's PrintingPlace.
@@ -79,14 +87,9 @@ std::string text_table(const std::string& caption, const std::vector<std::string
         out += '\n';
     };
     if (!caption.empty()) out += caption + "\n";
-    line(headers);
-    std::vector<std::string> rule;
-    for (auto w : width) rule.push_back(std::string(w, '-'));
-    line(rule);
-    for (std::size_t j = 0; j < rows; ++j) {
-        row(j, cells);
-        line(cells);
-    }
+    line(row_ends[0], row_ends[1], false);
+    line(0, 0, true);
+    for (std::size_t j = 1; j <= rows; ++j) line(row_ends[j], row_ends[j + 1], false);
     return out;
 }
 

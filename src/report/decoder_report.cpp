@@ -208,19 +208,35 @@ TableBlock output_table(const Decoder& d, const RegimeTrace& r, bool cross_entro
     tab.headers.push_back(Inline("Step"));
     tab.headers.push_back(Inline("Quantity"));
     for (const auto& [t, e] : d.vocabulary) tab.headers.push_back(Inline().token(t));
+    // Two rows a step, each made when it is printed (as a layer's cells are): a distribution's
+    // probabilities are computed from its exponentials then, one row at a time, so that a
+    // rollout whose printing the budget stops never computes the rest (issue 32: 1024 steps
+    // over 60 tokens computed and held every probability, 470 MB, before printing any).
+    tab.rows = 2 * r.steps.size();
+    tab.row = [steps = &r.steps, tokens = d.vocabulary.size()](std::size_t j, MathForm, std::vector<Inline>& cells) {
+        const auto& st = (*steps)[j / 2];
+        cells.clear();
+        if (j % 2 == 0) {
+            cells.emplace_back(std::to_string(st.step));
+            cells.emplace_back("score");
+            for (const auto& o : st.scores) cells.push_back(Inline().value(o));
+            return;
+        }
+        cells.emplace_back("");
+        cells.emplace_back("probability");
+        if (!st.distribution) {
+            cells.emplace_back("refused");
+            for (std::size_t k = 1; k < tokens; ++k) cells.emplace_back("");
+            return;
+        }
+        const Column& weights = st.distribution->weights;
+        for (std::size_t k = 0; k < weights.size(); ++k)
+            cells.push_back(Inline().value(weights.at(k).value_or(Value())));
+    };
     for (const auto& st : r.steps) {
-        std::vector<Inline> scores{Inline(std::to_string(st.step)), Inline("score")};
-        for (const auto& o : st.scores) scores.push_back(Inline().value(o));
-        tab.add_row(std::move(scores));
-        std::vector<Inline> dist{Inline(""), Inline("probability")};
-        if (st.distribution) {
-            for (const auto& p : st.distribution->weights.values_or(Value())) dist.push_back(Inline().value(p));
-        } else {
-            dist.push_back(Inline("refused"));
-            for (std::size_t k = 1; k < d.vocabulary.size(); ++k) dist.push_back(Inline(""));
+        if (!st.distribution) {
             tab.notes.push_back(Inline(fmt::format("Step {}: no exact distribution: {}", st.step, st.refusal)));
         }
-        tab.add_row(std::move(dist));
         if (cross_entropy && st.reference_probability) {
             Inline note = Inline(fmt::format("Step {}: p(", st.step)).token(*st.reference).text(") = ");
             note.value(*st.reference_probability).text("; cross-entropy −ln p ");

@@ -32,6 +32,22 @@ Problem random_problem(std::mt19937& rng, FloatFormat f, std::int64_t nq, std::i
     return p;
 }
 
+// A random problem of `f` (seeded), its correctly rounded reference, that reference judged as a
+// kernel's output, and the safe algorithm in `f` throughout.
+struct ReferenceAsOutput {
+    Reference r;
+    Tensor out;
+    AlgorithmSpec a;
+};
+ReferenceAsOutput reference_as_output(unsigned seed, FloatFormat f, std::int64_t nq, std::int64_t nk, std::int64_t d,
+                                      std::int64_t dv, float spread) {
+    std::mt19937 rng(seed);
+    const Problem p = random_problem(rng, f, nq, nk, d, dv, spread);
+    Reference r = reference(p, f, false);
+    Tensor out{{nq, dv}, r.out, f};
+    return {std::move(r), std::move(out), AlgorithmSpec{Algorithm::Safe, f, f, 64}};
+}
+
 // libm's exp is not promised to be correctly rounded; the bitwise comparison assumes it is on
 // the arguments used, and this says so when it is not.
 bool libm_exp_correctly_rounded(double x) {
@@ -274,11 +290,7 @@ TEST(OracleEmulate, TheRunningBoundIsNeverAboveTheAPrioriOneAndCatchesWhatItCann
 
 TEST(OracleEmulate, AJudgementWithUnboundedEntriesFailsAndNamesTheClaimThatBoundsThem) {
     // 300 keys summed in bfloat16 (n·u > 1): no guarantee, even for the correctly rounded output.
-    std::mt19937 rng(3);
-    const Problem p = random_problem(rng, FloatFormat::BFloat16, 2, 300, 4, 2, 0.5f);
-    const Reference r = reference(p, FloatFormat::BFloat16, false);
-    const Tensor out{{2, 2}, r.out, FloatFormat::BFloat16};
-    const AlgorithmSpec a{Algorithm::Safe, FloatFormat::BFloat16, FloatFormat::BFloat16, 64};
+    const auto [r, out, a] = reference_as_output(3, FloatFormat::BFloat16, 2, 300, 4, 2, 0.5f);
     const Judgement j = judge_output(r, out, a, std::nullopt);
     EXPECT_FALSE(j.passed());
     EXPECT_EQ(j.unbounded, 4 - j.exact_count);
@@ -289,11 +301,7 @@ TEST(OracleEmulate, AJudgementWithUnboundedEntriesFailsAndNamesTheClaimThatBound
 TEST(OracleEmulate, AFloat64ErrorIsMeasuredAgainstTheExactValueNotTheEnclosuresMidpoint) {
     // The correctly rounded float64 reference judged as a kernel's output: each error within
     // ±1/2 ULP as it is (not k + 1/2 from a midpoint), so a tolerance of 0.5 passes it.
-    std::mt19937 rng(4);
-    const Problem p = random_problem(rng, FloatFormat::Float64, 3, 6, 4, 4, 1.0f);
-    const Reference r = reference(p, FloatFormat::Float64, false);
-    const Tensor out{{3, 4}, r.out, FloatFormat::Float64};
-    const AlgorithmSpec a{Algorithm::Safe, FloatFormat::Float64, FloatFormat::Float64, 64};
+    const auto [r, out, a] = reference_as_output(4, FloatFormat::Float64, 3, 6, 4, 4, 1.0f);
     const Judgement j = judge_output(r, out, a, 0.5);
     EXPECT_TRUE(j.passed());
     EXPECT_LE(j.max_abs_ulp, 0.5);

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <sstream>
 
@@ -186,18 +185,9 @@ std::string write_npy(const Tensor& t) {
 
 namespace {
 
-std::string slurp(const std::string& path) {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec) throw usage_error(fmt::format("cannot read the file: {}", ec.message()), at(path));
-    if (static_cast<std::int64_t>(size) > limits().max_file_bytes)
-        throw over_limit(Limit::max_file_bytes, fmt::format("the file has {} bytes", size), at(path));
-    std::ifstream in(path, std::ios::binary);
-    std::string s(size, '\0');
-    if (!in || !in.read(s.data(), static_cast<std::streamsize>(size)))
-        throw usage_error("cannot read the file", at(path));
-    return s;
-}
+// The one reader of every input file (read_input_file): a FIFO, device, socket or directory is
+// refused at once without blocking, a file past max_file_bytes before it is read.
+std::string slurp(const std::string& path) { return exactattn::detail::read_file(path); }
 
 double json_number(const nlohmann::json& j, const std::string& path) {
     if (j.is_number()) return j.get<double>();

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+// A manuscript given as `-` is read from standard input and checked, filled, audited or marked
+// like a file (issue 32: `manuscript check -` said "-: no such file or directory"); a terminal or
+// device on standard input is refused at once, and so is `-` named twice or `--in-place` on it.
+// Expected values are the chapter's (Example 14.1: weights [1/2, 1/4, 1/4], denominator 4).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "run_cli.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// RAII: `fd` is standard input for a scope (the descriptor the command reads), then the
+// process's own again.
+class StdinFrom {
+  public:
+    explicit StdinFrom(int fd) : saved_(::dup(STDIN_FILENO)) {
+        EXPECT_GE(saved_, 0);
+        EXPECT_EQ(::dup2(fd, STDIN_FILENO), STDIN_FILENO);
+        ::close(fd);
+    }
+    ~StdinFrom() {
+        ::dup2(saved_, STDIN_FILENO);
+        ::close(saved_);
+    }
+    StdinFrom(const StdinFrom&) = delete;
+    StdinFrom& operator=(const StdinFrom&) = delete;
+
+  private:
+    int saved_;
+};
+
+// `text` on a pipe whose writing end is closed (the manuscripts here fit the pipe's buffer).
+int pipe_of(const std::string& text) {
+    int fds[2] = {-1, -1};
+    EXPECT_EQ(::pipe(fds), 0);
+    EXPECT_EQ(::write(fds[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
+    ::close(fds[1]);
+    return fds[0];
+}
+
+exactattn::test::Result run_with_stdin(const std::string& text, const std::vector<std::string>& args) {
+    const StdinFrom in(pipe_of(text));
+    return exactattn::test::run(args);
+}
+
+const std::string kHead = "---\nexactattn-scenario: chapter14\n---\n\n";
+
+TEST(ManuscriptStdin, CheckReadsAPipeAndFindsTheWrongClaim) {
+    // Line 5 (after the four lines of front matter and blank): the denominator is 4, not 5.
+    const std::string text = kHead +
+                             "Weights [[1/2, 1/4, 1/4]]{.exact ref=\"/reads/example-14.1/weights\"} and "
+                             "[5]{.exact ref=\"/reads/example-14.1/denominator\"}.\n";
+    const auto r = run_with_stdin(text, {"manuscript", "check", "-"});
+    EXPECT_EQ(r.code, 1) << r.err;
+    // Column 73: "Weights " (8), the first mark (17 + 42), " and " (5), then "[5]".
+    EXPECT_EQ(r.out,
+              "<stdin>:5:73: /reads/example-14.1/denominator: written 5, exact 4 (5 ≠ 4)\n"
+              "<stdin>: 2 claims, 1 wrong\n"
+              "manuscript: 2 claims checked in 1 file, 1 wrong in 1 file\n");
+}
+
+TEST(ManuscriptStdin, CheckReadsARedirectedFileBesideNamedFiles) {
+    const fs::path dir = fs::temp_directory_path() / "exactattn-stdin-files";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    {
+        std::ofstream(dir / "a.md") << kHead << "Total [4]{.exact ref=\"/reads/example-14.1/denominator\"}.\n";
+        std::ofstream(dir / "in.md") << kHead
+                                     << "Weights [[1/2, 1/4, 1/4]]{.exact ref=\"/reads/example-14.1/weights\"}.\n";
+    }
+    const int fd = ::open((dir / "in.md").c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0);
+    const StdinFrom in(fd);
+    const auto r = exactattn::test::run({"manuscript", "check", (dir / "a.md").string(), "-"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, (dir / "a.md").string() + ": 1 claim, 0 wrong\n<stdin>: 1 claim, 0 wrong\n" +
+                         "manuscript: 2 claims checked in 2 files, 0 wrong\n");
+    fs::remove_all(dir);
+}
+
+TEST(ManuscriptStdin, StdinFilenameGivesTheNameTheFormatAndTheScenariosDirectory) {
+    // A LaTeX manuscript whose scenario is named relative to where --stdin-filename puts it.
+    const fs::path dir = fs::temp_directory_path() / "exactattn-stdin-latex";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    fs::copy_file(EXACTATTN_SOURCE_DIR "/tests/bad/good.json", dir / "s.json");
+    const std::string tex = "% exactattn-scenario: s.json\nRead: \\exact{/reads/r1/denominator}{9}.\n";
+    const std::string name = (dir / "ch.tex").string();
+    const auto r = run_with_stdin(tex, {"manuscript", "check", "-", "--stdin-filename", name});
+    // Read as Markdown the mark would not be seen; as LaTeX it is checked (and 9 is wrong).
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_EQ(r.out.rfind(name + ":2:7: /reads/r1/denominator: written 9, exact ", 0), 0U) << r.out;
+    fs::remove_all(dir);
+}
+
+TEST(ManuscriptStdin, FillAuditAndProposeReadStandardInput) {
+    const std::string text = kHead + "The weights are {{/reads/example-14.1/weights}}.\n";
+    const auto fill = run_with_stdin(text, {"manuscript", "fill", "-"});
+    EXPECT_EQ(fill.code, 0) << fill.err;
+    EXPECT_EQ(fill.out, kHead + "The weights are [1/2, 1/4, 1/4].\n");
+
+    const std::string prose = kHead + "Example 14.1 has denominator 4.\n";
+    const auto audit = run_with_stdin(prose, {"manuscript", "audit", "-", "--all"});
+    EXPECT_EQ(audit.code, 0) << audit.err;
+    EXPECT_NE(audit.out.find("<stdin>: 0 marked, 1 unmarked (1 verified"), std::string::npos) << audit.out;
+
+    const auto propose = run_with_stdin(prose, {"manuscript", "propose", "-"});
+    EXPECT_EQ(propose.code, 0) << propose.err;
+    EXPECT_NE(propose.out.find("[4]{.exact ref=\"/reads/example-14.1/denominator\"}"), std::string::npos)
+        << propose.out;
+}
+
+TEST(ManuscriptStdin, DevicesTwiceAndInPlaceAreRefusedWithOneLine) {
+    const auto refused = [](const std::vector<std::string>& args, const std::string& says) {
+        const auto r = exactattn::test::run(args);
+        EXPECT_EQ(r.code, 2) << args[1];
+        EXPECT_EQ(r.out, "");
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+    };
+    {
+        // /dev/zero never ends; a terminal would wait for typing: neither is read.
+        const StdinFrom in(::open("/dev/zero", O_RDONLY));
+        for (const std::string command : {"check", "fill", "audit", "propose"}) {
+            refused({"manuscript", command, "-"}, "cannot read standard input (-): it is a terminal, device or socket");
+        }
+    }
+    {
+        const StdinFrom in(pipe_of(kHead));
+        refused({"manuscript", "check", "-", "-"}, "standard input (-) is named twice");
+    }
+    {
+        const StdinFrom in(pipe_of(kHead));
+        refused({"manuscript", "fill", "-", "--in-place"},
+                "--in-place: rewrites the manuscript's file, and standard input");
+    }
+    refused({"manuscript", "check", EXACTATTN_SOURCE_DIR "/data/chapter14/chapter14.md", "--stdin-filename", "x.md"},
+            "--stdin-filename: names standard input, and no manuscript is `-`");
+}
+
+}  // namespace
