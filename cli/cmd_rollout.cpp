@@ -49,7 +49,7 @@ int rollout_file(const RolloutOptions& o, std::ostream& out) {
     if (o.digits) {
         for (auto& r : s.rollouts) r.digits = *o.digits;
     }
-    const Report rep = run_scenario(s, ReportUse::Tables);
+    const Report rep = run_scenario(s, f == Format::Json ? ReportUse::Values : ReportUse::Tables);
     const RolloutResult& r = rep.rollout(name);
     if (f == Format::Json)
         out << render_rollout(rep, r, f);

@@ -495,4 +495,31 @@ std::vector<ReportCells> report_cells(const Scenario& s, bool tables) {
     return parts;
 }
 
+std::int64_t rollout_cells(const RolloutResult& r, std::int64_t positions, std::int64_t width, bool tables) {
+    // Steps, states and widths are each bounded by a limit (max_decoder_steps, max_cells): the
+    // sums stay far inside 64 bits.
+    const std::int64_t n = positions;
+    std::int64_t cells = 0;
+    std::int64_t rows = 0;  // of the side-by-side table, with teacher forcing
+    for (const RegimeTrace* reg : {r.teacher_forcing ? &*r.teacher_forcing : nullptr, &r.generation}) {
+        if (reg == nullptr) continue;
+        const auto steps = static_cast<std::int64_t>(reg->steps.size());
+        rows = std::max(rows, steps);
+        const auto s = static_cast<std::int64_t>(reg->initial.size());
+        cells += tables ? 8 : s + 8;  // the costs table (tables) or s_0, the tokens' list and costs (data)
+        for (const auto& st : reg->steps) {
+            const auto q = static_cast<std::int64_t>(st.query.size());
+            const auto c = static_cast<std::int64_t>(st.read.context.size());
+            const auto v = static_cast<std::int64_t>(st.scores.size());
+            const std::int64_t fields = q + c + 2 * static_cast<std::int64_t>(st.state.size()) + 2 * v;
+            // Tables: the step's row (its weights among them), its output scores and distribution,
+            // and its read's table beside the states (read_cells). Data: the step's fields, its
+            // read's scores, exponentials and weights among them.
+            cells += tables ? fields + n + 8 + read_cells(n, width, true) : fields + 3 * n + 12;
+        }
+    }
+    if (tables && r.teacher_forcing) cells += rows * (2 * n + 6);
+    return cells + (tables ? 0 : 4);  // the data's divergence
+}
+
 }  // namespace exactattn::detail

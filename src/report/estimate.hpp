@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "exactattn/decoder.hpp"
 #include "exactattn/memory.hpp"
 #include "exactattn/scenario.hpp"
 #include "exactattn/table.hpp"
@@ -108,8 +109,16 @@ struct ReportCells {
 /// they are computed; `tables`: rendered as tables (the sources' states and each read's memory
 /// are cells). Each count is what the part prints, or at most twice it (a causal layer's masked
 /// half), so a refusal on it is never more than twice early (docs/limits.md, "Predictions that
-/// refuse"). A rollout is not counted: its generation may stop at its first step or run all of
-/// them, so no count up front is within 4× of what it prints; the work budget bounds it.
+/// refuse"). A rollout is not counted here: its generation may stop at its first step or run all
+/// of them, so no count up front is within 4× of what it prints; rollout_cells counts it once
+/// it has run.
 std::vector<ReportCells> report_cells(const Scenario& s, bool tables);
+
+/// The exact values a computed rollout adds to the report, counted from its steps as the chosen
+/// output prints them (`tables`: each step's row, its output scores and distribution, and its
+/// read's table with the source's states; the data: each step's fields) over a source of
+/// `positions` states of width `width`: what max_report_cells holds a rollout to once its
+/// steps are known, since how many there will be is not known before (docs/limits.md).
+std::int64_t rollout_cells(const RolloutResult& r, std::int64_t positions, std::int64_t width, bool tables);
 
 }  // namespace exactattn::detail

@@ -121,9 +121,9 @@ Report run_scenario(const Scenario& s, ReportUse use) {
     // (docs/limits.md, "Predictions that refuse"), so it is charged before the part is computed.
     const bool tables = use == ReportUse::Tables;
     std::int64_t total = 0;
+    constexpr std::int64_t kHugeCells = std::int64_t{1} << 62;
     for (const auto& part : detail::report_cells(s, tables)) {
-        constexpr std::int64_t kHuge = std::int64_t{1} << 62;
-        total = part.cells > kHuge - total ? kHuge : total + part.cells;
+        total = part.cells > kHugeCells - total ? kHugeCells : total + part.cells;
         if (total > limits().max_report_cells) {
             throw over_limit(Limit::max_report_cells,
                              fmt::format("the {} would hold about {} exact values",
@@ -197,10 +197,30 @@ Report run_scenario(const Scenario& s, ReportUse use) {
         });
         rep.interventions.push_back(std::move(ir));
     }
+    // A rollout's steps are not known before it runs (generation may stop at its first step):
+    // what it prints is counted once it has run, exactly, and held to the same limit before
+    // anything is printed.
     for (const auto& ro : s.rollouts) {
-        rep.rollouts.push_back(at_declaration(s, detail::pointer_join("/rollouts", ro.name), [&] {
-            return run_rollout(*s.decoder, ro, s.source(ro.source).states, s.decoder_initial(ro.source));
-        }));
+        const std::string ptr = detail::pointer_join("/rollouts", ro.name);
+        const Memory& states = s.source(ro.source).states;
+        rep.rollouts.push_back(
+            at_declaration(s, ptr, [&] { return run_rollout(*s.decoder, ro, states, s.decoder_initial(ro.source)); }));
+        const std::int64_t cells = detail::rollout_cells(rep.rollouts.back(), static_cast<std::int64_t>(states.rows()),
+                                                         static_cast<std::int64_t>(states.width()), tables);
+        total = cells > kHugeCells - total ? kHugeCells : total + cells;
+        if (total > limits().max_report_cells) {
+            const auto& r = rep.rollouts.back();
+            const std::size_t steps =
+                r.generation.steps.size() + (r.teacher_forcing ? r.teacher_forcing->steps.size() : 0);
+            throw over_limit(
+                Limit::max_report_cells,
+                fmt::format("the {} would hold about {} exact values", tables ? "report's tables" : "run report",
+                            total),
+                decl(s, ptr),
+                fmt::format("rollout \"{}\" ran {} step{}, each with a read over {} source "
+                            "position{}; fewer \"steps\" print fewer",
+                            ro.name, steps, steps == 1 ? "" : "s", states.rows(), states.rows() == 1 ? "" : "s"));
+        }
     }
     for (const auto& cs : s.costs) {
         rep.costs.push_back(CostResult{cs, count_costs(cs.input)});

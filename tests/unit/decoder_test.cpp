@@ -261,3 +261,48 @@ TEST(DecoderReport, DigitsRoundTheCrossEntropy) {
     s.rollouts[0].digits = 10;
     EXPECT_EQ(run_scenario(s).rollout("refused").generation.steps[0].cross_entropy_decimal, "0.9162907319");
 }
+
+// max_report_cells holds a rollout to what the chosen output prints, counted once its steps are
+// known (docs/limits.md): 40 source positions of width 1, a state of width 1 and 7 target tokens,
+// so each step prints its query, context, pre-activation, state, 7 scores and 7 probabilities
+// (18 values) and its read: as tables the read's table beside the 40 states (40·4 + 3) and the
+// step row's 40 weights, 229 values with the labels; as data 40 scores, exponentials and
+// weights, 150. Six steps are about 1400 values as tables (over a limit of 1000) and 900 as
+// data (under it); a generation that ends at its first step is about 280 as tables.
+namespace {
+
+std::string rollout_over_forty(const char* end) {
+    std::string memory;
+    for (int j = 0; j < 40; ++j) memory += j ? ", [\"a\"]" : "[\"a\"]";
+    return R"({"sources": {"m": {"memory": [)" + memory + R"(]}},
+      "decoder": {"activation": "identity", "recurrent": [[0]], "input": [[1]], "context": [[0]], "bias": [0],
+                  "initial": [1], "output_reads": "state",
+                  "output": [["a/64", "2a/64", "3a/64", "4a/64", "5a/64", "6a/64", "0"]],
+                  "output_bias": ["0", "0", "0", "0", "0", "0", "0"],
+                  "vocabulary": {"t0": [1], "t1": [1], "t2": [1], "t3": [1], "t4": [1], "t5": [1], "<s>": [1]},
+                  "start": "<s>", "end": ")" +
+           std::string(end) + R"(", "ties": "first"},
+      "rollouts": {"r": {"source": "m", "steps": 6}}})";
+}
+
+}  // namespace
+
+TEST(DecoderReport, RolloutsAreHeldToTheReportCellsOfTheChosenOutput) {
+    Limits l = limits();
+    l.max_report_cells = 1000;
+    const ScopedLimits scope(l);
+    // The state stays 1 and t5 (score 6a/64) is chosen at every step: with end token t0 the
+    // generation runs all six steps.
+    const Scenario six = parse_scenario(rollout_over_forty("t0"), "six.json");
+    EXPECT_ERROR_HAS(run_scenario(six, ReportUse::Tables), ErrorKind::Limit,
+                     "six.json: /rollouts/r: the report's tables would hold about");
+    EXPECT_ERROR_HAS(run_scenario(six, ReportUse::Tables), ErrorKind::Limit,
+                     "over the limit of 1000 (limits: max_report_cells); rollout \"r\" ran 6 steps, each with a read "
+                     "over 40 source positions; fewer \"steps\" print fewer");
+    const Report data = run_scenario(six, ReportUse::Values);
+    EXPECT_EQ(data.rollout("r").generation.steps.size(), 6U);
+    // With end token t5 the generation stops after step 1: the same tables are within the limit.
+    const Report one = run_scenario(parse_scenario(rollout_over_forty("t5"), "one.json"), ReportUse::Tables);
+    EXPECT_EQ(one.rollout("r").generation.stopped, "end token");
+    EXPECT_EQ(one.rollout("r").generation.steps.size(), 1U);
+}

@@ -252,7 +252,23 @@ using Measures = std::vector<std::tuple<std::string, double, double>>;
 
 Measures measure(exactattn::Scenario s) {
     Measures m;
-    // A rollout is not predicted (it refuses nothing up front): compared without it.
+    // A rollout is counted once its steps are known (rollout_cells), and held to
+    // max_report_cells then: the count against what its tables and its JSON print.
+    if (!s.rollouts.empty()) {
+        const exactattn::Report tables = exactattn::run_scenario(s, exactattn::ReportUse::Tables);
+        const nlohmann::json j = report_json(exactattn::run_scenario(s, exactattn::ReportUse::Values));
+        for (const auto& r : tables.rollouts) {
+            const exactattn::Memory& states = s.source(r.spec.source).states;
+            const auto n = static_cast<std::int64_t>(states.rows());
+            const auto d = static_cast<std::int64_t>(states.width());
+            m.emplace_back("rollout cells, tables",
+                           static_cast<double>(exactattn::detail::rollout_cells(r, n, d, true)),
+                           csv_values(exactattn::rollout_document(tables, r)));
+            m.emplace_back("rollout cells, json", static_cast<double>(exactattn::detail::rollout_cells(r, n, d, false)),
+                           json_values(j["rollouts"][r.spec.name]));
+        }
+    }
+    // The predictions made before anything runs, without the rollouts (counted above).
     s.rollouts.clear();
     s.figures.clear();
     double computing = 0;
@@ -333,6 +349,7 @@ TEST(ReportPrediction, EveryRefusingPredictionIsWithinFourTimesOfTheActual) {
     }
     std::cout << fmt::format("left out (refused): {}\n", fmt::join(skipped, " "));
     EXPECT_GE(ratios["layer trace cells"].count, 15);
+    EXPECT_GE(ratios["rollout cells, tables"].count, 3);
     EXPECT_GE(scenarios, 30);
     std::filesystem::remove_all(dir);
 }
