@@ -3,6 +3,7 @@
 // (docs/manuscript.md).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <ostream>
 
 #include "commands.hpp"
+#include "exactattn/annotations.hpp"
 #include "exactattn/wording.hpp"
 #include "exactattn/book.hpp"
 #include "exactattn/manuscript.hpp"
@@ -30,24 +32,29 @@ struct ManuscriptCli {
     bool strict = false;
     std::string min_coverage = "95";  ///< --strict: the lowest coverage (percent, an exact decimal) that passes
     AuditOptions audit;
-    bool all = false;     ///< audit: print the verified numbers and the numbers that are not claims too
-    bool diff = false;    ///< propose: a diff of the marks instead of the whole manuscript
-    std::string listing;  ///< propose: where the marks' reasons and the unmarked numbers go
+    bool all = false;             ///< audit: print the verified numbers and the numbers that are not claims too
+    bool diff = false;            ///< propose: a diff of the marks instead of the whole manuscript
+    std::string listing;          ///< propose: where the marks' reasons and the unmarked numbers go
+    std::string format = "text";  ///< check: `text` or `github` (annotation lines); fill: `manuscript` or `json`
+    std::string sarif;            ///< check: write a SARIF 2.1.0 log to FILE
 };
 
-// Checks `files`, printing a line per wrong claim and per file and the total; the number of
-// wrong claims.
-std::size_t check_files(const std::vector<std::string>& files, const ManuscriptCli& o, std::ostream& out) {
+// Checks `files`, printing a line per wrong claim (an annotation line with --format github) and
+// per file and the total, and adding each wrong claim to `notes`; the number of wrong claims.
+std::size_t check_files(const std::vector<BookFile>& files, const ManuscriptCli& o, std::ostream& out,
+                        std::vector<Annotation>& notes) {
     std::vector<ManuscriptResult> results(files.size());
-    const ManuscriptOptions options{o.scenario};
-    run_parallel(files.size(), o.jobs == 0 ? default_jobs() : o.jobs,
-                 [&](std::size_t i) { results[i] = check_manuscript(files[i], options); });
+    run_parallel(files.size(), o.jobs == 0 ? default_jobs() : o.jobs, [&](std::size_t i) {
+        results[i] = check_manuscript(files[i].file, ManuscriptOptions{o.scenario, files[i].inherited_scenario});
+    });
     std::size_t claims = 0;
     std::size_t wrong = 0;
     std::size_t bad_files = 0;
     for (const auto& r : results) {
         for (const auto& c : r.claims) {
-            if (!c.passed) out << mismatch_line(r.file, c) << '\n';
+            if (c.passed) continue;
+            notes.push_back({r.file, c.line, c.column, "wrong-claim", mismatch_message(c)});
+            out << (o.format == "github" ? github_annotation(notes.back()) : mismatch_line(r.file, c)) << '\n';
         }
         out << fmt::format("{}: {}, {} wrong\n", escape_controls(r.file), counted(r.claims.size(), "claim"), r.wrong());
         claims += r.claims.size();
@@ -61,13 +68,35 @@ std::size_t check_files(const std::vector<std::string>& files, const ManuscriptC
     return wrong;
 }
 
+// The names of a book's files, for a SARIF log's artifacts.
+std::vector<std::string> names_of(const std::vector<BookFile>& files) {
+    std::vector<std::string> out;
+    for (const auto& f : files) out.push_back(f.file);
+    return out;
+}
+
 int check(const ManuscriptCli& o, std::ostream& out) {
-    const auto files = manuscript_files(o.files, o.scenario.empty());
+    // A LaTeX book is checked from its main file: the chapters it \include's follow it.
+    const auto files = book_files(manuscript_files(o.files, o.scenario.empty()));
     if (files.empty()) {
         throw reference_error(
             fmt::format("no manuscript found ({} naming an exactattn-scenario)", manuscript_patterns()));
     }
-    return check_files(files, o, out) == 0 ? 0 : 1;
+    std::vector<Annotation> notes;
+    const std::size_t wrong = check_files(files, o, out, notes);
+    if (!o.sarif.empty()) write_output_file(o.sarif, sarif_log(notes, names_of(files), "manuscript check"), "--sarif");
+    return wrong == 0 ? 0 : 1;
+}
+
+// fill --format json: each placeholder with its place and what replaced it, for a build tool
+// that puts the values into its own tree (the MyST plugin, share/exactattn/myst/exactattn.mjs).
+std::string placeholders_json(const std::string& file, const FillResult& r) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const auto& p : r.placeholders) {
+        list.push_back(
+            {{"file", file}, {"line", p.line}, {"column", p.column}, {"source", p.source}, {"filled", p.filled}});
+    }
+    return list.dump(2) + "\n";
 }
 
 int fill(const ManuscriptCli& o, std::ostream& out) {
@@ -76,8 +105,14 @@ int fill(const ManuscriptCli& o, std::ostream& out) {
         throw usage_error("rewrites the manuscript itself, and -o names another output: give one of them",
                           option_place("--in-place"));
     }
-    const ManuscriptOptions options{o.scenario};
+    const ManuscriptOptions options{o.scenario, {}};
     const FillResult r = fill_manuscript_text(read_manuscript_file(file), file, manuscript_format(file), options);
+    if (o.format == "json") {
+        if (o.in_place)
+            throw usage_error("lists the placeholders and writes no manuscript", option_place("--in-place"));
+        out << placeholders_json(file, r);
+        return 0;
+    }
     if (o.in_place) {
         write_output_file(file, r.text, "--in-place");  // through a symlink, to the file it names
         out << fmt::format("manuscript fill: {} filled in {}\n", counted(r.replaced, "placeholder"),
@@ -122,7 +157,7 @@ int audit(const ManuscriptCli& o, std::ostream& out) {
     const mpq_class least = threshold(o.min_coverage);
     const auto files = manuscript_files(o.files, o.scenario.empty());
     std::vector<AuditResult> results(files.size());
-    const ManuscriptOptions options{o.scenario};
+    const ManuscriptOptions options{o.scenario, {}};
     run_parallel(files.size(), o.jobs == 0 ? default_jobs() : o.jobs, [&](std::size_t i) {
         results[i] = audit_manuscript_text(read_manuscript_file(files[i]), files[i], manuscript_format(files[i]),
                                            options, o.audit);
@@ -161,7 +196,7 @@ int audit(const ManuscriptCli& o, std::ostream& out) {
 // The manuscript with the proposed marks (or a diff of the lines they change), and the listing.
 int propose(const ManuscriptCli& o, std::ostream& out) {
     const std::string& file = o.files.front();
-    const ManuscriptOptions options{o.scenario};
+    const ManuscriptOptions options{o.scenario, {}};
     const std::string text = read_manuscript_file(file);
     const ProposeResult r = propose_marks_text(text, file, manuscript_format(file), options, o.audit);
     if (!o.listing.empty()) {
@@ -197,18 +232,22 @@ int propose(const ManuscriptCli& o, std::ostream& out) {
 
 }  // namespace
 
-std::size_t check_manuscripts_below(const std::vector<std::string>& paths, std::size_t jobs, std::ostream& out) {
+std::size_t check_manuscripts_below(const std::vector<std::string>& paths, std::size_t jobs, std::ostream& out,
+                                    const std::string& format, std::vector<Annotation>& notes,
+                                    std::vector<std::string>& checked) {
     std::vector<std::string> dirs;
     std::error_code ec;
     for (const auto& p : paths) {
         if (std::filesystem::is_directory(p, ec)) dirs.push_back(p);
     }
     if (dirs.empty()) return 0;
-    const auto files = manuscript_files(dirs, true);
+    const auto files = book_files(manuscript_files(dirs, true));
     if (files.empty()) return 0;
     ManuscriptCli o;
     o.jobs = jobs;
-    return check_files(files, o, out);
+    o.format = format;
+    for (const auto& f : files) checked.push_back(f.file);
+    return check_files(files, o, out, notes);
 }
 
 void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& command) {
@@ -224,12 +263,17 @@ void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& co
     s_check->add_option("-j,--jobs", o->jobs, "Files checked in parallel (default: the number of cores)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
     s_check->add_option("--junit", o->junit, "Also write a JUnit XML report to FILE");
+    s_check->add_option("--format", o->format, "text, or github: each wrong claim as a GitHub annotation line")
+        ->check(CLI::IsMember({"text", "github"}));
+    s_check->add_option("--sarif", o->sarif, "Also write a SARIF 2.1.0 log of the wrong claims to FILE");
     s_check->callback([o, &command] { command = [o](std::ostream& out) { return check(*o, out); }; });
 
     auto* s_fill = family->add_subcommand("fill", "Replace placeholders by the report's values (to -o FILE or stdout)");
     s_fill->add_option("file", o->files, "The manuscript (" + kinds + ")")->required()->expected(1);
     s_fill->add_option("--scenario", o->scenario, "Scenario file (default: the one the manuscript names)");
     s_fill->add_flag("--in-place", o->in_place, "Rewrite the manuscript itself (atomically)");
+    s_fill->add_option("--format", o->format, "manuscript (the filled text), or json: each placeholder and its value")
+        ->check(CLI::IsMember({"manuscript", "json"}));
     s_fill->callback([o, &command, &app, family] {
         // -o is every command's option, added to the app and to `manuscript` after this.
         for (const CLI::App* a : {static_cast<const CLI::App*>(&app), static_cast<const CLI::App*>(family)}) {

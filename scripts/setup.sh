@@ -22,17 +22,18 @@ if [ "${EXACTATTN_WITH_RENDER:-0}" = 1 ]; then
   packages+=(pandoc lmodern texlive-fonts-recommended)
   # The oracle's tests judge PyTorch's attention on the CPU (python/tests/test_oracle.py).
   packages+=(python3-torch)
+  # A LaTeX book of \include'd chapters built by latexmk (docs/manuscript.md, "Books").
+  packages+=(latexmk)
 fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-echo "setup: installing ${missing[*]}" >&2
-SUDO=""
-if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
