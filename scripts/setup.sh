@@ -24,6 +24,11 @@ if [ "${EXACTATTN_WITH_RENDER:-0}" = 1 ]; then
   packages+=(python3-torch)
   # A LaTeX book of \include'd chapters built by latexmk (docs/manuscript.md, "Books").
   packages+=(latexmk)
+  # MyST books (docs/manuscript.md, "MyST"): Node.js and npm, unless the machine has them, for
+  # mystmd from the npm registry (below).
+  if ! command -v npm >/dev/null 2>&1; then
+    packages+=(nodejs npm)
+  fi
 fi
 missing=()
 for p in "${packages[@]}"; do
@@ -36,4 +41,17 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# mystmd (the MyST / Jupyter Book 2 command `myst`), the version pinned by
+# tests/manuscript/myst/package-lock.json, into tests/manuscript/myst/node_modules (14 MB, one
+# package without dependencies); only when that version is not there already. Nothing is
+# downloaded while building or testing.
+if [ "${EXACTATTN_WITH_RENDER:-0}" = 1 ]; then
+  myst_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/manuscript/myst"
+  want=$(D="$myst_dir" node -p "require(process.env.D + '/package-lock.json').packages['node_modules/mystmd'].version")
+  have=$(D="$myst_dir" node -p "require(process.env.D + '/node_modules/mystmd/package.json').version" 2>/dev/null || true)
+  if [ "$want" != "$have" ]; then
+    echo "setup: installing mystmd $want (npm ci)" >&2
+    npm ci --prefix "$myst_dir" --no-audit --no-fund --loglevel=error >/dev/null
+  fi
 fi
