@@ -114,6 +114,12 @@ void make_app(CLI::App& app, Parsed& p) {
     auto* s_verify = app.add_subcommand("verify", "Check every expect entry of scenario files");
     s_verify->add_option("files", p.verify.files, "Scenario files or directories (every *.json below)")->required();
     add_book_options(*s_verify, p.verify);
+    p.verify.format = "text";
+    s_verify
+        ->add_option("--format", p.verify.format,
+                     "text, or github: each mismatch and wrong claim as a GitHub annotation line")
+        ->check(CLI::IsMember({"text", "github"}));
+    s_verify->add_option("--sarif", p.verify.sarif, "Also write a SARIF 2.1.0 log of the mismatches to FILE");
     s_verify->callback([&p] { p.command = [&p](std::ostream& o) { return cmd_verify(p.verify, o); }; });
 
     p.cross.format = "markdown";

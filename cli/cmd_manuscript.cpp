@@ -3,6 +3,7 @@
 // (docs/manuscript.md).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include <ostream>
 
 #include "commands.hpp"
+#include "exactattn/annotations.hpp"
 #include "exactattn/wording.hpp"
 #include "exactattn/book.hpp"
 #include "exactattn/manuscript.hpp"
@@ -31,43 +33,59 @@ struct ManuscriptCli {
     bool strict = false;
     std::string min_coverage = "95";  ///< --strict: the lowest coverage (percent, an exact decimal) that passes
     AuditOptions audit;
-    bool all = false;            ///< audit: print the verified numbers and the numbers that are not claims too
-    bool diff = false;           ///< propose: a diff of the marks instead of the whole manuscript
-    std::string listing;         ///< propose: where the marks' reasons and the unmarked numbers go
-    std::string stdin_filename;  ///< --stdin-filename: the name, ending and directory of `-`
+    bool all = false;             ///< audit: print the verified numbers and the numbers that are not claims too
+    bool diff = false;            ///< propose: a diff of the marks instead of the whole manuscript
+    std::string listing;          ///< propose: where the marks' reasons and the unmarked numbers go
+    std::string format = "text";  ///< check: `text` or `github` (annotation lines); fill: `manuscript` or `json`
+    std::string sarif;            ///< check: write a SARIF 2.1.0 log to FILE
+    std::string stdin_filename;   ///< --stdin-filename: the name, ending and directory of `-`
 };
 
 // The manuscripts a command was given: `-` is standard input (docs/manuscript.md, "Standard
 // input"), read whole before any work and named by --stdin-filename (default <stdin>, read as
 // Markdown, a relative scenario found from the current directory); every other file is read by
-// the one input reader when its turn comes.
+// the one input reader when its turn comes. A LaTeX book named by its main file is followed by
+// the chapters it \include's (book_files), each with the scenario it inherits.
 struct Inputs {
-    std::vector<std::string> files;       ///< as messages name them
+    std::vector<BookFile> files;          ///< as messages name them
     std::optional<std::size_t> stdin_at;  ///< which of them is standard input
     std::string stdin_text;
 
     [[nodiscard]] std::string text(std::size_t i) const {
-        return stdin_at == i ? stdin_text : read_manuscript_file(files[i]);
+        return stdin_at == i ? stdin_text : read_manuscript_file(files[i].file);
+    }
+    [[nodiscard]] std::vector<std::string> names() const {
+        std::vector<std::string> out;
+        for (const auto& f : files) out.push_back(f.file);
+        return out;
     }
 };
 
 std::string stdin_name(const ManuscriptCli& o) { return o.stdin_filename.empty() ? "<stdin>" : o.stdin_filename; }
 
 // `paths` as manuscript_files expands them (a directory: its manuscripts, those naming a scenario
-// when `only_named`), with `-` standing for standard input once.
+// when `only_named`), each LaTeX book followed by its chapters, with `-` standing for standard
+// input once.
 Inputs inputs(const std::vector<std::string>& paths, const ManuscriptCli& o, bool only_named) {
     Inputs in;
+    std::vector<std::string> named;
+    auto flush = [&] {
+        const auto found = book_files(manuscript_files(named, only_named));
+        in.files.insert(in.files.end(), found.begin(), found.end());
+        named.clear();
+    };
     for (const auto& p : paths) {
         if (p != "-") {
-            const auto found = manuscript_files({p}, only_named);
-            in.files.insert(in.files.end(), found.begin(), found.end());
+            named.push_back(p);
             continue;
         }
         if (in.stdin_at) throw usage_error("standard input (-) is named twice; it can be read once");
+        if (!named.empty()) flush();
         in.stdin_text = read_standard_input();
         in.stdin_at = in.files.size();
-        in.files.push_back(stdin_name(o));
+        in.files.push_back({stdin_name(o), {}});
     }
+    if (!named.empty()) flush();
     if (!o.stdin_filename.empty() && !in.stdin_at) {
         throw usage_error("names standard input, and no manuscript is `-`: give - to read it",
                           option_place("--stdin-filename"));
@@ -75,21 +93,24 @@ Inputs inputs(const std::vector<std::string>& paths, const ManuscriptCli& o, boo
     return in;
 }
 
-// Checks `files`, printing a line per wrong claim and per file and the total; the number of
-// wrong claims.
-std::size_t check_files(const Inputs& in, const ManuscriptCli& o, std::ostream& out) {
+// Checks `in`'s files, printing a line per wrong claim (an annotation line with --format github)
+// and per file and the total, and adding each wrong claim to `notes`; the number of wrong claims.
+std::size_t check_files(const Inputs& in, const ManuscriptCli& o, std::ostream& out, std::vector<Annotation>& notes) {
     const auto& files = in.files;
     std::vector<ManuscriptResult> results(files.size());
-    const ManuscriptOptions options{o.scenario};
     run_parallel(files.size(), o.jobs == 0 ? default_jobs() : o.jobs, [&](std::size_t i) {
-        results[i] = check_manuscript_text(in.text(i), files[i], manuscript_format(files[i]), options);
+        const std::string& name = files[i].file;
+        results[i] = check_manuscript_text(in.text(i), name, manuscript_format(name),
+                                           ManuscriptOptions{o.scenario, files[i].inherited_scenario});
     });
     std::size_t claims = 0;
     std::size_t wrong = 0;
     std::size_t bad_files = 0;
     for (const auto& r : results) {
         for (const auto& c : r.claims) {
-            if (!c.passed) out << mismatch_line(r.file, c) << '\n';
+            if (c.passed) continue;
+            notes.push_back({r.file, c.line, c.column, "wrong-claim", mismatch_message(c)});
+            out << (o.format == "github" ? github_annotation(notes.back()) : mismatch_line(r.file, c)) << '\n';
         }
         out << fmt::format("{}: {}, {} wrong\n", escape_controls(r.file), counted(r.claims.size(), "claim"), r.wrong());
         claims += r.claims.size();
@@ -109,7 +130,21 @@ int check(const ManuscriptCli& o, std::ostream& out) {
         throw reference_error(
             fmt::format("no manuscript found ({} naming an exactattn-scenario)", manuscript_patterns()));
     }
-    return check_files(in, o, out) == 0 ? 0 : 1;
+    std::vector<Annotation> notes;
+    const std::size_t wrong = check_files(in, o, out, notes);
+    if (!o.sarif.empty()) write_output_file(o.sarif, sarif_log(notes, in.names(), "manuscript check"), "--sarif");
+    return wrong == 0 ? 0 : 1;
+}
+
+// fill --format json: each placeholder with its place and what replaced it, for a build tool
+// that puts the values into its own tree (the MyST plugin, share/exactattn/myst/exactattn.mjs).
+std::string placeholders_json(const std::string& file, const FillResult& r) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const auto& p : r.placeholders) {
+        list.push_back(
+            {{"file", file}, {"line", p.line}, {"column", p.column}, {"source", p.source}, {"filled", p.filled}});
+    }
+    return list.dump(2) + "\n";
 }
 
 int fill(const ManuscriptCli& o, std::ostream& out) {
@@ -122,9 +157,15 @@ int fill(const ManuscriptCli& o, std::ostream& out) {
                           option_place("--in-place"));
     }
     const Inputs in = inputs(o.files, o, false);
-    const std::string& file = in.files.front();
-    const ManuscriptOptions options{o.scenario};
+    const std::string& file = in.files.front().file;
+    const ManuscriptOptions options{o.scenario, {}};
     const FillResult r = fill_manuscript_text(in.text(0), file, manuscript_format(file), options);
+    if (o.format == "json") {
+        if (o.in_place)
+            throw usage_error("lists the placeholders and writes no manuscript", option_place("--in-place"));
+        out << placeholders_json(file, r);
+        return 0;
+    }
     if (o.in_place) {
         write_output_file(file, r.text, "--in-place");  // through a symlink, to the file it names
         out << fmt::format("manuscript fill: {} filled in {}\n", counted(r.replaced, "placeholder"),
@@ -170,9 +211,10 @@ int audit(const ManuscriptCli& o, std::ostream& out) {
     const Inputs in = inputs(o.files, o, o.scenario.empty());
     const auto& files = in.files;
     std::vector<AuditResult> results(files.size());
-    const ManuscriptOptions options{o.scenario};
     run_parallel(files.size(), o.jobs == 0 ? default_jobs() : o.jobs, [&](std::size_t i) {
-        results[i] = audit_manuscript_text(in.text(i), files[i], manuscript_format(files[i]), options, o.audit);
+        const std::string& name = files[i].file;
+        results[i] = audit_manuscript_text(in.text(i), name, manuscript_format(name),
+                                           ManuscriptOptions{o.scenario, files[i].inherited_scenario}, o.audit);
     });
     std::size_t marked = 0;
     std::size_t unmarked = 0;
@@ -208,8 +250,8 @@ int audit(const ManuscriptCli& o, std::ostream& out) {
 // The manuscript with the proposed marks (or a diff of the lines they change), and the listing.
 int propose(const ManuscriptCli& o, std::ostream& out) {
     const Inputs in = inputs(o.files, o, false);
-    const std::string& file = in.files.front();
-    const ManuscriptOptions options{o.scenario};
+    const std::string& file = in.files.front().file;
+    const ManuscriptOptions options{o.scenario, {}};
     const std::string text = in.text(0);
     const ProposeResult r = propose_marks_text(text, file, manuscript_format(file), options, o.audit);
     if (!o.listing.empty()) {
@@ -245,7 +287,9 @@ int propose(const ManuscriptCli& o, std::ostream& out) {
 
 }  // namespace
 
-std::size_t check_manuscripts_below(const std::vector<std::string>& paths, std::size_t jobs, std::ostream& out) {
+std::size_t check_manuscripts_below(const std::vector<std::string>& paths, std::size_t jobs, std::ostream& out,
+                                    const std::string& format, std::vector<Annotation>& notes,
+                                    std::vector<std::string>& checked) {
     std::vector<std::string> dirs;
     std::error_code ec;
     for (const auto& p : paths) {
@@ -254,9 +298,11 @@ std::size_t check_manuscripts_below(const std::vector<std::string>& paths, std::
     if (dirs.empty()) return 0;
     ManuscriptCli o;
     o.jobs = jobs;
+    o.format = format;
     const Inputs in = inputs(dirs, o, true);
     if (in.files.empty()) return 0;
-    return check_files(in, o, out);
+    for (const auto& f : in.files) checked.push_back(f.file);
+    return check_files(in, o, out, notes);
 }
 
 void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& command) {
@@ -277,6 +323,9 @@ void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& co
     s_check->add_option("-j,--jobs", o->jobs, "Files checked in parallel (default: the number of cores)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
     s_check->add_option("--junit", o->junit, "Also write a JUnit XML report to FILE");
+    s_check->add_option("--format", o->format, "text, or github: each wrong claim as a GitHub annotation line")
+        ->check(CLI::IsMember({"text", "github"}));
+    s_check->add_option("--sarif", o->sarif, "Also write a SARIF 2.1.0 log of the wrong claims to FILE");
     s_check->callback([o, &command] { command = [o](std::ostream& out) { return check(*o, out); }; });
 
     auto* s_fill = family->add_subcommand("fill", "Replace placeholders by the report's values (to -o FILE or stdout)");
@@ -286,6 +335,8 @@ void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& co
     s_fill->add_option("--scenario", o->scenario, "Scenario file (default: the one the manuscript names)");
     s_fill->add_option("--stdin-filename", o->stdin_filename, kStdinHelp);
     s_fill->add_flag("--in-place", o->in_place, "Rewrite the manuscript itself (atomically)");
+    s_fill->add_option("--format", o->format, "manuscript (the filled text), or json: each placeholder and its value")
+        ->check(CLI::IsMember({"manuscript", "json"}));
     s_fill->callback([o, &command, &app, family] {
         // -o is every command's option, added to the app and to `manuscript` after this.
         for (const CLI::App* a : {static_cast<const CLI::App*>(&app), static_cast<const CLI::App*>(family)}) {

@@ -12,6 +12,7 @@
 #include "exactattn/error.hpp"
 #include "exactattn/parse.hpp"
 #include "exactattn/report.hpp"
+#include "exactattn/scenario.hpp"
 #include "exactattn/verify.hpp"
 
 namespace exactattn::cli {
@@ -76,6 +77,7 @@ int cmd_verify(const FilesOptions& o, std::ostream& out) {
     });
     std::size_t passed = 0;
     std::size_t failed = 0;
+    std::vector<Annotation> notes;
     for (const auto& r : results) {
         passed += r.passed;
         failed += r.failures.size();
@@ -83,15 +85,25 @@ int cmd_verify(const FilesOptions& o, std::ostream& out) {
         // line break in it must not forge a line of this report, an ESC must not reach the
         // terminal.
         const std::string file = escape_controls(r.file);
+        const std::string text = r.failures.empty() ? std::string() : read_input_file(r.file);
         for (const auto& m : r.failures) {
-            out << fmt::format("{}: {}: expected {}, computed {}\n", file, escape_controls(m.pointer),
-                               escape_controls(m.expected), escape_controls(m.computed));
+            notes.push_back(
+                {r.file, expect_line(text, m.pointer), 0, "expect-mismatch",
+                 escape_controls(fmt::format("{}: expected {}, computed {}", m.pointer, m.expected, m.computed))});
+            if (o.format == "github") {
+                out << github_annotation(notes.back()) << '\n';
+            } else {
+                out << fmt::format("{}: {}\n", file, notes.back().message);
+            }
         }
         if (files.size() > 1) out << fmt::format("{}: {} passed, {} failed\n", file, r.passed, r.failures.size());
     }
     if (!o.junit.empty()) write_output_file(o.junit, junit_xml(results, "exactattn verify"), "--junit");
     // The manuscripts of a directory (docs/manuscript.md) before the total, which stays last.
-    const std::size_t wrong_claims = check_manuscripts_below(o.files, o.jobs == 0 ? default_jobs() : o.jobs, out);
+    std::vector<std::string> checked = files;
+    const std::size_t wrong_claims =
+        check_manuscripts_below(o.files, o.jobs == 0 ? default_jobs() : o.jobs, out, o.format, notes, checked);
+    if (!o.sarif.empty()) write_output_file(o.sarif, sarif_log(notes, checked, "verify"), "--sarif");
     out << fmt::format("verify: {} passed, {} failed", passed, failed);
     out << (files.size() > 1 ? " in " + counted(files.size(), "file") + "\n" : std::string("\n"));
     return failed == 0 && wrong_claims == 0 ? 0 : 1;

@@ -13,6 +13,7 @@
 namespace CLI {
 class App;
 }
+#include "exactattn/annotations.hpp"
 #include "exactattn/document.hpp"
 #include "exactattn/error.hpp"
 
@@ -86,6 +87,7 @@ struct FilesOptions {
     std::size_t jobs = 0;            ///< -j N (0: the number of cores)
     std::string junit;               ///< --junit FILE (empty: none)
     std::string format;
+    std::string sarif;                ///< verify --sarif FILE (empty: none)
     exactattn::RenderOptions render;  ///< --standalone, --latex-floats, --no-markdown-math
 };
 
@@ -246,7 +248,11 @@ void add_format_option(CLI::App& sub, std::string& format, bool prose_only = fal
 /// the chosen one is bound into `command`.
 void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& command);
 /// `verify DIR`: checks the manuscripts below the directories among `paths` (those naming an
-/// exactattn-scenario) as `manuscript check` does; the number of wrong claims.
-std::size_t check_manuscripts_below(const std::vector<std::string>& paths, std::size_t jobs, std::ostream& out);
+/// exactattn-scenario) as `manuscript check` does, printing a wrong claim as `format` says
+/// (`text`, or `github`: an annotation line) and adding it to `notes` and the files checked to
+/// `checked`; the number of wrong claims.
+std::size_t check_manuscripts_below(const std::vector<std::string>& paths, std::size_t jobs, std::ostream& out,
+                                    const std::string& format, std::vector<exactattn::Annotation>& notes,
+                                    std::vector<std::string>& checked);
 
 }  // namespace exactattn::cli

@@ -24,17 +24,36 @@ if [ "${EXACTATTN_WITH_RENDER:-0}" = 1 ]; then
   packages+=(python3-docutils)
   # The oracle's tests judge PyTorch's attention on the CPU (python/tests/test_oracle.py).
   packages+=(python3-torch)
+  # A LaTeX book of \include'd chapters built by latexmk (docs/manuscript.md, "Books").
+  packages+=(latexmk)
+  # MyST books (docs/manuscript.md, "MyST"): Node.js and npm, unless the machine has them, for
+  # mystmd from the npm registry (below).
+  if ! command -v npm >/dev/null 2>&1; then
+    packages+=(nodejs npm)
+  fi
 fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-echo "setup: installing ${missing[*]}" >&2
-SUDO=""
-if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# mystmd (the MyST / Jupyter Book 2 command `myst`), the version pinned by
+# tests/manuscript/myst/package-lock.json, into tests/manuscript/myst/node_modules (14 MB, one
+# package without dependencies); only when that version is not there already. Nothing is
+# downloaded while building or testing.
+if [ "${EXACTATTN_WITH_RENDER:-0}" = 1 ]; then
+  myst_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/manuscript/myst"
+  want=$(D="$myst_dir" node -p "require(process.env.D + '/package-lock.json').packages['node_modules/mystmd'].version")
+  have=$(D="$myst_dir" node -p "require(process.env.D + '/node_modules/mystmd/package.json').version" 2>/dev/null || true)
+  if [ "$want" != "$have" ]; then
+    echo "setup: installing mystmd $want (npm ci)" >&2
+    npm ci --prefix "$myst_dir" --no-audit --no-fund --loglevel=error >/dev/null
+  fi
+fi

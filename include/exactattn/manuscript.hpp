@@ -40,7 +40,24 @@ struct ManuscriptOptions {
     /// the manuscript's own (front matter `exactattn-scenario:` or the magic comment
     /// `% exactattn-scenario: FILE`), relative to the manuscript's directory.
     std::string scenario;
+    /// The scenario of the LaTeX file that \include's or \input's this one (book_files), used
+    /// when this one names none: a book names its scenario once, in its main file.
+    std::string inherited_scenario;
 };
+
+/// One manuscript of a book, with the scenario it inherits from the file that includes it.
+struct BookFile {
+    std::string file;
+    std::string inherited_scenario;  ///< empty: none (a file named on the command line)
+};
+/// `files`, each LaTeX manuscript followed by the chapters it `\include`s and `\input`s
+/// (recursively, depth first, each file once; a name is relative to the directory of the main
+/// file, as TeX reads it when latexmk runs there; `.tex` added to a name without an ending; a name
+/// ending in neither `.tex` nor `.ltx` is not a chapter and is skipped; the preamble's, comments'
+/// and verbatim's are not read). A chapter is read only from inside the directory of the file
+/// named in `files` that leads to it (symbolic links resolved): one outside it, one that does not
+/// exist or one that includes itself is refused (UsageError at the `\include`).
+std::vector<BookFile> book_files(const std::vector<std::string>& files);
 
 /// One marked claim and its verdict.
 struct ClaimVerdict {
@@ -84,15 +101,25 @@ std::vector<std::string> manuscript_files(const std::vector<std::string>& paths,
 /// The mark-up of one manuscript as a whole line per mismatch, in the command's format:
 /// `file:line:col: pointer: written W, exact E (detail)`.
 std::string mismatch_line(const std::string& file, const ClaimVerdict& v);
+/// The same without its place: `pointer: written W, exact E (detail)` (an annotation's message).
+std::string mismatch_message(const ClaimVerdict& v);
 
 /// The JUnit XML of checked manuscripts: one <testsuite> per file, one <testcase> per claim
 /// named `line:col pointer`.
 std::string manuscript_junit(const std::vector<ManuscriptResult>& results);
 
+/// One placeholder as `fill` replaced it (`manuscript fill --format json`).
+struct FilledPlaceholder {
+    int line = 0;        ///< 1-based line of the placeholder
+    int column = 0;      ///< 1-based column (code points)
+    std::string source;  ///< the placeholder as written (`{{/reads/example-14.1/weights}}`)
+    std::string filled;  ///< what replaced it, in the manuscript's format
+};
 /// How `fill` renders a placeholder's value.
 struct FillResult {
-    std::string text;          ///< the manuscript with every placeholder replaced
-    std::size_t replaced = 0;  ///< how many placeholders
+    std::string text;                             ///< the manuscript with every placeholder replaced
+    std::size_t replaced = 0;                     ///< how many placeholders
+    std::vector<FilledPlaceholder> placeholders;  ///< each replacement, in text order
 };
 /// Replaces every placeholder (`{{/pointer}}`, `{{/pointer digits=6}}`, `{{/pointer approx}}`,
 /// `{{table /reads/NAME}}` in Markdown; `\exactvalue{/pointer}`, `\exactvalue[digits=6]{…}` in

@@ -24,7 +24,7 @@ py::dict claim_dict(const std::string& file, const ClaimVerdict& c) {
 }
 
 ManuscriptOptions options_of(const std::optional<std::string>& scenario) {
-    return ManuscriptOptions{scenario.value_or("")};
+    return ManuscriptOptions{scenario.value_or(""), {}};
 }
 
 }  // namespace

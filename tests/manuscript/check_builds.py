@@ -192,6 +192,28 @@ def string_pointers(cli, scenario):
     return out
 
 
+def literal_html(text, what):
+    """HTML filled from the hostile scenario: its texts shown, no element from them."""
+    if "<script" in text or "<a " in text or "<em>" in text:
+        fail(f"{what}: a filled value became HTML markup")
+    for shown in ["&lt;script&gt;alert(1)&lt;/script&gt;", "[link](http://x) *em* {{/title}} |"]:
+        if shown not in text:
+            fail(f"{what}: {shown!r} is not shown as text")
+
+
+def literal_pdf(pdf, pwned, what):
+    """A PDF filled from the hostile scenario (built with -shell-escape): its texts shown, the
+    builder's file not read, no program run."""
+    text = pdf_text(pdf)
+    if "SECRET7F3A" in text:
+        fail(f"{what}: a filled \\input read the builder's file")
+    for shown in ["input{", "alert(1)", "write18"]:
+        if shown not in text:
+            fail(f"{what}: {shown!r} is not shown as text")
+    if os.path.exists(pwned):
+        fail(f"{what}: a filled \\write18 ran a program")
+
+
 def injection_checks(args, env, work):
     """Issue 32: a filled value is literal text in every target; nothing it says runs or is read."""
     secret_file = os.path.join(work, "secret.txt")
@@ -211,11 +233,9 @@ def injection_checks(args, env, work):
     html = os.path.join(work, "inj.html")
     run(["pandoc", f"--lua-filter={lua}", md, "-o", html], env=env, cwd=work)
     text = open(html, encoding="utf-8").read()
-    if "<script" in text or "<a " in text or "<em>" in text:
-        fail("a filled value became HTML markup")
-    for shown in ["&lt;script&gt;alert(1)&lt;/script&gt;", "红色&lt;script&gt;", "[link](http://x) *em* {{/title}} |"]:
-        if shown not in text:
-            fail(f"HTML: {shown!r} is not shown as text")
+    literal_html(text, "HTML")
+    if "红色&lt;script&gt;" not in text:
+        fail("HTML: the token 红色<script> is not shown as text")
     pdfs = []
     pdf = os.path.join(work, "inj-md.pdf")
     run(["pandoc", f"--lua-filter={lua}", md, "--pdf-engine=xelatex", "--pdf-engine-opt=-shell-escape",
@@ -231,14 +251,254 @@ def injection_checks(args, env, work):
     run(["xelatex", "-shell-escape", "-interaction=nonstopmode", "-halt-on-error", "inj-filled.tex"], cwd=work)
     pdfs.append(os.path.join(work, "inj-filled.pdf"))
     for pdf in pdfs:
-        text = pdf_text(pdf)
-        if "SECRET7F3A" in text:
-            fail(f"{pdf}: a filled \\input read the builder's file")
-        for shown in ["input{", "alert(1)", "write18"]:
-            if shown not in text:
-                fail(f"{pdf}: {shown!r} is not shown as text")
-    if os.path.exists(pwned):
-        fail("a filled \\write18 ran a program")
+        literal_pdf(pdf, pwned, pdf)
+
+
+def extension_scripts(ext):
+    """The filters and shortcodes an _extension.yml contributes (its `contributes:` lists)."""
+    lists = {"filters": [], "shortcodes": []}
+    current = None
+    for line in open(os.path.join(ext, "_extension.yml"), encoding="utf-8"):
+        key = re.match(r"^    (\w+):\s*$", line) or re.match(r"^  (\w+):\s*$", line)
+        if key:
+            current = key.group(1)
+            continue
+        item = re.match(r"^\s+- (\S+)\s*$", line)
+        if item and current in lists:
+            lists[current].append(item.group(1))
+    return lists
+
+
+def quarto_shortcodes(markdown):
+    """The body as Quarto's Markdown reader gives it to pandoc: each shortcode {{< name args >}} read
+    from the text into a span of the class quarto-shortcode__ holding its words (URL-encoded), which
+    the filters pass by and quarto_shim.lua resolves; an escaped {{{< … >}}} kept as text."""
+    from urllib.parse import quote
+
+    def span(m):
+        if m.group(1) is not None:
+            return "{{<" + m.group(1) + ">}}"
+        return "[]{.quarto-shortcode__ data-raw=\"" + quote(m.group(2).strip(), safe="") + "\"}"
+
+    return re.sub(r"\{\{\{<(.*?)>\}\}\}|\{\{<(.*?)>\}\}", span, markdown)
+
+
+def render_like_quarto(args, env, qmd, out, extra=(), expect_ok=True):
+    """pandoc run on qmd as `quarto render` runs it (src/command/render/pandoc.ts): the front matter
+    taken out into a --metadata-file, the body written to a temporary quarto-input*.md that pandoc
+    reads, the working directory the document's, and the extension's filters and shortcodes run by
+    tests/manuscript/quarto/quarto_shim.lua with quarto.doc.input_file naming the document."""
+    import tempfile
+    ext = os.path.join(args.source, "share/exactattn/quarto/_extensions/exactattn")
+    scripts = extension_scripts(ext)
+    if scripts["filters"] != ["exactattn-quarto.lua"] or scripts["shortcodes"] != ["exactattn-shortcode.lua"]:
+        fail(f"_extension.yml contributes {scripts}")
+    text = open(qmd, encoding="utf-8").read()
+    front = re.match(r"^---\n(.*?)\n---\n", text, re.S)
+    with tempfile.TemporaryDirectory() as tmp:
+        body = os.path.join(tmp, "quarto-input1a2b.md")
+        write(body, quarto_shortcodes(text[front.end():] if front else text))
+        meta = os.path.join(tmp, "quarto-metadata1a2b.yml")
+        write(meta, (front.group(1) if front else "") + "\n")
+        shim = os.path.join(args.source, "tests/manuscript/quarto/quarto_shim.lua")
+        run_env = dict(env, EXACTATTN_QUARTO_EXTENSION=ext, EXACTATTN_QUARTO_INPUT=os.path.abspath(qmd),
+                       EXACTATTN_QUARTO_FILTERS=":".join(scripts["filters"]),
+                       EXACTATTN_QUARTO_SHORTCODES=":".join(scripts["shortcodes"]))
+        return run(["pandoc", body, "--metadata-file", meta, f"--lua-filter={shim}", *extra, "-o", out],
+                   env=run_env, cwd=os.path.dirname(os.path.abspath(qmd)), expect_ok=expect_ok)
+
+
+def quarto_checks(args, env, work):
+    """The Quarto extension: each chapter checked (a wrong claim stops the render at its line), its
+    shortcodes filled, marks unwrapped, a pandoc placeholder refused, filled text never markup."""
+    shutil.copy(os.path.join(args.source, "data/chapter14/chapter14.json"), work)
+    front = "---\ntitle: \"A chapter\"\nexactattn-scenario: chapter14.json\nfilters:\n  - exactattn\n---\n\n"
+    ch1 = os.path.join(work, "ch1.qmd")
+    # By hand (Chapter 14, Example 14.1): weights [1/2, 1/4, 1/4], denominator 2 + 1 + 1 = 4, first
+    # context coordinate a/2 = 0.34657… (0.3466 to 4 places); the read's table lists weight 1/2.
+    write(ch1, front + "The weights are {{< exactattn /reads/example-14.1/weights >}}; to four places "
+                       "{{< exactattn /reads/example-14.1/context/0 digits=4 >}}, in math "
+                       "{{< exactattn /reads/example-14.1/weights math >}}, with the denominator "
+                       "[$2+1+1=4$]{.exact ref=\"/reads/example-14.1/denominator\"}.\n\n"
+                       "{{< exactattn table /reads/example-14.1 >}}\n")
+    ch2 = os.path.join(work, "ch2.qmd")
+    # Removing the key (Table 14.2, row 2): weights [2/3, 0, 1/3], readout 2a/3.
+    right = front + "Removing key, the readout is [2a/3]{.exact ref=\"/interventions/table-14.2/rows/2/readout\"}.\n"
+    write(ch2, right)
+    for qmd in (ch1, ch2):
+        html = qmd[:-4] + ".html"
+        render_like_quarto(args, env, qmd, html, ["-s", "--mathjax"])
+        no_leaks(open(html, encoding="utf-8").read(), html)
+    text = open(os.path.join(work, "ch1.html"), encoding="utf-8").read()
+    for shown in ["The weights are [1/2, 1/4, 1/4]", "to four places 0.3466", "\\tfrac{1}{2}",
+                  "\\(2+1+1=4\\)</span>.</p>", "<td>1/2</td>"]:
+        if shown not in text:
+            fail(f"ch1.html lacks {shown!r}")
+    if "Removing key, the readout is 2a/3." not in open(os.path.join(work, "ch2.html"), encoding="utf-8").read():
+        fail("ch2.html lacks its unwrapped mark")
+    # `exactattn manuscript fill` fills the shortcode as the extension does, and keeps the
+    # shortcodes of others and an escaped one as they stand.
+    filled = run([args.cli, "manuscript", "fill", ch1]).stdout
+    if "The weights are [1/2, 1/4, 1/4]" not in filled:
+        fail(f"manuscript fill of a .qmd: {filled}")
+    kept = "{{< include other.qmd >}} and {{{< exactattn /shown/as/written >}}}\n"
+    write(os.path.join(work, "kept.qmd"), front + kept)
+    if run([args.cli, "manuscript", "fill", os.path.join(work, "kept.qmd")]).stdout != front + kept:
+        fail("manuscript fill changed another extension's shortcode or an escaped one")
+    # A wrong claim stops the render at its line (line 8, after 6 lines of front matter and a blank; column 30).
+    write(ch2, right.replace("[2a/3]", "[a/3]"))
+    p = render_like_quarto(args, env, ch2, os.path.join(work, "bad.html"), expect_ok=False)
+    if p.returncode != 1 or "ch2.qmd:8:30: /interventions/table-14.2/rows/2/readout: written a/3, exact 2a/3" not in p.stderr:
+        fail(f"a wrong readout did not stop the Quarto render at ch2.qmd:8:30: exit {p.returncode}\n{p.stderr}")
+    if os.path.exists(os.path.join(work, "bad.html")):
+        fail("the failed render wrote its HTML")
+    # A pandoc placeholder is not filled by Quarto: refused, not published with a hole.
+    ch3 = os.path.join(work, "ch3.qmd")
+    write(ch3, front + "The weights are {{/reads/example-14.1/weights}}.\n")
+    p = render_like_quarto(args, env, ch3, os.path.join(work, "ch3.html"), expect_ok=False)
+    if p.returncode != 2 or "ch3.qmd: the placeholder {{/reads/example-14.1/weights}} is not filled" not in p.stderr:
+        fail(f"a pandoc placeholder under Quarto was not refused: exit {p.returncode}\n{p.stderr}")
+    # A shortcode naming nothing is refused at the chapter and the shortcode, not the temporary file.
+    ch4 = os.path.join(work, "ch4.qmd")
+    write(ch4, front + "The weights are {{< exactattn /reads/example-14.9/weights >}}.\n")
+    p = render_like_quarto(args, env, ch4, os.path.join(work, "ch4.html"), expect_ok=False)
+    if (p.returncode != 2 or "ch4.qmd: {{< exactattn /reads/example-14.9/weights >}}: /reads/example-14.9" not in p.stderr
+            or "shortcode.md" in p.stderr):
+        fail(f"a shortcode naming nothing was not refused at its chapter: exit {p.returncode}\n{p.stderr}")
+
+
+def quarto_injection_checks(args, env, work):
+    """Issue 32 for the Quarto shortcode: every text of a hostile scenario filled in HTML and PDF."""
+    secret_file = os.path.join(work, "secret.txt")
+    write(secret_file, "SECRET7F3A\n")
+    pwned = os.path.join(work, "PWNED")
+    injection_scenario(args, work, secret_file, pwned)
+    pointers = string_pointers(args.cli, os.path.join(work, "inj.json"))
+    qmd = os.path.join(work, "inj.qmd")
+    body = "".join(f"P{i}: {{{{< exactattn {p} >}}}} and {{{{< exactattn {p} math >}}}}\n\n"
+                   for i, p in enumerate(pointers))
+    write(qmd, "---\nexactattn-scenario: inj.json\nfilters:\n  - exactattn\n---\n\n" + body)
+    html = os.path.join(work, "inj.html")
+    render_like_quarto(args, env, qmd, html)
+    text = open(html, encoding="utf-8").read()
+    literal_html(text, "Quarto HTML")
+    if "红色&lt;script&gt;" not in text:
+        fail("Quarto HTML: the token 红色<script> is not shown as text")
+    pdf = os.path.join(work, "inj-quarto.pdf")
+    render_like_quarto(args, env, qmd, pdf, ["--pdf-engine=xelatex", "--pdf-engine-opt=-shell-escape",
+                                            "-V", "mainfont=DejaVu Serif", "-V", "CJKmainfont=WenQuanYi Micro Hei"])
+    literal_pdf(pdf, pwned, "Quarto PDF")
+
+
+def myst_binary(args):
+    """`myst` as scripts/setup.sh installs it (tests/manuscript/myst/node_modules), else on PATH."""
+    local = os.path.join(args.source, "tests/manuscript/myst/node_modules/.bin/myst")
+    return local if os.access(local, os.X_OK) else shutil.which("myst")
+
+
+def myst_book(args, book, pages, exports):
+    """A MyST project (myst.yml) whose table of contents is `pages`, with the exactattn plugin."""
+    plugin = os.path.join(args.source, "share/exactattn/myst/exactattn.mjs")
+    toc = "".join(f"    - file: {p}\n" for p in pages)
+    write(os.path.join(book, "myst.yml"), "version: 1\nproject:\n  title: A book\n  plugins:\n"
+          f"    - {plugin}\n  toc:\n{toc}  exports:\n{exports}")
+
+
+def myst_build(args, env, book, expect_ok=True):
+    p = subprocess.run([myst_binary(args), "build", "--all"], env=env, cwd=book, capture_output=True, text=True,
+                       timeout=300)
+    if expect_ok and p.returncode != 0:
+        fail(f"myst build in {book} exited {p.returncode}:\n{p.stdout}\n{p.stderr}")
+    return p
+
+
+def myst_checks(args, env, work):
+    """The MyST plugin: `myst build` of a two-file book checks and fills every page, stops at a wrong
+    claim's file and line, and publishes neither a pointer nor a placeholder."""
+    book = os.path.join(work, "book")
+    os.makedirs(book)
+    shutil.copy(os.path.join(args.source, "data/chapter14/chapter14.json"), book)
+    front = "---\nexactattn-scenario: chapter14.json\n---\n\n"
+    # By hand (Chapter 14): Example 14.1's weights [1/2, 1/4, 1/4], context [a/2, a/4] with
+    # a/2 = 0.34657… (0.3466 to 4 places), denominator 2 + 1 + 1 = 4; removing key (Table 14.2,
+    # row 2) gives the readout 2a/3.
+    write(os.path.join(book, "one.md"), front + "# One\n\nThe weights are {{/reads/example-14.1/weights}} and "
+          "the context [[a/2, a/4]]{.exact ref=\"/reads/example-14.1/context\"}, to four places "
+          "{{/reads/example-14.1/context/0 digits=4}}; in math {{/reads/example-14.1/weights math}}, and "
+          "[$2+1+1=4$]{.exact ref=\"/reads/example-14.1/denominator\"}. As a shortcode: "
+          "{{< exactattn /reads/example-14.1/denominator >}}.\n\n{{table /reads/example-14.1}}\n")
+    right = front + "# Two\n\nRemoving key, the readout is [2a/3]{.exact ref=\"/interventions/table-14.2/rows/2/readout\"}.\n"
+    write(os.path.join(book, "two.md"), right)
+    myst_book(args, book, ["one.md", "two.md"],
+              "    - format: tex\n      template: null\n      articles: [one.md, two.md]\n      output: _out/book.tex\n")
+    myst_build(args, env, book)
+    one = open(os.path.join(book, "_out/book-index.tex"), encoding="utf-8").read()
+    two = open(os.path.join(book, "_out/book-two.tex"), encoding="utf-8").read()
+    for text, what in ((one, "one.md"), (two, "two.md")):
+        no_leaks(text, f"the MyST book's {what}")
+        if "exact ref" in text or "{{" in text or "\\{\\{" in text:
+            fail(f"the MyST book's {what} keeps a mark or a placeholder:\n{text}")
+    for shown in ["The weights are [1/2, 1/4, 1/4] and the context [a/2, a/4], to four places 0.3466",
+                  "$\\left[\\tfrac{1}{2}, \\tfrac{1}{4}, \\tfrac{1}{4}\\right]$", "and $2+1+1=4$.",
+                  "As a shortcode: 4.", "\\begin{tabular}"]:
+        if shown not in one:
+            fail(f"the MyST book's one.md lacks {shown!r}:\n{one}")
+    if "Removing key, the readout is 2a/3." not in two:
+        fail(f"the MyST book's two.md lacks its unwrapped mark:\n{two}")
+    # The wrong readout in the second file stops the build, named at its file, line and column
+    # (line 7: 3 lines of front matter, a blank, the heading, a blank; column 30).
+    write(os.path.join(book, "two.md"), right.replace("[2a/3]", "[a/3]"))
+    p = myst_build(args, env, book, expect_ok=False)
+    wrong = "two.md:7:30: /interventions/table-14.2/rows/2/readout: written a/3, exact 2a/3"
+    if p.returncode == 0 or wrong not in p.stderr:
+        fail(f"a wrong claim in two.md did not stop `myst build`: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+    # A placeholder that is not one (split over two lines) is refused at its place by fill.
+    write(os.path.join(book, "two.md"), front + "# Two\n\nThe weights are {{/reads/example-14.1/weights\n}}.\n")
+    p = myst_build(args, env, book, expect_ok=False)
+    if p.returncode != 2 or "two.md:7:17: unclosed placeholder" not in p.stderr:
+        fail(f"a placeholder split over two lines was not refused: exit {p.returncode}\n{p.stderr}")
+
+
+def myst_injection_checks(args, env, work):
+    """Issue 32 for the MyST plugin: every text of a hostile scenario filled, as text and in math;
+    the JATS (XML) holds no element from it and the LaTeX, compiled with -shell-escape, neither reads
+    a file nor runs a program."""
+    book = os.path.join(work, "inj")
+    os.makedirs(book)
+    secret_file = os.path.join(book, "secret.txt")
+    write(secret_file, "SECRET7F3A\n")
+    pwned = os.path.join(book, "PWNED")
+    injection_scenario(args, book, secret_file, pwned)
+    pointers = string_pointers(args.cli, os.path.join(book, "inj.json"))
+    body = "".join(f"P{i}: {{{{{p}}}}} and {{{{{p} math}}}}\n\n" for i, p in enumerate(pointers))
+    write(os.path.join(book, "inj.md"), "---\nexactattn-scenario: inj.json\n---\n\n# Hostile\n\n" + body)
+    myst_book(args, book, ["inj.md"], "    - format: tex\n      template: null\n      article: inj.md\n"
+              "      output: _out/inj.tex\n    - format: jats\n      article: inj.md\n      output: _out/inj.xml\n")
+    myst_build(args, env, book)
+    import xml.etree.ElementTree as ET
+    root = ET.parse(os.path.join(book, "_out/inj.xml")).getroot()
+    made = {e.tag.split("}")[-1] for e in root.iter()} & {"script", "ext-link", "italic", "bold", "xref"}
+    if made:
+        fail(f"a value filled by the MyST plugin became JATS markup: {sorted(made)}")
+    # Each paragraph P0, P1, … shows its values as text: the title's link, emphasis and placeholder
+    # as written (MyST's JATS writer shows a `<` of text as `&lt;`: it escapes it twice).
+    text = "".join(root.itertext())
+    for shown in ["alert(1)", "[link](http://x) *em* {{/title}} |", "\\input{"]:
+        if shown not in text:
+            fail(f"MyST JATS: {shown!r} is not shown as text")
+    tex = open(os.path.join(book, "_out/inj.tex"), encoding="utf-8").read()
+    write(os.path.join(book, "_out/doc.tex"), "\\documentclass{article}\n\\usepackage{fontspec}\n"
+          "\\setmainfont{DejaVu Serif}\n\\usepackage{xeCJK}\n\\usepackage{amsmath}\n"
+          "\\IfFontExistsTF{WenQuanYi Micro Hei}{\\setCJKmainfont{WenQuanYi Micro Hei}}{}\n"
+          "\\begin{document}\n" + tex + "\n\\end{document}\n")
+    # MyST 1.8.3's LaTeX writer escapes the text `^` as `\^` (an accent), on which xelatex reports
+    # `Missing number` for the `^^5c` of the hostile token: a fault of the writer, not a value run
+    # as TeX; xelatex goes on past it (nonstopmode) and the PDF is judged.
+    p = subprocess.run(["xelatex", "-shell-escape", "-interaction=nonstopmode", "doc.tex"],
+                       cwd=os.path.join(book, "_out"), capture_output=True, text=True, timeout=300)
+    if not os.path.exists(os.path.join(book, "_out/doc.pdf")):
+        fail(f"the MyST LaTeX export did not compile:\n{p.stdout[-3000:]}")
+    literal_pdf(os.path.join(book, "_out/doc.pdf"), pwned, "MyST PDF")
 
 
 def latex_checks(args, work):
@@ -257,11 +517,14 @@ def main():
     ap.add_argument("--cli", required=True)
     ap.add_argument("--source", required=True)
     ap.add_argument("--workdir", required=True)
-    ap.add_argument("--only", choices=["pandoc", "latex", "safety"], required=True)
+    ap.add_argument("--only", choices=["pandoc", "latex", "safety", "quarto", "myst"], required=True)
     args = ap.parse_args()
     args.source = os.path.abspath(args.source)
-    needed = ["xelatex", "pdftotext"] + (["pandoc"] if args.only != "latex" else [])
+    args.cli = os.path.abspath(args.cli) if os.sep in args.cli else args.cli
+    needed = ["xelatex", "pdftotext"] + (["pandoc"] if args.only not in ("latex", "myst") else [])
     missing = [t for t in needed if shutil.which(t) is None]
+    if args.only == "myst" and myst_binary(args) is None:
+        missing.append("myst (mystmd, from the npm registry)")
     if missing:
         # Where the tools were asked for (docs/testing.md), their absence is a failure.
         asked = os.environ.get("EXACTATTN_WITH_RENDER") == "1"
@@ -276,6 +539,12 @@ def main():
     elif args.only == "safety":
         filter_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
         injection_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
+    elif args.only == "quarto":
+        quarto_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
+        quarto_injection_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
+    elif args.only == "myst":
+        myst_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
+        myst_injection_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
     else:
         latex_checks(args, work)
     print("ok")

@@ -27,7 +27,7 @@ std::string read(const std::string& path) {
 
 // A Markdown manuscript over the built-in chapter scenario.
 ManuscriptResult check_md(const std::string& text, const std::string& scenario = "chapter14") {
-    return check_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, ManuscriptOptions{scenario});
+    return check_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, ManuscriptOptions{scenario, {}});
 }
 
 // Whether one marked claim holds.

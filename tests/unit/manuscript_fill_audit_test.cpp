@@ -15,7 +15,7 @@
 namespace exactattn {
 namespace {
 
-const ManuscriptOptions kChapter{"chapter14"};
+const ManuscriptOptions kChapter{"chapter14", {}};
 
 std::string fill_md(const std::string& text) {
     return fill_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, kChapter).text;
@@ -67,7 +67,7 @@ std::string markup_scenario() {
 }
 
 TEST(ManuscriptFill, FilledTextIsLiteralInEveryTarget) {
-    const ManuscriptOptions o{markup_scenario()};
+    const ManuscriptOptions o{markup_scenario(), {}};
     auto fill = [&o](const std::string& text, ManuscriptFormat f) {
         return fill_manuscript_text(text, f == ManuscriptFormat::Latex ? "t.tex" : "t.md", f, o).text;
     };

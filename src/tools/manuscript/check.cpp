@@ -50,7 +50,8 @@ std::string read_manuscript_file(const std::string& path) { return read_input_fi
 
 ManuscriptResult check_manuscript_text(std::string_view text, const std::string& file, ManuscriptFormat format,
                                        const ManuscriptOptions& options) {
-    const manuscript::Source src = manuscript::prepare(text, file, format);
+    manuscript::Source src = manuscript::prepare(text, file, format);
+    if (src.scenario.empty() && !options.inherited_scenario.empty()) src.scenario = options.inherited_scenario;
     const auto marks = manuscript::find_marks(src);
     manuscript::Quantities q(src, options.scenario);
     ManuscriptResult r;
@@ -111,10 +112,108 @@ std::vector<std::string> manuscript_files(const std::vector<std::string>& paths,
     return out;
 }
 
+namespace {
+
+// The scenario a LaTeX file passes to the chapters it includes: its own (as a path that does not
+// depend on the chapter's directory), else the one it inherited.
+std::string passed_scenario(const manuscript::Source& src, const std::string& inherited) {
+    if (src.scenario.empty()) return inherited;
+    if (src.scenario == "chapter14") return src.scenario;
+    const fs::path p(src.scenario);
+    if (p.is_absolute()) return src.scenario;
+    std::error_code ec;
+    return fs::absolute(fs::path(src.file).parent_path() / p, ec).lexically_normal().string();
+}
+
+// A file's identity: its path with every symbolic link and `..` resolved.
+std::string identity(const fs::path& p) {
+    std::error_code ec;
+    const fs::path c = fs::weakly_canonical(fs::absolute(p, ec), ec);
+    return c.lexically_normal().string();
+}
+
+bool inside(const std::string& path, const std::string& root) {
+    return path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/';
+}
+
+struct BookWalk {
+    std::vector<BookFile> out;
+    std::vector<std::string> seen;   // identities of the files listed
+    std::vector<std::string> stack;  // identities of the files being walked (a cycle)
+
+    // `base`: the directory of the book's main file, against which TeX resolves every \\input (latexmk
+    // runs in it); `root`: the same with its links resolved, outside which nothing is read.
+    void walk(const std::string& file, const std::string& inherited, const fs::path& base, const std::string& root,
+              int depth) {
+        out.push_back({file, inherited});
+        if (manuscript_format(file) != ManuscriptFormat::Latex) return;
+        const manuscript::Source src = manuscript::prepare(read_manuscript_file(file), file, ManuscriptFormat::Latex);
+        const std::string scenario = passed_scenario(src, inherited);
+        const std::string_view s(src.scan);
+        stack.push_back(identity(file));
+        for (std::size_t k = s.find('\\'); k != std::string_view::npos; k = s.find('\\', k + 1)) {
+            const bool include = s.compare(k, 8, "\\include") == 0 &&
+                                 (k + 8 >= s.size() || !std::isalpha(static_cast<unsigned char>(s[k + 8])));
+            const bool input = s.compare(k, 6, "\\input") == 0 &&
+                               (k + 6 >= s.size() || !std::isalpha(static_cast<unsigned char>(s[k + 6])));
+            if (!include && !input) continue;
+            std::size_t open = k + (include ? 8 : 6);
+            while (open < s.size() && (s[open] == ' ' || s[open] == '\t')) ++open;
+            if (open >= s.size() || s[open] != '{') continue;  // `\input file`: TeX's form, not a chapter
+            const std::size_t close = s.find('}', open);
+            if (close == std::string_view::npos) continue;
+            const std::string name = manuscript::trim(s.substr(open + 1, close - open - 1));
+            const Location where = src.at(k);
+            const std::string command = fmt::format("\\{}{{{}}}", include ? "include" : "input", name);
+            fs::path target = base / name;
+            if (!target.has_extension()) target += ".tex";
+            const std::string ext = target.extension().string();
+            if (ext != ".tex" && ext != ".ltx") continue;  // a table or figure's data, not prose
+            target = target.lexically_normal();
+            const std::string id = identity(target);
+            if (fs::path(name).is_absolute() || !inside(id, root)) {
+                throw usage_error(
+                    fmt::format("{}: the chapter is outside the book's directory {}; a book's chapters are "
+                                "read only from inside it",
+                                command, root),
+                    where);
+            }
+            std::error_code ec;
+            if (!fs::is_regular_file(target, ec)) {
+                throw usage_error(fmt::format("{}: no such chapter file {}", command, target.string()), where);
+            }
+            if (std::find(stack.begin(), stack.end(), id) != stack.end()) {
+                throw usage_error(fmt::format("{}: the chapter includes itself", command), where);
+            }
+            if (depth >= 32) throw usage_error(fmt::format("{}: chapters nest more than 32 deep", command), where);
+            if (std::find(seen.begin(), seen.end(), id) != seen.end()) continue;
+            seen.push_back(id);
+            walk(target.string(), scenario, base, root, depth + 1);
+        }
+        stack.pop_back();
+    }
+};
+
+}  // namespace
+
+std::vector<BookFile> book_files(const std::vector<std::string>& files) {
+    BookWalk w;
+    for (const auto& f : files) w.seen.push_back(identity(f));
+    for (const auto& f : files) {
+        const fs::path base = fs::path(f).parent_path();
+        w.walk(f, "", base, identity(base.empty() ? fs::path(".") : base), 0);
+    }
+    return w.out;
+}
+
+std::string mismatch_message(const ClaimVerdict& v) {
+    return escape_controls(fmt::format("{}: written {}, exact {}{}", v.pointer, v.written, v.exact,
+                                       v.detail.empty() ? std::string() : " (" + v.detail + ")"));
+}
+
 std::string mismatch_line(const std::string& file, const ClaimVerdict& v) {
     // One line whatever the file's name or the claim hold (a newline, ESC: shown as <U+000A>).
-    return escape_controls(fmt::format("{}:{}:{}: {}: written {}, exact {}{}", file, v.line, v.column, v.pointer,
-                                       v.written, v.exact, v.detail.empty() ? std::string() : " (" + v.detail + ")"));
+    return escape_controls(fmt::format("{}:{}:{}: ", file, v.line, v.column)) + mismatch_message(v);
 }
 
 std::string manuscript_junit(const std::vector<ManuscriptResult>& results) {

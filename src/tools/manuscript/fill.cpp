@@ -159,8 +159,11 @@ FillResult fill_manuscript_text(std::string_view text, const std::string& file, 
         const Json& j = q.at(p.pointer, where);
         const FillStyle s = style_of(p, format, where);
         r.text.append(src.text, from, p.begin - from);
-        r.text += ::exactattn::placed(  // a refusal while printing the value names the placeholder
+        std::string filled = ::exactattn::placed(  // a refusal while printing the value names the placeholder
             where, [&] { return p.table ? filled_table(j, s, format, where) : filled_value(j, s, format); });
+        r.text += filled;
+        r.placeholders.push_back(
+            {where.line, where.column, src.text.substr(p.begin, p.end - p.begin), std::move(filled)});
         from = p.end;
         ++r.replaced;
     }

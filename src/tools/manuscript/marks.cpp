@@ -554,7 +554,23 @@ std::vector<Placeholder> find_placeholders(const Source& src) {
             if (e == std::string_view::npos || s.substr(k, e - k).find('\n') != std::string_view::npos) {
                 throw mark_error(src, k, "unclosed placeholder: {{/pointer}} ends with }}");
             }
-            out.push_back(placeholder_of(src, k, e + 2, s.substr(k + 2, e - k - 2), {}));
+            std::string_view body = s.substr(k + 2, e - k - 2);
+            if (body.starts_with('{')) {  // `{{{< … >}}}`: a Quarto shortcode shown as written
+                k = e;
+                continue;
+            }
+            // A Quarto shortcode (docs/manuscript.md, "Quarto"): `{{< exactattn /pointer opts >}}` is a
+            // placeholder; another extension's (`{{< include ch.qmd >}}`) is kept as it stands.
+            if (body.starts_with('<')) {
+                const auto words = split_words(body.substr(1, body.ends_with('>') ? body.size() - 2 : body.size() - 1));
+                if (words.empty() || words[0] != "exactattn") {
+                    k = e;
+                    continue;
+                }
+                const std::size_t at = body.find("exactattn") + 9;
+                body = body.substr(at, body.size() - at - (body.ends_with('>') ? 1 : 0));
+            }
+            out.push_back(placeholder_of(src, k, e + 2, body, {}));
             k = e;
         }
         return out;

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+// exactattn's MyST plugin (mystmd, Jupyter Book 2; docs/manuscript.md, "MyST"): list it in the
+// book's myst.yml,
+//
+//   project:
+//     plugins:
+//       - path/to/share/exactattn/myst/exactattn.mjs
+//
+// and every page is checked and filled as `myst build` reads it:
+// 1. `exactattn manuscript check PAGE`: a wrong claim stops the build with its file:line:col
+//    line (exit 1), bad input with exit 2.
+// 2. Marks are unwrapped: [written]{.exact ref="…"} (and .noclaim), which MyST reads as text,
+//    become their written text, so no pointer reaches the page.
+// 3. `exactattn manuscript fill PAGE --format json`: every placeholder of the page's text
+//    ({{/pointer}}, or the Quarto shortcode {{< exactattn /pointer >}}) becomes its value, as a
+//    text node (a value is never markup: MyST escapes text for HTML and LaTeX) or, with the
+//    `math` option, a math node of exactattn's LaTeX (in which text a scenario's author wrote is
+//    set in an escaped \mbox).
+// A placeholder or a mark left in the text (split by markup MyST read inside it) stops the build.
+// The binary is $EXACTATTN, else `exactattn` on PATH: a document never names a program.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+function binary() {
+  return process.env.EXACTATTN || 'exactattn';
+}
+
+function stop(message, code = 2) {
+  process.stderr.write(`exactattn (myst): ${message}\n`);
+  process.exit(code);
+}
+
+// Runs exactattn; on failure writes what it said and stops the build with its exit code.
+function run(args) {
+  try {
+    return execFileSync(binary(), args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 30 });
+  } catch (e) {
+    if (e.code === 'ENOENT') stop(`${binary()} not found: set $EXACTATTN or put exactattn on PATH`);
+    process.stderr.write(e.stdout || '');
+    process.stderr.write(e.stderr || '');
+    stop(`${binary()} ${args.join(' ')} failed`, e.status || 2);
+  }
+}
+
+// exactattn's Markdown for a value: every ASCII punctuation character of text is escaped with a
+// backslash, and the `math` option writes $…$.
+function unescape(text) {
+  return text.replace(/\\([!-/:-@[-`{-~])/g, '$1');
+}
+
+// The text nodes that hold filled values: data, which may say anything (a scenario's title may be
+// `{{/title}}`), and which the check for leftovers passes by.
+const FILLED = new WeakSet();
+
+// The nodes of one filled value: text, inline math, or a table (`{{table /reads/NAME}}`).
+function nodes(filled) {
+  const rows = filled.trimEnd().split('\n');
+  if (rows.length > 2 && rows.every((r) => r.startsWith('| '))) {
+    const cells = (r) => r.slice(2, -2).split(' | ').map((c) => inline(c));
+    return [{
+      type: 'table',
+      children: rows.filter((_, i) => i !== 1).map((r, i) => ({
+        type: 'tableRow',
+        children: cells(r).map((c) => ({ type: 'tableCell', ...(i === 0 ? { header: true } : {}), children: c })),
+      })),
+    }];
+  }
+  return inline(filled);
+}
+
+function inline(text) {
+  const out = [];
+  const math = /(?<!\\)\$([^$]+)(?<!\\)\$/g;
+  let from = 0;
+  for (let m; (m = math.exec(text));) {
+    if (m.index > from) out.push(filledText(text.slice(from, m.index)));
+    out.push({ type: 'inlineMath', value: m[1] });
+    from = m.index + m[0].length;
+  }
+  if (from < text.length) out.push(filledText(text.slice(from)));
+  return out;
+}
+
+function filledText(markdown) {
+  const node = { type: 'text', value: unescape(markdown) };
+  FILLED.add(node);
+  return node;
+}
+
+const PLACEHOLDER = /\{\{[^{}\n]*\}\}/g;
+
+// Replaces the placeholders of the text nodes below `node` by their values.
+function fill(node, values) {
+  if (!node.children) return;
+  const kids = [];
+  for (const child of node.children) {
+    if (child.type !== 'text' || !child.value.includes('{{')) {
+      fill(child, values);
+      kids.push(child);
+      continue;
+    }
+    let from = 0;
+    for (const m of child.value.matchAll(PLACEHOLDER)) {
+      const filled = values.get(m[0]);
+      if (filled === undefined) continue;  // not one of exactattn's: kept, and refused below
+      if (m.index > from) kids.push({ type: 'text', value: child.value.slice(from, m.index) });
+      kids.push(...nodes(filled));
+      from = m.index + m[0].length;
+    }
+    if (from < child.value.length) kids.push({ ...child, value: child.value.slice(from) });
+  }
+  node.children = kids;
+}
+
+const MARK_ATTRIBUTES = /\]\{([^{}]*)\}/g;
+
+function isMark(attributes) {
+  return /(^|\s)\.(exact|noclaim)(\s|$)/.test(attributes) || /(^|\s)ref=/.test(attributes);
+}
+
+// The `[` that opens the span closed at text node kids[i], offset `at`: brackets are counted
+// back through the text nodes before it (math and code hold their own).
+function opening(kids, i, at) {
+  let depth = 0;
+  for (let j = i; j >= 0; j--) {
+    if (kids[j].type !== 'text') continue;
+    const v = kids[j].value;
+    for (let k = j === i ? at - 1 : v.length - 1; k >= 0; k--) {
+      if (v[k] === ']') depth++;
+      if (v[k] === '[') {
+        if (depth === 0) return { j, k };
+        depth--;
+      }
+    }
+  }
+  return null;
+}
+
+// [written]{.exact ref="…"} becomes `written`.
+function unwrap(node) {
+  if (!node.children) return;
+  node.children.forEach(unwrap);
+  const kids = node.children;
+  for (let i = 0; i < kids.length; i++) {
+    if (kids[i].type !== 'text') continue;
+    for (let again = true; again;) {
+      again = false;
+      for (const m of kids[i].value.matchAll(MARK_ATTRIBUTES)) {
+        if (!isMark(m[1])) continue;
+        const open = opening(kids, i, m.index);
+        if (!open) continue;
+        const v = kids[i].value;
+        kids[i].value = v.slice(0, m.index) + v.slice(m.index + m[0].length);
+        const o = kids[open.j].value;
+        kids[open.j].value = o.slice(0, open.k) + o.slice(open.k + 1);
+        again = true;
+        break;
+      }
+    }
+  }
+  node.children = kids.filter((k) => k.type !== 'text' || k.value !== '');
+}
+
+// A placeholder or a mark that is still text: the page would be published with a hole.
+function leftover(node, page) {
+  if (node.type === 'text' && !FILLED.has(node)) {
+    const m = node.value.match(/\{\{\s*(table\s+)?\/[^}]*\}\}|\{\{<\s*exactattn[^}]*\}\}|\]\{[^{}]*(\.exact|\.noclaim|ref=)[^{}]*\}/);
+    if (m) {
+      const line = node.position ? `:${node.position.start.line}` : '';
+      stop(`${page}${line}: ${m[0]} was not checked and filled (MyST read markup inside it): keep a mark's `
+        + 'written value and a placeholder on one line, without emphasis or links inside');
+    }
+  }
+  (node.children || []).forEach((c) => leftover(c, page));
+}
+
+// A page that is a manuscript: checked, then its placeholders filled and its marks unwrapped.
+function checked(tree, page) {
+  run(['manuscript', 'check', '--', page]);
+  const listed = JSON.parse(run(['manuscript', 'fill', '--format', 'json', '--', page]));
+  // Marks first, so that a filled value (which may hold brackets) is never taken for a mark's.
+  unwrap(tree);
+  fill(tree, new Map(listed.map((p) => [p.source, p.filled])));
+}
+
+const checkAndFill = {
+  name: 'exactattn: check and fill',
+  doc: 'Checks every marked claim of a page with exactattn, fills its placeholders and unwraps its marks.',
+  stage: 'document',
+  plugin: () => (tree, vfile) => {
+    const page = vfile.path;
+    if (!page) stop('a page without a file name cannot be checked');
+    // A page that names no scenario (or is no Markdown file: a notebook) is not a manuscript, as
+    // in `exactattn manuscript check DIR`; a mark or placeholder in it is refused below.
+    if (/\.(md|markdown|qmd)$/.test(page) && readFileSync(page, 'utf8').includes('exactattn-scenario:')) {
+      checked(tree, page);
+    }
+    leftover(tree, page);
+  },
+};
+
+const plugin = {
+  name: 'exactattn',
+  transforms: [checkAndFill],
+};
+
+export default plugin;

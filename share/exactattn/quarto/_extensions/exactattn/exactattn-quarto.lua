@@ -1,0 +1,40 @@
+-- SPDX-License-Identifier: MIT
+-- exactattn's Quarto filter (docs/manuscript.md, "Quarto"):
+-- 1. `exactattn manuscript check` on the file being rendered (quarto.doc.input_file): a wrong
+--    claim stops the render with its file:line:col line (exit 1), bad input with exit 2.
+-- 2. Marks are unwrapped: [written]{.exact ref="…"} (and .noclaim) becomes its written text, so
+--    no pointer reaches HTML, LaTeX or PDF.
+-- 3. A pandoc-style placeholder {{/pointer}} left in the text stops the render: under Quarto a
+--    value is filled by the shortcode {{< exactattn /pointer >}} (exactattn-shortcode.lua), so
+--    that Quarto's own reading of the document (code cells, includes, cross-references) is kept.
+-- exactattn-common.lua, beside this script, loaded when first needed (Quarto resolves a path
+-- beside the running script while it runs a filter or a shortcode).
+local loaded
+local function common()
+  loaded = loaded or dofile(quarto.utils.resolve_path('exactattn-common.lua'))
+  return loaded
+end
+
+local source
+
+local function check(doc)
+  source = common().source()
+  common().run({'manuscript', 'check', '--', source})
+  return doc
+end
+
+local function unwrap(span)
+  if span.classes:includes('exact') or span.classes:includes('noclaim') or span.attributes['ref'] then
+    return span.content
+  end
+end
+
+local function unfilled(str)
+  if str.text:find('{{/', 1, true) or str.text:find('{{table', 1, true) then
+    local shown = str.text:match('{{[^}]*}}') or str.text
+    common().stop(source .. ': the placeholder ' .. shown .. ' is not filled under Quarto: write '
+      .. '{{< exactattn /pointer >}} (the shortcode of this extension), or run `exactattn manuscript fill` first')
+  end
+end
+
+return {{Pandoc = check}, {Span = unwrap}, {Str = unfilled}}
