@@ -3,15 +3,12 @@
 // a kernel's output against it (docs/oracle.md).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
-#include <cmath>
 #include <memory>
 #include <ostream>
 
 #include "commands.hpp"
 #include "exactattn/wording.hpp"
-#include "exactattn/limits.hpp"
 #include "exactattn/oracle.hpp"
 
 namespace exactattn::cli {
@@ -21,19 +18,20 @@ namespace {
 using namespace exactattn::oracle;
 
 struct OracleOptions {
-    std::string action;  ///< reference | judge
-    std::string q, k, v, mask, actual, actual_weights, actual_lse, npy;
+    std::string action;  ///< reference | judge | emulate | vectors
+    std::string q, k, v, mask, bias, actual, actual_weights, actual_lse, npy;
     std::string input_dtype;  ///< the format of q, k, v (default: the files')
     std::string dtype = "float32";
-    std::string scale = "sqrt-dk";
-    std::string base = "e";
-    std::string masked_rows = "error";
+    ProblemOptions problem;
+    std::string layout = "bhnd";
     std::string algorithm = "safe";
     std::string accumulate;  ///< default: float32, or float64 for float64
     std::string p_dtype;     ///< default: --dtype
+    std::string stored;      ///< unfused: S and P stored in this format
     std::int64_t block = 64;
     std::optional<double> tolerance;
-    bool causal = false, weights = false, trace = false;
+    bool weights = false, trace = false;
+    int jobs = 0;
     std::string format = "text";
     std::string bound;
     std::string seed = "0", dir;  ///< vectors
@@ -44,23 +42,39 @@ Tensor load(const std::string& path, const char* option, std::optional<FloatForm
     return for_option(option, [&] { return read_tensor(path, declared); });
 }
 
-Problem load_problem(const OracleOptions& o) {
+// The problem's tensors and options: a matrix problem, or a batch of heads when q is 4-D.
+struct Loaded {
+    Problem p;
+    std::optional<Batch> batch;
+};
+
+Loaded load_problem(const OracleOptions& o) {
     std::optional<FloatFormat> in;
     if (!o.input_dtype.empty()) in = parse_format(o.input_dtype, option_place("--input-dtype"));
-    Problem p;
-    p.scale = parse_scale(o.scale, option_place("--scale"));
-    p.base = parse_base(o.base, option_place("--base"));
-    p.masked_rows = parse_masked_rows(o.masked_rows, option_place("--masked-rows"));
-    p.q = load(o.q, "--q", in);
-    p.k = load(o.k, "--k", in);
-    p.v = load(o.v, "--v", in);
-    if (!o.mask.empty()) {
-        const Tensor m = load(o.mask, "--mask", std::nullopt);
-        set_mask(p, m, option_place("--mask"));
+    Loaded l;
+    l.p = problem_options(o.problem);
+    Tensor q = load(o.q, "--q", in), k = load(o.k, "--k", in), v = load(o.v, "--v", in);
+    std::optional<Tensor> mask, bias;
+    if (!o.mask.empty()) mask = load(o.mask, "--mask", std::nullopt);
+    if (!o.bias.empty()) bias = load(o.bias, "--bias", std::nullopt);
+    if (q.shape.size() == 4) {
+        l.batch = Batch{std::move(q),
+                        std::move(k),
+                        std::move(v),
+                        std::move(mask),
+                        std::move(bias),
+                        parse_layout(o.layout, option_place("--layout")),
+                        l.p};
+        (void)batch_shape(*l.batch);  // every shape before any work
+        return l;
     }
-    p.causal = o.causal;
-    validate(p);  // every shape and value before any work
-    return p;
+    l.p.q = std::move(q);
+    l.p.k = std::move(k);
+    l.p.v = std::move(v);
+    if (mask) set_mask(l.p, *mask, option_place("--mask"));
+    if (bias) set_bias(l.p, *bias, option_place("--bias"));
+    validate(l.p);  // every shape and value before any work
+    return l;
 }
 
 // The library places its errors at the argument names Python uses (`mask`, `out`); the command
@@ -71,10 +85,17 @@ auto at_options(F&& f) -> decltype(f()) {
                                                                    {"k", "--k"},
                                                                    {"v", "--v"},
                                                                    {"mask", "--mask"},
+                                                                   {"bias", "--bias"},
                                                                    {"out", "--actual"},
                                                                    {"weights", "--actual-weights"},
                                                                    {"lse", "--actual-lse"},
                                                                    {"scale", "--scale"},
+                                                                   {"base", "--base"},
+                                                                   {"masked_rows", "--masked-rows"},
+                                                                   {"masked_lse", "--masked-lse"},
+                                                                   {"align", "--align"},
+                                                                   {"window", "--window-left"},
+                                                                   {"layout", "--layout"},
                                                                    {"tolerance_ulps", "--tolerance-ulps"}};
     try {
         return f();
@@ -89,80 +110,6 @@ auto at_options(F&& f) -> decltype(f()) {
     }
 }
 
-// Printing is charged to the job's work budget before anything is printed (docs/limits.md):
-// `chars` is an upper estimate of the characters the text will have.
-void charge_printing(double chars, const std::string& what) {
-    const double units = chars * kWorkPerPrintedCharacter;
-    if (!charge_work(units)) throw over_work(units, fmt::format("printing {}", what));
-}
-
-// NaN without a sign ("-nan" is not a value the oracle gives), ±inf as such.
-std::string name_of(double x) { return std::isnan(x) ? "nan" : x > 0 ? "inf" : "-inf"; }
-std::string num(double x) {
-    return std::isfinite(x) ? fmt::format("{:.9g} ({:a})", x, x) : fmt::format("{} ({})", name_of(x), name_of(x));
-}
-nlohmann::json json_number(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(name_of(x)); }
-
-int reference_command(const OracleOptions& o, const Problem& p, FloatFormat f, std::ostream& out) {
-    const Reference r = reference(p, f, o.weights);
-    // About 110 characters an output line, 60 a weight or lse line (25 in JSON, a number).
-    charge_printing(static_cast<double>(r.out.size()) * (o.format == "json" ? 90 : 130) +
-                        static_cast<double>(r.lse.size() + r.w.size()) * (o.format == "json" ? 25 : 70),
-                    fmt::format("the reference ({} outputs, {} weights)", r.out.size(), r.w.size()));
-    // The .npy file last, once nothing else can fail: a refused request writes no file.
-    const auto write_npy_file = [&] {
-        if (o.npy.empty()) return;
-        Tensor t{{r.n_q, r.d_v}, r.out, f};
-        write_output_file(o.npy, write_npy(t), "--npy");
-    };
-    if (o.format == "json") {
-        nlohmann::ordered_json j;
-        j["dtype"] = info(f).name;
-        j["shape"] = {r.n_q, r.d_v};
-        auto list = [](const std::vector<double>& v) {
-            nlohmann::json a = nlohmann::json::array();
-            for (double x : v) a.push_back(json_number(x));
-            return a;
-        };
-        j["out"] = list(r.out);
-        j["out_lo"] = list(r.out_lo);
-        j["out_hi"] = list(r.out_hi);
-        nlohmann::json kinds = nlohmann::json::array();
-        for (auto e : r.out_exact) kinds.push_back(e ? "exact" : "certified");
-        j["out_kind"] = kinds;
-        if (!r.out_exact_text.empty()) j["out_exact"] = r.out_exact_text;
-        j["lse"] = list(r.lse);
-        if (o.weights) j["weights"] = list(r.w);
-        j["max_precision"] = r.max_precision;
-        const std::string text = j.dump();
-        write_npy_file();
-        out << text << '\n';
-        return 0;
-    }
-    write_npy_file();
-    out << fmt::format("oracle reference: {} × {} outputs correctly rounded to {} (max MPFR precision {} bits)\n",
-                       r.n_q, r.d_v, info(f).name, r.max_precision);
-    for (std::int64_t x = 0; x < r.n_q * r.d_v; ++x)
-        out << fmt::format("out[{}, {}] = {}  {}  in [{:.17g}, {:.17g}]\n", x / r.d_v, x % r.d_v, num(r.out[x]),
-                           !r.out_exact[x]                                           ? std::string("certified")
-                           : r.out_exact_text.empty() || r.out_exact_text[x].empty() ? std::string("exact")
-                                                                                     : "exact " + r.out_exact_text[x],
-                           r.out_lo[x], r.out_hi[x]);
-    for (std::int64_t i = 0; i < r.n_q; ++i) out << fmt::format("lse[{}] = {}  certified\n", i, num(r.lse[i]));
-    for (std::size_t x = 0; x < r.w.size(); ++x)
-        out << fmt::format("weights[{}, {}] = {}\n", x / r.n_k, x % r.n_k, num(r.w[x]));
-    return 0;
-}
-
-std::string entry_line(const char* what, const std::string& tensor, const Judged& e, FloatFormat f) {
-    const double ulps = e.bound / ulp(e.rounded, f);
-    return fmt::format(
-        "{}: {}[{}, {}] = {}, exact in [{:.17g}, {:.17g}] ({}), rounded {}, error {:.3g} ULP "
-        "(abs {:.3g}, rel {:.3g}), bound {:.3g} ({:.3g} ULP): {}\n",
-        what, tensor, e.row, e.col, num(e.value), e.lo, e.hi, e.exact ? "exact" : "certified", num(e.rounded),
-        e.ulp_error, e.abs_error, e.rel_error, e.bound, ulps, e.within ? "within" : "OVER");
-}
-
 AlgorithmSpec algorithm_spec(const OracleOptions& o, FloatFormat f) {
     AlgorithmSpec s;
     s.algorithm = parse_algorithm(o.algorithm, option_place("--algorithm"));
@@ -171,106 +118,58 @@ AlgorithmSpec algorithm_spec(const OracleOptions& o, FloatFormat f) {
     s.p_format = o.p_dtype.empty() ? f : parse_format(o.p_dtype, option_place("--p-dtype"));
     s.block = o.block;
     if (!o.bound.empty()) s.bound = parse_bound(o.bound, option_place("--bound"));
+    if (!o.stored.empty()) s.stored = parse_format(o.stored, option_place("--stored-dtype"));
     return s;
 }
 
-int emulate_command(const OracleOptions& o, const Problem& p, FloatFormat f, std::ostream& out) {
-    const AlgorithmSpec a = algorithm_spec(o, f);
-    const Emulation e = emulate(p, EmulationSpec{a.algorithm, a.accumulate, a.p_format, f, a.block}, o.trace);
-    std::size_t trace_chars = 0;
-    for (const auto& line : e.trace) trace_chars += line.size() + 10;
-    charge_printing(static_cast<double>(e.out.data.size()) * 60 + static_cast<double>(trace_chars),
-                    fmt::format("the emulation ({} outputs)", e.out.data.size()));
-    const std::int64_t dv = e.out.cols();
-    std::string text;
-    if (o.format == "json") {
-        nlohmann::ordered_json j;
-        j["algorithm"] = algorithm_name(a.algorithm);
-        j["accumulate"] = info(a.accumulate).name;
-        j["p_dtype"] = info(a.p_format).name;
-        j["block"] = a.block;
-        j["dtype"] = info(f).name;
-        j["shape"] = {e.out.rows(), dv};
-        nlohmann::json list = nlohmann::json::array();
-        for (double x : e.out.data) list.push_back(json_number(x));
-        j["out"] = list;
-        j["trace"] = e.trace;
-        text = j.dump() + "\n";
+int reference_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::ostream& out) {
+    std::vector<Reference> refs;
+    std::int64_t batch = 0, heads = 0;
+    Tensor npy;
+    if (l.batch) {
+        const BatchShape s = batch_shape(*l.batch);
+        refs = reference_batch(*l.batch, f, o.weights, o.jobs);
+        batch = s.b;
+        heads = s.h_q;
+        if (!o.npy.empty()) npy = batch_output(refs, s, l.batch->layout, f);
     } else {
-        text = fmt::format(
-            "oracle emulate: {} softmax attention, every operation in {} (P in {}, block {}), output in {}\n",
-            algorithm_name(a.algorithm), info(a.accumulate).name, info(a.p_format).name, a.block, info(f).name);
-        for (std::size_t x = 0; x < e.out.data.size(); ++x)
-            text += fmt::format("out[{}, {}] = {}\n", static_cast<std::int64_t>(x) / dv,
-                                static_cast<std::int64_t>(x) % dv, num(e.out.data[x]));
-        for (const auto& line : e.trace) text += "trace: " + line + '\n';
+        refs.push_back(reference(l.p, f, o.weights));
+        npy = Tensor{{refs[0].n_q, refs[0].d_v}, refs[0].out, f};
     }
+    const std::string text =
+        o.format == "json" ? reference_json(refs, batch, heads) : reference_text(refs, batch, heads);
+    if (!o.npy.empty()) write_output_file(o.npy, write_npy(npy), "--npy");  // last: nothing else can fail
+    out << text;
+    return 0;
+}
+
+int emulate_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::ostream& out) {
+    if (l.batch) throw usage_error("emulate takes matrices (n × d); q is 4-D", option_place("--q"));
+    const AlgorithmSpec a = algorithm_spec(o, f);
+    const EmulationSpec spec{a.algorithm, a.accumulate, a.p_format, f, a.block, a.stored};
+    const Emulation e = emulate(l.p, spec, o.trace);
+    const std::string text = o.format == "json" ? emulation_json(e, spec) : emulation_text(e, spec);
     if (!o.npy.empty()) write_output_file(o.npy, write_npy(e.out), "--npy");  // last: nothing else can fail
     out << text;
     return 0;
 }
 
-nlohmann::ordered_json judgement_json(const Judgement& j) {
-    nlohmann::ordered_json js;
-    js["tensor"] = j.tensor;
-    js["count"] = j.count;
-    js["max_abs_ulp"] = std::isfinite(j.max_abs_ulp) ? nlohmann::json(j.max_abs_ulp) : nlohmann::json("inf");
-    js["worst"] = j.worst >= 0 ? nlohmann::json({j.entries[j.worst].row, j.entries[j.worst].col}) : nlohmann::json();
-    js["bound"] = j.bound;
-    js["max_bound_fraction"] = j.max_bound_fraction;
-    js["over"] = j.over;
-    js["unbounded"] = j.unbounded;
-    js["exact"] = j.exact_count;
-    js["diagnosis"] = j.diagnosis;
-    js["passed"] = j.passed();
-    return js;
-}
-
-void judgement_text(const Judgement& j, FloatFormat f, std::ostream& out) {
-    out << fmt::format(
-        "Summary ({}): {} entries ({} exact, {} certified), max |ULP| {:.3g}, {} over the {} bound (largest use "
-        "{:.3g} of it), {} unbounded{}\n",
-        j.tensor, j.count, j.exact_count, j.count - j.exact_count, j.max_abs_ulp, j.over, j.bound, j.max_bound_fraction,
-        j.unbounded, j.unbounded ? " (" + j.unbounded_reason + ")" : "");
-    if (j.worst >= 0) out << entry_line("worst", j.tensor, j.entries[j.worst], f);
-    if (j.first_over >= 0) out << entry_line("first over", j.tensor, j.entries[j.first_over], f);
-    if (!j.diagnosis.empty()) out << "diagnosis: " << j.diagnosis << '\n';
-}
-
-int judge_command(const OracleOptions& o, const Problem& p, FloatFormat f, std::ostream& out) {
+int judge_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::ostream& out) {
     const AlgorithmSpec s = algorithm_spec(o, f);
     if (o.tolerance) checked_tolerance(*o.tolerance, option_place("--tolerance-ulps"));
-    Tensor actual = load(o.actual, "--actual", f);
-    const Reference r = reference(p, f, !o.actual_weights.empty());
-    std::vector<Judgement> js;
-    js.push_back(judge_output(r, actual, s, o.tolerance));
-    if (!js[0].passed()) js[0].diagnosis = diagnose(p, actual, s, js[0]);
-    if (!o.actual_weights.empty()) {
-        const Tensor w = load(o.actual_weights, "--actual-weights", f);
-        js.push_back(judge_weights(r, w, s, o.tolerance));
+    const Tensor actual = load(o.actual, "--actual", f);
+    std::optional<Tensor> w, lse;
+    if (!o.actual_weights.empty()) w = load(o.actual_weights, "--actual-weights", f);
+    if (!o.actual_lse.empty()) lse = load(o.actual_lse, "--actual-lse", std::nullopt);
+    JudgeReport rep;
+    if (l.batch) {
+        if (w) throw usage_error("weights are judged for matrix problems only", option_place("--actual-weights"));
+        rep = judge_batch(*l.batch, f, actual, lse ? &*lse : nullptr, s, o.tolerance, o.jobs);
+    } else {
+        rep = judge_problem(l.p, f, actual, w ? &*w : nullptr, lse ? &*lse : nullptr, s, o.tolerance);
     }
-    if (!o.actual_lse.empty()) {
-        const Tensor l = load(o.actual_lse, "--actual-lse", std::nullopt);
-        js.push_back(judge_lse(r, l, s, o.tolerance));
-    }
-    bool passed = true;
-    for (const auto& j : js) passed = passed && j.passed();
-    if (o.format == "json") {
-        nlohmann::ordered_json doc;
-        doc["dtype"] = info(f).name;
-        doc["algorithm"] = algorithm_name(s.algorithm);
-        doc["tensors"] = nlohmann::json::array();
-        for (const auto& j : js) doc["tensors"].push_back(judgement_json(j));
-        doc["passed"] = passed;
-        out << doc.dump() << '\n';
-        return passed ? 0 : 1;
-    }
-    out << fmt::format("oracle judge: {} × {} outputs in {}, algorithm {} (accumulate {}, P in {}, block {})\n", r.n_q,
-                       r.d_v, info(f).name, algorithm_name(s.algorithm), info(s.accumulate).name, info(s.p_format).name,
-                       s.block);
-    for (const auto& j : js) judgement_text(j, f, out);
-    out << (passed ? "Result: PASS\n" : "Result: FAIL\n");
-    return passed ? 0 : 1;
+    out << (o.format == "json" ? judge_json(rep) : judge_text(rep));
+    return rep.passed() ? 0 : 1;
 }
 
 int vectors_command(const OracleOptions& o, FloatFormat f, std::ostream& out) {
@@ -289,11 +188,11 @@ int cmd_oracle_placed(const OracleOptions& o, std::ostream& out) {
     if (o.action == "vectors") return vectors_command(o, f, out);
     for (const auto& [value, option] : {std::pair{o.q, "--q"}, {o.k, "--k"}, {o.v, "--v"}})
         if (value.empty()) throw usage_error(fmt::format("{} needs {} FILE", o.action, option), option_place(option));
-    const Problem p = load_problem(o);
+    const Loaded l = load_problem(o);
     if (o.action == "judge" && o.actual.empty())
         throw usage_error("judge needs --actual FILE", option_place("--actual"));
-    if (o.action == "emulate") return emulate_command(o, p, f, out);
-    return o.action == "judge" ? judge_command(o, p, f, out) : reference_command(o, p, f, out);
+    if (o.action == "emulate") return emulate_command(o, l, f, out);
+    return o.action == "judge" ? judge_command(o, l, f, out) : reference_command(o, l, f, out);
 }
 
 int cmd_oracle(const OracleOptions& o, std::ostream& out) {
@@ -316,10 +215,20 @@ void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& comman
     s->add_option("--long-keys", o->long_keys, "vectors: keys of the long row (default 100000)")
         ->check(CLI::Range(std::int64_t{2}, std::int64_t{10'000'000}));
     s->add_option("--mask", o->mask, "n_q × n_k, nonzero = masked");
-    s->add_flag("--causal", o->causal, "Key j masked for query i when j > i");
-    s->add_option("--scale", o->scale, "sqrt-dk (default) | none | a number");
-    s->add_option("--base", o->base, "e (default) | 2: an exp2 kernel");
-    s->add_option("--masked-rows", o->masked_rows, "error | nan | zeros");
+    s->add_option("--bias", o->bias, "n_q × n_k (or 4-D), added to the scores (ALiBi; -inf = masked)");
+    s->add_flag("--causal", o->problem.causal, "Key j masked for query i when j > i (+ n_k − n_q: --align)");
+    s->add_option("--align", o->problem.align, "top-left (default) | bottom-right: the diagonal of --causal, --window");
+    s->add_option("--window-left", o->problem.window_left, "Keys before the diagonal a query sees (default all)")
+        ->check(CLI::Range(std::int64_t{-1}, std::int64_t{1} << 40));
+    s->add_option("--window-right", o->problem.window_right, "Keys after the diagonal a query sees (default all)")
+        ->check(CLI::Range(std::int64_t{-1}, std::int64_t{1} << 40));
+    s->add_option("--scale", o->problem.scale, "sqrt-dk (default) | none | a number");
+    s->add_option("--base", o->problem.base, "e (default) | 2: an exp2 kernel");
+    s->add_option("--masked-rows", o->problem.masked_rows, "error | nan | zeros");
+    s->add_option("--masked-lse", o->problem.masked_lse, "-inf (default) | inf: a fully masked row's lse");
+    s->add_option("--layout", o->layout, "4-D inputs: bhnd (default) | bnhd");
+    s->add_option("-j,--jobs", o->jobs, "4-D inputs: heads judged in parallel (default: the number of cores)")
+        ->check(CLI::Range(1, 1024));
     s->add_option("--input-dtype", o->input_dtype, "The format of Q, K, V (default: the files')");
     s->add_option("--dtype", o->dtype, "The output's format: float16 | bfloat16 | float32 | float64");
     s->add_flag("--weights", o->weights, "reference: the weights too");
@@ -334,6 +243,9 @@ void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& comman
     s->add_option("--algorithm", o->algorithm, "judge, emulate: " + algorithm_names);
     s->add_option("--accumulate", o->accumulate, "judge, emulate: the accumulator format (default float32)");
     s->add_option("--p-dtype", o->p_dtype, "judge, online: P's format before P·V (default --dtype)");
+    s->add_option("--stored-dtype", o->stored,
+                  "judge, emulate, naive and safe: unfused, S and P stored in this format (PyTorch's bf16 math "
+                  "attention: bfloat16)");
     s->add_option("--block", o->block, "judge, online: the block size")
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
     s->add_flag("--trace", o->trace, "emulate: the steps where the format shows (overflow, underflow, rescaling)");

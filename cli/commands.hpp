@@ -16,6 +16,7 @@ class App;
 #include "exactattn/annotations.hpp"
 #include "exactattn/document.hpp"
 #include "exactattn/error.hpp"
+#include "exactattn/limits.hpp"  // run_parallel
 
 namespace exactattn::cli {
 
@@ -174,12 +175,7 @@ std::string read_standard_input();
 /// least 1.
 std::size_t default_jobs();
 
-/// Runs `task(i)` for i in [0, count) on `jobs` threads (a pool of std::thread taking indices in
-/// increasing order; jobs ≤ 1 runs them in this thread). Results are the caller's, stored by
-/// index, so their order never depends on scheduling. When tasks throw, the exception of the
-/// lowest index is rethrown after every started task has finished, and indices above it are not
-/// started: the error reported is the one a sequential run would report.
-void run_parallel(std::size_t count, std::size_t jobs, const std::function<void(std::size_t)>& task);
+/// run_parallel (exactattn/limits.hpp) runs the files of a command on `--jobs` threads.
 
 /// The place of a command-line option in an error: "--memory: …".
 exactattn::Location option_place(const std::string& option);

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -196,6 +198,15 @@ class WorkBudget {
     std::atomic<double> spent_{0};
     WorkBudget* parent_;
 };
+
+/// Runs `task(i)` for i in [0, count) on `jobs` threads (a pool of std::thread taking indices in
+/// increasing order; jobs ≤ 1 runs them in this thread). Results are the caller's, stored by
+/// index, so their order never depends on scheduling. When tasks throw, the exception of the
+/// lowest index is rethrown after every started task has finished, and indices above it are not
+/// started: the error reported is the one a sequential run would report.
+/// The workers compute under the calling thread's limits and charge its job (the budget is the
+/// whole command's or call's), and free their per-thread caches at their end.
+void run_parallel(std::size_t count, std::size_t jobs, const std::function<void(std::size_t)>& task);
 
 /// Charges the estimated work of a step about to start to the calling thread's job (and the
 /// jobs it nests in); returns false, charging nothing, when that would take a job's total past

@@ -6,6 +6,7 @@
 #include <gmpxx.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -104,23 +105,67 @@ MaskedRows parse_masked_rows(std::string_view text, const Location& where = {});
 /// A tolerance in ULPs: finite and not negative (else a UsageError at `where`).
 double checked_tolerance(double ulps, const Location& where = {});
 
+/// Where `causal` and a sliding window put query i's diagonal: key i (top-left, PyTorch's
+/// `is_causal`) or key i + n_k − n_q (bottom-right, FlashAttention ≥ 2.1 when n_q ≠ n_k).
+enum class Align { TopLeft, BottomRight };
+/// `top-left` or `bottom-right`.
+Align parse_align(std::string_view text, const Location& where = {});
+/// The log-sum-exp of a fully masked row: −inf (the log of an empty sum) or +inf (FlashAttention's
+/// `softmax_lse`, which then makes exp(s − lse) zero).
+enum class MaskedLse { NegInf, PosInf };
+/// `-inf` or `inf`.
+MaskedLse parse_masked_lse(std::string_view text, const Location& where = {});
+
 /// One attention problem: Q (n_q × d), K (n_k × d), V (n_k × d_v), every value exact.
 struct Problem {
     Tensor q, k, v;
     std::vector<std::uint8_t> mask;  ///< empty, or n_q × n_k with 1 = masked
-    bool causal = false;             ///< key j masked for query i when j > i (top-left aligned)
+    std::vector<double> bias;        ///< empty, or n_q × n_k added to the scores (−inf = masked)
+    bool causal = false;             ///< key j masked for query i when j > i + offset (see Align)
+    Align align = Align::TopLeft;    ///< the diagonal of `causal` and of the window
+    std::int64_t window_left = -1;   ///< keys before the diagonal a query sees (−1: all)
+    std::int64_t window_right = -1;  ///< keys after it (−1: all; `causal` makes it 0)
     Scale scale;
     ExpBase base = ExpBase::E;
     MaskedRows masked_rows = MaskedRows::Error;
+    MaskedLse masked_lse = MaskedLse::NegInf;
 };
+
+/// The options of a problem as a front end receives them, each parsed here once for the command
+/// line and Python alike; a refusal is a UsageError placed at the option's Python name (`scale`,
+/// `base`, `masked_rows`, `masked_lse`, `align`, `window`), which the command line renames to
+/// its own (`--scale`, …).
+struct ProblemOptions {
+    std::string scale = "sqrt-dk";      ///< `sqrt-dk`, `none` or a number
+    std::optional<double> scale_value;  ///< a number given as one (Python), instead of `scale`
+    std::string base = "e";
+    std::string masked_rows = "error";
+    std::string masked_lse = "-inf";
+    std::string align = "top-left";
+    bool causal = false;
+    std::int64_t window_left = -1, window_right = -1;
+};
+/// A problem with no tensors yet and `o` applied.
+Problem problem_options(const ProblemOptions& o);
+
+/// Which keys query i sees: 1 where neither the mask, a −inf bias, `causal` nor the window hides it.
+std::vector<std::uint8_t> visible_keys(const Problem& p, std::int64_t i);
+/// The score bias of (i, j): 0 without a bias.
+inline double bias_at(const Problem& p, std::int64_t i, std::int64_t j) {
+    return p.bias.empty() ? 0.0 : p.bias[static_cast<std::size_t>(i * p.k.rows() + j)];
+}
 
 /// Checks shapes, masks and that every value is finite and a value of its tensor's format;
 /// ShapeError / DomainError naming the tensor and the index (placed at `q`, `k`, `v`, `mask`).
 void validate(const Problem& p);
-/// Sets p.mask from the tensor `m`, which must be n_q × n_k for p's q and k (1 = masked where
-/// nonzero); ShapeError or DomainError (a NaN) at `where` otherwise. A transposed mask of
-/// the same size is refused, not read in the wrong order.
+/// Sets p.mask from the tensor `m`, which must be n_q × n_k for p's q and k, every value 0
+/// (visible) or 1 (masked); ShapeError or DomainError at `where` otherwise (a value such as −1
+/// or −inf is an additive bias, not a mask: the message says so). A transposed mask of the same
+/// size is refused, not read in the wrong order.
 void set_mask(Problem& p, const Tensor& m, const Location& where = {});
+/// Sets p.bias from `b` (n_q × n_k): finite values or −inf (a masked key); DomainError for NaN
+/// or +inf, ShapeError for another shape, at `where`.
+void set_bias(Problem& p, const Tensor& b, const Location& where = {});
 
 /// What one row's bound needs, certified upper (or lower) bounds from the reference.
 struct RowFacts {
@@ -177,6 +222,10 @@ struct AlgorithmSpec {
     FloatFormat p_format = FloatFormat::Float32;
     std::int64_t block = 64;
     BoundKind bound = BoundKind::Running;
+    /// Unfused attention (naive, safe): the format its scores S and weights P are stored in
+    /// between the kernels (PyTorch's math attention in bfloat16 writes S = QKᵀ and P = softmax(S)
+    /// as bfloat16 tensors); none: every intermediate in `accumulate`.
+    std::optional<FloatFormat> stored = std::nullopt;
 };
 Algorithm parse_algorithm(std::string_view name, const Location& where = {});
 const char* algorithm_name(Algorithm a);
@@ -192,6 +241,8 @@ struct EmulationSpec {
     FloatFormat p_format = FloatFormat::Float32;
     FloatFormat output = FloatFormat::Float32;
     std::int64_t block = 64;
+    /// Naive, safe: each score and each weight rounded to this format when computed (unfused).
+    std::optional<FloatFormat> stored = std::nullopt;
 };
 /// The emulated output and, on request, the trace: exponentials that overflow (float16's
 /// for x > ln 65504 ≈ 11.09), how many underflow, fully masked rows, each online rescaling.
@@ -214,6 +265,7 @@ double running_output_bound(const Reference& ref, const AlgorithmSpec& spec, std
 
 /// One judged entry.
 struct Judged {
+    std::int64_t batch = -1, head = -1;  ///< of a 4-D problem (b, h); −1 for a matrix
     std::int64_t row = 0, col = 0;
     double value = 0;       ///< the kernel's
     double rounded = 0;     ///< the exact value correctly rounded to the format
@@ -260,6 +312,78 @@ Judgement judge_weights(const Reference& ref, const Tensor& weights, const Algor
                         std::optional<double> tolerance_ulps);
 Judgement judge_lse(const Reference& ref, const Tensor& lse, const AlgorithmSpec& spec,
                     std::optional<double> tolerance_ulps);
+
+/// The tensor layouts of a batch of heads: (B, H, N, D), PyTorch's SDPA and FlashAttention's
+/// varlen-free API in memory order b, h, n, d; or (B, N, H, D), FlashAttention's `flash_attn_func`.
+enum class Layout { BHND, BNHD };
+/// `bhnd` or `bnhd`.
+Layout parse_layout(std::string_view text, const Location& where = {});
+
+/// A batch of attention problems, one per (b, h), as models hold them: q is 4-D with H_q heads,
+/// k and v with H_kv heads, H_q a multiple of H_kv (query head h reads key/value head
+/// h / (H_q / H_kv): multi-head, grouped-query or multi-query attention). The mask and the bias
+/// are n_q × n_k, or 4-D (B or 1, H_q or 1, n_q, n_k), broadcast over what is 1. Every other
+/// field of `options` (causal, window, scale, base, fully masked rows) applies to every head.
+struct Batch {
+    Tensor q, k, v;
+    std::optional<Tensor> mask, bias;
+    Layout layout = Layout::BHND;
+    Problem options;
+};
+/// The shape (B, H_q, n_q, d_v) of the batch's output, and the problem of head (b, h) with
+/// its mask and bias; ShapeError at `q`, `k`, `v`, `mask`, `bias` or `out` naming the
+/// dimension that does not match.
+struct BatchShape {
+    std::int64_t b = 0, h_q = 0, h_kv = 0, n_q = 0, n_k = 0, d = 0, d_v = 0;
+};
+BatchShape batch_shape(const Batch& batch);
+Problem head_problem(const Batch& batch, const BatchShape& s, std::int64_t b, std::int64_t h);
+/// The (n_q × d_v) slice of head (b, h) of a 4-D output `out` in the batch's layout
+/// (B, H_q, n_q, d_v or B, n_q, H_q, d_v), ShapeError at `name` on another shape; and the
+/// inverse, heads' matrices written into one 4-D tensor in that layout.
+Tensor head_slice(const Tensor& out, Layout layout, const BatchShape& s, std::int64_t b, std::int64_t h,
+                  std::int64_t cols, const char* name);
+/// Runs `f(b, h)` for every head on `threads` threads (0: the hardware's), sharing the calling
+/// thread's limits and work budget; the first error any head raises is rethrown (the head named).
+void for_each_head(const BatchShape& s, int threads, const std::function<void(std::int64_t, std::int64_t)>& f);
+
+/// The reports of the oracle (docs/oracle.md, "Reports"): one text and one JSON for the command
+/// line and Python alike, so the two print the same bytes for the same judgement. Each charges
+/// its printing to the work budget first (LimitError past max_work).
+struct JudgeReport {
+    FloatFormat format = FloatFormat::Float32;
+    AlgorithmSpec spec;
+    std::int64_t n_q = 0, d_v = 0;
+    std::int64_t batch = 0, heads = 0;  ///< of a 4-D problem; 0 for a matrix
+    std::vector<Judgement> tensors;     ///< out, then weights and lse when judged
+    [[nodiscard]] bool passed() const;
+};
+std::string judge_text(const JudgeReport& r);
+std::string judge_json(const JudgeReport& r);
+/// The JSON object of one tensor's judgement (judge_json's "tensors" entries).
+std::string judgement_json(const Judgement& j);
+/// A reference of one problem, or of every head of a batch (row-major over b, h).
+std::string reference_text(const std::vector<Reference>& heads, std::int64_t batch, std::int64_t h);
+std::string reference_json(const std::vector<Reference>& heads, std::int64_t batch, std::int64_t h);
+std::string emulation_text(const Emulation& e, const EmulationSpec& s);
+std::string emulation_json(const Emulation& e, const EmulationSpec& s);
+
+/// The whole judgement of one kernel call, as both front ends make it: the reference of `p`
+/// rounded to `f`, `out` judged (and diagnosed when it fails), `weights` and `lse` when given.
+JudgeReport judge_problem(const Problem& p, FloatFormat f, const Tensor& out, const Tensor* weights, const Tensor* lse,
+                          const AlgorithmSpec& spec, std::optional<double> tolerance_ulps);
+/// The same for every head of a batch, heads in parallel on `threads` threads (0: the
+/// hardware's): one judgement of the 4-D output whose worst entry is named (b, h, i, j); `lse`,
+/// when given, is (B, H_q, n_q) in either layout (FlashAttention's `softmax_lse`).
+/// The heads' references as one: out, its enclosure, exactness and exact text, lse and weights
+/// concatenated in (b, h) order, the largest precision; the shape fields of the first head.
+Reference concat_heads(const std::vector<Reference>& heads);
+/// The reference of every head of a batch (row-major over b, h), heads in parallel.
+/// The outputs of every head's reference as one 4-D tensor in `layout`, in format `f`.
+Tensor batch_output(const std::vector<Reference>& refs, const BatchShape& s, Layout layout, FloatFormat f);
+std::vector<Reference> reference_batch(const Batch& batch, FloatFormat f, bool weights, int threads);
+JudgeReport judge_batch(const Batch& batch, FloatFormat f, const Tensor& out, const Tensor* lse,
+                        const AlgorithmSpec& spec, std::optional<double> tolerance_ulps, int threads);
 
 /// After a failed judgement: the known mistake that explains `output` (no max subtraction, a
 /// scale of 1/d_k, a mask off by one, accumulation in the input format), or "".

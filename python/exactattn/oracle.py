@@ -103,75 +103,146 @@ def _mask(mask: Any) -> np.ndarray:
     return _as_float64(mask, "mask")[0]
 
 
-def _problem(q: Any, k: Any, v: Any, mask: Any, dtype: str | None) -> tuple:
+def _problem(q: Any, k: Any, v: Any, mask: Any, bias: Any, dtype: str | None) -> tuple:
     arrays, fmts = zip(*(_as_float64(x, n) for x, n in ((q, "q"), (k, "k"), (v, "v"))))
     m = None if mask is None else _mask(mask)
+    b = None if bias is None else _as_float64(bias, "bias")[0]
     if dtype is not None and not isinstance(dtype, str):
         raise _usage("fmt", f"expected a format name such as 'float32', got {type(dtype).__name__} {dtype!r}")
-    return arrays, list(fmts), m, dtype or fmts[0]
+    return arrays, list(fmts), m, b, dtype or fmts[0]
 
 
-def reference(q: Any, k: Any, v: Any, *, fmt: str | None = None, mask: Any = None,
-              causal: bool = False, scale: str | float = "sqrt-dk", base: str = "e",
-              masked_rows: str = "error", weights: bool = False) -> dict:
+def _window(window: Any) -> tuple[int, int]:
+    """(left, right) keys around the diagonal; None or -1 on a side: all (FlashAttention's window_size)."""
+    if window is None:
+        return -1, -1
+    if isinstance(window, (str, bytes)) or not hasattr(window, "__len__") or len(window) != 2:
+        raise _usage("window", f"expected (left, right), got {window!r}")
+    sides = []
+    for x in window:
+        if x is None:
+            x = -1
+        if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
+            raise _usage("window", f"expected whole numbers (or None, -1: all), got {window!r}")
+        sides.append(int(x))
+    return sides[0], sides[1]
+
+
+def _threads(threads: Any) -> int:
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 0 <= threads <= 1024:
+        raise _usage("threads", f"expected a whole number from 0 (all cores) to 1024, got {threads!r}")
+    return int(threads)
+
+
+def _opts(scale: Any, base: Any, masked_rows: Any, masked_lse: Any, causal: Any, align: Any, window: Any,
+          layout: Any) -> dict:
+    scale, base, masked_rows = _options(scale, base, masked_rows)
+    left, right = _window(window)
+    return {"scale": scale, "base": base, "masked_rows": masked_rows,
+            "masked_lse": _name(masked_lse, "masked_lse", "'-inf' or 'inf'"), "causal": bool(causal),
+            "align": _name(align, "align", "'top-left' or 'bottom-right'"), "window_left": left,
+            "window_right": right, "layout": _name(layout, "layout", "'bhnd' or 'bnhd'")}
+
+
+def _in_layout(d: dict | None, layout: str, batched: bool) -> dict | None:
+    """A batch's arrays come in (b, h, i, j) order: outputs go back in the caller's layout, an lse
+    is (B, H, n_q) as FlashAttention's softmax_lse, weights stay (B, H, n_q, n_k)."""
+    if d is None or not batched:
+        return d
+    outputs = ("out", "out_lo", "out_hi", "out_exact") if "tensor" not in d else \
+        tuple(key for key, x in d.items() if isinstance(x, np.ndarray))
+    for key in outputs:
+        x = d[key]
+        if d.get("tensor") == "lse" or key == "lse":
+            d[key] = x[..., 0]
+        elif layout == "bnhd":
+            d[key] = np.ascontiguousarray(np.swapaxes(x, 1, 2))
+    if "tensor" not in d and isinstance(d.get("lse"), np.ndarray):
+        d["lse"] = d["lse"][..., 0]
+    return d
+
+
+def reference(q: Any, k: Any, v: Any, *, fmt: str | None = None, mask: Any = None, bias: Any = None,
+              causal: bool = False, align: str = "top-left", window: Any = None, scale: str | float = "sqrt-dk",
+              base: str = "e", masked_rows: str = "error", masked_lse: str = "-inf", weights: bool = False,
+              layout: str = "bhnd", threads: int = 0, report: bool = False) -> dict:
     """The certified reference, each entry correctly rounded to ``fmt`` (default: q's format).
 
     Returns ``out``, ``out_lo``/``out_hi`` (the enclosure), ``out_exact`` (1 where the value is
-    a known rational), ``lse`` and, with ``weights=True``, ``weights``. ``mask`` is n_q × n_k,
-    nonzero = masked; ``causal`` masks key j for query i when j > i.
+    a known rational), ``lse`` and, with ``weights=True``, ``weights``; with ``report=True`` also
+    ``text`` and ``json``, the command line's report. ``mask`` is n_q × n_k, 1 (or True) = masked;
+    ``bias`` is added to the scores (-inf = masked); ``causal`` masks key j for query i when
+    j > i (``align="bottom-right"``: j > i + n_k - n_q); ``window=(left, right)`` a sliding
+    window. 4-D q, k, v are a batch of heads in ``layout`` ``"bhnd"`` or ``"bnhd"``, judged on
+    ``threads`` threads (0: every core).
     """
-    (qa, ka, va), fmts, m, dtype = _problem(q, k, v, mask, fmt)
-    scale, base, masked_rows = _options(scale, base, masked_rows)
-    return _ext._oracle_reference(qa, ka, va, fmts, dtype, m, bool(causal), scale, base, masked_rows, bool(weights))
+    (qa, ka, va), fmts, m, b, dtype = _problem(q, k, v, mask, bias, fmt)
+    o = _opts(scale, base, masked_rows, masked_lse, causal, align, window, layout)
+    d = _ext._oracle_reference(qa, ka, va, fmts, dtype, m, b, o, bool(weights), _threads(threads), bool(report))
+    return _in_layout(d, o["layout"], qa.ndim == 4)
 
 
 def judge(out: Any, q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm: str = "safe",
           block: int = 64, accumulate: str | None = None, p_fmt: str | None = None, mask: Any = None,
-          causal: bool = False, scale: str | float = "sqrt-dk", base: str = "e",
-          masked_rows: str = "error", tolerance_ulps: float | None = None, weights: Any = None,
-          lse: Any = None, bound: str = "running") -> dict:
-    """The judgement of a kernel's ``out`` (n_q × d_v) in format ``fmt`` (default: out's).
+          bias: Any = None, causal: bool = False, align: str = "top-left", window: Any = None,
+          scale: str | float = "sqrt-dk", base: str = "e", masked_rows: str = "error", masked_lse: str = "-inf",
+          tolerance_ulps: float | None = None, weights: Any = None, lse: Any = None, bound: str = "running",
+          layout: str = "bhnd", threads: int = 0, stored: str | None = None) -> dict:
+    """The judgement of a kernel's ``out`` (n_q × d_v, or 4-D) in format ``fmt`` (default: out's).
 
     ``accumulate`` is the format of its sums (default float32, float64 for float64),
-    ``p_fmt`` the format of P before P·V in the online algorithm (default ``fmt``). The
-    kernel's ``weights`` (n_q × n_k) and ``lse`` (n_q) are judged too when given: the result's
-    ``"weights"`` and ``"lse"`` hold their judgements (else None). ``bound`` is ``"running"``
-    (the default: from the actual scores, weights and values of each row) or ``"a-priori"``;
-    the result names it (``"bound_name"``) and says how much of it the worst entry uses
-    (``"max_bound_fraction"``).
+    ``p_fmt`` the format of P before P·V in the online algorithm (default ``fmt``); ``stored``,
+    for naive and safe, the format an unfused kernel stores its scores and P in (PyTorch's math
+    attention in bfloat16: ``stored="bfloat16"``). The
+    kernel's ``weights`` (n_q × n_k) and ``lse`` (n_q; (B, H, n_q) for a batch) are judged too
+    when given: the result's ``"weights"`` and ``"lse"`` hold their judgements (else None).
+    ``bound`` is ``"running"`` (the default: from the actual scores, weights and values of each
+    row) or ``"a-priori"``; the result names it (``"bound_name"``) and says how much of it the
+    worst entry uses (``"max_bound_fraction"``). The summary keys are the command line's JSON
+    keys (``"worst"`` is [i, j], or [b, h, i, j] for a batch); ``"text"`` and ``"json"`` are the
+    command line's report, byte for byte. The problem's keywords are reference()'s.
     """
     oa, ofmt = _as_float64(out, "out")
-    (qa, ka, va), fmts, m, _ = _problem(q, k, v, mask, fmt)
+    (qa, ka, va), fmts, m, b, _ = _problem(q, k, v, mask, bias, fmt)
     dtype = fmt or ofmt
     acc = accumulate or ("float64" if dtype == "float64" else "float32")
     block = _block(block)
-    scale, base, masked_rows = _options(scale, base, masked_rows)
+    o = _opts(scale, base, masked_rows, masked_lse, causal, align, window, layout)
     if tolerance_ulps is not None:
         if isinstance(tolerance_ulps, bool) or not isinstance(tolerance_ulps, (int, float, np.integer, np.floating)):
             raise _usage("tolerance_ulps", f"expected a number, got {type(tolerance_ulps).__name__} {tolerance_ulps!r}")
         tolerance_ulps = float(tolerance_ulps)  # finite and not negative: checked by the library
     wa = None if weights is None else _as_float64(weights, "weights")[0]
-    la = None if lse is None else _as_float64(lse, "lse")[0].reshape(-1, 1)
-    return _ext._oracle_judge(oa, qa, ka, va, fmts, _name(dtype, "fmt", "a format name"), m, bool(causal), scale,
-                              base, masked_rows, _name(algorithm, "algorithm", "'naive', 'safe' or 'online'"),
-                              _name(acc, "accumulate", "a format name"),
-                              _name(p_fmt or dtype, "p_fmt", "a format name"), block, tolerance_ulps, wa, la,
-                              _name(bound, "bound", "'running' or 'a-priori'"))
+    la = None if lse is None else _as_float64(lse, "lse")[0]
+    if la is not None and qa.ndim != 4:
+        la = la.reshape(-1, 1)
+    d = _ext._oracle_judge(oa, qa, ka, va, fmts, _name(dtype, "fmt", "a format name"), m, b, o,
+                           _name(algorithm, "algorithm", "'naive', 'safe' or 'online'"),
+                           _name(acc, "accumulate", "a format name"), _name(p_fmt or dtype, "p_fmt", "a format name"),
+                           block, tolerance_ulps, wa, la, _name(bound, "bound", "'running' or 'a-priori'"),
+                           _threads(threads), None if stored is None else _name(stored, "stored", "a format name"))
+    batched = qa.ndim == 4
+    _in_layout(d, o["layout"], batched)
+    _in_layout(d["lse"], o["layout"], batched)
+    return d
 
 
 def emulate(q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm: str = "safe", block: int = 64,
-            accumulate: str | None = None, p_fmt: str | None = None, mask: Any = None, causal: bool = False,
-            scale: str | float = "sqrt-dk", base: str = "e", masked_rows: str = "error",
-            trace: bool = False) -> dict:
+            accumulate: str | None = None, p_fmt: str | None = None, mask: Any = None, bias: Any = None,
+            causal: bool = False, align: str = "top-left", window: Any = None, scale: str | float = "sqrt-dk",
+            base: str = "e", masked_rows: str = "error", masked_lse: str = "-inf", trace: bool = False,
+            report: bool = False, stored: str | None = None) -> dict:
     """``algorithm`` emulated with every operation correctly rounded in ``accumulate`` (default
-    ``fmt``), P in ``p_fmt`` (online), the output rounded to ``fmt``: ``out`` and ``trace``."""
-    (qa, ka, va), fmts, m, dtype = _problem(q, k, v, mask, fmt)
+    ``fmt``), P in ``p_fmt`` (online), the output rounded to ``fmt``: ``out`` and ``trace``
+    (and with ``report=True`` the command line's ``text`` and ``json``)."""
+    (qa, ka, va), fmts, m, b, dtype = _problem(q, k, v, mask, bias, fmt)
     block = _block(block)
-    scale, base, masked_rows = _options(scale, base, masked_rows)
-    return _ext._oracle_emulate(qa, ka, va, fmts, dtype, m, bool(causal), scale, base, masked_rows,
+    o = _opts(scale, base, masked_rows, masked_lse, causal, align, window, "bhnd")
+    return _ext._oracle_emulate(qa, ka, va, fmts, dtype, m, b, o,
                                 _name(algorithm, "algorithm", "'naive', 'safe' or 'online'"),
                                 _name(accumulate or dtype, "accumulate", "a format name"),
-                                _name(p_fmt or dtype, "p_fmt", "a format name"), block, bool(trace))
+                                _name(p_fmt or dtype, "p_fmt", "a format name"), block, bool(trace), bool(report),
+                                None if stored is None else _name(stored, "stored", "a format name"))
 
 
 def _entry(j: dict, idx: tuple) -> str:
@@ -179,7 +250,7 @@ def _entry(j: dict, idx: tuple) -> str:
     ulp_err, abs_err, bound = j["ulp_error"][idx], j["abs_error"][idx], j["bound"][idx]
     # ulp = abs_error / |ulp_error| for this entry, so the bound in ULPs follows.
     in_ulps = f" = {bound * abs(ulp_err) / abs_err:.3g} ULP" if abs_err and np.isfinite(abs_err) else ""
-    return (f"{j['tensor']}[{idx[0]}, {idx[1]}] = {j['value'][idx]!r}, exact value in [{j['lo'][idx]!r}, {j['hi'][idx]!r}] "
+    return (f"{j['tensor']}[{', '.join(str(int(x)) for x in idx)}] = {j['value'][idx]!r}, exact value in [{j['lo'][idx]!r}, {j['hi'][idx]!r}] "
             f"({kind}), correctly rounded {j['rounded'][idx]!r}; error {ulp_err:.3g} ULP "
             f"(abs {abs_err:.3g}), bound {bound:.3g}{in_ulps}")
 

@@ -43,77 +43,110 @@ py::array_t<double> array(const std::vector<double>& v, std::int64_t r, std::int
     return a;
 }
 
+// The problem of a call: a matrix problem, or a batch of heads when q is 4-D. The option
+// strings are parsed by the library, as for the command line (one refusal each, at its keyword).
 struct ProblemArgs {
     Problem p;
+    std::optional<Batch> batch;
     FloatFormat f = FloatFormat::Float32;
 };
 
 ProblemArgs problem(const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
-                    const std::string& dtype, const std::optional<Array>& mask, bool causal, const py::object& scale,
-                    const std::string& base, const std::string& masked_rows) {
-    // The option strings are parsed by the library, as for the command line (one refusal each).
+                    const std::string& dtype, const std::optional<Array>& mask, const std::optional<Array>& bias,
+                    const py::dict& opts) {
     ProblemArgs a;
     a.f = parse_format(dtype, arg("fmt"));
+    ProblemOptions o;
+    const py::object scale = opts["scale"];
     if (py::isinstance<py::str>(scale))
-        a.p.scale = parse_scale(scale.cast<std::string>(), arg("scale"));
+        o.scale = scale.cast<std::string>();
     else if (py::isinstance<py::float_>(scale) || py::isinstance<py::int_>(scale))
-        a.p.scale = given_scale(scale.cast<double>(), arg("scale"));
+        o.scale_value = scale.cast<double>();
     else
         throw usage_error("not 'sqrt-dk', 'none' or a number", arg("scale"));
-    a.p.base = parse_base(base, arg("base"));
-    a.p.masked_rows = parse_masked_rows(masked_rows, arg("masked_rows"));
-    a.p.q = tensor(q, dtypes.at(0), "q");
-    a.p.k = tensor(k, dtypes.at(1), "k");
-    a.p.v = tensor(v, dtypes.at(2), "v");
-    a.p.causal = causal;
-    if (mask) set_mask(a.p, tensor(*mask, "float64", "mask"), arg("mask"));
+    o.base = opts["base"].cast<std::string>();
+    o.masked_rows = opts["masked_rows"].cast<std::string>();
+    o.masked_lse = opts["masked_lse"].cast<std::string>();
+    o.align = opts["align"].cast<std::string>();
+    o.causal = opts["causal"].cast<bool>();
+    o.window_left = opts["window_left"].cast<std::int64_t>();
+    o.window_right = opts["window_right"].cast<std::int64_t>();
+    const Problem base = problem_options(o);
+    Tensor tq = tensor(q, dtypes.at(0), "q"), tk = tensor(k, dtypes.at(1), "k"), tv = tensor(v, dtypes.at(2), "v");
+    std::optional<Tensor> tm, tb;
+    if (mask) tm = tensor(*mask, "float64", "mask");
+    if (bias) tb = tensor(*bias, "float64", "bias");
+    if (tq.shape.size() == 4) {
+        a.batch = Batch{std::move(tq), std::move(tk), std::move(tv),
+                        std::move(tm), std::move(tb), parse_layout(opts["layout"].cast<std::string>(), arg("layout")),
+                        base};
+        (void)batch_shape(*a.batch);
+        return a;
+    }
+    a.p = base;
+    a.p.q = std::move(tq);
+    a.p.k = std::move(tk);
+    a.p.v = std::move(tv);
+    if (tm) set_mask(a.p, *tm, arg("mask"));
+    if (tb) set_bias(a.p, *tb, arg("bias"));
     validate(a.p);
     return a;
 }
 
-py::dict reference_dict(const Reference& r) {
+py::array_t<double> shaped(const std::vector<double>& v, const std::vector<std::int64_t>& shape) {
+    std::vector<py::ssize_t> s(shape.begin(), shape.end());
+    py::array_t<double> a(s);
+    std::copy(v.begin(), v.end(), a.mutable_data());
+    return a;
+}
+
+py::object json_loads(const std::string& text) { return py::module_::import("json").attr("loads")(text); }
+
+py::dict reference_dict(const std::vector<Reference>& refs, std::int64_t batch, std::int64_t heads, bool report) {
+    const auto dims = [&](std::int64_t r, std::int64_t c) {
+        return heads > 0 ? std::vector<std::int64_t>{batch, heads, r, c} : std::vector<std::int64_t>{r, c};
+    };
+    const Reference r = concat_heads(refs);
+    const std::vector<double> exact(r.out_exact.begin(), r.out_exact.end());
     py::dict d;
-    d["out"] = array(r.out, r.n_q, r.d_v);
-    d["out_lo"] = array(r.out_lo, r.n_q, r.d_v);
-    d["out_hi"] = array(r.out_hi, r.n_q, r.d_v);
-    std::vector<double> exact(r.out_exact.begin(), r.out_exact.end());
-    d["out_exact"] = array(exact, r.n_q, r.d_v);
+    d["out"] = shaped(r.out, dims(r.n_q, r.d_v));
+    d["out_lo"] = shaped(r.out_lo, dims(r.n_q, r.d_v));
+    d["out_hi"] = shaped(r.out_hi, dims(r.n_q, r.d_v));
+    d["out_exact"] = shaped(exact, dims(r.n_q, r.d_v));
     d["out_exact_text"] = r.out_exact_text;  // the exact values in the engine's notation, or ""
-    d["lse"] = array(r.lse, r.n_q, 1);
-    d["weights"] = r.w.empty() ? py::object(py::none()) : py::object(array(r.w, r.n_q, r.n_k));
+    d["lse"] = shaped(r.lse, dims(r.n_q, 1));
+    d["weights"] = r.w.empty() ? py::object(py::none()) : py::object(shaped(r.w, dims(r.n_q, r.n_k)));
     d["max_precision"] = r.max_precision;
+    if (report) {
+        d["text"] = reference_text(refs, batch, heads);
+        d["json"] = reference_json(refs, batch, heads);
+    }
     return d;
 }
 
-py::dict judgement_dict(const Judgement& j, std::int64_t rows, std::int64_t cols) {
-    py::dict d;
-    d["passed"] = j.passed();
-    d["count"] = j.count;
-    d["over"] = j.over;
-    d["unbounded"] = j.unbounded;
-    d["unbounded_reason"] = j.unbounded_reason;
-    d["exact_count"] = j.exact_count;
-    d["max_abs_ulp"] = j.max_abs_ulp;
-    d["worst"] = j.worst;
-    d["first_over"] = j.first_over;
-    d["bound_name"] = j.bound;
-    d["max_bound_fraction"] = j.max_bound_fraction;
-    d["worst_fraction"] = j.worst_fraction;
-    d["diagnosis"] = j.diagnosis;
+// One tensor's judgement: the report's summary (the same keys as the command line's JSON) and
+// every entry's figures as arrays of the judged tensor's shape.
+py::dict judgement_dict(const Judgement& j, const std::vector<std::int64_t>& shape) {
+    py::dict d = json_loads(judgement_json(j));
     const std::size_t n = j.entries.size();
-    std::vector<double> cols_[9];
+    std::vector<double> cols_[10];
     for (auto& c : cols_) c.reserve(n);
     for (const auto& e : j.entries) {
-        const double v[9] = {e.value, e.rounded,           e.lo, e.hi, e.ulp_error, e.abs_error, e.rel_error,
-                             e.bound, e.within ? 1.0 : 0.0};
-        for (int x = 0; x < 9; ++x) cols_[x].push_back(v[x]);
+        const double v[10] = {e.value,
+                              e.rounded,
+                              e.lo,
+                              e.hi,
+                              e.ulp_error,
+                              e.abs_error,
+                              e.rel_error,
+                              e.bound,
+                              e.within ? 1.0 : 0.0,
+                              e.exact ? 1.0 : 0.0};
+        for (int x = 0; x < 10; ++x) cols_[x].push_back(v[x]);
     }
-    const char* names[9] = {"value", "rounded", "lo", "hi", "ulp_error", "abs_error", "rel_error", "bound", "within"};
-    for (int x = 0; x < 9; ++x) d[names[x]] = array(cols_[x], rows, cols);
-    std::vector<double> exact;
-    for (const auto& e : j.entries) exact.push_back(e.exact ? 1.0 : 0.0);
-    d["exact"] = array(exact, rows, cols);
-    d["tensor"] = j.tensor;
+    const char* names[10] = {"value",     "rounded",   "lo",    "hi",     "ulp_error",
+                             "abs_error", "rel_error", "bound", "within", "exact"};
+    for (int x = 0; x < 10; ++x) d[names[x]] = shaped(cols_[x], shape);
     return d;
 }
 
@@ -124,74 +157,109 @@ std::tuple<Algorithm, FloatFormat, FloatFormat> claim(const std::string& algorit
             parse_format(p_dtype, arg("p_fmt"))};
 }
 
+// Unfused attention's stored format, or none.
+std::optional<FloatFormat> stored_format(const std::optional<std::string>& stored) {
+    if (!stored) return std::nullopt;
+    return parse_format(*stored, arg("stored"));
+}
+
 }  // namespace
 
 void bind_oracle(py::module_& m) {
-    m.def("_oracle_emulate",
-          [](const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
-             const std::string& dtype, const std::optional<Array>& mask, bool causal, const py::object& scale,
-             const std::string& base, const std::string& masked_rows, const std::string& algorithm,
-             const std::string& accumulate, const std::string& p_dtype, std::int64_t block, bool trace) {
-              const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
-              const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, causal, scale, base, masked_rows);
-              EmulationSpec s;
-              std::tie(s.algorithm, s.format, s.p_format) = claim(algorithm, accumulate, p_dtype);
-              s.output = a.f;
-              s.block = block;
-              Emulation e;
-              {
-                  py::gil_scoped_release release;
-                  e = emulate(a.p, s, trace);
-              }
-              py::dict d;
-              d["out"] = array(e.out.data, e.out.rows(), e.out.cols());
-              d["trace"] = e.trace;
-              return d;
-          });
+    m.def("_oracle_emulate", [](const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
+                                const std::string& dtype, const std::optional<Array>& mask,
+                                const std::optional<Array>& bias, const py::dict& opts, const std::string& algorithm,
+                                const std::string& accumulate, const std::string& p_dtype, std::int64_t block,
+                                bool trace, bool report, const std::optional<std::string>& stored) {
+        const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
+        const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
+        if (a.batch) throw usage_error("emulate takes matrices (n × d); q is 4-D", arg("q"));
+        EmulationSpec s;
+        std::tie(s.algorithm, s.format, s.p_format) = claim(algorithm, accumulate, p_dtype);
+        s.output = a.f;
+        s.block = block;
+        s.stored = stored_format(stored);
+        Emulation e;
+        {
+            py::gil_scoped_release release;
+            e = emulate(a.p, s, trace);
+        }
+        py::dict d;
+        d["out"] = array(e.out.data, e.out.rows(), e.out.cols());
+        d["trace"] = e.trace;
+        if (report) {
+            d["text"] = emulation_text(e, s);
+            d["json"] = emulation_json(e, s);
+        }
+        return d;
+    });
     m.def("_oracle_reference",
           [](const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
-             const std::string& dtype, const std::optional<Array>& mask, bool causal, const py::object& scale,
-             const std::string& base, const std::string& masked_rows, bool weights) {
+             const std::string& dtype, const std::optional<Array>& mask, const std::optional<Array>& bias,
+             const py::dict& opts, bool weights, int threads, bool report) {
               const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
-              const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, causal, scale, base, masked_rows);
-              Reference r;
+              const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
+              std::vector<Reference> refs;
+              std::int64_t batch = 0, heads = 0;
               {
                   py::gil_scoped_release release;
-                  r = reference(a.p, a.f, weights);
+                  if (a.batch) {
+                      const BatchShape s = batch_shape(*a.batch);
+                      batch = s.b;
+                      heads = s.h_q;
+                      refs = reference_batch(*a.batch, a.f, weights, threads);
+                  } else {
+                      refs.push_back(reference(a.p, a.f, weights));
+                  }
               }
-              return reference_dict(r);
+              return reference_dict(refs, batch, heads, report);
           });
     m.def("_oracle_judge",
           [](const Array& actual, const Array& q, const Array& k, const Array& v,
              const std::vector<std::string>& dtypes, const std::string& dtype, const std::optional<Array>& mask,
-             bool causal, const py::object& scale, const std::string& base, const std::string& masked_rows,
-             const std::string& algorithm, const std::string& accumulate, const std::string& p_dtype,
-             std::int64_t block, std::optional<double> tolerance, const std::optional<Array>& weights,
-             const std::optional<Array>& lse, const std::string& bound) {
+             const std::optional<Array>& bias, const py::dict& opts, const std::string& algorithm,
+             const std::string& accumulate, const std::string& p_dtype, std::int64_t block,
+             std::optional<double> tolerance, const std::optional<Array>& weights, const std::optional<Array>& lse,
+             const std::string& bound, int threads, const std::optional<std::string>& stored) {
               const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
-              const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, causal, scale, base, masked_rows);
+              const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
               AlgorithmSpec s;
               std::tie(s.algorithm, s.accumulate, s.p_format) = claim(algorithm, accumulate, p_dtype);
               if (tolerance) checked_tolerance(*tolerance, arg("tolerance_ulps"));
               s.block = block;
               s.bound = parse_bound(bound, arg("bound"));
-              Tensor out = tensor(actual, dtype, "out");
+              s.stored = stored_format(stored);
+              const Tensor out = tensor(actual, dtype, "out");
               std::optional<Tensor> w, l;
               if (weights) w = tensor(*weights, dtype, "weights");
               if (lse) l = tensor(*lse, "float64", "lse");
-              Reference r;
-              Judgement j, jw, jl;
+              JudgeReport rep;
               {
                   py::gil_scoped_release release;
-                  r = reference(a.p, a.f, w.has_value());
-                  j = judge_output(r, out, s, tolerance);
-                  if (!j.passed()) j.diagnosis = diagnose(a.p, out, s, j);
-                  if (w) jw = judge_weights(r, *w, s, tolerance);
-                  if (l) jl = judge_lse(r, *l, s, tolerance);
+                  if (a.batch) {
+                      if (w) throw usage_error("weights are judged for matrix problems only", arg("weights"));
+                      rep = judge_batch(*a.batch, a.f, out, l ? &*l : nullptr, s, tolerance, threads);
+                  } else {
+                      rep = judge_problem(a.p, a.f, out, w ? &*w : nullptr, l ? &*l : nullptr, s, tolerance);
+                  }
               }
-              py::dict d = judgement_dict(j, r.n_q, r.d_v);
-              d["weights"] = w ? py::object(judgement_dict(jw, r.n_q, r.n_k)) : py::object(py::none());
-              d["lse"] = l ? py::object(judgement_dict(jl, r.n_q, 1)) : py::object(py::none());
+              const auto dims = [&](std::int64_t c) {
+                  return rep.heads > 0 ? std::vector<std::int64_t>{rep.batch, rep.heads, rep.n_q, c}
+                                       : std::vector<std::int64_t>{rep.n_q, c};
+              };
+              py::dict d = judgement_dict(rep.tensors[0], dims(rep.d_v));
+              py::object jw = py::none(), jl = py::none();
+              for (std::size_t x = 1; x < rep.tensors.size(); ++x) {
+                  const Judgement& j = rep.tensors[x];
+                  if (j.tensor == "weights")
+                      jw = judgement_dict(j, {rep.n_q, j.count / std::max<std::int64_t>(rep.n_q, 1)});
+                  else
+                      jl = judgement_dict(j, dims(1));
+              }
+              d["weights"] = jw;
+              d["lse"] = jl;
+              d["text"] = judge_text(rep);
+              d["json"] = judge_json(rep);
               return d;
           });
 }

@@ -8,11 +8,16 @@
 #include <mpfr.h>
 
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <exception>
 #include <iterator>
 #include <limits>
+#include <mutex>
 #include <new>
+#include <thread>
+#include <vector>
 
 #include "exactattn/print.hpp"
 
@@ -246,6 +251,56 @@ Error over_work(double units, std::string_view what_alone) {
                       fmt::format("{} would take about {:.2g} work units, after {:.2g} spent already by "
                                   "this job (the budget is the whole job's)",
                                   what, units, spent));
+}
+
+void run_parallel(std::size_t count, std::size_t jobs, const std::function<void(std::size_t)>& task) {
+    std::atomic<std::size_t> next{0};
+    // The lowest index that failed (count: none); indices above it are not started.
+    std::atomic<std::size_t> stop{count};
+    std::mutex mu;
+    std::exception_ptr first;
+    std::size_t first_at = count;
+    auto work = [&] {
+        for (;;) {
+            const std::size_t i = next.fetch_add(1);
+            if (i >= count || i > stop.load()) return;
+            try {
+                task(i);
+            } catch (...) {
+                const std::lock_guard<std::mutex> lock(mu);
+                if (i < first_at) {
+                    first_at = i;
+                    first = std::current_exception();
+                    stop.store(i);
+                }
+            }
+        }
+    };
+    const std::size_t n = std::min(jobs, count);
+    if (n <= 1) {
+        work();
+    } else {
+        std::vector<std::thread> pool;
+        pool.reserve(n);
+        // The workers compute under the caller's limits and charge the caller's job: the
+        // budget is the whole command's, not one file's (docs/limits.md).
+        const Limits caller = limits();
+        WorkBudget* const job = WorkBudget::current();
+        for (std::size_t t = 0; t < n; ++t) {
+            pool.emplace_back([&work, &caller, job] {
+                {
+                    const ScopedLimits scoped(caller);
+                    const WorkBudget::Share share(job);
+                    work();
+                }
+                // The library's per-thread caches outlive a thread's exit: freed here, or every
+                // file verified in parallel leaks them.
+                release_thread_caches();
+            });
+        }
+        for (auto& t : pool) t.join();
+    }
+    if (first) std::rethrow_exception(first);
 }
 
 }  // namespace exactattn

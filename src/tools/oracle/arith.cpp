@@ -56,9 +56,12 @@ DoubleArith::Acc DoubleArith::dot2(const double* q, const double* k, std::int64_
 }
 
 void DoubleArith::dot(Iv& r, const double* q, const double* k, std::int64_t d, double* abs_up) const {
-    const Acc acc = dot2(q, k, d);
+    dot_of(r, dot2(q, k, d), abs_up);
+}
+
+void DoubleArith::dot_of(Iv& r, const Acc& acc, double* abs_up) const {
     finish(r, acc);
-    const double g = d * 0x1p-53;
+    const double g = static_cast<double>(acc.n) * 0x1p-53;
     if (abs_up != nullptr) *abs_up = acc.abs / (1 - g) * (1 + 0x1p-40);
 }
 

@@ -7,6 +7,7 @@
 
 #include <mpfr.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -17,8 +18,17 @@
 
 namespace exactattn::oracle::detail {
 
-inline double down(double x) { return std::nextafter(x, -std::numeric_limits<double>::infinity()); }
-inline double up(double x) { return std::nextafter(x, std::numeric_limits<double>::infinity()); }
+/// nextafter(x, +inf), inline (the double stage takes it a dozen times a key): one step of the
+/// bit pattern away from 0 for x > 0, towards 0 for x < 0; ±0 → the least subnormal; +inf and
+/// NaN stay; −inf → −max.
+inline double up(double x) {
+    if (x != x || x == std::numeric_limits<double>::infinity()) return x;
+    if (x == 0) return std::numeric_limits<double>::denorm_min();
+    const auto b = std::bit_cast<std::uint64_t>(x);
+    return std::bit_cast<double>(x > 0 ? b + 1 : b - 1);
+}
+/// nextafter(x, −inf), inline: −up(−x).
+inline double down(double x) { return -up(-x); }
 
 /// Outward-rounded double intervals. Round to nearest errs by at most half an ulp of the
 /// result, so one step outward (nextafter) encloses the exact result, also across underflow.
@@ -66,6 +76,8 @@ struct DoubleArith {
     static Acc dot2(const double* q, const double* k, std::int64_t d);
     /// Σ q_i k_i by Higham's bound γ_d Σ|q_i k_i| around the double sum (plus underflow).
     void dot(Iv& r, const double* q, const double* k, std::int64_t d, double* abs_up) const;
+    /// The same from Dot2's accumulator of the d products (as dot2 leaves it).
+    void dot_of(Iv& r, const Acc& acc, double* abs_up) const;
     void mul(Iv& r, const Iv& x, const Iv& y) const;
     /// The shift m of the exponentials: any number (the softmax does not depend on it), here
     /// the midpoint of the largest score.
@@ -75,6 +87,8 @@ struct DoubleArith {
         if (first || mid(s) > m) m = mid(s);
     }
     void sub(Iv& r, const Iv& x, double m) const { r = {down(x.lo - m), up(x.hi - m)}; }
+    /// r += b for an exact double b (a score's bias).
+    void add_const(Iv& r, double b) const { r = {down(r.lo + b), up(r.hi + b)}; }
     void exp(Iv& r, const Iv& t) const;
     /// x / d for d > 0.
     void div(Iv& r, const Iv& x, const Iv& d) const;
@@ -133,6 +147,11 @@ struct MpfrArith {
         if (first || mpfr_cmp(s.lo, m.lo) > 0) mpfr_set(m.lo, s.lo, MPFR_RNDN);  // exact: same precision
     }
     void sub(Iv& r, const Iv& x, const Shift& m) const;
+    /// r += b for an exact double b (a score's bias).
+    void add_const(Iv& r, double b) const {
+        mpfr_add_d(r.lo, r.lo, b, MPFR_RNDD);
+        mpfr_add_d(r.hi, r.hi, b, MPFR_RNDU);
+    }
     void exp(Iv& r, const Iv& t) const;
     void add(Iv& acc, const Iv& x) const;
     void add_mul(Iv& acc, const Iv& e, double v) const;

@@ -91,6 +91,8 @@ std::vector<double> scores(const RowRun& r, Ieee& a, const std::vector<std::uint
         double acc = 0;
         for (std::int64_t x = 0; x < d; ++x) acc = a.add(acc, a.mul(r.p.q.data[r.i * d + x], r.p.k.data[j * d + x]));
         s[j] = c == 1 ? acc : a.mul(acc, c);
+        if (!r.p.bias.empty()) s[j] = a.add(s[j], bias_at(r.p, r.i, j));  // the bias added, then rounded
+        if (r.s.stored && r.s.algorithm != Algorithm::Online) s[j] = round_to(s[j], *r.s.stored);  // S written
     }
     return s;
 }
@@ -130,7 +132,7 @@ std::vector<double> plain_row(const RowRun& r, Ieee& a, const std::vector<double
     std::vector<double> o(static_cast<std::size_t>(dv), 0);
     for (std::int64_t j = 0; j < nk; ++j) {
         if (!keep[j]) continue;
-        const double w = a.div(e[j], den);
+        const double w = r.s.stored ? round_to(a.div(e[j], den), *r.s.stored) : a.div(e[j], den);  // P written
         for (std::int64_t c = 0; c < dv; ++c) o[c] = a.add(o[c], a.mul(w, r.p.v.data[j * dv + c]));
     }
     return o;
@@ -193,10 +195,9 @@ Emulation emulate(const Problem& p, const EmulationSpec& s, bool trace) {
     Ieee a(s.format);
     for (std::int64_t i = 0; i < p.q.rows(); ++i) {
         const RowRun r{p, s, i, trace ? &out.trace : nullptr};
-        std::vector<std::uint8_t> keep(static_cast<std::size_t>(p.k.rows()), 1);
+        const std::vector<std::uint8_t> keep = visible_keys(p, i);
         bool any = false;
         for (std::int64_t j = 0; j < p.k.rows(); ++j) {
-            keep[j] = !((p.causal && j > i) || (!p.mask.empty() && p.mask[i * p.k.rows() + j]));
             any = any || keep[j];
         }
         if (!any) {

@@ -32,6 +32,26 @@ struct Terms {
     std::string why;   // nonempty: no guarantee
 };
 
+// Unfused attention (docs/oracle.md, "Stored scores and weights"): a score stored in its format
+// after the product, the scale and the bias, each rounded there at worst (3 roundings of
+// relative u_s and absolute η_s on a score of magnitude ≤ a).
+// The error is at most g_s·a + η_s' with these two.
+double stored_score_relative(const AlgorithmSpec& s) {
+    if (!s.stored || s.algorithm == Algorithm::Online) return 0;
+    const double us = unit_roundoff(*s.stored);
+    return 3 * us * (1 + us) * (1 + us);
+}
+double stored_score_absolute(const AlgorithmSpec& s) {
+    return s.stored && s.algorithm != Algorithm::Online ? 3 * least_subnormal(*s.stored) : 0;
+}
+double stored_score_error(const AlgorithmSpec& s, double a) {
+    return stored_score_relative(s) * a + stored_score_absolute(s);
+}
+// ... and a weight stored: relative u_s besides the accumulator's.
+double stored_weight_roundoff(const AlgorithmSpec& s) {
+    return s.stored && s.algorithm != Algorithm::Online ? unit_roundoff(*s.stored) : 0;
+}
+
 Terms row_terms(const Reference& ref, const AlgorithmSpec& s, const RowFacts& f, std::int64_t i) {
     Terms t;
     const double ua = unit_roundoff(s.accumulate), n = static_cast<double>(f.keys);
@@ -39,7 +59,8 @@ Terms row_terms(const Reference& ref, const AlgorithmSpec& s, const RowFacts& f,
     // dot, scale, product; and the absolute η_a/2 of each product q_x k_x, the scale's product
     // and the subtraction that may fall into the subnormals (docs/oracle.md, "Underflow").
     const double ea = least_subnormal(s.accumulate);
-    double eps = gamma(static_cast<double>(ref.d), ua) * a + 6 * ua * a + (static_cast<double>(ref.d) + 2) * ea;
+    double eps = gamma(static_cast<double>(ref.d), ua) * a + 6 * ua * a + (static_cast<double>(ref.d) + 2) * ea +
+                 stored_score_error(s, a);
     // log_b of the largest finite value: where b^s (and Σ b^s, whose log_b is the lse) overflows.
     const double lmax =
         (ref.base == ExpBase::E ? std::log(max_finite(s.accumulate)) : std::log2(max_finite(s.accumulate))) *
@@ -57,13 +78,13 @@ Terms row_terms(const Reference& ref, const AlgorithmSpec& s, const RowFacts& f,
                                 i, f.score_max, info(s.accumulate).name, lmax);
             t.d_lo = std::exp(ref.lse_lo[i]) * (1 - 0x1p-30);
             t.phi = gamma(n - 1, ua);
-            t.theta = (1 + ua) * (1 + gamma(n, ua)) - 1;
+            t.theta = (1 + ua) * (1 + stored_weight_roundoff(s)) * (1 + gamma(n, ua)) - 1;
             break;
         }
         case Algorithm::Safe:
             eps += ua * f.score_range;  // s_j − m rounded
             t.phi = gamma(n - 1, ua);
-            t.theta = (1 + ua) * (1 + gamma(n, ua)) - 1;
+            t.theta = (1 + ua) * (1 + stored_weight_roundoff(s)) * (1 + gamma(n, ua)) - 1;
             break;
         case Algorithm::Online: {
             eps += ua * f.score_range;  // s_j − m rounded
@@ -108,8 +129,8 @@ double ops_underflow(const AlgorithmSpec& s, const Terms& t, const RowFacts& f, 
     const double ea = least_subnormal(s.accumulate), n = static_cast<double>(f.keys);
     switch (s.algorithm) {
         case Algorithm::Naive:
-        case Algorithm::Safe:
-            return (v1 + n) * ea * (1 + t.theta);
+        case Algorithm::Safe:  // a stored weight that underflows: η_s of |v| more
+            return (v1 + n) * ea * (1 + t.theta) + (s.stored ? v1 * least_subnormal(*s.stored) * (1 + t.theta) : 0);
         case Algorithm::Online:
             break;
     }
@@ -210,7 +231,8 @@ double running_output_bound(const Reference& ref, const AlgorithmSpec& spec, std
     const double ea = least_subnormal(spec.accumulate);
     // Per key the exponential's argument errs by τ_j ≤ g a_j + η_s + u_a (max s − s_j) + 2u_a ε_max
     // (the scores, and the subtraction of the kernel's own max, which is off by at most ε_max).
-    const double g = gamma(static_cast<double>(ref.d), ua) + 6 * ua, eta_s = (static_cast<double>(ref.d) + 2) * ea;
+    const double g = gamma(static_cast<double>(ref.d), ua) + 6 * ua + stored_score_relative(spec);
+    const double eta_s = (static_cast<double>(ref.d) + 2) * ea + stored_score_absolute(spec);
     const double eps_max = g * f.abs_score_max + eta_s;
     const bool shifted = spec.algorithm != Algorithm::Naive;
     const double tau_max = shifted ? eps_max * (1 + 2 * ua) + ua * f.score_range : eps_max;

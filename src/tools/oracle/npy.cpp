@@ -150,11 +150,20 @@ Tensor parse_npy(std::string_view bytes, const std::string& name, std::optional<
         if (order == '>') std::reverse(buf, buf + size);
         t.data[x] = element(buf, kind, size, t.format, bf16);
     }
-    if (h.fortran && t.shape.size() >= 2) {  // column-major → row-major (matrices)
-        const std::int64_t r = t.shape[0], c = count / std::max<std::int64_t>(r, 1);
+    if (h.fortran && t.shape.size() >= 2) {  // column-major → row-major, any rank (4-D heads too)
+        const std::size_t rank = t.shape.size();
+        std::vector<std::int64_t> index(rank, 0), stride(rank, 1);  // Fortran strides: the first axis fastest
+        for (std::size_t a = 1; a < rank; ++a) stride[a] = stride[a - 1] * t.shape[a - 1];
         std::vector<double> o(t.data.size());
-        for (std::int64_t i = 0; i < r; ++i)
-            for (std::int64_t j = 0; j < c; ++j) o[i * c + j] = t.data[j * r + i];
+        for (std::int64_t x = 0; x < count; ++x) {  // x walks the C order; index is its multi-index
+            std::int64_t from = 0;
+            for (std::size_t a = 0; a < rank; ++a) from += index[a] * stride[a];
+            o[x] = t.data[from];
+            for (std::size_t a = rank; a-- > 0;) {
+                if (++index[a] < t.shape[a]) break;
+                index[a] = 0;
+            }
+        }
         t.data = std::move(o);
     }
     if (declared) t.format = *declared;

@@ -9,8 +9,10 @@
 #include <cctype>
 #include <cstdlib>
 #include <map>
+#include <type_traits>
 
 #include "arith.hpp"
+#include "kernels.hpp"
 #include "core/interval.hpp"  // private: certified enclosures of a Value, for its rounding
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle.hpp"
@@ -24,17 +26,6 @@ namespace {
 using detail::DoubleArith;
 using detail::MpfrArith;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// Which keys query i sees.
-std::vector<std::uint8_t> visible(const Problem& p, std::int64_t i) {
-    const std::int64_t nk = p.k.rows();
-    std::vector<std::uint8_t> keep(static_cast<std::size_t>(nk), 1);
-    for (std::int64_t j = 0; j < nk; ++j) {
-        if (p.causal && j > i) keep[j] = 0;
-        if (!p.mask.empty() && p.mask[i * nk + j]) keep[j] = 0;
-    }
-    return keep;
-}
 
 // One row enclosed in arithmetic A: exponentials E_j = base^(s_j − m), their sum D and the
 // numerators N_c = Σ_j E_j v_jc. m is any double: the softmax does not depend on it.
@@ -53,21 +44,38 @@ struct RowEnclosure {
 
 // `skip`, when given, marks the output columns already decided: their numerators are not
 // formed (the MPFR stage redoes a row for its few undecided entries).
+// `kt`, when given (the double stage), is K transposed: the row's Dot2 products are then formed
+// for every key at once (kernels.hpp), the same operations as DoubleArith::dot key by key.
 template <class A>
 RowEnclosure<A> enclose_row(const Problem& p, const A& a, std::int64_t i, const std::vector<std::uint8_t>& keep,
-                            const std::vector<std::uint8_t>* skip = nullptr) {
+                            const std::vector<std::uint8_t>* skip = nullptr, const double* kt = nullptr) {
     const std::int64_t nk = p.k.rows(), d = p.q.cols(), dv = p.v.cols();
+    constexpr bool kDouble = std::is_same_v<A, DoubleArith>;
     RowEnclosure<A> r(a);
     std::vector<typename A::Iv> s;
     s.reserve(nk);
+    std::vector<double> ds, dc, dabs;
+    if (kDouble && kt != nullptr) {
+        ds.resize(static_cast<std::size_t>(nk));
+        dc = dabs = ds;
+        detail::dot2_keys(&p.q.data[i * d], kt, nk, d, ds.data(), dc.data(), dabs.data());
+    }
     double smax = -std::numeric_limits<double>::infinity(), smin = -smax, abs_max = 0, max_lo = smax, min_hi = smin;
     bool first = true;
     for (std::int64_t j = 0; j < nk; ++j) {
         s.push_back(a.make());
         if (!keep[j]) continue;
         double abs_up = 0;
-        a.dot(s.back(), &p.q.data[i * d], &p.k.data[j * d], d, &abs_up);
+        if constexpr (kDouble) {
+            if (kt != nullptr)
+                a.dot_of(s.back(), DoubleArith::Acc{ds[j], dc[j], dabs[j], 0, d}, &abs_up);
+            else
+                a.dot(s.back(), &p.q.data[i * d], &p.k.data[j * d], d, &abs_up);
+        } else {
+            a.dot(s.back(), &p.q.data[i * d], &p.k.data[j * d], d, &abs_up);
+        }
         a.mul(s.back(), s.back(), a.scale);
+        if (!p.bias.empty()) a.add_const(s.back(), bias_at(p, i, j));
         const auto [lo, hi] = a.bounds(s.back());
         r.key_abs.resize(static_cast<std::size_t>(nk), 0.0);
         r.key_lo.resize(static_cast<std::size_t>(nk), 0.0);
@@ -86,20 +94,40 @@ RowEnclosure<A> enclose_row(const Problem& p, const A& a, std::int64_t i, const 
     r.facts.abs_score_max = detail::up(abs_max * c_up);
     r.facts.abs_dot_max = abs_max;
     for (double& x : r.key_abs) x = detail::up(x * c_up);
+    // A bias b_j adds |b_j| to what the kernel's score arithmetic handles: the bounds' terms in
+    // |c|Σ|q k| (docs/oracle.md, "Bias") then cover the rounding of the addition, u_a|s_j + b_j|.
+    for (std::int64_t j = 0; j < nk && !p.bias.empty() && !r.key_abs.empty(); ++j) {
+        if (!keep[j]) continue;
+        r.key_abs[j] = detail::up(r.key_abs[j] + std::fabs(bias_at(p, i, j)));
+        r.facts.abs_score_max = std::max(r.facts.abs_score_max, r.key_abs[j]);
+    }
     r.facts.score_max = smax;
     r.facts.score_range = detail::up(smax - smin);
     r.facts.masked = r.facts.keys == 0;
     r.may_tie = max_lo <= min_hi;
     for (std::int64_t c = 0; c < dv; ++c) r.num.push_back(a.make_acc());
     auto t = a.make();
+    const bool columns_at_once = kDouble && skip == nullptr;
     for (std::int64_t j = 0; j < nk; ++j) {
         r.e.push_back(a.make());
         if (!keep[j]) continue;
         a.sub(t, s[j], r.m);
         a.exp(r.e.back(), t);
         a.add(r.den, r.e.back());
+        if (columns_at_once) continue;
         for (std::int64_t c = 0; c < dv; ++c)
             if (skip == nullptr || !(*skip)[c]) a.add_mul(r.num[c], r.e.back(), p.v.data[j * dv + c]);
+    }
+    if constexpr (kDouble) {
+        if (columns_at_once) {  // every column at once (kernels.hpp), as add_mul key by key
+            std::vector<double> lo(static_cast<std::size_t>(nk)), hi(lo.size());
+            for (std::int64_t j = 0; j < nk; ++j) lo[j] = r.e[j].lo, hi[j] = r.e[j].hi;
+            std::vector<double> ns(static_cast<std::size_t>(dv), 0.0), nc = ns, nabs = ns, nrad = ns;
+            detail::accumulate_numerators(lo.data(), hi.data(), keep.data(), p.v.data.data(), nk, dv, ns.data(),
+                                          nc.data(), nabs.data(), nrad.data());
+            for (std::int64_t c = 0; c < dv; ++c)
+                r.num[c] = DoubleArith::Acc{ns[c], nc[c], nabs[c], nrad[c], r.facts.keys};
+        }
     }
     return r;
 }
@@ -114,36 +142,35 @@ struct ExactRow {
     std::vector<std::optional<mpq_class>> out;
 };
 
+std::optional<mpq_class> rational_scale(const Problem& p);
+
 ExactRow exact_row(const Problem& p, std::int64_t i, const std::vector<std::uint8_t>& keep) {
     const std::int64_t nk = p.k.rows(), d = p.q.cols(), dv = p.v.cols();
-    std::map<mpq_class, std::vector<std::int64_t>> groups;  // exact q·k → keys
+    // Keys of equal scores c·q·k + b: with a rational c the exact score itself; with an
+    // irrational c, c·x + b = c·y + b' for rationals only when x = y and b = b'.
+    const auto c = rational_scale(p);
+    std::map<std::pair<mpq_class, mpq_class>, std::vector<std::int64_t>> groups;
     for (std::int64_t j = 0; j < nk; ++j) {
         if (!keep[j]) continue;
         mpq_class dot = 0;
         for (std::int64_t x = 0; x < d; ++x) dot += mpq_class(p.q.data[i * d + x]) * mpq_class(p.k.data[j * d + x]);
-        groups[dot].push_back(j);
+        const mpq_class b(bias_at(p, i, j));
+        if (c)
+            groups[{mpq_class(*c * dot + b), mpq_class(0)}].push_back(j);
+        else
+            groups[{dot, b}].push_back(j);
     }
     ExactRow r;
-    const bool zero_scale = p.scale.kind == ScaleKind::Given && p.scale.value == 0;
-    r.all_equal = groups.size() == 1 || zero_scale;
-    for (std::int64_t c = 0; c < dv; ++c) {
+    r.all_equal = groups.size() == 1;
+    for (std::int64_t col = 0; col < dv; ++col) {
         std::optional<mpq_class> mean;
         bool same = true;
-        auto mean_of = [&](const std::vector<std::int64_t>& js) {
-            mpq_class s = 0;
-            for (auto j : js) s += mpq_class(p.v.data[j * dv + c]);
-            return mpq_class(s / static_cast<long>(js.size()));
-        };
-        if (zero_scale) {
-            std::vector<std::int64_t> all;
-            for (auto& [k, js] : groups) all.insert(all.end(), js.begin(), js.end());
-            mean = mean_of(all);
-        } else {
-            for (auto& [k, js] : groups) {
-                const mpq_class g = mean_of(js);
-                if (mean && *mean != g) same = false;
-                mean = g;
-            }
+        for (auto& [key, js] : groups) {
+            mpq_class sum = 0;
+            for (auto j : js) sum += mpq_class(p.v.data[j * dv + col]);
+            const mpq_class g = sum / static_cast<long>(js.size());
+            if (mean && *mean != g) same = false;
+            mean = g;
         }
         r.out.push_back(same ? mean : std::nullopt);
     }
@@ -232,7 +259,9 @@ void store_masked_row(const Problem& p, std::int64_t i, Reference& ref) {
         ref.out[i * dv + c] = ref.out_lo[i * dv + c] = ref.out_hi[i * dv + c] = v;
         ref.out_exact[i * dv + c] = 1;
     }
-    ref.lse[i] = ref.lse_lo[i] = ref.lse_hi[i] = -std::numeric_limits<double>::infinity();
+    ref.lse[i] = ref.lse_lo[i] = ref.lse_hi[i] = p.masked_lse == MaskedLse::PosInf
+                                                     ? std::numeric_limits<double>::infinity()
+                                                     : -std::numeric_limits<double>::infinity();
     for (std::int64_t j = 0; j < nk && !ref.w.empty(); ++j)
         ref.w[i * nk + j] = ref.w_lo[i * nk + j] = ref.w_hi[i * nk + j] = v;
 }
@@ -304,6 +333,7 @@ bool store_exact_base2(const Problem& p, std::int64_t i, const std::vector<std::
         if (!keep[j]) continue;
         for (std::int64_t x = 0; x < d; ++x) s[j] += mpq_class(p.q.data[i * d + x]) * mpq_class(p.k.data[j * d + x]);
         s[j] *= *c;
+        s[j] += mpq_class(bias_at(p, i, j));
         if (!smax || s[j] > *smax) smax = s[j];
     }
     std::vector<Value> e(static_cast<std::size_t>(nk));
@@ -362,35 +392,47 @@ void running_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<Do
         da.finish(num, r.num[c]);
         da.div(o[c], num, d);
     }
-    const double widen = (1 + static_cast<double>(nk + 4) * 0x1p-52) * (1 + 0x1p-40);
-    for (std::int64_t c = 0; c < dv; ++c) {
-        double s1 = 0, s2 = 0, s3 = 0, v1 = 0;
-        for (std::int64_t j = 0; j < nk; ++j) {
-            if (!keep[j]) continue;
-            const double v = p.v.data[j * dv + c];
-            const double w = detail::up(r.e[j].hi / d.lo);
-            const double dev = detail::up(std::max(std::fabs(v - o[c].lo), std::fabs(v - o[c].hi)));
-            const double wd = w * dev;
-            s1 += wd * r.key_abs[j];
-            s2 += wd;
-            s3 += wd * detail::up(r.facts.score_max - r.key_lo[j]);
-            v1 += std::fabs(v);
+    // Per key once: w_j rounded up and max s − s_j rounded up; then every column at once, keys in
+    // the outer loop (V read row by row). |v − o| is rounded to nearest, one more relative rounding
+    // per term (γ_{n+5} in all: that, the two products and the n − 1 additions).
+    const double widen = (1 + static_cast<double>(nk + 5) * 0x1p-52) * (1 + 0x1p-40);
+    std::vector<double> w(static_cast<std::size_t>(nk), 0.0), g(static_cast<std::size_t>(nk), 0.0);
+    for (std::int64_t j = 0; j < nk; ++j) {
+        if (!keep[j]) continue;
+        w[j] = detail::up(r.e[j].hi / d.lo);
+        g[j] = detail::up(r.facts.score_max - r.key_lo[j]);
+    }
+    std::vector<double> olo(static_cast<std::size_t>(dv)), ohi(static_cast<std::size_t>(dv));
+    for (std::int64_t c = 0; c < dv; ++c) olo[c] = o[c].lo, ohi[c] = o[c].hi;
+    std::vector<double> s1(static_cast<std::size_t>(dv), 0.0), s2 = s1, s3 = s1, v1 = s1;
+    for (std::int64_t j = 0; j < nk; ++j) {
+        if (!keep[j]) continue;
+        const double* v = &p.v.data[j * dv];
+        const double wj = w[j], aj = r.key_abs[j], gj = g[j];
+        for (std::int64_t c = 0; c < dv; ++c) {
+            const double wd = wj * std::max(std::fabs(v[c] - olo[c]), std::fabs(v[c] - ohi[c]));
+            s1[c] += wd * aj;
+            s2[c] += wd;
+            s3[c] += wd * gj;
+            v1[c] += std::fabs(v[c]);
         }
+    }
+    for (std::int64_t c = 0; c < dv; ++c) {
         const std::size_t at = static_cast<std::size_t>(i * dv + c);
-        ref.run_s1[at] = s1 * widen;
-        ref.run_s2[at] = s2 * widen;
-        ref.run_s3[at] = s3 * widen;
-        ref.run_v1[at] = v1 * widen;
+        ref.run_s1[at] = s1[c] * widen;
+        ref.run_s2[at] = s2[c] * widen;
+        ref.run_s3[at] = s3[c] * widen;
+        ref.run_v1[at] = v1[c] * widen;
     }
 }
 
-void reference_row(const Problem& p, std::int64_t i, Reference& ref) {
+void reference_row(const Problem& p, std::int64_t i, Reference& ref, const std::vector<double>& kt) {
     const std::int64_t nk = p.k.rows(), dv = p.v.cols();
-    const auto keep = visible(p, i);
+    const auto keep = visible_keys(p, i);
     DoubleArith da;
     da.base = p.base;
     da.scale = detail::double_scale(p.scale, p.q.cols());
-    const auto r = enclose_row(p, da, i, keep);
+    const auto r = enclose_row(p, da, i, keep, nullptr, kt.data());
     ref.rows[i] = r.facts;
     if (r.facts.masked) return store_masked_row(p, i, ref);
     {  // Σ_j w_j |v_jc| ≤ Σ_j E_j^hi |v_jc| / D^lo; the double sums err by at most γ_n (Higham)
@@ -475,7 +517,10 @@ Reference reference(const Problem& p, FloatFormat format, bool weights) {
         ref.w_lo = ref.w_hi = ref.w;
     }
     ref.rows.resize(static_cast<std::size_t>(ref.n_q));
-    for (std::int64_t i = 0; i < ref.n_q; ++i) reference_row(p, i, ref);
+    std::vector<double> kt(p.k.data.size());  // K transposed, for the double stage's loops over keys
+    for (std::int64_t j = 0; j < ref.n_k; ++j)
+        for (std::int64_t x = 0; x < ref.d; ++x) kt[x * ref.n_k + j] = p.k.data[j * ref.d + x];
+    for (std::int64_t i = 0; i < ref.n_q; ++i) reference_row(p, i, ref, kt);
     return ref;
 }
 
@@ -523,6 +568,18 @@ void validate(const Problem& p) {
                           arg("v"));
     if (!p.mask.empty() && static_cast<std::int64_t>(p.mask.size()) != p.q.rows() * p.k.rows())
         throw shape_error(fmt::format("the mask must be n_q × n_k = {} × {}", p.q.rows(), p.k.rows()), arg("mask"));
+    if (!p.bias.empty() && static_cast<std::int64_t>(p.bias.size()) != p.q.rows() * p.k.rows())
+        throw shape_error(fmt::format("the bias must be n_q × n_k = {} × {}", p.q.rows(), p.k.rows()), arg("bias"));
+    for (std::size_t x = 0; x < p.bias.size(); ++x)
+        if (std::isnan(p.bias[x]) || p.bias[x] == std::numeric_limits<double>::infinity())
+            throw domain_error(fmt::format("bias[{}, {}]: {} (a bias is finite, or −inf for a masked key)",
+                                           static_cast<std::int64_t>(x) / p.k.rows(),
+                                           static_cast<std::int64_t>(x) % p.k.rows(), p.bias[x]),
+                               arg("bias"));
+    if (p.window_left < -1)
+        throw usage_error("the window's left size is a whole number from 0 (or −1: all)", arg("window"));
+    if (p.window_right < -1)
+        throw usage_error("the window's right size is a whole number from 0 (or −1: all)", arg("window"));
     for (const auto& [name, t] : ts) {
         for (std::size_t x = 0; x < t->data.size(); ++x) {
             const double v = t->data[x];
@@ -538,24 +595,92 @@ void validate(const Problem& p) {
         throw usage_error("the scale is not finite", arg("scale"));
 }
 
-void set_mask(Problem& p, const Tensor& m, const Location& where) {
+namespace {
+
+// A mask or bias is n_q × n_k for p's q and k (a transposed one of the same size is refused).
+void check_pair_shape(const Problem& p, const Tensor& m, const char* what, const Location& where) {
     const bool known = p.q.shape.size() == 2 && p.k.shape.size() == 2;
     if (m.shape.size() != 2 || (known && (m.shape[0] != p.q.rows() || m.shape[1] != p.k.rows())) ||
         static_cast<std::int64_t>(m.data.size()) != m.rows() * m.cols())
-        throw shape_error(
-            known ? fmt::format("the mask must be n_q × n_k = {} × {}, not {}", p.q.rows(), p.k.rows(), shape_text(m))
-                  : fmt::format("the mask must be a matrix (n_q × n_k), not {}", shape_text(m)),
-            where);
+        throw shape_error(known ? fmt::format("the {} must be n_q × n_k = {} × {}, not {}", what, p.q.rows(),
+                                              p.k.rows(), shape_text(m))
+                                : fmt::format("the {} must be a matrix (n_q × n_k), not {}", what, shape_text(m)),
+                          where);
+}
+
+}  // namespace
+
+void set_mask(Problem& p, const Tensor& m, const Location& where) {
+    check_pair_shape(p, m, "mask", where);
     p.mask.clear();
     p.mask.reserve(m.data.size());
     for (std::size_t x = 0; x < m.data.size(); ++x) {
-        if (std::isnan(m.data[x]))
+        const double v = m.data[x];
+        if (v != 0 && v != 1)
             throw domain_error(
-                fmt::format("mask[{}, {}]: nan is neither 0 (visible) nor nonzero (masked)",
-                            static_cast<std::int64_t>(x) / m.cols(), static_cast<std::int64_t>(x) % m.cols()),
+                fmt::format("mask[{}, {}]: {} is neither 0 (visible) nor 1 (masked); an additive "
+                            "score bias such as ALiBi, or −inf for masked keys, is given as the bias",
+                            static_cast<std::int64_t>(x) / m.cols(), static_cast<std::int64_t>(x) % m.cols(), v),
                 where);
-        p.mask.push_back(m.data[x] != 0 ? 1 : 0);
+        p.mask.push_back(v != 0 ? 1 : 0);
     }
+}
+
+void set_bias(Problem& p, const Tensor& b, const Location& where) {
+    check_pair_shape(p, b, "bias", where);
+    for (std::size_t x = 0; x < b.data.size(); ++x)
+        if (std::isnan(b.data[x]) || b.data[x] == std::numeric_limits<double>::infinity())
+            throw domain_error(fmt::format("bias[{}, {}]: {} (a bias is finite, or −inf for a masked key)",
+                                           static_cast<std::int64_t>(x) / b.cols(),
+                                           static_cast<std::int64_t>(x) % b.cols(), b.data[x]),
+                               where);
+    p.bias = b.data;
+}
+
+std::vector<std::uint8_t> visible_keys(const Problem& p, std::int64_t i) {
+    const std::int64_t nq = p.q.rows(), nk = p.k.rows();
+    // The diagonal of query i: key i, or key i + n_k − n_q (bottom-right).
+    const std::int64_t diag = i + (p.align == Align::BottomRight ? nk - nq : 0);
+    const std::int64_t right =
+        p.causal ? (p.window_right < 0 ? 0 : std::min<std::int64_t>(p.window_right, 0)) : p.window_right;
+    std::vector<std::uint8_t> keep(static_cast<std::size_t>(nk), 1);
+    for (std::int64_t j = 0; j < nk; ++j) {
+        if (right >= 0 && j > diag + right) keep[j] = 0;
+        if (p.window_left >= 0 && j < diag - p.window_left) keep[j] = 0;
+        if (!p.mask.empty() && p.mask[i * nk + j]) keep[j] = 0;
+        if (!p.bias.empty() && p.bias[i * nk + j] == -std::numeric_limits<double>::infinity()) keep[j] = 0;
+    }
+    return keep;
+}
+
+Problem problem_options(const ProblemOptions& o) {
+    Problem p;
+    p.scale = o.scale_value ? given_scale(*o.scale_value, arg("scale")) : parse_scale(o.scale, arg("scale"));
+    p.base = parse_base(o.base, arg("base"));
+    p.masked_rows = parse_masked_rows(o.masked_rows, arg("masked_rows"));
+    p.masked_lse = parse_masked_lse(o.masked_lse, arg("masked_lse"));
+    p.align = parse_align(o.align, arg("align"));
+    p.causal = o.causal;
+    if (o.window_left < -1 || o.window_right < -1)
+        throw usage_error(fmt::format("a window of ({}, {}) keys: each side a whole number from 0, or −1 for all",
+                                      o.window_left, o.window_right),
+                          arg("window"));
+    p.window_left = o.window_left;
+    p.window_right = o.window_right;
+    return p;
+}
+
+Align parse_align(std::string_view text, const Location& where) {
+    if (text == "top-left") return Align::TopLeft;
+    if (text == "bottom-right") return Align::BottomRight;
+    throw usage_error(fmt::format("unknown alignment '{}' (top-left, bottom-right)", escape_controls(text)), where);
+}
+
+MaskedLse parse_masked_lse(std::string_view text, const Location& where) {
+    if (text == "-inf") return MaskedLse::NegInf;
+    if (text == "inf" || text == "+inf") return MaskedLse::PosInf;
+    throw usage_error(fmt::format("unknown log-sum-exp '{}' for fully masked rows (-inf, inf)", escape_controls(text)),
+                      where);
 }
 
 Scale given_scale(double c, const Location& where) {

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+// exactattn oracle (private): the double stage's two loops over every key of a row, written so
+// that they vectorise (keys or columns in the inner loop) and dispatched at run time to an
+// AVX2/FMA build where the processor has one (docs/oracle.md, "Speed and memory"). Each does,
+// per key or column, exactly the operations of DoubleArith::dot2 and DoubleArith::add_mul in
+// the same order, so the enclosures are the same, bit for bit, on either path: only the order
+// in which independent keys and columns are visited changes.
+#pragma once
+
+#include <cstdint>
+
+namespace exactattn::oracle::detail {
+
+/// Dot2 of the query q (d values) with every key, the keys transposed (kt[x·nk + j] = k_jx):
+/// per key j its unrounded pair s_j + c_j and Σ_x |q_x k_jx|, as DoubleArith::dot2.
+void dot2_keys(const double* q, const double* kt, std::int64_t nk, std::int64_t d, double* s, double* c, double* abs);
+
+/// Σ_j E_j v_jc over the visible keys for every column c at once, E_j ∈ [e_lo_j, e_hi_j], into
+/// Dot2 accumulators held column by column (s, c, abs, rad), as DoubleArith::add_mul.
+void accumulate_numerators(const double* e_lo, const double* e_hi, const std::uint8_t* keep, const double* v,
+                           std::int64_t nk, std::int64_t dv, double* s, double* c, double* abs, double* rad);
+
+}  // namespace exactattn::oracle::detail
