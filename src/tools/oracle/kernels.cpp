@@ -17,6 +17,11 @@ namespace avx2 {
 void dot2_keys(const double* q, const double* kt, std::int64_t nk, std::int64_t d, double* s, double* c, double* abs);
 void accumulate_numerators(const double* e_lo, const double* e_hi, const std::uint8_t* keep, const double* v,
                            std::int64_t nk, std::int64_t dv, double* s, double* c, double* abs, double* rad);
+void abs_products(const double* e_hi, const std::uint8_t* keep, const double* v, std::int64_t nk, std::int64_t dv,
+                  double* acc);
+void running_sums_row(const double* w, const double* a, const double* g, const std::uint8_t* keep, const double* v,
+                      std::int64_t nk, std::int64_t dv, const double* olo, const double* ohi, double* s1, double* s2,
+                      double* s3, double* v1);
 }  // namespace avx2
 
 namespace {
@@ -40,6 +45,23 @@ void accumulate_numerators(const double* e_lo, const double* e_hi, const std::ui
     if (has_avx2()) return avx2::accumulate_numerators(e_lo, e_hi, keep, v, nk, dv, s, c, abs, rad);
 #endif
     portable::accumulate_numerators_body(e_lo, e_hi, keep, v, nk, dv, s, c, abs, rad);
+}
+
+void abs_products(const double* e_hi, const std::uint8_t* keep, const double* v, std::int64_t nk, std::int64_t dv,
+                  double* acc) {
+#if defined(EXACTATTN_ORACLE_AVX2)
+    if (has_avx2()) return avx2::abs_products(e_hi, keep, v, nk, dv, acc);
+#endif
+    portable::abs_products_body(e_hi, keep, v, nk, dv, acc);
+}
+
+void running_sums_row(const double* w, const double* a, const double* g, const std::uint8_t* keep, const double* v,
+                      std::int64_t nk, std::int64_t dv, const double* olo, const double* ohi, double* s1, double* s2,
+                      double* s3, double* v1) {
+#if defined(EXACTATTN_ORACLE_AVX2)
+    if (has_avx2()) return avx2::running_sums_row(w, a, g, keep, v, nk, dv, olo, ohi, s1, s2, s3, v1);
+#endif
+    portable::running_sums_row_body(w, a, g, keep, v, nk, dv, olo, ohi, s1, s2, s3, v1);
 }
 
 }  // namespace exactattn::oracle::detail

@@ -20,4 +20,14 @@ void dot2_keys(const double* q, const double* kt, std::int64_t nk, std::int64_t 
 void accumulate_numerators(const double* e_lo, const double* e_hi, const std::uint8_t* keep, const double* v,
                            std::int64_t nk, std::int64_t dv, double* s, double* c, double* abs, double* rad);
 
+/// Σ_j E_j^hi |v_jc| over the visible keys, every column at once, into acc (the bounds' A_c).
+void abs_products(const double* e_hi, const std::uint8_t* keep, const double* v, std::int64_t nk, std::int64_t dv,
+                  double* acc);
+
+/// The running bound's sums of a row (oracle.cpp, running_sums), every column at once: with
+/// wd = w_j·max(|v_jc − olo_c|, |v_jc − ohi_c|), s1 += wd·a_j, s2 += wd, s3 += wd·g_j, v1 += |v_jc|.
+void running_sums_row(const double* w, const double* a, const double* g, const std::uint8_t* keep, const double* v,
+                      std::int64_t nk, std::int64_t dv, const double* olo, const double* ohi, double* s1, double* s2,
+                      double* s3, double* v1);
+
 }  // namespace exactattn::oracle::detail

@@ -17,4 +17,15 @@ void accumulate_numerators(const double* e_lo, const double* e_hi, const std::ui
     accumulate_numerators_body(e_lo, e_hi, keep, v, nk, dv, s, c, abs, rad);
 }
 
+void abs_products(const double* e_hi, const std::uint8_t* keep, const double* v, std::int64_t nk, std::int64_t dv,
+                  double* acc) {
+    abs_products_body(e_hi, keep, v, nk, dv, acc);
+}
+
+void running_sums_row(const double* w, const double* a, const double* g, const std::uint8_t* keep, const double* v,
+                      std::int64_t nk, std::int64_t dv, const double* olo, const double* ohi, double* s1, double* s2,
+                      double* s3, double* v1) {
+    running_sums_row_body(w, a, g, keep, v, nk, dv, olo, ohi, s1, s2, s3, v1);
+}
+
 }  // namespace exactattn::oracle::detail::avx2

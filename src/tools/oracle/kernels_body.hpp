@@ -43,4 +43,31 @@ inline void accumulate_numerators_body(const double* e_lo, const double* e_hi, c
         }
     }
 }
+inline void abs_products_body(const double* e_hi, const std::uint8_t* keep, const double* v, std::int64_t nk,
+                              std::int64_t dv, double* acc) {
+    for (std::int64_t j = 0; j < nk; ++j) {
+        if (!keep[j]) continue;
+        const double e = e_hi[j];
+        const double* vj = v + j * dv;
+        for (std::int64_t x = 0; x < dv; ++x) acc[x] += e * std::fabs(vj[x]);
+    }
+}
+
+inline void running_sums_row_body(const double* w, const double* a, const double* g, const std::uint8_t* keep,
+                                  const double* v, std::int64_t nk, std::int64_t dv, const double* olo,
+                                  const double* ohi, double* s1, double* s2, double* s3, double* v1) {
+    for (std::int64_t j = 0; j < nk; ++j) {
+        if (!keep[j]) continue;
+        const double* vj = v + j * dv;
+        const double wj = w[j], aj = a[j], gj = g[j];
+        for (std::int64_t x = 0; x < dv; ++x) {
+            const double dlo = std::fabs(vj[x] - olo[x]), dhi = std::fabs(vj[x] - ohi[x]);
+            const double wd = wj * (dlo < dhi ? dhi : dlo);  // std::max(dlo, dhi)
+            s1[x] += wd * aj;
+            s2[x] += wd;
+            s3[x] += wd * gj;
+            v1[x] += std::fabs(vj[x]);
+        }
+    }
+}
 // NOLINTEND(llvm-header-guard)

@@ -405,18 +405,8 @@ void running_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<Do
     std::vector<double> olo(static_cast<std::size_t>(dv)), ohi(static_cast<std::size_t>(dv));
     for (std::int64_t c = 0; c < dv; ++c) olo[c] = o[c].lo, ohi[c] = o[c].hi;
     std::vector<double> s1(static_cast<std::size_t>(dv), 0.0), s2 = s1, s3 = s1, v1 = s1;
-    for (std::int64_t j = 0; j < nk; ++j) {
-        if (!keep[j]) continue;
-        const double* v = &p.v.data[j * dv];
-        const double wj = w[j], aj = r.key_abs[j], gj = g[j];
-        for (std::int64_t c = 0; c < dv; ++c) {
-            const double wd = wj * std::max(std::fabs(v[c] - olo[c]), std::fabs(v[c] - ohi[c]));
-            s1[c] += wd * aj;
-            s2[c] += wd;
-            s3[c] += wd * gj;
-            v1[c] += std::fabs(v[c]);
-        }
-    }
+    detail::running_sums_row(w.data(), r.key_abs.data(), g.data(), keep.data(), p.v.data.data(), nk, dv, olo.data(),
+                             ohi.data(), s1.data(), s2.data(), s3.data(), v1.data());
     for (std::int64_t c = 0; c < dv; ++c) {
         const std::size_t at = static_cast<std::size_t>(i * dv + c);
         ref.run_s1[at] = s1[c] * widen;
@@ -438,13 +428,9 @@ void reference_row(const Problem& p, std::int64_t i, Reference& ref, const std::
     {  // Σ_j w_j |v_jc| ≤ Σ_j E_j^hi |v_jc| / D^lo; the double sums err by at most γ_n (Higham)
         DoubleArith::Iv d;
         da.finish(d, r.den);
-        std::vector<double> acc(static_cast<std::size_t>(dv), 0.0);
-        for (std::int64_t j = 0; j < nk; ++j) {
-            if (!keep[j]) continue;
-            const double e = r.e[j].hi;
-            const double* v = &p.v.data[j * dv];
-            for (std::int64_t c = 0; c < dv; ++c) acc[c] += e * std::fabs(v[c]);
-        }
+        std::vector<double> acc(static_cast<std::size_t>(dv), 0.0), ehi(static_cast<std::size_t>(nk));
+        for (std::int64_t j = 0; j < nk; ++j) ehi[j] = r.e[j].hi;
+        detail::abs_products(ehi.data(), keep.data(), p.v.data.data(), nk, dv, acc.data());
         const double g = static_cast<double>(nk + 2) * 0x1p-53;
         for (std::int64_t c = 0; c < dv; ++c) ref.out_abs[i * dv + c] = acc[c] / d.lo * (1 + 2 * g) * (1 + 0x1p-40);
         running_sums(p, da, r, d, keep, i, ref);
