@@ -202,25 +202,58 @@ TableBlock steps_table(const Decoder& d, const RegimeTrace& r) {
     return tab;
 }
 
+// A probability's decimal beside it: correctly rounded to `digits` places from the exact value
+// (certified enclosures, docs/output.md), after "≈", or "=" when the decimal is the value itself
+// (1/2 = 0.500000).
+Inline decimal_cell(const Value& p, int digits) {
+    const std::string d = to_fixed(p, digits);
+    // Exact when p is a fraction whose denominator divides 10^digits.
+    const bool exact = p.is_rational() && [&] {
+        mpz_class power;
+        mpz_ui_pow_ui(power.get_mpz_t(), 10, static_cast<unsigned long>(digits));
+        return mpz_divisible_p(power.get_mpz_t(), p.rational().get_den_mpz_t()) != 0;
+    }();
+    const Formula shown = Formula().op(exact ? Formula::Op::Equals : Formula::Op::Approx).decimal(d);
+    return Inline().math(Formula().custom([shown](MathForm f) {
+        std::string out = shown.render(f);  // " ≈ 0.3": the operator's spaces, not at a cell's start
+        return out.erase(0, out.find_first_not_of(' '));
+    }));
+}
+
+// A target token in its own cell; the end token says that it is one (a lone "." reads as
+// punctuation of the table).
+Inline target_token_cell(const Decoder& d, const std::string& token) {
+    Inline c = Inline().token(token);
+    if (d.end && *d.end == token) c.text(" (end)");
+    return c;
+}
+
+// One row per step and target token: the step and the token in their own cells (a token is
+// never a column header, which the list form of a wide table set at the end of the previous
+// value's line), the output score, the probability, and its decimal to the rollout's digits.
 TableBlock output_table(const Decoder& d, const RegimeTrace& r, bool cross_entropy, int digits) {
     TableBlock tab;
-    tab.caption = Inline(fmt::format("{}: output scores and distribution", regime_name(r.regime)));
-    tab.headers.push_back(Inline("Step"));
-    tab.headers.push_back(Inline("Quantity"));
-    for (const auto& [t, e] : d.vocabulary) tab.headers.push_back(Inline().token(t));
+    tab.caption = Inline(fmt::format("{}: output scores and distribution (decimals correctly rounded to {} places)",
+                                     regime_name(r.regime), digits));
+    tab.headers = {Inline("Step"), Inline("Token"), Inline("Score"), Inline("Probability"), Inline("Decimal")};
     for (const auto& st : r.steps) {
-        std::vector<Inline> scores{Inline(std::to_string(st.step)), Inline("score")};
-        for (const auto& o : st.scores) scores.push_back(Inline().value(o));
-        tab.add_row(std::move(scores));
-        std::vector<Inline> dist{Inline(""), Inline("probability")};
-        if (st.distribution) {
-            for (const auto& p : st.distribution->weights.values_or(Value())) dist.push_back(Inline().value(p));
-        } else {
-            dist.push_back(Inline("refused"));
-            for (std::size_t k = 1; k < d.vocabulary.size(); ++k) dist.push_back(Inline(""));
+        const std::vector<Value> p =
+            st.distribution ? st.distribution->weights.values_or(Value()) : std::vector<Value>{};
+        for (std::size_t k = 0; k < d.vocabulary.size(); ++k) {
+            std::vector<Inline> row{Inline(std::to_string(st.step)), target_token_cell(d, d.vocabulary[k].first),
+                                    Inline().value(st.scores[k])};
+            if (k < p.size()) {
+                row.push_back(Inline().value(p[k]));
+                row.push_back(decimal_cell(p[k], digits));
+            } else {
+                row.push_back(Inline("refused"));
+                row.push_back(Inline("—"));
+            }
+            tab.add_row(std::move(row));
+        }
+        if (!st.distribution) {
             tab.notes.push_back(Inline(fmt::format("Step {}: no exact distribution: {}", st.step, st.refusal)));
         }
-        tab.add_row(std::move(dist));
         if (cross_entropy && st.reference_probability) {
             Inline note = Inline(fmt::format("Step {}: p(", st.step)).token(*st.reference).text(") = ");
             note.value(*st.reference_probability).text("; cross-entropy −ln p ");
