@@ -141,6 +141,9 @@ struct Variation {
     bool distinct_answers = false;
     bool scores_in_domain = false;      ///< every score a rational multiple of a
     std::vector<std::string> mistakes;  ///< each gives a different answer than the right one
+    /// The variant's own seed, which `variants` writes in each variant file (`"seed"`, a string of
+    /// digits) and `check --variants` finds the variant by; none in a base file.
+    std::optional<std::uint64_t> seed;
     bool operator==(const Variation&) const = default;
 };
 

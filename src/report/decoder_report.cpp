@@ -202,36 +202,61 @@ TableBlock steps_table(const Decoder& d, const RegimeTrace& r) {
     return tab;
 }
 
+// A probability's decimal beside it: correctly rounded to `digits` places from the exact value
+// (certified enclosures, docs/output.md), after "≈", or "=" when the decimal is the value itself
+// (1/2 = 0.500000).
+Inline decimal_cell(const Value& p, int digits) {
+    const std::string d = to_fixed(p, digits);
+    // Exact when p is a fraction whose denominator divides 10^digits.
+    const bool exact = p.is_rational() && [&] {
+        mpz_class power;
+        mpz_ui_pow_ui(power.get_mpz_t(), 10, static_cast<unsigned long>(digits));
+        return mpz_divisible_p(power.get_mpz_t(), p.rational().get_den_mpz_t()) != 0;
+    }();
+    const Formula shown = Formula().op(exact ? Formula::Op::Equals : Formula::Op::Approx).decimal(d);
+    return Inline().math(Formula().custom([shown](MathForm f) {
+        std::string out = shown.render(f);  // " ≈ 0.3": the operator's spaces, not at a cell's start
+        return out.erase(0, out.find_first_not_of(' '));
+    }));
+}
+
+// A target token in its own cell; the end token says that it is one (a lone "." reads as
+// punctuation of the table).
+Inline target_token_cell(const Decoder& d, const std::string& token) {
+    Inline c = Inline().token(token);
+    if (d.end && *d.end == token) c.text(" (end)");
+    return c;
+}
+
+// One row per step and target token: the step and the token in their own cells (a token is
+// never a column header, which the list form of a wide table set at the end of the previous
+// value's line), the output score, the probability, and its decimal to the rollout's digits.
 TableBlock output_table(const Decoder& d, const RegimeTrace& r, bool cross_entropy, int digits) {
     TableBlock tab;
-    tab.caption = Inline(fmt::format("{}: output scores and distribution", regime_name(r.regime)));
-    tab.headers.push_back(Inline("Step"));
-    tab.headers.push_back(Inline("Quantity"));
-    for (const auto& [t, e] : d.vocabulary) tab.headers.push_back(Inline().token(t));
-    // Two rows a step, each made when it is printed (as a layer's cells are): a distribution's
-    // probabilities are computed from its exponentials then, one row at a time, so that a
-    // rollout whose printing the budget stops never computes the rest (issue 32: 1024 steps
-    // over 60 tokens computed and held every probability, 470 MB, before printing any).
-    tab.rows = 2 * r.steps.size();
-    tab.row = [steps = &r.steps, tokens = d.vocabulary.size()](std::size_t j, MathForm, std::vector<Inline>& cells) {
-        const auto& st = (*steps)[j / 2];
+    tab.caption = Inline(fmt::format("{}: output scores and distribution (decimals correctly rounded to {} places)",
+                                     regime_name(r.regime), digits));
+    tab.headers = {Inline("Step"), Inline("Token"), Inline("Score"), Inline("Probability"), Inline("Decimal")};
+    // One row a step and token, each made when it is printed (as a layer's cells are): a
+    // distribution's probabilities are computed from its exponentials then, one cell at a time,
+    // so that a rollout whose printing the budget stops never computes the rest (issue 32: 1024
+    // steps over 60 tokens computed and held every probability, 470 MB, before printing any).
+    const std::size_t tokens = d.vocabulary.size();
+    tab.rows = tokens * r.steps.size();
+    tab.row = [steps = &r.steps, dec = &d, tokens, digits](std::size_t j, MathForm, std::vector<Inline>& cells) {
+        const auto& st = (*steps)[j / tokens];
+        const std::size_t k = j % tokens;
         cells.clear();
-        if (j % 2 == 0) {
-            cells.emplace_back(std::to_string(st.step));
-            cells.emplace_back("score");
-            for (const auto& o : st.scores) cells.push_back(Inline().value(o));
-            return;
-        }
-        cells.emplace_back("");
-        cells.emplace_back("probability");
-        if (!st.distribution) {
+        cells.emplace_back(std::to_string(st.step));
+        cells.push_back(target_token_cell(*dec, dec->vocabulary[k].first));
+        cells.push_back(Inline().value(st.scores[k]));
+        if (!st.distribution || k >= st.distribution->weights.size()) {
             cells.emplace_back("refused");
-            for (std::size_t k = 1; k < tokens; ++k) cells.emplace_back("");
+            cells.emplace_back("—");
             return;
         }
-        const Column& weights = st.distribution->weights;
-        for (std::size_t k = 0; k < weights.size(); ++k)
-            cells.push_back(Inline().value(weights.at(k).value_or(Value())));
+        const Value p = st.distribution->weights.at(k).value_or(Value());
+        cells.push_back(Inline().value(p));
+        cells.push_back(decimal_cell(p, digits));
     };
     for (const auto& st : r.steps) {
         if (!st.distribution) {

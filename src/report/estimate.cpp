@@ -512,10 +512,11 @@ std::int64_t rollout_cells(const RolloutResult& r, std::int64_t positions, std::
             const auto c = static_cast<std::int64_t>(st.read.context.size());
             const auto v = static_cast<std::int64_t>(st.scores.size());
             const std::int64_t fields = q + c + 2 * static_cast<std::int64_t>(st.state.size()) + 2 * v;
-            // Tables: the step's row (its weights among them), its output scores and distribution,
-            // and its read's table beside the states (read_cells). Data: the step's fields, its
-            // read's scores, exponentials and weights among them.
-            cells += tables ? fields + n + 8 + read_cells(n, width, true) : fields + 3 * n + 12;
+            // Tables: the step's row (its weights among them), its output table (a row a token:
+            // step, token, score, probability and decimal) and its read's table beside the states
+            // (read_cells). Data: the step's fields, its read's scores, exponentials and weights
+            // among them.
+            cells += tables ? fields + 3 * v + n + 8 + read_cells(n, width, true) : fields + 3 * n + 12;
         }
     }
     if (tables && r.teacher_forcing) cells += rows * (2 * n + 6);

@@ -145,6 +145,7 @@ class Loader {
     // An exercise's `variation` (docs/variants.md). The pointers are resolved when variants are
     // drawn (they address the written scenario and the run report).
     Variation variation(const Json& v, const std::string& ptr);
+    std::uint64_t seed(const Json& j, const std::string& ptr);
 
     void crosscheck(Scenario& s);
 

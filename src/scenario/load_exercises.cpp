@@ -358,9 +358,25 @@ void Loader::exercises(Scenario& s) {
     }
 }
 
+// A variant's seed: a string of decimal digits from 0 to 2^64 − 1 (a JSON number that large
+// loses its last digits in most readers).
+std::uint64_t Loader::seed(const Json& j, const std::string& ptr) {
+    const std::string text = r_.string(j, ptr);
+    const bool digits = !text.empty() && text.size() <= 20 &&
+                        std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!digits || mpz_class(text) > mpz_class(std::to_string(UINT64_MAX))) {
+        throw shape_error(fmt::format("a seed is a string of decimal digits from 0 to {}, not \"{}\"", UINT64_MAX,
+                                      escape_controls(text)),
+                          r_.at(ptr));
+    }
+    std::uint64_t out = 0;
+    for (const char c : text) out = out * 10 + static_cast<std::uint64_t>(c - '0');
+    return out;
+}
+
 Variation Loader::variation(const Json& v, const std::string& ptr) {
     r_.object(v, ptr);
-    r_.only_keys(v, ptr, {"vary", "prompt", "parts", "answer", "tolerance", "constraints"});
+    r_.only_keys(v, ptr, {"vary", "prompt", "parts", "answer", "tolerance", "constraints", "seed"});
     for (const char* k : {"vary", "parts", "answer", "tolerance"}) {
         if (!v.contains(k)) throw shape_error(fmt::format("a variation needs \"{}\"", k), r_.at(ptr));
     }
@@ -434,6 +450,7 @@ Variation Loader::variation(const Json& v, const std::string& ptr) {
             "written exactly in the Moodle export)",
             r_.at(ptr + "/tolerance"));
     }
+    if (v.contains("seed")) out.seed = seed(v["seed"], ptr + "/seed");
     if (v.contains("constraints")) {
         const std::string cp = ptr + "/constraints";
         const Json& c = r_.object(v["constraints"], cp);

@@ -108,6 +108,7 @@ Json variation_j(const Variation& v) {
     if (v.scores_in_domain) c["scores_in_domain"] = true;
     if (!v.mistakes.empty()) c["mistakes_differ"] = list_j(v.mistakes);
     o["constraints"] = c;
+    if (v.seed) o["seed"] = std::to_string(*v.seed);
     return o;
 }
 

@@ -335,11 +335,13 @@ Inline step_sentence(const Decoder& d, const RegimeTrace& r, const DecoderStep& 
 }
 
 Inline rollout_sentence(const Decoder& d, const RolloutResult& r) {
-    // The chosen tokens, a refused tie's step as "—", then which ties were refused.
+    // The chosen tokens in quotes, as a token answer is (an end token "." would otherwise read as
+    // the sentence's full stop: "generation chooses a blue key .."), a refused tie's step as "—",
+    // then which ties were refused.
     auto list = [&d](const RegimeTrace& reg) {
         std::string out;
         for (const auto& x : reg.choices()) out += (out.empty() ? "" : " ") + x.value_or("—");
-        Inline s = Inline().token(out);
+        Inline s = quoted_tokens(Inline().token(out), true);
         for (const auto& st : reg.steps) {
             if (st.chosen) continue;
             s.text(" (refusing the tie {");

@@ -30,7 +30,7 @@ struct VariantFile {
     std::size_t number = 0;
     std::string path;
     std::optional<Scenario> scenario;
-    std::optional<std::uint64_t> seed;  ///< from the title `variants` writes
+    std::optional<std::uint64_t> seed;  ///< its variation's `seed` (or, written before that key, its title's)
 };
 
 Error placed(const std::string& file, int line, ErrorKind kind, const std::string& reason) {
@@ -53,7 +53,8 @@ std::optional<std::uint64_t> whole_number(const std::string& text, std::uint64_t
     return out;
 }
 
-// The seed `variants` writes at the end of each variant's title: "… — exercise 1, variant seed S".
+// The seed `variants` wrote at the end of each variant's title, "… — exercise 1, variant seed S",
+// before it wrote the variation's `seed`: a directory written then is still graded.
 std::optional<std::uint64_t> title_seed(const std::string& title) {
     const std::string mark = "variant seed ";
     const auto at = title.rfind(mark);
@@ -101,8 +102,8 @@ const Exercise& varied_exercise(const VariantFile& v) {
 void load(VariantFile& v) {
     if (v.scenario) return;
     v.scenario = load_scenario(v.path);
-    (void)varied_exercise(v);
-    v.seed = title_seed(v.scenario->title);
+    const auto& written = varied_exercise(v).variation->seed;
+    v.seed = written ? written : title_seed(v.scenario->title);
 }
 
 std::string part_label(const Exercise& e, const std::string& target) {

@@ -536,6 +536,9 @@ Drawn draw_one(const Context& c, std::uint64_t seed, std::size_t number) {
         // The variant: its prompt filled in, and the parts and answer as expect entries, so that
         // `verify` checks the file against its own key.
         s.exercises.front().prompt = fill_prompt(c, report_doc);
+        // The seed in the variation, where `check --variants` finds it (not only in the title,
+        // which a teacher may change).
+        s.exercises.front().variation->seed = seed;
         std::vector<std::string> pointers;
         for (const auto& p : v.parts) pointers.push_back(p.at);
         pointers.push_back(v.answer);

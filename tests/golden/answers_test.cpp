@@ -199,6 +199,17 @@ TEST(Answers, TokenAnswersAreQuoted) {
     contains(key, "A learner's answer \"red\" is wrong (the exact answer is \"blue\")");
 }
 
+// A regime's chosen tokens are quoted too, so that the end token "." is not read as the
+// sentence's full stop ("generation chooses a blue key .."). By hand: print-ready.json's decoder
+// is the chapter's with every output score divided by 5, which keeps the scores' order, so the
+// choices are the chapter's (decoder-rollout.json's notes): a red key . and a blue key .
+TEST(Answers, RolloutChoicesAreQuotedSoTheEndTokenIsNoFullStop) {
+    const Report rep =
+        run_scenario(load_scenario(std::string(EXACTATTN_SOURCE_DIR) + "/tests/render/fixtures/print-ready.json"));
+    const std::string key = render_answers(rep, Format::Markdown, unicode_markdown());
+    contains(key, "Teacher forcing chooses \"a red key .\"; generation chooses \"a blue key .\".");
+}
+
 TEST(Answers, LatexAndJson) {
     const std::string tex = render_answers(chapter(), Format::Latex);
     contains(tex, "\\subsection*{Exercise 1: Read a new query}");

@@ -237,7 +237,7 @@ TEST(Document, GeneratedProseSetsItsNotationAsMath) {
     doc.add(Paragraph{inline_markdown("The author wrote e^k and d_k.")});
     const std::string latex = render(doc, Format::Latex);
     for (const char* m : {"$e^{k}$ was used instead of $2^{k}$", "exponential $e^{k\\cdot a}$ = $2^{k}$",
-                          "divided by $\\sqrt{d_{k}}$ = $\\sqrt{4}$", "the read with $q_{1}$ = $[0, 0]$",
+                          "divided by $\\sqrt{d_{k}}$ = $\\sqrt{4}$", "the read with $q_{1}$ = $[0,\\allowbreak{} 0]$",
                           "$s_{0}$ and $s_{t-1}$", "K = $XW_{K}$."}) {
         contains(latex, m);
     }

@@ -236,6 +236,20 @@ TEST(Check, RefusedEntriesGetHints) {
 
 // The feedback the learner reads says why a decimal fails a declared rule (#24 item 8). θ = ∛2:
 // the weight (4 − 2θ + θ²)/5 = 0.613512… (docs/check.md, by hand); 0.614 has 3 places.
+// Two-step mistakes on a layer head's whole weights, made row by row as a single mistake is (issue
+// 37). Head 1 of data/examples/self-attention.json (causal, scale 1/√4): scaled scores [a];
+// [a, 2a]; [0, a, 2a]. Without the scale they double, [2a]; [2a, 4a]; [0, 2a, 4a], exponentials
+// [4]; [4, 16]; [1, 4, 16], and divided by the count of keys each query sees (1, 2, 3):
+// [4, 0, 0]; [2, 8, 0]; [1/3, 4/3, 16/3].
+TEST(Check, TwoStepMistakesOnAWholeLayerHead) {
+    static const Report layer =
+        run_scenario(load_scenario(std::string(EXACTATTN_SOURCE_DIR) + "/data/examples/self-attention.json"));
+    const Judgement j = check(layer, "/layers/causal/heads/0/weights", "[[4, 0, 0], [2, 8, 0], [1/3, 4/3, 16/3]]");
+    EXPECT_FALSE(j.correct);
+    EXPECT_EQ(j.mistake_id, "divide-by-count+forget-scale") << j.feedback;
+    EXPECT_NE(j.mistake.find("row by row: the scores were not divided by √d_k = √4"), std::string::npos) << j.mistake;
+}
+
 TEST(Check, FeedbackSaysThePlacesAsked) {
     const Report rep = run_scenario(load_scenario(test::source_path("data/examples/fractional-scores.json")));
     const Judgement j = check(rep, "/reads/cbrt2/weights/0", "0.614", "decimal-places:4");

@@ -4,7 +4,10 @@
 // rounding, and the double path's report of an exact tie it breaks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "exactattn/crosscheck.hpp"
 #include "exactattn/decoder.hpp"
@@ -285,6 +288,24 @@ std::string rollout_over_forty(const char* end) {
       "rollouts": {"r": {"source": "m", "steps": 6}}})";
 }
 
+// The rows of a CSV rendering that start with `first` (CRLF records, no quoted commas here).
+std::vector<std::string> csv_rows_starting(const std::string& csv, const std::string& first) {
+    std::vector<std::string> out;
+    std::size_t at = 0;
+    while (at < csv.size()) {
+        std::size_t end = csv.find("\r\n", at);
+        if (end == std::string::npos) end = csv.size();
+        const std::string line = csv.substr(at, end - at);
+        if (line.rfind(first, 0) == 0) out.push_back(line);
+        at = end + 2;
+    }
+    return out;
+}
+
+bool contains(const std::vector<std::string>& rows, const std::string& row) {
+    return std::find(rows.begin(), rows.end(), row) != rows.end();
+}
+
 }  // namespace
 
 TEST(DecoderReport, RolloutsAreHeldToTheReportCellsOfTheChosenOutput) {
@@ -305,4 +326,57 @@ TEST(DecoderReport, RolloutsAreHeldToTheReportCellsOfTheChosenOutput) {
     const Report one = run_scenario(parse_scenario(rollout_over_forty("t5"), "one.json"), ReportUse::Tables);
     EXPECT_EQ(one.rollout("r").generation.stopped, "end token");
     EXPECT_EQ(one.rollout("r").generation.steps.size(), 1U);
+}
+
+TEST(DecoderReport, DistributionRowsNameTheirStepAndTokenWithARoundedDecimal) {
+    // Issue 37: one row per step and target token, the token in its own cell (not a header the
+    // list form set at the end of the previous value's line), and beside each probability its
+    // decimal, correctly rounded to the rollout's 6 places. By hand (the scenario's notes): step
+    // 1's distribution is [16, 256, 256, 128, 128, 64, 1]/849, so p(the) = 256/849 = 0.3015312…,
+    // p(.) = 1/849 = 0.0011778…; teacher forcing's step 2 gives p(red) = 32/93 = 0.3440860…
+    const Report rep = chapter();
+    const std::string csv = render_rollout(rep, rep.rollout("table-14.4"), Format::Csv);
+    const auto rows = csv_rows_starting(csv, "1,");
+    EXPECT_TRUE(contains(rows, "1,<s>,−a,16/849,≈ 0.018846")) << csv;
+    EXPECT_TRUE(contains(rows, "1,the,3a,256/849,≈ 0.301531")) << csv;
+    EXPECT_TRUE(contains(rows, "1,red,2a,128/849,≈ 0.150766")) << csv;
+    EXPECT_TRUE(contains(rows, "1,. (end),−5a,1/849,≈ 0.001178")) << csv;
+    EXPECT_TRUE(contains(csv_rows_starting(csv, "2,red,"), "2,red,a,32/93,≈ 0.344086")) << csv;
+    EXPECT_NE(csv.find("Step,Token,Score,Probability,Decimal\r\n"), std::string::npos) << csv;
+    // In the other formats the decimal says it is rounded, and the caption to how many places.
+    const std::string text = render_rollout(rep, rep.rollout("table-14.4"), Format::Text);
+    EXPECT_NE(text.find("\n1     the      3a      256/849"), std::string::npos) << text;
+    EXPECT_NE(text.find("≈ 0.301531\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("teacher-forcing: output scores and distribution (decimals correctly rounded to 6 places)"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find(". (end)"), std::string::npos) << text;
+}
+
+TEST(DecoderReport, AnExactDecimalIsWrittenWithEquals) {
+    // decoder-refused-tie.json's step 1: [1/5, 2/5, 1/5, 1/5] (its notes): 2/5 is 0.400000 exactly.
+    const Report rep = refused_tie();
+    const std::string md = render_rollout(rep, rep.rollout("refused"), Format::Markdown);
+    EXPECT_NE(md.find("= 0.400000"), std::string::npos) << md;
+    EXPECT_EQ(md.find("\\approx 0.400000"), std::string::npos) << md;
+}
+
+TEST(DecoderReport, DecimalsOfIrrationalProbabilitiesAreCorrectlyRounded) {
+    // The rollout of tests/render/fixtures/print-ready.json divides every output score of the
+    // chapter's decoder by 5: step 1's scores are [−1, 3, 3, 2, 2, 1, −5]·a/5, so p_j =
+    // 2^(o_j/5)/Σ_k 2^(o_k/5), in Q(2^(1/5)). mpmath at 40 digits: p(<s>) = 0.106298251…,
+    // p(the) = 0.185076005…, p(red) = 0.161118020…, p(key) = 0.140261383…, p(.) = 0.061052313….
+    const Report rep = run_scenario(load_scenario(test::source_path("tests/render/fixtures/print-ready.json")));
+    const std::string csv = render_rollout(rep, rep.rollout("fifths"), Format::Csv);
+    std::vector<std::string> decimals;
+    for (const auto& row : csv_rows_starting(csv, "1,")) {
+        // The distribution table's rows: five unquoted cells (the step table's vectors are quoted).
+        if (row.find('"') == std::string::npos && std::count(row.begin(), row.end(), ',') == 4)
+            decimals.push_back(row.substr(row.rfind(',') + 1));
+    }
+    const std::vector<std::string> expected{"≈ 0.106298", "≈ 0.185076", "≈ 0.185076", "≈ 0.161118",
+                                            "≈ 0.161118", "≈ 0.140261", "≈ 0.061052"};
+    // Both regimes' step 1 (teacher forcing first, then generation).
+    ASSERT_EQ(decimals.size(), 2 * expected.size()) << csv;
+    for (std::size_t k = 0; k < decimals.size(); ++k) EXPECT_EQ(decimals[k], expected[k % expected.size()]) << k;
 }

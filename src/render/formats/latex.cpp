@@ -118,7 +118,7 @@ class LatexWriter final : public Writer {
     }
 
     std::string quote(const Quote& q) const override {
-        return "\\begin{quote}\n" + inline_text(q.text) + "\n\\end{quote}\n\n";
+        return "\\begin{quote}\n" + math_breakable(inline_text(q.text)) + "\n\\end{quote}\n\n";
     }
 
     // A figure stands where it is (center and \\captionof, so that the heading above it is never
@@ -211,8 +211,11 @@ class LatexWriter final : public Writer {
     // A paragraph holding a long value (an answer's 48-term weights) is set ragged right, as the
     // summary lines are: justified, a line of a value's breakable form has too little stretch to
     // fill the measure and ran a few points past it.
+    // A paragraph or a quote may break after the commas of its vectors, as a summary line may: an
+    // answer's vector of three weights in Q(2^(1/8)) has no other place to break inside its math,
+    // and ran 287 pt past a 12 cm line (issue 37, tests/render/fixtures/print-ready.json).
     std::string paragraph(const Paragraph& p) const override {
-        const std::string text = inline_text(p.text);
+        const std::string text = math_breakable(inline_text(p.text));
         if (text.find("\\exactattnValue{") == std::string::npos) return text + "\n\n";
         return "{\\raggedright\n" + text + "\\par}\n\n";
     }
@@ -289,6 +292,23 @@ class LatexWriter final : public Writer {
             run = 0;
             out += c;
             if (c == ',' && i + 1 < cell.size() && cell[i + 1] == ' ') out += "\\allowbreak{}";
+        }
+        return out;
+    }
+
+    // breakable() inside the $…$ of a paragraph only: its text already breaks at its spaces (a '$'
+    // of the text is escaped, \\$).
+    static std::string math_breakable(const std::string& text) {
+        std::string out;
+        std::size_t from = 0;
+        bool math = false;
+        for (std::size_t i = 0; i <= text.size(); ++i) {
+            if (i < text.size() && (text[i] != '$' || (i > 0 && text[i - 1] == '\\'))) continue;
+            const std::string run = text.substr(from, i - from);
+            out += math ? breakable(run) : run;
+            if (i < text.size()) out += '$';
+            math = !math;
+            from = i + 1;
         }
         return out;
     }

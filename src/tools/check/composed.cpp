@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // exactattn: `check` — two known mistakes made one after the other (docs/check.md, "Two-step
 // mistakes"): a read set up the wrong way (the scale left out, a removal zero-scored) and then
-// normalised the wrong way (divided by the count, …), or any mistake's answer with the factor a
-// dropped. Each step is the registry's own entry, so a two-step mistake is named in the words of
-// its two steps.
+// normalised the wrong way (divided by the count, …) — on a layer head's whole quantity, row by
+// row —, or any mistake's answer with the factor a dropped. Each step is the registry's own entry,
+// so a two-step mistake is named in the words of its two steps.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -84,6 +84,41 @@ std::optional<std::vector<std::optional<Real>>> dropped_a(const std::vector<std:
     return out;
 }
 
+// The two-step mistakes of each row of a head's quantity, gathered per id into the whole
+// quantity's values: the rows where a composition applies take its values, the others their
+// right ones; named by the first row it applies to, as a single mistake row by row is.
+std::vector<TwoStep> row_by_row(const RowContexts& rows) {
+    std::vector<TwoStep> out;
+    std::vector<std::vector<const TwoStep*>> at_row;  // [composition][row]
+    std::vector<std::vector<TwoStep>> per_row(rows.rows.size());
+    for (std::size_t i = 0; i < rows.rows.size(); ++i) {
+        if (rows.rows[i].s) per_row[i] = two_step_mistakes(rows.rows[i]);
+    }
+    for (std::size_t i = 0; i < per_row.size(); ++i) {
+        for (const TwoStep& t : per_row[i]) {
+            if (t.values.size() != rows.exact[i].values.size()) continue;
+            const auto known = std::find_if(out.begin(), out.end(), [&t](const TwoStep& o) { return o.id == t.id; });
+            std::size_t k = static_cast<std::size_t>(known - out.begin());
+            if (known == out.end()) {
+                out.push_back({t.id, fmt::format("row by row: {} (the numbers of row {})", t.explain, i + 1), {}});
+                at_row.emplace_back(rows.rows.size(), nullptr);
+            }
+            at_row[k][i] = &t;
+        }
+    }
+    for (std::size_t k = 0; k < out.size(); ++k) {
+        for (std::size_t i = 0; i < rows.rows.size(); ++i) {
+            if (at_row[k][i] != nullptr) {
+                out[k].values.insert(out[k].values.end(), at_row[k][i]->values.begin(), at_row[k][i]->values.end());
+                continue;
+            }
+            for (const auto& v : rows.exact[i].values)
+                out[k].values.push_back(v ? std::optional<Real>(Real::of(*v)) : std::nullopt);
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 std::vector<TwoStep> two_step_mistakes(const Ctx& c) {
@@ -101,8 +136,7 @@ std::vector<TwoStep> two_step_mistakes(const Ctx& c) {
         auto w = m.recompute(c);
         if (w && !w->values.empty()) singles.emplace_back(&m, std::move(*w));
     }
-    const auto add = [&](const std::string& first, const std::string& second, std::string explain,
-                         std::vector<std::optional<Real>> values) {
+    const auto add_joined = [&](std::string id, std::string explain, std::vector<std::optional<Real>> values) {
         if (same_values(values, right)) return;  // a wrong way that gives the right answer
         for (const auto& [m, w] : singles) {
             if (same_values(values, w.values)) return;
@@ -110,10 +144,14 @@ std::vector<TwoStep> two_step_mistakes(const Ctx& c) {
         for (const auto& t : out) {
             if (same_values(values, t.values)) return;
         }
+        out.push_back({std::move(id), std::move(explain), std::move(values)});
+    };
+    const auto add = [&](const std::string& first, const std::string& second, std::string explain,
+                         std::vector<std::optional<Real>> values) {
         // The id names the two steps in registry order, whatever order they were made in.
         const bool in_order = find(first) <= find(second);
-        out.push_back({fmt::format("{}+{}", in_order ? first : second, in_order ? second : first), std::move(explain),
-                       std::move(values)});
+        add_joined(fmt::format("{}+{}", in_order ? first : second, in_order ? second : first), std::move(explain),
+                   std::move(values));
     };
     // A read set up the wrong way, then normalised the wrong way.
     if (c.s) {
@@ -141,6 +179,11 @@ std::vector<TwoStep> two_step_mistakes(const Ctx& c) {
                 add(setup.id, second, fmt::format("{}, then {}", setup.explain, w->explain), std::move(w->values));
             }
         }
+    }
+    // A layer head's whole quantity: each two-step mistake made row by row, as a single mistake is
+    // (a row it does not apply to keeps its right values).
+    if (const RowContexts* rows = c.s ? nullptr : head_rows(c)) {
+        for (const auto& whole : row_by_row(*rows)) add_joined(whole.id, whole.explain, whole.values);
     }
     // Any mistake's answer with the factor a dropped as well.
     for (const auto& [m, w] : singles) {

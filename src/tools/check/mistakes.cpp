@@ -401,12 +401,9 @@ const RowContexts& row_contexts(const Ctx& c, std::size_t head) {
 using Recompute = std::optional<Wrong> (*)(const Ctx&);
 
 std::optional<Wrong> per_row(const Ctx& c, Recompute f) {
-    const auto parts = pointer_parts(c.layer_sub).value_or(std::vector<std::string>{});
-    if (parts.size() != 3 || parts[0] != "heads" ||
-        (parts[2] != "weights" && parts[2] != "outputs" && parts[2] != "denominators")) {
-        return std::nullopt;
-    }
-    const RowContexts& rows = row_contexts(c, std::stoul(parts[1]));
+    const RowContexts* found = head_rows(c);
+    if (found == nullptr) return std::nullopt;
+    const RowContexts& rows = *found;
     std::optional<Wrong> out;
     Wrong w;
     for (std::size_t i = 0; i < rows.rows.size(); ++i) {
@@ -434,6 +431,16 @@ std::optional<Wrong> on_reads(const Ctx& c) {
 }
 
 }  // namespace
+
+const RowContexts* head_rows(const Ctx& c) {
+    if (c.layer == nullptr) return nullptr;
+    const auto parts = pointer_parts(c.layer_sub).value_or(std::vector<std::string>{});
+    if (parts.size() != 3 || parts[0] != "heads" ||
+        (parts[2] != "weights" && parts[2] != "outputs" && parts[2] != "denominators")) {
+        return nullptr;
+    }
+    return &row_contexts(c, std::stoul(parts[1]));
+}
 
 const std::vector<Mistake>& registry() {
     static const std::vector<Mistake> table = {

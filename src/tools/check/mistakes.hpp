@@ -62,11 +62,16 @@ struct TwoStep {
     std::vector<std::optional<Real>> values;
 };
 
+/// The rows of the head quantity a layer context names as a whole (…/heads/<h>/weights, outputs
+/// or denominators), each a read with its own context, located once for every mistake; none for
+/// any other target.
+const RowContexts* head_rows(const Ctx& c);
+
 /// The two-step mistakes at the context: a read set up the wrong way (forget-scale,
 /// zero-score-for-removal) then normalised the wrong way (divide-by-count, forget-exp,
-/// e-instead-of-2, unnormalized-exponentials, forget-renormalize), and any single mistake's
-/// answer with the factor a dropped (drop-a). A composition whose values equal the right
-/// answer's, a single mistake's or an earlier composition's is left out.
+/// e-instead-of-2, unnormalized-exponentials, forget-renormalize), on a read or row by row on a
+/// layer head's whole quantity, and any single mistake's answer with the factor a dropped (drop-a). A composition whose
+/// values equal the right answer's, a single mistake's or an earlier composition's is left out.
 std::vector<TwoStep> two_step_mistakes(const Ctx& c);
 
 }  // namespace exactattn::detail
