@@ -20,6 +20,8 @@ if [ "${EXACTATTN_WITH_RENDER:-0}" = 1 ]; then
   # The manuscript builds (docs/manuscript.md): pandoc itself, and the Latin Modern fonts and
   # psnfss (hyperref's link font) that pandoc's LaTeX template loads.
   packages+=(pandoc lmodern texlive-fonts-recommended)
+  # docutils reads every reStructuredText output (tests/render/check_rst.py).
+  packages+=(python3-docutils)
   # The oracle's tests judge PyTorch's attention on the CPU (python/tests/test_oracle.py).
   packages+=(python3-torch)
 fi

@@ -12,7 +12,7 @@
 namespace exactattn {
 
 /// Output formats of reports (docs/cli.md).
-enum class Format { Text, Markdown, Latex, Csv, Json, Html };
+enum class Format { Text, Markdown, Latex, Csv, Json, Html, Rst };
 
 /// One output format: everything the rest of the code needs to know about it.
 struct FormatInfo {
@@ -46,7 +46,14 @@ Format parse_format(std::string_view name);
 /// hold prose (`prose_only`: an answer key has sentences, which CSV cannot hold).
 std::vector<std::string> format_names(bool prose_only = false);
 
-/// The names joined for a help text: "text|markdown|latex|html|csv|json".
+/// The names joined for a help text: "text|markdown|latex|html|rst|csv|json".
 std::string format_choices(bool prose_only = false);
+
+/// Which formats a message lists: every one, those that hold prose (an answer key), or those a
+/// document is rendered in (every one but JSON, which writes the data).
+enum class FormatKind { Any, Prose, Document };
+/// The names as a sentence lists them, for messages: "text, markdown, latex, html, rst, csv or
+/// json".
+std::string format_words(FormatKind kind = FormatKind::Any);
 
 }  // namespace exactattn

@@ -471,7 +471,7 @@ class Layer(dict):
 
     def table(self, format: str = "text") -> str:  # noqa: A002
         """The layer's tables as ``exactattn attend --format FORMAT`` prints them (text,
-        markdown, latex, html, csv); ``html`` is the body of the page, for a notebook."""
+        markdown, latex, html, rst, csv); ``html`` is the body of the page, for a notebook."""
         return self._render(format)
 
     def __str__(self) -> str:
@@ -578,7 +578,7 @@ class Scenario:
 
     def report(self, format: str = "text") -> str:  # noqa: A002
         """The report as ``exactattn run --format FORMAT`` prints it (text, markdown, latex,
-        html, csv, json). In HTML, author TeX outside the MathML subset is kept verbatim and
+        html, rst, csv, json). In HTML, author TeX outside the MathML subset is kept verbatim and
         issues an :class:`ExactattnWarning` naming where it is written."""
         return self._s.report(format)
 
@@ -631,7 +631,7 @@ class Scenario:
                 digits: int | None = None) -> Any:
         """One declared decoder rollout (docs/decoder.md), as ``exactattn rollout``: a dict
         (``format="json"``, the report's ``/rollouts/<name>``; a refused tie's token is None) or
-        the document in text, markdown, latex, html or csv. ``name`` may be left out when the
+        the document in text, markdown, latex, html, rst or csv. ``name`` may be left out when the
         scenario declares one rollout; ``digits`` rounds the cross-entropy (default 6)."""
         text = _ext._rollout(self._s, _text("name", name, optional=True) or "", _text("format", format),
                              _whole("digits", digits, 1, 100, optional=True))

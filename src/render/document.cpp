@@ -25,7 +25,9 @@ void TableBlock::add_row(std::vector<Inline> cells) {
 }
 
 std::string render(const Document& doc, Format format, const RenderOptions& options) {
-    if (format == Format::Json) throw usage_error("a document is rendered as text, markdown, latex, html or csv");
+    if (!format_info(format).tables) {
+        throw usage_error("a document is rendered as " + format_words(FormatKind::Document));
+    }
     const detail::DisplayWidthScope width(options.max_width);
     const detail::LatexValuesScope values(format == Format::Latex ? detail::LatexValues::Fit
                                                                   : detail::LatexValues::Display);

@@ -13,12 +13,17 @@ namespace exactattn {
 
 namespace {
 
-// One row a format. A new format is one row here, its writer (render/formats/) and its case in
+// One row a format, in the order of the documentation (docs/contributing.md, "A new output
+// format"). A new format is one row here, its writer (render/formats/) and its case in
 // make_writer (render/writer.cpp), which has no default, so the compiler names a missing case.
 constexpr FormatInfo kFormats[] = {
-    {Format::Text, "text", "text", true, true, 1, 16},   {Format::Markdown, "markdown", "Markdown", true, true, 2, 6},
-    {Format::Latex, "latex", "LaTeX", true, true, 2, 6}, {Format::Html, "html", "HTML", true, true, 11, 20},
-    {Format::Csv, "csv", "CSV", true, false, 1, 3},      {Format::Json, "json", "JSON", false, true, 1, 16},
+    {Format::Text, "text", "text", true, true, 1, 16},
+    {Format::Markdown, "markdown", "Markdown", true, true, 2, 6},
+    {Format::Latex, "latex", "LaTeX", true, true, 2, 6},
+    {Format::Html, "html", "HTML", true, true, 11, 20},
+    {Format::Rst, "rst", "reStructuredText", true, true, 2, 10},
+    {Format::Csv, "csv", "CSV", true, false, 1, 3},
+    {Format::Json, "json", "JSON", false, true, 1, 16},
 };
 
 constexpr bool has_row(Format format) {
@@ -29,9 +34,9 @@ constexpr bool has_row(Format format) {
 }
 // A value of Format without a row would have no name, writer costs or option: refuse to compile.
 static_assert(has_row(Format::Text) && has_row(Format::Markdown) && has_row(Format::Latex) && has_row(Format::Csv) &&
-                  has_row(Format::Json) && has_row(Format::Html),
+                  has_row(Format::Json) && has_row(Format::Html) && has_row(Format::Rst),
               "every Format has a row in kFormats");
-static_assert(std::size(kFormats) == 6, "one row a Format");
+static_assert(std::size(kFormats) == 7, "one row a Format");
 
 }  // namespace
 
@@ -54,11 +59,25 @@ std::vector<std::string> format_names(bool prose_only) {
 
 std::string format_choices(bool prose_only) { return fmt::format("{}", fmt::join(format_names(prose_only), "|")); }
 
+std::string format_words(FormatKind kind) {
+    std::vector<std::string_view> names;
+    for (const auto& f : kFormats) {
+        if (kind == FormatKind::Any || (kind == FormatKind::Prose && f.prose) ||
+            (kind == FormatKind::Document && f.tables))
+            names.push_back(f.name);
+    }
+    std::string out;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + std::string(names[i]);
+    }
+    return out;
+}
+
 Format parse_format(std::string_view name) {
     for (const auto& f : kFormats) {
         if (f.name == name) return f.format;
     }
-    throw usage_error(fmt::format("unknown format \"{}\"; expected text, markdown, latex, html, csv or json", name));
+    throw usage_error(fmt::format("unknown format \"{}\"; expected {}", name, format_words()));
 }
 
 }  // namespace exactattn

@@ -296,7 +296,8 @@ std::string Table::render(Format f) const {
         case Format::Markdown:
             return markdown();
         case Format::Latex:
-        case Format::Html: {  // through the document renderers: one LaTeX and one HTML writer
+        case Format::Html:
+        case Format::Rst: {  // through the document renderers: one writer a format
             TableBlock t;
             t.caption = Inline(caption);
             for (const auto& h : headers) t.headers.emplace_back(h);

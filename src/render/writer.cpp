@@ -148,6 +148,8 @@ std::unique_ptr<Writer> make_writer(Format format, const RenderOptions& options)
             return html_writer(options);
         case Format::Csv:
             return csv_writer(options);
+        case Format::Rst:
+            return rst_writer(options);
         case Format::Text:
         case Format::Json:  // JSON renders its inline runs and cells as text
             return text_writer(options);

@@ -25,7 +25,7 @@ class Writer {
     /// The document: each block in order, the blank lines after the last dropped, then page().
     std::string document(const Document& doc) const;
     /// One inline run, part by part.
-    std::string inline_text(const Inline& in) const;
+    virtual std::string inline_text(const Inline& in) const;
     /// "Figure 14.1 — caption" (the lead alone without a caption, the caption alone without a
     /// number); caption_text() likewise for a table.
     std::string figure_caption(const FigureBlock& fb) const;
@@ -93,6 +93,7 @@ std::unique_ptr<Writer> markdown_writer(const RenderOptions& options);
 std::unique_ptr<Writer> latex_writer(const RenderOptions& options);
 std::unique_ptr<Writer> html_writer(const RenderOptions& options);
 std::unique_ptr<Writer> csv_writer(const RenderOptions& options);
+std::unique_ptr<Writer> rst_writer(const RenderOptions& options);
 
 /// `$…$` around math, its outer spaces moved outside (pandoc and GFM need `$x$`, not `$ x $`).
 std::string dollars(const std::string& m);

@@ -857,7 +857,7 @@ Document answers_document(const Report& rep) {
 
 std::string render_answers(const Report& rep, Format f, const RenderOptions& options) {
     const Scenario& s = rep.scenario;
-    if (f == Format::Csv) throw usage_error("an answer key is prose: text, markdown, latex, html or json");
+    if (!format_info(f).prose) throw usage_error("an answer key is prose: " + format_words(FormatKind::Prose));
     if (f != Format::Json) return render(answers_document(rep), f, options);
     Json all = Json::array();
     for (const auto& a : build(rep)) {

@@ -179,7 +179,7 @@ TEST(Table, FormatsByName) {
     EXPECT_EQ(parse_format("json"), Format::Json);
     EXPECT_EQ(parse_format("html"), Format::Html);
     EXPECT_ERROR(parse_format("pdf"), ErrorKind::Usage,
-                 "unknown format \"pdf\"; expected text, markdown, latex, html, csv or json");
+                 "unknown format \"pdf\"; expected text, markdown, latex, html, rst, csv or json");
     EXPECT_ERROR(table_14_1().render(Format::Json), ErrorKind::Usage,
                  "a table has no JSON form; use the report's JSON");
 }
@@ -198,8 +198,11 @@ TEST(FormatTable, EveryRowIsWhole) {
         EXPECT_NE(detail::make_writer(f.format, RenderOptions{}), nullptr);
         prose += f.prose ? 1 : 0;
     }
-    EXPECT_EQ(formats().size(), 6u);
-    EXPECT_EQ(format_choices(), "text|markdown|latex|html|csv|json");
-    EXPECT_EQ(format_choices(/*prose_only=*/true), "text|markdown|latex|html|json");
+    EXPECT_EQ(formats().size(), 7u);
+    EXPECT_EQ(format_choices(), "text|markdown|latex|html|rst|csv|json");
+    EXPECT_EQ(format_choices(/*prose_only=*/true), "text|markdown|latex|html|rst|json");
     EXPECT_EQ(format_names(true).size(), prose);
+    EXPECT_EQ(format_words(), "text, markdown, latex, html, rst, csv or json");
+    EXPECT_EQ(format_words(FormatKind::Prose), "text, markdown, latex, html, rst or json");
+    EXPECT_EQ(format_words(FormatKind::Document), "text, markdown, latex, html, rst or csv");
 }
