@@ -12,7 +12,7 @@ or the files of src/*/NAME/) or, for a header without one, to the folder named i
 name a file of the repository, so that no include escapes the check.
 
     check_layers.py SOURCE_DIR            exit 1 and one line per include that climbs
-    check_layers.py SOURCE_DIR --figures  also the structure's figures (files, chain, sizes)
+    check_layers.py SOURCE_DIR --figures  also the structure's figures (files, chain, sizes, layers)
 """
 import os
 import re
@@ -106,6 +106,13 @@ def main(argv):
         print(f"longest include chain {longest} files")
         print(f"includes that climb a folder {len([p for p in problems if 'above' in p])}")
         print("files over 600 lines: " + (", ".join(f"{f} {n}" for n, f in big) or "none"))
+        by_layer = {}
+        for f, n in sizes.items():
+            counts = by_layer.setdefault(layer(f) or "front door", [0, 0])
+            counts[0] += 1
+            counts[1] += n
+        print("by layer, files / lines (a public header counted with its implementation's layer): " +
+              ", ".join(f"{lay} {c[0]} / {c[1]}" for lay, c in sorted(by_layer.items(), key=lambda kv: RANK.get(kv[0], 9))))
     return 1 if problems else 0
 
 
