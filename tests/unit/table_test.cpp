@@ -179,7 +179,7 @@ TEST(Table, FormatsByName) {
     EXPECT_EQ(parse_format("json"), Format::Json);
     EXPECT_EQ(parse_format("html"), Format::Html);
     EXPECT_ERROR(parse_format("pdf"), ErrorKind::Usage,
-                 "unknown format \"pdf\"; expected text, markdown, latex, html, csv or json");
+                 "unknown format \"pdf\"; expected text, markdown, latex, html, rst, csv or json");
     EXPECT_ERROR(table_14_1().render(Format::Json), ErrorKind::Usage,
                  "a table has no JSON form; use the report's JSON");
 }
