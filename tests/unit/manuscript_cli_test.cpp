@@ -234,3 +234,49 @@ TEST(ManuscriptCli, TheWorkBudgetCoversManuscriptsAndNamesThePlace) {
         EXPECT_NE(r.err.find("(limits: max_work; --max-work raises it)"), std::string::npos) << r.err;
     }
 }
+
+// propose writes the marked manuscript (to -o or standard output) or a diff, and the listing;
+// never the manuscript itself. The key's weight in Example 14.1 is 1/4 (Table 14.1).
+TEST(ManuscriptCli, ProposeWritesMarksADiffAndTheListing) {
+    const fs::path dir = book("propose");
+    const std::string line = "In Example 14.1 the key state receives weight 1/4.";
+    const std::string marked =
+        "In Example 14.1 the key state receives weight [1/4]{.exact ref=\"/reads/example-14.1/weights/1\"}.";
+    const std::string source = "---\nexactattn-scenario: chapter14\n---\n" + line + "\n";
+    const std::string p = (dir / "p.md").string();
+    write(dir / "p.md", source);
+    const auto r =
+        run({"manuscript", "propose", p, "-o", (dir / "out.md").string(), "--listing", (dir / "l.txt").string()});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(slurp(dir / "out.md"), "---\nexactattn-scenario: chapter14\n---\n" + marked + "\n");
+    EXPECT_EQ(slurp(dir / "p.md"), source);
+    EXPECT_EQ(slurp(dir / "l.txt").rfind(p + ":4:47: marked 1/4 as /reads/example-14.1/weights/1 (", 0), 0U);
+    const auto d = run({"manuscript", "propose", p, "--diff"});
+    EXPECT_EQ(d.code, 0) << d.err;
+    EXPECT_EQ(d.out, "--- " + p + "\n+++ " + p + "\n@@ -4,1 +4,1 @@\n-" + line + "\n+" + marked + "\n");
+    const auto c = run({"manuscript", "check", (dir / "out.md").string()});
+    EXPECT_EQ(c.code, 0) << c.out;
+    EXPECT_NE(c.out.find(": 1 claim, 0 wrong\n"), std::string::npos) << c.out;
+}
+
+TEST(ManuscriptCli, ProposeBadInputIsOneLineAndExitTwo) {
+    const fs::path dir = book("propose-bad");
+    const auto missing = run({"manuscript", "propose", (dir / "none.md").string()});
+    EXPECT_EQ(missing.code, 2);
+    EXPECT_EQ(missing.out, "");
+    EXPECT_EQ(missing.err, "exactattn: " + (dir / "none.md").string() + ": no such file or directory\n");
+    write(dir / "p.md", "---\nexactattn-scenario: chapter14\n---\nIn Example 14.1 the key weight is 1/4.\n");
+    // A listing that cannot be written, a scenario that does not exist, a byte that is no UTF-8.
+    write(dir / "s.md", "---\nexactattn-scenario: nowhere.json\n---\nweight 1/4\n");
+    write(dir / "u.md", "---\nexactattn-scenario: chapter14\n---\nweight \xFF 1/4\n");
+    for (const auto& args : std::vector<std::vector<std::string>>{
+             {"manuscript", "propose", (dir / "p.md").string(), "--listing", (dir / "no" / "dir" / "l.txt").string()},
+             {"manuscript", "propose", (dir / "s.md").string()},
+             {"manuscript", "propose", (dir / "u.md").string()},
+             {"manuscript", "propose", (dir / "p.md").string(), "--scenario", (dir / "nowhere.json").string()}}) {
+        const auto r = run(args);
+        EXPECT_EQ(r.code, 2) << args[2];
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_EQ(r.err.rfind("exactattn: ", 0), 0U) << r.err;
+    }
+}

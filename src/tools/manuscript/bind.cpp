@@ -166,9 +166,11 @@ Catalogue catalogue_of(Quantities& q) {
         c.entities[static_cast<std::size_t>(e)].source = src.name;
         for (std::size_t i = 0; i < src.labels.size(); ++i) {
             const std::string l = lower(src.labels[i]);
-            auto it = std::find(c.labels.begin(), c.labels.end(), l);
-            if (it == c.labels.end()) {
-                c.labels.push_back(l);
+            std::string hyphened = l;  // "full stop" is also written "the full-stop state"
+            std::replace(hyphened.begin(), hyphened.end(), ' ', '-');
+            for (const std::string& name : {l, hyphened}) {
+                if (std::find(c.labels.begin(), c.labels.end(), name) != c.labels.end()) continue;
+                c.labels.push_back(name);
                 c.label_positions.push_back({std::to_string(i + 1)});
             }
         }
@@ -465,12 +467,12 @@ std::string caption_around(const std::string& s, std::size_t b, std::size_t e) {
     while (k > 0 && space(s[k - 1])) --k;
     const std::size_t pe = k;
     std::size_t pb = pe;
-    while (pb > 0 && !(s[pb - 1] == '\n' && pb >= 2 && s[pb - 2] == '\n')) --pb;
+    while (pb > 0 && pe - pb < 600 && !(s[pb - 1] == '\n' && pb >= 2 && s[pb - 2] == '\n')) --pb;
     if (pe - pb < 600) out += s.substr(pb, pe - pb);
     std::size_t a = e;
     while (a < s.size() && space(s[a])) ++a;
     std::size_t ae = a;
-    while (ae < s.size() && !(s[ae] == '\n' && ae + 1 < s.size() && s[ae + 1] == '\n')) ++ae;
+    while (ae < s.size() && ae - a < 600 && !(s[ae] == '\n' && ae + 1 < s.size() && s[ae + 1] == '\n')) ++ae;
     const std::string after = lower(s.substr(a, std::min<std::size_t>(ae - a, 600)));
     if (after.starts_with(":") || after.starts_with("table") || after.find("\\caption") != std::string::npos)
         out += " " + after;
@@ -507,6 +509,7 @@ void find_tables(const std::string& s, ManuscriptFormat format, Layout& L) {
         }
         return;
     }
+    std::string copy;
     for (std::size_t k = s.find("\\begin{tabular"); k != std::string::npos; k = s.find("\\begin{tabular", k + 1)) {
         const std::size_t end = s.find("\\end{tabular", k);
         if (end == std::string::npos) break;
@@ -539,10 +542,11 @@ void find_tables(const std::string& s, ManuscriptFormat format, Layout& L) {
         }
         Table t;
         t.whole = {k, end};
-        std::string copy = s;  // rules are not cells
-        for (const char* rule : {"\\toprule", "\\midrule", "\\bottomrule", "\\hline"}) {
-            for (std::size_t p = copy.find(rule, body); p != std::string::npos && p < end; p = copy.find(rule, p + 1))
-                blank(copy, p, p + std::string_view(rule).size());
+        if (copy.empty()) copy = s;  // rules are not cells (one copy for all the tabulars)
+        for (const std::string_view rule : {"\\toprule", "\\midrule", "\\bottomrule", "\\hline"}) {
+            const std::string_view in = std::string_view(copy).substr(0, end);
+            for (std::size_t p = in.find(rule, body); p != std::string::npos; p = in.find(rule, p + 1))
+                blank(copy, p, p + rule.size());
         }
         std::vector<Span> kept;
         for (const auto& r : rows) {
@@ -550,8 +554,12 @@ void find_tables(const std::string& s, ManuscriptFormat format, Layout& L) {
         }
         add_table_rows(copy, t, kept, '&', false);
         // The caption: the table environment around the tabular.
-        const std::size_t env = s.rfind("\\begin{table", k);
-        const std::size_t env_end = s.find("\\end{table", end + 1);
+        // (Searched within 2000 bytes: a search to the ends of the text would read it once a tabular.)
+        const std::size_t near_from = k > 2000 ? k - 2000 : 0;
+        std::size_t env = std::string_view(s).substr(near_from, k - near_from).rfind("\\begin{table");
+        if (env != std::string::npos) env += near_from;
+        const std::size_t env_end =
+            std::string_view(s).substr(0, std::min(s.size(), end + 2000)).find("\\end{table", end + 1);
         std::string cap;
         if (env != std::string::npos && k - env < 2000) cap += s.substr(env, k - env);
         if (env_end != std::string::npos && env_end - end < 2000) cap += " " + s.substr(end, env_end - end);
@@ -678,7 +686,9 @@ struct Candidate {
     bool markable = true;
     std::string label;  // a formula's leading name
     int table = -1, row = 0, col = 0;
-    int list_index = 0;  // 1-based place in a list of numbers, 0: none
+    int list_index = 0;         // 1-based place in a list of numbers, 0: none
+    int list_size = 0;          // the number of numbers in that list
+    bool in_cell_list = false;  // one of several numbers in a table cell
     StatementShape shape;
     std::string not_claim;  // non-empty: why it is not a claim
 };
@@ -860,12 +870,13 @@ const std::set<std::string, std::less<>>& linking_words() {
     return w;
 }
 
-bool hypothetical(const std::string& sentence) {
-    for (const char* w : {" would ", " could ", " might ", " not ", "n't ", " never ", " unlike ", " instead ",
-                          " rather than ", " wrong ", " mistake", " learner", " incorrect", " proposed ", " if "}) {
-        if ((" " + sentence + " ").find(w) != std::string::npos) return true;
-    }
-    return false;
+// Words of a negated or hypothetical sentence (with the spaces around them that count: the
+// sentence's ends count as spaces).
+const std::array<std::string_view, 15>& hypothetical_words() {
+    static const std::array<std::string_view, 15> words{
+        " would ",       " could ", " might ",  " not ",    "n't ",       " never ",    " unlike ", " instead ",
+        " rather than ", " wrong ", " mistake", " learner", " incorrect", " proposed ", " if "};
+    return words;
 }
 
 struct Scores {
@@ -876,7 +887,8 @@ struct Scores {
     std::map<int, double> row;
     std::string reason_entity, reason_field, reason_index;
     bool hypothetical = false;
-    std::string foreign;  ///< the nearest reference names something the scenario does not compute
+    std::string foreign;     ///< the nearest reference names something the scenario does not compute
+    bool qualified = false;  ///< its unit has a word between ("two zero scores"): a count of a part
 };
 
 // Phrases found in a window of the lower-cased text.
@@ -903,10 +915,80 @@ bool has_phrase(const std::string& low, std::size_t b, std::size_t e, std::strin
     return true;
 }
 
+// Where each phrase stands in a text, found once per phrase (sorted offsets): a search of a
+// window around a number is then a binary search, not a read of the window once a number (a
+// megabyte of numbers on one line cost 36 µs a number so).
+class Occurrences {
+  public:
+    explicit Occurrences(const std::string& text) : text_(text) {}
+    const std::vector<std::size_t>& of(std::string_view phrase) const {
+        auto it = cache_.find(phrase);
+        if (it == cache_.end()) {
+            std::vector<std::size_t> at;
+            if (!phrase.empty()) {
+                for (std::size_t k = text_.find(phrase); k != std::string::npos; k = text_.find(phrase, k + 1))
+                    at.push_back(k);
+            }
+            it = cache_.emplace(std::string(phrase), std::move(at)).first;
+        }
+        return it->second;
+    }
+    /// The offsets of `phrase` standing wholly inside [b, e), as a range of of(phrase).
+    std::pair<const std::size_t*, const std::size_t*> within(std::string_view phrase, std::size_t b,
+                                                             std::size_t e) const {
+        const auto& at = of(phrase);
+        const std::size_t* first = at.data();
+        const std::size_t* last = at.data() + at.size();
+        const std::size_t* lo = std::lower_bound(first, last, b);
+        if (e < b + phrase.size()) return {lo, lo};
+        const std::size_t* hi = std::upper_bound(lo, last, e - phrase.size());
+        return {lo, hi};
+    }
+    bool any(std::string_view phrase, std::size_t b, std::size_t e) const {
+        const auto [lo, hi] = within(phrase, b, e);
+        return lo != hi;
+    }
+
+  private:
+    const std::string& text_;
+    mutable std::map<std::string, std::vector<std::size_t>, std::less<>> cache_;
+};
+
+// The text without spaces and math delimiters (`query $\left[1, 0\right]$` reads `query[1,0]`),
+// with the offset in it of every offset of the text.
+struct Compacted {
+    std::string text;
+    std::vector<std::size_t> at;  ///< at[k]: the offset in `text` of the text's offset k
+    explicit Compacted(const std::string& s) {
+        at.resize(s.size() + 1);
+        for (std::size_t k = 0; k < s.size();) {
+            at[k] = text.size();
+            std::size_t skip = s[k] == ' ' ? 1 : 0;
+            for (const std::string_view noise : {"$", "\\left", "\\right", "\\(", "\\)"}) {
+                if (skip == 0 && s.compare(k, noise.size(), noise) == 0) skip = noise.size();
+            }
+            if (skip == 0) {
+                text += s[k];
+                skip = 1;
+            }
+            for (std::size_t i = 1; i < skip && k + i < s.size(); ++i) at[k + i] = text.size();
+            k += skip;
+        }
+        at[s.size()] = text.size();
+    }
+};
+
 class Binder {
   public:
     Binder(const Source& src, const std::string& s, Quantities& q)
-        : src_(src), s_(s), low_(lower(s)), cat_(catalogue_of(q)), L_(layout_of(s, src.format)) {
+        : src_(src),
+          s_(s),
+          low_(lower(s)),
+          occ_(low_),
+          compact_(low_),
+          compact_occ_(compact_.text),
+          cat_(catalogue_of(q)),
+          L_(layout_of(s, src.format)) {
         // The last entity each paragraph names, for the paragraphs after it in its section.
         for (std::size_t i = 0; i < cat_.entities.size(); ++i) {
             for (const auto& cue : cat_.entities[i].cues) {
@@ -945,6 +1027,62 @@ class Binder {
         return it == L_.sections.begin() ? nullptr : &*(it - 1);
     }
 
+    // has_phrase on the text, by the phrase's offsets: the last (or first) occurrence of
+    // `phrase` inside [b, e) that starts a word and does not run into a number.
+    bool phrase(std::size_t b, std::size_t e, std::string_view p, std::size_t* at = nullptr, bool last = true) const {
+        const auto [lo, hi] = occ_.within(p, b, e);
+        auto fits = [&](std::size_t k) {
+            const bool left = k == 0 || !alpha(low_[k - 1]);
+            const std::size_t r = k + p.size();
+            const bool right =
+                r >= low_.size() ||
+                !(digit(low_[r]) || (digit(p.back()) && low_[r] == '.' && r + 1 < low_.size() && digit(low_[r + 1])));
+            return left && right;
+        };
+        if (last) {
+            for (const std::size_t* it = hi; it != lo; --it) {
+                if (fits(*(it - 1))) {
+                    if (at != nullptr) *at = *(it - 1);
+                    return true;
+                }
+            }
+            return false;
+        }
+        for (const std::size_t* it = lo; it != hi; ++it) {
+            if (fits(*it)) {
+                if (at != nullptr) *at = *it;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // Whether the label at `at` is preceded closely by a word of removal ("removing key",
+    // "delete the source key token", "removing the highest-weight color state").
+    bool removal_before(std::size_t at) const {
+        const std::string_view before = std::string_view(low_).substr(at > 32 ? at - 32 : 0, at > 32 ? 32 : at);
+        return before.find("remov") != std::string_view::npos || before.find("delet") != std::string_view::npos ||
+               before.find("zero") != std::string_view::npos || before.find("without") != std::string_view::npos;
+    }
+
+    // hypothetical() of the sentence [b, e), by the words' offsets.
+    bool hypothetical_at(std::size_t b, std::size_t e) const {
+        for (const std::string_view w : hypothetical_words()) {
+            const bool need_left = w.front() == ' ';
+            const bool need_right = w.back() == ' ';
+            const std::string_view core =
+                w.substr(need_left ? 1 : 0, w.size() - (need_left ? 1 : 0) - (need_right ? 1 : 0));
+            const auto [lo, hi] = occ_.within(core, b, e);
+            for (const std::size_t* it = lo; it != hi; ++it) {
+                const std::size_t k = *it;
+                const bool left = !need_left || k == b || space(low_[k - 1]);  // a line end too
+                const bool right = !need_right || k + core.size() == e || space(low_[k + core.size()]);
+                if (left && right) return true;
+            }
+        }
+        return false;
+    }
+
     Scores cues_for(const Candidate& c) const {
         Scores sc;
         // Each window is bounded, so that a megabyte without a full stop costs no more a number
@@ -957,7 +1095,7 @@ class Binder {
         para.b = std::min(para.b, sent.b);
         const Section* sec = section_at(c.b);
         const std::size_t sec_b = std::max(sec != nullptr ? sec->b : 0, para.b > 4000 ? para.b - 4000 : 0);
-        sc.hypothetical = hypothetical(low_.substr(sent.b, sent.e - sent.b));
+        sc.hypothetical = hypothetical_at(sent.b, sent.e);
         // Entities: named in the sentence, the paragraph, a table's caption, earlier in the section.
         auto give = [&sc](int e, double w) {
             auto& x = sc.entity[e];
@@ -974,13 +1112,22 @@ class Binder {
             else
                 give(e, 5);
         }
+        // A table whose caption names reads and no intervention holds a row per position; an
+        // intervention's table, a row per intervention (and its row label names a position too).
+        bool rows_are_positions = false;
         if (c.table >= 0) {
             const auto& t = L_.tables[static_cast<std::size_t>(c.table)];
+            bool reads = false;
+            bool interventions = false;
             for (std::size_t i = 0; i < cat_.entities.size(); ++i) {
                 for (const auto& cue : cat_.entities[i].cues) {
-                    if (has_phrase(t.caption, 0, t.caption.size(), cue)) give(static_cast<int>(i), 7);
+                    if (!has_phrase(t.caption, 0, t.caption.size(), cue)) continue;
+                    give(static_cast<int>(i), 7);
+                    reads = reads || cat_.entities[i].kind == EntityKind::Read;
+                    interventions = interventions || cat_.entities[i].kind == EntityKind::Intervention;
                 }
             }
+            rows_are_positions = reads && !interventions;
         }
         // The entity named last before this paragraph in the section carries over.
         {
@@ -1060,8 +1207,8 @@ class Binder {
                 if (rh == "none" || rh == "—" || rh == "-" || rh.starts_with("no ")) {
                     sc.row[0] = 7;
                 } else if (k > 0) {
-                    sc.row[k] = 7;
-                    sc.pos[k] = 7;
+                    if (!rows_are_positions) sc.row[k] = 7;
+                    sc.pos[c.in_cell_list ? c.list_index : k] = 7;
                 }
                 sc.reason_index = fmt::format("row \"{}\"", rh);
             }
@@ -1095,6 +1242,7 @@ class Binder {
                     continue;
                 for (const auto& f : uc.fields) field(f, 9);
                 if (sc.reason_field.empty()) sc.reason_field = fmt::format("\"{}\" after it", uc.stem);
+                sc.qualified = !gap.empty();
                 break;
             }
         }
@@ -1127,7 +1275,7 @@ class Binder {
             std::vector<std::pair<std::size_t, const FieldCue*>> found;
             for (const auto& fc : field_cues()) {
                 std::size_t at = 0;
-                if (has_phrase(low_, sent.b, c.b, fc.stem, &at)) found.emplace_back(at, &fc);
+                if (phrase(sent.b, c.b, fc.stem, &at)) found.emplace_back(at, &fc);
             }
             std::sort(found.begin(), found.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
             double w = 6;
@@ -1143,14 +1291,12 @@ class Binder {
                 std::size_t nearest = 0;
                 const FieldCue* pf = nullptr;
                 for (const auto& fc : field_cues()) {
-                    for (std::size_t k = std::string_view(low_).substr(0, sent.b).find(fc.stem, para.b);
-                         k != std::string::npos && k < sent.b;
-                         k = std::string_view(low_).substr(0, sent.b).find(fc.stem, k + 1)) {
-                        for (const auto& f : fc.fields) ++count[f];
-                        if (pf == nullptr || k > nearest) {
-                            nearest = k;
-                            pf = &fc;
-                        }
+                    const auto [lo, hi] = occ_.within(fc.stem, para.b, sent.b);
+                    if (lo == hi) continue;
+                    for (const auto& f : fc.fields) count[f] += static_cast<int>(hi - lo);
+                    if (pf == nullptr || *(hi - 1) > nearest) {
+                        nearest = *(hi - 1);
+                        pf = &fc;
                     }
                 }
                 for (const auto& [f, n] : count) {
@@ -1191,10 +1337,10 @@ class Binder {
         {
             std::size_t best_d = std::string::npos;
             std::string nearest;
-            for (const char* word : {"table ", "figure ", "example ", "exercise "}) {
-                for (std::size_t k = std::string_view(low_).substr(0, sent.e).find(word, sent.b);
-                     k != std::string::npos && k < sent.e;
-                     k = std::string_view(low_).substr(0, sent.e).find(word, k + 1)) {
+            for (const std::string_view word : {"table ", "figure ", "example ", "exercise "}) {
+                const auto [lo, hi] = occ_.within(word, sent.b, sent.e);
+                for (const std::size_t* it = lo; it != hi; ++it) {
+                    const std::size_t k = *it;
                     std::size_t p = k + std::string_view(word).size();
                     const std::size_t nb = p;
                     while (p < sent.e && (digit(low_[p]) || (low_[p] == '.' && p + 1 < sent.e && digit(low_[p + 1]))))
@@ -1242,8 +1388,7 @@ class Binder {
             [&](std::size_t b, std::size_t e) {
                 std::set<int> hit;
                 for (std::size_t i = 0; i < cat_.source_names.size(); ++i) {
-                    if (has_phrase(low_, b, e, cat_.source_names[i] + " source") ||
-                        has_phrase(low_, b, e, "the " + cat_.source_names[i]))
+                    if (phrase(b, e, cat_.source_names[i] + " source") || phrase(b, e, "the " + cat_.source_names[i]))
                         hit.insert(static_cast<int>(i));
                 }
                 return hit;
@@ -1255,24 +1400,19 @@ class Binder {
                 static const std::array<const char*, 4> ordinal{"first", "second", "third", "fourth"};
                 for (std::size_t i = 0; i < cat_.query_names.size(); ++i) {
                     const std::string name = lower(cat_.query_names[i]);
-                    bool h = has_phrase(low_, b, e, name);
-                    if (i < ordinal.size()) h = h || has_phrase(low_, b, e, std::string(ordinal[i]) + " query");
+                    bool h = phrase(b, e, name);
+                    if (i < ordinal.size()) h = h || phrase(b, e, std::string(ordinal[i]) + " query");
                     if (name.size() == 2 && name[0] == 'q') {
-                        h = h || has_phrase(low_, b, e, fmt::format("q_{}", name[1])) ||
-                            has_phrase(low_, b, e, fmt::format("q_{{{}}}", name[1])) ||
-                            has_phrase(low_, b, e, fmt::format("c_{}", name[1])) ||
-                            has_phrase(low_, b, e, fmt::format("c_{{{}}}", name[1]));
+                        h = h || phrase(b, e, fmt::format("q_{}", name[1])) ||
+                            phrase(b, e, fmt::format("q_{{{}}}", name[1])) ||
+                            phrase(b, e, fmt::format("c_{}", name[1])) ||
+                            phrase(b, e, fmt::format("c_{{{}}}", name[1]));
                     }
-                    if (name.find("zero") != std::string::npos) h = h || has_phrase(low_, b, e, "zero query");
-                    std::string compact_text = compact(low_.substr(b, e - b));
-                    for (const char* noise : {"$", "\\left", "\\right", "\\(", "\\)"}) {
-                        for (std::size_t p = compact_text.find(noise); p != std::string::npos;
-                             p = compact_text.find(noise, p))
-                            compact_text.erase(p, std::string_view(noise).size());
-                    }
-                    h = h || compact_text.find("query" + cat_.query_vectors[i]) != std::string::npos ||
-                        compact_text.find("q=" + cat_.query_vectors[i]) != std::string::npos ||
-                        compact_text.find("query\\(" + cat_.query_vectors[i]) != std::string::npos;
+                    if (name.find("zero") != std::string::npos) h = h || phrase(b, e, "zero query");
+                    const std::size_t cb = compact_.at[b];
+                    const std::size_t ce = compact_.at[std::max(b, e)];
+                    h = h || compact_occ_.any("query" + cat_.query_vectors[i], cb, ce) ||
+                        compact_occ_.any("q=" + cat_.query_vectors[i], cb, ce);
                     if (h) hit.insert(static_cast<int>(i));
                 }
                 return hit;
@@ -1281,17 +1421,17 @@ class Binder {
         const auto [wk, kinds] = level(
             [&](std::size_t b, std::size_t e) {
                 std::set<int> hit;
-                const std::string w = low_.substr(b, e - b);
-                if (w.find("remov") != std::string::npos || w.find("frozen") != std::string::npos) hit.insert(0);
-                if (w.find("delet") != std::string::npos || w.find("re-encod") != std::string::npos ||
-                    w.find("recomput") != std::string::npos || w.find("input token") != std::string::npos ||
-                    w.find("input key") != std::string::npos || w.find("original-input") != std::string::npos)
+                auto named = [&](std::initializer_list<std::string_view> words) {
+                    return std::any_of(words.begin(), words.end(),
+                                       [&](std::string_view w) { return occ_.any(w, b, std::max(b, e)); });
+                };
+                if (named({"remov", "frozen"})) hit.insert(0);
+                if (named({"delet", "re-encod", "recomput", "input token", "input key", "original-input"}))
                     hit.insert(1);
-                if (w.find("zeroed") != std::string::npos || w.find("score to zero") != std::string::npos)
-                    hit.insert(2);
+                if (named({"zeroed", "score to zero"})) hit.insert(2);
                 return hit;
             },
-            3, 2, 1);
+            3, 3, 1);
         for (std::size_t i = 0; i < cat_.entities.size(); ++i) {
             const auto& en = cat_.entities[i];
             double m = 0;
@@ -1319,20 +1459,18 @@ class Binder {
             double best_w = 0;
             for (std::size_t i = 0; i < cat_.labels.size(); ++i) {
                 std::size_t at = 0;
-                if (has_phrase(low_, sent.b, c.b, cat_.labels[i], &at) && (best_pos == 0 || at > best_at)) {
+                if (phrase(sent.b, c.b, cat_.labels[i], &at) && (best_pos == 0 || at > best_at)) {
                     best_at = at;
                     best_pos = std::stoi(cat_.label_positions[i][0]);
                     best_w = 4;
                     // removing key, delete the color token: a row of an intervention
-                    const std::string before = low_.substr(at > 24 ? at - 24 : 0, at > 24 ? 24 : at);
-                    if (before.find("remov") != std::string::npos || before.find("delet") != std::string::npos ||
-                        before.find("zero") != std::string::npos || before.find("without") != std::string::npos) {
+                    if (removal_before(at)) {
                         sc.row.clear();
                         sc.row[best_pos] = 6;
                         best_w = 0;
                     }
                 }
-                if (has_phrase(low_, c.e, std::min(sent.e, c.e + 40), cat_.labels[i], &at, false) && best_pos == 0) {
+                if (phrase(c.e, std::min(sent.e, c.e + 40), cat_.labels[i], &at, false) && best_pos == 0) {
                     best_pos = std::stoi(cat_.label_positions[i][0]);
                     best_w = 2;
                 }
@@ -1346,16 +1484,38 @@ class Binder {
                                                  [&](const auto& v) { return v[0] == std::to_string(best_pos); }) -
                                     cat_.label_positions.begin())]);
             }
+            // The removal an earlier sentence of the paragraph names ("delete the source key
+            // token. The first state is [a,0].") holds for the sentences after it.
+            const bool own_removal = occ_.any("remov", sent.b, c.b) || occ_.any("delet", sent.b, c.b);
+            if (sc.row.empty() && !own_removal) {
+                std::size_t last_at = 0;
+                int last_pos = 0;
+                for (std::size_t i = 0; i < cat_.labels.size(); ++i) {
+                    std::size_t at = 0;
+                    if (phrase(para.b, sent.b, cat_.labels[i], &at) && removal_before(at) &&
+                        (last_pos == 0 || at > last_at)) {
+                        last_at = at;
+                        last_pos = std::stoi(cat_.label_positions[i][0]);
+                    }
+                }
+                if (last_pos > 0) sc.row[last_pos] = 4;
+            }
             static const std::array<const char*, 3> ordinal{"first", "second", "third"};
             for (std::size_t i = 0; i < ordinal.size(); ++i) {
-                if (has_phrase(low_, sent.b, c.b, std::string(ordinal[i]) + " coordinate") ||
-                    has_phrase(low_, sent.b, c.b, std::string(ordinal[i]) + " context coordinate"))
+                const std::string o(ordinal[i]);
+                if (phrase(sent.b, c.b, o + " coordinate") || phrase(sent.b, c.b, o + " context coordinate"))
                     sc.coord[static_cast<int>(i) + 1] = 3;
+                // "the first state", "the second score": a position
+                for (const char* noun : {" state", " score", " weight", " exponential", " position"}) {
+                    if (phrase(sent.b, c.b, o + noun)) sc.pos[static_cast<int>(i) + 1] = 4;
+                }
             }
-            if (has_phrase(low_, sent.b, c.b, "before deletion") || has_phrase(low_, sent.b, c.b, "no intervention"))
-                sc.row[0] = 5;
+            if (phrase(sent.b, c.b, "before deletion") || phrase(sent.b, c.b, "no intervention")) sc.row[0] = 5;
             if (c.list_index > 0) {
-                if (sc.pos.empty()) sc.pos[c.list_index] = 1;
+                // A list of three or more numbers names positions in order ("the states are
+                // [0,0], [0,a], [0,0]"); a shorter one may skip one ("weights 2/3 and 1/3").
+                const double w = c.list_size >= 3 ? 3 : 1;
+                if (sc.pos.empty()) sc.pos[c.list_index] = w;
                 if (sc.coord.empty()) sc.coord[c.list_index] = 1;
             }
         }
@@ -1408,6 +1568,9 @@ class Binder {
     const Source& src_;
     const std::string& s_;
     std::string low_;
+    Occurrences occ_;          ///< phrases in low_
+    Compacted compact_;        ///< low_ without spaces and math delimiters
+    Occurrences compact_occ_;  ///< phrases in compact_.text
     Catalogue cat_;
     Layout L_;
     std::vector<std::pair<std::size_t, int>> mentions_;  // (offset, entity) of each cue in the text
@@ -1422,79 +1585,258 @@ struct Blanked {
     std::string why;
 };
 
-// Pandoc attributes, cross-references and citations, LaTeX commands whose arguments are no
-// claims: blanked, each number inside recorded as not a claim.
+// The HTML elements whose tags a Markdown manuscript may hold raw (pandoc passes them through).
+bool html_tag_name(std::string_view name) {
+    static constexpr std::string_view kNames =
+        " a abbr article aside audio b blockquote body br button canvas caption center cite code "
+        "col colgroup dd del details div dl dt em embed figcaption figure font footer h1 h2 h3 h4 "
+        "h5 h6 head header hr html i iframe img input ins kbd label li link main mark math meta nav "
+        "noscript object ol p path pre q s samp script section small source span strong style sub "
+        "summary sup svg table tbody td template tfoot th thead title tr u ul var video wbr ";
+    if (name.empty() || name.size() > 16) return false;
+    const std::string word = " " + std::string(name) + " ";
+    return kNames.find(word) != std::string_view::npos;
+}
+
+// A length in TeX (`2pt`, `0.45\textwidth`, `1.5em`) at [b, e): the unit after the number.
+bool tex_length_after(const std::string& s, std::size_t e) {
+    static const std::array<std::string_view, 15> units{"pt",
+                                                        "em",
+                                                        "ex",
+                                                        "cm",
+                                                        "mm",
+                                                        "in",
+                                                        "bp",
+                                                        "pc",
+                                                        "sp",
+                                                        "mu",
+                                                        "\\textwidth",
+                                                        "\\linewidth",
+                                                        "\\columnwidth",
+                                                        "\\textheight",
+                                                        "\\baselineskip"};
+    for (const auto u : units) {
+        if (s.compare(e, u.size(), u) != 0) continue;
+        const std::size_t r = e + u.size();
+        if (r >= s.size() || !alpha(s[r])) return true;
+    }
+    return false;
+}
+
+// Pandoc attributes, cross-references and citations, raw HTML, URLs, TeX commands whose
+// arguments are no claims and TeX lengths: blanked, each number inside recorded as not a claim.
 std::vector<Blanked> markup(std::string& s, ManuscriptFormat format) {
     std::vector<Blanked> out;
-    if (format == ManuscriptFormat::Markdown) {
-        for (std::size_t k = 0; k < s.size(); ++k) {
-            if (s[k] == '{' && k + 1 < s.size() && (s[k + 1] == '#' || s[k + 1] == '.' || s[k + 1] == '-')) {
-                const std::size_t e = s.find('}', k);
-                if (e != std::string::npos && s.find('\n', k) > e) {
+    const bool markdown = format == ManuscriptFormat::Markdown;
+    const std::string low = markdown ? lower(s) : std::string();
+    std::map<std::string, std::size_t> next_close;  // element name → offset of its next closing tag
+    for (std::size_t k = 0; k < s.size(); ++k) {
+        // A URL, to the first space or closing bracket: its digits are a path's.
+        if ((s.compare(k, 7, "http://") == 0 || s.compare(k, 8, "https://") == 0) && (k == 0 || !alpha(s[k - 1]))) {
+            std::size_t e = k;
+            while (e < s.size() && !space(s[e]) && s[e] != ')' && s[e] != '>' && s[e] != '}' && s[e] != '"' &&
+                   e - k < 2000)
+                ++e;
+            out.push_back({k, e, "a URL"});
+            k = e - 1;
+            continue;
+        }
+        if (!markdown) continue;
+        if (s[k] == '{' && k + 1 < s.size() && (s[k + 1] == '#' || s[k + 1] == '.' || s[k + 1] == '-')) {
+            const std::size_t e = std::string_view(s).substr(0, std::min(s.size(), k + 2000)).find('}', k);
+            if (e != std::string::npos && std::string_view(s).substr(k, e - k).find('\n') == std::string::npos) {
+                out.push_back({k, e + 1, "a pandoc attribute"});
+                k = e;
+                continue;
+            }
+        }
+        if (s[k] == '{') {  // {width=50%}
+            const std::size_t e = std::string_view(s).substr(0, std::min(s.size(), k + 200)).find('}', k);
+            if (e != std::string::npos && std::string_view(s).substr(k, e - k).find('\n') == std::string::npos) {
+                const std::string body = s.substr(k + 1, e - k - 1);
+                if (body.find('=') != std::string::npos && body.find('$') == std::string::npos &&
+                    body.find('[') == std::string::npos && !body.empty() && alpha(body[0])) {
                     out.push_back({k, e + 1, "a pandoc attribute"});
                     k = e;
                     continue;
                 }
             }
-            if (s[k] == '{') {  // {width=50%}
-                const std::size_t e = s.find('}', k);
-                if (e != std::string::npos && s.find('\n', k) > e && e - k < 200) {
-                    const std::string body = s.substr(k + 1, e - k - 1);
-                    if (body.find('=') != std::string::npos && body.find('$') == std::string::npos &&
-                        body.find('[') == std::string::npos && alpha(body[0])) {
-                        out.push_back({k, e + 1, "a pandoc attribute"});
-                        k = e;
-                        continue;
+        }
+        // Raw HTML: a tag with its attributes (`<img width="50">`, `</td>`), the whole of a
+        // <script> or <style> element, the index of a <sub>, an entity (`&#8212;`).
+        if (s[k] == '<' && k + 1 < s.size()) {
+            const std::size_t nb = k + (s[k + 1] == '/' ? 2 : 1);
+            std::size_t ne = nb;
+            while (ne < s.size() && (alpha(s[ne]) || (ne > nb && digit(s[ne])))) ++ne;
+            const std::string name = lower(s.substr(nb, ne - nb));
+            const bool tag_end = ne < s.size() && (s[ne] == '>' || s[ne] == '/' || space(s[ne]));
+            if (ne > nb && tag_end && html_tag_name(name)) {
+                const std::size_t gt = std::string_view(s).substr(0, std::min(s.size(), k + 4000)).find('>', ne);
+                if (gt != std::string::npos) {
+                    std::size_t e = gt + 1;
+                    const bool opening = s[k + 1] != '/' && s[gt - 1] != '/';
+                    std::string why = "raw HTML";
+                    if (opening && (name == "script" || name == "style" || name == "sub")) {
+                        // The element's content too: code, a style sheet, an index.
+                        // The next closing tag, found once per name and kept while it lies
+                        // ahead (a megabyte of unclosed <sub> is read once, not once a tag).
+                        std::size_t& c = next_close[name];
+                        if (c != std::string::npos && c < e) c = low.find("</" + name, e);
+                        if (c != std::string::npos) {
+                            const std::size_t ce = s.find('>', c);
+                            e = ce == std::string::npos ? s.size() : ce + 1;
+                            why = name == "sub" ? "an index (<sub>)" : fmt::format("raw HTML (<{}>)", name);
+                        }
                     }
+                    out.push_back({k, e, why});
+                    k = e - 1;
+                    continue;
                 }
             }
-            if (s[k] == '@' && k + 1 < s.size() && (alpha(s[k + 1]) || s[k + 1] == '{') &&
-                (k == 0 || !alpha(s[k - 1]))) {
-                std::size_t e = k + 1;
-                while (e < s.size() && (alpha(s[e]) || digit(s[e]) || s[e] == '-' || s[e] == '_' || s[e] == ':' ||
-                                        (s[e] == '.' && e + 1 < s.size() && (alpha(s[e + 1]) || digit(s[e + 1])))))
-                    ++e;
-                out.push_back({k, e, "a cross-reference or citation"});
-                k = e;
+            if (s.compare(k + 1, 4, "http") == 0 || s.compare(k + 1, 7, "mailto:") == 0) {  // an autolink
+                const std::size_t gt = s.find('>', k);
+                if (gt != std::string::npos && std::string_view(s).substr(k, gt - k).find('\n') == std::string::npos) {
+                    out.push_back({k, gt + 1, "a URL"});
+                    k = gt;
+                    continue;
+                }
             }
         }
-    } else {
-        static const std::array<std::string_view, 24> commands{
-            "label",  "ref",   "eqref",     "cref",     "Cref",       "autoref",      "pageref",         "cite",
-            "citep",  "citet", "parencite", "textcite", "setcounter", "addtocounter", "includegraphics", "vspace",
-            "hspace", "url",   "href",      "input",    "include",    "section",      "subsection",      "chapter"};
-        for (std::size_t k = s.find('\\'); k != std::string::npos; k = s.find('\\', k + 1)) {
-            std::size_t n = k + 1;
-            while (n < s.size() && alpha(s[n])) ++n;
-            const std::string name = s.substr(k + 1, n - k - 1);
-            if (std::find(commands.begin(), commands.end(), name) == commands.end()) {
-                if (name == "begin") {  // \begin{tabular}{lll}: the column specification
-                    const std::size_t e = s.find('}', n);
-                    if (e != std::string::npos && e + 1 < s.size() && s[e + 1] == '{') {
-                        const std::size_t g = brace_group_end(s, e + 1);
-                        if (g != std::string::npos) out.push_back({e + 1, g, "a column specification"});
-                    }
-                }
+        if (s[k] == '&' && k + 2 < s.size() && s[k + 1] == '#') {
+            std::size_t e = k + 2;
+            if (e < s.size() && (s[e] == 'x' || s[e] == 'X')) ++e;
+            while (e < s.size() && std::isxdigit(static_cast<unsigned char>(s[e])) != 0 && e - k < 12) ++e;
+            if (e < s.size() && s[e] == ';') {
+                out.push_back({k, e + 1, "an HTML entity"});
+                k = e;
                 continue;
             }
-            std::size_t e = n;
-            if (e < s.size() && s[e] == '*') ++e;
-            bool section = name == "section" || name == "subsection" || name == "chapter";
-            for (int args = 0; args < 3 && e < s.size() && (s[e] == '{' || s[e] == '['); ++args) {
-                if (s[e] == '[') {
-                    const std::size_t c = s.find(']', e);
-                    if (c == std::string::npos) break;
-                    e = c + 1;
-                } else {
-                    const std::size_t g = brace_group_end(s, e);
-                    if (g == std::string::npos) break;
-                    e = g;
-                }
-            }
-            out.push_back({k, e, section ? "a heading" : "an argument of \\" + name});
-            (void)section;
+        }
+        if (s[k] == '@' && k + 1 < s.size() && (alpha(s[k + 1]) || s[k + 1] == '{') && (k == 0 || !alpha(s[k - 1]))) {
+            std::size_t e = k + 1;
+            while (e < s.size() && (alpha(s[e]) || digit(s[e]) || s[e] == '-' || s[e] == '_' || s[e] == ':' ||
+                                    (s[e] == '.' && e + 1 < s.size() && (alpha(s[e + 1]) || digit(s[e + 1])))))
+                ++e;
+            out.push_back({k, e, "a cross-reference or citation"});
+            k = e;
         }
     }
+    // TeX commands whose arguments are names, lengths or counters, not claims (and the number
+    // of arguments taken; LaTeX's headings are kept for their words). Markdown holds TeX in its
+    // math (`\tag{14.3}`, `\label{eq:1}`) and in raw blocks.
+    struct Command {
+        std::string_view name;
+        int args;
+    };
+    static const std::array<Command, 47> commands{{
+        {"label", 1},
+        {"ref", 1},
+        {"eqref", 1},
+        {"cref", 1},
+        {"Cref", 1},
+        {"autoref", 1},
+        {"pageref", 1},
+        {"cite", 1},
+        {"citep", 1},
+        {"citet", 1},
+        {"parencite", 1},
+        {"textcite", 1},
+        {"tag", 1},
+        {"setcounter", 2},
+        {"addtocounter", 2},
+        {"includegraphics", 1},
+        {"vspace", 1},
+        {"hspace", 1},
+        {"url", 1},
+        {"href", 1},
+        {"input", 1},
+        {"include", 1},
+        {"section", 1},
+        {"subsection", 1},
+        {"chapter", 1},
+        {"usepackage", 1},
+        {"RequirePackage", 1},
+        {"documentclass", 1},
+        {"setlength", 2},
+        {"addtolength", 2},
+        {"newcommand", 3},
+        {"renewcommand", 3},
+        {"providecommand", 3},
+        {"newenvironment", 3},
+        {"DeclareMathOperator", 2},
+        {"hypersetup", 1},
+        {"geometry", 1},
+        {"bibliography", 1},
+        {"bibliographystyle", 1},
+        {"graphicspath", 1},
+        {"rule", 2},
+        {"raisebox", 1},
+        {"resizebox", 2},
+        {"scalebox", 1},
+        {"textcolor", 1},
+        {"color", 1},
+        {"colorbox", 1},
+    }};
+    for (std::size_t k = s.find('\\'); k != std::string::npos; k = s.find('\\', k + 1)) {
+        std::size_t n = k + 1;
+        while (n < s.size() && alpha(s[n])) ++n;
+        const std::string_view name = std::string_view(s).substr(k + 1, n - k - 1);
+        const auto cmd =
+            std::find_if(commands.begin(), commands.end(), [&](const Command& c) { return c.name == name; });
+        if (cmd == commands.end()) {
+            if (!markdown && name == "begin") {  // \begin{tabular}{lll}: the column specification
+                const std::size_t e = s.find('}', n);
+                if (e != std::string::npos && e + 1 < s.size() && s[e + 1] == '{') {
+                    const std::size_t g = brace_group_end(s, e + 1);
+                    if (g != std::string::npos) out.push_back({e + 1, g, "a column specification"});
+                }
+            }
+            continue;
+        }
+        const bool section = name == "section" || name == "subsection" || name == "chapter";
+        if (markdown && section) continue;
+        std::size_t e = n;
+        if (e < s.size() && s[e] == '*') ++e;
+        for (int args = 0; args < cmd->args + 2 && e < s.size() && (s[e] == '{' || s[e] == '['); ++args) {
+            if (s[e] == '[') {  // options, not counted
+                const std::size_t c = std::string_view(s).substr(0, std::min(s.size(), e + 2000)).find(']', e);
+                if (c == std::string::npos) break;
+                e = c + 1;
+                --args;
+                continue;
+            }
+            if (args >= cmd->args) break;
+            const std::size_t g = brace_group_end(s, e);
+            if (g == std::string::npos) break;
+            e = g;
+        }
+        out.push_back({k, e, section ? "a heading" : fmt::format("an argument of \\{}", name)});
+        k = e - 1;
+    }
+    // Lengths: 2pt, 0.45\textwidth, \\[3mm].
+    for (std::size_t k = 0; k < s.size(); ++k) {
+        if (!digit(s[k]) || (k > 0 && (digit(s[k - 1]) || s[k - 1] == '.' || alpha(s[k - 1])))) continue;
+        std::size_t e = k;
+        while (e < s.size() && (digit(s[e]) || (s[e] == '.' && e + 1 < s.size() && digit(s[e + 1])))) ++e;
+        if (tex_length_after(s, e)) {
+            std::size_t u = e;
+            if (s[u] == '\\') ++u;
+            while (u < s.size() && alpha(s[u])) ++u;
+            out.push_back({k, u, "a length"});
+        }
+        k = e - 1;
+    }
+    // In text order, overlaps merged (`\url{http://…}` is one span, its digits listed once).
+    std::sort(out.begin(), out.end(), [](const Blanked& x, const Blanked& y) { return x.b < y.b; });
+    std::vector<Blanked> merged;
+    for (auto& x : out) {
+        if (!merged.empty() && x.b < merged.back().e && x.why != "a heading" && merged.back().why != "a heading") {
+            merged.back().e = std::max(merged.back().e, x.e);
+            continue;
+        }
+        merged.push_back(std::move(x));
+    }
+    out = std::move(merged);
     for (const auto& x : out) {
         if (x.why == "a heading") continue;  // a heading's words stay for the cues; its number is excluded below
         blank(s, x.b, x.e);
@@ -1514,21 +1856,44 @@ std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>
     const Layout& L = binder.layout();
     std::vector<Candidate> cands;
 
+    // Spans, tables and cells are in text order: found by binary search, not a scan a number.
     auto inside = [](const std::vector<Span>& v, std::size_t k) -> int {
-        for (std::size_t i = 0; i < v.size(); ++i) {
-            if (v[i].b <= k && k < v[i].e) return static_cast<int>(i);
-        }
-        return -1;
+        const auto it = std::upper_bound(v.begin(), v.end(), k, [](std::size_t x, const Span& sp) { return x < sp.b; });
+        if (it == v.begin() || !((it - 1)->b <= k && k < (it - 1)->e)) return -1;
+        return static_cast<int>(it - 1 - v.begin());
+    };
+    // The table and the cell that hold [b, e), or (-1, none).
+    auto cell_around = [&L](std::size_t b, std::size_t e) -> std::pair<int, const Cell*> {
+        const auto t = std::upper_bound(L.tables.begin(), L.tables.end(), b,
+                                        [](std::size_t x, const Table& tb) { return x < tb.whole.b; });
+        if (t == L.tables.begin() || b >= (t - 1)->whole.e) return {-1, nullptr};
+        const auto& cells = (t - 1)->cells;
+        const auto c =
+            std::upper_bound(cells.begin(), cells.end(), b, [](std::size_t x, const Cell& cl) { return x < cl.b; });
+        if (c == cells.begin() || !((c - 1)->b <= b && e <= (c - 1)->e)) return {-1, nullptr};
+        return {static_cast<int>(t - 1 - L.tables.begin()), &*(c - 1)};
     };
     std::vector<bool> covered(s.size() + 1, false);
     auto cover = [&covered](std::size_t b, std::size_t e) {
         for (std::size_t i = b; i < e && i < covered.size(); ++i) covered[i] = true;
     };
 
+    // The number of formulas inside [b, e).
+    auto formulas_in = [&L](std::size_t b, std::size_t e) {
+        const auto lo =
+            std::lower_bound(L.math.begin(), L.math.end(), b, [](const Span& sp, std::size_t x) { return sp.b < x; });
+        std::size_t n = 0;
+        for (auto it = lo; it != L.math.end() && it->e <= e; ++it) ++n;
+        return n;
+    };
     // Math: each statement of a formula.
     for (std::size_t mi = 0; mi < L.math.size(); ++mi) {
         const Span m = L.math[mi];
         const Span in = L.math_inner[mi];
+        // A cell of several formulas (`$[0,a]$; $[0,0]$`, the rows of a matrix) is read whole
+        // with the cells below, as in Markdown.
+        if (const auto [t, cell] = cell_around(m.b, m.e); cell != nullptr && formulas_in(cell->b, cell->e) >= 2)
+            continue;
         std::string body = src.text.substr(in.b, in.e - in.b);
         for (std::size_t i = 0; i < body.size(); ++i) {
             if (s[in.b + i] == ' ' && src.text[in.b + i] != ' ' && src.text[in.b + i] != '\n') body[i] = ' ';
@@ -1602,16 +1967,11 @@ std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>
             c.shape = shape;
             c.label = shape.label;
             c.table = -1;
-            for (std::size_t t = 0; t < L.tables.size(); ++t) {
-                if (!(L.tables[t].whole.b <= m.b && m.b < L.tables[t].whole.e)) continue;
-                for (const auto& cell : L.tables[t].cells) {
-                    if (cell.b <= m.b && m.e <= cell.e) {
-                        c.table = static_cast<int>(t);
-                        c.row = cell.row;
-                        c.col = cell.col;
-                        if (cell.col == 0) c.not_claim = "a table's row label";
-                    }
-                }
+            if (const auto [t, cell] = cell_around(m.b, m.e); cell != nullptr) {
+                c.table = t;
+                c.row = cell->row;
+                c.col = cell->col;
+                if (cell->col == 0) c.not_claim = "a table's row label";
             }
             if (numeric.size() == 1) {
                 c.b = m.b;
@@ -1628,7 +1988,8 @@ std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>
     // Table cells: a cell that is one value is one claim.
     for (std::size_t t = 0; t < L.tables.size(); ++t) {
         for (const auto& cell : L.tables[t].cells) {
-            if (inside(L.math, cell.b) >= 0 && inside(L.math, cell.e - 1) >= 0) continue;  // handled as math
+            const int first = inside(L.math, cell.b);
+            if (first >= 0 && inside(L.math, cell.e - 1) == first) continue;  // one formula: handled as math
             const std::string text = src.text.substr(cell.b, cell.e - cell.b);
             if (text.empty() || blank_line(s, cell.b, cell.e)) continue;
             if (cell.col == 0) {
@@ -1693,8 +2054,8 @@ std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>
             const bool number_word = std::find(kWords.begin(), kWords.end(), w) != kWords.end();
             const std::string prev = word_before_at(s, k);
             if (w == "a" && we < s.size() && (s[we] == ',' || s[we] == '.' || s[we] == ';' || s[we] == ')') &&
-                (prev == "is" || prev == "are" || prev == "at" || prev == "equal" || prev == "equals" || prev == "be" ||
-                 prev == "remains" || prev == "gives")) {
+                (prev == "is" || prev == "are" || prev == "at" || prev == "to" || prev == "equal" || prev == "equals" ||
+                 prev == "be" || prev == "remains" || prev == "gives")) {
                 c.b = k;
                 c.e = we;
                 c.kind = Kind::Prose;
@@ -1716,16 +2077,11 @@ std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>
         if (!c.shape.numeric && c.kind != Kind::Word) {
             c.not_claim = "";  // judged below: it cannot be read
         }
-        for (std::size_t t = 0; t < L.tables.size(); ++t) {
-            if (!(L.tables[t].whole.b <= c.b && c.b < L.tables[t].whole.e)) continue;
-            for (const auto& cell : L.tables[t].cells) {
-                if (cell.b <= c.b && c.e <= cell.e) {
-                    c.table = static_cast<int>(t);
-                    c.row = cell.row;
-                    c.col = cell.col;
-                    c.markable = cell.b == c.b && cell.e == c.e;
-                }
-            }
+        if (const auto [t, cell] = cell_around(c.b, c.e); cell != nullptr) {
+            c.table = t;
+            c.row = cell->row;
+            c.col = cell->col;
+            c.markable = cell->b == c.b && cell->e == c.e;
         }
         prose.push_back(c);
     }
@@ -1766,12 +2122,8 @@ std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>
             while (p > 0 && s[p - 1] == ' ') --p;
             std::size_t q2 = p;
             while (q2 > 0 && std::isupper(static_cast<unsigned char>(s[q2 - 1]))) --q2;
-            const bool heading = [&] {
-                for (const auto& sec : L.sections) {
-                    if (sec.b <= c.b && c.b < line_end(s, sec.b)) return true;
-                }
-                return false;
-            }();
+            const Section* sec = binder.section_at(c.b);  // the heading line is the section's first
+            const bool heading = sec != nullptr && c.b < line_end(s, sec->b);
             if (heading) {
                 c.not_claim = "a heading's number";
             } else if (plain_int && c.e + 1 < s.size() && s[c.e] == ':' && s[c.e + 1] == ' ') {
@@ -1845,6 +2197,25 @@ std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>
                 y.list_index = x.list_index + 1;
             }
         }
+    }
+    // Several numbers in one cell (`$[0,a]$; $[0,0]$`, the rows of a matrix): their order is
+    // their position.
+    for (std::size_t i = 0; i < prose.size();) {
+        std::size_t j = i + 1;
+        while (j < prose.size() && prose[i].table >= 0 && prose[j].table == prose[i].table &&
+               prose[j].row == prose[i].row && prose[j].col == prose[i].col)
+            ++j;
+        for (std::size_t k = i; j - i >= 2 && k < j; ++k) {
+            prose[k].list_index = static_cast<int>(k - i + 1);
+            prose[k].in_cell_list = true;
+        }
+        i = j;
+    }
+    for (std::size_t i = prose.size(); i-- > 0;) {  // each list's size, from its last number
+        auto& x = prose[i];
+        if (x.list_index == 0) continue;
+        const bool last = i + 1 == prose.size() || prose[i + 1].list_index != x.list_index + 1;
+        x.list_size = last ? x.list_index : prose[i + 1].list_size;
     }
     cands.insert(cands.end(), prose.begin(), prose.end());
     std::sort(cands.begin(), cands.end(), [](const Candidate& x, const Candidate& y) { return x.b < y.b; });
@@ -1987,10 +2358,11 @@ std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>
                 f.detail = e.reason();
             }
         } else {
-            // Two or three quantities of one field fit (16 and 48 bytes) and it equals none: wrong.
-            std::set<std::string> fields;
-            for (const auto* it : top) fields.insert(it->field);
-            const bool none_of = best >= 12 && top.size() <= 3 && fields.size() == 1 && c.kind != Kind::Word;
+            // Several quantities fit as well (16 and 48 bytes; the key's weight in Example 14.1
+            // and in the row of an intervention) and it equals none of them, nor any quantity
+            // scored within 2 of them: wrong, with them listed. Ambiguous when its unit is
+            // qualified ("two zero scores" counts a part of what the unit names).
+            const bool none_of = !sc.qualified;
             f.verdict = none_of ? AuditVerdict::Wrong : AuditVerdict::Ambiguous;
             for (const auto* it : top) {
                 if (f.bound.size() < 4) f.bound.push_back(quantity(*it));
