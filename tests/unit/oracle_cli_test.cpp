@@ -123,7 +123,7 @@ TEST_F(OracleCli, BadInputIsOnePlacedLineAndExitTwo) {
         {{"--k", path("ragged.csv")}, "line 2 has 1 entries"},
         {{"--v", path("x.txt")}, "unknown file type"},
         {{"--q", path("trunc.npy")}, "truncated .npy header"},
-        {{"--q", path("missing.csv")}, "cannot read the file"},
+        {{"--q", path("missing.csv")}, "--q: cannot read"},
         {{"--dtype", "float8"}, "--dtype: unknown float format 'float8'"},
         {{"--input-dtype", "float16", "--v", path("v.csv")}, ""},  // 0.5 and 1 are float16: fine
         {{"--scale", "abc"}, "--scale: 'abc' is not sqrt-dk, none or a finite number"},
