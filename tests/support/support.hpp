@@ -17,6 +17,21 @@ namespace exactattn::test {
 std::uint64_t seed();
 /// Work multiplier from EXACTATTN_TEST_MULTIPLIER (default 1).
 int multiplier();
+/// Whether this build runs under AddressSanitizer (gcc defines __SANITIZE_ADDRESS__, clang has
+/// __has_feature). Tests of a size (a megabyte read in one pass, hundreds of random scenarios)
+/// run smaller there: the sanitizers check memory, which the smaller size exercises the same way,
+/// and the release build runs the full size.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kUnderSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kUnderSanitizer = true;
+#else
+inline constexpr bool kUnderSanitizer = false;
+#endif
+#else
+inline constexpr bool kUnderSanitizer = false;
+#endif
 /// A generator seeded from seed() and the test's name, so tests are independent.
 std::mt19937_64 rng_for(const std::string& name);
 

@@ -252,8 +252,9 @@ TEST(ManuscriptBadInput, BomCrlfAndAMegabyteOfProse) {
 TEST(ManuscriptBadInput, PathologicalMegabytesAreReadInOnePass) {
     // Unclosed brackets and braces, and nesting deeper than any claim: a result or one placed
     // error, never a quadratic scan or a stack overflow (each of these took minutes or
-    // crashed before the one-pass bracket matcher and the nesting bound).
-    const std::size_t mb = 1U << 20;
+    // crashed before the one-pass bracket matcher and the nesting bound). A quarter megabyte
+    // under the sanitizers (77 s for the megabyte there).
+    constexpr std::size_t mb = test::kUnderSanitizer ? 1U << 18 : 1U << 20;
     for (const std::string& text : {std::string(mb, '['), std::string(mb, '{'), std::string(mb / 2, '[') + "x", [&] {
                                         std::string t;
                                         while (t.size() < mb) t += "_{";
@@ -264,7 +265,7 @@ TEST(ManuscriptBadInput, PathologicalMegabytesAreReadInOnePass) {
     }
     // One line of a megabyte: each scan reads it once (a column, an attribute block, a run of
     // backticks, the word before a number are found without reading the line again).
-    auto line_of = [mb](const std::string& piece) {
+    auto line_of = [](const std::string& piece) {
         std::string t;
         while (t.size() < mb) t += piece;
         return t;

@@ -318,25 +318,12 @@ Measures measure(exactattn::Scenario s) {
 
 }  // namespace
 
-// Whether this build runs under AddressSanitizer (gcc defines __SANITIZE_ADDRESS__, clang has
-// __has_feature).
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kUnderAsan = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kUnderAsan = true;
-#else
-constexpr bool kUnderAsan = false;
-#endif
-#else
-constexpr bool kUnderAsan = false;
-#endif
-
 TEST(ReportPrediction, EveryRefusingPredictionIsWithinFourTimesOfTheActual) {
     // The corpus runs every report to its end (about a minute in the release build, past the
     // 5-minute test timeout under ASan at -O1): it measures work units, which the sanitizers
     // do not change, so it runs in the main suite only.
-    if (kUnderAsan) GTEST_SKIP() << "measured in the release build: the whole corpus exceeds the timeout under ASan";
+    if (exactattn::test::kUnderSanitizer)
+        GTEST_SKIP() << "measured in the release build: the whole corpus exceeds the timeout under ASan";
     // A corpus input whose report takes more than 10^10 work units (a bomb run to its bound)
     // is left out.
     exactattn::Limits l = exactattn::limits();

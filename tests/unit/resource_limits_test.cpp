@@ -73,7 +73,8 @@ TEST(FieldElem, EliminationWorkIsBounded) {
     exactattn::Limits l = exactattn::limits();
     l.max_work = 1'000'000;
     const exactattn::ScopedLimits scoped(l);
-    EXPECT_ERROR_HAS(parse_value("1/(3^1000+2^(1/63))"), ErrorKind::Limit, "(limits: max_work)");
+    EXPECT_ERROR_HAS(parse_value("1/(3^1000+2^(1/63))"), ErrorKind::Limit,
+                     "(limits: max_work");  // "; --max-work raises it)" after a CLI run
     EXPECT_EQ(parse_value("1/(1+2^(1/3))") * parse_value("1+2^(1/3)"), Value(1));
 }
 
@@ -336,7 +337,8 @@ TEST(WorkBudget, OneBudgetForTheWholeJob) {
         const exactattn::WorkBudget job;
         EXPECT_NO_THROW((void)parse_value("(1+2^(1/3))^3000"));
         EXPECT_ERROR_HAS(parse_value("(1+2^(1/3))^3000"), ErrorKind::Limit, "spent already by this job");
-        EXPECT_ERROR_HAS(parse_value("(1+2^(1/3))^3000"), ErrorKind::Limit, "(limits: max_work)");
+        EXPECT_ERROR_HAS(parse_value("(1+2^(1/3))^3000"), ErrorKind::Limit,
+                         "(limits: max_work");  // "; --max-work raises it)" after a CLI run
         // A refused step is not charged: what was spent never passes the budget.
         EXPECT_LE(job.spent(), static_cast<double>(l.max_work));
         EXPECT_GE(job.spent(), one);
