@@ -250,7 +250,9 @@ void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& comman
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
     s->add_flag("--trace", o->trace, "emulate: the steps where the format shows (overflow, underflow, rescaling)");
     s->add_option("--tolerance-ulps", o->tolerance, "judge: also fail past this many ULPs");
-    s->add_option("--bound", o->bound, "judge: running (default: from the actual inputs) | a-priori");
+    s->add_option("--bound", o->bound,
+                  "judge: running (default: from the actual inputs) | running-ordered | a-priori | probabilistic | "
+                  "probabilistic-ordered");
     s->add_option("--format", o->format, "text | json")->check(CLI::IsMember({"text", "json"}));
     s->callback([o, &command] { command = [o](std::ostream& out) { return cmd_oracle(*o, out); }; });
 }

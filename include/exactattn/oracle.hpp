@@ -195,6 +195,21 @@ struct Reference {
     /// n_q × d_v, each an upper bound: Σ_j w_j a_j |v_jc − o_c| (a_j = |c| Σ_x |q_x k_jx|),
     /// Σ_j w_j |v_jc − o_c|, Σ_j w_j (max s − s_j) |v_jc − o_c| and Σ_j |v_jc| over visible keys.
     std::vector<double> run_s1, run_s2, run_s3, run_v1;
+    /// The probabilistic bound's sums of squares (docs/oracle.md, "The probabilistic bound"),
+    /// n_q × d_v, with dev_j = |v_jc − o_c|: Σ_j w_j² dev_j² a_j² (any order of the dot products),
+    /// Σ_j w_j² dev_j² Σ_t P_jt² (the index order's products, partial sums and score, scaled),
+    /// Σ_j w_j² dev_j², Σ_j w_j² dev_j² (max s − s_j)², Σ_j w_j² v_jc², and Σ_t (Σ_{j≤t} w_j v_jc)²
+    /// (key order); per row Σ_t (Σ_{j≤t} w_j)².
+    std::vector<double> run_qa, run_qd, run_q2, run_q3, run_qv, run_pv, run_pd;
+    /// The running bound for the declared order ("running-ordered"): Σ_j w_j dev_j σ_j, σ_j the
+    /// sum of the magnitudes of the index-order dot product's products, partial sums and score
+    /// (scaled); Σ_t |Σ_{j≤t} w_j v_jc| (key order); per row Σ_t Σ_{j≤t} w_j.
+    std::vector<double> run_s1o, run_pv1, run_pd1;
+    /// Σ_j w_j s_j (v_jc − o_c), ∂o_c/∂(log c): the direction a temperature error moves the
+    /// output (from midpoints), and an upper bound on its magnitude.
+    std::vector<double> run_g, run_gabs;
+    bool scale_exact = false;  ///< c is a dyadic rational (a double), so exact where representable
+    double scale = 1;          ///< c (rounded to double when it is not exact)
     /// x − rounded for each output where the enclosure is narrower than a double can say (float64
     /// outputs: MPFR's x − rounded, to nearest); NaN where the enclosure's midpoint serves.
     std::vector<double> out_resid;
@@ -213,7 +228,16 @@ enum class Algorithm { Naive, Safe, Online };
 /// Which bound a judgement holds entries to (docs/oracle.md, "Bounds"): the a-priori worst case
 /// of the algorithm (from the row's largest score and A_c), or the running bound from the
 /// actual scores, exponentials and products of each row (the default; never above the a-priori).
-enum class BoundKind { APriori, Running };
+/// Probabilistic: Higham and Mary's model (every rounding error an independent mean-zero random
+/// variable of magnitude at most u), Hoeffding's inequality on the first-order error with λ =
+/// √(2 ln(2/P)), P = 2^−40 the failure probability per entry; `ProbabilisticOrdered` takes the
+/// partial sums of the declared order (dot products in index order, sums in key order).
+/// `RunningOrdered`: the running bound for a kernel that sums in the declared order (Higham's
+/// running error bound u Σ|partial sums| in place of γ_n Σ|terms|; naive and safe).
+enum class BoundKind { APriori, Running, Probabilistic, ProbabilisticOrdered, RunningOrdered };
+/// The failure probability per entry of the probabilistic bounds (2^−40), and their λ.
+double probabilistic_failure();
+double probabilistic_lambda();
 BoundKind parse_bound(std::string_view name, const Location& where = {});
 const char* bound_name(BoundKind b);
 struct AlgorithmSpec {
@@ -261,7 +285,12 @@ double output_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_
 /// The running bound (docs/oracle.md, "The running bound") on output (i, c): from the row's
 /// actual scores, weights and values; never above output_bound; +inf where it is.
 double running_output_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t c,
-                            std::string* why = nullptr);
+                            std::string* why = nullptr, bool ordered = false);
+/// The probabilistic bound (docs/oracle.md, "The probabilistic bound") on output (i, c): holds
+/// with probability at least 1 − 2^−40 under Higham and Mary's model; never above the running
+/// bound. `ordered`: the declared order's partial sums (naive and safe; online as any order).
+double probabilistic_output_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t c,
+                                  bool ordered, std::string* why = nullptr);
 
 /// One judged entry.
 struct Judged {
@@ -292,8 +321,25 @@ struct Judgement {
     std::int64_t first_over = -1;
     std::vector<Judged> entries;
     std::string unbounded_reason;
+    double failure_probability = 0;  ///< per entry: 0 for the sound bounds, 2^−40 for the probabilistic
+    /// The statistical verdict over all entries (docs/oracle.md, "Systematic errors"): two exact
+    /// binomial sign tests over rows (one sign a query row: a row's entries share its denominator's
+    /// rounding, so they are not independent), each two-sided at kSystematicAlpha / 2 (Bonferroni:
+    /// a false alarm on a correct kernel with probability at most kSystematicAlpha in all), for
+    /// rounding toward zero and for errors along ∂o/∂(log c) (a temperature); filled by
+    /// judge_output, summed over the heads of a batch by judge_batch.
+    struct Systematic {
+        std::int64_t rows = 0, toward_zero = 0;   ///< rows with a majority of inexact entries one way; toward 0
+        double p_rounding = 1;                    ///< the sign test's p-value
+        std::int64_t signed_rows = 0, along = 0;  ///< rows where Σ_c e_c g_c ≠ 0; of them > 0
+        double p_temperature = 1;
+        double eg = 0, gg = 0;   ///< Σ e g and Σ g² over the entries whose g has a certain sign
+        double temperature = 0;  ///< the least-squares relative scale error eg / gg
+        double floor = 0;        ///< the smallest |temperature| reported (8 u_a: a rounded c is within 2 u_a)
+        std::string verdict;     ///< "" or what the tests found
+    } systematic;
     std::string diagnosis;  ///< filled by diagnose()
-    [[nodiscard]] bool passed() const { return over == 0; }
+    [[nodiscard]] bool passed() const { return over == 0 && systematic.verdict.empty(); }
 };
 
 /// Judges the kernel's `output` (n_q × d_v, values of ref.format) against `ref` under `spec`
@@ -385,8 +431,17 @@ std::vector<Reference> reference_batch(const Batch& batch, FloatFormat f, bool w
 JudgeReport judge_batch(const Batch& batch, FloatFormat f, const Tensor& out, const Tensor* lse,
                         const AlgorithmSpec& spec, std::optional<double> tolerance_ulps, int threads);
 
-/// After a failed judgement: the known mistake that explains `output` (no max subtraction, a
-/// scale of 1/d_k, a mask off by one, accumulation in the input format), or "".
+/// The family-wise false-alarm rate of the systematic tests (10^−6: each of the two at half of
+/// it), and the two-sided binomial sign test's p-value of k successes in n trials at 1/2.
+constexpr double kSystematicAlpha = 1e-6;
+double sign_test_p(std::int64_t k, std::int64_t n);
+/// The p-values, temperature and verdict of `s` from its counts and sums (judge_output; again
+/// after the heads of a batch are summed).
+void systematic_verdict(Judgement::Systematic& s);
+
+/// After a failed judgement: the known mistake that explains `output`, each a hypothesis
+/// re-emulated and kept only when it fits the output far better than the declared algorithm
+/// (docs/oracle.md, "Diagnoses"), or "".
 std::string diagnose(const Problem& p, const Tensor& output, const AlgorithmSpec& spec, const Judgement& j);
 
 /// One designed test vector: a problem kernels rarely meet but must survive.

@@ -197,8 +197,14 @@ def judge(out: Any, q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm
     kernel's ``weights`` (n_q × n_k) and ``lse`` (n_q; (B, H, n_q) for a batch) are judged too
     when given: the result's ``"weights"`` and ``"lse"`` hold their judgements (else None).
     ``bound`` is ``"running"`` (the default: from the actual scores, weights and values of each
-    row) or ``"a-priori"``; the result names it (``"bound_name"``) and says how much of it the
-    worst entry uses (``"max_bound_fraction"``). The summary keys are the command line's JSON
+    row), ``"running-ordered"`` (the same for a kernel that sums in the declared order),
+    ``"a-priori"``, or ``"probabilistic"`` / ``"probabilistic-ordered"`` (Higham and Mary's
+    model, failing with probability at most ``"failure_probability"`` = 2^-40 per entry); the
+    result names it (``"bound_name"``) and says how much of it the worst entry uses
+    (``"max_bound_fraction"``). ``"systematic"`` is the statistical verdict over all entries
+    (sign tests for a rounding bias and a temperature error, family-wise false-alarm rate 1e-6;
+    empty when none rejects), ``"systematic_tests"`` their counts and p-values; a verdict fails
+    the judgement. The summary keys are the command line's JSON
     keys (``"worst"`` is [i, j], or [b, h, i, j] for a batch); ``"text"`` and ``"json"`` are the
     command line's report, byte for byte. The problem's keywords are reference()'s.
     """
@@ -219,7 +225,8 @@ def judge(out: Any, q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm
     d = _ext._oracle_judge(oa, qa, ka, va, fmts, _name(dtype, "fmt", "a format name"), m, b, o,
                            _name(algorithm, "algorithm", "'naive', 'safe' or 'online'"),
                            _name(acc, "accumulate", "a format name"), _name(p_fmt or dtype, "p_fmt", "a format name"),
-                           block, tolerance_ulps, wa, la, _name(bound, "bound", "'running' or 'a-priori'"),
+                           block, tolerance_ulps, wa, la, _name(bound, "bound", "'running', 'running-ordered', 'a-priori', "
+                                                          "'probabilistic' or 'probabilistic-ordered'"),
                            _threads(threads), None if stored is None else _name(stored, "stored", "a format name"))
     batched = qa.ndim == 4
     _in_layout(d, o["layout"], batched)
@@ -266,9 +273,12 @@ def assert_close(out: Any, q: Any, k: Any, v: Any, *, fmt: str | None = None, al
         if j is None or j["passed"]:
             continue
         over = np.argwhere(j["within"] == 0)
-        worst = max((tuple(i) for i in over), key=lambda i: abs(j["ulp_error"][i]))
-        lines.append(f"{j['over']} of {j['count']} {j['tensor']} entries over the bound of {algorithm} softmax "
-                     f"attention in {fmt or 'the output format'}; worst {_entry(j, worst)}")
+        if len(over):
+            worst = max((tuple(i) for i in over), key=lambda i: abs(j["ulp_error"][i]))
+            lines.append(f"{j['over']} of {j['count']} {j['tensor']} entries over the bound of {algorithm} softmax "
+                         f"attention in {fmt or 'the output format'} ({j['bound_name']}); worst {_entry(j, worst)}")
+        if j.get("systematic"):
+            lines.append(f"systematic: {j['systematic']}")
         if j["unbounded"]:
             lines.append(f"unbounded: {j['unbounded_reason']}")
         if j["diagnosis"]:

@@ -304,3 +304,149 @@ def test_a_torch_bool_mask_is_read_as_a_numpy_bool_mask_is():
     ref_torch = oracle.reference(q, k, v, mask=torch.tensor(m))["out"]
     assert ref_np[0, 0] == 1 and ref_np[1, 0] == 2  # row 0 sees key 0 only; row 1 the mean
     assert np.array_equal(ref_np, ref_torch)
+
+
+# ---- Kernel oracle II: sharper bounds, systematic errors, diagnoses as hypotheses (docs/oracle.md §3, §4)
+
+
+def np_online(q, k, v, block, work=np.float32, rescale_o=True, rescale_l=True, drop_last=False):
+    """FlashAttention's forward in NumPy (running max, sum and accumulator per block) in `work`,
+    with the mistakes a tiled kernel makes switchable."""
+    q, k, v = (x.astype(work) for x in (q, k, v))
+    c = work(1 / math.sqrt(q.shape[1]))
+    m = np.full((q.shape[0], 1), -np.inf, work)
+    ell = np.zeros((q.shape[0], 1), work)
+    acc = np.zeros((q.shape[0], v.shape[1]), work)
+    starts = list(range(0, k.shape[0], block))
+    for b in starts[:-1] if drop_last else starts:
+        s = (q @ k[b:b + block].T) * c
+        m_new = np.maximum(m, s.max(axis=1, keepdims=True))
+        with np.errstate(invalid="ignore"):
+            alpha = np.where(np.isinf(m), work(0), np.exp(m - m_new)).astype(work)
+        p = np.exp(s - m_new)
+        keep = np.where(np.isinf(m), work(0), work(1)).astype(work)
+        ell = (alpha if rescale_l else keep) * ell + p.sum(axis=1, keepdims=True)
+        acc = (alpha if rescale_o else keep) * acc + p @ v[b:b + block]
+        m = m_new
+    return (acc / ell).astype(work)
+
+
+def truncate(x64, dtype):
+    """x64 (float64) cast to dtype rounding toward zero: a truncating cast."""
+    y = x64.astype(dtype)
+    over = np.abs(y.astype(np.float64)) > np.abs(x64)
+    y[over] = np.nextafter(y[over], dtype(0))
+    return y
+
+
+def test_a_probabilistic_bound_is_an_option_named_with_its_failure_probability():
+    q, k, v = problem(nq=16, nk=128, d=64, dv=16, seed=11)
+    out = np_attention(q, k, v, np.float32)
+    run = oracle.judge(out, q, k, v)
+    for name in ("probabilistic", "probabilistic-ordered"):
+        j = oracle.judge(out, q, k, v, bound=name)
+        assert j["passed"] and j["bound_name"] == name and j["failure_probability"] == 2.0 ** -40
+        # never above the sound running bound, and here far below it (the squares of the errors'
+        # coefficients, not their sum)
+        assert np.all(j["bound"] <= run["bound"]) and np.median(j["bound"]) < np.median(run["bound"]) / 3
+        assert j["max_bound_fraction"] > 2 * run["max_bound_fraction"]
+    assert run["failure_probability"] == 0
+
+
+def test_exact_outputs_pass_under_every_bound_and_an_unbounded_entry_never_does():
+    q, k, v = problem(nq=4, nk=300, d=8, dv=2, seed=12)
+    q[:] = 0  # equal scores: every weight 1/300 and every output the mean of v, exactly 0.375
+    v[:] = np.float32(0.375)
+    for bound in ("running", "a-priori", "probabilistic", "probabilistic-ordered"):
+        for acc in ("float32", "bfloat16", "float16"):
+            j = oracle.judge(v[:4].copy(), q, k, v, bound=bound, accumulate=acc)
+            assert j["passed"] and j["exact_count"] == 8
+    q, k, v = problem(nq=4, nk=300, d=8, dv=2, seed=12)
+    noise = np.random.default_rng(0).standard_normal((4, 2)).astype(np.float32)
+    j = oracle.judge(noise, q, k, v, accumulate="bfloat16")  # 300 keys in bfloat16: n·u ≥ 1
+    assert not j["passed"] and j["unbounded"] == 8 and "accumulation in float32 would bound it" in j["unbounded_reason"]
+
+
+def test_correct_kernels_raise_no_systematic_alarm():
+    # The two sign tests together raise a false alarm with probability at most 1e-6 a judgement:
+    # over these 60 correct kernels at most 6e-5 under the model, and an alarm here would be a bug.
+    for seed in range(60):
+        work = (np.float32, np.float64)[seed % 2]
+        q, k, v = problem(nq=8, nk=48, d=16, dv=8, dtype=work, seed=100 + seed)
+        j = oracle.judge(np_attention(q, k, v, work), q, k, v)
+        assert j["passed"] and j["systematic"] == "", (seed, j["systematic"])
+        t = j["systematic_tests"]
+        assert t["alpha"] == 1e-6 and t["p_rounding"] >= 5e-7 and t["p_temperature"] >= 5e-7
+
+
+def test_a_truncating_cast_is_a_rounding_bias_and_is_named():
+    # One sign a row: 32 rows all mostly toward zero have p = 2·2^-32, under the 5e-7 of each test
+    # (16 rows could not: 2·2^-16 = 3.1e-5).
+    q, k, v = problem(nq=32, nk=64, d=16, dv=16, seed=13)
+    out = truncate(np_attention(q, k, v, np.float64), np.float16)  # float64 work, cast toward zero
+    j = oracle.judge(out, q, k, v, fmt="float16", accumulate="float32")
+    t = j["systematic_tests"]
+    assert t["toward_zero"] > 0.75 * t["rows"] and t["p_rounding"] < 5e-7
+    assert "toward zero" in j["systematic"] and not j["passed"]
+    assert "truncat" in j["diagnosis"]
+
+
+def test_a_temperature_too_small_for_any_entry_is_found_over_all_entries():
+    q, k, v = problem(nq=32, nk=64, d=16, dv=16, dtype=np.float64, seed=14)
+    c = np.float64(0.25 * (1 + 4e-15))  # c off by 4e-13 %: tens of ULPs, inside every entry's bound
+    tau = c / 0.25 - 1
+    out = np_attention(q, k, v, np.float64, scale=c)
+    j = oracle.judge(out, q, k, v)
+    assert j["over"] == 0  # every entry within its own bound
+    assert "temperature" in j["systematic"] and not j["passed"]
+    assert abs(j["systematic_tests"]["temperature"] - tau) < 0.2 * tau
+
+
+@pytest.mark.parametrize("bug,name", [
+    (dict(rescale_o=False, rescale_l=False), "online rescaling is missing"),
+    (dict(rescale_l=False), "ℓ is wrong"),
+    (dict(drop_last=True), "last tile is dropped"),
+])
+def test_a_tiled_kernels_planted_bug_is_named(bug, name):
+    q, k, v = problem(nq=8, nk=96, d=16, dv=8, spread=2.0, seed=15)
+    assert oracle.judge(np_online(q, k, v, 32), q, k, v, algorithm="online", block=32)["passed"]
+    j = oracle.judge(np_online(q, k, v, 32, **bug), q, k, v, algorithm="online", block=32)
+    assert not j["passed"] and name in j["diagnosis"], j["diagnosis"]
+
+
+def test_planted_mask_scale_and_axis_bugs_are_named():
+    q, k, v = problem(nq=8, nk=8, d=16, dv=8, spread=2.0, seed=16)
+    i, jj = np.indices((8, 8))
+    keep = (jj <= i) | (jj % 3 == 0)  # a keep-mask: True = attend
+    masked = ~keep
+
+    def with_mask(hidden, work=np.float32, over_queries=False, scale=None):
+        c = work(1 / math.sqrt(16)) if scale is None else work(scale)
+        s = (q.astype(work) @ k.astype(work).T) * c
+        s = np.where(hidden, work(-np.inf), s)
+        ax = 0 if over_queries else 1
+        with np.errstate(invalid="ignore"):  # a row with every key hidden is NaN, as torch gives
+            e = np.exp(s - s.max(axis=ax, keepdims=True))
+            return ((e / e.sum(axis=ax, keepdims=True)) @ v.astype(work)).astype(work)
+
+    assert oracle.judge(with_mask(masked), q, k, v, mask=masked)["passed"]
+    cases = [
+        (with_mask(keep), dict(mask=masked), "mask is inverted"),  # SDPA's keep-mask read as masked
+        (with_mask(jj >= i), dict(causal=True), "diagonal"),
+        (with_mask(jj > i, over_queries=True), dict(causal=True), "over the queries"),
+        (with_mask(jj > i, scale=0.25 * 1.002), dict(causal=True), "temperature"),
+    ]
+    for out, opts, name in cases:
+        j = oracle.judge(out, q, k, v, **opts)
+        assert not j["passed"] and name in j["diagnosis"], (name, j["diagnosis"])
+
+
+def test_noise_and_a_correct_kernel_get_no_diagnosis():
+    q, k, v = problem(nq=8, nk=96, d=16, dv=8, seed=17)
+    rng = np.random.default_rng(1)
+    for out in (rng.standard_normal((8, 8)).astype(np.float32),
+                np_attention(q, k, v, np.float32) + rng.standard_normal((8, 8)).astype(np.float32) * 1e-3,
+                np.zeros((8, 8), np.float32)):
+        for algorithm in ("safe", "online"):
+            j = oracle.judge(out, q, k, v, algorithm=algorithm, block=32, causal=algorithm == "online")
+            assert not j["passed"] and j["diagnosis"] == "", j["diagnosis"]

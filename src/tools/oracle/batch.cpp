@@ -106,6 +106,8 @@ Judgement merge(std::vector<Judgement>& parts, const BatchShape& s) {
     Judgement m;
     m.tensor = parts.at(0).tensor;
     m.bound = parts.at(0).bound;
+    m.failure_probability = parts.at(0).failure_probability;
+    m.systematic.floor = parts.at(0).systematic.floor;
     std::size_t total = 0;
     for (const auto& p : parts) total += p.entries.size();
     m.entries.reserve(total);
@@ -116,6 +118,13 @@ Judgement merge(std::vector<Judgement>& parts, const BatchShape& s) {
         m.over += p.over;
         m.unbounded += p.unbounded;
         m.exact_count += p.exact_count;
+        auto& ms = m.systematic;  // the heads' rows as one family (docs/oracle.md, "Systematic errors")
+        ms.rows += p.systematic.rows;
+        ms.toward_zero += p.systematic.toward_zero;
+        ms.signed_rows += p.systematic.signed_rows;
+        ms.along += p.systematic.along;
+        ms.eg += p.systematic.eg;
+        ms.gg += p.systematic.gg;
         if (p.worst >= 0 && (m.worst < 0 || p.max_abs_ulp > m.max_abs_ulp ||
                              (std::isnan(p.max_abs_ulp) && !std::isnan(m.max_abs_ulp)))) {
             m.worst = offset + p.worst;
@@ -136,6 +145,7 @@ Judgement merge(std::vector<Judgement>& parts, const BatchShape& s) {
         }
         p.entries = {};
     }
+    systematic_verdict(m.systematic);
     return m;
 }
 

@@ -145,10 +145,66 @@ double ops_underflow(const AlgorithmSpec& s, const Terms& t, const RowFacts& f, 
 BoundKind parse_bound(std::string_view name, const Location& where) {
     if (name == "running") return BoundKind::Running;
     if (name == "a-priori" || name == "apriori") return BoundKind::APriori;
-    throw usage_error(fmt::format("unknown bound '{}' (running, a-priori)", escape_controls(name)), where);
+    if (name == "probabilistic") return BoundKind::Probabilistic;
+    if (name == "probabilistic-ordered") return BoundKind::ProbabilisticOrdered;
+    if (name == "running-ordered") return BoundKind::RunningOrdered;
+    throw usage_error(
+        fmt::format("unknown bound '{}' (running, running-ordered, a-priori, probabilistic, probabilistic-ordered)",
+                    escape_controls(name)),
+        where);
 }
 
-const char* bound_name(BoundKind b) { return b == BoundKind::Running ? "running" : "a-priori"; }
+const char* bound_name(BoundKind b) {
+    switch (b) {
+        case BoundKind::Running:
+            return "running";
+        case BoundKind::APriori:
+            return "a-priori";
+        case BoundKind::Probabilistic:
+            return "probabilistic";
+        case BoundKind::ProbabilisticOrdered:
+            return "probabilistic-ordered";
+        case BoundKind::RunningOrdered:
+            return "running-ordered";
+    }
+    return "?";
+}
+
+double sign_test_p(std::int64_t k, std::int64_t n) {
+    if (n <= 0) return 1;
+    // 2 P(X ≥ max(k, n − k)) for X ~ Bin(n, 1/2), summed in logs from the far tail inward.
+    const std::int64_t m = std::max(k, n - k);
+    const double nn = static_cast<double>(n), log_half = nn * std::log(0.5);
+    double tail = 0;
+    for (std::int64_t x = n; x >= m; --x) {
+        const double xx = static_cast<double>(x);
+        tail += std::exp(std::lgamma(nn + 1) - std::lgamma(xx + 1) - std::lgamma(nn - xx + 1) + log_half);
+    }
+    return std::min(1.0, 2 * tail);
+}
+
+void systematic_verdict(Judgement::Systematic& s) {
+    s.p_rounding = sign_test_p(s.toward_zero, s.rows);
+    s.p_temperature = sign_test_p(s.along, s.signed_rows);
+    s.temperature = s.gg > 0 ? s.eg / s.gg : 0;
+    s.verdict.clear();
+    const double each = kSystematicAlpha / 2;  // Bonferroni over the two tests
+    if (s.p_rounding < each) {
+        const bool toward = 2 * s.toward_zero > s.rows;
+        s.verdict = fmt::format(
+            "{} of {} rows round most inexact entries {} zero (p = {:.2g} < 5e-7 against half): a rounding bias ({})",
+            toward ? s.toward_zero : s.rows - s.toward_zero, s.rows, toward ? "toward" : "away from", s.p_rounding,
+            toward ? "truncation instead of round to nearest" : "away from zero");
+    }
+    if (s.p_temperature < each && std::fabs(s.temperature) > s.floor)
+        s.verdict += fmt::format(
+            "{}{} of {} rows err along a scale change (p = {:.2g} < 5e-7): the output fits a scale (temperature) off "
+            "by {:+.3g}%",
+            s.verdict.empty() ? "" : "; ", s.along, s.signed_rows, s.p_temperature, 100 * s.temperature);
+}
+
+double probabilistic_failure() { return 0x1p-40; }
+double probabilistic_lambda() { return std::sqrt(2 * std::log(2 / probabilistic_failure())); }
 
 namespace {
 // The one table of algorithms' names (docs/contributing.md, "A new oracle algorithm"): the name
@@ -220,7 +276,7 @@ double output_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_
 }
 
 double running_output_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t c,
-                            std::string* why) {
+                            std::string* why, bool ordered) {
     // Masked rows (0) and rows without a guarantee (+inf, the reason in `why`) as a priori.
     const double pri = output_bound(ref, spec, i, c, why);
     const std::size_t at = static_cast<std::size_t>(i * ref.d_v + c);
@@ -248,7 +304,27 @@ double running_output_bound(const Reference& ref, const AlgorithmSpec& spec, std
     // the numerator's roundings (θ per term) by θ Σ_j ŵ_j |v_jc|.
     const double e1 = (p + o * t.phi * kappa) / den;
     const double n1 = t.theta * ref.out_abs[at] * kappa / den;
-    const double b0 = e1 + n1;
+    double b0 = e1 + n1;
+    if (ordered && spec.algorithm != Algorithm::Online && ref.run_s1o.size() > at) {
+        // The declared order (docs/oracle.md, "The running bound for the declared order"):
+        // Higham's running error bound, u Σ |partial sums| (computed partials within (1 + γ) of
+        // the exact ones), for the dot products in index order and the sums in key order.
+        const double a = ref.out_abs[at], ga = 1 + gamma(2 * static_cast<double>(ref.d) + 2, ua);
+        const bool c_exact = ref.scale_exact && representable(ref.scale, spec.accumulate);
+        const double po =
+            2 * ua * ref.run_s2[at] +
+            kappa * (ua * ga * ref.run_s1o[at] + (c_exact ? 0 : 3 * ua) * ref.run_s1[at] + eta_s * ref.run_s2[at] +
+                     (shifted ? ua * ref.run_s3[at] + 2 * ua * eps_max * ref.run_s2[at] : 0));
+        const double gn = gamma(n, ua);
+        const double phi_o = std::min(t.phi, ua * (1 + gn) * kappa * ref.run_pd1[i] / (1 - r_max));
+        const double den_o = (1 - r_max) * (1 - phi_o);
+        // Each term fl(fl(Ê_j/D̂) v_jc) within the factor (1 + 2u + u²) of (Ê_j/D̂) v_jc, itself
+        // within ρ_y of w_j v_jc; the sum's computed partials within γ_n Σ|terms| of their own.
+        const double rho_y = (1 + r_max) * (1 + 2 * ua + ua * ua) / den_o - 1;
+        const double n1_o = (2 * ua + ua * ua) * kappa * a / den_o +
+                            ua * (ref.run_pv1[at] + n * (rho_y + gn * kappa * (1 + 2 * ua) / den_o) * a);
+        b0 = std::min(b0, (po + o * phi_o * kappa) / den_o + n1_o);
+    }
     const double n_eta = n * t.eta, d_prime = t.d_lo * den;
     const double b_eta = d_prime > n_eta ? t.eta * (ref.run_v1[at] + n * (o + b0)) / (d_prime - n_eta) : kInf;
     const double b_ops = ops_underflow(spec, t, f, ref.run_v1[at], o + b0);
@@ -262,6 +338,56 @@ double running_output_bound(const Reference& ref, const AlgorithmSpec& spec, std
         return kInf;
     }
     return std::min(b, pri);
+}
+
+double probabilistic_output_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t c,
+                                  bool ordered, std::string* why) {
+    const double run = running_output_bound(ref, spec, i, c, why, ordered);
+    const std::size_t at = static_cast<std::size_t>(i * ref.d_v + c);
+    if (!std::isfinite(run) || run == 0 || ref.run_qa.size() <= at) return run;
+    const RowFacts& f = ref.rows[i];
+    const Terms t = row_terms(ref, spec, f, i);
+    const double ua = unit_roundoff(spec.accumulate), n = static_cast<double>(f.keys);
+    const double ea = least_subnormal(spec.accumulate), d = static_cast<double>(ref.d);
+    const double o = std::max(std::fabs(ref.out_lo[at]), std::fabs(ref.out_hi[at])), a = ref.out_abs[at];
+    const bool shifted = spec.algorithm != Algorithm::Naive, online = spec.algorithm == Algorithm::Online;
+    // Σ_k c_k² over the rounding errors δ_k (|δ_k| ≤ u_a) of the first-order error of o_c:
+    // the scores (d products, d − 1 additions, the scale's product), the subtraction of the max,
+    // the exponentials (|ρ| ≤ 2u_a), the denominator's and the numerator's additions, the
+    // division(s) and the products w_j v_jc (docs/oracle.md, "The probabilistic bound").
+    double q = (ordered ? ref.run_qd[at] : (d + 1) * ref.run_qa[at]) + (shifted ? ref.run_q3[at] : 0) +
+               4 * ref.run_q2[at] + ref.run_qv[at];
+    if (online) {
+        const double b = static_cast<double>(std::max<std::int64_t>(1, std::min<std::int64_t>(spec.block, f.keys)));
+        const double blocks = std::ceil(n / b), up = unit_roundoff(spec.p_format);
+        q += o * o + (n - 1 + 2 * blocks) * (a * a + o * o) + (up > ua ? up * up / (ua * ua) : 0) * ref.run_qv[at];
+    } else if (ordered) {
+        q += ref.run_qv[at] + o * o * ref.run_pd[i] + ref.run_pv[at];
+    } else {
+        q += ref.run_qv[at] + (n - 1) * (o * o + a * a);
+    }
+    const double r_max = (1 + 2 * ua) * std::exp(t.eps) - 1;  // as a priori: exp's factor
+    const double den = (1 - r_max) * (1 - t.phi), kappa = 1 + r_max;
+    const double first = probabilistic_lambda() * ua * std::sqrt(q) * kappa / den;
+    // The products of two or more errors: each path's factor Π(1 + δ) is 1 + Σδ within (Σ|δ|)²
+    // (Σ|δ| ≤ 1/2), and the ratio's expansion within ρ², ρ the a-priori relative factor.
+    const double rho = (1 + t.r) * (1 + t.theta) / ((1 - t.r) * (1 - t.phi)) - 1;
+    const double second = 2 * a * rho * rho;
+    // A scale c that is not a value of the accumulator: the kernel's c within 1 ulp (2u_a) is a
+    // temperature error common to every key, |∂o/∂ log c| · 2u_a (not random).
+    const bool c_exact = ref.scale_exact && representable(ref.scale, spec.accumulate);
+    const double scale_err = c_exact ? 0 : 2 * ua * ref.run_gabs[at];
+    const double b_eta_ops = [&] {
+        const double n_eta = n * t.eta, d_prime = t.d_lo * den;
+        const double b0 = first + second;
+        const double be = d_prime > n_eta ? t.eta * (ref.run_v1[at] + n * (o + b0)) / (d_prime - n_eta) : kInf;
+        return be + ops_underflow(spec, t, f, ref.run_v1[at], o + b0);
+    }();
+    double b = first + second + scale_err + b_eta_ops;
+    if (unit_roundoff(ref.format) > ua || least_subnormal(ref.format) > ea)
+        b += unit_roundoff(ref.format) * (o + b) + least_subnormal(ref.format);
+    b *= 1 + 0x1p-20;
+    return std::isfinite(b) ? std::min(b, run) : run;
 }
 
 namespace {
@@ -407,6 +533,55 @@ Judgement judge_tensor(const Expected& x, FloatFormat f, const Tensor& t, const 
     return jd;
 }
 
+// The statistical verdict's counts (docs/oracle.md, "Systematic errors"), one sign a query row:
+// the row's entries share the rounding of its denominator (every |o_c| moves by the same
+// relative δ), so their signs are not independent, where different rows' roundings are. A row's
+// rounding sign is the majority of its inexact entries (toward zero or away; a tie gives none);
+// its temperature sign that of Σ_c e_c g_c, g_c = ∂o_c/∂(log c), over entries whose g_c has a
+// certain sign. Under the model of a correct kernel (each row's errors symmetric about 0 and
+// independent of g) each sign is +1 or −1 with probability 1/2, independently across rows.
+void systematic_tests(const Reference& ref, const AlgorithmSpec& spec, Judgement& j) {
+    auto& s = j.systematic;
+    s.floor = 8 * unit_roundoff(spec.accumulate);
+    // Underflow errs toward zero (a product w_j v_jc that falls below the least subnormal is
+    // lost), by at most n(η_a + η_p) in all: entries where that is 1/64 of an ulp or more are left out.
+    const double eta = least_subnormal(spec.accumulate) + least_subnormal(spec.p_format);
+    std::int64_t row = -1, tz = 0, aw = 0;
+    double eg_row = 0;
+    const auto close_row = [&] {
+        if (tz != aw) {
+            ++s.rows;
+            if (tz > aw) ++s.toward_zero;
+        }
+        if (eg_row != 0) {
+            ++s.signed_rows;
+            if (eg_row > 0) ++s.along;
+        }
+        tz = aw = 0;
+        eg_row = 0;
+    };
+    for (const Judged& e : j.entries) {
+        if (e.row != row) {
+            close_row();
+            row = e.row;
+        }
+        if (e.exact || !std::isfinite(e.ulp_error) || e.ulp_error == 0 || e.rounded == 0) continue;
+        if (ulp(e.rounded, ref.format) < 64 * static_cast<double>(ref.rows[e.row].keys) * eta) continue;
+        const double x = (e.lo + e.hi) / 2;
+        ((e.ulp_error < 0) == (x > 0) ? tz : aw) += 1;
+        const std::size_t at = static_cast<std::size_t>(e.row * ref.d_v + e.col);
+        if (at >= ref.run_g.size()) continue;
+        const double g = ref.run_g[at];
+        if (std::fabs(g) * 2 <= ref.run_gabs[at]) continue;  // its sign is not certain
+        const double err = e.ulp_error * ulp(e.rounded, ref.format);
+        eg_row += err * g;
+        s.eg += err * g;
+        s.gg += g * g;
+    }
+    close_row();
+    systematic_verdict(s);
+}
+
 }  // namespace
 
 Judgement judge_output(const Reference& ref, const Tensor& output, const AlgorithmSpec& spec,
@@ -422,11 +597,24 @@ Judgement judge_output(const Reference& ref, const Tensor& output, const Algorit
     Judgement j = judge_tensor(
         x, ref.format, output,
         [&](std::int64_t i, std::int64_t c, std::string* why) {
-            return spec.bound == BoundKind::Running ? running_output_bound(ref, spec, i, c, why)
-                                                    : output_bound(ref, spec, i, c, why);
+            switch (spec.bound) {
+                case BoundKind::Running:
+                case BoundKind::RunningOrdered:
+                    return running_output_bound(ref, spec, i, c, why, spec.bound == BoundKind::RunningOrdered);
+                case BoundKind::Probabilistic:
+                case BoundKind::ProbabilisticOrdered:
+                    return probabilistic_output_bound(ref, spec, i, c, spec.bound == BoundKind::ProbabilisticOrdered,
+                                                      why);
+                case BoundKind::APriori:
+                    break;
+            }
+            return output_bound(ref, spec, i, c, why);
         },
         tolerance_ulps, [&](std::int64_t i) { return claim_that_bounds(ref, spec, i); });
     j.bound = bound_name(spec.bound);
+    if (spec.bound == BoundKind::Probabilistic || spec.bound == BoundKind::ProbabilisticOrdered)
+        j.failure_probability = probabilistic_failure();
+    systematic_tests(ref, spec, j);
     return j;
 }
 

@@ -380,9 +380,97 @@ void charge_precision(const Problem& p, std::int64_t i, mpfr_prec_t prec, const 
         throw over_work(units, fmt::format("query row {}: a rounding at {} bits of working precision", i, prec));
 }
 
+// The sums of the sharper bounds and of the systematic tests (docs/oracle.md, "The running bound
+// for the declared order", "The probabilistic bound", "Systematic errors"), beside running_sums'
+// and from the same double stage: per key the index-order dot product's squared coefficients and
+// magnitudes; then, keys in the outer loop and every column at once, the sums of squares, the
+// key-order partial sums Σ_{j≤t} w_j v_jc, and the signed Σ_j w_j s_j (v_jc − o_c).
+void sharp_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<DoubleArith>& r, const DoubleArith::Iv& d,
+                const std::vector<std::uint8_t>& keep, std::int64_t i, const std::vector<DoubleArith::Iv>& o,
+                const std::vector<double>& w, Reference& ref) {
+    const std::int64_t nk = p.k.rows(), dv = p.v.cols(), dk = p.q.cols();
+    const double widen = (1 + static_cast<double>(nk + 5) * 0x1p-52) * (1 + 0x1p-40);
+    const double wide2 = (1 + static_cast<double>(nk + dk + 8) * 0x1p-51) * (1 + 0x1p-30);
+    const double c_up = std::max(std::fabs(da.scale.lo), std::fabs(da.scale.hi));
+    std::vector<double> dotq(static_cast<std::size_t>(nk), 0.0), sigma = dotq;
+    double pd = 0, pd1 = 0, wsum = 0;
+    const double* q = &p.q.data[i * dk];
+    for (std::int64_t j = 0; j < nk; ++j) {
+        if (!keep[j]) continue;
+        const double* k = &p.k.data[j * dk];
+        double part = 0, sq = 0, mag = 0, abs = 0;
+        for (std::int64_t x = 0; x < dk; ++x) {
+            const double prod = q[x] * k[x];
+            part += prod;
+            abs += std::fabs(prod);
+            sq += prod * prod + (x > 0 ? part * part : 0);
+            mag += std::fabs(prod) + (x > 0 ? std::fabs(part) : 0);
+        }
+        sq += part * part;  // the scale's product
+        mag += std::fabs(part);
+        dotq[j] = sq * c_up * c_up * wide2;
+        // σ_j: the magnitudes of the products, the partial sums and the score (index order); each
+        // partial sum in double is within d·2^−53 Σ|q k| of the exact one, 2d of them.
+        sigma[j] = detail::up((mag + 2 * static_cast<double>(dk * dk) * 0x1p-53 * abs) * c_up * (1 + 0x1p-40));
+        wsum += w[j];
+        pd += wsum * wsum;
+        pd1 += wsum;
+    }
+    ref.run_pd[i] = pd * wide2;
+    ref.run_pd1[i] = pd1 * widen;
+    const auto n = static_cast<std::size_t>(dv);
+    std::vector<double> s1o(n, 0.0), qa = s1o, qd = s1o, q2 = s1o, q3 = s1o, qv = s1o, pv = s1o, part = s1o, g = s1o;
+    std::vector<double> pv1 = s1o, omid = s1o;
+    for (std::int64_t c = 0; c < dv; ++c) omid[c] = (o[c].lo + o[c].hi) / 2;
+    const double dmid = d.lo + d.hi;
+    for (std::int64_t j = 0; j < nk; ++j) {
+        if (!keep[j]) continue;
+        const double* vj = &p.v.data[j * dv];
+        const double gap = detail::up(r.facts.score_max - r.key_lo[j]), a = r.key_abs[j];
+        const double wmid = (r.e[j].lo + r.e[j].hi) / dmid, sj = r.key_lo[j];
+        for (std::int64_t c = 0; c < dv; ++c) {
+            const double v = vj[c];
+            const double dev = detail::up(std::max(std::fabs(v - o[c].lo), std::fabs(v - o[c].hi)));
+            const double wd = w[j] * dev, wd2 = wd * wd;
+            s1o[c] += wd * sigma[j];
+            qa[c] += wd2 * a * a;
+            qd[c] += wd2 * dotq[j];
+            q2[c] += wd2;
+            q3[c] += wd2 * gap * gap;
+            qv[c] += w[j] * w[j] * v * v;
+            part[c] += wmid * v;
+            pv[c] += part[c] * part[c];
+            pv1[c] += std::fabs(part[c]);
+            g[c] += wmid * sj * (v - omid[c]);
+        }
+    }
+    for (std::int64_t c = 0; c < dv; ++c) {
+        const std::size_t at = static_cast<std::size_t>(i * dv + c);
+        const double slack = 0x1p-40 * ref.out_abs[at] * static_cast<double>(nk);
+        ref.run_s1o[at] = s1o[c] * widen;
+        ref.run_pv1[at] = (pv1[c] + slack) * widen;
+        ref.run_qa[at] = qa[c] * wide2;
+        ref.run_qd[at] = qd[c] * wide2;
+        ref.run_q2[at] = q2[c] * wide2;
+        ref.run_q3[at] = q3[c] * wide2;
+        ref.run_qv[at] = qv[c] * wide2;
+        // The partial sums from midpoints: each within a few units of 2^−50 of Σ_j w_j |v_j| (added).
+        ref.run_pv[at] = (std::sqrt(pv[c]) + slack) * (std::sqrt(pv[c]) + slack) * wide2;
+        // |Σ_j w_j s_j (v_jc − o_c)|: the midpoint sum, off by at most 2^−40 S1 (enclosures of
+        // width below 2^−45 relative, n terms, every |s_j| ≤ a_j).
+        ref.run_g[at] = g[c];
+        ref.run_gabs[at] = std::fabs(g[c]) + 0x1p-40 * ref.run_s1[at] + 0x1p-60;
+    }
+}
+
 // The running bound's sums (docs/oracle.md, "The running bound"), from the double stage:
 // w_j ≤ E_j^hi/D^lo, |v_jc − o_c| ≤ max(|v_jc − o^lo|, |v_jc − o^hi|), max s − s_j ≤ max s^hi − s_j^lo,
 // each sum of n nonnegative terms in double widened by its rounding (γ_{n+4} and 2^−40).
+// Beside them the probabilistic bound's sums of squares ("The probabilistic bound"): per key
+// the dot product's coefficients in any order ((d + 1)a_j²) and in index order (the squares of
+// the products, of the partial sums and of the score), and the squared partial sums of the
+// weights and of Σ_j w_j v_jc in key order; and the signed Σ_j w_j s_j (v_jc − o_c), the
+// derivative of o_c in the log of the scale (a temperature), bounded in magnitude.
 void running_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<DoubleArith>& r, const DoubleArith::Iv& d,
                   const std::vector<std::uint8_t>& keep, std::int64_t i, Reference& ref) {
     const std::int64_t nk = p.k.rows(), dv = p.v.cols();
@@ -414,6 +502,7 @@ void running_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<Do
         ref.run_s3[at] = s3[c] * widen;
         ref.run_v1[at] = v1[c] * widen;
     }
+    sharp_sums(p, da, r, d, keep, i, o, w, ref);
 }
 
 void reference_row(const Problem& p, std::int64_t i, Reference& ref, const std::vector<double>& kt) {
@@ -487,6 +576,11 @@ Reference reference(const Problem& p, FloatFormat format, bool weights) {
     ref.n_k = p.k.rows();
     ref.d_v = p.v.cols();
     ref.d = p.q.cols();
+    {
+        const auto c = detail::double_scale(p.scale, ref.d);
+        ref.scale_exact = c.lo == c.hi;
+        ref.scale = (c.lo + c.hi) / 2;
+    }
     ref.v_abs_max.assign(static_cast<std::size_t>(ref.d_v), 0);
     for (std::size_t x = 0; x < p.v.data.size(); ++x)
         ref.v_abs_max[x % ref.d_v] = std::max(ref.v_abs_max[x % ref.d_v], std::fabs(p.v.data[x]));
@@ -495,6 +589,10 @@ Reference reference(const Problem& p, FloatFormat format, bool weights) {
     ref.out_lo = ref.out_hi = ref.out_abs = ref.out;
     ref.out_exact.assign(no, 0);
     ref.run_s1 = ref.run_s2 = ref.run_s3 = ref.run_v1 = ref.out;
+    ref.run_qa = ref.run_qd = ref.run_q2 = ref.run_q3 = ref.run_qv = ref.run_pv = ref.run_g = ref.run_gabs = ref.out;
+    ref.run_s1o = ref.run_pv1 = ref.out;
+    ref.run_pd.assign(static_cast<std::size_t>(ref.n_q), 0);
+    ref.run_pd1 = ref.run_pd;
     if (format == FloatFormat::Float64) ref.out_resid.assign(no, kNaN);
     ref.lse.assign(static_cast<std::size_t>(ref.n_q), 0);
     ref.lse_lo = ref.lse_hi = ref.lse;

@@ -61,6 +61,17 @@ nlohmann::ordered_json judgement_object(const Judgement& j) {
     js["first_over"] = json_at(j, j.first_over);
     js["unbounded"] = j.unbounded;
     js["unbounded_reason"] = j.unbounded_reason;
+    js["failure_probability"] = j.failure_probability;
+    const auto& st = j.systematic;
+    js["systematic"] = st.verdict;
+    js["systematic_tests"] = {{"rows", st.rows},
+                              {"toward_zero", st.toward_zero},
+                              {"p_rounding", st.p_rounding},
+                              {"signed_rows", st.signed_rows},
+                              {"along_scale", st.along},
+                              {"p_temperature", st.p_temperature},
+                              {"temperature", st.temperature},
+                              {"alpha", kSystematicAlpha}};
     js["diagnosis"] = j.diagnosis;
     js["passed"] = j.passed();
     return js;
@@ -83,6 +94,18 @@ std::string judgement_lines(const Judgement& j, FloatFormat f) {
         j.unbounded, j.unbounded ? " (" + j.unbounded_reason + ")" : "");
     if (j.worst >= 0) out += entry_line("worst", j.tensor, j.entries[j.worst], f);
     if (j.first_over >= 0) out += entry_line("first over", j.tensor, j.entries[j.first_over], f);
+    if (j.failure_probability > 0)
+        out += fmt::format(
+            "bound: {} (Higham and Mary's model, λ = {:.4g}): fails with probability at most {:.3g} per entry\n",
+            j.bound, probabilistic_lambda(), j.failure_probability);
+    if (j.tensor == "out") {
+        const auto& st = j.systematic;
+        out += fmt::format(
+            "systematic (sign tests over rows, false alarms at most 1e-6): {} of {} rows mostly toward zero (p = "
+            "{:.3g}), {} of {} along a scale change (p = {:.3g}): {}\n",
+            st.toward_zero, st.rows, st.p_rounding, st.along, st.signed_rows, st.p_temperature,
+            st.verdict.empty() ? "none found" : st.verdict);
+    }
     if (!j.diagnosis.empty()) out += "diagnosis: " + j.diagnosis + '\n';
     return out;
 }
