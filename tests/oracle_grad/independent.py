@@ -60,17 +60,20 @@ def settled(case, bits, emin):
     raise RuntimeError("mpmath did not settle by 32768 bits")
 
 
-def reference_mpmath(q, k, v, do, scale, causal, base):
+def reference_mpmath(q, k, v, do, scale, causal, base, bias):
     nq, nk, d, dv = len(q), len(k), len(q[0]), len(v[0])
     c = mpmath.mpf(1) / mpmath.sqrt(d) if scale == "sqrt-dk" else mpmath.mpf(scale)
     lam = mpmath.log(2) if base == "2" else mpmath.mpf(1)
     P = [[mpmath.mpf(0)] * nk for _ in range(nq)]
+    lse = []
     for i in range(nq):
-        s = [c * mpmath.fsum(mpmath.mpf(q[i][x]) * k[j][x] for x in range(d)) for j in range(nk)]
+        s = [c * mpmath.fsum(mpmath.mpf(q[i][x]) * k[j][x] for x in range(d)) + (bias[i][j] if bias else 0)
+             for j in range(nk)]
         vis = [j for j in range(nk) if not (causal and j > i)]
         m = max(s[j] for j in vis)
         e = {j: (mpmath.power(2, s[j] - m) if base == "2" else mpmath.exp(s[j] - m)) for j in vis}
         den = mpmath.fsum(e.values())
+        lse.append(m + (mpmath.log(den, 2) if base == "2" else mpmath.log(den)))
         for j in vis:
             P[i][j] = e[j] / den
     O = [[mpmath.fsum(P[i][j] * v[j][cc] for j in range(nk)) for cc in range(dv)] for i in range(nq)]
@@ -80,13 +83,15 @@ def reference_mpmath(q, k, v, do, scale, causal, base):
     dQ = [[c * mpmath.fsum(dS[i][j] * k[j][x] for j in range(nk)) for x in range(d)] for i in range(nq)]
     dK = [[c * mpmath.fsum(dS[i][j] * q[i][x] for i in range(nq)) for x in range(d)] for j in range(nk)]
     dV = [[mpmath.fsum(P[i][j] * do[i][cc] for i in range(nq)) for cc in range(dv)] for j in range(nk)]
-    return {"dq": dQ, "dk": dK, "dv": dV, "p": P, "ds": dS, "d": D, "out": O}
+    return {"dq": dQ, "dk": dK, "dv": dV, "p": P, "ds": dS, "d": D, "out": O, "lse": lse, "dp": dP}
 
 
-def torch_grads(q, k, v, do, scale, causal, base):
+def torch_grads(q, k, v, do, scale, causal, base, bias):
     tq, tk, tv = (torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in (q, k, v))
     c = 1 / math.sqrt(len(q[0])) if scale == "sqrt-dk" else float(scale)
     s = c * tq @ tk.T
+    if bias:
+        s = s + torch.tensor(bias, dtype=torch.float64)
     if base == "2":
         s = s * math.log(2)
     if causal:
@@ -123,9 +128,10 @@ def main():
             return [[rng.choice([-1, 1]) * rng.randint(0, 255) / 2 ** rng.randint(3, 8) for _ in range(cc)]
                     for _ in range(r)]
 
-        cases.append((mat(nq, d), mat(nk, d), mat(nk, dv), mat(nq, dv), scale, causal, base, dtype))
+        bias = mat(nq, nk) if n % 4 == 3 else None  # an additive score bias (ALiBi-like)
+        cases.append((mat(nq, d), mat(nk, d), mat(nk, dv), mat(nq, dv), scale, causal, base, bias, dtype))
     with tempfile.TemporaryDirectory() as tmp:
-        for case_no, (q, k, v, do, scale, causal, base, dtype) in enumerate(cases):
+        for case_no, (q, k, v, do, scale, causal, base, bias, dtype) in enumerate(cases):
             for name, t in (("q", q), ("k", k), ("v", v), ("do", do)):
                 write_csv(os.path.join(tmp, name + ".csv"), t)
             args = [cli, "oracle", "grad-reference", "--format", "json", "--dtype", dtype, "--scale", scale,
@@ -134,13 +140,16 @@ def main():
                 args += ["--" + name, os.path.join(tmp, name + ".csv")]
             if causal:
                 args.append("--causal")
+            if bias:
+                write_csv(os.path.join(tmp, "bias.csv"), bias)
+                args += ["--bias", os.path.join(tmp, "bias.csv")]
             run = subprocess.run(args, capture_output=True, text=True)
             if run.returncode != 0:
                 print(f"case {case_no}: exit {run.returncode}: {run.stderr}")
                 failures += 1
                 continue
             got = json.loads(run.stdout)["fields"]
-            flat, rounded_values, prec = settled((q, k, v, do, scale, causal, base), *FORMATS[dtype])
+            flat, rounded_values, prec = settled((q, k, v, do, scale, causal, base, bias), *FORMATS[dtype])
             max_prec = max(max_prec, prec)
             for field, xs in flat.items():
                 for at, x in enumerate(xs):
@@ -157,7 +166,7 @@ def main():
                         failures += 1
             if dtype != "float64":
                 continue
-            t = torch_grads(q, k, v, do, scale, causal, base)
+            t = torch_grads(q, k, v, do, scale, causal, base, bias)
             for field in ("dq", "dk", "dv"):
                 flat_t = t[field].flatten().tolist()
                 ref = got[field]["values"]

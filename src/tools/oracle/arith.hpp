@@ -173,7 +173,7 @@ struct MpfrArith {
 };
 
 /// The scale c as an exact rational when it is one: 1, a given float, 1/√d_k for a square d_k
-/// (defined in backward.cpp; the forward's exact entries and the backward's use it).
+/// (defined in oracle_grad.cpp; the forward's exact entries and the backward's use it).
 std::optional<mpq_class> rational_scale(const Problem& p);
 
 /// The scale c enclosed in doubles (1/√d_k rounded down and up by MPFR).

@@ -83,7 +83,7 @@ GradComparison compare_grad(const GradReference& g, const std::string& name, con
 std::string grad_reference_text(const GradReference& g, const std::vector<GradComparison>& compared) {
     charge_chars(entries(g) * 110 + 400);
     std::string out = fmt::format(
-        "oracle grad-reference: gradients of {} queries over {} keys (d = {}, d_v = {}, base {}) correctly "
+        "oracle grad-reference: gradients of attention with n_q = {}, n_k = {}, d = {}, d_v = {} (base {}) correctly "
         "rounded to {} (max MPFR precision {} bits; {} of {} entries exact)\n",
         g.n_q, g.n_k, g.d, g.d_v, g.base == ExpBase::E ? "e" : "2", info(g.format).name, g.max_precision,
         g.exact_entries, static_cast<std::int64_t>(entries(g)));
