@@ -5,11 +5,14 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <optional>
+#include <tuple>
 #include <ostream>
 
 #include "commands.hpp"
 #include "exactattn/wording.hpp"
 #include "exactattn/oracle.hpp"
+#include "exactattn/oracle_grad.hpp"
 
 namespace exactattn::cli {
 
@@ -18,7 +21,8 @@ namespace {
 using namespace exactattn::oracle;
 
 struct OracleOptions {
-    std::string action;  ///< reference | judge | emulate | vectors
+    std::string action;                                  ///< reference | judge | emulate | vectors | grad-reference
+    std::string d_out, actual_dq, actual_dk, actual_dv;  ///< grad-reference
     std::string q, k, v, mask, bias, actual, actual_weights, actual_lse, npy;
     std::string input_dtype;  ///< the format of q, k, v (default: the files')
     std::string dtype = "float32";
@@ -96,7 +100,11 @@ auto at_options(F&& f) -> decltype(f()) {
                                                                    {"align", "--align"},
                                                                    {"window", "--window-left"},
                                                                    {"layout", "--layout"},
-                                                                   {"tolerance_ulps", "--tolerance-ulps"}};
+                                                                   {"tolerance_ulps", "--tolerance-ulps"},
+                                                                   {"do", "--do"},
+                                                                   {"dq", "--actual-dq"},
+                                                                   {"dk", "--actual-dk"},
+                                                                   {"dv", "--actual-dv"}};
     try {
         return f();
     } catch (const Error& e) {
@@ -172,6 +180,26 @@ int judge_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::o
     return rep.passed() ? 0 : 1;
 }
 
+// The certified gradients under --do, and a kernel's --actual-dq/dk/dv measured against them
+// (no bound is applied yet: the exit status is 0 whatever the errors, docs/oracle.md).
+int grad_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::ostream& out) {
+    if (l.batch) throw usage_error("grad-reference takes matrices (n × d); q is 4-D", option_place("--q"));
+    if (o.d_out.empty()) throw usage_error("grad-reference needs --do FILE", option_place("--do"));
+    std::optional<FloatFormat> in;
+    if (!o.input_dtype.empty()) in = parse_format(o.input_dtype, option_place("--input-dtype"));
+    const Tensor d_out = load(o.d_out, "--do", in);
+    std::vector<std::pair<std::string, Tensor>> actual;
+    for (const auto& [path, name, option] : {std::tuple{o.actual_dq, "dq", "--actual-dq"},
+                                             {o.actual_dk, "dk", "--actual-dk"},
+                                             {o.actual_dv, "dv", "--actual-dv"}})
+        if (!path.empty()) actual.emplace_back(name, load(path, option, f));
+    const GradReference g = grad_reference(l.p, d_out, f);
+    std::vector<GradComparison> compared;
+    for (const auto& [name, t] : actual) compared.push_back(compare_grad(g, name, t));
+    out << (o.format == "json" ? grad_reference_json(g, compared) : grad_reference_text(g, compared));
+    return 0;
+}
+
 int vectors_command(const OracleOptions& o, FloatFormat f, std::ostream& out) {
     const auto seed = whole_number(o.seed);
     if (!seed || *seed < 0) throw usage_error("not a whole number from 0", option_place("--seed"));
@@ -192,6 +220,7 @@ int cmd_oracle_placed(const OracleOptions& o, std::ostream& out) {
     if (o.action == "judge" && o.actual.empty())
         throw usage_error("judge needs --actual FILE", option_place("--actual"));
     if (o.action == "emulate") return emulate_command(o, l, f, out);
+    if (o.action == "grad-reference") return grad_command(o, l, f, out);
     return o.action == "judge" ? judge_command(o, l, f, out) : reference_command(o, l, f, out);
 }
 
@@ -204,12 +233,16 @@ int cmd_oracle(const OracleOptions& o, std::ostream& out) {
 void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& command) {
     auto o = std::make_shared<OracleOptions>();
     auto* s = app.add_subcommand("oracle", "Certified references for float attention, and a kernel's output judged");
-    s->add_option("action", o->action, "reference | judge | emulate | vectors")
+    s->add_option("action", o->action, "reference | judge | emulate | vectors | grad-reference")
         ->required()
-        ->check(CLI::IsMember({"reference", "judge", "emulate", "vectors"}));
+        ->check(CLI::IsMember({"reference", "judge", "emulate", "vectors", "grad-reference"}));
     s->add_option("--q", o->q, "Q (n_q × d): .npy, .json or .csv");
     s->add_option("--k", o->k, "K (n_k × d)");
     s->add_option("--v", o->v, "V (n_k × d_v)");
+    s->add_option("--do", o->d_out, "grad-reference: the upstream gradient dO (n_q × d_v)");
+    s->add_option("--actual-dq", o->actual_dq, "grad-reference: a kernel's dQ, measured in ULPs (not judged)");
+    s->add_option("--actual-dk", o->actual_dk, "grad-reference: a kernel's dK, measured in ULPs (not judged)");
+    s->add_option("--actual-dv", o->actual_dv, "grad-reference: a kernel's dV, measured in ULPs (not judged)");
     s->add_option("--seed", o->seed, "vectors: the seed (0 to 2^63 − 1)");
     s->add_option("--dir", o->dir, "vectors: the directory to write");
     s->add_option("--long-keys", o->long_keys, "vectors: keys of the long row (default 100000)")

@@ -5,6 +5,7 @@
 // result contains the exact result of the operation on the enclosed operands.
 #pragma once
 
+#include <gmpxx.h>
 #include <mpfr.h>
 
 #include <bit>
@@ -170,6 +171,10 @@ struct MpfrArith {
         return mpfr_get_d(t.lo, MPFR_RNDN);
     }
 };
+
+/// The scale c as an exact rational when it is one: 1, a given float, 1/√d_k for a square d_k
+/// (defined in oracle_grad.cpp; the forward's exact entries and the backward's use it).
+std::optional<mpq_class> rational_scale(const Problem& p);
 
 /// The scale c enclosed in doubles (1/√d_k rounded down and up by MPFR).
 DoubleArith::Iv double_scale(const Scale& s, std::int64_t dk);

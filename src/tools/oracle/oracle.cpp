@@ -142,7 +142,7 @@ struct ExactRow {
     std::vector<std::optional<mpq_class>> out;
 };
 
-std::optional<mpq_class> rational_scale(const Problem& p);
+using detail::rational_scale;
 
 ExactRow exact_row(const Problem& p, std::int64_t i, const std::vector<std::uint8_t>& keep) {
     const std::int64_t nk = p.k.rows(), d = p.q.cols(), dv = p.v.cols();
@@ -292,16 +292,6 @@ void store_exact(const Problem& p, std::int64_t i, const std::vector<std::uint8_
         ref.w_hi[i * nk + j] = detail::up(w.get_d());
         done[dv + 1 + j] = 1;
     }
-}
-
-// The scale as an exact rational, when it is one: 1, a given float, 1/√d_k for a square d_k.
-std::optional<mpq_class> rational_scale(const Problem& p) {
-    if (p.scale.kind == ScaleKind::None) return mpq_class(1);
-    if (p.scale.kind == ScaleKind::Given) return mpq_class(p.scale.value);
-    const auto d = static_cast<long>(p.q.cols());
-    const auto r = static_cast<long>(std::llround(std::sqrt(static_cast<double>(d))));
-    if (r * r != d) return std::nullopt;
-    return mpq_class(1, r);
 }
 
 // x correctly rounded to f: exact for a rational, else by enclosures at doubling precision.

@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: MIT
+// exactattn oracle, backward pass (include/exactattn/oracle_grad.hpp): the certified gradients
+// of attention in Ziv's manner, as the forward's reference: the entries that are rational are
+// computed exactly (dP always; P, O, D, dS, dQ, dK, dV where every row involved has rational
+// weights), the others in MPFR interval arithmetic at doubling precision until each enclosure
+// rounds to one value of the format (docs/oracle.md, "Certified gradients").
+#include <fmt/format.h>
+#include <gmpxx.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "arith.hpp"
+#include "exactattn/limits.hpp"
+#include "exactattn/oracle_grad.hpp"
+
+namespace exactattn::oracle {
+
+namespace {
+
+using detail::MpfrArith;
+using Iv = MpfrArith::Iv;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// Base-2 rows whose scores differ by whole numbers have rational weights 2^(s_j − m)/Σ; past this
+// many binades the exact weights are left to the enclosures (they are far from any midpoint).
+constexpr long kMaxExactShift = 4096;
+
+Location arg(const char* name) {
+    Location l;
+    l.context = name;
+    return l;
+}
+
+GradField make_field(const char* name, std::vector<std::int64_t> shape) {
+    GradField f;
+    f.name = name;
+    std::int64_t n = 1;
+    for (auto s : shape) n *= s;
+    f.shape = std::move(shape);
+    f.val.assign(static_cast<std::size_t>(n), 0);
+    f.lo = f.hi = f.val;
+    f.exact.assign(static_cast<std::size_t>(n), 0);
+    return f;
+}
+
+bool power_of_two(const mpz_class& z) { return z > 0 && mpz_popcount(z.get_mpz_t()) == 1; }
+
+// r = x·y for enclosures of any sign: the least and greatest of the four products of the ends.
+void mul_any(Iv& r, const Iv& x, const Iv& y, mpfr_prec_t prec) {
+    mpfr_t t, lo, hi;
+    mpfr_inits2(prec, t, lo, hi, static_cast<mpfr_ptr>(nullptr));
+    mpfr_srcptr xs[2] = {x.lo, x.hi}, ys[2] = {y.lo, y.hi};
+    bool first = true;
+    for (auto a : xs)
+        for (auto b : ys) {
+            mpfr_mul(t, a, b, MPFR_RNDD);
+            if (first || mpfr_less_p(t, lo)) mpfr_set(lo, t, MPFR_RNDN);
+            mpfr_mul(t, a, b, MPFR_RNDU);
+            if (first || mpfr_greater_p(t, hi)) mpfr_set(hi, t, MPFR_RNDN);
+            first = false;
+        }
+    mpfr_set(r.lo, lo, MPFR_RNDN);
+    mpfr_set(r.hi, hi, MPFR_RNDN);
+    mpfr_clears(t, lo, hi, static_cast<mpfr_ptr>(nullptr));
+}
+
+class Builder {
+  public:
+    Builder(const Problem& p, const Tensor& d_out, FloatFormat f) : p_(p), do_(d_out), f_(f) {
+        nq_ = p.q.rows(), nk_ = p.k.rows(), d_ = p.q.cols(), dv_ = p.v.cols();
+        g_.format = f;
+        g_.base = p.base;
+        g_.n_q = nq_, g_.n_k = nk_, g_.d = d_, g_.d_v = dv_;
+        g_.dq = make_field("dq", {nq_, d_});
+        g_.dk = make_field("dk", {nk_, d_});
+        g_.dv = make_field("dv", {nk_, dv_});
+        g_.p = make_field("p", {nq_, nk_});
+        g_.dp = make_field("dp", {nq_, nk_});
+        g_.delta = make_field("d", {nq_});
+        g_.ds = make_field("ds", {nq_, nk_});
+        g_.lse = make_field("lse", {nq_});
+        g_.out = make_field("out", {nq_, dv_});
+        for (GradField* x : all()) done_[x].assign(x->val.size(), 0);
+        for (std::int64_t i = 0; i < nq_; ++i) keep_.push_back(visible_keys(p, i));
+    }
+
+    GradReference run() {
+        charge(2000, "the exact entries");
+        exact_entries();
+        for (mpfr_prec_t prec = 128;; prec *= 2) {
+            if (undecided() == 0) break;
+            if (prec > limits().max_precision)
+                throw over_limit(Limit::max_precision,
+                                 fmt::format("{}: a rounding needs more bits of working precision", first_undecided()));
+            charge(2000.0 * (1 + static_cast<double>(prec) / 256), fmt::format("the enclosures at {} bits", prec));
+            g_.max_precision = std::max<std::int64_t>(g_.max_precision, prec);
+            enclose(prec);
+        }
+        for (GradField* x : all()) g_.exact_entries += std::count(x->exact.begin(), x->exact.end(), std::uint8_t{1});
+        return std::move(g_);
+    }
+
+  private:
+    std::vector<GradField*> all() {
+        return {&g_.dq, &g_.dk, &g_.dv, &g_.out, &g_.lse, &g_.delta, &g_.p, &g_.dp, &g_.ds};
+    }
+    std::int64_t undecided() {
+        std::int64_t n = 0;
+        for (auto& [f, d] : done_) n += std::count(d.begin(), d.end(), std::uint8_t{0});
+        return n;
+    }
+    std::string first_undecided() {
+        for (GradField* x : all()) {
+            const auto& d = done_[x];
+            const auto it = std::find(d.begin(), d.end(), std::uint8_t{0});
+            if (it == d.end()) continue;
+            const auto at = it - d.begin();
+            if (x->shape.size() == 1) return fmt::format("{}[{}]", x->name, at);
+            return fmt::format("{}[{}, {}]", x->name, at / x->shape[1], at % x->shape[1]);
+        }
+        return "an entry";
+    }
+    // One pass over the problem costs about `per` work units a multiply-add.
+    void charge(double per, const std::string& what) const {
+        const double units =
+            static_cast<double>(nq_) * static_cast<double>(nk_) * static_cast<double>(2 * d_ + 3 * dv_ + 8) * per;
+        if (!charge_work(units))
+            throw over_work(units, fmt::format("{} of the gradients of {} queries over {} keys (d = {}, d_v = {})",
+                                               what, nq_, nk_, d_, dv_));
+    }
+
+    void put_exact(GradField& x, std::int64_t at, const mpq_class& v) {
+        auto& done = done_[&x];
+        if (done[at]) return;
+        x.val[at] = round_exact(v, f_);
+        const double t = v.get_d();  // toward 0, within one ulp of a double
+        if (mpq_class(t) == v)
+            x.lo[at] = x.hi[at] = t;
+        else
+            x.lo[at] = detail::down(t), x.hi[at] = detail::up(t);
+        x.exact[at] = 1;
+        done[at] = 1;
+    }
+    void put_value(GradField& x, std::int64_t at, double v) {  // a declared value (masked rows)
+        x.val[at] = x.lo[at] = x.hi[at] = v;
+        x.exact[at] = 1;
+        done_[&x][at] = 1;
+    }
+    void put_iv(GradField& x, std::int64_t at, const MpfrArith& a, const Iv& v) {
+        auto& done = done_[&x];
+        if (done[at]) return;
+        const auto r = a.decide(v, f_);
+        if (!r) return;
+        x.val[at] = *r;
+        std::tie(x.lo[at], x.hi[at]) = a.bounds(v);
+        done[at] = 1;
+    }
+
+    [[nodiscard]] double q(std::int64_t i, std::int64_t x) const { return p_.q.data[i * d_ + x]; }
+    [[nodiscard]] double k(std::int64_t j, std::int64_t x) const { return p_.k.data[j * d_ + x]; }
+    [[nodiscard]] double v(std::int64_t j, std::int64_t c) const { return p_.v.data[j * dv_ + c]; }
+    [[nodiscard]] double o(std::int64_t i, std::int64_t c) const { return do_.data[i * dv_ + c]; }
+    [[nodiscard]] bool masked_row(std::int64_t i) const {
+        return std::count(keep_[i].begin(), keep_[i].end(), std::uint8_t{1}) == 0;
+    }
+
+    // The exact scores c·q·k + b of row i's visible keys, when c is rational.
+    std::vector<mpq_class> exact_scores(std::int64_t i, const mpq_class& c) const {
+        std::vector<mpq_class> s(static_cast<std::size_t>(nk_));
+        for (std::int64_t j = 0; j < nk_; ++j) {
+            if (!keep_[i][j]) continue;
+            mpq_class dot = 0;
+            for (std::int64_t x = 0; x < d_; ++x) dot += mpq_class(q(i, x)) * mpq_class(k(j, x));
+            s[j] = c * dot + mpq_class(bias_at(p_, i, j));
+        }
+        return s;
+    }
+
+    // Row i's weights as exact rationals when they are rational (docs/oracle.md, "Exact
+    // entries"): base e, only when every visible score is equal (1/n); base 2, when the scores
+    // differ by whole numbers (2^(s_j − m)/Σ). `lse` is set when the log-sum-exp is rational too.
+    std::optional<std::vector<mpq_class>> rational_weights(std::int64_t i, std::optional<mpq_class>& lse) const {
+        const auto c = detail::rational_scale(p_);
+        std::vector<mpq_class> w(static_cast<std::size_t>(nk_), mpq_class(0));
+        const long n = static_cast<long>(std::count(keep_[i].begin(), keep_[i].end(), std::uint8_t{1}));
+        if (p_.base == ExpBase::E) {
+            // With an irrational c, c·x + b = c·y + b' for rationals only when x = y and b = b'.
+            std::map<std::pair<mpq_class, mpq_class>, int> groups;
+            std::optional<mpq_class> s0;
+            for (std::int64_t j = 0; j < nk_; ++j) {
+                if (!keep_[i][j]) continue;
+                mpq_class dot = 0;
+                for (std::int64_t x = 0; x < d_; ++x) dot += mpq_class(q(i, x)) * mpq_class(k(j, x));
+                const mpq_class b(bias_at(p_, i, j));
+                if (c) {
+                    s0 = mpq_class(*c * dot + b);
+                    groups[{*s0, mpq_class(0)}] = 1;
+                } else {
+                    groups[{dot, b}] = 1;
+                }
+            }
+            if (groups.size() != 1) return std::nullopt;
+            for (std::int64_t j = 0; j < nk_; ++j)
+                if (keep_[i][j]) w[j] = mpq_class(1, n);
+            if (n == 1 && s0) lse = *s0;  // ln 1 = 0
+            return w;
+        }
+        if (!c) return std::nullopt;
+        const auto s = exact_scores(i, *c);
+        std::optional<mpq_class> m;
+        for (std::int64_t j = 0; j < nk_; ++j)
+            if (keep_[i][j] && (!m || s[j] > *m)) m = s[j];
+        mpq_class sum = 0;
+        for (std::int64_t j = 0; j < nk_; ++j) {
+            if (!keep_[i][j]) continue;
+            const mpq_class t = s[j] - *m;
+            if (t.get_den() != 1 || t < -kMaxExactShift) return std::nullopt;
+            const auto shift = static_cast<mp_bitcnt_t>(-t.get_num().get_si());
+            w[j] = mpq_class(mpz_class(1), mpz_class(1) << shift);
+            sum += w[j];
+        }
+        for (auto& x : w) x /= sum;
+        if (power_of_two(sum.get_num()) && power_of_two(sum.get_den()))
+            lse = *m + static_cast<long>(mpz_sizeinbase(sum.get_num().get_mpz_t(), 2)) -
+                  static_cast<long>(mpz_sizeinbase(sum.get_den().get_mpz_t(), 2));
+        return w;
+    }
+
+    void exact_entries() {
+        // dP = dO Vᵀ: products of floats, always rational.
+        for (std::int64_t i = 0; i < nq_; ++i)
+            for (std::int64_t j = 0; j < nk_; ++j) {
+                mpq_class s = 0;
+                for (std::int64_t c = 0; c < dv_; ++c) s += mpq_class(o(i, c)) * mpq_class(v(j, c));
+                put_exact(g_.dp, i * nk_ + j, s);
+            }
+        const auto c = detail::rational_scale(p_);
+        // λ·c rational: dQ and dK of rational rows are rational; otherwise only their zeros are.
+        const bool factor_rational = c && p_.base == ExpBase::E;
+        std::vector<std::uint8_t> rational(static_cast<std::size_t>(nq_), 0);
+        std::vector<mpq_class> w(static_cast<std::size_t>(nq_ * nk_)), r = w;  // P and P ∘ (dP − D)
+        for (std::int64_t i = 0; i < nq_; ++i) {
+            if (masked_row(i)) {
+                masked(i);
+                rational[i] = 1;
+                continue;
+            }
+            std::optional<mpq_class> lse;
+            const auto row = rational_weights(i, lse);
+            if (!row) continue;
+            rational[i] = 1;
+            if (lse) put_exact(g_.lse, i, *lse);
+            mpq_class dd = 0;
+            for (std::int64_t col = 0; col < dv_; ++col) {
+                mpq_class oc = 0;
+                for (std::int64_t j = 0; j < nk_; ++j) oc += (*row)[j] * mpq_class(v(j, col));
+                put_exact(g_.out, i * dv_ + col, oc);
+                dd += mpq_class(o(i, col)) * oc;
+            }
+            put_exact(g_.delta, i, dd);
+            for (std::int64_t j = 0; j < nk_; ++j) {
+                const auto at = static_cast<std::size_t>(i * nk_ + j);
+                w[at] = (*row)[j];
+                put_exact(g_.p, i * nk_ + j, w[at]);
+                mpq_class dp = 0;
+                for (std::int64_t col = 0; col < dv_; ++col) dp += mpq_class(o(i, col)) * mpq_class(v(j, col));
+                r[at] = w[at] * (dp - dd);
+                if (p_.base == ExpBase::E || r[at] == 0) put_exact(g_.ds, i * nk_ + j, r[at]);
+            }
+            for (std::int64_t x = 0; x < d_; ++x) {
+                mpq_class s = 0;
+                for (std::int64_t j = 0; j < nk_; ++j) s += r[i * nk_ + j] * mpq_class(k(j, x));
+                if (factor_rational) put_exact(g_.dq, i * d_ + x, *c * s);
+                if (s == 0) put_exact(g_.dq, i * d_ + x, s);
+            }
+        }
+        for (std::int64_t j = 0; j < nk_; ++j) {
+            bool all = true;  // every row that sees key j has rational weights
+            for (std::int64_t i = 0; i < nq_; ++i) all = all && (!keep_[i][j] || rational[i]);
+            if (!all) continue;
+            for (std::int64_t x = 0; x < d_; ++x) {
+                mpq_class s = 0;
+                for (std::int64_t i = 0; i < nq_; ++i)
+                    if (keep_[i][j]) s += r[i * nk_ + j] * mpq_class(q(i, x));
+                if (factor_rational) put_exact(g_.dk, j * d_ + x, *c * s);
+                if (s == 0) put_exact(g_.dk, j * d_ + x, s);
+            }
+            for (std::int64_t col = 0; col < dv_; ++col) {
+                mpq_class s = 0;
+                for (std::int64_t i = 0; i < nq_; ++i)
+                    if (keep_[i][j]) s += w[i * nk_ + j] * mpq_class(o(i, col));
+                put_exact(g_.dv, j * dv_ + col, s);
+            }
+        }
+    }
+
+    // A fully masked row: its output and log-sum-exp are the declared constants, which depend on
+    // no input, so its weights, dS and dQ are 0 and it adds nothing to dK and dV.
+    void masked(std::int64_t i) {
+        if (p_.masked_rows == MaskedRows::Error)
+            throw domain_error(
+                fmt::format("query row {}: every key is masked (declare what such a row gives: nan or zeros)", i));
+        for (std::int64_t c = 0; c < dv_; ++c)
+            put_value(g_.out, i * dv_ + c, p_.masked_rows == MaskedRows::NaN ? kNaN : 0.0);
+        put_value(g_.lse, i, p_.masked_lse == MaskedLse::PosInf ? kInf : -kInf);
+        put_value(g_.delta, i, 0.0);
+        for (std::int64_t j = 0; j < nk_; ++j) put_value(g_.p, i * nk_ + j, 0.0), put_value(g_.ds, i * nk_ + j, 0.0);
+        for (std::int64_t x = 0; x < d_; ++x) put_value(g_.dq, i * d_ + x, 0.0);
+    }
+
+    // Every entry still undecided, enclosed at `prec` bits (the whole problem again: dK and dV
+    // gather every row).
+    void enclose(mpfr_prec_t prec) {
+        const MpfrArith a(prec, p_.base, p_.scale, d_);
+        Iv lambda(prec);
+        if (p_.base == ExpBase::E) {
+            mpfr_set_ui(lambda.lo, 1, MPFR_RNDN);
+            mpfr_set_ui(lambda.hi, 1, MPFR_RNDN);
+        } else {
+            mpfr_const_log2(lambda.lo, MPFR_RNDD);
+            mpfr_const_log2(lambda.hi, MPFR_RNDU);
+        }
+        std::vector<Iv> dk, dv;
+        for (std::int64_t x = 0; x < nk_ * d_; ++x) dk.emplace_back(prec);
+        for (std::int64_t x = 0; x < nk_ * dv_; ++x) dv.emplace_back(prec);
+        std::vector<Iv> s, w, ds;
+        for (std::int64_t j = 0; j < nk_; ++j) s.emplace_back(prec), w.emplace_back(prec), ds.emplace_back(prec);
+        Iv t(prec), den(prec), x(prec), acc(prec), dd(prec);
+        for (std::int64_t i = 0; i < nq_; ++i) {
+            if (masked_row(i)) continue;
+            auto m = a.make_shift();
+            bool first = true;
+            for (std::int64_t j = 0; j < nk_; ++j) {
+                if (!keep_[i][j]) continue;
+                a.dot(s[j], &p_.q.data[i * d_], &p_.k.data[j * d_], d_, nullptr);
+                a.mul(s[j], s[j], a.scale);
+                if (!p_.bias.empty()) a.add_const(s[j], bias_at(p_, i, j));
+                a.pick(m, s[j], first);
+                first = false;
+            }
+            mpfr_set_zero(den.lo, 1);
+            mpfr_set_zero(den.hi, 1);
+            for (std::int64_t j = 0; j < nk_; ++j) {
+                mpfr_set_zero(w[j].lo, 1);
+                mpfr_set_zero(w[j].hi, 1);
+                if (!keep_[i][j]) continue;
+                a.sub(t, s[j], m);
+                a.exp(w[j], t);
+                a.add(den, w[j]);
+            }
+            for (std::int64_t j = 0; j < nk_; ++j)
+                if (keep_[i][j]) a.div(w[j], w[j], den);
+            a.log_plus(x, den, m);
+            put_iv(g_.lse, i, a, x);
+            mpfr_set_zero(dd.lo, 1);
+            mpfr_set_zero(dd.hi, 1);
+            for (std::int64_t c = 0; c < dv_; ++c) {  // O and D = Σ_c dO_c O_c
+                mpfr_set_zero(acc.lo, 1);
+                mpfr_set_zero(acc.hi, 1);
+                for (std::int64_t j = 0; j < nk_; ++j)
+                    if (keep_[i][j]) a.add_mul(acc, w[j], v(j, c));
+                put_iv(g_.out, i * dv_ + c, a, acc);
+                a.add_mul(dd, acc, o(i, c));
+            }
+            put_iv(g_.delta, i, a, dd);
+            for (std::int64_t j = 0; j < nk_; ++j) {
+                put_iv(g_.p, i * nk_ + j, a, w[j]);
+                mpfr_set_zero(ds[j].lo, 1);
+                mpfr_set_zero(ds[j].hi, 1);
+                if (!keep_[i][j]) {
+                    put_iv(g_.ds, i * nk_ + j, a, ds[j]);
+                    continue;
+                }
+                a.dot(t, &do_.data[i * dv_], &p_.v.data[j * dv_], dv_, nullptr);  // dP, exact from 256 bits
+                mpfr_sub(t.lo, t.lo, dd.hi, MPFR_RNDD);
+                mpfr_sub(t.hi, t.hi, dd.lo, MPFR_RNDU);
+                mul_any(ds[j], w[j], t, prec);
+                mul_any(ds[j], ds[j], lambda, prec);
+                put_iv(g_.ds, i * nk_ + j, a, ds[j]);
+                for (std::int64_t y = 0; y < d_; ++y) a.add_mul(dk[j * d_ + y], ds[j], q(i, y));
+                for (std::int64_t c = 0; c < dv_; ++c) a.add_mul(dv[j * dv_ + c], w[j], o(i, c));
+            }
+            for (std::int64_t y = 0; y < d_; ++y) {
+                mpfr_set_zero(acc.lo, 1);
+                mpfr_set_zero(acc.hi, 1);
+                for (std::int64_t j = 0; j < nk_; ++j)
+                    if (keep_[i][j]) a.add_mul(acc, ds[j], k(j, y));
+                mul_any(acc, acc, a.scale, prec);
+                put_iv(g_.dq, i * d_ + y, a, acc);
+            }
+        }
+        for (std::int64_t at = 0; at < nk_ * d_; ++at) {
+            mul_any(dk[at], dk[at], a.scale, prec);
+            put_iv(g_.dk, at, a, dk[at]);
+        }
+        for (std::int64_t at = 0; at < nk_ * dv_; ++at) put_iv(g_.dv, at, a, dv[at]);
+    }
+
+    const Problem& p_;
+    const Tensor& do_;
+    FloatFormat f_;
+    std::int64_t nq_ = 0, nk_ = 0, d_ = 0, dv_ = 0;
+    GradReference g_;
+    std::map<const GradField*, std::vector<std::uint8_t>> done_;
+    std::vector<std::vector<std::uint8_t>> keep_;
+};
+
+void check_d_out(const Problem& p, const Tensor& t) {
+    if (t.shape.size() != 2 || t.shape[0] != p.q.rows() || t.shape[1] != p.v.cols() ||
+        static_cast<std::int64_t>(t.data.size()) != p.q.rows() * p.v.cols()) {
+        std::string got;
+        for (std::size_t x = 0; x < t.shape.size(); ++x) got += fmt::format("{}{}", x ? " × " : "", t.shape[x]);
+        throw shape_error(fmt::format("do must be n_q × d_v = {} × {} (the output's shape), not {}", p.q.rows(),
+                                      p.v.cols(), got.empty() ? "a scalar" : got),
+                          arg("do"));
+    }
+    for (std::size_t x = 0; x < t.data.size(); ++x) {
+        const double v = t.data[x];
+        const auto where = fmt::format("do[{}, {}]", static_cast<std::int64_t>(x) / t.shape[1],
+                                       static_cast<std::int64_t>(x) % t.shape[1]);
+        if (!std::isfinite(v))
+            throw domain_error(fmt::format("{}: {} in an input (refused: no exact value)", where, v), arg("do"));
+        if (!representable(v, t.format))
+            throw domain_error(fmt::format("{}: {:.17g} is not a {} value", where, v, info(t.format).name), arg("do"));
+    }
+}
+
+}  // namespace
+
+namespace detail {
+
+std::optional<mpq_class> rational_scale(const Problem& p) {
+    if (p.scale.kind == ScaleKind::None) return mpq_class(1);
+    if (p.scale.kind == ScaleKind::Given) return mpq_class(p.scale.value);
+    const auto d = static_cast<long>(p.q.cols());
+    const auto r = static_cast<long>(std::llround(std::sqrt(static_cast<double>(d))));
+    if (r * r != d) return std::nullopt;
+    return mpq_class(1, r);
+}
+
+}  // namespace detail
+
+std::vector<const GradField*> GradReference::fields() const {
+    return {&dq, &dk, &dv, &out, &lse, &delta, &p, &dp, &ds};
+}
+
+GradReference grad_reference(const Problem& p, const Tensor& d_out, FloatFormat format) {
+    validate(p);
+    check_d_out(p, d_out);
+    const std::int64_t cap = limits().max_cells, nq = p.q.rows(), nk = p.k.rows();
+    if (nq > cap / std::max<std::int64_t>(nk, 1) || p.k.rows() * p.q.cols() > cap)
+        throw over_limit(Limit::max_cells, fmt::format("{} × {} weights and their gradients", nq, nk));
+    return Builder(p, d_out, format).run();
+}
+
+}  // namespace exactattn::oracle
