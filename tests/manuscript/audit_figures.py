@@ -52,9 +52,14 @@ def written_text(rest, source_line, col):
     return parts[0]
 
 
+EXIT_CODES = {}
+
+
 def findings(exe, path):
-    """(line, col, verdict, text) of every number audit reads in `path`."""
+    """(line, col, verdict, text) of every number audit reads in `path`; its exit code is kept in
+    EXIT_CODES."""
     p = run(exe, "manuscript", "audit", "--all", path)
+    EXIT_CODES[os.path.basename(path)] = p.returncode
     if p.returncode not in (0, 1):
         raise SystemExit(f"audit {path} failed ({p.returncode}): {p.stderr}")
     with open(path, encoding="utf-8") as f:
@@ -252,6 +257,15 @@ def main():
     if n_false:
         print("FAIL: a correct number was called wrong")
         ok = False
+    # audit fails a manuscript with a wrong number, and passes one without.
+    for name in ("errors.md", "errors.tex"):
+        if EXIT_CODES[name] != 1:
+            print(f"FAIL: audit {name} exited {EXIT_CODES[name]}, not 1")
+            ok = False
+    for name in ("clean.md", "rewrites.md", "clean.tex", "rewrites.tex"):
+        if EXIT_CODES[name] != 0:
+            print(f"FAIL: audit {name} exited {EXIT_CODES[name]}, not 0")
+            ok = False
     if expected and marks_rate < min_marks:
         print(f"FAIL: proposed marks right below {min_marks:.0%}")
         ok = False
