@@ -247,40 +247,62 @@ int audit(const ManuscriptCli& o, std::ostream& out) {
     return o.strict && total < least ? 1 : 0;
 }
 
+// The lines of a text (without their line ends).
+std::vector<std::string> lines_of(const std::string& t) {
+    std::vector<std::string> v;
+    std::size_t from = 0;
+    while (from < t.size()) {
+        const std::size_t e = t.find('\n', from);
+        v.push_back(t.substr(from, e == std::string::npos ? std::string::npos : e - from));
+        if (e == std::string::npos) break;
+        from = e + 1;
+    }
+    return v;
+}
+
 // The manuscript with the proposed marks (or a diff of the lines they change), and the listing.
+// A LaTeX book named by its main file is proposed with the chapters it \include's or \input's,
+// each with the scenario it inherits: the diff and the listing cover every file.
 int propose(const ManuscriptCli& o, std::ostream& out) {
     const Inputs in = inputs(o.files, o, false);
-    const std::string& file = in.files.front().file;
-    const ManuscriptOptions options{o.scenario, {}};
-    const std::string text = in.text(0);
-    const ProposeResult r = propose_marks_text(text, file, manuscript_format(file), options, o.audit);
+    if (in.files.size() > 1 && !o.diff) {
+        throw usage_error(fmt::format("{} is a book of {} files, and one output holds one manuscript: give --diff "
+                                      "(a patch of every file)",
+                                      escape_controls(in.files.front().file), in.files.size()),
+                          option_place("--diff"));
+    }
+    std::vector<std::string> texts(in.files.size());
+    std::vector<ProposeResult> results(in.files.size());
+    for (std::size_t i = 0; i < in.files.size(); ++i) {
+        const std::string& file = in.files[i].file;
+        texts[i] = in.text(i);
+        results[i] = propose_marks_text(texts[i], file, manuscript_format(file),
+                                        ManuscriptOptions{o.scenario, in.files[i].inherited_scenario}, o.audit);
+    }
     if (!o.listing.empty()) {
         std::string listing;
-        for (const auto& l : r.listing) listing += l + "\n";
+        for (const auto& r : results) {
+            for (const auto& l : r.listing) listing += l + "\n";
+        }
         write_output_file(o.listing, listing, "--listing");
     }
     if (!o.diff) {
-        out << r.text;
+        out << results.front().text;
         return 0;
     }
-    // A unified diff, one hunk per changed line (marks never add or remove a line).
-    auto lines_of = [](const std::string& t) {
-        std::vector<std::string> v;
-        std::size_t from = 0;
-        while (from < t.size()) {
-            const std::size_t e = t.find('\n', from);
-            v.push_back(t.substr(from, e == std::string::npos ? std::string::npos : e - from));
-            if (e == std::string::npos) break;
-            from = e + 1;
+    // A unified diff, one hunk per changed line (marks never add or remove a line); a file whose
+    // lines no mark changes has no part in it.
+    for (std::size_t i = 0; i < in.files.size(); ++i) {
+        const auto before = lines_of(texts[i]);
+        const auto after = lines_of(results[i].text);
+        const std::string& file = in.files[i].file;
+        bool header = false;
+        for (std::size_t k = 0; k < before.size() && k < after.size(); ++k) {
+            if (before[k] == after[k]) continue;
+            if (!header) out << fmt::format("--- {}\n+++ {}\n", escape_controls(file), escape_controls(file));
+            header = true;
+            out << fmt::format("@@ -{0},1 +{0},1 @@\n-{1}\n+{2}\n", k + 1, before[k], after[k]);
         }
-        return v;
-    };
-    const auto before = lines_of(text);
-    const auto after = lines_of(r.text);
-    out << fmt::format("--- {}\n+++ {}\n", escape_controls(file), escape_controls(file));
-    for (std::size_t i = 0; i < before.size() && i < after.size(); ++i) {
-        if (before[i] == after[i]) continue;
-        out << fmt::format("@@ -{0},1 +{0},1 @@\n-{1}\n+{2}\n", i + 1, before[i], after[i]);
     }
     return 0;
 }

@@ -110,7 +110,7 @@ def convert(md):
             if k + 1 >= len(lines) or not lines[k + 1].startswith("|"):
                 row += "\\bottomrule\\end{tabular}\\end{table}"
             out.append(prefix + row)
-        elif line.startswith("Table 14.") and "—" in line:
+        elif re.match(r"Table \d+\.\d+ —", line):
             num = line.split()[1]
             cap = prose(line.split("—", 1)[1].strip())
             out.append(prefix + "\\begin{table}\\caption{Table " + num + " --- " + cap + "}\\label{tab:" + num + "}")

@@ -154,6 +154,33 @@ TEST(ManuscriptAudit, UnmarkedNumberIsBoundByItsContext) {
     EXPECT_DOUBLE_EQ(r.coverage(), 1.0 / 4.0);
 }
 
+// A scenario's own read names bind a number: r1, "the second read", r3 (the sky scenario of
+// tests/manuscript/sky.json; values by hand in tests/manuscript/sky-derivation.md: r1's weights
+// [1/5, 2/5, 2/5], r2's denominator 7, r3's 3). Before, "[1/4, 1/3, 1/2] of the read r1" was
+// unbound, and r2's denominator was taken for the removal table's 8.
+TEST(ManuscriptAudit, ReadsAreBoundByTheirOwnNames) {
+    const ManuscriptOptions sky{test::source_path("tests/manuscript/sky.json"), {}};
+    const std::string text =
+        "Weights [1/4, 1/3, 1/2] of the read r1 with query [1,1].\n\n"
+        "The second read has weights [1/7, 2/7, 4/7].\n\n"
+        "For r3 the denominator is 4.\n\n"
+        "In read r2 the denominator is 8.\n\n"
+        "The denominator of r2 becomes seven.\n";
+    const auto r = audit_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, sky);
+    ASSERT_EQ(r.unmarked.size(), 6U);
+    auto is = [&](std::size_t i, AuditVerdict v, const std::string& pointer) {
+        EXPECT_EQ(r.unmarked[i].verdict, v) << r.unmarked[i].text;
+        ASSERT_FALSE(r.unmarked[i].bound.empty()) << r.unmarked[i].text;
+        EXPECT_EQ(r.unmarked[i].bound[0].pointer, pointer) << r.unmarked[i].text;
+    };
+    is(0, AuditVerdict::Wrong, "/reads/r1/weights");
+    is(1, AuditVerdict::Verified, "/reads/r1/query");
+    is(2, AuditVerdict::Verified, "/reads/r2/weights");
+    is(3, AuditVerdict::Wrong, "/reads/r3/denominator");
+    is(4, AuditVerdict::Wrong, "/reads/r2/denominator");
+    is(5, AuditVerdict::Verified, "/reads/r2/denominator");
+}
+
 TEST(ManuscriptAudit, DecimalsEqualWhatRoundsToThem) {
     // a/2 = 0.346573…, a/4 = 0.173286…, 1/2 = 50%, 1/4 = 0.25 (Example 14.1); 0.3465 rounds
     // nothing of the chapter's.

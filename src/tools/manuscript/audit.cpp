@@ -205,7 +205,9 @@ namespace {
 
 AuditResult audit_text(std::string_view text, const std::string& file, ManuscriptFormat format,
                        const ManuscriptOptions& options, const AuditOptions& audit) {
-    const manuscript::Source src = manuscript::prepare(text, file, format);
+    manuscript::Source src = manuscript::prepare(text, file, format);
+    // a chapter of a LaTeX book takes the scenario its main file names
+    if (src.scenario.empty() && !options.inherited_scenario.empty()) src.scenario = options.inherited_scenario;
     const auto marks = manuscript::find_marks(src);
     manuscript::Quantities q(src, options.scenario);
     std::multimap<std::string, std::string> by_value;  // exact value → pointers holding it

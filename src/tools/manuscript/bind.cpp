@@ -33,6 +33,9 @@ constexpr double kWorkPerNumber = 2e5;
 
 bool digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
 bool alpha(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
+// A cue that must not run into a word after it: one ending in a letter ("the second read") or a
+// name written as one word ("r1", "blue-q1").
+bool alnum_end(std::string_view cue) { return !cue.empty() && (alpha(cue.back()) || cue.find(' ') == cue.npos); }
 bool space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 std::string lower(std::string_view s) {
@@ -118,6 +121,23 @@ void add_name_cue(const std::string& name, std::vector<std::string>& cues) {
     cues.push_back(word + " " + name.substr(dash + 1, e - dash - 1));
 }
 
+// A read's or an intervention's own name in the prose: a name written as an identifier (r1,
+// blue-q1, read_2) names itself; a name that is a plain word does so beside "read" ("read
+// plain", "the plain read"). The i-th read declared is also "the i-th read" ("the second read").
+void add_own_name_cues(const std::string& name, EntityKind kind, std::vector<std::string>& cues) {
+    const std::string l = lower(name);
+    auto add = [&cues](const std::string& cue) {
+        if (std::find(cues.begin(), cues.end(), cue) == cues.end()) cues.push_back(cue);
+    };
+    const bool identifier =
+        std::any_of(l.begin(), l.end(), [](char ch) { return digit(ch) || ch == '-' || ch == '_'; });
+    if (identifier && l.size() >= 2) add(l);
+    if (kind == EntityKind::Read && !identifier && l.size() >= 2) {
+        add("read " + l);
+        add(l + " read");
+    }
+}
+
 const std::set<std::string, std::less<>>& numeric_fields() {
     static const std::set<std::string, std::less<>> f = {"query",   "memory",  "scores",  "exponentials", "denominator",
                                                          "weights", "context", "readout", "states"};
@@ -181,6 +201,11 @@ Catalogue catalogue_of(Quantities& q) {
         en.source = rr.spec.source;
         en.query = rr.spec.query.name;
         add_name_cue(rr.spec.name, en.cues);
+        add_own_name_cues(rr.spec.name, EntityKind::Read, en.cues);
+        static const std::array<const char*, 10> ordinal{"first", "second",  "third",  "fourth", "fifth",
+                                                         "sixth", "seventh", "eighth", "ninth",  "tenth"};
+        const std::size_t nth = static_cast<std::size_t>(&rr - r.reads.data());
+        if (nth < ordinal.size()) en.cues.push_back(std::string(ordinal[nth]) + " read");
         add_named_cues(rr.spec.note, en.cues);
         if (!rr.spec.number.empty()) en.cues.push_back("table " + rr.spec.number);
     }
@@ -191,6 +216,7 @@ Catalogue catalogue_of(Quantities& q) {
         en.query = ir.spec.query.name;
         en.intervention = intervention_name(ir.spec.kind);
         add_name_cue(ir.spec.name, en.cues);
+        add_own_name_cues(ir.spec.name, EntityKind::Intervention, en.cues);
         add_named_cues(ir.spec.note, en.cues);
         if (!ir.spec.number.empty()) en.cues.push_back("table " + ir.spec.number);
         for (std::size_t k = 0; k < c.entities.size(); ++k) {
@@ -247,7 +273,8 @@ Catalogue catalogue_of(Quantities& q) {
             at = 4;
         } else if (p[0] == "costs" && p.size() == 3) {
             it.entity = entity_index(c, p[1], EntityKind::Cost);
-            it.field = p[2];
+            // a cost case's count of exponentials, not the exponentials of a read
+            it.field = p[2] == "exponentials" ? "exponential_count" : p[2];
         } else {
             continue;  // layers, rollouts, names and texts: not bound by context yet
         }
@@ -842,7 +869,8 @@ const std::vector<FieldCue>& unit_cues() {
         {"dot-product", {"dot_products"}},
         {"multiplication", {"multiplications", "multiplications_per_dot_product"}},
         {"addition", {"additions", "additions_per_dot_product"}},
-        {"exponentiation", {"exponentials"}},
+        {"exponentiation", {"exponential_count", "positions"}},
+        {"exponential", {"exponential_count", "positions"}},
         {"division", {"divisions"}},
         {"number", {"stored_numbers", "fixed_context_numbers"}},
         {"source position", {"positions"}},
@@ -860,6 +888,23 @@ const std::vector<FieldCue>& unit_cues() {
         {"update", {"sequential_encoder_steps", "sequential_decoder_steps"}},
     };
     return cues;
+}
+
+// The start of the word that ends at e, and whether it is a name written with digits ("r2",
+// "q1"), which a number word's name may stand before ("the denominator of r2 becomes seven").
+std::size_t word_start(const std::string& s, std::size_t e, bool& name) {
+    std::size_t b = e;
+    bool letters = false, digits = false;
+    while (b > 0 && (alpha(s[b - 1]) || digit(s[b - 1]))) {
+        --b;
+        (alpha(s[b]) ? letters : digits) = true;
+    }
+    name = letters && digits;
+    if (!name) {  // a word of letters only
+        b = e;
+        while (b > 0 && alpha(s[b - 1])) --b;
+    }
+    return b;
 }
 
 const std::set<std::string, std::less<>>& linking_words() {
@@ -889,6 +934,9 @@ struct Scores {
     bool hypothetical = false;
     std::string foreign;     ///< the nearest reference names something the scenario does not compute
     bool qualified = false;  ///< its unit has a word between ("two zero scores"): a count of a part
+    /// A position's label stands between the nearest field word and the number ("a denominator
+    /// of 6, and the star then takes 2/3"): the number is said of that position.
+    bool label_after_field = false;
 };
 
 // Phrases found in a window of the lower-cased text.
@@ -997,7 +1045,12 @@ class Binder {
                     if (r < low_.size() &&
                         (digit(low_[r]) || (low_[r] == '.' && r + 1 < low_.size() && digit(low_[r + 1]))))
                         continue;
-                    if (k > 0 && alpha(low_[k - 1])) continue;
+                    if (k > 0 && (alpha(low_[k - 1]) ||
+                                  (alnum_end(cue) && (digit(low_[k - 1]) || low_[k - 1] == '-' || low_[k - 1] == '_'))))
+                        continue;
+                    if (r < low_.size() && alnum_end(cue) &&
+                        (alpha(low_[r]) || digit(low_[r]) || low_[r] == '-' || low_[r] == '_'))
+                        continue;
                     mentions_.emplace_back(k, static_cast<int>(i));
                 }
             }
@@ -1096,6 +1149,7 @@ class Binder {
         const Section* sec = section_at(c.b);
         const std::size_t sec_b = std::max(sec != nullptr ? sec->b : 0, para.b > 4000 ? para.b - 4000 : 0);
         sc.hypothetical = hypothetical_at(sent.b, sent.e);
+        std::size_t field_at = 0;  // the nearest field word before it in its sentence
         // Entities: named in the sentence, the paragraph, a table's caption, earlier in the section.
         auto give = [&sc](int e, double w) {
             auto& x = sc.entity[e];
@@ -1105,12 +1159,15 @@ class Binder {
         auto first_at = [this](std::size_t k) {
             return std::lower_bound(mentions_.begin(), mentions_.end(), std::pair<std::size_t, int>{k, -1});
         };
+        bool named_in_sentence = false;
         for (auto it = first_at(para.b); it != mentions_.end() && it->first < sent.e; ++it) {
             const auto [at, e] = *it;
-            if (at >= sent.b)
+            if (at >= sent.b) {
                 give(e, at < c.b ? 7 : 6);
-            else
+                named_in_sentence = true;
+            } else {
                 give(e, 5);
+            }
         }
         // A table whose caption names reads and no intervention holds a row per position; an
         // intervention's table, a row per intervention (and its row label names a position too).
@@ -1258,8 +1315,8 @@ class Binder {
             for (int words = 0; words < 4 && p > 0; ++words) {
                 std::size_t e = p;
                 while (e > 0 && (s_[e - 1] == ' ' || s_[e - 1] == ',')) --e;
-                std::size_t b = e;
-                while (b > 0 && alpha(s_[b - 1])) --b;
+                bool name = false;
+                const std::size_t b = word_start(s_, e, name);
                 if (b == e) break;
                 const std::string w = low_.substr(b, e - b);
                 for (const auto& fc : field_cues()) {
@@ -1267,7 +1324,7 @@ class Binder {
                         for (const auto& f : fc.fields) kept[f] = std::max(kept[f], 8.0);
                     }
                 }
-                if (!linking_words().contains(w)) break;
+                if (!name && !linking_words().contains(w)) break;
                 p = b;
             }
             sc.field = kept;
@@ -1278,6 +1335,7 @@ class Binder {
                 if (phrase(sent.b, c.b, fc.stem, &at)) found.emplace_back(at, &fc);
             }
             std::sort(found.begin(), found.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+            if (!found.empty()) field_at = found[0].first;
             double w = 6;
             for (const auto& [at, fc] : found) {
                 // A cue with a mark between it and the number names the mark's quantity.
@@ -1309,6 +1367,16 @@ class Binder {
                     sc.reason_field = fmt::format("\"{}\" earlier in the paragraph", pf->stem);
             }
         }
+        // A percentage states a share, and of the quantities only a weight is one ("each state
+        // takes 33.3% of the read" is a weight, not a state's coordinate).
+        {
+            const std::string t = compact(s_.substr(c.b, c.e - c.b));
+            if (c.shape.entries < 0 && (t.ends_with("%") || t.ends_with("%$"))) {
+                for (auto it = sc.field.begin(); it != sc.field.end();) {
+                    it = it->first == "weights" ? std::next(it) : sc.field.erase(it);
+                }
+            }
+        }
         if (c.label.empty()) {  // a = ln 2 ≈ 0.693147: the constant
             const std::string t = compact(low_.substr(c.b, c.e - c.b));
             if (t.starts_with("$a=") || t.starts_with("a=") || t.starts_with("\\(a=")) field("a", 9);
@@ -1317,10 +1385,11 @@ class Binder {
         {
             double unit = 0;
             for (const auto& [f, w] : sc.field) {
-                if (w >= 8 && (f == "positions" || f == "width" || f.find("bytes") != std::string::npos ||
-                               f.find("numbers") != std::string::npos || f.find("steps") != std::string::npos ||
-                               f == "dot_products" || f.find("multiplications") != std::string::npos ||
-                               f.find("additions") != std::string::npos || f == "divisions"))
+                if (w >= 8 &&
+                    (f == "positions" || f == "width" || f.find("bytes") != std::string::npos ||
+                     f.find("numbers") != std::string::npos || f.find("steps") != std::string::npos ||
+                     f == "dot_products" || f.find("multiplications") != std::string::npos ||
+                     f == "exponential_count" || f.find("additions") != std::string::npos || f == "divisions"))
                     unit = 3;
             }
             if (unit > 0) {
@@ -1376,9 +1445,13 @@ class Binder {
             if (reach - prev > 120 || prev < sec_b || c.b - prev > 2000) break;
             reach = prev;
         }
+        // A read or table named in the number's own sentence is not overruled by a source or query
+        // named only in the paragraphs before it.
         auto level = [&](auto&& found, double ws, double wp, double wsec) -> std::pair<double, std::set<int>> {
             for (const auto& [b, e, w] :
-                 {std::tuple{sent.b, sent.e, ws}, std::tuple{reach, sent.b, wp}, std::tuple{sec_b, para.b, wsec}}) {
+                 {std::tuple{sent.b, sent.e, ws}, std::tuple{reach, sent.b, named_in_sentence ? 0.0 : wp},
+                  std::tuple{sec_b, para.b, named_in_sentence ? 0.0 : wsec}}) {
+                if (w == 0) break;
                 std::set<int> hit = found(b, e);
                 if (!hit.empty()) return {w, hit};
             }
@@ -1477,6 +1550,7 @@ class Binder {
             }
             if (best_pos > 0 && best_w > 0) {
                 sc.pos[best_pos] = best_w;
+                sc.label_after_field = best_w >= 4 && best_at > field_at;
                 sc.reason_index =
                     fmt::format("\"{}\" beside it",
                                 cat_.labels[static_cast<std::size_t>(
@@ -1500,16 +1574,30 @@ class Binder {
                 }
                 if (last_pos > 0) sc.row[last_pos] = 4;
             }
+            // "the first coordinate"; "the first state", "the second score": a position. Of several
+            // ("the first weight is 1/7, the second weight is 2/7"), the one nearest before it.
             static const std::array<const char*, 3> ordinal{"first", "second", "third"};
+            std::size_t coord_at = 0, pos_at = 0;
+            int coord_k = 0, pos_k = 0;
             for (std::size_t i = 0; i < ordinal.size(); ++i) {
                 const std::string o(ordinal[i]);
-                if (phrase(sent.b, c.b, o + " coordinate") || phrase(sent.b, c.b, o + " context coordinate"))
-                    sc.coord[static_cast<int>(i) + 1] = 3;
-                // "the first state", "the second score": a position
+                for (const std::string& p : {o + " coordinate", o + " context coordinate"}) {
+                    std::size_t at = 0;
+                    if (phrase(sent.b, c.b, p, &at) && (coord_k == 0 || at > coord_at)) {
+                        coord_at = at;
+                        coord_k = static_cast<int>(i) + 1;
+                    }
+                }
                 for (const char* noun : {" state", " score", " weight", " exponential", " position"}) {
-                    if (phrase(sent.b, c.b, o + noun)) sc.pos[static_cast<int>(i) + 1] = 4;
+                    std::size_t at = 0;
+                    if (phrase(sent.b, c.b, o + noun, &at) && (pos_k == 0 || at > pos_at)) {
+                        pos_at = at;
+                        pos_k = static_cast<int>(i) + 1;
+                    }
                 }
             }
+            if (coord_k > 0) sc.coord[coord_k] = 3;
+            if (pos_k > 0) sc.pos[pos_k] = 4;
             if (phrase(sent.b, c.b, "before deletion") || phrase(sent.b, c.b, "no intervention")) sc.row[0] = 5;
             if (c.list_index > 0) {
                 // A list of three or more numbers names positions in order ("the states are
@@ -1538,6 +1626,8 @@ class Binder {
             }
         }
         if (en.kind == EntityKind::Constant || en.kind == EntityKind::Vocabulary) v = std::max(v, 4.0);
+        // The states of the scenario's only source need no name: "the sun state is [a,0]".
+        if (en.kind == EntityKind::Source && cat_.source_names.size() == 1) v = std::max(v, 3.5);
         return v;
     }
 
@@ -1545,6 +1635,11 @@ class Binder {
         const double e = entity_score(sc, it);
         const auto f = sc.field.find(it.field);
         if (e <= 0 || f == sc.field.end()) return -1;
+        // Said of a position (a label between the field word and it), it is no quantity of a whole
+        // read or row (a denominator, a context, a readout).
+        if (sc.label_after_field && it.pos == 0 &&
+            cat_.entities[static_cast<std::size_t>(it.entity)].kind != EntityKind::Cost)
+            return -1;
         double v = e + f->second;
         auto index = [&v](const std::map<int, double>& cues, int have) {
             if (cues.empty() || have <= 0) return;
@@ -1557,6 +1652,7 @@ class Binder {
         };
         index(sc.pos, it.pos);
         index(sc.coord, it.coord);
+
         if (it.row >= 0 && !sc.row.empty()) {
             const auto x = sc.row.find(it.row);
             v += x != sc.row.end() ? x->second : -sc.row.begin()->second;
@@ -2167,8 +2263,8 @@ std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>
             for (int words = 0; words < 4 && p > 0; ++words) {
                 std::size_t e = p;
                 while (e > 0 && (s[e - 1] == ' ' || s[e - 1] == ',')) --e;
-                std::size_t b = e;
-                while (b > 0 && alpha(s[b - 1])) --b;
+                bool name = false;
+                const std::size_t b = word_start(s, e, name);
                 if (b == e) break;
                 const std::string w = lower(s.substr(b, e - b));
                 bool field = false;
@@ -2179,7 +2275,7 @@ std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>
                     named = true;
                     break;
                 }
-                if (!linking_words().contains(w)) break;
+                if (!name && !linking_words().contains(w)) break;
                 p = b;
             }
         }
