@@ -187,6 +187,8 @@ bomb() {
   shift
   if [ "${EXACTATTN_BENCH_TINY:-}" = 1 ] && [[ "$tiny_set" != *" $name "* ]]; then return 0; fi
   local bytes=0 a f
+  # bomb_stdin=FILE: the input comes on standard input too (counted in its size).
+  if [ -n "${bomb_stdin:-}" ] && [ -f "$bomb_stdin" ]; then bytes=$(stat -c %s "$bomb_stdin"); fi
   for a in "$@"; do
     f=${a#@}
     if [ -f "$f" ]; then bytes=$((bytes + $(stat -c %s "$f"))); else bytes=$((bytes + ${#a})); fi
@@ -195,7 +197,7 @@ bomb() {
   start=$(date +%s.%N)
   # GNU time outside timeout: the peak it reports covers the waited-for grandchild too.
   prlimit --as=$((as_mb * 1024 * 1024)) -- /usr/bin/time -f '%e %U %M' -o "$work/time" \
-    timeout -s KILL "$limit_s" "$bin" "$@" >"$work/out" 2>"$work/err"
+    timeout -s KILL "$limit_s" "$bin" "$@" <"${bomb_stdin:-/dev/null}" >"$work/out" 2>"$work/err"
   rc=$?
   end=$(date +%s.%N)
   local secs kib user outcome
@@ -363,6 +365,10 @@ bomb manuscript-check-1MB-line-words manuscript check "$work/one_line_words.md"
 bomb manuscript-audit-1MB-line-words manuscript audit "$work/one_line_words.md"
 bomb manuscript-check-1MB-line-numbers manuscript check "$work/one_line_numbers.md"
 bomb manuscript-audit-1MB-line-numbers manuscript audit "$work/one_line_numbers.md"
+# The same through standard input (`manuscript check -`): one reader, one bound.
+bomb_stdin="$work/decimals_1400.md" bomb manuscript-stdin-1400-decimals manuscript check -
+bomb_stdin="$work/one_line_numbers.md" bomb manuscript-stdin-1MB-line-numbers manuscript check -
+bomb_stdin=/dev/zero bomb manuscript-stdin-dev-zero manuscript check -
 # Inputs that are no regular file: a FIFO (hung forever) and /dev/zero (read to 1 GiB), for a
 # manuscript, a scenario and an oracle tensor; a scenario nested 100 000 deep (200 KB, no bound).
 mkfifo "$work/fifo.md" "$work/fifo.json" "$work/fifo.csv"

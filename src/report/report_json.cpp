@@ -310,7 +310,18 @@ void put_large(Json& obj, const char* key, const std::string& pointer, LargeArra
         std::make_shared<LargeArray>(LargeArray{pointer_join(pointer, key), std::move(build), std::move(write)}));
 }
 
-Json trace_json(const Memory* memory, const ReadTrace& t, LargeArrays* large, const std::string& pointer) {
+// obj[key] = the memory's entries, built or left to `large` like put_large's arrays.
+void put_memory(Json& obj, const char* key, const std::string& pointer, LargeArrays* large, const Memory* memory,
+                std::shared_ptr<TraceStrings> strings) {
+    put_large(
+        obj, key, pointer, large, [memory] { return matrix_json(*memory); },
+        [memory, strings](TraceWriter& w, std::size_t indent) { write_pretty_matrix(w, *memory, *strings, indent); });
+}
+
+// A trace's object; its "memory" key only when `print_memory` (an intervention row prints its
+// states under its own key, after its tokens).
+Json trace_json(const Memory* memory, const ReadTrace& t, LargeArrays* large, const std::string& pointer,
+                bool print_memory = true) {
     if (memory == nullptr) large = nullptr;  // the writers print through the memory's strings
     Json j;
     j["query"] = vector_json(t.query);
@@ -318,13 +329,7 @@ Json trace_json(const Memory* memory, const ReadTrace& t, LargeArrays* large, co
     // which share the trace's memoized strings.
     std::shared_ptr<TraceStrings> strings;
     if (large != nullptr) strings = std::make_shared<TraceStrings>(*memory, t);
-    if (memory != nullptr) {
-        put_large(
-            j, "memory", pointer, large, [memory] { return matrix_json(*memory); },
-            [memory, strings](TraceWriter& w, std::size_t indent) {
-                write_pretty_matrix(w, *memory, *strings, indent);
-            });
-    }
+    if (memory != nullptr && print_memory) put_memory(j, "memory", pointer, large, memory, strings);
     put_large(
         j, "included", pointer, large,
         [&t] {
@@ -514,11 +519,7 @@ Json report_tree(const Report& rep, LargeArrays* large) {
         if (!src.labels.empty()) o["labels"] = src.labels;
         const Memory* states = &src.states;
         auto strings = large != nullptr ? std::make_shared<TraceStrings>(*states, no_trace()) : nullptr;
-        put_large(
-            o, "states", pointer_join("/sources", src.name), large, [states] { return matrix_json(*states); },
-            [states, strings](TraceWriter& w, std::size_t indent) {
-                write_pretty_matrix(w, *states, *strings, indent);
-            });
+        put_memory(o, "states", pointer_join("/sources", src.name), large, states, std::move(strings));
         append_distinct(sources, src.name, std::move(o));
     }
     j["sources"] = sources;
@@ -541,17 +542,23 @@ Json report_tree(const Report& rep, LargeArrays* large) {
         o["source"] = ir.spec.source;
         o["query"] = vector_json(ir.spec.query.values);
         if (ir.spec.readout) o["readout_coefficients"] = vector_json(ir.spec.readout->values);
+        // A row's arrays are large arrays like a read's (a deletion's n rows of n states and
+        // weights are the report's bulk); its states come last, after its tokens.
+        const bool deletion = ir.spec.kind == InterventionKind::DeleteToken;
+        const std::string rows_pointer = pointer_join(pointer_join("/interventions", ir.spec.name), "rows");
         Json rows = Json::array();
-        for (const auto& row : ir.rows) {
-            Json r = trace_to_json(ir.spec.kind == InterventionKind::DeleteToken ? &row.states : nullptr, row.trace);
+        for (std::size_t k = 0; k < ir.rows.size(); ++k) {
+            const auto& row = ir.rows[k];
+            const std::string here = pointer_join(rows_pointer, std::to_string(k));
+            Json r = trace_json(&row.states, row.trace, large, here, false);
             r["position"] = row.position;
-            if (ir.spec.kind == InterventionKind::DeleteToken) {
+            if (deletion) {
                 if (row.position > 0) r["deleted"] = (*s.source(ir.spec.source).tokens)[row.position - 1];
                 r["tokens"] = *row.tokens;
-                r["states"] = r["memory"];
-                r.erase("memory");
+                auto strings = large != nullptr ? std::make_shared<TraceStrings>(row.states, no_trace()) : nullptr;
+                put_memory(r, "states", here, large, &row.states, std::move(strings));
             }
-            rows.push_back(r);
+            rows.push_back(std::move(r));
         }
         o["rows"] = rows;
         append_distinct(inter, ir.spec.name, std::move(o));

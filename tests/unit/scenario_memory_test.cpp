@@ -135,12 +135,25 @@ TEST(ScenarioMemory, ErrorsDeepInALargeMemoryKeepTheirPlace) {
     EXPECT_NE(streamed_error(scalar), "");
 }
 
+// Every intervention kind over a token source of an encoder.
+std::string intervention_scenario() {
+    return R"({"vocabulary": {"x": ["a", "0"], "y": ["-a", "a"]},
+        "encoder": {"activation": "relu", "recurrent": [[1, 0], [0, 1]], "input": [[1, 0], [0, 1]],
+                    "bias": [0, 0], "initial": [0, 0]},
+        "sources": {"s": ["x", "y", "x", "y"]}, "queries": {"q": [1, 0]}, "readouts": {"r": [1, 2]},
+        "interventions": {"d": {"kind": "delete-token", "source": "s", "query": "q", "readout": "r"},
+                          "z": {"kind": "zero-score", "source": "s", "query": "q", "readout": "r"},
+                          "m": {"kind": "remove-state", "source": "s", "query": "q"}}})";
+}
+
 TEST(ReportJson, WrittenAsTheTreeDumps) {
     std::vector<std::string> texts = data_texts();
     // Removed and zeroed positions (null scores, "0" weights) and a readout.
     texts.push_back(R"({"sources": {"w": {"memory": [["a", "0"], ["0", "a"], ["-a", "2a"]]}},
         "reads": {"r": {"source": "w", "query": [1, 1], "readout": [1, 2], "remove": [2], "zero": [3]}}})");
     texts.push_back(large_scenario(300));
+    // Intervention rows, whose arrays and states are written as a read's are.
+    texts.push_back(intervention_scenario());
     for (const auto& text : texts) {
         const Report rep = run_scenario(parse_scenario(text, "m.json"), ReportUse::Values);
         std::ostringstream out;
@@ -158,6 +171,13 @@ TEST(ReportJson, PointersResolveAsInTheWholeTree) {
                           "/reads/r/included", "/title"}) {
         detail::ReportJson lazy(rep);
         EXPECT_EQ(lazy.at(p, where), detail::resolve_pointer(tree, p, where)) << p;
+    }
+    const Report inter = run_scenario(parse_scenario(intervention_scenario(), "m.json"), ReportUse::Values);
+    const detail::Json inter_tree = detail::report_to_json(inter);
+    for (const char* p : {"/interventions/d/rows/2/states/1", "/interventions/d/rows/2/weights",
+                          "/interventions/d/rows/0", "/interventions/z/rows/3/scores/2", "/interventions/m/rows/1"}) {
+        detail::ReportJson lazy(inter);
+        EXPECT_EQ(lazy.at(p, where), detail::resolve_pointer(inter_tree, p, where)) << p;
     }
     // A dangling pointer through a large array: the same message as the tree's.
     detail::ReportJson lazy(rep);
