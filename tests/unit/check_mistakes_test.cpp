@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "exactattn/check.hpp"
 #include "exactattn/scenario.hpp"
@@ -208,6 +210,31 @@ TEST(CheckMistakes, TwoStepMistakesAreNamedByBothSteps) {
     EXPECT_EQ(check(scaled(), "/reads/s/weights", "[2/3, 1/3, 1/3]").mistake_id, "divide-by-count");
     // An answer no pair reproduces is still unexplained.
     EXPECT_EQ(check(scaled(), "/reads/s/weights", "[5/7, 1/7, 1/7]").mistake_id, "");
+}
+
+// Wrong axis on a layer whose keys tie while their values differ: X = [[1, 0], [1, 1], [0, 1]],
+// W_Q = [[1], [0]], W_K = [[a], [0]], W_V = I: queries [1, 1, 0], keys [a, a, 0], scores
+// s_ij = a·x_i1·x_j1, exponentials rows [2, 2, 1], [2, 2, 1], [1, 1, 1]; column sums 5, 5, 3.
+// Columns normalised: row 1 [2/5, 2/5, 1/3], row 3 [1/5, 1/5, 1/3]; row 1's output
+// 2/5 [1, 0] + 2/5 [1, 1] + 1/3 [0, 1] = [4/5, 11/15], row 3's [2/5, 8/15] (the right row 1 is
+// [2/5, 2/5, 1/5], output [4/5, 3/5]).
+TEST(CheckMistakes, WrongAxisWithTiedKeysAndDifferentValues) {
+    static const Report tied = run_scenario(parse_scenario(R"({
+      "sequences": {"x": {"rows": [[1, 0], [1, 1], [0, 1]]}},
+      "matrices": {"Q": [[1], [0]], "K": [["a"], [0]], "I": [[1, 0], [0, 1]]},
+      "layers": {"tied": {"sequence": "x", "scale": "none", "heads": [{"wq": "Q", "wk": "K", "wv": "I"}]}}
+    })",
+                                                           "tied.json"));
+    for (const auto& [target, proposed] :
+         std::vector<std::pair<const char*, const char*>>{{"/layers/tied/heads/0/weights/0", "[2/5, 2/5, 1/3]"},
+                                                          {"/layers/tied/heads/0/weights/2", "[1/5, 1/5, 1/3]"},
+                                                          {"/layers/tied/heads/0/outputs/0", "[4/5, 11/15]"},
+                                                          {"/layers/tied/heads/0/outputs/2", "[2/5, 8/15]"}}) {
+        const Judgement j = check(tied, target, proposed);
+        EXPECT_FALSE(j.correct) << target;
+        EXPECT_EQ(j.mistake_id, "wrong-axis") << target << ": " << j.feedback;
+    }
+    EXPECT_TRUE(check(tied, "/layers/tied/heads/0/outputs/0", "[4/5, 3/5]").correct);
 }
 
 }  // namespace

@@ -3,7 +3,10 @@
 #include "tools/check/alternatives.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
 
 #include "exactattn/linalg.hpp"
 #include "exactattn/print.hpp"
@@ -84,24 +87,77 @@ void push_row(AltHead& a, const ReadTrace& r) {
 }
 
 // A head with the softmax taken down each key's column (over the queries); its scores are the
-// right ones (`right_scores`), its denominators none.
+// right ones (`right_scores`), its denominators none. Within one row, a compact column's entries
+// with equal keys are equal; so key positions whose keys agree in every row (and are absent in
+// the same rows) have equal exponentials, column sums and weights. Each such class of positions
+// is computed once (an explicit entry is a class of its own), and a row's output sums each
+// class's value rows first: Σ_j w_j·v_j = Σ_c w_c·(Σ_{j in c} v_j), exactly.
 void column_softmax_head(const HeadTrace& ht, const Json& right_scores, AltHead& a) {
     const std::size_t nq = ht.rows.size();
     const std::size_t nk = ht.keys.rows();
-    std::vector<Value> col(nk);
-    for (const auto& r : ht.rows) {
-        for (std::size_t j = 0; j < nk; ++j) col[j] += r.exponentials.at(j).value_or(Value());
+    std::vector<std::size_t> cls(nk);  // position -> class
+    std::vector<std::size_t> reps;     // class -> its first position
+    {
+        std::vector<std::vector<std::int64_t>> sig(nk);  // per row: (1, key), (0, 0) absent, or explicit
+        std::vector<bool> alone(nk, false);
+        for (const auto& r : ht.rows) {
+            for (std::size_t j = 0; j < nk && !alone[j]; ++j) {
+                if (const auto k = r.exponentials.key(j)) {
+                    sig[j].insert(sig[j].end(), {1, *k});
+                } else if (!r.exponentials.at(j)) {
+                    sig[j].insert(sig[j].end(), {0, 0});
+                } else {
+                    alone[j] = true;
+                }
+            }
+        }
+        std::map<std::vector<std::int64_t>, std::size_t> seen;
+        for (std::size_t j = 0; j < nk; ++j) {
+            if (!alone[j]) {
+                const auto [it, fresh] = seen.emplace(std::move(sig[j]), reps.size());
+                if (!fresh) {
+                    cls[j] = it->second;
+                    continue;
+                }
+            }
+            cls[j] = reps.size();
+            reps.push_back(j);
+        }
+    }
+    // Each row's exponential per class (one power per distinct key of the row), and their sums.
+    std::vector<std::vector<Value>> e(nq, std::vector<Value>(reps.size()));
+    std::vector<Value> col(reps.size());
+    for (std::size_t i = 0; i < nq; ++i) {
+        const Column& x = ht.rows[i].exponentials;
+        std::map<std::int64_t, Value> by_key;
+        for (std::size_t c = 0; c < reps.size(); ++c) {
+            const std::size_t j = reps[c];
+            if (const auto k = x.key(j)) {
+                auto it = by_key.find(*k);
+                if (it == by_key.end()) it = by_key.emplace(*k, x.at(j).value_or(Value())).first;
+                e[i][c] = it->second;
+            } else {
+                e[i][c] = x.at(j).value_or(Value());
+            }
+            col[c] += e[i][c];
+        }
     }
     const Matrix v = ht.values.matrix();
+    const std::size_t d = v.empty() ? 0 : v[0].size();
+    Matrix v_sum(reps.size(), Vector(d));
+    for (std::size_t j = 0; j < nk && d > 0; ++j) {
+        for (std::size_t c = 0; c < d; ++c) v_sum[cls[j]][c] += v[j][c];
+    }
+    std::vector<std::string> text(reps.size());
     for (std::size_t i = 0; i < nq; ++i) {
-        Json w = Json::array();
-        Vector out(v.empty() ? 0 : v[0].size());
-        for (std::size_t j = 0; j < nk; ++j) {
-            const Value e = ht.rows[i].exponentials.at(j).value_or(Value());
-            const Value wij = e.is_zero() ? Value() : e / col[j];
-            w.push_back(to_ascii(wij));
-            for (std::size_t c = 0; c < out.size(); ++c) out[c] += wij * v[j][c];
+        Vector out(d);
+        for (std::size_t c = 0; c < reps.size(); ++c) {
+            const Value w = e[i][c].is_zero() ? Value() : e[i][c] / col[c];
+            text[c] = to_ascii(w);
+            for (std::size_t y = 0; y < d; ++y) out[y] += w * v_sum[c][y];
         }
+        Json w = Json::array();
+        for (std::size_t j = 0; j < nk; ++j) w.push_back(text[cls[j]]);
         a.scores.push_back(right_scores[i]);
         a.denominators.push_back(nullptr);
         a.weights.push_back(w);
