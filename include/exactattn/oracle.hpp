@@ -150,6 +150,23 @@ Problem problem_options(const ProblemOptions& o);
 
 /// Which keys query i sees: 1 where neither the mask, a −inf bias, `causal` nor the window hides it.
 std::vector<std::uint8_t> visible_keys(const Problem& p, std::int64_t i);
+/// How many keys query i sees (the ones of visible_keys(p, i)), counted from the window alone
+/// when there is no mask and no bias.
+std::int64_t visible_key_count(const Problem& p, std::int64_t i);
+/// The work units of the reference's double stage for query row i (docs/limits.md,
+/// "Predictions that refuse"): 500 units a multiply-add over the keys the row sees (its Dot2
+/// scores, exponentials, numerators and sums: d + d_v + 30 of them a key, 10 more with the
+/// weights). The row is charged this as it runs; the rising precision after it charges itself.
+double reference_row_work(const Problem& p, std::int64_t i, bool weights);
+/// The reference's work predicted before it runs: reference_row_work over the rows and, for a
+/// float64 reference, each row's step at 128 bits (which a float64 rounding nearly always needs);
+/// reference() refuses up front past it. Further steps of precision are not predicted.
+double reference_work(const Problem& p, FloatFormat format, bool weights);
+/// The work units of emulating query row i: 3000 units an operation at a format's precision,
+/// 2(d + d_v) + 6 of them a key the row sees. Charged as the row runs.
+double emulation_row_work(const Problem& p, std::int64_t i);
+/// The sum of emulation_row_work over the rows: emulate() refuses up front past it.
+double emulation_work(const Problem& p);
 /// The score bias of (i, j): 0 without a bias.
 inline double bias_at(const Problem& p, std::int64_t i, std::int64_t j) {
     return p.bias.empty() ? 0.0 : p.bias[static_cast<std::size_t>(i * p.k.rows() + j)];

@@ -183,17 +183,19 @@ std::vector<double> online_row(const RowRun& r, Ieee& a, const std::vector<doubl
 
 Emulation emulate(const Problem& p, const EmulationSpec& s, bool trace) {
     validate(p);
-    {  // predicted before it runs (docs/limits.md): about 3000 units an MPFR operation at a format's precision
-        const double ops = static_cast<double>(p.q.rows()) * static_cast<double>(p.k.rows()) *
-                           (2.0 * static_cast<double>(p.q.cols() + p.v.cols()) + 6);
-        if (!charge_work(ops * 3000))
-            throw over_work(ops * 3000, fmt::format("emulating {} queries over {} keys", p.q.rows(), p.k.rows()));
+    {  // predicted before it runs over the keys each row sees (docs/limits.md, "Predictions that
+        // refuse"), and charged row by row as it runs
+        const double units = emulation_work(p);
+        if (!work_fits(units))
+            throw over_work(units, fmt::format("emulating {} queries over {} keys", p.q.rows(), p.k.rows()));
     }
     Emulation out;
     out.out.shape = {p.q.rows(), p.v.cols()};
     out.out.format = s.output;
     Ieee a(s.format);
     for (std::int64_t i = 0; i < p.q.rows(); ++i) {
+        if (const double units = emulation_row_work(p, i); !charge_work(units))
+            throw over_work(units, fmt::format("emulating query row {}", i));
         const RowRun r{p, s, i, trace ? &out.trace : nullptr};
         const std::vector<std::uint8_t> keep = visible_keys(p, i);
         bool any = false;

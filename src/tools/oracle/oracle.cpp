@@ -552,10 +552,10 @@ void check_size(const Problem& p, bool weights) {
 Reference reference(const Problem& p, FloatFormat format, bool weights) {
     validate(p);
     check_size(p, weights);
-    {  // the double stage, predicted before it runs: about 500 units a multiply-add (Dot2, exp, sums)
-        const double units = static_cast<double>(p.q.rows()) * static_cast<double>(p.k.rows()) *
-                             (static_cast<double>(p.q.cols() + p.v.cols()) + 30 + (weights ? 10 : 0)) * 500;
-        if (!charge_work(units))
+    {  // the double stage, predicted before it runs over the keys each row sees (docs/limits.md,
+        // "Predictions that refuse"), and charged row by row as it runs
+        const double units = reference_work(p, format, weights);
+        if (!work_fits(units))
             throw over_work(units, fmt::format("the reference of {} queries over {} keys (d = {}, d_v = {})",
                                                p.q.rows(), p.k.rows(), p.q.cols(), p.v.cols()));
     }
@@ -594,8 +594,45 @@ Reference reference(const Problem& p, FloatFormat format, bool weights) {
     std::vector<double> kt(p.k.data.size());  // K transposed, for the double stage's loops over keys
     for (std::int64_t j = 0; j < ref.n_k; ++j)
         for (std::int64_t x = 0; x < ref.d; ++x) kt[x * ref.n_k + j] = p.k.data[j * ref.d + x];
-    for (std::int64_t i = 0; i < ref.n_q; ++i) reference_row(p, i, ref, kt);
+    for (std::int64_t i = 0; i < ref.n_q; ++i) {
+        const double units = reference_row_work(p, i, weights);
+        if (!charge_work(units))
+            throw over_work(units,
+                            fmt::format("query row {}: the double stage over {} keys", i, visible_key_count(p, i)));
+        reference_row(p, i, ref, kt);
+    }
     return ref;
+}
+
+double reference_row_work(const Problem& p, std::int64_t i, bool weights) {
+    const auto per_key = static_cast<double>(p.q.cols() + p.v.cols()) + 30 + (weights ? 10 : 0);
+    return (static_cast<double>(visible_key_count(p, i)) * per_key + static_cast<double>(p.v.cols())) * 500;
+}
+
+double reference_work(const Problem& p, FloatFormat format, bool weights) {
+    double units = 0;
+    for (std::int64_t i = 0; i < p.q.rows(); ++i) {
+        units += reference_row_work(p, i, weights);
+        // A float64 rounding is almost never decided by the double stage's enclosure: every row
+        // with a key takes the step at 128 bits, charged as charge_precision charges it.
+        const auto keys = static_cast<double>(visible_key_count(p, i));
+        if (format == FloatFormat::Float64 && keys > 0)
+            units += (keys * (static_cast<double>(p.q.cols()) + 400 + 4.0 * static_cast<double>(p.v.cols())) + 4000 +
+                      (weights ? 2 * keys : 0)) *
+                     multiplication_work(128);
+    }
+    return units;
+}
+
+double emulation_row_work(const Problem& p, std::int64_t i) {
+    const auto per_key = 2.0 * static_cast<double>(p.q.cols() + p.v.cols()) + 6;
+    return (static_cast<double>(visible_key_count(p, i)) * per_key + static_cast<double>(p.v.cols())) * 3000;
+}
+
+double emulation_work(const Problem& p) {
+    double units = 0;
+    for (std::int64_t i = 0; i < p.q.rows(); ++i) units += emulation_row_work(p, i);
+    return units;
 }
 
 namespace {
@@ -725,6 +762,21 @@ std::vector<std::uint8_t> visible_keys(const Problem& p, std::int64_t i) {
         if (!p.bias.empty() && p.bias[i * nk + j] == -std::numeric_limits<double>::infinity()) keep[j] = 0;
     }
     return keep;
+}
+
+std::int64_t visible_key_count(const Problem& p, std::int64_t i) {
+    if (!p.mask.empty() || !p.bias.empty()) {
+        const auto keep = visible_keys(p, i);
+        return std::count(keep.begin(), keep.end(), std::uint8_t{1});
+    }
+    // visible_keys' window, as an interval of keys: diag − left ≤ j ≤ diag + right
+    const std::int64_t nq = p.q.rows(), nk = p.k.rows();
+    const std::int64_t diag = i + (p.align == Align::BottomRight ? nk - nq : 0);
+    const std::int64_t right =
+        p.causal ? (p.window_right < 0 ? 0 : std::min<std::int64_t>(p.window_right, 0)) : p.window_right;
+    const std::int64_t hi = right >= 0 ? std::min(nk - 1, diag + right) : nk - 1;
+    const std::int64_t lo = p.window_left >= 0 ? std::max<std::int64_t>(0, diag - p.window_left) : 0;
+    return std::max<std::int64_t>(0, hi - lo + 1);
 }
 
 Problem problem_options(const ProblemOptions& o) {
