@@ -15,6 +15,7 @@ Exit 0 all passed, 1 a failure, 77 skipped (python3-docutils absent)."""
 import io
 import os
 import sys
+import threading
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -28,9 +29,20 @@ except ImportError:
     docutils = None
 
 
+# docutils is not thread-safe (its parser keeps state in module- and class-level objects; Sphinx
+# parallelises with processes for that reason): a CI run once reported a warning for a document
+# that parses clean alone. The CLI runs in parallel; docutils parses one document at a time.
+DOCUTILS = threading.Lock()
+
+
 def rst_failures(text):
     """What docutils reports about `text` at WARNING or above (each with its line, as docutils
     writes it), and the document's text; or the failures alone when docutils gave up."""
+    with DOCUTILS:
+        return _rst_failures(text)
+
+
+def _rst_failures(text):
     stream = io.StringIO()
     settings = {"report_level": docutils.utils.Reporter.WARNING_LEVEL, "halt_level": 5,
                 "warning_stream": stream, "math_output": "MathML", "output_encoding": "unicode",
