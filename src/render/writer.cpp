@@ -86,7 +86,12 @@ std::vector<std::string> Writer::header_texts(const TableBlock& t) const {
 void Writer::row_texts(const TableBlock& t, std::size_t j, std::vector<Inline>& cells,
                        std::vector<std::string>& out) const {
     PrintingPlace* place = printing_place();
-    if (place != nullptr) place->row = j + 1;
+    if (place != nullptr) {
+        // While the row's cells are produced no column is being printed: a refusal names the
+        // row alone (it named the column printed last, of the row before).
+        place->row = j + 1;
+        place->column = place->columns.size();
+    }
     t.row(j, form(), cells);
     out.resize(cells.size());
     for (std::size_t i = 0; i < cells.size(); ++i) {
