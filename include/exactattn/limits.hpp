@@ -216,10 +216,29 @@ void run_parallel(std::size_t count, std::size_t jobs, const std::function<void(
 /// The same test without charging: for a step whose parts charge themselves as they go, so
 /// that a step too big for what is left is refused before any of it runs.
 [[nodiscard]] bool work_fits(double units);
+/// A refusal of the work budget (a LimitError of max_work) that keeps what the refused step was
+/// doing, so that the code that knows where the step was going names it: a writer adds the
+/// column, row and table of the value it was printing, `printing a value of 3 characters
+/// (column "Weight", row 3 of table 14.1) would take …`.
+class WorkRefusal : public Error {
+  public:
+    WorkRefusal(double units, std::string what, double spent);
+    /// The same refusal with `place` (` (row 3 of table 14.1)`) after what the step was doing;
+    /// a refusal that has its place already is returned as it is (the innermost place holds).
+    [[nodiscard]] WorkRefusal at(std::string_view place) const;
+    [[nodiscard]] bool has_place() const { return has_place_; }
+
+  private:
+    WorkRefusal(const Error& error, double units, std::string what, double spent, bool has_place);
+    double units_;
+    std::string what_;
+    double spent_;
+    bool has_place_;
+};
 /// The refusal of a step of `units` work units that charge_work or work_fits did not admit:
 /// `<what> would take about <units> work units[, after <spent> already spent by this job],
 /// over the limit of … (limits: max_work…)`.
-[[nodiscard]] Error over_work(double units, std::string_view what);
+[[nodiscard]] WorkRefusal over_work(double units, std::string_view what);
 /// Work units charged per character of a printed value (docs/limits.md): a report is laid out,
 /// escaped and written around every value it prints, so that the budget bounds how much a job
 /// prints, not only what it computes.

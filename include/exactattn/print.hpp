@@ -55,34 +55,6 @@ std::string to_string(const Value& v, Notation n);
 std::string to_display(const Value& v, Notation n, const DisplayOptions& options = {});
 /// A row vector in display form: `[a/2, a/4]`; MathML: one `<math>` element for the row.
 std::string to_display(const std::vector<Value>& row, Notation n, const DisplayOptions& options = {});
-/// Where the values printed on the calling thread go, so that a refusal to print one (the
-/// work budget) names the quantity: `printing a value of 1785 characters (column "Weight", row
-/// 3 of table 15.2.1) would take …`. A writer sets one for a table and updates the row and
-/// column as it prints them.
-struct PrintingPlace {
-    std::string table;                 ///< "table 14.1", or the caption of an unnumbered table
-    std::vector<std::string> columns;  ///< the headers as plain text
-    std::size_t row = 0;               ///< 1-based; 0 outside the rows (the caption, a header)
-    std::size_t column = 0;            ///< 0-based index into columns
-};
-/// RAII: makes `place` the calling thread's printing place for a scope (null: none).
-class PrintingScope {
-  public:
-    explicit PrintingScope(PrintingPlace* place);
-    ~PrintingScope();
-    PrintingScope(const PrintingScope&) = delete;
-    PrintingScope& operator=(const PrintingScope&) = delete;
-
-  private:
-    PrintingPlace* saved_;
-};
-/// The calling thread's printing place, or null.
-PrintingPlace* printing_place();
-/// ` (column "Weight", row 3 of table 14.1)` for the calling thread's printing place, or
-/// nothing: every refusal of the work budget while a table's value is printed (its decimal
-/// digits, its sign, its characters) says where it was going.
-std::string printing_place_text();
-
 /// Presentation MathML of the display form: `to_display(v, Notation::MathML)`.
 std::string to_mathml(const Value& v);
 

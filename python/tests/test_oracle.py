@@ -391,6 +391,37 @@ def test_a_truncating_cast_is_a_rounding_bias_and_is_named():
     assert "truncat" in j["diagnosis"]
 
 
+def test_a_temperature_bug_is_named_a_temperature_and_never_a_rounding_bias():
+    # c off by 0.2% moves each |o| by about 0.2% (2^-9 relative: thousands of float32 ULPs, most
+    # of them away from zero); the rounding test reads only errors within the rounding's reach
+    # (|e| <= 2B + 1 ulp), so it sees none of them and says nothing. Before, 61 of 62 rows
+    # "away from zero" gave a false "rounding bias" beside the temperature.
+    q, k, v = problem(nq=64, nk=64, d=16, dv=16, seed=18)
+    out = np_attention(q, k, v, np.float32, scale=0.25 * 1.002)
+    j = oracle.judge(out, q, k, v)
+    assert not j["passed"] and "temperature" in j["diagnosis"], j["diagnosis"]
+    assert "rounding bias" not in j["systematic"] and "zero" not in j["systematic"], j["systematic"]
+    assert j["systematic_tests"]["p_rounding"] >= 5e-7
+    # a truncating cast of the same size still is one: float64 work cast toward zero to float32,
+    # each error within 1 ulp, so within the reach of a float32 kernel's rounding
+    trunc = truncate(np_attention(q, k, v, np.float64), np.float32)
+    j = oracle.judge(trunc, q, k, v)
+    t = j["systematic_tests"]
+    assert "toward zero" in j["systematic"] and "rounding bias" in j["systematic"] and not j["passed"]
+    assert t["toward_zero"] > 0.75 * t["rows"] and t["p_rounding"] < 5e-7
+
+
+def test_a_smaller_scale_is_reported_with_the_rows_that_err_along_it():
+    q, k, v = problem(nq=32, nk=64, d=16, dv=16, dtype=np.float64, seed=14)
+    c = np.float64(0.25 * (1 - 4e-15))  # as below, the other way: most rows err along a smaller c
+    out = np_attention(q, k, v, np.float64, scale=c)
+    j = oracle.judge(out, q, k, v)
+    t = j["systematic_tests"]
+    majority = t["signed_rows"] - t["along_scale"]
+    assert majority > t["signed_rows"] / 2 and j["systematic_tests"]["temperature"] < 0
+    assert f"{majority} of {t['signed_rows']} rows err along a smaller scale" in j["systematic"], j["systematic"]
+
+
 def test_a_temperature_too_small_for_any_entry_is_found_over_all_entries():
     q, k, v = problem(nq=32, nk=64, d=16, dv=16, dtype=np.float64, seed=14)
     c = np.float64(0.25 * (1 + 4e-15))  # c off by 4e-13 %: tens of ULPs, inside every entry's bound

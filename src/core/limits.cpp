@@ -241,16 +241,35 @@ bool charge_work(double units) {
     return true;
 }
 
-Error over_work(double units, std::string_view what_alone) {
-    units = clamp_units(units);
-    const std::string what = std::string(what_alone) + printing_place_text();
-    const double spent = current_job != nullptr ? current_job->spent() : 0;
+namespace {
+
+Error work_error(double units, const std::string& what, double spent) {
     if (spent <= 0)
         return over_limit(Limit::max_work, fmt::format("{} would take about {:.2g} work units", what, units));
     return over_limit(Limit::max_work,
                       fmt::format("{} would take about {:.2g} work units, after {:.2g} spent already by "
                                   "this job (the budget is the whole job's)",
                                   what, units, spent));
+}
+
+}  // namespace
+
+WorkRefusal::WorkRefusal(const Error& error, double units, std::string what, double spent, bool has_place)
+    : Error(error), units_(units), what_(std::move(what)), spent_(spent), has_place_(has_place) {}
+
+WorkRefusal::WorkRefusal(double units, std::string what, double spent)
+    : WorkRefusal(work_error(units, what, spent), units, what, spent, false) {}
+
+WorkRefusal WorkRefusal::at(std::string_view place) const {
+    if (has_place_) return *this;
+    std::string what = what_ + std::string(place);
+    const Error rebuilt = work_error(units_, what, spent_);
+    return {Error(rebuilt.kind(), where(), rebuilt.reason()), units_, std::move(what), spent_, true};
+}
+
+WorkRefusal over_work(double units, std::string_view what) {
+    units = clamp_units(units);
+    return {units, std::string(what), current_job != nullptr ? current_job->spent() : 0};
 }
 
 void run_parallel(std::size_t count, std::size_t jobs, const std::function<void(std::size_t)>& task) {

@@ -590,32 +590,9 @@ std::size_t digits_kept(const Sum& s, const DisplayOptions& o) {
     return lo;
 }
 
-}  // namespace
-
-namespace {
-
-thread_local PrintingPlace* t_place = nullptr;
-
-}  // namespace
-
-// " (column "Weight", row 3 of table 14.1)" for the calling thread's place, or nothing.
-std::string printing_place_text() {
-    if (t_place == nullptr || t_place->table.empty()) return {};
-    const PrintingPlace& p = *t_place;
-    std::string where;
-    if (p.row > 0 && p.column < p.columns.size()) {
-        where = fmt::format("column \"{}\", row {} of ", p.columns[p.column], p.row);
-    } else if (p.row > 0) {
-        where = fmt::format("row {} of ", p.row);
-    }
-    return fmt::format(" ({}{})", where, p.table);
-}
-
-namespace {
-
 // A printed value is charged kWorkPerPrintedCharacter a character (limits.hpp): a rollout of
-// 1024 steps over a 60-token vocabulary once printed 220 MB. The refusal names where the value
-// was going (over_work adds the PrintingPlace).
+// 1024 steps over a 60-token vocabulary once printed 220 MB. The writer that prints the value
+// names where it was going (WorkRefusal::at).
 std::string charged(std::string text) {
     const double units = kWorkPerPrintedCharacter * static_cast<double>(text.size());
     if (!charge_work(units)) {
@@ -625,10 +602,6 @@ std::string charged(std::string text) {
 }
 
 }  // namespace
-
-PrintingScope::PrintingScope(PrintingPlace* place) : saved_(t_place) { t_place = place; }
-PrintingScope::~PrintingScope() { t_place = saved_; }
-PrintingPlace* printing_place() { return t_place; }
 
 namespace {
 

@@ -80,7 +80,7 @@ std::string text_table(const std::string& caption, const std::vector<std::string
         const double padding = static_cast<double>(out.size() - start) - static_cast<double>(printed);
         const double units = kWorkPerPrintedCharacter * std::max(padding, 0.0);
         if (!charge_work(units)) {
-            // The table's name is added by over_work from the writer's PrintingPlace.
+            // The writer adds the table's name (WorkRefusal::at).
             throw over_work(units, fmt::format("laying out a text row of {} characters", out.size() - start));
         }
         while (out.size() > start && out.back() == ' ') out.pop_back();

@@ -2,8 +2,11 @@
 // exactattn: the walk over a document that every output format shares, and the format's writer.
 #include "render/writer.hpp"
 
+#include <fmt/format.h>
+
 #include <type_traits>
 
+#include "exactattn/limits.hpp"
 #include "render/notation.hpp"
 
 namespace exactattn::detail {
@@ -29,9 +32,12 @@ std::string Writer::document(const Document& doc) const {
                 } else {
                     static_assert(std::is_same_v<B, TableBlock>, "a block kind without a writer");
                     if (x.csv_only && !csv_only_tables()) return std::string();
-                    PrintingPlace place = printing_place_of(x);
-                    const PrintingScope scope(&place);
-                    return table(x);
+                    const TablePlace place = table_place(x);
+                    try {
+                        return table(x, place);
+                    } catch (const WorkRefusal& r) {
+                        throw r.at(place.text());  // a caption, a header, a row's layout
+                    }
                 }
             },
             b);
@@ -83,20 +89,26 @@ std::vector<std::string> Writer::header_texts(const TableBlock& t) const {
     return headers;
 }
 
-void Writer::row_texts(const TableBlock& t, std::size_t j, std::vector<Inline>& cells,
-                       std::vector<std::string>& out) const {
-    PrintingPlace* place = printing_place();
-    if (place != nullptr) place->row = j + 1;
-    t.row(j, form(), cells);
+void Writer::row_texts(const TableBlock& t, std::size_t j, std::vector<Inline>& cells, std::vector<std::string>& out,
+                       const TablePlace* place) const {
+    try {
+        t.row(j, form(), cells);
+    } catch (const WorkRefusal& r) {
+        if (place == nullptr) throw;
+        throw r.at(place->text(j + 1));  // no column yet: the row's cells are being produced
+    }
     out.resize(cells.size());
     for (std::size_t i = 0; i < cells.size(); ++i) {
-        if (place != nullptr) place->column = i;
-        out[i] = inline_text(cells[i]);
+        try {
+            out[i] = inline_text(cells[i]);
+        } catch (const WorkRefusal& r) {
+            if (place == nullptr) throw;
+            throw r.at(place->text(j + 1, i));
+        }
     }
-    if (place != nullptr) place->row = 0;
 }
 
-PrintingPlace Writer::printing_place_of(const TableBlock& t) {
+TablePlace Writer::table_place(const TableBlock& t) {
     // Plain text: the parts that are text, each value in its display form (headers and
     // captions hold few).
     const auto plain = [](const Inline& in) {
@@ -104,11 +116,21 @@ PrintingPlace Writer::printing_place_of(const TableBlock& t) {
         for (const auto& p : in.parts()) s += p.kind == Inline::Kind::Math ? p.math.render(MathForm::Unicode) : p.text;
         return s;
     };
-    PrintingPlace place;
+    TablePlace place;
     const std::string caption = plain(t.caption);
     place.table = !t.number.empty() ? "table " + t.number : caption.empty() ? "a table" : "table \"" + caption + "\"";
     for (const auto& h : t.headers) place.columns.push_back(plain(h));
     return place;
+}
+
+std::string TablePlace::text(std::size_t row, std::size_t column) const {
+    std::string where;
+    if (row > 0 && column < columns.size()) {
+        where = fmt::format("column \"{}\", row {} of ", columns[column], row);
+    } else if (row > 0) {
+        where = fmt::format("row {} of ", row);
+    }
+    return fmt::format(" ({}{})", where, table);
 }
 
 std::string Writer::joined_notes(const TableBlock& t, const char* between) const {

@@ -15,6 +15,17 @@
 
 namespace exactattn::detail {
 
+/// Where a table's values go, named by a refusal of the work budget while the table is written
+/// (WorkRefusal::at): the document walk makes one a table and hands it down the calls that
+/// write the table's rows.
+struct TablePlace {
+    std::string table;                 ///< "table 14.1", or the caption of an unnumbered table
+    std::vector<std::string> columns;  ///< the headers as plain text
+    /// ` (table 14.1)`; with a 1-based row ` (row 3 of table 14.1)`; with a column of the
+    /// headers too ` (column "Weight", row 3 of table 14.1)`.
+    [[nodiscard]] std::string text(std::size_t row = 0, std::size_t column = static_cast<std::size_t>(-1)) const;
+};
+
 class Writer {
   public:
     explicit Writer(const RenderOptions& options) : o_(options) {}
@@ -32,11 +43,13 @@ class Writer {
     std::string caption_text(const TableBlock& t) const;
     /// The math form a table's cells are produced in.
     [[nodiscard]] virtual MathForm form() const { return MathForm::Unicode; }
-    /// The header's and row j's cells as inline text (`cells` is scratch space).
+    /// The header's and row j's cells as inline text (`cells` is scratch space); a refusal of
+    /// the work budget while row j is written names its row and column in `place` (if any).
     std::vector<std::string> header_texts(const TableBlock& t) const;
-    /// Where a table's values go, for a refusal to print one (print.hpp).
-    static PrintingPlace printing_place_of(const TableBlock& t);
-    void row_texts(const TableBlock& t, std::size_t j, std::vector<Inline>& cells, std::vector<std::string>& out) const;
+    void row_texts(const TableBlock& t, std::size_t j, std::vector<Inline>& cells, std::vector<std::string>& out,
+                   const TablePlace* place = nullptr) const;
+    /// Where a table's values go: its number or caption, and its headers as plain text.
+    static TablePlace table_place(const TableBlock& t);
 
   protected:
     /// One inline part; by default plain text, math in Unicode.
@@ -50,8 +63,9 @@ class Writer {
     virtual std::string items(const ItemList& l) const = 0;
     virtual std::string quote(const Quote& q) const = 0;
     virtual std::string figure(const FigureBlock& fb) const = 0;
-    /// A table that is not `csv_only` (or any, where csv_only_tables()).
-    virtual std::string table(const TableBlock& t) const = 0;
+    /// A table that is not `csv_only` (or any, where csv_only_tables()); its rows are written
+    /// through each_row (or row_texts) with `place`.
+    virtual std::string table(const TableBlock& t, const TablePlace& place) const = 0;
     /// The output around the body (an HTML page, a LaTeX document); by default the body.
     virtual std::string page(const Document& doc, const std::string& body) const;
     /// Between a caption's number and its text.
@@ -62,11 +76,11 @@ class Writer {
     /// Each row of `t` as inline text, handed to write(row) as it is produced: a table of
     /// millions of rows is never held as cells.
     template <class F>
-    void each_row(const TableBlock& t, F&& write) const {
+    void each_row(const TableBlock& t, const TablePlace& place, F&& write) const {
         std::vector<Inline> cells;
         std::vector<std::string> row;
         for (std::size_t j = 0; j < t.rows; ++j) {
-            row_texts(t, j, cells, row);
+            row_texts(t, j, cells, row, &place);
             write(row);
         }
     }

@@ -376,6 +376,25 @@ TEST(OracleJudge, TheSignTestIsTheExactTwoSidedBinomialTail) {
     EXPECT_GT(sign_test_p(0, 20), kSystematicAlpha);
 }
 
+TEST(OracleJudge, TheTemperatureVerdictCountsTheMajorityOfEitherSign) {
+    // 38 of 40 rows err along a smaller scale (e·g < 0): p = 2(1 + 40 + 780)/2^40 by hand, and
+    // τ = Σeg/Σg² = −0.01. The verdict names the 38, not the 2 along a larger scale.
+    Judgement::Systematic s;
+    s.signed_rows = 40;
+    s.along = 2;
+    s.eg = -0.01;
+    s.gg = 1;
+    systematic_verdict(s);
+    EXPECT_NEAR(s.p_temperature, 2 * 821 * 0x1p-40, 1e-20);
+    EXPECT_NE(s.verdict.find("38 of 40 rows err along a smaller scale"), std::string::npos) << s.verdict;
+    EXPECT_NE(s.verdict.find("off by -1%"), std::string::npos) << s.verdict;
+    s.along = 38;  // and the other way round
+    s.eg = 0.01;
+    systematic_verdict(s);
+    EXPECT_NE(s.verdict.find("38 of 40 rows err along a larger scale"), std::string::npos) << s.verdict;
+    EXPECT_NE(s.verdict.find("off by +1%"), std::string::npos) << s.verdict;
+}
+
 namespace {
 
 // The safe algorithm emulated in float32 (the declared order), judged under `b`.

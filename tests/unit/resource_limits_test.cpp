@@ -500,6 +500,26 @@ TEST(WorkBudget, PrintRefusalNamesTheTableColumnAndRow) {
     }
 }
 
+// A refusal while a row's cells are produced (a read's table prints its values then) names the
+// row alone: it named the column printed last, of the row before ("Weight", of row 1).
+TEST(WorkBudget, RefusalWhileARowIsProducedNamesTheRowAlone) {
+    exactattn::TableBlock t;
+    t.number = "9.2";
+    t.headers = {"Position", "Weight"};
+    t.rows = 2;
+    t.row = [](std::size_t j, exactattn::MathForm, std::vector<exactattn::Inline>& cells) {
+        if (j == 1) throw exactattn::over_work(5, "producing the second row");
+        cells = {exactattn::Inline("1"), exactattn::Inline("x")};
+    };
+    exactattn::Document doc;
+    doc.add(t);
+    for (const auto format : {exactattn::Format::Text, exactattn::Format::Markdown, exactattn::Format::Latex,
+                              exactattn::Format::Html, exactattn::Format::Rst, exactattn::Format::Csv}) {
+        EXPECT_ERROR_HAS(exactattn::render(doc, format), ErrorKind::Limit,
+                         "producing the second row (row 2 of table 9.2) would take about 5 work units");
+    }
+}
+
 // Issue 27 item 2: `check` of one target ran the whole scenario, so judging a read beside a
 // 300-row layer computed the layer too. It computes what the target needs: the read alone fits a
 // budget of 10^9 units that the layer alone would pass. By hand: states [a, 0] and [a, a], query

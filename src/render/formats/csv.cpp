@@ -23,12 +23,12 @@ class CsvWriter final : public Writer {
         return out + "\r\n";
     }
 
-    std::string table(const TableBlock& t) const override {
+    std::string table(const TableBlock& t, const TablePlace& place) const override {
         const std::vector<std::string> headers = header_texts(t);
         const std::size_t columns = headers.size();
         std::string out;
         csv_row(out, headers, columns);
-        each_row(t, [&](const std::vector<std::string>& row) { csv_row(out, row, columns); });
+        each_row(t, place, [&](const std::vector<std::string>& row) { csv_row(out, row, columns); });
         return out + "\r\n";
     }
 };

@@ -63,7 +63,7 @@ class HtmlWriter final : public Writer {
         return out + "<figcaption>" + figure_caption(fb) + "</figcaption>\n</figure>\n";
     }
 
-    std::string table(const TableBlock& t) const override {
+    std::string table(const TableBlock& t, const TablePlace& place) const override {
         const std::string notes = joined_notes(t, "<br>\n");
         const std::vector<std::string> headers = header_texts(t);
         const std::size_t columns = headers.size();
@@ -74,7 +74,7 @@ class HtmlWriter final : public Writer {
         out += "<thead><tr>";
         for (const auto& h : headers) out += "<th scope=\"col\">" + h + "</th>";
         out += "</tr></thead>\n<tbody>\n";
-        each_row(t, [&](const std::vector<std::string>& row) {
+        each_row(t, place, [&](const std::vector<std::string>& row) {
             out += "<tr>";
             for (std::size_t i = 0; i < columns; ++i) {
                 const std::string& cell = i < row.size() ? row[i] : std::string();

@@ -151,7 +151,7 @@ class LatexWriter final : public Writer {
     // font and any text width. Rows sit 1.3 times apart, so that stacked fractions in consecutive
     // rows do not touch; the caption stays with the start of its table. With --latex-floats only
     // the tabular floats: the list form stands where it is, so that it can break across pages.
-    std::string table(const TableBlock& t) const override {
+    std::string table(const TableBlock& t, const TablePlace& place) const override {
         const std::vector<std::string> headers = header_texts(t);
         const std::size_t columns = headers.size();
         std::string tabular =
@@ -159,7 +159,7 @@ class LatexWriter final : public Writer {
         for (std::size_t i = 0; i < columns; ++i) tabular += (i > 0 ? " & " : "") + headers[i];
         tabular += " \\\\\n\\midrule\n";
         std::vector<std::size_t> longest(columns, 0);  // characters of LaTeX, per column
-        each_row(t, [&](const std::vector<std::string>& row) {
+        each_row(t, place, [&](const std::vector<std::string>& row) {
             for (std::size_t i = 0; i < columns; ++i) {
                 const std::string& cell = i < row.size() ? row[i] : std::string();
                 tabular += (i > 0 ? " & " : "") + cell;
@@ -176,7 +176,7 @@ class LatexWriter final : public Writer {
         for (const std::size_t n : longest) row_characters += n;
         const bool list_only = t.rows > kListRows || row_characters > kListCharacters;
         std::string list = "{\\raggedright\n";
-        each_row(t, [&](const std::vector<std::string>& row) {
+        each_row(t, place, [&](const std::vector<std::string>& row) {
             list += "\\exactattnRow{";
             for (std::size_t i = 0; i < columns; ++i) {
                 const std::string cell = breakable(i < row.size() ? row[i] : "");

@@ -65,7 +65,7 @@ class MarkdownWriter final : public Writer {
         return out + "\n";
     }
 
-    std::string table(const TableBlock& t) const override {
+    std::string table(const TableBlock& t, const TablePlace& place) const override {
         std::string notes = joined_notes(t, "  \n");
         if (!notes.empty()) notes += "\n";
         const std::vector<std::string> headers = header_texts(t);
@@ -74,7 +74,7 @@ class MarkdownWriter final : public Writer {
         const std::string c = caption_text(t);
         if (!c.empty()) out += "**" + c + "**\n\n";
         markdown_header(out, headers);
-        each_row(t, [&](const std::vector<std::string>& row) { markdown_row(out, row, columns); });
+        each_row(t, place, [&](const std::vector<std::string>& row) { markdown_row(out, row, columns); });
         return out + (notes.empty() ? "" : "\n" + notes) + "\n";
     }
 

@@ -171,7 +171,7 @@ class RstWriter final : public Writer {
         return out;
     }
 
-    std::string table(const TableBlock& t) const override {
+    std::string table(const TableBlock& t, const TablePlace& place) const override {
         const std::string c = caption_text(t);
         // A list-table needs a row under its header: a table without rows has its header as its
         // one row.
@@ -187,7 +187,7 @@ class RstWriter final : public Writer {
             }
         };
         row(headers);
-        each_row(t, row);
+        each_row(t, place, row);
         out += "\n";
         std::string notes;
         for (const auto& n : t.notes) notes += wrapped(inline_text(n), 0) + "\n\n";

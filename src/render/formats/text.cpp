@@ -29,11 +29,11 @@ class TextWriter final : public Writer {
         return out + "\n";
     }
 
-    std::string table(const TableBlock& t) const override {
+    std::string table(const TableBlock& t, const TablePlace& place) const override {
         std::string notes = joined_notes(t, "\n");
         if (!notes.empty()) notes += "\n";
         std::vector<Inline> cells;
-        const auto strings = [&](std::size_t j, std::vector<std::string>& out) { row_texts(t, j, cells, out); };
+        const auto strings = [&](std::size_t j, std::vector<std::string>& out) { row_texts(t, j, cells, out, &place); };
         return text_table(caption_text(t), header_texts(t), t.rows, strings) + notes + "\n";
     }
 

@@ -102,7 +102,7 @@ std::string judgement_lines(const Judgement& j, FloatFormat f) {
         const auto& st = j.systematic;
         out += fmt::format(
             "systematic (sign tests over rows, false alarms at most 1e-6): {} of {} rows mostly toward zero (p = "
-            "{:.3g}), {} of {} along a scale change (p = {:.3g}): {}\n",
+            "{:.3g}), {} of {} along a larger scale (p = {:.3g}): {}\n",
             st.toward_zero, st.rows, st.p_rounding, st.along, st.signed_rows, st.p_temperature,
             st.verdict.empty() ? "none found" : st.verdict);
     }
