@@ -81,7 +81,7 @@ Inputs inputs(const std::vector<std::string>& paths, const ManuscriptCli& o, boo
         }
         if (in.stdin_at) throw usage_error("standard input (-) is named twice; it can be read once");
         if (!named.empty()) flush();
-        in.stdin_text = read_standard_input();
+        in.stdin_text = read_standard_input(kWorkPerManuscriptByte, "a manuscript");
         in.stdin_at = in.files.size();
         in.files.push_back({stdin_name(o), {}});
     }

@@ -168,8 +168,12 @@ std::vector<std::string> scenario_files(const std::vector<std::string>& paths);
 /// The bytes of standard input, read to its end: a manuscript given as `-`
 /// (docs/manuscript.md, "Standard input"). A pipe or a redirected file is read; a terminal,
 /// device or socket is refused at once (UsageError), and more than limits().max_file_bytes
-/// bytes are refused (LimitError) as a file of that size is.
-std::string read_standard_input();
+/// bytes are refused (LimitError) as a file of that size is. With `work_per_byte` > 0 (what the
+/// job will charge for each byte it reads, e.g. kWorkPerManuscriptByte) the reading stops as soon
+/// as the bytes so far would take the job past its work budget, with the refusal that charge
+/// would give ("reading <what> of more than N bytes …", LimitError): an endless pipe is refused
+/// after tens of megabytes, not at max_file_bytes.
+std::string read_standard_input(double work_per_byte = 0, std::string_view what = {});
 
 /// The default number of jobs: the number of cores (std::thread::hardware_concurrency), at
 /// least 1.

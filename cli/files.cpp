@@ -50,7 +50,7 @@ std::vector<std::string> scenario_files(const std::vector<std::string>& paths) {
     return out;
 }
 
-std::string read_standard_input() {
+std::string read_standard_input(double work_per_byte, std::string_view what) {
     struct stat st {};
     if (::fstat(STDIN_FILENO, &st) != 0) {
         throw usage_error(fmt::format("cannot read standard input (-): {}", std::strerror(errno)));
@@ -81,6 +81,14 @@ std::string read_standard_input() {
             throw refuse(fmt::format("standard input has more than {} bytes", max));
         }
         s.append(chunk, static_cast<std::size_t>(r));
+        // The job charges the bytes after a byte-order mark (3 bytes) at the latest when the
+        // text is prepared, and what it has spent only grows: past this it certainly refuses.
+        const double work = static_cast<double>(s.size() - std::min<std::size_t>(s.size(), 3)) * work_per_byte;
+        if (work_per_byte > 0 && !work_fits(work)) {
+            Location where;
+            where.file = "-";
+            throw over_work(work, fmt::format("reading {} of {} bytes or more", what, s.size())).located(where);
+        }
     }
     return s;
 }

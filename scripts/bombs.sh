@@ -27,7 +27,7 @@ limit_s="${EXACTATTN_BOMB_TIMEOUT:-60}"
 as_mb="${EXACTATTN_BOMB_AS_MB:-4096}"
 bound_s=5
 bound_mib=1024
-tiny_set=" exponent-literal digit-groups root-of-nine two-to-the-a field-combination scores-at-max-exponent attend-x-2400-rows rollout-16-steps check-empty-target oracle-json-100000-deep "
+tiny_set=" exponent-literal manuscript-stdin-endless-pipe digit-groups root-of-nine two-to-the-a field-combination scores-at-max-exponent attend-x-2400-rows rollout-16-steps check-empty-target oracle-json-100000-deep "
 if [ ! -x "$bin" ]; then
   echo "bombs: $bin not found; build first (cmake --build build)" >&2
   exit 2
@@ -188,7 +188,10 @@ bomb() {
   if [ "${EXACTATTN_BENCH_TINY:-}" = 1 ] && [[ "$tiny_set" != *" $name "* ]]; then return 0; fi
   local bytes=0 a f
   # bomb_stdin=FILE: the input comes on standard input too (counted in its size).
+  # bomb_pipe=COMMAND: standard input is a pipe from COMMAND (e.g. `yes`, which never ends); the
+  # input counted is COMMAND's text, so that an endless pipe is held to the bound.
   if [ -n "${bomb_stdin:-}" ] && [ -f "$bomb_stdin" ]; then bytes=$(stat -c %s "$bomb_stdin"); fi
+  if [ -n "${bomb_pipe:-}" ]; then bytes=${#bomb_pipe}; fi
   for a in "$@"; do
     f=${a#@}
     if [ -f "$f" ]; then bytes=$((bytes + $(stat -c %s "$f"))); else bytes=$((bytes + ${#a})); fi
@@ -196,8 +199,14 @@ bomb() {
   local start end rc
   start=$(date +%s.%N)
   # GNU time outside timeout: the peak it reports covers the waited-for grandchild too.
-  prlimit --as=$((as_mb * 1024 * 1024)) -- /usr/bin/time -f '%e %U %M' -o "$work/time" \
-    timeout -s KILL "$limit_s" "$bin" "$@" <"${bomb_stdin:-/dev/null}" >"$work/out" 2>"$work/err"
+  if [ -n "${bomb_pipe:-}" ]; then
+    # shellcheck disable=SC2086
+    prlimit --as=$((as_mb * 1024 * 1024)) -- /usr/bin/time -f '%e %U %M' -o "$work/time" \
+      timeout -s KILL "$limit_s" "$bin" "$@" < <($bomb_pipe) >"$work/out" 2>"$work/err"
+  else
+    prlimit --as=$((as_mb * 1024 * 1024)) -- /usr/bin/time -f '%e %U %M' -o "$work/time" \
+      timeout -s KILL "$limit_s" "$bin" "$@" <"${bomb_stdin:-/dev/null}" >"$work/out" 2>"$work/err"
+  fi
   rc=$?
   end=$(date +%s.%N)
   local secs kib user outcome
@@ -369,6 +378,10 @@ bomb manuscript-audit-1MB-line-numbers manuscript audit "$work/one_line_numbers.
 bomb_stdin="$work/decimals_1400.md" bomb manuscript-stdin-1400-decimals manuscript check -
 bomb_stdin="$work/one_line_numbers.md" bomb manuscript-stdin-1MB-line-numbers manuscript check -
 bomb_stdin=/dev/zero bomb manuscript-stdin-dev-zero manuscript check -
+# An endless pipe (`yes | exactattn manuscript check -`): read to max_file_bytes (2.5 s and
+# 1.03 GiB) before; refused once what it sent is past the work budget's manuscript size.
+bomb_pipe=yes bomb manuscript-stdin-endless-pipe manuscript check -
+bomb_pipe=yes bomb manuscript-audit-stdin-endless-pipe manuscript audit -
 # Inputs that are no regular file: a FIFO (hung forever) and /dev/zero (read to 1 GiB), for a
 # manuscript, a scenario and an oracle tensor; a scenario nested 100 000 deep (200 KB, no bound).
 mkfifo "$work/fifo.md" "$work/fifo.json" "$work/fifo.csv"

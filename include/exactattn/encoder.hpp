@@ -33,7 +33,10 @@ struct Encoder {
 
 /// h_1..h_n for inputs x_1..x_n (each of the embedding width). ShapeError on a width mismatch.
 /// `pre_activations`, when given, receives h_{t-1} W_h + x_t W_x + b for every t (what φ saw).
-Matrix encode(const Encoder& enc, const std::vector<Vector>& inputs, Matrix* pre_activations = nullptr);
+/// `from`, when given, stands for h_0 instead of `initial`: the encoding goes on from a state
+/// (a deleted token's successors continue from its predecessor's state).
+Matrix encode(const Encoder& enc, const std::vector<Vector>& inputs, Matrix* pre_activations = nullptr,
+              const Vector* from = nullptr);
 
 /// Logical cost counts of §14.6 under declared assumptions (not measured memory).
 struct CostInput {

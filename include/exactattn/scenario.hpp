@@ -257,8 +257,10 @@ struct Scenario {
     [[nodiscard]] const Vector& embedding(const std::string& token) const;
     /// The decoder's s_0 for a rollout over `source`: the declared one, or the source's last state.
     [[nodiscard]] Vector decoder_initial(const std::string& source) const;
-    /// Encoder states for tokens (the encoder and vocabulary must be declared).
-    [[nodiscard]] Matrix encode_tokens(const std::vector<std::string>& tokens, Matrix* pre_activations = nullptr) const;
+    /// Encoder states for tokens (the encoder and vocabulary must be declared), from the
+    /// encoder's initial state or, when `from` is given, going on from that state.
+    [[nodiscard]] Matrix encode_tokens(const std::vector<std::string>& tokens, Matrix* pre_activations = nullptr,
+                                       const Vector* from = nullptr) const;
     /// Every declared field equal (`file` included): load(write(s)) == s.
     bool operator==(const Scenario&) const = default;
 };

@@ -38,12 +38,16 @@ void Encoder::check() const {
     }
 }
 
-Matrix encode(const Encoder& enc, const std::vector<Vector>& inputs, Matrix* pre_activations) {
+Matrix encode(const Encoder& enc, const std::vector<Vector>& inputs, Matrix* pre_activations, const Vector* from) {
     enc.check();
     if (pre_activations != nullptr) pre_activations->clear();
+    if (from != nullptr && from->size() != enc.width()) {
+        throw shape_error(
+            fmt::format("the state to go on from has width {}; the encoder's is {}", from->size(), enc.width()));
+    }
     Matrix states;
     states.reserve(inputs.size());
-    Vector h = enc.initial;
+    Vector h = from != nullptr ? *from : enc.initial;
     for (std::size_t t = 0; t < inputs.size(); ++t) {
         if (inputs[t].size() != enc.input.size()) {
             throw shape_error(

@@ -185,7 +185,17 @@ Report run_scenario(const Scenario& s, ReportUse use) {
                                             "position",
                                             p));
                         }
-                        row.states = Memory(s.encode_tokens(rest));
+                        // h_1..h_{p-1} do not depend on token p: they are the source's own, and
+                        // the encoding goes on from h_{p-1} (h_0 when p = 1) over the tokens after p.
+                        const std::size_t kept = p - 1;
+                        Matrix states;
+                        states.reserve(rest.size());
+                        for (std::size_t j = 0; j < kept; ++j) states.push_back(src.states.row(j));
+                        const std::vector<std::string> after(rest.begin() + static_cast<std::ptrdiff_t>(kept),
+                                                             rest.end());
+                        Matrix tail = s.encode_tokens(after, nullptr, kept > 0 ? &states.back() : nullptr);
+                        for (auto& h : tail) states.push_back(std::move(h));
+                        row.states = Memory(std::move(states));
                         row.tokens = std::move(rest);
                         break;
                     }

@@ -74,12 +74,13 @@ const Vector& Scenario::embedding(const std::string& token) const {
         fmt::format("unknown token \"{}\" (vocabulary: {})", token, detail::name_list(vocabulary, token_of, "empty")));
 }
 
-Matrix Scenario::encode_tokens(const std::vector<std::string>& tokens, Matrix* pre_activations) const {
+Matrix Scenario::encode_tokens(const std::vector<std::string>& tokens, Matrix* pre_activations,
+                               const Vector* from) const {
     if (!encoder) throw reference_error("the scenario declares no encoder, so tokens cannot be encoded");
     std::vector<Vector> inputs;
     inputs.reserve(tokens.size());
     for (const auto& t : tokens) inputs.push_back(embedding(t));
-    return encode(*encoder, inputs, pre_activations);
+    return encode(*encoder, inputs, pre_activations, from);
 }
 
 }  // namespace exactattn

@@ -8,9 +8,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "run_cli.hpp"
@@ -146,6 +150,44 @@ TEST(ManuscriptStdin, DevicesTwiceAndInPlaceAreRefusedWithOneLine) {
     }
     refused({"manuscript", "check", EXACTATTN_SOURCE_DIR "/data/chapter14/chapter14.md", "--stdin-filename", "x.md"},
             "--stdin-filename: names standard input, and no manuscript is `-`");
+}
+
+TEST(ManuscriptStdin, AnEndlessPipeIsRefusedOnceItIsPastTheBudgetsManuscriptSize) {
+    // `yes | exactattn manuscript check -` was read to max_file_bytes (1 GiB of memory) before
+    // its refusal. Each byte of a manuscript costs 2000 work units (docs/limits.md), so the
+    // default budget of 2^37 units admits (n − 3)·2000 ≤ 2^37, n ≤ 68 719 479 bytes (3: a
+    // byte-order mark is not charged): the reader stops at the first read past that, about
+    // 64 KiB later, plus what the pipe holds (64 KiB on Linux).
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    struct sigaction saved {};
+    ASSERT_EQ(::sigaction(SIGPIPE, &ignore, &saved), 0);  // the writer sees EPIPE when reading stops
+    int fds[2] = {-1, -1};
+    ASSERT_EQ(::pipe(fds), 0);
+    std::atomic<std::int64_t> written{0};
+    std::thread writer([fd = fds[1], &written] {
+        const std::string yes(1 << 16, 'y');
+        for (;;) {
+            const ssize_t w = ::write(fd, yes.data(), yes.size());
+            if (w <= 0) break;
+            written += w;
+        }
+        ::close(fd);
+    });
+    exactattn::test::Result r;
+    {
+        const StdinFrom in(fds[0]);
+        r = exactattn::test::run({"manuscript", "check", "-"});
+    }  // the reading end closes: the writer stops
+    writer.join();
+    ::sigaction(SIGPIPE, &saved, nullptr);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("-: reading a manuscript of "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("(limits: max_work"), std::string::npos) << r.err;
+    EXPECT_GE(written.load(), 68'719'480);
+    EXPECT_LE(written.load(), 68'719'480 + (std::int64_t{2} << 20));
 }
 
 }  // namespace

@@ -94,6 +94,24 @@ TEST(Model, ChapterEncoderStatesOfTheRedSource) {
     EXPECT_EQ(encode(chapter(), {kRed, kKey, kStop}), (Matrix{{A(), q(0)}, {q(0), A()}, {q(0), q(0)}}));
 }
 
+TEST(Model, EncodingGoesOnFromAGivenState) {
+    // Table 14.3 again, continued rather than recomputed: deleting the key keeps h_1 = [a, 0]
+    // (it does not depend on the key) and goes on from it over the full stop: [a, 0] + [0, −a]
+    // = [a, −a], ReLU [a, 0], as §14.5 says; deleting the full stop keeps h_1, h_2 and encodes
+    // nothing after it. `from` stands for h_0 and leaves `initial` alone.
+    const Vector h1{A(), q(0)};
+    Matrix pre;
+    EXPECT_EQ(encode(chapter(), {kStop}, &pre, &h1), (Matrix{{A(), q(0)}}));
+    EXPECT_EQ(pre, (Matrix{{A(), -A()}}));
+    EXPECT_TRUE(encode(chapter(), {}, nullptr, &h1).empty());
+    // From the blue source's h_2 = [0, a] over the full stop: [0, a] + [0, −a] = [0, 0].
+    const Vector blue_h2{q(0), A()};
+    EXPECT_EQ(encode(chapter(), {kStop}, nullptr, &blue_h2), (Matrix{{q(0), q(0)}}));
+    const Vector wrong{A()};
+    EXPECT_ERROR(encode(chapter(), {kStop}, nullptr, &wrong), ErrorKind::Shape,
+                 "the state to go on from has width 1; the encoder's is 2");
+}
+
 TEST(Model, ChapterEncoderStatesOfTheBlueSource) {
     // §14.4: "On the blue source, the states are [0,0], [0,a], [0,0]".
     EXPECT_EQ(encode(chapter(), {kBlue, kKey, kStop}), (Matrix{{q(0), q(0)}, {q(0), A()}, {q(0), q(0)}}));

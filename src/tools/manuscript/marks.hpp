@@ -34,10 +34,8 @@ struct Source {
     [[nodiscard]] Location at(std::size_t offset) const;
 };
 
-/// Work units charged per byte of a manuscript read (its scans for code, marks, placeholders and
-/// numbers), and per mark or placeholder resolved and judged (the arithmetic of a judgement is
-/// charged as it runs): a megabyte costs about 2·10^9 units, 1.5 % of the default budget.
-inline constexpr double kWorkPerManuscriptByte = 2000;
+/// Work units charged per mark or placeholder resolved and judged (the arithmetic of a judgement
+/// is charged as it runs); per byte read: exactattn::kWorkPerManuscriptByte.
 inline constexpr double kWorkPerMark = 1e5;
 
 /// Prepares a manuscript (ParseError for text that is not UTF-8; LimitError when reading it
