@@ -29,9 +29,10 @@ struct OracleOptions {
     ProblemOptions problem;
     std::string layout = "bhnd";
     std::string algorithm = "safe";
-    std::string accumulate;  ///< default: float32, or float64 for float64
-    std::string p_dtype;     ///< default: --dtype
-    std::string stored;      ///< unfused: S and P stored in this format
+    std::string accumulate;                               ///< default: float32, or float64 for float64
+    std::string p_dtype;                                  ///< default: --dtype
+    std::string stored;                                   ///< unfused: S and P stored in this format
+    std::string p_descale = "1", fp8_overflow = "error";  ///< 8-bit floats (docs/oracle.md)
     std::int64_t block = 64;
     std::optional<double> tolerance;
     bool weights = false, trace = false;
@@ -50,6 +51,7 @@ Tensor load(const std::string& path, const char* option, std::optional<FloatForm
 struct Loaded {
     Problem p;
     std::optional<Batch> batch;
+    Fp8Events fp8;  ///< inputs saturated under --fp8-overflow saturate
 };
 
 Loaded load_problem(const OracleOptions& o) {
@@ -77,6 +79,7 @@ Loaded load_problem(const OracleOptions& o) {
     l.p.v = std::move(v);
     if (mask) set_mask(l.p, *mask, option_place("--mask"));
     if (bias) set_bias(l.p, *bias, option_place("--bias"));
+    l.fp8 = saturate_inputs(l.p, parse_fp8_overflow(o.fp8_overflow, option_place("--fp8-overflow")));
     validate(l.p);  // every shape and value before any work
     return l;
 }
@@ -104,7 +107,8 @@ auto at_options(F&& f) -> decltype(f()) {
                                                                    {"do", "--do"},
                                                                    {"dq", "--actual-dq"},
                                                                    {"dk", "--actual-dk"},
-                                                                   {"dv", "--actual-dv"}};
+                                                                   {"dv", "--actual-dv"},
+                                                                   {"accumulate", "--accumulate"}};
     try {
         return f();
     } catch (const Error& e) {
@@ -127,6 +131,8 @@ AlgorithmSpec algorithm_spec(const OracleOptions& o, FloatFormat f) {
     s.block = o.block;
     if (!o.bound.empty()) s.bound = parse_bound(o.bound, option_place("--bound"));
     if (!o.stored.empty()) s.stored = parse_format(o.stored, option_place("--stored-dtype"));
+    s.p_descale = parse_p_descale(o.p_descale, option_place("--p-descale"));
+    s.fp8_overflow = parse_fp8_overflow(o.fp8_overflow, option_place("--fp8-overflow"));
     return s;
 }
 
@@ -154,8 +160,11 @@ int reference_command(const OracleOptions& o, const Loaded& l, FloatFormat f, st
 int emulate_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::ostream& out) {
     if (l.batch) throw usage_error("emulate takes matrices (n × d); q is 4-D", option_place("--q"));
     const AlgorithmSpec a = algorithm_spec(o, f);
-    const EmulationSpec spec{a.algorithm, a.accumulate, a.p_format, f, a.block, a.stored};
-    const Emulation e = emulate(l.p, spec, o.trace);
+    const EmulationSpec spec{a.algorithm, a.accumulate, a.p_format, f, a.block, a.stored, a.p_descale, a.fp8_overflow};
+    Emulation e = emulate(l.p, spec, o.trace);
+    Fp8Events events = l.fp8;  // the inputs' first, then the kernel's
+    events.merge(e.fp8);
+    e.fp8 = events;
     const std::string text = o.format == "json" ? emulation_json(e, spec) : emulation_text(e, spec);
     if (!o.npy.empty()) write_output_file(o.npy, write_npy(e.out), "--npy");  // last: nothing else can fail
     out << text;
@@ -263,7 +272,8 @@ void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& comman
     s->add_option("-j,--jobs", o->jobs, "4-D inputs: heads judged in parallel (default: the number of cores)")
         ->check(CLI::Range(1, 1024));
     s->add_option("--input-dtype", o->input_dtype, "The format of Q, K, V (default: the files')");
-    s->add_option("--dtype", o->dtype, "The output's format: float16 | bfloat16 | float32 | float64");
+    s->add_option("--dtype", o->dtype,
+                  "The output's format: float16 | bfloat16 | float32 | float64 | float8_e4m3fn | float8_e5m2");
     s->add_flag("--weights", o->weights, "reference: the weights too");
     s->add_option("--npy", o->npy,
                   "reference, emulate: also write the outputs to this .npy file (only when the request succeeds)");
@@ -279,6 +289,12 @@ void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& comman
     s->add_option("--stored-dtype", o->stored,
                   "judge, emulate, naive and safe: unfused, S and P stored in this format (PyTorch's bf16 math "
                   "attention: bfloat16)");
+    s->add_option("--p-descale", o->p_descale,
+                  "judge, emulate, online: P·σ cast to --p-dtype, P̃·V divided by σ: a positive number (default 1) | "
+                  "block (per block, from its largest P)");
+    s->add_option("--fp8-overflow", o->fp8_overflow,
+                  "8-bit values past the range: error (default: inputs refused, casts NaN/inf) | saturate (±448, "
+                  "±57344)");
     s->add_option("--block", o->block, "judge, online: the block size")
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
     s->add_flag("--trace", o->trace, "emulate: the steps where the format shows (overflow, underflow, rescaling)");

@@ -19,8 +19,9 @@
 namespace exactattn::oracle {
 
 /// The IEEE 754 binary formats a kernel computes in (bfloat16: float32's exponent range with an
-/// 8-bit significand).
-enum class FloatFormat { Float16, BFloat16, Float32, Float64 };
+/// 8-bit significand), and the two 8-bit formats of OCP FP8: E4M3 without infinities (one NaN
+/// pattern S.1111.111, largest finite 448) and E5M2 (IEEE-like, largest finite 57344).
+enum class FloatFormat { Float16, BFloat16, Float32, Float64, Float8E4M3FN, Float8E5M2 };
 
 /// Parameters of a format: `precision` bits of significand (the implicit bit included), normal
 /// exponents emin..emax (the least normal is 2^emin, the largest finite (2 − 2^(1−p))·2^emax).
@@ -29,12 +30,13 @@ struct FormatInfo {
     int precision;
     int emin;
     int emax;
+    double largest = 0;  ///< the largest finite value when it is not IEEE's (E4M3: 448); 0: IEEE's
 };
 
 /// The parameters of `f`.
 const FormatInfo& info(FloatFormat f);
-/// `float16`/`f16`/`half`, `bfloat16`/`bf16`, `float32`/`f32`, `float64`/`f64`; UsageError at
-/// `where` otherwise.
+/// `float16`/`f16`/`half`, `bfloat16`/`bf16`, `float32`/`f32`, `float64`/`f64`,
+/// `float8_e4m3fn`/`e4m3fn`, `float8_e5m2`/`e5m2`; UsageError at `where` otherwise.
 FloatFormat parse_format(std::string_view name, const Location& where = {});
 /// u = 2^−p, the unit roundoff of round to nearest.
 double unit_roundoff(FloatFormat f);
@@ -46,7 +48,8 @@ double max_finite(FloatFormat f);
 /// True when the double `x` (finite) is a value of `f`.
 bool representable(double x, FloatFormat f);
 /// `x` correctly rounded to `f` (to nearest, ties to even; subnormals; ±inf past the overflow
-/// threshold). Every value of every format here is a double, so the result is exact.
+/// threshold, which for float8_e4m3fn, a format without infinities, means "out of range": see
+/// cast_fp8). Every value of every format here is a double, so the result is exact.
 double round_to(double x, FloatFormat f);
 /// An exact rational correctly rounded to `f`.
 double round_exact(const mpq_class& x, FloatFormat f);
@@ -56,6 +59,54 @@ double ulp(double x, FloatFormat f);
 double decode_bits(std::uint64_t bits, FloatFormat f);
 /// The bit pattern of the representable `x` in `f` (NaN as the quiet NaN).
 std::uint64_t encode_bits(double x, FloatFormat f);
+
+/// 8-bit floats (docs/oracle.md, "8-bit floats"). What a cast to an 8-bit format does with a
+/// finite value past its range: `Error` (the default) never makes it finite: an input is refused
+/// (exit 2 naming the entry), and a cast in the emulation gives float8_e4m3fn's NaN (it has no
+/// infinity; PyTorch's cast gives the same) or float8_e5m2's ±inf (IEEE), named in the report;
+/// `Saturate` clamps it to ±max finite (448, 57344), as FP8 kernels' saturating conversions do,
+/// and the reports count it.
+enum class Fp8Overflow { Error, Saturate };
+/// `error` or `saturate`.
+Fp8Overflow parse_fp8_overflow(std::string_view text, const Location& where = {});
+const char* fp8_overflow_name(Fp8Overflow o);
+/// True for float8_e4m3fn and float8_e5m2.
+bool is_fp8(FloatFormat f);
+/// `x` rounded to `f` (round_to), an overflow then treated as `o` says (8-bit formats; for the
+/// others, round_to's ±inf).
+double cast_fp8(double x, FloatFormat f, Fp8Overflow o);
+/// Why the finite `x` declared in `f` is not a value of it: out of an 8-bit format's range
+/// (saturation named as the remedy) or between two of its values.
+std::string not_a_value(double x, FloatFormat f);
+/// The descale of P before an 8-bit P·V product (FlashAttention-3 FP8, Transformer Engine):
+/// P̃ = fl_p(fl(P·σ)), Σ P̃ v accumulated, divided by σ. `value` σ, a positive finite number (1:
+/// none); `per_block`: σ_b = 2^⌊log2(max finite of the P format / max_j P_j)⌋ from each block's
+/// largest P, and each block's P̃·V divided by its σ_b before it joins the accumulator.
+struct PDescale {
+    double value = 1;
+    bool per_block = false;
+};
+/// A positive finite number, or `block`.
+PDescale parse_p_descale(std::string_view text, const Location& where = {});
+/// The two failure modes of 8-bit attention, counted where they happen (docs/oracle.md):
+/// probabilities flushed to zero by the cast of P·σ ("P-collapse": how many, the largest P lost,
+/// where) and values saturated at the largest finite value (how many, where the first was).
+struct Fp8Events {
+    std::int64_t collapsed = 0;
+    double collapsed_max = 0;  ///< the largest P = exp(s − m) (before σ) cast to 0
+    std::int64_t collapsed_row = -1, collapsed_key = -1;
+    std::int64_t saturated = 0;
+    std::string saturated_first;  ///< e.g. "P[0, 3]", "out[1, 0]", "q[2, 5]"
+    std::int64_t overflowed = 0;  ///< casts past the range under `error` (NaN or ±inf)
+    std::string overflowed_first;
+    void saturate(const std::string& where);
+    void overflow(const std::string& where);
+    void merge(const Fp8Events& o);
+    [[nodiscard]] bool any() const { return collapsed + saturated + overflowed > 0; }
+};
+/// The report's lines ("fp8: ..."; empty when nothing happened) and its JSON object.
+std::string fp8_events_text(const Fp8Events& e);
+std::string fp8_events_json(const Fp8Events& e);
 
 /// A tensor of float values, each exact, stored row-major (C order) as doubles (every value
 /// of every format above is one) with the format it was declared in.
@@ -175,6 +226,10 @@ inline double bias_at(const Problem& p, std::int64_t i, std::int64_t j) {
 /// Checks shapes, masks and that every value is finite and a value of its tensor's format;
 /// ShapeError / DomainError naming the tensor and the index (placed at `q`, `k`, `v`, `mask`).
 void validate(const Problem& p);
+/// Under Fp8Overflow::Saturate, every finite value of an 8-bit q, k or v past the format's range
+/// clamped to ±max finite, counted and placed ("q[0, 3]"); under Error nothing changes (and
+/// validate refuses such a value).
+Fp8Events saturate_inputs(Problem& p, Fp8Overflow o);
 /// Sets p.mask from the tensor `m`, which must be n_q × n_k for p's q and k, every value 0
 /// (visible) or 1 (masked); ShapeError or DomainError at `where` otherwise (a value such as −1
 /// or −inf is an additive bias, not a mask: the message says so). A transposed mask of the same
@@ -267,6 +322,10 @@ struct AlgorithmSpec {
     /// between the kernels (PyTorch's math attention in bfloat16 writes S = QKᵀ and P = softmax(S)
     /// as bfloat16 tensors); none: every intermediate in `accumulate`.
     std::optional<FloatFormat> stored = std::nullopt;
+    /// Online with an 8-bit P: P's descale and what its cast does past the range (docs/oracle.md,
+    /// "8-bit floats").
+    PDescale p_descale = {};
+    Fp8Overflow fp8_overflow = Fp8Overflow::Error;
 };
 Algorithm parse_algorithm(std::string_view name, const Location& where = {});
 const char* algorithm_name(Algorithm a);
@@ -284,12 +343,17 @@ struct EmulationSpec {
     std::int64_t block = 64;
     /// Naive, safe: each score and each weight rounded to this format when computed (unfused).
     std::optional<FloatFormat> stored = std::nullopt;
+    /// Online with an 8-bit P: P's descale and what its cast does past the range (docs/oracle.md,
+    /// "8-bit floats").
+    PDescale p_descale = {};
+    Fp8Overflow fp8_overflow = Fp8Overflow::Error;
 };
 /// The emulated output and, on request, the trace: exponentials that overflow (float16's
 /// for x > ln 65504 ≈ 11.09), how many underflow, fully masked rows, each online rescaling.
 struct Emulation {
     Tensor out;
     std::vector<std::string> trace;
+    Fp8Events fp8;  ///< P-collapse and saturation, counted when a format is 8-bit
 };
 /// Emulates `s` on `p` (a fully masked row follows p.masked_rows; DomainError under Error).
 Emulation emulate(const Problem& p, const EmulationSpec& s, bool trace);
@@ -419,8 +483,14 @@ struct JudgeReport {
     std::int64_t n_q = 0, d_v = 0;
     std::int64_t batch = 0, heads = 0;  ///< of a 4-D problem; 0 for a matrix
     std::vector<Judgement> tensors;     ///< out, then weights and lse when judged
+    /// An online claim with an 8-bit P (matrices): P-collapse and saturation in the claim's own
+    /// emulation, named in the report (docs/oracle.md, "8-bit floats"); they do not fail it.
+    std::optional<Fp8Events> fp8;
     [[nodiscard]] bool passed() const;
 };
+/// The failure modes of an 8-bit claim on `p`, from its emulation with output format `f`
+/// (judge_problem's JudgeReport::fp8); nothing unless the claim is online with an 8-bit P.
+std::optional<Fp8Events> claimed_fp8_events(const Problem& p, const AlgorithmSpec& spec, FloatFormat f);
 std::string judge_text(const JudgeReport& r);
 std::string judge_json(const JudgeReport& r);
 /// The JSON object of one tensor's judgement (judge_json's "tensors" entries).

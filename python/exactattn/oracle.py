@@ -135,10 +135,16 @@ def _threads(threads: Any) -> int:
 
 
 def _opts(scale: Any, base: Any, masked_rows: Any, masked_lse: Any, causal: Any, align: Any, window: Any,
-          layout: Any) -> dict:
+          layout: Any, fp8: tuple = (None, 1, "error")) -> dict:
     scale, base, masked_rows = _options(scale, base, masked_rows)
     left, right = _window(window)
-    return {"scale": scale, "base": base, "masked_rows": masked_rows,
+    in_fmt, p_descale, fp8_overflow = fp8
+    if isinstance(p_descale, bool) or not isinstance(p_descale, (str, int, float, np.integer, np.floating)):
+        raise _usage("p_descale", f"expected a positive number or 'block', got {p_descale!r}")
+    return {"in_fmt": None if in_fmt is None else _name(in_fmt, "in_fmt", "a format name"),
+            "p_descale": p_descale if isinstance(p_descale, str) else repr(float(p_descale)),
+            "fp8_overflow": _name(fp8_overflow, "fp8_overflow", "'error' or 'saturate'"),
+            "scale": scale, "base": base, "masked_rows": masked_rows,
             "masked_lse": _name(masked_lse, "masked_lse", "'-inf' or 'inf'"), "causal": bool(causal),
             "align": _name(align, "align", "'top-left' or 'bottom-right'"), "window_left": left,
             "window_right": right, "layout": _name(layout, "layout", "'bhnd' or 'bnhd'")}
@@ -165,7 +171,8 @@ def _in_layout(d: dict | None, layout: str, batched: bool) -> dict | None:
 def reference(q: Any, k: Any, v: Any, *, fmt: str | None = None, mask: Any = None, bias: Any = None,
               causal: bool = False, align: str = "top-left", window: Any = None, scale: str | float = "sqrt-dk",
               base: str = "e", masked_rows: str = "error", masked_lse: str = "-inf", weights: bool = False,
-              layout: str = "bhnd", threads: int = 0, report: bool = False) -> dict:
+              layout: str = "bhnd", threads: int = 0, report: bool = False, in_fmt: str | None = None,
+              fp8_overflow: str = "error") -> dict:
     """The certified reference, each entry correctly rounded to ``fmt`` (default: q's format).
 
     Returns ``out``, ``out_lo``/``out_hi`` (the enclosure), ``out_exact`` (1 where the value is
@@ -174,10 +181,14 @@ def reference(q: Any, k: Any, v: Any, *, fmt: str | None = None, mask: Any = Non
     ``bias`` is added to the scores (-inf = masked); ``causal`` masks key j for query i when
     j > i (``align="bottom-right"``: j > i + n_k - n_q); ``window=(left, right)`` a sliding
     window. 4-D q, k, v are a batch of heads in ``layout`` ``"bhnd"`` or ``"bnhd"``, judged on
-    ``threads`` threads (0: every core).
+    ``threads`` threads (0: every core). ``in_fmt`` declares the format of q, k and v (8-bit
+    values held in float arrays: ``"float8_e4m3fn"``, ``"float8_e5m2"``); an 8-bit value past the
+    range is refused unless ``fp8_overflow="saturate"`` (docs/oracle.md, "8-bit floats").
     """
     (qa, ka, va), fmts, m, b, dtype = _problem(q, k, v, mask, bias, fmt)
-    o = _opts(scale, base, masked_rows, masked_lse, causal, align, window, layout)
+    if fmt is None and in_fmt is not None:
+        dtype = in_fmt
+    o = _opts(scale, base, masked_rows, masked_lse, causal, align, window, layout, (in_fmt, 1, fp8_overflow))
     d = _ext._oracle_reference(qa, ka, va, fmts, dtype, m, b, o, bool(weights), _threads(threads), bool(report))
     return _in_layout(d, o["layout"], qa.ndim == 4)
 
@@ -187,7 +198,8 @@ def judge(out: Any, q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm
           bias: Any = None, causal: bool = False, align: str = "top-left", window: Any = None,
           scale: str | float = "sqrt-dk", base: str = "e", masked_rows: str = "error", masked_lse: str = "-inf",
           tolerance_ulps: float | None = None, weights: Any = None, lse: Any = None, bound: str = "running",
-          layout: str = "bhnd", threads: int = 0, stored: str | None = None) -> dict:
+          layout: str = "bhnd", threads: int = 0, stored: str | None = None, in_fmt: str | None = None,
+          p_descale: str | float = 1, fp8_overflow: str = "error") -> dict:
     """The judgement of a kernel's ``out`` (n_q × d_v, or 4-D) in format ``fmt`` (default: out's).
 
     ``accumulate`` is the format of its sums (default float32, float64 for float64),
@@ -206,14 +218,16 @@ def judge(out: Any, q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm
     empty when none rejects), ``"systematic_tests"`` their counts and p-values; a verdict fails
     the judgement. The summary keys are the command line's JSON
     keys (``"worst"`` is [i, j], or [b, h, i, j] for a batch); ``"text"`` and ``"json"`` are the
-    command line's report, byte for byte. The problem's keywords are reference()'s.
+    command line's report, byte for byte. The problem's keywords are reference()'s; an 8-bit P
+    (``p_fmt="float8_e4m3fn"``) is cast as P·``p_descale`` (a number, or ``"block"``) and past
+    its range as ``fp8_overflow`` says (docs/oracle.md, "8-bit floats").
     """
     oa, ofmt = _as_float64(out, "out")
     (qa, ka, va), fmts, m, b, _ = _problem(q, k, v, mask, bias, fmt)
     dtype = fmt or ofmt
     acc = accumulate or ("float64" if dtype == "float64" else "float32")
     block = _block(block)
-    o = _opts(scale, base, masked_rows, masked_lse, causal, align, window, layout)
+    o = _opts(scale, base, masked_rows, masked_lse, causal, align, window, layout, (in_fmt, p_descale, fp8_overflow))
     if tolerance_ulps is not None:
         if isinstance(tolerance_ulps, bool) or not isinstance(tolerance_ulps, (int, float, np.integer, np.floating)):
             raise _usage("tolerance_ulps", f"expected a number, got {type(tolerance_ulps).__name__} {tolerance_ulps!r}")
@@ -238,16 +252,22 @@ def emulate(q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm: str = 
             accumulate: str | None = None, p_fmt: str | None = None, mask: Any = None, bias: Any = None,
             causal: bool = False, align: str = "top-left", window: Any = None, scale: str | float = "sqrt-dk",
             base: str = "e", masked_rows: str = "error", masked_lse: str = "-inf", trace: bool = False,
-            report: bool = False, stored: str | None = None) -> dict:
+            report: bool = False, stored: str | None = None, in_fmt: str | None = None,
+            p_descale: str | float = 1, fp8_overflow: str = "error") -> dict:
     """``algorithm`` emulated with every operation correctly rounded in ``accumulate`` (default
-    ``fmt``), P in ``p_fmt`` (online), the output rounded to ``fmt``: ``out`` and ``trace``
-    (and with ``report=True`` the command line's ``text`` and ``json``)."""
+    ``fmt``, float32 when ``fmt`` is 8-bit), P in ``p_fmt`` (online; an 8-bit P cast as
+    P·``p_descale``, past its range as ``fp8_overflow`` says), the output rounded to ``fmt``:
+    ``out``, ``trace`` and ``fp8`` (P-collapse and saturation counted: docs/oracle.md, "8-bit
+    floats"); with ``report=True`` the command line's ``text`` and ``json``."""
     (qa, ka, va), fmts, m, b, dtype = _problem(q, k, v, mask, bias, fmt)
+    if fmt is None and in_fmt is not None:
+        dtype = in_fmt
     block = _block(block)
-    o = _opts(scale, base, masked_rows, masked_lse, causal, align, window, "bhnd")
+    o = _opts(scale, base, masked_rows, masked_lse, causal, align, window, "bhnd", (in_fmt, p_descale, fp8_overflow))
+    eight = dtype in ("float8_e4m3fn", "float8_e5m2", "e4m3fn", "e5m2")
     return _ext._oracle_emulate(qa, ka, va, fmts, dtype, m, b, o,
                                 _name(algorithm, "algorithm", "'naive', 'safe' or 'online'"),
-                                _name(accumulate or dtype, "accumulate", "a format name"),
+                                _name(accumulate or ("float32" if eight else dtype), "accumulate", "a format name"),
                                 _name(p_fmt or dtype, "p_fmt", "a format name"), block, bool(trace), bool(report),
                                 None if stored is None else _name(stored, "stored", "a format name"))
 

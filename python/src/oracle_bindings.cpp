@@ -49,7 +49,18 @@ struct ProblemArgs {
     Problem p;
     std::optional<Batch> batch;
     FloatFormat f = FloatFormat::Float32;
+    Fp8Events fp8;  ///< inputs saturated under fp8_overflow="saturate"
 };
+
+// The 8-bit options of a call (docs/oracle.md, "8-bit floats"), each refusal at its keyword.
+Fp8Overflow fp8_overflow_of(const py::dict& opts) {
+    return parse_fp8_overflow(opts["fp8_overflow"].cast<std::string>(), arg("fp8_overflow"));
+}
+PDescale p_descale_of(const py::dict& opts) {
+    const py::object d = opts["p_descale"];
+    const std::string text = py::isinstance<py::str>(d) ? d.cast<std::string>() : py::str(d).cast<std::string>();
+    return parse_p_descale(text, arg("p_descale"));
+}
 
 ProblemArgs problem(const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
                     const std::string& dtype, const std::optional<Array>& mask, const std::optional<Array>& bias,
@@ -72,7 +83,9 @@ ProblemArgs problem(const Array& q, const Array& k, const Array& v, const std::v
     o.window_left = opts["window_left"].cast<std::int64_t>();
     o.window_right = opts["window_right"].cast<std::int64_t>();
     const Problem base = problem_options(o);
-    Tensor tq = tensor(q, dtypes.at(0), "q"), tk = tensor(k, dtypes.at(1), "k"), tv = tensor(v, dtypes.at(2), "v");
+    const py::object in_fmt = opts["in_fmt"];  // the declared format of q, k, v (8-bit values in float arrays)
+    const auto declared = [&](std::size_t x) { return in_fmt.is_none() ? dtypes.at(x) : in_fmt.cast<std::string>(); };
+    Tensor tq = tensor(q, declared(0), "q"), tk = tensor(k, declared(1), "k"), tv = tensor(v, declared(2), "v");
     std::optional<Tensor> tm, tb;
     if (mask) tm = tensor(*mask, "float64", "mask");
     if (bias) tb = tensor(*bias, "float64", "bias");
@@ -89,6 +102,7 @@ ProblemArgs problem(const Array& q, const Array& k, const Array& v, const std::v
     a.p.v = std::move(tv);
     if (tm) set_mask(a.p, *tm, arg("mask"));
     if (tb) set_bias(a.p, *tb, arg("bias"));
+    a.fp8 = saturate_inputs(a.p, fp8_overflow_of(opts));
     validate(a.p);
     return a;
 }
@@ -179,14 +193,20 @@ void bind_oracle(py::module_& m) {
         s.output = a.f;
         s.block = block;
         s.stored = stored_format(stored);
+        s.p_descale = p_descale_of(opts);
+        s.fp8_overflow = fp8_overflow_of(opts);
         Emulation e;
         {
             py::gil_scoped_release release;
             e = emulate(a.p, s, trace);
         }
+        Fp8Events events = a.fp8;  // the inputs' first, then the kernel's
+        events.merge(e.fp8);
+        e.fp8 = events;
         py::dict d;
         d["out"] = array(e.out.data, e.out.rows(), e.out.cols());
         d["trace"] = e.trace;
+        d["fp8"] = json_loads(fp8_events_json(e.fp8));
         if (report) {
             d["text"] = emulation_text(e, s);
             d["json"] = emulation_json(e, s);
@@ -229,6 +249,8 @@ void bind_oracle(py::module_& m) {
               s.block = block;
               s.bound = parse_bound(bound, arg("bound"));
               s.stored = stored_format(stored);
+              s.p_descale = p_descale_of(opts);
+              s.fp8_overflow = fp8_overflow_of(opts);
               const Tensor out = tensor(actual, dtype, "out");
               std::optional<Tensor> w, l;
               if (weights) w = tensor(*weights, dtype, "weights");
@@ -248,6 +270,7 @@ void bind_oracle(py::module_& m) {
                                        : std::vector<std::int64_t>{rep.n_q, c};
               };
               py::dict d = judgement_dict(rep.tensors[0], dims(rep.d_v));
+              d["fp8"] = rep.fp8 ? json_loads(fp8_events_json(*rep.fp8)) : py::object(py::none());
               py::object jw = py::none(), jl = py::none();
               for (std::size_t x = 1; x < rep.tensors.size(); ++x) {
                   const Judgement& j = rep.tensors[x];

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "app.hpp"
@@ -238,4 +239,79 @@ TEST_F(OracleCli, VectorsThatFailPartWayKeepTheEarlierSet) {
     std::map<std::string, std::string> after;
     for (const auto& e : fs::directory_iterator(out)) after[e.path().filename().string()] = read(e.path());
     EXPECT_EQ(after, before);  // every file of the earlier set, byte for byte, and nothing else
+}
+
+namespace {
+// 8-bit floats (docs/oracle.md, "8-bit floats"): base 2, no scale, scores 0 and −18, so P = (1, 2^-18).
+void write_fp8_case(const std::function<void(const std::string&, const std::string&)>& write) {
+    write("q8.csv", "1\n");
+    write("k8.csv", "0\n-18\n");
+    write("v8.csv", "0\n1\n");
+    write("big8.csv", "0\n500\n");
+}
+}  // namespace
+
+TEST_F(OracleCli, AnE4m3InputPast448IsRefusedNamingTheEntry) {
+    write_fp8_case([&](const std::string& n, const std::string& t) { write(n, t); });
+    const Result r = run({"reference", "--q", path("q8.csv"), "--k", path("k8.csv"), "--v", path("big8.csv"),
+                          "--input-dtype", "float8_e4m3fn", "--scale", "none", "--base", "2"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("v[1, 0]: 500 is out of float8_e4m3fn's range"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(r.out.empty());
+}
+
+TEST_F(OracleCli, DeclaredSaturationClampsTheInputAndSaysSo) {
+    write_fp8_case([&](const std::string& n, const std::string& t) { write(n, t); });
+    const Result r = run({"emulate",
+                          "--q",
+                          path("q8.csv"),
+                          "--k",
+                          path("k8.csv"),
+                          "--v",
+                          path("big8.csv"),
+                          "--input-dtype",
+                          "float8_e4m3fn",
+                          "--scale",
+                          "none",
+                          "--base",
+                          "2",
+                          "--algorithm",
+                          "online",
+                          "--p-dtype",
+                          "float8_e4m3fn",
+                          "--p-descale",
+                          "256",
+                          "--fp8-overflow",
+                          "saturate"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("fp8: saturation: 1 values clamped to the largest finite value (the first: v[1, 0])"),
+              std::string::npos)
+        << r.out;
+    // v = (0, 448) after saturation, and key 1 collapses: the output is 0.
+    EXPECT_NE(r.out.find("out[0, 0] = 0 (0x0p+0)\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("P-collapse: 1 probabilities"), std::string::npos) << r.out;
+}
+
+TEST_F(OracleCli, PCollapseIsNamedInTheJsonReport) {
+    write_fp8_case([&](const std::string& n, const std::string& t) { write(n, t); });
+    const Result r = run(
+        {"emulate",       "--q",           path("q8.csv"),  "--k",         path("k8.csv"), "--v",      path("v8.csv"),
+         "--input-dtype", "float8_e4m3fn", "--scale",       "none",        "--base",       "2",        "--algorithm",
+         "online",        "--p-dtype",     "float8_e4m3fn", "--p-descale", "256",          "--format", "json"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("\"p_descale\":256.0"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\"p_collapse\":{\"count\":1,\"largest_lost\":3.814697265625e-06,\"row\":0,\"key\":1}"),
+              std::string::npos)
+        << r.out;
+}
+
+TEST_F(OracleCli, ABadDescaleOrOverflowIsOnePlacedLine) {
+    write_fp8_case([&](const std::string& n, const std::string& t) { write(n, t); });
+    for (const auto& [opt, val] : {std::pair{"--p-descale", "-1"}, {"--fp8-overflow", "clamp"}}) {
+        const Result r = run({"emulate", "--q", path("q8.csv"), "--k", path("k8.csv"), "--v", path("v8.csv"),
+                              "--algorithm", "online", opt, val});
+        EXPECT_EQ(r.code, 2) << opt;
+        EXPECT_NE(r.err.find(opt), std::string::npos) << r.err;
+    }
 }

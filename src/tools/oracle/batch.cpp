@@ -224,6 +224,7 @@ JudgeReport judge_problem(const Problem& p, FloatFormat f, const Tensor& out, co
     if (!rep.tensors[0].passed()) rep.tensors[0].diagnosis = diagnose(p, out, spec, rep.tensors[0]);
     if (weights != nullptr) rep.tensors.push_back(judge_weights(r, *weights, spec, tolerance_ulps));
     if (lse != nullptr) rep.tensors.push_back(judge_lse(r, *lse, spec, tolerance_ulps));
+    rep.fp8 = claimed_fp8_events(p, spec, f);
     return rep;
 }
 

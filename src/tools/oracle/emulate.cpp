@@ -10,6 +10,7 @@
 
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle.hpp"
+#include "fp8.hpp"
 
 namespace exactattn::oracle {
 
@@ -74,6 +75,7 @@ struct RowRun {
     const EmulationSpec& s;
     std::int64_t i;
     std::vector<std::string>* trace;
+    Fp8Events* fp8;
     void note(const std::string& m) const {
         if (trace != nullptr) trace->push_back(fmt::format("row {}: {}", i, m));
     }
@@ -138,6 +140,41 @@ std::vector<double> plain_row(const RowRun& r, Ieee& a, const std::vector<double
     return o;
 }
 
+// P's descale σ for a block (docs/oracle.md, "8-bit floats"): the static one, or per block
+// 2^⌊log2(max finite / max_j P_j)⌋ (a power of two: P·σ exact in the accumulator), at most 2^100.
+double p_descale_of(const RowRun& r, const std::vector<double>& ex) {
+    if (!r.s.p_descale.per_block) return r.s.p_descale.value;
+    double mx = 0;
+    for (double e : ex) mx = std::max(mx, e);
+    if (mx == 0) return 1;
+    return std::ldexp(1.0, std::min(std::ilogb(max_finite(r.s.p_format) / mx), 100));
+}
+
+// P̃ = fl_p(fl(P·σ)), cast to an 8-bit P under the declared overflow; P-collapse (a P that the
+// cast flushes to zero) and saturation counted where they happen.
+double p_cast(const RowRun& r, Ieee& a, double e, double sigma, std::int64_t j) {
+    const double x = sigma == 1 ? e : a.mul(e, sigma);
+    if (!is_fp8(r.s.p_format)) return round_to(x, r.s.p_format);
+    const double pj = cast_fp8(x, r.s.p_format, r.s.fp8_overflow);
+    if (e > 0 && pj == 0 && r.fp8 != nullptr) {
+        if (r.fp8->collapsed++ == 0 || e > r.fp8->collapsed_max) {
+            r.fp8->collapsed_max = e;
+            r.fp8->collapsed_row = r.i;
+            r.fp8->collapsed_key = j;
+        }
+    }
+    if (std::isfinite(x) && std::isinf(round_to(x, r.s.p_format)) && r.fp8 != nullptr) {  // past the range
+        const std::string where = fmt::format("P[{}, {}]", r.i, j);
+        if (std::isfinite(pj))
+            r.fp8->saturate(where);
+        else
+            r.fp8->overflow(where);
+        r.note(fmt::format("key {}: P·σ = {:.6g} past {}'s {:.6g}: {}", j, x, info(r.s.p_format).name,
+                           max_finite(r.s.p_format), std::isfinite(pj) ? "saturated" : "overflows"));
+    }
+    return pj;
+}
+
 // Online (FlashAttention): per block of B keys the running max m, α = exp(m − m_new),
 // ℓ = α ℓ + Σ e, O = α O + Σ fl_P(e) v; at the end O / ℓ.
 std::vector<double> online_row(const RowRun& r, Ieee& a, const std::vector<double>& s,
@@ -157,13 +194,20 @@ std::vector<double> online_row(const RowRun& r, Ieee& a, const std::vector<doubl
             r.note(fmt::format("block {}: max {:.6g} → {:.6g}, rescale by α = {:a}", start / b, m, m_new, alpha));
         double sum = 0;
         std::fill(blk.begin(), blk.end(), 0.0);
+        std::vector<double> ex(static_cast<std::size_t>(end - start), 0);
         for (std::int64_t j = start; j < end; ++j) {
             if (!keep[j]) continue;
-            const double e = exp_noted(r, a, a.sub(s[j], m_new), j, under);
-            sum = a.add(sum, e);
-            const double pj = round_to(e, r.s.p_format);
+            ex[j - start] = exp_noted(r, a, a.sub(s[j], m_new), j, under);
+            sum = a.add(sum, ex[j - start]);
+        }
+        const double sigma = p_descale_of(r, ex);
+        for (std::int64_t j = start; j < end; ++j) {
+            if (!keep[j]) continue;
+            const double pj = p_cast(r, a, ex[j - start], sigma, j);
             for (std::int64_t c = 0; c < dv; ++c) blk[c] = a.add(blk[c], a.mul(pj, r.p.v.data[j * dv + c]));
         }
+        if (r.s.p_descale.per_block)  // each block's P̃·V back to P's scale before it joins O
+            for (auto& x : blk) x = a.div(x, sigma);
         const double scaled = a.mul(alpha, ell);
         if (scaled != 0 && std::fabs(scaled) < std::ldexp(1.0, info(a.format()).emin))
             r.note(fmt::format(
@@ -175,6 +219,8 @@ std::vector<double> online_row(const RowRun& r, Ieee& a, const std::vector<doubl
         m = m_new;
     }
     if (under > 0) r.note(fmt::format("{} exponentials underflow to 0", under));
+    if (!r.s.p_descale.per_block && r.s.p_descale.value != 1)
+        for (auto& x : o) x = a.div(x, r.s.p_descale.value);  // the static descale undone
     for (auto& x : o) x = a.div(x, ell);
     return o;
 }
@@ -189,6 +235,13 @@ Emulation emulate(const Problem& p, const EmulationSpec& s, bool trace) {
         if (!work_fits(units))
             throw over_work(units, fmt::format("emulating {} queries over {} keys", p.q.rows(), p.k.rows()));
     }
+    if (is_fp8(s.format)) {
+        Location where;
+        where.context = "accumulate";
+        throw usage_error(
+            fmt::format("no kernel accumulates in {} (its P, inputs and output may be 8-bit)", info(s.format).name),
+            where);
+    }
     Emulation out;
     out.out.shape = {p.q.rows(), p.v.cols()};
     out.out.format = s.output;
@@ -196,7 +249,7 @@ Emulation emulate(const Problem& p, const EmulationSpec& s, bool trace) {
     for (std::int64_t i = 0; i < p.q.rows(); ++i) {
         if (const double units = emulation_row_work(p, i); !charge_work(units))
             throw over_work(units, fmt::format("emulating query row {}", i));
-        const RowRun r{p, s, i, trace ? &out.trace : nullptr};
+        const RowRun r{p, s, i, trace ? &out.trace : nullptr, &out.fp8};
         const std::vector<std::uint8_t> keep = visible_keys(p, i);
         bool any = false;
         for (std::int64_t j = 0; j < p.k.rows(); ++j) {
@@ -222,7 +275,17 @@ Emulation emulate(const Problem& p, const EmulationSpec& s, bool trace) {
                 o = online_row(r, a, sc, keep);
                 break;
         }
-        for (double x : o) out.out.data.push_back(round_to(x, s.output));
+        for (std::size_t c = 0; c < o.size(); ++c) {
+            const double y = cast_fp8(o[c], s.output, s.fp8_overflow);  // round_to unless 8-bit
+            if (is_fp8(s.output) && std::isfinite(o[c]) && std::isinf(round_to(o[c], s.output))) {  // past the range
+                const std::string where = fmt::format("out[{}, {}]", i, c);
+                if (std::isfinite(y))
+                    out.fp8.saturate(where);
+                else
+                    out.fp8.overflow(where);
+            }
+            out.out.data.push_back(y);
+        }
     }
     return out;
 }

@@ -8,17 +8,22 @@
 #include <limits>
 
 #include "exactattn/oracle.hpp"
+#include "fp8.hpp"
 
 namespace exactattn::oracle {
 
 namespace {
 
+// clang-format off
 const FormatInfo kFormats[] = {
     {"float16", 11, -14, 15},
     {"bfloat16", 8, -126, 127},
     {"float32", 24, -126, 127},
     {"float64", 53, -1022, 1023},
+    {"float8_e4m3fn", 4, -6, 8, 448},  // OCP E4M3: bias 7, no infinities, S.1111.111 the NaN
+    {"float8_e5m2", 3, -14, 15},       // OCP E5M2: bias 15, IEEE-like
 };
+// clang-format on
 
 // ⌊log2 |q|⌋ for q ≠ 0, exactly: from the bit sizes, corrected by one comparison.
 long floor_log2(const mpq_class& q) {
@@ -45,14 +50,19 @@ FloatFormat parse_format(std::string_view name, const Location& where) {
     if (name == "bfloat16" || name == "bf16") return FloatFormat::BFloat16;
     if (name == "float32" || name == "f32" || name == "float") return FloatFormat::Float32;
     if (name == "float64" || name == "f64" || name == "double") return FloatFormat::Float64;
-    throw usage_error(
-        fmt::format("unknown float format '{}' (float16, bfloat16, float32, float64)", escape_controls(name)), where);
+    if (name == "float8_e4m3fn" || name == "e4m3fn") return FloatFormat::Float8E4M3FN;
+    if (name == "float8_e5m2" || name == "e5m2") return FloatFormat::Float8E5M2;
+    throw usage_error(fmt::format("unknown float format '{}' (float16, bfloat16, float32, float64, float8_e4m3fn, "
+                                  "float8_e5m2)",
+                                  escape_controls(name)),
+                      where);
 }
 
 double unit_roundoff(FloatFormat f) { return std::ldexp(1.0, -info(f).precision); }
 double least_subnormal(FloatFormat f) { return std::ldexp(1.0, info(f).emin - info(f).precision + 1); }
 double max_finite(FloatFormat f) {
     const auto& i = info(f);
+    if (i.largest > 0) return i.largest;
     return std::ldexp(2.0 - std::ldexp(1.0, 1 - i.precision), i.emax);
 }
 
@@ -109,6 +119,9 @@ double decode_bits(std::uint64_t bits, FloatFormat f) {
             return std::bit_cast<float>(static_cast<std::uint32_t>(bits));
         case FloatFormat::BFloat16:
             return std::bit_cast<float>(static_cast<std::uint32_t>((bits & 0xFFFFu) << 16));
+        case FloatFormat::Float8E4M3FN:
+        case FloatFormat::Float8E5M2:
+            return decode_fp8(bits, f);
         case FloatFormat::Float16:
             break;
     }
@@ -133,6 +146,9 @@ std::uint64_t encode_bits(double x, FloatFormat f) {
             const std::uint32_t b = std::bit_cast<std::uint32_t>(static_cast<float>(x));
             return std::isnan(x) ? 0x7FC0u : b >> 16;  // exact for representable x
         }
+        case FloatFormat::Float8E4M3FN:
+        case FloatFormat::Float8E5M2:
+            return encode_fp8(x, f);
         case FloatFormat::Float16:
             break;
     }

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "arith.hpp"
+#include "fp8.hpp"
 #include "exactattn/oracle.hpp"
 
 namespace exactattn::oracle {
@@ -91,9 +92,11 @@ Terms row_terms(const Reference& ref, const AlgorithmSpec& s, const RowFacts& f,
             const double b = static_cast<double>(std::max<std::int64_t>(1, std::min<std::int64_t>(s.block, f.keys)));
             const double blocks = std::ceil(n / b);
             const double up = s.p_format == s.accumulate ? 0 : unit_roundoff(s.p_format);
+            const PCastTerms pc = p_cast_terms(s);  // P's descale (docs/oracle.md, "8-bit floats")
             t.phi = gamma(b + 2 * blocks, ua);
-            t.theta = (1 + up) * (1 + gamma(b + 2 * blocks, ua)) * (1 + ua) - 1;
-            t.eta += least_subnormal(s.p_format);
+            t.theta = (1 + up) * (1 + pc.relative) * (1 + gamma(b + 2 * blocks, ua)) * (1 + ua) - 1;
+            t.eta += pc.absolute;
+            t.why = pc.why.empty() ? "" : fmt::format("row {}: {}", i, pc.why);
             break;
         }
     }

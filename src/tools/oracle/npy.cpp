@@ -80,7 +80,8 @@ Header parse_header(const std::string& h, const std::string& name) {
 }
 
 // One element's value from its bytes (little-endian after any swap).
-double element(const unsigned char* b, char kind, int size, FloatFormat& fmt_out, bool bf16) {
+double element(const unsigned char* b, char kind, int size, FloatFormat& fmt_out, bool bf16,
+               std::optional<FloatFormat> fp8) {
     std::uint64_t bits = 0;
     std::memcpy(&bits, b, static_cast<std::size_t>(size));  // x86-64 and ARM64 are little-endian
     if (kind == 'f') {
@@ -91,6 +92,7 @@ double element(const unsigned char* b, char kind, int size, FloatFormat& fmt_out
         return decode_bits(bits, f);
     }
     if (kind == 'u' && size == 2 && bf16) return decode_bits(bits, FloatFormat::BFloat16);
+    if ((kind == 'u' || kind == 'V') && size == 1 && fp8) return decode_bits(bits, *fp8);
     if (kind == 'i') return static_cast<double>(static_cast<std::int8_t>(bits));
     return static_cast<double>(bits);  // 'u' and 'b' of one byte
 }
@@ -120,13 +122,19 @@ Tensor parse_npy(std::string_view bytes, const std::string& name, std::optional<
     const std::string sz = d.substr(2);
     const int size = sz == "1" ? 1 : sz == "2" ? 2 : sz == "4" ? 4 : sz == "8" ? 8 : 0;
     const bool bf16 = declared == FloatFormat::BFloat16;
+    // 8-bit floats: NumPy has none; torch's `t.view(torch.uint8).numpy()` writes '|u1' bit patterns,
+    // ml_dtypes' arrays '|V1' (which of the 8-bit formats is not said: the declared one decides).
+    const std::optional<FloatFormat> fp8 =
+        declared && is_fp8(*declared) && (kind == 'u' || kind == 'V') && size == 1 ? declared : std::nullopt;
     const bool ok = (kind == 'f' && size >= 2) || (kind == 'u' && size == 2 && bf16) ||
-                    ((kind == 'b' || kind == 'u' || kind == 'i') && size == 1);
+                    ((kind == 'b' || kind == 'u' || kind == 'i') && size == 1) || fp8;
     if (!ok || (order != '<' && order != '>' && order != '|' && order != '='))
         throw parse_error(
             at(name),
             fmt::format("unsupported .npy dtype '{}' ({}){}", escape_controls(d),
-                        kind == 'O' ? "object arrays are refused" : "f2, f4, f8; u2 with bfloat16; b1, u1, i1",
+                        kind == 'O' ? "object arrays are refused"
+                                    : "f2, f4, f8; u2 with bfloat16; u1 or V1 with float8_e4m3fn or float8_e5m2; b1, "
+                                      "u1, i1",
                         kind == 'u' && size == 2 ? ": declare the input format bfloat16 for bit patterns" : ""));
     std::int64_t count = 1;
     for (auto s : h.shape) {
@@ -141,14 +149,14 @@ Tensor parse_npy(std::string_view bytes, const std::string& name, std::optional<
             at(name), fmt::format("the .npy data has {} bytes, the shape needs {}", bytes.size() - start - hlen, need));
     Tensor t;
     t.shape = h.shape;
-    t.format = kind == 'f' ? FloatFormat::Float64 : bf16 ? FloatFormat::BFloat16 : FloatFormat::Float64;
+    t.format = kind == 'f' ? FloatFormat::Float64 : bf16 ? FloatFormat::BFloat16 : fp8.value_or(FloatFormat::Float64);
     t.data.resize(static_cast<std::size_t>(count));
     const auto* p = reinterpret_cast<const unsigned char*>(bytes.data() + start + hlen);
     unsigned char buf[8];
     for (std::int64_t x = 0; x < count; ++x) {
         std::memcpy(buf, p + x * size, static_cast<std::size_t>(size));
         if (order == '>') std::reverse(buf, buf + size);
-        t.data[x] = element(buf, kind, size, t.format, bf16);
+        t.data[x] = element(buf, kind, size, t.format, bf16, fp8);
     }
     if (h.fortran && t.shape.size() >= 2) {  // column-major → row-major, any rank (4-D heads too)
         const std::size_t rank = t.shape.size();
@@ -171,7 +179,7 @@ Tensor parse_npy(std::string_view bytes, const std::string& name, std::optional<
 }
 
 std::string write_npy(const Tensor& t) {
-    static const char* kDescr[] = {"<f2", "<u2", "<f4", "<f8"};
+    static const char* kDescr[] = {"<f2", "<u2", "<f4", "<f8", "|u1", "|u1"};  // 8-bit: bit patterns
     std::string shape;
     for (std::size_t x = 0; x < t.shape.size(); ++x) shape += (x ? ", " : "") + std::to_string(t.shape[x]);
     if (t.shape.size() == 1) shape += ",";
@@ -184,7 +192,10 @@ std::string write_npy(const Tensor& t) {
     out += static_cast<char>(h.size() & 0xFF);
     out += static_cast<char>(h.size() >> 8);
     out += h;
-    const int size = t.format == FloatFormat::Float64 ? 8 : t.format == FloatFormat::Float32 ? 4 : 2;
+    const int size = t.format == FloatFormat::Float64   ? 8
+                     : t.format == FloatFormat::Float32 ? 4
+                     : is_fp8(t.format)                 ? 1
+                                                        : 2;
     for (double v : t.data) {
         const std::uint64_t bits = encode_bits(v, t.format);
         out.append(reinterpret_cast<const char*>(&bits), static_cast<std::size_t>(size));

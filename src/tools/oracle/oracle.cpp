@@ -699,7 +699,7 @@ void validate(const Problem& p) {
             if (!std::isfinite(v))
                 throw domain_error(fmt::format("{}: {} in an input (refused: no exact value)", where, v));
             if (!representable(v, t->format))
-                throw domain_error(fmt::format("{}: {:.17g} is not a {} value", where, v, info(t->format).name));
+                throw domain_error(fmt::format("{}: {}", where, not_a_value(v, t->format)));
         }
     }
     if (p.scale.kind == ScaleKind::Given && !std::isfinite(p.scale.value))

@@ -160,6 +160,7 @@ std::string judge_json(const JudgeReport& r) {
         r.heads > 0 ? nlohmann::json::array({r.batch, r.heads, r.n_q, r.d_v}) : nlohmann::json::array({r.n_q, r.d_v});
     doc["tensors"] = nlohmann::json::array();
     for (const auto& j : r.tensors) doc["tensors"].push_back(judgement_object(j));
+    if (r.fp8) doc["fp8"] = nlohmann::ordered_json::parse(fp8_events_json(*r.fp8));
     doc["passed"] = r.passed();
     return doc.dump() + '\n';
 }
@@ -171,6 +172,8 @@ std::string judge_text(const JudgeReport& r) {
                     info(r.format).name, algorithm_name(r.spec.algorithm), info(r.spec.accumulate).name,
                     info(r.spec.p_format).name, r.spec.block, stored_words(r.spec.stored));
     for (const auto& j : r.tensors) out += judgement_lines(j, r.format);
+    if (r.fp8)  // the claim's own emulation (docs/oracle.md, "8-bit floats")
+        out += r.fp8->any() ? fp8_events_text(*r.fp8) : "fp8: no P-collapse, no saturation in the claim's emulation\n";
     out += r.passed() ? "Result: PASS\n" : "Result: FAIL\n";
     return out;
 }
@@ -232,6 +235,13 @@ std::string reference_text(const std::vector<Reference>& heads, std::int64_t bat
     return out;
 }
 
+namespace {
+// An 8-bit format or a descale in the emulation: its fp8 section is printed (docs/oracle.md, "8-bit floats").
+bool fp8_involved(const EmulationSpec& s) {
+    return is_fp8(s.p_format) || is_fp8(s.output) || s.p_descale.per_block || s.p_descale.value != 1;
+}
+}  // namespace
+
 std::string emulation_json(const Emulation& e, const EmulationSpec& s) {
     std::size_t trace_chars = 0;
     for (const auto& line : e.trace) trace_chars += line.size() + 10;
@@ -246,6 +256,11 @@ std::string emulation_json(const Emulation& e, const EmulationSpec& s) {
     j["shape"] = {e.out.rows(), e.out.cols()};
     j["out"] = json_list(e.out.data);
     j["trace"] = e.trace;
+    if (fp8_involved(s)) {
+        j["p_descale"] = s.p_descale.per_block ? nlohmann::json("block") : nlohmann::json(s.p_descale.value);
+        j["fp8_overflow"] = fp8_overflow_name(s.fp8_overflow);
+        j["fp8"] = nlohmann::ordered_json::parse(fp8_events_json(e.fp8));
+    }
     return j.dump() + '\n';
 }
 
@@ -262,6 +277,12 @@ std::string emulation_text(const Emulation& e, const EmulationSpec& s) {
         text += fmt::format("out[{}, {}] = {}\n", static_cast<std::int64_t>(x) / dv, static_cast<std::int64_t>(x) % dv,
                             num(e.out.data[x]));
     for (const auto& line : e.trace) text += "trace: " + line + '\n';
+    if (fp8_involved(s)) {
+        text += fmt::format("fp8: P descale {}, overflow {}\n",
+                            s.p_descale.per_block ? "per block" : fmt::format("{}", s.p_descale.value),
+                            fp8_overflow_name(s.fp8_overflow));
+        text += e.fp8.any() ? fp8_events_text(e.fp8) : "fp8: no P-collapse, no saturation\n";
+    }
     return text;
 }
 

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+// exactattn oracle, private: the 8-bit formats' bit patterns and the terms an 8-bit P adds to the
+// online algorithm's bounds (docs/oracle.md, "8-bit floats").
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "exactattn/oracle.hpp"
+
+namespace exactattn::oracle {
+
+/// The value of the low 8 bits of an 8-bit format's pattern (E4M3's S.1111.111 and E5M2's
+/// exponent 31 with a nonzero fraction: NaN; E5M2's S.11111.00: ±inf).
+double decode_fp8(std::uint64_t bits, FloatFormat f);
+/// The pattern of a value of the format (NaN as S.1111.111 for E4M3, 0x7E for E5M2).
+std::uint64_t encode_fp8(double x, FloatFormat f);
+
+/// The terms an 8-bit P cast with a descale adds to the online algorithm's per-term errors
+/// (docs/oracle.md, "8-bit floats"): `relative`, the factor 1 + relative on each P̃_j v_jc besides
+/// P's own rounding u_p (σ's product and the division by σ in the accumulator); `absolute`, the
+/// absolute error of P̃_j/σ where P·σ falls below the least normal (η_p/σ_min); `why` nonempty
+/// when the cast may leave the range (σ above the largest finite value: no guarantee).
+struct PCastTerms {
+    double relative = 0;
+    double absolute = 0;
+    std::string why;
+};
+PCastTerms p_cast_terms(const AlgorithmSpec& s);
+
+}  // namespace exactattn::oracle
