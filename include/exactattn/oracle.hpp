@@ -267,6 +267,9 @@ struct Reference {
     /// n_q × d_v, each an upper bound: Σ_j w_j a_j |v_jc − o_c| (a_j = |c| Σ_x |q_x k_jx|),
     /// Σ_j w_j |v_jc − o_c|, Σ_j w_j (max s − s_j) |v_jc − o_c| and Σ_j |v_jc| over visible keys.
     std::vector<double> run_s1, run_s2, run_s3, run_v1;
+    /// The sharper bounds' sums below (run_qa … run_pd1) are formed only for a reference that
+    /// asked for them (reference(…, BoundKind): the ordered and probabilistic bounds); empty
+    /// otherwise. run_g and run_gabs are always formed (the systematic tests read them).
     /// The probabilistic bound's sums of squares (docs/oracle.md, "The probabilistic bound"),
     /// n_q × d_v, with dev_j = |v_jc − o_c|: Σ_j w_j² dev_j² a_j² (any order of the dot products),
     /// Σ_j w_j² dev_j² Σ_t P_jt² (the index order's products, partial sums and score, scaled),
@@ -312,6 +315,13 @@ double probabilistic_failure();
 double probabilistic_lambda();
 BoundKind parse_bound(std::string_view name, const Location& where = {});
 const char* bound_name(BoundKind b);
+/// The reference with the sums of the bound `sums_for` only (docs/oracle.md, "Speed and
+/// memory"): the running bound's and the systematic tests' always, the ordered and
+/// probabilistic bounds' sums (a second pass over every row's keys and products) only for those
+/// bounds. reference(p, format, weights) forms them all.
+Reference reference(const Problem& p, FloatFormat format, bool weights, BoundKind sums_for);
+/// True when judging under `b` reads the sums that reference(…, BoundKind) forms only for it.
+bool needs_sharp_sums(BoundKind b);
 struct AlgorithmSpec {
     Algorithm algorithm = Algorithm::Safe;
     FloatFormat accumulate = FloatFormat::Float32;

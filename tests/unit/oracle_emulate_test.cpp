@@ -376,6 +376,31 @@ TEST(OracleJudge, TheSignTestIsTheExactTwoSidedBinomialTail) {
     EXPECT_GT(sign_test_p(0, 20), kSystematicAlpha);
 }
 
+TEST(OracleJudge, AReferenceForTheRunningBoundHasItsSumsBitForBitAndNotTheSharpOnes) {
+    // The running bound's sums and the temperature's direction are formed in the same pass
+    // whatever the bound; the ordered and probabilistic bounds' sums only for those bounds, and
+    // a judgement under them refuses a reference without them rather than fall back silently.
+    std::mt19937 rng(38);
+    const Problem p = random_problem(rng, FloatFormat::Float32, 5, 70, 16, 6, 1.5f);
+    const Reference all = reference(p, FloatFormat::Float32, false);
+    const Reference run = reference(p, FloatFormat::Float32, false, BoundKind::Running);
+    EXPECT_EQ(run.out, all.out);
+    for (auto field : {&Reference::run_s1, &Reference::run_s2, &Reference::run_s3, &Reference::run_v1,
+                       &Reference::run_g, &Reference::run_gabs})
+        EXPECT_EQ(run.*field, all.*field);
+    EXPECT_TRUE(run.run_qa.empty() && run.run_s1o.empty() && run.run_pd.empty());
+    EXPECT_EQ(all.run_qa.size(), all.out.size());
+    const FloatFormat f = FloatFormat::Float32;
+    const Tensor out = emulate(p, EmulationSpec{Algorithm::Safe, f, f, f, 64}, false).out;
+    AlgorithmSpec a{Algorithm::Safe, f, f, 64};
+    EXPECT_TRUE(judge_output(run, out, a, std::nullopt).passed());  // the running bound, the default
+    for (BoundKind b : {BoundKind::RunningOrdered, BoundKind::Probabilistic, BoundKind::ProbabilisticOrdered}) {
+        a.bound = b;
+        EXPECT_THROW((void)judge_output(run, out, a, std::nullopt), Error) << bound_name(b);
+        EXPECT_TRUE(judge_output(all, out, a, std::nullopt).passed()) << bound_name(b);
+    }
+}
+
 TEST(OracleJudge, TheTemperatureVerdictCountsTheMajorityOfEitherSign) {
     // 38 of 40 rows err along a smaller scale (e·g < 0): p = 2(1 + 40 + 780)/2^40 by hand, and
     // τ = Σeg/Σg² = −0.01. The verdict names the 38, not the 2 along a larger scale.

@@ -214,7 +214,7 @@ void for_each_head(const BatchShape& s, int threads, const std::function<void(st
 JudgeReport judge_problem(const Problem& p, FloatFormat f, const Tensor& out, const Tensor* weights, const Tensor* lse,
                           const AlgorithmSpec& spec, std::optional<double> tolerance_ulps) {
     if (tolerance_ulps) checked_tolerance(*tolerance_ulps, arg("tolerance_ulps"));
-    const Reference r = reference(p, f, weights != nullptr);
+    const Reference r = reference(p, f, weights != nullptr, spec.bound);
     JudgeReport rep;
     rep.format = f;
     rep.spec = spec;
@@ -245,7 +245,7 @@ JudgeReport judge_batch(const Batch& batch, FloatFormat f, const Tensor& out, co
             const Problem p = head_problem(batch, s, b, h);
             Tensor o = head_slice(out, batch.layout, s, b, h, s.d_v, "out");
             o.format = f;
-            const Reference r = reference(p, f, false);
+            const Reference r = reference(p, f, false, spec.bound);
             const auto x = static_cast<std::size_t>(b * s.h_q + h);
             outs[x] = judge_output(r, o, spec, tolerance_ulps);
             if (lse != nullptr) {

@@ -20,7 +20,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // A kernel that skips max subtraction overflows exp where the exact output is finite.
 std::string overflow_diagnosis(const Problem& p, const Tensor& out, const AlgorithmSpec& spec) {
-    const Reference r = reference(p, out.format, false);
+    const Reference r = reference(p, out.format, false, BoundKind::APriori);
     for (std::size_t x = 0; x < out.data.size(); ++x) {
         if (std::isfinite(out.data[x]) || !std::isfinite(r.out[x])) continue;
         const std::int64_t i = static_cast<std::int64_t>(x) / r.d_v;
@@ -273,7 +273,7 @@ std::string diagnose(const Problem& p, const Tensor& output, const AlgorithmSpec
         std::vector<double> err, bnd;
         bool all = true;
         try {
-            const Reference r = reference(p, f, false);
+            const Reference r = reference(p, f, false, s.bound);
             const Judgement jf = judge_output(r, output, s, std::nullopt);
             all = jf.over == 0;
             for (const Judged& e : jf.entries) {

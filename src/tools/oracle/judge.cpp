@@ -606,6 +606,11 @@ Judgement judge_output(const Reference& ref, const Tensor& output, const Algorit
                                       output.shape.size()),
                           where);
     }
+    if (needs_sharp_sums(spec.bound) && ref.run_qa.size() != ref.out.size())
+        throw usage_error(
+            fmt::format("the {} bound reads sums this reference did not form (compute it for that "
+                        "bound, or without naming one)",
+                        bound_name(spec.bound)));
     const Expected x{"out", ref.out, ref.out_lo, ref.out_hi, &ref.out_exact, ref.n_q, ref.d_v, &ref.out_resid};
     Judgement j = judge_tensor(
         x, ref.format, output,

@@ -25,9 +25,10 @@ void abs_products(const double* e_hi, const std::uint8_t* keep, const double* v,
                   double* acc);
 
 /// The running bound's sums of a row (oracle.cpp, running_sums), every column at once: with
-/// wd = w_j·max(|v_jc − olo_c|, |v_jc − ohi_c|), s1 += wd·a_j, s2 += wd, s3 += wd·g_j, v1 += |v_jc|.
-void running_sums_row(const double* w, const double* a, const double* g, const std::uint8_t* keep, const double* v,
-                      std::int64_t nk, std::int64_t dv, const double* olo, const double* ohi, double* s1, double* s2,
-                      double* s3, double* v1);
+/// wd = w_j·max(|v_jc − olo_c|, |v_jc − ohi_c|), s1 += wd·a_j, s2 += wd, s3 += wd·g_j, v1 += |v_jc|;
+/// and the temperature's direction gs += ws_j·(v_jc − omid_c) (ws_j = w_j s_j from midpoints).
+void running_sums_row(const double* w, const double* a, const double* g, const double* ws, const std::uint8_t* keep,
+                      const double* v, std::int64_t nk, std::int64_t dv, const double* olo, const double* ohi,
+                      const double* omid, double* s1, double* s2, double* s3, double* v1, double* gs);
 
 }  // namespace exactattn::oracle::detail

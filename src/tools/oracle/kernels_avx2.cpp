@@ -22,10 +22,10 @@ void abs_products(const double* e_hi, const std::uint8_t* keep, const double* v,
     abs_products_body(e_hi, keep, v, nk, dv, acc);
 }
 
-void running_sums_row(const double* w, const double* a, const double* g, const std::uint8_t* keep, const double* v,
-                      std::int64_t nk, std::int64_t dv, const double* olo, const double* ohi, double* s1, double* s2,
-                      double* s3, double* v1) {
-    running_sums_row_body(w, a, g, keep, v, nk, dv, olo, ohi, s1, s2, s3, v1);
+void running_sums_row(const double* w, const double* a, const double* g, const double* ws, const std::uint8_t* keep,
+                      const double* v, std::int64_t nk, std::int64_t dv, const double* olo, const double* ohi,
+                      const double* omid, double* s1, double* s2, double* s3, double* v1, double* gs) {
+    running_sums_row_body(w, a, g, ws, keep, v, nk, dv, olo, ohi, omid, s1, s2, s3, v1, gs);
 }
 
 }  // namespace exactattn::oracle::detail::avx2

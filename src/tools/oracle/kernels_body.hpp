@@ -53,13 +53,14 @@ inline void abs_products_body(const double* e_hi, const std::uint8_t* keep, cons
     }
 }
 
-inline void running_sums_row_body(const double* w, const double* a, const double* g, const std::uint8_t* keep,
-                                  const double* v, std::int64_t nk, std::int64_t dv, const double* olo,
-                                  const double* ohi, double* s1, double* s2, double* s3, double* v1) {
+inline void running_sums_row_body(const double* w, const double* a, const double* g, const double* ws,
+                                  const std::uint8_t* keep, const double* v, std::int64_t nk, std::int64_t dv,
+                                  const double* olo, const double* ohi, const double* omid, double* s1, double* s2,
+                                  double* s3, double* v1, double* gs) {
     for (std::int64_t j = 0; j < nk; ++j) {
         if (!keep[j]) continue;
         const double* vj = v + j * dv;
-        const double wj = w[j], aj = a[j], gj = g[j];
+        const double wj = w[j], aj = a[j], gj = g[j], wsj = ws[j];
         for (std::int64_t x = 0; x < dv; ++x) {
             const double dlo = std::fabs(vj[x] - olo[x]), dhi = std::fabs(vj[x] - ohi[x]);
             const double wd = wj * (dlo < dhi ? dhi : dlo);  // std::max(dlo, dhi)
@@ -67,6 +68,7 @@ inline void running_sums_row_body(const double* w, const double* a, const double
             s2[x] += wd;
             s3[x] += wd * gj;
             v1[x] += std::fabs(vj[x]);
+            gs[x] += wsj * (vj[x] - omid[x]);
         }
     }
 }

@@ -373,8 +373,10 @@ void charge_precision(const Problem& p, std::int64_t i, mpfr_prec_t prec, const 
 // The sums of the sharper bounds and of the systematic tests (docs/oracle.md, "The running bound
 // for the declared order", "The probabilistic bound", "Systematic errors"), beside running_sums'
 // and from the same double stage: per key the index-order dot product's squared coefficients and
-// magnitudes; then, keys in the outer loop and every column at once, the sums of squares, the
-// key-order partial sums Σ_{j≤t} w_j v_jc, and the signed Σ_j w_j s_j (v_jc − o_c).
+// magnitudes; then, keys in the outer loop and every column at once, the sums of squares and
+// the key-order partial sums Σ_{j≤t} w_j v_jc. Only for the bounds that read them
+// (needs_sharp_sums): for the others this second pass over the row's keys would be half the
+// reference's time.
 void sharp_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<DoubleArith>& r, const DoubleArith::Iv& d,
                 const std::vector<std::uint8_t>& keep, std::int64_t i, const std::vector<DoubleArith::Iv>& o,
                 const std::vector<double>& w, Reference& ref) {
@@ -409,15 +411,14 @@ void sharp_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<Doub
     ref.run_pd[i] = pd * wide2;
     ref.run_pd1[i] = pd1 * widen;
     const auto n = static_cast<std::size_t>(dv);
-    std::vector<double> s1o(n, 0.0), qa = s1o, qd = s1o, q2 = s1o, q3 = s1o, qv = s1o, pv = s1o, part = s1o, g = s1o;
-    std::vector<double> pv1 = s1o, omid = s1o;
-    for (std::int64_t c = 0; c < dv; ++c) omid[c] = (o[c].lo + o[c].hi) / 2;
+    std::vector<double> s1o(n, 0.0), qa = s1o, qd = s1o, q2 = s1o, q3 = s1o, qv = s1o, pv = s1o, part = s1o;
+    std::vector<double> pv1 = s1o;
     const double dmid = d.lo + d.hi;
     for (std::int64_t j = 0; j < nk; ++j) {
         if (!keep[j]) continue;
         const double* vj = &p.v.data[j * dv];
         const double gap = detail::up(r.facts.score_max - r.key_lo[j]), a = r.key_abs[j];
-        const double wmid = (r.e[j].lo + r.e[j].hi) / dmid, sj = r.key_lo[j];
+        const double wmid = (r.e[j].lo + r.e[j].hi) / dmid;
         for (std::int64_t c = 0; c < dv; ++c) {
             const double v = vj[c];
             const double dev = detail::up(std::max(std::fabs(v - o[c].lo), std::fabs(v - o[c].hi)));
@@ -431,7 +432,6 @@ void sharp_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<Doub
             part[c] += wmid * v;
             pv[c] += part[c] * part[c];
             pv1[c] += std::fabs(part[c]);
-            g[c] += wmid * sj * (v - omid[c]);
         }
     }
     for (std::int64_t c = 0; c < dv; ++c) {
@@ -446,10 +446,6 @@ void sharp_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<Doub
         ref.run_qv[at] = qv[c] * wide2;
         // The partial sums from midpoints: each within a few units of 2^−50 of Σ_j w_j |v_j| (added).
         ref.run_pv[at] = (std::sqrt(pv[c]) + slack) * (std::sqrt(pv[c]) + slack) * wide2;
-        // |Σ_j w_j s_j (v_jc − o_c)|: the midpoint sum, off by at most 2^−40 S1 (enclosures of
-        // width below 2^−45 relative, n terms, every |s_j| ≤ a_j).
-        ref.run_g[at] = g[c];
-        ref.run_gabs[at] = std::fabs(g[c]) + 0x1p-40 * ref.run_s1[at] + 0x1p-60;
     }
 }
 
@@ -462,7 +458,7 @@ void sharp_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<Doub
 // weights and of Σ_j w_j v_jc in key order; and the signed Σ_j w_j s_j (v_jc − o_c), the
 // derivative of o_c in the log of the scale (a temperature), bounded in magnitude.
 void running_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<DoubleArith>& r, const DoubleArith::Iv& d,
-                  const std::vector<std::uint8_t>& keep, std::int64_t i, Reference& ref) {
+                  const std::vector<std::uint8_t>& keep, std::int64_t i, Reference& ref, bool sharp) {
     const std::int64_t nk = p.k.rows(), dv = p.v.cols();
     std::vector<DoubleArith::Iv> o(static_cast<std::size_t>(dv));
     for (std::int64_t c = 0; c < dv; ++c) {
@@ -474,28 +470,36 @@ void running_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<Do
     // the outer loop (V read row by row). |v − o| is rounded to nearest, one more relative rounding
     // per term (γ_{n+5} in all: that, the two products and the n − 1 additions).
     const double widen = (1 + static_cast<double>(nk + 5) * 0x1p-52) * (1 + 0x1p-40);
-    std::vector<double> w(static_cast<std::size_t>(nk), 0.0), g(static_cast<std::size_t>(nk), 0.0);
+    // Beside them the signed Σ_j w_j s_j (v_jc − o_c) from midpoints (ws_j = w_j s_j).
+    std::vector<double> w(static_cast<std::size_t>(nk), 0.0), g(w.size(), 0.0), ws(w.size(), 0.0);
+    const double dmid = d.lo + d.hi;
     for (std::int64_t j = 0; j < nk; ++j) {
         if (!keep[j]) continue;
         w[j] = detail::up(r.e[j].hi / d.lo);
         g[j] = detail::up(r.facts.score_max - r.key_lo[j]);
+        ws[j] = (r.e[j].lo + r.e[j].hi) / dmid * r.key_lo[j];
     }
-    std::vector<double> olo(static_cast<std::size_t>(dv)), ohi(static_cast<std::size_t>(dv));
-    for (std::int64_t c = 0; c < dv; ++c) olo[c] = o[c].lo, ohi[c] = o[c].hi;
-    std::vector<double> s1(static_cast<std::size_t>(dv), 0.0), s2 = s1, s3 = s1, v1 = s1;
-    detail::running_sums_row(w.data(), r.key_abs.data(), g.data(), keep.data(), p.v.data.data(), nk, dv, olo.data(),
-                             ohi.data(), s1.data(), s2.data(), s3.data(), v1.data());
+    std::vector<double> olo(static_cast<std::size_t>(dv)), ohi(olo.size()), omid(olo.size());
+    for (std::int64_t c = 0; c < dv; ++c) olo[c] = o[c].lo, ohi[c] = o[c].hi, omid[c] = (o[c].lo + o[c].hi) / 2;
+    std::vector<double> s1(static_cast<std::size_t>(dv), 0.0), s2 = s1, s3 = s1, v1 = s1, gs = s1;
+    detail::running_sums_row(w.data(), r.key_abs.data(), g.data(), ws.data(), keep.data(), p.v.data.data(), nk, dv,
+                             olo.data(), ohi.data(), omid.data(), s1.data(), s2.data(), s3.data(), v1.data(),
+                             gs.data());
     for (std::int64_t c = 0; c < dv; ++c) {
         const std::size_t at = static_cast<std::size_t>(i * dv + c);
         ref.run_s1[at] = s1[c] * widen;
         ref.run_s2[at] = s2[c] * widen;
         ref.run_s3[at] = s3[c] * widen;
         ref.run_v1[at] = v1[c] * widen;
+        // |Σ_j w_j s_j (v_jc − o_c)|: the midpoint sum, off by at most 2^−40 S1 (enclosures of
+        // width below 2^−45 relative, n terms, every |s_j| ≤ a_j).
+        ref.run_g[at] = gs[c];
+        ref.run_gabs[at] = std::fabs(gs[c]) + 0x1p-40 * ref.run_s1[at] + 0x1p-60;
     }
-    sharp_sums(p, da, r, d, keep, i, o, w, ref);
+    if (sharp) sharp_sums(p, da, r, d, keep, i, o, w, ref);
 }
 
-void reference_row(const Problem& p, std::int64_t i, Reference& ref, const std::vector<double>& kt) {
+void reference_row(const Problem& p, std::int64_t i, Reference& ref, const std::vector<double>& kt, bool sharp) {
     const std::int64_t nk = p.k.rows(), dv = p.v.cols();
     const auto keep = visible_keys(p, i);
     DoubleArith da;
@@ -512,7 +516,7 @@ void reference_row(const Problem& p, std::int64_t i, Reference& ref, const std::
         detail::abs_products(ehi.data(), keep.data(), p.v.data.data(), nk, dv, acc.data());
         const double g = static_cast<double>(nk + 2) * 0x1p-53;
         for (std::int64_t c = 0; c < dv; ++c) ref.out_abs[i * dv + c] = acc[c] / d.lo * (1 + 2 * g) * (1 + 0x1p-40);
-        running_sums(p, da, r, d, keep, i, ref);
+        running_sums(p, da, r, d, keep, i, ref, sharp);
     }
     std::vector<std::uint8_t> done(static_cast<std::size_t>(dv + 1 + nk), 0);
     for (std::int64_t j = 0; j < nk; ++j)
@@ -550,6 +554,13 @@ void check_size(const Problem& p, bool weights) {
 }  // namespace
 
 Reference reference(const Problem& p, FloatFormat format, bool weights) {
+    return reference(p, format, weights, BoundKind::ProbabilisticOrdered);
+}
+
+bool needs_sharp_sums(BoundKind b) { return b != BoundKind::Running && b != BoundKind::APriori; }
+
+Reference reference(const Problem& p, FloatFormat format, bool weights, BoundKind sums_for) {
+    const bool sharp = needs_sharp_sums(sums_for);
     validate(p);
     check_size(p, weights);
     {  // the double stage, predicted before it runs over the keys each row sees (docs/limits.md,
@@ -579,10 +590,13 @@ Reference reference(const Problem& p, FloatFormat format, bool weights) {
     ref.out_lo = ref.out_hi = ref.out_abs = ref.out;
     ref.out_exact.assign(no, 0);
     ref.run_s1 = ref.run_s2 = ref.run_s3 = ref.run_v1 = ref.out;
-    ref.run_qa = ref.run_qd = ref.run_q2 = ref.run_q3 = ref.run_qv = ref.run_pv = ref.run_g = ref.run_gabs = ref.out;
-    ref.run_s1o = ref.run_pv1 = ref.out;
-    ref.run_pd.assign(static_cast<std::size_t>(ref.n_q), 0);
-    ref.run_pd1 = ref.run_pd;
+    ref.run_g = ref.run_gabs = ref.out;
+    if (sharp) {
+        ref.run_qa = ref.run_qd = ref.run_q2 = ref.run_q3 = ref.run_qv = ref.run_pv = ref.out;
+        ref.run_s1o = ref.run_pv1 = ref.out;
+        ref.run_pd.assign(static_cast<std::size_t>(ref.n_q), 0);
+        ref.run_pd1 = ref.run_pd;
+    }
     if (format == FloatFormat::Float64) ref.out_resid.assign(no, kNaN);
     ref.lse.assign(static_cast<std::size_t>(ref.n_q), 0);
     ref.lse_lo = ref.lse_hi = ref.lse;
@@ -599,7 +613,7 @@ Reference reference(const Problem& p, FloatFormat format, bool weights) {
         if (!charge_work(units))
             throw over_work(units,
                             fmt::format("query row {}: the double stage over {} keys", i, visible_key_count(p, i)));
-        reference_row(p, i, ref, kt);
+        reference_row(p, i, ref, kt, sharp);
     }
     return ref;
 }
