@@ -23,6 +23,7 @@ using namespace exactattn::oracle;
 struct OracleOptions {
     std::string action;                                  ///< reference | judge | emulate | vectors | grad-reference
     std::string d_out, actual_dq, actual_dk, actual_dv;  ///< grad-reference
+    std::string backward = "standard", delta_from;       ///< grad-reference, grad-emulate
     std::string q, k, v, mask, bias, actual, actual_weights, actual_lse, npy;
     std::string input_dtype;  ///< the format of q, k, v (default: the files')
     std::string dtype = "float32";
@@ -122,11 +123,16 @@ auto at_options(F&& f) -> decltype(f()) {
     }
 }
 
+// --accumulate, default float32 (float64 for float64).
+FloatFormat accumulate_format(const OracleOptions& o, FloatFormat f) {
+    return o.accumulate.empty() ? (f == FloatFormat::Float64 ? f : FloatFormat::Float32)
+                                : parse_format(o.accumulate, option_place("--accumulate"));
+}
+
 AlgorithmSpec algorithm_spec(const OracleOptions& o, FloatFormat f) {
     AlgorithmSpec s;
     s.algorithm = parse_algorithm(o.algorithm, option_place("--algorithm"));
-    s.accumulate = o.accumulate.empty() ? (f == FloatFormat::Float64 ? f : FloatFormat::Float32)
-                                        : parse_format(o.accumulate, option_place("--accumulate"));
+    s.accumulate = accumulate_format(o, f);
     s.p_format = o.p_dtype.empty() ? f : parse_format(o.p_dtype, option_place("--p-dtype"));
     s.block = o.block;
     if (!o.bound.empty()) s.bound = parse_bound(o.bound, option_place("--bound"));
@@ -189,14 +195,34 @@ int judge_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::o
     return rep.passed() ? 0 : 1;
 }
 
-// The certified gradients under --do, and a kernel's --actual-dq/dk/dv measured against them
-// (no bound is applied yet: the exit status is 0 whatever the errors, docs/oracle.md).
-int grad_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::ostream& out) {
-    if (l.batch) throw usage_error("grad-reference takes matrices (n × d); q is 4-D", option_place("--q"));
-    if (o.d_out.empty()) throw usage_error("grad-reference needs --do FILE", option_place("--do"));
+// The backward claim of grad-reference and grad-emulate: --backward, --accumulate,
+// --stored-dtype (default: --dtype), --delta-from, --block.
+GradSpec grad_spec(const OracleOptions& o, FloatFormat f) {
+    GradSpec s;
+    s.algorithm = parse_grad_algorithm(o.backward, option_place("--backward"));
+    s.accumulate = accumulate_format(o, f);
+    if (!o.stored.empty()) s.storage = parse_format(o.stored, option_place("--stored-dtype"));
+    if (!o.delta_from.empty()) s.delta = parse_delta_from(o.delta_from, option_place("--delta-from"));
+    if (s.algorithm == GradAlgorithm::Flash2 && s.delta_from() == DeltaFrom::P)
+        throw usage_error("flash2 computes D from O (--delta-from o)", option_place("--delta-from"));
+    s.block = o.block;
+    return s;
+}
+
+Tensor load_d_out(const OracleOptions& o, const Loaded& l) {
+    if (l.batch) throw usage_error(o.action + " takes matrices (n × d); q is 4-D", option_place("--q"));
+    if (o.d_out.empty()) throw usage_error(o.action + " needs --do FILE", option_place("--do"));
     std::optional<FloatFormat> in;
     if (!o.input_dtype.empty()) in = parse_format(o.input_dtype, option_place("--input-dtype"));
-    const Tensor d_out = load(o.d_out, "--do", in);
+    return load(o.d_out, "--do", in);
+}
+
+// The certified gradients under --do, and a kernel's --actual-dq/dk/dv judged against the running
+// bound of the claimed backward (docs/oracle.md, "Bounds for the backward"): exit 1 when an entry
+// is over its bound or unbounded.
+int grad_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::ostream& out) {
+    const Tensor d_out = load_d_out(o, l);
+    const GradSpec spec = grad_spec(o, f);
     std::vector<std::pair<std::string, Tensor>> actual;
     for (const auto& [path, name, option] : {std::tuple{o.actual_dq, "dq", "--actual-dq"},
                                              {o.actual_dk, "dk", "--actual-dk"},
@@ -204,8 +230,19 @@ int grad_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::os
         if (!path.empty()) actual.emplace_back(name, load(path, option, f));
     const GradReference g = grad_reference(l.p, d_out, f);
     std::vector<GradComparison> compared;
-    for (const auto& [name, t] : actual) compared.push_back(compare_grad(g, name, t));
-    out << (o.format == "json" ? grad_reference_json(g, compared) : grad_reference_text(g, compared));
+    if (!actual.empty()) {
+        const GradBounds b = grad_bounds(l.p, d_out, g, spec);
+        for (const auto& [name, t] : actual) compared.push_back(judge_grad(g, b, name, t));
+    }
+    out << (o.format == "json" ? grad_reference_json(g, compared, &spec) : grad_reference_text(g, compared, &spec));
+    return grads_passed(compared) ? 0 : 1;
+}
+
+int grad_emulate_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::ostream& out) {
+    const Tensor d_out = load_d_out(o, l);
+    const GradSpec spec = grad_spec(o, f);
+    const GradEmulation e = grad_emulate(l.p, d_out, spec, f, o.trace);
+    out << (o.format == "json" ? grad_emulation_json(e, spec) : grad_emulation_text(e, spec));
     return 0;
 }
 
@@ -230,6 +267,7 @@ int cmd_oracle_placed(const OracleOptions& o, std::ostream& out) {
         throw usage_error("judge needs --actual FILE", option_place("--actual"));
     if (o.action == "emulate") return emulate_command(o, l, f, out);
     if (o.action == "grad-reference") return grad_command(o, l, f, out);
+    if (o.action == "grad-emulate") return grad_emulate_command(o, l, f, out);
     return o.action == "judge" ? judge_command(o, l, f, out) : reference_command(o, l, f, out);
 }
 
@@ -242,16 +280,20 @@ int cmd_oracle(const OracleOptions& o, std::ostream& out) {
 void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& command) {
     auto o = std::make_shared<OracleOptions>();
     auto* s = app.add_subcommand("oracle", "Certified references for float attention, and a kernel's output judged");
-    s->add_option("action", o->action, "reference | judge | emulate | vectors | grad-reference")
+    s->add_option("action", o->action, "reference | judge | emulate | vectors | grad-reference | grad-emulate")
         ->required()
-        ->check(CLI::IsMember({"reference", "judge", "emulate", "vectors", "grad-reference"}));
+        ->check(CLI::IsMember({"reference", "judge", "emulate", "vectors", "grad-reference", "grad-emulate"}));
     s->add_option("--q", o->q, "Q (n_q × d): .npy, .json or .csv");
     s->add_option("--k", o->k, "K (n_k × d)");
     s->add_option("--v", o->v, "V (n_k × d_v)");
     s->add_option("--do", o->d_out, "grad-reference: the upstream gradient dO (n_q × d_v)");
-    s->add_option("--actual-dq", o->actual_dq, "grad-reference: a kernel's dQ, measured in ULPs (not judged)");
-    s->add_option("--actual-dk", o->actual_dk, "grad-reference: a kernel's dK, measured in ULPs (not judged)");
-    s->add_option("--actual-dv", o->actual_dv, "grad-reference: a kernel's dV, measured in ULPs (not judged)");
+    s->add_option("--actual-dq", o->actual_dq, "grad-reference: a kernel's dQ, judged against the --backward bound");
+    s->add_option("--actual-dk", o->actual_dk, "grad-reference: a kernel's dK, judged likewise");
+    s->add_option("--actual-dv", o->actual_dv, "grad-reference: a kernel's dV, judged likewise");
+    s->add_option("--backward", o->backward, "grad-reference, grad-emulate: standard (default) | flash2");
+    s->add_option("--delta-from", o->delta_from,
+                  "grad-reference, grad-emulate: D = rowsum(dO∘O) (o; flash2's default) or rowsum(P∘dP) (p; "
+                  "standard's default)");
     s->add_option("--seed", o->seed, "vectors: the seed (0 to 2^63 − 1)");
     s->add_option("--dir", o->dir, "vectors: the directory to write");
     s->add_option("--long-keys", o->long_keys, "vectors: keys of the long row (default 100000)")
@@ -284,20 +326,21 @@ void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& comman
     for (const Algorithm a : algorithms())
         algorithm_names += (algorithm_names.empty() ? "" : " | ") + std::string(algorithm_name(a));
     s->add_option("--algorithm", o->algorithm, "judge, emulate: " + algorithm_names);
-    s->add_option("--accumulate", o->accumulate, "judge, emulate: the accumulator format (default float32)");
+    s->add_option("--accumulate", o->accumulate, "judge, emulate, grad-*: the accumulator format (default float32)");
     s->add_option("--p-dtype", o->p_dtype, "judge, online: P's format before P·V (default --dtype)");
     s->add_option("--stored-dtype", o->stored,
                   "judge, emulate, naive and safe: unfused, S and P stored in this format (PyTorch's bf16 math "
-                  "attention: bfloat16)");
+                  "attention: bfloat16); grad-*: the backward's storage format (default --dtype)");
     s->add_option("--p-descale", o->p_descale,
                   "judge, emulate, online: P·σ cast to --p-dtype, P̃·V divided by σ: a positive number (default 1) | "
                   "block (per block, from its largest P)");
     s->add_option("--fp8-overflow", o->fp8_overflow,
                   "8-bit values past the range: error (default: inputs refused, casts NaN/inf) | saturate (±448, "
                   "±57344)");
-    s->add_option("--block", o->block, "judge, online: the block size")
+    s->add_option("--block", o->block, "judge, online; grad-*, flash2: the block size")
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
-    s->add_flag("--trace", o->trace, "emulate: the steps where the format shows (overflow, underflow, rescaling)");
+    s->add_flag("--trace", o->trace,
+                "emulate, grad-emulate: the steps where the format shows (overflow, underflow, rescaling)");
     s->add_option("--tolerance-ulps", o->tolerance, "judge: also fail past this many ULPs");
     s->add_option("--bound", o->bound,
                   "judge: running (default: from the actual inputs) | running-ordered | a-priori | probabilistic | "

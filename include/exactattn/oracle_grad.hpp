@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -54,14 +56,81 @@ struct GradComparison {
     double max_ulps = 0;
     std::int64_t worst = -1;  ///< row-major index of the largest error (−1: all equal)
     double worst_actual = 0, worst_reference = 0;
+    /// Filled by judge_grad (docs/oracle.md, "Bounds for the backward"): entries over their bound
+    /// (an unbounded entry always counts), the largest |actual − exact|/bound over the bounded
+    /// entries and where, the first entry over and the reason of the first unbounded one.
+    bool judged = false;
+    std::int64_t over = 0, unbounded = 0, first_over = -1, worst_fraction = -1;
+    double max_fraction = 0, worst_bound = 0;
+    std::string unbounded_reason;
 };
 
 /// Compares `actual` (the shape of the field, values of the reference's format; ShapeError or
 /// DomainError placed at `name`: dq, dk or dv) with the reference's field of that name.
 GradComparison compare_grad(const GradReference& g, const std::string& name, const Tensor& actual);
 
+/// The backward algorithm a kernel claims (docs/oracle.md, "Bounds for the backward"): the
+/// standard one (P materialised by a safe softmax and kept, dP = dO·Vᵀ, D, dS = P∘(dP − D), the
+/// products) or FlashAttention-2's (P recomputed from the saved LSE per key block, D from O).
+enum class GradAlgorithm { Standard, Flash2 };
+/// Where D comes from: rowsum(dO ∘ O) with the forward's stored O, or rowsum(P ∘ dP).
+enum class DeltaFrom { Out, P };
+/// `standard` | `flash2` (alias `fa2`), and `o` | `p`; UsageError at `where` otherwise.
+GradAlgorithm parse_grad_algorithm(std::string_view name, const Location& where = {});
+const char* grad_algorithm_name(GradAlgorithm a);
+DeltaFrom parse_delta_from(std::string_view name, const Location& where = {});
+
+/// A backward claim: its algorithm, the format every operation is rounded in (`accumulate`), the
+/// format its tensors are stored in between the steps (`storage`: the forward's O, the standard
+/// algorithm's S, P, dP, D, dS; FlashAttention-2's P before dV and dS before dQ and dK; default:
+/// the gradients' format), where D comes from (default: P for standard, O for flash2) and the
+/// key block of flash2 (which the bound does not depend on; the emulation's order).
+struct GradSpec {
+    GradAlgorithm algorithm = GradAlgorithm::Standard;
+    FloatFormat accumulate = FloatFormat::Float32;
+    std::optional<FloatFormat> storage;
+    std::optional<DeltaFrom> delta;
+    std::int64_t block = 64;
+    [[nodiscard]] DeltaFrom delta_from() const {
+        return delta ? *delta : algorithm == GradAlgorithm::Standard ? DeltaFrom::P : DeltaFrom::Out;
+    }
+};
+
+/// The running bound on |actual − exact| of every entry of dQ, dK and dV (row-major, the fields'
+/// shapes) of a kernel that runs `s` and rounds its gradients to g.format, from the problem's
+/// actual magnitudes (docs/oracle.md, "Bounds for the backward"); +inf where the claim guarantees
+/// nothing, with the reason in `why` (by tensor: dq, dk, dv).
+struct GradBounds {
+    std::vector<double> dq, dk, dv;
+    std::string why_dq, why_dk, why_dv;
+};
+GradBounds grad_bounds(const Problem& p, const Tensor& d_out, const GradReference& g, const GradSpec& s);
+
+/// `compare_grad` and then the verdict: each entry within its bound when every x of the exact
+/// value's enclosure has |actual − x| ≤ bound; an unbounded entry, NaN or ±inf is over.
+GradComparison judge_grad(const GradReference& g, const GradBounds& b, const std::string& name, const Tensor& actual);
+/// True when every judged comparison has no entry over its bound.
+bool grads_passed(const std::vector<GradComparison>& compared);
+
+/// The backward emulated with every operation correctly rounded in s.accumulate, the stored
+/// tensors rounded to the storage format, the gradients to `output` (docs/oracle.md, "Emulating
+/// the backward"): also the forward's stored O and its LSE, and on request a trace of the steps
+/// where the formats show.
+struct GradEmulation {
+    Tensor dq, dk, dv, out, lse;
+    std::vector<std::string> trace;
+};
+GradEmulation grad_emulate(const Problem& p, const Tensor& d_out, const GradSpec& s, FloatFormat output, bool trace);
+/// The claim in words: "flash2 backward, accumulate float32, storage bfloat16, D from O, key blocks of 64".
+std::string grad_spec_text(const GradSpec& s, FloatFormat output);
+std::string grad_emulation_text(const GradEmulation& e, const GradSpec& s);
+std::string grad_emulation_json(const GradEmulation& e, const GradSpec& s);
+
 /// The reports, text and JSON (docs/oracle.md, "Certified gradients").
-std::string grad_reference_text(const GradReference& g, const std::vector<GradComparison>& compared);
-std::string grad_reference_json(const GradReference& g, const std::vector<GradComparison>& compared);
+/// `spec`: the claim the comparisons were judged under (named in the report), when judged.
+std::string grad_reference_text(const GradReference& g, const std::vector<GradComparison>& compared,
+                                const GradSpec* spec = nullptr);
+std::string grad_reference_json(const GradReference& g, const std::vector<GradComparison>& compared,
+                                const GradSpec* spec = nullptr);
 
 }  // namespace exactattn::oracle

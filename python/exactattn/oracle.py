@@ -21,9 +21,10 @@ from typing import Any
 import numpy as np
 
 from . import _exactattn as _ext
-from ._errors import ShapeError, UsageError
+from ._errors import Error, ShapeError, UsageError
 
-__all__ = ["reference", "judge", "emulate", "assert_close", "OracleMismatch"]
+__all__ = ["reference", "judge", "emulate", "assert_close", "OracleMismatch", "grad_reference", "judge_grads",
+           "grad_emulate", "assert_grads_close"]
 
 _DTYPES = {"float16": "float16", "float32": "float32", "float64": "float64"}
 
@@ -306,3 +307,113 @@ def assert_close(out: Any, q: Any, k: Any, v: Any, *, fmt: str | None = None, al
     if lines:
         raise OracleMismatch("\n".join(lines), whole)
     return whole
+
+
+# --- gradients (docs/oracle.md, "Certified gradients", "Bounds for the backward") -------------
+
+def _grad_call(fn, q: Any, k: Any, v: Any, d_out: Any, fmt: str | None, mask: Any, bias: Any, problem: dict,
+               *rest: Any) -> dict:
+    """Calls the library with the problem and ``d_out``; a refusal placed at the library's ``do``
+    is placed at this module's keyword ``d_out``."""
+    (qa, ka, va), fmts, m, b, dtype = _problem(q, k, v, mask, bias, fmt)
+    da, dfmt = _as_float64(d_out, "d_out")
+    o = _opts(problem.get("scale", "sqrt-dk"), problem.get("base", "e"), problem.get("masked_rows", "error"),
+              problem.get("masked_lse", "-inf"), problem.get("causal", False), problem.get("align", "top-left"),
+              problem.get("window"), "bhnd")
+    try:
+        return fn(qa, ka, va, fmts, _name(dtype, "fmt", "a format name"), m, b, o, da, dfmt, *rest)
+    except Error as e:
+        if e.place != "do":
+            raise
+        raise type(e)(f"d_out: {e.reason}", e.kind, "d_out", e.reason) from None
+
+
+_PROBLEM_KEYS = ("scale", "base", "masked_rows", "masked_lse", "causal", "align", "window")
+
+
+def _problem_options(options: dict) -> dict:
+    unknown = sorted(set(options) - set(_PROBLEM_KEYS))
+    if unknown:
+        raise _usage(unknown[0], f"not an option of the gradients (the problem's: {', '.join(_PROBLEM_KEYS)})")
+    return options
+
+
+def _claim(dtype: str, backward: Any, accumulate: Any, storage: Any, delta_from: Any, block: Any) -> tuple:
+    acc = accumulate or ("float64" if dtype == "float64" else "float32")
+    return (_name(backward, "backward", "'standard' or 'flash2'"), _name(acc, "accumulate", "a format name"),
+            None if storage is None else _name(storage, "storage", "a format name"),
+            None if delta_from is None else _name(delta_from, "delta_from", "'o' or 'p'"), _block(block))
+
+
+def grad_reference(q: Any, k: Any, v: Any, d_out: Any, *, fmt: str | None = None, mask: Any = None,
+                   bias: Any = None, **problem: Any) -> dict:
+    """The certified gradients of attention under the upstream gradient ``d_out`` (n_q × d_v):
+    a dict of ``dq``, ``dk``, ``dv``, ``out``, ``lse``, ``d``, ``p``, ``dp``, ``ds``, each with
+    ``values`` (correctly rounded to ``fmt``, default q's format), ``lo``/``hi`` (the enclosure of
+    the true value) and ``exact``; ``text`` and ``json`` are the command line's report. The
+    problem's keywords (``scale``, ``base``, ``causal``, ``align``, ``window``, ``masked_rows``,
+    ``masked_lse``, ``mask``, ``bias``) are reference()'s."""
+    fmt_ = fmt or _as_float64(q, "q")[1]
+    return _grad_call(_ext._oracle_grad, q, k, v, d_out, fmt_, mask, bias, _problem_options(problem), {},
+                      *_claim(fmt_, "standard", None, None, None, 64))
+
+
+def judge_grads(dq: Any, dk: Any, dv: Any, q: Any, k: Any, v: Any, d_out: Any, *, fmt: str | None = None,
+                backward: str = "standard", accumulate: str | None = None, storage: str | None = None,
+                delta_from: str | None = None, block: int = 64, mask: Any = None, bias: Any = None,
+                **problem: Any) -> dict:
+    """A kernel's gradients (any of ``dq``, ``dk``, ``dv`` may be None: not judged) judged against
+    the running bound of its backward (docs/oracle.md, "Bounds for the backward"): ``backward``
+    ``"standard"`` (P materialised) or ``"flash2"`` (P recomputed from the saved LSE, D from O),
+    every operation in ``accumulate`` (default float32, float64 for float64), tensors stored in
+    ``storage`` (default ``fmt``, the gradients' format, default dq's), D from ``delta_from``
+    (``"p"``: rowsum(P∘dP), the standard default; ``"o"``: rowsum(dO∘O)). Returns grad_reference()'s
+    fields, ``judged`` (per tensor: ``over``, ``unbounded``, ``max_bound_fraction``, ``worst_fraction``,
+    ``first_over``, ``bound``, the array of bounds), ``passed``, ``text`` and ``json``."""
+    given = {n: x for n, x in (("dq", dq), ("dk", dk), ("dv", dv)) if x is not None}
+    if not given:
+        raise _usage("dq", "no gradient to judge (dq, dk and dv are all None)")
+    arrays = {n: _as_float64(x, n) for n, x in given.items()}
+    dtype = fmt or next(iter(arrays.values()))[1]
+    return _grad_call(_ext._oracle_grad, q, k, v, d_out, dtype, mask, bias, _problem_options(problem),
+                      {n: a for n, (a, _) in arrays.items()}, *_claim(dtype, backward, accumulate, storage,
+                                                                       delta_from, block))
+
+
+def grad_emulate(q: Any, k: Any, v: Any, d_out: Any, *, fmt: str | None = None, backward: str = "standard",
+                 accumulate: str | None = None, storage: str | None = None, delta_from: str | None = None,
+                 block: int = 64, trace: bool = False, mask: Any = None, bias: Any = None,
+                 **problem: Any) -> dict:
+    """The backward emulated with every operation correctly rounded in ``accumulate``, stored
+    tensors in ``storage``, gradients rounded to ``fmt`` (default q's): ``dq``, ``dk``, ``dv``,
+    the forward's stored ``out`` and its ``lse``, ``trace`` and ``text``."""
+    dtype = fmt or _as_float64(q, "q")[1]
+    return _grad_call(_ext._oracle_grad_emulate, q, k, v, d_out, dtype, mask, bias, _problem_options(problem),
+                      *_claim(dtype, backward, accumulate, storage, delta_from, block), bool(trace))
+
+
+def assert_grads_close(dq: Any, dk: Any, dv: Any, q: Any, k: Any, v: Any, d_out: Any, **options: Any) -> dict:
+    """Raises :class:`OracleMismatch` (an AssertionError) unless every entry of the gradients
+    given is within the running bound of the claimed backward (judge_grads()'s keywords; default
+    the standard backward with float32 accumulation in the gradients' format). The message names,
+    per failing tensor, how many entries are over, the worst entry's value, its exact enclosure,
+    its bound and its share of it. Returns the judgement."""
+    j = judge_grads(dq, dk, dv, q, k, v, d_out, **options)
+    if j["passed"]:
+        return j
+    lines = []
+    for name, x in j["judged"].items():
+        if x["over"] == 0:
+            continue
+        line = f"{x['over']} of {x['entries']} {name} entries over their bound"
+        at = x["worst_fraction"] if x["worst_fraction"] is not None else x["first_over"]
+        if at is not None:
+            f = j[name]
+            given = {"dq": dq, "dk": dk, "dv": dv}[name]
+            actual = _as_float64(given, name)[0][at]
+            line += (f"; worst {name}[{at[0]}, {at[1]}] = {actual!r}, exact value in [{f['lo'][at]!r}, "
+                     f"{f['hi'][at]!r}], bound {x['bound'][at]:.3g}, {x['max_bound_fraction']:.3g} × the bound")
+        if x["unbounded"]:
+            line += f"; {x['unbounded']} unbounded: {x['unbounded_reason']}"
+        lines.append(line)
+    raise OracleMismatch("\n".join(lines), j)

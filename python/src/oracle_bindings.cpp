@@ -14,6 +14,7 @@
 #include "convert.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle.hpp"
+#include "exactattn/oracle_grad.hpp"
 
 namespace py = pybind11;
 using namespace exactattn;
@@ -177,9 +178,107 @@ std::optional<FloatFormat> stored_format(const std::optional<std::string>& store
     return parse_format(*stored, arg("stored"));
 }
 
+// The backward claim, each refusal placed at its keyword.
+GradSpec grad_claim(const std::string& backward, const std::string& accumulate,
+                    const std::optional<std::string>& storage, const std::optional<std::string>& delta_from,
+                    std::int64_t block) {
+    GradSpec s;
+    s.algorithm = parse_grad_algorithm(backward, arg("backward"));
+    s.accumulate = parse_format(accumulate, arg("accumulate"));
+    if (storage) s.storage = parse_format(*storage, arg("storage"));
+    if (delta_from) s.delta = parse_delta_from(*delta_from, arg("delta_from"));
+    if (s.algorithm == GradAlgorithm::Flash2 && s.delta_from() == DeltaFrom::P)
+        throw usage_error("flash2 computes D from O ('o')", arg("delta_from"));
+    s.block = block;
+    return s;
+}
+
+// The certified gradients (every field's values, enclosure and exactness) and, for the actual
+// gradients given, their bounds and judgements.
+py::dict grad_dict(const GradReference& g, const GradBounds* b, const std::vector<GradComparison>& compared,
+                   const GradSpec& spec) {
+    py::dict d;
+    for (const GradField* f : g.fields()) {
+        py::dict x;
+        x["values"] = shaped(f->val, f->shape);
+        x["lo"] = shaped(f->lo, f->shape);
+        x["hi"] = shaped(f->hi, f->shape);
+        x["exact"] = shaped(std::vector<double>(f->exact.begin(), f->exact.end()), f->shape);
+        d[py::str(f->name)] = x;
+    }
+    py::dict judged;
+    for (const GradComparison& c : compared) {
+        const GradField& f = c.name == "dq" ? g.dq : c.name == "dk" ? g.dk : g.dv;
+        const std::vector<double>& bound = c.name == "dq" ? b->dq : c.name == "dk" ? b->dk : b->dv;
+        py::dict x;
+        x["entries"] = c.entries, x["differing"] = c.differing, x["max_ulps"] = c.max_ulps;
+        x["over"] = c.over, x["unbounded"] = c.unbounded, x["unbounded_reason"] = c.unbounded_reason;
+        x["max_bound_fraction"] = c.max_fraction, x["bound"] = shaped(bound, f.shape);
+        const auto at = [&](std::int64_t i) {
+            return i < 0 ? py::object(py::none()) : py::object(py::make_tuple(i / f.shape[1], i % f.shape[1]));
+        };
+        x["worst"] = at(c.worst), x["worst_fraction"] = at(c.worst_fraction), x["first_over"] = at(c.first_over);
+        judged[py::str(c.name)] = x;
+    }
+    d["judged"] = judged;
+    d["passed"] = grads_passed(compared);
+    d["text"] = grad_reference_text(g, compared, compared.empty() ? nullptr : &spec);
+    d["json"] = grad_reference_json(g, compared, compared.empty() ? nullptr : &spec);
+    return d;
+}
+
 }  // namespace
 
 void bind_oracle(py::module_& m) {
+    m.def("_oracle_grad",
+          [](const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
+             const std::string& dtype, const std::optional<Array>& mask, const std::optional<Array>& bias,
+             const py::dict& opts, const Array& d_out, const std::string& do_dtype, const py::dict& actual,
+             const std::string& backward, const std::string& accumulate, const std::optional<std::string>& storage,
+             const std::optional<std::string>& delta_from, std::int64_t block) {
+              const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
+              const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
+              if (a.batch) throw usage_error("the gradients take matrices (n × d); q is 4-D", arg("q"));
+              const Tensor dot = tensor(d_out, do_dtype, "do");
+              const GradSpec spec = grad_claim(backward, accumulate, storage, delta_from, block);
+              std::vector<std::pair<std::string, Tensor>> given;
+              for (const char* name : {"dq", "dk", "dv"})
+                  if (actual.contains(name)) given.emplace_back(name, tensor(actual[name].cast<Array>(), dtype, name));
+              std::optional<GradReference> g;
+              std::optional<GradBounds> b;
+              std::vector<GradComparison> compared;
+              {
+                  py::gil_scoped_release release;
+                  g = grad_reference(a.p, dot, a.f);
+                  if (!given.empty()) b = grad_bounds(a.p, dot, *g, spec);
+                  for (const auto& [name, t] : given) compared.push_back(judge_grad(*g, *b, name, t));
+              }
+              return grad_dict(*g, b ? &*b : nullptr, compared, spec);
+          });
+    m.def("_oracle_grad_emulate",
+          [](const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
+             const std::string& dtype, const std::optional<Array>& mask, const std::optional<Array>& bias,
+             const py::dict& opts, const Array& d_out, const std::string& do_dtype, const std::string& backward,
+             const std::string& accumulate, const std::optional<std::string>& storage,
+             const std::optional<std::string>& delta_from, std::int64_t block, bool trace) {
+              const exactattn::python::Call call;
+              const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
+              if (a.batch) throw usage_error("the gradients take matrices (n × d); q is 4-D", arg("q"));
+              const Tensor dot = tensor(d_out, do_dtype, "do");
+              const GradSpec spec = grad_claim(backward, accumulate, storage, delta_from, block);
+              GradEmulation e;
+              {
+                  py::gil_scoped_release release;
+                  e = grad_emulate(a.p, dot, spec, a.f, trace);
+              }
+              py::dict d;
+              for (const auto& [name, t] :
+                   {std::pair{"dq", &e.dq}, {"dk", &e.dk}, {"dv", &e.dv}, {"out", &e.out}, {"lse", &e.lse}})
+                  d[name] = shaped(t->data, t->shape);
+              d["trace"] = e.trace;
+              d["text"] = grad_emulation_text(e, spec);
+              return d;
+          });
     m.def("_oracle_emulate", [](const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
                                 const std::string& dtype, const std::optional<Array>& mask,
                                 const std::optional<Array>& bias, const py::dict& opts, const std::string& algorithm,

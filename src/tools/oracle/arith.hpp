@@ -175,6 +175,9 @@ struct MpfrArith {
 /// The scale c as an exact rational when it is one: 1, a given float, 1/√d_k for a square d_k
 /// (defined in oracle_grad.cpp; the forward's exact entries and the backward's use it).
 std::optional<mpq_class> rational_scale(const Problem& p);
+/// Refuses an upstream gradient dO that is not n_q × d_v finite values of its format (ShapeError
+/// or DomainError placed at `do`): the gradients' reference, bounds and emulation share it.
+void check_d_out(const Problem& p, const Tensor& t);
 
 /// The scale c enclosed in doubles (1/√d_k rounded down and up by MPFR).
 DoubleArith::Iv double_scale(const Scale& s, std::int64_t dk);

@@ -80,7 +80,8 @@ GradComparison compare_grad(const GradReference& g, const std::string& name, con
     return c;
 }
 
-std::string grad_reference_text(const GradReference& g, const std::vector<GradComparison>& compared) {
+std::string grad_reference_text(const GradReference& g, const std::vector<GradComparison>& compared,
+                                const GradSpec* spec) {
     charge_chars(entries(g) * 110 + 400);
     std::string out = fmt::format(
         "oracle grad-reference: gradients of attention with n_q = {}, n_k = {}, d = {}, d_v = {} (base {}) correctly "
@@ -92,23 +93,35 @@ std::string grad_reference_text(const GradReference& g, const std::vector<GradCo
             out += fmt::format("{} = {}  {}  in [{:.17g}, {:.17g}]\n", index_of(*f, static_cast<std::int64_t>(at)),
                                number(f->val[at]), f->exact[at] ? "exact" : "certified", f->lo[at], f->hi[at]);
     for (const GradComparison& c : compared) {
-        if (c.differing == 0) {
+        const GradField& f = c.name == "dq" ? g.dq : c.name == "dk" ? g.dk : g.dv;
+        if (c.differing == 0)
             out +=
                 fmt::format("compared {}: all {} entries equal the correctly rounded reference\n", c.name, c.entries);
-            continue;
-        }
-        const GradField& f = c.name == "dq" ? g.dq : c.name == "dk" ? g.dk : g.dv;
-        out += fmt::format(
-            "compared {}: {} of {} entries differ from the correctly rounded reference; the largest by {:.4g} ULPs "
-            "at {} (actual {}, reference {})\n",
-            c.name, c.differing, c.entries, c.max_ulps, index_of(f, c.worst), number(c.worst_actual),
-            number(c.worst_reference));
+        else
+            out += fmt::format(
+                "compared {}: {} of {} entries differ from the correctly rounded reference; the largest by {:.4g} "
+                "ULPs at {} (actual {}, reference {})\n",
+                c.name, c.differing, c.entries, c.max_ulps, index_of(f, c.worst), number(c.worst_actual),
+                number(c.worst_reference));
+        if (!c.judged) continue;
+        out += fmt::format("judged {}: {}; {} of {} entries over their bound ({} unbounded)", c.name,
+                           c.over == 0 ? "PASS" : "FAIL", c.over, c.entries, c.unbounded);
+        if (c.worst_fraction >= 0)
+            out += fmt::format(", the largest share of its bound {:.4g} at {} (bound {:.6g})", c.max_fraction,
+                               index_of(f, c.worst_fraction), c.worst_bound);
+        if (c.first_over >= 0) out += fmt::format(", the first over at {}", index_of(f, c.first_over));
+        out += "\n";
+        if (c.unbounded > 0) out += fmt::format("unbounded {}: {}\n", c.name, c.unbounded_reason);
     }
-    if (!compared.empty()) out += std::string(kNoBound) + "\n";
+    if (!compared.empty() && spec == nullptr) out += std::string(kNoBound) + "\n";
+    if (spec != nullptr && !compared.empty())
+        out += fmt::format("verdict: {} (the running bound of the {})\n", grads_passed(compared) ? "PASS" : "FAIL",
+                           grad_spec_text(*spec, g.format));
     return out;
 }
 
-std::string grad_reference_json(const GradReference& g, const std::vector<GradComparison>& compared) {
+std::string grad_reference_json(const GradReference& g, const std::vector<GradComparison>& compared,
+                                const GradSpec* spec) {
     charge_chars(entries(g) * 90 + 400);
     nlohmann::ordered_json j;
     j["dtype"] = info(g.format).name;
@@ -138,16 +151,36 @@ std::string grad_reference_json(const GradReference& g, const std::vector<GradCo
     }
     j["fields"] = fields;
     if (!compared.empty()) {
-        nlohmann::json cs = nlohmann::json::array();
-        for (const GradComparison& c : compared)
-            cs.push_back({{"name", c.name},
-                          {"entries", c.entries},
-                          {"differing", c.differing},
-                          {"max_ulps", json_number(c.max_ulps)},
-                          {"worst", c.worst}});
+        nlohmann::ordered_json cs = nlohmann::ordered_json::array();
+        for (const GradComparison& c : compared) {
+            nlohmann::ordered_json x = {{"name", c.name},
+                                        {"entries", c.entries},
+                                        {"differing", c.differing},
+                                        {"max_ulps", json_number(c.max_ulps)},
+                                        {"worst", c.worst}};
+            if (c.judged) {
+                x["over"] = c.over;
+                x["unbounded"] = c.unbounded;
+                x["max_bound_fraction"] = json_number(c.max_fraction);
+                x["worst_fraction"] = c.worst_fraction;
+                x["worst_bound"] = json_number(c.worst_bound);
+                x["first_over"] = c.first_over;
+                if (c.unbounded > 0) x["unbounded_reason"] = c.unbounded_reason;
+            }
+            cs.push_back(x);
+        }
         j["compared"] = cs;
-        j["verdict"] = "not judged";
-        j["why"] = kNoBound;
+        if (spec == nullptr) {
+            j["verdict"] = "not judged";
+            j["why"] = kNoBound;
+        } else {
+            j["verdict"] = grads_passed(compared) ? "pass" : "fail";
+            j["claim"] = {{"algorithm", grad_algorithm_name(spec->algorithm)},
+                          {"accumulate", info(spec->accumulate).name},
+                          {"storage", info(spec->storage.value_or(g.format)).name},
+                          {"delta_from", spec->delta_from() == DeltaFrom::Out ? "o" : "p"},
+                          {"bound", "running"}};
+        }
     }
     return j.dump() + '\n';
 }

@@ -410,6 +410,10 @@ class Builder {
     std::vector<std::vector<std::uint8_t>> keep_;
 };
 
+}  // namespace
+
+namespace detail {
+
 void check_d_out(const Problem& p, const Tensor& t) {
     if (t.shape.size() != 2 || t.shape[0] != p.q.rows() || t.shape[1] != p.v.cols() ||
         static_cast<std::int64_t>(t.data.size()) != p.q.rows() * p.v.cols()) {
@@ -430,10 +434,6 @@ void check_d_out(const Problem& p, const Tensor& t) {
     }
 }
 
-}  // namespace
-
-namespace detail {
-
 std::optional<mpq_class> rational_scale(const Problem& p) {
     if (p.scale.kind == ScaleKind::None) return mpq_class(1);
     if (p.scale.kind == ScaleKind::Given) return mpq_class(p.scale.value);
@@ -451,7 +451,7 @@ std::vector<const GradField*> GradReference::fields() const {
 
 GradReference grad_reference(const Problem& p, const Tensor& d_out, FloatFormat format) {
     validate(p);
-    check_d_out(p, d_out);
+    detail::check_d_out(p, d_out);
     const std::int64_t cap = limits().max_cells, nq = p.q.rows(), nk = p.k.rows();
     if (nq > cap / std::max<std::int64_t>(nk, 1) || p.k.rows() * p.q.cols() > cap)
         throw over_limit(Limit::max_cells, fmt::format("{} × {} weights and their gradients", nq, nk));

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: MIT
+// exactattn oracle, backward pass: the running bound on a kernel's dQ, dK and dV for the standard
+// backward and FlashAttention-2's, from the problem's actual magnitudes, and the verdict
+// (docs/oracle.md, "Bounds for the backward"). Each step's error is propagated forward in
+// doubles: a computed x̂ with |x̂ − x| ≤ e_x, |x| ≤ X; a product adds X e_y + Y e_x + e_x e_y, a
+// sum of n terms in any order γ_n Σ |terms|, a rounding u(X + e) + η.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "arith.hpp"
+#include "exactattn/limits.hpp"
+#include "exactattn/oracle_grad.hpp"
+
+namespace exactattn::oracle {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// A format's unit roundoff, least subnormal and largest finite value; `exact` when rounding a
+// value of the accumulator to it changes nothing (no rounding is charged).
+struct Fmt {
+    double u = 0, eta = 0, max = kInf;
+    bool exact = false;
+};
+
+bool nests(FloatFormat inner, FloatFormat outer) {
+    const auto &a = info(inner), &b = info(outer);
+    return a.precision <= b.precision && a.emin >= b.emin && a.emax <= b.emax;
+}
+
+Fmt fmt_of(FloatFormat f, FloatFormat acc) {
+    Fmt r{unit_roundoff(f), least_subnormal(f), max_finite(f), nests(acc, f)};
+    if (r.exact) r.u = r.eta = 0;
+    return r;
+}
+
+// γ_n = nu/(1 − nu), +inf when nu ≥ 1.
+double gam(double n, double u) { return n * u >= 1 ? kInf : n * u / (1 - n * u); }
+// A computed value of magnitude ≤ x and error ≤ e after one more rounding to f.
+double rnd(double x, double e, const Fmt& f) { return f.exact ? e : e + f.u * (x + e) + f.eta; }
+double mag(double lo, double hi) { return std::max(std::fabs(lo), std::fabs(hi)); }
+// |y − x| ≤ this for every x in [lo, hi], rounded up (0 when y is the exact value).
+double dist(double y, double lo, double hi) {
+    const double m = std::max(std::fabs(y - lo), std::fabs(y - hi));
+    return m == 0 ? 0 : detail::up(m);
+}
+
+class Bounder {
+  public:
+    Bounder(const Problem& p, const Tensor& d_out, const GradReference& g, const GradSpec& s)
+        : p_(p), do_(d_out), g_(g), s_(s) {
+        nq_ = p.q.rows(), nk_ = p.k.rows(), d_ = p.q.cols(), dv_ = p.v.cols();
+        a_ = fmt_of(s.accumulate, s.accumulate);
+        a_.exact = false, a_.u = unit_roundoff(s.accumulate), a_.eta = least_subnormal(s.accumulate);
+        st_ = fmt_of(s.storage.value_or(g.format), s.accumulate);
+        out_ = fmt_of(g.format, s.accumulate);
+        c_ = p.scale.kind == ScaleKind::None    ? 1.0
+             : p.scale.kind == ScaleKind::Given ? std::fabs(p.scale.value)
+                                                : detail::up(1 / std::sqrt(static_cast<double>(d_)));
+        lambda_ = p.base == ExpBase::E ? 1.0 : detail::up(std::log(2.0));
+        b_.dq.assign(static_cast<std::size_t>(nq_ * d_), 0);
+        b_.dk.assign(static_cast<std::size_t>(nk_ * d_), 0);
+        b_.dv.assign(static_cast<std::size_t>(nk_ * dv_), 0);
+        dk_sum_ = dk_err_ = b_.dk;
+        dv_sum_ = dv_err_ = b_.dv;
+        seen_.assign(static_cast<std::size_t>(nk_), 0);
+        bad_key_.assign(static_cast<std::size_t>(nk_), 0);
+    }
+
+    GradBounds run() {
+        for (std::int64_t i = 0; i < nq_; ++i) row(i);
+        const double widen = 1 + std::ldexp(1.0, -20);  // the bound's own roundings in double
+        // dK and dV: each key's sums over the rows that see it.
+        const auto keys = [&](std::vector<double>& out, const std::vector<double>& err, const std::vector<double>& sum,
+                              std::int64_t cols, const GradField& f, std::string& why) {
+            for (std::int64_t j = 0; j < nk_; ++j) {
+                const double n = static_cast<double>(seen_[j]);
+                for (std::int64_t x = 0; x < cols; ++x) {
+                    const auto at = static_cast<std::size_t>(j * cols + x);
+                    out[at] = bad_key_[j]
+                                  ? kInf
+                                  : finish(err[at] + gam(n, a_.u) * sum[at] + n * a_.eta, sum[at], f, at, why) * widen;
+                }
+            }
+        };
+        keys(b_.dk, dk_err_, dk_sum_, d_, g_.dk, b_.why_dk);
+        keys(b_.dv, dv_err_, dv_sum_, dv_, g_.dv, b_.why_dv);
+        for (auto& x : b_.dq) x *= widen;
+        if (b_.why_dk.empty() && !bad_reason_.empty()) b_.why_dk = bad_reason_;
+        if (b_.why_dv.empty() && !bad_reason_.empty()) b_.why_dv = bad_reason_;
+        return std::move(b_);
+    }
+
+  private:
+    // A gradient's accumulated error `e` (terms' magnitudes summing to `sum`), rounded to the
+    // gradients' format; +inf when the sum may overflow the accumulator or the output format.
+    double finish(double e, double sum, const GradField& f, std::size_t at, std::string& why) const {
+        if (sum + e >= a_.max || sum + e >= out_.max) {
+            if (why.empty())
+                why = fmt::format("{}: the sum of its terms' magnitudes {:.6g} may overflow {}", f.name, sum + e,
+                                  info(sum + e >= a_.max ? s_.accumulate : g_.format).name);
+            return kInf;
+        }
+        return rnd(mag(f.lo[at], f.hi[at]), e, out_);
+    }
+    double stored(double x, double e) const { return rnd(x, e, st_); }
+    bool standard() const { return s_.algorithm == GradAlgorithm::Standard; }
+
+    void unbounded_row(std::int64_t i, const std::vector<std::uint8_t>& keep, const std::string& why) {
+        for (std::int64_t x = 0; x < d_; ++x) b_.dq[i * d_ + x] = kInf;
+        for (std::int64_t j = 0; j < nk_; ++j)
+            if (keep[j]) bad_key_[j] = 1;
+        if (b_.why_dq.empty()) b_.why_dq = fmt::format("query row {}: {}", i, why);
+        if (bad_reason_.empty()) bad_reason_ = fmt::format("query row {} (which sees the key): {}", i, why);
+    }
+
+    void row(std::int64_t i) {
+        const auto keep = visible_keys(p_, i);
+        std::vector<std::int64_t> js;
+        for (std::int64_t j = 0; j < nk_; ++j)
+            if (keep[j]) js.push_back(j), ++seen_[j];
+        if (js.empty()) return;  // a fully masked row: every gradient of it is exactly 0
+        const double n = static_cast<double>(js.size()), ua = a_.u, ea = a_.eta;
+        // Scores: their magnitudes a_j + |b_j|, approximate values (for the gaps) and errors ε_j.
+        std::vector<double> s(static_cast<std::size_t>(nk_)), eps = s, big = s;
+        double smax = -kInf, smin = kInf, eps_max = 0;
+        const double gd = gam(static_cast<double>(d_ + 3), ua);
+        for (auto j : js) {
+            double dot = 0, adot = 0;
+            for (std::int64_t x = 0; x < d_; ++x) {
+                dot += p_.q.data[i * d_ + x] * p_.k.data[j * d_ + x];
+                adot += std::fabs(p_.q.data[i * d_ + x] * p_.k.data[j * d_ + x]);
+            }
+            if (adot * (1 + gd) >= a_.max)
+                return unbounded_row(
+                    i, keep, fmt::format("the dot product with key {} may overflow {}", j, info(s_.accumulate).name));
+            const double b = bias_at(p_, i, j);
+            big[j] = c_ * adot + std::fabs(b);
+            s[j] = c_ * dot + b;
+            eps[j] = gd * big[j] + static_cast<double>(d_ + 3) * ea;
+            if (standard()) eps[j] += 3 * st_.u * (1 + st_.u) * (1 + st_.u) * (big[j] + eps[j]) + 3 * st_.eta;
+            smax = std::max(smax, s[j]), smin = std::min(smin, s[j]), eps_max = std::max(eps_max, eps[j]);
+        }
+        const double slack = 1e-12;  // the approximate scores' own error, relative to a_j + |b_j|
+        const double range = smax - smin + 2 * slack * (*std::max_element(big.begin(), big.end()));
+        // The forward's exponentials relative to its computed max: argument error τ_j, relative r_j.
+        std::vector<double> r(static_cast<std::size_t>(nk_), 0), pw = r, ep = r, epv = r;
+        double r_max = 0, tau_max = 0;
+        for (auto j : js) {
+            const double gap = smax - s[j] + slack * big[j];
+            const double tau = eps[j] + ua * (gap + eps[j] + eps_max);
+            r[j] = (1 + 2 * ua) * std::exp(tau) - 1;
+            r_max = std::max(r_max, r[j]), tau_max = std::max(tau_max, tau);
+            pw[j] = g_.p.hi[i * nk_ + j];
+        }
+        const double d_lo = std::exp(-eps_max);  // Σ_j exp(s_j − m̂) ≥ exp(max s − m̂)
+        if (r_max >= 1) return unbounded_row(i, keep, "an exponential's argument errs by more than ln 2");
+        if (standard()) {
+            const double phi = gam(n - 1, ua);
+            double rd = n * ea * (1 + phi) / d_lo;
+            for (auto j : js) rd += pw[j] * ((1 + r[j]) * (1 + phi) - 1);
+            if (rd >= 1) return unbounded_row(i, keep, "the softmax's denominator may be off by a factor of 2");
+            for (auto j : js) {
+                // the division, or a reciprocal and a product (PyTorch's softmax): two roundings
+                const double e0 = (pw[j] * (r[j] + rd) + ea / d_lo) / (1 - rd);
+                ep[j] = stored(pw[j], rnd(pw[j], rnd(pw[j], e0, a_), a_));
+                epv[j] = ep[j];
+            }
+        } else {
+            // The saved LSE of an online forward: its sum within 1 ± R_L (each term's exponential,
+            // up to n rescalings α, the sums and products), its log and additions.
+            const double g3 = gam(3 * n, ua);
+            const double rl = std::pow(1 + 2 * ua, n + 1) * std::exp(tau_max + ua * (range + 2 * eps_max)) * (1 + g3) -
+                              1 + n * ea * (1 + g3) / d_lo;
+            if (rl >= 1) return unbounded_row(i, keep, "the forward's sum of exponentials may be off by a factor of 2");
+            const double l_hi = g_.lse.hi[i], l_lo = g_.lse.lo[i];
+            const double eps_l = -std::log1p(-rl) / (p_.base == ExpBase::E ? 1.0 : std::log(2.0)) +
+                                 3 * ua * (mag(l_lo, l_hi) + (l_hi - smax) + range + eps_max + 1);
+            for (auto j : js) {
+                const double tau = eps[j] + eps_l + ua * (l_hi - s[j] + slack * big[j] + eps[j] + eps_l);
+                const double rr = (1 + 2 * ua) * std::exp(tau) - 1;
+                if (rr >= 1) return unbounded_row(i, keep, "P = exp(S − LSE)'s argument errs by more than ln 2");
+                ep[j] = rnd(pw[j], pw[j] * rr, a_);
+                epv[j] = stored(pw[j], ep[j]);  // P in the storage format before dV = Pᵀ dO
+            }
+        }
+        // dP = dO Vᵀ, and D.
+        std::vector<double> edp(static_cast<std::size_t>(nk_), 0), dpm = edp;
+        const double gdv = gam(static_cast<double>(dv_), ua);
+        for (auto j : js) {
+            double m = 0;
+            for (std::int64_t c = 0; c < dv_; ++c) m += std::fabs(do_.data[i * dv_ + c] * p_.v.data[j * dv_ + c]);
+            dpm[j] = mag(g_.dp.lo[i * nk_ + j], g_.dp.hi[i * nk_ + j]);
+            edp[j] = gdv * m + static_cast<double>(dv_) * ea;
+            if (standard()) edp[j] = stored(dpm[j], edp[j]);
+            if (m * (1 + gdv) >= a_.max || (standard() && dpm[j] + edp[j] >= st_.max))
+                return unbounded_row(i, keep, fmt::format("dP[{}, {}] may overflow", i, j));
+        }
+        const double dmag = mag(g_.delta.lo[i], g_.delta.hi[i]);
+        double ed = 0;
+        if (s_.delta_from() == DeltaFrom::Out) {
+            const double phi = gam(3 * n, ua), theta = (1 + st_.u) * (1 + phi) * (1 + ua) * (1 + ua) - 1,
+                         kappa = 1 + r_max;
+            const double dp_lo = (1 - r_max) * (1 - phi) * d_lo;
+            if (dp_lo <= 2 * n * ea) return unbounded_row(i, keep, "the forward's denominator may underflow");
+            double sum_m = 0;
+            for (std::int64_t c = 0; c < dv_; ++c) {
+                const double olo = g_.out.lo[i * dv_ + c], ohi = g_.out.hi[i * dv_ + c], om = mag(olo, ohi);
+                double s1 = 0, ac = 0, vmax = 0;
+                for (auto j : js) {
+                    const double v = p_.v.data[j * dv_ + c];
+                    s1 += pw[j] * r[j] * std::max(std::fabs(v - olo), std::fabs(v - ohi));
+                    ac += pw[j] * std::fabs(v), vmax = std::max(vmax, std::fabs(v));
+                }
+                const double b0 = (s1 + om * phi * kappa + theta * kappa * ac) / ((1 - r_max) * (1 - phi));
+                const double bu = (2 * n + 1) * (ea + st_.eta) * (vmax + om + b0 + 1) / (dp_lo - n * ea) + ea;
+                const double eo = stored(om, b0 + bu);  // the forward's O, stored
+                const double dc = std::fabs(do_.data[i * dv_ + c]);
+                ed += dc * eo, sum_m += dc * (om + eo);
+            }
+            ed += gdv * sum_m + static_cast<double>(dv_) * ea;
+        } else {
+            double sum_m = 0;
+            for (auto j : js) {
+                ed += pw[j] * edp[j] + dpm[j] * ep[j] + ep[j] * edp[j];
+                sum_m += (pw[j] + ep[j]) * (dpm[j] + edp[j]);
+            }
+            ed += gam(n, ua) * sum_m + n * ea;
+        }
+        if (standard()) ed = stored(dmag, ed);
+        // dS' = c λ P ∘ (dP − D), then the products.
+        const double cl = c_ * lambda_, g3 = gam(3, ua);
+        std::vector<double> qs(static_cast<std::size_t>(d_), 0), qe = qs;
+        for (auto j : js) {
+            const double dif = std::max(std::fabs(g_.dp.hi[i * nk_ + j] - g_.delta.lo[i]),
+                                        std::fabs(g_.dp.lo[i * nk_ + j] - g_.delta.hi[i]));
+            double et = edp[j] + ed;
+            et += ua * (dif + et);  // the subtraction (exact in the subnormals)
+            if (standard()) et = stored(dif, et);
+            const double rm = pw[j] * dif;
+            double er = rnd(rm, pw[j] * et + dif * ep[j] + ep[j] * et, a_);
+            if (standard()) er = stored(rm, er);
+            const double es = stored(cl * rm, cl * (er + g3 * (rm + er)) + 3 * ea), sm = cl * rm + es;
+            if (sm >= a_.max || sm >= st_.max)
+                return unbounded_row(i, keep, fmt::format("dS[{}, {}] may overflow", i, j));
+            for (std::int64_t x = 0; x < d_; ++x) {
+                const double kx = std::fabs(p_.k.data[j * d_ + x]), qx = std::fabs(p_.q.data[i * d_ + x]);
+                qe[x] += es * kx, qs[x] += sm * kx;
+                dk_err_[j * d_ + x] += es * qx, dk_sum_[j * d_ + x] += sm * qx;
+            }
+            for (std::int64_t c = 0; c < dv_; ++c) {
+                const double oc = std::fabs(do_.data[i * dv_ + c]);
+                dv_err_[j * dv_ + c] += epv[j] * oc, dv_sum_[j * dv_ + c] += (pw[j] + epv[j]) * oc;
+            }
+        }
+        for (std::int64_t x = 0; x < d_; ++x) {
+            const auto at = static_cast<std::size_t>(i * d_ + x);
+            b_.dq[at] = finish(qe[x] + gam(n, ua) * qs[x] + n * ea, qs[x], g_.dq, at, b_.why_dq);
+        }
+    }
+
+    const Problem& p_;
+    const Tensor& do_;
+    const GradReference& g_;
+    const GradSpec& s_;
+    std::int64_t nq_ = 0, nk_ = 0, d_ = 0, dv_ = 0;
+    Fmt a_, st_, out_;
+    double c_ = 1, lambda_ = 1;
+    GradBounds b_;
+    std::vector<double> dk_sum_, dk_err_, dv_sum_, dv_err_;
+    std::vector<std::int64_t> seen_;
+    std::vector<std::uint8_t> bad_key_;
+    std::string bad_reason_;
+};
+
+}  // namespace
+
+GradAlgorithm parse_grad_algorithm(std::string_view name, const Location& where) {
+    if (name == "standard") return GradAlgorithm::Standard;
+    if (name == "flash2" || name == "fa2") return GradAlgorithm::Flash2;
+    throw usage_error(fmt::format("unknown backward algorithm '{}' (standard, flash2)", escape_controls(name)), where);
+}
+
+const char* grad_algorithm_name(GradAlgorithm a) { return a == GradAlgorithm::Standard ? "standard" : "flash2"; }
+
+DeltaFrom parse_delta_from(std::string_view name, const Location& where) {
+    if (name == "o" || name == "out") return DeltaFrom::Out;
+    if (name == "p") return DeltaFrom::P;
+    throw usage_error(fmt::format("unknown source of D '{}' (o: rowsum(dO∘O), p: rowsum(P∘dP))", escape_controls(name)),
+                      where);
+}
+
+GradBounds grad_bounds(const Problem& p, const Tensor& d_out, const GradReference& g, const GradSpec& s) {
+    detail::check_d_out(p, d_out);
+    if (s.algorithm == GradAlgorithm::Flash2 && s.delta_from() == DeltaFrom::P)
+        throw usage_error(
+            "flash2 computes D from O (its P is recomputed per key block): D from P is the standard "
+            "algorithm's");
+    return Bounder(p, d_out, g, s).run();
+}
+
+GradComparison judge_grad(const GradReference& g, const GradBounds& b, const std::string& name, const Tensor& actual) {
+    GradComparison c = compare_grad(g, name, actual);
+    const GradField& f = name == "dq" ? g.dq : name == "dk" ? g.dk : g.dv;
+    const std::vector<double>& bound = name == "dq" ? b.dq : name == "dk" ? b.dk : b.dv;
+    const std::string& why = name == "dq" ? b.why_dq : name == "dk" ? b.why_dk : b.why_dv;
+    c.judged = true;
+    for (std::size_t at = 0; at < f.val.size(); ++at) {
+        const double y = actual.data[at], lo = f.lo[at], hi = f.hi[at], bd = bound[at];
+        const auto idx = static_cast<std::int64_t>(at);
+        bool within = false;
+        if (std::isnan(f.val[at])) {
+            within = std::isnan(y);
+        } else if (!std::isinf(bd)) {
+            const double e = std::isfinite(y) ? dist(y, lo, hi) : kInf;
+            within = e <= bd;
+            const double fr = bd > 0 ? e / bd : (e > 0 ? kInf : 0);
+            if (c.worst_fraction < 0 || fr > c.max_fraction)
+                c.max_fraction = fr, c.worst_fraction = idx, c.worst_bound = bd;
+        } else {
+            ++c.unbounded;
+            if (c.unbounded_reason.empty()) c.unbounded_reason = why;
+        }
+        if (!within) {
+            ++c.over;
+            if (c.first_over < 0) c.first_over = idx;
+        }
+    }
+    return c;
+}
+
+bool grads_passed(const std::vector<GradComparison>& compared) {
+    return std::all_of(compared.begin(), compared.end(), [](const GradComparison& c) { return c.over == 0; });
+}
+
+}  // namespace exactattn::oracle

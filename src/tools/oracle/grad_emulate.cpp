@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: MIT
+// exactattn oracle, backward pass: the standard backward and FlashAttention-2's emulated with
+// every operation correctly rounded in the accumulator format (the forward's MPFR arithmetic,
+// ieee.hpp), the stored tensors rounded to the storage format, and a trace (docs/oracle.md,
+// "Emulating the backward").
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "arith.hpp"
+#include "exactattn/limits.hpp"
+#include "exactattn/oracle_grad.hpp"
+#include "ieee.hpp"
+
+namespace exactattn::oracle {
+
+namespace {
+
+using detail::Ieee;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+class GradEmulator {
+  public:
+    GradEmulator(const Problem& p, const Tensor& d_out, const GradSpec& s, FloatFormat output, bool trace)
+        : p_(p),
+          do_(d_out),
+          s_(s),
+          a_(s.accumulate),
+          store_(s.storage.value_or(output)),
+          output_(output),
+          trace_(trace) {
+        nq_ = p.q.rows(), nk_ = p.k.rows(), d_ = p.q.cols(), dv_ = p.v.cols();
+        if (p.scale.kind == ScaleKind::SqrtDk) c_ = a_.div(1, a_.sqrt(static_cast<double>(d_)));
+        if (p.scale.kind == ScaleKind::Given) c_ = round_to(p.scale.value, s.accumulate);
+        if (p.base == ExpBase::Two) lambda_ = a_.log(2, ExpBase::E);
+        for (std::int64_t i = 0; i < nq_; ++i) keep_.push_back(visible_keys(p, i));
+        e_.out = Tensor{{nq_, dv_}, std::vector<double>(static_cast<std::size_t>(nq_ * dv_), 0), store_};
+        e_.lse = Tensor{{nq_}, std::vector<double>(static_cast<std::size_t>(nq_), 0), s.accumulate};
+        e_.dq = Tensor{{nq_, d_}, std::vector<double>(static_cast<std::size_t>(nq_ * d_), 0), output};
+        e_.dk = Tensor{{nk_, d_}, std::vector<double>(static_cast<std::size_t>(nk_ * d_), 0), output};
+        e_.dv = Tensor{{nk_, dv_}, std::vector<double>(static_cast<std::size_t>(nk_ * dv_), 0), output};
+        p_s_.assign(static_cast<std::size_t>(nq_ * nk_), 0);
+    }
+
+    GradEmulation run() {
+        for (std::int64_t i = 0; i < nq_; ++i) {
+            charge(i);
+            if (masked(i)) continue;
+            s_.algorithm == GradAlgorithm::Standard ? standard_forward(i) : online_forward(i);
+        }
+        if (s_.algorithm == GradAlgorithm::Standard)
+            for (std::int64_t i = 0; i < nq_; ++i) standard_backward(i);
+        else
+            flash2_backward();
+        for (Tensor* t : {&e_.dq, &e_.dk, &e_.dv})
+            for (double& x : t->data) x = round_to(x, output_);
+        return std::move(e_);
+    }
+
+  private:
+    void note(const std::string& m) {
+        if (trace_) e_.trace.push_back(m);
+    }
+    double st(double x) const { return round_to(x, store_); }
+    bool stored_s() const { return s_.algorithm == GradAlgorithm::Standard; }
+    void charge(std::int64_t i) const {
+        const double keys = static_cast<double>(std::count(keep_[i].begin(), keep_[i].end(), std::uint8_t{1}));
+        const double units = 3000.0 * keys * static_cast<double>(4 * d_ + 4 * dv_ + 12);
+        if (!charge_work(units)) throw over_work(units, fmt::format("emulating the backward of query row {}", i));
+    }
+    bool masked(std::int64_t i) {
+        if (std::find(keep_[i].begin(), keep_[i].end(), std::uint8_t{1}) != keep_[i].end()) return false;
+        if (p_.masked_rows == MaskedRows::Error)
+            throw domain_error(
+                fmt::format("query row {}: every key is masked (declare what such a row gives: nan or zeros)", i));
+        const double v = p_.masked_rows == MaskedRows::NaN ? std::numeric_limits<double>::quiet_NaN() : 0.0;
+        for (std::int64_t c = 0; c < dv_; ++c) e_.out.data[i * dv_ + c] = v;
+        e_.lse.data[i] = p_.masked_lse == MaskedLse::PosInf ? kInf : -kInf;
+        note(fmt::format("row {}: every key masked: O = {}, its gradients 0", i, v));
+        return true;
+    }
+
+    // fl(fl(Σ_x q_x k_x) · c) + bias, the dot product from x = 0 up.
+    double score(std::int64_t i, std::int64_t j) {
+        double acc = 0;
+        for (std::int64_t x = 0; x < d_; ++x) acc = a_.add(acc, a_.mul(p_.q.data[i * d_ + x], p_.k.data[j * d_ + x]));
+        double s = c_ == 1 ? acc : a_.mul(acc, c_);
+        if (!p_.bias.empty()) s = a_.add(s, bias_at(p_, i, j));
+        return s;
+    }
+    double dot_dp(std::int64_t i, std::int64_t j) {
+        double acc = 0;
+        for (std::int64_t c = 0; c < dv_; ++c) acc = a_.add(acc, a_.mul(do_.data[i * dv_ + c], p_.v.data[j * dv_ + c]));
+        return acc;
+    }
+    double delta_from_out(std::int64_t i) {
+        double acc = 0;
+        for (std::int64_t c = 0; c < dv_; ++c)
+            acc = a_.add(acc, a_.mul(do_.data[i * dv_ + c], e_.out.data[i * dv_ + c]));
+        return acc;
+    }
+    // dS' = fl(fl(P · fl(dP − D)) · c) (· λ under base 2), each step stored when the algorithm
+    // stores it (standard).
+    double ds(double p, double dp, double dd) {
+        const auto keep = [&](double x) { return stored_s() ? st(x) : x; };
+        double r = keep(a_.mul(p, keep(a_.sub(dp, dd))));
+        if (c_ != 1) r = a_.mul(r, c_);
+        if (p_.base == ExpBase::Two) r = a_.mul(r, lambda_);
+        return st(r);
+    }
+    void count_flushed(std::int64_t i, const std::vector<double>& e, const char* what) {
+        std::int64_t under = 0, flushed = 0;
+        for (std::int64_t j = 0; j < nk_; ++j) {
+            if (!keep_[i][j]) continue;
+            if (e[j] == 0) ++under;
+            if (e[j] != 0 && st(e[j]) == 0) ++flushed;
+        }
+        if (under > 0) note(fmt::format("row {}: {} of its exponentials underflow to 0 ({})", i, under, what));
+        if (flushed > 0)
+            note(fmt::format("row {}: {} nonzero probabilities flushed to 0 when P is stored as {}", i, flushed,
+                             info(store_).name));
+    }
+
+    // Safe softmax with S and P stored, O = Σ_j fl(P_j v_j) in key order, stored.
+    void standard_forward(std::int64_t i) {
+        std::vector<double> s(static_cast<std::size_t>(nk_), -kInf), e(static_cast<std::size_t>(nk_), 0);
+        double m = -kInf, den = 0;
+        for (std::int64_t j = 0; j < nk_; ++j)
+            if (keep_[i][j]) s[j] = st(score(i, j)), m = std::max(m, s[j]);
+        for (std::int64_t j = 0; j < nk_; ++j)
+            if (keep_[i][j]) e[j] = a_.exp(a_.sub(s[j], m), p_.base), den = a_.add(den, e[j]);
+        count_flushed(i, e, "the forward");
+        for (std::int64_t j = 0; j < nk_; ++j)
+            if (keep_[i][j]) p_s_[i * nk_ + j] = st(a_.div(e[j], den));
+        for (std::int64_t c = 0; c < dv_; ++c) {
+            double acc = 0;
+            for (std::int64_t j = 0; j < nk_; ++j)
+                if (keep_[i][j]) acc = a_.add(acc, a_.mul(p_s_[i * nk_ + j], p_.v.data[j * dv_ + c]));
+            e_.out.data[i * dv_ + c] = st(acc);
+        }
+        e_.lse.data[i] = a_.add(m, a_.log(den, p_.base));
+    }
+
+    // FlashAttention-2's forward: blocks of keys, running max m, ℓ and O rescaled by
+    // α = exp(m − m_new), P stored before P·V, O = O/ℓ stored, LSE = m + log ℓ kept.
+    void online_forward(std::int64_t i) {
+        const std::int64_t b = std::max<std::int64_t>(1, s_.block);
+        double m = -kInf, ell = 0;
+        std::vector<double> o(static_cast<std::size_t>(dv_), 0), e(static_cast<std::size_t>(nk_), 0);
+        for (std::int64_t start = 0; start < nk_; start += b) {
+            const std::int64_t end = std::min(nk_, start + b);
+            double m_new = m;
+            std::vector<double> s(static_cast<std::size_t>(end - start), -kInf);
+            for (std::int64_t j = start; j < end; ++j)
+                if (keep_[i][j]) s[j - start] = score(i, j), m_new = std::max(m_new, s[j - start]);
+            if (m_new == -kInf) continue;
+            const double alpha = m == -kInf ? 0 : a_.exp(a_.sub(m, m_new), p_.base);
+            double sum = 0;
+            std::vector<double> blk(static_cast<std::size_t>(dv_), 0);
+            for (std::int64_t j = start; j < end; ++j) {
+                if (!keep_[i][j]) continue;
+                e[j] = a_.exp(a_.sub(s[j - start], m_new), p_.base);
+                sum = a_.add(sum, e[j]);
+                const double pj = st(e[j]);
+                for (std::int64_t c = 0; c < dv_; ++c) blk[c] = a_.add(blk[c], a_.mul(pj, p_.v.data[j * dv_ + c]));
+            }
+            ell = a_.add(a_.mul(alpha, ell), sum);
+            for (std::int64_t c = 0; c < dv_; ++c) o[c] = a_.add(a_.mul(alpha, o[c]), blk[c]);
+            m = m_new;
+        }
+        for (std::int64_t c = 0; c < dv_; ++c) e_.out.data[i * dv_ + c] = st(a_.div(o[c], ell));
+        e_.lse.data[i] = a_.add(m, a_.log(ell, p_.base));
+        note(fmt::format("row {}: the forward saves lse = {:a}", i, e_.lse.data[i]));
+    }
+
+    void standard_backward(std::int64_t i) {
+        if (std::find(keep_[i].begin(), keep_[i].end(), std::uint8_t{1}) == keep_[i].end()) return;
+        std::vector<double> dp(static_cast<std::size_t>(nk_), 0);
+        double dd = 0;
+        for (std::int64_t j = 0; j < nk_; ++j)
+            if (keep_[i][j]) dp[j] = st(dot_dp(i, j));
+        if (s_.delta_from() == DeltaFrom::Out) {
+            dd = delta_from_out(i);
+        } else {
+            for (std::int64_t j = 0; j < nk_; ++j)
+                if (keep_[i][j]) dd = a_.add(dd, a_.mul(p_s_[i * nk_ + j], dp[j]));
+        }
+        dd = st(dd);
+        for (std::int64_t j = 0; j < nk_; ++j) {
+            if (!keep_[i][j]) continue;
+            const double pj = p_s_[i * nk_ + j], g = ds(pj, dp[j], dd);
+            if (std::isinf(g)) note(fmt::format("dS[{}, {}] overflows {}", i, j, info(store_).name));
+            for (std::int64_t x = 0; x < d_; ++x) {
+                e_.dq.data[i * d_ + x] = a_.add(e_.dq.data[i * d_ + x], a_.mul(g, p_.k.data[j * d_ + x]));
+                e_.dk.data[j * d_ + x] = a_.add(e_.dk.data[j * d_ + x], a_.mul(g, p_.q.data[i * d_ + x]));
+            }
+            for (std::int64_t c = 0; c < dv_; ++c)
+                e_.dv.data[j * dv_ + c] = a_.add(e_.dv.data[j * dv_ + c], a_.mul(pj, do_.data[i * dv_ + c]));
+        }
+    }
+
+    // Key blocks outside, query rows inside (FlashAttention-2's loop order): P = exp(S − LSE)
+    // recomputed, dS in the accumulator then stored, P stored before dV; dQ gathers one partial
+    // sum per key block.
+    void flash2_backward() {
+        std::vector<double> dd(static_cast<std::size_t>(nq_), 0);
+        for (std::int64_t i = 0; i < nq_; ++i) dd[i] = delta_from_out(i);
+        const std::int64_t b = std::max<std::int64_t>(1, s_.block);
+        std::vector<double> blk(static_cast<std::size_t>(d_));
+        for (std::int64_t start = 0; start < nk_; start += b) {
+            const std::int64_t end = std::min(nk_, start + b);
+            for (std::int64_t i = 0; i < nq_; ++i) {
+                std::fill(blk.begin(), blk.end(), 0.0);
+                std::int64_t flushed = 0;
+                bool any = false;
+                for (std::int64_t j = start; j < end; ++j) {
+                    if (!keep_[i][j]) continue;
+                    any = true;
+                    const double p = a_.exp(a_.sub(score(i, j), e_.lse.data[i]), p_.base), ps = st(p);
+                    if (p != 0 && ps == 0) ++flushed;
+                    const double g = ds(p, dot_dp(i, j), dd[i]);
+                    for (std::int64_t x = 0; x < d_; ++x) {
+                        blk[x] = a_.add(blk[x], a_.mul(g, p_.k.data[j * d_ + x]));
+                        e_.dk.data[j * d_ + x] = a_.add(e_.dk.data[j * d_ + x], a_.mul(g, p_.q.data[i * d_ + x]));
+                    }
+                    for (std::int64_t c = 0; c < dv_; ++c)
+                        e_.dv.data[j * dv_ + c] = a_.add(e_.dv.data[j * dv_ + c], a_.mul(ps, do_.data[i * dv_ + c]));
+                }
+                if (flushed > 0)
+                    note(fmt::format(
+                        "key block {}, row {}: {} nonzero probabilities flushed to 0 when P is stored as {}", start / b,
+                        i, flushed, info(store_).name));
+                if (any)
+                    for (std::int64_t x = 0; x < d_; ++x)
+                        e_.dq.data[i * d_ + x] = a_.add(e_.dq.data[i * d_ + x], blk[x]);
+            }
+        }
+    }
+
+    const Problem& p_;
+    const Tensor& do_;
+    const GradSpec& s_;
+    Ieee a_;
+    FloatFormat store_, output_;
+    bool trace_ = false;
+    std::int64_t nq_ = 0, nk_ = 0, d_ = 0, dv_ = 0;
+    double c_ = 1, lambda_ = 1;
+    std::vector<std::vector<std::uint8_t>> keep_;
+    std::vector<double> p_s_;  ///< the standard forward's stored P
+    GradEmulation e_;
+};
+
+std::string spec_text(const GradSpec& s, FloatFormat output) {
+    return fmt::format("{} backward, accumulate {}, storage {}, D from {}{}", grad_algorithm_name(s.algorithm),
+                       info(s.accumulate).name, info(s.storage.value_or(output)).name,
+                       s.delta_from() == DeltaFrom::Out ? "O" : "P∘dP",
+                       s.algorithm == GradAlgorithm::Flash2 ? fmt::format(", key blocks of {}", s.block) : "");
+}
+
+}  // namespace
+
+std::string grad_spec_text(const GradSpec& s, FloatFormat output) { return spec_text(s, output); }
+
+GradEmulation grad_emulate(const Problem& p, const Tensor& d_out, const GradSpec& s, FloatFormat output, bool trace) {
+    validate(p);
+    detail::check_d_out(p, d_out);
+    if (s.algorithm == GradAlgorithm::Flash2 && s.delta_from() == DeltaFrom::P)
+        throw usage_error(
+            "flash2 computes D from O (its P is recomputed per key block): D from P is the standard "
+            "algorithm's");
+    return GradEmulator(p, d_out, s, output, trace).run();
+}
+
+std::string grad_emulation_text(const GradEmulation& e, const GradSpec& s) {
+    std::string out =
+        fmt::format("oracle grad-emulate: {}, gradients in {}\n", spec_text(s, e.dq.format), info(e.dq.format).name);
+    for (const auto& [name, t] : {std::pair{"dq", &e.dq}, {"dk", &e.dk}, {"dv", &e.dv}, {"out", &e.out}})
+        for (std::size_t at = 0; at < t->data.size(); ++at)
+            out += fmt::format("{}[{}, {}] = {:.9g} ({:a})\n", name, static_cast<std::int64_t>(at) / t->shape[1],
+                               static_cast<std::int64_t>(at) % t->shape[1], t->data[at], t->data[at]);
+    for (std::size_t at = 0; at < e.lse.data.size(); ++at)
+        out += fmt::format("lse[{}] = {:.9g} ({:a})\n", at, e.lse.data[at], e.lse.data[at]);
+    for (const auto& line : e.trace) out += "trace: " + line + "\n";
+    return out;
+}
+
+std::string grad_emulation_json(const GradEmulation& e, const GradSpec& s) {
+    nlohmann::ordered_json j;
+    j["algorithm"] = grad_algorithm_name(s.algorithm);
+    j["accumulate"] = info(s.accumulate).name;
+    j["storage"] = info(s.storage.value_or(e.dq.format)).name;
+    j["dtype"] = info(e.dq.format).name;
+    j["delta_from"] = s.delta_from() == DeltaFrom::Out ? "o" : "p";
+    j["block"] = s.block;
+    const auto values = [](const Tensor& t) {
+        nlohmann::json a = nlohmann::json::array();
+        for (double x : t.data)
+            a.push_back(std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(fmt::format("{}", x)));
+        return a;
+    };
+    for (const auto& [name, t] :
+         {std::pair{"dq", &e.dq}, {"dk", &e.dk}, {"dv", &e.dv}, {"out", &e.out}, {"lse", &e.lse}})
+        j[name] = {{"shape", t->shape}, {"values", values(*t)}};
+    j["trace"] = e.trace;
+    return j.dump() + '\n';
+}
+
+}  // namespace exactattn::oracle
