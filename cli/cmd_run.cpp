@@ -47,11 +47,9 @@ int cmd_encode(const EncodeOptions& o, std::ostream& out) {
     where.context = "--tokens";
     // Tokens are compared with the scenario's UTF-8 vocabulary; invalid bytes would otherwise
     // be echoed raw in "unknown token" messages.
-    try {
-        check_utf8(o.tokens, "");
-    } catch (const Error& e) {
-        where.column = e.where().column;
-        throw parse_error(where, e.reason().substr(0, e.reason().find(" at line")));
+    if (const auto fault = find_invalid_utf8(o.tokens)) {
+        where.column = fault->column;
+        throw parse_error(where, fault->reason());
     }
     where.column = 0;
     const auto tokens = split_tokens(o.tokens);

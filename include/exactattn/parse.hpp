@@ -3,6 +3,8 @@
 #pragma once
 
 #include <string>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -29,7 +31,18 @@ std::vector<Value> parse_vector(std::string_view text);
 /// A matrix `[[...], [...]]` of expressions; rows must have equal width (ShapeError).
 std::vector<std::vector<Value>> parse_matrix(std::string_view text);
 
-/// Checks that text is valid UTF-8; ParseError naming the byte offset otherwise.
+/// The first byte of a text that is not valid UTF-8, and where it stands.
+struct Utf8Fault {
+    unsigned char byte = 0;
+    int line = 1;    ///< 1-based
+    int column = 1;  ///< 1-based, in code points
+    /// `invalid UTF-8 byte 0xFF`: the place is the caller's (an option's column, a CSV field).
+    [[nodiscard]] std::string reason() const;
+};
+/// The first byte of text that is not valid UTF-8, or none.
+std::optional<Utf8Fault> find_invalid_utf8(std::string_view text);
+/// Checks that text is valid UTF-8; otherwise a ParseError at `what`, the line and the column:
+/// `invalid UTF-8 byte 0xFF at line 2, column 5`.
 void check_utf8(std::string_view text, std::string_view what);
 
 }  // namespace exactattn

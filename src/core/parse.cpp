@@ -731,27 +731,35 @@ class Parser {
 
 }  // namespace
 
-void check_utf8(std::string_view text, std::string_view what) {
-    int line = 1;
-    int col = 1;
+std::string Utf8Fault::reason() const { return fmt::format("invalid UTF-8 byte 0x{:02X}", byte); }
+
+std::optional<Utf8Fault> find_invalid_utf8(std::string_view text) {
+    Utf8Fault at;
     for (std::size_t i = 0; i < text.size();) {
         char32_t cp = 0;
         const std::size_t len = detail::decode_utf8(text, i, cp);
         if (len == 0) {
-            Location l;
-            l.context = std::string(what);
-            l.line = line;
-            l.column = col;
-            throw parse_error(l, fmt::format("invalid UTF-8 byte 0x{:02X} at line {}, column {}",
-                                             static_cast<unsigned char>(text[i]), line, col));
+            at.byte = static_cast<unsigned char>(text[i]);
+            return at;
         }
         if (cp == '\n') {
-            ++line;
-            col = 1;
+            ++at.line;
+            at.column = 1;
         } else {
-            ++col;
+            ++at.column;
         }
         i += len;
+    }
+    return std::nullopt;
+}
+
+void check_utf8(std::string_view text, std::string_view what) {
+    if (const auto fault = find_invalid_utf8(text)) {
+        Location l;
+        l.context = std::string(what);
+        l.line = fault->line;
+        l.column = fault->column;
+        throw parse_error(l, fmt::format("{} at line {}, column {}", fault->reason(), fault->line, fault->column));
     }
 }
 

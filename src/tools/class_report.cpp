@@ -219,14 +219,10 @@ ClassGrade grade_class(const std::string& directory, const std::string& csv, con
             continue;
         }
         for (std::size_t k = 0; k < rec.size() && !row.refusal; ++k) {
-            try {
-                check_utf8(rec[k], "");
-            } catch (const Error& e) {
-                // check_utf8 places the byte in the field; the row's line places it in the file.
-                std::string why = e.reason();
-                why = why.substr(0, why.find(" at line "));
-                refuse(ErrorKind::Parse,
-                       fmt::format("the {} field is not UTF-8 ({}): save the class file as UTF-8", header[k], why));
+            // The row's line places the byte in the file.
+            if (const auto fault = find_invalid_utf8(rec[k])) {
+                refuse(ErrorKind::Parse, fmt::format("the {} field is not UTF-8 ({}): save the class file as UTF-8",
+                                                     header[k], fault->reason()));
             }
         }
         if (row.refusal) {

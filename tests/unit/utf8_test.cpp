@@ -71,3 +71,28 @@ TEST(Utf8, TheParserTheXmlEscaperAndTheWidthAgree) {
                             "b"),
               3U);  // a byte that is not UTF-8: one column
 }
+
+// The fault is where a reader says it is: the second line's third code point (é is one), its
+// byte 0xFF; the one message, check_utf8's, adds that place and nothing else (cmd_encode and a
+// class CSV place the fault themselves, without cutting check_utf8's message apart).
+TEST(Utf8, TheFirstInvalidByteIsFoundAtItsLineAndColumn) {
+    EXPECT_FALSE(find_invalid_utf8("ab\nc\xC3\xA9").has_value());
+    const auto fault = find_invalid_utf8(
+        "ab\n\xC3\xA9"
+        "c\xFF\xFE");
+    ASSERT_TRUE(fault.has_value());
+    EXPECT_EQ(fault->byte, 0xFF);
+    EXPECT_EQ(fault->line, 2);
+    EXPECT_EQ(fault->column, 3);
+    EXPECT_EQ(fault->reason(), "invalid UTF-8 byte 0xFF");
+    try {
+        check_utf8(
+            "ab\n\xC3\xA9"
+            "c\xFF",
+            "--tokens");
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.reason(), "invalid UTF-8 byte 0xFF at line 2, column 3");
+        EXPECT_EQ(e.where().context, "--tokens");
+    }
+}

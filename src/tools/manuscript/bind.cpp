@@ -720,15 +720,9 @@ struct Candidate {
     std::string not_claim;  // non-empty: why it is not a claim
 };
 
-const std::array<std::string_view, 21> kWords{"zero",     "one",      "two",      "three",   "four",    "five",
-                                              "six",      "seven",    "eight",    "nine",    "ten",     "eleven",
-                                              "twelve",   "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
-                                              "eighteen", "nineteen", "twenty"};
-const std::array<std::string_view, 8> kVulgar{"½", "⅓", "⅔", "¼", "¾", "⅕", "⅖", "⅙"};
-
 std::size_t vulgar_at(const std::string& s, std::size_t k) {
-    for (const auto v : kVulgar) {
-        if (s.compare(k, v.size(), v) == 0) return v.size();
+    for (const auto& [glyph, spelled] : kVulgarFractions) {
+        if (s.compare(k, glyph.size(), glyph) == 0) return glyph.size();
     }
     return 0;
 }
@@ -2147,7 +2141,7 @@ std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>
             std::size_t we = k;
             while (we < s.size() && alpha(s[we])) ++we;
             const std::string w = lower(s.substr(k, we - k));
-            const bool number_word = std::find(kWords.begin(), kWords.end(), w) != kWords.end();
+            const bool number_word = std::find(kNumberWords.begin(), kNumberWords.end(), w) != kNumberWords.end();
             const std::string prev = word_before_at(s, k);
             if (w == "a" && we < s.size() && (s[we] == ',' || s[we] == '.' || s[we] == ';' || s[we] == ')') &&
                 (prev == "is" || prev == "are" || prev == "at" || prev == "to" || prev == "equal" || prev == "equals" ||

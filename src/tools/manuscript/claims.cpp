@@ -156,22 +156,6 @@ std::string latex_to_plain(std::string_view s) {
     return out;
 }
 
-const std::array<std::pair<std::string_view, std::string_view>, 8> kVulgar{{
-    {"½", "(1/2)"},
-    {"⅓", "(1/3)"},
-    {"⅔", "(2/3)"},
-    {"¼", "(1/4)"},
-    {"¾", "(3/4)"},
-    {"⅕", "(1/5)"},
-    {"⅖", "(2/5)"},
-    {"⅙", "(1/6)"},
-}};
-
-const std::array<std::string_view, 21> kNumberWords{
-    "zero",     "one",     "two",     "three",     "four",     "five",     "six",
-    "seven",    "eight",   "nine",    "ten",       "eleven",   "twelve",   "thirteen",
-    "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"};
-
 std::string lower(std::string s) {
     for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return s;
@@ -444,7 +428,7 @@ std::string plain_notation(std::string_view written) {
         s += written[k];
     }
     s = latex_to_plain(s);
-    for (const auto& [glyph, spelled] : kVulgar) {
+    for (const auto& [glyph, spelled] : kVulgarFractions) {
         for (std::size_t p = s.find(glyph); p != std::string::npos; p = s.find(glyph, p))
             s.replace(p, glyph.size(), spelled);
     }

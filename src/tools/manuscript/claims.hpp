@@ -3,8 +3,10 @@
 // links; decimals, percentages, counts, tokens) judged against one quantity of the report.
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "scenario/json.hpp"
 
@@ -13,6 +15,24 @@ namespace exactattn::manuscript {
 /// Whether an error is the job's work budget refusing a step (docs/limits.md): what reads a
 /// manuscript takes "not a value" for an error, but never this one, which ends the command.
 bool work_refusal(const Error& e);
+
+/// The vulgar fractions a claim may be written with (`½`), each with the fraction it spells out:
+/// the one table that plain_notation() reads and the binder finds numbers by.
+inline constexpr std::array<std::pair<std::string_view, std::string_view>, 8> kVulgarFractions{{
+    {"½", "(1/2)"},
+    {"⅓", "(1/3)"},
+    {"⅔", "(2/3)"},
+    {"¼", "(1/4)"},
+    {"¾", "(3/4)"},
+    {"⅕", "(1/5)"},
+    {"⅖", "(2/5)"},
+    {"⅙", "(1/6)"},
+}};
+/// The number words a claim may be written in ("twelve"), each at the index of its value.
+inline constexpr std::array<std::string_view, 21> kNumberWords{
+    "zero",     "one",     "two",     "three",     "four",     "five",     "six",
+    "seven",    "eight",   "nine",    "ten",       "eleven",   "twelve",   "thirteen",
+    "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"};
 
 /// The claim in the tool's input notation: LaTeX (`\tfrac{a}{2}`, `\left[…\right]`, `\times`,
 /// `\sqrt{2}`, `\approx`) and Markdown escapes rewritten, `$` dropped, vulgar fractions (½)

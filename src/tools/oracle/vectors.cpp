@@ -11,7 +11,7 @@
 
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle.hpp"
-#include "exactattn/variants.hpp"
+#include "exactattn/random.hpp"
 
 namespace exactattn::oracle {
 
