@@ -24,6 +24,16 @@ TEST(ManuscriptNumbers, EveryVulgarFractionReadsAsTheFractionItsGlyphNames) {
     }
 }
 
+// A glyph right after digits ends a mixed number: 3½ = 3 + 1/2 = 7/2 (not the product 3/2),
+// 12¾ = 51/4, −2¼ = −9/4, 1¼+½ = 7/4; after an operator the glyph keeps its value.
+TEST(ManuscriptNumbers, AGlyphAfterDigitsIsAMixedNumber) {
+    EXPECT_EQ(parse_value(plain_notation("3½")), Value(mpq_class(7, 2)));
+    EXPECT_EQ(parse_value(plain_notation("12¾")), Value(mpq_class(51, 4)));
+    EXPECT_EQ(parse_value(plain_notation("-2¼")), Value(mpq_class(-9, 4)));
+    EXPECT_EQ(parse_value(plain_notation("2*½")), Value(mpq_class(1)));
+    EXPECT_EQ(parse_value(plain_notation("1¼+½")), Value(mpq_class(7, 4)));
+}
+
 TEST(ManuscriptNumbers, NumberWordsStandAtTheirValue) {
     ASSERT_EQ(kNumberWords.size(), 21U);
     EXPECT_EQ(kNumberWords[0], "zero");

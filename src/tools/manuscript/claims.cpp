@@ -429,8 +429,19 @@ std::string plain_notation(std::string_view written) {
     }
     s = latex_to_plain(s);
     for (const auto& [glyph, spelled] : kVulgarFractions) {
-        for (std::size_t p = s.find(glyph); p != std::string::npos; p = s.find(glyph, p))
-            s.replace(p, glyph.size(), spelled);
+        for (std::size_t p = s.find(glyph); p != std::string::npos; p = s.find(glyph, p)) {
+            // Right after digits the glyph ends a mixed number: 3½ is 3 + 1/2 = 7/2, read as
+            // (3+(1/2)), never 3(1/2), which the parser reads as the product 3/2.
+            std::size_t start = p;
+            while (start > 0 && std::isdigit(static_cast<unsigned char>(s[start - 1]))) --start;
+            if (start == p) {
+                s.replace(p, glyph.size(), spelled);
+            } else {
+                const std::string mixed = "(" + s.substr(start, p - start) + "+" + std::string(spelled) + ")";
+                s.replace(start, p - start + glyph.size(), mixed);
+                p = start + mixed.size();
+            }
+        }
     }
     for (std::size_t p = s.find("\xC2\xA0"); p != std::string::npos; p = s.find("\xC2\xA0", p)) s.replace(p, 2, " ");
     // `\ln 2` and `ln 2` are ln2 (the parser reads ln2 and ln(2)).
