@@ -166,7 +166,7 @@ int reference_command(const OracleOptions& o, const Loaded& l, FloatFormat f, st
 int emulate_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::ostream& out) {
     if (l.batch) throw usage_error("emulate takes matrices (n × d); q is 4-D", option_place("--q"));
     const AlgorithmSpec a = algorithm_spec(o, f);
-    const EmulationSpec spec{a.algorithm, a.accumulate, a.p_format, f, a.block, a.stored, a.p_descale, a.fp8_overflow};
+    const EmulationSpec spec = emulation_of(a, f);
     Emulation e = emulate(l.p, spec, o.trace);
     Fp8Events events = l.fp8;  // the inputs' first, then the kernel's
     events.merge(e.fp8);

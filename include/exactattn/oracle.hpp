@@ -367,6 +367,9 @@ struct Emulation {
 };
 /// Emulates `s` on `p` (a fully masked row follows p.masked_rows; DomainError under Error).
 Emulation emulate(const Problem& p, const EmulationSpec& s, bool trace);
+/// The emulation of a claimed algorithm, its result rounded to `output`: the one mapping from
+/// what a judgement declares to what `emulate` runs.
+EmulationSpec emulation_of(const AlgorithmSpec& claim, FloatFormat output);
 
 /// The a-priori bound (docs/oracle.md, "Bounds") on |ô − o| of output (i, c) of a kernel that
 /// runs `spec` and rounds its output to `ref.format`; +inf when the algorithm guarantees

@@ -301,6 +301,7 @@ TEST_F(OracleCli, PCollapseIsNamedInTheJsonReport) {
          "online",        "--p-dtype",     "float8_e4m3fn", "--p-descale", "256",          "--format", "json"});
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("\"p_descale\":256.0"), std::string::npos) << r.out;
+    // The lost exponential is 2^(−18 − 0) = 2^−18 = 3.814697265625e-06 (scores 0 and −18, base 2).
     EXPECT_NE(r.out.find("\"p_collapse\":{\"count\":1,\"largest_lost\":3.814697265625e-06,\"row\":0,\"key\":1}"),
               std::string::npos)
         << r.out;

@@ -177,6 +177,19 @@ std::vector<double> online_row(const RowRun& r, Ieee& a, const std::vector<doubl
 
 }  // namespace
 
+EmulationSpec emulation_of(const AlgorithmSpec& claim, FloatFormat output) {
+    EmulationSpec s;
+    s.algorithm = claim.algorithm;
+    s.format = claim.accumulate;
+    s.p_format = claim.p_format;
+    s.output = output;
+    s.block = claim.block;
+    s.stored = claim.stored;
+    s.p_descale = claim.p_descale;
+    s.fp8_overflow = claim.fp8_overflow;
+    return s;
+}
+
 Emulation emulate(const Problem& p, const EmulationSpec& s, bool trace) {
     validate(p);
     {  // predicted before it runs over the keys each row sees (docs/limits.md, "Predictions that

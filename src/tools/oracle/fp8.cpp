@@ -157,15 +157,7 @@ Fp8Events saturate_inputs(Problem& p, Fp8Overflow o) {
 
 std::optional<Fp8Events> claimed_fp8_events(const Problem& p, const AlgorithmSpec& spec, FloatFormat f) {
     if (spec.algorithm != Algorithm::Online || !is_fp8(spec.p_format) || is_fp8(spec.accumulate)) return std::nullopt;
-    EmulationSpec s;
-    s.algorithm = spec.algorithm;
-    s.format = spec.accumulate;
-    s.p_format = spec.p_format;
-    s.output = f;
-    s.block = spec.block;
-    s.p_descale = spec.p_descale;
-    s.fp8_overflow = spec.fp8_overflow;
-    return emulate(p, s, false).fp8;  // charged to the work budget as `emulate` is
+    return emulate(p, emulation_of(spec, f), false).fp8;  // charged to the work budget as `emulate` is
 }
 
 PCastTerms p_cast_terms(const AlgorithmSpec& s) {
