@@ -14,6 +14,7 @@ fastest (the least disturbed on a shared machine). Target: at most 5 s. Ends wit
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -66,7 +67,11 @@ def main():
     os.makedirs(work, exist_ok=True)
     for k in range(FILES):
         scenario, pool = pools[k % len(pools)]
-        lines = ["---", f"exactattn-scenario: {os.path.abspath(scenario)}", "---", ""]
+        # A manuscript may name only a scenario within its folder (docs/manuscript.md): a copy beside it.
+        local = f"s{k % len(pools):03}.json"
+        if k < len(pools):
+            shutil.copyfile(scenario, os.path.join(work, local))
+        lines = ["---", f"exactattn-scenario: {local}", "---", ""]
         for m in range(MARKS):
             p, v = pool[(k * 7919 + m * 104729) % len(pool)]
             lines.append(f"Sentence {m}: the quantity is [{written(v)}]{{.exact ref=\"{p}\"}}, as computed.")

@@ -28,8 +28,10 @@ TEST(ManuscriptPropose, LatexBookIsProposedChapterByChapter) {
     const fs::path dir = fs::temp_directory_path() / "exactattn-propose-book";
     fs::remove_all(dir);
     fs::create_directories(dir / "chapters");
-    std::ofstream(dir / "main.tex") << "\\documentclass{book}\n% exactattn-scenario: " EXACTATTN_SOURCE_DIR
-                                       "/data/chapter14/chapter14.json\n\\begin{document}\n"
+    // a manuscript names a scenario within its folder (docs/manuscript.md): a copy beside it
+    fs::copy_file(EXACTATTN_SOURCE_DIR "/data/chapter14/chapter14.json", dir / "chapter14.json");
+    std::ofstream(dir / "main.tex") << "\\documentclass{book}\n% exactattn-scenario: chapter14.json"
+                                       "\n\\begin{document}\n"
                                        "\\include{chapters/one}\n\\input{chapters/two}\n\\end{document}\n";
     // By hand (Chapter 14, Table 14.1): Example 14.1's weights are [1/2, 1/4, 1/4] and their
     // denominator 2 + 1 + 1 = 4; 5 is wrong.

@@ -107,6 +107,29 @@ TEST(ManuscriptStdin, StdinFilenameGivesTheNameTheFormatAndTheScenariosDirectory
     fs::remove_all(dir);
 }
 
+// The Quarto shortcode hands its one-line manuscript over this way: a scenario named on standard
+// input is confined to --stdin-filename's folder (or the working directory) as a file's is.
+TEST(ManuscriptStdin, AScenarioNamedOnStandardInputIsConfinedAsAFilesIs) {
+    const fs::path dir = fs::temp_directory_path() / "exactattn-stdin-confined";
+    fs::remove_all(dir);
+    fs::create_directories(dir / "book");
+    fs::copy_file(EXACTATTN_SOURCE_DIR "/tests/bad/good.json", dir / "s.json");
+    fs::copy_file(EXACTATTN_SOURCE_DIR "/tests/bad/good.json", dir / "book" / "s.json");
+    const std::string name = (dir / "book" / "ch.qmd").string();
+    const auto out = run_with_stdin("---\nexactattn-scenario: ../s.json\n---\n{{/reads/r1/denominator}}\n",
+                                    {"manuscript", "fill", "-", "--stdin-filename", name});
+    EXPECT_EQ(out.code, 2) << out.out;
+    EXPECT_EQ(out.err, "exactattn: " + name +
+                           ":2:1: exactattn-scenario ../s.json: lies outside the manuscript's folder and the "
+                           "working directory, where a document may name its scenario; give --scenario FILE to "
+                           "use it\n");
+    const auto in = run_with_stdin("---\nexactattn-scenario: s.json\n---\n{{/reads/r1/denominator}}\n",
+                                   {"manuscript", "fill", "-", "--stdin-filename", name});
+    EXPECT_EQ(in.code, 0) << in.err;
+    EXPECT_EQ(in.out.rfind("---\nexactattn-scenario: s.json\n---\n", 0), 0U) << in.out;
+    fs::remove_all(dir);
+}
+
 TEST(ManuscriptStdin, FillAuditAndProposeReadStandardInput) {
     const std::string text = kHead + "The weights are {{/reads/example-14.1/weights}}.\n";
     const auto fill = run_with_stdin(text, {"manuscript", "fill", "-"});

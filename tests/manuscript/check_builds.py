@@ -365,6 +365,16 @@ def quarto_checks(args, env, work):
     if (p.returncode != 2 or "ch4.qmd: {{< exactattn /reads/example-14.9/weights >}}: /reads/example-14.9" not in p.stderr
             or "shortcode.md" in p.stderr):
         fail(f"a shortcode naming nothing was not refused at its chapter: exit {p.returncode}\n{p.stderr}")
+    # A chapter is data: the scenario it names must lie within its folder or the working directory
+    # (docs/manuscript.md), for its shortcodes as for its marks; ../chapter14.json is neither here.
+    os.makedirs(os.path.join(work, "inner"), exist_ok=True)
+    ch5 = os.path.join(work, "inner", "ch5.qmd")
+    write(ch5, front.replace("chapter14.json", "../chapter14.json") + "The weights are "
+          "{{< exactattn /reads/example-14.1/weights >}}.\n")
+    p = render_like_quarto(args, env, ch5, os.path.join(work, "inner", "ch5.html"), expect_ok=False)
+    if (p.returncode != 2 or "exactattn-scenario ../chapter14.json: lies outside the manuscript's folder" not in p.stderr
+            or os.path.exists(os.path.join(work, "inner", "ch5.html"))):
+        fail(f"a chapter naming a scenario outside its folder was not refused: exit {p.returncode}\n{p.stderr}")
 
 
 def quarto_injection_checks(args, env, work):

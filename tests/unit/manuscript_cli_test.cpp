@@ -280,3 +280,41 @@ TEST(ManuscriptCli, ProposeBadInputIsOneLineAndExitTwo) {
         EXPECT_EQ(r.err.rfind("exactattn: ", 0), 0U) << r.err;
     }
 }
+
+// A manuscript is data: the scenario it names is read only from within its folder or the working
+// directory (symbolic links followed), as TeX's openin_any=p confines \input; whoever runs the
+// command may name any scenario with --scenario. The refusal reads nothing of the file it names.
+TEST(ManuscriptCli, ADocumentNamesOnlyAScenarioWithinItsFolderOrTheWorkingDirectory) {
+    const fs::path dir = book("confined");
+    const fs::path secret = fs::temp_directory_path() / "exactattn-confined-secret.json";
+    fs::remove(secret);
+    fs::copy_file(EXACTATTN_SOURCE_DIR "/data/chapter14/chapter14.json", secret);
+    fs::copy_file(EXACTATTN_SOURCE_DIR "/data/chapter14/chapter14.json", dir / "own.json");
+    fs::create_symlink(secret, dir / "link.json");
+    // By hand (Chapter 14, Table 14.1): Example 14.1's denominator is 2 + 1 + 1 = 4.
+    const std::string body =
+        "\n---\nDenominator [4]{.exact ref=\"/reads/example-14.1/denominator\"}, "
+        "{{/reads/example-14.1/denominator}}.\n";
+    for (const std::string& named : {secret.string(), std::string("../exactattn-confined-secret.json"),
+                                     std::string("link.json"), std::string("/etc/hostname")}) {
+        write(dir / "out.md", "---\nexactattn-scenario: " + named + body);
+        for (const char* command : {"check", "fill", "audit", "propose"}) {
+            const auto r = run({"manuscript", command, (dir / "out.md").string()});
+            EXPECT_EQ(r.code, 2) << command << ' ' << named << ": " << r.out << r.err;
+            EXPECT_EQ(r.out, "") << command << ' ' << named;
+            EXPECT_EQ(r.err, "exactattn: " + (dir / "out.md").string() + ":2:1: exactattn-scenario " + named +
+                                 ": lies outside the manuscript's folder and the working directory, where a "
+                                 "document may name its scenario; give --scenario FILE to use it\n")
+                << command;
+        }
+    }
+    write(dir / "own.md", "---\nexactattn-scenario: own.json" + body);
+    const auto own = run({"manuscript", "check", (dir / "own.md").string()});
+    EXPECT_EQ(own.code, 0) << own.out << own.err;
+    EXPECT_NE(own.out.find(": 1 claim, 0 wrong\n"), std::string::npos) << own.out;
+    write(dir / "out.md", "---\nexactattn-scenario: /etc/hostname" + body);
+    const auto given = run({"manuscript", "check", (dir / "out.md").string(), "--scenario", secret.string()});
+    EXPECT_EQ(given.code, 0) << given.out << given.err;
+    fs::remove_all(dir);
+    fs::remove(secret);
+}

@@ -51,7 +51,7 @@ std::string read_manuscript_file(const std::string& path) { return read_input_fi
 ManuscriptResult check_manuscript_text(std::string_view text, const std::string& file, ManuscriptFormat format,
                                        const ManuscriptOptions& options) {
     manuscript::Source src = manuscript::prepare(text, file, format);
-    if (src.scenario.empty() && !options.inherited_scenario.empty()) src.scenario = options.inherited_scenario;
+    manuscript::inherit_scenario(src, options.inherited_scenario);
     const auto marks = manuscript::find_marks(src);
     manuscript::Quantities q(src, options.scenario);
     ManuscriptResult r;
@@ -118,11 +118,10 @@ namespace {
 // depend on the chapter's directory), else the one it inherited.
 std::string passed_scenario(const manuscript::Source& src, const std::string& inherited) {
     if (src.scenario.empty()) return inherited;
-    if (src.scenario == "chapter14") return src.scenario;
-    const fs::path p(src.scenario);
-    if (p.is_absolute()) return src.scenario;
+    const std::string path = manuscript::scenario_path(src, "");  // refused here if outside the book
+    if (path == "chapter14") return path;
     std::error_code ec;
-    return fs::absolute(fs::path(src.file).parent_path() / p, ec).lexically_normal().string();
+    return fs::absolute(path, ec).lexically_normal().string();
 }
 
 // A file's identity: its path with every symbolic link and `..` resolved.

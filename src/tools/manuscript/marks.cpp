@@ -476,6 +476,12 @@ Location Source::at(std::size_t offset) const {
     return where;
 }
 
+void inherit_scenario(Source& src, const std::string& inherited) {
+    if (!src.scenario.empty() || inherited.empty()) return;
+    src.scenario = inherited;
+    src.scenario_inherited = true;
+}
+
 Source prepare(std::string_view text, const std::string& file, ManuscriptFormat format) {
     if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
     try {

@@ -29,6 +29,9 @@ struct Source {
     static constexpr std::size_t kColumnStride = 256;
     std::string scenario;  ///< named by front matter or a magic comment (empty: none)
     std::size_t scenario_at = 0;
+    /// The scenario is the one the book's main file named (checked where it was named, and a
+    /// path that does not depend on this file's folder), not this file's own.
+    bool scenario_inherited = false;
 
     /// file:line:column of a byte offset into text (column in code points).
     [[nodiscard]] Location at(std::size_t offset) const;
@@ -41,6 +44,10 @@ inline constexpr double kWorkPerMark = 1e5;
 /// Prepares a manuscript (ParseError for text that is not UTF-8; LimitError when reading it
 /// would take the job past its work budget).
 Source prepare(std::string_view text, const std::string& file, ManuscriptFormat format);
+
+/// A chapter of a LaTeX book that names no scenario takes the one its main file names (`inherited`,
+/// empty: none).
+void inherit_scenario(Source& src, const std::string& inherited);
 
 /// One mark: `[written]{.exact ref="/pointer"}` or `\exact{/pointer}{written}`.
 struct Mark {

@@ -13,8 +13,7 @@ namespace exactattn {
 ProposeResult propose_marks_text(std::string_view text, const std::string& file, ManuscriptFormat format,
                                  const ManuscriptOptions& options, const AuditOptions& audit) {
     manuscript::Source src = manuscript::prepare(text, file, format);
-    // a chapter of a LaTeX book takes the scenario its main file names
-    if (src.scenario.empty() && !options.inherited_scenario.empty()) src.scenario = options.inherited_scenario;
+    manuscript::inherit_scenario(src, options.inherited_scenario);
     const auto marks = manuscript::find_marks(src);
     manuscript::Quantities q(src, options.scenario);
     const auto numbers = manuscript::bind_numbers(src, marks, q, audit);

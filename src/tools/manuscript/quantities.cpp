@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <initializer_list>
+#include <system_error>
 
 #include "exactattn/scenario.hpp"
 
@@ -43,6 +45,24 @@ std::vector<std::string> segments(const std::string& pointer) {
     return out;
 }
 
+// Whether `path`, its symbolic links followed, lies in one of `folders` (or is one of them). A
+// manuscript is data: the scenario it names may be read only from where the book is, as TeX's
+// openin_any=p confines \input to the working directory; a path that cannot be resolved is
+// outside.
+bool within_folders(const std::filesystem::path& path, std::initializer_list<std::filesystem::path> folders) {
+    std::error_code ec;
+    const std::filesystem::path real = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+    if (ec) return false;
+    for (const auto& folder : folders) {
+        std::error_code fc;
+        const std::filesystem::path base = std::filesystem::weakly_canonical(std::filesystem::absolute(folder, fc), fc);
+        if (fc) continue;
+        const auto [at_base, at_real] = std::mismatch(base.begin(), base.end(), real.begin(), real.end());
+        if (at_base == base.end() || (std::next(at_base) == base.end() && at_base->empty())) return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 std::string scenario_path(const Source& src, const std::string& override_path) {
@@ -55,10 +75,18 @@ std::string scenario_path(const Source& src, const std::string& override_path) {
             "`% exactattn-scenario: FILE` (LaTeX), or give --scenario",
             where);
     }
-    if (src.scenario == "chapter14") return src.scenario;
+    if (src.scenario == "chapter14" || src.scenario_inherited) return src.scenario;
     const std::filesystem::path p(src.scenario);
-    if (p.is_absolute()) return src.scenario;
-    return (std::filesystem::path(src.file).parent_path() / p).lexically_normal().string();
+    const std::filesystem::path folder = std::filesystem::path(src.file).parent_path();
+    const std::string path = p.is_absolute() ? src.scenario : (folder / p).lexically_normal().string();
+    if (!within_folders(path, {folder.empty() ? std::filesystem::path(".") : folder, "."})) {
+        throw usage_error(fmt::format("exactattn-scenario {}: lies outside the manuscript's folder and the working "
+                                      "directory, where a document may name its scenario; give --scenario FILE "
+                                      "to use it",
+                                      src.scenario),
+                          src.at(src.scenario_at));
+    }
+    return path;
 }
 
 Quantities::Quantities(const Source& src, const std::string& override_path) : path_(scenario_path(src, override_path)) {

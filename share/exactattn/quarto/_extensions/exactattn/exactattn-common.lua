@@ -29,13 +29,14 @@ end
 -- Runs exactattn; on failure writes what it printed and stops the render with its exit code.
 -- With `errors` (a file name), its stderr goes to that file instead and, passed through
 -- `rename` (so that a temporary file is named as the author knows it), to the render's stderr.
-function common.run(args, errors, rename)
+-- `input` (default empty) is its standard input.
+function common.run(args, errors, rename, input)
   local exe, argv = common.binary(), args
   if errors then  -- sh only redirects: exactattn and its arguments are argv, never parsed by it
     exe, argv = 'sh', {'-c', 'err=$1; shift; exec "$@" 2>"$err"', 'sh', errors, common.binary()}
     for _, a in ipairs(args) do table.insert(argv, a) end
   end
-  local ok, result = pcall(pandoc.pipe, exe, argv, '')
+  local ok, result = pcall(pandoc.pipe, exe, argv, input or '')
   if errors then
     local f = io.open(errors, 'r')
     local said = f and f:read('a') or ''

@@ -8,9 +8,12 @@
 --   {{< exactattn /reads/example-14.1/weights math >}}          $\left[\tfrac{1}{2}, …\right]$
 --   {{< exactattn table /reads/example-14.1 >}}                 a table of the read
 --
--- The scenario is the document's `exactattn-scenario` (relative to the rendered file). The value
--- is read back by pandoc from exactattn's Markdown, so text a scenario's author wrote (a token,
--- a title) stays text in every format.
+-- The scenario is the document's `exactattn-scenario`, resolved and confined by exactattn as
+-- the document's own (relative to the rendered file, within its folder or the working
+-- directory): the shortcode hands exactattn a one-line manuscript on standard input that names it
+-- and stands for the rendered file (--stdin-filename). The value is read back by pandoc from
+-- exactattn's Markdown, so text a scenario's author wrote (a token, a title) stays text in every
+-- format.
 -- exactattn-common.lua, beside this script, loaded when first needed (Quarto resolves a path
 -- beside the running script while it runs a filter or a shortcode).
 local loaded
@@ -35,8 +38,10 @@ local function scenario(meta)
     common().stop(common().source() .. ': {{< exactattn >}} needs the document to name its scenario: '
       .. '`exactattn-scenario: FILE` in the front matter (or in _quarto.yml)')
   end
-  if text == 'chapter14' or text:sub(1, 1) == '/' then return text end
-  return pandoc.path.join({pandoc.path.directory(common().source()), text})
+  if text:find('[\r\n]') then
+    common().stop(common().source() .. ': exactattn-scenario is not one line')
+  end
+  return text
 end
 
 local function exactattn(args, kwargs, meta, raw_args, context)
@@ -49,19 +54,19 @@ local function exactattn(args, kwargs, meta, raw_args, context)
     common().stop(common().source() .. ': {{< exactattn >}} names a pointer: {{< exactattn /reads/NAME/weights >}}')
   end
   local shown = '{{< exactattn ' .. table.concat(words, ' ') .. ' >}}'
+  local source = common().source()
+  local front = '---\nexactattn-scenario: ' .. scenario(meta) .. '\n---\n'
   local filled = pandoc.system.with_temporary_directory('exactattn', function(dir)
-    local file = pandoc.path.join({dir, 'shortcode.md'})
-    local f = io.open(file, 'w')
-    f:write('{{' .. table.concat(words, ' ') .. '}}\n')
-    f:close()
-    -- exactattn's messages name the one-line file; the author knows the shortcode.
+    -- exactattn's messages name a line of the one-line manuscript; the author knows the shortcode.
     local function rename(output)
-      local place = (common().source() .. ': ' .. shown):gsub('%%', '%%%%')
-      return (output:gsub(file:gsub('%p', '%%%0') .. ':%d+:%d+', place))
+      local place = (source .. ': ' .. shown):gsub('%%', '%%%%')
+      return (output:gsub(source:gsub('%p', '%%%0') .. ':%d+:%d+', place))
     end
-    return common().run({'manuscript', 'fill', '--scenario', scenario(meta), '--', file},
-      pandoc.path.join({dir, 'stderr.txt'}), rename)
+    return common().run({'manuscript', 'fill', '--stdin-filename', source, '-'},
+      pandoc.path.join({dir, 'stderr.txt'}), rename, front .. '{{' .. table.concat(words, ' ') .. '}}\n')
   end)
+  -- fill gives the front matter back as it was: only the filled line is the value
+  if filled:sub(1, #front) == front then filled = filled:sub(#front + 1) end
   local doc = pandoc.read(filled, 'markdown')
   if context == 'text' then return pandoc.utils.stringify(doc) end
   if #doc.blocks == 1 and doc.blocks[1].t == 'Para' then return doc.blocks[1].content end
