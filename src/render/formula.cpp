@@ -12,6 +12,7 @@
 #include "exactattn/document.hpp"
 #include "exactattn/print.hpp"
 #include "render/cells.hpp"
+#include "render/tex_commands.hpp"
 #include "render/text.hpp"
 
 namespace exactattn {
@@ -157,12 +158,9 @@ class TexMathml {
         static const std::vector<std::string> functions = {"ln",  "log",    "exp",    "max",     "min", "sin", "cos",
                                                            "arg", "argmax", "argmin", "softmax", "lim", "det"};
         if (std::find(functions.begin(), functions.end(), cmd) != functions.end()) return "<mi>" + cmd + "</mi>";
-        static const std::vector<std::pair<std::string, std::string>> greek = {
-            {"alpha", "α"},  {"beta", "β"},  {"gamma", "γ"}, {"delta", "δ"}, {"epsilon", "ε"}, {"theta", "θ"},
-            {"lambda", "λ"}, {"mu", "μ"},    {"pi", "π"},    {"sigma", "σ"}, {"tau", "τ"},     {"phi", "φ"},
-            {"omega", "ω"},  {"Sigma", "Σ"}, {"Delta", "Δ"}, {"eta", "η"},   {"kappa", "κ"},   {"rho", "ρ"}};
-        for (const auto& [name, letter] : greek) {
-            if (name == cmd) return "<mi>" + letter + "</mi>";
+        if (const auto* t = detail::find_tex_command(cmd)) {
+            return t->letter ? "<mi>" + std::string(t->text) + "</mi>"
+                             : "<mo>" + html_escape(std::string(t->text)) + "</mo>";
         }
         const std::string symbol = tex_to_text("\\" + cmd);
         if (symbol != cmd) return "<mo>" + html_escape(symbol) + "</mo>";
@@ -415,12 +413,6 @@ Formula linear_combination(const std::vector<Value>& coeffs,
 }
 
 std::string tex_to_text(const std::string& tex) {
-    static const std::vector<std::pair<std::string, std::string>> words = {
-        {"approx", "≈"}, {"to", "→"},     {"cdot", "·"},  {"times", "×"}, {"le", "≤"},    {"leq", "≤"},
-        {"ge", "≥"},     {"geq", "≥"},    {"ne", "≠"},    {"neq", "≠"},   {"infty", "∞"}, {"ldots", "…"},
-        {"dots", "…"},   {"cdots", "⋯"},  {"alpha", "α"}, {"beta", "β"},  {"sum", "Σ"},   {"in", "∈"},
-        {"quad", " "},   {"qquad", "  "}, {"top", "ᵀ"},   {"mid", "|"},   {"lvert", "|"}, {"rvert", "|"},
-        {"left", ""},    {"right", ""},   {"sqrt", "√"}};
     std::string out;
     std::size_t i = 0;
     // The argument of a command, `{…}` (one level of nesting) or one character.
@@ -457,9 +449,11 @@ std::string tex_to_text(const std::string& tex) {
             } else if (cmd == "mathrm" || cmd == "text" || cmd == "operatorname" || cmd == "mathit" ||
                        cmd == "mathbf" || cmd == "textit" || cmd == "textbf") {
                 out += group(i);
-            } else {
-                const auto w = std::find_if(words.begin(), words.end(), [&](const auto& p) { return p.first == cmd; });
-                out += w != words.end() ? w->second : cmd;  // \ln, \exp, \max: the name itself
+            } else if (cmd == "quad" || cmd == "qquad") {
+                out += cmd == "quad" ? " " : "  ";
+            } else if (cmd != "left" && cmd != "right") {
+                const auto* t = detail::find_tex_command(cmd);
+                out += t != nullptr ? std::string(t->text) : cmd;  // \ln, \exp, \max: the name itself
             }
             continue;
         }

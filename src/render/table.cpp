@@ -8,6 +8,7 @@
 #include "exactattn/error.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/print.hpp"
+#include "render/tex_commands.hpp"
 #include "render/text.hpp"
 
 namespace exactattn {
@@ -160,64 +161,19 @@ std::string Table::markdown() const {
 std::string latex_escape(const std::string& s) {
     // Mathematical characters in prose (a scenario's note "≈ 0.69", "2×2") are set in math mode:
     // text fonts lack most of them.
+    // The Greek letters and the relations of the one TeX table (tex_commands.hpp) as
+    // \ensuremath{\name}; here, the characters written otherwise.
     static const std::pair<std::string_view, std::string_view> symbols[] = {
-        {"≈", "\\ensuremath{\\approx}"},
-        {"×", "\\ensuremath{\\times}"},
         {"−", "\\ensuremath{-}"},
-        {"→", "\\ensuremath{\\to}"},
-        {"·", "\\ensuremath{\\cdot}"},
-        {"≤", "\\ensuremath{\\le}"},
-        {"≥", "\\ensuremath{\\ge}"},
-        {"≠", "\\ensuremath{\\ne}"},
-        {"∞", "\\ensuremath{\\infty}"},
         {"√", "\\ensuremath{\\surd}"},
         {"∛", "\\ensuremath{\\sqrt[3]{\\;}}"},
         {"∜", "\\ensuremath{\\sqrt[4]{\\;}}"},
-        {"±", "\\ensuremath{\\pm}"},
-        {"∈", "\\ensuremath{\\in}"},
-        {"≡", "\\ensuremath{\\equiv}"},
         {"∑", "\\ensuremath{\\sum}"},
         {"…", "\\ldots{}"},
         {"—", "---"},
         {"–", "--"},
-        // Greek letters (θ = 2^(1/4), σ for softmax, λ): the text fonts have none of them; the
-        // capitals that TeX draws as Latin letters (Α, Β, Ε, …) become those letters.
-        {"α", "\\ensuremath{\\alpha}"},
-        {"β", "\\ensuremath{\\beta}"},
-        {"γ", "\\ensuremath{\\gamma}"},
-        {"δ", "\\ensuremath{\\delta}"},
-        {"ε", "\\ensuremath{\\varepsilon}"},
-        {"ζ", "\\ensuremath{\\zeta}"},
-        {"η", "\\ensuremath{\\eta}"},
-        {"θ", "\\ensuremath{\\theta}"},
-        {"ι", "\\ensuremath{\\iota}"},
-        {"κ", "\\ensuremath{\\kappa}"},
-        {"λ", "\\ensuremath{\\lambda}"},
-        {"μ", "\\ensuremath{\\mu}"},
-        {"ν", "\\ensuremath{\\nu}"},
-        {"ξ", "\\ensuremath{\\xi}"},
+        // The capitals that TeX draws as Latin letters (Α, Β, Ε, …) become those letters.
         {"ο", "o"},
-        {"π", "\\ensuremath{\\pi}"},
-        {"ρ", "\\ensuremath{\\rho}"},
-        {"ς", "\\ensuremath{\\varsigma}"},
-        {"σ", "\\ensuremath{\\sigma}"},
-        {"τ", "\\ensuremath{\\tau}"},
-        {"υ", "\\ensuremath{\\upsilon}"},
-        {"φ", "\\ensuremath{\\varphi}"},
-        {"χ", "\\ensuremath{\\chi}"},
-        {"ψ", "\\ensuremath{\\psi}"},
-        {"ω", "\\ensuremath{\\omega}"},
-        {"Γ", "\\ensuremath{\\Gamma}"},
-        {"Δ", "\\ensuremath{\\Delta}"},
-        {"Θ", "\\ensuremath{\\Theta}"},
-        {"Λ", "\\ensuremath{\\Lambda}"},
-        {"Ξ", "\\ensuremath{\\Xi}"},
-        {"Π", "\\ensuremath{\\Pi}"},
-        {"Σ", "\\ensuremath{\\Sigma}"},
-        {"Υ", "\\ensuremath{\\Upsilon}"},
-        {"Φ", "\\ensuremath{\\Phi}"},
-        {"Ψ", "\\ensuremath{\\Psi}"},
-        {"Ω", "\\ensuremath{\\Omega}"},
         {"Α", "A"},
         {"Β", "B"},
         {"Ε", "E"},
@@ -244,7 +200,16 @@ std::string latex_escape(const std::string& s) {
                     break;
                 }
             }
-            if (!matched) out += c;
+            if (!matched) {
+                if (const auto* t = detail::tex_command_writing(std::string_view(s).substr(i))) {
+                    out += "\\ensuremath{\\";
+                    out += t->name;
+                    out += '}';
+                    i += t->text.size() - 1;
+                } else {
+                    out += c;
+                }
+            }
             continue;
         }
         switch (c) {
