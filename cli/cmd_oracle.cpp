@@ -230,11 +230,14 @@ int grad_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::os
         if (!path.empty()) actual.emplace_back(name, load(path, option, f));
     const GradReference g = grad_reference(l.p, d_out, f);
     std::vector<GradComparison> compared;
+    std::string diagnosis;
     if (!actual.empty()) {
         const GradBounds b = grad_bounds(l.p, d_out, g, spec);
         for (const auto& [name, t] : actual) compared.push_back(judge_grad(g, b, name, t));
+        diagnosis = diagnose_grads(l.p, d_out, g, b, spec, actual, compared);
     }
-    out << (o.format == "json" ? grad_reference_json(g, compared, &spec) : grad_reference_text(g, compared, &spec));
+    out << (o.format == "json" ? grad_reference_json(g, compared, &spec, diagnosis)
+                               : grad_reference_text(g, compared, &spec, diagnosis));
     return grads_passed(compared) ? 0 : 1;
 }
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string_view>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "exactattn/oracle.hpp"
@@ -126,11 +127,23 @@ std::string grad_spec_text(const GradSpec& s, FloatFormat output);
 std::string grad_emulation_text(const GradEmulation& e, const GradSpec& s);
 std::string grad_emulation_json(const GradEmulation& e, const GradSpec& s);
 
+/// After a failed judgement, the backward mistake that explains the kernel's gradients `actual`
+/// (name and tensor, judged in `compared` under `b`), or "" (docs/oracle.md, "Diagnoses of the
+/// backward"): the scale missing from dS or applied twice, the mask or the causal alignment
+/// dropped in the backward only, D from the unnormalised accumulator or from O rounded to a
+/// narrower format, the LSE's base mixed up, the last key tile dropped. Each is named only when
+/// the gradients it produces (computed in double) fit at least 99% of the entries within the
+/// claim's running bound and fit 4 times better in all than the true gradients.
+std::string diagnose_grads(const Problem& p, const Tensor& d_out, const GradReference& g, const GradBounds& b,
+                           const GradSpec& s, const std::vector<std::pair<std::string, Tensor>>& actual,
+                           const std::vector<GradComparison>& compared);
+
 /// The reports, text and JSON (docs/oracle.md, "Certified gradients").
-/// `spec`: the claim the comparisons were judged under (named in the report), when judged.
+/// `spec`: the claim the comparisons were judged under (named in the report), when judged;
+/// `diagnosis`: diagnose_grads()'s verdict (a line `diagnosis: …` / the JSON key `diagnosis`).
 std::string grad_reference_text(const GradReference& g, const std::vector<GradComparison>& compared,
-                                const GradSpec* spec = nullptr);
+                                const GradSpec* spec = nullptr, const std::string& diagnosis = "");
 std::string grad_reference_json(const GradReference& g, const std::vector<GradComparison>& compared,
-                                const GradSpec* spec = nullptr);
+                                const GradSpec* spec = nullptr, const std::string& diagnosis = "");
 
 }  // namespace exactattn::oracle

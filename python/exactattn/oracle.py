@@ -369,7 +369,8 @@ def judge_grads(dq: Any, dk: Any, dv: Any, q: Any, k: Any, v: Any, d_out: Any, *
     ``storage`` (default ``fmt``, the gradients' format, default dq's), D from ``delta_from``
     (``"p"``: rowsum(P∘dP), the standard default; ``"o"``: rowsum(dO∘O)). Returns grad_reference()'s
     fields, ``judged`` (per tensor: ``over``, ``unbounded``, ``max_bound_fraction``, ``worst_fraction``,
-    ``first_over``, ``bound``, the array of bounds), ``passed``, ``text`` and ``json``."""
+    ``first_over``, ``bound``, the array of bounds), ``passed``, ``diagnosis`` (after a failure, the
+    backward mistake the gradients fit, or ""), ``text`` and ``json``."""
     given = {n: x for n, x in (("dq", dq), ("dk", dk), ("dv", dv)) if x is not None}
     if not given:
         raise _usage("dq", "no gradient to judge (dq, dk and dv are all None)")
@@ -397,7 +398,7 @@ def assert_grads_close(dq: Any, dk: Any, dv: Any, q: Any, k: Any, v: Any, d_out:
     given is within the running bound of the claimed backward (judge_grads()'s keywords; default
     the standard backward with float32 accumulation in the gradients' format). The message names,
     per failing tensor, how many entries are over, the worst entry's value, its exact enclosure,
-    its bound and its share of it. Returns the judgement."""
+    its bound and its share of it, and the diagnosis when one fits. Returns the judgement."""
     j = judge_grads(dq, dk, dv, q, k, v, d_out, **options)
     if j["passed"]:
         return j
@@ -416,4 +417,6 @@ def assert_grads_close(dq: Any, dk: Any, dv: Any, q: Any, k: Any, v: Any, d_out:
         if x["unbounded"]:
             line += f"; {x['unbounded']} unbounded: {x['unbounded_reason']}"
         lines.append(line)
+    if j["diagnosis"]:
+        lines.append(f"diagnosis: {j['diagnosis']}")
     raise OracleMismatch("\n".join(lines), j)

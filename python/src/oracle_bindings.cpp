@@ -196,7 +196,7 @@ GradSpec grad_claim(const std::string& backward, const std::string& accumulate,
 // The certified gradients (every field's values, enclosure and exactness) and, for the actual
 // gradients given, their bounds and judgements.
 py::dict grad_dict(const GradReference& g, const GradBounds* b, const std::vector<GradComparison>& compared,
-                   const GradSpec& spec) {
+                   const GradSpec& spec, const std::string& diagnosis) {
     py::dict d;
     for (const GradField* f : g.fields()) {
         py::dict x;
@@ -222,8 +222,9 @@ py::dict grad_dict(const GradReference& g, const GradBounds* b, const std::vecto
     }
     d["judged"] = judged;
     d["passed"] = grads_passed(compared);
-    d["text"] = grad_reference_text(g, compared, compared.empty() ? nullptr : &spec);
-    d["json"] = grad_reference_json(g, compared, compared.empty() ? nullptr : &spec);
+    d["diagnosis"] = diagnosis;
+    d["text"] = grad_reference_text(g, compared, compared.empty() ? nullptr : &spec, diagnosis);
+    d["json"] = grad_reference_json(g, compared, compared.empty() ? nullptr : &spec, diagnosis);
     return d;
 }
 
@@ -247,13 +248,15 @@ void bind_oracle(py::module_& m) {
               std::optional<GradReference> g;
               std::optional<GradBounds> b;
               std::vector<GradComparison> compared;
+              std::string diagnosis;
               {
                   py::gil_scoped_release release;
                   g = grad_reference(a.p, dot, a.f);
                   if (!given.empty()) b = grad_bounds(a.p, dot, *g, spec);
                   for (const auto& [name, t] : given) compared.push_back(judge_grad(*g, *b, name, t));
+                  if (!given.empty()) diagnosis = diagnose_grads(a.p, dot, *g, *b, spec, given, compared);
               }
-              return grad_dict(*g, b ? &*b : nullptr, compared, spec);
+              return grad_dict(*g, b ? &*b : nullptr, compared, spec, diagnosis);
           });
     m.def("_oracle_grad_emulate",
           [](const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,

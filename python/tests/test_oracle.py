@@ -445,6 +445,17 @@ def test_a_tiled_kernels_planted_bug_is_named(bug, name):
     assert not j["passed"] and name in j["diagnosis"], j["diagnosis"]
 
 
+@pytest.mark.parametrize("claim", [dict(), dict(algorithm="online", block=64), dict(algorithm="online", block=16)])
+def test_a_dropped_last_tile_is_named_whatever_tile_the_claim_declares(claim):
+    # The kernel tiles keys by 32 and never reads keys 64 to 95; the claim says safe, or online
+    # with another block: the tile is the kernel's, the evidence (those keys missing) names it.
+    q, k, v = problem(nq=8, nk=96, d=16, dv=8, spread=2.0, seed=15)
+    j = oracle.judge(np_online(q, k, v, 32, drop_last=True), q, k, v, **claim)
+    assert not j["passed"]
+    assert "the last tile is dropped: keys 64 to 95 are never read" in j["diagnosis"], j["diagnosis"]
+    assert oracle.judge(np_online(q, k, v, 32), q, k, v, **claim)["diagnosis"] == ""
+
+
 def test_planted_mask_scale_and_axis_bugs_are_named():
     q, k, v = problem(nq=8, nk=8, d=16, dv=8, spread=2.0, seed=16)
     i, jj = np.indices((8, 8))

@@ -3,7 +3,8 @@
 CPU autograd of attention written with torch operations in float32 and bfloat16, and a
 FlashAttention-2-style backward written here in NumPy with float32 accumulation, must pass;
 planted backward bugs (the softmax scale missing from dS, the causal mask dropped in the backward
-only) must fail; bad arguments are refused naming the argument."""
+only, D from the unnormalised accumulator) must fail with their diagnosis; bad arguments are
+refused naming the argument."""
 
 import math
 import os
@@ -56,7 +57,7 @@ def test_torch_autograd_gradients_pass(dtype, causal):
         x = j["judged"][name]
         assert x["over"] == 0 and x["unbounded"] == 0
         assert 0 < x["max_bound_fraction"] <= 1, (name, x["max_bound_fraction"])
-    assert "verdict: PASS" in j["text"]
+    assert "verdict: PASS" in j["text"] and j["diagnosis"] == ""
 
 
 @needs_torch
@@ -70,6 +71,7 @@ def test_the_softmax_scale_missing_from_ds_fails():
     assert "dq entries over their bound" in str(e.value)
     assert "dk entries over their bound" in str(e.value)
     assert e.value.judgement["judged"]["dv"]["over"] == 0
+    assert "diagnosis: the softmax scale is missing from dS: dQ and dK are 1/c = 4 times" in str(e.value)
 
 
 @needs_torch
@@ -99,6 +101,8 @@ def test_the_causal_mask_dropped_in_the_backward_only_fails():
         oracle.assert_grads_close(q2.grad, k2.grad, v2.grad, q, k, v, do, causal=True)
     j = e.value.judgement["judged"]
     assert j["dv"]["over"] > 0 and j["dq"]["over"] > 0
+    assert e.value.judgement["diagnosis"].startswith(
+        "the mask is applied in the forward but dropped in the backward: the gradients are those of the unmasked")
 
 
 def flash2_numpy(q, k, v, do, block=4, d_from_accumulator=False):
@@ -165,6 +169,7 @@ def test_a_numpy_flashattention2_backward_with_d_from_the_unnormalised_accumulat
         oracle.assert_grads_close(dq, dk, dv, q, k, v, do, backward="flash2")
     j = e.value.judgement["judged"]
     assert j["dq"]["over"] > 0 and j["dv"]["over"] == 0  # dV does not use D
+    assert e.value.judgement["diagnosis"].startswith("D = rowsum(dO∘O) is computed from the unnormalised accumulator")
 
 
 def test_the_emulations_pass_their_own_claims():

@@ -81,7 +81,7 @@ GradComparison compare_grad(const GradReference& g, const std::string& name, con
 }
 
 std::string grad_reference_text(const GradReference& g, const std::vector<GradComparison>& compared,
-                                const GradSpec* spec) {
+                                const GradSpec* spec, const std::string& diagnosis) {
     charge_chars(entries(g) * 110 + 400);
     std::string out = fmt::format(
         "oracle grad-reference: gradients of attention with n_q = {}, n_k = {}, d = {}, d_v = {} (base {}) correctly "
@@ -117,11 +117,12 @@ std::string grad_reference_text(const GradReference& g, const std::vector<GradCo
     if (spec != nullptr && !compared.empty())
         out += fmt::format("verdict: {} (the running bound of the {})\n", grads_passed(compared) ? "PASS" : "FAIL",
                            grad_spec_text(*spec, g.format));
+    if (!diagnosis.empty()) out += "diagnosis: " + diagnosis + "\n";
     return out;
 }
 
 std::string grad_reference_json(const GradReference& g, const std::vector<GradComparison>& compared,
-                                const GradSpec* spec) {
+                                const GradSpec* spec, const std::string& diagnosis) {
     charge_chars(entries(g) * 90 + 400);
     nlohmann::ordered_json j;
     j["dtype"] = info(g.format).name;
@@ -180,6 +181,7 @@ std::string grad_reference_json(const GradReference& g, const std::vector<GradCo
                           {"storage", info(spec->storage.value_or(g.format)).name},
                           {"delta_from", spec->delta_from() == DeltaFrom::Out ? "o" : "p"},
                           {"bound", "running"}};
+            j["diagnosis"] = diagnosis;
         }
     }
     return j.dump() + '\n';

@@ -248,11 +248,22 @@ std::string diagnose(const Problem& p, const Tensor& output, const AlgorithmSpec
         x.rescale_l = true;
         x.rescale_o = false;
         hyps.emplace_back("O is not rescaled by exp(m_old − m_new) while ℓ is", x);
-        x = base;
+    }
+    // The last tile of keys never read, by a safe or an online kernel: the declared block and the
+    // powers of two below n_k (the kernel's own tile, whatever the claim), each first key once.
+    std::vector<std::int64_t> tiles, starts;
+    if (spec.algorithm == Algorithm::Online) tiles.push_back(base.block);
+    for (std::int64_t t = 1; t < nk; t *= 2) tiles.push_back(t);
+    for (std::int64_t t : tiles) {
+        const std::int64_t start = (nk - 1) / t * t;
+        if (t >= nk || std::find(starts.begin(), starts.end(), start) != starts.end()) continue;
+        starts.push_back(start);
+        Variant x = base;
+        x.block = t;
         x.drop_last_tile = true;
-        hyps.emplace_back(fmt::format("the last tile is dropped: keys {} to {} are never read",
-                                      (nk - 1) / base.block * base.block, nk - 1),
-                          x);
+        hyps.emplace_back(
+            fmt::format("the last tile is dropped: keys {} to {} are never read (a tile of {} keys)", start, nk - 1, t),
+            x);
     }
     for (const auto& [why, x] : hyps)
         if (explains(run_variant(p, x))) return why;

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: MIT
+// exactattn oracle, backward pass: after a failed judgement of dQ, dK and dV, the known backward
+// mistake that explains them (docs/oracle.md, "Diagnoses of the backward"). Each diagnosis is a
+// hypothesis: the gradients the mistake produces are computed in double and the mistake is
+// named only when the kernel's gradients are within the running bound of them and far closer to
+// them, in all, than to the true gradients, which they fail.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "exactattn/oracle_grad.hpp"
+
+namespace exactattn::oracle {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Where a backward's D = rowsum(dO ∘ O) takes O from.
+enum class DSource {
+    Exact,         // the forward's O (the claim's)
+    Rounded,       // O rounded to a narrower format than the claim's storage
+    Unnormalised,  // the accumulator before its division by ℓ: O·exp(LSE − max s)
+};
+
+// One backward mistake, as a change to the true backward (oracle_grad.hpp's formulas).
+struct BackVariant {
+    std::string why;
+    const Problem* seen = nullptr;  // the problem whose visible keys the backward uses (null: the forward's)
+    bool renormalise = false;       // the backward's P is the softmax over `seen`'s keys (D from it)
+    double ds_factor = 1;           // dS multiplied by this (the scale missing: 1/c; twice: c)
+    double lse_factor = 1;          // P = exp(t − κ·LSE), LSE natural (a base mix-up: κ = 1/ln 2 or ln 2)
+    DSource d = DSource::Exact;
+    FloatFormat d_format = FloatFormat::Float32;
+    std::int64_t keys_end = -1;  // ≥ 0: keys from here on missing from the backward (a dropped tile)
+    double tol_factor = 1;       // the kernel's own errors scale with its dS (the scale mistakes)
+};
+
+struct Grads {
+    std::vector<double> dq, dk, dv;
+};
+
+double scale_of(const Problem& p) {
+    if (p.scale.kind == ScaleKind::None) return 1;
+    if (p.scale.kind == ScaleKind::Given) return p.scale.value;
+    return 1 / std::sqrt(static_cast<double>(p.q.cols()));
+}
+
+// The gradients of `x` on p under dO, in double. A row that sees no key in the forward adds
+// nothing (its output is a declared constant).
+Grads run_back(const Problem& p, const Tensor& d_out, const BackVariant& x) {
+    const std::int64_t nq = p.q.rows(), nk = p.k.rows(), d = p.q.cols(), dv = p.v.cols();
+    const double c = scale_of(p), lb = p.base == ExpBase::Two ? std::log(2.0) : 1.0;
+    Grads g{std::vector<double>(static_cast<std::size_t>(nq * d), 0.0),
+            std::vector<double>(static_cast<std::size_t>(nk * d), 0.0),
+            std::vector<double>(static_cast<std::size_t>(nk * dv), 0.0)};
+    const Problem& bp = x.seen != nullptr ? *x.seen : p;
+    const std::int64_t end = x.keys_end >= 0 ? x.keys_end : nk;
+    std::vector<double> t(static_cast<std::size_t>(nk)), w = t, o(static_cast<std::size_t>(dv)), dp = t;
+    for (std::int64_t i = 0; i < nq; ++i) {
+        const auto fwd = visible_keys(p, i), bwd = x.seen != nullptr ? visible_keys(bp, i) : fwd;
+        double m = -kInf;
+        for (std::int64_t j = 0; j < nk; ++j) {  // natural-base scores t = ln(b)·(c q·k + bias)
+            double s = 0;
+            for (std::int64_t y = 0; y < d; ++y) s += p.q.data[i * d + y] * p.k.data[j * d + y];
+            t[j] = lb * (c * s + bias_at(p, i, j));
+            if (fwd[j]) m = std::max(m, t[j]);
+        }
+        if (std::isinf(m)) continue;
+        double den = 0;
+        for (std::int64_t j = 0; j < nk; ++j) den += fwd[j] ? std::exp(t[j] - m) : 0;
+        const double lse = m + std::log(den);
+        std::fill(o.begin(), o.end(), 0.0);
+        for (std::int64_t j = 0; j < nk; ++j)
+            if (fwd[j])
+                for (std::int64_t y = 0; y < dv; ++y) o[y] += std::exp(t[j] - lse) * p.v.data[j * dv + y];
+        for (std::int64_t j = 0; j < nk; ++j) {
+            dp[j] = 0;
+            for (std::int64_t y = 0; y < dv; ++y) dp[j] += d_out.data[i * dv + y] * p.v.data[j * dv + y];
+        }
+        // The backward's P.
+        double bden = 0, bm = -kInf;
+        for (std::int64_t j = 0; j < nk; ++j)
+            if (bwd[j]) bm = std::max(bm, t[j]);
+        for (std::int64_t j = 0; j < nk; ++j) {
+            w[j] = 0;
+            if (!bwd[j] || j >= end) continue;
+            w[j] = x.renormalise ? std::exp(t[j] - bm) : std::exp(t[j] - x.lse_factor * lse);
+            bden += std::exp(t[j] - bm);
+        }
+        if (x.renormalise)
+            for (double& y : w) y /= bden;
+        double dd = 0;
+        if (x.renormalise) {
+            for (std::int64_t j = 0; j < nk; ++j) dd += w[j] * dp[j];
+        } else {
+            const double unnorm = std::exp(lse - m);  // ℓ = Σ exp(t − max t)
+            for (std::int64_t y = 0; y < dv; ++y) {
+                const double oy = x.d == DSource::Rounded        ? round_to(o[y], x.d_format)
+                                  : x.d == DSource::Unnormalised ? o[y] * unnorm
+                                                                 : o[y];
+                dd += d_out.data[i * dv + y] * oy;
+            }
+        }
+        for (std::int64_t j = 0; j < nk; ++j) {
+            if (w[j] == 0) continue;
+            const double ds = lb * w[j] * (dp[j] - dd) * x.ds_factor * c;  // c·dS: dQ's and dK's factor
+            for (std::int64_t y = 0; y < d; ++y) {
+                g.dq[i * d + y] += ds * p.k.data[j * d + y];
+                g.dk[j * d + y] += ds * p.q.data[i * d + y];
+            }
+            for (std::int64_t y = 0; y < dv; ++y) g.dv[j * dv + y] += w[j] * d_out.data[i * dv + y];
+        }
+    }
+    return g;
+}
+
+// How well a candidate fits the kernel's gradients: entries within their tolerance, and Σ of the
+// distances in units of it (each capped at 10^6), as the forward's diagnoses measure.
+struct Fit {
+    std::int64_t within = 0, entries = 0;
+    double cost = 0;
+};
+
+struct Evidence {
+    const Tensor* actual;
+    std::vector<double> ref, tol;
+};
+
+void add_fit(Fit& f, const std::vector<double>& cand, const Evidence& x, double tol_factor) {
+    for (std::size_t at = 0; at < cand.size(); ++at) {
+        const double k = x.actual->data[at], h = cand[at];
+        double dist = 0;
+        if (std::isnan(h) || std::isnan(k))
+            dist = std::isnan(h) && std::isnan(k) ? 0 : 1e6;
+        else
+            dist = std::min(1e6, std::fabs(k - h) / (x.tol[at] * tol_factor));
+        f.within += dist <= 1 ? 1 : 0;
+        f.cost += dist;
+        ++f.entries;
+    }
+}
+
+const char* format_name(FloatFormat f) { return info(f).name; }
+
+}  // namespace
+
+std::string diagnose_grads(const Problem& p, const Tensor& d_out, const GradReference& g, const GradBounds& b,
+                           const GradSpec& s, const std::vector<std::pair<std::string, Tensor>>& actual,
+                           const std::vector<GradComparison>& compared) {
+    if (grads_passed(compared) || actual.empty()) return "";
+    const std::int64_t nq = p.q.rows(), nk = p.k.rows();
+    // Each entry's tolerance: the claim's running bound, at least the tensor's median bound (a
+    // mistake changes which keys a row sees, and with them the bounds) and one ulp, or 4 ulps
+    // where the bound is infinite; twice that when the hypothesis, computed in double, is itself
+    // a float64 computation of the mistake.
+    const double twice = info(g.format).precision >= 53 || info(s.accumulate).precision >= 53 ? 2 : 1;
+    std::vector<Evidence> given;
+    for (const auto& [name, t] : actual) {
+        const GradField& f = name == "dq" ? g.dq : name == "dk" ? g.dk : g.dv;
+        const std::vector<double>& bound = name == "dq" ? b.dq : name == "dk" ? b.dk : b.dv;
+        std::vector<double> finite;
+        for (double x : bound)
+            if (std::isfinite(x) && x > 0) finite.push_back(x);
+        double median = 0;
+        if (!finite.empty()) {
+            const auto mid = static_cast<std::ptrdiff_t>(finite.size() / 2);
+            std::nth_element(finite.begin(), finite.begin() + mid, finite.end());
+            median = finite[static_cast<std::size_t>(mid)];
+        }
+        Evidence x{&t, {}, {}};
+        for (std::size_t at = 0; at < f.val.size(); ++at) {
+            const double r = f.val[at], u = ulp(std::isfinite(r) ? r : 0, g.format);
+            x.ref.push_back(std::isfinite(r) ? (f.lo[at] + f.hi[at]) / 2 : r);
+            x.tol.push_back(twice * (std::isfinite(bound[at]) ? std::max({bound[at], median, u}) : 4 * u));
+        }
+        given.push_back(std::move(x));
+    }
+    const auto pick = [&](const Grads& h, const std::string& name) -> const std::vector<double>& {
+        return name == "dq" ? h.dq : name == "dk" ? h.dk : h.dv;
+    };
+    Fit declared;
+    for (const Evidence& x : given) add_fit(declared, x.ref, x, 1);
+
+    const double c = scale_of(p);
+    std::vector<BackVariant> hyps;
+    if (std::fabs(c) != 1 && c != 0) {
+        BackVariant x;
+        x.ds_factor = 1 / c;
+        x.tol_factor = std::fabs(1 / c);
+        x.why = fmt::format(
+            "the softmax scale is missing from dS: dQ and dK are 1/c = {:.6g} times the true gradients, dV is right",
+            1 / c);
+        hyps.push_back(x);
+        x.ds_factor = c;
+        x.tol_factor = std::fabs(c);
+        x.why = fmt::format(
+            "the softmax scale is applied twice in dS: dQ and dK are c = {:.6g} times the true gradients, dV is right",
+            c);
+        hyps.push_back(x);
+    }
+    Problem unmasked = p, realigned = p;
+    const bool masked = p.causal || !p.mask.empty() || p.window_left >= 0 || p.window_right >= 0;
+    if (masked) {
+        unmasked.mask.clear();
+        unmasked.causal = false;
+        unmasked.window_left = unmasked.window_right = -1;
+        BackVariant x;
+        x.seen = &unmasked;
+        x.why =
+            "the mask is applied in the forward but dropped in the backward: P = exp(S − LSE) is recomputed "
+            "on the masked keys too, so dK and dV of masked positions are not 0";
+        hyps.push_back(x);
+        x.renormalise = true;
+        x.why =
+            "the mask is applied in the forward but dropped in the backward: the gradients are those of the "
+            "unmasked attention";
+        hyps.push_back(x);
+    }
+    if (p.causal && nq != nk) {
+        realigned.align = p.align == Align::TopLeft ? Align::BottomRight : Align::TopLeft;
+        const char* fa = p.align == Align::TopLeft ? "top-left" : "bottom-right";
+        const char* ba = p.align == Align::TopLeft ? "bottom-right" : "top-left";
+        BackVariant x;
+        x.seen = &realigned;
+        x.why = fmt::format(
+            "the causal mask is aligned {} in the forward but {} in the backward (P = exp(S − LSE) recomputed "
+            "under the other diagonal)",
+            fa, ba);
+        hyps.push_back(x);
+    }
+    {
+        BackVariant x;
+        x.d = DSource::Unnormalised;
+        x.why =
+            "D = rowsum(dO∘O) is computed from the unnormalised accumulator (O·ℓ, before the division by ℓ): "
+            "dS is off by a constant per row, dV is right";
+        hyps.push_back(x);
+        const FloatFormat stored = s.storage.value_or(g.format);
+        for (FloatFormat f : {FloatFormat::Float16, FloatFormat::BFloat16}) {
+            if (unit_roundoff(f) <= unit_roundoff(stored) || unit_roundoff(f) <= unit_roundoff(s.accumulate)) continue;
+            x.d = DSource::Rounded;
+            x.d_format = f;
+            x.why = fmt::format(
+                "D = rowsum(dO∘O) is computed from the output rounded to {} instead of the accumulator "
+                "(the claim's O is {})",
+                format_name(f), format_name(stored));
+            hyps.push_back(x);
+        }
+    }
+    {
+        BackVariant x;
+        x.lse_factor = 1 / std::log(2.0);
+        x.why =
+            "the LSE is saved in base 2 and used in base e: P = exp(S − LSE/ln 2), each row's P off by the "
+            "factor exp(LSE(1 − 1/ln 2))";
+        hyps.push_back(x);
+        x.lse_factor = std::log(2.0);
+        x.why =
+            "the LSE is saved in base e and used in base 2: P = exp(S − LSE·ln 2), each row's P off by the "
+            "factor exp(LSE(1 − ln 2))";
+        hyps.push_back(x);
+    }
+    {
+        // The last tile of keys never read by the backward: the claim's block, and the powers of
+        // two below n_k (a kernel's own tile), each distinct start once.
+        std::vector<std::int64_t> starts;
+        std::vector<std::int64_t> blocks;
+        if (s.algorithm == GradAlgorithm::Flash2) blocks.push_back(std::max<std::int64_t>(1, s.block));
+        for (std::int64_t t = 1; t < nk; t *= 2) blocks.push_back(t);
+        for (std::int64_t t : blocks) {
+            if (t >= nk) continue;
+            const std::int64_t start = (nk - 1) / t * t;
+            if (std::find(starts.begin(), starts.end(), start) != starts.end()) continue;
+            starts.push_back(start);
+            BackVariant x;
+            x.keys_end = start;
+            x.why = fmt::format(
+                "the last key tile is dropped in the backward: keys {} to {} are missing from dK and dV (0) and from "
+                "dQ's sum (a tile of {} keys)",
+                start, nk - 1, t);
+            hyps.push_back(x);
+        }
+    }
+    // GQA is not a hypothesis: the gradients are judged one head (one matrix problem) at a time.
+    const BackVariant* best = nullptr;
+    double best_cost = kInf;
+    for (const BackVariant& x : hyps) {
+        const Grads h = run_back(p, d_out, x);
+        Fit f;
+        for (std::size_t n = 0; n < given.size(); ++n) {
+            const std::string& name = actual[n].first;
+            add_fit(f, pick(h, name), given[n], name == "dv" ? 1 : x.tol_factor);
+        }
+        const bool fits =
+            static_cast<double>(f.within) >= 0.99 * static_cast<double>(f.entries) && f.cost * 4 <= declared.cost;
+        if (fits && f.cost < best_cost) best = &x, best_cost = f.cost;
+    }
+    return best != nullptr ? best->why : "";
+}
+
+}  // namespace exactattn::oracle
