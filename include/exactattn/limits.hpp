@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "exactattn/error.hpp"
@@ -216,6 +217,24 @@ void run_parallel(std::size_t count, std::size_t jobs, const std::function<void(
 /// The same test without charging: for a step whose parts charge themselves as they go, so
 /// that a step too big for what is left is refused before any of it runs.
 [[nodiscard]] bool work_fits(double units);
+/// Records the units of every step this thread charges while it lives (each recorder its own
+/// steps: an inner one hides them from an outer one), so that the steps of a value computed and
+/// printed once can be charged again, in the same order, each time it is reused
+/// (charge_steps): a layer's table prints each distinct entry of a row once.
+class WorkRecorder {
+  public:
+    explicit WorkRecorder(std::vector<double>& steps);
+    ~WorkRecorder();
+    WorkRecorder(const WorkRecorder&) = delete;
+    WorkRecorder& operator=(const WorkRecorder&) = delete;
+
+  private:
+    std::vector<double>* saved_;
+};
+/// Charges recorded steps in order, as running them again would, when all of them fit what is
+/// left of the budget; false, charging nothing, otherwise (the caller then runs the steps
+/// themselves, which refuse where the budget runs out with their own message).
+[[nodiscard]] bool charge_steps(const std::vector<double>& steps);
 /// A refusal of the work budget (a LimitError of max_work) that keeps what the refused step was
 /// doing, so that the code that knows where the step was going names it: a writer adds the
 /// column, row and table of the value it was printing, `printing a value of 3 characters

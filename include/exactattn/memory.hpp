@@ -106,6 +106,12 @@ class Column {
     /// entries), so printers can compute each distinct entry once; nullopt for an explicit
     /// column or an absent entry.
     [[nodiscard]] std::optional<std::int64_t> key(std::size_t j) const;
+    /// Computes now the factor that a compact column's entries share when it is deferred (a
+    /// read's 1/denominator, reduced when first needed), so that the work of each entry computed
+    /// after it is the entry's own (a printer that computes each distinct entry once).
+    void compute_factor() const {
+        if (kind_ != Kind::Explicit) (void)factor_.get();
+    }
     /// Every entry, computed (for small columns).
     [[nodiscard]] std::vector<std::optional<Value>> all() const;
     /// Every entry, computed, an absent one as `absent` (a removed weight as 0).

@@ -40,6 +40,7 @@ Limits& process_defaults() {
 thread_local const Limits* scoped = nullptr;
 // The calling thread's job (WorkBudget), or null.
 thread_local WorkBudget* current_job = nullptr;
+thread_local std::vector<double>* current_recorder = nullptr;  // WorkRecorder
 std::atomic<LimitAudience> audience{LimitAudience::Library};
 
 struct LimitRow {
@@ -225,7 +226,11 @@ bool work_fits(double units) {
 bool charge_work(double units) {
     units = clamp_units(units);
     const double budget = static_cast<double>(limits().max_work);
-    if (current_job == nullptr) return units <= budget;
+    if (current_job == nullptr) {
+        if (units > budget) return false;
+        if (current_recorder != nullptr) current_recorder->push_back(units);
+        return true;
+    }
     for (WorkBudget* job = current_job; job != nullptr; job = job->parent_) {
         const double before = job->spent_.fetch_add(units, std::memory_order_relaxed);
         if (before + units > budget) {
@@ -237,6 +242,27 @@ bool charge_work(double units) {
             }
             return false;
         }
+    }
+    if (current_recorder != nullptr) current_recorder->push_back(units);
+    return true;
+}
+
+WorkRecorder::WorkRecorder(std::vector<double>& steps) : saved_(current_recorder) { current_recorder = &steps; }
+WorkRecorder::~WorkRecorder() { current_recorder = saved_; }
+
+bool charge_steps(const std::vector<double>& steps) {
+    double total = 0;
+    for (const double u : steps) total += u;
+    if (current_job == nullptr) {  // each step alone is held to the limit; nothing is spent
+        for (const double u : steps) {
+            if (!charge_work(u)) return false;
+        }
+        return true;
+    }
+    if (!work_fits(total)) return false;
+    // Each step as it was charged, so that the total spent is the same sum, to the last bit.
+    for (const double u : steps) {
+        if (!charge_work(u)) throw over_work(u, "charging a value printed before");  // rounding at the limit
     }
     return true;
 }

@@ -220,3 +220,26 @@ TEST(CliAttend, PaddingTakesSeveralPositionsAfterOneOption) {
     EXPECT_EQ(with({"--padding", "1,3"}), spaced);
     EXPECT_EQ(with({"--padding", "1", "--padding", "3"}), spaced);
 }
+
+// A layer whose rows repeat a few values (each distinct entry of a row is printed once and
+// reused, docs/limits.md) prints every cell. By hand: X = [2, 1, 2], W_Q = W_V = 1, W_K = a,
+// no scale, so score (i, j) = x_i·x_j·a and its exponential 2^(x_i·x_j). Under the causal mask
+// row 1 keeps key 1 (weight 1), row 2 keys 1 and 2 (4 and 2 over 6: 2/3, 1/3) and row 3 all
+// three (16, 4, 16 over 36: 4/9, 1/9, 4/9); masked weights are 0 and masked scores absent.
+TEST(CliAttend, RepeatedEntriesOfARowArePrintedInEveryCell) {
+    const std::vector<std::string> layer = {"attend", "--x",  "[[2],[1],[2]]", "--wq",    "[[1]]", "--wk",
+                                            "[[a]]",  "--wv", "[[1]]",         "--scale", "none",  "--causal"};
+    std::string out;
+    std::string err;
+    auto json = layer;
+    json.insert(json.end(), {"--format", "json"});
+    ASSERT_EQ(run(json, out, err), 0) << err;
+    EXPECT_NE(out.find(R"j("weights":[["1","0","0"],["2/3","1/3","0"],["4/9","1/9","4/9"]])j"), std::string::npos)
+        << out;
+    EXPECT_NE(out.find(R"j("scores":[["4a",null,null],["2a","a",null],["4a","2a","4a"]])j"), std::string::npos) << out;
+    ASSERT_EQ(run(layer, out, err), 0) << err;
+    EXPECT_NE(out.find("\n3  4/9  1/9  4/9\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("\n2  2/3  1/3  0\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("\n3  4a  2a  4a\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("\n1  4a  —   —\n"), std::string::npos) << out;
+}

@@ -103,5 +103,52 @@ TEST(Limits, AScopeAppliesToItsOwnThreadOnly) {
     EXPECT_TRUE(other_ok);
 }
 
+// A value computed once and reused is charged as computing it again would be: the recorded
+// steps, replayed by charge_steps, add to the job exactly what the computation added (a layer's
+// table prints each distinct entry once, docs/limits.md).
+TEST(WorkRecorder, ReplayedStepsChargeWhatTheComputationCharged) {
+    const WorkBudget job;
+    const Value x = Value::exp2(mpq_class(3, 4)) + Value(5);
+    std::vector<double> steps;
+    const double before = job.spent();
+    {
+        const WorkRecorder recorder(steps);
+        const Value y = x * x * x;
+        EXPECT_FALSE(y.is_zero());
+    }
+    const double computed = job.spent() - before;
+    ASSERT_FALSE(steps.empty());
+    ASSERT_GT(computed, 0);
+    const double after_first = job.spent();
+    EXPECT_TRUE(charge_steps(steps));
+    EXPECT_EQ(job.spent() - after_first, computed);
+    // Steps charged after the recorder ended are not recorded.
+    const std::size_t recorded = steps.size();
+    const Value z = x * x;
+    EXPECT_FALSE(z.is_zero());
+    EXPECT_EQ(steps.size(), recorded);
+}
+
+// Steps that do not all fit what is left of the budget are not charged at all: the caller
+// runs the step itself, which is refused with its own message where the budget runs out.
+TEST(WorkRecorder, StepsOverTheBudgetAreRefusedWithoutCharge) {
+    const WorkBudget job;
+    std::vector<double> steps;
+    {
+        const WorkRecorder recorder(steps);
+        const Value y = Value::exp2(mpq_class(1, 3)) * Value::exp2(mpq_class(1, 5));
+        EXPECT_FALSE(y.is_zero());
+    }
+    ASSERT_FALSE(steps.empty());
+    double total = 0;
+    for (const double u : steps) total += u;
+    Limits l = limits();
+    l.max_work = static_cast<std::int64_t>(job.spent() + total / 2);
+    const ScopedLimits scope(l);
+    const double before = job.spent();
+    EXPECT_FALSE(charge_steps(steps));
+    EXPECT_EQ(job.spent(), before);
+}
+
 }  // namespace
 }  // namespace exactattn
