@@ -11,13 +11,15 @@
   that expected-marks.json (written by hand from the chapter) accepts, and that `manuscript
   check` passes the proposed file.
 
-    audit_figures.py EXACTATTN WORKDIR [--set NAME] [--min-recall 0.9] [--min-marks 0.95]
+    audit_figures.py EXACTATTN WORKDIR [--set NAME] [--min-recall 0.9] [--min-wrong 0] [--min-marks 0.95]
 
 `--set chapter14` (the default) is the material the binder's rules were found on
 (chapter14-unmarked.md, planted.json, expected-marks.json); `--set sky` is material written
 afterwards over another scenario and never tuned on (sky-unmarked.md, sky-planted.json,
 sky.json, derivations in sky-derivation.md), which has no hand-written marks: its proposed
-files must pass `manuscript check`, and no marks figure is computed.
+files must pass `manuscript check`, and no marks figure is computed. `--set grove` is a layer
+scenario written the same way (grove-*: self-attention, two heads); on it every number was
+`unbound` before layers were bound, so the recall of `wrong` alone (`--min-wrong`) is measured too.
 
 Exit 0 when every goal is met, 1 otherwise; the figures are printed either way.
 """
@@ -122,6 +124,7 @@ def main():
     exe, work = sys.argv[1], sys.argv[2]
     min_recall = float(sys.argv[sys.argv.index("--min-recall") + 1]) if "--min-recall" in sys.argv else 0.9
     min_marks = float(sys.argv[sys.argv.index("--min-marks") + 1]) if "--min-marks" in sys.argv else 0.95
+    min_wrong = float(sys.argv[sys.argv.index("--min-wrong") + 1]) if "--min-wrong" in sys.argv else 0.0
     name = sys.argv[sys.argv.index("--set") + 1] if "--set" in sys.argv else "chapter14"
     planted_file = "planted.json" if name == "chapter14" else f"{name}-planted.json"
     marks_file = os.path.join(HERE, "expected-marks.json" if name == "chapter14" else f"{name}-expected-marks.json")
@@ -165,9 +168,13 @@ def main():
     flagged = ("wrong", "unbound")
     missed = []
     hit_md = 0
+    wrong_md = wrong_tex = 0  # reported `wrong` itself (not only unbound)
     for e, (line, c0, c1) in zip(planted["errors"], err_places):
         hit = any(
             l == line and v in flagged and col <= c1 and c0 <= col + len(t) - 1 for l, col, v, t in found["errors.md"]
+        )
+        wrong_md += any(
+            l == line and v == "wrong" and col <= c1 and c0 <= col + len(t) - 1 for l, col, v, t in found["errors.md"]
         )
         hit_md += hit
         if not hit:
@@ -185,6 +192,8 @@ def main():
         hit = any(l == line and v in flagged and col <= c1 and c0 <= col + len(t) - 1
                   for c0, c1 in regions for l, col, v, t in found["errors.tex"])
         hit_tex += hit
+        wrong_tex += any(l == line and v == "wrong" and col <= c1 and c0 <= col + len(t) - 1
+                         for c0, c1 in regions for l, col, v, t in found["errors.tex"])
         if not hit:
             missed.append(f"tex line {line}: {e['kind']}: {e['with']} (truth {e['truth']})")
     n = len(planted["errors"])
@@ -238,6 +247,8 @@ def main():
     marks_rate = right / judged if judged else 0.0
 
     print(f"planted errors: {n}; recall Markdown {hit_md}/{n} = {recall_md:.1%}, LaTeX {hit_tex}/{n} = {recall_tex:.1%}")
+    print(f"planted errors reported wrong: Markdown {wrong_md}/{n} = {wrong_md / n:.1%}, "
+          f"LaTeX {wrong_tex}/{n} = {wrong_tex / n:.1%}")
     print(f"false wrong on correct text: {n_false} (clean md {len(false_wrong['clean.md'])}, rewrites md "
           f"{len(false_wrong['rewrites.md'])}, clean tex {len(false_wrong['clean.tex'])}, rewrites tex "
           f"{len(false_wrong['rewrites.tex'])}); rewritings: {len(planted['rewrites'])}")
@@ -253,6 +264,9 @@ def main():
         print("  wrong mark:", b)
     if recall_md < min_recall or recall_tex < min_recall:
         print(f"FAIL: recall below {min_recall:.0%}")
+        ok = False
+    if wrong_md / n < min_wrong or wrong_tex / n < min_wrong:
+        print(f"FAIL: planted errors reported wrong below {min_wrong:.0%}")
         ok = False
     if n_false:
         print("FAIL: a correct number was called wrong")

@@ -53,7 +53,7 @@ void blank(std::string& s, std::size_t from, std::size_t to) {
 // ---------------------------------------------------------------------------------------------
 // The catalogue: every numeric quantity of the report with its entity, field and indexes.
 
-enum class EntityKind { Read, Intervention, Cost, Source, Constant, Vocabulary, Other };
+enum class EntityKind { Read, Intervention, Cost, Source, Constant, Vocabulary, Layer, Other };
 
 struct Entity {
     std::string name;
@@ -73,6 +73,8 @@ struct Item {
     int pos = 0;    ///< 1-based position (scores, weights, exponentials, states), 0: none
     int coord = 0;  ///< 1-based coordinate (context, query, a state's entry), 0: none
     int row = -1;   ///< intervention row, -1: none
+    int head = 0;   ///< a layer's head (1-based), 0: none (the layer's input, concat, output)
+    int qrow = 0;   ///< a layer's query row, the token that attends (1-based), 0: none
     int entries = -1;
     bool matrix = false;
 };
@@ -152,6 +154,10 @@ struct Catalogue {
     std::vector<std::string> query_names;                   ///< declared order
     std::vector<std::string> query_vectors;                 ///< "[1,0]" (no spaces), same order
     std::vector<std::string> source_names;
+    /// The tokens of the layers' sequences (lower-case), each with its 1-based row: a layer's
+    /// query rows and key positions are named by them ("elm attends to pine").
+    std::vector<std::pair<std::string, int>> layer_tokens;
+    bool has_layers = false;
 };
 
 int entity_index(Catalogue& c, const std::string& name, EntityKind kind) {
@@ -242,6 +248,24 @@ Catalogue catalogue_of(Quantities& q) {
         add(ex.interventions, EntityKind::Intervention);
         add(ex.costs, EntityKind::Cost);
     }
+    for (const auto& ls : sc.layers) {
+        const int e = entity_index(c, ls.name, EntityKind::Layer);
+        auto& en = c.entities[static_cast<std::size_t>(e)];
+        const std::string l = lower(ls.name);
+        for (const std::string& cue : {"layer " + l, l + " layer"}) en.cues.push_back(cue);
+        add_name_cue(ls.name, en.cues);
+        add_named_cues(ls.note, en.cues);
+        if (!ls.number.empty()) en.cues.push_back("table " + ls.number);
+        c.has_layers = true;
+        for (const auto& seq : sc.sequences) {
+            if (seq.name != ls.sequence) continue;
+            for (std::size_t i = 0; i < seq.tokens.size(); ++i) {
+                const std::pair<std::string, int> t{lower(seq.tokens[i]), static_cast<int>(i + 1)};
+                if (std::find(c.layer_tokens.begin(), c.layer_tokens.end(), t) == c.layer_tokens.end())
+                    c.layer_tokens.push_back(t);
+            }
+        }
+    }
     const int constant = entity_index(c, "a", EntityKind::Constant);
     const int vocabulary = entity_index(c, "vocabulary", EntityKind::Vocabulary);
     for (const auto& [pointer, j] : q.all_values()) {
@@ -275,8 +299,39 @@ Catalogue catalogue_of(Quantities& q) {
             it.entity = entity_index(c, p[1], EntityKind::Cost);
             // a cost case's count of exponentials, not the exponentials of a read
             it.field = p[2] == "exponentials" ? "exponential_count" : p[2];
+        } else if (p[0] == "layers" && p.size() >= 3) {
+            // A head's queries, keys, values, scores, denominators, weights and outputs, and the
+            // layer's input, concatenation and output: by query row, key position, coordinate.
+            it.entity = entity_index(c, p[1], EntityKind::Layer);
+            std::size_t f = 2;
+            if (p[2] == "heads") {
+                if (p.size() < 5 || !is_index(p[3])) continue;
+                it.head = std::stoi(p[3]) + 1;
+                f = 4;
+            }
+            static const std::map<std::string, std::string, std::less<>> fields = {
+                {"queries", "query"},   {"keys", "keys"},       {"values", "values"},
+                {"scores", "scores"},   {"weights", "weights"}, {"denominators", "denominator"},
+                {"outputs", "outputs"}, {"output", "outputs"},  {"concat", "outputs"},
+                {"input", "embedding"}};
+            const auto fi = fields.find(p[f]);
+            if (fi == fields.end() || (it.head == 0) != (f == 2)) continue;
+            it.field = fi->second;
+            const bool by_key = p[f] == "keys" || p[f] == "values";
+            const bool matrix_entry = p[f] == "scores" || p[f] == "weights";
+            if (p.size() > f + 3 || j->is_null()) continue;  // a masked score has no value
+            if (p.size() > f + 1) {
+                if (!is_index(p[f + 1])) continue;
+                (by_key ? it.pos : it.qrow) = std::stoi(p[f + 1]) + 1;
+            }
+            if (p.size() > f + 2) {
+                if (!is_index(p[f + 2])) continue;
+                (matrix_entry ? it.pos : it.coord) = std::stoi(p[f + 2]) + 1;
+            }
+            c.items.push_back(std::move(it));
+            continue;
         } else {
-            continue;  // layers, rollouts, names and texts: not bound by context yet
+            continue;  // rollouts, names and texts: not bound by context yet
         }
         if (at > 0) {
             it.field = p[at];
@@ -853,6 +908,16 @@ const std::vector<FieldCue>& field_cues() {
     return cues;
 }
 
+// The words that name a layer's quantities beyond a read's (only when the scenario has layers:
+// Chapter 14's "key" is a position's label, not a field).
+const std::vector<FieldCue>& layer_field_cues() {
+    static const std::vector<FieldCue> cues = {
+        {"keys", {"keys"}},      {"values", {"values"}},      {"output", {"outputs"}},
+        {"attend", {"weights"}}, {"coordinate", {"outputs"}},
+    };
+    return cues;
+}
+
 // Unit words after a count: "twelve dot products", "48 bytes", "100 source states".
 const std::vector<FieldCue>& unit_cues() {
     static const std::vector<FieldCue> cues = {
@@ -924,6 +989,8 @@ struct Scores {
     std::map<int, double> pos;  // position cue → weight (negative evidence handled in scoring)
     std::map<int, double> coord;
     std::map<int, double> row;
+    std::map<int, double> head;  ///< a layer's head named
+    std::map<int, double> qrow;  ///< a layer's query row named (the token that attends)
     std::string reason_entity, reason_field, reason_index;
     bool hypothetical = false;
     std::string foreign;     ///< the nearest reference names something the scenario does not compute
@@ -1142,6 +1209,17 @@ class Binder {
         para.b = std::min(para.b, sent.b);
         const Section* sec = section_at(c.b);
         const std::size_t sec_b = std::max(sec != nullptr ? sec->b : 0, para.b > 4000 ? para.b - 4000 : 0);
+        // A display formula that stands alone in its paragraph continues the sentence before it
+        // when that sentence has no full stop ("The weights of head 2 are" / $$A = …$$).
+        if (cat_.has_layers && c.kind == Kind::MathStatement && blank_between(para.b, c.b) && para.b > 0) {
+            std::size_t p = para.b;
+            while (p > 0 && space(s_[p - 1])) --p;
+            if (p > 0 && s_[p - 1] != '.' && s_[p - 1] != '|' && s_[p - 1] != '}') {
+                const Span prev = around(L_.paragraph_starts, p - 1, s_.size());
+                sent.b = std::max(prev.b, c.b > 400 ? c.b - 400 : 0);
+                para.b = std::min(para.b, sent.b);
+            }
+        }
         sc.hypothetical = hypothetical_at(sent.b, sent.e);
         std::size_t field_at = 0;  // the nearest field word before it in its sentence
         // Entities: named in the sentence, the paragraph, a table's caption, earlier in the section.
@@ -1220,6 +1298,18 @@ class Binder {
             if (l == "d") field("width", 8);
             if (l.starts_with("e^") || l.starts_with("exp")) field("exponentials", 8);
             if (l.starts_with("\\alpha") || l.starts_with("alpha") || l.starts_with("α")) field("weights", 8);
+            if (cat_.has_layers) {  // S, A^{(2)}, o_1, y_3: a layer's scores, weights, outputs
+                const char f0 = c.label[0];
+                if (f0 == 'S') field("scores", 8);
+                if (f0 == 'A' || l.starts_with("\\alpha") || l.starts_with("α")) field("weights", 8);
+                if (f0 == 'o' || f0 == 'O' || f0 == 'y' || f0 == 'Y') field("outputs", 8);
+                const std::size_t d = l.find_first_of("0123456789");
+                if (d != std::string::npos && (l.find("^{(") != std::string::npos || l.find("^(") != std::string::npos))
+                    sc.head[l[d] - '0'] = 8;
+                else if (d != std::string::npos &&
+                         (f0 == 'o' || f0 == 'y' || l.starts_with("q_") || l.starts_with("q")))
+                    sc.qrow[l[d] - '0'] = 8;
+            }
             if (l.starts_with("h") || l.starts_with("c") || l.starts_with("q")) {
                 const std::size_t d = l.find_first_of("0123456789");
                 if (d != std::string::npos) {
@@ -1247,6 +1337,28 @@ class Binder {
                     }
                 }
                 sc.reason_field = fmt::format("column \"{}\"", h);
+                // A layer's table: the columns are keys, named by their tokens; the field is the
+                // first one its caption names ("attention weights of head 1").
+                for (const auto& [tok, i] : cat_.layer_tokens) {
+                    if (lower(trim(h)) == tok) sc.pos[i] = 7;
+                }
+                if (cat_.has_layers && sc.field.empty()) {
+                    std::size_t first = std::string::npos;
+                    const FieldCue* fc0 = nullptr;
+                    for (const auto* list : {&field_cues(), &layer_field_cues()}) {
+                        for (const auto& fc : *list) {
+                            std::size_t at = 0;
+                            if (has_phrase(t.caption, 0, t.caption.size(), fc.stem, &at, false) && at < first) {
+                                first = at;
+                                fc0 = &fc;
+                            }
+                        }
+                    }
+                    if (fc0 != nullptr) {
+                        for (const auto& f : fc0->fields) field(f, 8);
+                        sc.reason_field = fmt::format("\"{}\" in the caption", fc0->stem);
+                    }
+                }
             }
             if (static_cast<std::size_t>(c.row) < t.row_heads.size()) {
                 const std::string& rh = t.row_heads[static_cast<std::size_t>(c.row)];
@@ -1254,6 +1366,9 @@ class Binder {
                 if (!rh.empty() && digit(rh[0])) k = rh[0] - '0';
                 for (std::size_t i = 0; i < cat_.labels.size() && k == 0; ++i) {
                     if (rh.find(cat_.labels[i]) != std::string::npos) k = std::stoi(cat_.label_positions[i][0]);
+                }
+                for (const auto& [tok, i] : cat_.layer_tokens) {
+                    if (rh == tok) sc.qrow[i] = 7;
                 }
                 if (rh == "none" || rh == "—" || rh == "-" || rh.starts_with("no ")) {
                     sc.row[0] = 7;
@@ -1326,7 +1441,10 @@ class Binder {
             std::vector<std::pair<std::size_t, const FieldCue*>> found;
             for (const auto& fc : field_cues()) {
                 std::size_t at = 0;
-                if (phrase(sent.b, c.b, fc.stem, &at)) found.emplace_back(at, &fc);
+                if (!phrase(sent.b, c.b, fc.stem, &at)) continue;
+                // In a layer, "the first query" and "query 3" name a row, not the query vectors.
+                if (cat_.has_layers && fc.stem == "query" && query_names_row(at)) continue;
+                found.emplace_back(at, &fc);
             }
             std::sort(found.begin(), found.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
             if (!found.empty()) field_at = found[0].first;
@@ -1337,6 +1455,23 @@ class Binder {
                 for (const auto& f : fc->fields) field(f, marked_between ? 2 : w);
                 if (sc.reason_field.empty()) sc.reason_field = fmt::format("\"{}\" before it", fc->stem);
                 w = std::max(2.0, w - 3);
+            }
+            if (cat_.has_layers) {  // keys, values, outputs, "attends": a layer's quantities
+                double lw = 6;
+                std::vector<std::pair<std::size_t, const FieldCue*>> lfound;
+                for (const auto& fc : layer_field_cues()) {
+                    std::size_t at = 0;
+                    if (phrase(sent.b, c.b, fc.stem, &at)) lfound.emplace_back(at, &fc);
+                }
+                std::sort(lfound.begin(), lfound.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+                for (const auto& [at, fc] : lfound) {
+                    const double w2 = at >= field_at ? lw : std::min(lw, 3.0);
+                    for (const auto& f : fc->fields) field(f, w2);
+                    if (sc.reason_field.empty() || at >= field_at)
+                        sc.reason_field = fmt::format("\"{}\" before it", fc->stem);
+                    if (at >= field_at) field_at = at;
+                    lw = std::max(2.0, lw - 3);
+                }
             }
             if (c.table < 0) {
                 std::map<std::string, int> count;
@@ -1518,6 +1653,7 @@ class Binder {
             }
             if (m != 0) sc.entity[static_cast<int>(i)] += m;
         }
+        if (cat_.has_layers) layer_cues(c, sent, reach, sec_b, sc);
         // Index cues in the sentence: a position's label (color, key), "first coordinate",
         // "removing key" (an intervention's row), the place in a list.
         if (c.table < 0) {
@@ -1604,6 +1740,252 @@ class Binder {
         return sc;
     }
 
+    // Whether the word "query" at `at` names a row of a layer: an ordinal before it ("the first
+    // query") or a number after it ("query 3").
+    bool query_names_row(std::size_t at) const {
+        std::size_t e = at + 5;
+        if (e < low_.size() && low_[e] == 's') ++e;
+        if (e + 1 < low_.size() && low_[e] == ' ' && digit(low_[e + 1])) return true;
+        std::size_t p = at;
+        while (p > 0 && low_[p - 1] == ' ') --p;
+        std::size_t b = p;
+        while (b > 0 && alpha(low_[b - 1])) --b;
+        const std::string w = low_.substr(b, p - b);
+        for (const char* o : {"first", "second", "third", "fourth", "fifth", "sixth", "last"}) {
+            if (w == o) return true;
+        }
+        return false;
+    }
+
+    int layer_count() const {
+        return static_cast<int>(std::count_if(cat_.entities.begin(), cat_.entities.end(),
+                                              [](const Entity& e) { return e.kind == EntityKind::Layer; }));
+    }
+
+    // Whether [b, e) holds nothing but spaces and math delimiters.
+    bool blank_between(std::size_t b, std::size_t e) const {
+        for (std::size_t k = b; k < e && k < s_.size(); ++k) {
+            if (!space(s_[k]) && s_[k] != '$' && s_[k] != '\\' && s_[k] != '[' && s_[k] != '(') return false;
+        }
+        return true;
+    }
+
+    // A token of a layer named in [b, e): a sequence token (pine), `token 3`, `query 3`, `key 1`,
+    // `row 2`, `column 1`, `x_3`, `q_3`, `k_1`, `o_2`, `the third token`, `the first`, `itself`;
+    // with its role: the query (the row, the token that attends) or the key it attends to.
+    enum class Role { Unknown, Query, Key, Self };
+    struct Mention {
+        std::size_t at = 0, end = 0;
+        int index = 0;
+        Role role = Role::Unknown;
+    };
+    // The role the words just before a mention give it: "to", "against", "on", "key (of)",
+    // "column" a key; "query (of)", "row (of)", "output of", "for" a query.
+    Role role_before(std::size_t at) const {
+        std::size_t p = at;
+        std::vector<std::string> words;
+        while (words.size() < 3 && p > 0) {
+            while (p > 0 && (s_[p - 1] == ' ' || s_[p - 1] == '$')) --p;
+            std::size_t b = p;
+            while (b > 0 && alpha(low_[b - 1])) --b;
+            if (b == p) break;
+            words.push_back(low_.substr(b, p - b));
+            p = b;
+            if (words.back() != "the" && words.back() != "of") break;
+        }
+        std::erase(words, "the");
+        if (words.empty()) return Role::Unknown;
+        const std::string& w = words[0] == "of" && words.size() > 1 ? words[1] : words[0];
+        static const std::set<std::string, std::less<>> key_words = {"to",   "against", "on",     "key",
+                                                                     "keys", "column",  "columns"};
+        static const std::set<std::string, std::less<>> query_words = {
+            "query", "queries", "row", "rows", "for", "output", "outputs", "weights", "scores", "denominator"};
+        if (words[0] == "of")
+            return key_words.contains(w) && w != "to" ? Role::Key
+                   : query_words.contains(w)          ? Role::Query
+                                                      : Role::Unknown;
+        if (key_words.contains(w)) return Role::Key;
+        if (w == "query" || w == "row" || w == "for") return Role::Query;
+        return Role::Unknown;
+    }
+    std::vector<Mention> token_mentions(std::size_t b, std::size_t e) const {
+        std::vector<Mention> out;
+        auto word_at = [&](std::size_t k, std::size_t len) {
+            return (k == 0 || !alpha(low_[k - 1])) && (k + len >= low_.size() || !alpha(low_[k + len]));
+        };
+        for (const auto& [tok, i] : cat_.layer_tokens) {
+            const auto [lo, hi] = occ_.within(tok, b, e);
+            for (const std::size_t* it = lo; it != hi; ++it) {
+                if (word_at(*it, tok.size())) out.push_back({*it, *it + tok.size(), i, role_before(*it)});
+            }
+        }
+        static const std::array<std::pair<const char*, Role>, 7> nouns{{{"token", Role::Unknown},
+                                                                        {"position", Role::Unknown},
+                                                                        {"query", Role::Query},
+                                                                        {"row", Role::Query},
+                                                                        {"key", Role::Key},
+                                                                        {"column", Role::Key},
+                                                                        {"word", Role::Unknown}}};
+        static const std::array<const char*, 6> ordinal{"first", "second", "third", "fourth", "fifth", "sixth"};
+        for (const auto& [noun, role] : nouns) {
+            const std::string n = std::string(noun) + " ";
+            const auto [lo, hi] = occ_.within(n, b, e);
+            for (const std::size_t* it = lo; it != hi; ++it) {
+                const std::size_t d = *it + n.size();
+                if (!word_at(*it, n.size() - 1) || d >= e || !digit(low_[d]) || (d + 1 < e && digit(low_[d + 1])))
+                    continue;
+                const Role r = role == Role::Unknown ? role_before(*it) : role;
+                out.push_back({*it, d + 1, low_[d] - '0', r});
+            }
+            for (std::size_t o = 0; o < ordinal.size(); ++o) {
+                const std::string phrase_o = std::string(ordinal[o]) + " " + noun;
+                const auto [lo2, hi2] = occ_.within(phrase_o, b, e);
+                for (const std::size_t* it = lo2; it != hi2; ++it) {
+                    if (!word_at(*it, phrase_o.size()) &&
+                        !(*it + phrase_o.size() < low_.size() && low_[*it + phrase_o.size()] == 's'))
+                        continue;
+                    const Role r = role == Role::Unknown ? role_before(*it) : role;
+                    out.push_back({*it, *it + phrase_o.size(), static_cast<int>(o) + 1, r});
+                }
+            }
+        }
+        for (std::size_t o = 0; o < ordinal.size(); ++o) {  // "attends to the first"
+            const std::string phrase_o = std::string("the ") + ordinal[o];
+            const auto [lo, hi] = occ_.within(phrase_o, b, e);
+            for (const std::size_t* it = lo; it != hi; ++it) {
+                const std::size_t r = *it + phrase_o.size();
+                if (!word_at(*it, phrase_o.size())) continue;
+                std::size_t n = r;
+                while (n < low_.size() && low_[n] == ' ') ++n;
+                std::size_t ne = n;
+                while (ne < low_.size() && alpha(low_[ne])) ++ne;
+                const std::string next = low_.substr(n, ne - n);
+                // "the first query" is a noun's ordinal above; "the first with weight 1/4" a token's
+                if (next != "with" && next != "and" && next != "by" && n != r + 0 && !next.empty()) continue;
+                out.push_back({*it, r, static_cast<int>(o) + 1, role_before(*it + 4)});
+            }
+        }
+        for (const char* sym : {"x_", "q_", "k_", "o_", "y_"}) {
+            const auto [lo, hi] = occ_.within(sym, b, e);
+            for (const std::size_t* it = lo; it != hi; ++it) {
+                std::size_t d = *it + 2;
+                if (d < e && low_[d] == '{') ++d;
+                if (d >= e || !digit(low_[d]) || (*it > 0 && alpha(low_[*it - 1]))) continue;
+                const Role r = sym[0] == 'k' ? Role::Key : sym[0] == 'x' ? role_before(*it) : Role::Query;
+                out.push_back({*it, d + 1, low_[d] - '0', r});
+            }
+        }
+        {
+            const auto [lo, hi] = occ_.within("itself", b, e);
+            for (const std::size_t* it = lo; it != hi; ++it) out.push_back({*it, *it + 6, 0, Role::Self});
+        }
+        std::sort(out.begin(), out.end(), [](const Mention& x, const Mention& y) { return x.at < y.at; });
+        return out;
+    }
+
+    // A layer's cues: the head named nearest (its sentence, the paragraphs before it, its
+    // section; a table's caption), and the query row and key position of the sentence's tokens.
+    void layer_cues(const Candidate& c, const Span& sent, std::size_t reach, std::size_t sec_b, Scores& sc) const {
+        if (sc.head.empty()) {
+            auto heads_in = [&](std::size_t b, std::size_t e) {
+                int before = 0, after = 0;
+                std::size_t before_at = 0;
+                static const std::array<const char*, 4> ordinal{"first", "second", "third", "fourth"};
+                for (int h = 1; h <= 9; ++h) {
+                    for (const std::string& p :
+                         {fmt::format("head {}", h), fmt::format("head_{}", h),
+                          h <= 4 ? fmt::format("{} head", ordinal[static_cast<std::size_t>(h - 1)])
+                                 : std::string("\x01")}) {
+                        std::size_t at = 0;
+                        if (phrase(b, std::min(e, c.b), p, &at) && (before == 0 || at > before_at)) {
+                            before = h;
+                            before_at = at;
+                        }
+                        if (after == 0 && phrase(std::max(b, c.e), e, p, &at, false)) after = h;
+                    }
+                }
+                return before > 0 ? before : after;
+            };
+            int h = 0;
+            double w = 0;
+            if (c.table >= 0) {
+                const auto& t = L_.tables[static_cast<std::size_t>(c.table)];
+                for (int k = 1; k <= 9 && h == 0; ++k) {
+                    if (has_phrase(t.caption, 0, t.caption.size(), fmt::format("head {}", k))) h = k, w = 4;
+                }
+            }
+            if (h == 0 && (h = heads_in(sent.b, sent.e)) > 0) w = 4;
+            if (h == 0 && reach < sent.b && (h = heads_in(reach, sent.b)) > 0) w = 3;
+            if (h == 0 && sec_b < reach && (h = heads_in(sec_b, reach)) > 0) w = 2;
+            if (h > 0) sc.head[h] = w;
+        }
+        if (c.table >= 0) return;
+        if (c.list_index > 0 && c.list_size >= 2) {  // "[1,0], [0,1] and [1,1]": the rows in order
+            sc.qrow[c.list_index] = c.list_size >= 3 ? 3 : 1;
+            return;
+        }
+        const std::vector<Mention> ms = token_mentions(sent.b, sent.e);
+        int q = 0, k = 0;
+        for (const auto& m : ms) {
+            if (m.end > c.b) break;
+            switch (m.role) {
+                case Role::Query:
+                    q = m.index, k = 0;
+                    break;
+                case Role::Key:
+                    k = m.index;
+                    break;
+                case Role::Self:
+                    k = q;
+                    break;
+                case Role::Unknown:
+                    if (q == 0) {
+                        q = m.index;
+                    } else if (k == 0) {
+                        k = m.index;
+                    } else {
+                        q = m.index, k = 0;
+                    }
+                    break;
+            }
+        }
+        // A key named right after it ("0 against the key of oak", "1/5 to oak", "2a against itself").
+        for (const auto& m : ms) {
+            if (m.at < c.e) continue;
+            const std::string gap = low_.substr(c.e, m.at - c.e);
+            bool only_links = gap.size() <= 24;
+            std::size_t p = 0;
+            while (only_links && p < gap.size()) {
+                while (p < gap.size() && (gap[p] == ' ' || gap[p] == '$')) ++p;
+                std::size_t we = p;
+                while (we < gap.size() && alpha(gap[we])) ++we;
+                const std::string w = gap.substr(p, we - p);
+                if (we == p && p < gap.size()) only_links = false;
+                if (!w.empty() && w != "against" && w != "to" && w != "the" && w != "key" && w != "of" && w != "on")
+                    only_links = false;
+                p = we;
+            }
+            if (only_links && (m.role == Role::Key || m.role == Role::Self || m.role == Role::Unknown))
+                k = m.role == Role::Self ? q : m.index;
+            break;
+        }
+        if (q == 0) {  // the token named after it ("… is the output of elm")
+            for (const auto& m : ms) {
+                if (m.at >= c.e && (m.role == Role::Query || m.role == Role::Unknown)) {
+                    q = m.index;
+                    break;
+                }
+            }
+        }
+        if (q > 0 && sc.qrow.empty()) sc.qrow[q] = 4;
+        if (k > 0 && sc.pos.empty()) sc.pos[k] = 4;
+        if (q > 0 || k > 0) {
+            const std::string r = fmt::format("{}{}{}", q > 0 ? fmt::format("query {}", q) : "",
+                                              q > 0 && k > 0 ? ", " : "", k > 0 ? fmt::format("key {}", k) : "");
+            sc.reason_index = sc.reason_index.empty() ? r : sc.reason_index + ", " + r;
+        }
+    }
+
     double entity_score(const Scores& sc, const Item& it) const {
         auto of = [&sc](int e) {
             const auto x = sc.entity.find(e);
@@ -1620,6 +2002,7 @@ class Binder {
             }
         }
         if (en.kind == EntityKind::Constant || en.kind == EntityKind::Vocabulary) v = std::max(v, 4.0);
+        if (en.kind == EntityKind::Layer && layer_count() == 1) v = std::max(v, 4.0);
         // The states of the scenario's only source need no name: "the sun state is [a,0]".
         if (en.kind == EntityKind::Source && cat_.source_names.size() == 1) v = std::max(v, 3.5);
         return v;
@@ -1646,6 +2029,8 @@ class Binder {
         };
         index(sc.pos, it.pos);
         index(sc.coord, it.coord);
+        index(sc.qrow, it.qrow);
+        index(sc.head, it.head);
 
         if (it.row >= 0 && !sc.row.empty()) {
             const auto x = sc.row.find(it.row);
@@ -1994,8 +2379,17 @@ std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>
             for (std::size_t p = body.find(env); p != std::string::npos; p = body.find(env, p + 1))
                 blank(body, p, p + std::string_view(env).size());
         }
-        for (auto& ch : body) {
-            if (ch == '&') ch = ' ';
+        // Alignment marks are no part of a value; a matrix environment's `&` separates its entries.
+        {
+            int env = 0;
+            for (std::size_t k = 0; k < body.size(); ++k) {
+                if (body.compare(k, 7, "\\begin{") == 0 || body.compare(k, 5, "\\end{") == 0) {
+                    const std::size_t g = body.find('}', k);
+                    if (g != std::string::npos && body.compare(g - 6, 6, "matrix") == 0)
+                        env += body[k + 1] == 'b' ? 1 : -1;
+                }
+                if (body[k] == '&' && env == 0) body[k] = ' ';
+            }
         }
         // Split at \qquad, \quad, top-level `,` before a name, and `\\` not followed by a relation.
         std::vector<Span> stmts;
@@ -2008,6 +2402,15 @@ std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>
                 const char ch = body[k];
                 if (ch == '{' || ch == '[' || ch == '(') ++depth;
                 if (ch == '}' || ch == ']' || ch == ')') --depth;
+                // A matrix environment is one value: its rows' `\\` are inside it.
+                if (body.compare(k, 7, "\\begin{") == 0 || body.compare(k, 5, "\\end{") == 0) {
+                    const std::size_t g = body.find('}', k);
+                    if (g != std::string::npos && body.compare(g - 6, 6, "matrix") == 0) {
+                        depth += body[k + 1] == 'b' ? 1 : -1;
+                        k = g;
+                        continue;
+                    }
+                }
                 if (depth == 0 && body.compare(k, 6, "\\qquad") == 0)
                     cut = true, skip = 6;
                 else if (depth == 0 && body.compare(k, 5, "\\quad") == 0)
@@ -2143,9 +2546,13 @@ std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>
             const std::string w = lower(s.substr(k, we - k));
             const bool number_word = std::find(kNumberWords.begin(), kNumberWords.end(), w) != kNumberWords.end();
             const std::string prev = word_before_at(s, k);
-            if (w == "a" && we < s.size() && (s[we] == ',' || s[we] == '.' || s[we] == ';' || s[we] == ')') &&
-                (prev == "is" || prev == "are" || prev == "at" || prev == "to" || prev == "equal" || prev == "equals" ||
-                 prev == "be" || prev == "remains" || prev == "gives")) {
+            // "a" as a value: after a verb or `to` before punctuation ("the score is a."), or
+            // before "against" ("scores a against the key of elm": never the article there).
+            if (w == "a" && we < s.size() &&
+                (((s[we] == ',' || s[we] == '.' || s[we] == ';' || s[we] == ')') &&
+                  (prev == "is" || prev == "are" || prev == "at" || prev == "to" || prev == "equal" ||
+                   prev == "equals" || prev == "be" || prev == "remains" || prev == "gives")) ||
+                 s.compare(we, 9, " against ") == 0)) {
                 c.b = k;
                 c.e = we;
                 c.kind = Kind::Prose;
@@ -2309,6 +2716,31 @@ std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>
     }
     cands.insert(cands.end(), prose.begin(), prose.end());
     std::sort(cands.begin(), cands.end(), [](const Candidate& x, const Candidate& y) { return x.b < y.b; });
+    // A list that holds formulas (LaTeX's "$[1,0]$, $[0,1]$ and $[1,1]$") is a list as in prose.
+    {
+        bool math_lists = false;
+        for (std::size_t i = 0; i + 1 < cands.size(); ++i) {
+            auto& x = cands[i];
+            auto& y = cands[i + 1];
+            if (x.kind != Kind::MathStatement && y.kind != Kind::MathStatement) continue;
+            if (x.table >= 0 || y.table >= 0 || !x.not_claim.empty() || !y.not_claim.empty() || !x.markable ||
+                !y.markable || y.b < x.e)
+                continue;
+            const std::string gap = s.substr(x.e, y.b - x.e);
+            if ((gap == ", " || gap == " and " || gap == ", and " || gap == ",") &&
+                (x.shape.entries >= 0) == (y.shape.entries >= 0)) {
+                if (x.list_index == 0) x.list_index = 1;
+                y.list_index = x.list_index + 1;
+                math_lists = true;
+            }
+        }
+        for (std::size_t i = cands.size(); math_lists && i-- > 0;) {
+            auto& x = cands[i];
+            if (x.list_index == 0 || x.in_cell_list) continue;
+            const bool last = i + 1 == cands.size() || cands[i + 1].list_index != x.list_index + 1;
+            x.list_size = last ? x.list_index : cands[i + 1].list_size;
+        }
+    }
 
     // Judge each.
     std::vector<BoundNumber> out;
@@ -2363,6 +2795,75 @@ std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>
             continue;
         }
         const Scores sc = binder.cues_for(c);
+        // A row of a layer's weights written as its sum ("2/5+1/5+2/5=1"): its terms are a row of
+        // weights and the sum is 1; no one pointer holds the sum, so it is not marked.
+        if (binder.catalogue().has_layers && c.shape.entries < 0 && sc.field.contains("weights") &&
+            sc.foreign.empty()) {
+            const auto links = chain_elements(plain_notation(written));
+            std::vector<std::string> terms;
+            if (links.size() >= 2) {
+                const std::string& first = links[0].second;
+                int depth = 0;
+                std::size_t from = 0;
+                for (std::size_t k = 0; k <= first.size(); ++k) {
+                    if (k < first.size() && (first[k] == '(' || first[k] == '[' || first[k] == '{')) ++depth;
+                    if (k < first.size() && (first[k] == ')' || first[k] == ']' || first[k] == '}')) --depth;
+                    if (k == first.size() || (depth == 0 && first[k] == '+')) {
+                        terms.push_back(trim(first.substr(from, k - from)));
+                        from = k + 1;
+                    }
+                }
+            }
+            std::vector<std::pair<double, const Item*>> rows;
+            for (const auto& it : items) {
+                if (terms.size() < 2 || it.field != "weights" || it.matrix || it.qrow == 0 ||
+                    it.entries != static_cast<int>(terms.size()))
+                    continue;
+                const double v = binder.score(sc, it);
+                if (v > 0) rows.emplace_back(v, &it);
+            }
+            if (!rows.empty()) {
+                std::stable_sort(rows.begin(), rows.end(),
+                                 [](const auto& x, const auto& y) { return x.first > y.first; });
+                std::string vec = "[";
+                for (std::size_t i = 0; i < terms.size(); ++i) vec += (i ? ", " : "") + terms[i];
+                vec += "]";
+                ClaimJudgement total;
+                const Item* row = nullptr;
+                try {
+                    total = judge_claim(written, detail::Json("1"));
+                    for (const auto& [v, it] : rows) {
+                        if (v < rows[0].first - 2) break;
+                        if (judge_claim(vec, *it->value).passed) {
+                            row = it;
+                            break;
+                        }
+                    }
+                } catch (const Error& e) {
+                    if (work_refusal(e)) throw;
+                }
+                n.markable = false;
+                AuditQuantity aq;
+                const Item& shown = row != nullptr ? *row : *rows[0].second;
+                aq.pointer = shown.pointer;
+                aq.value = quantity_text(*shown.value);
+                aq.description = describe_pointer(q.report(), shown.pointer);
+                f.bound.push_back(aq);
+                f.reason = "the sum of a row of weights";
+                if (total.passed && row != nullptr) {
+                    f.verdict = AuditVerdict::Verified;
+                } else if (sc.hypothetical) {
+                    f.verdict = AuditVerdict::Unbound;
+                    f.reason = "in a negated or hypothetical sentence; its context fits the sum of a row of weights";
+                } else {
+                    f.verdict = AuditVerdict::Wrong;
+                    f.detail = !total.passed ? fmt::format("a row of weights sums to 1: {}", total.detail)
+                                             : "its terms are no row of the weights its context fits";
+                }
+                out.push_back(std::move(n));
+                continue;
+            }
+        }
         std::vector<std::pair<double, const Item*>> ranked;
         for (const auto& it : items) {
             if (sc.field.empty()) break;

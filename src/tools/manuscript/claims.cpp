@@ -417,6 +417,41 @@ bool work_refusal(const Error& e) {
            e.reason().find(fmt::format("(limits: {}", limit_name(Limit::max_work))) != std::string::npos;
 }
 
+namespace {
+
+// A matrix environment (`\begin{bmatrix} a & 0 \\ 0 & a \end{bmatrix}`, `pmatrix`, `vmatrix`,
+// `matrix`) in the tool's notation: rows split at `\\`, entries at `&`, `[[a, 0], [0, a]]`.
+std::string matrix_environments(std::string s) {
+    for (const std::string_view kind : {"bmatrix", "pmatrix", "Bmatrix", "vmatrix", "matrix"}) {
+        const std::string open = "\\begin{" + std::string(kind) + "}";
+        const std::string close = "\\end{" + std::string(kind) + "}";
+        for (std::size_t b = s.find(open); b != std::string::npos; b = s.find(open, b + 1)) {
+            const std::size_t e = s.find(close, b + open.size());
+            if (e == std::string::npos) break;
+            const std::string body = s.substr(b + open.size(), e - b - open.size());
+            std::string rows = "[";
+            std::size_t from = 0;
+            bool first = true;
+            while (from <= body.size()) {
+                const std::size_t cut = body.find("\\\\", from);
+                std::string row = trim(body.substr(from, cut == std::string::npos ? std::string::npos : cut - from));
+                if (!row.empty()) {
+                    for (std::size_t p = row.find('&'); p != std::string::npos; p = row.find('&', p + 1)) row[p] = ',';
+                    rows += (first ? "[" : ", [") + row + "]";
+                    first = false;
+                }
+                if (cut == std::string::npos) break;
+                from = cut + 2;
+            }
+            rows += "]";
+            s.replace(b, e + close.size() - b, rows);
+        }
+    }
+    return s;
+}
+
+}  // namespace
+
 std::string plain_notation(std::string_view written) {
     std::string s;
     s.reserve(written.size());
@@ -427,7 +462,7 @@ std::string plain_notation(std::string_view written) {
         }
         s += written[k];
     }
-    s = latex_to_plain(s);
+    s = latex_to_plain(matrix_environments(std::move(s)));
     for (const auto& [glyph, spelled] : kVulgarFractions) {
         for (std::size_t p = s.find(glyph); p != std::string::npos; p = s.find(glyph, p)) {
             // Right after digits the glyph ends a mixed number: 3½ is 3 + 1/2 = 7/2, read as
