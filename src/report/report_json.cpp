@@ -16,9 +16,7 @@
 
 namespace exactattn::detail {
 
-namespace {
 class TraceWriter;
-}  // namespace
 
 // An array of n entries in ReportJson's tree: where it is, how to build it, how to write it.
 struct LargeArray {
@@ -88,10 +86,10 @@ Json matrix_json(const Memory& m) {
     return a;
 }
 
-namespace {
-
 // The JSON text of a read, written in chunks of about a megabyte to a stream (or kept whole
-// for a string), only the keys selected.
+// for a string), only the keys selected. Not in the anonymous namespace: LargeArray (declared
+// in report_json.hpp) names it, and in the library's unity build GCC warns of a type of
+// external linkage using one of internal linkage (-Wsubobject-linkage).
 class TraceWriter {
   public:
     TraceWriter(std::ostream* out, const std::vector<std::string>& fields) : out_(out), fields_(fields) {
@@ -190,6 +188,8 @@ class TraceWriter {
     std::string buf_;
     bool first_ = true;
 };
+
+namespace {
 
 void write_trace(const Memory& memory, const ReadTrace& t, TraceWriter& w) {
     // The same text as trace_to_json(&memory, t).dump(), written directly: the document tree
