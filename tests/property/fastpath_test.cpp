@@ -596,7 +596,9 @@ TEST(FastPath, EqualsGeneralPathOnMemoriesWithAUnitAColumn) {
         ASSERT_EQ(fast_error, general_error);
         if (!f) continue;
         ++cases;
-        if (!refusable) ASSERT_TRUE(f->fast_path) << "the fast path declined";
+        if (!refusable) {
+            ASSERT_TRUE(f->fast_path) << "the fast path declined";
+        }
         if (f->fast_path) {
             expect_same_trace(*f, *g);
             ++fast;

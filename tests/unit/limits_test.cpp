@@ -121,7 +121,8 @@ TEST(WorkRecorder, ReplayedStepsChargeWhatTheComputationCharged) {
     ASSERT_GT(computed, 0);
     const double after_first = job.spent();
     EXPECT_TRUE(charge_steps(steps));
-    EXPECT_EQ(job.spent() - after_first, computed);
+    // (units are doubles: the two differences of running totals agree to their rounding)
+    EXPECT_NEAR(job.spent() - after_first, computed, 1e-12 * computed);
     // Steps charged after the recorder ended are not recorded.
     const std::size_t recorded = steps.size();
     const Value z = x * x;

@@ -252,7 +252,9 @@ TEST(ManuscriptCheck, PlantedWrongNumbersInLatexAreCaughtAtTheirLine) {
         const auto r = check_manuscript_text(text, path, ManuscriptFormat::Latex);
         ASSERT_EQ(r.wrong(), 1U) << to;
         for (const auto& c : r.claims) {
-            if (!c.passed) EXPECT_EQ(c.line, line) << to;
+            if (!c.passed) {
+                EXPECT_EQ(c.line, line) << to;
+            }
         }
     }
 }

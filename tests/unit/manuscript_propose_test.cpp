@@ -14,7 +14,7 @@
 namespace exactattn {
 namespace {
 
-const ManuscriptOptions kChapter{"chapter14"};
+const ManuscriptOptions kChapter{"chapter14", {}};
 const std::string kHead = "---\nexactattn-scenario: chapter14\n---\n";
 
 ProposeResult propose_md(const std::string& text) {

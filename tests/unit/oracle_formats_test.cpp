@@ -31,9 +31,13 @@ TEST(OracleFormats, Float16BitPatternsDecodeToTheirValues) {
     EXPECT_EQ(decode_bits(0x0001, FloatFormat::BFloat16), std::ldexp(1.0, -133));
     for (std::uint64_t b = 0; b < 0x10000; ++b) {  // encode inverts decode on every finite pattern
         const double x = decode_bits(b, FloatFormat::Float16);
-        if (std::isfinite(x)) EXPECT_EQ(encode_bits(x, FloatFormat::Float16), b) << b;
+        if (std::isfinite(x)) {
+            EXPECT_EQ(encode_bits(x, FloatFormat::Float16), b) << b;
+        }
         const double y = decode_bits(b, FloatFormat::BFloat16);
-        if (std::isfinite(y)) EXPECT_EQ(encode_bits(y, FloatFormat::BFloat16), b) << b;
+        if (std::isfinite(y)) {
+            EXPECT_EQ(encode_bits(y, FloatFormat::BFloat16), b) << b;
+        }
     }
 }
 
