@@ -35,11 +35,11 @@ struct BackVariant {
     DSource d = DSource::Exact;
     FloatFormat d_format = FloatFormat::Float32;
     std::int64_t keys_end = -1;  // ≥ 0: keys from here on missing from the backward (a dropped tile)
-    double tol_factor = 1;       // the kernel's own errors scale with its dS (the scale mistakes)
 };
 
 struct Grads {
     std::vector<double> dq, dk, dv;
+    std::vector<double> aq, ak, av;  // Σ|terms| of each entry: what a kernel's rounding errors scale with
 };
 
 double scale_of(const Problem& p) {
@@ -53,9 +53,10 @@ double scale_of(const Problem& p) {
 Grads run_back(const Problem& p, const Tensor& d_out, const BackVariant& x) {
     const std::int64_t nq = p.q.rows(), nk = p.k.rows(), d = p.q.cols(), dv = p.v.cols();
     const double c = scale_of(p), lb = p.base == ExpBase::Two ? std::log(2.0) : 1.0;
-    Grads g{std::vector<double>(static_cast<std::size_t>(nq * d), 0.0),
-            std::vector<double>(static_cast<std::size_t>(nk * d), 0.0),
-            std::vector<double>(static_cast<std::size_t>(nk * dv), 0.0)};
+    Grads g;
+    g.dq.assign(static_cast<std::size_t>(nq * d), 0.0), g.aq = g.dq;
+    g.dk.assign(static_cast<std::size_t>(nk * d), 0.0), g.ak = g.dk;
+    g.dv.assign(static_cast<std::size_t>(nk * dv), 0.0), g.av = g.dv;
     const Problem& bp = x.seen != nullptr ? *x.seen : p;
     const std::int64_t end = x.keys_end >= 0 ? x.keys_end : nk;
     std::vector<double> t(static_cast<std::size_t>(nk)), w = t, o(static_cast<std::size_t>(dv)), dp = t;
@@ -110,8 +111,13 @@ Grads run_back(const Problem& p, const Tensor& d_out, const BackVariant& x) {
             for (std::int64_t y = 0; y < d; ++y) {
                 g.dq[i * d + y] += ds * p.k.data[j * d + y];
                 g.dk[j * d + y] += ds * p.q.data[i * d + y];
+                g.aq[i * d + y] += std::fabs(ds * p.k.data[j * d + y]);
+                g.ak[j * d + y] += std::fabs(ds * p.q.data[i * d + y]);
             }
-            for (std::int64_t y = 0; y < dv; ++y) g.dv[j * dv + y] += w[j] * d_out.data[i * dv + y];
+            for (std::int64_t y = 0; y < dv; ++y) {
+                g.dv[j * dv + y] += w[j] * d_out.data[i * dv + y];
+                g.av[j * dv + y] += std::fabs(w[j] * d_out.data[i * dv + y]);
+            }
         }
     }
     return g;
@@ -129,14 +135,15 @@ struct Evidence {
     std::vector<double> ref, tol;
 };
 
-void add_fit(Fit& f, const std::vector<double>& cand, const Evidence& x, double tol_factor) {
+// `grow`: each entry's tolerance is multiplied by this (1 when empty).
+void add_fit(Fit& f, const std::vector<double>& cand, const Evidence& x, const std::vector<double>& grow = {}) {
     for (std::size_t at = 0; at < cand.size(); ++at) {
         const double k = x.actual->data[at], h = cand[at];
         double dist = 0;
         if (std::isnan(h) || std::isnan(k))
             dist = std::isnan(h) && std::isnan(k) ? 0 : 1e6;
         else
-            dist = std::min(1e6, std::fabs(k - h) / (x.tol[at] * tol_factor));
+            dist = std::min(1e6, std::fabs(k - h) / (x.tol[at] * (grow.empty() ? 1 : grow[at])));
         f.within += dist <= 1 ? 1 : 0;
         f.cost += dist;
         ++f.entries;
@@ -182,20 +189,18 @@ std::string diagnose_grads(const Problem& p, const Tensor& d_out, const GradRefe
         return name == "dq" ? h.dq : name == "dk" ? h.dk : h.dv;
     };
     Fit declared;
-    for (const Evidence& x : given) add_fit(declared, x.ref, x, 1);
+    for (const Evidence& x : given) add_fit(declared, x.ref, x);
 
     const double c = scale_of(p);
     std::vector<BackVariant> hyps;
     if (std::fabs(c) != 1 && c != 0) {
         BackVariant x;
         x.ds_factor = 1 / c;
-        x.tol_factor = std::fabs(1 / c);
         x.why = fmt::format(
             "the softmax scale is missing from dS: dQ and dK are 1/c = {:.6g} times the true gradients, dV is right",
             1 / c);
         hyps.push_back(x);
         x.ds_factor = c;
-        x.tol_factor = std::fabs(c);
         x.why = fmt::format(
             "the softmax scale is applied twice in dS: dQ and dK are c = {:.6g} times the true gradients, dV is right",
             c);
@@ -285,6 +290,28 @@ std::string diagnose_grads(const Problem& p, const Tensor& d_out, const GradRefe
         }
     }
     // GQA is not a hypothesis: the gradients are judged one head (one matrix problem) at a time.
+    // A mistake that makes an entry's terms larger (P on masked keys, P off by a factor per row)
+    // makes the kernel's rounding errors larger in proportion: the tolerance grows by the ratio of
+    // the entry's Σ|terms| under the mistake to that of the true backward (at least the tensor's
+    // median, as the bounds are), never shrinks.
+    const Grads truth = run_back(p, d_out, BackVariant{});
+    const auto growth = [](const std::vector<double>& mistaken, const std::vector<double>& exact) {
+        std::vector<double> pos;
+        for (double a : exact)
+            if (a > 0) pos.push_back(a);
+        double median = 0;
+        if (!pos.empty()) {
+            const auto mid = static_cast<std::ptrdiff_t>(pos.size() / 2);
+            std::nth_element(pos.begin(), pos.begin() + mid, pos.end());
+            median = pos[static_cast<std::size_t>(mid)];
+        }
+        std::vector<double> r(mistaken.size(), 1.0);
+        for (std::size_t at = 0; at < r.size(); ++at) {
+            const double base = std::max(exact[at], median);
+            if (base > 0 && std::isfinite(mistaken[at])) r[at] = std::max(1.0, mistaken[at] / base);
+        }
+        return r;
+    };
     const BackVariant* best = nullptr;
     double best_cost = kInf;
     for (const BackVariant& x : hyps) {
@@ -292,7 +319,10 @@ std::string diagnose_grads(const Problem& p, const Tensor& d_out, const GradRefe
         Fit f;
         for (std::size_t n = 0; n < given.size(); ++n) {
             const std::string& name = actual[n].first;
-            add_fit(f, pick(h, name), given[n], name == "dv" ? 1 : x.tol_factor);
+            const auto grow = name == "dq"   ? growth(h.aq, truth.aq)
+                              : name == "dk" ? growth(h.ak, truth.ak)
+                                             : growth(h.av, truth.av);
+            add_fit(f, pick(h, name), given[n], grow);
         }
         const bool fits =
             static_cast<double>(f.within) >= 0.99 * static_cast<double>(f.entries) && f.cost * 4 <= declared.cost;
