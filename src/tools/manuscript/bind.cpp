@@ -16,6 +16,8 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
+#include <string_view>
 
 #include "exactattn/limits.hpp"
 #include "exactattn/pointers.hpp"
@@ -30,6 +32,12 @@ namespace {
 using detail::Json;
 
 constexpr double kWorkPerNumber = 2e5;
+
+// The ordinals the binder reads ("the second read", "the first query", "the third head"); each
+// rule reads as many of them as it needs (ordinals(n): the first n).
+constexpr std::array<std::string_view, 10> kOrdinals{"first", "second",  "third",  "fourth", "fifth",
+                                                     "sixth", "seventh", "eighth", "ninth",  "tenth"};
+constexpr std::span<const std::string_view> ordinals(std::size_t n) { return std::span(kOrdinals).first(n); }
 
 bool digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
 bool alpha(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
@@ -208,8 +216,7 @@ Catalogue catalogue_of(Quantities& q) {
         en.query = rr.spec.query.name;
         add_name_cue(rr.spec.name, en.cues);
         add_own_name_cues(rr.spec.name, EntityKind::Read, en.cues);
-        static const std::array<const char*, 10> ordinal{"first", "second",  "third",  "fourth", "fifth",
-                                                         "sixth", "seventh", "eighth", "ninth",  "tenth"};
+        const auto ordinal = ordinals(10);
         const std::size_t nth = static_cast<std::size_t>(&rr - r.reads.data());
         if (nth < ordinal.size()) en.cues.push_back(std::string(ordinal[nth]) + " read");
         add_named_cues(rr.spec.note, en.cues);
@@ -1599,7 +1606,7 @@ class Binder {
         const auto [wq, queries] = level(
             [&](std::size_t b, std::size_t e) {
                 std::set<int> hit;
-                static const std::array<const char*, 4> ordinal{"first", "second", "third", "fourth"};
+                const auto ordinal = ordinals(4);
                 for (std::size_t i = 0; i < cat_.query_names.size(); ++i) {
                     const std::string name = lower(cat_.query_names[i]);
                     bool h = phrase(b, e, name);
@@ -1706,7 +1713,7 @@ class Binder {
             }
             // "the first coordinate"; "the first state", "the second score": a position. Of several
             // ("the first weight is 1/7, the second weight is 2/7"), the one nearest before it.
-            static const std::array<const char*, 3> ordinal{"first", "second", "third"};
+            const auto ordinal = ordinals(3);
             std::size_t coord_at = 0, pos_at = 0;
             int coord_k = 0, pos_k = 0;
             for (std::size_t i = 0; i < ordinal.size(); ++i) {
@@ -1751,10 +1758,7 @@ class Binder {
         std::size_t b = p;
         while (b > 0 && alpha(low_[b - 1])) --b;
         const std::string w = low_.substr(b, p - b);
-        for (const char* o : {"first", "second", "third", "fourth", "fifth", "sixth", "last"}) {
-            if (w == o) return true;
-        }
-        return false;
+        return w == "last" || std::ranges::find(ordinals(6), w) != ordinals(6).end();
     }
 
     int layer_count() const {
@@ -1826,7 +1830,7 @@ class Binder {
                                                                         {"key", Role::Key},
                                                                         {"column", Role::Key},
                                                                         {"word", Role::Unknown}}};
-        static const std::array<const char*, 6> ordinal{"first", "second", "third", "fourth", "fifth", "sixth"};
+        const auto ordinal = ordinals(6);
         for (const auto& [noun, role] : nouns) {
             const std::string n = std::string(noun) + " ";
             const auto [lo, hi] = occ_.within(n, b, e);
@@ -1850,7 +1854,7 @@ class Binder {
             }
         }
         for (std::size_t o = 0; o < ordinal.size(); ++o) {  // "attends to the first"
-            const std::string phrase_o = std::string("the ") + ordinal[o];
+            const std::string phrase_o = "the " + std::string(ordinal[o]);
             const auto [lo, hi] = occ_.within(phrase_o, b, e);
             for (const std::size_t* it = lo; it != hi; ++it) {
                 const std::size_t r = *it + phrase_o.size();
@@ -1890,7 +1894,7 @@ class Binder {
             auto heads_in = [&](std::size_t b, std::size_t e) {
                 int before = 0, after = 0;
                 std::size_t before_at = 0;
-                static const std::array<const char*, 4> ordinal{"first", "second", "third", "fourth"};
+                const auto ordinal = ordinals(4);
                 for (int h = 1; h <= 9; ++h) {
                     for (const std::string& p :
                          {fmt::format("head {}", h), fmt::format("head_{}", h),
