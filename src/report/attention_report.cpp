@@ -34,7 +34,8 @@ class ColumnMemo {
         std::vector<double> computed;  ///< the steps of computing it (Column::at)
         std::vector<double> printed;   ///< the steps of printing it, in the form printed
         std::string text;
-        bool done = false;  ///< text and printed are set
+        int form = 0;       ///< the form text is printed in (a MathForm, or -1 for JSON's ASCII)
+        bool done = false;  ///< text, form and printed are set
     };
 
     explicit ColumnMemo(const Column& c) : c_(c) {}
@@ -70,12 +71,16 @@ class ColumnMemo {
         return valued_.emplace(std::move(*v), &entries_.back()).first->second;
     }
 
-    /// The text of `e` printed by `print` (the first time: recorded; after: charged again).
-    static const std::string& text(Entry& e, const std::function<std::string(const Value&)>& print) {
+    /// The text of `e` printed by `print` in `form` (the first time: recorded; after: charged
+    /// again; in another form than the first: printed as without the memo).
+    static std::string text(Entry& e, int form, const std::function<std::string(const Value&)>& print) {
         if (!e.done) {
             const WorkRecorder recorder(e.printed);
             e.text = print(e.value);
+            e.form = form;
             e.done = true;
+        } else if (e.form != form) {
+            return print(e.value);
         } else if (!charge_steps(e.printed)) {
             (void)print(e.value);  // refused as it would be
         }
@@ -113,9 +118,9 @@ Json layer_to_json(const LayerTrace& t) {
             Value zero;
             for (std::size_t p = 0; p < r.marks.size(); ++p) {
                 ColumnMemo::Entry* s = sm.at(p);
-                srow.push_back(s != nullptr ? Json(ColumnMemo::text(*s, ascii)) : Json(nullptr));
+                srow.push_back(s != nullptr ? Json(ColumnMemo::text(*s, -1, ascii)) : Json(nullptr));
                 ColumnMemo::Entry* w = wm.at(p);
-                wrow.push_back(w != nullptr ? ColumnMemo::text(*w, ascii) : to_ascii(zero));
+                wrow.push_back(w != nullptr ? ColumnMemo::text(*w, -1, ascii) : to_ascii(zero));
             }
             scores.push_back(srow);
             weights.push_back(wrow);
@@ -190,7 +195,8 @@ void column_cells(const Column& c, const std::optional<Value>& absent, std::vect
             cells.push_back(Inline().value(*absent));
         } else {
             cells.push_back(Inline().math(Formula().custom([memo, e](MathForm f) {
-                return detail::ColumnMemo::text(*e, [f](const Value& v) { return Formula(v).render(f); });
+                return detail::ColumnMemo::text(*e, static_cast<int>(f),
+                                                [f](const Value& v) { return Formula(v).render(f); });
             })));
         }
     }
