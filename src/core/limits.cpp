@@ -260,7 +260,7 @@ bool charge_steps(const std::vector<double>& steps) {
         return true;
     }
     if (!work_fits(total)) return false;
-    // Each step as it was charged, so that the total spent is the same sum, to the last bit.
+    // Each step as it was charged: the job adds the same steps as computing the value again would.
     for (const double u : steps) {
         if (!charge_work(u)) throw over_work(u, "charging a value printed before");  // rounding at the limit
     }
