@@ -124,17 +124,6 @@ std::string passed_scenario(const manuscript::Source& src, const std::string& in
     return fs::absolute(path, ec).lexically_normal().string();
 }
 
-// A file's identity: its path with every symbolic link and `..` resolved.
-std::string identity(const fs::path& p) {
-    std::error_code ec;
-    const fs::path c = fs::weakly_canonical(fs::absolute(p, ec), ec);
-    return c.lexically_normal().string();
-}
-
-bool inside(const std::string& path, const std::string& root) {
-    return path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/';
-}
-
 struct BookWalk {
     std::vector<BookFile> out;
     std::vector<std::string> seen;   // identities of the files listed
@@ -149,7 +138,7 @@ struct BookWalk {
         const manuscript::Source src = manuscript::prepare(read_manuscript_file(file), file, ManuscriptFormat::Latex);
         const std::string scenario = passed_scenario(src, inherited);
         const std::string_view s(src.scan);
-        stack.push_back(identity(file));
+        stack.push_back(manuscript::path_identity(file));
         for (std::size_t k = s.find('\\'); k != std::string_view::npos; k = s.find('\\', k + 1)) {
             const bool include = s.compare(k, 8, "\\include") == 0 &&
                                  (k + 8 >= s.size() || !std::isalpha(static_cast<unsigned char>(s[k + 8])));
@@ -169,8 +158,8 @@ struct BookWalk {
             const std::string ext = target.extension().string();
             if (ext != ".tex" && ext != ".ltx") continue;  // a table or figure's data, not prose
             target = target.lexically_normal();
-            const std::string id = identity(target);
-            if (fs::path(name).is_absolute() || !inside(id, root)) {
+            const std::string id = manuscript::path_identity(target);
+            if (fs::path(name).is_absolute() || !manuscript::path_inside(id, root)) {
                 throw usage_error(
                     fmt::format("{}: the chapter is outside the book's directory {}; a book's chapters are "
                                 "read only from inside it",
@@ -197,10 +186,10 @@ struct BookWalk {
 
 std::vector<BookFile> book_files(const std::vector<std::string>& files) {
     BookWalk w;
-    for (const auto& f : files) w.seen.push_back(identity(f));
+    for (const auto& f : files) w.seen.push_back(manuscript::path_identity(f));
     for (const auto& f : files) {
         const fs::path base = fs::path(f).parent_path();
-        w.walk(f, "", base, identity(base.empty() ? fs::path(".") : base), 0);
+        w.walk(f, "", base, manuscript::path_identity(base.empty() ? fs::path(".") : base), 0);
     }
     return w.out;
 }

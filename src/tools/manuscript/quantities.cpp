@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <initializer_list>
 #include <system_error>
 
 #include "exactattn/scenario.hpp"
@@ -45,25 +44,18 @@ std::vector<std::string> segments(const std::string& pointer) {
     return out;
 }
 
-// Whether `path`, its symbolic links followed, lies in one of `folders` (or is one of them). A
-// manuscript is data: the scenario it names may be read only from where the book is, as TeX's
-// openin_any=p confines \input to the working directory; a path that cannot be resolved is
-// outside.
-bool within_folders(const std::filesystem::path& path, std::initializer_list<std::filesystem::path> folders) {
+}  // namespace
+
+std::string path_identity(const std::filesystem::path& p) {
     std::error_code ec;
-    const std::filesystem::path real = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
-    if (ec) return false;
-    for (const auto& folder : folders) {
-        std::error_code fc;
-        const std::filesystem::path base = std::filesystem::weakly_canonical(std::filesystem::absolute(folder, fc), fc);
-        if (fc) continue;
-        const auto [at_base, at_real] = std::mismatch(base.begin(), base.end(), real.begin(), real.end());
-        if (at_base == base.end() || (std::next(at_base) == base.end() && at_base->empty())) return true;
-    }
-    return false;
+    const std::filesystem::path c = std::filesystem::weakly_canonical(std::filesystem::absolute(p, ec), ec);
+    return c.lexically_normal().string();
 }
 
-}  // namespace
+bool path_inside(const std::string& path, const std::string& root) {
+    if (!root.empty() && root.back() == '/') return path.size() > root.size() && path.starts_with(root);
+    return path.size() > root.size() && path.starts_with(root) && path[root.size()] == '/';
+}
 
 std::string scenario_path(const Source& src, const std::string& override_path) {
     if (!override_path.empty()) return override_path;
@@ -79,7 +71,11 @@ std::string scenario_path(const Source& src, const std::string& override_path) {
     const std::filesystem::path p(src.scenario);
     const std::filesystem::path folder = std::filesystem::path(src.file).parent_path();
     const std::string path = p.is_absolute() ? src.scenario : (folder / p).lexically_normal().string();
-    if (!within_folders(path, {folder.empty() ? std::filesystem::path(".") : folder, "."})) {
+    // A manuscript is data: the scenario it names is read only from where the book is, as TeX's
+    // openin_any=p confines \input to the working directory.
+    const std::string id = path_identity(path);
+    if (!path_inside(id, path_identity(folder.empty() ? std::filesystem::path(".") : folder)) &&
+        !path_inside(id, path_identity("."))) {
         throw usage_error(fmt::format("exactattn-scenario {}: lies outside the manuscript's folder and the working "
                                       "directory, where a document may name its scenario; give --scenario FILE "
                                       "to use it",

@@ -3,6 +3,7 @@
 // by pointer (an unknown pointer named with the nearest existing ones).
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,8 +14,15 @@
 
 namespace exactattn::manuscript {
 
+/// A file's identity: its absolute path with every symbolic link and `..` resolved.
+std::string path_identity(const std::filesystem::path& p);
+
+/// Whether the identity `path` lies below the folder whose identity is `root`.
+bool path_inside(const std::string& path, const std::string& root);
+
 /// The path of the scenario that `src` names (or `override`), resolved against the
-/// manuscript's directory; UsageError at the file when it names none.
+/// manuscript's directory; UsageError at the file when it names none, and at its naming when
+/// it lies outside the manuscript's directory and the working directory.
 std::string scenario_path(const Source& src, const std::string& override_path);
 
 class Quantities {
