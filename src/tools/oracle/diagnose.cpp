@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "exactattn/oracle.hpp"
+#include "tools/oracle/fit.hpp"
 
 namespace exactattn::oracle {
 
@@ -110,25 +111,9 @@ double truncate_to(double x, FloatFormat f) {
     return std::copysign(a - below, x);
 }
 
-// How well a candidate output fits the kernel's: entries within `tol` of it, and Σ of the
-// distances in units of tol (each capped, so a NaN or a wild entry counts as 10^6).
-struct Fit {
-    std::int64_t within = 0;
-    double cost = 0;
-};
-
 Fit fit(const std::vector<double>& cand, const Tensor& out, const std::vector<double>& tol) {
     Fit f;
-    for (std::size_t x = 0; x < out.data.size(); ++x) {
-        const double k = out.data[x], h = cand[x];
-        double dist = 0;
-        if (std::isnan(h) || std::isnan(k))
-            dist = std::isnan(h) && std::isnan(k) ? 0 : 1e6;
-        else
-            dist = std::min(1e6, std::fabs(k - h) / tol[x]);
-        f.within += dist <= 1 ? 1 : 0;
-        f.cost += dist;
-    }
+    for (std::size_t x = 0; x < out.data.size(); ++x) f.add(out.data[x], cand[x], tol[x]);
     return f;
 }
 
@@ -165,11 +150,8 @@ std::string diagnose(const Problem& p, const Tensor& output, const AlgorithmSpec
         ref[x] = std::isfinite(e.rounded) ? (e.lo + e.hi) / 2 : e.rounded;
     }
     const Fit declared = fit(ref, output, tol);
-    // A hypothesis fits when at least 99% of the entries are within their tolerance of it and it
-    // is at least 4 times closer to the output, in all, than the declared algorithm is.
     const auto explains = [&](const std::vector<double>& cand) {
-        const Fit h = fit(cand, output, tol);
-        return static_cast<double>(h.within) >= 0.99 * static_cast<double>(n) && h.cost * 4 <= declared.cost;
+        return fit(cand, output, tol).explains_better_than(declared);
     };
     Variant base;
     base.scale = p.scale.kind == ScaleKind::SqrtDk ? 1 / std::sqrt(static_cast<double>(p.q.cols()))

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "exactattn/oracle_grad.hpp"
+#include "tools/oracle/fit.hpp"
 
 namespace exactattn::oracle {
 
@@ -123,31 +124,16 @@ Grads run_back(const Problem& p, const Tensor& d_out, const BackVariant& x) {
     return g;
 }
 
-// How well a candidate fits the kernel's gradients: entries within their tolerance, and Σ of the
-// distances in units of it (each capped at 10^6), as the forward's diagnoses measure.
-struct Fit {
-    std::int64_t within = 0, entries = 0;
-    double cost = 0;
-};
-
 struct Evidence {
     const Tensor* actual;
     std::vector<double> ref, tol;
 };
 
-// `grow`: each entry's tolerance is multiplied by this (1 when empty).
+// The fit of a candidate for one tensor; `grow`: each entry's tolerance is multiplied by this
+// (1 when empty).
 void add_fit(Fit& f, const std::vector<double>& cand, const Evidence& x, const std::vector<double>& grow = {}) {
-    for (std::size_t at = 0; at < cand.size(); ++at) {
-        const double k = x.actual->data[at], h = cand[at];
-        double dist = 0;
-        if (std::isnan(h) || std::isnan(k))
-            dist = std::isnan(h) && std::isnan(k) ? 0 : 1e6;
-        else
-            dist = std::min(1e6, std::fabs(k - h) / (x.tol[at] * (grow.empty() ? 1 : grow[at])));
-        f.within += dist <= 1 ? 1 : 0;
-        f.cost += dist;
-        ++f.entries;
-    }
+    for (std::size_t at = 0; at < cand.size(); ++at)
+        f.add(x.actual->data[at], cand[at], x.tol[at] * (grow.empty() ? 1 : grow[at]));
 }
 
 const char* format_name(FloatFormat f) { return info(f).name; }
@@ -295,7 +281,8 @@ std::string diagnose_grads(const Problem& p, const Tensor& d_out, const GradRefe
     // the entry's Σ|terms| under the mistake to that of the true backward (at least the tensor's
     // median, as the bounds are), never shrinks.
     const Grads truth = run_back(p, d_out, BackVariant{});
-    const auto growth = [](const std::vector<double>& mistaken, const std::vector<double>& exact) {
+    // The true backward's Σ|terms| of each entry, at least the tensor's median: computed once.
+    const auto floored = [](std::vector<double> exact) {
         std::vector<double> pos;
         for (double a : exact)
             if (a > 0) pos.push_back(a);
@@ -305,10 +292,14 @@ std::string diagnose_grads(const Problem& p, const Tensor& d_out, const GradRefe
             std::nth_element(pos.begin(), pos.begin() + mid, pos.end());
             median = pos[static_cast<std::size_t>(mid)];
         }
+        for (double& a : exact) a = std::max(a, median);
+        return exact;
+    };
+    const std::vector<double> base_q = floored(truth.aq), base_k = floored(truth.ak), base_v = floored(truth.av);
+    const auto growth = [](const std::vector<double>& mistaken, const std::vector<double>& base) {
         std::vector<double> r(mistaken.size(), 1.0);
         for (std::size_t at = 0; at < r.size(); ++at) {
-            const double base = std::max(exact[at], median);
-            if (base > 0 && std::isfinite(mistaken[at])) r[at] = std::max(1.0, mistaken[at] / base);
+            if (base[at] > 0 && std::isfinite(mistaken[at])) r[at] = std::max(1.0, mistaken[at] / base[at]);
         }
         return r;
     };
@@ -319,14 +310,12 @@ std::string diagnose_grads(const Problem& p, const Tensor& d_out, const GradRefe
         Fit f;
         for (std::size_t n = 0; n < given.size(); ++n) {
             const std::string& name = actual[n].first;
-            const auto grow = name == "dq"   ? growth(h.aq, truth.aq)
-                              : name == "dk" ? growth(h.ak, truth.ak)
-                                             : growth(h.av, truth.av);
+            const auto grow = name == "dq"   ? growth(h.aq, base_q)
+                              : name == "dk" ? growth(h.ak, base_k)
+                                             : growth(h.av, base_v);
             add_fit(f, pick(h, name), given[n], grow);
         }
-        const bool fits =
-            static_cast<double>(f.within) >= 0.99 * static_cast<double>(f.entries) && f.cost * 4 <= declared.cost;
-        if (fits && f.cost < best_cost) best = &x, best_cost = f.cost;
+        if (f.explains_better_than(declared) && f.cost < best_cost) best = &x, best_cost = f.cost;
     }
     return best != nullptr ? best->why : "";
 }
