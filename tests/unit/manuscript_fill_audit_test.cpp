@@ -181,6 +181,39 @@ TEST(ManuscriptAudit, ReadsAreBoundByTheirOwnNames) {
     is(5, AuditVerdict::Verified, "/reads/r2/denominator");
 }
 
+// A chain whose own arithmetic is false is wrong even where no quantity of the scenario fits it
+// (by hand: 1 + 2 + 1 = 4, 2/4 = 1/2, 3 × 4 = 12, 1/3 = 0.3333… rounds to 0.333); a chain that
+// holds, a decimal rounded right after `=`, and a false chain in a hypothetical sentence (a learner's mistake) stay
+// unbound; a chain a quantity refutes keeps that quantity's message.
+TEST(ManuscriptAudit, AChainThatContradictsItselfIsWrongWhereNoQuantityDecides) {
+    const std::string text =
+        "Some arithmetic: $1 + 2 + 1 = 5$, and $2/4 = 1/3$.\n\n"
+        "Then $3 \\times 4 = 13$ and $1/3 \\approx 0.334$.\n\n"
+        "But $2 + 2 = 4$ and $1/3 = 0.333$.\n\n"
+        "A learner might write $2 + 2 = 5$.\n\n"
+        "In Example 14.1 the key state receives weight $2/4 = 1/3$.\n";
+    const auto r = audit_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, kChapter);
+    ASSERT_EQ(r.unmarked.size(), 8U);
+    for (std::size_t i = 0; i < 4; ++i) {
+        EXPECT_EQ(r.unmarked[i].verdict, AuditVerdict::Wrong) << r.unmarked[i].text;
+        EXPECT_TRUE(r.unmarked[i].bound.empty()) << r.unmarked[i].text;
+    }
+    EXPECT_EQ(audit_line("t.md", r.unmarked[0]),
+              "t.md:1:18: written $1 + 2 + 1 = 5$; its own arithmetic is false (link 2 of the chain: 5 ≠ 4)");
+    EXPECT_EQ(r.unmarked[1].detail, "link 2 of the chain: 1/3 ≠ 1/2");
+    EXPECT_EQ(r.unmarked[2].detail, "link 2 of the chain: 13 ≠ 12");
+    EXPECT_NE(r.unmarked[3].detail.find("1/3 rounds to 0.333"), std::string::npos) << r.unmarked[3].detail;
+    for (std::size_t i = 4; i < 7; ++i) EXPECT_NE(r.unmarked[i].verdict, AuditVerdict::Wrong) << r.unmarked[i].text;
+    // By hand: the key's weight in Example 14.1 is 1/4 (Table 14.1): refuted by that quantity.
+    EXPECT_EQ(r.unmarked[7].verdict, AuditVerdict::Wrong);
+    ASSERT_EQ(r.unmarked[7].bound.size(), 1U);
+    EXPECT_EQ(r.unmarked[7].bound[0].pointer, "/reads/example-14.1/weights/1");
+    // The proposed manuscript marks no chain that no quantity holds.
+    const auto p = propose_marks_text(text, "t.md", ManuscriptFormat::Markdown, kChapter);
+    EXPECT_NE(p.text.find("Some arithmetic: $1 + 2 + 1 = 5$, and $2/4 = 1/3$."), std::string::npos) << p.text;
+    EXPECT_NE(p.text.find("{.exact ref=\"/reads/example-14.1/weights/1\"}"), std::string::npos) << p.text;
+}
+
 TEST(ManuscriptAudit, DecimalsEqualWhatRoundsToThem) {
     // a/2 = 0.346573…, a/4 = 0.173286…, 1/2 = 50%, 1/4 = 0.25 (Example 14.1); 0.3465 rounds
     // nothing of the chapter's.

@@ -159,14 +159,16 @@ std::string audit_line(const std::string& file, const AuditFinding& f) {
     std::string line;
     switch (f.verdict) {
         case AuditVerdict::Wrong:
-            if (f.bound.size() == 1) {
+            if (f.bound.empty()) {  // its own arithmetic, no quantity needed
+                line = fmt::format("{}written {}; {} is false", at, f.text, f.reason);
+            } else if (f.bound.size() == 1) {
                 line = fmt::format("{}written {}; {}", at, f.text, named(f.bound[0]));
             } else {
                 std::string fits;
                 for (const auto& q : f.bound) fits += (fits.empty() ? "" : "; ") + named(q);
                 line = fmt::format("{}written {}; it equals none of what its context fits: {}", at, f.text, fits);
             }
-            if (!f.detail.empty() && f.bound.size() == 1) line += fmt::format(" ({})", f.detail);
+            if (!f.detail.empty() && f.bound.size() <= 1) line += fmt::format(" ({})", f.detail);
             break;
         case AuditVerdict::Verified:
             line = fmt::format("{}{} verified: {} ({}){}", at, f.text, f.bound[0].description, f.bound[0].pointer,

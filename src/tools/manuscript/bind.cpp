@@ -2799,6 +2799,27 @@ std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>
             continue;
         }
         const Scores sc = binder.cues_for(c);
+        // A chain that contradicts itself (1 + 2 + 1 = 5) is wrong whatever it is said of. A quantity
+        // that verifies or refutes it says more, so its own arithmetic is the verdict only where no
+        // quantity decides (unbound, ambiguous), and never in a negated or hypothetical sentence.
+        auto settle = [&](BoundNumber& b) {
+            AuditFinding& g = b.finding;
+            if ((g.verdict == AuditVerdict::Unbound || g.verdict == AuditVerdict::Ambiguous) && !sc.hypothetical) {
+                std::optional<std::string> own;
+                try {
+                    own = chain_contradiction(written);
+                } catch (const Error& e) {
+                    if (work_refusal(e)) throw;
+                }
+                if (own) {
+                    g.verdict = AuditVerdict::Wrong;
+                    g.reason = "its own arithmetic";
+                    g.detail = *own;
+                    g.bound.clear();  // what its context fitted (weakly, or several) is not what it is wrong against
+                }
+            }
+            out.push_back(std::move(b));
+        };
         // A row of a layer's weights written as its sum ("2/5+1/5+2/5=1"): its terms are a row of
         // weights and the sum is 1; no one pointer holds the sum, so it is not marked.
         if (binder.catalogue().has_layers && c.shape.entries < 0 && sc.field.contains("weights") &&
@@ -2864,7 +2885,7 @@ std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>
                     f.detail = !total.passed ? fmt::format("a row of weights sums to 1: {}", total.detail)
                                              : "its terms are no row of the weights its context fits";
                 }
-                out.push_back(std::move(n));
+                settle(n);
                 continue;
             }
         }
@@ -2894,13 +2915,13 @@ std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>
         if (!sc.foreign.empty()) {
             f.verdict = AuditVerdict::Unbound;
             f.reason = fmt::format("it is said of {}, which the scenario does not compute", sc.foreign);
-            out.push_back(std::move(n));
+            settle(n);
             continue;
         }
         if (ranked.empty()) {
             f.verdict = AuditVerdict::Unbound;
             f.reason = "no quantity of the scenario fits its context";
-            out.push_back(std::move(n));
+            settle(n);
             continue;
         }
         const double best = ranked[0].first;
@@ -2922,7 +2943,7 @@ std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>
             }
         }
         if (done) {
-            out.push_back(std::move(n));
+            settle(n);
             continue;
         }
         std::vector<const Item*> top;
@@ -2965,7 +2986,7 @@ std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>
             f.reason = why();
             if (f.verdict == AuditVerdict::Wrong) f.detail = "it equals none of the quantities its context fits";
         }
-        out.push_back(std::move(n));
+        settle(n);
     }
     std::stable_sort(out.begin(), out.end(),
                      [](const BoundNumber& x, const BoundNumber& y) { return x.begin < y.begin; });

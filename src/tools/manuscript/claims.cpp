@@ -536,6 +536,27 @@ ClaimJudgement judge_claim(std::string_view written, const Json& target) {
     return j;
 }
 
+std::optional<std::string> chain_contradiction(std::string_view written) {
+    check_nesting(written);
+    const std::string plain = plain_notation(written);
+    if (split_top(plain, {";"}).size() > 1) return std::nullopt;
+    const auto parts = chain_elements(plain);
+    const std::size_t first = parts.size() > 1 && is_label(parts[0].second) ? 1 : 0;
+    if (parts.size() < first + 2) return std::nullopt;
+    std::vector<Claimed> elements;
+    for (std::size_t i = first; i < parts.size(); ++i) {
+        if (!parse_element(parts[i].second).exact) return std::nullopt;
+        elements.push_back(element(parts[i].second));
+    }
+    const ParsedElement base = parse_element(parts[first].second);
+    if (parts[first].second.find('.') != std::string::npos) return std::nullopt;  // 0.35 = …: approximate
+    for (std::size_t i = 1; i < elements.size(); ++i) {
+        const std::string why = compare(elements[i], base.as_json, "≈");
+        if (!why.empty()) return fmt::format("link {} of the chain: {}", i + 1, why);
+    }
+    return std::nullopt;
+}
+
 std::string quantity_text(const Json& t) {
     if (t.is_array()) {
         std::string out = "[";

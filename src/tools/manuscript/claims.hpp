@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -51,6 +52,14 @@ struct ClaimJudgement {
 /// ParseError (placed by the caller) when an element is not a value and the quantity is not a
 /// token.
 ClaimJudgement judge_claim(std::string_view written, const detail::Json& target);
+
+/// Whether a chain contradicts itself (`1 + 2 + 1 = 5`, `2/4 = 1/3`, `[a/4, a/3]` after a sum
+/// that is `[a/4, a/2]`, `a/2 ≈ 0.35`): every element after an optional leading name is compared
+/// with the first, exactly, or by correct rounding to the places written for a decimal (after
+/// `=` too: the chain is judged by its own values, not by the strictness of `check`). Nothing
+/// when it holds, or when an element is not an exact value or the first is a decimal; else which
+/// link fails, as judge_claim says it. Used by audit for a chain no quantity verifies.
+std::optional<std::string> chain_contradiction(std::string_view written);
 
 /// The report's value as a claim would print it: `a/2`, `[a/2, a/4]`, `[[a, 0], [0, a]]`.
 std::string quantity_text(const detail::Json& target);

@@ -25,7 +25,8 @@ ProposeResult propose_marks_text(std::string_view text, const std::string& file,
         const AuditFinding& f = n.finding;
         if (f.verdict == AuditVerdict::NotAClaim) continue;
         const std::string at = fmt::format("{}:{}:{}: ", file, f.line, f.column);
-        const bool bound = f.verdict == AuditVerdict::Verified || f.verdict == AuditVerdict::Wrong;
+        const bool bound =
+            (f.verdict == AuditVerdict::Verified || f.verdict == AuditVerdict::Wrong) && !f.bound.empty();
         if (!bound || !n.markable || n.begin < from) {
             std::string why =
                 !bound ? fmt::format("{} ({})", audit_verdict_name(f.verdict), f.reason)
