@@ -214,6 +214,18 @@ TEST(ManuscriptAudit, AChainThatContradictsItselfIsWrongWhereNoQuantityDecides) 
     EXPECT_NE(p.text.find("{.exact ref=\"/reads/example-14.1/weights/1\"}"), std::string::npos) << p.text;
 }
 
+// A formula's name states what a number is: e^a = 2 is an exponential (e^{ln 2} = 2 by hand),
+// not the constant a = ln 2 that the words "ln 2" beside it name; it was reported wrong as a ≠ 2.
+TEST(ManuscriptAudit, AFormulasNameOutweighsTheFieldWordsAroundIt) {
+    const auto r =
+        audit_manuscript_text("Since $a = \\ln 2$, we have $e^a = 2$.\n", "t.md", ManuscriptFormat::Markdown, kChapter);
+    ASSERT_EQ(r.unmarked.size(), 2U);
+    EXPECT_EQ(r.unmarked[0].verdict, AuditVerdict::Verified);
+    EXPECT_EQ(r.unmarked[0].bound[0].pointer, "/a/value");
+    EXPECT_NE(r.unmarked[1].verdict, AuditVerdict::Wrong) << audit_line("t.md", r.unmarked[1]);
+    for (const auto& q : r.unmarked[1].bound) EXPECT_NE(q.pointer, "/a/value");
+}
+
 TEST(ManuscriptAudit, DecimalsEqualWhatRoundsToThem) {
     // a/2 = 0.346573…, a/4 = 0.173286…, 1/2 = 50%, 1/4 = 0.25 (Example 14.1); 0.3465 rounds
     // nothing of the chapter's.

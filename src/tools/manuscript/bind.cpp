@@ -1295,21 +1295,26 @@ class Binder {
             auto& x = sc.field[f];
             x = std::max(x, w);
         };
+        std::set<std::string> label_fields;  // the fields a formula's name states
+        auto label_field = [&](const std::string& f) {
+            field(f, 8);
+            label_fields.insert(f);
+        };
         if (!c.label.empty()) {
             const std::string l = lower(c.label);
-            if (l.starts_with("h")) field("states", 8);
-            if (l.starts_with("c")) field("context", 8);
-            if (l == "r") field("readout", 8);
-            if (l.starts_with("q")) field("query", 8);
-            if (l == "n") field("positions", 8);
-            if (l == "d") field("width", 8);
-            if (l.starts_with("e^") || l.starts_with("exp")) field("exponentials", 8);
-            if (l.starts_with("\\alpha") || l.starts_with("alpha") || l.starts_with("α")) field("weights", 8);
+            if (l.starts_with("h")) label_field("states");
+            if (l.starts_with("c")) label_field("context");
+            if (l == "r") label_field("readout");
+            if (l.starts_with("q")) label_field("query");
+            if (l == "n") label_field("positions");
+            if (l == "d") label_field("width");
+            if (l.starts_with("e^") || l.starts_with("exp")) label_field("exponentials");
+            if (l.starts_with("\\alpha") || l.starts_with("alpha") || l.starts_with("α")) label_field("weights");
             if (cat_.has_layers) {  // S, A^{(2)}, o_1, y_3: a layer's scores, weights, outputs
                 const char f0 = c.label[0];
-                if (f0 == 'S') field("scores", 8);
-                if (f0 == 'A' || l.starts_with("\\alpha") || l.starts_with("α")) field("weights", 8);
-                if (f0 == 'o' || f0 == 'O' || f0 == 'y' || f0 == 'Y') field("outputs", 8);
+                if (f0 == 'S') label_field("scores");
+                if (f0 == 'A' || l.starts_with("\\alpha") || l.starts_with("α")) label_field("weights");
+                if (f0 == 'o' || f0 == 'O' || f0 == 'y' || f0 == 'Y') label_field("outputs");
                 const std::size_t d = l.find_first_of("0123456789");
                 if (d != std::string::npos && (l.find("^{(") != std::string::npos || l.find("^(") != std::string::npos))
                     sc.head[l[d] - '0'] = 8;
@@ -1501,6 +1506,13 @@ class Binder {
                 }
                 if (sc.reason_field.empty() && pf != nullptr)
                     sc.reason_field = fmt::format("\"{}\" earlier in the paragraph", pf->stem);
+            }
+        }
+        // A formula's name states its field: the field words of its sentence and paragraph say less
+        // ("Since $a = \ln 2$, we have $e^a = 2$": an exponential, not the constant ln 2).
+        if (!label_fields.empty()) {
+            for (auto it = sc.field.begin(); it != sc.field.end();) {
+                it = label_fields.contains(it->first) || it->second >= 8 ? std::next(it) : sc.field.erase(it);
             }
         }
         // A percentage states a share, and of the quantities only a weight is one ("each state
