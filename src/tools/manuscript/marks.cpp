@@ -18,13 +18,6 @@ namespace {
 
 constexpr std::string_view kScenarioKey = "exactattn-scenario:";
 
-void blank(std::string& s, std::size_t from, std::size_t to) {
-    to = std::min(to, s.size());
-    for (std::size_t i = from; i < to; ++i) {
-        if (s[i] != '\n') s[i] = ' ';
-    }
-}
-
 std::size_t line_end(std::string_view s, std::size_t from) {
     const std::size_t e = s.find('\n', from);
     return e == std::string_view::npos ? s.size() : e;
@@ -405,6 +398,13 @@ Placeholder placeholder_of(const Source& src, std::size_t begin, std::size_t end
 }
 
 }  // namespace
+
+void blank(std::string& s, std::size_t from, std::size_t to) {
+    to = std::min(to, s.size());
+    for (std::size_t i = from; i < to; ++i) {
+        if (s[i] != '\n') s[i] = ' ';
+    }
+}
 
 std::string trim(std::string_view s) {
     std::size_t b = 0;

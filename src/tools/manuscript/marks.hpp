@@ -57,6 +57,10 @@ struct Mark {
     std::string pointer;
     std::string written;  ///< newlines turned into spaces
 };
+/// Writes spaces over s[from, to) (clamped to s), keeping its line breaks: a span taken out of
+/// a scan keeps every other byte's line and column.
+void blank(std::string& s, std::size_t from, std::size_t to);
+
 /// Every mark in text order. ParseError at the mark for one that is malformed or unclosed.
 std::vector<Mark> find_marks(const Source& src);
 
