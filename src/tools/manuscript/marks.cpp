@@ -406,14 +406,6 @@ void blank(std::string& s, std::size_t from, std::size_t to) {
     }
 }
 
-std::string trim(std::string_view s) {
-    std::size_t b = 0;
-    std::size_t e = s.size();
-    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-    return std::string(s.substr(b, e - b));
-}
-
 std::size_t brace_group_end(std::string_view text, std::size_t open) {
     int depth = 0;
     for (std::size_t k = open; k < text.size(); ++k) {

@@ -11,6 +11,7 @@
 
 #include "exactattn/error.hpp"
 #include "exactattn/manuscript.hpp"
+#include "core/text.hpp"
 
 namespace exactattn::manuscript {
 
@@ -81,8 +82,8 @@ struct Placeholder {
 /// Every placeholder in text order (ParseError for one that is unclosed or empty).
 std::vector<Placeholder> find_placeholders(const Source& src);
 
-/// `s` without leading and trailing ASCII white space.
-std::string trim(std::string_view s);
+/// `s` without leading and trailing white space: the one trim of the library (core/text.hpp).
+using detail::trim;
 
 /// The ends of every brace group of a text, found in one pass: at(open) is brace_group_end(text,
 /// open) in O(log n), so that many unclosed groups cost no more than one.
