@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "core/interval.hpp"
+#include "core/text.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/parse.hpp"
 
@@ -203,12 +204,6 @@ std::optional<int> certified_compare(const Real& x, const Real& y) {
 
 // ---------------------------------------------------------------------------------------------
 // Reading an entry.
-
-std::string trimmed(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-    return std::string(s);
-}
 
 // A decimal literal: [+-] digits [. digits] [(e|E) [+-] digits], with a point or an exponent.
 struct DecimalLiteral {
@@ -479,10 +474,10 @@ std::string as_written_rule(const AnswerEntry& entry, int decimals) {
 }  // namespace
 
 AnswerEntry parse_answer_entry(std::string_view raw) {
-    const std::string text = trimmed(raw);
+    const std::string text = detail::trim(raw);
     if (!text.empty() && text.back() == '%') {
-        const auto d = decimal_literal(trimmed(std::string_view(text).substr(0, text.size() - 1)) + ".");
-        const auto plain = decimal_literal(trimmed(std::string_view(text).substr(0, text.size() - 1)));
+        const auto d = decimal_literal(detail::trim(std::string_view(text).substr(0, text.size() - 1)) + ".");
+        const auto plain = decimal_literal(detail::trim(std::string_view(text).substr(0, text.size() - 1)));
         if (plain) return from_decimal(text, *plain, true);
         if (d && d->frac_digits.empty()) {  // 25% (an integer percentage): no places after the point
             DecimalLiteral n = *d;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text.hpp"
 #include "core/utf8.hpp"
 
 namespace exactattn {
@@ -61,12 +62,11 @@ std::string escape_controls(std::string_view text) {
     std::size_t i = 0;
     const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
     while (i < text.size()) {
-        const unsigned char c = byte(i);
-        if (c < 0x20 || c == 0x7F) {
-            out += fmt::format("<U+{:04X}>", c);
-            ++i;
+        if (const std::size_t n = detail::append_shown_control(out, text, i); n > 0) {
+            i += n;
             continue;
         }
+        const unsigned char c = byte(i);
         if (c < 0x80) {
             out += static_cast<char>(c);
             ++i;
@@ -77,9 +77,6 @@ std::string escape_controls(std::string_view text) {
         if (len == 0) {
             out += fmt::format("<0x{:02X}>", c);
             ++i;
-        } else if (cp >= 0x80 && cp <= 0x9F) {
-            out += fmt::format("<U+{:04X}>", static_cast<unsigned>(cp));
-            i += len;
         } else {
             out.append(text.substr(i, len));
             i += len;

@@ -8,26 +8,11 @@
 #include "exactattn/error.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/print.hpp"
+#include "core/text.hpp"
 #include "render/tex_commands.hpp"
 #include "render/text.hpp"
 
 namespace exactattn {
-
-namespace {
-// A cell is one line of text. A control character in it (a line break in a scenario's label, a
-// terminal escape) would split the row of a text or Markdown table or reach the terminal, so it
-// is shown as error messages show it, <U+000A>. Cells without one (nearly all) are not copied.
-bool has_controls(const std::string& s) {
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        // C0 and DEL; C1 (U+0080 to U+009F) is C2 80 to C2 9F in UTF-8.
-        if (c < 0x20 || c == 0x7F || (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) < 0xA0)) {
-            return true;
-        }
-    }
-    return false;
-}
-}  // namespace
 
 std::string text_table(const std::string& caption, const std::vector<std::string>& headers_in, std::size_t rows,
                        const TableRows& row_in) {
@@ -41,7 +26,11 @@ std::string text_table(const std::string& caption, const std::vector<std::string
     std::vector<std::size_t> column(headers_in.size(), 0);
     const auto keep = [&](std::vector<std::string>& cells) {
         for (std::size_t i = 0; i < cells.size(); ++i) {
-            if (has_controls(cells[i])) cells[i] = escape_controls(cells[i]);
+            // A cell is one line of text. A control character in it (a line break in a scenario's
+            // label, a terminal escape) would split the row of a text or Markdown table or reach
+            // the terminal, so it is shown as error messages show it, <U+000A>. Cells without one
+            // (nearly all) are not copied.
+            if (detail::has_control(cells[i])) cells[i] = escape_controls(cells[i]);
             const std::size_t w = display_width(cells[i]);
             if (i < column.size()) column[i] = std::max(column[i], w);
             texts += cells[i];
@@ -102,7 +91,7 @@ std::string Table::text() const {
 namespace {
 std::string md_cell(const std::string& cell) {
     std::string escaped;
-    const std::string& s = has_controls(cell) ? (escaped = escape_controls(cell)) : cell;
+    const std::string& s = detail::has_control(cell) ? (escaped = escape_controls(cell)) : cell;
     std::string out;
     for (char c : s) {
         if (c == '|')

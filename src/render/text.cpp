@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/text.hpp"
 #include "core/utf8.hpp"
 
 namespace exactattn::detail {
@@ -118,29 +119,20 @@ std::string markdown_code(std::string_view s) {
 }
 
 std::string printable(const std::string& s) {
-    const auto control = [&](std::size_t i) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if (c == '\n' || c == '\t') return 0;
-        if (c < 0x20 || c == 0x7F) return 1;
-        if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
-            static_cast<unsigned char>(s[i + 1]) <= 0x9F) {
-            return 2;  // C1 control, U+0080..U+009F
-        }
-        return 0;
+    // The controls of escape_controls, less the two a document keeps: line breaks and tabs.
+    const auto control = [&](std::size_t i) -> std::size_t {
+        return s[i] == '\n' || s[i] == '\t' ? 0 : control_length(s, i);
     };
     std::size_t i = 0;
     while (i < s.size() && control(i) == 0) ++i;
     if (i == s.size()) return s;
     std::string out = s.substr(0, i);
     while (i < s.size()) {
-        const int n = control(i);
-        if (n == 0) {
+        if (control(i) == 0) {
             out += s[i++];
             continue;
         }
-        const unsigned cp = n == 1 ? static_cast<unsigned char>(s[i]) : static_cast<unsigned char>(s[i + 1]);
-        out += fmt::format("<U+{:04X}>", cp);
-        i += static_cast<std::size_t>(n);
+        i += append_shown_control(out, s, i);
     }
     return out;
 }

@@ -18,6 +18,7 @@
 
 #include "exactattn/limits.hpp"
 #include "exactattn/parse.hpp"
+#include "exactattn/scenario.hpp"
 
 namespace exactattn::detail {
 
@@ -227,45 +228,6 @@ Json parse_json_exact(std::string_view text, const std::string& file) {
     return root;
 }
 
-std::string read_file(const std::string& path) {
-    // Opened without blocking and checked on the open descriptor: a FIFO or a device given as
-    // a file would otherwise block forever in open() (a FIFO with no writer) before any check.
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) throw usage_error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
-    struct Closer {
-        int fd;
-        ~Closer() { ::close(fd); }
-    } closer{fd};
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) throw usage_error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
-    if (S_ISDIR(st.st_mode)) throw usage_error(fmt::format("cannot read {}: it is a directory", path));
-    if (!S_ISREG(st.st_mode)) {
-        throw usage_error(
-            fmt::format("cannot read {}: not a regular file (a FIFO, device or socket is not "
-                        "read, so that nothing can block)",
-                        path));
-    }
-    const auto size = static_cast<std::int64_t>(st.st_size);
-    if (size > limits().max_file_bytes) {
-        Location where;
-        where.file = path;
-        throw over_limit(Limit::max_file_bytes, fmt::format("the file has {} bytes", size), where);
-    }
-    std::string s;
-    s.reserve(static_cast<std::size_t>(size) + kJsonPadding);
-    s.resize(static_cast<std::size_t>(size));
-    std::size_t done = 0;
-    while (done < s.size()) {
-        const ssize_t r = ::read(fd, s.data() + done, s.size() - done);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) throw usage_error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
-        if (r == 0) break;  // the file shrank while it was read
-        done += static_cast<std::size_t>(r);
-    }
-    s.resize(done);
-    return s;
-}
-
 std::string json_type(const Json& j) {
     switch (j.type()) {
         case Json::value_t::null:
@@ -401,3 +363,48 @@ void Reader::only_keys(const Json& obj, const std::string& pointer, std::initial
 }
 
 }  // namespace exactattn::detail
+
+namespace exactattn {
+
+// The one reader of every input file (scenarios, memories, manuscripts and the chapters they
+// include, a LaTeX preamble, class answers, the oracle's CSV, JSON and .npy tensors).
+std::string read_input_file(const std::string& path) {
+    // Opened without blocking and checked on the open descriptor: a FIFO or a device given as
+    // a file would otherwise block forever in open() (a FIFO with no writer) before any check.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) throw usage_error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) throw usage_error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+    if (S_ISDIR(st.st_mode)) throw usage_error(fmt::format("cannot read {}: it is a directory", path));
+    if (!S_ISREG(st.st_mode)) {
+        throw usage_error(
+            fmt::format("cannot read {}: not a regular file (a FIFO, device or socket is not "
+                        "read, so that nothing can block)",
+                        path));
+    }
+    const auto size = static_cast<std::int64_t>(st.st_size);
+    if (size > limits().max_file_bytes) {
+        Location where;
+        where.file = path;
+        throw over_limit(Limit::max_file_bytes, fmt::format("the file has {} bytes", size), where);
+    }
+    std::string s;
+    s.reserve(static_cast<std::size_t>(size) + detail::kJsonPadding);
+    s.resize(static_cast<std::size_t>(size));
+    std::size_t done = 0;
+    while (done < s.size()) {
+        const ssize_t r = ::read(fd, s.data() + done, s.size() - done);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) throw usage_error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+        if (r == 0) break;  // the file shrank while it was read
+        done += static_cast<std::size_t>(r);
+    }
+    s.resize(done);
+    return s;
+}
+
+}  // namespace exactattn

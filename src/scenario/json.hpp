@@ -54,7 +54,7 @@ Location text_location(const std::string& file, std::string_view text, std::size
 Error json_parse_error(const std::string& file, std::string_view text, std::size_t position, const std::string& token,
                        const nlohmann::json::exception& ex);
 
-/// Bytes past a text that read_file() leaves readable (allocated) for a vectorized reader.
+/// Bytes past a text that read_input_file() leaves readable (allocated) for a vectorized reader.
 inline constexpr std::size_t kJsonPadding = 64;
 
 /// Checks JSON text before parsing: valid UTF-8 (ParseError at file:line:column) and nesting
@@ -64,10 +64,6 @@ void check_json_text(std::string_view text, const std::string& file);
 /// The text of an input file is UTF-8: ParseError at `file:line:column` otherwise (a scenario,
 /// a memory, a class's CSV answers).
 void check_file_utf8(std::string_view text, const std::string& file);
-
-/// Reads a whole file (UsageError when it cannot be read; LimitError past max_file_bytes),
-/// with kJsonPadding bytes of capacity past its end.
-std::string read_file(const std::string& path);
 
 /// Typed access with errors that name the file and the pointer.
 class Reader {

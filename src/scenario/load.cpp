@@ -446,7 +446,7 @@ Scenario parse_scenario(std::string_view json_text, const std::string& file) {
 
 Scenario load_scenario(const std::string& path_or_builtin) {
     if (path_or_builtin == "chapter14") return parse_scenario(builtin_chapter14(), "chapter14");
-    const std::string text = detail::read_file(path_or_builtin);
+    const std::string text = read_input_file(path_or_builtin);
     return parse_scenario_text(text, path_or_builtin, text.capacity());
 }
 

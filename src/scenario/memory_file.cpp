@@ -599,7 +599,7 @@ namespace exactattn {
 Memory load_memory_argument(const std::string& arg) {
     if (!arg.empty() && arg[0] == '@') {
         const std::string path = arg.substr(1);
-        const std::string text = detail::read_file(path);
+        const std::string text = read_input_file(path);
         return detail::load_memory_json(text, path, text.capacity());
     }
     Matrix m = parse_matrix(arg);

@@ -170,7 +170,7 @@ ClassGrade grade_class(const std::string& directory, const std::string& csv, con
     g.exercise = first.id;
     g.title = first.title;
 
-    const std::string text = detail::read_file(csv);
+    const std::string text = read_input_file(csv);
     const detail::CsvRecords table = detail::read_csv_records(text, csv);
     if (table.records.empty()) {
         throw placed(csv, 1, ErrorKind::Parse,

@@ -65,3 +65,30 @@ TEST(Files, DevicesAndOversizedManuscriptsAreRefusedUnread) {
     EXPECT_NE(err.str().find("max_file_bytes"), std::string::npos) << err.str();
     std::filesystem::remove(big);
 }
+
+TEST(Files, ChapterThatIsNotARegularFileIsRefusedByTheOneReaderAtItsInput) {
+    // A FIFO or a directory named by \input was "no such chapter file" although it exists; it
+    // is the one reader's refusal now, placed at the \input that names it.
+    const auto dir = std::filesystem::temp_directory_path() / "exactattn-test-book";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir / "part.tex");
+    ASSERT_EQ(::mkfifo((dir / "ch.tex").c_str(), 0600), 0);
+    const auto main_tex = dir / "main.tex";
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"ch", "not a regular file (a FIFO, device or socket is not read, so that nothing can block)"},
+        {"part", "it is a directory"},
+    };
+    for (const auto& [name, why] : cases) {
+        {
+            std::ofstream f(main_tex, std::ios::binary | std::ios::trunc);
+            f << "% exactattn-scenario: chapter14\n\\input{" << name << "}\n";
+        }
+        std::ostringstream out;
+        std::ostringstream err;
+        EXPECT_EQ(exactattn::cli::run(std::vector<std::string>{"manuscript", "check", main_tex.string()}, out, err), 2);
+        EXPECT_EQ(out.str(), "");
+        EXPECT_EQ(err.str(), "exactattn: " + main_tex.string() + ":2:1: \\input{" + name + "}: cannot read " +
+                                 (dir / (name + ".tex")).string() + ": " + why + "\n");
+    }
+    std::filesystem::remove_all(dir);
+}

@@ -6,6 +6,7 @@
 
 #include "exactattn/check.hpp"
 #include "exactattn/error.hpp"
+#include "exactattn/scenario.hpp"
 #include "scenario/json.hpp"
 #include "tools/check/csv.hpp"
 
@@ -153,7 +154,7 @@ std::vector<ClassAnswer> read_class_answers(std::string_view csv, const std::str
 }
 
 std::vector<ClassAnswer> load_class_answers(const std::string& path) {
-    return read_class_answers(detail::read_file(path), path);
+    return read_class_answers(read_input_file(path), path);
 }
 
 }  // namespace exactattn

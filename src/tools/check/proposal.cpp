@@ -7,6 +7,7 @@
 #include "exactattn/answer_entry.hpp"
 #include "exactattn/check.hpp"
 #include "exactattn/error.hpp"
+#include "core/text.hpp"
 #include "tools/check/tokens.hpp"
 
 namespace exactattn {
@@ -33,17 +34,9 @@ std::vector<std::string_view> split_top(std::string_view text) {
     return out;
 }
 
-std::string_view strip(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r'))
-        s.remove_suffix(1);
-    return s;
-}
-
 // The inside of [ … ] when `s` is one bracketed list, else nullopt.
 std::optional<std::string_view> bracketed(std::string_view s) {
-    s = strip(s);
+    s = detail::trim_json_space(s);
     if (s.size() < 2 || s.front() != '[' || s.back() != ']') return std::nullopt;
     int depth = 0;
     for (std::size_t i = 0; i < s.size(); ++i) {
@@ -63,7 +56,7 @@ void add_entry(std::string_view text, std::size_t offset, LearnerAnswer& la) {
         else
             where.column = static_cast<int>(offset) + 1;
         // A word such as `blue` proposed for a quantity: say that the target holds values.
-        const std::string_view word = strip(text);
+        const std::string_view word = detail::trim_json_space(text);
         const bool wordlike = !word.empty() && std::none_of(word.begin(), word.end(), [](char c) {
             return (c >= '0' && c <= '9') || std::string_view("+-*/^()[],.% ").find(c) != std::string_view::npos;
         });
@@ -94,7 +87,7 @@ void read_proposal(std::string_view text, LearnerAnswer& la) {
         la.scalar = true;
         return;
     }
-    if (strip(*inner).empty()) throw parse_error(Location{}, "an empty list proposes nothing");
+    if (detail::trim_json_space(*inner).empty()) throw parse_error(Location{}, "an empty list proposes nothing");
     const auto items = split_top(*inner);
     const bool matrix = bracketed(items.front()).has_value();
     for (std::size_t r = 0; r < items.size(); ++r) {

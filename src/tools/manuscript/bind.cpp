@@ -52,12 +52,6 @@ std::string lower(std::string_view s) {
     return out;
 }
 
-void blank(std::string& s, std::size_t from, std::size_t to) {
-    for (std::size_t i = from; i < to && i < s.size(); ++i) {
-        if (s[i] != '\n') s[i] = ' ';
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // The catalogue: every numeric quantity of the report with its entity, field and indexes.
 

@@ -167,8 +167,17 @@ struct BookWalk {
                     where);
             }
             std::error_code ec;
-            if (!fs::is_regular_file(target, ec)) {
+            if (!fs::exists(target, ec)) {
                 throw usage_error(fmt::format("{}: no such chapter file {}", command, target.string()), where);
+            }
+            if (!fs::is_regular_file(target, ec)) {
+                // A FIFO, device or directory named as a chapter: the one reader's refusal (it
+                // opens without blocking and reads nothing), placed at the command.
+                try {
+                    (void)read_manuscript_file(target.string());
+                } catch (const Error& e) {
+                    throw Error(e.kind(), where, fmt::format("{}: {}", command, e.reason()));
+                }
             }
             if (std::find(stack.begin(), stack.end(), id) != stack.end()) {
                 throw usage_error(fmt::format("{}: the chapter includes itself", command), where);

@@ -18,13 +18,6 @@ namespace {
 
 constexpr std::string_view kScenarioKey = "exactattn-scenario:";
 
-void blank(std::string& s, std::size_t from, std::size_t to) {
-    to = std::min(to, s.size());
-    for (std::size_t i = from; i < to; ++i) {
-        if (s[i] != '\n') s[i] = ' ';
-    }
-}
-
 std::size_t line_end(std::string_view s, std::size_t from) {
     const std::size_t e = s.find('\n', from);
     return e == std::string_view::npos ? s.size() : e;
@@ -406,12 +399,11 @@ Placeholder placeholder_of(const Source& src, std::size_t begin, std::size_t end
 
 }  // namespace
 
-std::string trim(std::string_view s) {
-    std::size_t b = 0;
-    std::size_t e = s.size();
-    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-    return std::string(s.substr(b, e - b));
+void blank(std::string& s, std::size_t from, std::size_t to) {
+    to = std::min(to, s.size());
+    for (std::size_t i = from; i < to; ++i) {
+        if (s[i] != '\n') s[i] = ' ';
+    }
 }
 
 std::size_t brace_group_end(std::string_view text, std::size_t open) {

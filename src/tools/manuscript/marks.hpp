@@ -11,6 +11,7 @@
 
 #include "exactattn/error.hpp"
 #include "exactattn/manuscript.hpp"
+#include "core/text.hpp"
 
 namespace exactattn::manuscript {
 
@@ -57,6 +58,10 @@ struct Mark {
     std::string pointer;
     std::string written;  ///< newlines turned into spaces
 };
+/// Writes spaces over s[from, to) (clamped to s), keeping its line breaks: a span taken out of
+/// a scan keeps every other byte's line and column.
+void blank(std::string& s, std::size_t from, std::size_t to);
+
 /// Every mark in text order. ParseError at the mark for one that is malformed or unclosed.
 std::vector<Mark> find_marks(const Source& src);
 
@@ -77,8 +82,8 @@ struct Placeholder {
 /// Every placeholder in text order (ParseError for one that is unclosed or empty).
 std::vector<Placeholder> find_placeholders(const Source& src);
 
-/// `s` without leading and trailing ASCII white space.
-std::string trim(std::string_view s);
+/// `s` without leading and trailing white space: the one trim of the library (core/text.hpp).
+using detail::trim;
 
 /// The ends of every brace group of a text, found in one pass: at(open) is brace_group_end(text,
 /// open) in O(log n), so that many unclosed groups cost no more than one.

@@ -32,7 +32,9 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
     return row[b.size()];
 }
 
-std::vector<std::string> segments(const std::string& pointer) {
+// The segments of a pointer as written, ~0 and ~1 left escaped: they are joined again into
+// pointers (bind.cpp's segments decode them, to compare with keys).
+std::vector<std::string> escaped_segments(const std::string& pointer) {
     std::vector<std::string> out;
     std::size_t from = 1;
     while (from <= pointer.size()) {
@@ -103,7 +105,7 @@ const Json& Quantities::at(const std::string& pointer, const Location& where) {
         if (e.kind() != ErrorKind::Reference || pointer.empty() || pointer[0] != '/') throw;
     }
     // The longest prefix that exists, then its children nearest to the missing segment.
-    const auto segs = segments(pointer);
+    const auto segs = escaped_segments(pointer);
     std::string prefix;
     const Json* node = nullptr;
     std::size_t k = 0;

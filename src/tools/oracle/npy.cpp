@@ -13,6 +13,7 @@
 
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle.hpp"
+#include "exactattn/scenario.hpp"
 #include "scenario/json.hpp"  // private: the JSON checks every reader makes
 
 namespace exactattn::oracle {
@@ -205,10 +206,6 @@ std::string write_npy(const Tensor& t) {
 
 namespace {
 
-// The one reader of every input file (read_input_file): a FIFO, device, socket or directory is
-// refused at once without blocking, a file past max_file_bytes before it is read.
-std::string slurp(const std::string& path) { return exactattn::detail::read_file(path); }
-
 double json_number(const nlohmann::json& j, const std::string& path) {
     if (j.is_number()) return j.get<double>();
     if (j.is_string()) {
@@ -301,7 +298,9 @@ Tensor from_csv(const std::string& text, const std::string& path) {
 }  // namespace
 
 Tensor read_tensor(const std::string& path, std::optional<FloatFormat> declared) {
-    const std::string bytes = slurp(path);
+    // The one reader of every input file: a FIFO, device, socket or directory is refused at once
+    // without blocking, a file past max_file_bytes before it is read.
+    const std::string bytes = read_input_file(path);
     const auto ext = std::filesystem::path(path).extension().string();
     if (ext == ".npy") return parse_npy(bytes, path, declared);
     Tensor t;
