@@ -26,6 +26,7 @@ namespace {
 struct ManuscriptCli {
     std::vector<std::string> files;
     std::string scenario;
+    std::string scenario_from;  ///< --scenario-from: the file whose scenario the files naming none inherit
     std::size_t jobs = 0;
     std::string junit;
     bool in_place = false;
@@ -45,7 +46,8 @@ struct ManuscriptCli {
 // input"), read whole before any work and named by --stdin-filename (default <stdin>, read as
 // Markdown, a relative scenario found from the current directory); every other file is read by
 // the one input reader when its turn comes. A LaTeX book named by its main file is followed by
-// the chapters it \include's (book_files), each with the scenario it inherits.
+// the chapters it \include's (book_files), each with the scenario it inherits; with --scenario-from
+// FILE, a file that inherits none from a main file takes the one FILE names.
 struct Inputs {
     std::vector<BookFile> files;          ///< as messages name them
     std::optional<std::size_t> stdin_at;  ///< which of them is standard input
@@ -67,6 +69,23 @@ std::string stdin_name(const ManuscriptCli& o) { return o.stdin_filename.empty()
 // when `only_named`), each LaTeX book followed by its chapters, with `-` standing for standard
 // input once.
 Inputs inputs(const std::vector<std::string>& paths, const ManuscriptCli& o, bool only_named) {
+    std::string book_scenario;
+    if (!o.scenario_from.empty()) {
+        if (!o.scenario.empty()) {
+            throw usage_error(
+                "names the scenario of the files that name none, and --scenario names one for every "
+                "file: give one of them",
+                option_place("--scenario-from"));
+        }
+        if (o.scenario_from == "-") {
+            throw usage_error(
+                "names standard input, which is read as a manuscript: name the file whose "
+                "exactattn-scenario the others inherit",
+                option_place("--scenario-from"));
+        }
+        book_scenario = inheritable_scenario(o.scenario_from);  // confined to that file's folder
+        only_named = false;
+    }
     Inputs in;
     std::vector<std::string> named;
     auto flush = [&] {
@@ -89,6 +108,9 @@ Inputs inputs(const std::vector<std::string>& paths, const ManuscriptCli& o, boo
     if (!o.stdin_filename.empty() && !in.stdin_at) {
         throw usage_error("names standard input, and no manuscript is `-`: give - to read it",
                           option_place("--stdin-filename"));
+    }
+    for (auto& f : in.files) {
+        if (f.inherited_scenario.empty()) f.inherited_scenario = book_scenario;
     }
     return in;
 }
@@ -158,7 +180,7 @@ int fill(const ManuscriptCli& o, std::ostream& out) {
     }
     const Inputs in = inputs(o.files, o, false);
     const std::string& file = in.files.front().file;
-    const ManuscriptOptions options{o.scenario, {}};
+    const ManuscriptOptions options{o.scenario, in.files.front().inherited_scenario};
     const FillResult r = fill_manuscript_text(in.text(0), file, manuscript_format(file), options);
     if (o.format == "json") {
         if (o.in_place)
@@ -338,9 +360,13 @@ void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& co
     static const std::string kStdinHelp =
         "What standard input (-) stands for: its name in messages, its ending (the format) and its directory "
         "(where its scenario is found); default <stdin>, Markdown";
+    static const std::string kScenarioFromHelp =
+        "A manuscript whose scenario a manuscript that names none takes (a book split over files, the metadata in "
+        "one), confined to that manuscript's folder or the working directory";
     s_check->add_option("files", o->files, "Manuscripts or directories (" + kinds + "), or - for standard input")
         ->required();
     s_check->add_option("--scenario", o->scenario, "Scenario file for every manuscript (default: the one each names)");
+    s_check->add_option("--scenario-from", o->scenario_from, kScenarioFromHelp);
     s_check->add_option("--stdin-filename", o->stdin_filename, kStdinHelp);
     s_check->add_option("-j,--jobs", o->jobs, "Files checked in parallel (default: the number of cores)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
@@ -355,6 +381,7 @@ void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& co
         ->required()
         ->expected(1);
     s_fill->add_option("--scenario", o->scenario, "Scenario file (default: the one the manuscript names)");
+    s_fill->add_option("--scenario-from", o->scenario_from, kScenarioFromHelp);
     s_fill->add_option("--stdin-filename", o->stdin_filename, kStdinHelp);
     s_fill->add_flag("--in-place", o->in_place, "Rewrite the manuscript itself (atomically)");
     s_fill->add_option("--format", o->format, "manuscript (the filled text), or json: each placeholder and its value")
@@ -371,6 +398,7 @@ void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& co
     auto* s_audit = family->add_subcommand("audit", "Unmarked numeric claims, what they equal, and the coverage");
     s_audit->add_option("files", o->files, "Manuscripts or directories, or - for standard input")->required();
     s_audit->add_option("--scenario", o->scenario, "Scenario file (default: the one each manuscript names)");
+    s_audit->add_option("--scenario-from", o->scenario_from, kScenarioFromHelp);
     s_audit->add_option("--stdin-filename", o->stdin_filename, kStdinHelp);
     s_audit->add_option("-j,--jobs", o->jobs, "Files audited in parallel (default: the number of cores)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
@@ -390,6 +418,7 @@ void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& co
         ->required()
         ->expected(1);
     s_propose->add_option("--scenario", o->scenario, "Scenario file (default: the one the manuscript names)");
+    s_propose->add_option("--scenario-from", o->scenario_from, kScenarioFromHelp);
     s_propose->add_option("--stdin-filename", o->stdin_filename, kStdinHelp);
     s_propose->add_flag("--diff", o->diff, "Print a unified diff of the lines the marks change instead");
     s_propose->add_option("--listing", o->listing,

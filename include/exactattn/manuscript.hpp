@@ -40,8 +40,9 @@ struct ManuscriptOptions {
     /// the manuscript's own (front matter `exactattn-scenario:` or the magic comment
     /// `% exactattn-scenario: FILE`), relative to the manuscript's directory.
     std::string scenario;
-    /// The scenario of the LaTeX file that \include's or \input's this one (book_files), used
-    /// when this one names none: a book names its scenario once, in its main file.
+    /// The scenario of the LaTeX file that \include's or \input's this one (book_files), or of
+    /// the file `--scenario-from` names (inheritable_scenario), used when this one names none: a
+    /// book names its scenario once, in its main file. Checked where it was named: not again.
     std::string inherited_scenario;
 };
 
@@ -58,6 +59,13 @@ struct BookFile {
 /// named in `files` that leads to it (symbolic links resolved): one outside it, one that does not
 /// exist or one that includes itself is refused (UsageError at the `\include`).
 std::vector<BookFile> book_files(const std::vector<std::string>& files);
+
+/// The scenario the manuscript `file` names, as the files of its book inherit it (`--scenario-from`:
+/// a pandoc build's files that name none take the one its metadata names): an absolute path, or
+/// `chapter14`. It is confined as `file`'s own (to `file`'s folder or the working directory), so
+/// a file that inherits it is not checked again. UsageError placed at `file` when it names none or
+/// one outside those folders.
+std::string inheritable_scenario(const std::string& file);
 
 /// One marked claim and its verdict.
 struct ClaimVerdict {

@@ -20,6 +20,8 @@ sky.json, derivations in sky-derivation.md), which has no hand-written marks: it
 files must pass `manuscript check`, and no marks figure is computed. `--set grove` is a layer
 scenario written the same way (grove-*: self-attention, two heads); on it every number was
 `unbound` before layers were bound, so the recall of `wrong` alone (`--min-wrong`) is measured too.
+`--set causal` is a causal layer's head with its mask in prose (causal-*, over
+data/examples/self-attention.json, which is copied from there).
 
 Exit 0 when every goal is met, 1 otherwise; the figures are printed either way.
 """
@@ -134,10 +136,13 @@ def main():
     with open(os.path.join(HERE, planted_file), encoding="utf-8") as f:
         planted = json.load(f)
     ok = True
-    # A scenario named by a file beside the chapter is copied beside the audited files.
+    # A scenario named by a file beside the chapter (else one of data/examples) is copied beside
+    # the audited files.
     m = re.search(r"^exactattn-scenario: (\S+\.json)$", clean, re.M)
     if m:
-        shutil.copy(os.path.join(HERE, m.group(1)), os.path.join(work, m.group(1)))
+        beside = os.path.join(HERE, m.group(1))
+        examples = os.path.join(HERE, "..", "..", "data", "examples", m.group(1))
+        shutil.copy(beside if os.path.exists(beside) else examples, os.path.join(work, m.group(1)))
     # An edit that gives its line must find its anchor there in the correct text.
     for e in planted["errors"] + planted["rewrites"]:
         if "line" in e and e["anchor"] not in clean.split("\n")[e["line"] - 1]:

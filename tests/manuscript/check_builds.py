@@ -90,6 +90,79 @@ def write(path, text):
         f.write(text)
 
 
+def book_checks(args, env, work):
+    """A book split into files with its metadata in the first (issue 34): a file that names no
+    scenario takes the one the build's metadata names, found and confined where it is named; its
+    claims are checked and its placeholders filled. Values by hand: Example 14.1's weights
+    [1/2, 1/4, 1/4], context (1/2)[a,0] + (1/4)[0,a] + (1/4)[0,0] = [a/2, a/4], denominator
+    2 + 1 + 1 = 4; the sky's read r1 (tests/manuscript/sky-derivation.md) has denominator
+    2 + 4 + 4 = 10."""
+    lua = os.path.join(args.source, "share/exactattn/pandoc/exactattn.lua")
+    book = os.path.join(work, "book")
+    os.makedirs(os.path.join(book, "chapters"))
+    shutil.copy(os.path.join(args.source, "data/chapter14/chapter14.json"), book)
+    shutil.copy(os.path.join(args.source, "tests/manuscript/sky.json"), book)
+    part1 = os.path.join("book", "part1.md")
+    part2 = os.path.join("book", "chapters", "part2.md")  # another folder than the file naming the scenario
+    write(os.path.join(work, part1), "---\ntitle: A book in two files\nexactattn-scenario: chapter14.json\n---\n\n"
+          "The weights are {{/reads/example-14.1/weights}}.\n")
+    claim = "the denominator is [{}]{{.exact ref=\"/reads/example-14.1/denominator\"}}.\n"
+    write(os.path.join(work, part2), "# Part two\n\nThe context is {{/reads/example-14.1/context}};\n" + claim.format(4))
+
+    def build(files, out, cwd=work, extra=(), expect_ok=True):
+        if os.path.exists(out):
+            os.remove(out)
+        return run(["pandoc", f"--lua-filter={lua}", *files, *extra, "-s", "-o", out], env=env, cwd=cwd,
+                   expect_ok=expect_ok)
+
+    out = os.path.join(work, "book.html")
+    for order in ([part1, part2], [part2, part1]):
+        build(order, out)
+        text = open(out, encoding="utf-8").read()
+        no_leaks(text, f"the book {' '.join(order)}")
+        for shown in ["The weights are [1/2, 1/4, 1/4].", "The context is [a/2, a/4];", "the denominator is 4.",
+                      "A book in two files"]:
+            if shown not in text:
+                fail(f"the book {' '.join(order)} lacks {shown!r}: {text}")
+    # A wrong number in the file without front matter stops the build at its line; nothing is written.
+    write(os.path.join(work, part2), "# Part two\n\nThe context is {{/reads/example-14.1/context}};\n" + claim.format(5))
+    p = build([part1, part2], out, expect_ok=False)
+    if p.returncode != 1 or os.path.exists(out) or f"{part2}:4:20: /reads/example-14.1/denominator: written 5, exact 4" \
+            not in p.stderr:
+        fail(f"a wrong claim in the book's file without front matter did not stop the build: exit {p.returncode}\n"
+             f"{p.stderr}")
+    write(os.path.join(work, part2), "# Part two\n\nThe context is {{/reads/example-14.1/context}};\n" + claim.format(4))
+    # No file names a scenario: refused at the first file, exit 2.
+    alone = os.path.join("book", "chapters", "alone.md")
+    write(os.path.join(work, alone), "Nothing named here: {{/reads/example-14.1/weights}}.\n")
+    p = build([part2, alone], out, expect_ok=False)
+    if p.returncode != 2 or os.path.exists(out) or f"{part2}: names no scenario" not in p.stderr:
+        fail(f"a book whose files name no scenario built: exit {p.returncode}\n{p.stderr}")
+    # A scenario given by pandoc -M is confined to no file: the files naming none are refused.
+    p = build([part2], out, extra=["-M", "exactattn-scenario=book/chapter14.json"], expect_ok=False)
+    if p.returncode != 2 or os.path.exists(out) or "no input file's front matter does" not in p.stderr:
+        fail(f"a scenario named only by pandoc -M was inherited: exit {p.returncode}\n{p.stderr}")
+    # The first file's scenario lies outside its folder and the working directory: refused at its
+    # line, not passed on to the file without front matter.
+    shutil.copy(os.path.join(args.source, "data/chapter14/chapter14.json"), os.path.join(work, "outside.json"))
+    write(os.path.join(book, "escape.md"), "---\ntitle: Out\nexactattn-scenario: ../outside.json\n---\n\nText.\n")
+    p = build(["escape.md", "chapters/part2.md"], out, cwd=book, expect_ok=False)
+    if p.returncode != 2 or os.path.exists(out) or "escape.md:3:1: exactattn-scenario ../outside.json: lies outside" \
+            not in p.stderr:
+        fail(f"a scenario outside the naming file's folder was inherited: exit {p.returncode}\n{p.stderr}")
+    # A file naming its own scenario keeps it; the build's metadata is the later file's (pandoc's
+    # merge), so part2 inherits chapter14 from part1.
+    sky = os.path.join("book", "sky.md")
+    write(os.path.join(work, sky), "---\nexactattn-scenario: sky.json\n---\n\n"
+          "The first read's denominator is [10]{.exact ref=\"/reads/r1/denominator\"}.\n")
+    build([sky, part1, part2], out)
+    text = open(out, encoding="utf-8").read()
+    no_leaks(text, "the book with a file of another scenario")
+    for shown in ["The first read&#8217;s denominator is 10.", "the denominator is 4.", "The context is [a/2, a/4];"]:
+        if shown not in text and shown.replace("&#8217;", "’") not in text:
+            fail(f"the book with a file of another scenario lacks {shown!r}: {text}")
+
+
 def filter_checks(args, env, work):
     """Every way a manuscript reaches the filter is checked and filled, or refused (issues 32, 34)."""
     lua = os.path.join(args.source, "share/exactattn/pandoc/exactattn.lua")
@@ -546,6 +619,7 @@ def main():
     os.makedirs(work)
     if args.only == "pandoc":
         pandoc_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
+        book_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
     elif args.only == "safety":
         filter_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
         injection_checks(args, dict(os.environ, EXACTATTN=args.cli), work)

@@ -318,3 +318,72 @@ TEST(ManuscriptCli, ADocumentNamesOnlyAScenarioWithinItsFolderOrTheWorkingDirect
     fs::remove_all(dir);
     fs::remove(secret);
 }
+
+// A book split into files with its metadata in one (a pandoc build, docs/manuscript.md): with
+// --scenario-from FILE a file that names no scenario takes FILE's, confined to FILE's folder or
+// the working directory and resolved there, not in the inheriting file's folder; a file that
+// names its own keeps it. By hand (Chapter 14, Table 14.1): Example 14.1's weights are
+// [1/2, 1/4, 1/4] and its denominator 2 + 1 + 1 = 4.
+TEST(ManuscriptCli, AFileNamingNoScenarioTakesTheOneScenarioFromNamesConfinedWhereItIsNamed) {
+    const fs::path dir = book("scenario-from");
+    fs::copy_file(EXACTATTN_SOURCE_DIR "/data/chapter14/chapter14.json", dir / "own.json");
+    const fs::path secret = fs::temp_directory_path() / "exactattn-scenario-from-secret.json";
+    fs::remove(secret);
+    fs::copy_file(EXACTATTN_SOURCE_DIR "/data/chapter14/chapter14.json", secret);
+    const std::string first = (dir / "one.md").string();
+    const std::string second = (dir / "ch" / "two.md").string();
+    write(first, "---\nexactattn-scenario: own.json\n---\nFirst.\n");
+    const auto claim = [](const std::string& written) {
+        return "Denominator [" + written +
+               "]{.exact ref=\"/reads/example-14.1/denominator\"}, weights {{/reads/example-14.1/weights}}.\n";
+    };
+    write(second, claim("4"));
+    const auto checked = run({"manuscript", "check", "--scenario-from", first, second});
+    EXPECT_EQ(checked.code, 0) << checked.out << checked.err;
+    EXPECT_NE(checked.out.find(second + ": 1 claim, 0 wrong\n"), std::string::npos) << checked.out;
+    const auto filled = run({"manuscript", "fill", "--scenario-from", first, second});
+    EXPECT_EQ(filled.code, 0) << filled.err;
+    EXPECT_EQ(filled.out,
+              "Denominator [4]{.exact ref=\"/reads/example-14.1/denominator\"}, weights [1/2, 1/4, 1/4].\n");
+    for (const char* command : {"audit", "propose"}) {
+        const auto r = run({"manuscript", command, "--scenario-from", first, second});
+        EXPECT_EQ(r.code, 0) << command << ": " << r.out << r.err;
+    }
+    write(second, claim("5"));
+    const auto wrong = run({"manuscript", "check", "--scenario-from", first, second});
+    EXPECT_EQ(wrong.code, 1) << wrong.out << wrong.err;
+    EXPECT_NE(wrong.out.find(second + ":1:13: /reads/example-14.1/denominator: written 5, exact 4"), std::string::npos)
+        << wrong.out;
+    // Without it, and from a file that names none: refused, placed at the file.
+    const auto none = run({"manuscript", "check", second});
+    EXPECT_EQ(none.code, 2);
+    EXPECT_EQ(none.err.rfind("exactattn: " + second + ": names no scenario", 0), 0U) << none.err;
+    const auto from_none = run({"manuscript", "fill", "--scenario-from", second, second});
+    EXPECT_EQ(from_none.code, 2);
+    EXPECT_EQ(from_none.err.rfind("exactattn: " + second + ": names no scenario, and --scenario-from", 0), 0U)
+        << from_none.err;
+    // The named scenario outside the naming file's folder and the working directory: refused at
+    // its line by every command, before the inheriting file is read.
+    write(first, "---\nexactattn-scenario: " + secret.string() + "\n---\nFirst.\n");
+    for (const char* command : {"check", "fill", "audit", "propose"}) {
+        const auto r = run({"manuscript", command, "--scenario-from", first, second});
+        EXPECT_EQ(r.code, 2) << command;
+        EXPECT_EQ(r.out, "") << command;
+        EXPECT_EQ(
+            r.err.rfind("exactattn: " + first + ":2:1: exactattn-scenario " + secret.string() + ": lies outside", 0),
+            0U)
+            << command << ": " << r.err;
+    }
+    // A file naming its own scenario keeps it (here one that does not exist: refused as its own).
+    write(first, "---\nexactattn-scenario: own.json\n---\nFirst.\n");
+    write(second, "---\nexactattn-scenario: nowhere.json\n---\n" + claim("4"));
+    const auto own = run({"manuscript", "check", "--scenario-from", first, second});
+    EXPECT_EQ(own.code, 2);
+    EXPECT_EQ(own.err.rfind("exactattn: " + second + ":2:1: exactattn-scenario nowhere.json", 0), 0U) << own.err;
+    // --scenario names one for every file: giving both is refused.
+    const auto both = run({"manuscript", "check", "--scenario-from", first, "--scenario", "chapter14", second});
+    EXPECT_EQ(both.code, 2);
+    EXPECT_EQ(both.err.rfind("exactattn: --scenario-from: ", 0), 0U) << both.err;
+    fs::remove_all(dir);
+    fs::remove(secret);
+}

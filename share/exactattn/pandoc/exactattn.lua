@@ -16,7 +16,10 @@
 -- A manuscript on standard input is refused (the filter cannot check text it cannot name).
 -- The binary is $EXACTATTN, else `exactattn` on PATH: never a program the document names (a
 -- manuscript is data; the old metadata field `exactattn-bin` is ignored, with a warning).
--- The scenario is the one each manuscript names.
+-- The scenario is the one each manuscript names; a file that names none (a book split over
+-- files, its metadata in one) takes the one the build's metadata names, as pandoc merges the
+-- files' metadata (a later file's value replacing an earlier one's), confined to the folder of
+-- the file that names it: `exactattn manuscript check --scenario-from THAT_FILE`.
 
 local function stop(message, code)
   io.stderr:write('exactattn.lua: ' .. message .. '\n')
@@ -33,8 +36,9 @@ local function binary(meta)
   return 'exactattn'
 end
 
--- Runs exactattn; on failure prints what it said and stops the build with its exit code.
-local function run(exe, args)
+-- Runs exactattn; on failure prints what it said (and `hint`, when given) and stops the build
+-- with its exit code.
+local function run(exe, args, hint)
   local ok, result = pcall(pandoc.pipe, exe, args, '')
   if ok then return result end
   local output = type(result) == 'table' and result.output or tostring(result)
@@ -42,6 +46,7 @@ local function run(exe, args)
   if type(result) ~= 'table' or result.output == '' then
     io.stderr:write('exactattn.lua: ' .. exe .. ' ' .. table.concat(args, ' ') .. ' failed\n')
   end
+  if hint then io.stderr:write('exactattn.lua: ' .. hint .. '\n') end
   local code = type(result) == 'table' and result.error_code or 2
   os.exit((code and code ~= 0) and code or 2)
 end
@@ -62,20 +67,52 @@ local function unfilled(meta)
   return nil
 end
 
+-- The input file whose own metadata sets the exactattn-scenario that the build's metadata holds
+-- (the last such file: pandoc gives a later file's value precedence), or nil and a hint when the
+-- build's metadata names none, or names one no input file sets (pandoc -M, --metadata-file): such
+-- a name has no file to be confined to, so the files naming none are refused.
+local function scenario_source(meta, files)
+  local named = meta['exactattn-scenario']
+  if not named then return nil, nil end
+  local name = pandoc.utils.stringify(named)
+  local from = nil
+  for _, f in ipairs(files) do
+    if not (f:match('%.tex$') or f:match('%.ltx$')) then
+      local handle = io.open(f, 'rb')
+      if handle then
+        local own = pandoc.read(handle:read('a'), 'markdown').meta['exactattn-scenario']
+        handle:close()
+        if own and pandoc.utils.stringify(own) == name then from = f end
+      end
+    end
+  end
+  if from then return from:sub(1, 1) == '-' and './' .. from or from, nil end
+  return nil, 'the build\'s metadata names exactattn-scenario ' .. name .. ', and no input file\'s front matter '
+    .. 'does (pandoc -M or a metadata file): name it in an input file, whose folder confines it'
+end
+
 local function check_and_fill(doc)
   local exe = binary(doc.meta)
   local files = PANDOC_STATE.input_files
   if #files == 0 then stop('no input file: the filter checks and fills named manuscript files') end
-  local texts = {}
-  local format = 'markdown'
   for _, f in ipairs(files) do
     if f == '-' then
       stop('the manuscript came on standard input, which the filter cannot check or fill: name the file '
         .. '(pandoc FILE.md --lua-filter=exactattn.lua), or run `exactattn manuscript fill FILE` first')
     end
+  end
+  -- A file naming no scenario takes the build's, found and confined where it is named.
+  local from, hint = scenario_source(doc.meta, files)
+  local function command(name, f)
+    if from then return {'manuscript', name, '--scenario-from', from, '--', f} end
+    return {'manuscript', name, '--', f}
+  end
+  local texts = {}
+  local format = 'markdown'
+  for _, f in ipairs(files) do
     if f:match('%.tex$') or f:match('%.ltx$') then format = 'latex' end
-    run(exe, {'manuscript', 'check', '--', f})
-    table.insert(texts, run(exe, {'manuscript', 'fill', '--', f}))
+    run(exe, command('check', f), hint)
+    table.insert(texts, run(exe, command('fill', f), hint))
   end
   -- As pandoc joins several input files: one text, the files separated by a blank line.
   local left = unfilled(doc.meta)

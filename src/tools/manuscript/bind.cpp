@@ -994,6 +994,9 @@ struct Scores {
     std::map<int, double> qrow;  ///< a layer's query row named (the token that attends)
     std::string reason_entity, reason_field, reason_index;
     bool hypothetical = false;
+    /// The operation whose operand it is ("scaled by 1/2", "divided by 7"): a factor of the
+    /// computation, not the quantity the words before it name (empty: none).
+    std::string operand;
     std::string foreign;     ///< the nearest reference names something the scenario does not compute
     bool qualified = false;  ///< its unit has a word between ("two zero scores"): a count of a part
     /// A position's label stands between the nearest field word and the number ("a denominator
@@ -1222,6 +1225,15 @@ class Binder {
             }
         }
         sc.hypothetical = hypothetical_at(sent.b, sent.e);
+        if (word_before_at(s_, c.b) == "by") {
+            std::size_t k = c.b;
+            while (k > 0 && (s_[k - 1] == ' ' || s_[k - 1] == '$')) --k;
+            const std::string verb = word_before_at(s_, k - std::min<std::size_t>(k, 2));
+            static const std::set<std::string, std::less<>> operations = {
+                "scaled",     "scale",       "scales",  "scaling", "multiplied", "multiply",
+                "multiplies", "multiplying", "divided", "divide",  "divides",    "dividing"};
+            if (operations.contains(verb)) sc.operand = verb + " by";
+        }
         std::size_t field_at = 0;  // the nearest field word before it in its sentence
         // Entities: named in the sentence, the paragraph, a table's caption, earlier in the section.
         auto give = [&sc](int e, double w) {
@@ -1823,10 +1835,19 @@ class Binder {
         auto word_at = [&](std::size_t k, std::size_t len) {
             return (k == 0 || !alpha(low_[k - 1])) && (k + len >= low_.size() || !alpha(low_[k + len]));
         };
+        // A token spelled as an English function word ("the" of "the cat sat") is the word where
+        // a word follows it ("the second token", "against the first"), the token elsewhere
+        // ("the, cat, sat", "attends to the.").
+        static const std::set<std::string, std::less<>> function_words = {
+            "the", "a", "an", "of", "to", "in", "on", "at", "by", "for", "and", "or", "is", "it", "as", "be"};
         for (const auto& [tok, i] : cat_.layer_tokens) {
             const auto [lo, hi] = occ_.within(tok, b, e);
             for (const std::size_t* it = lo; it != hi; ++it) {
-                if (word_at(*it, tok.size())) out.push_back({*it, *it + tok.size(), i, role_before(*it)});
+                if (!word_at(*it, tok.size())) continue;
+                std::size_t n = *it + tok.size();
+                while (n < low_.size() && low_[n] == ' ') ++n;
+                if (function_words.contains(tok) && n > *it + tok.size() && n < low_.size() && alpha(low_[n])) continue;
+                out.push_back({*it, *it + tok.size(), i, role_before(*it)});
             }
         }
         static const std::array<std::pair<const char*, Role>, 7> nouns{{{"token", Role::Unknown},
@@ -1930,7 +1951,10 @@ class Binder {
             if (h > 0) sc.head[h] = w;
         }
         if (c.table >= 0) return;
-        if (c.list_index > 0 && c.list_size >= 2) {  // "[1,0], [0,1] and [1,1]": the rows in order
+        // "[1,0], [0,1] and [1,1]": vectors listed are the rows in order; "the weights are 1/7, 2/7
+        // and 4/7": scalars listed are the keys of the row the sentence names, in order.
+        const bool scalars_listed = c.list_index > 0 && c.list_size >= 2 && c.shape.entries < 0;
+        if (c.list_index > 0 && c.list_size >= 2 && !scalars_listed) {
             sc.qrow[c.list_index] = c.list_size >= 3 ? 3 : 1;
             return;
         }
@@ -1987,6 +2011,7 @@ class Binder {
                 }
             }
         }
+        if (scalars_listed) k = c.list_index;  // the row, when the sentence names none, by value
         if (q > 0 && sc.qrow.empty()) sc.qrow[q] = 4;
         if (k > 0 && sc.pos.empty()) sc.pos[k] = 4;
         if (q > 0 || k > 0) {
@@ -2962,6 +2987,11 @@ std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>
             f.verdict = AuditVerdict::Unbound;
             f.reason = fmt::format("in a negated or hypothetical sentence; its context fits {}", top[0]->pointer);
             for (const auto* it : top) f.bound.push_back(quantity(*it));
+        } else if (!sc.operand.empty()) {
+            f.verdict = AuditVerdict::Unbound;
+            f.reason = fmt::format("a factor (after \"{}\"), not the quantity its context names; it fits {}",
+                                   sc.operand, top[0]->pointer);
+            f.bound.push_back(quantity(*top[0]));
         } else if (best < 10 || [&] {
                        const auto fw = sc.field.find(top[0]->field);
                        return fw == sc.field.end() || fw->second < 5;

@@ -124,6 +124,24 @@ std::string passed_scenario(const manuscript::Source& src, const std::string& in
     return fs::absolute(path, ec).lexically_normal().string();
 }
 
+}  // namespace
+
+std::string inheritable_scenario(const std::string& file) {
+    const manuscript::Source src = manuscript::prepare(read_manuscript_file(file), file, manuscript_format(file));
+    if (src.scenario.empty()) {
+        Location where;
+        where.file = file;
+        throw usage_error(
+            "names no scenario, and --scenario-from names it as the one its book's files inherit: add "
+            "`exactattn-scenario: FILE` to its front matter (Markdown) or a comment `% exactattn-scenario: FILE` "
+            "(LaTeX)",
+            where);
+    }
+    return passed_scenario(src, "");
+}
+
+namespace {
+
 struct BookWalk {
     std::vector<BookFile> out;
     std::vector<std::string> seen;   // identities of the files listed

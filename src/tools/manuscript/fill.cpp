@@ -142,7 +142,8 @@ std::string filled_table(const Json& j, const FillStyle& s, ManuscriptFormat for
 
 FillResult fill_manuscript_text(std::string_view text, const std::string& file, ManuscriptFormat format,
                                 const ManuscriptOptions& options) {
-    const manuscript::Source src = manuscript::prepare(text, file, format);
+    manuscript::Source src = manuscript::prepare(text, file, format);
+    manuscript::inherit_scenario(src, options.inherited_scenario);
     const auto holders = manuscript::find_placeholders(src);
     FillResult r;
     if (holders.empty()) {
