@@ -226,6 +226,45 @@ TEST(ManuscriptAudit, AFormulasNameOutweighsTheFieldWordsAroundIt) {
     for (const auto& q : r.unmarked[1].bound) EXPECT_NE(q.pointer, "/a/value");
 }
 
+// Head 2 of data/examples/self-attention.json's causal layer, by hand: cat's scores a/2 and a
+// give exponentials √2 and 2 over 2 + √2, weights √2 − 1 and 2 − √2; sat's scores a/2, a/2, 0
+// give √2, √2, 1 over 1 + 2√2, weights (4 − √2)/7 twice and (2√2 − 1)/7; cat's output
+// (√2 − 1)[0,2] + (2 − √2)[1,2] = [2 − √2, 2]. Square roots and parenthesised fractions in
+// prose were read from their first digit ("√2 − 1" as 2 − 1): 9 correct numbers reported wrong.
+TEST(ManuscriptAudit, SquareRootsAndParenthesisedFractionsInProseAreReadWhole) {
+    const ManuscriptOptions layer{test::source_path("data/examples/self-attention.json"), {}};
+    const std::string right =
+        "In the second head of the causal layer, the first token, the, only sees itself, with weight 1.\n"
+        "The token cat attends to the and to itself. Its score against the is a/2 and against itself\n"
+        "a, so cat gives weight √2 − 1 to the and 2 − √2 to itself.\n\n"
+        "The token sat cannot look ahead, but it sees all three. Its scores are a/2, a/2 and 0; it gives\n"
+        "weight (4 − √2)/7 to the and to cat, and (2√2 − 1)/7 to itself.\n\n"
+        "The output of head 2 for cat is [2 − √2, 2].\n";
+    const auto r = audit_manuscript_text(right, "t.md", ManuscriptFormat::Markdown, layer);
+    std::vector<std::string> verified;
+    for (const auto& f : r.unmarked) {
+        EXPECT_EQ(f.verdict, AuditVerdict::Verified) << audit_line("t.md", f);
+        if (f.verdict == AuditVerdict::Verified) verified.push_back(f.text);
+    }
+    for (const std::string w : {"√2 − 1", "2 − √2", "(4 − √2)/7", "(2√2 − 1)/7", "[2 − √2, 2]"})
+        EXPECT_NE(std::find(verified.begin(), verified.end(), w), verified.end()) << w;
+    // Each planted error reported wrong at its place, the bare a ending a list among them.
+    std::string wrong = right;
+    for (const auto& [from, to] :
+         std::vector<std::pair<std::string, std::string>>{{"with weight 1.", "with weight 1/2."},
+                                                          {"2 − √2 to itself", "2 + √2 to itself"},
+                                                          {"weight (4 − √2)/7 to the", "weight (4 + √2)/7 to the"},
+                                                          {"a/2, a/2 and 0", "a/2, a/2 and a"},
+                                                          {"[2 − √2, 2]", "[2 − √2, 1]"}})
+        wrong.replace(wrong.find(from), from.size(), to);
+    const auto w = audit_manuscript_text(wrong, "t.md", ManuscriptFormat::Markdown, layer);
+    std::vector<std::string> reported;
+    for (const auto& f : w.unmarked) {
+        if (f.verdict == AuditVerdict::Wrong) reported.push_back(f.text);
+    }
+    EXPECT_EQ(reported, (std::vector<std::string>{"1/2", "2 + √2", "a", "(4 + √2)/7", "[2 − √2, 1]"}));
+}
+
 TEST(ManuscriptAudit, DecimalsEqualWhatRoundsToThem) {
     // a/2 = 0.346573…, a/4 = 0.173286…, 1/2 = 50%, 1/4 = 0.25 (Example 14.1); 0.3465 rounds
     // nothing of the chapter's.

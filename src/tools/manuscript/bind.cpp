@@ -793,6 +793,11 @@ std::size_t number_end(const std::string& s, std::size_t k) {
     const std::size_t digits_at = e;
     while (e < s.size() && (digit(s[e]) || (s[e] == '.' && e + 1 < s.size() && digit(s[e + 1])))) ++e;
     if (const std::size_t v = e < s.size() ? vulgar_at(s, e) : 0) return e + v;
+    // A square root, alone or after its coefficient: √2, 2√2, 3√5/2.
+    if (s.compare(e, 3, "√") == 0 && e + 3 < s.size() && digit(s[e + 3])) {
+        e += 3;
+        while (e < s.size() && digit(s[e])) ++e;
+    }
     if (e == digits_at && !(e < s.size() && s[e] == 'a' && e + 2 < s.size() && s[e + 1] == '/' && digit(s[e + 2])))
         return k;
     if (e < s.size() && s[e] == 'a' && (e + 1 >= s.size() || !alpha(s[e + 1]))) ++e;
@@ -848,6 +853,25 @@ std::size_t chain_end(const std::string& s, std::size_t e) {
         if (next == k) return e;
         e = next;
     }
+}
+
+// A parenthesised sum over a number, (4 − √2)/7, (2√2 − 1)/7: the end after the divisor, or k
+// when the parentheses hold anything but a sum or difference of numbers or no divisor follows.
+std::size_t paren_fraction_end(const std::string& s, std::size_t k) {
+    if (k >= s.size() || s[k] != '(') return k;
+    const std::size_t close = std::string_view(s).substr(0, std::min(s.size(), k + 40)).find(')', k);
+    if (close == std::string::npos || close + 2 >= s.size() || s[close + 1] != '/' || !digit(s[close + 2])) return k;
+    std::size_t i = k + 1;
+    while (i < close && s[i] == ' ') ++i;
+    const std::size_t first = number_end(s, i);
+    if (first == i) return k;
+    const std::size_t inner = chain_end(s, first);
+    std::size_t j = inner;
+    while (j < close && s[j] == ' ') ++j;
+    if (j != close || inner == first) return k;
+    std::size_t e = close + 2;
+    while (e < s.size() && digit(s[e])) ++e;
+    return e;
 }
 
 std::string word_before_at(const std::string& s, std::size_t k) {
@@ -2566,9 +2590,11 @@ std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>
                                         s[k - 1] == '^' || s[k - 1] == '\\');
         if (e == k && starts &&
             (digit(s[k]) || s.compare(k, 3, "−") == 0 || (s[k] == '-' && k + 1 < s.size() && digit(s[k + 1])) ||
-             vulgar_at(s, k) > 0 || (s[k] == 'a' && k + 2 < s.size() && s[k + 1] == '/'))) {
+             vulgar_at(s, k) > 0 || (s[k] == 'a' && k + 2 < s.size() && s[k + 1] == '/') ||
+             (s.compare(k, 3, "√") == 0 && k + 3 < s.size() && digit(s[k + 3])))) {
             e = number_end(s, k);
         }
+        if (e == k && starts && s[k] == '(') e = paren_fraction_end(s, k);
         Candidate c;
         if (e > k) {
             e = chain_end(s, e);
@@ -2583,10 +2609,19 @@ std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>
             const std::string prev = word_before_at(s, k);
             // "a" as a value: after a verb or `to` before punctuation ("the score is a."), or
             // before "against" ("scores a against the key of elm": never the article there).
+            // Or the last of a list of numbers ("its scores are a/2, a/2 and a").
+            auto ends_a_list = [&] {
+                if (prev != "and" && prev != "or") return false;
+                std::size_t j = k;
+                while (j > 0 && s[j - 1] == ' ') --j;
+                j -= std::min(j, prev.size());
+                while (j > 0 && (s[j - 1] == ' ' || s[j - 1] == ',')) --j;
+                return j > 0 && (digit(s[j - 1]) || s[j - 1] == ')' || s[j - 1] == ']');
+            };
             if (w == "a" && we < s.size() &&
                 (((s[we] == ',' || s[we] == '.' || s[we] == ';' || s[we] == ')') &&
                   (prev == "is" || prev == "are" || prev == "at" || prev == "to" || prev == "equal" ||
-                   prev == "equals" || prev == "be" || prev == "remains" || prev == "gives")) ||
+                   prev == "equals" || prev == "be" || prev == "remains" || prev == "gives" || ends_a_list())) ||
                  s.compare(we, 9, " against ") == 0)) {
                 c.b = k;
                 c.e = we;
