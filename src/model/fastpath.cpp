@@ -618,22 +618,20 @@ mpq_class times_pow2(const mpq_class& x, std::int64_t e) {
 
 using ZPoly = std::vector<mpz_class>;  // Σ_r z_r θ^r, M integer coefficients
 
-// a·b in Z[θ]/(θ^M − 2).
+// a·b in Z[θ]/(θ^M − 2), one output coefficient at a time: out_k = Σ_(i+j=k) a_i·b_j +
+// 2·Σ_(i+j=k+M) a_i·b_j (θ^M = 2), each product added in place (mpz_addmul), the wrapped sum
+// in one reused temporary.
 ZPoly mul_mod(const ZPoly& a, const ZPoly& b, std::size_t m) {
     ZPoly out(m);
-    mpz_class t;
-    for (std::size_t i = 0; i < m; ++i) {
-        if (sgn(a[i]) == 0) continue;
-        for (std::size_t j = 0; j < m; ++j) {
-            if (sgn(b[j]) == 0) continue;
-            mpz_mul(t.get_mpz_t(), a[i].get_mpz_t(), b[j].get_mpz_t());
-            std::size_t k = i + j;
-            if (k >= m) {
-                k -= m;
-                mpz_mul_2exp(t.get_mpz_t(), t.get_mpz_t(), 1);  // θ^M = 2
-            }
-            out[k] += t;
-        }
+    mpz_class wrapped;
+    for (std::size_t k = 0; k < m; ++k) {
+        mpz_ptr o = out[k].get_mpz_t();
+        for (std::size_t i = 0; i <= k; ++i) mpz_addmul(o, a[i].get_mpz_t(), b[k - i].get_mpz_t());
+        if (k + 1 == m) break;
+        wrapped = 0;
+        for (std::size_t i = k + 1; i < m; ++i)
+            mpz_addmul(wrapped.get_mpz_t(), a[i].get_mpz_t(), b[k + m - i].get_mpz_t());
+        mpz_addmul_ui(o, wrapped.get_mpz_t(), 2);
     }
     return out;
 }
