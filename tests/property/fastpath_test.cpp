@@ -162,19 +162,19 @@ TEST(FastPath, HalfIntegerExponents) {
     expect_same_trace(t, attend_general(memory, req));
 }
 
-// Hand mathematics with large exponents and a common factor the fast path must find: scores
-// 3a and 4104a, so the denominator is 2^3 + 2^4104 = 8·(1 + 2^4101) and the context
-// (3·2^3 + 4104·2^4104)/(2^3 + 2^4104)·a = (3 + 4104·2^4101)/(1 + 2^4101)·a. Since 4101 is odd,
-// 3 divides 1 + 2^4101, and it divides the numerator: the fraction reduces (by 3 at least).
-TEST(FastPath, LargeExponentsWithACommonFactor) {
-    const Memory memory = Memory::scaled_integers(2, 2, {3, 3, 4104, 4104}, Value::ln2());
+// Scores 3a and h·a (h ≡ 0 mod 3, h − 3 odd), so the denominator is 2^3 + 2^h =
+// 8·(1 + 2^(h−3)) and the context (3·2^3 + h·2^h)/(2^3 + 2^h)·a = (3 + h·2^(h−3))/(1 + 2^(h−3))·a.
+// Since h − 3 is odd, 3 divides 1 + 2^(h−3), and it divides the numerator: the fraction reduces
+// (by 3 at least).
+static void expect_common_factor_found(long h) {
+    const Memory memory = Memory::scaled_integers(2, 2, {3, 3, h, h}, Value::ln2());
     ReadRequest req;
     req.query = parse_vector("[1, 0]");
     const ReadTrace t = attend(memory, req);
     EXPECT_TRUE(t.fast_path);
     mpz_class big = 1;
-    big <<= 4101;
-    const mpz_class num = 3 + 4104 * big;
+    big <<= static_cast<mp_bitcnt_t>(h - 3);
+    const mpz_class num = 3 + h * big;
     const mpz_class den = 1 + big;
     mpq_class expected(num, den);
     expected.canonicalize();                        // GMP's gcd, independent of the read
@@ -186,6 +186,14 @@ TEST(FastPath, LargeExponentsWithACommonFactor) {
     EXPECT_EQ(t.denominator, Value(mpq_class(total)));
     expect_same_trace(t, attend_general(memory, req));
 }
+
+// Hand mathematics with large exponents and a common factor the fast path must find: h = 4104,
+// N_o = 1 + 2^4101 of 65 limbs, where the shared gcd multiplies by Barrett's reduction.
+TEST(FastPath, LargeExponentsWithACommonFactor) { expect_common_factor_found(4104); }
+
+// The same at about 1200 bits, where the shared gcd multiplies by Montgomery products (N_o of at
+// most 64 limbs): h = 1206, N_o = 1 + 2^1203.
+TEST(FastPath, MidSizeExponentsWithACommonFactor) { expect_common_factor_found(1206); }
 
 // Hand mathematics with an even denominator: scores 3a, 3a and 4103a, so the denominator is
 // 2^3·(2 + 2^4100), even after the power 2^3 is taken out, and the contexts
