@@ -218,3 +218,29 @@ def test_the_batch_options_are_refused_by_the_matrix_only_emulation():
     with pytest.raises(exactattn.UsageError) as e:
         oracle.grad_emulate(x, x, x, x, layout="bnhd")
     assert e.value.place == "layout"
+
+
+@needs_torch
+def test_a_masked_gqa_batch_passes_and_its_judgement_is_the_same_on_any_number_of_threads():
+    # a 4-D mask (1, H_q, N, N) broadcast over the batch, each head its own (causal, then a band)
+    g = torch.Generator().manual_seed(5)
+    q = torch.randn((B, H_Q, N, D), generator=g).requires_grad_()
+    k = torch.randn((B, H_KV, N, D), generator=g).requires_grad_()
+    v = torch.randn((B, H_KV, N, D), generator=g).requires_grad_()
+    do = torch.randn((B, H_Q, N, D), generator=g)
+    i, j = torch.arange(N)[:, None], torch.arange(N)[None, :]
+    mask = torch.stack([j > i + h for h in range(H_Q)])[None]  # True = masked
+    s = (q @ k.repeat_interleave(GROUP, 1).transpose(-1, -2)) * (1 / math.sqrt(D))
+    (torch.softmax(s.masked_fill(mask, float("-inf")), -1) @ v.repeat_interleave(GROUP, 1)).backward(do)
+    args = (q.grad, k.grad, v.grad, q.detach(), k.detach(), v.detach(), do)
+    one = oracle.assert_grads_close(*args, mask=mask, threads=1)
+    two = oracle.judge_grads(*args, mask=mask, threads=2)
+    assert one["text"] == two["text"]
+    for name in ("dq", "dk", "dv"):
+        assert np.array_equal(one["judged"][name]["bound"], two["judged"][name]["bound"])
+        assert np.array_equal(one[name]["lo"], two[name]["lo"]) and np.array_equal(one[name]["hi"], two[name]["hi"])
+    # the masked keys of head 0's first row have no weight: its P there is exactly 0
+    assert (one["p"]["values"][:, 0, 0, 1:] == 0).all()
+    # the mask is each head's: the batch's dq of head 3 is the matrix problem's under its own mask
+    m = oracle.grad_reference(q.detach()[1, 3], k.detach()[1, 1], v.detach()[1, 1], do[1, 3], mask=mask[0, 3])
+    assert np.array_equal(one["dq"]["values"][1, 3], m["dq"]["values"])
