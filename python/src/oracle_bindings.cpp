@@ -261,6 +261,10 @@ BatchShape kv_shape(const BatchShape& s) {
 struct Summed {
     GradField field;
     std::vector<double> bound;
+    /// 1 where field.val is the correctly rounded sum (both ends of its enclosure round alike),
+    /// 0 where the enclosure straddles a rounding boundary of the format: there val is the
+    /// enclosure's midpoint rounded, an ulp from the correctly rounded sum at most.
+    std::vector<std::uint8_t> rounded;
 };
 Summed group_sum(const std::vector<const GradField*>& heads, const std::vector<const std::vector<double>*>& bounds,
                  FloatFormat f, FloatFormat acc) {
@@ -271,6 +275,7 @@ Summed group_sum(const std::vector<const GradField*>& heads, const std::vector<c
     if (heads.size() == 1) {  // a group of one: the head's own gradient, correctly rounded, and its bound
         r.field = first;
         if (!bounds.empty()) r.bound = *bounds[0];
+        r.rounded.assign(first.val.size(), 1);
         return r;
     }
     const std::size_t n = first.val.size();
@@ -280,6 +285,7 @@ Summed group_sum(const std::vector<const GradField*>& heads, const std::vector<c
                  gamma = g * u >= 1 ? std::numeric_limits<double>::infinity() : up(up(g * u) / down(1 - g * u));
     const double eta = std::max(least_subnormal(f), least_subnormal(coarse));
     r.field.val.resize(n), r.field.lo.resize(n), r.field.hi.resize(n), r.field.exact.assign(n, 0);
+    r.rounded.assign(n, 1);
     if (!bounds.empty()) r.bound.resize(n);
     for (std::size_t at = 0; at < n; ++at) {
         double lo = 0, hi = 0, sum_b = 0, sum_mag = 0;
@@ -298,8 +304,10 @@ Summed group_sum(const std::vector<const GradField*>& heads, const std::vector<c
         r.field.lo[at] = nan ? std::nan("") : lo;
         r.field.hi[at] = nan ? std::nan("") : hi;
         r.field.exact[at] = lo == hi ? 1 : 0;
-        // Correctly rounded wherever the enclosure's ends round alike (the verdict uses the enclosure only).
+        // Correctly rounded wherever the enclosure's ends round alike, and said where they do not
+        // (`rounded`); the verdict uses the enclosure only.
         r.field.val[at] = nan ? std::nan("") : round_to(lo + (hi - lo) / 2, f);
+        if (!nan && round_to(lo, f) != round_to(hi, f)) r.rounded[at] = 0;
         if (!bounds.empty()) r.bound[at] = up(up(sum_b + up(gamma * sum_mag)) + eta);
     }
     return r;
@@ -341,9 +349,16 @@ py::dict merged_judgement(const std::vector<GradComparison>& parts, const std::v
 }
 
 // One field of every head (or kv head) as one (B, H, ...) array of each of its parts.
-py::dict stacked(const std::vector<const GradField*>& parts, std::int64_t heads) {
-    std::vector<double> val, lo, hi, exact;
-    for (const GradField* f : parts) {
+py::dict stacked(const std::vector<const GradField*>& parts, std::int64_t heads,
+                 const std::vector<const std::vector<std::uint8_t>*>& rounded_parts = {}) {
+    std::vector<double> val, lo, hi, exact, rounded;
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+        const GradField* f = parts[p];
+        if (rounded_parts.empty()) {  // a head's own field: correctly rounded by the reference
+            rounded.insert(rounded.end(), f->val.size(), 1.0);
+        } else {
+            rounded.insert(rounded.end(), rounded_parts[p]->begin(), rounded_parts[p]->end());
+        }
         val.insert(val.end(), f->val.begin(), f->val.end());
         lo.insert(lo.end(), f->lo.begin(), f->lo.end());
         hi.insert(hi.end(), f->hi.begin(), f->hi.end());
@@ -354,6 +369,7 @@ py::dict stacked(const std::vector<const GradField*>& parts, std::int64_t heads)
     py::dict x;
     x["values"] = shaped(val, shape), x["lo"] = shaped(lo, shape), x["hi"] = shaped(hi, shape);
     x["exact"] = shaped(exact, shape);
+    x["rounded"] = shaped(rounded, shape);
     return x;
 }
 
@@ -530,8 +546,12 @@ py::dict grad_batch(const Batch& batch, const Tensor& d_out, FloatFormat f, cons
         const std::string name = f0->name;
         std::vector<const GradField*> parts;
         if (name == "dk" || name == "dv") {
-            for (const Summed& x : sums[name == "dk" ? 0 : 1]) parts.push_back(&x.field);
-            d[py::str(name)] = stacked(parts, s.h_kv);
+            std::vector<const std::vector<std::uint8_t>*> rounded;
+            for (const Summed& x : sums[name == "dk" ? 0 : 1]) {
+                parts.push_back(&x.field);
+                rounded.push_back(&x.rounded);
+            }
+            d[py::str(name)] = stacked(parts, s.h_kv, rounded);
         } else {
             for (std::size_t x = 0; x < heads; ++x) parts.push_back(field_of(name.c_str(), x));
             d[py::str(name)] = stacked(parts, s.h_q);

@@ -128,6 +128,20 @@ def test_a_summed_dk_is_the_exact_sum_over_the_group_rounded_once():
                 x = exact[j][c]
                 assert Fraction(f["lo"][0, 0, j, c]) <= x <= Fraction(f["hi"][0, 0, j, c])
                 assert f["values"][0, 0, j, c] == round_f32(x)
+                assert f["rounded"][0, 0, j, c] == 1
+    # In float64 an enclosure of a sum may straddle a rounding boundary: `rounded` says where.
+    # float(Fraction) is the correctly rounded double (Python rounds a Fraction to nearest, ties even).
+    g64 = oracle.grad_reference(*(a.astype(np.float64) for a in (q, k, v, do)), scale=1.0)
+    for name, exact in (("dk", dk_exact), ("dv", dv_exact)):
+        f = g64[name]
+        for j in range(n_k):
+            for c in range(2):
+                x, got = exact[j][c], f["values"][0, 0, j, c]
+                assert Fraction(f["lo"][0, 0, j, c]) <= x <= Fraction(f["hi"][0, 0, j, c])
+                if f["rounded"][0, 0, j, c] == 1:
+                    assert got == float(x), (name, j, c)
+                else:
+                    assert abs(got - float(x)) <= np.spacing(abs(float(x))), (name, j, c)
     # by hand: O = (1, 4/3); head 0 gives dS_00 Q_00 + dS_10 Q_10 = (-4/9)(1) + (-4/3)(3) = -40/9,
     # head 1 gives (4/9)(-2) + (-8/9)(1) = -16/9: the group's dK_00 = -56/9
     assert dk_exact[0][0] == Fraction(-56, 9)
@@ -191,6 +205,7 @@ def test_a_gqa_batch_of_a_single_group_member_is_mha():
         for name in ("dq", "dk", "dv", "out", "lse", "p", "ds"):
             for key in ("values", "lo", "hi", "exact"):
                 assert np.array_equal(g[name][key][0, h], m[name][key]), (name, key)
+            assert np.all(g[name]["rounded"][0, h] == 1), name
 
 
 @pytest.mark.parametrize("arg, shape, place", [
