@@ -319,22 +319,55 @@ def _grad_call(fn, q: Any, k: Any, v: Any, d_out: Any, fmt: str | None, mask: An
     da, dfmt = _as_float64(d_out, "d_out")
     o = _opts(problem.get("scale", "sqrt-dk"), problem.get("base", "e"), problem.get("masked_rows", "error"),
               problem.get("masked_lse", "-inf"), problem.get("causal", False), problem.get("align", "top-left"),
-              problem.get("window"), "bhnd")
+              problem.get("window"), problem.get("layout", "bhnd"))
     try:
-        return fn(qa, ka, va, fmts, _name(dtype, "fmt", "a format name"), m, b, o, da, dfmt, *rest)
+        d = fn(qa, ka, va, fmts, _name(dtype, "fmt", "a format name"), m, b, o, da, dfmt, *rest)
     except Error as e:
         if e.place != "do":
             raise
         raise type(e)(f"d_out: {e.reason}", e.kind, "d_out", e.reason) from None
+    return _grads_in_layout(d, o["layout"]) if qa.ndim == 4 else d
+
+
+def _grads_in_layout(d: dict, layout: str) -> dict:
+    """A batch's gradients come as (B, H, n, d) (dk, dv with the kv heads): the gradients, out and
+    the bounds go back in the caller's layout; the other fields stay (B, H, ...) as each head's."""
+    if layout == "bnhd":
+        for name in ("dq", "dk", "dv", "out"):
+            for key in ("values", "lo", "hi", "exact"):
+                d[name][key] = np.ascontiguousarray(np.swapaxes(d[name][key], 1, 2))
+        for x in d["judged"].values():
+            x["bound"] = np.ascontiguousarray(np.swapaxes(x["bound"], 1, 2))
+    b, h_q, h_kv = d["heads"]
+    lines = [f"gradients of a batch of {b} × {h_q} heads ({h_kv} kv heads, groups of {h_q // h_kv}), "
+             f"layout {layout}"]
+    for name, x in d["judged"].items():
+        worst = "" if x["worst_fraction"] is None else \
+            f"; worst {_at4(name, x['worst_fraction'])} at {x['max_bound_fraction']:.3g} × its bound"
+        lines.append(f"{name}: {x['over']} of {x['entries']} entries over their bound{worst}")
+    if d["diagnosis"]:
+        lines.append(f"diagnosis: {d['diagnosis']}")
+    if d["judged"]:
+        lines.append("passed" if d["passed"] else "FAILED")
+    d["text"] = "\n".join(lines) + "\n"
+    d["json"] = None
+    return d
+
+
+def _at4(name: str, at: tuple) -> str:
+    """An entry of a batch's tensor, named (b, h, i, j)."""
+    return f"{name}[b={at[0]}, h={at[1]}, i={at[2]}, j={at[3]}]"
 
 
 _PROBLEM_KEYS = ("scale", "base", "masked_rows", "masked_lse", "causal", "align", "window")
+_BATCH_KEYS = ("layout", "threads")
 
 
-def _problem_options(options: dict) -> dict:
-    unknown = sorted(set(options) - set(_PROBLEM_KEYS))
+def _problem_options(options: dict, batch: bool = True) -> dict:
+    keys = _PROBLEM_KEYS + (_BATCH_KEYS if batch else ())
+    unknown = sorted(set(options) - set(keys))
     if unknown:
-        raise _usage(unknown[0], f"not an option of the gradients (the problem's: {', '.join(_PROBLEM_KEYS)})")
+        raise _usage(unknown[0], f"not an option of the gradients (the problem's: {', '.join(keys)})")
     return options
 
 
@@ -352,10 +385,12 @@ def grad_reference(q: Any, k: Any, v: Any, d_out: Any, *, fmt: str | None = None
     ``values`` (correctly rounded to ``fmt``, default q's format), ``lo``/``hi`` (the enclosure of
     the true value) and ``exact``; ``text`` and ``json`` are the command line's report. The
     problem's keywords (``scale``, ``base``, ``causal``, ``align``, ``window``, ``masked_rows``,
-    ``masked_lse``, ``mask``, ``bias``) are reference()'s."""
+    ``masked_lse``, ``mask``, ``bias``) are reference()'s. 4-D arrays are a batch of heads in
+    ``layout`` (``"bhnd"`` or ``"bnhd"``), on ``threads`` threads: dk and dv then the kv heads'
+    (the sums over each group of query heads; docs/oracle.md, "Gradients of a batch of heads")."""
     fmt_ = fmt or _as_float64(q, "q")[1]
     return _grad_call(_ext._oracle_grad, q, k, v, d_out, fmt_, mask, bias, _problem_options(problem), {},
-                      *_claim(fmt_, "standard", None, None, None, 64))
+                      *_claim(fmt_, "standard", None, None, None, 64), _threads(problem.get("threads", 0)))
 
 
 def judge_grads(dq: Any, dk: Any, dv: Any, q: Any, k: Any, v: Any, d_out: Any, *, fmt: str | None = None,
@@ -370,7 +405,10 @@ def judge_grads(dq: Any, dk: Any, dv: Any, q: Any, k: Any, v: Any, d_out: Any, *
     (``"p"``: rowsum(P∘dP), the standard default; ``"o"``: rowsum(dO∘O)). Returns grad_reference()'s
     fields, ``judged`` (per tensor: ``over``, ``unbounded``, ``max_bound_fraction``, ``worst_fraction``,
     ``first_over``, ``bound``, the array of bounds), ``passed``, ``diagnosis`` (after a failure, the
-    backward mistake the gradients fit, or ""), ``text`` and ``json``."""
+    backward mistake the gradients fit, or ""), ``text`` and ``json``. 4-D arrays are a batch of
+    heads in ``layout`` (``"bhnd"`` or ``"bnhd"``), judged on ``threads`` threads: dk and dv (B,
+    H_kv, n_k, ·) judged against the exact sums over each kv head's group of query heads, entries
+    named (b, h, i, j) (docs/oracle.md, "Gradients of a batch of heads")."""
     given = {n: x for n, x in (("dq", dq), ("dk", dk), ("dv", dv)) if x is not None}
     if not given:
         raise _usage("dq", "no gradient to judge (dq, dk and dv are all None)")
@@ -378,7 +416,8 @@ def judge_grads(dq: Any, dk: Any, dv: Any, q: Any, k: Any, v: Any, d_out: Any, *
     dtype = fmt or next(iter(arrays.values()))[1]
     return _grad_call(_ext._oracle_grad, q, k, v, d_out, dtype, mask, bias, _problem_options(problem),
                       {n: a for n, (a, _) in arrays.items()}, *_claim(dtype, backward, accumulate, storage,
-                                                                       delta_from, block))
+                                                                       delta_from, block),
+                      _threads(problem.get("threads", 0)))
 
 
 def grad_emulate(q: Any, k: Any, v: Any, d_out: Any, *, fmt: str | None = None, backward: str = "standard",
@@ -389,7 +428,7 @@ def grad_emulate(q: Any, k: Any, v: Any, d_out: Any, *, fmt: str | None = None, 
     tensors in ``storage``, gradients rounded to ``fmt`` (default q's): ``dq``, ``dk``, ``dv``,
     the forward's stored ``out`` and its ``lse``, ``trace`` and ``text``."""
     dtype = fmt or _as_float64(q, "q")[1]
-    return _grad_call(_ext._oracle_grad_emulate, q, k, v, d_out, dtype, mask, bias, _problem_options(problem),
+    return _grad_call(_ext._oracle_grad_emulate, q, k, v, d_out, dtype, mask, bias, _problem_options(problem, False),
                       *_claim(dtype, backward, accumulate, storage, delta_from, block), bool(trace))
 
 
@@ -411,9 +450,12 @@ def assert_grads_close(dq: Any, dk: Any, dv: Any, q: Any, k: Any, v: Any, d_out:
         if at is not None:
             f = j[name]
             given = {"dq": dq, "dk": dk, "dv": dv}[name]
-            actual = _as_float64(given, name)[0][at]
-            line += (f"; worst {name}[{at[0]}, {at[1]}] = {actual!r}, exact value in [{f['lo'][at]!r}, "
-                     f"{f['hi'][at]!r}], bound {x['bound'][at]:.3g}, {x['max_bound_fraction']:.3g} × the bound")
+            # a batch's (b, h, i, j) is (b, i, h, j) in the layout bnhd
+            idx = (at[0], at[2], at[1], at[3]) if len(at) == 4 and options.get("layout") == "bnhd" else at
+            actual = _as_float64(given, name)[0][idx]
+            where = _at4(name, at) if len(at) == 4 else f"{name}[{at[0]}, {at[1]}]"
+            line += (f"; worst {where} = {actual!r}, exact value in [{f['lo'][idx]!r}, "
+                     f"{f['hi'][idx]!r}], bound {x['bound'][idx]:.3g}, {x['max_bound_fraction']:.3g} × the bound")
         if x["unbounded"]:
             line += f"; {x['unbounded']} unbounded: {x['unbounded_reason']}"
         lines.append(line)
