@@ -26,6 +26,30 @@ namespace exactattn {
 /// or the canonical ascii form (CSV cells, read back by `eval` and SymPy).
 enum class MathForm { Unicode, Latex, MathML, Ascii };
 
+/// How a LaTeX value is written (docs/output.md):
+/// - Display: the display form (LaTeX math elsewhere: Markdown's `$…$`, `eval --format latex`);
+/// - Fit (the LaTeX writer's documents): a long value as `\\exactattnValue{display}{breakable}`, a
+///   macro of the writer's body that sets the display form where it fits the line and the
+///   breakable form (DisplayOptions::breakable) where it does not;
+/// - Linear (TikZ labels): the breakable form, a sum over a denominator written with a slash as
+///   in the SVG (`(20 − 5√2)a/14`), so that a label is no taller than a line of text.
+enum class LatexValues { Display, Fit, Linear };
+
+/// How a renderer writes math, handed down to every formula and table row it renders (as
+/// FLINT hands down a context): the form, the width in terminal columns each value is fitted to
+/// (RenderOptions::max_width; 0: every digit) and, in LaTeX, how a long value is written.
+/// A MathForm alone is the style of math outside a document: every digit, the display form.
+struct MathStyle {
+    MathForm form = MathForm::Unicode;
+    std::size_t max_width = 0;
+    LatexValues latex = LatexValues::Display;
+
+    MathStyle() = default;
+    MathStyle(MathForm f, std::size_t width = 0, LatexValues l = LatexValues::Display)  // NOLINT: a form alone converts
+        : form(f), max_width(width), latex(l) {}
+    bool operator==(const MathStyle&) const = default;
+};
+
 /// A formula: exact values and vectors joined by operators and names, rendered per form
 /// (`1 × a + 0 × 0 = a`, `(1/2)/(3/4) = 2/3`, `r = c_1 + 2c_2`).
 class Formula {
@@ -57,15 +81,15 @@ class Formula {
     /// Appends the atoms of another formula (adjacent math runs become one).
     Formula& append(const Formula& other);
     /// Text written per form by a function (a learner's answer, printed as entered).
-    Formula& custom(std::function<std::string(MathForm)> render);
+    Formula& custom(std::function<std::string(const MathStyle&)> render);
     /// Text already written in the form it will be rendered in (the streaming read printer
     /// memoizes its strings per form).
     Formula& prerendered(const std::string& s);
 
-    [[nodiscard]] std::string render(MathForm f) const;
-    /// As render(f), handing `warn` a warning for each command of author TeX that MathML keeps
+    [[nodiscard]] std::string render(const MathStyle& style) const;
+    /// As render(style), handing `warn` a warning for each command of author TeX that MathML keeps
     /// verbatim (docs/output.md, "Author math in HTML").
-    [[nodiscard]] std::string render(MathForm f, const WarningSink& warn) const;
+    [[nodiscard]] std::string render(const MathStyle& style, const WarningSink& warn) const;
     [[nodiscard]] bool empty() const { return atoms_.empty(); }
 
   private:
@@ -78,7 +102,7 @@ class Formula {
         std::string text;
         std::size_t n = 0;
         bool paren = false;
-        std::function<std::string(MathForm)> fn;
+        std::function<std::string(const MathStyle&)> fn;
         std::shared_ptr<const Location> where;  ///< author TeX: where it was written (may be null)
     };
     std::vector<Atom> atoms_;
@@ -163,15 +187,16 @@ struct Quote {
 };
 
 /// A table. Rows are produced on demand by `row`, so that a table of millions of rows is
-/// never held in memory (the text renderer calls it twice a row: widths, then lines); `form`
-/// is the math form the renderer will write, for producers that memoize their strings.
+/// never held in memory (the text renderer calls it twice a row: widths, then lines); `style`
+/// is how the renderer writes math, for the cells' formulas and producers that memoize their
+/// strings.
 struct TableBlock {
     std::string label;   ///< cross-reference key (LaTeX \label, HTML id), may be empty
     std::string number;  ///< "14.1": printed as "Table 14.1" before the caption
     Inline caption;
     std::vector<Inline> headers;
     std::size_t rows = 0;
-    std::function<void(std::size_t row, MathForm form, std::vector<Inline>& cells)> row;
+    std::function<void(std::size_t row, const MathStyle& style, std::vector<Inline>& cells)> row;
     std::vector<Inline> notes;
     /// Data that completes the preceding table for a spreadsheet (a read's total, context and
     /// readout): written only as CSV, where the prose summary has no place.

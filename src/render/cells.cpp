@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: MIT
-// exactattn internal: a value as printed in a table cell (display form, fitted to the width of
-// the renderer that runs on this thread).
+// exactattn internal: a value as printed in a table cell (display form, fitted to the width the
+// renderer hands down in its MathStyle).
 #include "render/cells.hpp"
 
 namespace exactattn::detail {
 
 namespace {
-thread_local std::size_t t_max_width = 0;
-thread_local LatexValues t_latex_values = LatexValues::Display;
-
 // LaTeX longer than this many characters may be wider than a line of a narrow column (8 cm less
 // the list form's indent): up to here a character sets at most some 5 pt, so a value this short
 // is always written as it is.
@@ -20,11 +17,6 @@ bool plain_factor(const std::string& unicode) {
     return !negative && unicode.find_first_of(" /+×") == std::string::npos;
 }
 
-std::size_t display_max_width() { return t_max_width; }
-DisplayWidthScope::DisplayWidthScope(std::size_t width) : saved_(t_max_width) { t_max_width = width; }
-DisplayWidthScope::~DisplayWidthScope() { t_max_width = saved_; }
-
-LatexValues latex_values() { return t_latex_values; }
 std::string breakable_parentheses(const std::string& latex) {
     static const std::string open = "\\left(\\exactattnValue{";
     static const std::string close = "\\right)";
@@ -57,19 +49,17 @@ std::string latex_factor(const std::string& printed) {
     if (printed.rfind("\\exactattnValue{", 0) == 0) return "\\bigl(" + printed + "\\bigr)";
     return "\\left(" + printed + "\\right)";
 }
-LatexValuesScope::LatexValuesScope(LatexValues mode) : saved_(t_latex_values) { t_latex_values = mode; }
-LatexValuesScope::~LatexValuesScope() { t_latex_values = saved_; }
 
-std::string printed(const Value& v, Notation n) {
+std::string printed(const Value& v, Notation n, const MathStyle& style) {
     if (n == Notation::Ascii) return to_ascii(v);  // JSON and CSV data: the canonical form
     DisplayOptions options;
-    options.max_width = t_max_width;
-    if (n == Notation::Latex && t_latex_values == LatexValues::Linear) {
+    options.max_width = style.max_width;
+    if (n == Notation::Latex && style.latex == LatexValues::Linear) {
         options.breakable = true;
         return to_display(v, n, options);
     }
     std::string s = to_display(v, n, options);
-    if (n == Notation::Latex && t_latex_values == LatexValues::Fit && s.size() > kFitCharacters) {
+    if (n == Notation::Latex && style.latex == LatexValues::Fit && s.size() > kFitCharacters) {
         // TeX chooses (docs/output.md): the display form where it fits the line, else the form
         // that breaks after its + and − signs.
         options.breakable = true;

@@ -9,7 +9,6 @@
 #include <memory>
 
 #include "exactattn/error.hpp"
-#include "render/cells.hpp"
 #include "render/writer.hpp"
 
 namespace exactattn {
@@ -18,7 +17,7 @@ void TableBlock::add_row(std::vector<Inline> cells) {
     if (!held_) {
         held_ = std::make_shared<std::vector<std::vector<Inline>>>();
         auto held = held_;
-        row = [held](std::size_t j, MathForm, std::vector<Inline>& out) { out = (*held)[j]; };
+        row = [held](std::size_t j, const MathStyle&, std::vector<Inline>& out) { out = (*held)[j]; };
     }
     held_->push_back(std::move(cells));
     rows = held_->size();
@@ -28,10 +27,8 @@ std::string render(const Document& doc, Format format, const RenderOptions& opti
     if (!format_info(format).tables) {
         throw usage_error("a document is rendered as " + format_words(FormatKind::Document));
     }
-    const detail::DisplayWidthScope width(options.max_width);
-    const detail::LatexValuesScope values(format == Format::Latex ? detail::LatexValues::Fit
-                                                                  : detail::LatexValues::Display);
-    return detail::make_writer(format, options)->document(doc);
+    return detail::make_writer(format, options, format == Format::Latex ? LatexValues::Fit : LatexValues::Display)
+        ->document(doc);
 }
 
 std::string render_inline(const Inline& in, Format format, const RenderOptions& options) {

@@ -21,16 +21,16 @@ namespace {
 
 using detail::html_escape;
 
-std::string value_in(const Value& v, MathForm f) {
-    switch (f) {
+std::string value_in(const Value& v, const MathStyle& style) {
+    switch (style.form) {
         case MathForm::Unicode:
-            return detail::printed(v, Notation::Unicode);
+            return detail::printed(v, Notation::Unicode, style);
         case MathForm::Latex:
-            return detail::printed(v, Notation::Latex);
+            return detail::printed(v, Notation::Latex, style);
         case MathForm::Ascii:
             return to_ascii(v);
         case MathForm::MathML:
-            return detail::printed(v, Notation::MathML);
+            return detail::printed(v, Notation::MathML, style);
     }
     return to_ascii(v);
 }
@@ -270,7 +270,7 @@ Formula& Formula::factor(const Value& v) {
     // A value too large for a display rewrite (docs/notation.md) is bracketed unless it is a
     // non-negative integer, without rendering it only to look.
     const bool plain = v.bit_size() > 4096 ? v.is_rational() && v.rational().get_den() == 1 && v.sign() >= 0
-                                           : detail::plain_factor(detail::printed(v, Notation::Unicode));
+                                           : detail::plain_factor(detail::printed(v, Notation::Unicode, {}));
     atoms_.push_back(Atom{Atom::Kind::Value, v, {}, {}, Op::Plus, {}, 0, !plain, {}, nullptr});
     return *this;
 }
@@ -298,7 +298,7 @@ Formula& Formula::decimal(const std::string& d) {
     atoms_.push_back(Atom{Atom::Kind::Decimal, {}, {}, {}, Op::Plus, d, 0, false, {}, nullptr});
     return *this;
 }
-Formula& Formula::custom(std::function<std::string(MathForm)> render) {
+Formula& Formula::custom(std::function<std::string(const MathStyle&)> render) {
     atoms_.push_back(Atom{Atom::Kind::Custom, {}, {}, {}, Op::Plus, {}, 0, false, std::move(render), nullptr});
     return *this;
 }
@@ -328,16 +328,17 @@ Formula& Formula::prerendered(const std::string& s) {
     return *this;
 }
 
-std::string Formula::render(MathForm f) const { return render(f, WarningSink{}); }
+std::string Formula::render(const MathStyle& style) const { return render(style, WarningSink{}); }
 
-std::string Formula::render(MathForm f, const WarningSink& warn) const {
+std::string Formula::render(const MathStyle& style, const WarningSink& warn) const {
+    const MathForm f = style.form;
     const bool ml = f == MathForm::MathML;
     auto list = [&](const std::vector<std::optional<Value>>& xs) {
         std::string out = ml ? "<mo>[</mo>" : "[";
         for (std::size_t i = 0; i < xs.size(); ++i) {
             if (i > 0) out += ml ? "<mo separator=\"true\">,</mo>" : ", ";
             if (xs[i]) {
-                out += value_in(*xs[i], f);
+                out += value_in(*xs[i], style);
             } else {
                 out += ml ? "<mo>—</mo>" : f == MathForm::Latex ? "\\text{—}" : f == MathForm::Ascii ? "null" : "—";
             }
@@ -348,7 +349,7 @@ std::string Formula::render(MathForm f, const WarningSink& warn) const {
     for (const auto& a : atoms_) {
         switch (a.kind) {
             case Atom::Kind::Value: {
-                const std::string v = value_in(a.v, f);
+                const std::string v = value_in(a.v, style);
                 if (a.paren) {
                     out += ml ? "<mo>(</mo>" + v + "<mo>)</mo>"
                               : std::string(op_text(Op::Open, f)) + v + op_text(Op::Close, f);
@@ -382,7 +383,7 @@ std::string Formula::render(MathForm f, const WarningSink& warn) const {
                 out += ml && a.text == " " ? "" : a.text;
                 break;
             case Atom::Kind::Custom:
-                out += a.fn(f);
+                out += a.fn(style);
                 break;
             case Atom::Kind::Tex:
                 out += f == MathForm::Latex ? a.text

@@ -8,7 +8,6 @@
 
 #include <cctype>
 
-#include "render/cells.hpp"
 #include "render/text.hpp"
 #include "render/writer.hpp"
 
@@ -45,9 +44,11 @@ std::string tikz_colour(const std::string& hex) {
 
 }  // namespace
 
-std::string detail::svg_element(const FigureBlock& fb, bool xml) {
+std::string detail::svg_element(const FigureBlock& fb, bool xml, std::size_t max_width) {
     const Picture& p = fb.picture;
-    const auto text = detail::make_writer(Format::Text, {});
+    RenderOptions options;
+    options.max_width = max_width;
+    const auto text = detail::make_writer(Format::Text, options);
     const std::string id = id_of(fb);
     std::string desc;
     for (const auto& d : fb.description) desc += (desc.empty() ? "" : " ") + text->inline_text(d);
@@ -101,12 +102,15 @@ std::string render_svg(const FigureBlock& figure) {
     return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + detail::svg_element(figure, true);
 }
 
-std::string render_tikz(const FigureBlock& figure) {
+std::string render_tikz(const FigureBlock& figure) { return detail::tikz_picture(figure); }
+
+std::string detail::tikz_picture(const FigureBlock& figure, std::size_t max_width) {
     const Picture& p = figure.picture;
-    const auto latex = detail::make_writer(Format::Latex, {});
+    RenderOptions options;
+    options.max_width = max_width;
     // Values in the linear form the SVG shows ((20 − 5√2)a/14, not a stacked fraction of a
     // sum): the layout gives each label the height of a line of text.
-    const detail::LatexValuesScope linear(detail::LatexValues::Linear);
+    const auto latex = detail::make_writer(Format::Latex, options, LatexValues::Linear);
     // One unit is 12 cm / width, y grows downwards as in the SVG.
     const double unit = 120.0 / p.width;
     std::string out = fmt::format("\\begin{{tikzpicture}}[x={:.6f}mm,y=-{:.6f}mm]\n", unit, unit);

@@ -65,7 +65,7 @@ std::string Writer::inline_text(const Inline& in) const {
 }
 
 std::string Writer::part(const Inline::Part& p) const {
-    return p.kind == Inline::Kind::Math ? p.math.render(MathForm::Unicode) : p.text;
+    return p.kind == Inline::Kind::Math ? p.math.render(style(MathForm::Unicode)) : p.text;
 }
 
 std::string Writer::figure_caption(const FigureBlock& fb) const {
@@ -92,7 +92,7 @@ std::vector<std::string> Writer::header_texts(const TableBlock& t) const {
 void Writer::row_texts(const TableBlock& t, std::size_t j, std::vector<Inline>& cells, std::vector<std::string>& out,
                        const TablePlace* place) const {
     try {
-        t.row(j, form(), cells);
+        t.row(j, style(), cells);
     } catch (const WorkRefusal& r) {
         if (place == nullptr) throw;
         throw r.at(place->text(j + 1));  // no column yet: the row's cells are being produced
@@ -108,12 +108,14 @@ void Writer::row_texts(const TableBlock& t, std::size_t j, std::vector<Inline>& 
     }
 }
 
-TablePlace Writer::table_place(const TableBlock& t) {
+TablePlace Writer::table_place(const TableBlock& t) const {
     // Plain text: the parts that are text, each value in its display form (headers and
     // captions hold few).
-    const auto plain = [](const Inline& in) {
+    const auto plain = [this](const Inline& in) {
         std::string s;
-        for (const auto& p : in.parts()) s += p.kind == Inline::Kind::Math ? p.math.render(MathForm::Unicode) : p.text;
+        for (const auto& p : in.parts()) {
+            s += p.kind == Inline::Kind::Math ? p.math.render(style(MathForm::Unicode)) : p.text;
+        }
         return s;
     };
     TablePlace place;
@@ -160,7 +162,9 @@ std::string dollars(const std::string& m) {
     return m.substr(0, b) + "$" + m.substr(b, e - b + 1) + "$" + m.substr(e + 1);
 }
 
-std::unique_ptr<Writer> make_writer(Format format, const RenderOptions& options) {
+namespace {
+
+std::unique_ptr<Writer> writer_of(Format format, const RenderOptions& options) {
     switch (format) {
         case Format::Markdown:
             return markdown_writer(options);
@@ -177,6 +181,14 @@ std::unique_ptr<Writer> make_writer(Format format, const RenderOptions& options)
             return text_writer(options);
     }
     return text_writer(options);  // unreachable: the switch names every Format (-Wswitch)
+}
+
+}  // namespace
+
+std::unique_ptr<Writer> make_writer(Format format, const RenderOptions& options, LatexValues latex) {
+    auto w = writer_of(format, options);
+    w->latex_ = latex;
+    return w;
 }
 
 }  // namespace exactattn::detail

@@ -43,13 +43,17 @@ class Writer {
     std::string caption_text(const TableBlock& t) const;
     /// The math form a table's cells are produced in.
     [[nodiscard]] virtual MathForm form() const { return MathForm::Unicode; }
+    /// How this writer writes math in form `f`: each value fitted to its options' max_width,
+    /// a LaTeX value as its LaTeX mode says (make_writer); style() in the form of its cells.
+    [[nodiscard]] MathStyle style(MathForm f) const { return {f, o_.max_width, latex_}; }
+    [[nodiscard]] MathStyle style() const { return style(form()); }
     /// The header's and row j's cells as inline text (`cells` is scratch space); a refusal of
     /// the work budget while row j is written names its row and column in `place` (if any).
     std::vector<std::string> header_texts(const TableBlock& t) const;
     void row_texts(const TableBlock& t, std::size_t j, std::vector<Inline>& cells, std::vector<std::string>& out,
                    const TablePlace* place = nullptr) const;
     /// Where a table's values go: its number or caption, and its headers as plain text.
-    static TablePlace table_place(const TableBlock& t);
+    TablePlace table_place(const TableBlock& t) const;
 
   protected:
     /// One inline part; by default plain text, math in Unicode.
@@ -94,12 +98,17 @@ class Writer {
     RenderOptions o_;
 
   private:
+    friend std::unique_ptr<Writer> make_writer(Format format, const RenderOptions& options, LatexValues latex);
+    LatexValues latex_ = LatexValues::Display;
+
     std::string numbered_caption(const char* kind, const std::string& number, const Inline& caption) const;
 };
 
 /// The writer of a format (Json: the Text writer, for inline runs and cells; a document is
-/// never rendered as JSON).
-std::unique_ptr<Writer> make_writer(Format format, const RenderOptions& options);
+/// never rendered as JSON), writing LaTeX values as `latex` says (render() writes a LaTeX
+/// document's values Fit, render_tikz its labels Linear).
+std::unique_ptr<Writer> make_writer(Format format, const RenderOptions& options,
+                                    LatexValues latex = LatexValues::Display);
 
 /// The formats' writers, one file each in render/formats/.
 std::unique_ptr<Writer> text_writer(const RenderOptions& options);

@@ -32,10 +32,10 @@ class ColumnMemo {
     struct Entry {
         Value value;
         std::vector<double> computed;  ///< the steps of computing it (Column::at)
-        std::vector<double> printed;   ///< the steps of printing it, in the form printed
+        std::vector<double> printed;   ///< the steps of printing it, in the style printed
         std::string text;
-        int form = 0;       ///< the form text is printed in (a MathForm, or -1 for JSON's ASCII)
-        bool done = false;  ///< text, form and printed are set
+        MathStyle style;    ///< the style text is printed in (JSON's: MathForm::Ascii)
+        bool done = false;  ///< text, style and printed are set
     };
 
     explicit ColumnMemo(const Column& c) : c_(c) {}
@@ -71,15 +71,15 @@ class ColumnMemo {
         return valued_.emplace(std::move(*v), &entries_.back()).first->second;
     }
 
-    /// The text of `e` printed by `print` in `form` (the first time: recorded; after: charged
-    /// again; in another form than the first: printed as without the memo).
-    static std::string text(Entry& e, int form, const std::function<std::string(const Value&)>& print) {
+    /// The text of `e` printed by `print` in `style` (the first time: recorded; after: charged
+    /// again; in another style than the first: printed as without the memo).
+    static std::string text(Entry& e, const MathStyle& style, const std::function<std::string(const Value&)>& print) {
         if (!e.done) {
             const WorkRecorder recorder(e.printed);
             e.text = print(e.value);
-            e.form = form;
+            e.style = style;
             e.done = true;
-        } else if (e.form != form) {
+        } else if (e.style != style) {
             return print(e.value);
         } else if (!charge_steps(e.printed)) {
             (void)print(e.value);  // refused as it would be
@@ -118,9 +118,9 @@ Json layer_to_json(const LayerTrace& t) {
             Value zero;
             for (std::size_t p = 0; p < r.marks.size(); ++p) {
                 ColumnMemo::Entry* s = sm.at(p);
-                srow.push_back(s != nullptr ? Json(ColumnMemo::text(*s, -1, ascii)) : Json(nullptr));
+                srow.push_back(s != nullptr ? Json(ColumnMemo::text(*s, MathForm::Ascii, ascii)) : Json(nullptr));
                 ColumnMemo::Entry* w = wm.at(p);
-                wrow.push_back(w != nullptr ? ColumnMemo::text(*w, -1, ascii) : to_ascii(zero));
+                wrow.push_back(w != nullptr ? ColumnMemo::text(*w, MathForm::Ascii, ascii) : to_ascii(zero));
             }
             scores.push_back(srow);
             weights.push_back(wrow);
@@ -156,8 +156,8 @@ std::string head_name(const LayerTrace& t, std::size_t h) {
     return t.heads.size() == 1 ? "" : fmt::format(" (head {})", h + 1);
 }
 
-// The cells of row i after its label, produced on demand in the form of the writer.
-using RowCells = std::function<void(std::size_t i, MathForm f, std::vector<Inline>& cells)>;
+// The cells of row i after its label, produced on demand in the style of the writer.
+using RowCells = std::function<void(std::size_t i, const MathStyle& style, std::vector<Inline>& cells)>;
 
 // A rows × cols matrix with labelled rows and columns; cells computed on demand.
 TableBlock matrix_table(const std::string& caption, const std::vector<std::string>& row_labels,
@@ -167,17 +167,18 @@ TableBlock matrix_table(const std::string& caption, const std::vector<std::strin
     tab.headers.push_back(Inline(""));
     for (const auto& c : col_labels) tab.headers.push_back(Inline().token(c));
     tab.rows = rows;
-    tab.row = [row_labels, cells_of = std::move(cells_of)](std::size_t i, MathForm f, std::vector<Inline>& cells) {
+    tab.row = [row_labels, cells_of = std::move(cells_of)](std::size_t i, const MathStyle& style,
+                                                           std::vector<Inline>& cells) {
         cells.clear();
         cells.push_back(Inline().token(row_labels[i]));
-        cells_of(i, f, cells);
+        cells_of(i, style, cells);
     };
     return tab;
 }
 
 // Cell (i, j) for each of `cols` columns, each computed and printed by the writer.
 RowCells each_cell(std::size_t cols, std::function<Inline(std::size_t, std::size_t)> at) {
-    return [cols, at = std::move(at)](std::size_t i, MathForm, std::vector<Inline>& cells) {
+    return [cols, at = std::move(at)](std::size_t i, const MathStyle&, std::vector<Inline>& cells) {
         for (std::size_t j = 0; j < cols; ++j) cells.push_back(at(i, j));
     };
 }
@@ -194,9 +195,9 @@ void column_cells(const Column& c, const std::optional<Value>& absent, std::vect
         } else if (e == nullptr) {
             cells.push_back(Inline().value(*absent));
         } else {
-            cells.push_back(Inline().math(Formula().custom([memo, e](MathForm f) {
-                return detail::ColumnMemo::text(*e, static_cast<int>(f),
-                                                [f](const Value& v) { return Formula(v).render(f); });
+            cells.push_back(Inline().math(Formula().custom([memo, e](const MathStyle& style) {
+                return detail::ColumnMemo::text(*e, style,
+                                                [&style](const Value& v) { return Formula(v).render(style); });
             })));
         }
     }
@@ -219,11 +220,11 @@ void add_layer(Document& doc, const LayerTrace& t, const std::vector<std::string
         const auto ql = labels_or_numbers(query_labels, nq);
         const auto kl = labels_or_numbers(key_labels, nk);
         doc.add(matrix_table("Scores" + head_name(t, hi) + " (masked: —)", ql, kl, nq,
-                             [h](std::size_t i, MathForm, std::vector<Inline>& cells) {
+                             [h](std::size_t i, const MathStyle&, std::vector<Inline>& cells) {
                                  column_cells(h->rows[i].scores, std::nullopt, cells);
                              }));
         doc.add(matrix_table("Attention weights" + head_name(t, hi) + " (rows: queries, columns: keys)", ql, kl, nq,
-                             [h](std::size_t i, MathForm, std::vector<Inline>& cells) {
+                             [h](std::size_t i, const MathStyle&, std::vector<Inline>& cells) {
                                  column_cells(h->rows[i].weights, Value(), cells);
                              }));
         const std::size_t dv = nq == 0 ? 0 : h->rows[0].context.size();

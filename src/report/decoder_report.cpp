@@ -214,8 +214,8 @@ Inline decimal_cell(const Value& p, int digits) {
         return mpz_divisible_p(power.get_mpz_t(), p.rational().get_den_mpz_t()) != 0;
     }();
     const Formula shown = Formula().op(exact ? Formula::Op::Equals : Formula::Op::Approx).decimal(d);
-    return Inline().math(Formula().custom([shown](MathForm f) {
-        std::string out = shown.render(f);  // " ≈ 0.3": the operator's spaces, not at a cell's start
+    return Inline().math(Formula().custom([shown](const MathStyle& style) {
+        std::string out = shown.render(style);  // " ≈ 0.3": the operator's spaces, not at a cell's start
         return out.erase(0, out.find_first_not_of(' '));
     }));
 }
@@ -242,7 +242,8 @@ TableBlock output_table(const Decoder& d, const RegimeTrace& r, bool cross_entro
     // steps over 60 tokens computed and held every probability, 470 MB, before printing any).
     const std::size_t tokens = d.vocabulary.size();
     tab.rows = tokens * r.steps.size();
-    tab.row = [steps = &r.steps, dec = &d, tokens, digits](std::size_t j, MathForm, std::vector<Inline>& cells) {
+    tab.row = [steps = &r.steps, dec = &d, tokens, digits](std::size_t j, const MathStyle&,
+                                                           std::vector<Inline>& cells) {
         const auto& st = (*steps)[j / tokens];
         const std::size_t k = j % tokens;
         cells.clear();

@@ -99,11 +99,9 @@ Inline position_names(const Source& src) {
 
 namespace {
 
-// The strings of one read in one math form, made once per form the renderer asks for.
+// The strings of one read in one math style, made once per style the renderer asks for.
 struct Memo {
-    MathForm form;
-    std::size_t width;          // detail::display_max_width() when the strings were made
-    detail::LatexValues latex;  // detail::latex_values() when the strings were made
+    MathStyle style;
     detail::TraceStrings strings;
     // The Unicode strings the derivation's brackets are decided on; none of its own when
     // `strings` are Unicode already (every value would be printed twice).
@@ -114,23 +112,17 @@ struct Memo {
     std::string den_unicode;
 };
 
-std::unique_ptr<Memo> make_memo(const Memory& memory, const ReadTrace& t, MathForm f) {
-    auto m = std::make_unique<Memo>(Memo{f,
-                                         detail::display_max_width(),
-                                         detail::latex_values(),
-                                         detail::TraceStrings(memory, t, notation_for(f)),
-                                         std::nullopt,
-                                         {},
-                                         {},
-                                         {},
-                                         {}});
-    if (notation_for(f) != Notation::Unicode) m->unicode.emplace(memory, t, Notation::Unicode);
+std::unique_ptr<Memo> make_memo(const Memory& memory, const ReadTrace& t, const MathStyle& style) {
+    const Notation n = notation_for(style.form);
+    auto m =
+        std::make_unique<Memo>(Memo{style, detail::TraceStrings(memory, t, n, style), std::nullopt, {}, {}, {}, {}});
+    if (n != Notation::Unicode) m->unicode.emplace(memory, t, Notation::Unicode, style);
     for (const auto& x : t.query) {
-        m->q.push_back(detail::printed(x, notation_for(f)));
-        m->q_unicode.push_back(detail::printed(x, Notation::Unicode));
+        m->q.push_back(detail::printed(x, n, style));
+        m->q_unicode.push_back(detail::printed(x, Notation::Unicode, style));
     }
-    m->den = detail::printed(t.denominator, notation_for(f));
-    m->den_unicode = detail::printed(t.denominator, Notation::Unicode);
+    m->den = detail::printed(t.denominator, n, style);
+    m->den_unicode = detail::printed(t.denominator, Notation::Unicode, style);
     return m;
 }
 
@@ -171,7 +163,8 @@ std::string weight_derivation(const Memo& m, const detail::TraceStrings::Row& r,
 
 // Row j of the Table 14.1 layout from the memoized strings.
 void read_row(const Source* source, const Memory& memory, const ReadTrace& t, ScoreRule rule, Memo& m, std::size_t j,
-              MathForm f, std::vector<Inline>& cells) {
+              const MathStyle& style, std::vector<Inline>& cells) {
+    const MathForm f = style.form;  // the memo's strings are in `style`; operators need the form
     const std::size_t d = memory.width();
     cells.assign(5, Inline());
     cells[0] = source != nullptr ? position_cell(*source, j + 1) : Inline(std::to_string(j + 1));
@@ -215,14 +208,11 @@ TableBlock read_table(const Source* source, const Memory& memory, const ReadTrac
     tab.headers = {Inline("Source position"), Inline("State"), score_head, Inline("Exponential"),
                    Inline("Normalized weight")};
     tab.rows = memory.rows();
-    // One memo per math form the renderer asks for.
+    // One memo per math style the renderer asks for.
     auto memo = std::make_shared<std::unique_ptr<Memo>>();
-    tab.row = [source, &memory, &t, rule, memo](std::size_t j, MathForm f, std::vector<Inline>& cells) {
-        if (!*memo || (*memo)->form != f || (*memo)->width != detail::display_max_width() ||
-            (*memo)->latex != detail::latex_values()) {
-            *memo = make_memo(memory, t, f);
-        }
-        read_row(source, memory, t, rule, **memo, j, f, cells);
+    tab.row = [source, &memory, &t, rule, memo](std::size_t j, const MathStyle& style, std::vector<Inline>& cells) {
+        if (!*memo || (*memo)->style != style) *memo = make_memo(memory, t, style);
+        read_row(source, memory, t, rule, **memo, j, style, cells);
     };
     return tab;
 }

@@ -26,28 +26,29 @@ struct LargeArray {
     bool built = false;
 };
 
-TraceStrings::TraceStrings(const Memory& memory, const ReadTrace& t, Notation n)
+TraceStrings::TraceStrings(const Memory& memory, const ReadTrace& t, Notation n, const MathStyle& style)
     : memory_(memory),
       t_(t),
       n_(n),
+      style_(style),
       small_(memory.is_compact()                                    ? 2 * kSmall + 1
              : memory.is_columnwise() && memory.width() <= kColumns ? (2 * kSmall + 1) * memory.width()
                                                                     : 0) {}
 
 const std::string& TraceStrings::entry(std::size_t j, std::size_t i) {
-    if (small_.empty()) return scratch_ = printed(memory_.at(j, i), n_);
+    if (small_.empty()) return scratch_ = printed(memory_.at(j, i), n_, style_);
     const std::int64_t k = memory_.integers()[j * memory_.width() + i];
     if (k >= -kSmall && k <= kSmall) {  // most memories: a few small integers, one lookup each
         // A unit a column: a table a column.
         const std::size_t column = memory_.is_columnwise() ? i * (2 * kSmall + 1) : 0;
         std::string& s = small_[column + static_cast<std::size_t>(k + kSmall)];
-        if (s.empty()) s = printed(memory_.at(j, i), n_);  // a printed value is never empty
+        if (s.empty()) s = printed(memory_.at(j, i), n_, style_);  // a printed value is never empty
         return s;
     }
-    if (memory_.is_columnwise()) return scratch_ = printed(memory_.at(j, i), n_);
+    if (memory_.is_columnwise()) return scratch_ = printed(memory_.at(j, i), n_, style_);
     const auto it = entries_.find(k);
     if (it != entries_.end()) return it->second;
-    std::string s = printed(memory_.at(j, i), n_);
+    std::string s = printed(memory_.at(j, i), n_, style_);
     if (entries_.size() >= kMax) return scratch_ = std::move(s);
     return entries_.emplace(k, std::move(s)).first->second;
 }
@@ -59,13 +60,13 @@ const TraceStrings::Row& TraceStrings::row(std::size_t p) {
         const auto it = keyed_.find(*key);
         if (it != keyed_.end()) return it->second;
     }
-    std::string score = printed(*t_.scores.at(p), n_);
+    std::string score = printed(*t_.scores.at(p), n_, style_);
     if (!key) {
         const auto it = rows_.find(score);
         if (it != rows_.end()) return it->second;
     }
     const Value e = *t_.exponentials.at(p);
-    Row r{score, printed(e, n_), printed(t_.weights.at(p).value_or(Value()), n_),
+    Row r{score, printed(e, n_, style_), printed(t_.weights.at(p).value_or(Value()), n_, style_),
           e.is_rational() && t_.denominator.is_rational()};
     if (rows_.size() + keyed_.size() >= kMax) return scratch_row_ = std::move(r);
     if (key) return keyed_.emplace(*key, std::move(r)).first->second;

@@ -26,8 +26,9 @@ Json trace_to_json(const Memory* memory, const ReadTrace& t);
 /// fixed size; past it, strings are computed each time.
 class TraceStrings {
   public:
-    /// Strings in notation `n` (ascii for JSON, unicode for terminal text).
-    TraceStrings(const Memory& memory, const ReadTrace& t, Notation n = Notation::Ascii);
+    /// Strings in notation `n` (ascii for JSON, unicode for terminal text), each value printed
+    /// in `style` (printed(): the renderer's width and LaTeX mode).
+    TraceStrings(const Memory& memory, const ReadTrace& t, Notation n = Notation::Ascii, const MathStyle& style = {});
 
     /// Memory entry (j, i). The reference is valid until the next call.
     const std::string& entry(std::size_t j, std::size_t i);
@@ -49,6 +50,7 @@ class TraceStrings {
     const Memory& memory_;
     const ReadTrace& t_;
     Notation n_;
+    MathStyle style_;
     std::unordered_map<std::int64_t, std::string> entries_;
     /// entries k·unit for |k| ≤ kSmall, by k + kSmall (a block of them a column when the
     /// memory has a unit a column)

@@ -276,8 +276,8 @@ Inline cost_sentences(const Costs& c) {
 
 // A quantity printed by check.hpp in the notation of a math form (MathML: its Unicode text).
 Inline judged(const Judgement& j, std::string (*text)(const Judgement&, Notation)) {
-    return Inline().math(Formula().custom([j = std::make_shared<Judgement>(j), text](MathForm f) {
-        switch (f) {
+    return Inline().math(Formula().custom([j = std::make_shared<Judgement>(j), text](const MathStyle& style) {
+        switch (style.form) {
             case MathForm::Latex:
                 return text(*j, Notation::Latex);
             case MathForm::Ascii:
@@ -378,8 +378,8 @@ Formula sym(const std::string& n) { return Formula().name(n); }
 
 // α with a subscript, α_32, in every math form (a name's letters are Latin).
 Formula alpha(const std::string& sub) {
-    return Formula().custom([sub](MathForm f) {
-        switch (f) {
+    return Formula().custom([sub](const MathStyle& style) {
+        switch (style.form) {
             case MathForm::Latex:
                 return "\\alpha_{" + sub + "}";
             case MathForm::MathML:

@@ -153,9 +153,9 @@ Inline position_inline(const Source& src, std::size_t j) {
 
 // x_j with a subscript in every form: h₁ (Unicode, so SVG text needs no markup), h_{1}.
 Formula indexed(const std::string& base, std::size_t j) {
-    return Formula().custom([base, j](MathForm f) {
+    return Formula().custom([base, j](const MathStyle& style) {
         const std::string digits = std::to_string(j);
-        switch (f) {
+        switch (style.form) {
             case MathForm::Latex:
                 return base + "_{" + digits + "}";
             case MathForm::MathML:

@@ -507,7 +507,7 @@ TEST(WorkBudget, RefusalWhileARowIsProducedNamesTheRowAlone) {
     t.number = "9.2";
     t.headers = {"Position", "Weight"};
     t.rows = 2;
-    t.row = [](std::size_t j, exactattn::MathForm, std::vector<exactattn::Inline>& cells) {
+    t.row = [](std::size_t j, const exactattn::MathStyle&, std::vector<exactattn::Inline>& cells) {
         if (j == 1) throw exactattn::over_work(5, "producing the second row");
         cells = {exactattn::Inline("1"), exactattn::Inline("x")};
     };

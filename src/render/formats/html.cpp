@@ -29,7 +29,7 @@ class HtmlWriter final : public Writer {
             case Inline::Kind::Code:
                 return "<code>" + html_escape(p.text) + "</code>";
             case Inline::Kind::Math:
-                return "<math>" + p.math.render(MathForm::MathML, o_.warn) + "</math>";
+                return "<math>" + p.math.render(style(MathForm::MathML), o_.warn) + "</math>";
         }
         return "";
     }
@@ -59,7 +59,7 @@ class HtmlWriter final : public Writer {
 
     std::string figure(const FigureBlock& fb) const override {
         std::string out = fb.label.empty() ? "<figure>\n" : "<figure id=\"" + html_escape(fb.label) + "\">\n";
-        out += svg_element(fb, false);  // HTML parsers place <svg> in its namespace
+        out += svg_element(fb, false, o_.max_width);  // HTML parsers place <svg> in its namespace
         return out + "<figcaption>" + figure_caption(fb) + "</figcaption>\n</figure>\n";
     }
 

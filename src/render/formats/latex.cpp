@@ -7,6 +7,8 @@
 
 #include <algorithm>
 
+#include "render/picture.hpp"
+
 namespace exactattn {
 
 namespace {
@@ -84,7 +86,7 @@ class LatexWriter final : public Writer {
             case Inline::Kind::Code:  // a path or pointer may break after each '/' or '-'
                 return "\\texttt{" + code_breaks(latex_escape(p.text)) + "}";
             case Inline::Kind::Math:
-                return dollars(p.math.render(MathForm::Latex));
+                return dollars(p.math.render(style(MathForm::Latex)));
             case Inline::Kind::Token:
                 return "\\exactattnToken{" + latex_escape(p.text) + "}";
         }
@@ -129,7 +131,7 @@ class LatexWriter final : public Writer {
         if (!fb.pdf.empty()) {
             out += "\\includegraphics[width=12cm]{" + latex_escape(fb.pdf) + "}\n";
         } else {
-            out += render_tikz(fb);
+            out += tikz_picture(fb, o_.max_width);
         }
         const std::string cap = inline_text(fb.caption);
         if (!fb.number.empty()) {

@@ -26,7 +26,8 @@ class MarkdownWriter final : public Writer {
             case Inline::Kind::Code:
                 return markdown_code(p.text);
             case Inline::Kind::Math:
-                return o_.markdown_math ? dollars(p.math.render(MathForm::Latex)) : p.math.render(MathForm::Unicode);
+                return o_.markdown_math ? dollars(p.math.render(style(MathForm::Latex)))
+                                        : p.math.render(style(MathForm::Unicode));
         }
         return "";
     }

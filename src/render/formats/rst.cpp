@@ -117,7 +117,7 @@ class RstWriter final : public Writer {
             case Inline::Kind::Code:
                 return literal(p.text);
             case Inline::Kind::Math: {
-                const std::string m = p.math.render(MathForm::Latex);
+                const std::string m = p.math.render(style(MathForm::Latex));
                 const auto b = m.find_first_not_of(' ');
                 if (b == std::string::npos) return m;
                 const auto e = m.find_last_not_of(' ');
