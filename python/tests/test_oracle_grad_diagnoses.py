@@ -139,17 +139,44 @@ def test_the_scale_mistakes_leave_dv_right_and_scale_dq_and_dk_exactly():
     np.testing.assert_allclose(dk2, 4 * dk, rtol=1e-5, atol=1e-6)
 
 
+MASK_DROPPED = "the mask is applied in the forward but dropped in the backward: P = exp(S − LSE)"
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_a_causal_mask_dropped_in_the_backward_only_is_named(seed):
     nq, nk = 8, 12
     j = judge(seed, causal=True, hidden=causal_mask(nq, nk, 0), hidden_bwd=np.zeros((nq, nk), bool))
     assert not j["passed"]
-    assert j["diagnosis"].startswith("the mask is applied in the forward but dropped in the backward: P = exp(S − LSE)")
+    assert j["diagnosis"].startswith(MASK_DROPPED), j["diagnosis"]
     # The evidence: dV of a key no query sees under the mask is not 0 (key 11: hidden from every
     # row i ≤ 7 since 11 > i).
     q, k, v, do = problem(seed)
     _, _, _, dv = flash2(q, k, v, do, hidden=causal_mask(nq, nk, 0), hidden_bwd=np.zeros((nq, nk), bool))
     assert np.any(dv[11] != 0)
+
+
+@pytest.mark.parametrize("seed", [100, 113])
+def test_a_causal_mask_dropped_in_a_float16_backward_is_named(seed):
+    # Float16 tensors and storage, float32 accumulation. P = exp(S − LSE) on the masked keys is
+    # not a probability (these seeds reach P ≈ 2.5 and 47), so its roundings to float16 and dV's
+    # are as large as the mistake's terms; keys 8 to 11, which no query sees, must not pull the
+    # tolerance's median bound down to float16's least subnormal (these two were unnamed then).
+    nq, nk = 8, 12
+    q, k, v, do = (x.astype(F16) for x in problem(seed))
+    hidden, shown = causal_mask(nq, nk, 0), np.zeros((nq, nk), bool)
+    _, dq, dk, dv = flash2(q, k, v, do, hidden=hidden, hidden_bwd=shown, store=F16)
+    j = oracle.judge_grads(dq, dk, dv, q, k, v, do, backward="flash2", block=4, causal=True)
+    assert not j["passed"]
+    assert j["diagnosis"].startswith(MASK_DROPPED), j["diagnosis"]
+    # The evidence: P on a masked key above 1 (e^(s − L) with L the LSE over the visible keys only).
+    s = (q.astype(np.float64) @ k.astype(np.float64).T) / 4
+    visible = np.where(hidden, -np.inf, s)
+    lse = np.log(np.exp(visible).sum(axis=1))
+    assert np.exp(s - lse[:, None])[hidden].max() > 2
+    # And the correct float16 kernel, masked in both passes, passes with no name.
+    _, dq, dk, dv = flash2(q, k, v, do, hidden=hidden, store=F16)
+    j = oracle.judge_grads(dq, dk, dv, q, k, v, do, backward="flash2", block=4, causal=True)
+    assert j["passed"] and j["diagnosis"] == ""
 
 
 def test_a_causal_alignment_changed_in_the_backward_is_named():

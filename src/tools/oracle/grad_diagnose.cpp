@@ -145,18 +145,28 @@ std::string diagnose_grads(const Problem& p, const Tensor& d_out, const GradRefe
                            const std::vector<GradComparison>& compared) {
     if (grads_passed(compared) || actual.empty()) return "";
     const std::int64_t nq = p.q.rows(), nk = p.k.rows();
+    // The true backward in double: its Σ|terms| of each entry say which entries have terms at all.
+    const Grads truth = run_back(p, d_out, BackVariant{});
+    const auto terms_of = [&](const std::string& name) -> const std::vector<double>& {
+        return name == "dq" ? truth.aq : name == "dk" ? truth.ak : truth.av;
+    };
     // Each entry's tolerance: the claim's running bound, at least the tensor's median bound (a
     // mistake changes which keys a row sees, and with them the bounds) and one ulp, or 4 ulps
     // where the bound is infinite; twice that when the hypothesis, computed in double, is itself
-    // a float64 computation of the mistake.
+    // a float64 computation of the mistake. The median is over the entries the true backward
+    // gives terms, as the Σ|terms| median below: an entry with none (a key no query sees) has
+    // for bound only the output format's least subnormal, and counting those would pull the
+    // median bound down and out of proportion with the median Σ|terms| a mistake's tolerance
+    // grows from.
     const double twice = info(g.format).precision >= 53 || info(s.accumulate).precision >= 53 ? 2 : 1;
     std::vector<Evidence> given;
     for (const auto& [name, t] : actual) {
         const GradField& f = name == "dq" ? g.dq : name == "dk" ? g.dk : g.dv;
         const std::vector<double>& bound = name == "dq" ? b.dq : name == "dk" ? b.dk : b.dv;
+        const std::vector<double>& terms = terms_of(name);
         std::vector<double> finite;
-        for (double x : bound)
-            if (std::isfinite(x) && x > 0) finite.push_back(x);
+        for (std::size_t at = 0; at < bound.size(); ++at)
+            if (std::isfinite(bound[at]) && bound[at] > 0 && terms[at] > 0) finite.push_back(bound[at]);
         double median = 0;
         if (!finite.empty()) {
             const auto mid = static_cast<std::ptrdiff_t>(finite.size() / 2);
@@ -280,7 +290,6 @@ std::string diagnose_grads(const Problem& p, const Tensor& d_out, const GradRefe
     // makes the kernel's rounding errors larger in proportion: the tolerance grows by the ratio of
     // the entry's Σ|terms| under the mistake to that of the true backward (at least the tensor's
     // median, as the bounds are), never shrinks.
-    const Grads truth = run_back(p, d_out, BackVariant{});
     // The true backward's Σ|terms| of each entry, at least the tensor's median: computed once.
     const auto floored = [](std::vector<double> exact) {
         std::vector<double> pos;
