@@ -83,7 +83,8 @@ Inputs inputs(const std::vector<std::string>& paths, const ManuscriptCli& o, boo
                 "exactattn-scenario the others inherit",
                 option_place("--scenario-from"));
         }
-        book_scenario = inheritable_scenario(o.scenario_from);  // confined to that file's folder
+        // confined to that file's folder; a file that cannot be read is the option's error
+        book_scenario = for_option("--scenario-from", [&] { return inheritable_scenario(o.scenario_from); });
         only_named = false;
     }
     Inputs in;

@@ -384,6 +384,11 @@ TEST(ManuscriptCli, AFileNamingNoScenarioTakesTheOneScenarioFromNamesConfinedWhe
     const auto both = run({"manuscript", "check", "--scenario-from", first, "--scenario", "chapter14", second});
     EXPECT_EQ(both.code, 2);
     EXPECT_EQ(both.err.rfind("exactattn: --scenario-from: ", 0), 0U) << both.err;
+    // A file that cannot be read is the option's error, named at the option.
+    const auto missing = run({"manuscript", "check", "--scenario-from", (dir / "nowhere.md").string(), second});
+    EXPECT_EQ(missing.code, 2);
+    EXPECT_EQ(missing.err.rfind("exactattn: --scenario-from: cannot read ", 0), 0U) << missing.err;
+    EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
     fs::remove_all(dir);
     fs::remove(secret);
 }
