@@ -212,6 +212,29 @@ TEST(OracleBudget, VectorsOfTenMillionKeysAreRefusedBeforeAnyWork) {
     EXPECT_EQ(job.spent(), 0);
 }
 
+// The prediction of a set of vectors covers its references, which charge themselves: the job is
+// charged the prediction once, (1000 + 1000)·150000 = 3·10^8 units for a long row of 1000 keys,
+// so a budget just above it admits the set (the references were charged on top and refused it
+// half way), and one just below refuses it before any work.
+TEST(OracleBudget, VectorsAreChargedTheirPredictionOnce) {
+    const double predicted = (1000.0 + 1000.0) * 150000.0;
+    Limits l = limits();
+    l.max_work = static_cast<std::uint64_t>(predicted * 1.02);
+    {
+        const ScopedLimits scoped(l);
+        const WorkBudget job;
+        EXPECT_FALSE(write_vectors(0, FloatFormat::Float32, 1000).empty());
+        EXPECT_GE(job.spent(), predicted);
+        EXPECT_LE(job.spent(), predicted * 1.02);
+    }
+    l.max_work = static_cast<std::uint64_t>(predicted * 0.98);
+    const ScopedLimits scoped(l);
+    const WorkBudget job;
+    const Error e = error_of([] { (void)write_vectors(0, FloatFormat::Float32, 1000); });
+    EXPECT_NE(e.reason().find("a long row of 1000 keys"), std::string::npos) << e.reason();
+    EXPECT_EQ(job.spent(), 0);
+}
+
 TEST(OracleJudge, AnUnboundedEntryNeverPasses) {
     // Score 12 > ln 65504: a naive kernel's exp overflows float16, so its bound is infinite. The
     // output e^12/(e^12 + 1) = 0.999993… rounds to 1 in float16; the judgement does not pass on it.
