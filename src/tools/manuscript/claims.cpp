@@ -543,18 +543,18 @@ std::optional<std::string> chain_contradiction(std::string_view written) {
     const auto parts = chain_elements(plain);
     const std::size_t first = parts.size() > 1 && is_label(parts[0].second) ? 1 : 0;
     if (parts.size() < first + 2) return std::nullopt;
-    std::vector<Claimed> elements;
-    for (std::size_t i = first; i < parts.size(); ++i) {
-        if (!parse_element(parts[i].second).exact) return std::nullopt;
-        elements.push_back(element(parts[i].second));
-    }
-    const ParsedElement base = parse_element(parts[first].second);
     if (parts[first].second.find('.') != std::string::npos) return std::nullopt;  // 0.35 = …: approximate
-    for (std::size_t i = 1; i < elements.size(); ++i) {
-        const std::string why = compare(elements[i], base.as_json, "≈");
-        if (!why.empty()) return fmt::format("link {} of the chain: {}", i + 1, why);
+    const ParsedElement base = parse_element(parts[first].second);
+    if (!base.exact) return std::nullopt;
+    std::optional<std::string> first_false;
+    for (std::size_t i = first + 1; i < parts.size(); ++i) {
+        const ParsedElement p = parse_element(parts[i].second);
+        if (!p.exact) return std::nullopt;  // a chain with an element that is no exact value is not judged
+        if (first_false) continue;
+        const std::string why = compare(element(parts[i].second), base.as_json, "≈");
+        if (!why.empty()) first_false = fmt::format("link {} of the chain: {}", i - first + 1, why);
     }
-    return std::nullopt;
+    return first_false;
 }
 
 std::string quantity_text(const Json& t) {
