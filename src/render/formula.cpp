@@ -157,7 +157,14 @@ class TexMathml {
         if (cmd == "left" || cmd == "right" || cmd == "quad" || cmd == "qquad") return "";
         static const std::vector<std::string> functions = {"ln",  "log",    "exp",    "max",     "min", "sin", "cos",
                                                            "arg", "argmax", "argmin", "softmax", "lim", "det"};
-        if (std::find(functions.begin(), functions.end(), cmd) != functions.end()) return "<mi>" + cmd + "</mi>";
+        if (std::find(functions.begin(), functions.end(), cmd) != functions.end()) {
+            // A function applied to what follows (ln 2) takes the invisible function application, as the
+            // value writer's "ln 2" does; one with a limit or exponent (\max_j, \ln^2) takes it after the
+            // script, which this reader does not place, so it stays a bare name there.
+            skip_spaces();
+            const bool scripted = i_ < t_.size() && (t_[i_] == '_' || t_[i_] == '^');
+            return "<mi>" + cmd + "</mi>" + (scripted ? "" : "<mo>&#x2061;</mo>");
+        }
         if (const auto* t = detail::find_tex_command(cmd)) {
             return t->letter ? "<mi>" + std::string(t->text) + "</mi>"
                              : "<mo>" + html_escape(std::string(t->text)) + "</mo>";

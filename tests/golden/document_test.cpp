@@ -151,6 +151,10 @@ TEST(Document, AuthorMathBecomesMathMLInHtml) {
     EXPECT_EQ(html("$\\sqrt[4]{2}$"),
               "<math><mrow><mroot><mrow><mn>2</mn></mrow><mrow><mn>4</mn></mrow></mroot></mrow></math>");
     EXPECT_EQ(html("$\\alpha^2$"), "<math><mrow><msup><mi>α</mi><mn>2</mn></msup></mrow></math>");
+    // A function name applied to its argument carries the invisible function application (U+2061),
+    // as MathML's spec writes sin x and as the value writer prints ln 2; with a script it stays bare.
+    EXPECT_EQ(html("$\\ln 2$"), "<math><mrow><mi>ln</mi><mo>&#x2061;</mo><mn>2</mn></mrow></math>");
+    EXPECT_EQ(html("$\\max_j$"), "<math><mrow><msub><mi>max</mi><mi>j</mi></msub></mrow></math>");
     // Outside the documented subset: the command kept as written, visibly.
     EXPECT_EQ(html("$\\widehat{x}$"), "<math><mrow><mtext>\\widehat</mtext><mrow><mi>x</mi></mrow></mrow></math>");
 }
