@@ -27,6 +27,7 @@ class Value {
     Value(long n) : Value(FieldElem(n)) {}  // NOLINT: integers convert implicitly
     explicit Value(const mpq_class& q) : Value(FieldElem(q)) {}
     explicit Value(const FieldElem& f);  ///< degree 0
+    explicit Value(FieldElem&& f);       ///< degree 0, taking f's numbers without copying them
     /// Σ terms[k] a^k, canonicalized. LimitError past limits().max_degree.
     static Value from_terms(std::vector<FieldElem> terms);
 

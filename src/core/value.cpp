@@ -39,6 +39,10 @@ Value::Value(const FieldElem& f) {
     if (!f.is_zero()) t_.push_back(f);
 }
 
+Value::Value(FieldElem&& f) {
+    if (!f.is_zero()) t_.push_back(std::move(f));
+}
+
 Value Value::from_terms(std::vector<FieldElem> terms) {
     Value v;
     v.t_ = std::move(terms);

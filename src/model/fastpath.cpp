@@ -661,7 +661,7 @@ bool integral_adjugate(const ZPoly& d, std::size_t m, ZPoly& adj, mpz_class& nor
 
 // f · a^e as a value.
 Value times_a_power(FieldElem f, int e) {
-    if (e == 0) return Value(f);
+    if (e == 0) return Value(std::move(f));
     std::vector<FieldElem> terms(static_cast<std::size_t>(e) + 1);
     terms.back() = std::move(f);
     return Value::from_terms(std::move(terms));
@@ -933,8 +933,7 @@ Deferred<Value> finish_rational(ReadTrace& tr, BigSums& sums, std::int64_t fmin,
         std::vector<Value> out(c.size());
         for (std::size_t i = 0; i < c.size(); ++i) {
             if (sgn(c[i]) == 0 || (*units)[i].is_zero()) continue;
-            const FieldElem ci = from_canonical_unchecked(1, {reduced(c[i], big_n, gi[i])});
-            out[i] = Value(ci) * (*units)[i];
+            out[i] = Value(from_canonical_unchecked(1, {reduced(c[i], big_n, gi[i])})) * (*units)[i];
         }
         return out;
     });
@@ -985,7 +984,7 @@ Deferred<Value> finish_field(ReadTrace& tr, BigSums& sums, const std::vector<boo
             std::vector<mpq_class> c(mm);
             for (std::size_t r = 0; r < mm; ++r) c[r] = reduced(flat[i * mm + r], a.big_den, gi[i * mm + r]);
             FieldElem f = from_reduced_unchecked(mi, std::move(c));
-            out[i] = a.folded ? times_a_power(std::move(f), a.ue) : Value(f) * (*units)[i];
+            out[i] = a.folded ? times_a_power(std::move(f), a.ue) : Value(std::move(f)) * (*units)[i];
         }
         return out;
     });
