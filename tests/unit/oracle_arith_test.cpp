@@ -9,6 +9,7 @@
 #include <mpfr.h>
 
 #include <random>
+#include <vector>
 
 using namespace exactattn::oracle;
 using exactattn::oracle::detail::DoubleArith;
@@ -74,5 +75,42 @@ TEST(OracleArith, Dot2SumsEncloseTheExactSumUnderCancellation) {
         EXPECT_LE(lo, exact) << trial;
         EXPECT_GE(hi, exact) << trial;
         EXPECT_LT(mpq_class(hi - lo), mpq_class(r.hi - r.lo) / 1000) << trial;
+    }
+}
+
+TEST(OracleArith, TheExactDotOfDoublesEqualsTheRationalSumOfTheirProducts) {
+    // Checked against the textbook sum over Q (mpq_class from each double, exactly): signs,
+    // zeros, cancellation to 0, subnormals, products a thousand binades apart and the extremes.
+    const auto rational = [](const std::vector<double>& x, const std::vector<double>& y) {
+        mpq_class s = 0;
+        for (std::size_t i = 0; i < x.size(); ++i) s += mpq_class(x[i]) * mpq_class(y[i]);
+        return s;
+    };
+    const auto dot = [](const std::vector<double>& x, const std::vector<double>& y) {
+        return detail::exact_dot(x.data(), y.data(), static_cast<std::int64_t>(x.size()));
+    };
+    EXPECT_EQ(dot({}, {}), 0);
+    EXPECT_EQ(dot({1.5, -2}, {4, 3}), 0);  // 6 − 6
+    EXPECT_EQ(dot({0x1p-1074, 3}, {0x1p-1074, 0x1p-600}),
+              mpq_class(mpz_class(1), mpz_class(1) << 2148) + mpq_class(mpz_class(3), mpz_class(1) << 600));
+    EXPECT_EQ(dot({0x1.fffffffffffffp1023, -0x1.fffffffffffffp1023}, {0x1.fffffffffffffp1023, 0x1.fffffffffffffp1023}),
+              0);
+    EXPECT_EQ(dot({1 + 0x1p-52}, {1 - 0x1p-53}),
+              mpq_class(1) + mpq_class(1, 2) * mpq_class(0x1p-52) - mpq_class(0x1p-52) * mpq_class(0x1p-53));
+    std::mt19937_64 rng(17);
+    for (int round = 0; round < 3000; ++round) {
+        const std::size_t n = 1 + rng() % 70;
+        std::vector<double> x(n), y(n);
+        const int spread = round % 3 == 0 ? 1 : round % 3 == 1 ? 60 : 1000;
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto draw = [&] {
+                const double m = std::ldexp(static_cast<double>(rng() >> 11), -53) * ((rng() & 1U) != 0 ? -1 : 1);
+                if (rng() % 17 == 0) return 0.0;
+                return std::ldexp(m, static_cast<int>(rng() % (2 * spread + 1)) - spread);
+            };
+            x[i] = draw(), y[i] = draw();
+        }
+        if (round % 5 == 0 && n > 1) x[n - 1] = -x[0], y[n - 1] = y[0];  // a term that cancels another
+        EXPECT_EQ(dot(x, y), rational(x, y)) << "round " << round;
     }
 }

@@ -5,6 +5,10 @@
 #include <gmpxx.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
 
 namespace exactattn::oracle::detail {
 
@@ -295,6 +299,63 @@ std::optional<double> MpfrArith::decide(const Iv& x, FloatFormat f) const {
     if (a == 0 && b == 0) return 0.0;  // an enclosure across 0 gives +0, never −0
     if (a == b) return a;
     return std::nullopt;
+}
+
+mpq_class exact_dot(const double* x, const double* y, std::int64_t n) {
+    struct Term {
+        unsigned __int128 m;  // |significand product| < 2^106
+        int e;                // the product is ±m·2^e
+        bool negative;
+    };
+    std::vector<Term> terms;
+    terms.reserve(static_cast<std::size_t>(n));
+    int emin = std::numeric_limits<int>::max(), emax = std::numeric_limits<int>::min();
+    for (std::int64_t i = 0; i < n; ++i) {
+        if (x[i] == 0 || y[i] == 0) continue;
+        int ex = 0, ey = 0;
+        // frexp gives |f| in [1/2, 1), also for subnormals: f·2^53 is an integer below 2^53.
+        const auto mx = static_cast<std::int64_t>(std::ldexp(std::frexp(x[i], &ex), 53));
+        const auto my = static_cast<std::int64_t>(std::ldexp(std::frexp(y[i], &ey), 53));
+        const auto ax = static_cast<unsigned __int128>(mx < 0 ? -mx : mx);
+        const auto ay = static_cast<unsigned __int128>(my < 0 ? -my : my);
+        const int e = ex + ey - 106;
+        terms.push_back({ax * ay, e, (mx < 0) != (my < 0)});
+        emin = std::min(emin, e), emax = std::max(emax, e);
+    }
+    if (terms.empty()) return 0;
+    // The sum's magnitude is below n·2^(106 + emax − emin) in units of 2^emin.
+    const int span = emax - emin;
+    const auto limbs = static_cast<std::size_t>((span + 106 + 64 + 63) / 64 + 1);
+    std::vector<std::uint64_t> pos(limbs, 0), neg(limbs, 0);
+    for (const Term& t : terms) {
+        const int sh = t.e - emin, b = sh % 64;
+        const auto m0 = static_cast<std::uint64_t>(t.m), m1 = static_cast<std::uint64_t>(t.m >> 64);
+        const std::uint64_t w[3] = {b == 0 ? m0 : m0 << b, b == 0 ? m1 : (m1 << b) | (m0 >> (64 - b)),
+                                    b == 0 ? 0 : m1 >> (64 - b)};
+        std::vector<std::uint64_t>& acc = t.negative ? neg : pos;
+        unsigned carry = 0;
+        for (std::size_t k = static_cast<std::size_t>(sh / 64);
+             k < limbs && (k < static_cast<std::size_t>(sh / 64) + 3 || carry != 0); ++k) {
+            const std::size_t at = k - static_cast<std::size_t>(sh / 64);
+            const std::uint64_t add = at < 3 ? w[at] : 0;
+            const std::uint64_t s1 = acc[k] + add;
+            const unsigned c1 = s1 < add ? 1U : 0U;
+            const std::uint64_t s2 = s1 + carry;
+            const unsigned c2 = s2 < carry ? 1U : 0U;
+            acc[k] = s2;
+            carry = c1 + c2;
+        }
+    }
+    mpz_class p, q;
+    mpz_import(p.get_mpz_t(), limbs, -1, sizeof(std::uint64_t), 0, 0, pos.data());
+    mpz_import(q.get_mpz_t(), limbs, -1, sizeof(std::uint64_t), 0, 0, neg.data());
+    p -= q;
+    mpq_class r(p);
+    if (emin >= 0)
+        mpq_mul_2exp(r.get_mpq_t(), r.get_mpq_t(), static_cast<mp_bitcnt_t>(emin));
+    else
+        mpq_div_2exp(r.get_mpq_t(), r.get_mpq_t(), static_cast<mp_bitcnt_t>(-emin));
+    return r;
 }
 
 }  // namespace exactattn::oracle::detail

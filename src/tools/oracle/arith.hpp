@@ -172,6 +172,11 @@ struct MpfrArith {
     }
 };
 
+/// Σ_i x_i·y_i exactly, for finite doubles: every product is an integer times a power of two
+/// (two 53-bit significands), summed in a fixed-point integer wide enough for the products'
+/// span of exponents, one rational at the end (no gcd a term, as a sum of mpq_class would take).
+mpq_class exact_dot(const double* x, const double* y, std::int64_t n);
+
 /// The scale c as an exact rational when it is one: 1, a given float, 1/√d_k for a square d_k
 /// (defined in oracle_grad.cpp; the forward's exact entries and the backward's use it).
 std::optional<mpq_class> rational_scale(const Problem& p);

@@ -22,6 +22,7 @@ namespace exactattn::oracle {
 
 namespace {
 
+using detail::DoubleArith;
 using detail::MpfrArith;
 using Iv = MpfrArith::Iv;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -69,6 +70,43 @@ void mul_any(Iv& r, const Iv& x, const Iv& y, mpfr_prec_t prec) {
     mpfr_clears(t, lo, hi, static_cast<mpfr_ptr>(nullptr));
 }
 
+// The few interval operations the backward needs beyond the forward's, for both arithmetics:
+// zero, x − y rounded outward, a product of enclosures of any sign, λ (1 under base e, ln 2
+// under base 2).
+void set_zero(Iv& x) {
+    mpfr_set_zero(x.lo, 1);
+    mpfr_set_zero(x.hi, 1);
+}
+void set_zero(DoubleArith::Iv& x) { x = {}; }
+void set_zero(DoubleArith::Acc& x) { x = {}; }
+void sub_iv(const MpfrArith& /*a*/, Iv& r, const Iv& x, const Iv& y) {
+    mpfr_sub(r.lo, x.lo, y.hi, MPFR_RNDD);
+    mpfr_sub(r.hi, x.hi, y.lo, MPFR_RNDU);
+}
+void sub_iv(const DoubleArith& /*a*/, DoubleArith::Iv& r, const DoubleArith::Iv& x, const DoubleArith::Iv& y) {
+    r = {detail::down(x.lo - y.hi), detail::up(x.hi - y.lo)};
+}
+void mul_iv(const MpfrArith& a, Iv& r, const Iv& x, const Iv& y) { mul_any(r, x, y, a.prec); }
+void mul_iv(const DoubleArith& a, DoubleArith::Iv& r, const DoubleArith::Iv& x, const DoubleArith::Iv& y) {
+    a.mul(r, x, y);
+}
+Iv lambda_of(const MpfrArith& a) {
+    Iv l(a.prec);
+    if (a.base == ExpBase::E) {
+        mpfr_set_ui(l.lo, 1, MPFR_RNDN);
+        mpfr_set_ui(l.hi, 1, MPFR_RNDN);
+    } else {
+        mpfr_const_log2(l.lo, MPFR_RNDD);
+        mpfr_const_log2(l.hi, MPFR_RNDU);
+    }
+    return l;
+}
+DoubleArith::Iv lambda_of(const DoubleArith& a) {
+    if (a.base == ExpBase::E) return {1, 1};
+    constexpr double kLn2 = 0x1.62e42fefa39efp-1;  // ln 2 to nearest: within half an ulp
+    return {detail::down(kLn2), detail::up(kLn2)};
+}
+
 class Builder {
   public:
     Builder(const Problem& p, const Tensor& d_out, FloatFormat f) : p_(p), do_(d_out), f_(f) {
@@ -92,6 +130,15 @@ class Builder {
     GradReference run() {
         charge(2000, "the exact entries");
         exact_entries();
+        if (undecided() != 0) {
+            // The double stage (the forward's DoubleArith, rounded outward): decides about every
+            // entry of a 16- or 32-bit format at a few percent of the first MPFR pass's cost.
+            charge(40, "the enclosures in doubles");
+            DoubleArith da;
+            da.base = p_.base;
+            da.scale = detail::double_scale(p_.scale, d_);
+            enclose(da);
+        }
         for (mpfr_prec_t prec = 128;; prec *= 2) {
             if (undecided() == 0) break;
             if (prec > limits().max_precision)
@@ -99,7 +146,7 @@ class Builder {
                                  fmt::format("{}: a rounding needs more bits of working precision", first_undecided()));
             charge(2000.0 * (1 + static_cast<double>(prec) / 256), fmt::format("the enclosures at {} bits", prec));
             g_.max_precision = std::max<std::int64_t>(g_.max_precision, prec);
-            enclose(prec);
+            enclose(MpfrArith(prec, p_.base, p_.scale, d_));
         }
         for (GradField* x : all()) g_.exact_entries += std::count(x->exact.begin(), x->exact.end(), std::uint8_t{1});
         return std::move(g_);
@@ -151,7 +198,8 @@ class Builder {
         x.exact[at] = 1;
         done_[&x][at] = 1;
     }
-    void put_iv(GradField& x, std::int64_t at, const MpfrArith& a, const Iv& v) {
+    template <class A>
+    void put_iv(GradField& x, std::int64_t at, const A& a, const typename A::Iv& v) {
         auto& done = done_[&x];
         if (done[at]) return;
         const auto r = a.decide(v, f_);
@@ -169,14 +217,19 @@ class Builder {
         return std::count(keep_[i].begin(), keep_[i].end(), std::uint8_t{1}) == 0;
     }
 
-    // The exact scores c·q·k + b of row i's visible keys, when c is rational.
-    std::vector<mpq_class> exact_scores(std::int64_t i, const mpq_class& c) const {
+    // The exact scores c·q·k + b of row i's visible keys, when c is rational and they differ by
+    // whole numbers (nothing as soon as two do not: the weights are then irrational).
+    std::optional<std::vector<mpq_class>> exact_scores(std::int64_t i, const mpq_class& c) const {
         std::vector<mpq_class> s(static_cast<std::size_t>(nk_));
+        std::optional<std::int64_t> first;
         for (std::int64_t j = 0; j < nk_; ++j) {
             if (!keep_[i][j]) continue;
-            mpq_class dot = 0;
-            for (std::int64_t x = 0; x < d_; ++x) dot += mpq_class(q(i, x)) * mpq_class(k(j, x));
+            const mpq_class dot = detail::exact_dot(&p_.q.data[i * d_], &p_.k.data[j * d_], d_);
             s[j] = c * dot + mpq_class(bias_at(p_, i, j));
+            if (!first)
+                first = j;
+            else if (mpq_class(s[j] - s[*first]).get_den() != 1)
+                return std::nullopt;
         }
         return s;
     }
@@ -194,8 +247,7 @@ class Builder {
             std::optional<mpq_class> s0;
             for (std::int64_t j = 0; j < nk_; ++j) {
                 if (!keep_[i][j]) continue;
-                mpq_class dot = 0;
-                for (std::int64_t x = 0; x < d_; ++x) dot += mpq_class(q(i, x)) * mpq_class(k(j, x));
+                const mpq_class dot = detail::exact_dot(&p_.q.data[i * d_], &p_.k.data[j * d_], d_);
                 const mpq_class b(bias_at(p_, i, j));
                 if (c) {
                     s0 = mpq_class(*c * dot + b);
@@ -203,8 +255,8 @@ class Builder {
                 } else {
                     groups[{dot, b}] = 1;
                 }
+                if (groups.size() > 1) return std::nullopt;  // two scores differ: no need to see the rest
             }
-            if (groups.size() != 1) return std::nullopt;
             for (std::int64_t j = 0; j < nk_; ++j)
                 if (keep_[i][j]) w[j] = mpq_class(1, n);
             if (n == 1 && s0) lse = *s0;  // ln 1 = 0
@@ -212,13 +264,14 @@ class Builder {
         }
         if (!c) return std::nullopt;
         const auto s = exact_scores(i, *c);
+        if (!s) return std::nullopt;
         std::optional<mpq_class> m;
         for (std::int64_t j = 0; j < nk_; ++j)
-            if (keep_[i][j] && (!m || s[j] > *m)) m = s[j];
+            if (keep_[i][j] && (!m || (*s)[j] > *m)) m = (*s)[j];
         mpq_class sum = 0;
         for (std::int64_t j = 0; j < nk_; ++j) {
             if (!keep_[i][j]) continue;
-            const mpq_class t = s[j] - *m;
+            const mpq_class t = (*s)[j] - *m;
             if (t.get_den() != 1 || t < -kMaxExactShift) return std::nullopt;
             const auto shift = static_cast<mp_bitcnt_t>(-t.get_num().get_si());
             w[j] = mpq_class(mpz_class(1), mpz_class(1) << shift);
@@ -235,9 +288,7 @@ class Builder {
         // dP = dO Vᵀ: products of floats, always rational.
         for (std::int64_t i = 0; i < nq_; ++i)
             for (std::int64_t j = 0; j < nk_; ++j) {
-                mpq_class s = 0;
-                for (std::int64_t c = 0; c < dv_; ++c) s += mpq_class(o(i, c)) * mpq_class(v(j, c));
-                put_exact(g_.dp, i * nk_ + j, s);
+                put_exact(g_.dp, i * nk_ + j, detail::exact_dot(&do_.data[i * dv_], &p_.v.data[j * dv_], dv_));
             }
         const auto c = detail::rational_scale(p_);
         // λ·c rational: dQ and dK of rational rows are rational; otherwise only their zeros are.
@@ -267,8 +318,7 @@ class Builder {
                 const auto at = static_cast<std::size_t>(i * nk_ + j);
                 w[at] = (*row)[j];
                 put_exact(g_.p, i * nk_ + j, w[at]);
-                mpq_class dp = 0;
-                for (std::int64_t col = 0; col < dv_; ++col) dp += mpq_class(o(i, col)) * mpq_class(v(j, col));
+                const mpq_class dp = detail::exact_dot(&do_.data[i * dv_], &p_.v.data[j * dv_], dv_);
                 r[at] = w[at] * (dp - dd);
                 if (p_.base == ExpBase::E || r[at] == 0) put_exact(g_.ds, i * nk_ + j, r[at]);
             }
@@ -313,26 +363,55 @@ class Builder {
         for (std::int64_t x = 0; x < d_; ++x) put_value(g_.dq, i * d_ + x, 0.0);
     }
 
-    // Every entry still undecided, enclosed at `prec` bits (the whole problem again: dK and dV
-    // gather every row).
-    void enclose(mpfr_prec_t prec) {
-        const MpfrArith a(prec, p_.base, p_.scale, d_);
-        Iv lambda(prec);
-        if (p_.base == ExpBase::E) {
-            mpfr_set_ui(lambda.lo, 1, MPFR_RNDN);
-            mpfr_set_ui(lambda.hi, 1, MPFR_RNDN);
-        } else {
-            mpfr_const_log2(lambda.lo, MPFR_RNDD);
-            mpfr_const_log2(lambda.hi, MPFR_RNDU);
+    // Whether any entry of `x` in [from, from + count) is still undecided.
+    bool open(GradField& x, std::int64_t from, std::int64_t count) {
+        const auto& d = done_[&x];
+        return std::find(d.begin() + from, d.begin() + from + count, std::uint8_t{0}) != d.begin() + from + count;
+    }
+    // The columns c < count of the entries from + c of `x` still undecided.
+    std::vector<std::int64_t> open_columns(GradField& x, std::int64_t from, std::int64_t count) {
+        const auto& d = done_[&x];
+        std::vector<std::int64_t> cols;
+        for (std::int64_t c = 0; c < count; ++c)
+            if (d[from + c] == 0) cols.push_back(c);
+        return cols;
+    }
+
+    // Every entry still undecided, enclosed in the arithmetic `a` (doubles rounded outward, or
+    // MPFR at its precision). Only what the undecided entries need is computed again: a row's
+    // softmax where one of its entries is open or where a key some row sees has an open dK or
+    // dV (they gather every row), its O only where O is open, dS where its row or key needs it.
+    // D = Σ_j P_j dP_j (the same as Σ_c dO_c O_c, and enclosed far more tightly: one sum of
+    // tight products instead of two levels of cancellation).
+    template <class A>
+    void enclose(const A& a) {
+        using AIv = typename A::Iv;
+        using Acc = typename A::Acc;
+        std::vector<std::uint8_t> need_key(static_cast<std::size_t>(nk_));
+        std::vector<std::vector<std::int64_t>> open_dk(static_cast<std::size_t>(nk_)), open_dv = open_dk;
+        bool any_key = false;
+        for (std::int64_t j = 0; j < nk_; ++j) {
+            open_dk[j] = open_columns(g_.dk, j * d_, d_);
+            open_dv[j] = open_columns(g_.dv, j * dv_, dv_);
+            need_key[j] = !open_dk[j].empty() || !open_dv[j].empty();
+            any_key = any_key || need_key[j] != 0;
         }
-        std::vector<Iv> dk, dv;
-        for (std::int64_t x = 0; x < nk_ * d_; ++x) dk.emplace_back(prec);
-        for (std::int64_t x = 0; x < nk_ * dv_; ++x) dv.emplace_back(prec);
-        std::vector<Iv> s, w, ds;
-        for (std::int64_t j = 0; j < nk_; ++j) s.emplace_back(prec), w.emplace_back(prec), ds.emplace_back(prec);
-        Iv t(prec), den(prec), x(prec), acc(prec), dd(prec);
+        const AIv lambda = lambda_of(a);
+        std::vector<Acc> dk, dv;
+        for (std::int64_t x = 0; x < nk_ * d_; ++x) dk.emplace_back(a.make_acc());
+        for (std::int64_t x = 0; x < nk_ * dv_; ++x) dv.emplace_back(a.make_acc());
+        std::vector<AIv> s, w, ds, dp;
+        for (std::int64_t j = 0; j < nk_; ++j)
+            s.emplace_back(a.make()), w.emplace_back(a.make()), ds.emplace_back(a.make()), dp.emplace_back(a.make());
+        AIv t = a.make(), den = a.make(), x = a.make(), sum = a.make(), dd = a.make();
+        Acc den_acc = a.make_acc(), acc = a.make_acc(), dd_acc = a.make_acc();
         for (std::int64_t i = 0; i < nq_; ++i) {
             if (masked_row(i)) continue;
+            const std::vector<std::int64_t> open_dq = open_columns(g_.dq, i * d_, d_);
+            const std::vector<std::int64_t> open_out = open_columns(g_.out, i * dv_, dv_);
+            const bool need_row = !open_dq.empty() || !open_out.empty() || open(g_.lse, i, 1) || open(g_.delta, i, 1) ||
+                                  open(g_.p, i * nk_, nk_) || open(g_.ds, i * nk_, nk_);
+            if (!need_row && !any_key) continue;
             auto m = a.make_shift();
             bool first = true;
             for (std::int64_t j = 0; j < nk_; ++j) {
@@ -343,62 +422,70 @@ class Builder {
                 a.pick(m, s[j], first);
                 first = false;
             }
-            mpfr_set_zero(den.lo, 1);
-            mpfr_set_zero(den.hi, 1);
+            set_zero(den_acc);
             for (std::int64_t j = 0; j < nk_; ++j) {
-                mpfr_set_zero(w[j].lo, 1);
-                mpfr_set_zero(w[j].hi, 1);
+                set_zero(w[j]);
                 if (!keep_[i][j]) continue;
                 a.sub(t, s[j], m);
                 a.exp(w[j], t);
-                a.add(den, w[j]);
+                a.add(den_acc, w[j]);
             }
-            for (std::int64_t j = 0; j < nk_; ++j)
-                if (keep_[i][j]) a.div(w[j], w[j], den);
+            a.finish(den, den_acc);
+            set_zero(dd_acc);
+            for (std::int64_t j = 0; j < nk_; ++j) {
+                if (!keep_[i][j]) continue;
+                a.div(w[j], w[j], den);
+                a.dot(dp[j], &do_.data[i * dv_], &p_.v.data[j * dv_], dv_, nullptr);  // dP, exact from 256 bits
+                mul_iv(a, t, w[j], dp[j]);
+                a.add(dd_acc, t);
+            }
+            a.finish(dd, dd_acc);
             a.log_plus(x, den, m);
             put_iv(g_.lse, i, a, x);
-            mpfr_set_zero(dd.lo, 1);
-            mpfr_set_zero(dd.hi, 1);
-            for (std::int64_t c = 0; c < dv_; ++c) {  // O and D = Σ_c dO_c O_c
-                mpfr_set_zero(acc.lo, 1);
-                mpfr_set_zero(acc.hi, 1);
+            put_iv(g_.delta, i, a, dd);
+            for (const std::int64_t c : open_out) {
+                set_zero(acc);
                 for (std::int64_t j = 0; j < nk_; ++j)
                     if (keep_[i][j]) a.add_mul(acc, w[j], v(j, c));
-                put_iv(g_.out, i * dv_ + c, a, acc);
-                a.add_mul(dd, acc, o(i, c));
+                a.finish(sum, acc);
+                put_iv(g_.out, i * dv_ + c, a, sum);
             }
-            put_iv(g_.delta, i, a, dd);
             for (std::int64_t j = 0; j < nk_; ++j) {
                 put_iv(g_.p, i * nk_ + j, a, w[j]);
-                mpfr_set_zero(ds[j].lo, 1);
-                mpfr_set_zero(ds[j].hi, 1);
+                set_zero(ds[j]);
                 if (!keep_[i][j]) {
                     put_iv(g_.ds, i * nk_ + j, a, ds[j]);
                     continue;
                 }
-                a.dot(t, &do_.data[i * dv_], &p_.v.data[j * dv_], dv_, nullptr);  // dP, exact from 256 bits
-                mpfr_sub(t.lo, t.lo, dd.hi, MPFR_RNDD);
-                mpfr_sub(t.hi, t.hi, dd.lo, MPFR_RNDU);
-                mul_any(ds[j], w[j], t, prec);
-                mul_any(ds[j], ds[j], lambda, prec);
+                if (!need_row && need_key[j] == 0) continue;
+                sub_iv(a, t, dp[j], dd);
+                mul_iv(a, ds[j], w[j], t);
+                mul_iv(a, ds[j], ds[j], lambda);
                 put_iv(g_.ds, i * nk_ + j, a, ds[j]);
-                for (std::int64_t y = 0; y < d_; ++y) a.add_mul(dk[j * d_ + y], ds[j], q(i, y));
-                for (std::int64_t c = 0; c < dv_; ++c) a.add_mul(dv[j * dv_ + c], w[j], o(i, c));
+                if (need_key[j] == 0) continue;
+                for (const std::int64_t y : open_dk[j]) a.add_mul(dk[j * d_ + y], ds[j], q(i, y));
+                for (const std::int64_t c : open_dv[j]) a.add_mul(dv[j * dv_ + c], w[j], o(i, c));
             }
-            for (std::int64_t y = 0; y < d_; ++y) {
-                mpfr_set_zero(acc.lo, 1);
-                mpfr_set_zero(acc.hi, 1);
+            for (const std::int64_t y : open_dq) {
+                set_zero(acc);
                 for (std::int64_t j = 0; j < nk_; ++j)
                     if (keep_[i][j]) a.add_mul(acc, ds[j], k(j, y));
-                mul_any(acc, acc, a.scale, prec);
-                put_iv(g_.dq, i * d_ + y, a, acc);
+                a.finish(sum, acc);
+                mul_iv(a, sum, sum, a.scale);
+                put_iv(g_.dq, i * d_ + y, a, sum);
             }
         }
-        for (std::int64_t at = 0; at < nk_ * d_; ++at) {
-            mul_any(dk[at], dk[at], a.scale, prec);
-            put_iv(g_.dk, at, a, dk[at]);
+        for (std::int64_t j = 0; j < nk_; ++j) {
+            for (const std::int64_t y : open_dk[j]) {
+                a.finish(sum, dk[j * d_ + y]);
+                mul_iv(a, sum, sum, a.scale);
+                put_iv(g_.dk, j * d_ + y, a, sum);
+            }
+            for (const std::int64_t c : open_dv[j]) {
+                a.finish(sum, dv[j * dv_ + c]);
+                put_iv(g_.dv, j * dv_ + c, a, sum);
+            }
         }
-        for (std::int64_t at = 0; at < nk_ * dv_; ++at) put_iv(g_.dv, at, a, dv[at]);
     }
 
     const Problem& p_;
