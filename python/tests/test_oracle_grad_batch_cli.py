@@ -3,7 +3,8 @@
 heads"): the command line's `grad-reference` takes 4-D .npy files in either layout and judges them
 as Python does (the same verdict, counts and worst entry); bad shapes are one placed line and
 exit 2; a kv head's summed dK and dV are correctly rounded in float64 too, checked against exact
-sums computed here with fractions on problems whose softmax is rational (K = 0)."""
+sums computed here with fractions on problems whose softmax is rational (K = 0); a group's
+mistake is diagnosed from its dK and dV when dQ names nothing."""
 
 import json
 from fractions import Fraction
@@ -148,3 +149,60 @@ def test_grad_emulate_refuses_a_4d_batch_at_q(cli, tmp_path):
     p = save(tmp_path, q=q, k=k, v=v, do=do)
     code, out, err = cli("oracle", "grad-emulate", "--q", p["q"], "--k", p["k"], "--v", p["v"], "--do", p["do"])
     assert code == 2 and err.count("\n") == 1 and "--q" in err and "4-D" in err, err
+
+
+def numpy_gqa_backward(q, k, v, do, causal=False, scale_in_ds=True):
+    """A GQA backward in float64 (k, v repeated to the query heads, each query head's dK and dV
+    summed over its group), rounded to float32: dq, dk, dv. scale_in_ds=False drops the softmax
+    scale from dS (dQ = dS K, dK = dSᵀ Q), a planted mistake."""
+    group = q.shape[1] // k.shape[1]
+    q, k, v, do = (x.astype(np.float64) for x in (q, k, v, do))
+    kk, vv = np.repeat(k, group, axis=1), np.repeat(v, group, axis=1)
+    c = 1 / np.sqrt(q.shape[-1])
+    s = c * q @ np.swapaxes(kk, -1, -2)
+    if causal:
+        s = np.where(np.tril(np.ones(s.shape[-2:], bool)), s, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    o = p @ vv
+    ds = p * (do @ np.swapaxes(vv, -1, -2) - (do * o).sum(-1, keepdims=True))
+    if scale_in_ds:
+        ds = c * ds
+    dq = ds @ kk
+    b, h_kv, n, d = k.shape
+    dk = (np.swapaxes(ds, -1, -2) @ q).reshape(b, h_kv, group, n, d).sum(2)
+    dv = (np.swapaxes(p, -1, -2) @ do).reshape(b, h_kv, group, n, v.shape[-1]).sum(2)
+    return tuple(x.astype(np.float32) for x in (dq, dk, dv))
+
+
+def gqa_bhnd(seed=11):
+    """A (2, 4, 8, 4) float32 problem with two kv heads (groups of two), layout bhnd."""
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal((2, 4, 8, 4)).astype(np.float32), rng.standard_normal((2, 2, 8, 4)).astype(np.float32),
+            rng.standard_normal((2, 2, 8, 4)).astype(np.float32), rng.standard_normal((2, 4, 8, 4)).astype(np.float32))
+
+
+def test_a_group_is_diagnosed_from_its_dk_and_dv_when_dq_is_not_given():
+    q, k, v, do = gqa_bhnd()
+    _, dk, dv = numpy_gqa_backward(q, k, v, do, scale_in_ds=False)
+    j = oracle.judge_grads(None, dk, dv, q, k, v, do)
+    assert not j["passed"] and j["judged"]["dk"]["over"] > 0 and j["judged"]["dv"]["over"] == 0
+    assert j["diagnosis"].startswith("kv head (b=0, h=0) and its query heads h = 0 to 1: "), j["diagnosis"]
+    assert "scale" in j["diagnosis"]
+
+
+def test_a_causal_mask_dropped_in_a_gqa_backward_is_named_from_dk_and_dv():
+    q, k, v, do = gqa_bhnd(12)
+    _, dk, dv = numpy_gqa_backward(q, k, v, do, causal=False)  # the forward was causal
+    j = oracle.judge_grads(None, dk, dv, q, k, v, do, causal=True)
+    assert not j["passed"]
+    assert j["diagnosis"].startswith("kv head (b=0, h=0) and its query heads h = 0 to 1: the mask is applied in "
+                                     "the forward but dropped in the backward"), j["diagnosis"]
+
+
+def test_correct_gqa_gradients_pass_and_an_unrelated_bug_is_not_named():
+    q, k, v, do = gqa_bhnd(13)
+    dq, dk, dv = numpy_gqa_backward(q, k, v, do, causal=True)
+    assert oracle.judge_grads(dq, dk, dv, q, k, v, do, causal=True)["passed"]
+    j = oracle.judge_grads(dq, dk, 2 * dv, q, k, v, do, causal=True)  # dV doubled: no mistake of the list
+    assert not j["passed"] and j["judged"]["dv"]["over"] > 0 and j["diagnosis"] == ""

@@ -180,6 +180,43 @@ std::int64_t refine_group(const Batch& batch, const BatchShape& s, const Tensor&
     return decided;
 }
 
+// The diagnosis of kv head (b, k)'s group from every gradient given of it: its query heads' dQ
+// rows and its dK, dV, judged and diagnosed as the group's own problem's (group_problem): each
+// backward mistake of diagnose_grads is per row, so a kernel that makes it in every head of the
+// group gives that problem's mistaken gradients. The causal alignment is not tried (the stacked
+// rows carry their mask, not a diagonal). "" when nothing fits or the problem is over a limit.
+std::string diagnose_group(const Batch& batch, const BatchShape& s, const Tensor& d_out, FloatFormat f,
+                           const GradSpec& spec, std::int64_t b, std::int64_t k, const Tensor* dq,
+                           const std::vector<std::pair<std::string, std::vector<Tensor>>>& kv_given, std::size_t kx) {
+    const std::int64_t group = s.h_q / s.h_kv;
+    try {
+        const auto [p, dot] = group_problem(batch, s, d_out, b, k);
+        const GradReference g = grad_reference(p, dot, f);
+        const GradBounds gb = grad_bounds(p, dot, g, spec);
+        std::vector<std::pair<std::string, Tensor>> given;
+        if (dq != nullptr) {
+            Tensor y{{group * s.n_q, s.d}, {}, f};
+            for (std::int64_t h = k * group; h < (k + 1) * group; ++h) {
+                const Tensor x = head_slice(*dq, batch.layout, s, b, h, s.d, "dq");
+                y.data.insert(y.data.end(), x.data.begin(), x.data.end());
+            }
+            given.emplace_back("dq", std::move(y));
+        }
+        for (const auto& [name, slices] : kv_given) given.emplace_back(name, slices[kx]);
+        std::vector<GradComparison> compared;
+        for (const auto& [name, t] : given) compared.push_back(judge_grad(g, gb, name, t));
+        const std::string d = diagnose_grads(p, dot, g, gb, spec, given, compared);
+        if (d.empty()) return "";
+        return fmt::format("kv head (b={}, h={}) and its query heads h = {} to {}: {}", b, k, k * group,
+                           (k + 1) * group - 1, d);
+    } catch (const WorkRefusal&) {
+        throw;
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::Limit) throw;
+        return "";
+    }
+}
+
 // The "wrong GQA group" hypothesis (docs/oracle.md, "Diagnoses of the backward"): a kernel that
 // sums kv head k's dK or dV over the query heads h with h mod H_kv = k (the heads interleaved)
 // instead of h div G = k. Named (with the tensors it explains: "dK/dV", "dK" or "dV") when, in
@@ -445,6 +482,18 @@ GradBatch grad_batch(const Batch& batch, const Tensor& d_out, FloatFormat f,
         const Tensor dot = head_slice(d_out, batch.layout, s, b, h, s.d_v, "do");
         const std::string d = diagnose_grads(p, dot, g[x], gb[x], spec, given, compared);
         if (!d.empty()) r.diagnosis = fmt::format("head (b={}, h={}): {}", b, h, d);
+        break;
+    }
+    // Groups of two or more, when that named nothing: the first failing group's dQ, dK and dV
+    // read together, on the group's own problem (its query heads' rows stacked).
+    for (std::size_t kx = 0; kx < kv_heads && judged && group > 1 && r.diagnosis.empty(); ++kx) {
+        const auto b = static_cast<std::int64_t>(kx) / s.h_kv, k = static_cast<std::int64_t>(kx) % s.h_kv;
+        bool failed = false;
+        for (std::int64_t h = k * group; h < (k + 1) * group && dq_t != nullptr; ++h)
+            failed = failed || dq_c[static_cast<std::size_t>(b * s.h_q + h)].over > 0;
+        for (const auto& c : kv_c) failed = failed || (!c.empty() && c[kx].over > 0);
+        if (!failed) continue;
+        r.diagnosis = diagnose_group(batch, s, d_out, f, spec, b, k, dq_t, kv_slices, kx);
         break;
     }
     // The fields, every head's as one tensor.
