@@ -5,12 +5,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <tuple>
 
 #include "app.hpp"
+#include "exactattn/limits.hpp"
 #include "exactattn/oracle_grad_batch.hpp"
 #include "support/support.hpp"
 
@@ -69,6 +71,34 @@ TEST(OracleGradBatch, AFloat64GroupSumIsTheCorrectlyRoundedExactSum) {
     // dV_j0 = −1/3 + 4/3 = 1 from the two heads: their enclosures summed straddle 1 in float64
     EXPECT_GT(g.straddled, 0);
     EXPECT_EQ(g.refined, g.straddled);
+}
+
+TEST(OracleGradBatch, AGroupProblemOverItsCapLeavesItsSumsNotRoundedAndSaysSo) {
+    // Each head's problem is 2 × 3 cells, the group's stacked one 4 × 3: a cap of 8 cells lets the
+    // heads be certified but not their group, so the straddling sums stay as enclosed.
+    const HandProblem h(FloatFormat::Float64);
+    Limits l = limits();
+    l.max_cells = 8;
+    const ScopedLimits scoped(l);
+    const GradBatch g = grad_batch(h.batch, h.d_out, FloatFormat::Float64, {}, GradSpec{}, 1);
+    EXPECT_GT(g.straddled, 0);
+    EXPECT_EQ(g.refined, 0);
+    std::int64_t not_rounded = 0;
+    for (std::size_t y = 0; y < g.fields.size(); ++y) {
+        const GradField& f = g.fields[y];
+        for (std::size_t at = 0; at < f.val.size(); ++at) {
+            not_rounded += g.rounded[y][at] == 0 ? 1 : 0;
+            if (g.rounded[y][at] == 0) {  // the midpoint rounded: inside the enclosure, an ulp from the sum at most
+                EXPECT_LE(f.lo[at], f.val[at]) << f.name;
+                EXPECT_LE(f.val[at], f.hi[at]) << f.name;
+            }
+        }
+    }
+    EXPECT_EQ(not_rounded, g.straddled);
+    // dV_00 = 1 exactly: its midpoint is within an ulp of 1, its flag 0
+    const GradField& dv = g.field("dv");
+    EXPECT_LE(std::fabs(dv.val[0] - 1.0), 0x1p-52);
+    EXPECT_NE(grad_batch_text(g).find("(not rounded: the midpoint of an enclosure that straddles)"), std::string::npos);
 }
 
 namespace {
