@@ -13,6 +13,7 @@
 #include "exactattn/wording.hpp"
 #include "exactattn/oracle.hpp"
 #include "exactattn/oracle_grad.hpp"
+#include "exactattn/oracle_grad_batch.hpp"
 
 namespace exactattn::cli {
 
@@ -209,8 +210,7 @@ GradSpec grad_spec(const OracleOptions& o, FloatFormat f) {
     return s;
 }
 
-Tensor load_d_out(const OracleOptions& o, const Loaded& l) {
-    if (l.batch) throw usage_error(o.action + " takes matrices (n × d); q is 4-D", option_place("--q"));
+Tensor load_d_out(const OracleOptions& o) {
     if (o.d_out.empty()) throw usage_error(o.action + " needs --do FILE", option_place("--do"));
     std::optional<FloatFormat> in;
     if (!o.input_dtype.empty()) in = parse_format(o.input_dtype, option_place("--input-dtype"));
@@ -220,14 +220,21 @@ Tensor load_d_out(const OracleOptions& o, const Loaded& l) {
 // The certified gradients under --do, and a kernel's --actual-dq/dk/dv judged against the running
 // bound of the claimed backward (docs/oracle.md, "Bounds for the backward"): exit 1 when an entry
 // is over its bound or unbounded.
+// A batch of heads (4-D q, --layout) is judged in one call: dk, dv the kv heads' (docs/oracle.md,
+// "Gradients of a batch of heads").
 int grad_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::ostream& out) {
-    const Tensor d_out = load_d_out(o, l);
+    const Tensor d_out = load_d_out(o);
     const GradSpec spec = grad_spec(o, f);
     std::vector<std::pair<std::string, Tensor>> actual;
     for (const auto& [path, name, option] : {std::tuple{o.actual_dq, "dq", "--actual-dq"},
                                              {o.actual_dk, "dk", "--actual-dk"},
                                              {o.actual_dv, "dv", "--actual-dv"}})
         if (!path.empty()) actual.emplace_back(name, load(path, option, f));
+    if (l.batch) {
+        const GradBatch g = grad_batch(*l.batch, d_out, f, actual, spec, o.jobs);
+        out << (o.format == "json" ? grad_batch_json(g) : grad_batch_text(g));
+        return g.passed() ? 0 : 1;
+    }
     const GradReference g = grad_reference(l.p, d_out, f);
     std::vector<GradComparison> compared;
     std::string diagnosis;
@@ -242,7 +249,8 @@ int grad_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::os
 }
 
 int grad_emulate_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::ostream& out) {
-    const Tensor d_out = load_d_out(o, l);
+    if (l.batch) throw usage_error("grad-emulate takes matrices (n × d); q is 4-D", option_place("--q"));
+    const Tensor d_out = load_d_out(o);
     const GradSpec spec = grad_spec(o, f);
     const GradEmulation e = grad_emulate(l.p, d_out, spec, f, o.trace);
     out << (o.format == "json" ? grad_emulation_json(e, spec) : grad_emulation_text(e, spec));
@@ -289,7 +297,7 @@ void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& comman
     s->add_option("--q", o->q, "Q (n_q × d): .npy, .json or .csv");
     s->add_option("--k", o->k, "K (n_k × d)");
     s->add_option("--v", o->v, "V (n_k × d_v)");
-    s->add_option("--do", o->d_out, "grad-reference: the upstream gradient dO (n_q × d_v)");
+    s->add_option("--do", o->d_out, "grad-reference: the upstream gradient dO (n_q × d_v, or 4-D as --q's layout)");
     s->add_option("--actual-dq", o->actual_dq, "grad-reference: a kernel's dQ, judged against the --backward bound");
     s->add_option("--actual-dk", o->actual_dk, "grad-reference: a kernel's dK, judged likewise");
     s->add_option("--actual-dv", o->actual_dv, "grad-reference: a kernel's dV, judged likewise");

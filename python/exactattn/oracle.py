@@ -326,31 +326,6 @@ def _grad_call(fn, q: Any, k: Any, v: Any, d_out: Any, fmt: str | None, mask: An
         if e.place != "do":
             raise
         raise type(e)(f"d_out: {e.reason}", e.kind, "d_out", e.reason) from None
-    return _grads_in_layout(d, o["layout"]) if qa.ndim == 4 else d
-
-
-def _grads_in_layout(d: dict, layout: str) -> dict:
-    """A batch's gradients come as (B, H, n, d) (dk, dv with the kv heads): the gradients, out and
-    the bounds go back in the caller's layout; the other fields stay (B, H, ...) as each head's."""
-    if layout == "bnhd":
-        for name in ("dq", "dk", "dv", "out"):
-            for key in ("values", "lo", "hi", "exact"):
-                d[name][key] = np.ascontiguousarray(np.swapaxes(d[name][key], 1, 2))
-        for x in d["judged"].values():
-            x["bound"] = np.ascontiguousarray(np.swapaxes(x["bound"], 1, 2))
-    b, h_q, h_kv = d["heads"]
-    lines = [f"gradients of a batch of {b} × {h_q} heads ({h_kv} kv heads, groups of {h_q // h_kv}), "
-             f"layout {layout}"]
-    for name, x in d["judged"].items():
-        worst = "" if x["worst_fraction"] is None else \
-            f"; worst {_at4(name, x['worst_fraction'])} at {x['max_bound_fraction']:.3g} × its bound"
-        lines.append(f"{name}: {x['over']} of {x['entries']} entries over their bound{worst}")
-    if d["diagnosis"]:
-        lines.append(f"diagnosis: {d['diagnosis']}")
-    if d["judged"]:
-        lines.append("passed" if d["passed"] else "FAILED")
-    d["text"] = "\n".join(lines) + "\n"
-    d["json"] = None
     return d
 
 

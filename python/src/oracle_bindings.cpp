@@ -6,8 +6,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <array>
 #include <cmath>
-#include <limits>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -16,6 +16,7 @@
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle.hpp"
 #include "exactattn/oracle_grad.hpp"
+#include "exactattn/oracle_grad_batch.hpp"
 
 namespace py = pybind11;
 using namespace exactattn;
@@ -231,351 +232,39 @@ py::dict grad_dict(const GradReference& g, const GradBounds* b, const std::vecto
 
 // --- the gradients of a batch of heads (docs/oracle.md, "Gradients of a batch of heads") -------
 
-// An error of head (b, h), the head named first (as the forward's batch names it).
-template <class F>
-void in_head(std::int64_t b, std::int64_t h, F&& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        throw Error(e.kind(), e.where(),
-                    "head (b=" + std::to_string(b) + ", h=" + std::to_string(h) + "): " + e.reason());
-    }
+py::object at4(const std::array<std::int64_t, 4>& at) {
+    return at[0] < 0 ? py::object(py::none()) : py::object(py::make_tuple(at[0], at[1], at[2], at[3]));
 }
 
-double up(double x) { return std::nextafter(x, std::numeric_limits<double>::infinity()); }
-double down(double x) { return std::nextafter(x, -std::numeric_limits<double>::infinity()); }
-
-// The kv tensors' shape as a BatchShape whose "query" heads are the kv heads (for head_slice).
-BatchShape kv_shape(const BatchShape& s) {
-    BatchShape k = s;
-    k.h_q = s.h_kv;
-    k.n_q = s.n_k;
-    return k;
-}
-
-// The true dK (or dV) of a kv head: the sum over the query heads of its group of each head's,
-// enclosed by the sum of their enclosures rounded outward, and the bound of a kernel that sums
-// the heads' gradients (each within its own bound b_h) with G − 1 additions and one rounding to
-// the gradients' format: Σ b_h + γ_G(u) Σ (|x_h| + b_h) + η, u and η of the coarser of the
-// gradients' format and the accumulator (docs/oracle.md, "Gradients of a batch of heads").
-struct Summed {
-    GradField field;
-    std::vector<double> bound;
-    /// 1 where field.val is the correctly rounded sum (both ends of its enclosure round alike),
-    /// 0 where the enclosure straddles a rounding boundary of the format: there val is the
-    /// enclosure's midpoint rounded, an ulp from the correctly rounded sum at most.
-    std::vector<std::uint8_t> rounded;
-};
-Summed group_sum(const std::vector<const GradField*>& heads, const std::vector<const std::vector<double>*>& bounds,
-                 FloatFormat f, FloatFormat acc) {
-    Summed r;
-    const GradField& first = *heads.at(0);
-    r.field.name = first.name;
-    r.field.shape = first.shape;
-    if (heads.size() == 1) {  // a group of one: the head's own gradient, correctly rounded, and its bound
-        r.field = first;
-        if (!bounds.empty()) r.bound = *bounds[0];
-        r.rounded.assign(first.val.size(), 1);
-        return r;
-    }
-    const std::size_t n = first.val.size();
-    const double g = static_cast<double>(heads.size());
-    const FloatFormat coarse = unit_roundoff(acc) > unit_roundoff(f) ? acc : f;
-    const double u = unit_roundoff(coarse),
-                 gamma = g * u >= 1 ? std::numeric_limits<double>::infinity() : up(up(g * u) / down(1 - g * u));
-    const double eta = std::max(least_subnormal(f), least_subnormal(coarse));
-    r.field.val.resize(n), r.field.lo.resize(n), r.field.hi.resize(n), r.field.exact.assign(n, 0);
-    r.rounded.assign(n, 1);
-    if (!bounds.empty()) r.bound.resize(n);
-    for (std::size_t at = 0; at < n; ++at) {
-        double lo = 0, hi = 0, sum_b = 0, sum_mag = 0;
-        bool nan = false;
-        for (std::size_t x = 0; x < heads.size(); ++x) {
-            const GradField& h = *heads[x];
-            nan = nan || std::isnan(h.val[at]);
-            lo = down(lo + h.lo[at]);  // round to nearest errs by half an ulp: one step outward encloses
-            hi = up(hi + h.hi[at]);
-            if (!bounds.empty()) {
-                const double b = (*bounds[x])[at];
-                sum_b = up(sum_b + b);
-                sum_mag = up(sum_mag + up(std::max(std::fabs(h.lo[at]), std::fabs(h.hi[at])) + b));
-            }
-        }
-        r.field.lo[at] = nan ? std::nan("") : lo;
-        r.field.hi[at] = nan ? std::nan("") : hi;
-        r.field.exact[at] = lo == hi ? 1 : 0;
-        // Correctly rounded wherever the enclosure's ends round alike, and said where they do not
-        // (`rounded`); the verdict uses the enclosure only.
-        r.field.val[at] = nan ? std::nan("") : round_to(lo + (hi - lo) / 2, f);
-        if (!nan && round_to(lo, f) != round_to(hi, f)) r.rounded[at] = 0;
-        if (!bounds.empty()) r.bound[at] = up(up(sum_b + up(gamma * sum_mag)) + eta);
-    }
-    return r;
-}
-
-// Where entry `at` of head x's matrix (cols wide) is: (b, h, i, j).
-py::tuple where4(std::int64_t x, std::int64_t heads, std::int64_t at, std::int64_t cols) {
-    return py::make_tuple(x / heads, x % heads, at / cols, at % cols);
-}
-
-// The comparisons of every head (or kv head) of one tensor as one, indices as (b, h, i, j).
-py::dict merged_judgement(const std::vector<GradComparison>& parts, const std::vector<std::vector<double>>& bounds,
-                          std::int64_t heads, std::int64_t rows, std::int64_t cols) {
-    std::int64_t entries = 0, differing = 0, over = 0, unbounded = 0;
-    double max_ulps = 0, max_fraction = 0;
-    py::object worst = py::none(), worst_fraction = py::none(), first_over = py::none();
-    std::string reason;
-    std::vector<double> bound;
-    for (std::size_t x = 0; x < parts.size(); ++x) {
-        const GradComparison& c = parts[x];
-        const auto xi = static_cast<std::int64_t>(x);
-        entries += c.entries, differing += c.differing, over += c.over, unbounded += c.unbounded;
-        if (c.worst >= 0 && (worst.is_none() || c.max_ulps > max_ulps))
-            max_ulps = c.max_ulps, worst = where4(xi, heads, c.worst, cols);
-        if (c.worst_fraction >= 0 && (worst_fraction.is_none() || c.max_fraction > max_fraction))
-            max_fraction = c.max_fraction, worst_fraction = where4(xi, heads, c.worst_fraction, cols);
-        if (first_over.is_none() && c.first_over >= 0) first_over = where4(xi, heads, c.first_over, cols);
-        if (reason.empty() && !c.unbounded_reason.empty())
-            reason = "head (b=" + std::to_string(xi / heads) + ", h=" + std::to_string(xi % heads) +
-                     "): " + c.unbounded_reason;
-        bound.insert(bound.end(), bounds[x].begin(), bounds[x].end());
-    }
+// The library's judgement of a batch (grad_batch) as Python's dict: every field's parts as arrays
+// (dq, dk, dv, out in the caller's layout), the judged tensors with (b, h, i, j) indices, the
+// summary as `text`.
+py::dict grad_batch_dict(const GradBatch& r) {
     py::dict d;
-    d["entries"] = entries, d["differing"] = differing, d["max_ulps"] = max_ulps, d["over"] = over;
-    d["unbounded"] = unbounded, d["unbounded_reason"] = reason, d["max_bound_fraction"] = max_fraction;
-    d["bound"] = shaped(bound, {static_cast<std::int64_t>(parts.size()) / heads, heads, rows, cols});
-    d["worst"] = worst, d["worst_fraction"] = worst_fraction, d["first_over"] = first_over;
-    return d;
-}
-
-// One field of every head (or kv head) as one (B, H, ...) array of each of its parts.
-py::dict stacked(const std::vector<const GradField*>& parts, std::int64_t heads,
-                 const std::vector<const std::vector<std::uint8_t>*>& rounded_parts = {}) {
-    std::vector<double> val, lo, hi, exact, rounded;
-    for (std::size_t p = 0; p < parts.size(); ++p) {
-        const GradField* f = parts[p];
-        if (rounded_parts.empty()) {  // a head's own field: correctly rounded by the reference
-            rounded.insert(rounded.end(), f->val.size(), 1.0);
-        } else {
-            rounded.insert(rounded.end(), rounded_parts[p]->begin(), rounded_parts[p]->end());
-        }
-        val.insert(val.end(), f->val.begin(), f->val.end());
-        lo.insert(lo.end(), f->lo.begin(), f->lo.end());
-        hi.insert(hi.end(), f->hi.begin(), f->hi.end());
-        exact.insert(exact.end(), f->exact.begin(), f->exact.end());
-    }
-    std::vector<std::int64_t> shape{static_cast<std::int64_t>(parts.size()) / heads, heads};
-    shape.insert(shape.end(), parts.at(0)->shape.begin(), parts.at(0)->shape.end());
-    py::dict x;
-    x["values"] = shaped(val, shape), x["lo"] = shaped(lo, shape), x["hi"] = shaped(hi, shape);
-    x["exact"] = shaped(exact, shape);
-    x["rounded"] = shaped(rounded, shape);
-    return x;
-}
-
-// The "wrong GQA group" hypothesis (docs/oracle.md, "Diagnoses of the backward"): a kernel that
-// sums kv head k's dK or dV over the query heads h with h mod H_kv = k (the heads interleaved)
-// instead of h div G = k. Named (with the tensors it explains: "dK/dV", "dK" or "dV") when, in
-// every failing kv tensor, the gradients it gives fit at least 99% of the entries within their
-// (wrong group's) bound and fit 4 times better in all than the true sums; else "".
-std::string wrong_group(const BatchShape& s, const std::vector<GradReference>& g, const std::vector<GradBounds>& gb,
-                        const std::vector<std::pair<std::string, std::vector<Tensor>>>& kv_given,
-                        const std::vector<GradComparison>* kv_c, FloatFormat f, FloatFormat acc,
-                        const std::vector<Summed>* sums) {
-    const std::int64_t group = s.h_q / s.h_kv;
-    if (group == 1 || s.h_kv == 1) return "";  // the two mappings agree
-    const auto misfit = [](double y, double lo, double hi, double bd) {
-        if (!std::isfinite(y) || !std::isfinite(bd)) return 1e300;
-        const double e = std::max(std::fabs(y - lo), std::fabs(y - hi));
-        return bd > 0 ? e / bd : (e > 0 ? 1e300 : 0.0);
-    };
-    std::string names;
-    for (const auto& [name, slices] : kv_given) {
-        const int t = name == "dk" ? 0 : 1;
-        bool failed = false;
-        for (const auto& c : kv_c[t]) failed = failed || c.over > 0;
-        if (!failed) continue;
-        std::int64_t entries = 0, fit = 0;
-        double misfit_wrong = 0, misfit_true = 0;
-        for (std::int64_t b = 0; b < s.b; ++b)
-            for (std::int64_t k = 0; k < s.h_kv; ++k) {
-                std::vector<const GradField*> heads;
-                std::vector<const std::vector<double>*> bounds;
-                for (std::int64_t h = k; h < s.h_q; h += s.h_kv) {
-                    const auto x = static_cast<std::size_t>(b * s.h_q + h);
-                    heads.push_back(t == 0 ? &g[x].dk : &g[x].dv);
-                    bounds.push_back(t == 0 ? &gb[x].dk : &gb[x].dv);
-                }
-                const Summed wrong = group_sum(heads, bounds, f, acc);
-                const auto kx = static_cast<std::size_t>(b * s.h_kv + k);
-                const Summed& right = sums[t][kx];
-                const Tensor& y = slices[kx];
-                for (std::size_t at = 0; at < y.data.size(); ++at) {
-                    const double mw = misfit(y.data[at], wrong.field.lo[at], wrong.field.hi[at], wrong.bound[at]);
-                    ++entries;
-                    fit += mw <= 1 ? 1 : 0;
-                    misfit_wrong += mw;
-                    misfit_true += misfit(y.data[at], right.field.lo[at], right.field.hi[at], right.bound[at]);
-                }
-            }
-        if (entries == 0 || 100 * fit < 99 * entries || !(4 * misfit_wrong < misfit_true)) return "";
-        names += names.empty() ? (t == 0 ? "dK" : "dV") : (t == 0 ? "/dK" : "/dV");
-    }
-    if (names.empty()) return "";
-    return names + " gathered over the wrong GQA group: kv head k summed the query heads h with h mod " +
-           std::to_string(s.h_kv) + " = k instead of h div " + std::to_string(group) + " = k";
-}
-
-// The gradients of every head of a batch, judged in one call: dq per query head; dk and dv per
-// kv head, the true value the sum over the kv head's group of query heads.
-py::dict grad_batch(const Batch& batch, const Tensor& d_out, FloatFormat f, const py::dict& actual,
-                    const std::string& dtype, const GradSpec& spec, int threads) {
-    const BatchShape s = batch_shape(batch), kv = kv_shape(batch_shape(batch));
-    const std::int64_t group = s.h_q / s.h_kv;
-    // The shapes before any work: d_out and every gradient given.
-    (void)head_slice(d_out, batch.layout, s, 0, 0, s.d_v, "d_out");
-    Tensor dq_t;
-    std::vector<std::pair<std::string, Tensor>> kv_t;
-    const bool has_dq = actual.contains("dq");
-    if (has_dq) {
-        dq_t = tensor(actual["dq"].cast<Array>(), dtype, "dq");
-        (void)head_slice(dq_t, batch.layout, s, 0, 0, s.d, "dq");
-    }
-    for (const char* name : {"dk", "dv"})
-        if (actual.contains(name)) {
-            kv_t.emplace_back(name, tensor(actual[name].cast<Array>(), dtype, name));
-            (void)head_slice(kv_t.back().second, batch.layout, kv, 0, 0, name[1] == 'k' ? s.d : s.d_v, name);
-        }
-    const bool judged = has_dq || !kv_t.empty();
-    const auto heads = static_cast<std::size_t>(s.b * s.h_q), kv_heads = static_cast<std::size_t>(s.b * s.h_kv);
-    std::vector<GradReference> g(heads);
-    std::vector<GradBounds> gb(judged ? heads : 0);
-    std::vector<GradComparison> dq_c(has_dq ? heads : 0);
-    std::vector<Summed> sums[2];  // dk, dv of each kv head
-    std::vector<GradComparison> kv_c[2];
-    std::vector<std::pair<std::string, std::vector<Tensor>>> kv_slices;
-    std::string diagnosis;
-    {
-        py::gil_scoped_release release;
-        for_each_head(s, threads, [&](std::int64_t b, std::int64_t h) {
-            in_head(b, h, [&] {
-                const auto x = static_cast<std::size_t>(b * s.h_q + h);
-                const Problem p = head_problem(batch, s, b, h);
-                Tensor dot = head_slice(d_out, batch.layout, s, b, h, s.d_v, "d_out");
-                g[x] = grad_reference(p, dot, f);
-                if (judged) gb[x] = grad_bounds(p, dot, g[x], spec);
-                if (has_dq) {
-                    Tensor y = head_slice(dq_t, batch.layout, s, b, h, s.d, "dq");
-                    y.format = f;
-                    dq_c[x] = judge_grad(g[x], gb[x], "dq", y);
-                }
-            });
-        });
-        for (int t = 0; t < 2; ++t) {
-            sums[t].resize(kv_heads);
-            for (std::size_t kx = 0; kx < kv_heads; ++kx) {
-                const auto b = static_cast<std::int64_t>(kx) / s.h_kv, k = static_cast<std::int64_t>(kx) % s.h_kv;
-                std::vector<const GradField*> parts;
-                std::vector<const std::vector<double>*> bounds;
-                for (std::int64_t h = k * group; h < (k + 1) * group; ++h) {
-                    const auto x = static_cast<std::size_t>(b * s.h_q + h);
-                    parts.push_back(t == 0 ? &g[x].dk : &g[x].dv);
-                    if (judged) bounds.push_back(t == 0 ? &gb[x].dk : &gb[x].dv);
-                }
-                sums[t][kx] = group_sum(parts, bounds, f, spec.accumulate);
-            }
-        }
-        for (const auto& [name, tensor_] : kv_t) {
-            const int t = name == "dk" ? 0 : 1;
-            std::vector<Tensor> slices;
-            for (std::size_t kx = 0; kx < kv_heads; ++kx) {
-                const auto b = static_cast<std::int64_t>(kx) / s.h_kv, k = static_cast<std::int64_t>(kx) % s.h_kv;
-                Tensor y = head_slice(tensor_, batch.layout, kv, b, k, t == 0 ? s.d : s.d_v, name.c_str());
-                y.format = f;
-                GradReference one;  // the kv head's summed field, judged as a matrix's
-                one.format = f;
-                GradBounds ob;
-                (t == 0 ? one.dk : one.dv) = sums[t][kx].field;
-                (t == 0 ? ob.dk : ob.dv) = sums[t][kx].bound;
-                const std::string& why = t == 0 ? gb[static_cast<std::size_t>(b * s.h_q + k * group)].why_dk
-                                                : gb[static_cast<std::size_t>(b * s.h_q + k * group)].why_dv;
-                (t == 0 ? ob.why_dk : ob.why_dv) = why;
-                kv_c[t].push_back(judge_grad(one, ob, name, y));
-                slices.push_back(std::move(y));
-            }
-            kv_slices.emplace_back(name, std::move(slices));
-        }
-        // The diagnosis: the wrong GQA group first (it is the batch's, not a head's), else that of
-        // the first query head that fails, named (dk and dv are a head's own only in groups of one).
-        diagnosis = wrong_group(s, g, gb, kv_slices, kv_c, f, spec.accumulate, sums);
-        for (std::size_t x = 0; x < heads && diagnosis.empty(); ++x) {
-            const auto b = static_cast<std::int64_t>(x) / s.h_q, h = static_cast<std::int64_t>(x) % s.h_q;
-            const auto kx = static_cast<std::size_t>(b * s.h_kv + h / group);
-            std::vector<std::pair<std::string, Tensor>> given;
-            std::vector<GradComparison> compared;
-            bool failed = false;
-            if (has_dq) {
-                Tensor y = head_slice(dq_t, batch.layout, s, b, h, s.d, "dq");
-                y.format = f;
-                given.emplace_back("dq", std::move(y));
-                compared.push_back(dq_c[x]);
-                failed = failed || dq_c[x].over > 0;
-            }
-            if (group == 1)
-                for (std::size_t t = 0; t < kv_slices.size(); ++t) {
-                    const int which = kv_slices[t].first == "dk" ? 0 : 1;
-                    given.emplace_back(kv_slices[t].first, kv_slices[t].second[kx]);
-                    compared.push_back(kv_c[which][kx]);
-                    failed = failed || kv_c[which][kx].over > 0;
-                }
-            if (!failed) continue;
-            const Problem p = head_problem(batch, s, b, h);
-            const Tensor dot = head_slice(d_out, batch.layout, s, b, h, s.d_v, "d_out");
-            const std::string d = diagnose_grads(p, dot, g[x], gb[x], spec, given, compared);
-            if (!d.empty()) diagnosis = "head (b=" + std::to_string(b) + ", h=" + std::to_string(h) + "): " + d;
-            break;
-        }
-    }
-    py::dict d;
-    const auto field_of = [&](const char* name, std::size_t x) -> const GradField* {
-        for (const GradField* f_ : g[x].fields())
-            if (f_->name == name) return f_;
-        return nullptr;
-    };
-    for (const GradField* f0 : g.at(0).fields()) {
-        const std::string name = f0->name;
-        std::vector<const GradField*> parts;
-        if (name == "dk" || name == "dv") {
-            std::vector<const std::vector<std::uint8_t>*> rounded;
-            for (const Summed& x : sums[name == "dk" ? 0 : 1]) {
-                parts.push_back(&x.field);
-                rounded.push_back(&x.rounded);
-            }
-            d[py::str(name)] = stacked(parts, s.h_kv, rounded);
-        } else {
-            for (std::size_t x = 0; x < heads; ++x) parts.push_back(field_of(name.c_str(), x));
-            d[py::str(name)] = stacked(parts, s.h_q);
-        }
+    for (std::size_t y = 0; y < r.fields.size(); ++y) {
+        const GradField& f = r.fields[y];
+        py::dict x;
+        x["values"] = shaped(f.val, f.shape), x["lo"] = shaped(f.lo, f.shape), x["hi"] = shaped(f.hi, f.shape);
+        x["exact"] = shaped(std::vector<double>(f.exact.begin(), f.exact.end()), f.shape);
+        x["rounded"] = shaped(std::vector<double>(r.rounded[y].begin(), r.rounded[y].end()), f.shape);
+        d[py::str(f.name)] = x;
     }
     py::dict j;
-    std::vector<GradComparison> all;
-    if (has_dq) {
-        std::vector<std::vector<double>> bounds;
-        for (const auto& x : gb) bounds.push_back(x.dq);
-        j["dq"] = merged_judgement(dq_c, bounds, s.h_q, s.n_q, s.d);
-        all.insert(all.end(), dq_c.begin(), dq_c.end());
-    }
-    for (const auto& [name, unused] : kv_slices) {
-        const int t = name == "dk" ? 0 : 1;
-        std::vector<std::vector<double>> bounds;
-        for (const auto& x : sums[t]) bounds.push_back(x.bound);
-        j[py::str(name)] = merged_judgement(kv_c[t], bounds, s.h_kv, s.n_k, t == 0 ? s.d : s.d_v);
-        all.insert(all.end(), kv_c[t].begin(), kv_c[t].end());
+    for (const GradBatchJudgement& c : r.judged) {
+        py::dict x;
+        x["entries"] = c.entries, x["differing"] = c.differing, x["max_ulps"] = c.max_ulps, x["over"] = c.over;
+        x["unbounded"] = c.unbounded, x["unbounded_reason"] = c.unbounded_reason;
+        x["max_bound_fraction"] = c.max_fraction, x["bound"] = shaped(c.bound, c.shape);
+        x["worst"] = at4(c.worst), x["worst_fraction"] = at4(c.worst_fraction), x["first_over"] = at4(c.first_over);
+        j[py::str(c.name)] = x;
     }
     d["judged"] = j;
-    d["passed"] = grads_passed(all);
-    d["diagnosis"] = diagnosis;
-    d["heads"] = py::make_tuple(s.b, s.h_q, s.h_kv);
+    d["passed"] = r.passed();
+    d["diagnosis"] = r.diagnosis;
+    d["heads"] = py::make_tuple(r.shape.b, r.shape.h_q, r.shape.h_kv);
+    d["straddled"] = r.straddled, d["refined"] = r.refined;
+    d["text"] = grad_batch_summary(r);
+    d["json"] = py::none();
     return d;
 }
 
@@ -592,10 +281,17 @@ void bind_oracle(py::module_& m) {
               const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
               const Tensor dot = tensor(d_out, do_dtype, "do");
               const GradSpec spec = grad_claim(backward, accumulate, storage, delta_from, block);
-              if (a.batch) return grad_batch(*a.batch, dot, a.f, actual, dtype, spec, threads);
               std::vector<std::pair<std::string, Tensor>> given;
               for (const char* name : {"dq", "dk", "dv"})
                   if (actual.contains(name)) given.emplace_back(name, tensor(actual[name].cast<Array>(), dtype, name));
+              if (a.batch) {
+                  std::optional<GradBatch> r;
+                  {
+                      py::gil_scoped_release release;
+                      r = grad_batch(*a.batch, dot, a.f, given, spec, threads);
+                  }
+                  return grad_batch_dict(*r);
+              }
               std::optional<GradReference> g;
               std::optional<GradBounds> b;
               std::vector<GradComparison> compared;

@@ -9,6 +9,7 @@
 
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle_grad.hpp"
+#include "grad_report.hpp"
 
 namespace exactattn::oracle {
 
@@ -30,6 +31,11 @@ std::string index_of(const GradField& f, std::int64_t at) {
     return fmt::format("{}[{}, {}]", f.name, at / f.shape[1], at % f.shape[1]);
 }
 
+}  // namespace
+
+// Shared with the batch's reports (oracle_grad_batch.cpp).
+namespace detail {
+
 std::string number(double x) {
     if (std::isnan(x)) return "nan";
     if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
@@ -41,10 +47,36 @@ nlohmann::json json_number(double x) {
     return std::isnan(x) ? "nan" : x > 0 ? "inf" : "-inf";
 }
 
+nlohmann::ordered_json field_json(const GradField& f) {
+    nlohmann::ordered_json x;
+    x["shape"] = f.shape;
+    nlohmann::json val = nlohmann::json::array(), lo = val, hi = val, kind = val;
+    for (std::size_t at = 0; at < f.val.size(); ++at) {
+        val.push_back(json_number(f.val[at]));
+        lo.push_back(json_number(f.lo[at]));
+        hi.push_back(json_number(f.hi[at]));
+        kind.push_back(f.exact[at] ? "exact" : "certified");
+    }
+    x["values"] = val;
+    x["lo"] = lo;
+    x["hi"] = hi;
+    x["kind"] = kind;
+    return x;
+}
+
 void charge_chars(double chars) {
     const double units = chars * kWorkPerPrintedCharacter;
     if (!charge_work(units)) throw over_work(units, "printing the gradients");
 }
+
+}  // namespace detail
+
+namespace {
+
+using detail::charge_chars;
+using detail::field_json;
+using detail::json_number;
+using detail::number;
 
 double entries(const GradReference& g) {
     double n = 0;
@@ -134,22 +166,7 @@ std::string grad_reference_json(const GradReference& g, const std::vector<GradCo
     j["max_precision"] = g.max_precision;
     j["exact_entries"] = g.exact_entries;
     nlohmann::ordered_json fields;
-    for (const GradField* f : g.fields()) {
-        nlohmann::ordered_json x;
-        x["shape"] = f->shape;
-        nlohmann::json val = nlohmann::json::array(), lo = val, hi = val, kind = val;
-        for (std::size_t at = 0; at < f->val.size(); ++at) {
-            val.push_back(json_number(f->val[at]));
-            lo.push_back(json_number(f->lo[at]));
-            hi.push_back(json_number(f->hi[at]));
-            kind.push_back(f->exact[at] ? "exact" : "certified");
-        }
-        x["values"] = val;
-        x["lo"] = lo;
-        x["hi"] = hi;
-        x["kind"] = kind;
-        fields[f->name] = x;
-    }
+    for (const GradField* f : g.fields()) fields[f->name] = field_json(*f);
     j["fields"] = fields;
     if (!compared.empty()) {
         nlohmann::ordered_json cs = nlohmann::ordered_json::array();

@@ -1,0 +1,672 @@
+// SPDX-License-Identifier: MIT
+// exactattn oracle, the backward pass of a batch of heads (include/exactattn/oracle_grad_batch.hpp;
+// docs/oracle.md, "Gradients of a batch of heads"): each query head certified and judged as a
+// matrix problem, a kv head's dK and dV the exact sum over its group of query heads, and the
+// reports both front ends print.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <thread>
+
+#include "exactattn/limits.hpp"
+#include "exactattn/oracle_grad_batch.hpp"
+#include "grad_report.hpp"
+
+namespace exactattn::oracle {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// An error of head (b, h), the head named first (as the forward's batch names it).
+template <class F>
+void in_head(std::int64_t b, std::int64_t h, F&& f) {
+    try {
+        f();
+    } catch (const Error& e) {
+        throw Error(e.kind(), e.where(), fmt::format("head (b={}, h={}): {}", b, h, e.reason()));
+    }
+}
+
+double up(double x) { return std::nextafter(x, kInf); }
+double down(double x) { return std::nextafter(x, -kInf); }
+
+// The kv tensors' shape as a BatchShape whose "query" heads are the kv heads (for head_slice).
+BatchShape kv_shape(const BatchShape& s) {
+    BatchShape k = s;
+    k.h_q = s.h_kv;
+    k.n_q = s.n_k;
+    return k;
+}
+
+std::size_t jobs_of(int threads) {
+    return threads > 0 ? static_cast<std::size_t>(threads)
+                       : std::max<std::size_t>(1, std::thread::hardware_concurrency());
+}
+
+// The true dK (or dV) of a kv head: the sum over the query heads of its group of each head's,
+// enclosed by the sum of their enclosures rounded outward, and the bound of a kernel that sums
+// the heads' gradients (each within its own bound b_h) with G − 1 additions and one rounding to
+// the gradients' format: Σ b_h + γ_G(u) Σ (|x_h| + b_h) + η, u and η of the coarser of the
+// gradients' format and the accumulator (docs/oracle.md, "Gradients of a batch of heads").
+struct Summed {
+    GradField field;
+    std::vector<double> bound;
+    /// 1 where field.val is the correctly rounded sum (both ends of its enclosure round alike),
+    /// 0 where the enclosure straddles a rounding boundary of the format: there val is the
+    /// enclosure's midpoint rounded, an ulp from the correctly rounded sum at most, until
+    /// refine_group decides it.
+    std::vector<std::uint8_t> rounded;
+};
+Summed group_sum(const std::vector<const GradField*>& heads, const std::vector<const std::vector<double>*>& bounds,
+                 FloatFormat f, FloatFormat acc) {
+    Summed r;
+    const GradField& first = *heads.at(0);
+    r.field.name = first.name;
+    r.field.shape = first.shape;
+    if (heads.size() == 1) {  // a group of one: the head's own gradient, correctly rounded, and its bound
+        r.field = first;
+        if (!bounds.empty()) r.bound = *bounds[0];
+        r.rounded.assign(first.val.size(), 1);
+        return r;
+    }
+    const std::size_t n = first.val.size();
+    const double g = static_cast<double>(heads.size());
+    const FloatFormat coarse = unit_roundoff(acc) > unit_roundoff(f) ? acc : f;
+    const double u = unit_roundoff(coarse), gamma = g * u >= 1 ? kInf : up(up(g * u) / down(1 - g * u));
+    const double eta = std::max(least_subnormal(f), least_subnormal(coarse));
+    r.field.val.resize(n), r.field.lo.resize(n), r.field.hi.resize(n), r.field.exact.assign(n, 0);
+    r.rounded.assign(n, 1);
+    if (!bounds.empty()) r.bound.resize(n);
+    for (std::size_t at = 0; at < n; ++at) {
+        double lo = 0, hi = 0, sum_b = 0, sum_mag = 0;
+        bool nan = false;
+        for (std::size_t x = 0; x < heads.size(); ++x) {
+            const GradField& h = *heads[x];
+            nan = nan || std::isnan(h.val[at]);
+            lo = down(lo + h.lo[at]);  // round to nearest errs by half an ulp: one step outward encloses
+            hi = up(hi + h.hi[at]);
+            if (!bounds.empty()) {
+                const double b = (*bounds[x])[at];
+                sum_b = up(sum_b + b);
+                sum_mag = up(sum_mag + up(std::max(std::fabs(h.lo[at]), std::fabs(h.hi[at])) + b));
+            }
+        }
+        r.field.lo[at] = nan ? std::nan("") : lo;
+        r.field.hi[at] = nan ? std::nan("") : hi;
+        r.field.exact[at] = lo == hi ? 1 : 0;
+        // Correctly rounded wherever the enclosure's ends round alike, and said where they do not
+        // (`rounded`); the verdict uses the enclosure only.
+        r.field.val[at] = nan ? std::nan("") : round_to(lo + (hi - lo) / 2, f);
+        if (!nan && round_to(lo, f) != round_to(hi, f)) r.rounded[at] = 0;
+        if (!bounds.empty()) r.bound[at] = up(up(sum_b + up(gamma * sum_mag)) + eta);
+    }
+    return r;
+}
+
+// The query heads of kv head k of batch b as one matrix problem: their rows stacked (each with
+// the keys its own head sees, as a mask, and its bias), K and V the kv head's, dO stacked alike.
+// Softmax is a row's own, so this problem's dK and dV are exactly the group's sums, certified and
+// correctly rounded by grad_reference as a matrix problem's are.
+std::pair<Problem, Tensor> group_problem(const Batch& batch, const BatchShape& s, const Tensor& d_out, std::int64_t b,
+                                         std::int64_t k) {
+    const std::int64_t group = s.h_q / s.h_kv, rows = group * s.n_q;
+    Problem p;
+    Tensor dot;
+    dot.shape = {rows, s.d_v};
+    std::vector<double> mask, bias;
+    bool any_mask = false, any_bias = false;
+    for (std::int64_t h = k * group; h < (k + 1) * group; ++h) {
+        const Problem ph = head_problem(batch, s, b, h);
+        const Tensor dh = head_slice(d_out, batch.layout, s, b, h, s.d_v, "do");
+        if (h == k * group) {
+            p = ph;
+            p.q.data.clear();
+            p.q.shape = {rows, s.d};
+            p.causal = false, p.window_left = -1, p.window_right = -1, p.align = Align::TopLeft;
+            p.mask.clear(), p.bias.clear();
+            dot.format = dh.format;
+        }
+        p.q.data.insert(p.q.data.end(), ph.q.data.begin(), ph.q.data.end());
+        dot.data.insert(dot.data.end(), dh.data.begin(), dh.data.end());
+        any_bias = any_bias || !ph.bias.empty();
+        for (std::int64_t i = 0; i < s.n_q; ++i) {
+            const auto keep = visible_keys(ph, i);
+            for (std::int64_t j = 0; j < s.n_k; ++j) {
+                mask.push_back(keep[j] ? 0.0 : 1.0);
+                any_mask = any_mask || keep[j] == 0;
+                bias.push_back(bias_at(ph, i, j));
+            }
+        }
+    }
+    if (any_mask) set_mask(p, Tensor{{rows, s.n_k}, std::move(mask), FloatFormat::Float64});
+    if (any_bias) set_bias(p, Tensor{{rows, s.n_k}, std::move(bias), FloatFormat::Float64});
+    return {std::move(p), std::move(dot)};
+}
+
+// Decides the straddling entries of kv head (b, k)'s summed dK and dV from the group's own
+// problem: its correctly rounded value, the two enclosures intersected, `rounded` 1 (and every
+// entry's `exact` flag from that problem, which knows the rational sums). Returns the
+// entries decided; 0 when the group's problem is over a limit (its precision, its cells): the
+// entries then stay `rounded` 0, their midpoints rounded (a refused work budget is the call's).
+std::int64_t refine_group(const Batch& batch, const BatchShape& s, const Tensor& d_out, FloatFormat f, std::int64_t b,
+                          std::int64_t k, Summed& dk, Summed& dv) {
+    std::optional<GradReference> g;
+    try {
+        const auto [p, dot] = group_problem(batch, s, d_out, b, k);
+        g = grad_reference(p, dot, f);
+    } catch (const WorkRefusal&) {
+        throw;
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::Limit) throw;
+        return 0;
+    }
+    std::int64_t decided = 0;
+    for (const auto& [sum, exact] : {std::pair{&dk, &g->dk}, {&dv, &g->dv}})
+        for (std::size_t at = 0; at < sum->rounded.size(); ++at) {
+            GradField& x = sum->field;
+            x.exact[at] = x.exact[at] | exact->exact[at];  // the group's problem knows which sums are rational
+            if (sum->rounded[at] != 0) continue;
+            x.val[at] = exact->val[at];
+            x.lo[at] = std::max(x.lo[at], exact->lo[at]);
+            x.hi[at] = std::min(x.hi[at], exact->hi[at]);
+            x.exact[at] = exact->exact[at];
+            sum->rounded[at] = 1;
+            ++decided;
+        }
+    return decided;
+}
+
+// The diagnosis of kv head (b, k)'s group from every gradient given of it: its query heads' dQ
+// rows and its dK, dV, judged and diagnosed as the group's own problem's (group_problem): each
+// backward mistake of diagnose_grads is per row, so a kernel that makes it in every head of the
+// group gives that problem's mistaken gradients. The causal alignment is not tried (the stacked
+// rows carry their mask, not a diagonal). "" when nothing fits or the problem is over a limit.
+std::string diagnose_group(const Batch& batch, const BatchShape& s, const Tensor& d_out, FloatFormat f,
+                           const GradSpec& spec, std::int64_t b, std::int64_t k, const Tensor* dq,
+                           const std::vector<std::pair<std::string, std::vector<Tensor>>>& kv_given, std::size_t kx) {
+    const std::int64_t group = s.h_q / s.h_kv;
+    try {
+        const auto [p, dot] = group_problem(batch, s, d_out, b, k);
+        const GradReference g = grad_reference(p, dot, f);
+        const GradBounds gb = grad_bounds(p, dot, g, spec);
+        std::vector<std::pair<std::string, Tensor>> given;
+        if (dq != nullptr) {
+            Tensor y{{group * s.n_q, s.d}, {}, f};
+            for (std::int64_t h = k * group; h < (k + 1) * group; ++h) {
+                const Tensor x = head_slice(*dq, batch.layout, s, b, h, s.d, "dq");
+                y.data.insert(y.data.end(), x.data.begin(), x.data.end());
+            }
+            given.emplace_back("dq", std::move(y));
+        }
+        for (const auto& [name, slices] : kv_given) given.emplace_back(name, slices[kx]);
+        std::vector<GradComparison> compared;
+        for (const auto& [name, t] : given) compared.push_back(judge_grad(g, gb, name, t));
+        const std::string d = diagnose_grads(p, dot, g, gb, spec, given, compared);
+        if (d.empty()) return "";
+        return fmt::format("kv head (b={}, h={}) and its query heads h = {} to {}: {}", b, k, k * group,
+                           (k + 1) * group - 1, d);
+    } catch (const WorkRefusal&) {
+        throw;
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::Limit) throw;
+        return "";
+    }
+}
+
+// The "wrong GQA group" hypothesis (docs/oracle.md, "Diagnoses of the backward"): a kernel that
+// sums kv head k's dK or dV over the query heads h with h mod H_kv = k (the heads interleaved)
+// instead of h div G = k. Named (with the tensors it explains: "dK/dV", "dK" or "dV") when, in
+// every failing kv tensor, the gradients it gives fit at least 99% of the entries within their
+// (wrong group's) bound and fit 4 times better in all than the true sums; else "".
+std::string wrong_group(const BatchShape& s, const std::vector<GradReference>& g, const std::vector<GradBounds>& gb,
+                        const std::vector<std::pair<std::string, std::vector<Tensor>>>& kv_given,
+                        const std::vector<GradComparison>* kv_c, FloatFormat f, FloatFormat acc,
+                        const std::vector<Summed>* sums) {
+    const std::int64_t group = s.h_q / s.h_kv;
+    if (group == 1 || s.h_kv == 1) return "";  // the two mappings agree
+    const auto misfit = [](double y, double lo, double hi, double bd) {
+        if (!std::isfinite(y) || !std::isfinite(bd)) return 1e300;
+        const double e = std::max(std::fabs(y - lo), std::fabs(y - hi));
+        return bd > 0 ? e / bd : (e > 0 ? 1e300 : 0.0);
+    };
+    std::string names;
+    for (const auto& [name, slices] : kv_given) {
+        const int t = name == "dk" ? 0 : 1;
+        bool failed = false;
+        for (const auto& c : kv_c[t]) failed = failed || c.over > 0;
+        if (!failed) continue;
+        std::int64_t entries = 0, fit = 0;
+        double misfit_wrong = 0, misfit_true = 0;
+        for (std::int64_t b = 0; b < s.b; ++b)
+            for (std::int64_t k = 0; k < s.h_kv; ++k) {
+                std::vector<const GradField*> heads;
+                std::vector<const std::vector<double>*> bounds;
+                for (std::int64_t h = k; h < s.h_q; h += s.h_kv) {
+                    const auto x = static_cast<std::size_t>(b * s.h_q + h);
+                    heads.push_back(t == 0 ? &g[x].dk : &g[x].dv);
+                    bounds.push_back(t == 0 ? &gb[x].dk : &gb[x].dv);
+                }
+                const Summed wrong = group_sum(heads, bounds, f, acc);
+                const auto kx = static_cast<std::size_t>(b * s.h_kv + k);
+                const Summed& right = sums[t][kx];
+                const Tensor& y = slices[kx];
+                for (std::size_t at = 0; at < y.data.size(); ++at) {
+                    const double mw = misfit(y.data[at], wrong.field.lo[at], wrong.field.hi[at], wrong.bound[at]);
+                    ++entries;
+                    fit += mw <= 1 ? 1 : 0;
+                    misfit_wrong += mw;
+                    misfit_true += misfit(y.data[at], right.field.lo[at], right.field.hi[at], right.bound[at]);
+                }
+            }
+        if (entries == 0 || 100 * fit < 99 * entries || !(4 * misfit_wrong < misfit_true)) return "";
+        names += names.empty() ? (t == 0 ? "dK" : "dV") : (t == 0 ? "/dK" : "/dV");
+    }
+    if (names.empty()) return "";
+    return fmt::format(
+        "{} gathered over the wrong GQA group: kv head k summed the query heads h with h mod {} = k "
+        "instead of h div {} = k",
+        names, s.h_kv, group);
+}
+
+// Head x's matrices (rows × cols each, x = b·heads + h) as one tensor in the layout: (B, H, rows,
+// cols), or (B, rows, H, cols) for bnhd.
+template <class T>
+std::vector<T> in_layout(const std::vector<const std::vector<T>*>& parts, std::int64_t heads, std::int64_t rows,
+                         std::int64_t cols, Layout l) {
+    std::vector<T> out;
+    std::size_t n = 0;
+    for (const auto* p : parts) n += p->size();
+    out.resize(n);
+    for (std::size_t x = 0; x < parts.size(); ++x) {
+        const auto b = static_cast<std::int64_t>(x) / heads, h = static_cast<std::int64_t>(x) % heads;
+        for (std::int64_t i = 0; i < rows; ++i)
+            std::copy_n(parts[x]->begin() + i * cols, cols,
+                        out.begin() + (l == Layout::BHND ? ((b * heads + h) * rows + i) * cols
+                                                         : ((b * rows + i) * heads + h) * cols));
+    }
+    return out;
+}
+
+// One field of every head (or kv head) as one tensor: in the layout when `layout` (dq, dk, dv,
+// out), else (B, H, …) with the heads' shape.
+GradField stacked(const std::vector<const GradField*>& parts, const std::vector<const std::vector<std::uint8_t>*>& rnd,
+                  std::int64_t batch, std::int64_t heads, const Layout* layout, std::vector<std::uint8_t>& rounded) {
+    const GradField& f0 = *parts.at(0);
+    GradField f;
+    f.name = f0.name;
+    const std::int64_t rows = f0.shape.at(0), cols = f0.shape.size() > 1 ? f0.shape[1] : 1;
+    const Layout l = layout != nullptr ? *layout : Layout::BHND;
+    std::vector<const std::vector<double>*> val, lo, hi;
+    std::vector<const std::vector<std::uint8_t>*> exact;
+    for (const GradField* p : parts) val.push_back(&p->val), lo.push_back(&p->lo), hi.push_back(&p->hi);
+    for (const GradField* p : parts) exact.push_back(&p->exact);
+    f.val = in_layout(val, heads, rows, cols, l);
+    f.lo = in_layout(lo, heads, rows, cols, l);
+    f.hi = in_layout(hi, heads, rows, cols, l);
+    f.exact = in_layout(exact, heads, rows, cols, l);
+    if (rnd.empty())
+        rounded.assign(f.val.size(), 1);
+    else
+        rounded = in_layout(rnd, heads, rows, cols, l);
+    f.shape = l == Layout::BHND ? std::vector<std::int64_t>{batch, heads, rows}
+                                : std::vector<std::int64_t>{batch, rows, heads};
+    if (f0.shape.size() > 1) f.shape.push_back(cols);
+    return f;
+}
+
+// The comparisons of every head (or kv head) of one tensor as one, entries named (b, h, i, j).
+GradBatchJudgement merged(const std::string& name, const std::vector<GradComparison>& parts,
+                          const std::vector<const std::vector<double>*>& bounds, std::int64_t batch, std::int64_t heads,
+                          std::int64_t rows, std::int64_t cols, Layout l) {
+    GradBatchJudgement m;
+    m.name = name;
+    const auto where = [&](std::int64_t x, std::int64_t at) {
+        return std::array<std::int64_t, 4>{x / heads, x % heads, at / cols, at % cols};
+    };
+    for (std::size_t x = 0; x < parts.size(); ++x) {
+        const GradComparison& c = parts[x];
+        const auto xi = static_cast<std::int64_t>(x);
+        m.entries += c.entries, m.differing += c.differing, m.over += c.over, m.unbounded += c.unbounded;
+        if (c.worst >= 0 && (m.worst[0] < 0 || c.max_ulps > m.max_ulps))
+            m.max_ulps = c.max_ulps, m.worst = where(xi, c.worst);
+        if (c.worst_fraction >= 0 && (m.worst_fraction[0] < 0 || c.max_fraction > m.max_fraction))
+            m.max_fraction = c.max_fraction, m.worst_fraction = where(xi, c.worst_fraction);
+        if (m.first_over[0] < 0 && c.first_over >= 0) m.first_over = where(xi, c.first_over);
+        if (m.unbounded_reason.empty() && !c.unbounded_reason.empty())
+            m.unbounded_reason = fmt::format("head (b={}, h={}): {}", xi / heads, xi % heads, c.unbounded_reason);
+    }
+    m.bound = in_layout(bounds, heads, rows, cols, l);
+    m.shape = l == Layout::BHND ? std::vector<std::int64_t>{batch, heads, rows, cols}
+                                : std::vector<std::int64_t>{batch, rows, heads, cols};
+    return m;
+}
+
+bool in_caller_layout(const std::string& name) { return name == "dq" || name == "dk" || name == "dv" || name == "out"; }
+
+}  // namespace
+
+bool GradBatch::passed() const {
+    return std::all_of(judged.begin(), judged.end(), [](const GradBatchJudgement& j) { return j.over == 0; });
+}
+
+const GradField& GradBatch::field(const std::string& name) const {
+    for (const GradField& f : fields)
+        if (f.name == name) return f;
+    throw usage_error(fmt::format("'{}' is not a field of the gradients", name));
+}
+
+GradBatch grad_batch(const Batch& batch, const Tensor& d_out, FloatFormat f,
+                     const std::vector<std::pair<std::string, Tensor>>& actual, const GradSpec& spec, int threads) {
+    const BatchShape s = batch_shape(batch), kv = kv_shape(s);
+    const std::int64_t group = s.h_q / s.h_kv;
+    // The shapes before any work: d_out and every gradient given.
+    (void)head_slice(d_out, batch.layout, s, 0, 0, s.d_v, "do");
+    const Tensor* dq_t = nullptr;
+    std::vector<std::pair<std::string, const Tensor*>> kv_t;
+    for (const auto& [name, t] : actual) {
+        if (name == "dq") {
+            dq_t = &t;
+            (void)head_slice(t, batch.layout, s, 0, 0, s.d, "dq");
+        } else if (name == "dk" || name == "dv") {
+            kv_t.emplace_back(name, &t);
+            (void)head_slice(t, batch.layout, kv, 0, 0, name == "dk" ? s.d : s.d_v, name.c_str());
+        } else {
+            throw usage_error(fmt::format("'{}' is not a gradient that is judged (dq, dk, dv)", name));
+        }
+    }
+    const bool judged = dq_t != nullptr || !kv_t.empty();
+    const auto heads = static_cast<std::size_t>(s.b * s.h_q), kv_heads = static_cast<std::size_t>(s.b * s.h_kv);
+    std::vector<GradReference> g(heads);
+    std::vector<GradBounds> gb(judged ? heads : 0);
+    std::vector<GradComparison> dq_c(dq_t != nullptr ? heads : 0);
+    for_each_head(s, threads, [&](std::int64_t b, std::int64_t h) {
+        in_head(b, h, [&] {
+            const auto x = static_cast<std::size_t>(b * s.h_q + h);
+            const Problem p = head_problem(batch, s, b, h);
+            const Tensor dot = head_slice(d_out, batch.layout, s, b, h, s.d_v, "do");
+            g[x] = grad_reference(p, dot, f);
+            if (judged) gb[x] = grad_bounds(p, dot, g[x], spec);
+            if (dq_t != nullptr) {
+                Tensor y = head_slice(*dq_t, batch.layout, s, b, h, s.d, "dq");
+                y.format = f;
+                dq_c[x] = judge_grad(g[x], gb[x], "dq", y);
+            }
+        });
+    });
+    GradBatch r;
+    r.shape = s;
+    r.layout = batch.layout;
+    r.format = f;
+    r.base = batch.options.base;
+    r.spec = spec;
+    std::vector<Summed> sums[2];  // dk, dv of each kv head
+    for (int t = 0; t < 2; ++t) {
+        sums[t].resize(kv_heads);
+        for (std::size_t kx = 0; kx < kv_heads; ++kx) {
+            const auto b = static_cast<std::int64_t>(kx) / s.h_kv, k = static_cast<std::int64_t>(kx) % s.h_kv;
+            std::vector<const GradField*> parts;
+            std::vector<const std::vector<double>*> bounds;
+            for (std::int64_t h = k * group; h < (k + 1) * group; ++h) {
+                const auto x = static_cast<std::size_t>(b * s.h_q + h);
+                parts.push_back(t == 0 ? &g[x].dk : &g[x].dv);
+                if (judged) bounds.push_back(t == 0 ? &gb[x].dk : &gb[x].dv);
+            }
+            sums[t][kx] = group_sum(parts, bounds, f, spec.accumulate);
+        }
+    }
+    // The straddling sums decided by their group's own problem, kv heads in parallel.
+    std::vector<std::size_t> open;
+    for (std::size_t kx = 0; kx < kv_heads; ++kx) {
+        const auto n = std::count(sums[0][kx].rounded.begin(), sums[0][kx].rounded.end(), std::uint8_t{0}) +
+                       std::count(sums[1][kx].rounded.begin(), sums[1][kx].rounded.end(), std::uint8_t{0});
+        r.straddled += n;
+        if (n > 0) open.push_back(kx);
+    }
+    std::vector<std::int64_t> decided(open.size(), 0);
+    run_parallel(open.size(), jobs_of(threads), [&](std::size_t y) {
+        const std::size_t kx = open[y];
+        const auto b = static_cast<std::int64_t>(kx) / s.h_kv, k = static_cast<std::int64_t>(kx) % s.h_kv;
+        in_head(b, k * group, [&] { decided[y] = refine_group(batch, s, d_out, f, b, k, sums[0][kx], sums[1][kx]); });
+    });
+    for (auto n : decided) r.refined += n;
+    std::vector<GradComparison> kv_c[2];
+    std::vector<std::pair<std::string, std::vector<Tensor>>> kv_slices;
+    for (const auto& [name, tensor] : kv_t) {
+        const int t = name == "dk" ? 0 : 1;
+        std::vector<Tensor> slices;
+        for (std::size_t kx = 0; kx < kv_heads; ++kx) {
+            const auto b = static_cast<std::int64_t>(kx) / s.h_kv, k = static_cast<std::int64_t>(kx) % s.h_kv;
+            Tensor y = head_slice(*tensor, batch.layout, kv, b, k, t == 0 ? s.d : s.d_v, name.c_str());
+            y.format = f;
+            GradReference one;  // the kv head's summed field, judged as a matrix's
+            one.format = f;
+            GradBounds ob;
+            (t == 0 ? one.dk : one.dv) = sums[t][kx].field;
+            (t == 0 ? ob.dk : ob.dv) = sums[t][kx].bound;
+            const GradBounds& first = gb[static_cast<std::size_t>(b * s.h_q + k * group)];
+            (t == 0 ? ob.why_dk : ob.why_dv) = t == 0 ? first.why_dk : first.why_dv;
+            kv_c[t].push_back(judge_grad(one, ob, name, y));
+            slices.push_back(std::move(y));
+        }
+        kv_slices.emplace_back(name, std::move(slices));
+    }
+    // The diagnosis: the wrong GQA group first (it is the batch's, not a head's), else that of
+    // the first query head that fails, named (dk and dv are a head's own only in groups of one).
+    if (judged) r.diagnosis = wrong_group(s, g, gb, kv_slices, kv_c, f, spec.accumulate, sums);
+    for (std::size_t x = 0; x < heads && judged && r.diagnosis.empty(); ++x) {
+        const auto b = static_cast<std::int64_t>(x) / s.h_q, h = static_cast<std::int64_t>(x) % s.h_q;
+        const auto kx = static_cast<std::size_t>(b * s.h_kv + h / group);
+        std::vector<std::pair<std::string, Tensor>> given;
+        std::vector<GradComparison> compared;
+        bool failed = false;
+        if (dq_t != nullptr) {
+            Tensor y = head_slice(*dq_t, batch.layout, s, b, h, s.d, "dq");
+            y.format = f;
+            given.emplace_back("dq", std::move(y));
+            compared.push_back(dq_c[x]);
+            failed = failed || dq_c[x].over > 0;
+        }
+        if (group == 1)
+            for (const auto& [name, slices] : kv_slices) {
+                const int which = name == "dk" ? 0 : 1;
+                given.emplace_back(name, slices[kx]);
+                compared.push_back(kv_c[which][kx]);
+                failed = failed || kv_c[which][kx].over > 0;
+            }
+        if (!failed) continue;
+        const Problem p = head_problem(batch, s, b, h);
+        const Tensor dot = head_slice(d_out, batch.layout, s, b, h, s.d_v, "do");
+        const std::string d = diagnose_grads(p, dot, g[x], gb[x], spec, given, compared);
+        if (!d.empty()) r.diagnosis = fmt::format("head (b={}, h={}): {}", b, h, d);
+        break;
+    }
+    // Groups of two or more, when that named nothing: the first failing group's dQ, dK and dV
+    // read together, on the group's own problem (its query heads' rows stacked).
+    for (std::size_t kx = 0; kx < kv_heads && judged && group > 1 && r.diagnosis.empty(); ++kx) {
+        const auto b = static_cast<std::int64_t>(kx) / s.h_kv, k = static_cast<std::int64_t>(kx) % s.h_kv;
+        bool failed = false;
+        for (std::int64_t h = k * group; h < (k + 1) * group && dq_t != nullptr; ++h)
+            failed = failed || dq_c[static_cast<std::size_t>(b * s.h_q + h)].over > 0;
+        for (const auto& c : kv_c) failed = failed || (!c.empty() && c[kx].over > 0);
+        if (!failed) continue;
+        r.diagnosis = diagnose_group(batch, s, d_out, f, spec, b, k, dq_t, kv_slices, kx);
+        break;
+    }
+    // The fields, every head's as one tensor.
+    for (std::size_t y = 0; y < g.at(0).fields().size(); ++y) {
+        const std::string name = g[0].fields()[y]->name;
+        std::vector<const GradField*> parts;
+        std::vector<const std::vector<std::uint8_t>*> rnd;
+        std::int64_t h = s.h_q;
+        if (name == "dk" || name == "dv") {
+            for (const Summed& x : sums[name == "dk" ? 0 : 1]) parts.push_back(&x.field), rnd.push_back(&x.rounded);
+            h = s.h_kv;
+        } else {
+            for (const GradReference& x : g) parts.push_back(x.fields()[y]);
+        }
+        r.rounded.emplace_back();
+        r.fields.push_back(
+            stacked(parts, rnd, s.b, h, in_caller_layout(name) ? &batch.layout : nullptr, r.rounded.back()));
+    }
+    for (const GradReference& x : g) r.max_precision = std::max(r.max_precision, x.max_precision);
+    for (const GradField& x : r.fields) r.exact_entries += std::count(x.exact.begin(), x.exact.end(), std::uint8_t{1});
+    if (dq_t != nullptr) {
+        std::vector<const std::vector<double>*> bounds;
+        for (const auto& x : gb) bounds.push_back(&x.dq);
+        r.judged.push_back(merged("dq", dq_c, bounds, s.b, s.h_q, s.n_q, s.d, batch.layout));
+    }
+    for (const auto& [name, unused] : kv_slices) {
+        const int t = name == "dk" ? 0 : 1;
+        std::vector<const std::vector<double>*> bounds;
+        for (const auto& x : sums[t]) bounds.push_back(&x.bound);
+        r.judged.push_back(merged(name, kv_c[t], bounds, s.b, s.h_kv, s.n_k, t == 0 ? s.d : s.d_v, batch.layout));
+    }
+    return r;
+}
+
+// --- the reports ----------------------------------------------------------------------------
+
+namespace {
+
+using detail::charge_chars;
+using detail::field_json;
+using detail::json_number;
+using detail::number;
+
+std::string at4(const std::string& name, const std::array<std::int64_t, 4>& at) {
+    return fmt::format("{}[b={}, h={}, i={}, j={}]", name, at[0], at[1], at[2], at[3]);
+}
+
+// Entry `at` of a batch field named (b, h, i[, j]) whatever its layout.
+std::string entry_name(const GradField& f, std::size_t at, Layout l) {
+    const auto x = static_cast<std::int64_t>(at);
+    if (f.shape.size() == 3) {
+        const std::int64_t n = f.shape[2], h = f.shape[1];
+        return fmt::format("{}[b={}, h={}, i={}]", f.name, x / (h * n), x / n % h, x % n);
+    }
+    const std::int64_t c = f.shape[3];
+    const bool bnhd = l == Layout::BNHD && in_caller_layout(f.name);
+    const std::int64_t h = bnhd ? f.shape[2] : f.shape[1], r = bnhd ? f.shape[1] : f.shape[2];
+    const std::int64_t row = x / c, j = x % c;
+    if (bnhd) return at4(f.name, {row / (r * h), row % h, row / h % r, j});
+    return at4(f.name, {row / (h * r), row / r % h, row % r, j});
+}
+
+nlohmann::json json_at(const std::array<std::int64_t, 4>& at) {
+    if (at[0] < 0) return nullptr;
+    return nlohmann::json::array({at[0], at[1], at[2], at[3]});
+}
+
+double entries(const GradBatch& g) {
+    double n = 0;
+    for (const GradField& f : g.fields) n += static_cast<double>(f.val.size());
+    return n;
+}
+
+const char* layout_name(Layout l) { return l == Layout::BHND ? "bhnd" : "bnhd"; }
+
+}  // namespace
+
+std::string grad_batch_summary(const GradBatch& g) {
+    const BatchShape& s = g.shape;
+    std::string out = fmt::format("gradients of a batch of {} × {} heads ({} kv heads, groups of {}), layout {}\n", s.b,
+                                  s.h_q, s.h_kv, s.h_q / s.h_kv, layout_name(g.layout));
+    for (const GradBatchJudgement& j : g.judged) {
+        out += fmt::format("{}: {} of {} entries over their bound", j.name, j.over, j.entries);
+        if (j.worst_fraction[0] >= 0)
+            out += fmt::format("; worst {} at {:.3g} × its bound", at4(j.name, j.worst_fraction), j.max_fraction);
+        out += "\n";
+    }
+    if (!g.diagnosis.empty()) out += "diagnosis: " + g.diagnosis + "\n";
+    if (!g.judged.empty()) out += g.passed() ? "passed\n" : "FAILED\n";
+    return out;
+}
+
+std::string grad_batch_text(const GradBatch& g) {
+    charge_chars(entries(g) * 120 + 600);
+    std::string out = fmt::format(
+        "oracle grad-reference: gradients of {} × {} heads ({} kv heads) with n_q = {}, n_k = {}, d = {}, d_v = {} "
+        "(base {}) correctly rounded to {} (max MPFR precision {} bits; {} of {} entries exact; {} summed dk/dv "
+        "entries straddled a rounding boundary, {} decided by their group's problem)\n",
+        g.shape.b, g.shape.h_q, g.shape.h_kv, g.shape.n_q, g.shape.n_k, g.shape.d, g.shape.d_v,
+        g.base == ExpBase::E ? "e" : "2", info(g.format).name, g.max_precision, g.exact_entries,
+        static_cast<std::int64_t>(entries(g)), g.straddled, g.refined);
+    for (std::size_t y = 0; y < g.fields.size(); ++y) {
+        const GradField& f = g.fields[y];
+        for (std::size_t at = 0; at < f.val.size(); ++at)
+            out += fmt::format("{} = {}  {}  in [{:.17g}, {:.17g}]{}\n", entry_name(f, at, g.layout), number(f.val[at]),
+                               f.exact[at] ? "exact" : "certified", f.lo[at], f.hi[at],
+                               g.rounded[y][at] ? "" : "  (not rounded: the midpoint of an enclosure that straddles)");
+    }
+    for (const GradBatchJudgement& j : g.judged) {
+        out += fmt::format("judged {}: {}; {} of {} entries over their bound ({} unbounded)", j.name,
+                           j.over == 0 ? "PASS" : "FAIL", j.over, j.entries, j.unbounded);
+        if (j.worst_fraction[0] >= 0)
+            out += fmt::format(", the largest share of its bound {:.4g} at {}", j.max_fraction,
+                               at4(j.name, j.worst_fraction));
+        if (j.first_over[0] >= 0) out += fmt::format(", the first over at {}", at4(j.name, j.first_over));
+        out += "\n";
+        if (j.unbounded > 0) out += fmt::format("unbounded {}: {}\n", j.name, j.unbounded_reason);
+    }
+    if (!g.judged.empty())
+        out += fmt::format("verdict: {} (the running bound of the {})\n", g.passed() ? "PASS" : "FAIL",
+                           grad_spec_text(g.spec, g.format));
+    return out + grad_batch_summary(g);
+}
+
+std::string grad_batch_json(const GradBatch& g) {
+    charge_chars(entries(g) * 100 + 600);
+    const BatchShape& s = g.shape;
+    nlohmann::ordered_json j = {{"dtype", info(g.format).name},
+                                {"base", g.base == ExpBase::E ? "e" : "2"},
+                                {"layout", layout_name(g.layout)},
+                                {"batch", s.b},
+                                {"heads", s.h_q},
+                                {"kv_heads", s.h_kv},
+                                {"n_q", s.n_q},
+                                {"n_k", s.n_k},
+                                {"d", s.d},
+                                {"d_v", s.d_v},
+                                {"max_precision", g.max_precision},
+                                {"exact_entries", g.exact_entries},
+                                {"straddled", g.straddled},
+                                {"refined", g.refined}};
+    nlohmann::ordered_json fields;
+    for (std::size_t y = 0; y < g.fields.size(); ++y) {
+        nlohmann::ordered_json x = field_json(g.fields[y]);
+        x["rounded"] = g.rounded[y];
+        fields[g.fields[y].name] = x;
+    }
+    j["fields"] = fields;
+    if (!g.judged.empty()) {
+        nlohmann::ordered_json cs;
+        for (const GradBatchJudgement& x : g.judged) {
+            nlohmann::ordered_json c = {{"entries", x.entries},
+                                        {"differing", x.differing},
+                                        {"max_ulps", json_number(x.max_ulps)},
+                                        {"worst", json_at(x.worst)},
+                                        {"over", x.over},
+                                        {"unbounded", x.unbounded},
+                                        {"max_bound_fraction", json_number(x.max_fraction)},
+                                        {"worst_fraction", json_at(x.worst_fraction)},
+                                        {"first_over", json_at(x.first_over)}};
+            if (x.unbounded > 0) c["unbounded_reason"] = x.unbounded_reason;
+            cs[x.name] = c;
+        }
+        j["judged"] = cs;
+        j["verdict"] = g.passed() ? "pass" : "fail";
+        j["claim"] = {{"algorithm", grad_algorithm_name(g.spec.algorithm)},
+                      {"accumulate", info(g.spec.accumulate).name},
+                      {"storage", info(g.spec.storage.value_or(g.format)).name},
+                      {"delta_from", g.spec.delta_from() == DeltaFrom::Out ? "o" : "p"},
+                      {"bound", "running"}};
+        j["diagnosis"] = g.diagnosis;
+    }
+    return j.dump() + '\n';
+}
+
+}  // namespace exactattn::oracle
