@@ -81,7 +81,7 @@ GradComparison compare_grad(const GradReference& g, const std::string& name, con
 }
 
 std::string grad_reference_text(const GradReference& g, const std::vector<GradComparison>& compared,
-                                const GradSpec* spec, const std::string& diagnosis) {
+                                const GradSpec* spec, const std::string& diagnosis, const Fp8Events* fp8) {
     charge_chars(entries(g) * 110 + 400);
     std::string out = fmt::format(
         "oracle grad-reference: gradients of attention with n_q = {}, n_k = {}, d = {}, d_v = {} (base {}) correctly "
@@ -118,11 +118,12 @@ std::string grad_reference_text(const GradReference& g, const std::vector<GradCo
         out += fmt::format("verdict: {} (the running bound of the {})\n", grads_passed(compared) ? "PASS" : "FAIL",
                            grad_spec_text(*spec, g.format));
     if (!diagnosis.empty()) out += "diagnosis: " + diagnosis + "\n";
+    if (fp8 != nullptr) out += fp8_events_text(*fp8);
     return out;
 }
 
 std::string grad_reference_json(const GradReference& g, const std::vector<GradComparison>& compared,
-                                const GradSpec* spec, const std::string& diagnosis) {
+                                const GradSpec* spec, const std::string& diagnosis, const Fp8Events* fp8) {
     charge_chars(entries(g) * 90 + 400);
     nlohmann::ordered_json j;
     j["dtype"] = info(g.format).name;
@@ -178,12 +179,19 @@ std::string grad_reference_json(const GradReference& g, const std::vector<GradCo
             j["verdict"] = grads_passed(compared) ? "pass" : "fail";
             j["claim"] = {{"algorithm", grad_algorithm_name(spec->algorithm)},
                           {"accumulate", info(spec->accumulate).name},
-                          {"storage", info(spec->storage.value_or(g.format)).name},
+                          {"storage", info(spec->storage_format(g.format)).name},
                           {"delta_from", spec->delta_from() == DeltaFrom::Out ? "o" : "p"},
                           {"bound", "running"}};
+            if (spec->p_format) {
+                j["claim"]["p_dtype"] = info(*spec->p_format).name;
+                j["claim"]["p_descale"] =
+                    spec->p_descale.per_block ? nlohmann::json("block") : nlohmann::json(spec->p_descale.value);
+                j["claim"]["fp8_overflow"] = fp8_overflow_name(spec->fp8_overflow);
+            }
             j["diagnosis"] = diagnosis;
         }
     }
+    if (fp8 != nullptr) j["fp8"] = nlohmann::json::parse(fp8_events_json(*fp8));
     return j.dump() + '\n';
 }
 
