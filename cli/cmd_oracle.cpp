@@ -30,10 +30,12 @@ struct OracleOptions {
     ProblemOptions problem;
     std::string layout = "bhnd";
     std::string algorithm = "safe";
-    std::string accumulate;                               ///< default: float32, or float64 for float64
-    std::string p_dtype;                                  ///< default: --dtype
-    std::string stored;                                   ///< unfused: S and P stored in this format
-    std::string p_descale = "1", fp8_overflow = "error";  ///< 8-bit floats (docs/oracle.md)
+    std::string accumulate;  ///< default: float32, or float64 for float64
+    std::string p_dtype;     ///< default: --dtype
+    std::string stored;      ///< unfused: S and P stored in this format
+    std::string p_descale = "1", fp8_overflow = "error";
+    std::string ds_dtype,
+        ds_descale = "1";  ///< grad-*: dS cast to 8 bits before dQ and dK  ///< 8-bit floats (docs/oracle.md)
     std::int64_t block = 64;
     std::optional<double> tolerance;
     bool weights = false, trace = false;
@@ -209,6 +211,8 @@ GradSpec grad_spec(const OracleOptions& o, FloatFormat f) {
     if (!o.p_dtype.empty()) s.p_format = parse_format(o.p_dtype, option_place("--p-dtype"));
     s.p_descale = parse_p_descale(o.p_descale, option_place("--p-descale"));
     s.fp8_overflow = parse_fp8_overflow(o.fp8_overflow, option_place("--fp8-overflow"));
+    if (!o.ds_dtype.empty()) s.ds_format = parse_format(o.ds_dtype, option_place("--ds-dtype"));
+    s.ds_descale = parse_p_descale(o.ds_descale, option_place("--ds-descale"));
     check_grad_spec(s);
     return s;
 }
@@ -245,9 +249,9 @@ int grad_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::os
         for (const auto& [name, t] : actual) compared.push_back(judge_grad(g, b, name, t));
         diagnosis = diagnose_grads(l.p, d_out, g, b, spec, actual, compared);
         // a claim with an 8-bit P: where the format costs accuracy, from its emulation (as judge)
-        if (spec.p_format && is_fp8(*spec.p_format)) events.merge(grad_emulate(l.p, d_out, spec, f, false).fp8);
+        if (spec.casts_fp8()) events.merge(grad_emulate(l.p, d_out, spec, f, false).fp8);
     }
-    const Fp8Events* fp8 = events.any() || (spec.p_format && !actual.empty()) ? &events : nullptr;
+    const Fp8Events* fp8 = events.any() || (spec.casts_fp8() && !actual.empty()) ? &events : nullptr;
     out << (o.format == "json" ? grad_reference_json(g, compared, &spec, diagnosis, fp8)
                                : grad_reference_text(g, compared, &spec, diagnosis, fp8));
     return grads_passed(compared) ? 0 : 1;
@@ -355,6 +359,11 @@ void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& comman
     s->add_option("--p-descale", o->p_descale,
                   "judge, emulate, online: P·σ cast to --p-dtype, P̃·V divided by σ; grad-*: likewise P̃ᵀ·dO: a "
                   "positive number (default 1) | block (per block of keys, from its largest P)");
+    s->add_option("--ds-dtype", o->ds_dtype,
+                  "grad-*: dS cast to this format before dQ = dS·K and dK = dSᵀ·Q (default: none)");
+    s->add_option("--ds-descale", o->ds_descale,
+                  "grad-*: dS·σ cast to --ds-dtype, σ divided out: a positive number (default 1) | block (per block "
+                  "of keys, from its largest |dS|)");
     s->add_option("--fp8-overflow", o->fp8_overflow,
                   "8-bit values past the range: error (default: inputs refused, casts NaN/inf) | saturate (±448, "
                   "±57344)");

@@ -97,8 +97,17 @@ struct GradSpec {
     /// keys of a row) divided out of dV; none: P as the algorithm keeps it (storage).
     std::optional<FloatFormat> p_format;
     PDescale p_descale = {};
-    /// What a cast past an 8-bit range gives (P·σ, the gradients rounded to an 8-bit format).
+    /// The format dS is cast to before dQ = dS·K and dK = dSᵀ·Q, as dS̃ = fl_8(fl(dS·σ)) with its own
+    /// descale (static, or per block of `block` keys of a row from the block's largest |dS|),
+    /// divided out of dQ and dK; none: dS as stored.
+    std::optional<FloatFormat> ds_format;
+    PDescale ds_descale = {};
+    /// What a cast past an 8-bit range gives (P·σ, dS·σ, the gradients rounded to an 8-bit format).
     Fp8Overflow fp8_overflow = Fp8Overflow::Error;
+    /// True when the claim casts P or dS to an 8-bit format (its emulation names the events).
+    [[nodiscard]] bool casts_fp8() const {
+        return (p_format && is_fp8(*p_format)) || (ds_format && is_fp8(*ds_format));
+    }
     [[nodiscard]] DeltaFrom delta_from() const {
         return delta ? *delta : algorithm == GradAlgorithm::Standard ? DeltaFrom::P : DeltaFrom::Out;
     }

@@ -201,6 +201,10 @@ void grad_fp8(GradSpec& s, const py::dict& opts) {
         s.p_format = parse_format(opts["p_fmt"].cast<std::string>(), arg("p_fmt"));
     s.p_descale = p_descale_of(opts);
     s.fp8_overflow = fp8_overflow_of(opts);
+    if (opts.contains("ds_fmt") && !opts["ds_fmt"].is_none())
+        s.ds_format = parse_format(opts["ds_fmt"].cast<std::string>(), arg("ds_fmt"));
+    if (opts.contains("ds_descale"))
+        s.ds_descale = parse_p_descale(opts["ds_descale"].cast<std::string>(), arg("ds_descale"));
 }
 Tensor grad_d_out(const Array& d_out, const std::string& do_dtype, const py::dict& opts, Fp8Events& events) {
     const py::object in_fmt = opts["in_fmt"];
@@ -624,10 +628,10 @@ void bind_oracle(py::module_& m) {
                   if (!given.empty()) b = grad_bounds(a.p, dot, *g, spec);
                   for (const auto& [name, t] : given) compared.push_back(judge_grad(*g, *b, name, t));
                   if (!given.empty()) diagnosis = diagnose_grads(a.p, dot, *g, *b, spec, given, compared);
-                  if (!given.empty() && spec.p_format && is_fp8(*spec.p_format))  // as the command line
+                  if (!given.empty() && spec.casts_fp8())  // as the command line
                       events.merge(grad_emulate(a.p, dot, spec, a.f, false).fp8);
               }
-              const bool report = events.any() || (spec.p_format && !given.empty());
+              const bool report = events.any() || (spec.casts_fp8() && !given.empty());
               return grad_dict(*g, b ? &*b : nullptr, compared, spec, diagnosis, report ? &events : nullptr);
           });
     m.def("_oracle_grad_emulate",

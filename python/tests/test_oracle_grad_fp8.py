@@ -184,3 +184,23 @@ def test_an_e4m3_d_out_past_the_range_is_refused_at_d_out_or_saturated():
     assert e["fp8"]["saturated"] == {"count": 1, "first": "do[0, 1]"}
     with pytest.raises(exactattn.UsageError, match="accumulate"):
         oracle.grad_emulate(q, k, v, np.array([[0.5, 1.0]], np.float32), accumulate="float8_e4m3fn")
+
+
+def test_ds_cast_to_e4m3_flushes_below_half_the_least_subnormal_unless_descaled():
+    # Scores 0, 0 (q = [1, 0], keys [0, 1], [0, 3]): P = 1/2 each; v = [[0], [1]], dO = 2^−12:
+    # dS = P∘(dP − D) = (−2^−14, 2^−14), dQ = (0, 2^−13). Cast to E4M3 as is, |dS| < 2^−10 is flushed
+    # (dQ = 0), within the claim's bound; with σ = 256, dS·σ = ±2^−6 is exact and so is dQ.
+    q = np.array([[1.0, 0.0]], np.float32)
+    k = np.array([[0.0, 1.0], [0.0, 3.0]], np.float32)
+    v = np.array([[0.0], [1.0]], np.float32)
+    do = np.array([[2.0**-12]], np.float32)
+    for backward in ("standard", "flash2"):
+        e = oracle.grad_emulate(q, k, v, do, fmt="float32", backward=backward, ds_fmt="float8_e4m3fn", scale="none")
+        assert e["dq"].tolist() == [[0.0, 0.0]]
+        j = oracle.judge_grads(e["dq"], None, None, q, k, v, do, backward=backward, ds_fmt="float8_e4m3fn",
+                               scale="none")
+        assert j["passed"]
+        assert not oracle.judge_grads(e["dq"], None, None, q, k, v, do, backward=backward, scale="none")["passed"]
+        e = oracle.grad_emulate(q, k, v, do, fmt="float32", backward=backward, ds_fmt="float8_e4m3fn",
+                                ds_descale=256, scale="none")
+        assert e["dq"].tolist() == [[0.0, 2.0**-13]]

@@ -384,3 +384,16 @@ TEST_F(OracleCli, AnEightBitAccumulatorIsOnePlacedLine) {
     EXPECT_NE(r.err.find("--accumulate"), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
+
+TEST_F(OracleCli, ABadDsFormatOrDescaleIsOnePlacedLine) {
+    write_fp8_case([&](const std::string& n, const std::string& t) { write(n, t); });
+    write("do8.csv", "1\n");
+    const auto at = [&](const char* n) { return path(n); };
+    for (const auto& [flags, option] :
+         {std::pair{"--ds-dtype float8_e4m3fn --ds-descale -1", "--ds-descale"}, {"--ds-dtype float7", "--ds-dtype"}}) {
+        const Result r = run(grad_args("grad-emulate", at, flags));
+        EXPECT_EQ(r.code, 2) << flags;
+        EXPECT_NE(r.err.find(option), std::string::npos) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
+}

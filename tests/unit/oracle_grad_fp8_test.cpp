@@ -201,6 +201,56 @@ TEST(OracleGradFp8, AnE4m3DoPastTheRangeIsRefusedOrSaturatedNamingTheEntry) {
     EXPECT_EQ(grad_reference(p, d_out, kF32).dv.val, (std::vector<double>{0.5, -448}));
 }
 
+TEST(OracleGradFp8, DsCastToE4m3FlushesBelowHalfTheLeastSubnormalAndItsDescaleKeepsIt) {
+    // q = [1, 0], keys [0, 1] and [0, 3]: both scores 0, P = (1/2, 1/2); v = [[0], [1]], dO =
+    // [[2^−12]]: dP = (0, 2^−12), O = 1/2, D = 2^−13, dS = P(dP − D) = (−2^−14, 2^−14), all exact
+    // in float32. dQ = Σ_j dS_j k_j = (0, −2^−14 + 3·2^−14) = (0, 2^−13), dK_j = dS_j q.
+    Problem p;
+    p.q = matrix(1, 2, {1, 0}, kF32);
+    p.k = matrix(2, 2, {0, 1, 0, 3}, kF32);
+    p.v = matrix(2, 1, {0, 1}, kF32);
+    p.scale.kind = ScaleKind::None;
+    const Tensor d_out = matrix(1, 1, {std::ldexp(1.0, -12)}, kF32);
+    const GradReference g = grad_reference(p, d_out, kF32);
+    ASSERT_EQ(g.dq.val, (std::vector<double>{0, std::ldexp(1.0, -13)}));
+    for (const GradAlgorithm a : {GradAlgorithm::Standard, GradAlgorithm::Flash2}) {
+        GradSpec s;
+        s.algorithm = a;
+        s.ds_format = kE4;
+        // σ = 1: |dS| = 2^−14 < 2^−10, half E4M3's least subnormal: dS̃ = 0, so dQ = dK = 0. The
+        // claim's bound (η_8/(2σ) = 2^−10 a term) holds it; a float32 claim does not.
+        GradEmulation e = grad_emulate(p, d_out, s, kF32, true);
+        EXPECT_EQ(e.dq.data, (std::vector<double>{0, 0})) << grad_algorithm_name(a);
+        EXPECT_EQ(e.dk.data, (std::vector<double>{0, 0, 0, 0}));
+        EXPECT_TRUE(std::any_of(e.trace.begin(), e.trace.end(), [](const std::string& t) {
+            return t.find("2 nonzero dS flushed to 0") != std::string::npos;
+        }));
+        EXPECT_EQ(judge_grad(g, grad_bounds(p, d_out, g, s), "dq", e.dq).over, 0);
+        GradSpec plain;
+        plain.algorithm = a;
+        EXPECT_EQ(judge_grad(g, grad_bounds(p, d_out, g, plain), "dq", e.dq).over, 1);
+        // σ = 256: dS·σ = ±2^−6, E4M3's least normal, exact: the gradients are exact.
+        s.ds_descale = PDescale{256, false};
+        e = grad_emulate(p, d_out, s, kF32, false);
+        EXPECT_EQ(e.dq.data, (std::vector<double>{0, std::ldexp(1.0, -13)}));
+        EXPECT_EQ(e.dk.data, (std::vector<double>{-std::ldexp(1.0, -14), 0, std::ldexp(1.0, -14), 0}));
+        // per block: σ_b = 2^⌊log2(448/2^−14)⌋ = 2^22, dS·σ_b = ±256, exact too.
+        s.ds_descale = PDescale{1, true};
+        e = grad_emulate(p, d_out, s, kF32, false);
+        EXPECT_EQ(e.dq.data, (std::vector<double>{0, std::ldexp(1.0, -13)}));
+        // σ = 2^24: dS·σ = ±1024 is past 448: saturated (±448/2^24) and unbounded.
+        s.ds_descale = PDescale{std::ldexp(1.0, 24), false};
+        s.fp8_overflow = Fp8Overflow::Saturate;
+        e = grad_emulate(p, d_out, s, kF32, false);
+        EXPECT_EQ(e.fp8.saturated, 2);
+        EXPECT_EQ(e.fp8.saturated_first, "dS[0, 0]");
+        EXPECT_EQ(e.dk.data.at(0), -448 * std::ldexp(1.0, -24));
+        const GradBounds b = grad_bounds(p, d_out, g, s);
+        EXPECT_TRUE(std::isinf(b.dq.at(1)));
+        EXPECT_NE(b.why_dq.find("may leave float8_e4m3fn's range"), std::string::npos) << b.why_dq;
+    }
+}
+
 TEST(OracleGradFp8, NoKernelAccumulatesIn8Bits) {
     const Two t = two_keys(-1);
     GradSpec s;
@@ -212,7 +262,8 @@ TEST(OracleGradFp8, NoKernelAccumulatesIn8Bits) {
 namespace {
 
 // A problem whose probabilities spread over many binades (scores in [−24, 0] in quarters), so
-// that many P·σ fall into the 8-bit subnormals or below; v and dO are E4M3 inputs.
+// that many P·σ fall into the 8-bit subnormals or below; v and dO are E4M3 inputs; half the
+// claims also cast dS (E4M3 per block, or E5M2 without a descale).
 struct Search {
     Problem p;
     Tensor d_out;
@@ -236,6 +287,8 @@ Search search_case(unsigned seed) {
     c.p.base = seed % 2 ? ExpBase::Two : ExpBase::E;
     const PDescale d = seed % 3 == 0 ? PDescale{256, false} : seed % 3 == 1 ? PDescale{1, true} : PDescale{1, false};
     c.s = fp8_claim(seed / 2 % 2 ? GradAlgorithm::Flash2 : GradAlgorithm::Standard, d, seed % 5 == 4 ? kE5 : kE4);
+    if (seed % 4 == 1) c.s.ds_format = kE4, c.s.ds_descale = PDescale{1, true};
+    if (seed % 4 == 2) c.s.ds_format = kE5;  // σ = 1: E5M2 reaches 2^−16
     c.s.block = 4 + seed % 9;
     c.out = seed % 4 == 3 ? FloatFormat::BFloat16 : kF32;
     return c;

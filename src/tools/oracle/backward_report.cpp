@@ -186,8 +186,13 @@ std::string grad_reference_json(const GradReference& g, const std::vector<GradCo
                 j["claim"]["p_dtype"] = info(*spec->p_format).name;
                 j["claim"]["p_descale"] =
                     spec->p_descale.per_block ? nlohmann::json("block") : nlohmann::json(spec->p_descale.value);
-                j["claim"]["fp8_overflow"] = fp8_overflow_name(spec->fp8_overflow);
             }
+            if (spec->ds_format) {
+                j["claim"]["ds_dtype"] = info(*spec->ds_format).name;
+                j["claim"]["ds_descale"] =
+                    spec->ds_descale.per_block ? nlohmann::json("block") : nlohmann::json(spec->ds_descale.value);
+            }
+            if (spec->p_format || spec->ds_format) j["claim"]["fp8_overflow"] = fp8_overflow_name(spec->fp8_overflow);
             j["diagnosis"] = diagnosis;
         }
     }

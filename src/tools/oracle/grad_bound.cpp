@@ -120,6 +120,29 @@ class Bounder {
         return rnd(mag(f.lo[at], f.hi[at]), e, out_);
     }
     double stored(double x, double e) const { return rnd(x, e, st_); }
+
+    // dS cast to an 8-bit format with a descale (docs/oracle.md, "Gradients with 8-bit floats"):
+    // each error e_S grows to e_S + (|dS| + e_S)((1 + u_8)(1 + u_a)² − 1) + η_8/(2σ), σ static or
+    // the block's own, 2^⌊log2(max/M̂_b)⌋ > max/(2M_b) (M_b ≥ the block's largest computed |dS|), so
+    // that η_8/(2σ_b) < η_8·M_b/max; nonempty: why a static σ guarantees nothing.
+    std::string cast_ds(std::int64_t i, const std::vector<std::int64_t>& js, std::vector<double>& es,
+                        std::vector<double>& sm) const {
+        const FloatFormat f = *s_.ds_format;
+        const double u8 = unit_roundoff(f), eta8 = least_subnormal(f), mx = max_finite(f);
+        const double rel = (1 + u8) * (1 + a_.u) * (1 + a_.u) - 1;
+        const std::int64_t b = std::max<std::int64_t>(1, s_.block);
+        std::vector<double> block_max(static_cast<std::size_t>(nk_ / b + 1), 0), grow(es.size(), 0);
+        for (auto j : js) block_max[j / b] = std::max(block_max[j / b], sm[j]);
+        for (auto j : js) {
+            const double sigma = s_.ds_descale.value;
+            if (!s_.ds_descale.per_block && sm[j] * sigma * (1 + a_.u) >= mx)
+                return fmt::format("dS[{}, {}]·{:g} may leave {}'s range (max {:g}): no guarantee", i, j, sigma,
+                                   info(f).name, mx);
+            grow[j] = sm[j] * rel + (s_.ds_descale.per_block ? eta8 * block_max[j / b] / mx : eta8 / (2 * sigma));
+        }
+        for (auto j : js) es[j] += grow[j], sm[j] += grow[j];
+        return "";
+    }
     bool standard() const { return s_.algorithm == GradAlgorithm::Standard; }
 
     void unbounded_row(std::int64_t i, const std::vector<std::uint8_t>& keep, const std::string& why) {
@@ -251,7 +274,8 @@ class Bounder {
         if (standard()) ed = stored(dmag, ed);
         // dS' = c λ P ∘ (dP − D), then the products.
         const double cl = c_ * lambda_, g3 = gam(3, ua);
-        std::vector<double> qs(static_cast<std::size_t>(d_), 0), qe = qs;
+        std::vector<double> qs(static_cast<std::size_t>(d_), 0), qe = qs, es_v(static_cast<std::size_t>(nk_), 0),
+                                                                 sm_v = es_v;
         for (auto j : js) {
             const double dif = std::max(std::fabs(g_.dp.hi[i * nk_ + j] - g_.delta.lo[i]),
                                         std::fabs(g_.dp.lo[i * nk_ + j] - g_.delta.hi[i]));
@@ -264,10 +288,17 @@ class Bounder {
             const double es = stored(cl * rm, cl * (er + g3 * (rm + er)) + 3 * ea), sm = cl * rm + es;
             if (sm >= a_.max || sm >= st_.max)
                 return unbounded_row(i, keep, fmt::format("dS[{}, {}] may overflow", i, j));
+            es_v[j] = es, sm_v[j] = sm;
+        }
+        if (s_.ds_format) {  // dS̃ = fl_8(fl(dS·σ)) before dQ and dK, σ divided out
+            if (const std::string why = cast_ds(i, js, es_v, sm_v); !why.empty()) return unbounded_row(i, keep, why);
+        }
+        for (auto j : js) {
+            const double es = es_v[j], sm = sm_v[j], div = s_.ds_format ? ea : 0;  // the division by σ
             for (std::int64_t x = 0; x < d_; ++x) {
                 const double kx = std::fabs(p_.k.data[j * d_ + x]), qx = std::fabs(p_.q.data[i * d_ + x]);
-                qe[x] += es * kx, qs[x] += sm * kx;
-                dk_err_[j * d_ + x] += es * qx, dk_sum_[j * d_ + x] += sm * qx;
+                qe[x] += es * kx + div, qs[x] += sm * kx;
+                dk_err_[j * d_ + x] += es * qx + div, dk_sum_[j * d_ + x] += sm * qx;
             }
             for (std::int64_t c = 0; c < dv_; ++c) {
                 const double oc = std::fabs(do_.data[i * dv_ + c]);

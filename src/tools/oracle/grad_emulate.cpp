@@ -52,6 +52,9 @@ class GradEmulator {
             flash2_backward();
         if (s_.p_format && !s_.p_descale.per_block && s_.p_descale.value != 1)
             for (double& x : e_.dv.data) x = a_.div(x, s_.p_descale.value);  // the static descale undone
+        if (s_.ds_format && !s_.ds_descale.per_block && s_.ds_descale.value != 1)
+            for (Tensor* t : {&e_.dq, &e_.dk})
+                for (double& x : t->data) x = a_.div(x, s_.ds_descale.value);
         for (const auto& [name, t] : {std::pair{"dq", &e_.dq}, {"dk", &e_.dk}, {"dv", &e_.dv}})
             for (std::size_t at = 0; at < t->data.size(); ++at) {
                 const auto x = static_cast<std::int64_t>(at);
@@ -152,6 +155,34 @@ class GradEmulator {
             note(fmt::format("row {}, keys {} to {}: {} probabilities flushed to 0 by the cast of P·{} to {}", i, start,
                              end - 1, collapsed, sg, info(*s_.p_format).name));
     }
+    // dS̃ = fl_8(fl(dS·σ)) for the keys [start, end) of row i (docs/oracle.md, "Gradients with
+    // 8-bit floats"), in place in `g`, σ in `sigma`: static, or from the block's largest |dS|.
+    void cast_ds(std::int64_t i, std::int64_t start, std::int64_t end, std::vector<double>& g,
+                 std::vector<double>& sigma) {
+        double largest = 0;
+        for (std::int64_t j = start; j < end; ++j)
+            if (keep_[i][j]) largest = std::max(largest, std::fabs(g[j]));
+        const double sg = !s_.ds_format             ? 1
+                          : s_.ds_descale.per_block ? block_descale(largest, *s_.ds_format)
+                                                    : s_.ds_descale.value;
+        std::int64_t flushed = 0;
+        for (std::int64_t j = start; j < end; ++j) {
+            sigma[j] = sg;
+            if (!keep_[i][j] || !s_.ds_format) continue;
+            const double y =
+                cast_counted(sg == 1 ? g[j] : a_.mul(g[j], sg), *s_.ds_format, s_.fp8_overflow, e_.fp8, "dS", i, j);
+            if (g[j] != 0 && y == 0) ++flushed;
+            g[j] = y;
+        }
+        if (flushed > 0)
+            note(fmt::format("row {}, keys {} to {}: {} nonzero dS flushed to 0 by the cast of dS·{} to {}", i, start,
+                             end - 1, flushed, sg, info(*s_.ds_format).name));
+    }
+    // A term of dQ or dK: fl(dS̃·x), divided by its block's σ under the per-block descale.
+    double ds_term(double g, double sigma, double x) {
+        const double t = a_.mul(g, x);
+        return s_.ds_descale.per_block && s_.ds_format ? a_.div(t, sigma) : t;
+    }
     // A term of dV: fl(P̃·dO), divided by its block's σ under the per-block descale (the static
     // one is divided out of the sum at the end).
     double dv_term(double pt, double sigma, double g) {
@@ -227,15 +258,21 @@ class GradEmulator {
         const std::vector<double> prow(p_s_.begin() + i * nk_, p_s_.begin() + (i + 1) * nk_);
         std::vector<double> pt(static_cast<std::size_t>(nk_), 0), sigma(static_cast<std::size_t>(nk_), 1);
         const std::int64_t b = std::max<std::int64_t>(1, s_.block);
-        for (std::int64_t start = 0; start < nk_; start += b)
-            cast_p(i, start, std::min(nk_, start + b), prow, prow, pt, sigma);
+        std::vector<double> g(static_cast<std::size_t>(nk_), 0), gsig = sigma;
         for (std::int64_t j = 0; j < nk_; ++j) {
             if (!keep_[i][j]) continue;
-            const double pj = prow[j], g = ds(pj, dp[j], dd);
-            if (std::isinf(g)) note(fmt::format("dS[{}, {}] overflows {}", i, j, info(store_).name));
+            g[j] = ds(prow[j], dp[j], dd);
+            if (std::isinf(g[j])) note(fmt::format("dS[{}, {}] overflows {}", i, j, info(store_).name));
+        }
+        for (std::int64_t start = 0; start < nk_; start += b) {
+            cast_p(i, start, std::min(nk_, start + b), prow, prow, pt, sigma);
+            cast_ds(i, start, std::min(nk_, start + b), g, gsig);
+        }
+        for (std::int64_t j = 0; j < nk_; ++j) {
+            if (!keep_[i][j]) continue;
             for (std::int64_t x = 0; x < d_; ++x) {
-                e_.dq.data[i * d_ + x] = a_.add(e_.dq.data[i * d_ + x], a_.mul(g, p_.k.data[j * d_ + x]));
-                e_.dk.data[j * d_ + x] = a_.add(e_.dk.data[j * d_ + x], a_.mul(g, p_.q.data[i * d_ + x]));
+                e_.dq.data[i * d_ + x] = a_.add(e_.dq.data[i * d_ + x], ds_term(g[j], gsig[j], p_.k.data[j * d_ + x]));
+                e_.dk.data[j * d_ + x] = a_.add(e_.dk.data[j * d_ + x], ds_term(g[j], gsig[j], p_.q.data[i * d_ + x]));
             }
             for (std::int64_t c = 0; c < dv_; ++c)
                 e_.dv.data[j * dv_ + c] =
@@ -251,7 +288,7 @@ class GradEmulator {
         for (std::int64_t i = 0; i < nq_; ++i) dd[i] = delta_from_out(i);
         const std::int64_t b = std::max<std::int64_t>(1, s_.block);
         std::vector<double> blk(static_cast<std::size_t>(d_));
-        std::vector<double> pr(static_cast<std::size_t>(nk_), 0), ps = pr, pt = pr, sigma = pr;
+        std::vector<double> pr(static_cast<std::size_t>(nk_), 0), ps = pr, pt = pr, sigma = pr, g = pr, gsig = pr;
         for (std::int64_t start = 0; start < nk_; start += b) {
             const std::int64_t end = std::min(nk_, start + b);
             for (std::int64_t i = 0; i < nq_; ++i) {
@@ -262,15 +299,17 @@ class GradEmulator {
                     if (!keep_[i][j]) continue;
                     pr[j] = a_.exp(a_.sub(score(i, j), e_.lse.data[i]), p_.base), ps[j] = st(pr[j]);
                     if (pr[j] != 0 && ps[j] == 0) ++flushed;
+                    g[j] = ds(pr[j], dot_dp(i, j), dd[i]);
                 }
                 cast_p(i, start, end, pr, ps, pt, sigma);
+                cast_ds(i, start, end, g, gsig);
                 for (std::int64_t j = start; j < end; ++j) {
                     if (!keep_[i][j]) continue;
                     any = true;
-                    const double g = ds(pr[j], dot_dp(i, j), dd[i]);
                     for (std::int64_t x = 0; x < d_; ++x) {
-                        blk[x] = a_.add(blk[x], a_.mul(g, p_.k.data[j * d_ + x]));
-                        e_.dk.data[j * d_ + x] = a_.add(e_.dk.data[j * d_ + x], a_.mul(g, p_.q.data[i * d_ + x]));
+                        blk[x] = a_.add(blk[x], ds_term(g[j], gsig[j], p_.k.data[j * d_ + x]));
+                        e_.dk.data[j * d_ + x] =
+                            a_.add(e_.dk.data[j * d_ + x], ds_term(g[j], gsig[j], p_.q.data[i * d_ + x]));
                     }
                     for (std::int64_t c = 0; c < dv_; ++c)
                         e_.dv.data[j * dv_ + c] =
@@ -307,6 +346,10 @@ std::string spec_text(const GradSpec& s, FloatFormat output) {
                         s.p_descale.per_block ? fmt::format("per block of {} keys", s.block)
                                               : fmt::format("{:g}", s.p_descale.value),
                         is_fp8(*s.p_format) ? fmt::format(", overflow {}", fp8_overflow_name(s.fp8_overflow)) : "");
+    if (s.ds_format)
+        p += fmt::format(", dS in {} for dQ and dK (descale {})", info(*s.ds_format).name,
+                         s.ds_descale.per_block ? fmt::format("per block of {} keys", s.block)
+                                                : fmt::format("{:g}", s.ds_descale.value));
     return fmt::format("{} backward, accumulate {}, storage {}, D from {}{}{}", grad_algorithm_name(s.algorithm),
                        info(s.accumulate).name, info(s.storage_format(output)).name,
                        s.delta_from() == DeltaFrom::Out ? "O" : "P∘dP",
@@ -348,6 +391,8 @@ std::string grad_emulation_json(const GradEmulation& e, const GradSpec& s) {
     j["block"] = s.block;
     j["p_dtype"] = s.p_format ? nlohmann::json(info(*s.p_format).name) : nlohmann::json();
     j["p_descale"] = s.p_descale.per_block ? nlohmann::json("block") : nlohmann::json(s.p_descale.value);
+    j["ds_dtype"] = s.ds_format ? nlohmann::json(info(*s.ds_format).name) : nlohmann::json();
+    j["ds_descale"] = s.ds_descale.per_block ? nlohmann::json("block") : nlohmann::json(s.ds_descale.value);
     j["fp8_overflow"] = fp8_overflow_name(s.fp8_overflow);
     const auto values = [](const Tensor& t) {
         nlohmann::json a = nlohmann::json::array();
