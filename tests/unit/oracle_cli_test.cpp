@@ -385,6 +385,21 @@ TEST_F(OracleCli, AnEightBitAccumulatorIsOnePlacedLine) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
+TEST_F(OracleCli, AnActualGradientPastTheE4m3RangeIsOnePlacedLine) {
+    // dV judged in E4M3: 500 is no value of it (past 448), 440 neither (between 416 and 448).
+    write_fp8_case([&](const std::string& n, const std::string& t) { write(n, t); });
+    write("do8.csv", "1\n");
+    const auto at = [&](const char* n) { return path(n); };
+    for (const auto& [value, why] : {std::pair{"500", "dv[1, 0]: 500 is out of float8_e4m3fn's range"},
+                                     {"440", "dv[1, 0]: 440 is not a float8_e4m3fn value"}}) {
+        write("dv8.csv", std::string("1\n") + value + "\n");
+        const Result r = run(grad_args("grad-reference", at, "--dtype float8_e4m3fn --actual-dv " + path("dv8.csv")));
+        EXPECT_EQ(r.code, 2) << value;
+        EXPECT_NE(r.err.find(std::string("--actual-dv: ") + why), std::string::npos) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
+}
+
 TEST_F(OracleCli, ABadDsFormatOrDescaleIsOnePlacedLine) {
     write_fp8_case([&](const std::string& n, const std::string& t) { write(n, t); });
     write("do8.csv", "1\n");

@@ -62,6 +62,12 @@ GradComparison compare_grad(const GradReference& g, const std::string& name, con
     if (actual.shape != f->shape || actual.data.size() != f->val.size())
         throw shape_error(fmt::format("{} must be {} × {} (its shape in the problem)", name, f->shape[0], f->shape[1]),
                           arg(name));
+    for (std::size_t at = 0; at < actual.data.size(); ++at)  // a kernel's NaN is judged; a non-value refused
+        if (std::isfinite(actual.data[at]) && !representable(actual.data[at], g.format))
+            throw domain_error(
+                fmt::format("{}[{}, {}]: {}", name, static_cast<std::int64_t>(at) / f->shape[1],
+                            static_cast<std::int64_t>(at) % f->shape[1], not_a_value(actual.data[at], g.format)),
+                arg(name));
     GradComparison c;
     c.name = name;
     c.entries = static_cast<std::int64_t>(f->val.size());
