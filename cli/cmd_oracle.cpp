@@ -31,10 +31,12 @@ struct OracleOptions {
     ProblemOptions problem;
     std::string layout = "bhnd";
     std::string algorithm = "safe";
-    std::string accumulate;                               ///< default: float32, or float64 for float64
-    std::string p_dtype;                                  ///< default: --dtype
-    std::string stored;                                   ///< unfused: S and P stored in this format
-    std::string p_descale = "1", fp8_overflow = "error";  ///< 8-bit floats (docs/oracle.md)
+    std::string accumulate;  ///< default: float32, or float64 for float64
+    std::string p_dtype;     ///< default: --dtype
+    std::string stored;      ///< unfused: S and P stored in this format
+    std::string p_descale = "1", fp8_overflow = "error";
+    std::string ds_dtype,
+        ds_descale = "1";  ///< grad-*: dS cast to 8 bits before dQ and dK  ///< 8-bit floats (docs/oracle.md)
     std::int64_t block = 64;
     std::optional<double> tolerance;
     bool weights = false, trace = false;
@@ -207,14 +209,24 @@ GradSpec grad_spec(const OracleOptions& o, FloatFormat f) {
     if (s.algorithm == GradAlgorithm::Flash2 && s.delta_from() == DeltaFrom::P)
         throw usage_error("flash2 computes D from O (--delta-from o)", option_place("--delta-from"));
     s.block = o.block;
+    if (!o.p_dtype.empty()) s.p_format = parse_format(o.p_dtype, option_place("--p-dtype"));
+    s.p_descale = parse_p_descale(o.p_descale, option_place("--p-descale"));
+    s.fp8_overflow = parse_fp8_overflow(o.fp8_overflow, option_place("--fp8-overflow"));
+    if (!o.ds_dtype.empty()) s.ds_format = parse_format(o.ds_dtype, option_place("--ds-dtype"));
+    s.ds_descale = parse_p_descale(o.ds_descale, option_place("--ds-descale"));
+    check_grad_spec(s);
     return s;
 }
 
-Tensor load_d_out(const OracleOptions& o) {
+// --do in --input-dtype (or its file's format); an 8-bit value past the range clamped under
+// --fp8-overflow saturate and counted in `events`.
+Tensor load_d_out(const OracleOptions& o, Fp8Events& events) {
     if (o.d_out.empty()) throw usage_error(o.action + " needs --do FILE", option_place("--do"));
     std::optional<FloatFormat> in;
     if (!o.input_dtype.empty()) in = parse_format(o.input_dtype, option_place("--input-dtype"));
-    return load(o.d_out, "--do", in);
+    Tensor t = load(o.d_out, "--do", in);
+    saturate_tensor(t, "do", parse_fp8_overflow(o.fp8_overflow, option_place("--fp8-overflow")), events);
+    return t;
 }
 
 // The certified gradients under --do, and a kernel's --actual-dq/dk/dv judged against the running
@@ -223,7 +235,8 @@ Tensor load_d_out(const OracleOptions& o) {
 // A batch of heads (4-D q, --layout) is judged in one call: dk, dv the kv heads' (docs/oracle.md,
 // "Gradients of a batch of heads").
 int grad_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::ostream& out) {
-    const Tensor d_out = load_d_out(o);
+    Fp8Events events = l.fp8;
+    const Tensor d_out = load_d_out(o, events);
     const GradSpec spec = grad_spec(o, f);
     std::vector<std::pair<std::string, Tensor>> actual;
     for (const auto& [path, name, option] : {std::tuple{o.actual_dq, "dq", "--actual-dq"},
@@ -242,17 +255,23 @@ int grad_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::os
         const GradBounds b = grad_bounds(l.p, d_out, g, spec);
         for (const auto& [name, t] : actual) compared.push_back(judge_grad(g, b, name, t));
         diagnosis = diagnose_grads(l.p, d_out, g, b, spec, actual, compared);
+        // a claim with an 8-bit P: where the format costs accuracy, from its emulation (as judge)
+        if (spec.casts_fp8()) events.merge(grad_emulate(l.p, d_out, spec, f, false).fp8);
     }
-    out << (o.format == "json" ? grad_reference_json(g, compared, &spec, diagnosis)
-                               : grad_reference_text(g, compared, &spec, diagnosis));
+    const Fp8Events* fp8 = events.any() || (spec.casts_fp8() && !actual.empty()) ? &events : nullptr;
+    out << (o.format == "json" ? grad_reference_json(g, compared, &spec, diagnosis, fp8)
+                               : grad_reference_text(g, compared, &spec, diagnosis, fp8));
     return grads_passed(compared) ? 0 : 1;
 }
 
 int grad_emulate_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::ostream& out) {
     if (l.batch) throw usage_error("grad-emulate takes matrices (n × d); q is 4-D", option_place("--q"));
-    const Tensor d_out = load_d_out(o);
+    Fp8Events events = l.fp8;  // the inputs' first, then the kernel's
+    const Tensor d_out = load_d_out(o, events);
     const GradSpec spec = grad_spec(o, f);
-    const GradEmulation e = grad_emulate(l.p, d_out, spec, f, o.trace);
+    GradEmulation e = grad_emulate(l.p, d_out, spec, f, o.trace);
+    events.merge(e.fp8);
+    e.fp8 = events;
     out << (o.format == "json" ? grad_emulation_json(e, spec) : grad_emulation_text(e, spec));
     return 0;
 }
@@ -338,13 +357,21 @@ void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& comman
         algorithm_names += (algorithm_names.empty() ? "" : " | ") + std::string(algorithm_name(a));
     s->add_option("--algorithm", o->algorithm, "judge, emulate: " + algorithm_names);
     s->add_option("--accumulate", o->accumulate, "judge, emulate, grad-*: the accumulator format (default float32)");
-    s->add_option("--p-dtype", o->p_dtype, "judge, online: P's format before P·V (default --dtype)");
+    s->add_option("--p-dtype", o->p_dtype,
+                  "judge, online: P's format before P·V (default --dtype); grad-*: P cast to this format before "
+                  "dV = Pᵀ·dO (default: none)");
     s->add_option("--stored-dtype", o->stored,
                   "judge, emulate, naive and safe: unfused, S and P stored in this format (PyTorch's bf16 math "
-                  "attention: bfloat16); grad-*: the backward's storage format (default --dtype)");
+                  "attention: bfloat16); grad-*: the backward's storage format (default --dtype, float32 when "
+                  "--dtype is 8-bit)");
     s->add_option("--p-descale", o->p_descale,
-                  "judge, emulate, online: P·σ cast to --p-dtype, P̃·V divided by σ: a positive number (default 1) | "
-                  "block (per block, from its largest P)");
+                  "judge, emulate, online: P·σ cast to --p-dtype, P̃·V divided by σ; grad-*: likewise P̃ᵀ·dO: a "
+                  "positive number (default 1) | block (per block of keys, from its largest P)");
+    s->add_option("--ds-dtype", o->ds_dtype,
+                  "grad-*: dS cast to this format before dQ = dS·K and dK = dSᵀ·Q (default: none)");
+    s->add_option("--ds-descale", o->ds_descale,
+                  "grad-*: dS·σ cast to --ds-dtype, σ divided out: a positive number (default 1) | block (per block "
+                  "of keys, from its largest |dS|)");
     s->add_option("--fp8-overflow", o->fp8_overflow,
                   "8-bit values past the range: error (default: inputs refused, casts NaN/inf) | saturate (±448, "
                   "±57344)");

@@ -101,6 +101,8 @@ struct Fp8Events {
     std::string overflowed_first;
     void saturate(const std::string& where);
     void overflow(const std::string& where);
+    /// A probability p > 0 the cast flushed to zero at (row, key); the largest one is kept.
+    void collapse(double p, std::int64_t row, std::int64_t key);
     void merge(const Fp8Events& o);
     [[nodiscard]] bool any() const { return collapsed + saturated + overflowed > 0; }
 };
@@ -230,6 +232,8 @@ void validate(const Problem& p);
 /// clamped to ±max finite, counted and placed ("q[0, 3]"); under Error nothing changes (and
 /// validate refuses such a value).
 Fp8Events saturate_inputs(Problem& p, Fp8Overflow o);
+/// The same for one tensor `name` (the backward's dO), counted in `events`.
+void saturate_tensor(Tensor& t, const char* name, Fp8Overflow o, Fp8Events& events);
 /// Sets p.mask from the tensor `m`, which must be n_q × n_k for p's q and k, every value 0
 /// (visible) or 1 (masked); ShapeError or DomainError at `where` otherwise (a value such as −1
 /// or −inf is an additive bias, not a mask: the message says so). A transposed mask of the same

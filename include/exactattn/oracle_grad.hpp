@@ -92,10 +92,34 @@ struct GradSpec {
     std::optional<FloatFormat> storage;
     std::optional<DeltaFrom> delta;
     std::int64_t block = 64;
+    /// The format P is cast to before dV = Pᵀ·dO (an FP8 backward's E4M3 P; docs/oracle.md,
+    /// "8-bit floats"), as P̃ = fl_p(fl(P·σ)) with the descale σ (static, or per block of `block`
+    /// keys of a row) divided out of dV; none: P as the algorithm keeps it (storage).
+    std::optional<FloatFormat> p_format;
+    PDescale p_descale = {};
+    /// The format dS is cast to before dQ = dS·K and dK = dSᵀ·Q, as dS̃ = fl_8(fl(dS·σ)) with its own
+    /// descale (static, or per block of `block` keys of a row from the block's largest |dS|),
+    /// divided out of dQ and dK; none: dS as stored.
+    std::optional<FloatFormat> ds_format;
+    PDescale ds_descale = {};
+    /// What a cast past an 8-bit range gives (P·σ, dS·σ, the gradients rounded to an 8-bit format).
+    Fp8Overflow fp8_overflow = Fp8Overflow::Error;
+    /// True when the claim casts P or dS to an 8-bit format (its emulation names the events).
+    [[nodiscard]] bool casts_fp8() const {
+        return (p_format && is_fp8(*p_format)) || (ds_format && is_fp8(*ds_format));
+    }
     [[nodiscard]] DeltaFrom delta_from() const {
         return delta ? *delta : algorithm == GradAlgorithm::Standard ? DeltaFrom::P : DeltaFrom::Out;
     }
+    /// The storage format: `storage`, or the gradients' format, float32 when that is 8-bit (a
+    /// kernel keeps only the tensors it declares in 8 bits: P through p_format).
+    [[nodiscard]] FloatFormat storage_format(FloatFormat output) const {
+        return storage ? *storage : is_fp8(output) ? FloatFormat::Float32 : output;
+    }
 };
+
+/// Refuses a claim no kernel runs (UsageError): flash2 with D from P, an 8-bit accumulator.
+void check_grad_spec(const GradSpec& s);
 
 /// The running bound on |actual − exact| of every entry of dQ, dK and dV (row-major, the fields'
 /// shapes) of a kernel that runs `s` and rounds its gradients to g.format, from the problem's
@@ -120,6 +144,7 @@ bool grads_passed(const std::vector<GradComparison>& compared);
 struct GradEmulation {
     Tensor dq, dk, dv, out, lse;
     std::vector<std::string> trace;
+    Fp8Events fp8;  ///< P-collapse and saturation of the 8-bit casts (P·σ, the gradients)
 };
 GradEmulation grad_emulate(const Problem& p, const Tensor& d_out, const GradSpec& s, FloatFormat output, bool trace);
 /// The claim in words: "flash2 backward, accumulate float32, storage bfloat16, D from O, key blocks of 64".
@@ -140,10 +165,13 @@ std::string diagnose_grads(const Problem& p, const Tensor& d_out, const GradRefe
 
 /// The reports, text and JSON (docs/oracle.md, "Certified gradients").
 /// `spec`: the claim the comparisons were judged under (named in the report), when judged;
-/// `diagnosis`: diagnose_grads()'s verdict (a line `diagnosis: …` / the JSON key `diagnosis`).
+/// `diagnosis`: diagnose_grads()'s verdict (a line `diagnosis: …` / the JSON key `diagnosis`);
+/// `fp8`: the 8-bit events (inputs saturated, the claim's P-collapse; lines `fp8: …` / key `fp8`).
 std::string grad_reference_text(const GradReference& g, const std::vector<GradComparison>& compared,
-                                const GradSpec* spec = nullptr, const std::string& diagnosis = "");
+                                const GradSpec* spec = nullptr, const std::string& diagnosis = "",
+                                const Fp8Events* fp8 = nullptr);
 std::string grad_reference_json(const GradReference& g, const std::vector<GradComparison>& compared,
-                                const GradSpec* spec = nullptr, const std::string& diagnosis = "");
+                                const GradSpec* spec = nullptr, const std::string& diagnosis = "",
+                                const Fp8Events* fp8 = nullptr);
 
 }  // namespace exactattn::oracle

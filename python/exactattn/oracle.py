@@ -319,7 +319,15 @@ def _grad_call(fn, q: Any, k: Any, v: Any, d_out: Any, fmt: str | None, mask: An
     da, dfmt = _as_float64(d_out, "d_out")
     o = _opts(problem.get("scale", "sqrt-dk"), problem.get("base", "e"), problem.get("masked_rows", "error"),
               problem.get("masked_lse", "-inf"), problem.get("causal", False), problem.get("align", "top-left"),
-              problem.get("window"), problem.get("layout", "bhnd"))
+              problem.get("window"), problem.get("layout", "bhnd"),
+              (problem.get("in_fmt"), problem.get("p_descale", 1), problem.get("fp8_overflow", "error")))
+    for key in ("p_fmt", "ds_fmt"):
+        f = problem.get(key)
+        o[key] = None if f is None else _name(f, key, "a format name")
+    ds = problem.get("ds_descale", 1)
+    if isinstance(ds, bool) or not isinstance(ds, (str, int, float, np.integer, np.floating)):
+        raise _usage("ds_descale", f"expected a positive number or 'block', got {ds!r}")
+    o["ds_descale"] = ds if isinstance(ds, str) else repr(float(ds))
     try:
         d = fn(qa, ka, va, fmts, _name(dtype, "fmt", "a format name"), m, b, o, da, dfmt, *rest)
     except Error as e:
@@ -334,7 +342,7 @@ def _at4(name: str, at: tuple) -> str:
     return f"{name}[b={at[0]}, h={at[1]}, i={at[2]}, j={at[3]}]"
 
 
-_PROBLEM_KEYS = ("scale", "base", "masked_rows", "masked_lse", "causal", "align", "window")
+_PROBLEM_KEYS = ("scale", "base", "masked_rows", "masked_lse", "causal", "align", "window", "in_fmt", "fp8_overflow")
 _BATCH_KEYS = ("layout", "threads")
 
 
@@ -371,7 +379,8 @@ def grad_reference(q: Any, k: Any, v: Any, d_out: Any, *, fmt: str | None = None
 def judge_grads(dq: Any, dk: Any, dv: Any, q: Any, k: Any, v: Any, d_out: Any, *, fmt: str | None = None,
                 backward: str = "standard", accumulate: str | None = None, storage: str | None = None,
                 delta_from: str | None = None, block: int = 64, mask: Any = None, bias: Any = None,
-                **problem: Any) -> dict:
+                p_fmt: str | None = None, p_descale: str | float = 1, ds_fmt: str | None = None,
+                ds_descale: str | float = 1, **problem: Any) -> dict:
     """A kernel's gradients (any of ``dq``, ``dk``, ``dv`` may be None: not judged) judged against
     the running bound of its backward (docs/oracle.md, "Bounds for the backward"): ``backward``
     ``"standard"`` (P materialised) or ``"flash2"`` (P recomputed from the saved LSE, D from O),
@@ -380,7 +389,11 @@ def judge_grads(dq: Any, dk: Any, dv: Any, q: Any, k: Any, v: Any, d_out: Any, *
     (``"p"``: rowsum(P∘dP), the standard default; ``"o"``: rowsum(dO∘O)). Returns grad_reference()'s
     fields, ``judged`` (per tensor: ``over``, ``unbounded``, ``max_bound_fraction``, ``worst_fraction``,
     ``first_over``, ``bound``, the array of bounds), ``passed``, ``diagnosis`` (after a failure, the
-    backward mistake the gradients fit, or ""), ``text`` and ``json``. 4-D arrays are a batch of
+    backward mistake the gradients fit, or ""), ``text`` and ``json``. ``p_fmt`` claims P cast to
+    that format before dV = Pᵀ·dO, as P·``p_descale`` (a number or ``"block"``), past an 8-bit range
+    as ``fp8_overflow`` says, ``ds_fmt`` and ``ds_descale`` the same for dS before dQ and dK;
+    ``in_fmt`` declares q, k, v and d_out's format; ``fp8`` then holds the
+    8-bit events of the claim's emulation (docs/oracle.md, "8-bit floats"). 4-D arrays are a batch of
     heads in ``layout`` (``"bhnd"`` or ``"bnhd"``), judged on ``threads`` threads: dk and dv (B,
     H_kv, n_k, ·) judged against the exact sums over each kv head's group of query heads, entries
     named (b, h, i, j) (docs/oracle.md, "Gradients of a batch of heads")."""
@@ -389,7 +402,8 @@ def judge_grads(dq: Any, dk: Any, dv: Any, q: Any, k: Any, v: Any, d_out: Any, *
         raise _usage("dq", "no gradient to judge (dq, dk and dv are all None)")
     arrays = {n: _as_float64(x, n) for n, x in given.items()}
     dtype = fmt or next(iter(arrays.values()))[1]
-    return _grad_call(_ext._oracle_grad, q, k, v, d_out, dtype, mask, bias, _problem_options(problem),
+    opts = dict(_problem_options(problem), p_fmt=p_fmt, p_descale=p_descale, ds_fmt=ds_fmt, ds_descale=ds_descale)
+    return _grad_call(_ext._oracle_grad, q, k, v, d_out, dtype, mask, bias, opts,
                       {n: a for n, (a, _) in arrays.items()}, *_claim(dtype, backward, accumulate, storage,
                                                                        delta_from, block),
                       _threads(problem.get("threads", 0)))
@@ -398,12 +412,19 @@ def judge_grads(dq: Any, dk: Any, dv: Any, q: Any, k: Any, v: Any, d_out: Any, *
 def grad_emulate(q: Any, k: Any, v: Any, d_out: Any, *, fmt: str | None = None, backward: str = "standard",
                  accumulate: str | None = None, storage: str | None = None, delta_from: str | None = None,
                  block: int = 64, trace: bool = False, mask: Any = None, bias: Any = None,
-                 **problem: Any) -> dict:
+                 p_fmt: str | None = None, p_descale: str | float = 1, ds_fmt: str | None = None,
+                 ds_descale: str | float = 1, **problem: Any) -> dict:
     """The backward emulated with every operation correctly rounded in ``accumulate``, stored
-    tensors in ``storage``, gradients rounded to ``fmt`` (default q's): ``dq``, ``dk``, ``dv``,
-    the forward's stored ``out`` and its ``lse``, ``trace`` and ``text``."""
+    tensors in ``storage``, gradients rounded to ``fmt`` (default q's; cast past an 8-bit range as
+    ``fp8_overflow`` says): ``dq``, ``dk``, ``dv``, the forward's stored ``out`` and its ``lse``,
+    ``trace``, ``text`` and ``fp8`` (P-collapse and saturation counted). ``p_fmt``: P cast to that
+    format as P·``p_descale`` (a number or ``"block"``) before dV = Pᵀ·dO, the descale divided out
+    (docs/oracle.md, "8-bit floats"); ``ds_fmt``, ``ds_descale``: the same for dS before dQ and dK;
+    ``in_fmt``: the format of q, k, v and d_out."""
     dtype = fmt or _as_float64(q, "q")[1]
-    return _grad_call(_ext._oracle_grad_emulate, q, k, v, d_out, dtype, mask, bias, _problem_options(problem, False),
+    opts = dict(_problem_options(problem, False), p_fmt=p_fmt, p_descale=p_descale, ds_fmt=ds_fmt,
+                ds_descale=ds_descale)
+    return _grad_call(_ext._oracle_grad_emulate, q, k, v, d_out, dtype, mask, bias, opts,
                       *_claim(dtype, backward, accumulate, storage, delta_from, block), bool(trace))
 
 

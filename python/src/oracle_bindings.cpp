@@ -195,10 +195,29 @@ GradSpec grad_claim(const std::string& backward, const std::string& accumulate,
     return s;
 }
 
+// The claim's 8-bit P (p_fmt, p_descale, fp8_overflow; docs/oracle.md, "8-bit floats") and the
+// upstream gradient in in_fmt (an 8-bit dO past the range clamped under fp8_overflow="saturate").
+void grad_fp8(GradSpec& s, const py::dict& opts) {
+    if (opts.contains("p_fmt") && !opts["p_fmt"].is_none())
+        s.p_format = parse_format(opts["p_fmt"].cast<std::string>(), arg("p_fmt"));
+    s.p_descale = p_descale_of(opts);
+    s.fp8_overflow = fp8_overflow_of(opts);
+    if (opts.contains("ds_fmt") && !opts["ds_fmt"].is_none())
+        s.ds_format = parse_format(opts["ds_fmt"].cast<std::string>(), arg("ds_fmt"));
+    if (opts.contains("ds_descale"))
+        s.ds_descale = parse_p_descale(opts["ds_descale"].cast<std::string>(), arg("ds_descale"));
+}
+Tensor grad_d_out(const Array& d_out, const std::string& do_dtype, const py::dict& opts, Fp8Events& events) {
+    const py::object in_fmt = opts["in_fmt"];
+    Tensor t = tensor(d_out, in_fmt.is_none() ? do_dtype : in_fmt.cast<std::string>(), "do");
+    if (t.shape.size() == 2) saturate_tensor(t, "do", fp8_overflow_of(opts), events);
+    return t;
+}
+
 // The certified gradients (every field's values, enclosure and exactness) and, for the actual
 // gradients given, their bounds and judgements.
 py::dict grad_dict(const GradReference& g, const GradBounds* b, const std::vector<GradComparison>& compared,
-                   const GradSpec& spec, const std::string& diagnosis) {
+                   const GradSpec& spec, const std::string& diagnosis, const Fp8Events* fp8 = nullptr) {
     py::dict d;
     for (const GradField* f : g.fields()) {
         py::dict x;
@@ -225,8 +244,9 @@ py::dict grad_dict(const GradReference& g, const GradBounds* b, const std::vecto
     d["judged"] = judged;
     d["passed"] = grads_passed(compared);
     d["diagnosis"] = diagnosis;
-    d["text"] = grad_reference_text(g, compared, compared.empty() ? nullptr : &spec, diagnosis);
-    d["json"] = grad_reference_json(g, compared, compared.empty() ? nullptr : &spec, diagnosis);
+    d["text"] = grad_reference_text(g, compared, compared.empty() ? nullptr : &spec, diagnosis, fp8);
+    d["json"] = grad_reference_json(g, compared, compared.empty() ? nullptr : &spec, diagnosis, fp8);
+    d["fp8"] = fp8 != nullptr ? json_loads(fp8_events_json(*fp8)) : py::object(py::none());
     return d;
 }
 
@@ -279,8 +299,10 @@ void bind_oracle(py::module_& m) {
              const std::optional<std::string>& delta_from, std::int64_t block, int threads) {
               const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
               const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
-              const Tensor dot = tensor(d_out, do_dtype, "do");
-              const GradSpec spec = grad_claim(backward, accumulate, storage, delta_from, block);
+              Fp8Events events = a.fp8;
+              const Tensor dot = grad_d_out(d_out, do_dtype, opts, events);
+              GradSpec spec = grad_claim(backward, accumulate, storage, delta_from, block);
+              grad_fp8(spec, opts);
               std::vector<std::pair<std::string, Tensor>> given;
               for (const char* name : {"dq", "dk", "dv"})
                   if (actual.contains(name)) given.emplace_back(name, tensor(actual[name].cast<Array>(), dtype, name));
@@ -302,8 +324,11 @@ void bind_oracle(py::module_& m) {
                   if (!given.empty()) b = grad_bounds(a.p, dot, *g, spec);
                   for (const auto& [name, t] : given) compared.push_back(judge_grad(*g, *b, name, t));
                   if (!given.empty()) diagnosis = diagnose_grads(a.p, dot, *g, *b, spec, given, compared);
+                  if (!given.empty() && spec.casts_fp8())  // as the command line
+                      events.merge(grad_emulate(a.p, dot, spec, a.f, false).fp8);
               }
-              return grad_dict(*g, b ? &*b : nullptr, compared, spec, diagnosis);
+              const bool report = events.any() || (spec.casts_fp8() && !given.empty());
+              return grad_dict(*g, b ? &*b : nullptr, compared, spec, diagnosis, report ? &events : nullptr);
           });
     m.def("_oracle_grad_emulate",
           [](const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
@@ -314,18 +339,23 @@ void bind_oracle(py::module_& m) {
               const exactattn::python::Call call;
               const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
               if (a.batch) throw usage_error("the gradients take matrices (n × d); q is 4-D", arg("q"));
-              const Tensor dot = tensor(d_out, do_dtype, "do");
-              const GradSpec spec = grad_claim(backward, accumulate, storage, delta_from, block);
+              Fp8Events events = a.fp8;  // the inputs' first, then the kernel's
+              const Tensor dot = grad_d_out(d_out, do_dtype, opts, events);
+              GradSpec spec = grad_claim(backward, accumulate, storage, delta_from, block);
+              grad_fp8(spec, opts);
               GradEmulation e;
               {
                   py::gil_scoped_release release;
                   e = grad_emulate(a.p, dot, spec, a.f, trace);
               }
+              events.merge(e.fp8);
+              e.fp8 = events;
               py::dict d;
               for (const auto& [name, t] :
                    {std::pair{"dq", &e.dq}, {"dk", &e.dk}, {"dv", &e.dv}, {"out", &e.out}, {"lse", &e.lse}})
                   d[name] = shaped(t->data, t->shape);
               d["trace"] = e.trace;
+              d["fp8"] = json_loads(fp8_events_json(e.fp8));
               d["text"] = grad_emulation_text(e, spec);
               return d;
           });

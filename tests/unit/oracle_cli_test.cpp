@@ -316,3 +316,99 @@ TEST_F(OracleCli, ABadDescaleOrOverflowIsOnePlacedLine) {
         EXPECT_NE(r.err.find(opt), std::string::npos) << r.err;
     }
 }
+
+// The backward with 8-bit floats (docs/oracle.md, "Gradients with 8-bit floats"): the fp8 case's
+// q, k, v and a dO of one row; `flags` split at spaces.
+namespace {
+std::vector<std::string> grad_args(const std::string& action, const std::function<std::string(const char*)>& path,
+                                   const std::string& flags) {
+    std::vector<std::string> a = {action, "--q",          path("q8.csv"), "--k",          path("k8.csv"),
+                                  "--v",  path("v8.csv"), "--do",         path("do8.csv")};
+    std::istringstream words(flags);
+    for (std::string w; words >> w;) a.push_back(w);
+    return a;
+}
+}  // namespace
+
+TEST_F(OracleCli, AnE4m3DoPast448IsRefusedNamingTheEntry) {
+    write_fp8_case([&](const std::string& n, const std::string& t) { write(n, t); });
+    const auto at = [&](const char* n) { return path(n); };
+    write("do8.csv", "500\n");
+    for (const char* action : {"grad-reference", "grad-emulate"}) {
+        const Result r = run(grad_args(action, at, "--input-dtype float8_e4m3fn --scale none --base 2"));
+        EXPECT_EQ(r.code, 2) << action;
+        EXPECT_NE(r.err.find("--do: do[0, 0]: 500 is out of float8_e4m3fn's range"), std::string::npos) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_TRUE(r.out.empty());
+    }
+    write("do8.csv", "440\n");  // inside the range, not an E4M3 value (416, 448 are its neighbours)
+    const Result r = run(grad_args("grad-reference", at, "--input-dtype float8_e4m3fn --fp8-overflow saturate"));
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("do[0, 0]: 440 is not a float8_e4m3fn value"), std::string::npos) << r.err;
+}
+
+TEST_F(OracleCli, TheBackwardsPCollapseAndASaturatedDoAreNamed) {
+    // dO = −500 saturated to −448; P = (1, 2^−18)/(1 + 2^−18), σ = 256: P_1·σ < 2^−10 collapses,
+    // dV = (P̃_0·(−448)/256, 0) = (−448, 0) (P̃_0 = 256, worked in oracle_grad_fp8_test.cpp).
+    write_fp8_case([&](const std::string& n, const std::string& t) { write(n, t); });
+    const auto at = [&](const char* n) { return path(n); };
+    write("do8.csv", "-500\n");
+    const std::string claim =
+        "--input-dtype float8_e4m3fn --scale none --base 2 --p-dtype float8_e4m3fn --p-descale 256 --backward "
+        "flash2 --fp8-overflow saturate";
+    Result r = run(grad_args("grad-emulate", at, claim));
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("dv[0, 0] = -448 (-0x1.cp+8)\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("dv[1, 0] = 0 (0x0p+0)\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("fp8: P-collapse: 1 probabilities flushed to zero"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("(the first: do[0, 0])"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("P in float8_e4m3fn for dV (descale 256, overflow saturate)"), std::string::npos) << r.out;
+    r = run(grad_args("grad-emulate", at, claim + " --format json"));
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("\"saturated\":{\"count\":1,\"first\":\"do[0, 0]\"}"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\"p_dtype\":\"float8_e4m3fn\""), std::string::npos) << r.out;
+    // The same dV judged by grad-reference under the claim: within its bound, the events named.
+    write("dv8.csv", "-448\n0\n");
+    r = run(grad_args("grad-reference", at, claim + " --actual-dv " + path("dv8.csv")));
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("verdict: PASS"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("fp8: P-collapse: 1"), std::string::npos) << r.out;
+}
+
+TEST_F(OracleCli, AnEightBitAccumulatorIsOnePlacedLine) {
+    write_fp8_case([&](const std::string& n, const std::string& t) { write(n, t); });
+    write("do8.csv", "1\n");
+    const Result r = run(grad_args(
+        "grad-emulate", [&](const char* n) { return path(n); }, "--accumulate float8_e5m2"));
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("--accumulate"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST_F(OracleCli, AnActualGradientPastTheE4m3RangeIsOnePlacedLine) {
+    // dV judged in E4M3: 500 is no value of it (past 448), 440 neither (between 416 and 448).
+    write_fp8_case([&](const std::string& n, const std::string& t) { write(n, t); });
+    write("do8.csv", "1\n");
+    const auto at = [&](const char* n) { return path(n); };
+    for (const auto& [value, why] : {std::pair{"500", "dv[1, 0]: 500 is out of float8_e4m3fn's range"},
+                                     {"440", "dv[1, 0]: 440 is not a float8_e4m3fn value"}}) {
+        write("dv8.csv", std::string("1\n") + value + "\n");
+        const Result r = run(grad_args("grad-reference", at, "--dtype float8_e4m3fn --actual-dv " + path("dv8.csv")));
+        EXPECT_EQ(r.code, 2) << value;
+        EXPECT_NE(r.err.find(std::string("--actual-dv: ") + why), std::string::npos) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
+}
+
+TEST_F(OracleCli, ABadDsFormatOrDescaleIsOnePlacedLine) {
+    write_fp8_case([&](const std::string& n, const std::string& t) { write(n, t); });
+    write("do8.csv", "1\n");
+    const auto at = [&](const char* n) { return path(n); };
+    for (const auto& [flags, option] :
+         {std::pair{"--ds-dtype float8_e4m3fn --ds-descale -1", "--ds-descale"}, {"--ds-dtype float7", "--ds-dtype"}}) {
+        const Result r = run(grad_args("grad-emulate", at, flags));
+        EXPECT_EQ(r.code, 2) << flags;
+        EXPECT_NE(r.err.find(option), std::string::npos) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
+}

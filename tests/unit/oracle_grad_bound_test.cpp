@@ -80,7 +80,9 @@ Case make_case(Shape shape, FloatFormat f, std::uint64_t seed) {
     return c;
 }
 
-GradSpec spec_of(const Claim& cl) { return GradSpec{cl.algorithm, cl.accumulate, cl.storage, cl.delta, 4}; }
+GradSpec spec_of(const Claim& cl) {
+    return GradSpec{cl.algorithm, cl.accumulate, cl.storage, cl.delta, 4, {}, {}, {}, {}, {}};
+}
 
 // The largest share of its bound any gradient entry of the claim's emulation uses; every entry
 // must be within (a failure names the tensor and entry). −1, and nothing judged, when the claim

@@ -71,11 +71,11 @@ const std::vector<double>& bounds(const Judging& s, int x) { return x == 0 ? s.b
 std::vector<Judging> setups() {
     std::vector<Judging> out;
     const GradSpec claims[] = {
-        {GradAlgorithm::Standard, FloatFormat::Float32, FloatFormat::Float32, std::nullopt, 4},
-        {GradAlgorithm::Standard, FloatFormat::Float32, FloatFormat::BFloat16, std::nullopt, 4},
-        {GradAlgorithm::Flash2, FloatFormat::Float32, FloatFormat::Float32, std::nullopt, 4},
-        {GradAlgorithm::Flash2, FloatFormat::Float32, FloatFormat::Float16, std::nullopt, 4},
-        {GradAlgorithm::Flash2, FloatFormat::Float64, FloatFormat::Float64, std::nullopt, 4},
+        {GradAlgorithm::Standard, FloatFormat::Float32, FloatFormat::Float32, std::nullopt, 4, {}, {}, {}, {}, {}},
+        {GradAlgorithm::Standard, FloatFormat::Float32, FloatFormat::BFloat16, std::nullopt, 4, {}, {}, {}, {}, {}},
+        {GradAlgorithm::Flash2, FloatFormat::Float32, FloatFormat::Float32, std::nullopt, 4, {}, {}, {}, {}, {}},
+        {GradAlgorithm::Flash2, FloatFormat::Float32, FloatFormat::Float16, std::nullopt, 4, {}, {}, {}, {}, {}},
+        {GradAlgorithm::Flash2, FloatFormat::Float64, FloatFormat::Float64, std::nullopt, 4, {}, {}, {}, {}, {}},
     };
     std::uint64_t seed = 1;
     for (const GradSpec& c : claims)
@@ -157,7 +157,8 @@ TEST(OracleGradDiagnose, NoiseAndRandomPerturbationsGetNoName) {
 TEST(OracleGradDiagnose, TheScaleMissingFromDsIsNamedFromItsEvidenceAlone) {
     // c = 1/√8: dQ and dK √8 times the correct emulation's, dV unchanged.
     const Judging s =
-        make(77, false, {GradAlgorithm::Flash2, FloatFormat::Float32, FloatFormat::Float32, std::nullopt, 4},
+        make(77, false,
+             {GradAlgorithm::Flash2, FloatFormat::Float32, FloatFormat::Float32, std::nullopt, 4, {}, {}, {}, {}, {}},
              FloatFormat::Float32);
     std::array<Tensor, 3> t = s.correct;
     for (int x = 0; x < 2; ++x)

@@ -94,6 +94,12 @@ GradComparison compare_grad(const GradReference& g, const std::string& name, con
     if (actual.shape != f->shape || actual.data.size() != f->val.size())
         throw shape_error(fmt::format("{} must be {} × {} (its shape in the problem)", name, f->shape[0], f->shape[1]),
                           arg(name));
+    for (std::size_t at = 0; at < actual.data.size(); ++at)  // a kernel's NaN is judged; a non-value refused
+        if (std::isfinite(actual.data[at]) && !representable(actual.data[at], g.format))
+            throw domain_error(
+                fmt::format("{}[{}, {}]: {}", name, static_cast<std::int64_t>(at) / f->shape[1],
+                            static_cast<std::int64_t>(at) % f->shape[1], not_a_value(actual.data[at], g.format)),
+                arg(name));
     GradComparison c;
     c.name = name;
     c.entries = static_cast<std::int64_t>(f->val.size());
@@ -113,7 +119,7 @@ GradComparison compare_grad(const GradReference& g, const std::string& name, con
 }
 
 std::string grad_reference_text(const GradReference& g, const std::vector<GradComparison>& compared,
-                                const GradSpec* spec, const std::string& diagnosis) {
+                                const GradSpec* spec, const std::string& diagnosis, const Fp8Events* fp8) {
     charge_chars(entries(g) * 110 + 400);
     std::string out = fmt::format(
         "oracle grad-reference: gradients of attention with n_q = {}, n_k = {}, d = {}, d_v = {} (base {}) correctly "
@@ -150,11 +156,12 @@ std::string grad_reference_text(const GradReference& g, const std::vector<GradCo
         out += fmt::format("verdict: {} (the running bound of the {})\n", grads_passed(compared) ? "PASS" : "FAIL",
                            grad_spec_text(*spec, g.format));
     if (!diagnosis.empty()) out += "diagnosis: " + diagnosis + "\n";
+    if (fp8 != nullptr) out += fp8_events_text(*fp8);
     return out;
 }
 
 std::string grad_reference_json(const GradReference& g, const std::vector<GradComparison>& compared,
-                                const GradSpec* spec, const std::string& diagnosis) {
+                                const GradSpec* spec, const std::string& diagnosis, const Fp8Events* fp8) {
     charge_chars(entries(g) * 90 + 400);
     nlohmann::ordered_json j;
     j["dtype"] = info(g.format).name;
@@ -195,12 +202,24 @@ std::string grad_reference_json(const GradReference& g, const std::vector<GradCo
             j["verdict"] = grads_passed(compared) ? "pass" : "fail";
             j["claim"] = {{"algorithm", grad_algorithm_name(spec->algorithm)},
                           {"accumulate", info(spec->accumulate).name},
-                          {"storage", info(spec->storage.value_or(g.format)).name},
+                          {"storage", info(spec->storage_format(g.format)).name},
                           {"delta_from", spec->delta_from() == DeltaFrom::Out ? "o" : "p"},
                           {"bound", "running"}};
+            if (spec->p_format) {
+                j["claim"]["p_dtype"] = info(*spec->p_format).name;
+                j["claim"]["p_descale"] =
+                    spec->p_descale.per_block ? nlohmann::json("block") : nlohmann::json(spec->p_descale.value);
+            }
+            if (spec->ds_format) {
+                j["claim"]["ds_dtype"] = info(*spec->ds_format).name;
+                j["claim"]["ds_descale"] =
+                    spec->ds_descale.per_block ? nlohmann::json("block") : nlohmann::json(spec->ds_descale.value);
+            }
+            if (spec->p_format || spec->ds_format) j["claim"]["fp8_overflow"] = fp8_overflow_name(spec->fp8_overflow);
             j["diagnosis"] = diagnosis;
         }
     }
+    if (fp8 != nullptr) j["fp8"] = nlohmann::json::parse(fp8_events_json(*fp8));
     return j.dump() + '\n';
 }
 

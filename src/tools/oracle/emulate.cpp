@@ -96,8 +96,7 @@ double p_descale_of(const RowRun& r, const std::vector<double>& ex) {
     if (!r.s.p_descale.per_block) return r.s.p_descale.value;
     double mx = 0;
     for (double e : ex) mx = std::max(mx, e);
-    if (mx == 0) return 1;
-    return std::ldexp(1.0, std::min(std::ilogb(max_finite(r.s.p_format) / mx), 100));
+    return block_descale(mx, r.s.p_format);
 }
 
 // P̃ = fl_p(fl(P·σ)), cast to an 8-bit P under the declared overflow; P-collapse (a P that the
@@ -105,23 +104,13 @@ double p_descale_of(const RowRun& r, const std::vector<double>& ex) {
 double p_cast(const RowRun& r, Ieee& a, double e, double sigma, std::int64_t j) {
     const double x = sigma == 1 ? e : a.mul(e, sigma);
     if (!is_fp8(r.s.p_format)) return round_to(x, r.s.p_format);
-    const double pj = cast_fp8(x, r.s.p_format, r.s.fp8_overflow);
-    if (e > 0 && pj == 0 && r.fp8 != nullptr) {
-        if (r.fp8->collapsed++ == 0 || e > r.fp8->collapsed_max) {
-            r.fp8->collapsed_max = e;
-            r.fp8->collapsed_row = r.i;
-            r.fp8->collapsed_key = j;
-        }
-    }
-    if (std::isfinite(x) && std::isinf(round_to(x, r.s.p_format)) && r.fp8 != nullptr) {  // past the range
-        const std::string where = fmt::format("P[{}, {}]", r.i, j);
-        if (std::isfinite(pj))
-            r.fp8->saturate(where);
-        else
-            r.fp8->overflow(where);
+    if (r.fp8 == nullptr) return cast_fp8(x, r.s.p_format, r.s.fp8_overflow);
+    const std::int64_t before = r.fp8->saturated + r.fp8->overflowed;
+    const double pj = cast_counted(x, r.s.p_format, r.s.fp8_overflow, *r.fp8, "P", r.i, j);
+    if (e > 0 && pj == 0) r.fp8->collapse(e, r.i, j);
+    if (r.fp8->saturated + r.fp8->overflowed > before)  // past the range
         r.note(fmt::format("key {}: P·σ = {:.6g} past {}'s {:.6g}: {}", j, x, info(r.s.p_format).name,
                            max_finite(r.s.p_format), std::isfinite(pj) ? "saturated" : "overflows"));
-    }
     return pj;
 }
 
@@ -198,13 +187,7 @@ Emulation emulate(const Problem& p, const EmulationSpec& s, bool trace) {
         if (!work_fits(units))
             throw over_work(units, fmt::format("emulating {} queries over {} keys", p.q.rows(), p.k.rows()));
     }
-    if (is_fp8(s.format)) {
-        Location where;
-        where.context = "accumulate";
-        throw usage_error(
-            fmt::format("no kernel accumulates in {} (its P, inputs and output may be 8-bit)", info(s.format).name),
-            where);
-    }
+    refuse_fp8_accumulator(s.format);
     Emulation out;
     out.out.shape = {p.q.rows(), p.v.cols()};
     out.out.format = s.output;
@@ -239,14 +222,8 @@ Emulation emulate(const Problem& p, const EmulationSpec& s, bool trace) {
                 break;
         }
         for (std::size_t c = 0; c < o.size(); ++c) {
-            const double y = cast_fp8(o[c], s.output, s.fp8_overflow);  // round_to unless 8-bit
-            if (is_fp8(s.output) && std::isfinite(o[c]) && std::isinf(round_to(o[c], s.output))) {  // past the range
-                const std::string where = fmt::format("out[{}, {}]", i, c);
-                if (std::isfinite(y))
-                    out.fp8.saturate(where);
-                else
-                    out.fp8.overflow(where);
-            }
+            const double y =
+                cast_counted(o[c], s.output, s.fp8_overflow, out.fp8, "out", i, static_cast<std::int64_t>(c));
             out.out.data.push_back(y);
         }
     }

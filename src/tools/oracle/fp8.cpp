@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -94,6 +95,13 @@ void Fp8Events::saturate(const std::string& where) {
 void Fp8Events::overflow(const std::string& where) {
     if (overflowed++ == 0) overflowed_first = where;
 }
+void Fp8Events::collapse(double p, std::int64_t row, std::int64_t key) {
+    if (collapsed++ == 0 || p > collapsed_max) {
+        collapsed_max = p;
+        collapsed_row = row;
+        collapsed_key = key;
+    }
+}
 void Fp8Events::merge(const Fp8Events& o) {
     if (o.collapsed > 0 && (collapsed == 0 || o.collapsed_max > collapsed_max)) {
         collapsed_max = o.collapsed_max;
@@ -138,26 +146,53 @@ std::string fp8_events_json(const Fp8Events& e) {
     return j.dump();
 }
 
+void saturate_tensor(Tensor& t, const char* name, Fp8Overflow o, Fp8Events& events) {
+    if (o != Fp8Overflow::Saturate || !is_fp8(t.format)) return;
+    const double m = max_finite(t.format);
+    for (std::size_t x = 0; x < t.data.size(); ++x) {
+        double& v = t.data[x];
+        if (!std::isfinite(v) || std::fabs(v) <= m) continue;
+        v = std::copysign(m, v);
+        events.saturate(fmt::format("{}[{}, {}]", name, static_cast<std::int64_t>(x) / t.cols(),
+                                    static_cast<std::int64_t>(x) % t.cols()));
+    }
+}
+
 Fp8Events saturate_inputs(Problem& p, Fp8Overflow o) {
     Fp8Events e;
-    if (o != Fp8Overflow::Saturate) return e;
-    for (auto [name, t] : {std::pair{"q", &p.q}, {"k", &p.k}, {"v", &p.v}}) {
-        if (!is_fp8(t->format)) continue;
-        const double m = max_finite(t->format);
-        for (std::size_t x = 0; x < t->data.size(); ++x) {
-            double& v = t->data[x];
-            if (!std::isfinite(v) || std::fabs(v) <= m) continue;
-            v = std::copysign(m, v);
-            e.saturate(fmt::format("{}[{}, {}]", name, static_cast<std::int64_t>(x) / t->cols(),
-                                   static_cast<std::int64_t>(x) % t->cols()));
-        }
-    }
+    for (auto [name, t] : {std::pair{"q", &p.q}, {"k", &p.k}, {"v", &p.v}}) saturate_tensor(*t, name, o, e);
     return e;
 }
 
 std::optional<Fp8Events> claimed_fp8_events(const Problem& p, const AlgorithmSpec& spec, FloatFormat f) {
     if (spec.algorithm != Algorithm::Online || !is_fp8(spec.p_format) || is_fp8(spec.accumulate)) return std::nullopt;
     return emulate(p, emulation_of(spec, f), false).fp8;  // charged to the work budget as `emulate` is
+}
+
+void refuse_fp8_accumulator(FloatFormat f) {
+    if (!is_fp8(f)) return;
+    Location where;
+    where.context = "accumulate";
+    throw usage_error(fmt::format("no kernel accumulates in {} (its P, inputs and output may be 8-bit)", info(f).name),
+                      where);
+}
+
+double block_descale(double largest, FloatFormat p_format) {
+    if (largest == 0) return 1;
+    return std::ldexp(1.0, std::min(std::ilogb(max_finite(p_format) / largest), 100));
+}
+
+double cast_counted(double x, FloatFormat f, Fp8Overflow o, Fp8Events& events, const char* tensor, std::int64_t i,
+                    std::int64_t j) {
+    const double y = cast_fp8(x, f, o);                                 // round_to unless 8-bit
+    if (is_fp8(f) && std::isfinite(x) && std::isinf(round_to(x, f))) {  // past the range
+        const std::string where = fmt::format("{}[{}, {}]", tensor, i, j);
+        if (std::isfinite(y))
+            events.saturate(where);
+        else
+            events.overflow(where);
+    }
+    return y;
 }
 
 PCastTerms p_cast_terms(const AlgorithmSpec& s) {

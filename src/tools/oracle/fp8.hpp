@@ -28,4 +28,17 @@ struct PCastTerms {
 };
 PCastTerms p_cast_terms(const AlgorithmSpec& s);
 
+/// UsageError at `accumulate` when `f` is 8-bit: no kernel accumulates there.
+void refuse_fp8_accumulator(FloatFormat f);
+
+/// The per-block descale of a block whose largest probability is `largest`:
+/// 2^⌊log2(max finite of `p_format` / largest)⌋ (a power of two: P·σ is exact in the accumulator),
+/// at most 2^100; 1 when every probability of the block is 0.
+double block_descale(double largest, FloatFormat p_format);
+
+/// `x` cast to `f` under the declared overflow (cast_fp8); a finite value past an 8-bit range is
+/// counted in `events` at `tensor[i, j]` as saturated (clamped) or overflowed (NaN or ±inf).
+double cast_counted(double x, FloatFormat f, Fp8Overflow o, Fp8Events& events, const char* tensor, std::int64_t i,
+                    std::int64_t j);
+
 }  // namespace exactattn::oracle

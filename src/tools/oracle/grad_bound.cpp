@@ -13,6 +13,7 @@
 #include "arith.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle_grad.hpp"
+#include "fp8.hpp"
 
 namespace exactattn::oracle {
 
@@ -56,7 +57,7 @@ class Bounder {
         nq_ = p.q.rows(), nk_ = p.k.rows(), d_ = p.q.cols(), dv_ = p.v.cols();
         a_ = fmt_of(s.accumulate, s.accumulate);
         a_.exact = false, a_.u = unit_roundoff(s.accumulate), a_.eta = least_subnormal(s.accumulate);
-        st_ = fmt_of(s.storage.value_or(g.format), s.accumulate);
+        st_ = fmt_of(s.storage_format(g.format), s.accumulate);
         out_ = fmt_of(g.format, s.accumulate);
         c_ = p.scale.kind == ScaleKind::None    ? 1.0
              : p.scale.kind == ScaleKind::Given ? std::fabs(p.scale.value)
@@ -69,6 +70,17 @@ class Bounder {
         dv_sum_ = dv_err_ = b_.dv;
         seen_.assign(static_cast<std::size_t>(nk_), 0);
         bad_key_.assign(static_cast<std::size_t>(nk_), 0);
+        if (s.p_format) {  // an 8-bit P for dV: the forward's online terms (docs/oracle.md, "8-bit floats")
+            AlgorithmSpec online;
+            online.algorithm = Algorithm::Online;
+            online.accumulate = s.accumulate;
+            online.p_format = *s.p_format;
+            online.p_descale = s.p_descale;
+            const PCastTerms t = p_cast_terms(online);
+            p_rel_ = (1 + unit_roundoff(*s.p_format)) * (1 + t.relative) - 1;
+            p_abs_ = t.absolute;
+            p_why_ = t.why;
+        }
     }
 
     GradBounds run() {
@@ -108,6 +120,29 @@ class Bounder {
         return rnd(mag(f.lo[at], f.hi[at]), e, out_);
     }
     double stored(double x, double e) const { return rnd(x, e, st_); }
+
+    // dS cast to an 8-bit format with a descale (docs/oracle.md, "Gradients with 8-bit floats"):
+    // each error e_S grows to e_S + (|dS| + e_S)((1 + u_8)(1 + u_a)² − 1) + η_8/(2σ), σ static or
+    // the block's own, 2^⌊log2(max/M̂_b)⌋ > max/(2M_b) (M_b ≥ the block's largest computed |dS|), so
+    // that η_8/(2σ_b) < η_8·M_b/max; nonempty: why a static σ guarantees nothing.
+    std::string cast_ds(std::int64_t i, const std::vector<std::int64_t>& js, std::vector<double>& es,
+                        std::vector<double>& sm) const {
+        const FloatFormat f = *s_.ds_format;
+        const double u8 = unit_roundoff(f), eta8 = least_subnormal(f), mx = max_finite(f);
+        const double rel = (1 + u8) * (1 + a_.u) * (1 + a_.u) - 1;
+        const std::int64_t b = std::max<std::int64_t>(1, s_.block);
+        std::vector<double> block_max(static_cast<std::size_t>(nk_ / b + 1), 0), grow(es.size(), 0);
+        for (auto j : js) block_max[j / b] = std::max(block_max[j / b], sm[j]);
+        for (auto j : js) {
+            const double sigma = s_.ds_descale.value;
+            if (!s_.ds_descale.per_block && sm[j] * sigma * (1 + a_.u) >= mx)
+                return fmt::format("dS[{}, {}]·{:g} may leave {}'s range (max {:g}): no guarantee", i, j, sigma,
+                                   info(f).name, mx);
+            grow[j] = sm[j] * rel + (s_.ds_descale.per_block ? eta8 * block_max[j / b] / mx : eta8 / (2 * sigma));
+        }
+        for (auto j : js) es[j] += grow[j], sm[j] += grow[j];
+        return "";
+    }
     bool standard() const { return s_.algorithm == GradAlgorithm::Standard; }
 
     void unbounded_row(std::int64_t i, const std::vector<std::uint8_t>& keep, const std::string& why) {
@@ -124,6 +159,7 @@ class Bounder {
         for (std::int64_t j = 0; j < nk_; ++j)
             if (keep[j]) js.push_back(j), ++seen_[j];
         if (js.empty()) return;  // a fully masked row: every gradient of it is exactly 0
+        if (!p_why_.empty()) return unbounded_row(i, keep, p_why_);
         const double n = static_cast<double>(js.size()), ua = a_.u, ea = a_.eta;
         // Scores: their magnitudes a_j + |b_j|, approximate values (for the gaps) and errors ε_j.
         std::vector<double> s(static_cast<std::size_t>(nk_)), eps = s, big = s;
@@ -188,6 +224,10 @@ class Bounder {
                 epv[j] = stored(pw[j], ep[j]);  // P in the storage format before dV = Pᵀ dO
             }
         }
+        // P̃/σ = P̂(1 + δ_σ)(1 + δ_p)(1 + δ_/σ) + ζ, from the P the algorithm has (stored, or the
+        // accumulator's), in place of P stored.
+        if (s_.p_format)
+            for (auto j : js) epv[j] = ep[j] + (pw[j] + ep[j]) * p_rel_ + p_abs_;
         // dP = dO Vᵀ, and D.
         std::vector<double> edp(static_cast<std::size_t>(nk_), 0), dpm = edp;
         const double gdv = gam(static_cast<double>(dv_), ua);
@@ -234,7 +274,8 @@ class Bounder {
         if (standard()) ed = stored(dmag, ed);
         // dS' = c λ P ∘ (dP − D), then the products.
         const double cl = c_ * lambda_, g3 = gam(3, ua);
-        std::vector<double> qs(static_cast<std::size_t>(d_), 0), qe = qs;
+        std::vector<double> qs(static_cast<std::size_t>(d_), 0), qe = qs, es_v(static_cast<std::size_t>(nk_), 0),
+                                                                 sm_v = es_v;
         for (auto j : js) {
             const double dif = std::max(std::fabs(g_.dp.hi[i * nk_ + j] - g_.delta.lo[i]),
                                         std::fabs(g_.dp.lo[i * nk_ + j] - g_.delta.hi[i]));
@@ -247,14 +288,23 @@ class Bounder {
             const double es = stored(cl * rm, cl * (er + g3 * (rm + er)) + 3 * ea), sm = cl * rm + es;
             if (sm >= a_.max || sm >= st_.max)
                 return unbounded_row(i, keep, fmt::format("dS[{}, {}] may overflow", i, j));
+            es_v[j] = es, sm_v[j] = sm;
+        }
+        if (s_.ds_format) {  // dS̃ = fl_8(fl(dS·σ)) before dQ and dK, σ divided out
+            if (const std::string why = cast_ds(i, js, es_v, sm_v); !why.empty()) return unbounded_row(i, keep, why);
+        }
+        for (auto j : js) {
+            const double es = es_v[j], sm = sm_v[j], div = s_.ds_format ? ea : 0;  // the division by σ
             for (std::int64_t x = 0; x < d_; ++x) {
                 const double kx = std::fabs(p_.k.data[j * d_ + x]), qx = std::fabs(p_.q.data[i * d_ + x]);
-                qe[x] += es * kx, qs[x] += sm * kx;
-                dk_err_[j * d_ + x] += es * qx, dk_sum_[j * d_ + x] += sm * qx;
+                qe[x] += es * kx + div, qs[x] += sm * kx;
+                dk_err_[j * d_ + x] += es * qx + div, dk_sum_[j * d_ + x] += sm * qx;
             }
             for (std::int64_t c = 0; c < dv_; ++c) {
                 const double oc = std::fabs(do_.data[i * dv_ + c]);
-                dv_err_[j * dv_ + c] += epv[j] * oc, dv_sum_[j * dv_ + c] += (pw[j] + epv[j]) * oc;
+                // (with P̃: the division by σ may fall into the accumulator's subnormals, η_a a term)
+                dv_err_[j * dv_ + c] += epv[j] * oc + (s_.p_format ? ea : 0);
+                dv_sum_[j * dv_ + c] += (pw[j] + epv[j]) * oc;
             }
         }
         for (std::int64_t x = 0; x < d_; ++x) {
@@ -275,6 +325,8 @@ class Bounder {
     std::vector<std::int64_t> seen_;
     std::vector<std::uint8_t> bad_key_;
     std::string bad_reason_;
+    double p_rel_ = 0, p_abs_ = 0;  ///< an 8-bit P's relative and absolute terms
+    std::string p_why_;             ///< nonempty: the P cast guarantees nothing
 };
 
 }  // namespace
@@ -294,12 +346,17 @@ DeltaFrom parse_delta_from(std::string_view name, const Location& where) {
                       where);
 }
 
-GradBounds grad_bounds(const Problem& p, const Tensor& d_out, const GradReference& g, const GradSpec& s) {
-    detail::check_d_out(p, d_out);
+void check_grad_spec(const GradSpec& s) {
     if (s.algorithm == GradAlgorithm::Flash2 && s.delta_from() == DeltaFrom::P)
         throw usage_error(
             "flash2 computes D from O (its P is recomputed per key block): D from P is the standard "
             "algorithm's");
+    refuse_fp8_accumulator(s.accumulate);
+}
+
+GradBounds grad_bounds(const Problem& p, const Tensor& d_out, const GradReference& g, const GradSpec& s) {
+    detail::check_d_out(p, d_out);
+    check_grad_spec(s);
     return Bounder(p, d_out, g, s).run();
 }
 

@@ -239,7 +239,7 @@ std::string diagnose_grads(const Problem& p, const Tensor& d_out, const GradRefe
             "D = rowsum(dO∘O) is computed from the unnormalised accumulator (O·ℓ, before the division by ℓ): "
             "dS is off by a constant per row, dV is right";
         hyps.push_back(x);
-        const FloatFormat stored = s.storage.value_or(g.format);
+        const FloatFormat stored = s.storage_format(g.format);
         for (FloatFormat f : {FloatFormat::Float16, FloatFormat::BFloat16}) {
             if (unit_roundoff(f) <= unit_roundoff(stored) || unit_roundoff(f) <= unit_roundoff(s.accumulate)) continue;
             x.d = DSource::Rounded;

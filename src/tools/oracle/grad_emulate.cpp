@@ -13,6 +13,7 @@
 #include "arith.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle_grad.hpp"
+#include "fp8.hpp"
 #include "ieee.hpp"
 
 namespace exactattn::oracle {
@@ -25,13 +26,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 class GradEmulator {
   public:
     GradEmulator(const Problem& p, const Tensor& d_out, const GradSpec& s, FloatFormat output, bool trace)
-        : p_(p),
-          do_(d_out),
-          s_(s),
-          a_(s.accumulate),
-          store_(s.storage.value_or(output)),
-          output_(output),
-          trace_(trace) {
+        : p_(p), do_(d_out), s_(s), a_(s.accumulate), store_(s.storage_format(output)), output_(output), trace_(trace) {
         nq_ = p.q.rows(), nk_ = p.k.rows(), d_ = p.q.cols(), dv_ = p.v.cols();
         if (p.scale.kind == ScaleKind::SqrtDk) c_ = a_.div(1, a_.sqrt(static_cast<double>(d_)));
         if (p.scale.kind == ScaleKind::Given) c_ = round_to(p.scale.value, s.accumulate);
@@ -55,8 +50,17 @@ class GradEmulator {
             for (std::int64_t i = 0; i < nq_; ++i) standard_backward(i);
         else
             flash2_backward();
-        for (Tensor* t : {&e_.dq, &e_.dk, &e_.dv})
-            for (double& x : t->data) x = round_to(x, output_);
+        if (s_.p_format && !s_.p_descale.per_block && s_.p_descale.value != 1)
+            for (double& x : e_.dv.data) x = a_.div(x, s_.p_descale.value);  // the static descale undone
+        if (s_.ds_format && !s_.ds_descale.per_block && s_.ds_descale.value != 1)
+            for (Tensor* t : {&e_.dq, &e_.dk})
+                for (double& x : t->data) x = a_.div(x, s_.ds_descale.value);
+        for (const auto& [name, t] : {std::pair{"dq", &e_.dq}, {"dk", &e_.dk}, {"dv", &e_.dv}})
+            for (std::size_t at = 0; at < t->data.size(); ++at) {
+                const auto x = static_cast<std::int64_t>(at);
+                t->data[at] =
+                    cast_counted(t->data[at], output_, s_.fp8_overflow, e_.fp8, name, x / t->cols(), x % t->cols());
+            }
         return std::move(e_);
     }
 
@@ -124,6 +128,68 @@ class GradEmulator {
                              info(store_).name));
     }
 
+    // P̃ = fl_p(fl(P·σ)) for the keys [start, end) of row i, the probabilities the kernel has in
+    // `p` (docs/oracle.md, "8-bit floats"): σ static or the block's own, kept in `sigma`; without
+    // an 8-bit P claimed, P as the algorithm keeps it (`kept`) and σ = 1.
+    void cast_p(std::int64_t i, std::int64_t start, std::int64_t end, const std::vector<double>& p,
+                const std::vector<double>& kept, std::vector<double>& pt, std::vector<double>& sigma) {
+        double largest = 0;
+        for (std::int64_t j = start; j < end; ++j)
+            if (keep_[i][j]) largest = std::max(largest, p[j]);
+        const double sg = !s_.p_format             ? 1
+                          : s_.p_descale.per_block ? block_descale(largest, *s_.p_format)
+                                                   : s_.p_descale.value;
+        std::int64_t collapsed = 0;
+        for (std::int64_t j = start; j < end; ++j) {
+            if (!keep_[i][j]) continue;
+            sigma[j] = sg;
+            if (!s_.p_format) {
+                pt[j] = kept[j];
+                continue;
+            }
+            const double x = sg == 1 ? p[j] : a_.mul(p[j], sg);
+            pt[j] = cast_counted(x, *s_.p_format, s_.fp8_overflow, e_.fp8, "P", i, j);
+            if (p[j] > 0 && pt[j] == 0) e_.fp8.collapse(p[j], i, j), ++collapsed;
+        }
+        if (collapsed > 0)
+            note(fmt::format("row {}, keys {} to {}: {} probabilities flushed to 0 by the cast of P·{} to {}", i, start,
+                             end - 1, collapsed, sg, info(*s_.p_format).name));
+    }
+    // dS̃ = fl_8(fl(dS·σ)) for the keys [start, end) of row i (docs/oracle.md, "Gradients with
+    // 8-bit floats"), in place in `g`, σ in `sigma`: static, or from the block's largest |dS|.
+    void cast_ds(std::int64_t i, std::int64_t start, std::int64_t end, std::vector<double>& g,
+                 std::vector<double>& sigma) {
+        double largest = 0;
+        for (std::int64_t j = start; j < end; ++j)
+            if (keep_[i][j]) largest = std::max(largest, std::fabs(g[j]));
+        const double sg = !s_.ds_format             ? 1
+                          : s_.ds_descale.per_block ? block_descale(largest, *s_.ds_format)
+                                                    : s_.ds_descale.value;
+        std::int64_t flushed = 0;
+        for (std::int64_t j = start; j < end; ++j) {
+            sigma[j] = sg;
+            if (!keep_[i][j] || !s_.ds_format) continue;
+            const double y =
+                cast_counted(sg == 1 ? g[j] : a_.mul(g[j], sg), *s_.ds_format, s_.fp8_overflow, e_.fp8, "dS", i, j);
+            if (g[j] != 0 && y == 0) ++flushed;
+            g[j] = y;
+        }
+        if (flushed > 0)
+            note(fmt::format("row {}, keys {} to {}: {} nonzero dS flushed to 0 by the cast of dS·{} to {}", i, start,
+                             end - 1, flushed, sg, info(*s_.ds_format).name));
+    }
+    // A term of dQ or dK: fl(dS̃·x), divided by its block's σ under the per-block descale.
+    double ds_term(double g, double sigma, double x) {
+        const double t = a_.mul(g, x);
+        return s_.ds_descale.per_block && s_.ds_format ? a_.div(t, sigma) : t;
+    }
+    // A term of dV: fl(P̃·dO), divided by its block's σ under the per-block descale (the static
+    // one is divided out of the sum at the end).
+    double dv_term(double pt, double sigma, double g) {
+        const double t = a_.mul(pt, g);
+        return s_.p_descale.per_block && s_.p_format ? a_.div(t, sigma) : t;
+    }
+
     // Safe softmax with S and P stored, O = Σ_j fl(P_j v_j) in key order, stored.
     void standard_forward(std::int64_t i) {
         std::vector<double> s(static_cast<std::size_t>(nk_), -kInf), e(static_cast<std::size_t>(nk_), 0);
@@ -189,16 +255,28 @@ class GradEmulator {
                 if (keep_[i][j]) dd = a_.add(dd, a_.mul(p_s_[i * nk_ + j], dp[j]));
         }
         dd = st(dd);
+        const std::vector<double> prow(p_s_.begin() + i * nk_, p_s_.begin() + (i + 1) * nk_);
+        std::vector<double> pt(static_cast<std::size_t>(nk_), 0), sigma(static_cast<std::size_t>(nk_), 1);
+        const std::int64_t b = std::max<std::int64_t>(1, s_.block);
+        std::vector<double> g(static_cast<std::size_t>(nk_), 0), gsig = sigma;
         for (std::int64_t j = 0; j < nk_; ++j) {
             if (!keep_[i][j]) continue;
-            const double pj = p_s_[i * nk_ + j], g = ds(pj, dp[j], dd);
-            if (std::isinf(g)) note(fmt::format("dS[{}, {}] overflows {}", i, j, info(store_).name));
+            g[j] = ds(prow[j], dp[j], dd);
+            if (std::isinf(g[j])) note(fmt::format("dS[{}, {}] overflows {}", i, j, info(store_).name));
+        }
+        for (std::int64_t start = 0; start < nk_; start += b) {
+            cast_p(i, start, std::min(nk_, start + b), prow, prow, pt, sigma);
+            cast_ds(i, start, std::min(nk_, start + b), g, gsig);
+        }
+        for (std::int64_t j = 0; j < nk_; ++j) {
+            if (!keep_[i][j]) continue;
             for (std::int64_t x = 0; x < d_; ++x) {
-                e_.dq.data[i * d_ + x] = a_.add(e_.dq.data[i * d_ + x], a_.mul(g, p_.k.data[j * d_ + x]));
-                e_.dk.data[j * d_ + x] = a_.add(e_.dk.data[j * d_ + x], a_.mul(g, p_.q.data[i * d_ + x]));
+                e_.dq.data[i * d_ + x] = a_.add(e_.dq.data[i * d_ + x], ds_term(g[j], gsig[j], p_.k.data[j * d_ + x]));
+                e_.dk.data[j * d_ + x] = a_.add(e_.dk.data[j * d_ + x], ds_term(g[j], gsig[j], p_.q.data[i * d_ + x]));
             }
             for (std::int64_t c = 0; c < dv_; ++c)
-                e_.dv.data[j * dv_ + c] = a_.add(e_.dv.data[j * dv_ + c], a_.mul(pj, do_.data[i * dv_ + c]));
+                e_.dv.data[j * dv_ + c] =
+                    a_.add(e_.dv.data[j * dv_ + c], dv_term(pt[j], sigma[j], do_.data[i * dv_ + c]));
         }
     }
 
@@ -210,6 +288,7 @@ class GradEmulator {
         for (std::int64_t i = 0; i < nq_; ++i) dd[i] = delta_from_out(i);
         const std::int64_t b = std::max<std::int64_t>(1, s_.block);
         std::vector<double> blk(static_cast<std::size_t>(d_));
+        std::vector<double> pr(static_cast<std::size_t>(nk_), 0), ps = pr, pt = pr, sigma = pr, g = pr, gsig = pr;
         for (std::int64_t start = 0; start < nk_; start += b) {
             const std::int64_t end = std::min(nk_, start + b);
             for (std::int64_t i = 0; i < nq_; ++i) {
@@ -218,16 +297,23 @@ class GradEmulator {
                 bool any = false;
                 for (std::int64_t j = start; j < end; ++j) {
                     if (!keep_[i][j]) continue;
+                    pr[j] = a_.exp(a_.sub(score(i, j), e_.lse.data[i]), p_.base), ps[j] = st(pr[j]);
+                    if (pr[j] != 0 && ps[j] == 0) ++flushed;
+                    g[j] = ds(pr[j], dot_dp(i, j), dd[i]);
+                }
+                cast_p(i, start, end, pr, ps, pt, sigma);
+                cast_ds(i, start, end, g, gsig);
+                for (std::int64_t j = start; j < end; ++j) {
+                    if (!keep_[i][j]) continue;
                     any = true;
-                    const double p = a_.exp(a_.sub(score(i, j), e_.lse.data[i]), p_.base), ps = st(p);
-                    if (p != 0 && ps == 0) ++flushed;
-                    const double g = ds(p, dot_dp(i, j), dd[i]);
                     for (std::int64_t x = 0; x < d_; ++x) {
-                        blk[x] = a_.add(blk[x], a_.mul(g, p_.k.data[j * d_ + x]));
-                        e_.dk.data[j * d_ + x] = a_.add(e_.dk.data[j * d_ + x], a_.mul(g, p_.q.data[i * d_ + x]));
+                        blk[x] = a_.add(blk[x], ds_term(g[j], gsig[j], p_.k.data[j * d_ + x]));
+                        e_.dk.data[j * d_ + x] =
+                            a_.add(e_.dk.data[j * d_ + x], ds_term(g[j], gsig[j], p_.q.data[i * d_ + x]));
                     }
                     for (std::int64_t c = 0; c < dv_; ++c)
-                        e_.dv.data[j * dv_ + c] = a_.add(e_.dv.data[j * dv_ + c], a_.mul(ps, do_.data[i * dv_ + c]));
+                        e_.dv.data[j * dv_ + c] =
+                            a_.add(e_.dv.data[j * dv_ + c], dv_term(pt[j], sigma[j], do_.data[i * dv_ + c]));
                 }
                 if (flushed > 0)
                     note(fmt::format(
@@ -254,10 +340,20 @@ class GradEmulator {
 };
 
 std::string spec_text(const GradSpec& s, FloatFormat output) {
-    return fmt::format("{} backward, accumulate {}, storage {}, D from {}{}", grad_algorithm_name(s.algorithm),
-                       info(s.accumulate).name, info(s.storage.value_or(output)).name,
+    std::string p;
+    if (s.p_format)
+        p = fmt::format(", P in {} for dV (descale {}{})", info(*s.p_format).name,
+                        s.p_descale.per_block ? fmt::format("per block of {} keys", s.block)
+                                              : fmt::format("{:g}", s.p_descale.value),
+                        is_fp8(*s.p_format) ? fmt::format(", overflow {}", fp8_overflow_name(s.fp8_overflow)) : "");
+    if (s.ds_format)
+        p += fmt::format(", dS in {} for dQ and dK (descale {})", info(*s.ds_format).name,
+                         s.ds_descale.per_block ? fmt::format("per block of {} keys", s.block)
+                                                : fmt::format("{:g}", s.ds_descale.value));
+    return fmt::format("{} backward, accumulate {}, storage {}, D from {}{}{}", grad_algorithm_name(s.algorithm),
+                       info(s.accumulate).name, info(s.storage_format(output)).name,
                        s.delta_from() == DeltaFrom::Out ? "O" : "P∘dP",
-                       s.algorithm == GradAlgorithm::Flash2 ? fmt::format(", key blocks of {}", s.block) : "");
+                       s.algorithm == GradAlgorithm::Flash2 ? fmt::format(", key blocks of {}", s.block) : "", p);
 }
 
 }  // namespace
@@ -267,10 +363,7 @@ std::string grad_spec_text(const GradSpec& s, FloatFormat output) { return spec_
 GradEmulation grad_emulate(const Problem& p, const Tensor& d_out, const GradSpec& s, FloatFormat output, bool trace) {
     validate(p);
     detail::check_d_out(p, d_out);
-    if (s.algorithm == GradAlgorithm::Flash2 && s.delta_from() == DeltaFrom::P)
-        throw usage_error(
-            "flash2 computes D from O (its P is recomputed per key block): D from P is the standard "
-            "algorithm's");
+    check_grad_spec(s);
     return GradEmulator(p, d_out, s, output, trace).run();
 }
 
@@ -283,6 +376,7 @@ std::string grad_emulation_text(const GradEmulation& e, const GradSpec& s) {
                                static_cast<std::int64_t>(at) % t->shape[1], t->data[at], t->data[at]);
     for (std::size_t at = 0; at < e.lse.data.size(); ++at)
         out += fmt::format("lse[{}] = {:.9g} ({:a})\n", at, e.lse.data[at], e.lse.data[at]);
+    out += fp8_events_text(e.fp8);
     for (const auto& line : e.trace) out += "trace: " + line + "\n";
     return out;
 }
@@ -291,10 +385,15 @@ std::string grad_emulation_json(const GradEmulation& e, const GradSpec& s) {
     nlohmann::ordered_json j;
     j["algorithm"] = grad_algorithm_name(s.algorithm);
     j["accumulate"] = info(s.accumulate).name;
-    j["storage"] = info(s.storage.value_or(e.dq.format)).name;
+    j["storage"] = info(s.storage_format(e.dq.format)).name;
     j["dtype"] = info(e.dq.format).name;
     j["delta_from"] = s.delta_from() == DeltaFrom::Out ? "o" : "p";
     j["block"] = s.block;
+    j["p_dtype"] = s.p_format ? nlohmann::json(info(*s.p_format).name) : nlohmann::json();
+    j["p_descale"] = s.p_descale.per_block ? nlohmann::json("block") : nlohmann::json(s.p_descale.value);
+    j["ds_dtype"] = s.ds_format ? nlohmann::json(info(*s.ds_format).name) : nlohmann::json();
+    j["ds_descale"] = s.ds_descale.per_block ? nlohmann::json("block") : nlohmann::json(s.ds_descale.value);
+    j["fp8_overflow"] = fp8_overflow_name(s.fp8_overflow);
     const auto values = [](const Tensor& t) {
         nlohmann::json a = nlohmann::json::array();
         for (double x : t.data)
@@ -304,6 +403,7 @@ std::string grad_emulation_json(const GradEmulation& e, const GradSpec& s) {
     for (const auto& [name, t] :
          {std::pair{"dq", &e.dq}, {"dk", &e.dk}, {"dv", &e.dv}, {"out", &e.out}, {"lse", &e.lse}})
         j[name] = {{"shape", t->shape}, {"values", values(*t)}};
+    j["fp8"] = nlohmann::json::parse(fp8_events_json(e.fp8));
     j["trace"] = e.trace;
     return j.dump() + '\n';
 }

@@ -517,7 +517,7 @@ void check_d_out(const Problem& p, const Tensor& t) {
         if (!std::isfinite(v))
             throw domain_error(fmt::format("{}: {} in an input (refused: no exact value)", where, v), arg("do"));
         if (!representable(v, t.format))
-            throw domain_error(fmt::format("{}: {:.17g} is not a {} value", where, v, info(t.format).name), arg("do"));
+            throw domain_error(fmt::format("{}: {}", where, not_a_value(v, t.format)), arg("do"));
     }
 }
 
