@@ -163,6 +163,105 @@ def book_checks(args, env, work):
             fail(f"the book with a file of another scenario lacks {shown!r}: {text}")
 
 
+def pandoc_meta_scenario(path):
+    """The exactattn-scenario of pandoc's own metadata for a Markdown file (None when it has none)."""
+    import json
+    meta = json.loads(run(["pandoc", "-f", "markdown", "-t", "json", path]).stdout)["meta"]
+    if "exactattn-scenario" not in meta:
+        return None
+
+    def text(v):
+        if isinstance(v, list):
+            return "".join(text(x) for x in v)
+        if v["t"] == "Str":
+            return v["c"]
+        if v["t"] == "Space":
+            return " "
+        return text(v["c"]) if v["t"] in ("MetaInlines", "MetaBlocks", "Para", "Plain") else v["c"]
+
+    return text(meta["exactattn-scenario"])
+
+
+def metadata_block_checks(args, env, work):
+    """exactattn reads a Markdown file's scenario from its YAML metadata blocks as pandoc does (issue
+    34): a block anywhere (after a blank line, its first line not followed by a blank one), the later
+    value replacing the earlier, none in code or a comment; what only a YAML parser reads is refused
+    at its line. Each case is judged against the real pandoc's metadata: `fill` of {{/title}} shows
+    the scenario exactattn used (chapter14.json's title is "Chapter 14: where should the current
+    output look?", sky.json's "A sky memory: …")."""
+    d = os.path.join(work, "blocks")
+    os.makedirs(d)
+    shutil.copy(os.path.join(args.source, "data/chapter14/chapter14.json"), d)
+    shutil.copy(os.path.join(args.source, "tests/manuscript/sky.json"), d)
+    ch14, sky = "chapter14.json", "sky.json"
+    body = "\nThe title: {{/title}}.\n"
+    cases = {
+        "middle": (f"Text first.\n\n---\nexactattn-scenario: {sky}\n---\n" + body, sky),
+        "later-block": (f"---\nexactattn-scenario: {ch14}\n---\n\nText.\n\n---\ntitle: x\nexactattn-scenario: {sky}\n...\n"
+                        + body, sky),
+        "fenced": (f"---\nexactattn-scenario: {sky}\n---\n\n```\n---\nexactattn-scenario: {ch14}\n---\n```\n" + body, sky),
+        "comment": (f"---\nexactattn-scenario: {sky}\n---\n\n<!--\n\n---\nexactattn-scenario: {ch14}\n---\n-->\n" + body, sky),
+        "blank-first-line": (f"\n---\nexactattn-scenario: {sky}\n---\n" + body, sky),
+        "twice-in-a-block": (f"---\nexactattn-scenario: {ch14}\nexactattn-scenario: {sky}\n---\n" + body, sky),
+        "nested": (f"---\nexactattn-scenario: {sky}\nbook:\n  exactattn-scenario: {ch14}\n---\n" + body, sky),
+        "quoted-comment": (f"---\nexactattn-scenario: \"{sky}\"  # the book's\n---\n" + body, sky),
+        "trailing-blanks": (f"Text.\n\n---   \nexactattn-scenario: {sky}\n---  \n" + body, sky),
+    }
+    titles = {ch14: "Chapter 14: where should the current output look?", sky: "A sky memory"}
+    for name, (text, expected) in cases.items():
+        path = os.path.join(d, name + ".md")
+        write(path, text)
+        if pandoc_meta_scenario(path) != expected:
+            fail(f"{name}: pandoc's metadata names {pandoc_meta_scenario(path)!r}, the test expected {expected!r}")
+        filled = run([args.cli, "manuscript", "fill", path], cwd=d).stdout
+        if f"The title: {titles[expected]}" not in filled:
+            fail(f"{name}: exactattn did not use pandoc's scenario {expected}:\n{filled}")
+    # Not a metadata block for pandoc (a blank line after `---`; no blank line before it): none for
+    # exactattn either, which refuses the file as naming no scenario.
+    for name, text in {"blank-after": f"Text.\n\n---\n\nexactattn-scenario: {sky}\n---\n" + body,
+                       "no-blank-before": f"Text.\n---\nexactattn-scenario: {sky}\n---\n" + body}.items():
+        path = os.path.join(d, name + ".md")
+        write(path, text)
+        if pandoc_meta_scenario(path) is not None:
+            fail(f"{name}: pandoc read a metadata block the test did not expect")
+        p = run([args.cli, "manuscript", "check", path], cwd=d, expect_ok=False)
+        if p.returncode != 2 or f"{name}.md: names no scenario" not in p.stderr:
+            fail(f"{name}: exactattn read a scenario pandoc does not: exit {p.returncode}\n{p.stderr}")
+    # A sentence between a `---` and a `...` line is no map: pandoc shows a rule and the sentence as
+    # text, so exactattn checks its claim (Example 14.1's weight of key is 1/4, not 1/3).
+    path = os.path.join(d, "rules.md")
+    write(path, f"---\nexactattn-scenario: {ch14}\n---\n\nText.\n\n---\n"
+                "The weight is [1/3]{.exact ref=\"/reads/example-14.1/weights/1\"}.\n...\n")
+    if "The weight is" not in run(["pandoc", path, "-t", "plain"]).stdout:
+        fail("pandoc did not show the sentence between two rules as text")
+    p = run([args.cli, "manuscript", "check", path], cwd=d, expect_ok=False)
+    if p.returncode != 1 or "rules.md:8:15: /reads/example-14.1/weights/1: written 1/3, exact 1/4" not in p.stdout:
+        fail(f"a claim between two rules was not checked: exit {p.returncode}\n{p.stdout}{p.stderr}")
+    # What pandoc reads otherwise than a line's text (a folded value, an escape), or reads where
+    # exactattn does not (a block quote), is refused at its line: one line, exit 2.
+    refused = {
+        "folded": (f"---\nexactattn-scenario: >\n  {sky}\n---\n" + body, "folded.md:2:1: exactattn-scenario:"),
+        "escaped": (f"---\nexactattn-scenario: \"sky\\x2ejson\"\n---\n" + body, "escaped.md:2:1: exactattn-scenario:"),
+        "quoted-block": (f"Text.\n\n> ---\n> exactattn-scenario: {sky}\n> ---\n" + body,
+                         "quoted-block.md:4:3: exactattn-scenario in a block quote"),
+    }
+    for name, (text, line) in refused.items():
+        path = os.path.join(d, name + ".md")
+        write(path, text)
+        p = run([args.cli, "manuscript", "check", path], cwd=d, expect_ok=False)
+        if p.returncode != 2 or line not in p.stderr or len(p.stderr.strip().splitlines()) != 1:
+            fail(f"{name}: not refused at its line with one line: exit {p.returncode}\n{p.stderr}")
+    # In a pandoc book the filter takes the book's scenario from the file whose later block sets it.
+    lua = os.path.join(args.source, "share/exactattn/pandoc/exactattn.lua")
+    write(os.path.join(d, "part.md"), "The weights of r1 are {{/reads/r1/weights}}.\n")
+    out = os.path.join(d, "book.html")
+    run(["pandoc", f"--lua-filter={lua}", "later-block.md", "part.md", "-o", out], env=env, cwd=d)
+    text = open(out, encoding="utf-8").read()
+    # By hand (tests/manuscript/sky-derivation.md): read r1's weights are [1/5, 2/5, 2/5].
+    if "The weights of r1 are [1/5, 2/5, 2/5]." not in text:
+        fail(f"the book did not take the scenario of a later metadata block:\n{text}")
+
+
 def filter_checks(args, env, work):
     """Every way a manuscript reaches the filter is checked and filled, or refused (issues 32, 34)."""
     lua = os.path.join(args.source, "share/exactattn/pandoc/exactattn.lua")
@@ -620,6 +719,7 @@ def main():
     if args.only == "pandoc":
         pandoc_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
         book_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
+        metadata_block_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
     elif args.only == "safety":
         filter_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
         injection_checks(args, dict(os.environ, EXACTATTN=args.cli), work)

@@ -67,6 +67,81 @@ local function unfilled(meta)
   return nil
 end
 
+local function is_latex(f) return f:match('%.tex$') or f:match('%.ltx$') end
+
+-- Whether a line begins a YAML map: a key (plain, or in quotes) and a colon before a blank or the
+-- line's end, at the line's start.
+local function yaml_key(line)
+  local key_end
+  if line:match('^["\']') then
+    key_end = line:match('^"[^"]*"():') or line:match("^'[^']*'():")
+  elseif not (line:match('^[%s%[%]{}&*!|>%%@`,?:#]') or line:match('^%-%s') or line == '-') then
+    key_end = line:match('^.-():[ \t\r]') or line:match('^.-():$')
+  end
+  return key_end ~= nil and (line:sub(key_end + 1):match('^[ \t\r]') ~= nil or key_end == #line)
+end
+
+-- The YAML metadata blocks of a Markdown text, as pandoc's reader finds them: a line `---` at the
+-- start or after a blank line, whose next line is not blank, to a line `---` or `...`, holding a
+-- YAML map (or only comments); not inside a fenced code block or an HTML comment (exactattn finds the same blocks: docs/manuscript.md). They
+-- are returned as one small text, for pandoc to read their YAML as it reads the book's: only the
+-- metadata is parsed, not the whole file a second time.
+local function metadata_blocks(text)
+  local lines = {}
+  for line in (text .. '\n'):gmatch('([^\n]*)\n') do table.insert(lines, (line:gsub('\r$', ''))) end
+  local blocks = {}
+  local fence, comment, blank_before = nil, false, true
+  local i = 1
+  while i <= #lines do
+    local line = lines[i]
+    if fence then
+      local t = line:match('^%s*(.-)%s*$')
+      if #t >= #fence and t:match('^' .. fence:sub(1, 1) .. '+$') then fence = nil end
+    elseif comment then
+      if line:find('-->', 1, true) then comment = false end
+    elseif blank_before and line:match('^%-%-%-[ \t]*$') and lines[i + 1] and lines[i + 1]:match('%S') then
+      local close = nil
+      for j = i + 1, #lines do
+        if lines[j]:match('^%-%-%-[ \t]*$') or lines[j]:match('^%.%.%.[ \t]*$') then close = j; break end
+      end
+      -- pandoc takes a block for metadata when it holds a YAML map (or only comments); a sentence
+      -- or a list between two `---` lines is text, read on
+      local first = nil
+      for j = i + 1, (close or 0) - 1 do
+        if lines[j]:match('%S') and not lines[j]:match('^%s*#') then first = lines[j]; break end
+      end
+      if close and (not first or yaml_key(first)) then
+        table.insert(blocks, table.concat(lines, '\n', i, close))
+        i = close
+      end
+    else
+      local run = line:match('^ ? ? ?(```+)') or line:match('^ ? ? ?(~~~+)')
+      if run then
+        fence = run
+      else
+        local open = line:find('<!--', 1, true)
+        if open and not line:find('-->', open + 4, true) then comment = true end
+      end
+    end
+    blank_before = not line:match('%S')
+    i = i + 1
+  end
+  return table.concat(blocks, '\n\n')
+end
+
+-- The exactattn-scenario a Markdown file's own metadata blocks set (the last, as pandoc merges
+-- them), or nil.
+local function own_scenario(f)
+  local handle = io.open(f, 'rb')
+  if not handle then return nil end
+  local blocks = metadata_blocks(handle:read('a'))
+  handle:close()
+  if blocks == '' then return nil end
+  local ok, doc = pcall(pandoc.read, blocks, 'markdown')
+  local own = ok and doc.meta['exactattn-scenario']
+  return own and pandoc.utils.stringify(own) or nil
+end
+
 -- The input file whose own metadata sets the exactattn-scenario that the build's metadata holds
 -- (the last such file: pandoc gives a later file's value precedence), or nil and a hint when the
 -- build's metadata names none, or names one no input file sets (pandoc -M, --metadata-file): such
@@ -77,14 +152,7 @@ local function scenario_source(meta, files)
   local name = pandoc.utils.stringify(named)
   local from = nil
   for _, f in ipairs(files) do
-    if not (f:match('%.tex$') or f:match('%.ltx$')) then
-      local handle = io.open(f, 'rb')
-      if handle then
-        local own = pandoc.read(handle:read('a'), 'markdown').meta['exactattn-scenario']
-        handle:close()
-        if own and pandoc.utils.stringify(own) == name then from = f end
-      end
-    end
+    if not is_latex(f) and own_scenario(f) == name then from = f end
   end
   if from then return from:sub(1, 1) == '-' and './' .. from or from, nil end
   return nil, 'the build\'s metadata names exactattn-scenario ' .. name .. ', and no input file\'s front matter '
@@ -110,7 +178,7 @@ local function check_and_fill(doc)
   local texts = {}
   local format = 'markdown'
   for _, f in ipairs(files) do
-    if f:match('%.tex$') or f:match('%.ltx$') then format = 'latex' end
+    if is_latex(f) then format = 'latex' end
     run(exe, command('check', f), hint)
     table.insert(texts, run(exe, command('fill', f), hint))
   end
