@@ -262,6 +262,50 @@ def metadata_block_checks(args, env, work):
         fail(f"the book did not take the scenario of a later metadata block:\n{text}")
 
 
+def latex_input_checks(args, env, work):
+    """LaTeX inputs in a pandoc build (issue 34): a .tex input's `% exactattn-scenario:` comment is not
+    pandoc metadata; the filter takes it as the book's when exactly one LaTeX input names one, so a
+    chapter naming none is checked and filled with it, and the marks' written values reach the output
+    (pandoc drops a command it does not know). By hand (Chapter 14): Example 14.1's weights
+    [1/2, 1/4, 1/4], denominator 2 + 1 + 1 = 4."""
+    lua = os.path.join(args.source, "share/exactattn/pandoc/exactattn.lua")
+    d = os.path.join(work, "texbook")
+    os.makedirs(os.path.join(d, "chapters"))
+    shutil.copy(os.path.join(args.source, "data/chapter14/chapter14.json"), d)
+    write(os.path.join(d, "main.tex"), "% exactattn-scenario: chapter14.json\n\\section{One}\n"
+          "The weights are \\exact{/reads/example-14.1/weights}{$[\\tfrac12, \\tfrac14, \\tfrac14]$}.\n")
+    right = ("\\section{Two}\nThe denominator is \\exact{/reads/example-14.1/denominator}{4}, the context "
+             "\\exactvalue[ascii]{/reads/example-14.1/context}.\n")
+    two = os.path.join("chapters", "two.tex")
+    write(os.path.join(d, two), right)
+    out = os.path.join(d, "book.html")
+    run(["pandoc", f"--lua-filter={lua}", "main.tex", two, "--wrap=none", "-o", out], env=env, cwd=d)
+    text = open(out, encoding="utf-8").read()
+    no_leaks(text, "the LaTeX book's HTML")
+    for shown in ["The weights are <span class=\"math inline\">",
+                  "The denominator is 4, the context <span class=\"math inline\">[<em>a</em>/2,<em>a</em>/4]</span>."]:
+        if shown not in text:
+            fail(f"the LaTeX book's HTML lacks {shown!r}:\n{text}")
+    # A wrong denominator in the chapter naming none stops the build at its line (2, column 20).
+    write(os.path.join(d, two), right.replace("{4}", "{5}"))
+    os.remove(out)
+    p = run(["pandoc", f"--lua-filter={lua}", "main.tex", two, "-o", out], env=env, cwd=d, expect_ok=False)
+    if p.returncode != 1 or os.path.exists(out) or "chapters/two.tex:2:20: /reads/example-14.1/denominator: written 5" \
+            not in p.stderr:
+        fail(f"a wrong number in the LaTeX chapter naming none did not stop the build: exit {p.returncode}\n{p.stderr}")
+    write(os.path.join(d, two), right)
+    # Two LaTeX inputs naming scenarios: a third naming none is refused with a line saying why.
+    write(os.path.join(d, "other.tex"), "% exactattn-scenario: chapter14.json\nText.\n")
+    p = run(["pandoc", f"--lua-filter={lua}", "main.tex", "other.tex", two, "-o", out], env=env, cwd=d, expect_ok=False)
+    if p.returncode != 2 or os.path.exists(out) or "each name an exactattn-scenario in a comment" not in p.stderr:
+        fail(f"a LaTeX chapter took one of two scenarios: exit {p.returncode}\n{p.stderr}")
+    # Markdown after LaTeX is read by pandoc as LaTeX: refused, not checked as a text other than the one published.
+    write(os.path.join(d, "three.md"), "---\nexactattn-scenario: chapter14.json\n---\n\nText.\n")
+    p = run(["pandoc", f"--lua-filter={lua}", "main.tex", "three.md", "-o", out], env=env, cwd=d, expect_ok=False)
+    if p.returncode != 2 or os.path.exists(out) or "three.md: pandoc reads it with the reader of main.tex" not in p.stderr:
+        fail(f"a Markdown file read as LaTeX was built: exit {p.returncode}\n{p.stderr}")
+
+
 def filter_checks(args, env, work):
     """Every way a manuscript reaches the filter is checked and filled, or refused (issues 32, 34)."""
     lua = os.path.join(args.source, "share/exactattn/pandoc/exactattn.lua")
@@ -720,6 +764,7 @@ def main():
         pandoc_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
         book_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
         metadata_block_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
+        latex_input_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
     elif args.only == "safety":
         filter_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
         injection_checks(args, dict(os.environ, EXACTATTN=args.cli), work)

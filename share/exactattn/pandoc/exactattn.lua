@@ -19,7 +19,9 @@
 -- The scenario is the one each manuscript names; a file that names none (a book split over
 -- files, its metadata in one) takes the one the build's metadata names, as pandoc merges the
 -- files' metadata (a later file's value replacing an earlier one's), confined to the folder of
--- the file that names it: `exactattn manuscript check --scenario-from THAT_FILE`.
+-- the file that names it: `exactattn manuscript check --scenario-from THAT_FILE`. In a book of
+-- LaTeX inputs, whose `% exactattn-scenario:` comment is not pandoc metadata, a file naming none
+-- takes the scenario of the one LaTeX input that names it.
 
 local function stop(message, code)
   io.stderr:write('exactattn.lua: ' .. message .. '\n')
@@ -159,6 +161,28 @@ local function scenario_source(meta, files)
     .. 'does (pandoc -M or a metadata file): name it in an input file, whose folder confines it'
 end
 
+-- A book of LaTeX inputs names its scenario in a comment, `% exactattn-scenario: FILE`, which is not
+-- pandoc metadata: when the build's metadata names none and exactly one LaTeX input names one, that
+-- input is the one the files naming none take it from (exactattn reads its comment and confines the
+-- scenario to its folder); when several do, a file naming none is refused, with a hint, rather than
+-- given one of them.
+local function latex_scenario_source(files)
+  local naming = {}
+  for _, f in ipairs(files) do
+    local handle = is_latex(f) and io.open(f, 'rb')
+    if handle then
+      if handle:read('a'):find('exactattn-scenario:', 1, true) then table.insert(naming, f) end
+      handle:close()
+    end
+  end
+  if #naming == 1 then return naming[1]:sub(1, 1) == '-' and './' .. naming[1] or naming[1], nil end
+  if #naming > 1 then
+    return nil, 'the LaTeX inputs ' .. table.concat(naming, ', ') .. ' each name an exactattn-scenario in a comment, '
+      .. 'which is not pandoc metadata: a file naming none takes the scenario of the one LaTeX input that names it'
+  end
+  return nil, nil
+end
+
 local function check_and_fill(doc)
   local exe = binary(doc.meta)
   local files = PANDOC_STATE.input_files
@@ -169,16 +193,27 @@ local function check_and_fill(doc)
         .. '(pandoc FILE.md --lua-filter=exactattn.lua), or run `exactattn manuscript fill FILE` first')
     end
   end
+  -- pandoc reads every input with one reader, the first file's (a LaTeX file after a Markdown one
+  -- is read as Markdown): exactattn would check a text other than the one published.
+  for _, f in ipairs(files) do
+    if not is_latex(f) ~= not is_latex(files[1]) then
+      stop(f .. ': pandoc reads it with the reader of ' .. files[1] .. ' (the first input file), not as written: '
+        .. 'build LaTeX and Markdown inputs separately, or convert one of them first')
+    end
+  end
   -- A file naming no scenario takes the build's, found and confined where it is named.
   local from, hint = scenario_source(doc.meta, files)
+  if not from and not doc.meta['exactattn-scenario'] then from, hint = latex_scenario_source(files) end
   local function command(name, f)
     if from then return {'manuscript', name, '--scenario-from', from, '--', f} end
     return {'manuscript', name, '--', f}
   end
   local texts = {}
-  local format = 'markdown'
+  local format = is_latex(files[1]) and 'latex' or 'markdown'
+  -- In LaTeX a mark is \exact{pointer}{written} (exactattn.sty): pandoc drops a command it does not
+  -- know, and the written value with it, so the marks are defined as the package defines them.
+  if format == 'latex' then table.insert(texts, '\\providecommand{\\exact}[2]{#2}\\providecommand{\\noclaim}[1]{#1}') end
   for _, f in ipairs(files) do
-    if is_latex(f) then format = 'latex' end
     run(exe, command('check', f), hint)
     table.insert(texts, run(exe, command('fill', f), hint))
   end
