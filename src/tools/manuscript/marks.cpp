@@ -612,6 +612,31 @@ Location Source::at(std::size_t offset) const {
     return where;
 }
 
+void read_project_file(Source& src, bool myst) {
+    src.scenario.clear();
+    const std::string_view t(src.text);
+    if (!myst) {
+        read_yaml_keys(src, 0, t.size(), "");
+        return;
+    }
+    // myst.yml: the project's frontmatter, the entries of the top-level map `project:`.
+    for (std::size_t pos = 0; pos < t.size(); pos = line_end(t, pos) + 1) {
+        const std::string_view line = t.substr(pos, line_end(t, pos) - pos);
+        if (trim(line) != "project:" || line.front() != 'p') continue;
+        std::size_t end = line_end(t, pos) + 1;
+        std::string indent;
+        while (end < t.size()) {
+            const std::string_view next = t.substr(end, line_end(t, end) - end);
+            if (!blank_line(next) && next.front() != ' ' && next.front() != '\t' && next.front() != '#') break;
+            if (indent.empty() && !blank_line(next) && next.front() == ' ') {
+                indent = std::string(next.substr(0, next.find_first_not_of(' ')));
+            }
+            end = line_end(t, end) + 1;
+        }
+        if (!indent.empty()) read_yaml_keys(src, line_end(t, pos) + 1, std::min(end, t.size()), indent);
+    }
+}
+
 void inherit_scenario(Source& src, const std::string& inherited) {
     if (!src.scenario.empty() || inherited.empty()) return;
     src.scenario = inherited;
