@@ -85,9 +85,9 @@ end
 
 -- The YAML metadata blocks of a Markdown text, as pandoc's reader finds them: a line `---` at the
 -- start or after a blank line, whose next line is not blank, to a line `---` or `...`, holding a
--- YAML map (or only comments); not inside a fenced code block or an HTML comment (exactattn finds the same blocks: docs/manuscript.md). They
--- are returned as one small text, for pandoc to read their YAML as it reads the book's: only the
--- metadata is parsed, not the whole file a second time.
+-- YAML map (or only comments); not inside a fenced code block or an HTML comment (exactattn finds
+-- the same blocks: docs/manuscript.md). They are returned as one small text, for pandoc to read
+-- their YAML as it reads the book's: only the metadata is parsed, not the whole file a second time.
 local function metadata_blocks(text)
   local lines = {}
   for line in (text .. '\n'):gmatch('([^\n]*)\n') do table.insert(lines, (line:gsub('\r$', ''))) end
