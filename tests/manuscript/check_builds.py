@@ -294,6 +294,14 @@ def latex_input_checks(args, env, work):
             not in p.stderr:
         fail(f"a wrong number in the LaTeX chapter naming none did not stop the build: exit {p.returncode}\n{p.stderr}")
     write(os.path.join(d, two), right)
+    # A Markdown placeholder in a LaTeX input is not filled: refused, not published as a pointer.
+    write(os.path.join(d, two), right.replace("\\exactvalue[ascii]{/reads/example-14.1/context}",
+                                              "{{/reads/example-14.1/context}}"))
+    p = run(["pandoc", f"--lua-filter={lua}", "main.tex", two, "-o", out], env=env, cwd=d, expect_ok=False)
+    if (p.returncode != 2 or os.path.exists(out)
+            or "chapters/two.tex: {{/reads/example-14.1/context}} is a Markdown placeholder" not in p.stderr):
+        fail(f"a Markdown placeholder in a LaTeX input was published: exit {p.returncode}\n{p.stderr}")
+    write(os.path.join(d, two), right)
     # Two LaTeX inputs naming scenarios: a third naming none is refused with a line saying why.
     write(os.path.join(d, "other.tex"), "% exactattn-scenario: chapter14.json\nText.\n")
     p = run(["pandoc", f"--lua-filter={lua}", "main.tex", "other.tex", two, "-o", out], env=env, cwd=d, expect_ok=False)

@@ -215,7 +215,14 @@ local function check_and_fill(doc)
   if format == 'latex' then table.insert(texts, '\\providecommand{\\exact}[2]{#2}\\providecommand{\\noclaim}[1]{#1}') end
   for _, f in ipairs(files) do
     run(exe, command('check', f), hint)
-    table.insert(texts, run(exe, command('fill', f), hint))
+    local filled = run(exe, command('fill', f), hint)
+    -- {{/pointer}} is a Markdown placeholder: in LaTeX exactattn leaves it, and pandoc would publish
+    -- the pointer as text (a hole)
+    if format == 'latex' and (filled:find('{{/', 1, true) or filled:find('{{table', 1, true)) then
+      stop(f .. ': ' .. (filled:match('{{[^}\n]*}}') or '{{') .. ' is a Markdown placeholder, which a LaTeX input does '
+        .. 'not fill: write \\exactvalue{/pointer} (or \\exacttable{…})')
+    end
+    table.insert(texts, filled)
   end
   -- As pandoc joins several input files: one text, the files separated by a blank line.
   local left = unfilled(doc.meta)
