@@ -26,7 +26,9 @@ namespace {
 struct ManuscriptCli {
     std::vector<std::string> files;
     std::string scenario;
-    std::string scenario_from;  ///< --scenario-from: the file whose scenario the files naming none inherit
+    /// --scenario-from (repeatable): the files whose scenario the files naming none inherit, the first
+    /// that names one (a chapter, then its book's project file)
+    std::vector<std::string> scenario_from;
     std::size_t jobs = 0;
     std::string junit;
     bool in_place = false;
@@ -77,14 +79,21 @@ Inputs inputs(const std::vector<std::string>& paths, const ManuscriptCli& o, boo
                 "file: give one of them",
                 option_place("--scenario-from"));
         }
-        if (o.scenario_from == "-") {
-            throw usage_error(
-                "names standard input, which is read as a manuscript: name the file whose "
-                "exactattn-scenario the others inherit",
-                option_place("--scenario-from"));
+        for (std::size_t i = 0; i < o.scenario_from.size() && book_scenario.empty(); ++i) {
+            const std::string& from = o.scenario_from[i];
+            if (from == "-") {
+                throw usage_error(
+                    "names standard input, which is read as a manuscript: name the file whose "
+                    "exactattn-scenario the others inherit",
+                    option_place("--scenario-from"));
+            }
+            // confined to that file's folder; a file that cannot be read is the option's error. The
+            // last one given must name a scenario; an earlier one naming none passes to the next.
+            const bool last = i + 1 == o.scenario_from.size();
+            book_scenario = for_option("--scenario-from", [&] {
+                return last || names_scenario(from) ? inheritable_scenario(from) : std::string();
+            });
         }
-        // confined to that file's folder; a file that cannot be read is the option's error
-        book_scenario = for_option("--scenario-from", [&] { return inheritable_scenario(o.scenario_from); });
         only_named = false;
     }
     Inputs in;
@@ -362,12 +371,13 @@ void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& co
         "What standard input (-) stands for: its name in messages, its ending (the format) and its directory "
         "(where its scenario is found); default <stdin>, Markdown";
     static const std::string kScenarioFromHelp =
-        "A manuscript whose scenario a manuscript that names none takes (a book split over files, the metadata in "
-        "one), confined to that manuscript's folder or the working directory";
+        "A manuscript (or a book's _quarto.yml or myst.yml) whose scenario a manuscript that names none takes (a "
+        "book split over files, the metadata in one), confined to that file's folder or the working directory; "
+        "given more than once, the first that names one";
     s_check->add_option("files", o->files, "Manuscripts or directories (" + kinds + "), or - for standard input")
         ->required();
     s_check->add_option("--scenario", o->scenario, "Scenario file for every manuscript (default: the one each names)");
-    s_check->add_option("--scenario-from", o->scenario_from, kScenarioFromHelp);
+    s_check->add_option("--scenario-from", o->scenario_from, kScenarioFromHelp)->allow_extra_args(false);
     s_check->add_option("--stdin-filename", o->stdin_filename, kStdinHelp);
     s_check->add_option("-j,--jobs", o->jobs, "Files checked in parallel (default: the number of cores)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
@@ -382,7 +392,7 @@ void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& co
         ->required()
         ->expected(1);
     s_fill->add_option("--scenario", o->scenario, "Scenario file (default: the one the manuscript names)");
-    s_fill->add_option("--scenario-from", o->scenario_from, kScenarioFromHelp);
+    s_fill->add_option("--scenario-from", o->scenario_from, kScenarioFromHelp)->allow_extra_args(false);
     s_fill->add_option("--stdin-filename", o->stdin_filename, kStdinHelp);
     s_fill->add_flag("--in-place", o->in_place, "Rewrite the manuscript itself (atomically)");
     s_fill->add_option("--format", o->format, "manuscript (the filled text), or json: each placeholder and its value")
@@ -399,7 +409,7 @@ void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& co
     auto* s_audit = family->add_subcommand("audit", "Unmarked numeric claims, what they equal, and the coverage");
     s_audit->add_option("files", o->files, "Manuscripts or directories, or - for standard input")->required();
     s_audit->add_option("--scenario", o->scenario, "Scenario file (default: the one each manuscript names)");
-    s_audit->add_option("--scenario-from", o->scenario_from, kScenarioFromHelp);
+    s_audit->add_option("--scenario-from", o->scenario_from, kScenarioFromHelp)->allow_extra_args(false);
     s_audit->add_option("--stdin-filename", o->stdin_filename, kStdinHelp);
     s_audit->add_option("-j,--jobs", o->jobs, "Files audited in parallel (default: the number of cores)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
@@ -419,7 +429,7 @@ void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& co
         ->required()
         ->expected(1);
     s_propose->add_option("--scenario", o->scenario, "Scenario file (default: the one the manuscript names)");
-    s_propose->add_option("--scenario-from", o->scenario_from, kScenarioFromHelp);
+    s_propose->add_option("--scenario-from", o->scenario_from, kScenarioFromHelp)->allow_extra_args(false);
     s_propose->add_option("--stdin-filename", o->stdin_filename, kStdinHelp);
     s_propose->add_flag("--diff", o->diff, "Print a unified diff of the lines the marks change instead");
     s_propose->add_option("--listing", o->listing,

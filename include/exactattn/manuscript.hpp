@@ -61,11 +61,16 @@ struct BookFile {
 std::vector<BookFile> book_files(const std::vector<std::string>& files);
 
 /// The scenario the manuscript `file` names, as the files of its book inherit it (`--scenario-from`:
-/// a pandoc build's files that name none take the one its metadata names): an absolute path, or
+/// a book's project file, `_quarto.yml` or `myst.yml` (its `project:` map), names it for every
+/// chapter; a pandoc build's files that name none take the one its metadata names): an absolute path, or
 /// `chapter14`. It is confined as `file`'s own (to `file`'s folder or the working directory), so
 /// a file that inherits it is not checked again. UsageError placed at `file` when it names none or
 /// one outside those folders.
 std::string inheritable_scenario(const std::string& file);
+
+/// Whether `file` (a manuscript, or a book's `_quarto.yml` or `myst.yml`: docs/manuscript.md,
+/// "Books") names a scenario (errors as inheritable_scenario's, but none for naming none).
+bool names_scenario(const std::string& file);
 
 /// One marked claim and its verdict.
 struct ClaimVerdict {

@@ -163,6 +163,157 @@ def book_checks(args, env, work):
             fail(f"the book with a file of another scenario lacks {shown!r}: {text}")
 
 
+def pandoc_meta_scenario(path):
+    """The exactattn-scenario of pandoc's own metadata for a Markdown file (None when it has none)."""
+    import json
+    meta = json.loads(run(["pandoc", "-f", "markdown", "-t", "json", path]).stdout)["meta"]
+    if "exactattn-scenario" not in meta:
+        return None
+
+    def text(v):
+        if isinstance(v, list):
+            return "".join(text(x) for x in v)
+        if v["t"] == "Str":
+            return v["c"]
+        if v["t"] == "Space":
+            return " "
+        return text(v["c"]) if v["t"] in ("MetaInlines", "MetaBlocks", "Para", "Plain") else v["c"]
+
+    return text(meta["exactattn-scenario"])
+
+
+def metadata_block_checks(args, env, work):
+    """exactattn reads a Markdown file's scenario from its YAML metadata blocks as pandoc does (issue
+    34): a block anywhere (after a blank line, its first line not followed by a blank one), the later
+    value replacing the earlier, none in code or a comment; what only a YAML parser reads is refused
+    at its line. Each case is judged against the real pandoc's metadata: `fill` of {{/title}} shows
+    the scenario exactattn used (chapter14.json's title is "Chapter 14: where should the current
+    output look?", sky.json's "A sky memory: …")."""
+    d = os.path.join(work, "blocks")
+    os.makedirs(d)
+    shutil.copy(os.path.join(args.source, "data/chapter14/chapter14.json"), d)
+    shutil.copy(os.path.join(args.source, "tests/manuscript/sky.json"), d)
+    ch14, sky = "chapter14.json", "sky.json"
+    body = "\nThe title: {{/title}}.\n"
+    cases = {
+        "middle": (f"Text first.\n\n---\nexactattn-scenario: {sky}\n---\n" + body, sky),
+        "later-block": (f"---\nexactattn-scenario: {ch14}\n---\n\nText.\n\n---\ntitle: x\nexactattn-scenario: {sky}\n...\n"
+                        + body, sky),
+        "fenced": (f"---\nexactattn-scenario: {sky}\n---\n\n```\n---\nexactattn-scenario: {ch14}\n---\n```\n" + body, sky),
+        "comment": (f"---\nexactattn-scenario: {sky}\n---\n\n<!--\n\n---\nexactattn-scenario: {ch14}\n---\n-->\n" + body, sky),
+        "blank-first-line": (f"\n---\nexactattn-scenario: {sky}\n---\n" + body, sky),
+        "twice-in-a-block": (f"---\nexactattn-scenario: {ch14}\nexactattn-scenario: {sky}\n---\n" + body, sky),
+        "nested": (f"---\nexactattn-scenario: {sky}\nbook:\n  exactattn-scenario: {ch14}\n---\n" + body, sky),
+        "quoted-comment": (f"---\nexactattn-scenario: \"{sky}\"  # the book's\n---\n" + body, sky),
+        "trailing-blanks": (f"Text.\n\n---   \nexactattn-scenario: {sky}\n---  \n" + body, sky),
+    }
+    titles = {ch14: "Chapter 14: where should the current output look?", sky: "A sky memory"}
+    for name, (text, expected) in cases.items():
+        path = os.path.join(d, name + ".md")
+        write(path, text)
+        if pandoc_meta_scenario(path) != expected:
+            fail(f"{name}: pandoc's metadata names {pandoc_meta_scenario(path)!r}, the test expected {expected!r}")
+        filled = run([args.cli, "manuscript", "fill", path], cwd=d).stdout
+        if f"The title: {titles[expected]}" not in filled:
+            fail(f"{name}: exactattn did not use pandoc's scenario {expected}:\n{filled}")
+    # Not a metadata block for pandoc (a blank line after `---`; no blank line before it): none for
+    # exactattn either, which refuses the file as naming no scenario.
+    for name, text in {"blank-after": f"Text.\n\n---\n\nexactattn-scenario: {sky}\n---\n" + body,
+                       "no-blank-before": f"Text.\n---\nexactattn-scenario: {sky}\n---\n" + body}.items():
+        path = os.path.join(d, name + ".md")
+        write(path, text)
+        if pandoc_meta_scenario(path) is not None:
+            fail(f"{name}: pandoc read a metadata block the test did not expect")
+        p = run([args.cli, "manuscript", "check", path], cwd=d, expect_ok=False)
+        if p.returncode != 2 or f"{name}.md: names no scenario" not in p.stderr:
+            fail(f"{name}: exactattn read a scenario pandoc does not: exit {p.returncode}\n{p.stderr}")
+    # A sentence between a `---` and a `...` line is no map: pandoc shows a rule and the sentence as
+    # text, so exactattn checks its claim (Example 14.1's weight of key is 1/4, not 1/3).
+    path = os.path.join(d, "rules.md")
+    write(path, f"---\nexactattn-scenario: {ch14}\n---\n\nText.\n\n---\n"
+                "The weight is [1/3]{.exact ref=\"/reads/example-14.1/weights/1\"}.\n...\n")
+    if "The weight is" not in run(["pandoc", path, "-t", "plain"]).stdout:
+        fail("pandoc did not show the sentence between two rules as text")
+    p = run([args.cli, "manuscript", "check", path], cwd=d, expect_ok=False)
+    if p.returncode != 1 or "rules.md:8:15: /reads/example-14.1/weights/1: written 1/3, exact 1/4" not in p.stdout:
+        fail(f"a claim between two rules was not checked: exit {p.returncode}\n{p.stdout}{p.stderr}")
+    # What pandoc reads otherwise than a line's text (a folded value, an escape), or reads where
+    # exactattn does not (a block quote), is refused at its line: one line, exit 2.
+    refused = {
+        "folded": (f"---\nexactattn-scenario: >\n  {sky}\n---\n" + body, "folded.md:2:1: exactattn-scenario:"),
+        "escaped": (f"---\nexactattn-scenario: \"sky\\x2ejson\"\n---\n" + body, "escaped.md:2:1: exactattn-scenario:"),
+        "quoted-block": (f"Text.\n\n> ---\n> exactattn-scenario: {sky}\n> ---\n" + body,
+                         "quoted-block.md:4:3: exactattn-scenario in a block quote"),
+    }
+    for name, (text, line) in refused.items():
+        path = os.path.join(d, name + ".md")
+        write(path, text)
+        p = run([args.cli, "manuscript", "check", path], cwd=d, expect_ok=False)
+        if p.returncode != 2 or line not in p.stderr or len(p.stderr.strip().splitlines()) != 1:
+            fail(f"{name}: not refused at its line with one line: exit {p.returncode}\n{p.stderr}")
+    # In a pandoc book the filter takes the book's scenario from the file whose later block sets it.
+    lua = os.path.join(args.source, "share/exactattn/pandoc/exactattn.lua")
+    write(os.path.join(d, "part.md"), "The weights of r1 are {{/reads/r1/weights}}.\n")
+    out = os.path.join(d, "book.html")
+    run(["pandoc", f"--lua-filter={lua}", "later-block.md", "part.md", "-o", out], env=env, cwd=d)
+    text = open(out, encoding="utf-8").read()
+    # By hand (tests/manuscript/sky-derivation.md): read r1's weights are [1/5, 2/5, 2/5].
+    if "The weights of r1 are [1/5, 2/5, 2/5]." not in text:
+        fail(f"the book did not take the scenario of a later metadata block:\n{text}")
+
+
+def latex_input_checks(args, env, work):
+    """LaTeX inputs in a pandoc build (issue 34): a .tex input's `% exactattn-scenario:` comment is not
+    pandoc metadata; the filter takes it as the book's when exactly one LaTeX input names one, so a
+    chapter naming none is checked and filled with it, and the marks' written values reach the output
+    (pandoc drops a command it does not know). By hand (Chapter 14): Example 14.1's weights
+    [1/2, 1/4, 1/4], denominator 2 + 1 + 1 = 4."""
+    lua = os.path.join(args.source, "share/exactattn/pandoc/exactattn.lua")
+    d = os.path.join(work, "texbook")
+    os.makedirs(os.path.join(d, "chapters"))
+    shutil.copy(os.path.join(args.source, "data/chapter14/chapter14.json"), d)
+    write(os.path.join(d, "main.tex"), "% exactattn-scenario: chapter14.json\n\\section{One}\n"
+          "The weights are \\exact{/reads/example-14.1/weights}{$[\\tfrac12, \\tfrac14, \\tfrac14]$}.\n")
+    right = ("\\section{Two}\nThe denominator is \\exact{/reads/example-14.1/denominator}{4}, the context "
+             "\\exactvalue[ascii]{/reads/example-14.1/context}.\n")
+    two = os.path.join("chapters", "two.tex")
+    write(os.path.join(d, two), right)
+    out = os.path.join(d, "book.html")
+    run(["pandoc", f"--lua-filter={lua}", "main.tex", two, "--wrap=none", "-o", out], env=env, cwd=d)
+    text = open(out, encoding="utf-8").read()
+    no_leaks(text, "the LaTeX book's HTML")
+    for shown in ["The weights are <span class=\"math inline\">",
+                  "The denominator is 4, the context <span class=\"math inline\">[<em>a</em>/2,<em>a</em>/4]</span>."]:
+        if shown not in text:
+            fail(f"the LaTeX book's HTML lacks {shown!r}:\n{text}")
+    # A wrong denominator in the chapter naming none stops the build at its line (2, column 20).
+    write(os.path.join(d, two), right.replace("{4}", "{5}"))
+    os.remove(out)
+    p = run(["pandoc", f"--lua-filter={lua}", "main.tex", two, "-o", out], env=env, cwd=d, expect_ok=False)
+    if p.returncode != 1 or os.path.exists(out) or "chapters/two.tex:2:20: /reads/example-14.1/denominator: written 5" \
+            not in p.stderr:
+        fail(f"a wrong number in the LaTeX chapter naming none did not stop the build: exit {p.returncode}\n{p.stderr}")
+    write(os.path.join(d, two), right)
+    # A Markdown placeholder in a LaTeX input is not filled: refused, not published as a pointer.
+    write(os.path.join(d, two), right.replace("\\exactvalue[ascii]{/reads/example-14.1/context}",
+                                              "{{/reads/example-14.1/context}}"))
+    p = run(["pandoc", f"--lua-filter={lua}", "main.tex", two, "-o", out], env=env, cwd=d, expect_ok=False)
+    if (p.returncode != 2 or os.path.exists(out)
+            or "chapters/two.tex: {{/reads/example-14.1/context}} is a Markdown placeholder" not in p.stderr):
+        fail(f"a Markdown placeholder in a LaTeX input was published: exit {p.returncode}\n{p.stderr}")
+    write(os.path.join(d, two), right)
+    # Two LaTeX inputs naming scenarios: a third naming none is refused with a line saying why.
+    write(os.path.join(d, "other.tex"), "% exactattn-scenario: chapter14.json\nText.\n")
+    p = run(["pandoc", f"--lua-filter={lua}", "main.tex", "other.tex", two, "-o", out], env=env, cwd=d, expect_ok=False)
+    if p.returncode != 2 or os.path.exists(out) or "each name an exactattn-scenario in a comment" not in p.stderr:
+        fail(f"a LaTeX chapter took one of two scenarios: exit {p.returncode}\n{p.stderr}")
+    # Markdown after LaTeX is read by pandoc as LaTeX: refused, not checked as a text other than the one published.
+    write(os.path.join(d, "three.md"), "---\nexactattn-scenario: chapter14.json\n---\n\nText.\n")
+    p = run(["pandoc", f"--lua-filter={lua}", "main.tex", "three.md", "-o", out], env=env, cwd=d, expect_ok=False)
+    if p.returncode != 2 or os.path.exists(out) or "three.md: pandoc reads it with the reader of main.tex" not in p.stderr:
+        fail(f"a Markdown file read as LaTeX was built: exit {p.returncode}\n{p.stderr}")
+
+
 def filter_checks(args, env, work):
     """Every way a manuscript reaches the filter is checked and filled, or refused (issues 32, 34)."""
     lua = os.path.join(args.source, "share/exactattn/pandoc/exactattn.lua")
@@ -356,11 +507,14 @@ def quarto_shortcodes(markdown):
     return re.sub(r"\{\{\{<(.*?)>\}\}\}|\{\{<(.*?)>\}\}", span, markdown)
 
 
-def render_like_quarto(args, env, qmd, out, extra=(), expect_ok=True):
+def render_like_quarto(args, env, qmd, out, extra=(), expect_ok=True, project=None):
     """pandoc run on qmd as `quarto render` runs it (src/command/render/pandoc.ts): the front matter
     taken out into a --metadata-file, the body written to a temporary quarto-input*.md that pandoc
     reads, the working directory the document's, and the extension's filters and shortcodes run by
-    tests/manuscript/quarto/quarto_shim.lua with quarto.doc.input_file naming the document."""
+    tests/manuscript/quarto/quarto_shim.lua with quarto.doc.input_file naming the document. In a
+    project (`project`, the directory of _quarto.yml) the project's metadata is merged under the
+    document's (a later --metadata-file takes precedence, as the document's front matter does over
+    _quarto.yml in Quarto) and quarto.project.directory names the project."""
     import tempfile
     ext = os.path.join(args.source, "share/exactattn/quarto/_extensions/exactattn")
     scripts = extension_scripts(ext)
@@ -377,7 +531,11 @@ def render_like_quarto(args, env, qmd, out, extra=(), expect_ok=True):
         run_env = dict(env, EXACTATTN_QUARTO_EXTENSION=ext, EXACTATTN_QUARTO_INPUT=os.path.abspath(qmd),
                        EXACTATTN_QUARTO_FILTERS=":".join(scripts["filters"]),
                        EXACTATTN_QUARTO_SHORTCODES=":".join(scripts["shortcodes"]))
-        return run(["pandoc", body, "--metadata-file", meta, f"--lua-filter={shim}", *extra, "-o", out],
+        shared = []
+        if project:
+            run_env["EXACTATTN_QUARTO_PROJECT"] = os.path.abspath(project)
+            shared = ["--metadata-file", os.path.join(os.path.abspath(project), "_quarto.yml")]
+        return run(["pandoc", body, *shared, "--metadata-file", meta, f"--lua-filter={shim}", *extra, "-o", out],
                    env=run_env, cwd=os.path.dirname(os.path.abspath(qmd)), expect_ok=expect_ok)
 
 
@@ -450,6 +608,63 @@ def quarto_checks(args, env, work):
         fail(f"a chapter naming a scenario outside its folder was not refused: exit {p.returncode}\n{p.stderr}")
 
 
+def quarto_book_checks(args, env, work):
+    """A Quarto book whose scenario is named once, in _quarto.yml (project metadata that Quarto merges
+    into every chapter): each chapter, one in another folder, without a scenario of its own, is
+    checked and filled with it, found and confined where _quarto.yml names it. Values by hand
+    (Chapter 14): Example 14.1's weights [1/2, 1/4, 1/4], denominator 2 + 1 + 1 = 4, context
+    (1/2)[a,0] + (1/4)[0,a] + (1/4)[0,0] = [a/2, a/4]; removing key (Table 14.2, row 2) leaves
+    weights [2/3, 0, 1/3] and the readout 2a/3."""
+    book = os.path.join(work, "qbook")
+    os.makedirs(os.path.join(book, "chapters"))
+    shutil.copy(os.path.join(args.source, "data/chapter14/chapter14.json"), book)
+    project = ("project:\n  type: book\nbook:\n  title: \"A book\"\n  chapters:\n    - ch1.qmd\n"
+               "    - chapters/ch2.qmd\nexactattn-scenario: chapter14.json\nfilters:\n  - exactattn\n")
+    write(os.path.join(book, "_quarto.yml"), project)
+    ch1 = os.path.join(book, "ch1.qmd")
+    write(ch1, "---\ntitle: One\n---\n\nThe weights are {{< exactattn /reads/example-14.1/weights >}}, the "
+               "denominator [$2+1+1=4$]{.exact ref=\"/reads/example-14.1/denominator\"}.\n")
+    ch2 = os.path.join(book, "chapters", "ch2.qmd")
+    right = ("# Two\n\nThe context is {{< exactattn /reads/example-14.1/context >}}.\n\n"
+             "Removing key, the readout is [2a/3]{.exact ref=\"/interventions/table-14.2/rows/2/readout\"}.\n")
+    write(ch2, right)
+    for qmd, shown in ((ch1, ["The weights are [1/2, 1/4, 1/4], the denominator"]),
+                       (ch2, ["The context is [a/2, a/4].", "Removing key, the readout is 2a/3."])):
+        html = qmd[:-4] + ".html"
+        render_like_quarto(args, env, qmd, html, ["-s"], project=book)
+        text = open(html, encoding="utf-8").read()
+        no_leaks(text, html)
+        for line in shown:
+            if line not in text:
+                fail(f"the Quarto book's {os.path.basename(qmd)} lacks {line!r}:\n{text}")
+    # A wrong readout in chapter 2 (line 5, column 30) stops the render at its file and line.
+    write(ch2, right.replace("[2a/3]", "[a/3]"))
+    bad = os.path.join(book, "chapters", "bad.html")
+    p = render_like_quarto(args, env, ch2, bad, expect_ok=False, project=book)
+    if (p.returncode != 1 or os.path.exists(bad)
+            or "chapters/ch2.qmd:5:30: /interventions/table-14.2/rows/2/readout: written a/3, exact 2a/3" not in p.stderr):
+        fail(f"a wrong readout in the Quarto book's chapter 2 did not stop the render: exit {p.returncode}\n{p.stderr}")
+    write(ch2, right)
+    # A scenario the chapter's metadata got elsewhere (here --metadata; a directory's _metadata.yml)
+    # has no file to be confined to: the chapter naming none is refused, not given _quarto.yml's.
+    p = render_like_quarto(args, env, ch2, bad, ["-M", "exactattn-scenario=other.json"], expect_ok=False,
+                           project=book)
+    if p.returncode != 2 or os.path.exists(bad) or "ch2.qmd: names no scenario" not in p.stderr:
+        fail(f"a chapter took _quarto.yml's scenario where its metadata names another: exit {p.returncode}\n{p.stderr}")
+    # `--scenario-from` given twice (as the shortcode gives it): the first file naming a scenario is
+    # taken (ch2 names none, _quarto.yml does), and every manuscript after the options is checked.
+    p = run([args.cli, "manuscript", "check", "--scenario-from", ch2, "--scenario-from",
+             os.path.join(book, "_quarto.yml"), ch1, ch2], cwd=book)
+    if "ch1.qmd: 1 claim, 0 wrong" not in p.stdout or "ch2.qmd: 1 claim, 0 wrong" not in p.stdout:
+        fail(f"--scenario-from twice did not check both chapters with _quarto.yml's scenario:\n{p.stdout}")
+    # _quarto.yml is data too: a scenario outside its folder and the working directory is refused there.
+    shutil.copy(os.path.join(args.source, "data/chapter14/chapter14.json"), os.path.join(work, "outside.json"))
+    write(os.path.join(book, "_quarto.yml"), project.replace("chapter14.json", "../outside.json"))
+    p = render_like_quarto(args, env, ch1, bad, expect_ok=False, project=book)
+    if (p.returncode != 2 or "_quarto.yml:8:1: exactattn-scenario ../outside.json: lies outside" not in p.stderr):
+        fail(f"_quarto.yml naming a scenario outside its folder was not refused: exit {p.returncode}\n{p.stderr}")
+
+
 def quarto_injection_checks(args, env, work):
     """Issue 32 for the Quarto shortcode: every text of a hostile scenario filled in HTML and PDF."""
     secret_file = os.path.join(work, "secret.txt")
@@ -479,11 +694,12 @@ def myst_binary(args):
     return local if os.access(local, os.X_OK) else shutil.which("myst")
 
 
-def myst_book(args, book, pages, exports):
-    """A MyST project (myst.yml) whose table of contents is `pages`, with the exactattn plugin."""
+def myst_book(args, book, pages, exports, frontmatter=""):
+    """A MyST project (myst.yml) whose table of contents is `pages`, with the exactattn plugin and
+    `frontmatter` (lines of the project's frontmatter, indented by two)."""
     plugin = os.path.join(args.source, "share/exactattn/myst/exactattn.mjs")
     toc = "".join(f"    - file: {p}\n" for p in pages)
-    write(os.path.join(book, "myst.yml"), "version: 1\nproject:\n  title: A book\n  plugins:\n"
+    write(os.path.join(book, "myst.yml"), f"version: 1\nproject:\n  title: A book\n{frontmatter}  plugins:\n"
           f"    - {plugin}\n  toc:\n{toc}  exports:\n{exports}")
 
 
@@ -540,6 +756,48 @@ def myst_checks(args, env, work):
     p = myst_build(args, env, book, expect_ok=False)
     if p.returncode != 2 or "two.md:7:17: unclosed placeholder" not in p.stderr:
         fail(f"a placeholder split over two lines was not refused: exit {p.returncode}\n{p.stderr}")
+
+
+def myst_project_checks(args, env, work):
+    """A MyST book whose scenario is named once, in myst.yml's project frontmatter: both pages, one in
+    another folder, name none and are checked and filled with it, found and confined where myst.yml
+    names it; a wrong number in the second page stops `myst build` at its file and line. By hand
+    (Chapter 14): Example 14.1's weights [1/2, 1/4, 1/4], denominator 2 + 1 + 1 = 4; removing key
+    (Table 14.2, row 2) gives the readout 2a/3."""
+    book = os.path.join(work, "project")
+    os.makedirs(os.path.join(book, "chapters"))
+    shutil.copy(os.path.join(args.source, "data/chapter14/chapter14.json"), book)
+    write(os.path.join(book, "one.md"), "---\ntitle: One\n---\n\nThe weights are {{/reads/example-14.1/weights}}, "
+          "the denominator [$2+1+1=4$]{.exact ref=\"/reads/example-14.1/denominator\"}.\n")
+    right = "# Two\n\nRemoving key, the readout is [2a/3]{.exact ref=\"/interventions/table-14.2/rows/2/readout\"}.\n"
+    two = os.path.join(book, "chapters", "two.md")
+    write(two, right)
+    exports = ("    - format: tex\n      template: null\n      articles: [one.md, chapters/two.md]\n"
+               "      output: _out/book.tex\n")
+    frontmatter = "  exactattn-scenario: chapter14.json\n"
+    myst_book(args, book, ["one.md", "chapters/two.md"], exports, frontmatter)
+    myst_build(args, env, book)
+    one = open(os.path.join(book, "_out/book-index.tex"), encoding="utf-8").read()
+    second = open(os.path.join(book, "_out/book-two.tex"), encoding="utf-8").read()
+    for text, what, shown in ((one, "one.md", "The weights are [1/2, 1/4, 1/4], the denominator $2+1+1=4$."),
+                              (second, "chapters/two.md", "Removing key, the readout is 2a/3.")):
+        no_leaks(text, f"the MyST project book's {what}")
+        if shown not in text:
+            fail(f"the MyST project book's {what} lacks {shown!r}:\n{text}")
+    # The wrong readout in the second page (line 3, column 30) stops the build at its file and line.
+    write(two, right.replace("[2a/3]", "[a/3]"))
+    p = myst_build(args, env, book, expect_ok=False)
+    wrong = "chapters/two.md:3:30: /interventions/table-14.2/rows/2/readout: written a/3, exact 2a/3"
+    if p.returncode == 0 or wrong not in p.stderr:
+        fail(f"a wrong claim in chapters/two.md did not stop `myst build`: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+    write(two, right)
+    # myst.yml is data too: a scenario outside its folder and the working directory is refused there
+    # (line 4: version, project, title, then the key).
+    shutil.copy(os.path.join(args.source, "data/chapter14/chapter14.json"), os.path.join(work, "outside.json"))
+    myst_book(args, book, ["one.md", "chapters/two.md"], exports, frontmatter.replace("chapter14", "../outside"))
+    p = myst_build(args, env, book, expect_ok=False)
+    if p.returncode != 2 or "myst.yml:4:3: exactattn-scenario ../outside.json: lies outside" not in p.stderr:
+        fail(f"myst.yml naming a scenario outside its folder was not refused: exit {p.returncode}\n{p.stderr}")
 
 
 def myst_injection_checks(args, env, work):
@@ -620,14 +878,18 @@ def main():
     if args.only == "pandoc":
         pandoc_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
         book_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
+        metadata_block_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
+        latex_input_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
     elif args.only == "safety":
         filter_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
         injection_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
     elif args.only == "quarto":
         quarto_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
+        quarto_book_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
         quarto_injection_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
     elif args.only == "myst":
         myst_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
+        myst_project_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
         myst_injection_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
     else:
         latex_checks(args, work)

@@ -392,3 +392,44 @@ TEST(ManuscriptCli, AFileNamingNoScenarioTakesTheOneScenarioFromNamesConfinedWhe
     fs::remove_all(dir);
     fs::remove(secret);
 }
+
+// A Markdown file's scenario is read from every YAML metadata block, as pandoc reads its metadata
+// (the later value winning), what only a YAML parser reads is refused at its line, and a book's
+// project file (_quarto.yml's top level, myst.yml's project: map) names the scenario that
+// --scenario-from passes to the files naming none; given twice, the first file naming one wins.
+// By hand (Chapter 14): Example 14.1's denominator is 2 + 1 + 1 = 4.
+TEST(ManuscriptCli, AScenarioIsReadFromEveryYamlBlockAndFromABooksProjectFile) {
+    const fs::path dir = book("yaml-blocks");
+    fs::copy_file(EXACTATTN_SOURCE_DIR "/data/chapter14/chapter14.json", dir / "own.json");
+    const std::string claim = "Denominator [4]{.exact ref=\"/reads/example-14.1/denominator\"}.\n";
+    const std::string mid = (dir / "mid.md").string();
+    write(mid,
+          "Text.\n\n---\ntitle: x\nexactattn-scenario: nowhere.json\nexactattn-scenario: own.json\n---\n\n" + claim);
+    const auto read = run({"manuscript", "check", mid});
+    EXPECT_EQ(read.code, 0) << read.out << read.err;
+    EXPECT_NE(read.out.find(mid + ": 1 claim, 0 wrong\n"), std::string::npos) << read.out;
+    const std::string folded = (dir / "folded.md").string();
+    write(folded, "---\nexactattn-scenario: >\n  own.json\n---\n" + claim);
+    const auto refused = run({"manuscript", "check", folded});
+    EXPECT_EQ(refused.code, 2);
+    EXPECT_EQ(refused.err.rfind("exactattn: " + folded + ":2:1: exactattn-scenario: the value > is YAML", 0), 0U)
+        << refused.err;
+    const std::string chapter = (dir / "part" / "two.md").string();
+    write(chapter, claim);
+    const std::string quarto = (dir / "_quarto.yml").string();
+    const std::string myst = (dir / "myst.yml").string();
+    write(quarto, "project:\n  type: book\nexactattn-scenario: own.json\n");
+    write(myst, "version: 1\nproject:\n  title: A book\n  exactattn-scenario: own.json\n");
+    for (const std::string& project : {quarto, myst}) {
+        const auto r = run({"manuscript", "check", "--scenario-from", project, chapter});
+        EXPECT_EQ(r.code, 0) << project << ": " << r.out << r.err;
+    }
+    write(myst, "version: 1\nexactattn-scenario: own.json\nproject:\n  title: A book\n");  // not the project's
+    const auto top = run({"manuscript", "check", "--scenario-from", myst, chapter});
+    EXPECT_EQ(top.code, 2);
+    EXPECT_EQ(top.err.rfind("exactattn: " + myst + ": names no scenario", 0), 0U) << top.err;
+    const auto twice =
+        run({"manuscript", "check", "--scenario-from", chapter, "--scenario-from", quarto, chapter, mid});
+    EXPECT_EQ(twice.code, 0) << twice.out << twice.err;
+    EXPECT_NE(twice.out.find("2 claims checked in 2 files"), std::string::npos) << twice.out;
+}

@@ -8,7 +8,8 @@
 //
 // and every page is checked and filled as `myst build` reads it:
 // 1. `exactattn manuscript check PAGE`: a wrong claim stops the build with its file:line:col
-//    line (exit 1), bad input with exit 2.
+//    line (exit 1), bad input with exit 2. A page naming no scenario takes the one myst.yml's
+//    `project:` frontmatter names for the book (`exactattn-scenario: FILE`, --scenario-from myst.yml).
 // 2. Marks are unwrapped: [written]{.exact ref="…"} (and .noclaim), which MyST reads as text,
 //    become their written text, so no pointer reaches the page.
 // 3. `exactattn manuscript fill PAGE --format json`: every placeholder of the page's text
@@ -19,7 +20,8 @@
 // A placeholder or a mark left in the text (split by markup MyST read inside it) stops the build.
 // The binary is $EXACTATTN, else `exactattn` on PATH: a document never names a program.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 function binary() {
   return process.env.EXACTATTN || 'exactattn';
@@ -174,10 +176,21 @@ function leftover(node, page) {
   (node.children || []).forEach((c) => leftover(c, page));
 }
 
+// The book's myst.yml (in the directory `myst build` runs in) when it names a scenario for every
+// page (`exactattn-scenario: FILE` in its `project:` frontmatter): the arguments by which a page
+// naming none takes it, found and confined by exactattn where it is named (myst.yml's folder).
+// exactattn reads the file (its YAML, `project:` map); a mention that is no such entry is refused
+// there, at myst.yml.
+function projectScenario() {
+  const file = join(process.cwd(), 'myst.yml');
+  if (!existsSync(file) || !readFileSync(file, 'utf8').includes('exactattn-scenario:')) return [];
+  return ['--scenario-from', file];
+}
+
 // A page that is a manuscript: checked, then its placeholders filled and its marks unwrapped.
-function checked(tree, page) {
-  run(['manuscript', 'check', '--', page]);
-  const listed = JSON.parse(run(['manuscript', 'fill', '--format', 'json', '--', page]));
+function checked(tree, page, from) {
+  run(['manuscript', 'check', ...from, '--', page]);
+  const listed = JSON.parse(run(['manuscript', 'fill', '--format', 'json', ...from, '--', page]));
   // Marks first, so that a filled value (which may hold brackets) is never taken for a mark's.
   unwrap(tree);
   fill(tree, new Map(listed.map((p) => [p.source, p.filled])));
@@ -190,10 +203,12 @@ const checkAndFill = {
   plugin: () => (tree, vfile) => {
     const page = vfile.path;
     if (!page) stop('a page without a file name cannot be checked');
-    // A page that names no scenario (or is no Markdown file: a notebook) is not a manuscript, as
-    // in `exactattn manuscript check DIR`; a mark or placeholder in it is refused below.
-    if (/\.(md|markdown|qmd)$/.test(page) && readFileSync(page, 'utf8').includes('exactattn-scenario:')) {
-      checked(tree, page);
+    // A page that names no scenario, in a book whose myst.yml names none (or that is no Markdown
+    // file: a notebook), is not a manuscript, as in `exactattn manuscript check DIR`; a mark or
+    // placeholder in it is refused below.
+    const from = projectScenario();
+    if (/\.(md|markdown|qmd)$/.test(page) && (from.length > 0 || readFileSync(page, 'utf8').includes('exactattn-scenario:'))) {
+      checked(tree, page, from);
     }
     leftover(tree, page);
   },

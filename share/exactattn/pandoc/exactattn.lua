@@ -19,7 +19,9 @@
 -- The scenario is the one each manuscript names; a file that names none (a book split over
 -- files, its metadata in one) takes the one the build's metadata names, as pandoc merges the
 -- files' metadata (a later file's value replacing an earlier one's), confined to the folder of
--- the file that names it: `exactattn manuscript check --scenario-from THAT_FILE`.
+-- the file that names it: `exactattn manuscript check --scenario-from THAT_FILE`. In a book of
+-- LaTeX inputs, whose `% exactattn-scenario:` comment is not pandoc metadata, a file naming none
+-- takes the scenario of the one LaTeX input that names it.
 
 local function stop(message, code)
   io.stderr:write('exactattn.lua: ' .. message .. '\n')
@@ -67,6 +69,81 @@ local function unfilled(meta)
   return nil
 end
 
+local function is_latex(f) return f:match('%.tex$') or f:match('%.ltx$') end
+
+-- Whether a line begins a YAML map: a key (plain, or in quotes) and a colon before a blank or the
+-- line's end, at the line's start.
+local function yaml_key(line)
+  local key_end
+  if line:match('^["\']') then
+    key_end = line:match('^"[^"]*"():') or line:match("^'[^']*'():")
+  elseif not (line:match('^[%s%[%]{}&*!|>%%@`,?:#]') or line:match('^%-%s') or line == '-') then
+    key_end = line:match('^.-():[ \t\r]') or line:match('^.-():$')
+  end
+  return key_end ~= nil and (line:sub(key_end + 1):match('^[ \t\r]') ~= nil or key_end == #line)
+end
+
+-- The YAML metadata blocks of a Markdown text, as pandoc's reader finds them: a line `---` at the
+-- start or after a blank line, whose next line is not blank, to a line `---` or `...`, holding a
+-- YAML map (or only comments); not inside a fenced code block or an HTML comment (exactattn finds
+-- the same blocks: docs/manuscript.md). They are returned as one small text, for pandoc to read
+-- their YAML as it reads the book's: only the metadata is parsed, not the whole file a second time.
+local function metadata_blocks(text)
+  local lines = {}
+  for line in (text .. '\n'):gmatch('([^\n]*)\n') do table.insert(lines, (line:gsub('\r$', ''))) end
+  local blocks = {}
+  local fence, comment, blank_before = nil, false, true
+  local i = 1
+  while i <= #lines do
+    local line = lines[i]
+    if fence then
+      local t = line:match('^%s*(.-)%s*$')
+      if #t >= #fence and t:match('^' .. fence:sub(1, 1) .. '+$') then fence = nil end
+    elseif comment then
+      if line:find('-->', 1, true) then comment = false end
+    elseif blank_before and line:match('^%-%-%-[ \t]*$') and lines[i + 1] and lines[i + 1]:match('%S') then
+      local close = nil
+      for j = i + 1, #lines do
+        if lines[j]:match('^%-%-%-[ \t]*$') or lines[j]:match('^%.%.%.[ \t]*$') then close = j; break end
+      end
+      -- pandoc takes a block for metadata when it holds a YAML map (or only comments); a sentence
+      -- or a list between two `---` lines is text, read on
+      local first = nil
+      for j = i + 1, (close or 0) - 1 do
+        if lines[j]:match('%S') and not lines[j]:match('^%s*#') then first = lines[j]; break end
+      end
+      if close and (not first or yaml_key(first)) then
+        table.insert(blocks, table.concat(lines, '\n', i, close))
+        i = close
+      end
+    else
+      local run = line:match('^ ? ? ?(```+)') or line:match('^ ? ? ?(~~~+)')
+      if run then
+        fence = run
+      else
+        local open = line:find('<!--', 1, true)
+        if open and not line:find('-->', open + 4, true) then comment = true end
+      end
+    end
+    blank_before = not line:match('%S')
+    i = i + 1
+  end
+  return table.concat(blocks, '\n\n')
+end
+
+-- The exactattn-scenario a Markdown file's own metadata blocks set (the last, as pandoc merges
+-- them), or nil.
+local function own_scenario(f)
+  local handle = io.open(f, 'rb')
+  if not handle then return nil end
+  local blocks = metadata_blocks(handle:read('a'))
+  handle:close()
+  if blocks == '' then return nil end
+  local ok, doc = pcall(pandoc.read, blocks, 'markdown')
+  local own = ok and doc.meta['exactattn-scenario']
+  return own and pandoc.utils.stringify(own) or nil
+end
+
 -- The input file whose own metadata sets the exactattn-scenario that the build's metadata holds
 -- (the last such file: pandoc gives a later file's value precedence), or nil and a hint when the
 -- build's metadata names none, or names one no input file sets (pandoc -M, --metadata-file): such
@@ -77,18 +154,33 @@ local function scenario_source(meta, files)
   local name = pandoc.utils.stringify(named)
   local from = nil
   for _, f in ipairs(files) do
-    if not (f:match('%.tex$') or f:match('%.ltx$')) then
-      local handle = io.open(f, 'rb')
-      if handle then
-        local own = pandoc.read(handle:read('a'), 'markdown').meta['exactattn-scenario']
-        handle:close()
-        if own and pandoc.utils.stringify(own) == name then from = f end
-      end
-    end
+    if not is_latex(f) and own_scenario(f) == name then from = f end
   end
   if from then return from:sub(1, 1) == '-' and './' .. from or from, nil end
   return nil, 'the build\'s metadata names exactattn-scenario ' .. name .. ', and no input file\'s front matter '
     .. 'does (pandoc -M or a metadata file): name it in an input file, whose folder confines it'
+end
+
+-- A book of LaTeX inputs names its scenario in a comment, `% exactattn-scenario: FILE`, which is not
+-- pandoc metadata: when the build's metadata names none and exactly one LaTeX input names one, that
+-- input is the one the files naming none take it from (exactattn reads its comment and confines the
+-- scenario to its folder); when several do, a file naming none is refused, with a hint, rather than
+-- given one of them.
+local function latex_scenario_source(files)
+  local naming = {}
+  for _, f in ipairs(files) do
+    local handle = is_latex(f) and io.open(f, 'rb')
+    if handle then
+      if handle:read('a'):find('exactattn-scenario:', 1, true) then table.insert(naming, f) end
+      handle:close()
+    end
+  end
+  if #naming == 1 then return naming[1]:sub(1, 1) == '-' and './' .. naming[1] or naming[1], nil end
+  if #naming > 1 then
+    return nil, 'the LaTeX inputs ' .. table.concat(naming, ', ') .. ' each name an exactattn-scenario in a comment, '
+      .. 'which is not pandoc metadata: a file naming none takes the scenario of the one LaTeX input that names it'
+  end
+  return nil, nil
 end
 
 local function check_and_fill(doc)
@@ -101,18 +193,36 @@ local function check_and_fill(doc)
         .. '(pandoc FILE.md --lua-filter=exactattn.lua), or run `exactattn manuscript fill FILE` first')
     end
   end
+  -- pandoc reads every input with one reader, the first file's (a LaTeX file after a Markdown one
+  -- is read as Markdown): exactattn would check a text other than the one published.
+  for _, f in ipairs(files) do
+    if not is_latex(f) ~= not is_latex(files[1]) then
+      stop(f .. ': pandoc reads it with the reader of ' .. files[1] .. ' (the first input file), not as written: '
+        .. 'build LaTeX and Markdown inputs separately, or convert one of them first')
+    end
+  end
   -- A file naming no scenario takes the build's, found and confined where it is named.
   local from, hint = scenario_source(doc.meta, files)
+  if not from and not doc.meta['exactattn-scenario'] then from, hint = latex_scenario_source(files) end
   local function command(name, f)
     if from then return {'manuscript', name, '--scenario-from', from, '--', f} end
     return {'manuscript', name, '--', f}
   end
   local texts = {}
-  local format = 'markdown'
+  local format = is_latex(files[1]) and 'latex' or 'markdown'
+  -- In LaTeX a mark is \exact{pointer}{written} (exactattn.sty): pandoc drops a command it does not
+  -- know, and the written value with it, so the marks are defined as the package defines them.
+  if format == 'latex' then table.insert(texts, '\\providecommand{\\exact}[2]{#2}\\providecommand{\\noclaim}[1]{#1}') end
   for _, f in ipairs(files) do
-    if f:match('%.tex$') or f:match('%.ltx$') then format = 'latex' end
     run(exe, command('check', f), hint)
-    table.insert(texts, run(exe, command('fill', f), hint))
+    local filled = run(exe, command('fill', f), hint)
+    -- {{/pointer}} is a Markdown placeholder: in LaTeX exactattn leaves it, and pandoc would publish
+    -- the pointer as text (a hole)
+    if format == 'latex' and (filled:find('{{/', 1, true) or filled:find('{{table', 1, true)) then
+      stop(f .. ': ' .. (filled:match('{{[^}\n]*}}') or '{{') .. ' is a Markdown placeholder, which a LaTeX input does '
+        .. 'not fill: write \\exactvalue{/pointer} (or \\exacttable{…})')
+    end
+    table.insert(texts, filled)
   end
   -- As pandoc joins several input files: one text, the files separated by a blank line.
   local left = unfilled(doc.meta)

@@ -124,10 +124,24 @@ std::string passed_scenario(const manuscript::Source& src, const std::string& in
     return fs::absolute(path, ec).lexically_normal().string();
 }
 
+// The file `--scenario-from` names, prepared: a manuscript, or a book's project file (_quarto.yml,
+// myst.yml), which is YAML, not a manuscript: prepared only to be placed (its lines and columns),
+// then read as YAML.
+manuscript::Source scenario_source(const std::string& file) {
+    const std::string name = fs::path(file).filename().string();
+    const bool project = file.ends_with(".yml") || file.ends_with(".yaml");
+    manuscript::Source src = manuscript::prepare(read_manuscript_file(file), file,
+                                                 project ? ManuscriptFormat::Latex : manuscript_format(file));
+    if (project) manuscript::read_project_file(src, name == "myst.yml" || name == "myst.yaml");
+    return src;
+}
+
 }  // namespace
 
+bool names_scenario(const std::string& file) { return !scenario_source(file).scenario.empty(); }
+
 std::string inheritable_scenario(const std::string& file) {
-    const manuscript::Source src = manuscript::prepare(read_manuscript_file(file), file, manuscript_format(file));
+    const manuscript::Source src = scenario_source(file);
     if (src.scenario.empty()) {
         Location where;
         where.file = file;

@@ -50,6 +50,12 @@ Source prepare(std::string_view text, const std::string& file, ManuscriptFormat 
 /// empty: none).
 void inherit_scenario(Source& src, const std::string& inherited);
 
+/// A book's project file (a Quarto `_quarto.yml`, read as YAML, or MyST's `myst.yml` when `myst`):
+/// the scenario it names for every chapter, a top-level key `exactattn-scenario:` (myst.yml: an
+/// entry of its `project:` map) in src.scenario, or none; ParseError at a value only a YAML
+/// parser reads.
+void read_project_file(Source& src, bool myst);
+
 /// One mark: `[written]{.exact ref="/pointer"}` or `\exact{/pointer}{written}`.
 struct Mark {
     std::size_t begin = 0;  ///< offset of `[` or `\exact`

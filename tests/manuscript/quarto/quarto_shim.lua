@@ -12,7 +12,8 @@
 --   returns, called as handler(args, kwargs, meta, raw_args, context): args and kwargs values are
 --   lists of inlines, context is `block` for a shortcode alone in its paragraph, else `inline`.
 -- EXACTATTN_QUARTO_EXTENSION is the extension's directory, EXACTATTN_QUARTO_FILTERS and
--- EXACTATTN_QUARTO_SHORTCODES its scripts (`:`-separated), EXACTATTN_QUARTO_INPUT the file.
+-- EXACTATTN_QUARTO_SHORTCODES its scripts (`:`-separated), EXACTATTN_QUARTO_INPUT the file,
+-- EXACTATTN_QUARTO_PROJECT the project's directory (quarto.project.directory), when there is one.
 local dir = os.getenv('EXACTATTN_QUARTO_EXTENSION')
 
 local function list(var)
@@ -27,6 +28,8 @@ quarto = {
     is_format = function(name) return FORMAT == name or (name == 'pdf' and FORMAT == 'latex') end,
   },
   utils = {resolve_path = function(path) return pandoc.path.join({dir, path}) end},
+  -- the directory of the project's _quarto.yml (nil outside a project), as Quarto's quarto.project
+  project = {directory = os.getenv('EXACTATTN_QUARTO_PROJECT')},
 }
 
 local handlers = {}

@@ -26,6 +26,34 @@ function common.source()
   return file
 end
 
+-- The book's project file, `_quarto.yml` (or `_quarto.yaml`) in quarto.project.directory, when it
+-- names the exactattn-scenario that the chapter's metadata holds (Quarto merges the project's
+-- metadata into each chapter's, the chapter's own front matter taking precedence): the
+-- `--scenario-from` arguments that let a chapter naming none take it, found and confined where it
+-- is named (the project's folder). A value the chapter's metadata got elsewhere (a directory's
+-- _metadata.yml, --metadata) is not passed on: a chapter naming none is then refused by exactattn.
+function common.project_scenario(meta)
+  local dir = quarto.project and quarto.project.directory
+  local named = meta['exactattn-scenario']
+  if not dir or dir == '' or not named then return {} end
+  for _, name in ipairs({'_quarto.yml', '_quarto.yaml'}) do
+    local file = pandoc.path.join({dir, name})
+    local handle = io.open(file, 'rb')
+    if handle then
+      local text = handle:read('a')
+      handle:close()
+      -- the project file's own top-level value, read by pandoc's YAML reader as Quarto's metadata is
+      local ok, doc = pcall(pandoc.read, '---\n' .. text .. '\n---\n', 'markdown')
+      local own = ok and doc.meta['exactattn-scenario']
+      if own and pandoc.utils.stringify(own) == pandoc.utils.stringify(named) then
+        return {'--scenario-from', file}
+      end
+      return {}
+    end
+  end
+  return {}
+end
+
 -- Runs exactattn; on failure writes what it printed and stops the render with its exit code.
 -- With `errors` (a file name), its stderr goes to that file instead and, passed through
 -- `rename` (so that a temporary file is named as the author knows it), to the render's stderr.

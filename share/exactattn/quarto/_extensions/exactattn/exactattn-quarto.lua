@@ -1,7 +1,8 @@
 -- SPDX-License-Identifier: MIT
 -- exactattn's Quarto filter (docs/manuscript.md, "Quarto"):
 -- 1. `exactattn manuscript check` on the file being rendered (quarto.doc.input_file): a wrong
---    claim stops the render with its file:line:col line (exit 1), bad input with exit 2.
+--    claim stops the render with its file:line:col line (exit 1), bad input with exit 2. A chapter
+--    naming no scenario takes the one _quarto.yml names for the book (--scenario-from _quarto.yml).
 -- 2. Marks are unwrapped: [written]{.exact ref="…"} (and .noclaim) becomes its written text, so
 --    no pointer reaches HTML, LaTeX or PDF.
 -- 3. A pandoc-style placeholder {{/pointer}} left in the text stops the render: under Quarto a
@@ -19,7 +20,11 @@ local source
 
 local function check(doc)
   source = common().source()
-  common().run({'manuscript', 'check', '--', source})
+  local args = {'manuscript', 'check'}
+  for _, a in ipairs(common().project_scenario(doc.meta)) do table.insert(args, a) end
+  table.insert(args, '--')
+  table.insert(args, source)
+  common().run(args)
   return doc
 end
 

@@ -8,10 +8,11 @@
 --   {{< exactattn /reads/example-14.1/weights math >}}          $\left[\tfrac{1}{2}, …\right]$
 --   {{< exactattn table /reads/example-14.1 >}}                 a table of the read
 --
--- The scenario is the document's `exactattn-scenario`, resolved and confined by exactattn as
--- the document's own (relative to the rendered file, within its folder or the working
--- directory): the shortcode hands exactattn a one-line manuscript on standard input that names it
--- and stands for the rendered file (--stdin-filename). The value is read back by pandoc from
+-- The scenario is the one `exactattn manuscript check` finds for the chapter: the chapter's own,
+-- else the one the book's _quarto.yml names, each resolved and confined by exactattn where it is
+-- named: the shortcode hands exactattn a one-line manuscript on standard input that stands for the
+-- rendered file (--stdin-filename) and names none, with --scenario-from the chapter, then
+-- _quarto.yml. The value is read back by pandoc from
 -- exactattn's Markdown, so text a scenario's author wrote (a token, a title) stays text in every
 -- format.
 -- exactattn-common.lua, beside this script, loaded when first needed (Quarto resolves a path
@@ -31,15 +32,12 @@ local function word(inlines, what)
   return text
 end
 
-local function scenario(meta)
+local function needs_scenario(meta)
   local named = meta['exactattn-scenario']
   local text = named and pandoc.utils.stringify(named) or ''
   if text == '' then
     common().stop(common().source() .. ': {{< exactattn >}} needs the document to name its scenario: '
       .. '`exactattn-scenario: FILE` in the front matter (or in _quarto.yml)')
-  end
-  if text:find('[\r\n]') then
-    common().stop(common().source() .. ': exactattn-scenario is not one line')
   end
   return text
 end
@@ -55,18 +53,21 @@ local function exactattn(args, kwargs, meta, raw_args, context)
   end
   local shown = '{{< exactattn ' .. table.concat(words, ' ') .. ' >}}'
   local source = common().source()
-  local front = '---\nexactattn-scenario: ' .. scenario(meta) .. '\n---\n'
+  needs_scenario(meta)
+  -- The one-line manuscript names no scenario: it takes the chapter's own, else the one _quarto.yml
+  -- names for the book, each found and confined where it is named, as `check` finds the chapter's.
+  local args = {'manuscript', 'fill', '--stdin-filename', source, '--scenario-from', source}
+  for _, a in ipairs(common().project_scenario(meta)) do table.insert(args, a) end
+  table.insert(args, '-')
   local filled = pandoc.system.with_temporary_directory('exactattn', function(dir)
     -- exactattn's messages name a line of the one-line manuscript; the author knows the shortcode.
     local function rename(output)
       local place = (source .. ': ' .. shown):gsub('%%', '%%%%')
       return (output:gsub(source:gsub('%p', '%%%0') .. ':%d+:%d+', place))
     end
-    return common().run({'manuscript', 'fill', '--stdin-filename', source, '-'},
-      pandoc.path.join({dir, 'stderr.txt'}), rename, front .. '{{' .. table.concat(words, ' ') .. '}}\n')
+    return common().run(args, pandoc.path.join({dir, 'stderr.txt'}), rename,
+      '{{' .. table.concat(words, ' ') .. '}}\n')
   end)
-  -- fill gives the front matter back as it was: only the filled line is the value
-  if filled:sub(1, #front) == front then filled = filled:sub(#front + 1) end
   local doc = pandoc.read(filled, 'markdown')
   if context == 'text' then return pandoc.utils.stringify(doc) end
   if #doc.blocks == 1 and doc.blocks[1].t == 'Para' then return doc.blocks[1].content end
