@@ -250,13 +250,14 @@ void make_app(CLI::App& app, Parsed& p) {
 std::string read_preamble(const std::string& path, bool standalone) {
     const Location where = option_place("--preamble");
     if (!standalone) throw usage_error("--preamble adds to a complete document's preamble: give --standalone", where);
-    try {
-        std::string text = read_input_file(path);  // the one reader: no FIFO, device or oversized file
-        check_utf8(text, "the preamble");
-        return text;
-    } catch (const Error& e) {
-        throw e.located(where);
-    }
+    return placed(
+        where,
+        [&] {
+            std::string text = read_input_file(path);  // the one reader: no FIFO, device or oversized file
+            check_utf8(text, "the preamble");
+            return text;
+        },
+        KeepPlace::Nothing);
 }
 
 Error output_error(const std::string& path, const std::string& what, int err, const char* option) {
@@ -279,11 +280,7 @@ int write_fully(int fd, std::string_view data) {
 
 }  // namespace
 
-Location option_place(const std::string& option) {
-    Location where;
-    where.context = option;
-    return where;
-}
+Location option_place(const std::string& option) { return Location::named(option); }
 
 std::optional<long long> whole_number(const std::string& text) {
     std::size_t used = 0;

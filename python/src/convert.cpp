@@ -132,17 +132,9 @@ Error at(const char* place, const Error& e) {
     return Error(e.kind(), where, e.reason());
 }
 
-Error usage(const std::string& place, const std::string& reason) {
-    Location where;
-    where.context = place;
-    return usage_error(reason, where);
-}
+Error usage(const std::string& place, const std::string& reason) { return usage_error(reason, Location::named(place)); }
 
-Location placed_at(const std::string& place) {
-    Location where;
-    where.context = place;
-    return where;
-}
+Location placed_at(const std::string& place) { return Location::named(place); }
 
 // ---- Python objects -> C++ text --------------------------------------------------------------
 // Every str, list of str and position crosses into C++ through these, so that a wrong type or
