@@ -122,20 +122,3 @@ auto placed(const W& where, F&& f, KeepPlace keep = KeepPlace::InFile) -> declty
 [[nodiscard]] Error usage_error(std::string reason, Location where = {});
 
 }  // namespace exactattn
-
-/// Internal invariant check (SymEngine's SYMENGINE_ASSERT): on when EXACTATTN_ASSERTS is
-/// defined (the tests build with it), off otherwise. It aborts with file, function and line.
-#ifdef EXACTATTN_ASSERTS
-#define EXACTATTN_ASSERT(cond)                                                                \
-    do {                                                                                      \
-        if (!(cond)) ::exactattn::detail::assert_failed(#cond, __FILE__, __LINE__, __func__); \
-    } while (0)
-#else
-#define EXACTATTN_ASSERT(cond) \
-    do {                       \
-    } while (0)
-#endif
-
-namespace exactattn::detail {
-[[noreturn]] void assert_failed(const char* cond, const char* file, int line, const char* func);
-}

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/assert.hpp"
 #include "core/text.hpp"
 #include "core/utf8.hpp"
 

@@ -14,6 +14,7 @@
 #include "exactattn/limits.hpp"
 #include "exactattn/linalg.hpp"
 #include "exactattn/print.hpp"
+#include "core/print_detail.hpp"
 #include "core/names.hpp"
 
 namespace exactattn {

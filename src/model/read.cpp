@@ -9,6 +9,7 @@
 #include "exactattn/error.hpp"
 #include "model/fastpath.hpp"
 #include "exactattn/print.hpp"
+#include "core/print_detail.hpp"
 
 namespace exactattn {
 
