@@ -29,6 +29,7 @@
 #include "exactattn/version.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/limits.hpp"
+#include "exactattn/out_of_memory.hpp"
 #include "exactattn/parse.hpp"
 #include "exactattn/scenario.hpp"
 
@@ -676,15 +677,9 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
     } catch (const Error& e) {
         return report_error(err, e.what(), kind, e.kind(), static_cast<int>(e.exit_code()));
     } catch (const std::bad_alloc&) {
-        return report_error(err,
-                            "out of memory: the input needs more memory than this machine has; "
-                            "lower its size (see docs/limits.md)",
-                            kind, ErrorKind::Limit, 2);
+        return report_error(err, out_of_memory_reason(), kind, ErrorKind::Limit, 2);
     } catch (const std::length_error&) {
-        return report_error(err,
-                            "out of memory: a result is larger than the largest object this "
-                            "machine can hold; lower the input's size (see docs/limits.md)",
-                            kind, ErrorKind::Limit, 2);
+        return report_error(err, too_large_reason(), kind, ErrorKind::Limit, 2);
     } catch (const std::exception& e) {
         return report_error(err, fmt::format("internal error: {}", e.what()), nullptr, ErrorKind::Usage, 2);
     }
