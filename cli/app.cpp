@@ -29,6 +29,7 @@
 #include "exactattn/version.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/limits.hpp"
+#include "exactattn/out_of_memory.hpp"
 #include "exactattn/parse.hpp"
 #include "exactattn/scenario.hpp"
 
@@ -250,13 +251,14 @@ void make_app(CLI::App& app, Parsed& p) {
 std::string read_preamble(const std::string& path, bool standalone) {
     const Location where = option_place("--preamble");
     if (!standalone) throw usage_error("--preamble adds to a complete document's preamble: give --standalone", where);
-    try {
-        std::string text = read_input_file(path);  // the one reader: no FIFO, device or oversized file
-        check_utf8(text, "the preamble");
-        return text;
-    } catch (const Error& e) {
-        throw e.located(where);
-    }
+    return placed(
+        where,
+        [&] {
+            std::string text = read_input_file(path);  // the one reader: no FIFO, device or oversized file
+            check_utf8(text, "the preamble");
+            return text;
+        },
+        KeepPlace::Nothing);
 }
 
 Error output_error(const std::string& path, const std::string& what, int err, const char* option) {
@@ -279,11 +281,7 @@ int write_fully(int fd, std::string_view data) {
 
 }  // namespace
 
-Location option_place(const std::string& option) {
-    Location where;
-    where.context = option;
-    return where;
-}
+Location option_place(const std::string& option) { return Location::named(option); }
 
 std::optional<long long> whole_number(const std::string& text) {
     std::size_t used = 0;
@@ -679,15 +677,9 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err,
     } catch (const Error& e) {
         return report_error(err, e.what(), kind, e.kind(), static_cast<int>(e.exit_code()));
     } catch (const std::bad_alloc&) {
-        return report_error(err,
-                            "out of memory: the input needs more memory than this machine has; "
-                            "lower its size (see docs/limits.md)",
-                            kind, ErrorKind::Limit, 2);
+        return report_error(err, out_of_memory_reason(), kind, ErrorKind::Limit, 2);
     } catch (const std::length_error&) {
-        return report_error(err,
-                            "out of memory: a result is larger than the largest object this "
-                            "machine can hold; lower the input's size (see docs/limits.md)",
-                            kind, ErrorKind::Limit, 2);
+        return report_error(err, too_large_reason(), kind, ErrorKind::Limit, 2);
     } catch (const std::exception& e) {
         return report_error(err, fmt::format("internal error: {}", e.what()), nullptr, ErrorKind::Usage, 2);
     }

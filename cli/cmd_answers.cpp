@@ -180,13 +180,8 @@ int cmd_check(const CheckOptions& o, std::ostream& out) {
         LearnerAnswer la;
         la.name = "answer";
         la.target = o.target;
-        Location where;
-        where.context = "--proposed";
-        try {
-            read_proposal(o.proposed, la);
-        } catch (const Error& e) {
-            throw e.located(where);
-        }
+        placed(
+            Location::named("--proposed"), [&] { read_proposal(o.proposed, la); }, KeepPlace::Nothing);
         req.ad_hoc = std::move(la);
     }
     req.tolerance = tolerance_option(o);

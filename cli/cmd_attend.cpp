@@ -160,12 +160,12 @@ int cmd_attend(const AttendOptions& o, std::ostream& out) {
     } catch (const Error& e) {
         // The library places an error in a part of the layer by the part's name (mask, wo,
         // memory, positions, residual, layer-norm, padding): here that is the option --NAME.
-        const Location& w = e.where();
-        if (!w.file.empty() || !w.pointer.empty() || w.line != 0 || w.column != 0) throw;
+        const std::string& part = e.where().context;
+        if (e.keeps_place(KeepPlace::AnyButName)) throw;
         static const std::vector<std::string> parts = {"x",      "mask",      "padding",  "wo",
                                                        "memory", "positions", "residual", "layer-norm"};
-        if (std::find(parts.begin(), parts.end(), w.context) == parts.end()) throw;
-        throw Error(e.kind(), option_place("--" + w.context), e.reason());
+        if (std::find(parts.begin(), parts.end(), part) == parts.end()) throw;
+        throw Error(e.kind(), option_place("--" + part), e.reason());
     }
     const auto key_labels = o.memory.empty() ? labels : std::vector<std::string>{};
     const Format f = parse_format(o.format);

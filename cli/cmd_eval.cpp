@@ -45,21 +45,10 @@ void print(const Value& v, const EvalOptions& o, std::ostream& out) {
 }  // namespace
 
 int cmd_eval(const EvalOptions& o, std::ostream& out) {
-    Value v;
-    try {
-        v = parse_value(o.expr);
-    } catch (const Error& e) {
-        throw e.located(Location{});
-    }
-    try {
-        print(v, o, out);
-    } catch (const Error& e) {
-        // A decimal rounding past max_precision: the place is the option that asked for it.
-        if (!e.where().empty()) throw;
-        Location where;
-        where.context = "--format " + o.format;
-        throw e.located(where);
-    }
+    const Value v = parse_value(o.expr);  // its errors are placed at their column already
+    // A decimal rounding past max_precision: the place is the option that asked for it.
+    placed(
+        Location::named("--format " + o.format), [&] { print(v, o, out); }, KeepPlace::Any);
     return 0;
 }
 

@@ -222,14 +222,9 @@ std::string percent_text(const mpq_class& p) { return to_fixed(Value(FieldElem(p
 // --min-coverage: an exact decimal from 0 to 100, compared exactly (57.5 is met by 23 of 40,
 // which a double computes as 57.49999999999999).
 mpq_class threshold(const std::string& text) {
-    Location where;
-    where.context = "--min-coverage";
-    Value v;
-    try {
-        v = parse_value(text);
-    } catch (const Error& e) {
-        throw e.located(where);
-    }
+    const Location where = Location::named("--min-coverage");
+    const Value v = placed(
+        where, [&] { return parse_value(text); }, KeepPlace::Nothing);
     if (!v.is_rational() || v.rational() < 0 || v.rational() > 100) {
         throw usage_error(fmt::format("the coverage threshold is a percentage from 0 to 100; got {}", text), where);
     }

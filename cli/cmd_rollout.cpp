@@ -41,11 +41,8 @@ int rollout_file(const RolloutOptions& o, std::ostream& out) {
         }
         name = s.rollouts.front().name;
     }
-    try {
-        (void)s.rollout(name);  // an unknown name is refused before the scenario runs
-    } catch (const Error& e) {
-        throw e.located(where);
-    }
+    placed(
+        where, [&] { (void)s.rollout(name); }, KeepPlace::Nothing);  // an unknown name is refused before the run
     if (o.digits) {
         for (auto& r : s.rollouts) r.digits = *o.digits;
     }

@@ -53,16 +53,16 @@ int cmd_encode(const EncodeOptions& o, std::ostream& out) {
     }
     where.column = 0;
     const auto tokens = split_tokens(o.tokens);
-    try {
-        const Format f = parse_format(o.format);
-        if (f == Format::Json)
-            out << render_encoding(s, tokens, f);
-        else
-            emit(encoding_document(s, tokens), f, o.render, out);
-    } catch (const Error& e) {
-        if (e.where().empty()) throw e.located(where);
-        throw;
-    }
+    placed(
+        where,
+        [&] {
+            const Format f = parse_format(o.format);
+            if (f == Format::Json)
+                out << render_encoding(s, tokens, f);
+            else
+                emit(encoding_document(s, tokens), f, o.render, out);
+        },
+        KeepPlace::Any);
     return 0;
 }
 

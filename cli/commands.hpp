@@ -20,19 +20,19 @@ class App;
 
 namespace exactattn::cli {
 
+/// The place of a file named on the command line, without a line: "chapter14: …".
+inline Location file_place(const std::string& file) {
+    Location where;
+    where.file = file;
+    return where;
+}
+
 /// f(), with an error that has no place placed at `file`: a refusal while a scenario's report
 /// is computed or printed (the work budget's, docs/limits.md) names the file it came from. A
 /// usage error (a file that cannot be read) names its file in its reason already.
 template <class F>
 auto placed_in_file(const std::string& file, F&& f) {
-    try {
-        return f();
-    } catch (const Error& e) {
-        if (!e.where().empty() || e.kind() == ErrorKind::Usage) throw;
-        Location where;
-        where.file = file;
-        throw e.located(where);
-    }
+    return placed(file_place(file), std::forward<F>(f), KeepPlace::AnyOrUsage);
 }
 
 /// f(), with a limit's refusal (the work budget's above all) that names no file given `file`,
@@ -41,14 +41,7 @@ auto placed_in_file(const std::string& file, F&& f) {
 /// variants); a usage or other error keeps its place.
 template <class F>
 auto limits_placed_in_file(const std::string& file, F&& f) {
-    try {
-        return f();
-    } catch (const Error& e) {
-        if (e.kind() != ErrorKind::Limit || !e.where().file.empty()) throw;
-        Location where;
-        where.file = file;
-        throw e.located(where);
-    }
+    return placed(file_place(file), std::forward<F>(f), KeepPlace::AnyButFilelessLimit);
 }
 
 struct EvalOptions {
@@ -187,12 +180,7 @@ exactattn::Location option_place(const std::string& option);
 /// Runs f, placing an error that names no file at `option`.
 template <class F>
 auto for_option(const std::string& option, F&& f) -> decltype(f()) {
-    try {
-        return f();
-    } catch (const exactattn::Error& e) {
-        if (e.where().file.empty()) throw e.located(option_place(option));
-        throw;
-    }
+    return placed(option_place(option), std::forward<F>(f), KeepPlace::File);
 }
 
 /// The whole number that all of `text` writes (in the range of long long), or nothing.

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <iostream>
 #include <new>
@@ -11,26 +12,9 @@
 
 #include "app.hpp"
 #include "exactattn/limits.hpp"
+#include "exactattn/out_of_memory.hpp"
 
 namespace {
-
-// Memory held back for the way out of an allocation failure: destructors that run while a
-// std::bad_alloc unwinds may allocate themselves (nlohmann's JSON destructor keeps a stack of
-// children), and a second bad_alloc there would end the process with std::terminate instead
-// of the one-line error. The first failure releases the reserve, then fails as usual.
-void* reserve = nullptr;
-
-constexpr char kOutOfMemory[] =
-    "exactattn: out of memory: the input needs more memory than this machine has; lower its size "
-    "(see docs/limits.md)\n";
-
-void release_reserve_then_fail() {
-    if (reserve != nullptr) {
-        std::free(reserve);
-        reserve = nullptr;
-    }
-    throw std::bad_alloc();
-}
 
 // A std::bad_alloc that unwinds into a noexcept function (a destructor that allocates) ends
 // in std::terminate; it is still an allocation failure, reported as one: the one line, exit
@@ -41,7 +25,11 @@ void release_reserve_then_fail() {
         try {
             std::rethrow_exception(e);
         } catch (const std::bad_alloc&) {
-            [[maybe_unused]] const auto w = ::write(2, kOutOfMemory, sizeof kOutOfMemory - 1);
+            // The one line of cli/app.cpp's report, written without allocating.
+            const char* reason = exactattn::out_of_memory_reason();
+            [[maybe_unused]] auto w = ::write(2, "exactattn: ", 11);
+            w = ::write(2, reason, std::strlen(reason));
+            w = ::write(2, "\n", 1);
             ::_exit(2);
         } catch (...) {
         }
@@ -52,8 +40,7 @@ void release_reserve_then_fail() {
 }  // namespace
 
 int main(int argc, char** argv) {
-    reserve = std::malloc(std::size_t{64} << 20);
-    std::set_new_handler(release_reserve_then_fail);
+    exactattn::install_memory_reserve();  // the way out of an allocation failure stays open
     std::set_terminate(on_terminate);
     exactattn::use_throwing_gmp_allocator();  // GMP's own failures: the same one line, not abort
     std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);

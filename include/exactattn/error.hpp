@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace exactattn {
 
@@ -29,6 +30,22 @@ struct Location {
     [[nodiscard]] bool empty() const {
         return file.empty() && line == 0 && column == 0 && pointer.empty() && context.empty();
     }
+    /// The place named by `context` alone: an option (`--memory`), an argument, `position 3`.
+    [[nodiscard]] static Location named(std::string context);
+};
+
+/// Which errors a placing leaves as they are, because they have a place of this kind already
+/// (the innermost place holds). The one rule of placing an error (docs/contributing.md):
+/// every wrapper is placed() with one of these, and every test of "already placed" is
+/// Error::keeps_place.
+enum class KeepPlace {
+    InFile,               ///< a file or a JSON pointer (Error::in_file): the reader's and the runner's rule
+    File,                 ///< a file: an option's place yields to a file read for it
+    Any,                  ///< any place: an expression's column, a position, a step, an option
+    AnyOrUsage,           ///< any place, and every UsageError (its reason names its file already)
+    AnyButFilelessLimit,  ///< everything but a LimitError that names no file (a budget's refusal)
+    AnyButName,           ///< a file, line, column or pointer: a bare name may still be renamed
+    Nothing,              ///< none: every error is placed (Error::located merges the places)
 };
 
 /// Kinds of failure. Each has a stable name that tests and the README list.
@@ -61,6 +78,8 @@ class Error : public std::runtime_error {
     [[nodiscard]] Error located(const Location& outer) const;
     /// Whether the error names a file or a JSON pointer: a place that callers further out keep.
     [[nodiscard]] bool in_file() const { return !where_.file.empty() || !where_.pointer.empty(); }
+    /// Whether a placing under `rule` leaves this error as it is.
+    [[nodiscard]] bool keeps_place(KeepPlace rule) const;
 
   private:
     ErrorKind kind_;
@@ -73,16 +92,24 @@ class Error : public std::runtime_error {
 /// terminal escape sequences or carriage returns into a one-line message. Idempotent.
 [[nodiscard]] std::string escape_controls(std::string_view text);
 
-/// Runs f, placing an error that is not in_file() yet at `where` (Error::located): the one rule
-/// by which the scenario reader places an error at its declaration, and the runner at the
-/// declaration it ran.
-template <class F>
-auto placed(const Location& where, F&& f) -> decltype(f()) {
+/// Runs f, placing an error at `where` (Error::located) unless it keeps its place under `keep`
+/// (by default: unless it is in_file() already): the one rule by which the scenario reader
+/// places an error at its declaration, the runner at the declaration it ran, a front end at
+/// its option or argument, and the engine at a position, a step or an expression's column.
+/// An error that keeps its place is rethrown as it is (a WorkRefusal stays one). `where` is a
+/// Location, or a function that makes one, called only on an error (a place that costs a
+/// format or a search, inside a loop).
+template <class W, class F>
+auto placed(const W& where, F&& f, KeepPlace keep = KeepPlace::InFile) -> decltype(f()) {
     try {
         return f();
     } catch (const Error& e) {
-        if (e.in_file()) throw;
-        throw e.located(where);
+        if (e.keeps_place(keep)) throw;
+        if constexpr (std::is_invocable_r_v<Location, const W&>) {
+            throw e.located(where());
+        } else {
+            throw e.located(where);
+        }
     }
 }
 
@@ -95,20 +122,3 @@ auto placed(const Location& where, F&& f) -> decltype(f()) {
 [[nodiscard]] Error usage_error(std::string reason, Location where = {});
 
 }  // namespace exactattn
-
-/// Internal invariant check (SymEngine's SYMENGINE_ASSERT): on when EXACTATTN_ASSERTS is
-/// defined (the tests build with it), off otherwise. It aborts with file, function and line.
-#ifdef EXACTATTN_ASSERTS
-#define EXACTATTN_ASSERT(cond)                                                                \
-    do {                                                                                      \
-        if (!(cond)) ::exactattn::detail::assert_failed(#cond, __FILE__, __LINE__, __func__); \
-    } while (0)
-#else
-#define EXACTATTN_ASSERT(cond) \
-    do {                       \
-    } while (0)
-#endif
-
-namespace exactattn::detail {
-[[noreturn]] void assert_failed(const char* cond, const char* file, int line, const char* func);
-}

@@ -64,15 +64,6 @@ std::string to_string(const std::vector<Value>& row, Notation n = Notation::Asci
 /// Display width of UTF-8 text in terminal columns (CJK ideographs and full-width forms are 2).
 std::size_t display_width(const std::string& utf8);
 
-namespace detail {
-/// Text for an error message: up to 80 characters as is; a longer text keeps its start and
-/// end around "…" and says how long it was, so that a message stays one readable line even
-/// for a value with megabit coefficients.
-std::string brief(const std::string& text);
-/// brief(to_ascii(v)).
-std::string brief_ascii(const Value& v);
-}  // namespace detail
-
 }  // namespace exactattn
 
 /// `fmt::format("{}", v)` prints the ascii form.

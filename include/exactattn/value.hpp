@@ -47,6 +47,8 @@ class Value {
     [[nodiscard]] FieldElem constant() const { return t_.empty() ? FieldElem() : t_[0]; }
     /// The rational value; precondition is_rational().
     [[nodiscard]] mpq_class rational() const { return constant().rational(); }
+    /// The rational value; DomainError `<value> is not rational` when it is not.
+    [[nodiscard]] mpq_class checked_rational() const;
     /// If this is r·a with r rational (or 0), sets r and returns true.
     [[nodiscard]] bool as_rational_multiple_of_a(mpq_class& r) const;
     [[nodiscard]] bool is_canonical() const;

@@ -2,10 +2,6 @@
 // exactattn._exactattn: the conversions every binding shares (convert.hpp).
 #include "convert.hpp"
 
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
-
 #include <pybind11/stl.h>
 
 #include <fmt/format.h>
@@ -20,6 +16,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "exactattn/out_of_memory.hpp"
 #include "exactattn/parse.hpp"
 
 namespace exactattn::python {
@@ -40,51 +37,9 @@ void raise_error(const Error& e, const char* class_name = nullptr) {
     PyErr_SetObject(cls.ptr(), inst.ptr());
 }
 
-// ---- out of memory ------------------------------------------------------------------------
-// As in the command line (cli/main.cpp): memory held back for the way out of an allocation
-// failure, because destructors that run while std::bad_alloc unwinds may allocate themselves
-// (nlohmann's JSON destructor keeps a stack of children), and a second bad_alloc there would
-// end the interpreter with std::terminate (exit 134) instead of raising. The first failure
-// releases the reserve and fails as usual; the reserve is taken again once the error reached
-// Python. Untouched, the reserve costs address space, not resident memory.
-constexpr std::size_t kReserveBytes = std::size_t{64} << 20;
-std::atomic<void*> g_reserve{nullptr};
-std::new_handler g_previous_handler = nullptr;
-
-void release_reserve_then_fail() {
-    if (void* r = g_reserve.exchange(nullptr)) {
-        std::free(r);
-        throw std::bad_alloc();
-    }
-    if (g_previous_handler != nullptr) {
-        g_previous_handler();  // another extension's handler: it frees memory or throws
-        return;
-    }
-    throw std::bad_alloc();
-}
-
-void take_reserve() {
-    if (g_reserve.load() != nullptr) return;
-        // The failed call's memory is free but may still be mapped by malloc: hand what it can back
-        // first, so that the reserve's address space is there (under an RLIMIT_AS cap it counts).
-#ifdef __GLIBC__
-    ::malloc_trim(0);
-#endif
-    void* r = std::malloc(kReserveBytes);
-    void* expected = nullptr;
-    if (r != nullptr && !g_reserve.compare_exchange_strong(expected, r)) std::free(r);
-}
-
-// The command line's messages for the same failures (cli/app.cpp), raised as LimitError.
-constexpr char kOutOfMemory[] =
-    "out of memory: the input needs more memory than this machine has; lower its size (see docs/limits.md)";
-constexpr char kTooLarge[] =
-    "out of memory: a result is larger than the largest object this machine can hold; lower the input's size "
-    "(see docs/limits.md)";
-
 }  // namespace
 
-Call::Call() { take_reserve(); }
+Call::Call() { take_memory_reserve(); }
 
 void install_error_translation() {
     py::register_exception_translator([](std::exception_ptr p) {
@@ -94,20 +49,18 @@ void install_error_translation() {
             raise_error(e);
         } catch (const std::bad_alloc&) {
             // OutOfMemoryError: a LimitError and a MemoryError (python/exactattn/_errors.py).
-            raise_error(limit_error(kOutOfMemory), "OutOfMemoryError");
-            take_reserve();
+            raise_error(limit_error(out_of_memory_reason()), "OutOfMemoryError");
+            take_memory_reserve();
         } catch (const std::length_error&) {
-            raise_error(limit_error(kTooLarge), "OutOfMemoryError");
-            take_reserve();
+            raise_error(limit_error(too_large_reason()), "OutOfMemoryError");
+            take_memory_reserve();
         } catch (const py::cast_error& e) {
             // A conversion no helper above checked first: still the module's error, a ShapeError
             // (a TypeError and a ValueError), not pybind11's RuntimeError.
             raise_error(shape_error(fmt::format("an argument has the wrong type ({})", e.what())));
         }
     });
-    take_reserve();
-    g_previous_handler = std::set_new_handler(release_reserve_then_fail);
-    if (g_previous_handler == release_reserve_then_fail) g_previous_handler = nullptr;  // imported twice
+    install_memory_reserve();  // exactattn/out_of_memory.hpp, as the command line does
     // GMP's own allocation failures (inside a product, and MPFR's) become std::bad_alloc through
     // the same handler, hence a LimitError, instead of "GNU MP: Cannot allocate memory" and an
     // abort of the interpreter; unless another extension (gmpy2) owns GMP's memory functions.
@@ -132,17 +85,9 @@ Error at(const char* place, const Error& e) {
     return Error(e.kind(), where, e.reason());
 }
 
-Error usage(const std::string& place, const std::string& reason) {
-    Location where;
-    where.context = place;
-    return usage_error(reason, where);
-}
+Error usage(const std::string& place, const std::string& reason) { return usage_error(reason, Location::named(place)); }
 
-Location placed_at(const std::string& place) {
-    Location where;
-    where.context = place;
-    return where;
-}
+Location placed_at(const std::string& place) { return Location::named(place); }
 
 // ---- Python objects -> C++ text --------------------------------------------------------------
 // Every str, list of str and position crosses into C++ through these, so that a wrong type or

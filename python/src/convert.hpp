@@ -52,8 +52,8 @@ auto placed(const std::string& place, F&& f) {
     try {
         return f();
     } catch (const Error& e) {
-        if (e.in_file()) throw;
-        throw at(place.c_str(), e);
+        if (e.keeps_place(KeepPlace::InFile)) throw;
+        throw at(place.c_str(), e);  // the module's merge: an argument name replaces "expression"
     }
 }
 

@@ -150,8 +150,7 @@ void add_forms(py::class_<Value>& cls) {
         .def("is_rational", &Value::is_rational)
         .def("_rational",
              [](const Value& v) {
-                 if (!v.is_rational()) throw domain_error(fmt::format("{} is not rational", detail::brief_ascii(v)));
-                 const mpq_class q = v.rational();
+                 const mpq_class q = v.checked_rational();
                  return py::make_tuple(to_pyint(q.get_num()), to_pyint(q.get_den()));
              })
         .def("_terms", [](const Value& v) {

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/assert.hpp"
 #include "core/text.hpp"
 #include "core/utf8.hpp"
 
@@ -94,6 +95,33 @@ std::string render(const Location& where, const std::string& reason) {
 
 Error::Error(ErrorKind kind, Location where, std::string reason)
     : std::runtime_error(render(where, reason)), kind_(kind), where_(std::move(where)), reason_(std::move(reason)) {}
+
+Location Location::named(std::string context) {
+    Location where;
+    where.context = std::move(context);
+    return where;
+}
+
+bool Error::keeps_place(KeepPlace rule) const {
+    const Location& w = where_;
+    switch (rule) {
+        case KeepPlace::InFile:
+            return in_file();
+        case KeepPlace::File:
+            return !w.file.empty();
+        case KeepPlace::Any:
+            return !w.empty();
+        case KeepPlace::AnyOrUsage:
+            return !w.empty() || kind_ == ErrorKind::Usage;
+        case KeepPlace::AnyButFilelessLimit:
+            return kind_ != ErrorKind::Limit || !w.file.empty();
+        case KeepPlace::AnyButName:
+            return !w.file.empty() || !w.pointer.empty() || w.line != 0 || w.column != 0;
+        case KeepPlace::Nothing:
+            return false;
+    }
+    return false;  // unreachable: every rule is a case above (-Wswitch)
+}
 
 Error Error::located(const Location& outer) const {
     Location merged = where_;

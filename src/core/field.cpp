@@ -16,6 +16,8 @@
 #include "core/interval.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/print.hpp"
+#include "core/assert.hpp"
+#include "core/print_detail.hpp"
 
 namespace exactattn {
 

@@ -55,7 +55,7 @@ struct LimitRow {
 // The one table of the limits: every message names a limit through it, and the Python module
 // lists, reads and sets them through it (in this order: `current_limits()` is a dict in it).
 // A new field of Limits is one enumerator of Limit and one row here; `LimitTable.*`
-// (tests/unit/limits_test.cpp) fails while a field has no row.
+// (tests/unit/core/limits_test.cpp) fails while a field has no row.
 constexpr LimitRow kRows[] = {
     {Limit::max_exponent, "max_exponent", "", nullptr, &Limits::max_exponent, nullptr},
     {Limit::max_root, "max_root", "", nullptr, nullptr, &Limits::max_root},

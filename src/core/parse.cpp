@@ -530,15 +530,10 @@ class Parser {
         int& d_;
     };
 
-    // Evaluates f, attaching the operator's column to any error without one.
+    // Evaluates f, attaching the operator's column to any error without a place.
     template <class F>
     static Value located(int column, F&& f) {
-        try {
-            return f();
-        } catch (const Error& e) {
-            if (e.where().empty()) throw Error(e.kind(), at(column), e.reason());
-            throw;
-        }
+        return placed([column] { return at(column); }, std::forward<F>(f), KeepPlace::Any);
     }
 
     Value expr() {

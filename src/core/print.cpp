@@ -9,6 +9,7 @@
 #include <memory>
 #include <numeric>
 
+#include "core/print_detail.hpp"
 #include "core/utf8.hpp"
 #include "exactattn/limits.hpp"
 

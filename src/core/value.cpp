@@ -10,6 +10,8 @@
 #include "core/interval.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/print.hpp"
+#include "core/assert.hpp"
+#include "core/print_detail.hpp"
 
 namespace exactattn {
 
@@ -77,6 +79,11 @@ bool Value::is_canonical() const {
         if (!f.is_canonical()) return false;
     }
     return true;
+}
+
+mpq_class Value::checked_rational() const {
+    if (!is_rational()) throw domain_error(fmt::format("{} is not rational", detail::brief_ascii(*this)));
+    return rational();
 }
 
 bool Value::as_rational_multiple_of_a(mpq_class& r) const {

@@ -18,20 +18,9 @@ namespace {
 // The layer's parts by the name of their option (attend --mask, the Python keyword mask=):
 // an error in one is placed there, so that the command line can name the option and the
 // module the keyword. Errors already placed keep their place.
-Location part(const char* name) {
-    Location where;
-    where.context = name;
-    return where;
-}
-
 template <class F>
 auto in_part(const char* name, F&& f) {
-    try {
-        return f();
-    } catch (const Error& e) {
-        if (!e.where().empty()) throw;
-        throw Error(e.kind(), part(name), e.reason());
-    }
+    return placed(Location::named(name), std::forward<F>(f), KeepPlace::Any);
 }
 
 __extension__ typedef __int128 i128;  // GCC/Clang extension; bounds checked below
@@ -70,19 +59,20 @@ std::optional<Memory> project_integers(const Memory& x, const Memory& w) {
 std::vector<std::vector<bool>> build_mask(const AttentionLayer& layer, std::size_t nq, std::size_t nk) {
     if (!layer.mask.empty() && layer.mask.size() != nq) {
         throw shape_error(fmt::format("the mask has {} rows; there are {} queries", layer.mask.size(), nq),
-                          part("mask"));
+                          Location::named("mask"));
     }
     std::vector<std::vector<bool>> masked(nq, std::vector<bool>(nk, false));
     for (const std::size_t p : layer.padding) {
         if (p < 1 || p > nk) {
-            throw reference_error(fmt::format("padding position {} is out of range 1..{}", p, nk), part("padding"));
+            throw reference_error(fmt::format("padding position {} is out of range 1..{}", p, nk),
+                                  Location::named("padding"));
         }
     }
     for (std::size_t i = 0; i < nq; ++i) {
         if (!layer.mask.empty() && layer.mask[i].size() != nk) {
             throw shape_error(
                 fmt::format("mask row {} has {} entries; there are {} key positions", i + 1, layer.mask[i].size(), nk),
-                part("mask"));
+                Location::named("mask"));
         }
         for (std::size_t j = 0; j < nk; ++j) {
             masked[i][j] = (layer.causal && j > i) || (!layer.mask.empty() && layer.mask[i][j]);
@@ -105,7 +95,7 @@ void check_layer(const AttentionLayer& layer) {
             "the square root of a sum of squares of exact values is in general not in any "
             "Q(2^(1/m))[a] (√3, √(1 + a²)); leave it out, or normalise by a declared exact factor "
             "in the data",
-            part("layer-norm"));
+            Location::named("layer-norm"));
     }
     if (layer.positional == Positional::Sinusoidal) {
         throw domain_error(
@@ -113,7 +103,7 @@ void check_layer(const AttentionLayer& layer) {
             "nonzero algebraic argument are transcendental (Lindemann–Weierstrass), so "
             "sin(p/10000^(2i/d)) is not an exact value for p ≥ 1; give the positions as a table "
             "of exact values instead",
-            part("positions"));
+            Location::named("positions"));
     }
     if (layer.heads.empty()) throw shape_error("the layer has no heads");
 }
@@ -144,7 +134,7 @@ void check_layer_trace_size(const AttentionLayer& layer, std::size_t nq, std::si
                          fmt::format("the layer's trace would hold about {} exact values ({} head{} × {} quer{} × {} "
                                      "key{}, each a score, an exponential and a weight, and the projections)",
                                      cells, h, h == 1 ? "" : "s", nq, nq == 1 ? "y" : "ies", nk, nk == 1 ? "" : "s"),
-                         part("x"));
+                         Location::named("x"));
     }
 }
 

@@ -14,6 +14,7 @@
 #include "exactattn/limits.hpp"
 #include "exactattn/linalg.hpp"
 #include "exactattn/print.hpp"
+#include "core/print_detail.hpp"
 #include "core/names.hpp"
 
 namespace exactattn {
@@ -146,14 +147,8 @@ namespace {
 // Runs f, placing an error that has no place yet at "<regime> step t".
 template <class F>
 auto at_step(Regime r, std::size_t t, F&& f) -> decltype(f()) {
-    try {
-        return f();
-    } catch (const Error& e) {
-        if (!e.where().empty()) throw;
-        Location where;
-        where.context = fmt::format("{} step {}", regime_name(r), t);
-        throw e.located(where);
-    }
+    return placed([r, t] { return Location::named(fmt::format("{} step {}", regime_name(r), t)); }, std::forward<F>(f),
+                  KeepPlace::Any);
 }
 
 // Ziv's strategy for −ln p rounded to `digits` decimals: enclose p, take −ln of both ends with

@@ -27,6 +27,7 @@
 #include <numeric>
 #include <optional>
 
+#include "core/assert.hpp"
 #include "core/field_detail.hpp"
 #include "exactattn/error.hpp"
 #include "model/memory_detail.hpp"

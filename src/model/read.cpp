@@ -9,6 +9,7 @@
 #include "exactattn/error.hpp"
 #include "model/fastpath.hpp"
 #include "exactattn/print.hpp"
+#include "core/print_detail.hpp"
 
 namespace exactattn {
 
@@ -106,14 +107,7 @@ std::vector<Mark> checked_marks(const Memory& keys, const Memory& values, const 
 // Runs f, placing an error without a place at memory position j (1-based in the message).
 template <class F>
 void at_position(std::size_t j, F&& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        if (!e.where().empty()) throw;
-        Location where;
-        where.context = fmt::format("position {}", j + 1);
-        throw e.located(where);
-    }
+    placed([j] { return Location::named(fmt::format("position {}", j + 1)); }, std::forward<F>(f), KeepPlace::Any);
 }
 
 // "3a" as is, "(a/2)" when the text would not read as one factor before "/√2".

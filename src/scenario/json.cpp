@@ -263,16 +263,19 @@ Json plain_json(const Json& j) {
 }
 
 Value json_value(const Json& j, const Location& where) {
-    try {
-        if (j.is_number_integer()) {
-            if (j.is_number_unsigned()) return Value(mpq_class(mpz_class(std::to_string(j.get<std::uint64_t>()))));
-            return Value(mpq_class(mpz_class(std::to_string(j.get<std::int64_t>()))));
-        }
-        if (j.is_string()) return parse_value(j.get_ref<const std::string&>());
-        if (const auto text = exact_number_text(j)) return parse_value(*text);
-    } catch (const Error& e) {
-        throw e.located(where);
-    }
+    const std::optional<Value> v = placed(
+        where,
+        [&]() -> std::optional<Value> {
+            if (j.is_number_integer()) {
+                if (j.is_number_unsigned()) return Value(mpq_class(mpz_class(std::to_string(j.get<std::uint64_t>()))));
+                return Value(mpq_class(mpz_class(std::to_string(j.get<std::int64_t>()))));
+            }
+            if (j.is_string()) return parse_value(j.get_ref<const std::string&>());
+            if (const auto text = exact_number_text(j)) return parse_value(*text);
+            return std::nullopt;
+        },
+        KeepPlace::Nothing);
+    if (v) return *v;
     throw shape_error(fmt::format("expected an exact value (a number or an expression string), "
                                   "found {}",
                                   json_type(j)),

@@ -104,11 +104,8 @@ void Loader::answer_entry(LearnerAnswer& la, const Json& j, const std::string& p
         text = j.dump();
     else
         throw shape_error(fmt::format("expected a number or a string, found {}", detail::json_type(j)), r_.at(ptr));
-    try {
-        la.entries.push_back(parse_answer_entry(text));
-    } catch (const Error& e) {
-        throw e.located(r_.at(ptr));
-    }
+    la.entries.push_back(
+        placed([&] { return r_.at(ptr); }, [&] { return parse_answer_entry(text); }, KeepPlace::Nothing));
     const auto& value = la.entries.back().value;
     la.proposed.push_back(value.exact ? *value.exact : Value());
 }

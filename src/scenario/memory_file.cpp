@@ -337,11 +337,7 @@ class MemorySax {
             return it->second;
         }
         Entry entry;
-        try {
-            entry.value = parse_value(text);
-        } catch (const Error& e) {
-            throw e.located(at(here()));
-        }
+        entry.value = placed([&] { return at(here()); }, [&] { return parse_value(text); }, KeepPlace::Nothing);
         entry.ratio = ratio_of(entry.value);
         if (cache_.size() >= 4096) return scratch_ = std::move(entry);
         const Entry& cached = cache_.emplace(std::string(text), std::move(entry)).first->second;

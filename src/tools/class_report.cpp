@@ -33,7 +33,7 @@ struct VariantFile {
     std::optional<std::uint64_t> seed;  ///< its variation's `seed` (or, written before that key, its title's)
 };
 
-Error placed(const std::string& file, int line, ErrorKind kind, const std::string& reason) {
+Error line_error(const std::string& file, int line, ErrorKind kind, const std::string& reason) {
     Location where;
     where.file = file;
     where.line = line;
@@ -173,15 +173,15 @@ ClassGrade grade_class(const std::string& directory, const std::string& csv, con
     const std::string text = read_input_file(csv);
     const detail::CsvRecords table = detail::read_csv_records(text, csv);
     if (table.records.empty()) {
-        throw placed(csv, 1, ErrorKind::Parse,
-                     "no header: the first record must name the columns student, answer and variant or seed");
+        throw line_error(csv, 1, ErrorKind::Parse,
+                         "no header: the first record must name the columns student, answer and variant or seed");
     }
     const auto& header = table.records.front();
     for (const auto& h : header) {
         try {
             check_utf8(h, "");
         } catch (const Error& e) {
-            throw placed(csv, 1, ErrorKind::Parse, "the header is not UTF-8: " + e.reason());
+            throw line_error(csv, 1, ErrorKind::Parse, "the header is not UTF-8: " + e.reason());
         }
     }
     const auto column = [&header](const char* name) -> std::optional<std::size_t> {
@@ -195,12 +195,12 @@ ClassGrade grade_class(const std::string& directory, const std::string& csv, con
     const auto cseed = column("seed");
     const auto ct = column("target");
     if (!cs || !ca || (!cv && !cseed)) {
-        throw placed(csv, 1, ErrorKind::Parse,
-                     fmt::format("the header has no column \"{}\" (it needs student, answer, and variant or seed; "
-                                 "target is optional)",
-                                 !cs   ? "student"
-                                 : !ca ? "answer"
-                                       : "variant"));
+        throw line_error(csv, 1, ErrorKind::Parse,
+                         fmt::format("the header has no column \"{}\" (it needs student, answer, and variant or seed; "
+                                     "target is optional)",
+                                     !cs   ? "student"
+                                     : !ca ? "answer"
+                                           : "variant"));
     }
 
     // Each row's variant and proposal; the rows of one variant are judged together.
@@ -211,7 +211,7 @@ ClassGrade grade_class(const std::string& directory, const std::string& csv, con
         ClassRow row;
         row.line = table.lines[r];
         const auto refuse = [&](ErrorKind kind, const std::string& why) {
-            row.refusal = placed(csv, row.line, kind, why);
+            row.refusal = line_error(csv, row.line, kind, why);
         };
         if (rec.size() != header.size()) {
             refuse(ErrorKind::Parse, fmt::format("{} fields where the header has {}", rec.size(), header.size()));
@@ -280,8 +280,8 @@ ClassGrade grade_class(const std::string& directory, const std::string& csv, con
                 try {
                     g.rows[rows[k]].judged = judge(rep, answers[k]);
                 } catch (const Error& e) {
-                    g.rows[rows[k]].refusal =
-                        placed(csv, g.rows[rows[k]].line, e.kind(), fmt::format("{} (in {})", e.reason(), vf->path));
+                    g.rows[rows[k]].refusal = line_error(csv, g.rows[rows[k]].line, e.kind(),
+                                                         fmt::format("{} (in {})", e.reason(), vf->path));
                 }
             }
         }

@@ -13,6 +13,9 @@ name a file of the repository, so that no include escapes the check.
 
     check_layers.py SOURCE_DIR            exit 1 and one line per include that climbs
     check_layers.py SOURCE_DIR --figures  also the structure's figures (files, chain, sizes, layers)
+    check_layers.py SOURCE_DIR --installed-headers
+                                          exit 1 and one line per internal declaration (namespace
+                                          detail, detail::) in an installed header (include/)
 """
 import os
 import re
@@ -30,8 +33,31 @@ def layer_of_src(path):
     return parts[1] if len(parts) > 2 and parts[0] == "src" else None
 
 
+# An internal declaration: the namespace detail, or a name qualified by it, outside a comment.
+DETAIL = re.compile(r"\bnamespace\s+(?:exactattn::)?detail\b|\bdetail::")
+
+
+def internal_in_installed(root):
+    """Lines of include/ (installed whole) that declare or use namespace detail."""
+    found = []
+    for d, _, names in os.walk(os.path.join(root, "include")):
+        for n in sorted(names):
+            f = os.path.join(d, n)
+            for i, line in enumerate(open(f, encoding="utf-8"), 1):
+                code = line.split("//", 1)[0]
+                if DETAIL.search(code):
+                    found.append(f"{os.path.relpath(f, root)}:{i}: internal declarations live in src/ "
+                                 "(an internal header), not in an installed header: " + line.strip())
+    return found
+
+
 def main(argv):
     root = argv[1]
+    if "--installed-headers" in argv:
+        found = internal_in_installed(root)
+        for p in found:
+            print(p)
+        return 1 if found else 0
     figures = "--figures" in argv
     files = []
     for top in ("src", "include/exactattn"):

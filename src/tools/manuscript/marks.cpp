@@ -645,19 +645,14 @@ void inherit_scenario(Source& src, const std::string& inherited) {
 
 Source prepare(std::string_view text, const std::string& file, ManuscriptFormat format) {
     if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
-    try {
-        check_utf8(text, "manuscript");
-    } catch (const Error& e) {
-        Location where;
-        where.file = file;
-        throw e.located(where);
-    }
+    Location whole_file;
+    whole_file.file = file;
+    placed(
+        whole_file, [&] { check_utf8(text, "manuscript"); }, KeepPlace::Nothing);
     // Scanning is charged to the job's work budget (docs/limits.md) by the byte, before it starts.
     const double work = static_cast<double>(text.size()) * kWorkPerManuscriptByte;
     if (!charge_work(work)) {
-        Location where;
-        where.file = file;
-        throw over_work(work, fmt::format("reading a manuscript of {} bytes", text.size())).located(where);
+        throw over_work(work, fmt::format("reading a manuscript of {} bytes", text.size())).located(whole_file);
     }
     Source src;
     src.file = file;

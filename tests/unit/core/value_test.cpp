@@ -37,6 +37,15 @@ TEST(Value, DivisionByValueWithAIsRefused) {
     EXPECT_ERROR(A() / (A() - A()), ErrorKind::Domain, "division by zero");
 }
 
+TEST(Value, CheckedRationalIsTheFractionOrRefusesAValueWithA) {
+    EXPECT_EQ(q(4, 6).checked_rational(), mpq_class(2, 3));
+    EXPECT_EQ(exp(q(-3) * A()).checked_rational(), mpq_class(1, 8));  // 2^-3
+    // a/3 has the transcendental a: no fraction; the message shows the value in ascending powers of a
+    // (docs/notation.md).
+    EXPECT_ERROR((A() / Value(3)).checked_rational(), ErrorKind::Domain, "a/3 is not rational");
+    EXPECT_ERROR((A() + Value(1)).checked_rational(), ErrorKind::Domain, "1 + a is not rational");
+}
+
 TEST(Value, ArithmeticOfTheChapter) {
     // Table 14.2 readout: a/2 + 2(a/4) = a
     EXPECT_EQ(A() / Value(2) + Value(2) * (A() / Value(4)), A());
