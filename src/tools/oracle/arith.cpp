@@ -307,8 +307,8 @@ mpq_class exact_dot(const double* x, const double* y, std::int64_t n) {
         int e;                // the product is ±m·2^e
         bool negative;
     };
-    std::vector<Term> terms;
-    terms.reserve(static_cast<std::size_t>(n));
+    thread_local std::vector<Term> terms;  // kept between calls: a call an entry, n² calls a head
+    terms.clear();
     int emin = std::numeric_limits<int>::max(), emax = std::numeric_limits<int>::min();
     for (std::int64_t i = 0; i < n; ++i) {
         if (x[i] == 0 || y[i] == 0) continue;
@@ -326,7 +326,9 @@ mpq_class exact_dot(const double* x, const double* y, std::int64_t n) {
     // The sum's magnitude is below n·2^(106 + emax − emin) in units of 2^emin.
     const int span = emax - emin;
     const auto limbs = static_cast<std::size_t>((span + 106 + 64 + 63) / 64 + 1);
-    std::vector<std::uint64_t> pos(limbs, 0), neg(limbs, 0);
+    thread_local std::vector<std::uint64_t> pos, neg;
+    pos.assign(limbs, 0);
+    neg.assign(limbs, 0);
     for (const Term& t : terms) {
         const int sh = t.e - emin, b = sh % 64;
         const auto m0 = static_cast<std::uint64_t>(t.m), m1 = static_cast<std::uint64_t>(t.m >> 64);
