@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -101,10 +102,6 @@ void write_output_file(const std::string& named, std::string_view data, const ch
     }
 }
 
-// All or nothing: every destination is checked first (a directory cannot be replaced by a
-// file), the files are written into a fresh temporary directory inside DIR, and only when all
-// of them are complete and on disk are they renamed into place. A failure removes the temporary
-// directory (and DIR when this call created it), so it leaves no file of the set behind.
 namespace {
 int (*g_rename)(const char*, const char*) = ::rename;
 
@@ -152,12 +149,62 @@ void sync_directory(const std::string& dir) {
     (void)::fsync(fd);
     ::close(fd);
 }
+// The complete files in `tmp` renamed into `dir`, with write_files' guarantee; `abandon(tmp)`
+// removes the temporary directory (and `dir` when write_files created it).
+void swap_into_place(const std::string& dir, const std::string& tmp,
+                     const std::vector<std::pair<std::string, std::string>>& files,
+                     const std::function<void(const std::string&)>& abandon) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    // All or nothing: the files of an earlier set that this one replaces are first moved aside
+    // into the temporary directory, then the new ones renamed in; a rename that fails part way
+    // takes the new ones out and puts the old ones back, so the directory holds the old set
+    // or the new one, never neither (a rename within one directory is atomic).
+    const fs::path old_dir = fs::path(tmp) / ".old";
+    std::vector<std::size_t> moved_aside, moved_in;
+    const auto undo = [&](const std::string& dest, const char* what, int e) {
+        std::error_code ignored;
+        for (auto i : moved_in) fs::remove(fs::path(dir) / files[i].first, ignored);
+        bool restored = true;
+        for (auto i : moved_aside)
+            restored = g_rename((old_dir / std::to_string(i)).c_str(), (fs::path(dir) / files[i].first).c_str()) == 0 &&
+                       restored;
+        if (restored) abandon(tmp);  // else the earlier files stay in tmp rather than be lost
+        return output_error(dest, what, e, "--output");
+    };
+    if (!fs::create_directory(old_dir, ec)) {
+        const int e = ec ? ec.value() : EEXIST;
+        abandon(tmp);
+        throw output_error(dir, "cannot create a temporary directory in it", e, "--output");
+    }
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        const std::string dest = (fs::path(dir) / files[i].first).string();
+        struct stat st {};
+        if (::lstat(dest.c_str(), &st) != 0) continue;  // nothing to keep
+        if (g_rename(dest.c_str(), (old_dir / std::to_string(i)).c_str()) != 0)
+            throw undo(dest, "cannot move the earlier file aside", errno);
+        moved_aside.push_back(i);
+    }
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        const std::string dest = (fs::path(dir) / files[i].first).string();
+        if (g_rename((fs::path(tmp) / files[i].first).c_str(), dest.c_str()) != 0)
+            throw undo(dest, "rename failed", errno);
+        moved_in.push_back(i);
+    }
+    fs::remove_all(old_dir, ec);
+    fs::remove(tmp, ec);
+}
+
 }  // namespace
 
 void set_rename_for_testing(int (*rename)(const char*, const char*)) {
     g_rename = rename != nullptr ? rename : ::rename;
 }
 
+// All or nothing: every destination is checked first (a directory cannot be replaced by a
+// file), the files are written into a fresh temporary directory inside DIR, and only when all
+// of them are complete and on disk are they renamed into place. A failure removes the temporary
+// directory (and DIR when this call created it), so it leaves no file of the set behind.
 void write_files(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files, Delivery& d) {
     d.warnings.refuse();
     namespace fs = std::filesystem;
@@ -200,43 +247,7 @@ void write_files(const std::string& dir, const std::vector<std::pair<std::string
         abandon(tmp);
         throw;
     }
-    // All or nothing: the files of an earlier set that this one replaces are first moved aside
-    // into the temporary directory, then the new ones renamed in; a rename that fails part way
-    // takes the new ones out and puts the old ones back, so the directory holds the old set
-    // or the new one, never neither (a rename within one directory is atomic).
-    const fs::path old_dir = fs::path(tmp) / ".old";
-    std::vector<std::size_t> moved_aside, moved_in;
-    const auto undo = [&](const std::string& dest, const char* what, int e) {
-        std::error_code ignored;
-        for (auto i : moved_in) fs::remove(fs::path(dir) / files[i].first, ignored);
-        bool restored = true;
-        for (auto i : moved_aside)
-            restored = g_rename((old_dir / std::to_string(i)).c_str(), (fs::path(dir) / files[i].first).c_str()) == 0 &&
-                       restored;
-        if (restored) abandon(tmp);  // else the earlier files stay in tmp rather than be lost
-        return output_error(dest, what, e, "--output");
-    };
-    if (!fs::create_directory(old_dir, ec)) {
-        const int e = ec ? ec.value() : EEXIST;
-        abandon(tmp);
-        throw output_error(dir, "cannot create a temporary directory in it", e, "--output");
-    }
-    for (std::size_t i = 0; i < files.size(); ++i) {
-        const std::string dest = (fs::path(dir) / files[i].first).string();
-        struct stat st {};
-        if (::lstat(dest.c_str(), &st) != 0) continue;  // nothing to keep
-        if (g_rename(dest.c_str(), (old_dir / std::to_string(i)).c_str()) != 0)
-            throw undo(dest, "cannot move the earlier file aside", errno);
-        moved_aside.push_back(i);
-    }
-    for (std::size_t i = 0; i < files.size(); ++i) {
-        const std::string dest = (fs::path(dir) / files[i].first).string();
-        if (g_rename((fs::path(tmp) / files[i].first).c_str(), dest.c_str()) != 0)
-            throw undo(dest, "rename failed", errno);
-        moved_in.push_back(i);
-    }
-    fs::remove_all(old_dir, ec);
-    fs::remove(tmp, ec);
+    swap_into_place(dir, tmp, files, abandon);
     sync_directory(dir);
     d.directory_written = true;
 }
