@@ -35,7 +35,7 @@ std::optional<Tolerance> tolerance_option(const CheckOptions& o) {
 
 // `check FILE --answers CSV`: one row per answer (student, target, answer, verdict, rule,
 // mistake, feedback); an answer that does not parse is `invalid`, with the reason as feedback.
-int check_class(const CheckOptions& o, const Report& rep, std::ostream& out) {
+int check_class(const CheckOptions& o, const Report& rep, std::ostream& out, Delivery& delivery) {
     const auto rows = load_class_answers(o.answers);
     struct Row {
         ClassAnswer in;
@@ -116,7 +116,7 @@ int check_class(const CheckOptions& o, const Report& rep, std::ostream& out) {
                    Inline(r.j ? r.j->feedback : r.invalid)});
     }
     d.add(std::move(t));
-    emit(d, f, o.render, out);
+    emit(d, f, o.render, out, delivery);
     return wrong == 0 ? 0 : 1;
 }
 
@@ -154,7 +154,8 @@ Scenario checked_part(const CheckOptions& o, Scenario s) {
 // report (docs/check.md#a-class-on-variants). A row that cannot be graded gets its placed line
 // on standard error and the rest is graded; exit 2 when a row was refused, else 1 when an answer
 // is wrong or does not parse, else 0.
-int check_class_on_variants(const CheckOptions& o, const std::optional<Tolerance>& tolerance, std::ostream& out) {
+int check_class_on_variants(const CheckOptions& o, const std::optional<Tolerance>& tolerance, std::ostream& out,
+                            Delivery& delivery) {
     const ClassGrade g = grade_class(o.variants, o.answers, tolerance, o.accept);
     for (const auto& r : g.rows) {
         if (r.refusal && o.refused) o.refused(*r.refusal);
@@ -163,17 +164,17 @@ int check_class_on_variants(const CheckOptions& o, const std::optional<Tolerance
     if (f == Format::Json) {
         out << class_report_json(g);
     } else {
-        emit(class_report_document(g), f, o.render, out);
+        emit(class_report_document(g), f, o.render, out, delivery);
     }
     return g.refused() > 0 ? 2 : g.wrong_or_invalid() > 0 ? 1 : 0;
 }
 
 }  // namespace
 
-int cmd_check(const CheckOptions& o, std::ostream& out) {
-    if (!o.variants.empty()) return check_class_on_variants(o, tolerance_option(o), out);
+int cmd_check(const CheckOptions& o, std::ostream& out, Delivery& delivery) {
+    if (!o.variants.empty()) return check_class_on_variants(o, tolerance_option(o), out, delivery);
     const Report rep = run_scenario(checked_part(o, load_scenario(o.file)));
-    if (!o.answers.empty()) return check_class(o, rep, out);
+    if (!o.answers.empty()) return check_class(o, rep, out, delivery);
     CheckRequest req;
     req.answer = o.answer;
     if (o.ad_hoc) {

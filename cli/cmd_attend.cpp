@@ -104,7 +104,7 @@ void add_attend_options(CLI::App& sub, AttendOptions& o) {
     add_format_option(sub, o.format);
 }
 
-int cmd_attend(const AttendOptions& o, std::ostream& out) {
+int cmd_attend(const AttendOptions& o, std::ostream& out, Delivery& delivery) {
     AttentionLayer layer;
     const auto h = static_cast<std::size_t>(o.heads);
     const auto wq = per_head(o.wq, h, "--wq");
@@ -175,7 +175,7 @@ int cmd_attend(const AttendOptions& o, std::ostream& out) {
         Document doc;
         doc.title = "Attention layer";
         add_layer(doc, t, labels, key_labels);
-        emit(doc, f, o.render, out);
+        emit(doc, f, o.render, out, delivery);
     }
     return 0;
 }

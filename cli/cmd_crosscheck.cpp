@@ -8,7 +8,7 @@
 
 namespace exactattn::cli {
 
-int cmd_crosscheck(const FilesOptions& o, std::ostream& out) {
+int cmd_crosscheck(const FilesOptions& o, std::ostream& out, Delivery& delivery) {
     const std::vector<std::string> files = scenario_files(o.files);
     std::vector<CrosscheckResult> results(files.size());
     // A refusal while a file is run or compared names the file (and the quantity: crosscheck()).
@@ -25,7 +25,7 @@ int cmd_crosscheck(const FilesOptions& o, std::ostream& out) {
         if (f == Format::Json)
             out << crosscheck_json(results);
         else
-            emit(crosscheck_document(results), f, o.render, out);
+            emit(crosscheck_document(results), f, o.render, out, delivery);
     };
     if (files.size() == 1) {
         placed_in_file(files.front(), print);

@@ -276,20 +276,20 @@ int grad_emulate_command(const OracleOptions& o, const Loaded& l, FloatFormat f,
     return 0;
 }
 
-int vectors_command(const OracleOptions& o, FloatFormat f, std::ostream& out) {
+int vectors_command(const OracleOptions& o, FloatFormat f, std::ostream& out, Delivery& delivery) {
     const auto seed = whole_number(o.seed);
     if (!seed || *seed < 0) throw usage_error("not a whole number from 0", option_place("--seed"));
     if (o.dir.empty()) throw usage_error("vectors needs --dir DIR", option_place("--dir"));
     const auto files = write_vectors(static_cast<std::uint64_t>(*seed), f, o.long_keys);
-    write_files(o.dir, files);
+    write_files(o.dir, files, delivery);
     out << fmt::format("oracle vectors: {} in {} (seed {}, {}), manifest.json describes them\n",
                        counted(files.size(), "file"), o.dir, *seed, info(f).name);
     return 0;
 }
 
-int cmd_oracle_placed(const OracleOptions& o, std::ostream& out) {
+int cmd_oracle_placed(const OracleOptions& o, std::ostream& out, Delivery& delivery) {
     const FloatFormat f = parse_format(o.dtype, option_place("--dtype"));
-    if (o.action == "vectors") return vectors_command(o, f, out);
+    if (o.action == "vectors") return vectors_command(o, f, out, delivery);
     for (const auto& [value, option] : {std::pair{o.q, "--q"}, {o.k, "--k"}, {o.v, "--v"}})
         if (value.empty()) throw usage_error(fmt::format("{} needs {} FILE", o.action, option), option_place(option));
     const Loaded l = load_problem(o);
@@ -301,13 +301,13 @@ int cmd_oracle_placed(const OracleOptions& o, std::ostream& out) {
     return o.action == "judge" ? judge_command(o, l, f, out) : reference_command(o, l, f, out);
 }
 
-int cmd_oracle(const OracleOptions& o, std::ostream& out) {
-    return at_options([&] { return cmd_oracle_placed(o, out); });
+int cmd_oracle(const OracleOptions& o, std::ostream& out, Delivery& delivery) {
+    return at_options([&] { return cmd_oracle_placed(o, out, delivery); });
 }
 
 }  // namespace
 
-void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& command) {
+void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& command, Delivery& delivery) {
     auto o = std::make_shared<OracleOptions>();
     auto* s = app.add_subcommand("oracle", "Certified references for float attention, and a kernel's output judged");
     s->add_option("action", o->action, "reference | judge | emulate | vectors | grad-reference | grad-emulate")
@@ -384,7 +384,9 @@ void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& comman
                   "judge: running (default: from the actual inputs) | running-ordered | a-priori | probabilistic | "
                   "probabilistic-ordered");
     s->add_option("--format", o->format, "text | json")->check(CLI::IsMember({"text", "json"}));
-    s->callback([o, &command] { command = [o](std::ostream& out) { return cmd_oracle(*o, out); }; });
+    s->callback([o, &command, &delivery] {
+        command = [o, &delivery](std::ostream& out) { return cmd_oracle(*o, out, delivery); };
+    });
 }
 
 }  // namespace exactattn::cli

@@ -17,14 +17,14 @@ void add_pointers_options(CLI::App& sub, PointersOptions& o) {
     add_format_option(sub, o.format);
 }
 
-int cmd_pointers(const PointersOptions& o, std::ostream& out) {
+int cmd_pointers(const PointersOptions& o, std::ostream& out, Delivery& delivery) {
     const Report report = run_scenario(load_scenario(o.file), ReportUse::Values);
     const std::vector<PointerEntry> entries = for_option("--under", [&] { return list_pointers(report, o.under); });
     const Format f = parse_format(o.format);
     if (f == Format::Json)
         out << pointers_json(entries);
     else
-        emit(pointers_document(report, entries), f, o.render, out);
+        emit(pointers_document(report, entries), f, o.render, out, delivery);
     return 0;
 }
 

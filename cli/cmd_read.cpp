@@ -8,6 +8,7 @@
 #include <set>
 
 #include "commands.hpp"
+#include "delivery.hpp"
 #include "exactattn/error.hpp"
 #include "exactattn/parse.hpp"
 #include "exactattn/report.hpp"
@@ -50,7 +51,7 @@ std::vector<std::size_t> parse_positions(const std::vector<std::string>& args, c
 
 }  // namespace
 
-int cmd_read(const ReadOptions& o, std::ostream& out, DeferredOutput& deferred) {
+int cmd_read(const ReadOptions& o, std::ostream& out, Delivery& delivery) {
     std::vector<std::string> fields;
     if (o.fields_given) {
         for_option("--fields", [&] {
@@ -92,11 +93,11 @@ int cmd_read(const ReadOptions& o, std::ostream& out, DeferredOutput& deferred) 
             if (t->readout) (void)to_fixed(*t->readout, 6);
             return 0;
         });
-        deferred = [memory, t, fields](std::ostream& os) { write_read_json(*memory, *t, os, fields); };
+        delivery.deferred = [memory, t, fields](std::ostream& os) { write_read_json(*memory, *t, os, fields); };
         return 0;
     }
     for_option(format_option.c_str(), [&] {
-        emit(read_document(*memory, *t, req.readout), parse_format(o.format), o.render, out);
+        emit(read_document(*memory, *t, req.readout), parse_format(o.format), o.render, out, delivery);
         return 0;
     });
     return 0;

@@ -13,7 +13,7 @@ namespace exactattn::cli {
 
 namespace {
 
-int rollout_file(const RolloutOptions& o, std::ostream& out) {
+int rollout_file(const RolloutOptions& o, std::ostream& out, Delivery& delivery) {
     Scenario s = load_scenario(o.file);
     const Format f = parse_format(o.format);
     Location where;
@@ -51,14 +51,14 @@ int rollout_file(const RolloutOptions& o, std::ostream& out) {
     if (f == Format::Json)
         out << render_rollout(rep, r, f);
     else
-        emit(rollout_document(rep, r), f, o.render, out);
+        emit(rollout_document(rep, r), f, o.render, out, delivery);
     return 0;
 }
 
 }  // namespace
 
-int cmd_rollout(const RolloutOptions& o, std::ostream& out) {
-    return placed_in_file(o.file, [&] { return rollout_file(o, out); });
+int cmd_rollout(const RolloutOptions& o, std::ostream& out, Delivery& delivery) {
+    return placed_in_file(o.file, [&] { return rollout_file(o, out, delivery); });
 }
 
 }  // namespace exactattn::cli

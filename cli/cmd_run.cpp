@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "commands.hpp"
+#include "delivery.hpp"
 #include "exactattn/wording.hpp"
 #include "exactattn/figures.hpp"
 #include "exactattn/book.hpp"
@@ -19,7 +20,7 @@ namespace exactattn::cli {
 
 namespace {
 
-int run_file(const RunOptions& o, std::ostream& out, DeferredOutput& deferred) {
+int run_file(const RunOptions& o, std::ostream& out, Delivery& delivery) {
     const Scenario s = load_scenario(o.file);
     const Format f = parse_format(o.format);
     if (f == Format::Json) {
@@ -27,21 +28,21 @@ int run_file(const RunOptions& o, std::ostream& out, DeferredOutput& deferred) {
         // report over 10^5 positions is tens of megabytes of text. What can fail is computed
         // now, so that a failure writes nothing.
         auto rep = std::make_shared<const Report>(run_scenario(s, ReportUse::Values));
-        deferred = [rep, write = json_report_writer(*rep)](std::ostream& os) { write(os); };
+        delivery.deferred = [rep, write = json_report_writer(*rep)](std::ostream& os) { write(os); };
         return 0;
     }
     // Tables: refused before the reads are computed when their cells are over the limit.
-    emit(run_document(run_scenario(s, ReportUse::Tables)), f, o.render, out);
+    emit(run_document(run_scenario(s, ReportUse::Tables)), f, o.render, out, delivery);
     return 0;
 }
 
 }  // namespace
 
-int cmd_run(const RunOptions& o, std::ostream& out, DeferredOutput& deferred) {
-    return placed_in_file(o.file, [&] { return run_file(o, out, deferred); });
+int cmd_run(const RunOptions& o, std::ostream& out, Delivery& delivery) {
+    return placed_in_file(o.file, [&] { return run_file(o, out, delivery); });
 }
 
-int cmd_encode(const EncodeOptions& o, std::ostream& out) {
+int cmd_encode(const EncodeOptions& o, std::ostream& out, Delivery& delivery) {
     const Scenario s = load_scenario(o.scenario);
     Location where;
     where.context = "--tokens";
@@ -60,7 +61,7 @@ int cmd_encode(const EncodeOptions& o, std::ostream& out) {
             if (f == Format::Json)
                 out << render_encoding(s, tokens, f);
             else
-                emit(encoding_document(s, tokens), f, o.render, out);
+                emit(encoding_document(s, tokens), f, o.render, out, delivery);
         },
         KeepPlace::Any);
     return 0;

@@ -35,7 +35,7 @@ std::uint64_t seed_argument(const std::string& text, const char* option) {
 
 }  // namespace
 
-int cmd_variants(const VariantsOptions& o, std::ostream& out) {
+int cmd_variants(const VariantsOptions& o, std::ostream& out, Delivery& delivery) {
     if (o.output.empty()) {
         Location where;
         where.context = "--output";
@@ -53,7 +53,7 @@ int cmd_variants(const VariantsOptions& o, std::ostream& out) {
     const auto files = variant_files(set, o.warn);
     std::vector<std::pair<std::string, std::string>> named;
     for (const auto& f : files) named.emplace_back(f.name, f.text);
-    write_files(o.output, named);
+    write_files(o.output, named, delivery);
     for (const auto& v : set.variants) {
         out << fmt::format("variant {}: seed {}, {}\n", v.number, v.seed, counted(v.draws, "draw"));
     }

@@ -20,6 +20,8 @@ class App;
 
 namespace exactattn::cli {
 
+struct Delivery;  // cli/delivery.hpp: how one run delivers its output
+
 /// The place of a file named on the command line, without a line: "chapter14: …".
 inline Location file_place(const std::string& file) {
     Location where;
@@ -186,22 +188,21 @@ auto for_option(const std::string& option, F&& f) -> decltype(f()) {
 /// The whole number that all of `text` writes (in the range of long long), or nothing.
 std::optional<long long> whole_number(const std::string& text);
 
-/// Writes a document: rendered to `out`, or, for CSV with `-o DIR`, one file per table and
-/// index.csv in DIR, for Markdown with `-o DIR`, report.md and one SVG file per figure (each
-/// written atomically). UsageError for `-o DIR` with another format.
+/// Writes a document: rendered to `out`, or, for CSV with `-o DIR` (delivery.directory), one
+/// file per table and index.csv in DIR, for Markdown with `-o DIR`, report.md and one SVG file
+/// per figure (each written atomically; delivery.directory_written is set). UsageError for
+/// `-o DIR` with another format.
 void emit(const exactattn::Document& doc, exactattn::Format format, const exactattn::RenderOptions& options,
-          std::ostream& out);
-
-/// With --warnings-as-errors, when the command has warned: throws its first warning as the
-/// ParseError that stops it (a command calls it before it writes files of its own).
-void refuse_warnings();
+          std::ostream& out, Delivery& delivery);
 
 /// Writes files into the directory `dir` (created when missing); the command's own output then
 /// goes to standard output. UsageError at --output when one cannot be written; with
-/// --warnings-as-errors, a warning of the command is an error before any file is written. All
-/// or nothing: written into a temporary directory in `dir`, synced once (syncfs), then renamed
-/// into place; a failure part way leaves the directory's earlier files as they were.
-void write_files(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files);
+/// --warnings-as-errors, a warning of the command (delivery.warnings) is an error before any
+/// file is written; delivery.directory_written is set when they are. All or nothing: written
+/// into a temporary directory in `dir`, synced once (syncfs), then renamed into place; a
+/// failure part way leaves the directory's earlier files as they were.
+void write_files(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files,
+                 Delivery& delivery);
 /// Tests only: the rename write_files uses (null: ::rename), to fail one part way.
 void set_rename_for_testing(int (*rename)(const char*, const char*));
 
@@ -212,20 +213,20 @@ void set_rename_for_testing(int (*rename)(const char*, const char*));
 /// output of hundreds of megabytes (read and run --format json).
 using DeferredOutput = std::function<void(std::ostream&)>;
 int cmd_eval(const EvalOptions& o, std::ostream& out);
-int cmd_run(const RunOptions& o, std::ostream& out, DeferredOutput& deferred);
-int cmd_read(const ReadOptions& o, std::ostream& out, DeferredOutput& deferred);
-int cmd_encode(const EncodeOptions& o, std::ostream& out);
+int cmd_run(const RunOptions& o, std::ostream& out, Delivery& delivery);
+int cmd_read(const ReadOptions& o, std::ostream& out, Delivery& delivery);
+int cmd_encode(const EncodeOptions& o, std::ostream& out, Delivery& delivery);
 int cmd_verify(const FilesOptions& o, std::ostream& out);
-int cmd_crosscheck(const FilesOptions& o, std::ostream& out);
-int cmd_pointers(const PointersOptions& o, std::ostream& out);
+int cmd_crosscheck(const FilesOptions& o, std::ostream& out, Delivery& delivery);
+int cmd_pointers(const PointersOptions& o, std::ostream& out, Delivery& delivery);
 int cmd_answers(const FilesOptions& o, std::ostream& out);
-int cmd_check(const CheckOptions& o, std::ostream& out);
-int cmd_attend(const AttendOptions& o, std::ostream& out);
-int cmd_rollout(const RolloutOptions& o, std::ostream& out);
-int cmd_variants(const VariantsOptions& o, std::ostream& out);
+int cmd_check(const CheckOptions& o, std::ostream& out, Delivery& delivery);
+int cmd_attend(const AttendOptions& o, std::ostream& out, Delivery& delivery);
+int cmd_rollout(const RolloutOptions& o, std::ostream& out, Delivery& delivery);
+int cmd_variants(const VariantsOptions& o, std::ostream& out, Delivery& delivery);
 int cmd_figure(const FigureOptions& o, std::ostream& out);
 /// The `oracle` subcommand (cli/cmd_oracle.cpp): its options, bound to `command` when chosen.
-void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& command);
+void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& command, Delivery& delivery);
 /// The options of `attend` on its subcommand (kept beside the command).
 void add_attend_options(CLI::App& sub, AttendOptions& o);
 void add_pointers_options(CLI::App& sub, PointersOptions& o);
