@@ -68,6 +68,7 @@ Loaded load_problem(const OracleOptions& o) {
     if (!o.mask.empty()) mask = load(o.mask, "--mask", std::nullopt);
     if (!o.bias.empty()) bias = load(o.bias, "--bias", std::nullopt);
     if (q.shape.size() == 4) {
+        l.fp8 = saturate_inputs(q, k, v, parse_fp8_overflow(o.fp8_overflow, option_place("--fp8-overflow")));
         l.batch = Batch{std::move(q),
                         std::move(k),
                         std::move(v),

@@ -237,6 +237,8 @@ void validate(const Problem& p);
 /// clamped to ±max finite, counted and placed ("q[0, 3]"); under Error nothing changes (and
 /// validate refuses such a value).
 Fp8Events saturate_inputs(Problem& p, Fp8Overflow o);
+/// The same for the tensors of a batch of heads (4-D: entries named by every index, "q[0, 1, 2, 3]").
+Fp8Events saturate_inputs(Tensor& q, Tensor& k, Tensor& v, Fp8Overflow o);
 /// The same for one tensor `name` (the backward's dO), counted in `events`.
 void saturate_tensor(Tensor& t, const char* name, Fp8Overflow o, Fp8Events& events);
 /// Sets p.mask from the tensor `m`, which must be n_q × n_k for p's q and k, every value 0

@@ -93,6 +93,7 @@ ProblemArgs problem(const Array& q, const Array& k, const Array& v, const std::v
     if (mask) tm = tensor(*mask, "float64", "mask");
     if (bias) tb = tensor(*bias, "float64", "bias");
     if (tq.shape.size() == 4) {
+        a.fp8 = saturate_inputs(tq, tk, tv, fp8_overflow_of(opts));
         a.batch = Batch{std::move(tq), std::move(tk), std::move(tv),
                         std::move(tm), std::move(tb), parse_layout(opts["layout"].cast<std::string>(), arg("layout")),
                         base};

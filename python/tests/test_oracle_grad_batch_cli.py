@@ -296,3 +296,23 @@ def test_the_forward_batch_reports_its_heads_p_collapse_in_both_front_ends(cli, 
     assert json.loads(text)["fp8"]["p_collapse"] == c
     code, text, err = cli(*args)
     assert "at head (b=0, h=1), query 0, key 1)" in text, text
+
+
+def test_a_4d_e4m3_q_past_the_range_is_saturated_when_declared_and_counted(cli, tmp_path):
+    q, k, v, do = collapse_batch()
+    q[0, 0, 1, 1] = -500  # past E4M3's range: clamped to -448 under saturate
+    opts = {"in_fmt": "float8_e4m3fn", "scale": "none", "base": 2}
+    with pytest.raises(exactattn.Error, match=r"head \(b=0, h=0\): q\[1, 1\]: -500 is out of float8_e4m3fn's range"):
+        oracle.grad_reference(q, k, v, do, fmt="float32", **opts)
+    g = oracle.grad_reference(q, k, v, do, fmt="float32", fp8_overflow="saturate", **opts)
+    assert g["fp8"]["saturated"] == {"count": 1, "first": "q[0, 0, 1, 1]"}
+    q448 = q.copy()
+    q448[0, 0, 1, 1] = -448
+    ref = oracle.grad_reference(q448, k, v, do, fmt="float32", **opts)
+    assert np.array_equal(g["dq"]["values"], ref["dq"]["values"])
+    p = save(tmp_path, q=q, k=k, v=v, do=do)
+    code, out, err = cli("oracle", "grad-reference", "--q", p["q"], "--k", p["k"], "--v", p["v"], "--do", p["do"],
+                         "--dtype", "float32", "--input-dtype", "float8_e4m3fn", "--scale", "none", "--base", "2",
+                         "--fp8-overflow", "saturate", "--format", "json")
+    assert code == 0 and err == "", err
+    assert json.loads(out)["fp8"]["saturated"] == {"count": 1, "first": "q[0, 0, 1, 1]"}

@@ -182,11 +182,13 @@ void saturate_tensor(Tensor& t, const char* name, Fp8Overflow o, Fp8Events& even
     }
 }
 
-Fp8Events saturate_inputs(Problem& p, Fp8Overflow o) {
+Fp8Events saturate_inputs(Tensor& q, Tensor& k, Tensor& v, Fp8Overflow o) {
     Fp8Events e;
-    for (auto [name, t] : {std::pair{"q", &p.q}, {"k", &p.k}, {"v", &p.v}}) saturate_tensor(*t, name, o, e);
+    for (auto [name, t] : {std::pair{"q", &q}, {"k", &k}, {"v", &v}}) saturate_tensor(*t, name, o, e);
     return e;
 }
+
+Fp8Events saturate_inputs(Problem& p, Fp8Overflow o) { return saturate_inputs(p.q, p.k, p.v, o); }
 
 std::optional<Fp8Events> claimed_fp8_events(const Problem& p, const AlgorithmSpec& spec, FloatFormat f) {
     if (spec.algorithm != Algorithm::Online || !is_fp8(spec.p_format) || is_fp8(spec.accumulate)) return std::nullopt;
