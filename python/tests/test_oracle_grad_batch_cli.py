@@ -7,6 +7,7 @@ sums computed here with fractions on problems whose softmax is rational (K = 0);
 mistake is diagnosed from its dK and dV when dQ names nothing."""
 
 import json
+import re
 from fractions import Fraction
 
 import exactattn
@@ -251,30 +252,37 @@ def test_a_heads_p_collapse_is_counted_and_named_by_its_head_in_both_front_ends(
     assert "at head (b=0, h=1), query 0, key 1)" in text
 
 
-def test_a_4d_e4m3_d_out_past_the_range_is_refused_naming_the_entry_or_saturated(cli, tmp_path):
-    q, k, v, do = collapse_batch()
-    do[0, 1, 2, 3] = 500  # past E4M3's largest finite value, 448
+@pytest.mark.parametrize("name,value,clamped", [("do", 500, 448), ("q", -500, -448)])
+def test_a_4d_e4m3_input_past_the_range_is_refused_naming_the_entry_or_saturated(cli, tmp_path, name, value,
+                                                                                 clamped):
+    # E4M3's largest finite value is 448: ±500 at (b=0, h=1, i=2, j=3) is refused, naming the head
+    # and the entry within it, or clamped to ±448 under the declared saturation and counted.
+    arrays = dict(zip(("q", "k", "v", "do"), collapse_batch()))
+    arrays[name][0, 1, 2, 3] = value
+    q, k, v, do = arrays.values()
     opts = {"in_fmt": "float8_e4m3fn", "scale": "none", "base": 2}
-    with pytest.raises(exactattn.Error, match=r"head \(b=0, h=1\): do\[2, 3\]: 500 is out of float8_e4m3fn's range"):
+    message = f"head (b=0, h=1): {name}[2, 3]: {value} is out of float8_e4m3fn's range"
+    with pytest.raises(exactattn.Error, match=re.escape(message)):
         oracle.grad_reference(q, k, v, do, fmt="float32", **opts)
     g = oracle.grad_reference(q, k, v, do, fmt="float32", fp8_overflow="saturate", **opts)
-    assert g["fp8"]["saturated"] == {"count": 1, "first": "do[0, 1, 2, 3]"}
-    do448 = do.copy()
-    do448[0, 1, 2, 3] = 448
-    ref = oracle.grad_reference(q, k, v, do448, fmt="float32", **opts)
-    for name in ("dq", "dk", "dv"):  # the gradients of the clamped dO
-        assert np.array_equal(g[name]["values"], ref[name]["values"]), name
+    saturated = {"count": 1, "first": f"{name}[0, 1, 2, 3]"}
+    assert g["fp8"]["saturated"] == saturated
+    arrays[name] = arrays[name].copy()
+    arrays[name][0, 1, 2, 3] = clamped
+    ref = oracle.grad_reference(*arrays.values(), fmt="float32", **opts)
+    for field in ("dq", "dk", "dv"):  # the gradients of the clamped input
+        assert np.array_equal(g[field]["values"], ref[field]["values"]), field
     p = save(tmp_path, q=q, k=k, v=v, do=do)
     args = ["oracle", "grad-reference", "--q", p["q"], "--k", p["k"], "--v", p["v"], "--do", p["do"],
             "--dtype", "float32", "--input-dtype", "float8_e4m3fn", "--scale", "none", "--base", "2"]
     code, out, err = cli(*args)
     assert code == 2 and out == "" and len(err.splitlines()) == 1, err
-    assert "head (b=0, h=1): do[2, 3]: 500 is out of float8_e4m3fn's range" in err
+    assert message in err
     code, out, err = cli(*args, "--fp8-overflow", "saturate", "--format", "json")
     assert code == 0 and err == "", err
     r = json.loads(out)
-    assert r["fp8"]["saturated"] == {"count": 1, "first": "do[0, 1, 2, 3]"}
-    assert r["fields"]["dv"]["values"] == ref["dv"]["values"].ravel().tolist()
+    assert r["fp8"]["saturated"] == saturated
+    assert r["fields"]["dq"]["values"] == ref["dq"]["values"].ravel().tolist()
 
 
 def test_the_forward_batch_reports_its_heads_p_collapse_in_both_front_ends(cli, tmp_path):
@@ -296,23 +304,3 @@ def test_the_forward_batch_reports_its_heads_p_collapse_in_both_front_ends(cli, 
     assert json.loads(text)["fp8"]["p_collapse"] == c
     code, text, err = cli(*args)
     assert "at head (b=0, h=1), query 0, key 1)" in text, text
-
-
-def test_a_4d_e4m3_q_past_the_range_is_saturated_when_declared_and_counted(cli, tmp_path):
-    q, k, v, do = collapse_batch()
-    q[0, 0, 1, 1] = -500  # past E4M3's range: clamped to -448 under saturate
-    opts = {"in_fmt": "float8_e4m3fn", "scale": "none", "base": 2}
-    with pytest.raises(exactattn.Error, match=r"head \(b=0, h=0\): q\[1, 1\]: -500 is out of float8_e4m3fn's range"):
-        oracle.grad_reference(q, k, v, do, fmt="float32", **opts)
-    g = oracle.grad_reference(q, k, v, do, fmt="float32", fp8_overflow="saturate", **opts)
-    assert g["fp8"]["saturated"] == {"count": 1, "first": "q[0, 0, 1, 1]"}
-    q448 = q.copy()
-    q448[0, 0, 1, 1] = -448
-    ref = oracle.grad_reference(q448, k, v, do, fmt="float32", **opts)
-    assert np.array_equal(g["dq"]["values"], ref["dq"]["values"])
-    p = save(tmp_path, q=q, k=k, v=v, do=do)
-    code, out, err = cli("oracle", "grad-reference", "--q", p["q"], "--k", p["k"], "--v", p["v"], "--do", p["do"],
-                         "--dtype", "float32", "--input-dtype", "float8_e4m3fn", "--scale", "none", "--base", "2",
-                         "--fp8-overflow", "saturate", "--format", "json")
-    assert code == 0 and err == "", err
-    assert json.loads(out)["fp8"]["saturated"] == {"count": 1, "first": "q[0, 0, 1, 1]"}
