@@ -68,6 +68,7 @@ Loaded load_problem(const OracleOptions& o) {
     if (!o.mask.empty()) mask = load(o.mask, "--mask", std::nullopt);
     if (!o.bias.empty()) bias = load(o.bias, "--bias", std::nullopt);
     if (q.shape.size() == 4) {
+        l.fp8 = saturate_inputs(q, k, v, parse_fp8_overflow(o.fp8_overflow, option_place("--fp8-overflow")));
         l.batch = Batch{std::move(q),
                         std::move(k),
                         std::move(v),
@@ -245,7 +246,9 @@ int grad_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::os
         if (!path.empty()) actual.emplace_back(name, load(path, option, f));
     if (l.batch) {
         const GradBatch g = grad_batch(*l.batch, d_out, f, actual, spec, o.jobs);
-        out << (o.format == "json" ? grad_batch_json(g) : grad_batch_text(g));
+        events.merge(g.fp8);  // every head's 8-bit events, named by head (as a single head's)
+        const Fp8Events* fp8 = events.any() || (spec.casts_fp8() && !actual.empty()) ? &events : nullptr;
+        out << (o.format == "json" ? grad_batch_json(g, fp8) : grad_batch_text(g, fp8));
         return g.passed() ? 0 : 1;
     }
     const GradReference g = grad_reference(l.p, d_out, f);

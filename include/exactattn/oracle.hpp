@@ -95,6 +95,8 @@ struct Fp8Events {
     std::int64_t collapsed = 0;
     double collapsed_max = 0;  ///< the largest P = exp(s − m) (before σ) cast to 0
     std::int64_t collapsed_row = -1, collapsed_key = -1;
+    /// The head (b, h) of a batch the largest collapse is in (-1: a single head).
+    std::int64_t collapsed_batch = -1, collapsed_head = -1;
     std::int64_t saturated = 0;
     std::string saturated_first;  ///< e.g. "P[0, 3]", "out[1, 0]", "q[2, 5]"
     std::int64_t overflowed = 0;  ///< casts past the range under `error` (NaN or ±inf)
@@ -104,6 +106,9 @@ struct Fp8Events {
     /// A probability p > 0 the cast flushed to zero at (row, key); the largest one is kept.
     void collapse(double p, std::int64_t row, std::int64_t key);
     void merge(const Fp8Events& o);
+    /// These events as head (b, h) of a batch's: the largest collapse's head kept, the first
+    /// saturated and overflowed values prefixed with the head ("head (b=0, h=1): P[2, 3]").
+    void in_head(std::int64_t b, std::int64_t h);
     [[nodiscard]] bool any() const { return collapsed + saturated + overflowed > 0; }
 };
 /// The report's lines ("fp8: ..."; empty when nothing happened) and its JSON object.
@@ -232,6 +237,8 @@ void validate(const Problem& p);
 /// clamped to ±max finite, counted and placed ("q[0, 3]"); under Error nothing changes (and
 /// validate refuses such a value).
 Fp8Events saturate_inputs(Problem& p, Fp8Overflow o);
+/// The same for the tensors of a batch of heads (4-D: entries named by every index, "q[0, 1, 2, 3]").
+Fp8Events saturate_inputs(Tensor& q, Tensor& k, Tensor& v, Fp8Overflow o);
 /// The same for one tensor `name` (the backward's dO), counted in `events`.
 void saturate_tensor(Tensor& t, const char* name, Fp8Overflow o, Fp8Events& events);
 /// Sets p.mask from the tensor `m`, which must be n_q × n_k for p's q and k, every value 0

@@ -48,6 +48,10 @@ struct GradBatch {
     /// group's own certified problem then decided (docs/oracle.md, "Gradients of a batch of heads").
     std::int64_t straddled = 0, refined = 0;
     std::vector<GradBatchJudgement> judged;  ///< dq, dk, dv: those given
+    /// The 8-bit events of a claim that casts P or dS to fp8, when judged: each query head's
+    /// emulation's, counts summed over the heads, the largest collapse and the first saturated
+    /// or overflowed value named with their head (b, h) (docs/oracle.md, "8-bit floats").
+    Fp8Events fp8;
     std::string diagnosis;
     [[nodiscard]] bool passed() const;
     [[nodiscard]] const GradField& field(const std::string& name) const;
@@ -65,8 +69,9 @@ GradBatch grad_batch(const Batch& batch, const Tensor& d_out, FloatFormat f,
 /// the worst (`dk[b=0, h=1, i=3, j=2] at 4.1 × its bound`), the diagnosis, the verdict.
 std::string grad_batch_summary(const GradBatch& g);
 /// The command line's reports: the summary after every entry of every field (text), or one JSON
-/// object (docs/oracle.md, "Gradients of a batch of heads").
-std::string grad_batch_text(const GradBatch& g);
-std::string grad_batch_json(const GradBatch& g);
+/// object (docs/oracle.md, "Gradients of a batch of heads"). `fp8`: the 8-bit events to report
+/// (the inputs' and g.fp8 merged; lines `fp8: …` / key `fp8`), none when nullptr.
+std::string grad_batch_text(const GradBatch& g, const Fp8Events* fp8 = nullptr);
+std::string grad_batch_json(const GradBatch& g, const Fp8Events* fp8 = nullptr);
 
 }  // namespace exactattn::oracle

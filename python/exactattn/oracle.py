@@ -396,7 +396,9 @@ def judge_grads(dq: Any, dk: Any, dv: Any, q: Any, k: Any, v: Any, d_out: Any, *
     8-bit events of the claim's emulation (docs/oracle.md, "8-bit floats"). 4-D arrays are a batch of
     heads in ``layout`` (``"bhnd"`` or ``"bnhd"``), judged on ``threads`` threads: dk and dv (B,
     H_kv, n_k, ·) judged against the exact sums over each kv head's group of query heads, entries
-    named (b, h, i, j) (docs/oracle.md, "Gradients of a batch of heads")."""
+    named (b, h, i, j), ``fp8`` every head's events summed, the largest P-collapse named by its
+    ``batch`` and ``head`` and the first saturated value by its head (docs/oracle.md, "Gradients
+    of a batch of heads")."""
     given = {n: x for n, x in (("dq", dq), ("dk", dk), ("dv", dv)) if x is not None}
     if not given:
         raise _usage("dq", "no gradient to judge (dq, dk and dv are all None)")

@@ -93,6 +93,7 @@ ProblemArgs problem(const Array& q, const Array& k, const Array& v, const std::v
     if (mask) tm = tensor(*mask, "float64", "mask");
     if (bias) tb = tensor(*bias, "float64", "bias");
     if (tq.shape.size() == 4) {
+        a.fp8 = saturate_inputs(tq, tk, tv, fp8_overflow_of(opts));
         a.batch = Batch{std::move(tq), std::move(tk), std::move(tv),
                         std::move(tm), std::move(tb), parse_layout(opts["layout"].cast<std::string>(), arg("layout")),
                         base};
@@ -210,7 +211,7 @@ void grad_fp8(GradSpec& s, const py::dict& opts) {
 Tensor grad_d_out(const Array& d_out, const std::string& do_dtype, const py::dict& opts, Fp8Events& events) {
     const py::object in_fmt = opts["in_fmt"];
     Tensor t = tensor(d_out, in_fmt.is_none() ? do_dtype : in_fmt.cast<std::string>(), "do");
-    if (t.shape.size() == 2) saturate_tensor(t, "do", fp8_overflow_of(opts), events);
+    saturate_tensor(t, "do", fp8_overflow_of(opts), events);  // a batch's 4-D dO as a head's
     return t;
 }
 
@@ -258,8 +259,8 @@ py::object at4(const std::array<std::int64_t, 4>& at) {
 
 // The library's judgement of a batch (grad_batch) as Python's dict: every field's parts as arrays
 // (dq, dk, dv, out in the caller's layout), the judged tensors with (b, h, i, j) indices, the
-// summary as `text`.
-py::dict grad_batch_dict(const GradBatch& r) {
+// summary as `text` (after it the lines of the 8-bit events `fp8`, as a single head's).
+py::dict grad_batch_dict(const GradBatch& r, const Fp8Events* fp8) {
     py::dict d;
     for (std::size_t y = 0; y < r.fields.size(); ++y) {
         const GradField& f = r.fields[y];
@@ -283,8 +284,9 @@ py::dict grad_batch_dict(const GradBatch& r) {
     d["diagnosis"] = r.diagnosis;
     d["heads"] = py::make_tuple(r.shape.b, r.shape.h_q, r.shape.h_kv);
     d["straddled"] = r.straddled, d["refined"] = r.refined;
-    d["text"] = grad_batch_summary(r);
+    d["text"] = grad_batch_summary(r) + (fp8 != nullptr ? fp8_events_text(*fp8) : "");
     d["json"] = py::none();
+    d["fp8"] = fp8 != nullptr ? json_loads(fp8_events_json(*fp8)) : py::object(py::none());
     return d;
 }
 
@@ -312,7 +314,9 @@ void bind_oracle(py::module_& m) {
                       py::gil_scoped_release release;
                       r = grad_batch(*a.batch, dot, a.f, given, spec, threads);
                   }
-                  return grad_batch_dict(*r);
+                  events.merge(r->fp8);  // every head's 8-bit events, named by head
+                  const bool report = events.any() || (spec.casts_fp8() && !given.empty());
+                  return grad_batch_dict(*r, report ? &events : nullptr);
               }
               std::optional<GradReference> g;
               std::optional<GradBounds> b;

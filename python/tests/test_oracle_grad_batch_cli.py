@@ -7,8 +7,10 @@ sums computed here with fractions on problems whose softmax is rational (K = 0);
 mistake is diagnosed from its dK and dV when dQ names nothing."""
 
 import json
+import re
 from fractions import Fraction
 
+import exactattn
 import numpy as np
 import pytest
 
@@ -206,3 +208,99 @@ def test_correct_gqa_gradients_pass_and_an_unrelated_bug_is_not_named():
     assert oracle.judge_grads(dq, dk, dv, q, k, v, do, causal=True)["passed"]
     j = oracle.judge_grads(dq, dk, 2 * dv, q, k, v, do, causal=True)  # dV doubled: no mistake of the list
     assert not j["passed"] and j["judged"]["dv"]["over"] > 0 and j["diagnosis"] == ""
+
+
+def collapse_batch():
+    """A (1, 2, 4, 8) batch (B, H, N, D), base 2, no scale, every value an E4M3 one: Q = 0 but
+    Q[0, 1, 0, 0] = 1, K = 0 but K[0, 1, 1, 0] = -20 (1.01b·2^4), V[., ., j, 0] = j, dO = 1. By
+    hand: every row's scores are 0 and P = 1/4 (P·256 = 64, an E4M3 value) but head 1's query 0,
+    whose scores are (0, -20, 0, 0): the backward's P_1 = 2^-20/(3 + 2^-20), the forward's
+    unnormalised P_1 = 2^-20, and P_1·256 ≤ 2^-12 is below half E4M3's least subnormal 2^-9, so
+    the cast flushes it: one collapse, at (b=0, h=1), query 0, key 1."""
+    q = np.zeros((1, 2, 4, 8), np.float32)
+    k = np.zeros((1, 2, 4, 8), np.float32)
+    v = np.zeros((1, 2, 4, 8), np.float32)
+    q[0, 1, 0, 0] = 1
+    k[0, 1, 1, 0] = -20
+    v[:, :, :, 0] = np.arange(4)
+    return q, k, v, np.ones((1, 2, 4, 8), np.float32)
+
+
+FP8_CLAIM = {"p_fmt": "float8_e4m3fn", "p_descale": 256, "in_fmt": "float8_e4m3fn", "scale": "none", "base": 2}
+
+
+def test_a_heads_p_collapse_is_counted_and_named_by_its_head_in_both_front_ends(cli, tmp_path):
+    q, k, v, do = collapse_batch()
+    dv = oracle.grad_reference(q, k, v, do, fmt="float32", scale="none", base=2)["dv"]["values"].astype(np.float32)
+    py = oracle.judge_grads(None, None, dv, q, k, v, do, fmt="float32", **FP8_CLAIM)
+    c = py["fp8"]["p_collapse"]
+    assert (c["count"], c["batch"], c["head"], c["row"], c["key"]) == (1, 0, 1, 0, 1)
+    assert 2.0**-20 / 3 * (1 - 2.0**-16) < c["largest_lost"] < 2.0**-20 / 3
+    assert py["fp8"]["saturated"]["count"] == 0 and py["fp8"]["overflowed"]["count"] == 0
+    assert "at head (b=0, h=1), query 0, key 1)" in py["text"]
+    p = save(tmp_path, q=q, k=k, v=v, do=do, dv=dv)
+    args = ["oracle", "grad-reference", "--q", p["q"], "--k", p["k"], "--v", p["v"], "--do", p["do"],
+            "--actual-dv", p["dv"], "--dtype", "float32", "--input-dtype", "float8_e4m3fn", "--scale", "none",
+            "--base", "2", "--p-dtype", "float8_e4m3fn", "--p-descale", "256"]
+    code, out, err = cli(*args, "--format", "json")
+    assert err == "" and code in (0, 1), err
+    r = json.loads(out)
+    assert r["fp8"]["p_collapse"] == c
+    assert r["claim"]["p_dtype"] == "float8_e4m3fn" and r["claim"]["p_descale"] == 256
+    code, text, err = cli(*args)
+    assert "fp8: P-collapse: 1 probabilities flushed to zero" in text
+    assert "at head (b=0, h=1), query 0, key 1)" in text
+
+
+@pytest.mark.parametrize("name,value,clamped", [("do", 500, 448), ("q", -500, -448)])
+def test_a_4d_e4m3_input_past_the_range_is_refused_naming_the_entry_or_saturated(cli, tmp_path, name, value,
+                                                                                 clamped):
+    # E4M3's largest finite value is 448: ±500 at (b=0, h=1, i=2, j=3) is refused, naming the head
+    # and the entry within it, or clamped to ±448 under the declared saturation and counted.
+    arrays = dict(zip(("q", "k", "v", "do"), collapse_batch()))
+    arrays[name][0, 1, 2, 3] = value
+    q, k, v, do = arrays.values()
+    opts = {"in_fmt": "float8_e4m3fn", "scale": "none", "base": 2}
+    message = f"head (b=0, h=1): {name}[2, 3]: {value} is out of float8_e4m3fn's range"
+    with pytest.raises(exactattn.Error, match=re.escape(message)):
+        oracle.grad_reference(q, k, v, do, fmt="float32", **opts)
+    g = oracle.grad_reference(q, k, v, do, fmt="float32", fp8_overflow="saturate", **opts)
+    saturated = {"count": 1, "first": f"{name}[0, 1, 2, 3]"}
+    assert g["fp8"]["saturated"] == saturated
+    arrays[name] = arrays[name].copy()
+    arrays[name][0, 1, 2, 3] = clamped
+    ref = oracle.grad_reference(*arrays.values(), fmt="float32", **opts)
+    for field in ("dq", "dk", "dv"):  # the gradients of the clamped input
+        assert np.array_equal(g[field]["values"], ref[field]["values"]), field
+    p = save(tmp_path, q=q, k=k, v=v, do=do)
+    args = ["oracle", "grad-reference", "--q", p["q"], "--k", p["k"], "--v", p["v"], "--do", p["do"],
+            "--dtype", "float32", "--input-dtype", "float8_e4m3fn", "--scale", "none", "--base", "2"]
+    code, out, err = cli(*args)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1, err
+    assert message in err
+    code, out, err = cli(*args, "--fp8-overflow", "saturate", "--format", "json")
+    assert code == 0 and err == "", err
+    r = json.loads(out)
+    assert r["fp8"]["saturated"] == saturated
+    assert r["fields"]["dq"]["values"] == ref["dq"]["values"].ravel().tolist()
+
+
+def test_the_forward_batch_reports_its_heads_p_collapse_in_both_front_ends(cli, tmp_path):
+    # The online forward with P·256 cast to E4M3: head 1's query 0 loses P_1 = 2^-20 exactly (its
+    # row's maximum 0 is key 0's; 2^-20·256 = 2^-12 is flushed), nothing else (issue 35).
+    q, k, v, _ = collapse_batch()
+    out = oracle.reference(q, k, v, fmt="float32", scale="none", base=2)["out"].astype(np.float32)
+    claim = {"algorithm": "online", "p_fmt": "float8_e4m3fn", "p_descale": 256, "in_fmt": "float8_e4m3fn",
+             "scale": "none", "base": 2}
+    j = oracle.judge(out, q, k, v, fmt="float32", **claim)
+    c = j["fp8"]["p_collapse"]
+    assert c == {"count": 1, "largest_lost": 2.0**-20, "row": 0, "key": 1, "batch": 0, "head": 1}
+    p = save(tmp_path, q=q, k=k, v=v, out=out)
+    args = ["oracle", "judge", "--q", p["q"], "--k", p["k"], "--v", p["v"], "--actual", p["out"], "--dtype",
+            "float32", "--input-dtype", "float8_e4m3fn", "--scale", "none", "--base", "2", "--algorithm", "online",
+            "--p-dtype", "float8_e4m3fn", "--p-descale", "256"]
+    code, text, err = cli(*args, "--format", "json")
+    assert err == "" and code in (0, 1), err
+    assert json.loads(text)["fp8"]["p_collapse"] == c
+    code, text, err = cli(*args)
+    assert "at head (b=0, h=1), query 0, key 1)" in text, text

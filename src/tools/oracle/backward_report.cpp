@@ -200,22 +200,7 @@ std::string grad_reference_json(const GradReference& g, const std::vector<GradCo
             j["why"] = kNoBound;
         } else {
             j["verdict"] = grads_passed(compared) ? "pass" : "fail";
-            j["claim"] = {{"algorithm", grad_algorithm_name(spec->algorithm)},
-                          {"accumulate", info(spec->accumulate).name},
-                          {"storage", info(spec->storage_format(g.format)).name},
-                          {"delta_from", spec->delta_from() == DeltaFrom::Out ? "o" : "p"},
-                          {"bound", "running"}};
-            if (spec->p_format) {
-                j["claim"]["p_dtype"] = info(*spec->p_format).name;
-                j["claim"]["p_descale"] =
-                    spec->p_descale.per_block ? nlohmann::json("block") : nlohmann::json(spec->p_descale.value);
-            }
-            if (spec->ds_format) {
-                j["claim"]["ds_dtype"] = info(*spec->ds_format).name;
-                j["claim"]["ds_descale"] =
-                    spec->ds_descale.per_block ? nlohmann::json("block") : nlohmann::json(spec->ds_descale.value);
-            }
-            if (spec->p_format || spec->ds_format) j["claim"]["fp8_overflow"] = fp8_overflow_name(spec->fp8_overflow);
+            j["claim"] = detail::claim_json<nlohmann::json>(*spec, g.format);
             j["diagnosis"] = diagnosis;
         }
     }

@@ -240,6 +240,7 @@ JudgeReport judge_batch(const Batch& batch, FloatFormat f, const Tensor& out, co
                           arg("lse"));
     const auto heads = static_cast<std::size_t>(s.b * s.h_q);
     std::vector<Judgement> outs(heads), lses(lse != nullptr ? heads : 0);
+    std::vector<std::optional<Fp8Events>> events(heads);  // each head's claim's 8-bit events
     for_each_head(s, threads, [&](std::int64_t b, std::int64_t h) {
         in_head(b, h, [&] {
             const Problem p = head_problem(batch, s, b, h);
@@ -248,6 +249,8 @@ JudgeReport judge_batch(const Batch& batch, FloatFormat f, const Tensor& out, co
             const Reference r = reference(p, f, false, spec.bound);
             const auto x = static_cast<std::size_t>(b * s.h_q + h);
             outs[x] = judge_output(r, o, spec, tolerance_ulps);
+            events[x] = claimed_fp8_events(p, spec, f);
+            if (events[x]) events[x]->in_head(b, h);
             if (lse != nullptr) {
                 Tensor l;
                 l.shape = {s.n_q, 1};
@@ -265,6 +268,11 @@ JudgeReport judge_batch(const Batch& batch, FloatFormat f, const Tensor& out, co
     rep.d_v = s.d_v;
     rep.batch = s.b;
     rep.heads = s.h_q;
+    for (const auto& e : events)  // counts summed in head order, the events named by head
+        if (e) {
+            if (!rep.fp8) rep.fp8 = Fp8Events{};
+            rep.fp8->merge(*e);
+        }
     // The diagnosis of the first head that fails, named (a mistake of the kernel is usually every head's).
     std::string diagnosis;
     for (std::size_t x = 0; x < heads && diagnosis.empty(); ++x) {

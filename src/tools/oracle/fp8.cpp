@@ -5,11 +5,13 @@
 #include "fp8.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace exactattn::oracle {
 
@@ -107,6 +109,8 @@ void Fp8Events::merge(const Fp8Events& o) {
         collapsed_max = o.collapsed_max;
         collapsed_row = o.collapsed_row;
         collapsed_key = o.collapsed_key;
+        collapsed_batch = o.collapsed_batch;
+        collapsed_head = o.collapsed_head;
     }
     collapsed += o.collapsed;
     if (saturated == 0) saturated_first = o.saturated_first;
@@ -115,13 +119,22 @@ void Fp8Events::merge(const Fp8Events& o) {
     overflowed += o.overflowed;
 }
 
+void Fp8Events::in_head(std::int64_t b, std::int64_t h) {
+    if (collapsed > 0) collapsed_batch = b, collapsed_head = h;
+    const std::string head = fmt::format("head (b={}, h={}): ", b, h);
+    if (saturated > 0) saturated_first = head + saturated_first;
+    if (overflowed > 0) overflowed_first = head + overflowed_first;
+}
+
 std::string fp8_events_text(const Fp8Events& e) {
     std::string t;
     if (e.collapsed > 0)
         t += fmt::format(
             "fp8: P-collapse: {} probabilities flushed to zero by the 8-bit cast of P (the largest lost: P = {:.6g} "
-            "at query {}, key {})\n",
-            e.collapsed, e.collapsed_max, e.collapsed_row, e.collapsed_key);
+            "at {}query {}, key {})\n",
+            e.collapsed, e.collapsed_max,
+            e.collapsed_head >= 0 ? fmt::format("head (b={}, h={}), ", e.collapsed_batch, e.collapsed_head) : "",
+            e.collapsed_row, e.collapsed_key);
     if (e.saturated > 0)
         t += fmt::format("fp8: saturation: {} values clamped to the largest finite value (the first: {})\n",
                          e.saturated, e.saturated_first);
@@ -139,6 +152,10 @@ std::string fp8_events_json(const Fp8Events& e) {
                        {"largest_lost", e.collapsed_max},
                        {"row", e.collapsed > 0 ? nlohmann::json(e.collapsed_row) : nlohmann::json()},
                        {"key", e.collapsed > 0 ? nlohmann::json(e.collapsed_key) : nlohmann::json()}};
+    if (e.collapsed_head >= 0) {  // a batch's: the head of the largest, as (b, h)
+        j["p_collapse"]["batch"] = e.collapsed_batch;
+        j["p_collapse"]["head"] = e.collapsed_head;
+    }
     j["saturated"] = {{"count", e.saturated},
                       {"first", e.saturated > 0 ? nlohmann::json(e.saturated_first) : nlohmann::json()}};
     j["overflowed"] = {{"count", e.overflowed},
@@ -153,16 +170,25 @@ void saturate_tensor(Tensor& t, const char* name, Fp8Overflow o, Fp8Events& even
         double& v = t.data[x];
         if (!std::isfinite(v) || std::fabs(v) <= m) continue;
         v = std::copysign(m, v);
-        events.saturate(fmt::format("{}[{}, {}]", name, static_cast<std::int64_t>(x) / t.cols(),
-                                    static_cast<std::int64_t>(x) % t.cols()));
+        if (t.shape.size() <= 2) {
+            events.saturate(fmt::format("{}[{}, {}]", name, static_cast<std::int64_t>(x) / t.cols(),
+                                        static_cast<std::int64_t>(x) % t.cols()));
+            continue;
+        }
+        std::vector<std::int64_t> index(t.shape.size());  // a 4-D batch's entry by its every index
+        auto rest = static_cast<std::int64_t>(x);
+        for (std::size_t d = t.shape.size(); d-- > 0;) index[d] = rest % t.shape[d], rest /= t.shape[d];
+        events.saturate(fmt::format("{}[{}]", name, fmt::join(index, ", ")));
     }
 }
 
-Fp8Events saturate_inputs(Problem& p, Fp8Overflow o) {
+Fp8Events saturate_inputs(Tensor& q, Tensor& k, Tensor& v, Fp8Overflow o) {
     Fp8Events e;
-    for (auto [name, t] : {std::pair{"q", &p.q}, {"k", &p.k}, {"v", &p.v}}) saturate_tensor(*t, name, o, e);
+    for (auto [name, t] : {std::pair{"q", &q}, {"k", &k}, {"v", &v}}) saturate_tensor(*t, name, o, e);
     return e;
 }
+
+Fp8Events saturate_inputs(Problem& p, Fp8Overflow o) { return saturate_inputs(p.q, p.k, p.v, o); }
 
 std::optional<Fp8Events> claimed_fp8_events(const Problem& p, const AlgorithmSpec& spec, FloatFormat f) {
     if (spec.algorithm != Algorithm::Online || !is_fp8(spec.p_format) || is_fp8(spec.accumulate)) return std::nullopt;

@@ -18,6 +18,26 @@ std::string number(double x);
 nlohmann::json json_number(double x);
 /// A field as the JSON reports give it: `shape`, `values`, `lo`, `hi`, `kind` (exact | certified).
 nlohmann::ordered_json field_json(const GradField& f);
+/// The claim the gradients were judged under, as the JSON reports name it (`claim`): algorithm,
+/// accumulate, storage, delta_from, bound, and the 8-bit casts of P and dS when it makes them.
+template <class Json>
+Json claim_json(const GradSpec& s, FloatFormat output) {
+    Json c = {{"algorithm", grad_algorithm_name(s.algorithm)},
+              {"accumulate", info(s.accumulate).name},
+              {"storage", info(s.storage_format(output)).name},
+              {"delta_from", s.delta_from() == DeltaFrom::Out ? "o" : "p"},
+              {"bound", "running"}};
+    if (s.p_format) {
+        c["p_dtype"] = info(*s.p_format).name;
+        c["p_descale"] = s.p_descale.per_block ? Json("block") : Json(s.p_descale.value);
+    }
+    if (s.ds_format) {
+        c["ds_dtype"] = info(*s.ds_format).name;
+        c["ds_descale"] = s.ds_descale.per_block ? Json("block") : Json(s.ds_descale.value);
+    }
+    if (s.p_format || s.ds_format) c["fp8_overflow"] = fp8_overflow_name(s.fp8_overflow);
+    return c;
+}
 /// Charges printing `chars` characters to the call's work budget (over_work past it).
 void charge_chars(double chars);
 

@@ -383,6 +383,8 @@ GradBatch grad_batch(const Batch& batch, const Tensor& d_out, FloatFormat f,
     std::vector<GradReference> g(heads);
     std::vector<GradBounds> gb(judged ? heads : 0);
     std::vector<GradComparison> dq_c(dq_t != nullptr ? heads : 0);
+    const bool fp8 = judged && spec.casts_fp8();  // as a single head's: the claim's emulation names the events
+    std::vector<Fp8Events> events(fp8 ? heads : 0);
     for_each_head(s, threads, [&](std::int64_t b, std::int64_t h) {
         in_head(b, h, [&] {
             const auto x = static_cast<std::size_t>(b * s.h_q + h);
@@ -395,6 +397,10 @@ GradBatch grad_batch(const Batch& batch, const Tensor& d_out, FloatFormat f,
                 y.format = f;
                 dq_c[x] = judge_grad(g[x], gb[x], "dq", y);
             }
+            if (fp8) {
+                events[x] = grad_emulate(p, dot, spec, f, false).fp8;
+                events[x].in_head(b, h);
+            }
         });
     });
     GradBatch r;
@@ -403,7 +409,8 @@ GradBatch grad_batch(const Batch& batch, const Tensor& d_out, FloatFormat f,
     r.format = f;
     r.base = batch.options.base;
     r.spec = spec;
-    std::vector<Summed> sums[2];  // dk, dv of each kv head
+    for (const Fp8Events& e : events) r.fp8.merge(e);  // in head order: the first named is the first head's
+    std::vector<Summed> sums[2];                       // dk, dv of each kv head
     for (int t = 0; t < 2; ++t) {
         sums[t].resize(kv_heads);
         for (std::size_t kx = 0; kx < kv_heads; ++kx) {
@@ -586,7 +593,7 @@ std::string grad_batch_summary(const GradBatch& g) {
     return out;
 }
 
-std::string grad_batch_text(const GradBatch& g) {
+std::string grad_batch_text(const GradBatch& g, const Fp8Events* fp8) {
     charge_chars(entries(g) * 120 + 600);
     std::string out = fmt::format(
         "oracle grad-reference: gradients of {} × {} heads ({} kv heads) with n_q = {}, n_k = {}, d = {}, d_v = {} "
@@ -612,13 +619,14 @@ std::string grad_batch_text(const GradBatch& g) {
         out += "\n";
         if (j.unbounded > 0) out += fmt::format("unbounded {}: {}\n", j.name, j.unbounded_reason);
     }
+    if (fp8 != nullptr) out += fp8_events_text(*fp8);
     if (!g.judged.empty())
         out += fmt::format("verdict: {} (the running bound of the {})\n", g.passed() ? "PASS" : "FAIL",
                            grad_spec_text(g.spec, g.format));
     return out + grad_batch_summary(g);
 }
 
-std::string grad_batch_json(const GradBatch& g) {
+std::string grad_batch_json(const GradBatch& g, const Fp8Events* fp8) {
     charge_chars(entries(g) * 100 + 600);
     const BatchShape& s = g.shape;
     nlohmann::ordered_json j = {{"dtype", info(g.format).name},
@@ -659,13 +667,10 @@ std::string grad_batch_json(const GradBatch& g) {
         }
         j["judged"] = cs;
         j["verdict"] = g.passed() ? "pass" : "fail";
-        j["claim"] = {{"algorithm", grad_algorithm_name(g.spec.algorithm)},
-                      {"accumulate", info(g.spec.accumulate).name},
-                      {"storage", info(g.spec.storage.value_or(g.format)).name},
-                      {"delta_from", g.spec.delta_from() == DeltaFrom::Out ? "o" : "p"},
-                      {"bound", "running"}};
+        j["claim"] = detail::claim_json<nlohmann::ordered_json>(g.spec, g.format);
         j["diagnosis"] = g.diagnosis;
     }
+    if (fp8 != nullptr) j["fp8"] = nlohmann::ordered_json::parse(fp8_events_json(*fp8));
     return j.dump() + '\n';
 }
 

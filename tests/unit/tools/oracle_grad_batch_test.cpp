@@ -103,6 +103,123 @@ TEST(OracleGradBatch, AGroupProblemOverItsCapLeavesItsSumsNotRoundedAndSaysSo) {
 
 namespace {
 
+// A (1, 2, 4, 8) batch (B, H, N, D), two kv heads, base 2 and no scale, every input in E4M3
+// (`in`): Q = 0 but Q[0, 1, 0, 0] = 1, K = 0 but K[0, 1, 1, 0] = −20 (1.01b·2^4, an E4M3 value),
+// V[·, ·, j, 0] = j, dO = 1. By hand: every row sees scores (0, 0, 0, 0) and P = 1/4 (P·256 = 64,
+// an E4M3 value), but head 1's query 0, whose scores are (0, −20, 0, 0): the backward's P_1 =
+// 2^−20/(3 + 2^−20) < 2^−20/3 and the forward's unnormalised P_1 = 2^−20 (the row's maximum is 0),
+// so P_1·256 ≤ 2^−12 is less than half E4M3's least subnormal 2^−9 and the cast flushes it to 0:
+// exactly one collapse, at (b=0, h=1), query 0, key 1. Its neighbours (P·256 ≈ 85.3 or 256) stay
+// in range (E4M3's largest is 448).
+struct CollapseBatch {
+    Batch batch;
+    Tensor d_out;
+    explicit CollapseBatch(FloatFormat in) {
+        ProblemOptions o;
+        o.scale = "none";
+        o.base = "2";
+        batch.options = problem_options(o);
+        const std::vector<std::int64_t> shape{1, 2, 4, 8};
+        std::vector<double> q(64, 0.0), k(64, 0.0), v(64, 0.0);
+        q[32] = 1;        // (0, 1, 0, 0)
+        k[32 + 8] = -20;  // (0, 1, 1, 0)
+        for (std::int64_t h = 0; h < 2; ++h)
+            for (std::int64_t j = 0; j < 4; ++j) v[static_cast<std::size_t>((h * 4 + j) * 8)] = static_cast<double>(j);
+        batch.q = tensor4(shape, q, in);
+        batch.k = tensor4(shape, k, in);
+        batch.v = tensor4(shape, v, in);
+        d_out = tensor4(shape, std::vector<double>(64, 1.0), in);
+    }
+};
+
+GradSpec e4m3_p_claim() {
+    GradSpec s;
+    s.p_format = FloatFormat::Float8E4M3FN;
+    s.p_descale = PDescale{256, false};
+    return s;
+}
+
+}  // namespace
+
+TEST(OracleGradBatch, TheHeadsPCollapseIsCountedAndNamedWithItsHead) {
+    const CollapseBatch c(FloatFormat::Float8E4M3FN);
+    const GradBatch ref = grad_batch(c.batch, c.d_out, FloatFormat::Float32, {}, GradSpec{}, 1);
+    EXPECT_FALSE(ref.fp8.any());  // nothing judged: no claim's emulation, no events
+    const std::vector<std::pair<std::string, Tensor>> given{
+        {"dv", Tensor{{1, 2, 4, 8}, ref.field("dv").val, FloatFormat::Float32}}};
+    for (const int threads : {1, 2}) {
+        const GradBatch g = grad_batch(c.batch, c.d_out, FloatFormat::Float32, given, e4m3_p_claim(), threads);
+        EXPECT_EQ(g.fp8.collapsed, 1);
+        EXPECT_EQ(g.fp8.collapsed_batch, 0);
+        EXPECT_EQ(g.fp8.collapsed_head, 1);
+        EXPECT_EQ(g.fp8.collapsed_row, 0);
+        EXPECT_EQ(g.fp8.collapsed_key, 1);
+        // the lost P as the kernel had it: 2^−20/(3 + 2^−20) (3 + 2^−20 is a float32) within
+        // float32's rounding of the division, below 2^−20/3
+        EXPECT_LT(g.fp8.collapsed_max, std::ldexp(1.0, -20) / 3);
+        EXPECT_GT(g.fp8.collapsed_max, std::ldexp(1.0, -20) / 3 * (1 - std::ldexp(1.0, -16)));
+        EXPECT_EQ(g.fp8.saturated + g.fp8.overflowed, 0);
+        const std::string text = grad_batch_text(g, &g.fp8), json = grad_batch_json(g, &g.fp8);
+        EXPECT_NE(text.find("fp8: P-collapse: 1 probabilities flushed to zero by the 8-bit cast of P (the largest "
+                            "lost: P = "),
+                  std::string::npos)
+            << text;
+        EXPECT_NE(text.find("at head (b=0, h=1), query 0, key 1)"), std::string::npos) << text;
+        EXPECT_NE(json.find("\"batch\":0,\"head\":1"), std::string::npos) << json;
+        EXPECT_NE(json.find("\"p_dtype\":\"float8_e4m3fn\""), std::string::npos) << json;
+    }
+}
+
+TEST(OracleGradBatch, TheForwardBatchCountsItsHeadsPCollapseAndNamesTheHead) {
+    // The online forward with P cast to E4M3 after the descale 256 (issue 35): P_1 = 2^−20 exactly
+    // (the row's maximum 0 is its first key's), 2^−20·256 = 2^−12 is flushed; the lost P 2^−20.
+    const CollapseBatch c(FloatFormat::Float8E4M3FN);
+    const std::vector<Reference> refs = reference_batch(c.batch, FloatFormat::Float32, false, 1);
+    const BatchShape s = batch_shape(c.batch);
+    const Tensor out = batch_output(refs, s, c.batch.layout, FloatFormat::Float32);
+    AlgorithmSpec spec;
+    spec.algorithm = Algorithm::Online;
+    spec.p_format = FloatFormat::Float8E4M3FN;
+    spec.p_descale = PDescale{256, false};
+    for (const int threads : {1, 2}) {
+        const JudgeReport rep = judge_batch(c.batch, FloatFormat::Float32, out, nullptr, spec, std::nullopt, threads);
+        ASSERT_TRUE(rep.fp8.has_value());
+        EXPECT_EQ(rep.fp8->collapsed, 1);
+        EXPECT_EQ(rep.fp8->collapsed_max, std::ldexp(1.0, -20));
+        EXPECT_EQ(rep.fp8->collapsed_batch, 0);
+        EXPECT_EQ(rep.fp8->collapsed_head, 1);
+        EXPECT_EQ(rep.fp8->collapsed_row, 0);
+        EXPECT_EQ(rep.fp8->collapsed_key, 1);
+        EXPECT_EQ(rep.fp8->saturated + rep.fp8->overflowed, 0);
+    }
+    spec.p_format = FloatFormat::Float32;  // a claim that casts nothing has no events to report
+    EXPECT_FALSE(judge_batch(c.batch, FloatFormat::Float32, out, nullptr, spec, std::nullopt, 1).fp8.has_value());
+}
+
+TEST(OracleGradBatch, A4dE4m3DoPastTheRangeIsRefusedNamingTheEntryOrSaturatedWhenDeclared) {
+    CollapseBatch c(FloatFormat::Float8E4M3FN);
+    c.d_out.data[static_cast<std::size_t>(((0 * 2 + 1) * 4 + 2) * 8 + 3)] = 500;  // (b=0, h=1, i=2, j=3)
+    try {
+        (void)grad_batch(c.batch, c.d_out, FloatFormat::Float32, {}, GradSpec{}, 1);
+        ADD_FAILURE() << "a dO of 500 in E4M3 was taken";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("head (b=0, h=1): do[2, 3]: 500 is out of float8_e4m3fn's range"),
+                  std::string::npos)
+            << e.what();
+    }
+    Fp8Events events;
+    saturate_tensor(c.d_out, "do", Fp8Overflow::Error, events);  // the default: nothing clamped
+    EXPECT_EQ(events.saturated, 0);
+    saturate_tensor(c.d_out, "do", Fp8Overflow::Saturate, events);
+    EXPECT_EQ(events.saturated, 1);
+    EXPECT_EQ(events.saturated_first, "do[0, 1, 2, 3]");
+    EXPECT_EQ(c.d_out.data[static_cast<std::size_t>(((0 * 2 + 1) * 4 + 2) * 8 + 3)], 448.0);
+    // the saturated dO is an E4M3 tensor: the batch's gradients are certified
+    EXPECT_NO_THROW((void)grad_batch(c.batch, c.d_out, FloatFormat::Float32, {}, GradSpec{}, 1));
+}
+
+namespace {
+
 // `exactattn oracle ARGS` run in-process: its exit code, standard output and standard error.
 std::tuple<int, std::string, std::string> oracle_cli(std::vector<std::string> args) {
     args.insert(args.begin(), "oracle");
