@@ -273,6 +273,32 @@ TEST(ManuscriptCheck, TwoMarksInOneTableCellAreBothChecked) {
     EXPECT_EQ(r.claims[2].column, 63);  // after "| two | " (8), the first mark (49) and " and " (5)
 }
 
+TEST(ManuscriptCheck, MarkWrappedInAGridTableCellIsReadWithoutTheBorders) {
+    // A pandoc grid table whose cell wraps the mark over three lines: pandoc reads the cell as
+    // `[1/2, 1/4, 1/4] of the total` (pandoc -t plain), and so is the written value read, the
+    // `|` of the column edges left out. Example 14.1's weights are [1/2, 1/4, 1/4].
+    auto grid = [](const std::string& last) {
+        return "+-----+------------------------------------------+\n"
+               "| all | [[1/2, 1/4,                              |\n"
+               "|     | " +
+               last +
+               "]]{.exact                             |\n"
+               "|     | ref=\"/reads/example-14.1/weights\"} of    |\n"
+               "|     | the total                                |\n"
+               "+-----+------------------------------------------+\n";
+    };
+    const auto right = check_md(grid("1/4"));
+    ASSERT_EQ(right.claims.size(), 1U);
+    EXPECT_TRUE(right.claims[0].passed) << right.claims[0].detail;
+    EXPECT_EQ(right.claims[0].written, "[1/2, 1/4, 1/4]");
+    const auto wrong = check_md(grid("1/3"));
+    ASSERT_EQ(wrong.claims.size(), 1U);
+    EXPECT_FALSE(wrong.claims[0].passed);
+    EXPECT_EQ(wrong.claims[0].written, "[1/2, 1/4, 1/3]");
+    EXPECT_EQ(wrong.claims[0].line, 2);
+    EXPECT_EQ(wrong.claims[0].column, 9);
+}
+
 TEST(ManuscriptCheck, LatexMarkInTabularCellWithOtherTextIsChecked) {
     auto tabular = [](const std::string& key_weight) {
         return "% exactattn-scenario: chapter14\n"
