@@ -74,6 +74,27 @@ TEST(ManuscriptCli, DirectoryWithAWrongClaimExitsOneAndSummarises) {
         << v.out;
 }
 
+TEST(ManuscriptCli, WrongMarkInATableCellWithOtherTextExitsOneAtItsPlace) {
+    // The key's weight of Example 14.1 is 1/4: written 1/3 in a cell among other words.
+    const fs::path dir = fs::temp_directory_path() / "exactattn-manuscript-cell";
+    fs::remove_all(dir);
+    const std::string table =
+        "---\nexactattn-scenario: chapter14\n---\n\n| quantity | value |\n| --- | --- |\n"
+        "| key | [1/3]{.exact ref=\"/reads/example-14.1/weights/1\"} of the total |\n";
+    write(dir / "t.md", table);
+    const std::string file = (dir / "t.md").string();
+    const auto wrong = run({"manuscript", "check", file});
+    EXPECT_EQ(wrong.code, 1) << wrong.err;
+    EXPECT_EQ(wrong.out, file + ":7:9: /reads/example-14.1/weights/1: written 1/3, exact 1/4 (1/3 ≠ 1/4)\n" + file +
+                             ": 1 claim, 1 wrong\nmanuscript: 1 claim checked in 1 file, 1 wrong in 1 file\n");
+    std::string right = table;
+    right.replace(right.find("[1/3]"), 5, "[1/4]");
+    write(dir / "t.md", right);
+    const auto passed = run({"manuscript", "check", file});
+    EXPECT_EQ(passed.code, 0) << passed.err;
+    EXPECT_EQ(passed.out, file + ": 1 claim, 0 wrong\nmanuscript: 1 claim checked in 1 file, 0 wrong\n");
+}
+
 TEST(ManuscriptCli, BadInputIsOneLineAndExitTwo) {
     const fs::path dir = book("bad");
     write(dir / "bad.md", "---\nexactattn-scenario: chapter14\n---\n[1]{.exact ref=\"/reads/nope\"}\n");

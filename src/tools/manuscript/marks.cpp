@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 
 #include "exactattn/limits.hpp"
 #include "exactattn/parse.hpp"
@@ -415,6 +416,54 @@ bool marks_claim(std::string_view attrs) {
     return ref || has_class(attrs, "exact");
 }
 
+// A mark's written value [from, to) that wraps over the lines of a pandoc grid table's cell
+// (`| key | [1/2, 1/4,  |` then `|     | 1/4]{…}      |`): the cell's pieces of each line
+// joined by a space, without the table's borders, as pandoc reads the cell. The columns are the
+// `+` of the border line above the row, at most 64 lines and kGridWalk bytes above (so that many
+// marks below long lines cost each a bounded walk); nothing when the value does not stand in
+// such a table, or a line of it has no `|` at both of its column's edges.
+constexpr std::size_t kGridWalk = 1 << 14;
+std::optional<std::string> grid_cell_text(std::string_view scan, std::string_view text, std::size_t from,
+                                          std::size_t to) {
+    const std::size_t nl = scan.rfind('\n', from - 1);  // from - 1 is the mark's `[`
+    const std::size_t first = nl == std::string_view::npos ? 0 : nl + 1;
+    const std::size_t floor = first > kGridWalk ? first - kGridWalk : 0;
+    std::size_t border = first;
+    std::string_view rule;
+    for (int up = 0;; ++up) {
+        if (border <= floor || up > 64) return std::nullopt;
+        const std::size_t prev = scan.substr(floor, border - 1 - floor).rfind('\n');
+        if (prev == std::string_view::npos && floor > 0) return std::nullopt;
+        const std::size_t start = prev == std::string_view::npos ? 0 : floor + prev + 1;
+        const std::string_view line = scan.substr(start, border - 1 - start);
+        border = start;
+        const std::string t = trim(line);
+        if (t.starts_with('+') && t.ends_with('+') && t.find_first_not_of("+-=: \r") == std::string::npos) {
+            rule = line;
+            break;
+        }
+        if (!t.starts_with('|')) return std::nullopt;  // not a row of a grid table
+    }
+    const std::size_t column = from - first;
+    const std::size_t left = rule.rfind('+', column);
+    const std::size_t right = rule.find('+', column);
+    if (left == std::string_view::npos || right == std::string_view::npos) return std::nullopt;
+    std::string out;
+    for (std::size_t pos = first; pos < to;) {
+        const std::string_view row = scan.substr(pos, right + 1);
+        if (row.size() <= right || row.find('\n') != std::string_view::npos || row[left] != '|' || row[right] != '|') {
+            return std::nullopt;
+        }
+        const std::size_t b = std::max(pos + left + 1, from);
+        const std::size_t e = std::min(pos + right, to);
+        if (!out.empty()) out += ' ';
+        out += trim(text.substr(b, e > b ? e - b : 0));
+        const std::size_t next = scan.substr(0, to).find('\n', pos);
+        pos = next == std::string_view::npos ? to : next + 1;
+    }
+    return out;
+}
+
 std::vector<Mark> markdown_marks(const Source& src) {
     const std::string_view s(src.scan);
     std::vector<Mark> marks;
@@ -442,7 +491,10 @@ std::vector<Mark> markdown_marks(const Source& src) {
         m.end = attr_end + 1;
         m.written_at = k + 1;
         m.pointer = ref;
-        m.written = one_line(std::string_view(src.text).substr(k + 1, close - k - 1));
+        const std::string_view written = std::string_view(src.text).substr(k + 1, close - k - 1);
+        const auto in_grid =
+            written.find('\n') == std::string_view::npos ? std::nullopt : grid_cell_text(s, src.text, k + 1, close);
+        m.written = one_line(in_grid ? std::string_view(*in_grid) : written);
         if (trim(m.written).empty()) throw mark_error(src, k, fmt::format("{}: the mark is empty", ref));
         marks.push_back(std::move(m));
         used.emplace_back(close + 1, attr_end + 1);

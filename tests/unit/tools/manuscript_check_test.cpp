@@ -229,6 +229,98 @@ TEST(ManuscriptCheck, LatexMarksAreRead) {
     EXPECT_EQ(r.claims[2].column, 8);
 }
 
+// A pipe table whose value cells hold a mark among other words, and a cell with two marks.
+// Example 14.1's weights are [1/2, 1/4, 1/4] (Table 14.1: 2/4, 1/4, 1/4).
+std::string weight_table(const std::string& key_weight, const std::string& stop_weight) {
+    return "| quantity | value |\n"
+           "| --- | --- |\n"
+           "| key | [" +
+           key_weight +
+           "]{.exact ref=\"/reads/example-14.1/weights/1\"} of the total |\n"
+           "| two | [1/2]{.exact ref=\"/reads/example-14.1/weights/0\"} and [" +
+           stop_weight + "]{.exact ref=\"/reads/example-14.1/weights/2\"} |\n";
+}
+
+TEST(ManuscriptCheck, RightMarkInTableCellWithOtherTextPasses) {
+    const auto r = check_md(weight_table("1/4", "1/4"));
+    ASSERT_EQ(r.claims.size(), 3U);
+    EXPECT_EQ(r.wrong(), 0U);
+    EXPECT_EQ(r.claims[0].pointer, "/reads/example-14.1/weights/1");
+    EXPECT_EQ(r.claims[0].written, "1/4");
+}
+
+TEST(ManuscriptCheck, WrongMarkInTableCellWithOtherTextFailsAtItsPlace) {
+    const auto r = check_md(weight_table("1/3", "1/4"));
+    ASSERT_EQ(r.claims.size(), 3U);
+    ASSERT_EQ(r.wrong(), 1U);
+    EXPECT_FALSE(r.claims[0].passed);
+    EXPECT_EQ(r.claims[0].line, 3);
+    EXPECT_EQ(r.claims[0].column, 9);  // the `[` after "| key | "
+    EXPECT_EQ(mismatch_line("t.md", r.claims[0]),
+              "t.md:3:9: /reads/example-14.1/weights/1: written 1/3, exact 1/4 (1/3 ≠ 1/4)");
+    // A vector written where the single weight stands fails too (`[[1/3]]` shows `[1/3]`).
+    const auto v = check_md("| w | [[1/3]]{.exact ref=\"/reads/example-14.1/weights/1\"} of the total |\n");
+    ASSERT_EQ(v.claims.size(), 1U);
+    EXPECT_FALSE(v.claims[0].passed);
+}
+
+TEST(ManuscriptCheck, TwoMarksInOneTableCellAreBothChecked) {
+    const auto r = check_md(weight_table("1/4", "1/3"));
+    ASSERT_EQ(r.claims.size(), 3U);
+    EXPECT_TRUE(r.claims[1].passed);   // the colour's weight 1/2, first in the cell
+    EXPECT_FALSE(r.claims[2].passed);  // the full stop's 1/4, written 1/3, second in the cell
+    EXPECT_EQ(r.claims[2].line, 4);
+    EXPECT_EQ(r.claims[2].column, 63);  // after "| two | " (8), the first mark (49) and " and " (5)
+}
+
+TEST(ManuscriptCheck, MarkWrappedInAGridTableCellIsReadWithoutTheBorders) {
+    // A pandoc grid table whose cell wraps the mark over three lines: pandoc reads the cell as
+    // `[1/2, 1/4, 1/4] of the total` (pandoc -t plain), and so is the written value read, the
+    // `|` of the column edges left out. Example 14.1's weights are [1/2, 1/4, 1/4].
+    auto grid = [](const std::string& last) {
+        return "+-----+------------------------------------------+\n"
+               "| all | [[1/2, 1/4,                              |\n"
+               "|     | " +
+               last +
+               "]]{.exact                             |\n"
+               "|     | ref=\"/reads/example-14.1/weights\"} of    |\n"
+               "|     | the total                                |\n"
+               "+-----+------------------------------------------+\n";
+    };
+    const auto right = check_md(grid("1/4"));
+    ASSERT_EQ(right.claims.size(), 1U);
+    EXPECT_TRUE(right.claims[0].passed) << right.claims[0].detail;
+    EXPECT_EQ(right.claims[0].written, "[1/2, 1/4, 1/4]");
+    const auto wrong = check_md(grid("1/3"));
+    ASSERT_EQ(wrong.claims.size(), 1U);
+    EXPECT_FALSE(wrong.claims[0].passed);
+    EXPECT_EQ(wrong.claims[0].written, "[1/2, 1/4, 1/3]");
+    EXPECT_EQ(wrong.claims[0].line, 2);
+    EXPECT_EQ(wrong.claims[0].column, 9);
+}
+
+TEST(ManuscriptCheck, LatexMarkInTabularCellWithOtherTextIsChecked) {
+    auto tabular = [](const std::string& key_weight) {
+        return "% exactattn-scenario: chapter14\n"
+               "\\begin{tabular}{ll}\n"
+               "key & \\exact{/reads/example-14.1/weights/1}{$" +
+               key_weight +
+               "$} of the total \\\\\n"
+               "two & \\exact{/reads/example-14.1/weights/0}{$\\tfrac12$} and "
+               "\\exact{/reads/example-14.1/weights/2}{$\\tfrac{1}{4}$} \\\\\n"
+               "\\end{tabular}\n";
+    };
+    const auto right = check_manuscript_text(tabular("\\tfrac{1}{4}"), "t.tex", ManuscriptFormat::Latex);
+    ASSERT_EQ(right.claims.size(), 3U);
+    EXPECT_EQ(right.wrong(), 0U);
+    const auto wrong = check_manuscript_text(tabular("\\tfrac{1}{3}"), "t.tex", ManuscriptFormat::Latex);
+    ASSERT_EQ(wrong.claims.size(), 3U);
+    ASSERT_EQ(wrong.wrong(), 1U);
+    EXPECT_FALSE(wrong.claims[0].passed);
+    EXPECT_EQ(wrong.claims[0].line, 3);
+    EXPECT_EQ(wrong.claims[0].column, 7);  // the `\exact` after "key & "
+}
+
 TEST(ManuscriptCheck, LatexChapterPasses) {
     const auto r = check_manuscript(test::source_path("data/chapter14/chapter14.tex"));
     EXPECT_GE(r.claims.size(), 60U);

@@ -50,6 +50,23 @@ TEST(ManuscriptFill, LatexPlaceholdersBecomeMath) {
     EXPECT_EQ(r.text, "$x$ \\ensuremath{\\tfrac{4a}{3}} and \\ensuremath{0.173287}.");
 }
 
+TEST(ManuscriptFill, PlaceholdersInTableCellsWithOtherTextAreFilled) {
+    // Example 14.1's weights [1/2, 1/4, 1/4]: each placeholder filled where it stands in its cell,
+    // the cell's other words and pipes kept.
+    EXPECT_EQ(fill_md("| key | {{/reads/example-14.1/weights/1}} of the total |\n"
+                      "| two | {{/reads/example-14.1/weights/0}} and {{/reads/example-14.1/weights/2 math}} |\n"),
+              "| key | 1/4 of the total |\n"
+              "| two | 1/2 and $\\tfrac{1}{4}$ |\n");
+    const auto r = fill_manuscript_text(
+        "key & \\exactvalue{/reads/example-14.1/weights/1} of the total \\\\\n"
+        "two & \\exactvalue{/reads/example-14.1/weights/0} and \\exactvalue{/reads/example-14.1/weights/2} \\\\\n",
+        "t.tex", ManuscriptFormat::Latex, kChapter);
+    EXPECT_EQ(r.replaced, 3U);
+    EXPECT_EQ(r.text,
+              "key & \\ensuremath{\\tfrac{1}{4}} of the total \\\\\n"
+              "two & \\ensuremath{\\tfrac{1}{2}} and \\ensuremath{\\tfrac{1}{4}} \\\\\n");
+}
+
 // A scenario whose tokens and labels hold markup for every target a filler writes (issue 32).
 std::string markup_scenario() {
     const auto path = std::filesystem::temp_directory_path() / "exactattn-fill-markup.json";
