@@ -398,7 +398,9 @@ def judge_grads(dq: Any, dk: Any, dv: Any, q: Any, k: Any, v: Any, d_out: Any, *
     H_kv, n_k, ·) judged against the exact sums over each kv head's group of query heads, entries
     named (b, h, i, j), ``fp8`` every head's events summed, the largest P-collapse named by its
     ``batch`` and ``head`` and the first saturated value by its head (docs/oracle.md, "Gradients
-    of a batch of heads")."""
+    of a batch of heads"). For a batch ``text`` is the command line's summary lines and ``json``
+    is None: the command line's per-entry report of a batch runs to about 100 bytes an entry,
+    and every entry is already in the arrays."""
     given = {n: x for n, x in (("dq", dq), ("dk", dk), ("dv", dv)) if x is not None}
     if not given:
         raise _usage("dq", "no gradient to judge (dq, dk and dv are all None)")

@@ -57,6 +57,8 @@ def test_torch_autograd_of_a_gqa_batch_passes_in_one_call_in_both_layouts(layout
     assert j["dk"]["values"].shape == want and j["judged"]["dv"]["bound"].shape == want
     assert len(j["judged"]["dk"]["worst_fraction"]) == 4
     assert "dk: 0 of 512 entries over their bound" in j["text"]
+    # A batch's text is the summary; its per-entry JSON report is the command line's alone.
+    assert j["text"].endswith("passed\n") and j["json"] is None
 
 
 @needs_torch
