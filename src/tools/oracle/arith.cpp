@@ -5,8 +5,10 @@
 #include <gmpxx.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -241,6 +243,31 @@ void MpfrArith::sub(Iv& r, const Iv& x, const Shift& m) const {
 
 void MpfrArith::exp(Iv& r, const Iv& t) const {
     exp_at(r.lo, t.lo, base, MPFR_RNDD);
+    // The upper end from the lower one when the enclosure is narrow (it is, past the double
+    // stage): with δ = t.hi − t.lo ≤ 2^−10 (times ln 2 under base 2), e^δ ≤ 1 + δ + δ², and
+    // exp(t.lo) < next(r.lo), so next(r.lo)·(1 + δ + δ²) rounded up bounds exp(t.hi). One
+    // exponential a weight instead of two: half the MPFR pass of the gradients.
+    // A point t keeps its two exponentials (2^t is exact for a whole t under base 2).
+    if (mpfr_number_p(t.lo) != 0 && mpfr_number_p(t.hi) != 0 && mpfr_equal_p(t.lo, t.hi) == 0 &&
+        mpfr_number_p(r.lo) != 0 && mpfr_sgn(r.lo) > 0) {
+        mpfr_t d;
+        mpfr_init2(d, 64);  // an upper bound of δ; its own rounding adds δ·2^−63
+        mpfr_sub(d, t.hi, t.lo, MPFR_RNDU);
+        if (base == ExpBase::Two) mpfr_mul_d(d, d, 0x1.62e42fefa39fp-1, MPFR_RNDU);  // above ln 2
+        if (mpfr_cmp_d(d, 0x1p-10) <= 0) {
+            mpfr_t g;
+            mpfr_init2(g, mpfr_get_prec(r.hi));  // 1 + δ + δ² to the working precision
+            mpfr_sqr(g, d, MPFR_RNDU);
+            mpfr_add(g, g, d, MPFR_RNDU);
+            mpfr_add_ui(g, g, 1, MPFR_RNDU);
+            mpfr_set(r.hi, r.lo, MPFR_RNDU);  // exact at the same precision, and never below
+            mpfr_nextabove(r.hi);
+            mpfr_mul(r.hi, r.hi, g, MPFR_RNDU);
+            mpfr_clears(d, g, static_cast<mpfr_ptr>(nullptr));
+            return;
+        }
+        mpfr_clear(d);
+    }
     exp_at(r.hi, t.hi, base, MPFR_RNDU);
 }
 
@@ -301,40 +328,64 @@ std::optional<double> MpfrArith::decide(const Iv& x, FloatFormat f) const {
     return std::nullopt;
 }
 
+namespace {
+
+__extension__ typedef unsigned __int128 U128;  // GCC's and Clang's 128-bit product
+
+// x = ±m·2^e with m < 2^53, read from the bits (frexp and ldexp were a tenth of the gradients'
+// exact stage).
+struct Parts {
+    std::uint64_t m;
+    int e;
+    bool negative;
+};
+Parts parts(double x) {
+    std::uint64_t b = 0;
+    std::memcpy(&b, &x, sizeof b);
+    const auto biased = static_cast<int>((b >> 52) & 0x7ff);
+    const std::uint64_t frac = b & ((std::uint64_t{1} << 52) - 1);
+    if (biased == 0) return {frac, -1074, (b >> 63) != 0};  // subnormal
+    return {frac | (std::uint64_t{1} << 52), biased - 1075, (b >> 63) != 0};
+}
+
+}  // namespace
+
 mpq_class exact_dot(const double* x, const double* y, std::int64_t n) {
     struct Term {
-        unsigned __int128 m;  // |significand product| < 2^106
+        U128 m;  // |significand product| < 2^106
         int e;                // the product is ±m·2^e
         bool negative;
     };
-    thread_local std::vector<Term> terms;  // kept between calls: a call an entry, n² calls a head
-    terms.clear();
+    // The products' exponents lie in [−2148, 1942], so the sum never needs more than 80 limbs.
+    constexpr std::size_t kLimbs = 80, kSmall = 128;
+    std::array<Term, kSmall> small{};
+    std::vector<Term> large;
+    Term* terms = small.data();
+    if (n > static_cast<std::int64_t>(kSmall)) {
+        large.resize(static_cast<std::size_t>(n));
+        terms = large.data();
+    }
+    std::size_t count = 0;
     int emin = std::numeric_limits<int>::max(), emax = std::numeric_limits<int>::min();
     for (std::int64_t i = 0; i < n; ++i) {
         if (x[i] == 0 || y[i] == 0) continue;
-        int ex = 0, ey = 0;
-        // frexp gives |f| in [1/2, 1), also for subnormals: f·2^53 is an integer below 2^53.
-        const auto mx = static_cast<std::int64_t>(std::ldexp(std::frexp(x[i], &ex), 53));
-        const auto my = static_cast<std::int64_t>(std::ldexp(std::frexp(y[i], &ey), 53));
-        const auto ax = static_cast<unsigned __int128>(mx < 0 ? -mx : mx);
-        const auto ay = static_cast<unsigned __int128>(my < 0 ? -my : my);
-        const int e = ex + ey - 106;
-        terms.push_back({ax * ay, e, (mx < 0) != (my < 0)});
+        const Parts a = parts(x[i]), b = parts(y[i]);
+        const int e = a.e + b.e;
+        terms[count++] = {static_cast<U128>(a.m) * b.m, e, a.negative != b.negative};
         emin = std::min(emin, e), emax = std::max(emax, e);
     }
-    if (terms.empty()) return 0;
+    if (count == 0) return 0;
     // The sum's magnitude is below n·2^(106 + emax − emin) in units of 2^emin.
     const int span = emax - emin;
     const auto limbs = static_cast<std::size_t>((span + 106 + 64 + 63) / 64 + 1);
-    thread_local std::vector<std::uint64_t> pos, neg;
-    pos.assign(limbs, 0);
-    neg.assign(limbs, 0);
-    for (const Term& t : terms) {
-        const int sh = t.e - emin, b = sh % 64;
-        const auto m0 = static_cast<std::uint64_t>(t.m), m1 = static_cast<std::uint64_t>(t.m >> 64);
+    std::array<std::uint64_t, kLimbs> pos{}, neg{};
+    for (std::size_t t = 0; t < count; ++t) {
+        const Term& term = terms[t];
+        const int sh = term.e - emin, b = sh % 64;
+        const auto m0 = static_cast<std::uint64_t>(term.m), m1 = static_cast<std::uint64_t>(term.m >> 64);
         const std::uint64_t w[3] = {b == 0 ? m0 : m0 << b, b == 0 ? m1 : (m1 << b) | (m0 >> (64 - b)),
                                     b == 0 ? 0 : m1 >> (64 - b)};
-        std::vector<std::uint64_t>& acc = t.negative ? neg : pos;
+        std::uint64_t* acc = term.negative ? neg.data() : pos.data();
         unsigned carry = 0;
         for (std::size_t k = static_cast<std::size_t>(sh / 64);
              k < limbs && (k < static_cast<std::size_t>(sh / 64) + 3 || carry != 0); ++k) {
@@ -358,6 +409,24 @@ mpq_class exact_dot(const double* x, const double* y, std::int64_t n) {
     else
         mpq_div_2exp(r.get_mpq_t(), r.get_mpq_t(), static_cast<mp_bitcnt_t>(-emin));
     return r;
+}
+
+std::pair<double, bool> toward_zero(const mpq_class& v) {
+    const mpz_srcptr num = v.get_num_mpz_t(), den = v.get_den_mpz_t();
+    if (mpz_sgn(num) == 0) return {0.0, true};
+    const auto twos = static_cast<long>(mpz_scan1(den, 0));
+    if (static_cast<long>(mpz_sizeinbase(den, 2)) - 1 == twos) {
+        long ex = 0;
+        const double f = mpz_get_d_2exp(&ex, num);  // |f| in [1/2, 1), toward zero: 53 bits
+        const long e = ex - twos;                   // v ≈ f·2^e
+        if (e - 1 >= -1022 && e <= 1024) {          // a normal double: the scaling is exact
+            const auto bits = static_cast<long>(mpz_sizeinbase(num, 2));
+            const auto low = static_cast<long>(mpz_scan1(num, 0));  // the same bit for −num
+            return {std::ldexp(f, static_cast<int>(e)), bits - low <= 53};
+        }
+    }
+    const double t = v.get_d();  // toward zero
+    return {t, mpq_class(t) == v};
 }
 
 }  // namespace exactattn::oracle::detail

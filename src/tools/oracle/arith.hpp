@@ -177,6 +177,10 @@ struct MpfrArith {
 /// span of exponents, one rational at the end (no gcd a term, as a sum of mpq_class would take).
 mpq_class exact_dot(const double* x, const double* y, std::int64_t n);
 
+/// v rounded toward zero to a double, and whether that is v itself: by shifts when v is dyadic
+/// (as every exact dot product of floats is) and in the normal range, else by mpq's division.
+std::pair<double, bool> toward_zero(const mpq_class& v);
+
 /// The scale c as an exact rational when it is one: 1, a given float, 1/√d_k for a square d_k
 /// (defined in oracle_grad.cpp; the forward's exact entries and the backward's use it).
 std::optional<mpq_class> rational_scale(const Problem& p);

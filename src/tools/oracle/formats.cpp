@@ -79,9 +79,41 @@ double round_to(double x, FloatFormat f) {
     return r;
 }
 
+namespace {
+
+// ±m·2^k (m > 0) rounded to nearest, ties to even, by shifts alone: the denominator of every
+// sum of products of floats is a power of two, and dividing by it (as a general rational needs)
+// was most of what rounding the gradients' n² exact dot products cost.
+double round_dyadic(const mpz_class& m, long k, bool negative, const FormatInfo& fi, FloatFormat f) {
+    const long e = static_cast<long>(mpz_sizeinbase(m.get_mpz_t(), 2)) - 1 + k;  // ⌊log2 m·2^k⌋
+    const double inf = std::numeric_limits<double>::infinity();
+    if (e > fi.emax + 1) return negative ? -inf : inf;
+    if (e < fi.emin - fi.precision) return negative ? -0.0 : 0.0;
+    const long q = std::max<long>(e, fi.emin) - (fi.precision - 1);
+    mpz_class n;
+    if (k >= q) {
+        n = m << static_cast<mp_bitcnt_t>(k - q);  // exact: below 2^precision
+    } else {
+        const auto s = static_cast<mp_bitcnt_t>(q - k);
+        mpz_fdiv_q_2exp(n.get_mpz_t(), m.get_mpz_t(), s);
+        const bool half = mpz_tstbit(m.get_mpz_t(), s - 1) != 0;
+        const bool below_half = mpz_scan1(m.get_mpz_t(), 0) < s - 1;  // a 1 below the half bit
+        if (half && (below_half || mpz_odd_p(n.get_mpz_t()))) ++n;
+    }
+    const double mag = std::ldexp(n.get_d(), static_cast<int>(q));  // n ≤ 2^precision: exact
+    if (mag > max_finite(f)) return negative ? -inf : inf;
+    return negative ? -mag : mag;
+}
+
+}  // namespace
+
 double round_exact(const mpq_class& x, FloatFormat f) {
     if (sgn(x) == 0) return 0.0;
     const auto& fi = info(f);
+    const mpz_class& d = x.get_den();
+    const auto twos = static_cast<long>(mpz_scan1(d.get_mpz_t(), 0));
+    if (static_cast<long>(mpz_sizeinbase(d.get_mpz_t(), 2)) - 1 == twos)  // d = 2^twos
+        return round_dyadic(abs(x.get_num()), -twos, sgn(x) < 0, fi, f);
     const long e = floor_log2(x);
     if (e > fi.emax + 1) return sgn(x) * std::numeric_limits<double>::infinity();
     // Below half the least subnormal, 2^(emin − p): rounds to zero, decided without the shift

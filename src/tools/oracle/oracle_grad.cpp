@@ -185,8 +185,8 @@ class Builder {
         auto& done = done_[&x];
         if (done[at]) return;
         x.val[at] = round_exact(v, f_);
-        const double t = v.get_d();  // toward 0, within one ulp of a double
-        if (mpq_class(t) == v)
+        const auto [t, exact] = detail::toward_zero(v);  // within one ulp of a double
+        if (exact)
             x.lo[at] = x.hi[at] = t;
         else
             x.lo[at] = detail::down(t), x.hi[at] = detail::up(t);

@@ -8,7 +8,9 @@
 #include <gmpxx.h>
 #include <mpfr.h>
 
+#include <cmath>
 #include <random>
+#include <utility>
 #include <vector>
 
 using namespace exactattn::oracle;
@@ -99,7 +101,7 @@ TEST(OracleArith, TheExactDotOfDoublesEqualsTheRationalSumOfTheirProducts) {
               mpq_class(1) + mpq_class(1, 2) * mpq_class(0x1p-52) - mpq_class(0x1p-52) * mpq_class(0x1p-53));
     std::mt19937_64 rng(17);
     for (int round = 0; round < 3000; ++round) {
-        const std::size_t n = 1 + rng() % 70;
+        const std::size_t n = 1 + rng() % 200;  // past 128 terms too (the sum's storage changes there)
         std::vector<double> x(n), y(n);
         const int spread = round % 3 == 0 ? 1 : round % 3 == 1 ? 60 : 1000;
         for (std::size_t i = 0; i < n; ++i) {
@@ -112,5 +114,129 @@ TEST(OracleArith, TheExactDotOfDoublesEqualsTheRationalSumOfTheirProducts) {
         }
         if (round % 5 == 0 && n > 1) x[n - 1] = -x[0], y[n - 1] = y[0];  // a term that cancels another
         EXPECT_EQ(dot(x, y), rational(x, y)) << "round " << round;
+    }
+}
+
+namespace {
+// m·2^k rounded to nearest, ties to even, into the format `f` with its subnormals: MPFR at the
+// format's precision and exponent range (mpfr_subnormalize, the way MPFR documents emulating
+// IEEE formats); an independent judge of round_exact.
+double format_round_by_mpfr(const mpz_class& m, long k, FloatFormat f) {
+    const FormatInfo& fi = info(f);
+    const mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+    mpfr_set_emin(fi.emin - fi.precision + 2);
+    mpfr_set_emax(fi.emax + 1);
+    mpfr_t r;
+    mpfr_init2(r, fi.precision);
+    int t = mpfr_set_z_2exp(r, m.get_mpz_t(), k, MPFR_RNDN);
+    t = mpfr_check_range(r, t, MPFR_RNDN);
+    mpfr_subnormalize(r, t, MPFR_RNDN);
+    const double d = mpfr_get_d(r, MPFR_RNDN);  // exact: a value of a format no wider than double
+    mpfr_clear(r);
+    mpfr_set_emin(emin);
+    mpfr_set_emax(emax);
+    return d;
+}
+}  // namespace
+
+TEST(OracleArith, RoundingADyadicRationalAgreesWithMpfrInEveryFormat) {
+    // Dyadic values (every exact dot product of floats is one) of 1 to 120 significant bits over
+    // each format's whole range, subnormals and halfway cases included (few bits make ties).
+    std::mt19937_64 rng(23);
+    for (FloatFormat f : {FloatFormat::Float16, FloatFormat::BFloat16, FloatFormat::Float32, FloatFormat::Float64,
+                          FloatFormat::Float8E4M3FN, FloatFormat::Float8E5M2}) {
+        const FormatInfo& fi = info(f);
+        for (int n = 0; n < 4000; ++n) {
+            const int bits = 1 + static_cast<int>(rng() % 120);
+            mpz_class m = 1;
+            for (int b = 1; b < bits; ++b) m = 2 * m + static_cast<int>(rng() & 1U);
+            const long top = fi.emax, bottom = fi.emin - fi.precision - 2;  // ⌊log2⌋ of the value
+            const long e = bottom + static_cast<long>(rng() % static_cast<std::uint64_t>(top - bottom + 1));
+            const long k = e - (bits - 1);
+            const double want = format_round_by_mpfr(m, k, f);
+            if (fi.largest > 0 && std::fabs(want) > fi.largest) continue;  // E4M3's own range: fp8 tests
+            mpq_class x(m);
+            if (k >= 0)
+                mpq_mul_2exp(x.get_mpq_t(), x.get_mpq_t(), static_cast<mp_bitcnt_t>(k));
+            else
+                mpq_div_2exp(x.get_mpq_t(), x.get_mpq_t(), static_cast<mp_bitcnt_t>(-k));
+            ASSERT_EQ(round_exact(x, f), want) << fi.name << " m = " << m << ", k = " << k;
+            ASSERT_EQ(round_exact(-x, f), -want) << fi.name << " m = " << m << ", k = " << k;
+        }
+    }
+    // By hand: 1 + 2^−24 is float32's halfway case between 1 and 1 + 2^−23 (ties to the even 1),
+    // 1 + 3·2^−24 the one between 1 + 2^−23 and 1 + 2^−22 (to the even 1 + 2^−22); 2^−150 is half
+    // the least subnormal (to 0), 3·2^−151 above it (to 2^−149).
+    EXPECT_EQ(round_exact(mpq_class(1) + mpq_class(1, 1 << 24), FloatFormat::Float32), 1.0);
+    EXPECT_EQ(round_exact(mpq_class(1) + mpq_class(3, 1 << 24), FloatFormat::Float32), 1 + 0x1p-22);
+    mpq_class half_least(1), above(3);
+    mpq_div_2exp(half_least.get_mpq_t(), half_least.get_mpq_t(), 150);
+    mpq_div_2exp(above.get_mpq_t(), above.get_mpq_t(), 151);
+    EXPECT_EQ(round_exact(half_least, FloatFormat::Float32), 0.0);
+    EXPECT_EQ(round_exact(above, FloatFormat::Float32), 0x1p-149);
+}
+
+TEST(OracleArith, TowardZeroIsGmpsTruncationAndSaysWhenItIsExact) {
+    std::mt19937_64 rng(29);
+    for (int n = 0; n < 20000; ++n) {
+        const int bits = 1 + static_cast<int>(rng() % 90);
+        mpz_class m = 1;
+        for (int b = 1; b < bits; ++b) m = 2 * m + static_cast<int>(rng() & 1U);
+        mpq_class v(n % 2 == 0 ? m : mpz_class(-m));
+        const long k = static_cast<long>(rng() % 2300) - 1200;  // normal, subnormal, past the range
+        if (k >= 0)
+            mpq_mul_2exp(v.get_mpq_t(), v.get_mpq_t(), static_cast<mp_bitcnt_t>(k));
+        else
+            mpq_div_2exp(v.get_mpq_t(), v.get_mpq_t(), static_cast<mp_bitcnt_t>(-k));
+        if (n % 7 == 0) v /= 3;  // not dyadic
+        const double t = v.get_d();
+        if (!std::isfinite(t)) continue;
+        const auto [got, exact] = detail::toward_zero(v);
+        ASSERT_EQ(got, t) << v;
+        ASSERT_EQ(exact, mpq_class(t) == v) << v;
+    }
+    EXPECT_EQ(detail::toward_zero(mpq_class(0)), std::make_pair(0.0, true));
+    EXPECT_EQ(detail::toward_zero(mpq_class(1, 3)).second, false);
+    EXPECT_EQ(detail::toward_zero(mpq_class(-3, 4)), std::make_pair(-0.75, true));
+}
+
+TEST(OracleArith, TheMpfrExponentialOfANarrowEnclosureEnclosesAndStaysNarrow) {
+    // The upper end is derived from the lower one (e^δ ≤ 1 + δ + δ²): checked against both
+    // ends' exponentials at 600 bits, for widths from 2^−200 to past the 2^−10 where both ends
+    // are computed, under both bases; the width stays within 2δ and a few units of 2^−prec.
+    std::mt19937_64 rng(31);
+    for (ExpBase base : {ExpBase::E, ExpBase::Two}) {
+        const MpfrArith a(128, base, Scale{}, 64);
+        MpfrArith::Iv t(128), r(128);
+        mpfr_t x, lo, hi, w;
+        mpfr_inits2(600, x, lo, hi, w, static_cast<mpfr_ptr>(nullptr));
+        for (int n = 0; n < 3000; ++n) {
+            const double start = -700 * std::ldexp(static_cast<double>(rng() >> 11), -53);
+            const long width = -static_cast<long>(rng() % 200) - 2;
+            mpfr_set_d(t.lo, start, MPFR_RNDN);
+            mpfr_set_ui_2exp(w, 1 + rng() % 1000, width - 10, MPFR_RNDN);
+            mpfr_add(t.hi, t.lo, w, MPFR_RNDU);
+            a.exp(r, t);
+            const auto exp600 = [&](mpfr_ptr out, mpfr_srcptr in, mpfr_rnd_t rnd) {
+                if (base == ExpBase::E)
+                    mpfr_exp(out, in, rnd);
+                else
+                    mpfr_exp2(out, in, rnd);
+            };
+            mpfr_set(x, t.lo, MPFR_RNDN);
+            exp600(lo, x, MPFR_RNDD);
+            mpfr_set(x, t.hi, MPFR_RNDN);
+            exp600(hi, x, MPFR_RNDU);
+            ASSERT_LE(mpfr_cmp(r.lo, lo), 0) << n;
+            ASSERT_GE(mpfr_cmp(r.hi, hi), 0) << n;
+            // r.hi − r.lo ≤ r.lo·(2·(t.hi − t.lo) + 2^−120)
+            mpfr_sub(x, t.hi, t.lo, MPFR_RNDU);
+            mpfr_mul_2ui(x, x, 1, MPFR_RNDU);
+            mpfr_add_d(x, x, 0x1p-120, MPFR_RNDU);
+            mpfr_mul(x, x, r.lo, MPFR_RNDU);
+            mpfr_sub(w, r.hi, r.lo, MPFR_RNDU);
+            ASSERT_LE(mpfr_cmp(w, x), 0) << n;
+        }
+        mpfr_clears(x, lo, hi, w, static_cast<mpfr_ptr>(nullptr));
     }
 }
