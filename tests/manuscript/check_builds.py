@@ -163,6 +163,84 @@ def book_checks(args, env, work):
             fail(f"the book with a file of another scenario lacks {shown!r}: {text}")
 
 
+def audit_book_checks(args, env, work):
+    """The unmarked prose of a two-file book audited inside the pandoc build when asked for
+    (`exactattn-audit`, docs/manuscript.md "Auditing the unmarked prose"). Values by hand (Chapter 14,
+    Example 14.1): scores [a,0,0], e^a = 2 and e^0 = 1, denominator 2 + 1 + 1 = 4, weights
+    [1/2, 1/4, 1/4] (key's 1/4), context [a/2, a/4]; removing key leaves exponentials 2 and 1, the
+    denominator three and the readout 2a/3. The learner's [2/3,1/3,1/3] is the chapter's wrong answer
+    (Exercise 2), in a hypothetical sentence: a number audit cannot verify, which does not stop it."""
+    lua = os.path.join(args.source, "share/exactattn/pandoc/exactattn.lua")
+    book = os.path.join(work, "abook")
+    os.makedirs(os.path.join(book, "chapters"))
+    shutil.copy(os.path.join(args.source, "data/chapter14/chapter14.json"), book)
+    part1, part2 = "part1.md", os.path.join("chapters", "part2.md")
+    front = "---\ntitle: An audited book\nexactattn-scenario: chapter14.json\n{}---\n\n"
+    body1 = ("# Example 14.1\n\nThe score row is [a,0,0]. Because $e^a=2$ and $e^0=1$, the denominator is "
+             "$2+1+1=4$.\nThe weights are {{/reads/example-14.1/weights}}.\n")
+    write(os.path.join(book, part1), front.format("") + body1)
+    weight = "In Example 14.1 the weight of key is {}, and the context is {{{{/reads/example-14.1/context}}}}.\n"
+    rest = ("\nRemoving key leaves exponentials 2 and 1, so the denominator becomes three and the readout falls "
+            "to $2a/3$.\nA learner calculates [2/3,1/3,1/3] for Example 14.1 because there are three source "
+            "positions.\n")
+    write(os.path.join(book, part2), "# Removing a state\n\n" + weight.format("1/4") + rest)
+    out = os.path.join(book, "book.html")
+
+    def build(extra=(), expect_ok=True, files=(part1, part2), run_env=env):
+        if os.path.exists(out):
+            os.remove(out)
+        return run(["pandoc", f"--lua-filter={lua}", *files, *extra, "-s", "-o", out], env=run_env, cwd=book,
+                   expect_ok=expect_ok)
+
+    # The correct book builds with the audit and is filled; nothing is said on success.
+    for extra, run_env in ((["-M", "exactattn-audit=true"], env), ([], dict(env, EXACTATTN_AUDIT="true"))):
+        p = build(extra, run_env=run_env)
+        text = " ".join(open(out, encoding="utf-8").read().split())  # pandoc wraps its lines
+        no_leaks(text, "the audited book")
+        for shown in ["The weights are [1/2, 1/4, 1/4].", "the context is [a/2, a/4].", "An audited book",
+                      "denominator becomes three"]:
+            if shown not in text:
+                fail(f"the audited book lacks {shown!r}: {text}")
+        if p.stderr:
+            fail(f"the audited correct book printed: {p.stderr}")
+    # The wrong unmarked weight (1/3 for key's 1/4) at line 3, column 38 of chapters/part2.md.
+    write(os.path.join(book, part2), "# Removing a state\n\n" + weight.format("1/3") + rest)
+    placed = f"{part2}:3:38: written 1/3; "
+    # Off by default, as before: the build passes it (audit finds it).
+    build()
+    for extra, run_env in ((["-M", "exactattn-audit=true"], env), ([], dict(env, EXACTATTN_AUDIT="yes")),
+                           (["-M", "exactattn-audit=strict"], env)):
+        p = build(extra, expect_ok=False, run_env=run_env)
+        if (p.returncode != 1 or os.path.exists(out) or placed not in p.stderr
+                or "(/reads/example-14.1/weights/1) is 1/4" not in p.stderr or "[2/3,1/3,1/3]" in p.stderr):
+            fail(f"the wrong unmarked weight did not stop the build at {placed}({extra}): exit {p.returncode}\n"
+                 f"{p.stderr}")
+    # Asked for in the first file's front matter: a later file's `false` does not turn it off.
+    write(os.path.join(book, part1), front.format("exactattn-audit: true\n") + body1)
+    write(os.path.join(book, "off.md"), "---\nexactattn-audit: false\n---\n\nNo numbers here.\n")
+    p = build(files=(part1, part2, "off.md"), expect_ok=False)
+    if p.returncode != 1 or placed not in p.stderr:
+        fail(f"a later file's exactattn-audit: false turned the audit off: exit {p.returncode}\n{p.stderr}")
+    write(os.path.join(book, part1), front.format("") + body1)
+    write(os.path.join(book, part2), "# Removing a state\n\n" + weight.format("1/4") + rest)
+    # strict: the coverage (0 of 11 numeric claims marked) is below audit's 95%; a minimum of 0 is met.
+    p = build(["-M", "exactattn-audit=strict"], expect_ok=False)
+    if p.returncode != 1 or os.path.exists(out) or "coverage 0.0% (0 of 11 numeric claims marked)" not in p.stderr:
+        fail(f"strict did not stop the book below the coverage: exit {p.returncode}\n{p.stderr}")
+    build(["-M", "exactattn-audit=strict", "-M", "exactattn-audit-min-coverage=0"])
+    # A setting is a word or a number, never passed on as written: anything else stops the build (exit 2).
+    pwned = os.path.join(book, "PWNED")
+    write(os.path.join(book, part1), front.format(f"exactattn-audit: \"true; touch {pwned}\"\n") + body1)
+    p = build(expect_ok=False)
+    if (p.returncode != 2 or os.path.exists(pwned) or os.path.exists(out)
+            or f"{part1}: exactattn-audit: true; touch {pwned} is none of true, false and strict" not in p.stderr):
+        fail(f"an exactattn-audit value that is no setting was not refused: exit {p.returncode}\n{p.stderr}")
+    write(os.path.join(book, part1), front.format("exactattn-audit-min-coverage: ninety\n") + body1)
+    p = build(["-M", "exactattn-audit=strict"], expect_ok=False)
+    if p.returncode != 2 or "exactattn-audit-min-coverage: ninety is not a percentage from 0 to 100" not in p.stderr:
+        fail(f"a minimum coverage that is no percentage was not refused: exit {p.returncode}\n{p.stderr}")
+
+
 def pandoc_meta_scenario(path):
     """The exactattn-scenario of pandoc's own metadata for a Markdown file (None when it has none)."""
     import json
@@ -878,6 +956,7 @@ def main():
     if args.only == "pandoc":
         pandoc_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
         book_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
+        audit_book_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
         metadata_block_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
         latex_input_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
     elif args.only == "safety":
