@@ -585,14 +585,52 @@ def quarto_shortcodes(markdown):
     return re.sub(r"\{\{\{<(.*?)>\}\}\}|\{\{<(.*?)>\}\}", span, markdown)
 
 
+def quarto_metadata_files(project, qmd):
+    """The metadata files Quarto merges under a document's front matter, in its order, each with its
+    folder: the project's _quarto.yml, then the _metadata.yml of each folder from the project down to
+    the document's (quarto-cli src/project/project-shared.ts, directoryMetadataForInputFile: the
+    walk starts at the first folder below the project, or at the project for a document in it)."""
+    project = os.path.abspath(project)
+    files = [(os.path.join(project, "_quarto.yml"), project)]
+    relative = os.path.relpath(os.path.dirname(os.path.abspath(qmd)), project)
+    folders = [project] if relative == "." else []
+    if relative != ".":
+        at = project
+        for part in relative.split(os.sep):
+            at = os.path.join(at, part)
+            folders.append(at)
+    for folder in folders:
+        if os.path.exists(os.path.join(folder, "_metadata.yml")):
+            files.append((os.path.join(folder, "_metadata.yml"), folder))
+    return files
+
+
+def input_relative(yaml_text, folder, input_folder):
+    """A project file's top-level values as Quarto gives them to a document (toInputRelativePaths):
+    a value naming a file that exists relative to the project file's folder is made relative to the
+    document's folder (`chapter14.json` becomes `../chapter14.json` for chapters/ch2.qmd)."""
+    import posixpath
+
+    def fix(m):
+        value = m.group(2).strip().strip("\"'")
+        if not value or not os.path.exists(os.path.join(folder, value)):
+            return m.group(0)
+        offset = os.path.relpath(folder, input_folder)
+        return m.group(1) + posixpath.normpath(posixpath.join(offset, value))
+
+    return re.sub(r"^([A-Za-z][\w-]*:[ \t]+)(\S[^\n]*)$", fix, yaml_text, flags=re.M)
+
+
 def render_like_quarto(args, env, qmd, out, extra=(), expect_ok=True, project=None):
     """pandoc run on qmd as `quarto render` runs it (src/command/render/pandoc.ts): the front matter
     taken out into a --metadata-file, the body written to a temporary quarto-input*.md that pandoc
     reads, the working directory the document's, and the extension's filters and shortcodes run by
     tests/manuscript/quarto/quarto_shim.lua with quarto.doc.input_file naming the document. In a
-    project (`project`, the directory of _quarto.yml) the project's metadata is merged under the
-    document's (a later --metadata-file takes precedence, as the document's front matter does over
-    _quarto.yml in Quarto) and quarto.project.directory names the project."""
+    project (`project`, the directory of _quarto.yml) the project's metadata, _quarto.yml then the
+    folders' _metadata.yml (quarto_metadata_files), each with its paths made relative to the document
+    as Quarto makes them (input_relative), is merged under the document's (a later --metadata-file
+    takes precedence, as the document's front matter does over them in Quarto) and
+    quarto.project.directory names the project."""
     import tempfile
     ext = os.path.join(args.source, "share/exactattn/quarto/_extensions/exactattn")
     scripts = extension_scripts(ext)
@@ -612,7 +650,11 @@ def render_like_quarto(args, env, qmd, out, extra=(), expect_ok=True, project=No
         shared = []
         if project:
             run_env["EXACTATTN_QUARTO_PROJECT"] = os.path.abspath(project)
-            shared = ["--metadata-file", os.path.join(os.path.abspath(project), "_quarto.yml")]
+            for i, (source, folder) in enumerate(quarto_metadata_files(project, qmd)):
+                given = os.path.join(tmp, f"quarto-project{i}.yml")
+                write(given, input_relative(open(source, encoding="utf-8").read(), folder,
+                                            os.path.dirname(os.path.abspath(qmd))))
+                shared += ["--metadata-file", given]
         return run(["pandoc", body, *shared, "--metadata-file", meta, f"--lua-filter={shim}", *extra, "-o", out],
                    env=run_env, cwd=os.path.dirname(os.path.abspath(qmd)), expect_ok=expect_ok)
 
@@ -741,6 +783,69 @@ def quarto_book_checks(args, env, work):
     p = render_like_quarto(args, env, ch1, bad, expect_ok=False, project=book)
     if (p.returncode != 2 or "_quarto.yml:8:1: exactattn-scenario ../outside.json: lies outside" not in p.stderr):
         fail(f"_quarto.yml naming a scenario outside its folder was not refused: exit {p.returncode}\n{p.stderr}")
+
+
+def quarto_metadata_checks(args, env, work):
+    """A Quarto book whose scenario a directory's _metadata.yml names (Quarto merges it between
+    _quarto.yml and the chapter's front matter), and the unmarked prose audited under Quarto. Values
+    by hand: Example 14.1's weights [1/2, 1/4, 1/4] (key's 1/4), denominator 2 + 1 + 1 = 4; removing
+    key (Table 14.2, row 2) leaves the readout 2a/3; the sky's read r1 (tests/manuscript/
+    sky-derivation.md) has denominator 2 + 4 + 4 = 10."""
+    book = os.path.join(work, "mbook")
+    os.makedirs(os.path.join(book, "chapters"))
+    shutil.copy(os.path.join(args.source, "data/chapter14/chapter14.json"), book)
+    shutil.copy(os.path.join(args.source, "tests/manuscript/sky.json"), book)
+    project = ("project:\n  type: book\nbook:\n  title: \"A book\"\n  chapters:\n    - ch1.qmd\n"
+               "    - chapters/ch2.qmd\nfilters:\n  - exactattn\n")
+    write(os.path.join(book, "_quarto.yml"), project)
+    # The scenario is named only by chapters/_metadata.yml, as a path from its folder to the project's.
+    meta = os.path.join(book, "chapters", "_metadata.yml")
+    write(meta, "exactattn-scenario: ../chapter14.json\n")
+    ch2 = os.path.join(book, "chapters", "ch2.qmd")
+    right = ("# Two\n\nThe weights are {{< exactattn /reads/example-14.1/weights >}}.\n\n"
+             "Removing key, the readout is [2a/3]{.exact ref=\"/interventions/table-14.2/rows/2/readout\"}.\n")
+    write(ch2, right)
+    html = os.path.join(book, "chapters", "ch2.html")
+    render_like_quarto(args, env, ch2, html, ["-s"], project=book)
+    text = open(html, encoding="utf-8").read()
+    no_leaks(text, html)
+    for line in ["The weights are [1/2, 1/4, 1/4].", "Removing key, the readout is 2a/3."]:
+        if line not in text:
+            fail(f"the chapter taking _metadata.yml's scenario lacks {line!r}:\n{text}")
+    write(ch2, right.replace("[2a/3]", "[a/3]"))
+    p = render_like_quarto(args, env, ch2, html + ".bad", expect_ok=False, project=book)
+    if (p.returncode != 1 or "chapters/ch2.qmd:5:30: /interventions/table-14.2/rows/2/readout: written a/3, exact 2a/3"
+            not in p.stderr):
+        fail(f"a wrong readout under _metadata.yml's scenario did not stop the render: exit {p.returncode}\n{p.stderr}")
+    # _metadata.yml is merged after _quarto.yml: its scenario is the one the chapter takes.
+    write(os.path.join(book, "_quarto.yml"), project + "exactattn-scenario: chapter14.json\n")
+    write(meta, "exactattn-scenario: ../sky.json\n")
+    write(ch2, "# Two\n\nThe first read's denominator is [10]{.exact ref=\"/reads/r1/denominator\"}.\n")
+    render_like_quarto(args, env, ch2, html, project=book)
+    if "The first read’s denominator is 10." not in open(html, encoding="utf-8").read():
+        fail("the chapter did not take the scenario of _metadata.yml over _quarto.yml's")
+    # _metadata.yml is data: a scenario outside the project's folder is refused at its line.
+    shutil.copy(os.path.join(args.source, "data/chapter14/chapter14.json"), os.path.join(work, "outside14.json"))
+    write(meta, "exactattn-scenario: ../../outside14.json\n")
+    p = render_like_quarto(args, env, ch2, html + ".bad", expect_ok=False, project=book)
+    if (p.returncode != 2 or "_metadata.yml:1:1: exactattn-scenario ../../outside14.json: lies outside the Quarto "
+            "project's folder" not in p.stderr):
+        fail(f"_metadata.yml naming a scenario outside the project was not refused: exit {p.returncode}\n{p.stderr}")
+    # The unmarked prose audited, asked for in _quarto.yml: key's weight written 1/3 (line 3, column 38)
+    # stops the render; the same chapter correct renders; a chapter's `false` does not turn it off.
+    write(os.path.join(book, "_quarto.yml"), project + "exactattn-scenario: chapter14.json\nexactattn-audit: true\n")
+    os.remove(meta)
+    weight = ("# Two\n\nIn Example 14.1 the weight of key is {}, and the weights are "
+              "{{{{< exactattn /reads/example-14.1/weights >}}}}.\n")
+    write(ch2, weight.format("1/4"))
+    render_like_quarto(args, env, ch2, html, project=book)
+    for front in ("", "---\nexactattn-audit: false\n---\n"):
+        write(ch2, front + weight.format("1/3"))
+        p = render_like_quarto(args, env, ch2, html + ".bad", expect_ok=False, project=book)
+        at = f"chapters/ch2.qmd:{3 + front.count(chr(10))}:38: written 1/3; "
+        if p.returncode != 1 or at not in p.stderr or os.path.exists(html + ".bad"):
+            fail(f"an unmarked wrong weight did not stop the audited Quarto render at {at}: exit {p.returncode}\n"
+                 f"{p.stderr}")
 
 
 def quarto_injection_checks(args, env, work):
@@ -965,6 +1070,7 @@ def main():
     elif args.only == "quarto":
         quarto_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
         quarto_book_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
+        quarto_metadata_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
         quarto_injection_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
     elif args.only == "myst":
         myst_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
