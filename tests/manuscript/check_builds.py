@@ -983,6 +983,44 @@ def myst_project_checks(args, env, work):
         fail(f"myst.yml naming a scenario outside its folder was not refused: exit {p.returncode}\n{p.stderr}")
 
 
+def myst_audit_checks(args, env, work):
+    """The unmarked prose of a MyST book audited when myst.yml's project frontmatter asks for it
+    (`exactattn-audit: true`). By hand (Chapter 14, Example 14.1): key's weight is 1/4; removing key
+    leaves the denominator three and the readout 2a/3; the learner's [2/3,1/3,1/3] (Exercise 2) stands
+    in a hypothetical sentence and cannot be verified, which does not stop the build."""
+    book = os.path.join(work, "audited")
+    os.makedirs(os.path.join(book, "chapters"))
+    shutil.copy(os.path.join(args.source, "data/chapter14/chapter14.json"), book)
+    write(os.path.join(book, "one.md"), "---\ntitle: One\n---\n\nRemoving key, the denominator becomes three "
+          "and the readout falls to $2a/3$.\n")
+    two = os.path.join(book, "chapters", "two.md")
+    text = ("# Two\n\nIn Example 14.1 the weight of key is {}.\n\nA learner calculates [2/3,1/3,1/3] for Example "
+            "14.1 because there are three source positions.\n")
+    write(two, text.format("1/4"))
+    exports = ("    - format: tex\n      template: null\n      articles: [one.md, chapters/two.md]\n"
+               "      output: _out/book.tex\n")
+    frontmatter = "  exactattn-scenario: chapter14.json\n  exactattn-audit: true\n"
+    myst_book(args, book, ["one.md", "chapters/two.md"], exports, frontmatter)
+    myst_build(args, env, book)
+    second = " ".join(open(os.path.join(book, "_out/book-two.tex"), encoding="utf-8").read().split())
+    if "In Example 14.1 the weight of key is 1/4." not in second:
+        fail(f"the audited MyST book's chapters/two.md lacks its text:\n{second}")
+    # key's weight written 1/3: line 3, column 38 of chapters/two.md.
+    write(two, text.format("1/3"))
+    p = myst_build(args, env, book, expect_ok=False)
+    if p.returncode != 1 or "chapters/two.md:3:38: written 1/3; " not in p.stderr or "[2/3,1/3,1/3]" in p.stderr:
+        fail(f"an unmarked wrong weight did not stop the audited `myst build`: exit {p.returncode}\n{p.stdout}\n"
+             f"{p.stderr}")
+    # Not asked for, as before: the build passes it.
+    myst_book(args, book, ["one.md", "chapters/two.md"], exports, "  exactattn-scenario: chapter14.json\n")
+    myst_build(args, env, book)
+    myst_book(args, book, ["one.md", "chapters/two.md"], exports,
+              "  exactattn-scenario: chapter14.json\n  exactattn-audit: maybe\n")
+    p = myst_build(args, env, book, expect_ok=False)
+    if p.returncode != 2 or "myst.yml:5: exactattn-audit: maybe is none of true, false and strict" not in p.stderr:
+        fail(f"exactattn-audit: maybe was not refused: exit {p.returncode}\n{p.stderr}")
+
+
 def myst_injection_checks(args, env, work):
     """Issue 32 for the MyST plugin: every text of a hostile scenario filled, as text and in math;
     the JATS (XML) holds no element from it and the LaTeX, compiled with -shell-escape, neither reads
@@ -1075,6 +1113,7 @@ def main():
     elif args.only == "myst":
         myst_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
         myst_project_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
+        myst_audit_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
         myst_injection_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
     else:
         latex_checks(args, work)
