@@ -239,6 +239,17 @@ def audit_book_checks(args, env, work):
     p = build(["-M", "exactattn-audit=strict"], expect_ok=False)
     if p.returncode != 2 or "exactattn-audit-min-coverage: ninety is not a percentage from 0 to 100" not in p.stderr:
         fail(f"a minimum coverage that is no percentage was not refused: exit {p.returncode}\n{p.stderr}")
+    # A book of LaTeX inputs, its scenario in the first one's comment: the second's unmarked
+    # $\tfrac13$ for key's weight 1/4 (line 1, column 38) stops the audited build.
+    write(os.path.join(book, "main.tex"), "% exactattn-scenario: chapter14.json\n\\section{Example 14.1}\n"
+          "The denominator is $2+1+1=4$.\n")
+    write(os.path.join(book, "chapters", "two.tex"), "In Example 14.1 the weight of key is $\\tfrac13$.\n")
+    tex = ("main.tex", os.path.join("chapters", "two.tex"))
+    build(files=tex)
+    p = build(["-M", "exactattn-audit=true"], files=tex, expect_ok=False)
+    if p.returncode != 1 or os.path.exists(out) or "chapters/two.tex:1:38: written $\\tfrac13$; " not in p.stderr:
+        fail(f"an unmarked wrong weight in a LaTeX input did not stop the audited build: exit {p.returncode}\n"
+             f"{p.stderr}")
 
 
 def pandoc_meta_scenario(path):
