@@ -180,10 +180,9 @@ TEST(ManuscriptAudit, AFourCharacterDecimalIsNoYear) {
         "In Example 14.1 the denominator is 12.5, as in 2024.\n";
     const auto r = audit_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, kChapter);
     ASSERT_EQ(r.unmarked.size(), 1U);
-    EXPECT_EQ(r.unmarked[0].text, "12.5");
-    EXPECT_EQ(r.unmarked[0].verdict, AuditVerdict::Wrong);
-    ASSERT_FALSE(r.unmarked[0].bound.empty());
-    EXPECT_EQ(r.unmarked[0].bound[0].pointer, "/reads/example-14.1/denominator");
+    const std::string line = audit_line("t.md", r.unmarked.front());
+    EXPECT_EQ(line.rfind("t.md:4:36: written 12.5; ", 0), 0U) << line;
+    EXPECT_NE(line.find("(/reads/example-14.1/denominator) is 4"), std::string::npos) << line;
     for (const auto& f : r.not_claims) {
         if (f.text == "2024") EXPECT_EQ(f.reason, "a year");
         if (f.text == "14.1") EXPECT_EQ(f.reason.rfind("a reference", 0), 0U) << f.reason;
