@@ -61,10 +61,11 @@ struct BookFile {
 std::vector<BookFile> book_files(const std::vector<std::string>& files);
 
 /// The scenario the manuscript `file` names, as the files of its book inherit it (`--scenario-from`:
-/// a book's project file, `_quarto.yml` or `myst.yml` (its `project:` map), names it for every
-/// chapter; a pandoc build's files that name none take the one its metadata names): an absolute path, or
-/// `chapter14`. It is confined as `file`'s own (to `file`'s folder or the working directory), so
-/// a file that inherits it is not checked again. UsageError placed at `file` when it names none or
+/// a book's project file, `_quarto.yml`, a Quarto directory's `_metadata.yml` or `myst.yml` (its
+/// `project:` map), names it for every chapter; a pandoc build's files that name none take the one
+/// its metadata names): an absolute path, or `chapter14`. It is confined as `file`'s own (to
+/// `file`'s folder, for a `_metadata.yml` its Quarto project's, or the working directory), so a
+/// file that inherits it is not checked again. UsageError placed at `file` when it names none or
 /// one outside those folders.
 std::string inheritable_scenario(const std::string& file);
 

@@ -414,6 +414,37 @@ TEST(ManuscriptCli, AFileNamingNoScenarioTakesTheOneScenarioFromNamesConfinedWhe
     fs::remove(secret);
 }
 
+// A Quarto directory's _metadata.yml names a scenario as _quarto.yml does (top level), resolved
+// against its own folder and confined to its project's folder (the nearest _quarto.yml above it):
+// `../own.json` from part/_metadata.yml is the project's own.json; `../../outside.json` lies outside.
+// Without a _quarto.yml above, its own folder confines it. By hand: Example 14.1's denominator is 4.
+TEST(ManuscriptCli, AQuartoMetadataFileNamesAScenarioConfinedToItsProject) {
+    const fs::path dir = book("quarto-metadata") / "project";
+    fs::create_directories(dir / "part");
+    fs::copy_file(EXACTATTN_SOURCE_DIR "/data/chapter14/chapter14.json", dir / "own.json");
+    fs::copy_file(EXACTATTN_SOURCE_DIR "/data/chapter14/chapter14.json", dir.parent_path() / "outside.json");
+    const std::string chapter = (dir / "part" / "two.qmd").string();
+    write(chapter, "Denominator [4]{.exact ref=\"/reads/example-14.1/denominator\"}.\n");
+    const std::string meta = (dir / "part" / "_metadata.yml").string();
+    write(meta, "exactattn-scenario: ../own.json\n");
+    const auto outside_project = run({"manuscript", "check", "--scenario-from", meta, chapter});
+    EXPECT_EQ(outside_project.code, 2) << outside_project.out;  // no _quarto.yml: part/ confines it
+    EXPECT_NE(outside_project.err.find(meta + ":1:1: exactattn-scenario ../own.json: lies outside the manuscript's"),
+              std::string::npos)
+        << outside_project.err;
+    write((dir / "_quarto.yml").string(), "project:\n  type: book\n");
+    const auto inside = run({"manuscript", "check", "--scenario-from", meta, chapter});
+    EXPECT_EQ(inside.code, 0) << inside.out << inside.err;
+    EXPECT_NE(inside.out.find(chapter + ": 1 claim, 0 wrong\n"), std::string::npos) << inside.out;
+    write(meta, "exactattn-scenario: ../../outside.json\n");
+    const auto escaped = run({"manuscript", "check", "--scenario-from", meta, chapter});
+    EXPECT_EQ(escaped.code, 2) << escaped.out;
+    EXPECT_NE(escaped.err.find(meta + ":1:1: exactattn-scenario ../../outside.json: lies outside the Quarto project's "
+                                      "folder"),
+              std::string::npos)
+        << escaped.err;
+}
+
 // A Markdown file's scenario is read from every YAML metadata block, as pandoc reads its metadata
 // (the later value winning), what only a YAML parser reads is refused at its line, and a book's
 // project file (_quarto.yml's top level, myst.yml's project: map) names the scenario that

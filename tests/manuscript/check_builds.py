@@ -163,6 +163,95 @@ def book_checks(args, env, work):
             fail(f"the book with a file of another scenario lacks {shown!r}: {text}")
 
 
+def audit_book_checks(args, env, work):
+    """The unmarked prose of a two-file book audited inside the pandoc build when asked for
+    (`exactattn-audit`, docs/manuscript.md "Auditing the unmarked prose"). Values by hand (Chapter 14,
+    Example 14.1): scores [a,0,0], e^a = 2 and e^0 = 1, denominator 2 + 1 + 1 = 4, weights
+    [1/2, 1/4, 1/4] (key's 1/4), context [a/2, a/4]; removing key leaves exponentials 2 and 1, the
+    denominator three and the readout 2a/3. The learner's [2/3,1/3,1/3] is the chapter's wrong answer
+    (Exercise 2), in a hypothetical sentence: a number audit cannot verify, which does not stop it."""
+    lua = os.path.join(args.source, "share/exactattn/pandoc/exactattn.lua")
+    book = os.path.join(work, "abook")
+    os.makedirs(os.path.join(book, "chapters"))
+    shutil.copy(os.path.join(args.source, "data/chapter14/chapter14.json"), book)
+    part1, part2 = "part1.md", os.path.join("chapters", "part2.md")
+    front = "---\ntitle: An audited book\nexactattn-scenario: chapter14.json\n{}---\n\n"
+    body1 = ("# Example 14.1\n\nThe score row is [a,0,0]. Because $e^a=2$ and $e^0=1$, the denominator is "
+             "$2+1+1=4$.\nThe weights are {{/reads/example-14.1/weights}}.\n")
+    write(os.path.join(book, part1), front.format("") + body1)
+    weight = "In Example 14.1 the weight of key is {}, and the context is {{{{/reads/example-14.1/context}}}}.\n"
+    rest = ("\nRemoving key leaves exponentials 2 and 1, so the denominator becomes three and the readout falls "
+            "to $2a/3$.\nA learner calculates [2/3,1/3,1/3] for Example 14.1 because there are three source "
+            "positions.\n")
+    write(os.path.join(book, part2), "# Removing a state\n\n" + weight.format("1/4") + rest)
+    out = os.path.join(book, "book.html")
+
+    def build(extra=(), expect_ok=True, files=(part1, part2), run_env=env):
+        if os.path.exists(out):
+            os.remove(out)
+        return run(["pandoc", f"--lua-filter={lua}", *files, *extra, "-s", "-o", out], env=run_env, cwd=book,
+                   expect_ok=expect_ok)
+
+    # The correct book builds with the audit and is filled; nothing is said on success.
+    for extra, run_env in ((["-M", "exactattn-audit=true"], env), ([], dict(env, EXACTATTN_AUDIT="true"))):
+        p = build(extra, run_env=run_env)
+        text = " ".join(open(out, encoding="utf-8").read().split())  # pandoc wraps its lines
+        no_leaks(text, "the audited book")
+        for shown in ["The weights are [1/2, 1/4, 1/4].", "the context is [a/2, a/4].", "An audited book",
+                      "denominator becomes three"]:
+            if shown not in text:
+                fail(f"the audited book lacks {shown!r}: {text}")
+        if p.stderr:
+            fail(f"the audited correct book printed: {p.stderr}")
+    # The wrong unmarked weight (1/3 for key's 1/4) at line 3, column 38 of chapters/part2.md.
+    write(os.path.join(book, part2), "# Removing a state\n\n" + weight.format("1/3") + rest)
+    placed = f"{part2}:3:38: written 1/3; "
+    # Off by default, as before: the build passes it (audit finds it).
+    build()
+    for extra, run_env in ((["-M", "exactattn-audit=true"], env), ([], dict(env, EXACTATTN_AUDIT="yes")),
+                           (["-M", "exactattn-audit=strict"], env)):
+        p = build(extra, expect_ok=False, run_env=run_env)
+        if (p.returncode != 1 or os.path.exists(out) or placed not in p.stderr
+                or "(/reads/example-14.1/weights/1) is 1/4" not in p.stderr or "[2/3,1/3,1/3]" in p.stderr):
+            fail(f"the wrong unmarked weight did not stop the build at {placed}({extra}): exit {p.returncode}\n"
+                 f"{p.stderr}")
+    # Asked for in the first file's front matter: a later file's `false` does not turn it off.
+    write(os.path.join(book, part1), front.format("exactattn-audit: true\n") + body1)
+    write(os.path.join(book, "off.md"), "---\nexactattn-audit: false\n---\n\nNo numbers here.\n")
+    p = build(files=(part1, part2, "off.md"), expect_ok=False)
+    if p.returncode != 1 or placed not in p.stderr:
+        fail(f"a later file's exactattn-audit: false turned the audit off: exit {p.returncode}\n{p.stderr}")
+    write(os.path.join(book, part1), front.format("") + body1)
+    write(os.path.join(book, part2), "# Removing a state\n\n" + weight.format("1/4") + rest)
+    # strict: the coverage (0 of 11 numeric claims marked) is below audit's 95%; a minimum of 0 is met.
+    p = build(["-M", "exactattn-audit=strict"], expect_ok=False)
+    if p.returncode != 1 or os.path.exists(out) or "coverage 0.0% (0 of 11 numeric claims marked)" not in p.stderr:
+        fail(f"strict did not stop the book below the coverage: exit {p.returncode}\n{p.stderr}")
+    build(["-M", "exactattn-audit=strict", "-M", "exactattn-audit-min-coverage=0"])
+    # A setting is a word or a number, never passed on as written: anything else stops the build (exit 2).
+    pwned = os.path.join(book, "PWNED")
+    write(os.path.join(book, part1), front.format(f"exactattn-audit: \"true; touch {pwned}\"\n") + body1)
+    p = build(expect_ok=False)
+    if (p.returncode != 2 or os.path.exists(pwned) or os.path.exists(out)
+            or f"{part1}: exactattn-audit: true; touch {pwned} is none of true, false and strict" not in p.stderr):
+        fail(f"an exactattn-audit value that is no setting was not refused: exit {p.returncode}\n{p.stderr}")
+    write(os.path.join(book, part1), front.format("exactattn-audit-min-coverage: ninety\n") + body1)
+    p = build(["-M", "exactattn-audit=strict"], expect_ok=False)
+    if p.returncode != 2 or "exactattn-audit-min-coverage: ninety is not a percentage from 0 to 100" not in p.stderr:
+        fail(f"a minimum coverage that is no percentage was not refused: exit {p.returncode}\n{p.stderr}")
+    # A book of LaTeX inputs, its scenario in the first one's comment: the second's unmarked
+    # $\tfrac13$ for key's weight 1/4 (line 1, column 38) stops the audited build.
+    write(os.path.join(book, "main.tex"), "% exactattn-scenario: chapter14.json\n\\section{Example 14.1}\n"
+          "The denominator is $2+1+1=4$.\n")
+    write(os.path.join(book, "chapters", "two.tex"), "In Example 14.1 the weight of key is $\\tfrac13$.\n")
+    tex = ("main.tex", os.path.join("chapters", "two.tex"))
+    build(files=tex)
+    p = build(["-M", "exactattn-audit=true"], files=tex, expect_ok=False)
+    if p.returncode != 1 or os.path.exists(out) or "chapters/two.tex:1:38: written $\\tfrac13$; " not in p.stderr:
+        fail(f"an unmarked wrong weight in a LaTeX input did not stop the audited build: exit {p.returncode}\n"
+             f"{p.stderr}")
+
+
 def pandoc_meta_scenario(path):
     """The exactattn-scenario of pandoc's own metadata for a Markdown file (None when it has none)."""
     import json
@@ -507,14 +596,52 @@ def quarto_shortcodes(markdown):
     return re.sub(r"\{\{\{<(.*?)>\}\}\}|\{\{<(.*?)>\}\}", span, markdown)
 
 
+def quarto_metadata_files(project, qmd):
+    """The metadata files Quarto merges under a document's front matter, in its order, each with its
+    folder: the project's _quarto.yml, then the _metadata.yml of each folder from the project down to
+    the document's (quarto-cli src/project/project-shared.ts, directoryMetadataForInputFile: the
+    walk starts at the first folder below the project, or at the project for a document in it)."""
+    project = os.path.abspath(project)
+    files = [(os.path.join(project, "_quarto.yml"), project)]
+    relative = os.path.relpath(os.path.dirname(os.path.abspath(qmd)), project)
+    folders = [project] if relative == "." else []
+    if relative != ".":
+        at = project
+        for part in relative.split(os.sep):
+            at = os.path.join(at, part)
+            folders.append(at)
+    for folder in folders:
+        if os.path.exists(os.path.join(folder, "_metadata.yml")):
+            files.append((os.path.join(folder, "_metadata.yml"), folder))
+    return files
+
+
+def input_relative(yaml_text, folder, input_folder):
+    """A project file's top-level values as Quarto gives them to a document (toInputRelativePaths):
+    a value naming a file that exists relative to the project file's folder is made relative to the
+    document's folder (`chapter14.json` becomes `../chapter14.json` for chapters/ch2.qmd)."""
+    import posixpath
+
+    def fix(m):
+        value = m.group(2).strip().strip("\"'")
+        if not value or not os.path.exists(os.path.join(folder, value)):
+            return m.group(0)
+        offset = os.path.relpath(folder, input_folder)
+        return m.group(1) + posixpath.normpath(posixpath.join(offset, value))
+
+    return re.sub(r"^([A-Za-z][\w-]*:[ \t]+)(\S[^\n]*)$", fix, yaml_text, flags=re.M)
+
+
 def render_like_quarto(args, env, qmd, out, extra=(), expect_ok=True, project=None):
     """pandoc run on qmd as `quarto render` runs it (src/command/render/pandoc.ts): the front matter
     taken out into a --metadata-file, the body written to a temporary quarto-input*.md that pandoc
     reads, the working directory the document's, and the extension's filters and shortcodes run by
     tests/manuscript/quarto/quarto_shim.lua with quarto.doc.input_file naming the document. In a
-    project (`project`, the directory of _quarto.yml) the project's metadata is merged under the
-    document's (a later --metadata-file takes precedence, as the document's front matter does over
-    _quarto.yml in Quarto) and quarto.project.directory names the project."""
+    project (`project`, the directory of _quarto.yml) the project's metadata, _quarto.yml then the
+    folders' _metadata.yml (quarto_metadata_files), each with its paths made relative to the document
+    as Quarto makes them (input_relative), is merged under the document's (a later --metadata-file
+    takes precedence, as the document's front matter does over them in Quarto) and
+    quarto.project.directory names the project."""
     import tempfile
     ext = os.path.join(args.source, "share/exactattn/quarto/_extensions/exactattn")
     scripts = extension_scripts(ext)
@@ -534,7 +661,11 @@ def render_like_quarto(args, env, qmd, out, extra=(), expect_ok=True, project=No
         shared = []
         if project:
             run_env["EXACTATTN_QUARTO_PROJECT"] = os.path.abspath(project)
-            shared = ["--metadata-file", os.path.join(os.path.abspath(project), "_quarto.yml")]
+            for i, (source, folder) in enumerate(quarto_metadata_files(project, qmd)):
+                given = os.path.join(tmp, f"quarto-project{i}.yml")
+                write(given, input_relative(open(source, encoding="utf-8").read(), folder,
+                                            os.path.dirname(os.path.abspath(qmd))))
+                shared += ["--metadata-file", given]
         return run(["pandoc", body, *shared, "--metadata-file", meta, f"--lua-filter={shim}", *extra, "-o", out],
                    env=run_env, cwd=os.path.dirname(os.path.abspath(qmd)), expect_ok=expect_ok)
 
@@ -663,6 +794,69 @@ def quarto_book_checks(args, env, work):
     p = render_like_quarto(args, env, ch1, bad, expect_ok=False, project=book)
     if (p.returncode != 2 or "_quarto.yml:8:1: exactattn-scenario ../outside.json: lies outside" not in p.stderr):
         fail(f"_quarto.yml naming a scenario outside its folder was not refused: exit {p.returncode}\n{p.stderr}")
+
+
+def quarto_metadata_checks(args, env, work):
+    """A Quarto book whose scenario a directory's _metadata.yml names (Quarto merges it between
+    _quarto.yml and the chapter's front matter), and the unmarked prose audited under Quarto. Values
+    by hand: Example 14.1's weights [1/2, 1/4, 1/4] (key's 1/4), denominator 2 + 1 + 1 = 4; removing
+    key (Table 14.2, row 2) leaves the readout 2a/3; the sky's read r1 (tests/manuscript/
+    sky-derivation.md) has denominator 2 + 4 + 4 = 10."""
+    book = os.path.join(work, "mbook")
+    os.makedirs(os.path.join(book, "chapters"))
+    shutil.copy(os.path.join(args.source, "data/chapter14/chapter14.json"), book)
+    shutil.copy(os.path.join(args.source, "tests/manuscript/sky.json"), book)
+    project = ("project:\n  type: book\nbook:\n  title: \"A book\"\n  chapters:\n    - ch1.qmd\n"
+               "    - chapters/ch2.qmd\nfilters:\n  - exactattn\n")
+    write(os.path.join(book, "_quarto.yml"), project)
+    # The scenario is named only by chapters/_metadata.yml, as a path from its folder to the project's.
+    meta = os.path.join(book, "chapters", "_metadata.yml")
+    write(meta, "exactattn-scenario: ../chapter14.json\n")
+    ch2 = os.path.join(book, "chapters", "ch2.qmd")
+    right = ("# Two\n\nThe weights are {{< exactattn /reads/example-14.1/weights >}}.\n\n"
+             "Removing key, the readout is [2a/3]{.exact ref=\"/interventions/table-14.2/rows/2/readout\"}.\n")
+    write(ch2, right)
+    html = os.path.join(book, "chapters", "ch2.html")
+    render_like_quarto(args, env, ch2, html, ["-s"], project=book)
+    text = open(html, encoding="utf-8").read()
+    no_leaks(text, html)
+    for line in ["The weights are [1/2, 1/4, 1/4].", "Removing key, the readout is 2a/3."]:
+        if line not in text:
+            fail(f"the chapter taking _metadata.yml's scenario lacks {line!r}:\n{text}")
+    write(ch2, right.replace("[2a/3]", "[a/3]"))
+    p = render_like_quarto(args, env, ch2, html + ".bad", expect_ok=False, project=book)
+    if (p.returncode != 1 or "chapters/ch2.qmd:5:30: /interventions/table-14.2/rows/2/readout: written a/3, exact 2a/3"
+            not in p.stderr):
+        fail(f"a wrong readout under _metadata.yml's scenario did not stop the render: exit {p.returncode}\n{p.stderr}")
+    # _metadata.yml is merged after _quarto.yml: its scenario is the one the chapter takes.
+    write(os.path.join(book, "_quarto.yml"), project + "exactattn-scenario: chapter14.json\n")
+    write(meta, "exactattn-scenario: ../sky.json\n")
+    write(ch2, "# Two\n\nThe first read's denominator is [10]{.exact ref=\"/reads/r1/denominator\"}.\n")
+    render_like_quarto(args, env, ch2, html, project=book)
+    if "The first read’s denominator is 10." not in open(html, encoding="utf-8").read():
+        fail("the chapter did not take the scenario of _metadata.yml over _quarto.yml's")
+    # _metadata.yml is data: a scenario outside the project's folder is refused at its line.
+    shutil.copy(os.path.join(args.source, "data/chapter14/chapter14.json"), os.path.join(work, "outside14.json"))
+    write(meta, "exactattn-scenario: ../../outside14.json\n")
+    p = render_like_quarto(args, env, ch2, html + ".bad", expect_ok=False, project=book)
+    if (p.returncode != 2 or "_metadata.yml:1:1: exactattn-scenario ../../outside14.json: lies outside the Quarto "
+            "project's folder" not in p.stderr):
+        fail(f"_metadata.yml naming a scenario outside the project was not refused: exit {p.returncode}\n{p.stderr}")
+    # The unmarked prose audited, asked for in _quarto.yml: key's weight written 1/3 (line 3, column 38)
+    # stops the render; the same chapter correct renders; a chapter's `false` does not turn it off.
+    write(os.path.join(book, "_quarto.yml"), project + "exactattn-scenario: chapter14.json\nexactattn-audit: true\n")
+    os.remove(meta)
+    weight = ("# Two\n\nIn Example 14.1 the weight of key is {}, and the weights are "
+              "{{{{< exactattn /reads/example-14.1/weights >}}}}.\n")
+    write(ch2, weight.format("1/4"))
+    render_like_quarto(args, env, ch2, html, project=book)
+    for front in ("", "---\nexactattn-audit: false\n---\n"):
+        write(ch2, front + weight.format("1/3"))
+        p = render_like_quarto(args, env, ch2, html + ".bad", expect_ok=False, project=book)
+        at = f"chapters/ch2.qmd:{3 + front.count(chr(10))}:38: written 1/3; "
+        if p.returncode != 1 or at not in p.stderr or os.path.exists(html + ".bad"):
+            fail(f"an unmarked wrong weight did not stop the audited Quarto render at {at}: exit {p.returncode}\n"
+                 f"{p.stderr}")
 
 
 def quarto_injection_checks(args, env, work):
@@ -800,6 +994,44 @@ def myst_project_checks(args, env, work):
         fail(f"myst.yml naming a scenario outside its folder was not refused: exit {p.returncode}\n{p.stderr}")
 
 
+def myst_audit_checks(args, env, work):
+    """The unmarked prose of a MyST book audited when myst.yml's project frontmatter asks for it
+    (`exactattn-audit: true`). By hand (Chapter 14, Example 14.1): key's weight is 1/4; removing key
+    leaves the denominator three and the readout 2a/3; the learner's [2/3,1/3,1/3] (Exercise 2) stands
+    in a hypothetical sentence and cannot be verified, which does not stop the build."""
+    book = os.path.join(work, "audited")
+    os.makedirs(os.path.join(book, "chapters"))
+    shutil.copy(os.path.join(args.source, "data/chapter14/chapter14.json"), book)
+    write(os.path.join(book, "one.md"), "---\ntitle: One\n---\n\nRemoving key, the denominator becomes three "
+          "and the readout falls to $2a/3$.\n")
+    two = os.path.join(book, "chapters", "two.md")
+    text = ("# Two\n\nIn Example 14.1 the weight of key is {}.\n\nA learner calculates [2/3,1/3,1/3] for Example "
+            "14.1 because there are three source positions.\n")
+    write(two, text.format("1/4"))
+    exports = ("    - format: tex\n      template: null\n      articles: [one.md, chapters/two.md]\n"
+               "      output: _out/book.tex\n")
+    frontmatter = "  exactattn-scenario: chapter14.json\n  exactattn-audit: true\n"
+    myst_book(args, book, ["one.md", "chapters/two.md"], exports, frontmatter)
+    myst_build(args, env, book)
+    second = " ".join(open(os.path.join(book, "_out/book-two.tex"), encoding="utf-8").read().split())
+    if "In Example 14.1 the weight of key is 1/4." not in second:
+        fail(f"the audited MyST book's chapters/two.md lacks its text:\n{second}")
+    # key's weight written 1/3: line 3, column 38 of chapters/two.md.
+    write(two, text.format("1/3"))
+    p = myst_build(args, env, book, expect_ok=False)
+    if p.returncode != 1 or "chapters/two.md:3:38: written 1/3; " not in p.stderr or "[2/3,1/3,1/3]" in p.stderr:
+        fail(f"an unmarked wrong weight did not stop the audited `myst build`: exit {p.returncode}\n{p.stdout}\n"
+             f"{p.stderr}")
+    # Not asked for, as before: the build passes it.
+    myst_book(args, book, ["one.md", "chapters/two.md"], exports, "  exactattn-scenario: chapter14.json\n")
+    myst_build(args, env, book)
+    myst_book(args, book, ["one.md", "chapters/two.md"], exports,
+              "  exactattn-scenario: chapter14.json\n  exactattn-audit: maybe\n")
+    p = myst_build(args, env, book, expect_ok=False)
+    if p.returncode != 2 or "myst.yml:5: exactattn-audit: maybe is none of true, false and strict" not in p.stderr:
+        fail(f"exactattn-audit: maybe was not refused: exit {p.returncode}\n{p.stderr}")
+
+
 def myst_injection_checks(args, env, work):
     """Issue 32 for the MyST plugin: every text of a hostile scenario filled, as text and in math;
     the JATS (XML) holds no element from it and the LaTeX, compiled with -shell-escape, neither reads
@@ -878,6 +1110,7 @@ def main():
     if args.only == "pandoc":
         pandoc_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
         book_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
+        audit_book_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
         metadata_block_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
         latex_input_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
     elif args.only == "safety":
@@ -886,10 +1119,12 @@ def main():
     elif args.only == "quarto":
         quarto_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
         quarto_book_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
+        quarto_metadata_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
         quarto_injection_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
     elif args.only == "myst":
         myst_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
         myst_project_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
+        myst_audit_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
         myst_injection_checks(args, dict(os.environ, EXACTATTN=args.cli), work)
     else:
         latex_checks(args, work)

@@ -17,6 +17,9 @@
 //    text node (a value is never markup: MyST escapes text for HTML and LaTeX) or, with the
 //    `math` option, a math node of exactattn's LaTeX (in which text a scenario's author wrote is
 //    set in an escaped \mbox).
+// 4. When asked for ($EXACTATTN_AUDIT, or `exactattn-audit: true|strict` in myst.yml's project
+//    frontmatter), `exactattn manuscript audit PAGE`: an unmarked number audit finds wrong stops
+//    the build with its file:line:col line (exit 1); one it cannot verify does not. Off by default.
 // A placeholder or a mark left in the text (split by markup MyST read inside it) stops the build.
 // The binary is $EXACTATTN, else `exactattn` on PATH: a document never names a program.
 import { execFileSync } from 'node:child_process';
@@ -187,9 +190,74 @@ function projectScenario() {
   return ['--scenario-from', file];
 }
 
+// The audit of the unmarked prose (docs/manuscript.md, "Auditing the unmarked prose"), off unless
+// asked for by $EXACTATTN_AUDIT or by `exactattn-audit: true|strict` (and
+// `exactattn-audit-min-coverage: P`) in myst.yml's project frontmatter: the strictest taken, so no
+// place turns off what another asked for. Values are checked words and a percentage.
+const LEVELS = { false: 0, no: 0, off: 0, true: 1, yes: 1, on: 1, strict: 2 };
+
+function auditSetting() {
+  let level = 0;
+  let least = null;
+  const take = (key, text, where) => {
+    if (key === 'exactattn-audit') {
+      if (!(text.toLowerCase() in LEVELS)) stop(`${where}: exactattn-audit: ${text} is none of true, false and strict`);
+      level = Math.max(level, LEVELS[text.toLowerCase()]);
+    } else {
+      if (!/^(\d+|\d*\.\d+)$/.test(text) || Number(text) > 100) {
+        stop(`${where}: exactattn-audit-min-coverage: ${text} is not a percentage from 0 to 100`);
+      }
+      if (least === null || Number(text) > Number(least)) least = text;
+    }
+  };
+  if (process.env.EXACTATTN_AUDIT) take('exactattn-audit', process.env.EXACTATTN_AUDIT, '$EXACTATTN_AUDIT');
+  const file = join(process.cwd(), 'myst.yml');
+  if (existsSync(file)) {
+    readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
+      const m = line.match(/^[ \t]+(exactattn-audit|exactattn-audit-min-coverage):[ \t]*(.*?)[ \t]*\r?$/);
+      if (m) take(m[1], m[2].replace(/^(["'])(.*)\1$/, '$2'), `${file}:${i + 1}`);
+    });
+  }
+  return { level, least };
+}
+
+// What a failed audit shows: the lines of the numbers it calls wrong and its total, or, none being
+// wrong (strict), each file's coverage and the total.
+function auditLines(output) {
+  const wrong = /:\d+:\d+: written /.test(output);
+  return output.split('\n').filter((line) => {
+    const after = line.match(/^.*?:\d+:\d+: (.*)$/);
+    if (line.startsWith('manuscript audit: ')) return true;
+    return wrong ? after !== null && after[1].startsWith('written ') : after === null && / unmarked \(\d+ verified, /.test(line);
+  }).map((line) => `${line}\n`).join('');
+}
+
+function audited(page, from, setting) {
+  const args = ['manuscript', 'audit', ...from];
+  if (setting.level > 1) args.push('--strict', ...(setting.least !== null ? ['--min-coverage', setting.least] : []));
+  args.push('--', page);
+  try {
+    execFileSync(binary(), args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 30 });
+  } catch (e) {
+    if (e.status !== 1) {  // bad input, placed by exactattn
+      process.stderr.write(e.stdout || '');
+      process.stderr.write(e.stderr || '');
+      stop(`${binary()} ${args.join(' ')} failed`, e.status || 2);
+    }
+    const shown = auditLines(e.stdout || '');
+    process.stderr.write(shown);
+    stop(/: written /.test(shown)
+      ? 'an unmarked number is wrong (exactattn-audit): correct it, or mark the quantity it states '
+        + '([W]{.exact ref="/pointer"}), or [W]{.noclaim} when it is no claim of the book'
+      : 'fewer of the numeric claims are marked than exactattn-audit: strict asks for', 1);
+  }
+}
+
 // A page that is a manuscript: checked, then its placeholders filled and its marks unwrapped.
 function checked(tree, page, from) {
   run(['manuscript', 'check', ...from, '--', page]);
+  const setting = auditSetting();
+  if (setting.level > 0) audited(page, from, setting);
   const listed = JSON.parse(run(['manuscript', 'fill', '--format', 'json', ...from, '--', page]));
   // Marks first, so that a filled value (which may hold brackets) is never taken for a mark's.
   unwrap(tree);

@@ -12,6 +12,10 @@
 --    placeholder in the front matter, which is not filled.
 -- 3. Marks are unwrapped: a [written]{.exact ref="…"} span (and [..]{.noclaim}) becomes its
 --    written text, so no pointer reaches HTML, LaTeX or PDF.
+-- 4. When asked for (`exactattn-audit: true` or `strict` in the metadata, or $EXACTATTN_AUDIT),
+--    `exactattn manuscript audit` on every input file: a number of the unmarked prose that audit
+--    finds wrong stops the build with its file:line:col line (exit 1); numbers it cannot verify
+--    do not. Off by default.
 --
 -- A manuscript on standard input is refused (the filter cannot check text it cannot name).
 -- The binary is $EXACTATTN, else `exactattn` on PATH: never a program the document names (a
@@ -131,16 +135,29 @@ local function metadata_blocks(text)
   return table.concat(blocks, '\n\n')
 end
 
+-- The metadata a Markdown file's own metadata blocks set (merged as pandoc merges them), or an
+-- empty table.
+local own_meta_read = {}
+local function own_meta(f)
+  if own_meta_read[f] then return own_meta_read[f] end
+  local meta = {}
+  local handle = io.open(f, 'rb')
+  if handle then
+    local blocks = metadata_blocks(handle:read('a'))
+    handle:close()
+    if blocks ~= '' then
+      local ok, doc = pcall(pandoc.read, blocks, 'markdown')
+      if ok then meta = doc.meta end
+    end
+  end
+  own_meta_read[f] = meta
+  return meta
+end
+
 -- The exactattn-scenario a Markdown file's own metadata blocks set (the last, as pandoc merges
 -- them), or nil.
 local function own_scenario(f)
-  local handle = io.open(f, 'rb')
-  if not handle then return nil end
-  local blocks = metadata_blocks(handle:read('a'))
-  handle:close()
-  if blocks == '' then return nil end
-  local ok, doc = pcall(pandoc.read, blocks, 'markdown')
-  local own = ok and doc.meta['exactattn-scenario']
+  local own = own_meta(f)['exactattn-scenario']
   return own and pandoc.utils.stringify(own) or nil
 end
 
@@ -183,6 +200,101 @@ local function latex_scenario_source(files)
   return nil, nil
 end
 
+-- The audit of the unmarked prose ("Auditing the unmarked prose" in docs/manuscript.md), asked for
+-- by `exactattn-audit: true` (a wrong number stops the build) or `strict` (a coverage below
+-- `exactattn-audit-min-coverage`, else audit's 95%, stops it too) in the build's metadata (-M, an
+-- input file's front matter, a metadata file) or in $EXACTATTN_AUDIT. Off by default. Each setting
+-- can only make the build stricter: the strictest of every place that sets one is taken, so a
+-- file's `false` does not turn off what another file, -M or the environment asked for. The values
+-- are words and a number, checked here, never passed on as written.
+local AUDIT_LEVELS = {['false'] = 0, no = 0, off = 0, ['true'] = 1, yes = 1, on = 1, strict = 2}
+
+local function setting_text(value)
+  if type(value) == 'boolean' then return tostring(value) end
+  return pandoc.utils.stringify(value)
+end
+
+local function audit_settings(meta, files)
+  local level, least, least_text = 0, -1, nil
+  local function take(source, where)
+    local asked = source['exactattn-audit']
+    if asked ~= nil then
+      local text = setting_text(asked)
+      local l = AUDIT_LEVELS[text:lower()]
+      if not l then
+        stop(where .. ': exactattn-audit: ' .. text .. ' is none of true, false and strict (the audit of the '
+          .. 'unmarked prose: docs/manuscript.md)')
+      end
+      level = math.max(level, l)
+    end
+    local min = source['exactattn-audit-min-coverage']
+    if min ~= nil then
+      local text = setting_text(min)
+      local n = text:match('^%d+$') and tonumber(text) or (text:match('^%d*%.%d+$') and tonumber(text))
+      if not n or n > 100 then
+        stop(where .. ': exactattn-audit-min-coverage: ' .. text .. ' is not a percentage from 0 to 100')
+      end
+      if n > least then least, least_text = n, text end
+    end
+  end
+  take({['exactattn-audit'] = os.getenv('EXACTATTN_AUDIT') ~= '' and os.getenv('EXACTATTN_AUDIT') or nil},
+    '$EXACTATTN_AUDIT')
+  for _, f in ipairs(files) do
+    if not is_latex(f) then take(own_meta(f), f) end
+  end
+  take(meta, 'the build\'s metadata (-M or --metadata-file)')
+  return level, least_text
+end
+
+-- `exactattn manuscript audit` over every input file at once (a book's coverage is the book's): a
+-- number it calls wrong stops the build with that number's file:line:col line (exit 1); under
+-- `strict` a coverage below the minimum does too. Unbound and ambiguous numbers (which audit cannot
+-- verify) and correct ones do not; `pandoc --verbose` shows audit's whole report.
+local function audit(exe, files, from, level, least, hint)
+  local args = {'manuscript', 'audit'}
+  if from then table.insert(args, '--scenario-from'); table.insert(args, from) end
+  if level >= 2 then
+    table.insert(args, '--strict')
+    if least then table.insert(args, '--min-coverage'); table.insert(args, least) end
+  end
+  table.insert(args, '--')
+  for _, f in ipairs(files) do table.insert(args, f) end
+  local verbose = PANDOC_STATE.verbosity == 'INFO'
+  local ok, result = pcall(pandoc.pipe, exe, args, '')
+  if ok then
+    if verbose then io.stderr:write(result) end
+    return
+  end
+  local code = type(result) == 'table' and result.error_code or 2
+  local output = type(result) == 'table' and result.output or tostring(result)
+  if code ~= 1 then  -- bad input: exactattn's placed line went to stderr
+    io.stderr:write(output)
+    if hint then io.stderr:write('exactattn.lua: ' .. hint .. '\n') end
+    os.exit((code and code ~= 0) and code or 2)
+  end
+  -- The wrong numbers' lines (`file:line:col: written W; …`) and the total, or, when none is wrong
+  -- (strict: the coverage), each file's coverage and the total; every line with --verbose.
+  local wrong = output:find(':%d+:%d+: written ') ~= nil
+  for line in output:gmatch('[^\n]+') do
+    local after = line:match('^.-:%d+:%d+: (.*)$')
+    local shown = line:sub(1, 18) == 'manuscript audit: '
+    if wrong then
+      shown = shown or (after ~= nil and after:sub(1, 8) == 'written ')
+    else
+      shown = shown or (after == nil and line:find(' unmarked %(%d+ verified, ') ~= nil)
+    end
+    if verbose or shown then io.stderr:write(line, '\n') end
+  end
+  if not wrong then
+    io.stderr:write('exactattn.lua: fewer of the numeric claims are marked than exactattn-audit: strict asks for ('
+      .. (least or '95') .. '%): mark them (`exactattn manuscript propose FILE --diff`)\n')
+  else
+    io.stderr:write('exactattn.lua: an unmarked number is wrong (exactattn-audit): correct it, or mark the quantity '
+      .. 'it states ([W]{.exact ref="/pointer"}), or [W]{.noclaim} when it is no claim of the book\n')
+  end
+  os.exit(1)
+end
+
 local function check_and_fill(doc)
   local exe = binary(doc.meta)
   local files = PANDOC_STATE.input_files
@@ -208,6 +320,7 @@ local function check_and_fill(doc)
     if from then return {'manuscript', name, '--scenario-from', from, '--', f} end
     return {'manuscript', name, '--', f}
   end
+  local level, least = audit_settings(doc.meta, files)
   local texts = {}
   local format = is_latex(files[1]) and 'latex' or 'markdown'
   -- In LaTeX a mark is \exact{pointer}{written} (exactattn.sty): pandoc drops a command it does not
@@ -224,6 +337,7 @@ local function check_and_fill(doc)
     end
     table.insert(texts, filled)
   end
+  if level > 0 then audit(exe, files, from, level, least, hint) end
   -- As pandoc joins several input files: one text, the files separated by a blank line.
   local left = unfilled(doc.meta)
   if left then stop('a placeholder in the front matter is not filled (placeholders go in the text): ' .. left) end

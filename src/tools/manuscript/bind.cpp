@@ -2677,8 +2677,8 @@ std::vector<BoundNumber> bind_numbers(const Source& src, const std::vector<Mark>
         }
         if (glued_after || glued_before) {
             c.not_claim = "part of a name or path";
-        } else if (options.ignore_years && text.size() == 4 && plain_int &&
-                   (text.starts_with("1") || text.starts_with("20"))) {
+        } else if (options.ignore_years && text.size() == 4 && plain_int && text.find('.') == std::string::npos &&
+                   (text.starts_with("1") || text.starts_with("20"))) {  // 2024, not 14.1 or 12.5
             c.not_claim = "a year";
         } else if (options.ignore_lists && first_on_line && c.e < s.size() && (s[c.e] == '.' || s[c.e] == ')') &&
                    text.find('.') == std::string::npos && plain_int) {

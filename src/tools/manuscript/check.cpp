@@ -124,15 +124,31 @@ std::string passed_scenario(const manuscript::Source& src, const std::string& in
     return fs::absolute(path, ec).lexically_normal().string();
 }
 
+// The Quarto project a directory's `_metadata.yml` belongs to: the nearest folder at or above it
+// holding `_quarto.yml` (or `_quarto.yaml`), as Quarto finds a document's project; empty if none.
+std::string quarto_project_of(const std::string& file) {
+    std::error_code ec;
+    fs::path dir = fs::absolute(fs::path(file), ec).lexically_normal().parent_path();
+    for (; !dir.empty(); dir = dir.parent_path()) {
+        if (fs::is_regular_file(dir / "_quarto.yml", ec) || fs::is_regular_file(dir / "_quarto.yaml", ec)) {
+            return dir.string();
+        }
+        if (dir == dir.root_path()) break;
+    }
+    return "";
+}
+
 // The file `--scenario-from` names, prepared: a manuscript, or a book's project file (_quarto.yml,
-// myst.yml), which is YAML, not a manuscript: prepared only to be placed (its lines and columns),
-// then read as YAML.
+// a Quarto directory's _metadata.yml, myst.yml), which is YAML, not a manuscript: prepared only to
+// be placed (its lines and columns), then read as YAML. A _metadata.yml's scenario is resolved
+// against its own folder, as Quarto resolves its paths, and confined to its project's folder.
 manuscript::Source scenario_source(const std::string& file) {
     const std::string name = fs::path(file).filename().string();
     const bool project = file.ends_with(".yml") || file.ends_with(".yaml");
     manuscript::Source src = manuscript::prepare(read_manuscript_file(file), file,
                                                  project ? ManuscriptFormat::Latex : manuscript_format(file));
     if (project) manuscript::read_project_file(src, name == "myst.yml" || name == "myst.yaml");
+    if (name == "_metadata.yml" || name == "_metadata.yaml") src.scenario_root = quarto_project_of(file);
     return src;
 }
 

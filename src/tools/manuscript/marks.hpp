@@ -33,6 +33,9 @@ struct Source {
     /// The scenario is the one the book's main file named (checked where it was named, and a
     /// path that does not depend on this file's folder), not this file's own.
     bool scenario_inherited = false;
+    /// The folder the scenario must lie in (with the working directory), when it is not the
+    /// file's own: a Quarto `_metadata.yml`'s project folder (docs/manuscript.md, "Quarto").
+    std::string scenario_root;
 
     /// file:line:column of a byte offset into text (column in code points).
     [[nodiscard]] Location at(std::size_t offset) const;

@@ -76,13 +76,16 @@ std::string scenario_path(const Source& src, const std::string& override_path) {
     // A manuscript is data: the scenario it names is read only from where the book is, as TeX's
     // openin_any=p confines \input to the working directory.
     const std::string id = path_identity(path);
-    if (!path_inside(id, path_identity(folder.empty() ? std::filesystem::path(".") : folder)) &&
-        !path_inside(id, path_identity("."))) {
-        throw usage_error(fmt::format("exactattn-scenario {}: lies outside the manuscript's folder and the working "
-                                      "directory, where a document may name its scenario; give --scenario FILE "
-                                      "to use it",
-                                      src.scenario),
-                          src.at(src.scenario_at));
+    const std::filesystem::path root = !src.scenario_root.empty() ? std::filesystem::path(src.scenario_root)
+                                       : folder.empty()           ? std::filesystem::path(".")
+                                                                  : folder;
+    if (!path_inside(id, path_identity(root)) && !path_inside(id, path_identity("."))) {
+        throw usage_error(
+            fmt::format("exactattn-scenario {}: lies outside the {} and the working "
+                        "directory, where a document may name its scenario; give --scenario FILE "
+                        "to use it",
+                        src.scenario, src.scenario_root.empty() ? "manuscript's folder" : "Quarto project's folder"),
+            src.at(src.scenario_at));
     }
     return path;
 }

@@ -171,6 +171,24 @@ TEST(ManuscriptAudit, UnmarkedNumberIsBoundByItsContext) {
     EXPECT_DOUBLE_EQ(r.coverage(), 1.0 / 4.0);
 }
 
+// A year is four digits without a point: a four-character decimal (12.5, 1.25, 20.5) is audited,
+// and 14.1 after "Example" is a reference, not a year. Before, every such decimal was "a year" and
+// never judged. By hand: Example 14.1's denominator is 2 + 1 + 1 = 4, so 12.5 is wrong.
+TEST(ManuscriptAudit, AFourCharacterDecimalIsNoYear) {
+    const std::string text =
+        "---\nexactattn-scenario: chapter14\n---\n"
+        "In Example 14.1 the denominator is 12.5, as in 2024.\n";
+    const auto r = audit_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, kChapter);
+    ASSERT_EQ(r.unmarked.size(), 1U);
+    const std::string line = audit_line("t.md", r.unmarked.front());
+    EXPECT_EQ(line.rfind("t.md:4:36: written 12.5; ", 0), 0U) << line;
+    EXPECT_NE(line.find("(/reads/example-14.1/denominator) is 4"), std::string::npos) << line;
+    for (const auto& f : r.not_claims) {
+        if (f.text == "2024") EXPECT_EQ(f.reason, "a year");
+        if (f.text == "14.1") EXPECT_EQ(f.reason.rfind("a reference", 0), 0U) << f.reason;
+    }
+}
+
 // A scenario's own read names bind a number: r1, "the second read", r3 (the sky scenario of
 // tests/manuscript/sky.json; values by hand in tests/manuscript/sky-derivation.md: r1's weights
 // [1/5, 2/5, 2/5], r2's denominator 7, r3's 3). Before, "[1/4, 1/3, 1/2] of the read r1" was
