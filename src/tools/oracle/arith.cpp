@@ -234,6 +234,35 @@ void MpfrArith::mul(Iv& r, const Iv& x, const Iv& y) const {
     }
 }
 
+namespace {
+
+// x ← cap·tanh(x/cap) rounded toward `rnd`: the division, tanh and the product are increasing
+// (cap > 0), so rounding each step the same way bounds the exact value on that side.
+void softcap_end(mpfr_ptr x, double cap, mpfr_rnd_t rnd) {
+    mpfr_div_d(x, x, cap, rnd);
+    mpfr_tanh(x, x, rnd);
+    mpfr_mul_d(x, x, cap, rnd);
+}
+
+}  // namespace
+
+void DoubleArith::softcap(Iv& r, double cap) const {
+    mpfr_t x;
+    mpfr_init2(x, 53);
+    mpfr_set_d(x, r.lo, MPFR_RNDN);  // exact
+    softcap_end(x, cap, MPFR_RNDD);
+    r.lo = mpfr_get_d(x, MPFR_RNDD);
+    mpfr_set_d(x, r.hi, MPFR_RNDN);
+    softcap_end(x, cap, MPFR_RNDU);
+    r.hi = mpfr_get_d(x, MPFR_RNDU);
+    mpfr_clear(x);
+}
+
+void MpfrArith::softcap(Iv& r, double cap) const {
+    softcap_end(r.lo, cap, MPFR_RNDD);
+    softcap_end(r.hi, cap, MPFR_RNDU);
+}
+
 void MpfrArith::sub(Iv& r, const Iv& x, const Shift& m) const {
     mpfr_sub(r.lo, x.lo, m.lo, MPFR_RNDD);
     mpfr_sub(r.hi, x.hi, m.lo, MPFR_RNDU);

@@ -502,6 +502,11 @@ class Builder {
 namespace detail {
 
 void check_d_out(const Problem& p, const Tensor& t) {
+    if (p.softcap > 0)  // docs/oracle.md, "The logit softcap": the backward's factor is not derived yet
+        throw usage_error(
+            "the gradients of a softcapped attention are not certified yet (the forward's reference, "
+            "judge and emulate take a softcap)",
+            arg("softcap"));
     if (t.shape.size() != 2 || t.shape[0] != p.q.rows() || t.shape[1] != p.v.cols() ||
         static_cast<std::int64_t>(t.data.size()) != p.q.rows() * p.v.cols()) {
         std::string got;
