@@ -335,7 +335,8 @@ def _grad_call(fn, q: Any, k: Any, v: Any, d_out: Any, fmt: str | None, mask: An
     o = _opts(problem.get("scale", "sqrt-dk"), problem.get("base", "e"), problem.get("masked_rows", "error"),
               problem.get("masked_lse", "-inf"), problem.get("causal", False), problem.get("align", "top-left"),
               problem.get("window"), problem.get("layout", "bhnd"),
-              (problem.get("in_fmt"), problem.get("p_descale", 1), problem.get("fp8_overflow", "error")))
+              (problem.get("in_fmt"), problem.get("p_descale", 1), problem.get("fp8_overflow", "error")),
+              problem.get("softcap"))
     for key in ("p_fmt", "ds_fmt"):
         f = problem.get(key)
         o[key] = None if f is None else _name(f, key, "a format name")
@@ -357,7 +358,8 @@ def _at4(name: str, at: tuple) -> str:
     return f"{name}[b={at[0]}, h={at[1]}, i={at[2]}, j={at[3]}]"
 
 
-_PROBLEM_KEYS = ("scale", "base", "masked_rows", "masked_lse", "causal", "align", "window", "in_fmt", "fp8_overflow")
+_PROBLEM_KEYS = ("scale", "base", "masked_rows", "masked_lse", "causal", "align", "window", "in_fmt", "fp8_overflow",
+                 "softcap")
 _BATCH_KEYS = ("layout", "threads")
 
 
@@ -383,7 +385,8 @@ def grad_reference(q: Any, k: Any, v: Any, d_out: Any, *, fmt: str | None = None
     ``values`` (correctly rounded to ``fmt``, default q's format), ``lo``/``hi`` (the enclosure of
     the true value) and ``exact``; ``text`` and ``json`` are the command line's report. The
     problem's keywords (``scale``, ``base``, ``causal``, ``align``, ``window``, ``masked_rows``,
-    ``masked_lse``, ``mask``, ``bias``) are reference()'s. 4-D arrays are a batch of heads in
+    ``masked_lse``, ``mask``, ``bias``, ``softcap``) are reference()'s; under a softcap ``ds`` is
+    the gradient with respect to the scaled scores, P ∘ (dP − D) ∘ (1 − tanh²). 4-D arrays are a batch of heads in
     ``layout`` (``"bhnd"`` or ``"bnhd"``), on ``threads`` threads: dk and dv then the kv heads'
     (the sums over each group of query heads; docs/oracle.md, "Gradients of a batch of heads")."""
     fmt_ = fmt or _as_float64(q, "q")[1]

@@ -206,8 +206,81 @@ def test_what_does_not_take_a_softcap_yet_is_refused_not_misjudged():
         with pytest.raises(exactattn.UsageError) as e:
             oracle.judge(out, q, k, v, softcap=CAP, **kwargs)
         assert e.value.place == "softcap", kwargs
-    with pytest.raises(exactattn.UsageError) as e:
-        oracle.grad_reference(q, k, v, np.ones((4, 3), np.float32), softcap=CAP)
+    # the backward's bounds and emulation: not yet (its certified gradients are, below)
+    do = np.ones((4, 3), np.float32)
+    g = oracle.grad_reference(q, k, v, do, softcap=CAP)
+    for call in (lambda: oracle.judge_grads(g["dq"]["values"], g["dk"]["values"], g["dv"]["values"], q, k, v, do,
+                                            softcap=CAP),
+                 lambda: oracle.grad_emulate(q, k, v, do, softcap=CAP)):
+        with pytest.raises(exactattn.UsageError) as e:
+            call()
+        assert e.value.place == "softcap"
+
+
+def mp_softcapped_grads(q, k, v, do, cap, bias=None):
+    """dQ, dK, dV and dS (with respect to the scaled scores c·q·k) of softcapped attention, by
+    hand in mpmath at 200 bits: dS = P∘(dP − D)∘(1 − tanh²(x/cap)), dQ = c·dS·K, dK = c·dSᵀ·Q,
+    dV = Pᵀ·dO (FlashAttention's backward multiplies dS by the same 1 − tanh²)."""
+    nq, d = q.shape
+    nk, dv = v.shape
+    with mpmath.workprec(200):
+        c = 1 / mpmath.sqrt(d)
+        mp = lambda a: [[mpmath.mpf(float(x)) for x in row] for row in a]  # noqa: E731
+        Q, K, V, DO = mp(q), mp(k), mp(v), mp(do)
+        ds = [[None] * nk for _ in range(nq)]
+        dv_ = [[mpmath.mpf(0)] * dv for _ in range(nk)]
+        for i in range(nq):
+            x = [c * mpmath.fsum(a * b for a, b in zip(Q[i], K[j])) for j in range(nk)]
+            t = [mpmath.tanh(xj / cap) for xj in x]
+            s = [cap * tj + (0 if bias is None else mpmath.mpf(float(bias[i, j]))) for j, tj in enumerate(t)]
+            m = max(s)
+            e = [mpmath.exp(sj - m) for sj in s]
+            den = mpmath.fsum(e)
+            p = [ej / den for ej in e]
+            dp = [mpmath.fsum(a * b for a, b in zip(DO[i], V[j])) for j in range(nk)]
+            dd = mpmath.fsum(pj * dpj for pj, dpj in zip(p, dp))
+            for j in range(nk):
+                ds[i][j] = p[j] * (dp[j] - dd) * (1 - t[j] ** 2)
+                for col in range(dv):
+                    dv_[j][col] += p[j] * DO[i][col]
+        dq = [[c * mpmath.fsum(ds[i][j] * K[j][y] for j in range(nk)) for y in range(d)] for i in range(nq)]
+        dk = [[c * mpmath.fsum(ds[i][j] * Q[i][y] for i in range(nq)) for y in range(d)] for j in range(nk)]
+    return {"dq": dq, "dk": dk, "dv": dv_, "ds": ds}
+
+
+@needs_mpmath
+@pytest.mark.parametrize("fmt,bits", [("float32", 24), ("float64", 53)])
+def test_the_softcapped_gradients_are_mpmath_rounded_once(fmt, bits):
+    q, k, v = capped_problem(nq=3, nk=5, d=4, dv=2)
+    do = np.random.default_rng(7).standard_normal((3, 2)).astype(np.float32)
+    bias = np.random.default_rng(8).standard_normal((3, 5)).astype(np.float32)
+    want = mp_softcapped_grads(q, k, v, do, CAP, bias=bias)
+    g = oracle.grad_reference(q, k, v, do, fmt=fmt, softcap=CAP, bias=bias)
+    for name, rows in want.items():
+        for at in np.ndindex(g[name]["values"].shape):
+            x = rows[at[0]][at[1]]
+            assert g[name]["values"][at] == rounded(x, bits), (name, at)
+            assert g[name]["lo"][at] <= x <= g[name]["hi"][at], (name, at)
+        assert not g[name]["exact"].any(), name
+
+
+@needs_torch
+def test_the_softcapped_gradients_agree_with_torch_autograd_in_float64():
+    q, k, v = capped_problem(nq=6, nk=10, d=8, dv=4, seed=3)
+    do = np.random.default_rng(9).standard_normal((6, 4)).astype(np.float32)
+    tq, tk, tv = (torch.from_numpy(x).double().requires_grad_() for x in (q, k, v))
+    s = (tq / math.sqrt(q.shape[1])) @ tk.T  # FlashAttention's attention_ref order
+    s = torch.tanh(s / CAP) * CAP
+    out = torch.softmax(s, dim=-1) @ tv
+    out.backward(torch.from_numpy(do).double())
+    g = oracle.grad_reference(q, k, v, do, fmt="float64", softcap=CAP)
+    for name, t in (("dq", tq), ("dk", tk), ("dv", tv)):
+        ref = g[name]["values"]
+        # torch's float64 roundings: a few units of 2^-52 relative to the entries' scale
+        assert np.allclose(t.grad.numpy(), ref, rtol=1e-12, atol=1e-13 * np.abs(ref).max()), name
+    # without the cap's factor the gradients are others: the test sees the softcap
+    plain = oracle.grad_reference(q, k, v, do, fmt="float64")
+    assert not np.allclose(plain["dq"]["values"], g["dq"]["values"], rtol=1e-6)
 
 
 @pytest.mark.parametrize("cap", ["-1", "nan", "inf", "-inf"])

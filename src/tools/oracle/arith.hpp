@@ -93,6 +93,8 @@ struct DoubleArith {
     /// r = cap·tanh(r/cap) for cap > 0 (the logit softcap): increasing, so each end by MPFR at 53
     /// bits rounded its own way at every step.
     void softcap(Iv& r, double cap) const;
+    /// r = 1 − (c/cap)² for an enclosure c of cap·tanh(x/cap): the slope 1 − tanh²(x/cap), in [0, 1].
+    void softcap_slope(Iv& r, const Iv& c, double cap) const;
     void exp(Iv& r, const Iv& t) const;
     /// x / d for d > 0.
     void div(Iv& r, const Iv& x, const Iv& d) const;
@@ -158,6 +160,8 @@ struct MpfrArith {
     }
     /// r = cap·tanh(r/cap) for cap > 0 (the logit softcap), each end rounded its own way.
     void softcap(Iv& r, double cap) const;
+    /// r = 1 − (c/cap)² for an enclosure c of cap·tanh(x/cap): the slope 1 − tanh²(x/cap), in [0, 1].
+    void softcap_slope(Iv& r, const Iv& c, double cap) const;
     void exp(Iv& r, const Iv& t) const;
     void add(Iv& acc, const Iv& x) const;
     void add_mul(Iv& acc, const Iv& e, double v) const;
@@ -188,6 +192,8 @@ std::optional<mpq_class> rational_scale(const Problem& p);
 /// Refuses an upstream gradient dO that is not n_q × d_v finite values of its format (ShapeError
 /// or DomainError placed at `do`): the gradients' reference, bounds and emulation share it.
 void check_d_out(const Problem& p, const Tensor& t);
+/// Refuses (UsageError at `softcap`) a softcap where the backward's bounds and emulation are asked.
+void refuse_softcap_claim(const Problem& p);
 
 /// The scale c enclosed in doubles (1/√d_k rounded down and up by MPFR).
 DoubleArith::Iv double_scale(const Scale& s, std::int64_t dk);

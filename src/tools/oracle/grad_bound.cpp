@@ -355,6 +355,7 @@ void check_grad_spec(const GradSpec& s) {
 }
 
 GradBounds grad_bounds(const Problem& p, const Tensor& d_out, const GradReference& g, const GradSpec& s) {
+    detail::refuse_softcap_claim(p);
     detail::check_d_out(p, d_out);
     check_grad_spec(s);
     return Bounder(p, d_out, g, s).run();

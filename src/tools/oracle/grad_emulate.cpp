@@ -362,6 +362,7 @@ std::string grad_spec_text(const GradSpec& s, FloatFormat output) { return spec_
 
 GradEmulation grad_emulate(const Problem& p, const Tensor& d_out, const GradSpec& s, FloatFormat output, bool trace) {
     validate(p);
+    detail::refuse_softcap_claim(p);
     detail::check_d_out(p, d_out);
     check_grad_spec(s);
     return GradEmulator(p, d_out, s, output, trace).run();
