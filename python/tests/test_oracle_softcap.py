@@ -206,15 +206,49 @@ def test_what_does_not_take_a_softcap_yet_is_refused_not_misjudged():
         with pytest.raises(exactattn.UsageError) as e:
             oracle.judge(out, q, k, v, softcap=CAP, **kwargs)
         assert e.value.place == "softcap", kwargs
-    # the backward's bounds and emulation: not yet (its certified gradients are, below)
-    do = np.ones((4, 3), np.float32)
-    g = oracle.grad_reference(q, k, v, do, softcap=CAP)
-    for call in (lambda: oracle.judge_grads(g["dq"]["values"], g["dk"]["values"], g["dv"]["values"], q, k, v, do,
-                                            softcap=CAP),
-                 lambda: oracle.grad_emulate(q, k, v, do, softcap=CAP)):
-        with pytest.raises(exactattn.UsageError) as e:
-            call()
-        assert e.value.place == "softcap"
+
+
+@pytest.mark.parametrize("backward", ["standard", "flash2"])
+@pytest.mark.parametrize("storage", ["float32", "bfloat16"])
+def test_every_emulated_softcapped_backward_is_within_its_bound(backward, storage):
+    q, k, v = capped_problem(nq=6, nk=12, d=8, dv=4, spread=2.0, seed=11)
+    do = np.random.default_rng(12).standard_normal((6, 4)).astype(np.float32)
+    e = oracle.grad_emulate(q, k, v, do, backward=backward, storage=storage, fmt=storage, block=4, softcap=CAP)
+    j = oracle.judge_grads(e["dq"], e["dk"], e["dv"], q, k, v, do, fmt=storage, backward=backward,
+                           storage=storage, block=4, softcap=CAP)
+    assert j["passed"], j["text"]
+    print(f"{backward} {storage}: " + ", ".join(f"{n} {j['judged'][n]['max_bound_fraction']:.3g}"
+                                                for n in ("dq", "dk", "dv")))
+    plain = oracle.grad_emulate(q, k, v, do, backward=backward, storage=storage, fmt=storage, block=4)
+    assert not np.array_equal(plain["dq"], e["dq"])  # the emulation does take the cap
+
+
+def torch_softcapped_grads(q, k, v, do, dtype, forget_slope=False):
+    """Autograd of FlashAttention's attention_ref order in `dtype`; `forget_slope`: a kernel whose
+    forward caps but whose backward skips the factor 1 − tanh² (the cap made invisible to autograd)."""
+    tq, tk, tv = (torch.from_numpy(x).to(dtype).requires_grad_() for x in (q, k, v))
+    x = (tq / math.sqrt(q.shape[1])) @ tk.T
+    s = torch.tanh(x / CAP) * CAP
+    if forget_slope:
+        s = x + (s - x).detach()
+    (torch.softmax(s, dim=-1) @ tv).backward(torch.from_numpy(do).to(dtype))
+    return tq.grad, tk.grad, tv.grad
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_torch_softcapped_autograd_passes_and_a_backward_without_the_slope_fails(dtype):
+    q, k, v = capped_problem(nq=8, nk=16, d=8, dv=4, spread=1.0, seed=13)  # bf16 S: scores of a few units
+    do = np.random.default_rng(14).standard_normal((8, 4)).astype(np.float32)
+    tdt = getattr(torch, dtype)
+    q, k, v, do = (torch.from_numpy(x).to(tdt).float().numpy() for x in (q, k, v, do))  # values of dtype
+    dq, dk, dv = torch_softcapped_grads(q, k, v, do, tdt)
+    j = oracle.assert_grads_close(dq, dk, dv, q, k, v, do, fmt=dtype, softcap=CAP)
+    print(f"torch {dtype}: " + ", ".join(f"{n} {j['judged'][n]['max_bound_fraction']:.3g}"
+                                         for n in ("dq", "dk", "dv")))
+    dq, dk, dv = torch_softcapped_grads(q, k, v, do, tdt, forget_slope=True)
+    j = oracle.judge_grads(dq, dk, dv, q, k, v, do, fmt=dtype, softcap=CAP)
+    assert not j["passed"] and j["judged"]["dq"]["over"] > 0 and j["judged"]["dv"]["over"] == 0
 
 
 def mp_softcapped_grads(q, k, v, do, cap, bias=None):
@@ -302,3 +336,29 @@ def test_the_command_line_judges_the_softcap_as_python_does(cli, tmp_path):
     assert json.loads(text) == json.loads(oracle.judge(out, q, k, v, softcap=CAP)["json"])
     code, _, err = cli("oracle", "judge", "--q", p["q"], "--k", p["k"], "--v", p["v"], "--actual", p["out"])
     assert code == 1  # the same output judged without the cap fails
+
+
+@pytest.mark.parametrize("seed,cap", [(0, 0.5), (1, 2.0), (2, 5.0), (3, 50.0)])
+def test_no_correct_softcapped_emulation_exceeds_its_bound(seed, cap):
+    """Forward and backward emulations of several claims on problems with a bias, a bottom-right
+    causal mask and caps from 0.5 to 50: an entry is within its bound or unbounded, never over a
+    finite bound (docs/oracle.md, "The logit softcap")."""
+    rng = np.random.default_rng(100 + seed)
+    q, k = ((rng.standard_normal(s) * (1.0 + seed % 3)).astype(np.float32) for s in ((5, 8), (9, 8)))
+    v, do = rng.standard_normal((9, 3)).astype(np.float32), rng.standard_normal((5, 3)).astype(np.float32)
+    problem = dict(bias=rng.standard_normal((5, 9)).astype(np.float16).astype(np.float32), causal=bool(seed % 2),
+                   align="bottom-right", softcap=cap)
+    for backward in ("standard", "flash2"):
+        for storage in ("float32", "bfloat16"):
+            e = oracle.grad_emulate(q, k, v, do, backward=backward, storage=storage, fmt=storage, block=4, **problem)
+            j = oracle.judge_grads(e["dq"], e["dk"], e["dv"], q, k, v, do, fmt=storage, backward=backward,
+                                   storage=storage, block=4, **problem)
+            for n in ("dq", "dk", "dv"):
+                assert j["judged"][n]["over"] == j["judged"][n]["unbounded"], (backward, storage, n, j["text"])
+    qh, kh, vh = (x.astype(np.float16) for x in (q, k, v))
+    for acc in ("float16", "float32"):
+        for algorithm in ("naive", "safe", "online"):
+            e = oracle.emulate(qh, kh, vh, fmt=acc, accumulate=acc, algorithm=algorithm, block=4, **problem)
+            j = oracle.judge(e["out"], qh, kh, vh, fmt=acc, accumulate=acc, algorithm=algorithm, block=4, p_fmt=acc,
+                             **problem)
+            assert j["over"] == j["unbounded"], (acc, algorithm, j["text"])

@@ -192,8 +192,6 @@ std::optional<mpq_class> rational_scale(const Problem& p);
 /// Refuses an upstream gradient dO that is not n_q × d_v finite values of its format (ShapeError
 /// or DomainError placed at `do`): the gradients' reference, bounds and emulation share it.
 void check_d_out(const Problem& p, const Tensor& t);
-/// Refuses (UsageError at `softcap`) a softcap where the backward's bounds and emulation are asked.
-void refuse_softcap_claim(const Problem& p);
 
 /// The scale c enclosed in doubles (1/√d_k rounded down and up by MPFR).
 DoubleArith::Iv double_scale(const Scale& s, std::int64_t dk);

@@ -511,14 +511,6 @@ class Builder {
 
 namespace detail {
 
-void refuse_softcap_claim(const Problem& p) {
-    if (p.softcap > 0)  // docs/oracle.md, "The logit softcap": the backward's bounds are not derived yet
-        throw usage_error(
-            "a softcapped backward has no bound nor emulation yet (its certified gradients, "
-            "grad-reference without --actual-*, take a softcap)",
-            arg("softcap"));
-}
-
 void check_d_out(const Problem& p, const Tensor& t) {
     if (t.shape.size() != 2 || t.shape[0] != p.q.rows() || t.shape[1] != p.v.cols() ||
         static_cast<std::int64_t>(t.data.size()) != p.q.rows() * p.v.cols()) {
