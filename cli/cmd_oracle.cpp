@@ -106,6 +106,7 @@ auto at_options(F&& f) -> decltype(f()) {
                                                                    {"masked_rows", "--masked-rows"},
                                                                    {"masked_lse", "--masked-lse"},
                                                                    {"align", "--align"},
+                                                                   {"softcap", "--softcap"},
                                                                    {"window", "--window-left"},
                                                                    {"layout", "--layout"},
                                                                    {"tolerance_ulps", "--tolerance-ulps"},
@@ -340,6 +341,8 @@ void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& comman
     s->add_option("--window-right", o->problem.window_right, "Keys after the diagonal a query sees (default all)")
         ->check(CLI::Range(std::int64_t{-1}, std::int64_t{1} << 40));
     s->add_option("--scale", o->problem.scale, "sqrt-dk (default) | none | a number");
+    s->add_option("--softcap", o->problem.softcap,
+                  "The logit softcap: scores cap·tanh(c·q·k/cap) before the mask and bias (default 0: none)");
     s->add_option("--base", o->problem.base, "e (default) | 2: an exp2 kernel");
     s->add_option("--masked-rows", o->problem.masked_rows, "error | nan | zeros");
     s->add_option("--masked-lse", o->problem.masked_lse, "-inf (default) | inf: a fully masked row's lse");

@@ -160,6 +160,12 @@ Scale given_scale(double c, const Location& where = {});
 ExpBase parse_base(std::string_view text, const Location& where = {});
 /// `error`, `nan` or `zeros`.
 MaskedRows parse_masked_rows(std::string_view text, const Location& where = {});
+/// A logit softcap: a finite number > 0, or 0 for none (else a UsageError at `where`).
+double checked_softcap(double cap, const Location& where = {});
+/// Refuses (UsageError at `softcap`) a softcap with what does not take it yet (docs/oracle.md,
+/// "The logit softcap"): scores stored by an unfused kernel (`stored`), a `bound` other than
+/// running or a-priori. Nothing without a softcap.
+void check_softcap_claim(double softcap, bool stored, bool sharp_bound);
 /// A tolerance in ULPs: finite and not negative (else a UsageError at `where`).
 double checked_tolerance(double ulps, const Location& where = {});
 
@@ -184,6 +190,9 @@ struct Problem {
     std::int64_t window_left = -1;   ///< keys before the diagonal a query sees (−1: all)
     std::int64_t window_right = -1;  ///< keys after it (−1: all; `causal` makes it 0)
     Scale scale;
+    /// The logit softcap (Gemma 2, FlashAttention's `softcap`): the scaled score x = c·q·k becomes
+    /// cap·tanh(x/cap) before the mask and the bias; 0 = off.
+    double softcap = 0;
     ExpBase base = ExpBase::E;
     MaskedRows masked_rows = MaskedRows::Error;
     MaskedLse masked_lse = MaskedLse::NegInf;
@@ -202,6 +211,7 @@ struct ProblemOptions {
     std::string align = "top-left";
     bool causal = false;
     std::int64_t window_left = -1, window_right = -1;
+    double softcap = 0;  ///< > 0, or 0 for none (else a UsageError at `softcap`)
 };
 /// A problem with no tensors yet and `o` applied.
 Problem problem_options(const ProblemOptions& o);
@@ -296,6 +306,7 @@ struct Reference {
     std::vector<double> run_g, run_gabs;
     bool scale_exact = false;  ///< c is a dyadic rational (a double), so exact where representable
     double scale = 1;          ///< c (rounded to double when it is not exact)
+    double softcap = 0;        ///< the problem's logit softcap (0: none), for the bounds
     /// x − rounded for each output where the enclosure is narrower than a double can say (float64
     /// outputs: MPFR's x − rounded, to nearest); NaN where the enclosure's midpoint serves.
     std::vector<double> out_resid;

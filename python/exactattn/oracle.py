@@ -135,8 +135,17 @@ def _threads(threads: Any) -> int:
     return int(threads)
 
 
+def _softcap(softcap: Any) -> float:
+    """The logit softcap as a float (0 or None: none); its range is checked by the library."""
+    if softcap is None:
+        return 0.0
+    if isinstance(softcap, bool) or not isinstance(softcap, (int, float, np.integer, np.floating)):
+        raise _usage("softcap", f"expected a number > 0 (or 0 or None: none), got {softcap!r}")
+    return float(softcap)
+
+
 def _opts(scale: Any, base: Any, masked_rows: Any, masked_lse: Any, causal: Any, align: Any, window: Any,
-          layout: Any, fp8: tuple = (None, 1, "error")) -> dict:
+          layout: Any, fp8: tuple = (None, 1, "error"), softcap: Any = None) -> dict:
     scale, base, masked_rows = _options(scale, base, masked_rows)
     left, right = _window(window)
     in_fmt, p_descale, fp8_overflow = fp8
@@ -148,7 +157,8 @@ def _opts(scale: Any, base: Any, masked_rows: Any, masked_lse: Any, causal: Any,
             "scale": scale, "base": base, "masked_rows": masked_rows,
             "masked_lse": _name(masked_lse, "masked_lse", "'-inf' or 'inf'"), "causal": bool(causal),
             "align": _name(align, "align", "'top-left' or 'bottom-right'"), "window_left": left,
-            "window_right": right, "layout": _name(layout, "layout", "'bhnd' or 'bnhd'")}
+            "window_right": right, "layout": _name(layout, "layout", "'bhnd' or 'bnhd'"),
+            "softcap": _softcap(softcap)}
 
 
 def _in_layout(d: dict | None, layout: str, batched: bool) -> dict | None:
@@ -173,7 +183,7 @@ def reference(q: Any, k: Any, v: Any, *, fmt: str | None = None, mask: Any = Non
               causal: bool = False, align: str = "top-left", window: Any = None, scale: str | float = "sqrt-dk",
               base: str = "e", masked_rows: str = "error", masked_lse: str = "-inf", weights: bool = False,
               layout: str = "bhnd", threads: int = 0, report: bool = False, in_fmt: str | None = None,
-              fp8_overflow: str = "error") -> dict:
+              fp8_overflow: str = "error", softcap: float | None = None) -> dict:
     """The certified reference, each entry correctly rounded to ``fmt`` (default: q's format).
 
     Returns ``out``, ``out_lo``/``out_hi`` (the enclosure), ``out_exact`` (1 where the value is
@@ -185,11 +195,14 @@ def reference(q: Any, k: Any, v: Any, *, fmt: str | None = None, mask: Any = Non
     ``threads`` threads (0: every core). ``in_fmt`` declares the format of q, k and v (8-bit
     values held in float arrays: ``"float8_e4m3fn"``, ``"float8_e5m2"``); an 8-bit value past the
     range is refused unless ``fp8_overflow="saturate"`` (docs/oracle.md, "8-bit floats").
+    ``softcap`` (> 0; 0 or None: none) caps the scaled scores as FlashAttention and Gemma 2 do,
+    cap·tanh(c·q·k/cap), before the mask and the bias (docs/oracle.md, "The logit softcap").
     """
     (qa, ka, va), fmts, m, b, dtype = _problem(q, k, v, mask, bias, fmt)
     if fmt is None and in_fmt is not None:
         dtype = in_fmt
-    o = _opts(scale, base, masked_rows, masked_lse, causal, align, window, layout, (in_fmt, 1, fp8_overflow))
+    o = _opts(scale, base, masked_rows, masked_lse, causal, align, window, layout, (in_fmt, 1, fp8_overflow),
+              softcap)
     d = _ext._oracle_reference(qa, ka, va, fmts, dtype, m, b, o, bool(weights), _threads(threads), bool(report))
     return _in_layout(d, o["layout"], qa.ndim == 4)
 
@@ -200,7 +213,7 @@ def judge(out: Any, q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm
           scale: str | float = "sqrt-dk", base: str = "e", masked_rows: str = "error", masked_lse: str = "-inf",
           tolerance_ulps: float | None = None, weights: Any = None, lse: Any = None, bound: str = "running",
           layout: str = "bhnd", threads: int = 0, stored: str | None = None, in_fmt: str | None = None,
-          p_descale: str | float = 1, fp8_overflow: str = "error") -> dict:
+          p_descale: str | float = 1, fp8_overflow: str = "error", softcap: float | None = None) -> dict:
     """The judgement of a kernel's ``out`` (n_q × d_v, or 4-D) in format ``fmt`` (default: out's).
 
     ``accumulate`` is the format of its sums (default float32, float64 for float64),
@@ -228,7 +241,8 @@ def judge(out: Any, q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm
     dtype = fmt or ofmt
     acc = accumulate or ("float64" if dtype == "float64" else "float32")
     block = _block(block)
-    o = _opts(scale, base, masked_rows, masked_lse, causal, align, window, layout, (in_fmt, p_descale, fp8_overflow))
+    o = _opts(scale, base, masked_rows, masked_lse, causal, align, window, layout, (in_fmt, p_descale, fp8_overflow),
+              softcap)
     if tolerance_ulps is not None:
         if isinstance(tolerance_ulps, bool) or not isinstance(tolerance_ulps, (int, float, np.integer, np.floating)):
             raise _usage("tolerance_ulps", f"expected a number, got {type(tolerance_ulps).__name__} {tolerance_ulps!r}")
@@ -254,7 +268,7 @@ def emulate(q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm: str = 
             causal: bool = False, align: str = "top-left", window: Any = None, scale: str | float = "sqrt-dk",
             base: str = "e", masked_rows: str = "error", masked_lse: str = "-inf", trace: bool = False,
             report: bool = False, stored: str | None = None, in_fmt: str | None = None,
-            p_descale: str | float = 1, fp8_overflow: str = "error") -> dict:
+            p_descale: str | float = 1, fp8_overflow: str = "error", softcap: float | None = None) -> dict:
     """``algorithm`` emulated with every operation correctly rounded in ``accumulate`` (default
     ``fmt``, float32 when ``fmt`` is 8-bit), P in ``p_fmt`` (online; an 8-bit P cast as
     P·``p_descale``, past its range as ``fp8_overflow`` says), the output rounded to ``fmt``:
@@ -264,7 +278,8 @@ def emulate(q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm: str = 
     if fmt is None and in_fmt is not None:
         dtype = in_fmt
     block = _block(block)
-    o = _opts(scale, base, masked_rows, masked_lse, causal, align, window, "bhnd", (in_fmt, p_descale, fp8_overflow))
+    o = _opts(scale, base, masked_rows, masked_lse, causal, align, window, "bhnd", (in_fmt, p_descale, fp8_overflow),
+              softcap)
     eight = dtype in ("float8_e4m3fn", "float8_e5m2", "e4m3fn", "e5m2")
     return _ext._oracle_emulate(qa, ka, va, fmts, dtype, m, b, o,
                                 _name(algorithm, "algorithm", "'naive', 'safe' or 'online'"),
@@ -320,7 +335,8 @@ def _grad_call(fn, q: Any, k: Any, v: Any, d_out: Any, fmt: str | None, mask: An
     o = _opts(problem.get("scale", "sqrt-dk"), problem.get("base", "e"), problem.get("masked_rows", "error"),
               problem.get("masked_lse", "-inf"), problem.get("causal", False), problem.get("align", "top-left"),
               problem.get("window"), problem.get("layout", "bhnd"),
-              (problem.get("in_fmt"), problem.get("p_descale", 1), problem.get("fp8_overflow", "error")))
+              (problem.get("in_fmt"), problem.get("p_descale", 1), problem.get("fp8_overflow", "error")),
+              problem.get("softcap"))
     for key in ("p_fmt", "ds_fmt"):
         f = problem.get(key)
         o[key] = None if f is None else _name(f, key, "a format name")
@@ -342,7 +358,8 @@ def _at4(name: str, at: tuple) -> str:
     return f"{name}[b={at[0]}, h={at[1]}, i={at[2]}, j={at[3]}]"
 
 
-_PROBLEM_KEYS = ("scale", "base", "masked_rows", "masked_lse", "causal", "align", "window", "in_fmt", "fp8_overflow")
+_PROBLEM_KEYS = ("scale", "base", "masked_rows", "masked_lse", "causal", "align", "window", "in_fmt", "fp8_overflow",
+                 "softcap")
 _BATCH_KEYS = ("layout", "threads")
 
 
@@ -368,7 +385,8 @@ def grad_reference(q: Any, k: Any, v: Any, d_out: Any, *, fmt: str | None = None
     ``values`` (correctly rounded to ``fmt``, default q's format), ``lo``/``hi`` (the enclosure of
     the true value) and ``exact``; ``text`` and ``json`` are the command line's report. The
     problem's keywords (``scale``, ``base``, ``causal``, ``align``, ``window``, ``masked_rows``,
-    ``masked_lse``, ``mask``, ``bias``) are reference()'s. 4-D arrays are a batch of heads in
+    ``masked_lse``, ``mask``, ``bias``, ``softcap``) are reference()'s; under a softcap ``ds`` is
+    the gradient with respect to the scaled scores, P ∘ (dP − D) ∘ (1 − tanh²). 4-D arrays are a batch of heads in
     ``layout`` (``"bhnd"`` or ``"bnhd"``), on ``threads`` threads: dk and dv then the kv heads'
     (the sums over each group of query heads; docs/oracle.md, "Gradients of a batch of heads")."""
     fmt_ = fmt or _as_float64(q, "q")[1]

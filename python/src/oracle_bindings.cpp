@@ -85,6 +85,7 @@ ProblemArgs problem(const Array& q, const Array& k, const Array& v, const std::v
     o.causal = opts["causal"].cast<bool>();
     o.window_left = opts["window_left"].cast<std::int64_t>();
     o.window_right = opts["window_right"].cast<std::int64_t>();
+    if (opts.contains("softcap")) o.softcap = opts["softcap"].cast<double>();
     const Problem base = problem_options(o);
     const py::object in_fmt = opts["in_fmt"];  // the declared format of q, k, v (8-bit values in float arrays)
     const auto declared = [&](std::size_t x) { return in_fmt.is_none() ? dtypes.at(x) : in_fmt.cast<std::string>(); };

@@ -236,6 +236,61 @@ void MpfrArith::mul(Iv& r, const Iv& x, const Iv& y) const {
     }
 }
 
+namespace {
+
+// x ← cap·tanh(x/cap) rounded toward `rnd`: the division, tanh and the product are increasing
+// (cap > 0), so rounding each step the same way bounds the exact value on that side.
+void softcap_end(mpfr_ptr x, double cap, mpfr_rnd_t rnd) {
+    mpfr_div_d(x, x, cap, rnd);
+    mpfr_tanh(x, x, rnd);
+    mpfr_mul_d(x, x, cap, rnd);
+}
+
+}  // namespace
+
+void DoubleArith::softcap(Iv& r, double cap) const {
+    mpfr_t x;
+    mpfr_init2(x, 53);
+    mpfr_set_d(x, r.lo, MPFR_RNDN);  // exact
+    softcap_end(x, cap, MPFR_RNDD);
+    r.lo = mpfr_get_d(x, MPFR_RNDD);
+    mpfr_set_d(x, r.hi, MPFR_RNDN);
+    softcap_end(x, cap, MPFR_RNDU);
+    r.hi = mpfr_get_d(x, MPFR_RNDU);
+    mpfr_clear(x);
+}
+
+void MpfrArith::softcap(Iv& r, double cap) const {
+    softcap_end(r.lo, cap, MPFR_RNDD);
+    softcap_end(r.hi, cap, MPFR_RNDU);
+}
+
+void DoubleArith::softcap_slope(Iv& r, const Iv& c, double cap) const {
+    // t = c/cap in [−1, 1]; t² from the end of larger magnitude (and 0 when t may be 0).
+    const double lo = std::max(-1.0, down(c.lo / cap)), hi = std::min(1.0, up(c.hi / cap));
+    const double big = std::max(std::fabs(lo), std::fabs(hi));
+    const double small = lo <= 0 && hi >= 0 ? 0 : std::min(std::fabs(lo), std::fabs(hi));
+    r = {std::max(0.0, down(1 - up(big * big))), std::min(1.0, up(1 - down(small * small)))};
+}
+
+void MpfrArith::softcap_slope(Iv& r, const Iv& c, double cap) const {
+    mpfr_t lo, hi;
+    mpfr_inits2(prec, lo, hi, static_cast<mpfr_ptr>(nullptr));
+    mpfr_div_d(lo, c.lo, cap, MPFR_RNDD);
+    mpfr_div_d(hi, c.hi, cap, MPFR_RNDU);
+    const bool straddles = mpfr_sgn(lo) <= 0 && mpfr_sgn(hi) >= 0;
+    mpfr_abs(lo, lo, MPFR_RNDN);
+    mpfr_abs(hi, hi, MPFR_RNDN);
+    if (mpfr_less_p(hi, lo)) mpfr_swap(lo, hi);  // lo: the smaller magnitude, hi: the larger
+    if (straddles) mpfr_set_zero(lo, 1);
+    mpfr_sqr(hi, hi, MPFR_RNDU);
+    mpfr_sqr(lo, lo, MPFR_RNDD);
+    mpfr_ui_sub(r.lo, 1, hi, MPFR_RNDD);
+    mpfr_ui_sub(r.hi, 1, lo, MPFR_RNDU);
+    if (mpfr_sgn(r.lo) < 0) mpfr_set_zero(r.lo, 1);
+    mpfr_clears(lo, hi, static_cast<mpfr_ptr>(nullptr));
+}
+
 void MpfrArith::sub(Iv& r, const Iv& x, const Shift& m) const {
     mpfr_sub(r.lo, x.lo, m.lo, MPFR_RNDD);
     mpfr_sub(r.hi, x.hi, m.lo, MPFR_RNDU);

@@ -90,6 +90,11 @@ struct DoubleArith {
     void sub(Iv& r, const Iv& x, double m) const { r = {down(x.lo - m), up(x.hi - m)}; }
     /// r += b for an exact double b (a score's bias).
     void add_const(Iv& r, double b) const { r = {down(r.lo + b), up(r.hi + b)}; }
+    /// r = cap·tanh(r/cap) for cap > 0 (the logit softcap): increasing, so each end by MPFR at 53
+    /// bits rounded its own way at every step.
+    void softcap(Iv& r, double cap) const;
+    /// r = 1 − (c/cap)² for an enclosure c of cap·tanh(x/cap): the slope 1 − tanh²(x/cap), in [0, 1].
+    void softcap_slope(Iv& r, const Iv& c, double cap) const;
     void exp(Iv& r, const Iv& t) const;
     /// x / d for d > 0.
     void div(Iv& r, const Iv& x, const Iv& d) const;
@@ -153,6 +158,10 @@ struct MpfrArith {
         mpfr_add_d(r.lo, r.lo, b, MPFR_RNDD);
         mpfr_add_d(r.hi, r.hi, b, MPFR_RNDU);
     }
+    /// r = cap·tanh(r/cap) for cap > 0 (the logit softcap), each end rounded its own way.
+    void softcap(Iv& r, double cap) const;
+    /// r = 1 − (c/cap)² for an enclosure c of cap·tanh(x/cap): the slope 1 − tanh²(x/cap), in [0, 1].
+    void softcap_slope(Iv& r, const Iv& c, double cap) const;
     void exp(Iv& r, const Iv& t) const;
     void add(Iv& acc, const Iv& x) const;
     void add_mul(Iv& acc, const Iv& e, double v) const;

@@ -46,6 +46,8 @@ struct Variant {
     std::int64_t block = 0;                                  // > 0: the online algorithm in blocks of this many keys
     bool rescale_o = true, rescale_l = true;                 // online: O and ℓ multiplied by α
     bool drop_last_tile = false;                             // online: the last block of keys never read
+    double softcap = 0;                                      // > 0: scores cap·tanh(c·q·k/cap)
+    bool softcap_first = false;                              // the softcap before the scale: c·cap·tanh(q·k/cap)
 };
 
 // The outputs of `x` on p in double (NaN for a row with no visible key).
@@ -58,7 +60,12 @@ std::vector<double> run_variant(const Problem& p, const Variant& x) {
             if (x.masked(i, j)) continue;
             double t = 0;
             for (std::int64_t c = 0; c < d; ++c) t += p.q.data[i * d + c] * p.k.data[j * d + c];
-            s[i * nk + j] = t * x.scale * base;
+            if (x.softcap > 0)
+                t = x.softcap_first ? x.softcap * std::tanh(t / x.softcap) * x.scale
+                                    : x.softcap * std::tanh(t * x.scale / x.softcap);
+            else
+                t *= x.scale;
+            s[i * nk + j] = t * base;
         }
     std::vector<double> out(static_cast<std::size_t>(nq * dv), 0.0);
     if (x.over_queries) {
@@ -159,6 +166,19 @@ std::string diagnose(const Problem& p, const Tensor& output, const AlgorithmSpec
     base.masked = declared_mask(p);
     if (spec.algorithm == Algorithm::Online) base.block = std::max<std::int64_t>(1, spec.block);
     std::vector<std::pair<std::string, Variant>> hyps;
+    base.softcap = p.softcap;
+    if (p.softcap > 0) {  // docs/oracle.md, "The logit softcap"
+        Variant x = base;
+        x.softcap = 0;
+        hyps.emplace_back(fmt::format("the output matches no softcap: the scores are not capped at {:g}", p.softcap),
+                          x);
+        x.softcap = p.softcap;
+        x.softcap_first = true;
+        hyps.emplace_back(
+            "the output matches the softcap applied before the scale: c·cap·tanh(q·k/cap) instead of "
+            "cap·tanh(c·q·k/cap)",
+            x);
+    }
     if (p.scale.kind == ScaleKind::SqrtDk) {
         Variant x = base;
         x.scale = 1 / static_cast<double>(p.q.cols());

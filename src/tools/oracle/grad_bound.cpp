@@ -63,6 +63,8 @@ class Bounder {
              : p.scale.kind == ScaleKind::Given ? std::fabs(p.scale.value)
                                                 : detail::up(1 / std::sqrt(static_cast<double>(d_)));
         lambda_ = p.base == ExpBase::E ? 1.0 : detail::up(std::log(2.0));
+        cap_ = p.softcap;
+        tanh_.assign(static_cast<std::size_t>(p.k.rows()), 0.0);
         b_.dq.assign(static_cast<std::size_t>(nq_ * d_), 0);
         b_.dk.assign(static_cast<std::size_t>(nk_ * d_), 0);
         b_.dv.assign(static_cast<std::size_t>(nk_ * dv_), 0);
@@ -178,6 +180,14 @@ class Bounder {
             big[j] = c_ * adot + std::fabs(b);
             s[j] = c_ * dot + b;
             eps[j] = gd * big[j] + static_cast<double>(d_ + 3) * ea;
+            if (cap_ > 0) {  // docs/oracle.md, "The logit softcap": the forward's extra roundings
+                tanh_[j] = std::tanh(c_ * dot / cap_);
+                s[j] = cap_ * tanh_[j] + b;
+                eps[j] +=
+                    (1 + gd) * std::expm1(7 * std::log1p(ua / (1 - ua))) * (1 + 0x1p-30) * big[j] + (2 * cap_ + 1) * ea;
+                if (standard())  // x/cap, tanh and the product stored too
+                    eps[j] += 3 * st_.u * (1 + st_.u) * (1 + st_.u) * (big[j] + eps[j]) + 3 * st_.eta;
+            }
             if (standard()) eps[j] += 3 * st_.u * (1 + st_.u) * (1 + st_.u) * (big[j] + eps[j]) + 3 * st_.eta;
             smax = std::max(smax, s[j]), smin = std::min(smin, s[j]), eps_max = std::max(eps_max, eps[j]);
         }
@@ -282,9 +292,18 @@ class Bounder {
             double et = edp[j] + ed;
             et += ua * (dif + et);  // the subtraction (exact in the subnormals)
             if (standard()) et = stored(dif, et);
-            const double rm = pw[j] * dif;
+            double rm = pw[j] * dif;
             double er = rnd(rm, pw[j] * et + dif * ep[j] + ep[j] * et, a_);
             if (standard()) er = stored(rm, er);
+            if (cap_ > 0) {  // times the kernel's 1 − t̂², t̂ within e_t of tanh(x/cap)
+                const double tm = std::min(1.0, std::fabs(tanh_[j]) + 0x1p-40);
+                const double et_ = eps[j] / cap_ + 3 * ua, tt = std::min(1.0, tm + et_);
+                const double el = (2 * tm + et_) * et_ + ua * tt * tt + ua * (1 + tt * tt) + 2 * ea;
+                const double lm = std::min(1.0, 1 - tanh_[j] * tanh_[j] + 0x1p-40);
+                er = rnd(rm * (lm + el), er * (lm + el) + rm * el, a_);
+                rm *= lm * (1 + 0x1p-40);
+                if (standard()) er = stored(rm, er);
+            }
             const double es = stored(cl * rm, cl * (er + g3 * (rm + er)) + 3 * ea), sm = cl * rm + es;
             if (sm >= a_.max || sm >= st_.max)
                 return unbounded_row(i, keep, fmt::format("dS[{}, {}] may overflow", i, j));
@@ -320,6 +339,8 @@ class Bounder {
     std::int64_t nq_ = 0, nk_ = 0, d_ = 0, dv_ = 0;
     Fmt a_, st_, out_;
     double c_ = 1, lambda_ = 1;
+    double cap_ = 0;            // the softcap (0: none)
+    std::vector<double> tanh_;  // per key of the row: tanh(c·q·k/cap), approximately
     GradBounds b_;
     std::vector<double> dk_sum_, dk_err_, dv_sum_, dv_err_;
     std::vector<std::int64_t> seen_;

@@ -144,6 +144,7 @@ std::string diagnose_grads(const Problem& p, const Tensor& d_out, const GradRefe
                            const GradSpec& s, const std::vector<std::pair<std::string, Tensor>>& actual,
                            const std::vector<GradComparison>& compared) {
     if (grads_passed(compared) || actual.empty()) return "";
+    if (p.softcap > 0) return "";  // the hypotheses' backward in double has no softcap yet: none named
     const std::int64_t nq = p.q.rows(), nk = p.k.rows();
     // The true backward in double: its Σ|terms| of each entry say which entries have terms at all.
     const Grads truth = run_back(p, d_out, BackVariant{});

@@ -31,6 +31,8 @@ class GradEmulator {
         if (p.scale.kind == ScaleKind::SqrtDk) c_ = a_.div(1, a_.sqrt(static_cast<double>(d_)));
         if (p.scale.kind == ScaleKind::Given) c_ = round_to(p.scale.value, s.accumulate);
         if (p.base == ExpBase::Two) lambda_ = a_.log(2, ExpBase::E);
+        if (p.softcap > 0) cap_ = round_to(p.softcap, s.accumulate);
+        slope_.assign(static_cast<std::size_t>(p.q.rows() * p.k.rows()), 1.0);
         for (std::int64_t i = 0; i < nq_; ++i) keep_.push_back(visible_keys(p, i));
         e_.out = Tensor{{nq_, dv_}, std::vector<double>(static_cast<std::size_t>(nq_ * dv_), 0), store_};
         e_.lse = Tensor{{nq_}, std::vector<double>(static_cast<std::size_t>(nq_), 0), s.accumulate};
@@ -92,6 +94,11 @@ class GradEmulator {
         double acc = 0;
         for (std::int64_t x = 0; x < d_; ++x) acc = a_.add(acc, a_.mul(p_.q.data[i * d_ + x], p_.k.data[j * d_ + x]));
         double s = c_ == 1 ? acc : a_.mul(acc, c_);
+        if (cap_ > 0) {  // cap·tanh(s/cap), and the slope 1 − t² its dS is multiplied by
+            const double t = a_.tanh(a_.div(s, cap_));
+            s = a_.mul(t, cap_);
+            slope_[i * nk_ + j] = a_.sub(1, a_.mul(t, t));
+        }
         if (!p_.bias.empty()) s = a_.add(s, bias_at(p_, i, j));
         return s;
     }
@@ -108,9 +115,10 @@ class GradEmulator {
     }
     // dS' = fl(fl(P · fl(dP − D)) · c) (· λ under base 2), each step stored when the algorithm
     // stores it (standard).
-    double ds(double p, double dp, double dd) {
+    double ds(double p, double dp, double dd, double slope) {
         const auto keep = [&](double x) { return stored_s() ? st(x) : x; };
         double r = keep(a_.mul(p, keep(a_.sub(dp, dd))));
+        if (cap_ > 0) r = keep(a_.mul(r, slope));  // the softcap's 1 − tanh²
         if (c_ != 1) r = a_.mul(r, c_);
         if (p_.base == ExpBase::Two) r = a_.mul(r, lambda_);
         return st(r);
@@ -261,7 +269,7 @@ class GradEmulator {
         std::vector<double> g(static_cast<std::size_t>(nk_), 0), gsig = sigma;
         for (std::int64_t j = 0; j < nk_; ++j) {
             if (!keep_[i][j]) continue;
-            g[j] = ds(prow[j], dp[j], dd);
+            g[j] = ds(prow[j], dp[j], dd, slope_[i * nk_ + j]);
             if (std::isinf(g[j])) note(fmt::format("dS[{}, {}] overflows {}", i, j, info(store_).name));
         }
         for (std::int64_t start = 0; start < nk_; start += b) {
@@ -299,7 +307,7 @@ class GradEmulator {
                     if (!keep_[i][j]) continue;
                     pr[j] = a_.exp(a_.sub(score(i, j), e_.lse.data[i]), p_.base), ps[j] = st(pr[j]);
                     if (pr[j] != 0 && ps[j] == 0) ++flushed;
-                    g[j] = ds(pr[j], dot_dp(i, j), dd[i]);
+                    g[j] = ds(pr[j], dot_dp(i, j), dd[i], slope_[i * nk_ + j]);
                 }
                 cast_p(i, start, end, pr, ps, pt, sigma);
                 cast_ds(i, start, end, g, gsig);
@@ -334,6 +342,8 @@ class GradEmulator {
     bool trace_ = false;
     std::int64_t nq_ = 0, nk_ = 0, d_ = 0, dv_ = 0;
     double c_ = 1, lambda_ = 1;
+    double cap_ = 0;             // the softcap rounded to the accumulator (0: none)
+    std::vector<double> slope_;  // n_q × n_k: fl(1 − fl(t²)) of the last score computed
     std::vector<std::vector<std::uint8_t>> keep_;
     std::vector<double> p_s_;  ///< the standard forward's stored P
     GradEmulation e_;

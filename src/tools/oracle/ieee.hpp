@@ -43,6 +43,10 @@ class Ieee {
         mpfr_set_d(a_, a, MPFR_RNDN);
         return finish(b == ExpBase::Two ? mpfr_log2(x_, a_, MPFR_RNDN) : mpfr_log(x_, a_, MPFR_RNDN));
     }
+    double tanh(double a) {
+        mpfr_set_d(a_, a, MPFR_RNDN);
+        return finish(mpfr_tanh(x_, a_, MPFR_RNDN));
+    }
     double sqrt(double a) {
         mpfr_set_d(a_, a, MPFR_RNDN);
         return finish(mpfr_sqrt(x_, a_, MPFR_RNDN));

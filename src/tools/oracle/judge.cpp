@@ -48,6 +48,17 @@ double stored_score_absolute(const AlgorithmSpec& s) {
 double stored_score_error(const AlgorithmSpec& s, double a) {
     return stored_score_relative(s) * a + stored_score_absolute(s);
 }
+
+// The logit softcap (docs/oracle.md, "The logit softcap"): on a scaled score computed within
+// g·a_j, up to three roundings of tanh's argument (cap rounded to the format, a reciprocal, the
+// division or product) and three of the capped score (tanh within 1 ulp, counted as two; the
+// product by the rounded cap) add at most (1 + g)((1 + u')^7 − 1)·a_j, u' = u_a/(1 − u_a) (each
+// factor 1 + δ or 1/(1 + δ); tanh is 1-Lipschitz and |tanh| ≤ 1), and (2·cap + 1)η_a where they
+// fall into the subnormals. 0 without a softcap.
+double softcap_relative(const Reference& ref, double g, double ua) {
+    return ref.softcap > 0 ? (1 + g) * std::expm1(7 * std::log1p(ua / (1 - ua))) * (1 + 0x1p-30) : 0;
+}
+double softcap_absolute(const Reference& ref, double ea) { return ref.softcap > 0 ? (2 * ref.softcap + 1) * ea : 0; }
 // ... and a weight stored: relative u_s besides the accumulator's.
 double stored_weight_roundoff(const AlgorithmSpec& s) {
     return s.stored && s.algorithm != Algorithm::Online ? unit_roundoff(*s.stored) : 0;
@@ -62,6 +73,9 @@ Terms row_terms(const Reference& ref, const AlgorithmSpec& s, const RowFacts& f,
     const double ea = least_subnormal(s.accumulate);
     double eps = gamma(static_cast<double>(ref.d), ua) * a + 6 * ua * a + (static_cast<double>(ref.d) + 2) * ea +
                  stored_score_error(s, a);
+    if (ref.softcap > 0)
+        eps +=
+            softcap_relative(ref, gamma(static_cast<double>(ref.d), ua) + 6 * ua, ua) * a + softcap_absolute(ref, ea);
     // log_b of the largest finite value: where b^s (and Σ b^s, whose log_b is the lse) overflows.
     const double lmax =
         (ref.base == ExpBase::E ? std::log(max_finite(s.accumulate)) : std::log2(max_finite(s.accumulate))) *
@@ -294,8 +308,12 @@ double running_output_bound(const Reference& ref, const AlgorithmSpec& spec, std
     const double ea = least_subnormal(spec.accumulate);
     // Per key the exponential's argument errs by τ_j ≤ g a_j + η_s + u_a (max s − s_j) + 2u_a ε_max
     // (the scores, and the subtraction of the kernel's own max, which is off by at most ε_max).
-    const double g = gamma(static_cast<double>(ref.d), ua) + 6 * ua + stored_score_relative(spec);
-    const double eta_s = (static_cast<double>(ref.d) + 2) * ea + stored_score_absolute(spec);
+    double g = gamma(static_cast<double>(ref.d), ua) + 6 * ua + stored_score_relative(spec);
+    double eta_s = (static_cast<double>(ref.d) + 2) * ea + stored_score_absolute(spec);
+    if (ref.softcap > 0) {
+        g += softcap_relative(ref, g, ua);
+        eta_s += softcap_absolute(ref, ea);
+    }
     const double eps_max = g * f.abs_score_max + eta_s;
     const bool shifted = spec.algorithm != Algorithm::Naive;
     const double tau_max = shifted ? eps_max * (1 + 2 * ua) + ua * f.score_range : eps_max;

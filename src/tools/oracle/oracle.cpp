@@ -75,6 +75,7 @@ RowEnclosure<A> enclose_row(const Problem& p, const A& a, std::int64_t i, const 
             a.dot(s.back(), &p.q.data[i * d], &p.k.data[j * d], d, &abs_up);
         }
         a.mul(s.back(), s.back(), a.scale);
+        if (p.softcap > 0) a.softcap(s.back(), p.softcap);  // before the bias, as FlashAttention
         if (!p.bias.empty()) a.add_const(s.back(), bias_at(p, i, j));
         const auto [lo, hi] = a.bounds(s.back());
         r.key_abs.resize(static_cast<std::size_t>(nk), 0.0);
@@ -136,7 +137,9 @@ RowEnclosure<A> enclose_row(const Problem& p, const A& a, std::int64_t i, const 
 // Lindemann–Weierstrass, Σ_g e^(t_g) (Σ_{j∈g} (v_jc − x)) = 0 over the distinct scores g holds
 // only when every group's coefficient is 0, so o_c is rational exactly when every group of
 // equal scores has the same mean of v_jc, and then it is that mean; a weight is rational only
-// when all scores are equal (1/n). For base 2 the same test is sufficient, not necessary.
+// when all scores are equal (1/n). For base 2 the same test is sufficient, not necessary; so is
+// it under a softcap (scores cap·tanh(x/cap) + b: equal pairs (x, b) give equal scores, and an
+// entry it leaves is decided by its enclosures or refused at max_precision, never misjudged).
 struct ExactRow {
     bool all_equal = false;
     std::vector<std::optional<mpq_class>> out;
@@ -147,8 +150,9 @@ using detail::rational_scale;
 ExactRow exact_row(const Problem& p, std::int64_t i, const std::vector<std::uint8_t>& keep) {
     const std::int64_t nk = p.k.rows(), d = p.q.cols(), dv = p.v.cols();
     // Keys of equal scores c·q·k + b: with a rational c the exact score itself; with an
-    // irrational c, c·x + b = c·y + b' for rationals only when x = y and b = b'.
-    const auto c = rational_scale(p);
+    // irrational c, c·x + b = c·y + b' for rationals only when x = y and b = b'. Under a softcap
+    // the pair (c·q·k, b), whose equality makes the capped scores equal.
+    const auto c = p.softcap > 0 ? std::nullopt : rational_scale(p);
     std::map<std::pair<mpq_class, mpq_class>, std::vector<std::int64_t>> groups;
     for (std::int64_t j = 0; j < nk; ++j) {
         if (!keep[j]) continue;
@@ -315,7 +319,7 @@ double round_value(const Value& x, FloatFormat f) {
 bool store_exact_base2(const Problem& p, std::int64_t i, const std::vector<std::uint8_t>& keep, Reference& ref,
                        std::vector<std::uint8_t>& done) {
     const auto c = rational_scale(p);
-    if (p.base != ExpBase::Two || !c) return false;
+    if (p.base != ExpBase::Two || !c || p.softcap > 0) return false;  // capped scores are irrational
     const std::int64_t nk = p.k.rows(), d = p.q.cols(), dv = p.v.cols();
     std::vector<mpq_class> s(static_cast<std::size_t>(nk));
     std::optional<mpq_class> smax;
@@ -582,6 +586,7 @@ Reference reference(const Problem& p, FloatFormat format, bool weights, BoundKin
         ref.scale_exact = c.lo == c.hi;
         ref.scale = (c.lo + c.hi) / 2;
     }
+    ref.softcap = p.softcap;
     ref.v_abs_max.assign(static_cast<std::size_t>(ref.d_v), 0);
     for (std::size_t x = 0; x < p.v.data.size(); ++x)
         ref.v_abs_max[x % ref.d_v] = std::max(ref.v_abs_max[x % ref.d_v], std::fabs(p.v.data[x]));
@@ -718,6 +723,7 @@ void validate(const Problem& p) {
     }
     if (p.scale.kind == ScaleKind::Given && !std::isfinite(p.scale.value))
         throw usage_error("the scale is not finite", arg("scale"));
+    checked_softcap(p.softcap, arg("softcap"));
 }
 
 namespace {
@@ -807,6 +813,7 @@ Problem problem_options(const ProblemOptions& o) {
                           arg("window"));
     p.window_left = o.window_left;
     p.window_right = o.window_right;
+    p.softcap = checked_softcap(o.softcap, arg("softcap"));
     return p;
 }
 
@@ -851,6 +858,23 @@ MaskedRows parse_masked_rows(std::string_view text, const Location& where) {
     if (text == "zeros") return MaskedRows::Zeros;
     throw usage_error(
         fmt::format("unknown semantics '{}' for fully masked rows (error, nan, zeros)", escape_controls(text)), where);
+}
+
+double checked_softcap(double cap, const Location& where) {
+    if (!(cap >= 0) || !std::isfinite(cap))
+        throw usage_error(fmt::format("the softcap {} is not a finite number > 0 (or 0: none)", cap), where);
+    return cap;
+}
+
+void check_softcap_claim(double softcap, bool stored, bool sharp_bound) {
+    if (softcap <= 0) return;
+    if (stored)
+        throw usage_error("a softcap with scores stored between the steps (unfused) has no bound yet", arg("softcap"));
+    if (sharp_bound)
+        throw usage_error(
+            "a softcap is bounded by the running and a-priori bounds only, not yet by the ordered and "
+            "probabilistic ones",
+            arg("softcap"));
 }
 
 double checked_tolerance(double ulps, const Location& where) {

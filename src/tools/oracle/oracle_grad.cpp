@@ -238,6 +238,9 @@ class Builder {
     // entries"): base e, only when every visible score is equal (1/n); base 2, when the scores
     // differ by whole numbers (2^(s_j − m)/Σ). `lse` is set when the log-sum-exp is rational too.
     std::optional<std::vector<mpq_class>> rational_weights(std::int64_t i, std::optional<mpq_class>& lse) const {
+        // Under a softcap no row is taken as rational: its dS carries 1 − tanh², irrational
+        // unless 0 (docs/oracle.md, "The logit softcap"); the enclosures decide every entry.
+        if (p_.softcap > 0) return std::nullopt;
         const auto c = detail::rational_scale(p_);
         std::vector<mpq_class> w(static_cast<std::size_t>(nk_), mpq_class(0));
         const long n = static_cast<long>(std::count(keep_[i].begin(), keep_[i].end(), std::uint8_t{1}));
@@ -400,9 +403,11 @@ class Builder {
         std::vector<Acc> dk, dv;
         for (std::int64_t x = 0; x < nk_ * d_; ++x) dk.emplace_back(a.make_acc());
         for (std::int64_t x = 0; x < nk_ * dv_; ++x) dv.emplace_back(a.make_acc());
-        std::vector<AIv> s, w, ds, dp;
-        for (std::int64_t j = 0; j < nk_; ++j)
+        std::vector<AIv> s, w, ds, dp, slope;  // slope: ∂(capped score)/∂(scaled score) under a softcap
+        for (std::int64_t j = 0; j < nk_; ++j) {
             s.emplace_back(a.make()), w.emplace_back(a.make()), ds.emplace_back(a.make()), dp.emplace_back(a.make());
+            slope.emplace_back(a.make());
+        }
         AIv t = a.make(), den = a.make(), x = a.make(), sum = a.make(), dd = a.make();
         Acc den_acc = a.make_acc(), acc = a.make_acc(), dd_acc = a.make_acc();
         for (std::int64_t i = 0; i < nq_; ++i) {
@@ -418,6 +423,10 @@ class Builder {
                 if (!keep_[i][j]) continue;
                 a.dot(s[j], &p_.q.data[i * d_], &p_.k.data[j * d_], d_, nullptr);
                 a.mul(s[j], s[j], a.scale);
+                if (p_.softcap > 0) {  // cap·tanh(x/cap), whose derivative is 1 − tanh²(x/cap)
+                    a.softcap(s[j], p_.softcap);
+                    a.softcap_slope(slope[j], s[j], p_.softcap);
+                }
                 if (!p_.bias.empty()) a.add_const(s[j], bias_at(p_, i, j));
                 a.pick(m, s[j], first);
                 first = false;
@@ -461,6 +470,7 @@ class Builder {
                 sub_iv(a, t, dp[j], dd);
                 mul_iv(a, ds[j], w[j], t);
                 mul_iv(a, ds[j], ds[j], lambda);
+                if (p_.softcap > 0) mul_iv(a, ds[j], ds[j], slope[j]);
                 put_iv(g_.ds, i * nk_ + j, a, ds[j]);
                 if (need_key[j] == 0) continue;
                 for (const std::int64_t y : open_dk[j]) a.add_mul(dk[j * d_ + y], ds[j], q(i, y));
