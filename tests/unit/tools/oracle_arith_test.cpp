@@ -240,47 +240,48 @@ TEST(OracleArith, TheMpfrExponentialOfANarrowEnclosureEnclosesAndStaysNarrow) {
         }
         mpfr_clears(x, lo, hi, w, static_cast<mpfr_ptr>(nullptr));
     }
+}
 
-    // The logit softcap (docs/oracle.md, "The logit softcap"): cap·tanh(x/cap) and its slope
-    // 1 − tanh²(x/cap) enclosed by both arithmetics, against MPFR at 300 bits, for points and for
-    // intervals that straddle 0 (where the slope's upper end is 1) or reach far past the cap.
-    TEST(OracleArith, TheSoftcapAndItsSlopeEncloseMpfrsValues) {
-        std::mt19937_64 rng(17);
-        std::uniform_real_distribution<double> spread(-60, 60), width(0, 3);
-        const DoubleArith da;
-        const MpfrArith ma(128, ExpBase::E, Scale{}, 1);
-        mpfr_t x, t;
-        mpfr_inits2(300, x, t, static_cast<mpfr_ptr>(nullptr));
-        for (double cap : {0.5, 2.0, 30.0, 50.0}) {
-            for (int n = 0; n < 2000; ++n) {
-                const double lo = spread(rng), hi = n % 3 == 0 ? lo : lo + width(rng);
-                DoubleArith::Iv d{lo, hi};
-                da.softcap(d, cap);
-                MpfrArith::Iv m = ma.make();
-                mpfr_set_d(m.lo, lo, MPFR_RNDN);
-                mpfr_set_d(m.hi, hi, MPFR_RNDN);
-                ma.softcap(m, cap);
-                DoubleArith::Iv ds;
-                da.softcap_slope(ds, d, cap);
-                MpfrArith::Iv ms = ma.make();
-                ma.softcap_slope(ms, m, cap);
-                for (double e : {lo, (lo + hi) / 2, hi}) {
-                    if (e < lo || e > hi) continue;
-                    mpfr_set_d(x, e, MPFR_RNDN);
-                    mpfr_div_d(x, x, cap, MPFR_RNDN);
-                    mpfr_tanh(t, x, MPFR_RNDN);  // tanh(e/cap)
-                    mpfr_mul_d(x, t, cap, MPFR_RNDN);
-                    ASSERT_TRUE(mpfr_cmp_d(x, d.lo) >= 0 && mpfr_cmp_d(x, d.hi) <= 0) << cap << " " << e;
-                    ASSERT_TRUE(mpfr_cmp(x, m.lo) >= 0 && mpfr_cmp(x, m.hi) <= 0) << cap << " " << e;
-                    mpfr_sqr(t, t, MPFR_RNDN);
-                    mpfr_ui_sub(t, 1, t, MPFR_RNDN);  // 1 − tanh²(e/cap)
-                    ASSERT_TRUE(mpfr_cmp_d(t, ds.lo) >= 0 && mpfr_cmp_d(t, ds.hi) <= 0) << cap << " " << e;
-                    ASSERT_TRUE(mpfr_cmp(t, ms.lo) >= 0 && mpfr_cmp(t, ms.hi) <= 0) << cap << " " << e;
-                }
-                if (lo <= 0 && hi >= 0) EXPECT_EQ(ds.hi, 1.0);  // the slope's top, at x = 0
-                EXPECT_GE(ds.lo, 0.0);
-                EXPECT_LE(d.hi - d.lo, (hi - lo) + 1e-12 * cap);  // tanh is 1-Lipschitz: no wider
+// The logit softcap (docs/oracle.md, "The logit softcap"): cap·tanh(x/cap) and its slope
+// 1 − tanh²(x/cap) enclosed by both arithmetics, against MPFR at 300 bits, for points and for
+// intervals that straddle 0 (where the slope's upper end is 1) or reach far past the cap.
+TEST(OracleArith, TheSoftcapAndItsSlopeEncloseMpfrsValues) {
+    std::mt19937_64 rng(17);
+    std::uniform_real_distribution<double> spread(-60, 60), width(0, 3);
+    const DoubleArith da;
+    const MpfrArith ma(128, ExpBase::E, Scale{}, 1);
+    mpfr_t x, t;
+    mpfr_inits2(300, x, t, static_cast<mpfr_ptr>(nullptr));
+    for (double cap : {0.5, 2.0, 30.0, 50.0}) {
+        for (int n = 0; n < 2000; ++n) {
+            const double lo = spread(rng), hi = n % 3 == 0 ? lo : lo + width(rng);
+            DoubleArith::Iv d{lo, hi};
+            da.softcap(d, cap);
+            MpfrArith::Iv m = ma.make();
+            mpfr_set_d(m.lo, lo, MPFR_RNDN);
+            mpfr_set_d(m.hi, hi, MPFR_RNDN);
+            ma.softcap(m, cap);
+            DoubleArith::Iv ds;
+            da.softcap_slope(ds, d, cap);
+            MpfrArith::Iv ms = ma.make();
+            ma.softcap_slope(ms, m, cap);
+            for (double e : {lo, (lo + hi) / 2, hi}) {
+                if (e < lo || e > hi) continue;
+                mpfr_set_d(x, e, MPFR_RNDN);
+                mpfr_div_d(x, x, cap, MPFR_RNDN);
+                mpfr_tanh(t, x, MPFR_RNDN);  // tanh(e/cap)
+                mpfr_mul_d(x, t, cap, MPFR_RNDN);
+                ASSERT_TRUE(mpfr_cmp_d(x, d.lo) >= 0 && mpfr_cmp_d(x, d.hi) <= 0) << cap << " " << e;
+                ASSERT_TRUE(mpfr_cmp(x, m.lo) >= 0 && mpfr_cmp(x, m.hi) <= 0) << cap << " " << e;
+                mpfr_sqr(t, t, MPFR_RNDN);
+                mpfr_ui_sub(t, 1, t, MPFR_RNDN);  // 1 − tanh²(e/cap)
+                ASSERT_TRUE(mpfr_cmp_d(t, ds.lo) >= 0 && mpfr_cmp_d(t, ds.hi) <= 0) << cap << " " << e;
+                ASSERT_TRUE(mpfr_cmp(t, ms.lo) >= 0 && mpfr_cmp(t, ms.hi) <= 0) << cap << " " << e;
             }
+            if (lo <= 0 && hi >= 0) EXPECT_EQ(ds.hi, 1.0);  // the slope's top, at x = 0
+            EXPECT_GE(ds.lo, 0.0);
+            EXPECT_LE(d.hi - d.lo, (hi - lo) + 1e-12 * cap);  // tanh is 1-Lipschitz: no wider
         }
-        mpfr_clears(x, t, static_cast<mpfr_ptr>(nullptr));
     }
+    mpfr_clears(x, t, static_cast<mpfr_ptr>(nullptr));
+}
