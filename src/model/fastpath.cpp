@@ -547,9 +547,10 @@ mpz_class montgomery_chain(const mpz_class& odd, const std::vector<mpz_class>& c
     return out;
 }
 
-// gcd(C_i, N) for a C_i ≠ 0, as its odd part and its power of two: gcd = odd·2^twos.
+// gcd(C_i, N) for a C_i ≠ 0, as its odd part and its power of two: gcd = odd·2^twos. The odd
+// part is held only when it is not 1 (an mpz_class of 1 is an allocation, one per entry).
 struct Factor {
-    mpz_class odd = 1;
+    std::optional<mpz_class> odd;
     mp_bitcnt_t twos = 0;
 };
 
@@ -565,9 +566,11 @@ std::vector<Factor> common_factors(const mpz_class& big_n, const std::vector<mpz
     if (mpz_sizeinbase(big_n.get_mpz_t(), 2) < kSharedGcdBits || nonzero < 2) {
         for (std::size_t i = 0; i < c.size(); ++i) {
             if (sgn(c[i]) == 0) continue;
-            mpz_gcd(g[i].odd.get_mpz_t(), c[i].get_mpz_t(), big_n.get_mpz_t());
-            g[i].twos = mpz_scan1(g[i].odd.get_mpz_t(), 0);
-            mpz_tdiv_q_2exp(g[i].odd.get_mpz_t(), g[i].odd.get_mpz_t(), g[i].twos);
+            mpz_class x;
+            mpz_gcd(x.get_mpz_t(), c[i].get_mpz_t(), big_n.get_mpz_t());
+            g[i].twos = mpz_scan1(x.get_mpz_t(), 0);
+            mpz_tdiv_q_2exp(x.get_mpz_t(), x.get_mpz_t(), g[i].twos);
+            if (x != 1) g[i].odd = std::move(x);
         }
         return g;
     }
@@ -582,7 +585,11 @@ std::vector<Factor> common_factors(const mpz_class& big_n, const std::vector<mpz
     const bool coprime = shared == 1;  // the usual case: only powers of two to take out
     for (std::size_t i = 0; i < c.size(); ++i) {
         if (sgn(c[i]) == 0) continue;
-        if (!coprime) mpz_gcd(g[i].odd.get_mpz_t(), c[i].get_mpz_t(), shared.get_mpz_t());
+        if (!coprime) {
+            mpz_class x;
+            mpz_gcd(x.get_mpz_t(), c[i].get_mpz_t(), shared.get_mpz_t());
+            if (x != 1) g[i].odd = std::move(x);
+        }
         g[i].twos = std::min(mpz_scan1(c[i].get_mpz_t(), 0), z);
     }
     return g;
@@ -595,7 +602,7 @@ mpq_class reduced(mpz_class& num, const mpz_class& den, const Factor& f) {
     if (sgn(num) == 0) return q;
     mpz_ptr qn = q.get_num_mpz_t();
     mpz_ptr qd = q.get_den_mpz_t();
-    if (f.odd == 1) {  // only powers of two: shifts, not divisions
+    if (!f.odd) {  // only powers of two: shifts, not divisions
         mpz_swap(qn, num.get_mpz_t());
         if (f.twos == 0) {
             mpz_set(qd, den.get_mpz_t());
@@ -606,7 +613,7 @@ mpq_class reduced(mpz_class& num, const mpz_class& den, const Factor& f) {
         return q;
     }
     mpz_class g;
-    mpz_mul_2exp(g.get_mpz_t(), f.odd.get_mpz_t(), f.twos);
+    mpz_mul_2exp(g.get_mpz_t(), f.odd->get_mpz_t(), f.twos);
     mpz_divexact(qn, num.get_mpz_t(), g.get_mpz_t());
     mpz_divexact(qd, den.get_mpz_t(), g.get_mpz_t());
     return q;
