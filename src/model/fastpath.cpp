@@ -634,23 +634,27 @@ mpq_class times_pow2(const mpq_class& x, std::int64_t e) {
 
 using ZPoly = std::vector<mpz_class>;  // Σ_r z_r θ^r, M integer coefficients
 
-// a·b in Z[θ]/(θ^M − 2), one output coefficient at a time: out_k = Σ_(i+j=k) a_i·b_j +
-// 2·Σ_(i+j=k+M) a_i·b_j (θ^M = 2), each product added in place (mpz_addmul), the wrapped sum
-// in one reused temporary.
-ZPoly mul_mod(const ZPoly& a, const ZPoly& b, std::size_t m) {
+// a·b in Z[θ]/(θ^M − 2) given b2 = 2·b, one output coefficient at a time:
+// out_k = Σ_(i+j=k) a_i·b_j + Σ_(i+j=k+M) a_i·(2·b_j) (θ^M = 2), each product added in place
+// (mpz_addmul). A caller that multiplies many a by one b doubles b once.
+ZPoly mul_mod(const ZPoly& a, const ZPoly& b, const ZPoly& b2, std::size_t m) {
     ZPoly out(m);
-    mpz_class wrapped;
     for (std::size_t k = 0; k < m; ++k) {
         mpz_ptr o = out[k].get_mpz_t();
         for (std::size_t i = 0; i <= k; ++i) mpz_addmul(o, a[i].get_mpz_t(), b[k - i].get_mpz_t());
-        if (k + 1 == m) break;
-        wrapped = 0;
-        for (std::size_t i = k + 1; i < m; ++i)
-            mpz_addmul(wrapped.get_mpz_t(), a[i].get_mpz_t(), b[k + m - i].get_mpz_t());
-        mpz_addmul_ui(o, wrapped.get_mpz_t(), 2);
+        for (std::size_t i = k + 1; i < m; ++i) mpz_addmul(o, a[i].get_mpz_t(), b2[k + m - i].get_mpz_t());
     }
     return out;
 }
+
+// 2·b, for mul_mod.
+ZPoly doubled(const ZPoly& b) {
+    ZPoly b2(b.size());
+    for (std::size_t i = 0; i < b.size(); ++i) mpz_mul_2exp(b2[i].get_mpz_t(), b[i].get_mpz_t(), 1);
+    return b2;
+}
+
+ZPoly mul_mod(const ZPoly& a, const ZPoly& b, std::size_t m) { return mul_mod(a, b, doubled(b), m); }
 
 // An integral A with D·A = N for an integer N ≠ 0 (N is ± the norm of D), for M a power of
 // two: D(θ)·D(−θ) = E(θ²) lies in the subfield Q(θ²) of degree M/2, so A = D(−θ)·A_E(θ²)
@@ -987,8 +991,9 @@ Deferred<Value> finish_field(ReadTrace& tr, BigSums& sums, const std::vector<boo
         const std::size_t width = num.size();
         // Every context coefficient C_i·A·q_num over big_den: one shared gcd reduces them all.
         std::vector<mpz_class> flat(width * mm);
+        const ZPoly adj2 = doubled(a.adj);
         for (std::size_t i = 0; i < width; ++i) {
-            ZPoly x = mul_mod(num[i], a.adj, mm);
+            ZPoly x = mul_mod(num[i], a.adj, adj2, mm);
             for (std::size_t r = 0; r < mm; ++r) {
                 if (a.folded) x[r] *= a.uq.get_num();
                 flat[i * mm + r] = std::move(x[r]);
