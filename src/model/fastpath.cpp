@@ -547,17 +547,31 @@ mpz_class montgomery_chain(const mpz_class& odd, const std::vector<mpz_class>& c
     return out;
 }
 
-// gcd(C_i, N) for every i, N > 0. For large N, with one full-size gcd instead of d: write
-// N = 2^z·N_o with N_o odd; every gcd(C_i, N_o) divides G = gcd(N_o, Π_i C_i), which is
-// gcd(N_o, P) for the P of barrett_chain or montgomery_chain, so gcd(C_i, N_o) = gcd(C_i, G)
-// (G is small unless the data has a common factor by construction, and never larger than N_o)
-// and gcd(C_i, N) = 2^min(z, v_2(C_i)) · gcd(C_i, G).
-std::vector<mpz_class> common_factors(const mpz_class& big_n, const std::vector<mpz_class>& c) {
-    std::vector<mpz_class> g(c.size());
+// gcd(C_i, N) for a C_i ≠ 0, as its odd part and its power of two: gcd = odd·2^twos. The odd
+// part is held only when it is not 1 (an mpz_class of 1 is an allocation, one per entry).
+struct Factor {
+    std::optional<mpz_class> odd;
+    mp_bitcnt_t twos = 0;
+};
+
+// gcd(C_i, N) for every i, N > 0 (anything for C_i = 0). For large N, with one full-size gcd
+// instead of d: write N = 2^z·N_o with N_o odd; every gcd(C_i, N_o) divides
+// G = gcd(N_o, Π_i C_i), which is gcd(N_o, P) for the P of barrett_chain or montgomery_chain, so
+// gcd(C_i, N_o) = gcd(C_i, G) (G is small unless the data has a common factor by construction,
+// and never larger than N_o) and gcd(C_i, N) = 2^min(z, v_2(C_i)) · gcd(C_i, G).
+std::vector<Factor> common_factors(const mpz_class& big_n, const std::vector<mpz_class>& c) {
+    std::vector<Factor> g(c.size());
     std::size_t nonzero = 0;
     for (const auto& x : c) nonzero += sgn(x) != 0 ? 1 : 0;
     if (mpz_sizeinbase(big_n.get_mpz_t(), 2) < kSharedGcdBits || nonzero < 2) {
-        for (std::size_t i = 0; i < c.size(); ++i) mpz_gcd(g[i].get_mpz_t(), c[i].get_mpz_t(), big_n.get_mpz_t());
+        for (std::size_t i = 0; i < c.size(); ++i) {
+            if (sgn(c[i]) == 0) continue;
+            mpz_class x;
+            mpz_gcd(x.get_mpz_t(), c[i].get_mpz_t(), big_n.get_mpz_t());
+            g[i].twos = mpz_scan1(x.get_mpz_t(), 0);
+            mpz_tdiv_q_2exp(x.get_mpz_t(), x.get_mpz_t(), g[i].twos);
+            if (x != 1) g[i].odd = std::move(x);
+        }
         return g;
     }
     const mp_bitcnt_t z = mpz_scan1(big_n.get_mpz_t(), 0);
@@ -570,37 +584,38 @@ std::vector<mpz_class> common_factors(const mpz_class& big_n, const std::vector<
     mpz_gcd(shared.get_mpz_t(), odd.get_mpz_t(), prod.get_mpz_t());
     const bool coprime = shared == 1;  // the usual case: only powers of two to take out
     for (std::size_t i = 0; i < c.size(); ++i) {
-        if (sgn(c[i]) == 0) {
-            g[i] = big_n;
-            continue;
+        if (sgn(c[i]) == 0) continue;
+        if (!coprime) {
+            mpz_class x;
+            mpz_gcd(x.get_mpz_t(), c[i].get_mpz_t(), shared.get_mpz_t());
+            if (x != 1) g[i].odd = std::move(x);
         }
-        if (coprime)
-            g[i] = 1;
-        else
-            mpz_gcd(g[i].get_mpz_t(), c[i].get_mpz_t(), shared.get_mpz_t());
-        const mp_bitcnt_t v = mpz_scan1(c[i].get_mpz_t(), 0);
-        mpz_mul_2exp(g[i].get_mpz_t(), g[i].get_mpz_t(), std::min(v, z));
+        g[i].twos = std::min(mpz_scan1(c[i].get_mpz_t(), 0), z);
     }
     return g;
 }
 
-// num / den (den > 0) as a canonical rational, given g = gcd(num, den).
-mpq_class reduced(const mpz_class& num, const mpz_class& den, const mpz_class& g) {
+// num / den (den > 0) as a canonical rational, given f = gcd(num, den) (num ≠ 0). `num` is
+// consumed: moved into the result when f = 1, divided in place otherwise.
+mpq_class reduced(mpz_class& num, const mpz_class& den, const Factor& f) {
     mpq_class q;
     if (sgn(num) == 0) return q;
-    if (g == 1) {
-        mpz_set(q.get_num_mpz_t(), num.get_mpz_t());
-        mpz_set(q.get_den_mpz_t(), den.get_mpz_t());
+    mpz_ptr qn = q.get_num_mpz_t();
+    mpz_ptr qd = q.get_den_mpz_t();
+    if (!f.odd) {  // only powers of two: shifts, not divisions
+        mpz_swap(qn, num.get_mpz_t());
+        if (f.twos == 0) {
+            mpz_set(qd, den.get_mpz_t());
+            return q;
+        }
+        mpz_tdiv_q_2exp(qn, qn, f.twos);  // exact: 2^twos divides num
+        mpz_tdiv_q_2exp(qd, den.get_mpz_t(), f.twos);
         return q;
     }
-    const mp_bitcnt_t twos = mpz_scan1(g.get_mpz_t(), 0);
-    if (mpz_sizeinbase(g.get_mpz_t(), 2) == twos + 1) {  // g = 2^k: shifts, not divisions
-        mpz_tdiv_q_2exp(q.get_num_mpz_t(), num.get_mpz_t(), twos);
-        mpz_tdiv_q_2exp(q.get_den_mpz_t(), den.get_mpz_t(), twos);
-        return q;
-    }
-    mpz_divexact(q.get_num_mpz_t(), num.get_mpz_t(), g.get_mpz_t());
-    mpz_divexact(q.get_den_mpz_t(), den.get_mpz_t(), g.get_mpz_t());
+    mpz_class g;
+    mpz_mul_2exp(g.get_mpz_t(), f.odd->get_mpz_t(), f.twos);
+    mpz_divexact(qn, num.get_mpz_t(), g.get_mpz_t());
+    mpz_divexact(qd, den.get_mpz_t(), g.get_mpz_t());
     return q;
 }
 
@@ -619,23 +634,27 @@ mpq_class times_pow2(const mpq_class& x, std::int64_t e) {
 
 using ZPoly = std::vector<mpz_class>;  // Σ_r z_r θ^r, M integer coefficients
 
-// a·b in Z[θ]/(θ^M − 2), one output coefficient at a time: out_k = Σ_(i+j=k) a_i·b_j +
-// 2·Σ_(i+j=k+M) a_i·b_j (θ^M = 2), each product added in place (mpz_addmul), the wrapped sum
-// in one reused temporary.
-ZPoly mul_mod(const ZPoly& a, const ZPoly& b, std::size_t m) {
+// a·b in Z[θ]/(θ^M − 2) given b2 = 2·b, one output coefficient at a time:
+// out_k = Σ_(i+j=k) a_i·b_j + Σ_(i+j=k+M) a_i·(2·b_j) (θ^M = 2), each product added in place
+// (mpz_addmul). A caller that multiplies many a by one b doubles b once.
+ZPoly mul_mod(const ZPoly& a, const ZPoly& b, const ZPoly& b2, std::size_t m) {
     ZPoly out(m);
-    mpz_class wrapped;
     for (std::size_t k = 0; k < m; ++k) {
         mpz_ptr o = out[k].get_mpz_t();
         for (std::size_t i = 0; i <= k; ++i) mpz_addmul(o, a[i].get_mpz_t(), b[k - i].get_mpz_t());
-        if (k + 1 == m) break;
-        wrapped = 0;
-        for (std::size_t i = k + 1; i < m; ++i)
-            mpz_addmul(wrapped.get_mpz_t(), a[i].get_mpz_t(), b[k + m - i].get_mpz_t());
-        mpz_addmul_ui(o, wrapped.get_mpz_t(), 2);
+        for (std::size_t i = k + 1; i < m; ++i) mpz_addmul(o, a[i].get_mpz_t(), b2[k + m - i].get_mpz_t());
     }
     return out;
 }
+
+// 2·b, for mul_mod.
+ZPoly doubled(const ZPoly& b) {
+    ZPoly b2(b.size());
+    for (std::size_t i = 0; i < b.size(); ++i) mpz_mul_2exp(b2[i].get_mpz_t(), b[i].get_mpz_t(), 1);
+    return b2;
+}
+
+ZPoly mul_mod(const ZPoly& a, const ZPoly& b, std::size_t m) { return mul_mod(a, b, doubled(b), m); }
 
 // An integral A with D·A = N for an integer N ≠ 0 (N is ± the norm of D), for M a power of
 // two: D(θ)·D(−θ) = E(θ²) lies in the subfield Q(θ²) of degree M/2, so A = D(−θ)·A_E(θ²)
@@ -930,11 +949,12 @@ Deferred<Value> finish_rational(ReadTrace& tr, BigSums& sums, std::int64_t fmin,
         tr.readout = Value(FieldElem(mpq_class(num, l * big_n))) * (*units)[0];  // one gcd
     }
     tr.context = DeferredVector(dv, [big_n = std::move(big_n), c = std::move(c), units] {
-        const std::vector<mpz_class> gi = common_factors(big_n, c);
+        const std::vector<Factor> gi = common_factors(big_n, c);
         std::vector<Value> out(c.size());
         for (std::size_t i = 0; i < c.size(); ++i) {
             if (sgn(c[i]) == 0 || (*units)[i].is_zero()) continue;
-            out[i] = Value(from_canonical_unchecked(1, {reduced(c[i], big_n, gi[i])})) * (*units)[i];
+            mpz_class ci = c[i];  // the captured integers stay: a throw runs this again
+            out[i] = Value(from_canonical_unchecked(1, {reduced(ci, big_n, gi[i])})) * (*units)[i];
         }
         return out;
     });
@@ -971,14 +991,15 @@ Deferred<Value> finish_field(ReadTrace& tr, BigSums& sums, const std::vector<boo
         const std::size_t width = num.size();
         // Every context coefficient C_i·A·q_num over big_den: one shared gcd reduces them all.
         std::vector<mpz_class> flat(width * mm);
+        const ZPoly adj2 = doubled(a.adj);
         for (std::size_t i = 0; i < width; ++i) {
-            ZPoly x = mul_mod(num[i], a.adj, mm);
+            ZPoly x = mul_mod(num[i], a.adj, adj2, mm);
             for (std::size_t r = 0; r < mm; ++r) {
                 if (a.folded) x[r] *= a.uq.get_num();
                 flat[i * mm + r] = std::move(x[r]);
             }
         }
-        const std::vector<mpz_class> gi = common_factors(a.big_den, flat);
+        const std::vector<Factor> gi = common_factors(a.big_den, flat);
         std::vector<Value> out(width);
         for (std::size_t i = 0; i < width; ++i) {
             if ((*units)[i].is_zero()) continue;
@@ -996,7 +1017,7 @@ Deferred<Value> finish_field(ReadTrace& tr, BigSums& sums, const std::vector<boo
         if (a.folded) {
             for (auto& x : flat) x *= a.uq.get_den();
         }
-        const std::vector<mpz_class> gi = common_factors(a.big_den, flat);
+        const std::vector<Factor> gi = common_factors(a.big_den, flat);
         std::vector<mpq_class> coeffs(mm);
         for (std::size_t r = 0; r < mm; ++r) coeffs[r] = times_pow2(reduced(flat[r], a.big_den, gi[r]), -fm);
         return Value(from_reduced_unchecked(mi, std::move(coeffs)));
