@@ -17,6 +17,7 @@
 #include "exactattn/parse.hpp"
 #include "exactattn/print.hpp"
 #include "core/names.hpp"
+#include "core/print_detail.hpp"
 #include "scenario/json.hpp"
 #include "scenario/enum_names.hpp"
 #include "scenario/load_decoder.hpp"

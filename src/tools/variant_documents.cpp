@@ -10,6 +10,7 @@
 #include "exactattn/error.hpp"
 #include "exactattn/print.hpp"
 #include "exactattn/variants.hpp"
+#include "tools/check/tokens.hpp"
 #include "tools/lms_html.hpp"
 #include "tools/variant_values.hpp"
 #include "report/report_json.hpp"
