@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -17,6 +18,8 @@
 #include "tools/manuscript/numbers.hpp"
 
 namespace exactattn::manuscript::binding {
+
+struct CueWork;
 
 class Binder {
   public:
@@ -37,6 +40,27 @@ class Binder {
     bool hypothetical_at(std::size_t b, std::size_t e) const;
     /// The cues around the candidate c: the entities, fields and indexes its context names.
     Scores cues_for(const Candidate& c) const;
+    // The steps of cues_for (binder_cues.cpp), in its order.
+    void cue_windows(const Candidate& c, CueWork& cw) const;
+    void operation_cues(const Candidate& c, CueWork& cw) const;
+    void entity_cues(const Candidate& c, CueWork& cw) const;
+    void label_cues(const Candidate& c, CueWork& cw) const;
+    void table_cues(const Candidate& c, CueWork& cw) const;
+    void unit_after_cues(const Candidate& c, CueWork& cw) const;
+    void word_name_cues(const Candidate& c, CueWork& cw) const;
+    void sentence_field_cues(const Candidate& c, CueWork& cw) const;
+    void layer_word_cues(const Candidate& c, CueWork& cw) const;
+    void paragraph_field_cues(CueWork& cw) const;
+    void narrow_fields(const Candidate& c, CueWork& cw) const;
+    void cost_case_cues(CueWork& cw) const;
+    void foreign_reference(const Candidate& c, CueWork& cw) const;
+    void reach_back(const Candidate& c, CueWork& cw) const;
+    std::set<int> sources_named(std::size_t b, std::size_t e) const;
+    std::set<int> queries_named(std::size_t b, std::size_t e) const;
+    std::set<int> kinds_named(std::size_t b, std::size_t e) const;
+    void modifier_cues(CueWork& cw) const;
+    void label_index_cues(const Candidate& c, CueWork& cw) const;
+    void ordinal_index_cues(const Candidate& c, CueWork& cw) const;
     // Whether the word "query" at `at` names a row of a layer: an ordinal before it ("the first
     // query") or a number after it ("query 3").
     bool query_names_row(std::size_t at) const;

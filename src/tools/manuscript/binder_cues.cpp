@@ -12,18 +12,78 @@
 
 namespace exactattn::manuscript::binding {
 
-Scores Binder::cues_for(const Candidate& c) const {
+/// The cues of one number as cues_for gathers them: its windows, its scores, and what one step
+/// leaves to the next.
+struct CueWork {
     Scores sc;
-    // Each window is bounded, so that a megabyte without a full stop costs no more a number
-    // than a chapter does.
-    Span sent = around(L_.sentence_starts, c.b, s_.size());
-    Span para = around(L_.paragraph_starts, c.b, s_.size());
+    Span sent, para;                     ///< its sentence and paragraph, bounded
+    const Section* sec = nullptr;        ///< its section
+    std::size_t sec_b = 0;               ///< where its section's window starts
+    std::size_t reach = 0;               ///< how far back a paragraph's level reaches
+    std::size_t field_at = 0;            ///< the nearest field word before it in its sentence
+    bool named_in_sentence = false;      ///< an entity is named in its own sentence
+    bool rows_are_positions = false;     ///< its table holds a row per position
+    std::set<std::string> label_fields;  ///< the fields a formula's name states
+    void give(int e, double w) {
+        auto& x = sc.entity[e];
+        x = std::max(x, w);
+    }
+    void field(const std::string& f, double w) {
+        auto& x = sc.field[f];
+        x = std::max(x, w);
+    }
+    void label_field(const std::string& f) {
+        field(f, 8);
+        label_fields.insert(f);
+    }
+};
+
+Scores Binder::cues_for(const Candidate& c) const {
+    CueWork cw;
+    cue_windows(c, cw);
+    operation_cues(c, cw);
+    entity_cues(c, cw);
+    // Fields: a formula's name, a column header, a unit after a count, the words before.
+    label_cues(c, cw);
+    if (c.table >= 0) table_cues(c, cw);
+    if (c.shape.entries < 0) unit_after_cues(c, cw);
+    // The words before it in its sentence (nearest first), and in its paragraph (by how
+    // often each is named). A number word takes only the name beside it (its unit, or the
+    // quantity's name just before it).
+    if (c.kind == Kind::Word) {
+        word_name_cues(c, cw);
+    } else {
+        sentence_field_cues(c, cw);
+        if (cat_.has_layers) layer_word_cues(c, cw);
+        if (c.table < 0) paragraph_field_cues(cw);
+    }
+    narrow_fields(c, cw);
+    cost_case_cues(cw);
+    foreign_reference(c, cw);
+    if (cw.sc.field.empty()) return cw.sc;  // nothing names a quantity: no entity needs weighing
+    reach_back(c, cw);
+    modifier_cues(cw);
+    if (cat_.has_layers) layer_cues(c, cw.sent, cw.reach, cw.sec_b, cw.sc);
+    if (c.table < 0) {
+        label_index_cues(c, cw);
+        ordinal_index_cues(c, cw);
+    }
+    return cw.sc;
+}
+
+// The windows a number's cues are read in: its sentence and paragraph (each bounded, so that a
+// megabyte without a full stop costs no more a number than a chapter does) and its section.
+void Binder::cue_windows(const Candidate& c, CueWork& cw) const {
+    Span& sent = cw.sent;
+    Span& para = cw.para;
+    sent = around(L_.sentence_starts, c.b, s_.size());
+    para = around(L_.paragraph_starts, c.b, s_.size());
     sent.b = std::max(sent.b, c.b > 400 ? c.b - 400 : 0);
     sent.e = std::min(sent.e, c.e + 300);
     para.b = std::max(para.b, c.b > 1500 ? c.b - 1500 : 0);
     para.b = std::min(para.b, sent.b);
-    const Section* sec = section_at(c.b);
-    const std::size_t sec_b = std::max(sec != nullptr ? sec->b : 0, para.b > 4000 ? para.b - 4000 : 0);
+    cw.sec = section_at(c.b);
+    cw.sec_b = std::max(cw.sec != nullptr ? cw.sec->b : 0, para.b > 4000 ? para.b - 4000 : 0);
     // A display formula that stands alone in its paragraph continues the sentence before it
     // when that sentence has no full stop ("The weights of head 2 are" / $$A = …$$).
     if (cat_.has_layers && c.kind == Kind::MathStatement && blank_between(para.b, c.b) && para.b > 0) {
@@ -35,6 +95,13 @@ Scores Binder::cues_for(const Candidate& c) const {
             para.b = std::min(para.b, sent.b);
         }
     }
+}
+
+// Whether its sentence is negated or hypothetical, and the operation whose operand it is
+// ("scaled by 1/2", "divided by 7").
+void Binder::operation_cues(const Candidate& c, CueWork& cw) const {
+    Scores& sc = cw.sc;
+    const Span& sent = cw.sent;
     sc.hypothetical = hypothetical_at(sent.b, sent.e);
     if (word_before_at(s_, c.b) == "by") {
         std::size_t k = c.b;
@@ -45,29 +112,31 @@ Scores Binder::cues_for(const Candidate& c) const {
             "multiplies", "multiplying", "divided", "divide",  "divides",    "dividing"};
         if (operations.contains(verb)) sc.operand = verb + " by";
     }
-    std::size_t field_at = 0;  // the nearest field word before it in its sentence
-    // Entities: named in the sentence, the paragraph, a table's caption, earlier in the section.
-    auto give = [&sc](int e, double w) {
-        auto& x = sc.entity[e];
-        x = std::max(x, w);
-    };
-    std::string why;
+}
+
+// Entities: named in the sentence, the paragraph, a table's caption, earlier in the section,
+// the exercise of its list item, its section's number.
+void Binder::entity_cues(const Candidate& c, CueWork& cw) const {
+    const Span& sent = cw.sent;
+    const Span& para = cw.para;
+    const Section* sec = cw.sec;
+    const std::size_t sec_b = cw.sec_b;
+    bool& named_in_sentence = cw.named_in_sentence;
+    bool& rows_are_positions = cw.rows_are_positions;
     auto first_at = [this](std::size_t k) {
         return std::lower_bound(mentions_.begin(), mentions_.end(), std::pair<std::size_t, int>{k, -1});
     };
-    bool named_in_sentence = false;
     for (auto it = first_at(para.b); it != mentions_.end() && it->first < sent.e; ++it) {
         const auto [at, e] = *it;
         if (at >= sent.b) {
-            give(e, at < c.b ? 7 : 6);
+            cw.give(e, at < c.b ? 7 : 6);
             named_in_sentence = true;
         } else {
-            give(e, 5);
+            cw.give(e, 5);
         }
     }
     // A table whose caption names reads and no intervention holds a row per position; an
     // intervention's table, a row per intervention (and its row label names a position too).
-    bool rows_are_positions = false;
     if (c.table >= 0) {
         const auto& t = L_.tables[static_cast<std::size_t>(c.table)];
         bool reads = false;
@@ -75,7 +144,7 @@ Scores Binder::cues_for(const Candidate& c) const {
         for (std::size_t i = 0; i < cat_.entities.size(); ++i) {
             for (const auto& cue : cat_.entities[i].cues) {
                 if (!has_phrase(t.caption, 0, t.caption.size(), cue)) continue;
-                give(static_cast<int>(i), 7);
+                cw.give(static_cast<int>(i), 7);
                 reads = reads || cat_.entities[i].kind == EntityKind::Read;
                 interventions = interventions || cat_.entities[i].kind == EntityKind::Intervention;
             }
@@ -87,7 +156,7 @@ Scores Binder::cues_for(const Candidate& c) const {
         const auto end = first_at(para.b);
         if (end != mentions_.begin() && (end - 1)->first >= sec_b) {
             const std::size_t last_at = (end - 1)->first;
-            for (auto it = first_at(last_at); it != end; ++it) give(it->second, 3.5);
+            for (auto it = first_at(last_at); it != end; ++it) cw.give(it->second, 3.5);
         }
     }
     {  // the exercise of a list item (the item this number stands in)
@@ -97,41 +166,36 @@ Scores Binder::cues_for(const Candidate& c) const {
         for (; it != end; ++it) {
             if (it->first < sec_b) continue;
             const Span item = around(L_.paragraph_starts, it->first, s_.size());
-            if (c.b >= item.b && c.b < item.e) give(it->second, 5);
+            if (c.b >= item.b && c.b < item.e) cw.give(it->second, 5);
         }
     }
     if (sec != nullptr && !sec->number.empty()) {
         for (std::size_t i = 0; i < cat_.entities.size(); ++i) {
             for (const auto& cue : cat_.entities[i].cues) {
-                if (cue == "section " + sec->number) give(static_cast<int>(i), 3);
+                if (cue == "section " + sec->number) cw.give(static_cast<int>(i), 3);
             }
         }
     }
-    // Fields: a formula's name, a column header, a unit after a count, the words before.
-    auto field = [&sc](const std::string& f, double w) {
-        auto& x = sc.field[f];
-        x = std::max(x, w);
-    };
-    std::set<std::string> label_fields;  // the fields a formula's name states
-    auto label_field = [&](const std::string& f) {
-        field(f, 8);
-        label_fields.insert(f);
-    };
+}
+
+// Fields and indexes a formula's name states: h_1, c_2, e^, alpha; in a layer S, A^{(2)}, o_1, y_3.
+void Binder::label_cues(const Candidate& c, CueWork& cw) const {
+    Scores& sc = cw.sc;
     if (!c.label.empty()) {
         const std::string l = lower(c.label);
-        if (l.starts_with("h")) label_field("states");
-        if (l.starts_with("c")) label_field("context");
-        if (l == "r") label_field("readout");
-        if (l.starts_with("q")) label_field("query");
-        if (l == "n") label_field("positions");
-        if (l == "d") label_field("width");
-        if (l.starts_with("e^") || l.starts_with("exp")) label_field("exponentials");
-        if (l.starts_with("\\alpha") || l.starts_with("alpha") || l.starts_with("α")) label_field("weights");
+        if (l.starts_with("h")) cw.label_field("states");
+        if (l.starts_with("c")) cw.label_field("context");
+        if (l == "r") cw.label_field("readout");
+        if (l.starts_with("q")) cw.label_field("query");
+        if (l == "n") cw.label_field("positions");
+        if (l == "d") cw.label_field("width");
+        if (l.starts_with("e^") || l.starts_with("exp")) cw.label_field("exponentials");
+        if (l.starts_with("\\alpha") || l.starts_with("alpha") || l.starts_with("α")) cw.label_field("weights");
         if (cat_.has_layers) {  // S, A^{(2)}, o_1, y_3: a layer's scores, weights, outputs
             const char f0 = c.label[0];
-            if (f0 == 'S') label_field("scores");
-            if (f0 == 'A' || l.starts_with("\\alpha") || l.starts_with("α")) label_field("weights");
-            if (f0 == 'o' || f0 == 'O' || f0 == 'y' || f0 == 'Y') label_field("outputs");
+            if (f0 == 'S') cw.label_field("scores");
+            if (f0 == 'A' || l.starts_with("\\alpha") || l.starts_with("α")) cw.label_field("weights");
+            if (f0 == 'o' || f0 == 'O' || f0 == 'y' || f0 == 'Y') cw.label_field("outputs");
             const std::size_t d = l.find_first_of("0123456789");
             if (d != std::string::npos && (l.find("^{(") != std::string::npos || l.find("^(") != std::string::npos))
                 sc.head[l[d] - '0'] = 8;
@@ -155,13 +219,20 @@ Scores Binder::cues_for(const Candidate& c) const {
             }
         }
     }
+}
+
+// A table cell's cues: its column header (or the caption's first field word in a layer's
+// table), the key its column names, and the row its row head names.
+void Binder::table_cues(const Candidate& c, CueWork& cw) const {
+    Scores& sc = cw.sc;
+    bool& rows_are_positions = cw.rows_are_positions;
     if (c.table >= 0) {
         const auto& t = L_.tables[static_cast<std::size_t>(c.table)];
         if (static_cast<std::size_t>(c.col) < t.headers.size()) {
             const std::string& h = t.headers[static_cast<std::size_t>(c.col)];
             for (const auto& fc : field_cues()) {
                 if (h.find(fc.stem) != std::string::npos) {
-                    for (const auto& f : fc.fields) field(f, 8);
+                    for (const auto& f : fc.fields) cw.field(f, 8);
                 }
             }
             sc.reason_field = fmt::format("column \"{}\"", h);
@@ -183,7 +254,7 @@ Scores Binder::cues_for(const Candidate& c) const {
                     }
                 }
                 if (fc0 != nullptr) {
-                    for (const auto& f : fc0->fields) field(f, 8);
+                    for (const auto& f : fc0->fields) cw.field(f, 8);
                     sc.reason_field = fmt::format("\"{}\" in the caption", fc0->stem);
                 }
             }
@@ -207,7 +278,11 @@ Scores Binder::cues_for(const Candidate& c) const {
             sc.reason_index = fmt::format("row \"{}\"", rh);
         }
     }
-    // Units after a count (with `versus`, `and`, `or` and another number between).
+}
+
+// Units after a count (with `versus`, `and`, `or` and another number between).
+void Binder::unit_after_cues(const Candidate& c, CueWork& cw) const {
+    Scores& sc = cw.sc;
     if (c.shape.entries < 0) {
         std::size_t k = c.e;
         std::string after = low_.substr(k, std::min<std::size_t>(60, low_.size() - k));
@@ -234,95 +309,116 @@ Scores Binder::cues_for(const Candidate& c) const {
             if (r < after.size() && alpha(after[r]) &&
                 !(after[r] == 's' && (r + 1 >= after.size() || !alpha(after[r + 1]))))
                 continue;
-            for (const auto& f : uc.fields) field(f, 9);
+            for (const auto& f : uc.fields) cw.field(f, 9);
             if (sc.reason_field.empty()) sc.reason_field = fmt::format("\"{}\" after it", uc.stem);
             sc.qualified = !gap.empty();
             break;
         }
     }
-    // The words before it in its sentence (nearest first), and in its paragraph (by how
-    // often each is named). A number word takes only the name beside it (its unit, or the
-    // quantity's name just before it).
-    if (c.kind == Kind::Word) {
-        std::map<std::string, double> kept;
-        for (const auto& [f, w] : sc.field) {
-            if (w >= 9) kept[f] = w;
-        }
-        std::size_t p = kept.empty() ? c.b : 0;
-        for (int words = 0; words < 4 && p > 0; ++words) {
-            std::size_t e = p;
-            while (e > 0 && (s_[e - 1] == ' ' || s_[e - 1] == ',')) --e;
-            bool name = false;
-            const std::size_t b = word_start(s_, e, name);
-            if (b == e) break;
-            const std::string w = low_.substr(b, e - b);
-            for (const auto& fc : field_cues()) {
-                if (w.starts_with(fc.stem) && fc.stem != "state" && fc.stem != "query" && fc.stem != "probe") {
-                    for (const auto& f : fc.fields) kept[f] = std::max(kept[f], 8.0);
-                }
-            }
-            if (!name && !linking_words().contains(w)) break;
-            p = b;
-        }
-        sc.field = kept;
-    } else {
-        std::vector<std::pair<std::size_t, const FieldCue*>> found;
+}
+
+// A number word takes only the name beside it (its unit, or the quantity's name just before it).
+void Binder::word_name_cues(const Candidate& c, CueWork& cw) const {
+    Scores& sc = cw.sc;
+    std::map<std::string, double> kept;
+    for (const auto& [f, w] : sc.field) {
+        if (w >= 9) kept[f] = w;
+    }
+    std::size_t p = kept.empty() ? c.b : 0;
+    for (int words = 0; words < 4 && p > 0; ++words) {
+        std::size_t e = p;
+        while (e > 0 && (s_[e - 1] == ' ' || s_[e - 1] == ',')) --e;
+        bool name = false;
+        const std::size_t b = word_start(s_, e, name);
+        if (b == e) break;
+        const std::string w = low_.substr(b, e - b);
         for (const auto& fc : field_cues()) {
-            std::size_t at = 0;
-            if (!phrase(sent.b, c.b, fc.stem, &at)) continue;
-            // In a layer, "the first query" and "query 3" name a row, not the query vectors.
-            if (cat_.has_layers && fc.stem == "query" && query_names_row(at)) continue;
-            found.emplace_back(at, &fc);
-        }
-        std::sort(found.begin(), found.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-        if (!found.empty()) field_at = found[0].first;
-        double w = 6;
-        for (const auto& [at, fc] : found) {
-            // A cue with a mark between it and the number names the mark's quantity.
-            const bool marked_between = src_.scan.compare(at, c.b - at, s_, at, c.b - at) != 0;
-            for (const auto& f : fc->fields) field(f, marked_between ? 2 : w);
-            if (sc.reason_field.empty()) sc.reason_field = fmt::format("\"{}\" before it", fc->stem);
-            w = std::max(2.0, w - 3);
-        }
-        if (cat_.has_layers) {  // keys, values, outputs, "attends": a layer's quantities
-            double lw = 6;
-            std::vector<std::pair<std::size_t, const FieldCue*>> lfound;
-            for (const auto& fc : layer_field_cues()) {
-                std::size_t at = 0;
-                if (phrase(sent.b, c.b, fc.stem, &at)) lfound.emplace_back(at, &fc);
-            }
-            std::sort(lfound.begin(), lfound.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-            for (const auto& [at, fc] : lfound) {
-                const double w2 = at >= field_at ? lw : std::min(lw, 3.0);
-                for (const auto& f : fc->fields) field(f, w2);
-                if (sc.reason_field.empty() || at >= field_at)
-                    sc.reason_field = fmt::format("\"{}\" before it", fc->stem);
-                if (at >= field_at) field_at = at;
-                lw = std::max(2.0, lw - 3);
+            if (w.starts_with(fc.stem) && fc.stem != "state" && fc.stem != "query" && fc.stem != "probe") {
+                for (const auto& f : fc.fields) kept[f] = std::max(kept[f], 8.0);
             }
         }
-        if (c.table < 0) {
-            std::map<std::string, int> count;
-            std::size_t nearest = 0;
-            const FieldCue* pf = nullptr;
-            for (const auto& fc : field_cues()) {
-                const auto [lo, hi] = occ_.within(fc.stem, para.b, sent.b);
-                if (lo == hi) continue;
-                for (const auto& f : fc.fields) count[f] += static_cast<int>(hi - lo);
-                if (pf == nullptr || *(hi - 1) > nearest) {
-                    nearest = *(hi - 1);
-                    pf = &fc;
-                }
-            }
-            for (const auto& [f, n] : count) {
-                double pw = std::min(3.0, 1.0 + 0.5 * n);
-                if (pf != nullptr && std::find(pf->fields.begin(), pf->fields.end(), f) != pf->fields.end()) pw += 0.5;
-                field(f, pw);
-            }
-            if (sc.reason_field.empty() && pf != nullptr)
-                sc.reason_field = fmt::format("\"{}\" earlier in the paragraph", pf->stem);
+        if (!name && !linking_words().contains(w)) break;
+        p = b;
+    }
+    sc.field = kept;
+}
+
+// The field words before it in its sentence, nearest first (the nearest kept in field_at).
+void Binder::sentence_field_cues(const Candidate& c, CueWork& cw) const {
+    Scores& sc = cw.sc;
+    const Span& sent = cw.sent;
+    std::size_t& field_at = cw.field_at;
+    std::vector<std::pair<std::size_t, const FieldCue*>> found;
+    for (const auto& fc : field_cues()) {
+        std::size_t at = 0;
+        if (!phrase(sent.b, c.b, fc.stem, &at)) continue;
+        // In a layer, "the first query" and "query 3" name a row, not the query vectors.
+        if (cat_.has_layers && fc.stem == "query" && query_names_row(at)) continue;
+        found.emplace_back(at, &fc);
+    }
+    std::sort(found.begin(), found.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    if (!found.empty()) field_at = found[0].first;
+    double w = 6;
+    for (const auto& [at, fc] : found) {
+        // A cue with a mark between it and the number names the mark's quantity.
+        const bool marked_between = src_.scan.compare(at, c.b - at, s_, at, c.b - at) != 0;
+        for (const auto& f : fc->fields) cw.field(f, marked_between ? 2 : w);
+        if (sc.reason_field.empty()) sc.reason_field = fmt::format("\"{}\" before it", fc->stem);
+        w = std::max(2.0, w - 3);
+    }
+}
+
+// A layer's field words before it in its sentence: keys, values, outputs, "attends".
+void Binder::layer_word_cues(const Candidate& c, CueWork& cw) const {
+    Scores& sc = cw.sc;
+    const Span& sent = cw.sent;
+    std::size_t& field_at = cw.field_at;
+    double lw = 6;
+    std::vector<std::pair<std::size_t, const FieldCue*>> lfound;
+    for (const auto& fc : layer_field_cues()) {
+        std::size_t at = 0;
+        if (phrase(sent.b, c.b, fc.stem, &at)) lfound.emplace_back(at, &fc);
+    }
+    std::sort(lfound.begin(), lfound.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    for (const auto& [at, fc] : lfound) {
+        const double w2 = at >= field_at ? lw : std::min(lw, 3.0);
+        for (const auto& f : fc->fields) cw.field(f, w2);
+        if (sc.reason_field.empty() || at >= field_at) sc.reason_field = fmt::format("\"{}\" before it", fc->stem);
+        if (at >= field_at) field_at = at;
+        lw = std::max(2.0, lw - 3);
+    }
+}
+
+// The field words of its paragraph before its sentence, by how often each is named.
+void Binder::paragraph_field_cues(CueWork& cw) const {
+    Scores& sc = cw.sc;
+    const Span& sent = cw.sent;
+    const Span& para = cw.para;
+    std::map<std::string, int> count;
+    std::size_t nearest = 0;
+    const FieldCue* pf = nullptr;
+    for (const auto& fc : field_cues()) {
+        const auto [lo, hi] = occ_.within(fc.stem, para.b, sent.b);
+        if (lo == hi) continue;
+        for (const auto& f : fc.fields) count[f] += static_cast<int>(hi - lo);
+        if (pf == nullptr || *(hi - 1) > nearest) {
+            nearest = *(hi - 1);
+            pf = &fc;
         }
     }
+    for (const auto& [f, n] : count) {
+        double pw = std::min(3.0, 1.0 + 0.5 * n);
+        if (pf != nullptr && std::find(pf->fields.begin(), pf->fields.end(), f) != pf->fields.end()) pw += 0.5;
+        cw.field(f, pw);
+    }
+    if (sc.reason_field.empty() && pf != nullptr)
+        sc.reason_field = fmt::format("\"{}\" earlier in the paragraph", pf->stem);
+}
+
+// The fields narrowed: by a formula's name, a percentage (a weight), `a =` (the constant).
+void Binder::narrow_fields(const Candidate& c, CueWork& cw) const {
+    Scores& sc = cw.sc;
+    std::set<std::string>& label_fields = cw.label_fields;
     // A formula's name states its field: the field words of its sentence and paragraph say less
     // ("Since $a = \ln 2$, we have $e^a = 2$": an exponential, not the constant ln 2).
     if (!label_fields.empty()) {
@@ -342,9 +438,13 @@ Scores Binder::cues_for(const Candidate& c) const {
     }
     if (c.label.empty()) {  // a = ln 2 ≈ 0.693147: the constant
         const std::string t = compact(low_.substr(c.b, c.e - c.b));
-        if (t.starts_with("$a=") || t.starts_with("a=") || t.starts_with("\\(a=")) field("a", 9);
+        if (t.starts_with("$a=") || t.starts_with("a=") || t.starts_with("\\(a=")) cw.field("a", 9);
     }
-    // A cost case's count named by its unit or formula name fits any cost case named nowhere.
+}
+
+// A cost case's count named by its unit or formula name fits any cost case named nowhere.
+void Binder::cost_case_cues(CueWork& cw) const {
+    Scores& sc = cw.sc;
     {
         double unit = 0;
         for (const auto& [f, w] : sc.field) {
@@ -363,8 +463,13 @@ Scores Binder::cues_for(const Candidate& c) const {
             }
         }
     }
-    // A number said of a table, figure or example the scenario does not compute (the
-    // reference nearest it in its sentence names none of its entities): not bound.
+}
+
+// A number said of a table, figure or example the scenario does not compute (the
+// reference nearest it in its sentence names none of its entities): not bound.
+void Binder::foreign_reference(const Candidate& c, CueWork& cw) const {
+    Scores& sc = cw.sc;
+    const Span& sent = cw.sent;
     {
         std::size_t best_d = std::string::npos;
         std::string nearest;
@@ -394,11 +499,15 @@ Scores Binder::cues_for(const Candidate& c) const {
             if (!known) sc.foreign = nearest;
         }
     }
-    if (sc.field.empty()) return sc;  // nothing names a quantity: no entity needs weighing
-    // Modifiers: the source, the query and the kind of intervention named closest.
-    // (A paragraph's level reaches back over up to three short paragraphs before it: the
-    // label lines of a figure or a list, "Read 1: q = [1,0]".)
-    std::size_t reach = para.b;
+}
+
+// How far back a paragraph's level reaches: over up to three short paragraphs before it (the
+// label lines of a figure or a list, "Read 1: q = [1,0]").
+void Binder::reach_back(const Candidate& c, CueWork& cw) const {
+    const Span& para = cw.para;
+    const std::size_t sec_b = cw.sec_b;
+    std::size_t& reach = cw.reach;
+    reach = para.b;
     for (int back = 0; back < 6; ++back) {
         const auto it = std::lower_bound(L_.paragraph_starts.begin(), L_.paragraph_starts.end(), reach);
         if (it == L_.paragraph_starts.begin()) break;
@@ -406,6 +515,62 @@ Scores Binder::cues_for(const Candidate& c) const {
         if (reach - prev > 120 || prev < sec_b || c.b - prev > 2000) break;
         reach = prev;
     }
+}
+
+// The sources named in [b, e) ("the red source", "the red").
+std::set<int> Binder::sources_named(std::size_t b, std::size_t e) const {
+    std::set<int> hit;
+    for (std::size_t i = 0; i < cat_.source_names.size(); ++i) {
+        if (phrase(b, e, cat_.source_names[i] + " source") || phrase(b, e, "the " + cat_.source_names[i]))
+            hit.insert(static_cast<int>(i));
+    }
+    return hit;
+}
+
+// The queries named in [b, e): by name, ordinal, q_1 or c_1, "zero query", or its vector.
+std::set<int> Binder::queries_named(std::size_t b, std::size_t e) const {
+    std::set<int> hit;
+    const auto ordinal = ordinals(4);
+    for (std::size_t i = 0; i < cat_.query_names.size(); ++i) {
+        const std::string name = lower(cat_.query_names[i]);
+        bool h = phrase(b, e, name);
+        if (i < ordinal.size()) h = h || phrase(b, e, std::string(ordinal[i]) + " query");
+        if (name.size() == 2 && name[0] == 'q') {
+            h = h || phrase(b, e, fmt::format("q_{}", name[1])) || phrase(b, e, fmt::format("q_{{{}}}", name[1])) ||
+                phrase(b, e, fmt::format("c_{}", name[1])) || phrase(b, e, fmt::format("c_{{{}}}", name[1]));
+        }
+        if (name.find("zero") != std::string::npos) h = h || phrase(b, e, "zero query");
+        const std::size_t cb = compact_.at[b];
+        const std::size_t ce = compact_.at[std::max(b, e)];
+        h = h || compact_occ_.any("query" + cat_.query_vectors[i], cb, ce) ||
+            compact_occ_.any("q=" + cat_.query_vectors[i], cb, ce);
+        if (h) hit.insert(static_cast<int>(i));
+    }
+    return hit;
+}
+
+// The kinds of intervention named in [b, e): 0 remove-state, 1 delete-token, 2 zero-score.
+std::set<int> Binder::kinds_named(std::size_t b, std::size_t e) const {
+    std::set<int> hit;
+    auto named = [&](std::initializer_list<std::string_view> words) {
+        return std::any_of(words.begin(), words.end(),
+                           [&](std::string_view w) { return occ_.any(w, b, std::max(b, e)); });
+    };
+    if (named({"remov", "frozen"})) hit.insert(0);
+    if (named({"delet", "re-encod", "recomput", "input token", "input key", "original-input"})) hit.insert(1);
+    if (named({"zeroed", "score to zero"})) hit.insert(2);
+    return hit;
+}
+
+// Modifiers: the source, the query and the kind of intervention named closest, for or against
+// each entity.
+void Binder::modifier_cues(CueWork& cw) const {
+    Scores& sc = cw.sc;
+    const Span& sent = cw.sent;
+    const Span& para = cw.para;
+    const std::size_t sec_b = cw.sec_b;
+    bool& named_in_sentence = cw.named_in_sentence;
+    std::size_t& reach = cw.reach;
     // A read or table named in the number's own sentence is not overruled by a source or query
     // named only in the paragraphs before it.
     auto level = [&](auto&& found, double ws, double wp, double wsec) -> std::pair<double, std::set<int>> {
@@ -418,52 +583,9 @@ Scores Binder::cues_for(const Candidate& c) const {
         }
         return {0.0, {}};
     };
-    const auto [ws, sources] = level(
-        [&](std::size_t b, std::size_t e) {
-            std::set<int> hit;
-            for (std::size_t i = 0; i < cat_.source_names.size(); ++i) {
-                if (phrase(b, e, cat_.source_names[i] + " source") || phrase(b, e, "the " + cat_.source_names[i]))
-                    hit.insert(static_cast<int>(i));
-            }
-            return hit;
-        },
-        4, 3, 1.5);
-    const auto [wq, queries] = level(
-        [&](std::size_t b, std::size_t e) {
-            std::set<int> hit;
-            const auto ordinal = ordinals(4);
-            for (std::size_t i = 0; i < cat_.query_names.size(); ++i) {
-                const std::string name = lower(cat_.query_names[i]);
-                bool h = phrase(b, e, name);
-                if (i < ordinal.size()) h = h || phrase(b, e, std::string(ordinal[i]) + " query");
-                if (name.size() == 2 && name[0] == 'q') {
-                    h = h || phrase(b, e, fmt::format("q_{}", name[1])) ||
-                        phrase(b, e, fmt::format("q_{{{}}}", name[1])) || phrase(b, e, fmt::format("c_{}", name[1])) ||
-                        phrase(b, e, fmt::format("c_{{{}}}", name[1]));
-                }
-                if (name.find("zero") != std::string::npos) h = h || phrase(b, e, "zero query");
-                const std::size_t cb = compact_.at[b];
-                const std::size_t ce = compact_.at[std::max(b, e)];
-                h = h || compact_occ_.any("query" + cat_.query_vectors[i], cb, ce) ||
-                    compact_occ_.any("q=" + cat_.query_vectors[i], cb, ce);
-                if (h) hit.insert(static_cast<int>(i));
-            }
-            return hit;
-        },
-        4, 3, 1);
-    const auto [wk, kinds] = level(
-        [&](std::size_t b, std::size_t e) {
-            std::set<int> hit;
-            auto named = [&](std::initializer_list<std::string_view> words) {
-                return std::any_of(words.begin(), words.end(),
-                                   [&](std::string_view w) { return occ_.any(w, b, std::max(b, e)); });
-            };
-            if (named({"remov", "frozen"})) hit.insert(0);
-            if (named({"delet", "re-encod", "recomput", "input token", "input key", "original-input"})) hit.insert(1);
-            if (named({"zeroed", "score to zero"})) hit.insert(2);
-            return hit;
-        },
-        3, 3, 1);
+    const auto [ws, sources] = level([this](std::size_t b, std::size_t e) { return sources_named(b, e); }, 4, 3, 1.5);
+    const auto [wq, queries] = level([this](std::size_t b, std::size_t e) { return queries_named(b, e); }, 4, 3, 1);
+    const auto [wk, kinds] = level([this](std::size_t b, std::size_t e) { return kinds_named(b, e); }, 3, 3, 1);
     for (std::size_t i = 0; i < cat_.entities.size(); ++i) {
         const auto& en = cat_.entities[i];
         double m = 0;
@@ -483,90 +605,99 @@ Scores Binder::cues_for(const Candidate& c) const {
         }
         if (m != 0) sc.entity[static_cast<int>(i)] += m;
     }
-    if (cat_.has_layers) layer_cues(c, sent, reach, sec_b, sc);
-    // Index cues in the sentence: a position's label (color, key), "first coordinate",
-    // "removing key" (an intervention's row), the place in a list.
-    if (c.table < 0) {
-        std::size_t best_at = 0;
-        int best_pos = 0;
-        double best_w = 0;
-        for (std::size_t i = 0; i < cat_.labels.size(); ++i) {
-            std::size_t at = 0;
-            if (phrase(sent.b, c.b, cat_.labels[i], &at) && (best_pos == 0 || at > best_at)) {
-                best_at = at;
-                best_pos = std::stoi(cat_.label_positions[i][0]);
-                best_w = 4;
-                // removing key, delete the color token: a row of an intervention
-                if (removal_before(at)) {
-                    sc.row.clear();
-                    sc.row[best_pos] = 6;
-                    best_w = 0;
-                }
-            }
-            if (phrase(c.e, std::min(sent.e, c.e + 40), cat_.labels[i], &at, false) && best_pos == 0) {
-                best_pos = std::stoi(cat_.label_positions[i][0]);
-                best_w = 2;
-            }
-        }
-        if (best_pos > 0 && best_w > 0) {
-            sc.pos[best_pos] = best_w;
-            sc.label_after_field = best_w >= 4 && best_at > field_at;
-            sc.reason_index = fmt::format(
-                "\"{}\" beside it", cat_.labels[static_cast<std::size_t>(
-                                        std::find_if(cat_.label_positions.begin(), cat_.label_positions.end(),
-                                                     [&](const auto& v) { return v[0] == std::to_string(best_pos); }) -
-                                        cat_.label_positions.begin())]);
-        }
-        // The removal an earlier sentence of the paragraph names ("delete the source key
-        // token. The first state is [a,0].") holds for the sentences after it.
-        const bool own_removal = occ_.any("remov", sent.b, c.b) || occ_.any("delet", sent.b, c.b);
-        if (sc.row.empty() && !own_removal) {
-            std::size_t last_at = 0;
-            int last_pos = 0;
-            for (std::size_t i = 0; i < cat_.labels.size(); ++i) {
-                std::size_t at = 0;
-                if (phrase(para.b, sent.b, cat_.labels[i], &at) && removal_before(at) &&
-                    (last_pos == 0 || at > last_at)) {
-                    last_at = at;
-                    last_pos = std::stoi(cat_.label_positions[i][0]);
-                }
-            }
-            if (last_pos > 0) sc.row[last_pos] = 4;
-        }
-        // "the first coordinate"; "the first state", "the second score": a position. Of several
-        // ("the first weight is 1/7, the second weight is 2/7"), the one nearest before it.
-        const auto ordinal = ordinals(3);
-        std::size_t coord_at = 0, pos_at = 0;
-        int coord_k = 0, pos_k = 0;
-        for (std::size_t i = 0; i < ordinal.size(); ++i) {
-            const std::string o(ordinal[i]);
-            for (const std::string& p : {o + " coordinate", o + " context coordinate"}) {
-                std::size_t at = 0;
-                if (phrase(sent.b, c.b, p, &at) && (coord_k == 0 || at > coord_at)) {
-                    coord_at = at;
-                    coord_k = static_cast<int>(i) + 1;
-                }
-            }
-            for (const char* noun : {" state", " score", " weight", " exponential", " position"}) {
-                std::size_t at = 0;
-                if (phrase(sent.b, c.b, o + noun, &at) && (pos_k == 0 || at > pos_at)) {
-                    pos_at = at;
-                    pos_k = static_cast<int>(i) + 1;
-                }
+}
+
+// Index cues in the sentence: a position's label (color, key), "first coordinate",
+// "removing key" (an intervention's row), the place in a list.
+// A position's label beside it, or a removal's row.
+void Binder::label_index_cues(const Candidate& c, CueWork& cw) const {
+    Scores& sc = cw.sc;
+    const Span& sent = cw.sent;
+    const Span& para = cw.para;
+    std::size_t& field_at = cw.field_at;
+    std::size_t best_at = 0;
+    int best_pos = 0;
+    double best_w = 0;
+    for (std::size_t i = 0; i < cat_.labels.size(); ++i) {
+        std::size_t at = 0;
+        if (phrase(sent.b, c.b, cat_.labels[i], &at) && (best_pos == 0 || at > best_at)) {
+            best_at = at;
+            best_pos = std::stoi(cat_.label_positions[i][0]);
+            best_w = 4;
+            // removing key, delete the color token: a row of an intervention
+            if (removal_before(at)) {
+                sc.row.clear();
+                sc.row[best_pos] = 6;
+                best_w = 0;
             }
         }
-        if (coord_k > 0) sc.coord[coord_k] = 3;
-        if (pos_k > 0) sc.pos[pos_k] = 4;
-        if (phrase(sent.b, c.b, "before deletion") || phrase(sent.b, c.b, "no intervention")) sc.row[0] = 5;
-        if (c.list_index > 0) {
-            // A list of three or more numbers names positions in order ("the states are
-            // [0,0], [0,a], [0,0]"); a shorter one may skip one ("weights 2/3 and 1/3").
-            const double w = c.list_size >= 3 ? 3 : 1;
-            if (sc.pos.empty()) sc.pos[c.list_index] = w;
-            if (sc.coord.empty()) sc.coord[c.list_index] = 1;
+        if (phrase(c.e, std::min(sent.e, c.e + 40), cat_.labels[i], &at, false) && best_pos == 0) {
+            best_pos = std::stoi(cat_.label_positions[i][0]);
+            best_w = 2;
         }
     }
-    return sc;
+    if (best_pos > 0 && best_w > 0) {
+        sc.pos[best_pos] = best_w;
+        sc.label_after_field = best_w >= 4 && best_at > field_at;
+        sc.reason_index = fmt::format(
+            "\"{}\" beside it", cat_.labels[static_cast<std::size_t>(
+                                    std::find_if(cat_.label_positions.begin(), cat_.label_positions.end(),
+                                                 [&](const auto& v) { return v[0] == std::to_string(best_pos); }) -
+                                    cat_.label_positions.begin())]);
+    }
+    // The removal an earlier sentence of the paragraph names ("delete the source key
+    // token. The first state is [a,0].") holds for the sentences after it.
+    const bool own_removal = occ_.any("remov", sent.b, c.b) || occ_.any("delet", sent.b, c.b);
+    if (sc.row.empty() && !own_removal) {
+        std::size_t last_at = 0;
+        int last_pos = 0;
+        for (std::size_t i = 0; i < cat_.labels.size(); ++i) {
+            std::size_t at = 0;
+            if (phrase(para.b, sent.b, cat_.labels[i], &at) && removal_before(at) && (last_pos == 0 || at > last_at)) {
+                last_at = at;
+                last_pos = std::stoi(cat_.label_positions[i][0]);
+            }
+        }
+        if (last_pos > 0) sc.row[last_pos] = 4;
+    }
+}
+
+// "the first coordinate"; "the first state", "the second score": a position. Of several
+// ("the first weight is 1/7, the second weight is 2/7"), the one nearest before it.
+// And the place in a list.
+void Binder::ordinal_index_cues(const Candidate& c, CueWork& cw) const {
+    Scores& sc = cw.sc;
+    const Span& sent = cw.sent;
+    const auto ordinal = ordinals(3);
+    std::size_t coord_at = 0, pos_at = 0;
+    int coord_k = 0, pos_k = 0;
+    for (std::size_t i = 0; i < ordinal.size(); ++i) {
+        const std::string o(ordinal[i]);
+        for (const std::string& p : {o + " coordinate", o + " context coordinate"}) {
+            std::size_t at = 0;
+            if (phrase(sent.b, c.b, p, &at) && (coord_k == 0 || at > coord_at)) {
+                coord_at = at;
+                coord_k = static_cast<int>(i) + 1;
+            }
+        }
+        for (const char* noun : {" state", " score", " weight", " exponential", " position"}) {
+            std::size_t at = 0;
+            if (phrase(sent.b, c.b, o + noun, &at) && (pos_k == 0 || at > pos_at)) {
+                pos_at = at;
+                pos_k = static_cast<int>(i) + 1;
+            }
+        }
+    }
+    if (coord_k > 0) sc.coord[coord_k] = 3;
+    if (pos_k > 0) sc.pos[pos_k] = 4;
+    if (phrase(sent.b, c.b, "before deletion") || phrase(sent.b, c.b, "no intervention")) sc.row[0] = 5;
+    if (c.list_index > 0) {
+        // A list of three or more numbers names positions in order ("the states are
+        // [0,0], [0,a], [0,0]"); a shorter one may skip one ("weights 2/3 and 1/3").
+        const double w = c.list_size >= 3 ? 3 : 1;
+        if (sc.pos.empty()) sc.pos[c.list_index] = w;
+        if (sc.coord.empty()) sc.coord[c.list_index] = 1;
+    }
 }
 
 }  // namespace exactattn::manuscript::binding
