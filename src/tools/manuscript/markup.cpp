@@ -54,12 +54,78 @@ bool tex_length_after(const std::string& s, std::size_t e) {
     return false;
 }
 
-}  // namespace
+// A pandoc attribute at k (`{#sec-1}`, `{.class}`, `{width=50%}`): recorded, k at its end.
+bool pandoc_attribute_at(const std::string& s, std::size_t& k, std::vector<Blanked>& out) {
+    if (s[k] == '{' && k + 1 < s.size() && (s[k + 1] == '#' || s[k + 1] == '.' || s[k + 1] == '-')) {
+        const std::size_t e = std::string_view(s).substr(0, std::min(s.size(), k + 2000)).find('}', k);
+        if (e != std::string::npos && std::string_view(s).substr(k, e - k).find('\n') == std::string::npos) {
+            out.push_back({k, e + 1, "a pandoc attribute"});
+            k = e;
+            return true;
+        }
+    }
+    if (s[k] == '{') {  // {width=50%}
+        const std::size_t e = std::string_view(s).substr(0, std::min(s.size(), k + 200)).find('}', k);
+        if (e != std::string::npos && std::string_view(s).substr(k, e - k).find('\n') == std::string::npos) {
+            const std::string body = s.substr(k + 1, e - k - 1);
+            if (body.find('=') != std::string::npos && body.find('$') == std::string::npos &&
+                body.find('[') == std::string::npos && !body.empty() && alpha(body[0])) {
+                out.push_back({k, e + 1, "a pandoc attribute"});
+                k = e;
+                return true;
+            }
+        }
+    }
+    return false;
+}
 
-// Pandoc attributes, cross-references and citations, raw HTML, URLs, TeX commands whose
-// arguments are no claims and TeX lengths: blanked, each number inside recorded as not a claim.
-std::vector<Blanked> markup(std::string& s, ManuscriptFormat format) {
-    std::vector<Blanked> out;
+// Raw HTML: a tag with its attributes (`<img width="50">`, `</td>`), the whole of a
+// <script> or <style> element, the index of a <sub>, an entity (`&#8212;`).
+// At k, a '<' with a character after it: whether it starts raw HTML or an autolink (recorded,
+// k at its end).
+bool raw_html_at(const std::string& s, const std::string& low, std::size_t& k,
+                 std::map<std::string, std::size_t>& next_close, std::vector<Blanked>& out) {
+    const std::size_t nb = k + (s[k + 1] == '/' ? 2 : 1);
+    std::size_t ne = nb;
+    while (ne < s.size() && (alpha(s[ne]) || (ne > nb && digit(s[ne])))) ++ne;
+    const std::string name = lower(s.substr(nb, ne - nb));
+    const bool tag_end = ne < s.size() && (s[ne] == '>' || s[ne] == '/' || space(s[ne]));
+    if (ne > nb && tag_end && html_tag_name(name)) {
+        const std::size_t gt = std::string_view(s).substr(0, std::min(s.size(), k + 4000)).find('>', ne);
+        if (gt != std::string::npos) {
+            std::size_t e = gt + 1;
+            const bool opening = s[k + 1] != '/' && s[gt - 1] != '/';
+            std::string why = "raw HTML";
+            if (opening && (name == "script" || name == "style" || name == "sub")) {
+                // The element's content too: code, a style sheet, an index.
+                // The next closing tag, found once per name and kept while it lies
+                // ahead (a megabyte of unclosed <sub> is read once, not once a tag).
+                std::size_t& c = next_close[name];
+                if (c != std::string::npos && c < e) c = low.find("</" + name, e);
+                if (c != std::string::npos) {
+                    const std::size_t ce = s.find('>', c);
+                    e = ce == std::string::npos ? s.size() : ce + 1;
+                    why = name == "sub" ? "an index (<sub>)" : fmt::format("raw HTML (<{}>)", name);
+                }
+            }
+            out.push_back({k, e, why});
+            k = e - 1;
+            return true;
+        }
+    }
+    if (s.compare(k + 1, 4, "http") == 0 || s.compare(k + 1, 7, "mailto:") == 0) {  // an autolink
+        const std::size_t gt = s.find('>', k);
+        if (gt != std::string::npos && std::string_view(s).substr(k, gt - k).find('\n') == std::string::npos) {
+            out.push_back({k, gt + 1, "a URL"});
+            k = gt;
+            return true;
+        }
+    }
+    return false;
+}
+
+// URLs, and in Markdown pandoc attributes, raw HTML, HTML entities, cross-references and citations.
+void markdown_markup(const std::string& s, ManuscriptFormat format, std::vector<Blanked>& out) {
     const bool markdown = format == ManuscriptFormat::Markdown;
     const std::string low = markdown ? lower(s) : std::string();
     std::map<std::string, std::size_t> next_close;  // element name → offset of its next closing tag
@@ -75,66 +141,8 @@ std::vector<Blanked> markup(std::string& s, ManuscriptFormat format) {
             continue;
         }
         if (!markdown) continue;
-        if (s[k] == '{' && k + 1 < s.size() && (s[k + 1] == '#' || s[k + 1] == '.' || s[k + 1] == '-')) {
-            const std::size_t e = std::string_view(s).substr(0, std::min(s.size(), k + 2000)).find('}', k);
-            if (e != std::string::npos && std::string_view(s).substr(k, e - k).find('\n') == std::string::npos) {
-                out.push_back({k, e + 1, "a pandoc attribute"});
-                k = e;
-                continue;
-            }
-        }
-        if (s[k] == '{') {  // {width=50%}
-            const std::size_t e = std::string_view(s).substr(0, std::min(s.size(), k + 200)).find('}', k);
-            if (e != std::string::npos && std::string_view(s).substr(k, e - k).find('\n') == std::string::npos) {
-                const std::string body = s.substr(k + 1, e - k - 1);
-                if (body.find('=') != std::string::npos && body.find('$') == std::string::npos &&
-                    body.find('[') == std::string::npos && !body.empty() && alpha(body[0])) {
-                    out.push_back({k, e + 1, "a pandoc attribute"});
-                    k = e;
-                    continue;
-                }
-            }
-        }
-        // Raw HTML: a tag with its attributes (`<img width="50">`, `</td>`), the whole of a
-        // <script> or <style> element, the index of a <sub>, an entity (`&#8212;`).
-        if (s[k] == '<' && k + 1 < s.size()) {
-            const std::size_t nb = k + (s[k + 1] == '/' ? 2 : 1);
-            std::size_t ne = nb;
-            while (ne < s.size() && (alpha(s[ne]) || (ne > nb && digit(s[ne])))) ++ne;
-            const std::string name = lower(s.substr(nb, ne - nb));
-            const bool tag_end = ne < s.size() && (s[ne] == '>' || s[ne] == '/' || space(s[ne]));
-            if (ne > nb && tag_end && html_tag_name(name)) {
-                const std::size_t gt = std::string_view(s).substr(0, std::min(s.size(), k + 4000)).find('>', ne);
-                if (gt != std::string::npos) {
-                    std::size_t e = gt + 1;
-                    const bool opening = s[k + 1] != '/' && s[gt - 1] != '/';
-                    std::string why = "raw HTML";
-                    if (opening && (name == "script" || name == "style" || name == "sub")) {
-                        // The element's content too: code, a style sheet, an index.
-                        // The next closing tag, found once per name and kept while it lies
-                        // ahead (a megabyte of unclosed <sub> is read once, not once a tag).
-                        std::size_t& c = next_close[name];
-                        if (c != std::string::npos && c < e) c = low.find("</" + name, e);
-                        if (c != std::string::npos) {
-                            const std::size_t ce = s.find('>', c);
-                            e = ce == std::string::npos ? s.size() : ce + 1;
-                            why = name == "sub" ? "an index (<sub>)" : fmt::format("raw HTML (<{}>)", name);
-                        }
-                    }
-                    out.push_back({k, e, why});
-                    k = e - 1;
-                    continue;
-                }
-            }
-            if (s.compare(k + 1, 4, "http") == 0 || s.compare(k + 1, 7, "mailto:") == 0) {  // an autolink
-                const std::size_t gt = s.find('>', k);
-                if (gt != std::string::npos && std::string_view(s).substr(k, gt - k).find('\n') == std::string::npos) {
-                    out.push_back({k, gt + 1, "a URL"});
-                    k = gt;
-                    continue;
-                }
-            }
-        }
+        if (pandoc_attribute_at(s, k, out)) continue;
+        if (s[k] == '<' && k + 1 < s.size() && raw_html_at(s, low, k, next_close, out)) continue;
         if (s[k] == '&' && k + 2 < s.size() && s[k + 1] == '#') {
             std::size_t e = k + 2;
             if (e < s.size() && (s[e] == 'x' || s[e] == 'X')) ++e;
@@ -154,13 +162,17 @@ std::vector<Blanked> markup(std::string& s, ManuscriptFormat format) {
             k = e;
         }
     }
-    // TeX commands whose arguments are names, lengths or counters, not claims (and the number
-    // of arguments taken; LaTeX's headings are kept for their words). Markdown holds TeX in its
-    // math (`\tag{14.3}`, `\label{eq:1}`) and in raw blocks.
-    struct Command {
-        std::string_view name;
-        int args;
-    };
+}
+
+// TeX commands whose arguments are names, lengths or counters, not claims (and the number
+// of arguments taken; LaTeX's headings are kept for their words). Markdown holds TeX in its
+// math (`\tag{14.3}`, `\label{eq:1}`) and in raw blocks.
+struct Command {
+    std::string_view name;
+    int args;
+};
+
+const std::array<Command, 47>& no_claim_commands() {
     static const std::array<Command, 47> commands{{
         {"label", 1},
         {"ref", 1},
@@ -210,6 +222,12 @@ std::vector<Blanked> markup(std::string& s, ManuscriptFormat format) {
         {"color", 1},
         {"colorbox", 1},
     }};
+    return commands;
+}
+
+void tex_command_markup(const std::string& s, ManuscriptFormat format, std::vector<Blanked>& out) {
+    const bool markdown = format == ManuscriptFormat::Markdown;
+    const auto& commands = no_claim_commands();
     for (std::size_t k = s.find('\\'); k != std::string::npos; k = s.find('\\', k + 1)) {
         std::size_t n = k + 1;
         while (n < s.size() && alpha(s[n])) ++n;
@@ -246,7 +264,10 @@ std::vector<Blanked> markup(std::string& s, ManuscriptFormat format) {
         out.push_back({k, e, section ? "a heading" : fmt::format("an argument of \\{}", name)});
         k = e - 1;
     }
-    // Lengths: 2pt, 0.45\textwidth, \\[3mm].
+}
+
+// Lengths: 2pt, 0.45\textwidth, \\[3mm].
+void length_markup(const std::string& s, std::vector<Blanked>& out) {
     for (std::size_t k = 0; k < s.size(); ++k) {
         if (!digit(s[k]) || (k > 0 && (digit(s[k - 1]) || s[k - 1] == '.' || alpha(s[k - 1])))) continue;
         std::size_t e = k;
@@ -259,7 +280,10 @@ std::vector<Blanked> markup(std::string& s, ManuscriptFormat format) {
         }
         k = e - 1;
     }
-    // In text order, overlaps merged (`\url{http://…}` is one span, its digits listed once).
+}
+
+// In text order, overlaps merged (`\url{http://…}` is one span, its digits listed once).
+std::vector<Blanked> merged_spans(std::vector<Blanked> out) {
     std::sort(out.begin(), out.end(), [](const Blanked& x, const Blanked& y) { return x.b < y.b; });
     std::vector<Blanked> merged;
     for (auto& x : out) {
@@ -269,7 +293,19 @@ std::vector<Blanked> markup(std::string& s, ManuscriptFormat format) {
         }
         merged.push_back(std::move(x));
     }
-    out = std::move(merged);
+    return merged;
+}
+
+}  // namespace
+
+// Pandoc attributes, cross-references and citations, raw HTML, URLs, TeX commands whose
+// arguments are no claims and TeX lengths: blanked, each number inside recorded as not a claim.
+std::vector<Blanked> markup(std::string& s, ManuscriptFormat format) {
+    std::vector<Blanked> out;
+    markdown_markup(s, format, out);
+    tex_command_markup(s, format, out);
+    length_markup(s, out);
+    out = merged_spans(std::move(out));
     for (const auto& x : out) {
         if (x.why == "a heading") continue;  // a heading's words stay for the cues; its number is excluded below
         blank(s, x.b, x.e);
