@@ -95,12 +95,8 @@ int entity_index(Catalogue& c, const std::string& name, EntityKind kind) {
     return static_cast<int>(c.entities.size() - 1);
 }
 
-}  // namespace
-
-Catalogue catalogue_of(Quantities& q) {
-    Catalogue c;
-    const Report& r = q.report();
-    const Scenario& sc = r.scenario;
+// The queries (their vectors written without spaces) and the sources with their positions' labels.
+void add_queries_and_sources(Catalogue& c, const Scenario& sc) {
     for (const auto& qv : sc.queries) {
         c.query_names.push_back(qv.name);
         std::string v = "[";
@@ -122,6 +118,11 @@ Catalogue catalogue_of(Quantities& q) {
             }
         }
     }
+}
+
+// The reads and interventions, with the phrases naming them; an intervention knows the read
+// whose source and query it shares.
+void add_reads_and_interventions(Catalogue& c, const Report& r) {
     for (const auto& rr : r.reads) {
         const int e = entity_index(c, rr.spec.name, EntityKind::Read);
         auto& en = c.entities[static_cast<std::size_t>(e)];
@@ -151,6 +152,10 @@ Catalogue catalogue_of(Quantities& q) {
                 en.same_read = static_cast<int>(k);
         }
     }
+}
+
+// The cost cases, the exercises' cues of what they name, and the layers with their tokens.
+void add_costs_exercises_layers(Catalogue& c, const Report& r, const Scenario& sc) {
     for (const auto& cr : r.costs) {
         const int e = entity_index(c, cr.spec.name, EntityKind::Cost);
         add_name_cue(cr.spec.name, c.entities[static_cast<std::size_t>(e)].cues);
@@ -186,6 +191,62 @@ Catalogue catalogue_of(Quantities& q) {
             }
         }
     }
+}
+
+// A head's queries, keys, values, scores, denominators, weights and outputs, and the
+// layer's input, concatenation and output: by query row, key position, coordinate.
+// Whether the layer's value at p (whose entity it gets) is one the binder binds.
+bool layer_item(const std::vector<std::string>& p, const Json* j, Catalogue& c, Item& it) {
+    it.entity = entity_index(c, p[1], EntityKind::Layer);
+    std::size_t f = 2;
+    if (p[2] == "heads") {
+        if (p.size() < 5 || !is_index(p[3])) return false;
+        it.head = std::stoi(p[3]) + 1;
+        f = 4;
+    }
+    static const std::map<std::string, std::string, std::less<>> fields = {
+        {"queries", "query"},   {"keys", "keys"},       {"values", "values"},
+        {"scores", "scores"},   {"weights", "weights"}, {"denominators", "denominator"},
+        {"outputs", "outputs"}, {"output", "outputs"},  {"concat", "outputs"},
+        {"input", "embedding"}};
+    const auto fi = fields.find(p[f]);
+    if (fi == fields.end() || (it.head == 0) != (f == 2)) return false;
+    it.field = fi->second;
+    const bool by_key = p[f] == "keys" || p[f] == "values";
+    const bool matrix_entry = p[f] == "scores" || p[f] == "weights";
+    if (p.size() > f + 3 || j->is_null()) return false;  // a masked score has no value
+    if (p.size() > f + 1) {
+        if (!is_index(p[f + 1])) return false;
+        (by_key ? it.pos : it.qrow) = std::stoi(p[f + 1]) + 1;
+    }
+    if (p.size() > f + 2) {
+        if (!is_index(p[f + 2])) return false;
+        (matrix_entry ? it.pos : it.coord) = std::stoi(p[f + 2]) + 1;
+    }
+    return true;
+}
+
+// The field and the indexes of a read's, source's or intervention's value whose field is p[at];
+// whether it is one the binder binds.
+bool field_indexes(const std::vector<std::string>& p, std::size_t at, Item& it) {
+    it.field = p[at];
+    if (!numeric_fields().contains(it.field)) return false;
+    const bool by_position = it.field == "scores" || it.field == "weights" || it.field == "exponentials" ||
+                             it.field == "memory" || it.field == "states";
+    if (p.size() > at + 1) {
+        if (!is_index(p[at + 1])) return false;
+        (by_position ? it.pos : it.coord) = std::stoi(p[at + 1]) + 1;
+    }
+    if (p.size() > at + 2) {
+        if (!is_index(p[at + 2])) return false;
+        it.coord = std::stoi(p[at + 2]) + 1;
+    }
+    if (it.field == "memory") it.field = "states";
+    return true;
+}
+
+// Every numeric value of the report, with its entity, field and indexes.
+void add_items(Catalogue& c, Quantities& q) {
     const int constant = entity_index(c, "a", EntityKind::Constant);
     const int vocabulary = entity_index(c, "vocabulary", EntityKind::Vocabulary);
     for (const auto& [pointer, j] : q.all_values()) {
@@ -220,56 +281,26 @@ Catalogue catalogue_of(Quantities& q) {
             // a cost case's count of exponentials, not the exponentials of a read
             it.field = p[2] == "exponentials" ? "exponential_count" : p[2];
         } else if (p[0] == "layers" && p.size() >= 3) {
-            // A head's queries, keys, values, scores, denominators, weights and outputs, and the
-            // layer's input, concatenation and output: by query row, key position, coordinate.
-            it.entity = entity_index(c, p[1], EntityKind::Layer);
-            std::size_t f = 2;
-            if (p[2] == "heads") {
-                if (p.size() < 5 || !is_index(p[3])) continue;
-                it.head = std::stoi(p[3]) + 1;
-                f = 4;
-            }
-            static const std::map<std::string, std::string, std::less<>> fields = {
-                {"queries", "query"},   {"keys", "keys"},       {"values", "values"},
-                {"scores", "scores"},   {"weights", "weights"}, {"denominators", "denominator"},
-                {"outputs", "outputs"}, {"output", "outputs"},  {"concat", "outputs"},
-                {"input", "embedding"}};
-            const auto fi = fields.find(p[f]);
-            if (fi == fields.end() || (it.head == 0) != (f == 2)) continue;
-            it.field = fi->second;
-            const bool by_key = p[f] == "keys" || p[f] == "values";
-            const bool matrix_entry = p[f] == "scores" || p[f] == "weights";
-            if (p.size() > f + 3 || j->is_null()) continue;  // a masked score has no value
-            if (p.size() > f + 1) {
-                if (!is_index(p[f + 1])) continue;
-                (by_key ? it.pos : it.qrow) = std::stoi(p[f + 1]) + 1;
-            }
-            if (p.size() > f + 2) {
-                if (!is_index(p[f + 2])) continue;
-                (matrix_entry ? it.pos : it.coord) = std::stoi(p[f + 2]) + 1;
-            }
-            c.items.push_back(std::move(it));
+            if (layer_item(p, j, c, it)) c.items.push_back(std::move(it));
             continue;
         } else {
             continue;  // rollouts, names and texts: not bound by context yet
         }
-        if (at > 0) {
-            it.field = p[at];
-            if (!numeric_fields().contains(it.field)) continue;
-            const bool by_position = it.field == "scores" || it.field == "weights" || it.field == "exponentials" ||
-                                     it.field == "memory" || it.field == "states";
-            if (p.size() > at + 1) {
-                if (!is_index(p[at + 1])) continue;
-                (by_position ? it.pos : it.coord) = std::stoi(p[at + 1]) + 1;
-            }
-            if (p.size() > at + 2) {
-                if (!is_index(p[at + 2])) continue;
-                it.coord = std::stoi(p[at + 2]) + 1;
-            }
-            if (it.field == "memory") it.field = "states";
-        }
+        if (at > 0 && !field_indexes(p, at, it)) continue;
         c.items.push_back(std::move(it));
     }
+}
+
+}  // namespace
+
+Catalogue catalogue_of(Quantities& q) {
+    Catalogue c;
+    const Report& r = q.report();
+    const Scenario& sc = r.scenario;
+    add_queries_and_sources(c, sc);
+    add_reads_and_interventions(c, r);
+    add_costs_exercises_layers(c, r, sc);
+    add_items(c, q);
     return c;
 }
 
