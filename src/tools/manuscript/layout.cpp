@@ -172,36 +172,38 @@ std::string caption_around(const std::string& s, std::size_t b, std::size_t e) {
     return lower(out);
 }
 
-void find_tables(const std::string& s, ManuscriptFormat format, Layout& L) {
-    if (format == ManuscriptFormat::Markdown) {
-        std::size_t k = 0;
+// Markdown's pipe tables: runs of two or more lines that start with `|`.
+void markdown_tables(const std::string& s, Layout& L) {
+    std::size_t k = 0;
+    while (k < s.size()) {
+        std::vector<Span> rows;
+        std::size_t b = k;
         while (k < s.size()) {
-            std::vector<Span> rows;
-            std::size_t b = k;
-            while (k < s.size()) {
-                const std::size_t e = line_end(s, k);
-                std::size_t w = k;
-                while (w < e && (s[w] == ' ' || s[w] == '\t')) ++w;
-                if (w < e && s[w] == '|') {
-                    rows.push_back({w, e});
-                    k = e + 1;
-                } else {
-                    if (rows.empty()) b = e + 1;
-                    if (!rows.empty()) break;
-                    k = e + 1;
-                }
+            const std::size_t e = line_end(s, k);
+            std::size_t w = k;
+            while (w < e && (s[w] == ' ' || s[w] == '\t')) ++w;
+            if (w < e && s[w] == '|') {
+                rows.push_back({w, e});
+                k = e + 1;
+            } else {
+                if (rows.empty()) b = e + 1;
+                if (!rows.empty()) break;
+                k = e + 1;
             }
-            if (rows.size() >= 2) {
-                Table t;
-                t.whole = {rows.front().b, rows.back().e};
-                add_table_rows(s, t, rows, '|', true);
-                t.caption = caption_around(s, rows.front().b, rows.back().e);
-                L.tables.push_back(std::move(t));
-            }
-            (void)b;
         }
-        return;
+        if (rows.size() >= 2) {
+            Table t;
+            t.whole = {rows.front().b, rows.back().e};
+            add_table_rows(s, t, rows, '|', true);
+            t.caption = caption_around(s, rows.front().b, rows.back().e);
+            L.tables.push_back(std::move(t));
+        }
+        (void)b;
     }
+}
+
+// LaTeX's tabulars, their rules blanked, their caption the table environment around them.
+void latex_tables(const std::string& s, Layout& L) {
     std::string copy;
     for (std::size_t k = s.find("\\begin{tabular"); k != std::string::npos; k = s.find("\\begin{tabular", k + 1)) {
         const std::size_t end = s.find("\\end{tabular", k);
@@ -262,6 +264,14 @@ void find_tables(const std::string& s, ManuscriptFormat format, Layout& L) {
     }
 }
 
+void find_tables(const std::string& s, ManuscriptFormat format, Layout& L) {
+    if (format == ManuscriptFormat::Markdown) {
+        markdown_tables(s, L);
+        return;
+    }
+    latex_tables(s, L);
+}
+
 bool heading_line(const std::string& s, std::size_t b, std::size_t e, ManuscriptFormat format) {
     if (format == ManuscriptFormat::Markdown) return b < e && s[b] == '#';
     return s.compare(b, 9, "\\section{") == 0 || s.compare(b, 10, "\\section*{") == 0 ||
@@ -269,14 +279,8 @@ bool heading_line(const std::string& s, std::size_t b, std::size_t e, Manuscript
            s.compare(b, 10, "\\chapter*{") == 0 || s.compare(b, 13, "\\subsection*{") == 0;
 }
 
-}  // namespace
-
-Layout layout_of(const std::string& s, ManuscriptFormat format) {
-    Layout L;
-    find_math(s, format, L);
-    find_tables(s, format, L);
-    L.paragraph_starts.push_back(0);
-    L.sentence_starts.push_back(0);
+// Paragraphs, sections, list items and table rows, line by line.
+void scan_lines(const std::string& s, ManuscriptFormat format, Layout& L) {
     std::size_t prev_blank = true;
     int enumerate_count = 0;
     for (std::size_t k = 0; k < s.size();) {
@@ -333,7 +337,11 @@ Layout layout_of(const std::string& s, ManuscriptFormat format) {
         }
         k = e + 1;
     }
-    // Sentence ends: `. ` `? ` `! ` (not a decimal point), `\\` rows of a tabular.
+}
+
+// Sentence ends: `. ` `? ` `! ` (not a decimal point), `\\` rows of a tabular.
+// Then the cells' ends; none inside math; in text order.
+void sentence_ends(const std::string& s, Layout& L) {
     for (std::size_t k = 1; k + 1 < s.size(); ++k) {
         if ((s[k] == '.' || s[k] == '?' || s[k] == '!') && space(s[k + 1]) && !digit(s[k - 1])) {
             L.sentence_starts.push_back(k + 1);
@@ -359,6 +367,18 @@ Layout layout_of(const std::string& s, ManuscriptFormat format) {
         kept.push_back(st);
     }
     L.sentence_starts = std::move(kept);
+}
+
+}  // namespace
+
+Layout layout_of(const std::string& s, ManuscriptFormat format) {
+    Layout L;
+    find_math(s, format, L);
+    find_tables(s, format, L);
+    L.paragraph_starts.push_back(0);
+    L.sentence_starts.push_back(0);
+    scan_lines(s, format, L);
+    sentence_ends(s, L);
     std::sort(L.paragraph_starts.begin(), L.paragraph_starts.end());
     return L;
 }
