@@ -40,7 +40,7 @@ class Binder {
     bool hypothetical_at(std::size_t b, std::size_t e) const;
     /// The cues around the candidate c: the entities, fields and indexes its context names.
     Scores cues_for(const Candidate& c) const;
-    // The steps of cues_for (binder_cues.cpp), in its order.
+    // The steps of cues_for (binder_cues.cpp, binder_fields.cpp), in its order.
     void cue_windows(const Candidate& c, CueWork& cw) const;
     void operation_cues(const Candidate& c, CueWork& cw) const;
     void entity_cues(const Candidate& c, CueWork& cw) const;
