@@ -85,6 +85,8 @@ class Binder {
     // A layer's cues: the head named nearest (its sentence, the paragraphs before it, its
     // section; a table's caption), and the query row and key position of the sentence's tokens.
     void layer_cues(const Candidate& c, const Span& sent, std::size_t reach, std::size_t sec_b, Scores& sc) const;
+    /// The head named nearest a number (layer_cues' first step, when no formula's name gave it).
+    void head_cues(const Candidate& c, const Span& sent, std::size_t reach, std::size_t sec_b, Scores& sc) const;
     /// How well the entity of `it` fits the cues (0 or less: not at all).
     double entity_score(const Scores& sc, const Item& it) const;
     /// How well the quantity `it` fits the cues (0 or less: not at all).

@@ -122,41 +122,45 @@ std::vector<Binder::Mention> Binder::token_mentions(std::size_t b, std::size_t e
     return out;
 }
 
+// The head named nearest a number: a table's caption, its sentence (before it, else after it),
+// the paragraphs its level reaches back over, its section.
+void Binder::head_cues(const Candidate& c, const Span& sent, std::size_t reach, std::size_t sec_b, Scores& sc) const {
+    auto heads_in = [&](std::size_t b, std::size_t e) {
+        int before = 0, after = 0;
+        std::size_t before_at = 0;
+        const auto ordinal = ordinals(4);
+        for (int h = 1; h <= 9; ++h) {
+            for (const std::string& p :
+                 {fmt::format("head {}", h), fmt::format("head_{}", h),
+                  h <= 4 ? fmt::format("{} head", ordinal[static_cast<std::size_t>(h - 1)]) : std::string("\x01")}) {
+                std::size_t at = 0;
+                if (phrase(b, std::min(e, c.b), p, &at) && (before == 0 || at > before_at)) {
+                    before = h;
+                    before_at = at;
+                }
+                if (after == 0 && phrase(std::max(b, c.e), e, p, &at, false)) after = h;
+            }
+        }
+        return before > 0 ? before : after;
+    };
+    int h = 0;
+    double w = 0;
+    if (c.table >= 0) {
+        const auto& t = L_.tables[static_cast<std::size_t>(c.table)];
+        for (int k = 1; k <= 9 && h == 0; ++k) {
+            if (has_phrase(t.caption, 0, t.caption.size(), fmt::format("head {}", k))) h = k, w = 4;
+        }
+    }
+    if (h == 0 && (h = heads_in(sent.b, sent.e)) > 0) w = 4;
+    if (h == 0 && reach < sent.b && (h = heads_in(reach, sent.b)) > 0) w = 3;
+    if (h == 0 && sec_b < reach && (h = heads_in(sec_b, reach)) > 0) w = 2;
+    if (h > 0) sc.head[h] = w;
+}
+
 // A layer's cues: the head named nearest (its sentence, the paragraphs before it, its
 // section; a table's caption), and the query row and key position of the sentence's tokens.
 void Binder::layer_cues(const Candidate& c, const Span& sent, std::size_t reach, std::size_t sec_b, Scores& sc) const {
-    if (sc.head.empty()) {
-        auto heads_in = [&](std::size_t b, std::size_t e) {
-            int before = 0, after = 0;
-            std::size_t before_at = 0;
-            const auto ordinal = ordinals(4);
-            for (int h = 1; h <= 9; ++h) {
-                for (const std::string& p : {fmt::format("head {}", h), fmt::format("head_{}", h),
-                                             h <= 4 ? fmt::format("{} head", ordinal[static_cast<std::size_t>(h - 1)])
-                                                    : std::string("\x01")}) {
-                    std::size_t at = 0;
-                    if (phrase(b, std::min(e, c.b), p, &at) && (before == 0 || at > before_at)) {
-                        before = h;
-                        before_at = at;
-                    }
-                    if (after == 0 && phrase(std::max(b, c.e), e, p, &at, false)) after = h;
-                }
-            }
-            return before > 0 ? before : after;
-        };
-        int h = 0;
-        double w = 0;
-        if (c.table >= 0) {
-            const auto& t = L_.tables[static_cast<std::size_t>(c.table)];
-            for (int k = 1; k <= 9 && h == 0; ++k) {
-                if (has_phrase(t.caption, 0, t.caption.size(), fmt::format("head {}", k))) h = k, w = 4;
-            }
-        }
-        if (h == 0 && (h = heads_in(sent.b, sent.e)) > 0) w = 4;
-        if (h == 0 && reach < sent.b && (h = heads_in(reach, sent.b)) > 0) w = 3;
-        if (h == 0 && sec_b < reach && (h = heads_in(sec_b, reach)) > 0) w = 2;
-        if (h > 0) sc.head[h] = w;
-    }
+    if (sc.head.empty()) head_cues(c, sent, reach, sec_b, sc);
     if (c.table >= 0) return;
     // "[1,0], [0,1] and [1,1]": vectors listed are the rows in order; "the weights are 1/7, 2/7
     // and 4/7": scalars listed are the keys of the row the sentence names, in order.
