@@ -408,7 +408,7 @@ Parts parts(double x) {
 mpq_class exact_dot(const double* x, const double* y, std::int64_t n) {
     struct Term {
         U128 m;  // |significand product| < 2^106
-        int e;                // the product is ±m·2^e
+        int e;   // the product is ±m·2^e
         bool negative;
     };
     // The products' exponents lie in [−2148, 1942], so the sum never needs more than 80 limbs.
