@@ -10,6 +10,7 @@
 #include <cmath>
 #include <thread>
 
+#include "arg.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle.hpp"
 
@@ -17,11 +18,7 @@ namespace exactattn::oracle {
 
 namespace {
 
-Location arg(const char* name) {
-    Location l;
-    l.context = name;
-    return l;
-}
+using detail::arg;
 
 std::string dims(const std::vector<std::int64_t>& shape) {
     std::string s = "(";

@@ -40,5 +40,9 @@ Json claim_json(const GradSpec& s, FloatFormat output) {
 }
 /// Charges printing `chars` characters to the call's work budget (over_work past it).
 void charge_chars(double chars);
+/// Whether a batch field is laid out as the caller's tensors (dq, dk, dv, out), not (B, H, …).
+inline bool in_caller_layout(const std::string& name) {
+    return name == "dq" || name == "dk" || name == "dv" || name == "out";
+}
 
 }  // namespace exactattn::oracle::detail

@@ -6,25 +6,23 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
-#include <cstdlib>
-#include <map>
 #include <type_traits>
 
 #include "arith.hpp"
+#include "exact_entries.hpp"
 #include "kernels.hpp"
-#include "core/interval.hpp"  // private: certified enclosures of a Value, for its rounding
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle.hpp"
-#include "exactattn/print.hpp"
-#include "exactattn/value.hpp"
 
 namespace exactattn::oracle {
 
 namespace {
 
+using detail::decide_by_sign;
 using detail::DoubleArith;
 using detail::MpfrArith;
+using detail::store_exact;
+using detail::store_exact_base2;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // One row enclosed in arithmetic A: exponentials E_j = base^(s_j − m), their sum D and the
@@ -133,83 +131,6 @@ RowEnclosure<A> enclose_row(const Problem& p, const A& a, std::int64_t i, const 
     return r;
 }
 
-// Exact values of a row where they are rational (docs/oracle.md, "Exact entries"): by
-// Lindemann–Weierstrass, Σ_g e^(t_g) (Σ_{j∈g} (v_jc − x)) = 0 over the distinct scores g holds
-// only when every group's coefficient is 0, so o_c is rational exactly when every group of
-// equal scores has the same mean of v_jc, and then it is that mean; a weight is rational only
-// when all scores are equal (1/n). For base 2 the same test is sufficient, not necessary; so is
-// it under a softcap (scores cap·tanh(x/cap) + b: equal pairs (x, b) give equal scores, and an
-// entry it leaves is decided by its enclosures or refused at max_precision, never misjudged).
-struct ExactRow {
-    bool all_equal = false;
-    std::vector<std::optional<mpq_class>> out;
-};
-
-using detail::rational_scale;
-
-ExactRow exact_row(const Problem& p, std::int64_t i, const std::vector<std::uint8_t>& keep) {
-    const std::int64_t nk = p.k.rows(), d = p.q.cols(), dv = p.v.cols();
-    // Keys of equal scores c·q·k + b: with a rational c the exact score itself; with an
-    // irrational c, c·x + b = c·y + b' for rationals only when x = y and b = b'. Under a softcap
-    // the pair (c·q·k, b), whose equality makes the capped scores equal.
-    const auto c = p.softcap > 0 ? std::nullopt : rational_scale(p);
-    std::map<std::pair<mpq_class, mpq_class>, std::vector<std::int64_t>> groups;
-    for (std::int64_t j = 0; j < nk; ++j) {
-        if (!keep[j]) continue;
-        mpq_class dot = 0;
-        for (std::int64_t x = 0; x < d; ++x) dot += mpq_class(p.q.data[i * d + x]) * mpq_class(p.k.data[j * d + x]);
-        const mpq_class b(bias_at(p, i, j));
-        if (c)
-            groups[{mpq_class(*c * dot + b), mpq_class(0)}].push_back(j);
-        else
-            groups[{dot, b}].push_back(j);
-    }
-    ExactRow r;
-    r.all_equal = groups.size() == 1;
-    for (std::int64_t col = 0; col < dv; ++col) {
-        std::optional<mpq_class> mean;
-        bool same = true;
-        for (auto& [key, js] : groups) {
-            mpq_class sum = 0;
-            for (auto j : js) sum += mpq_class(p.v.data[j * dv + col]);
-            const mpq_class g = sum / static_cast<long>(js.size());
-            if (mean && *mean != g) same = false;
-            mean = g;
-        }
-        r.out.push_back(same ? mean : std::nullopt);
-    }
-    return r;
-}
-
-// A cheap exact decision for an output whose enclosure [lo, hi] straddles the one rounding
-// boundary x between two neighbours of the format: o_c − x = Σ_j E_j (v_jc − x) / D with every
-// E_j > 0, so when no visible key has v_jc − x of the other sign than another, the sign of
-// o_c − x is known exactly (0 when every v_jc = x), and with it the rounding, at any distance
-// from x: an output 2^−4000000 above a float32 midpoint is rounded at once, not after
-// 69 s of rising precision.
-std::optional<double> decide_by_sign(const Problem& p, std::int64_t c, const std::vector<std::uint8_t>& keep, double lo,
-                                     double hi, FloatFormat f) {
-    if (!std::isfinite(lo) || !std::isfinite(hi)) return std::nullopt;
-    const mpq_class qlo(lo), qhi(hi);
-    const double a = round_exact(qlo, f), b = round_exact(qhi, f);
-    if (!std::isfinite(a) || !std::isfinite(b) || !(a < b)) return std::nullopt;
-    // x = (a + b)/2 is the boundary when a and b are neighbours in f; a value of f strictly
-    // between them would be nearer to x than both, so they are neighbours when x rounds to one.
-    const mpq_class x = (mpq_class(a) + mpq_class(b)) / 2;
-    const double tie = round_exact(x, f);
-    if (tie != a && tie != b) return std::nullopt;
-    const std::int64_t nk = p.k.rows(), dv = p.v.cols();
-    int sign = 0;
-    for (std::int64_t j = 0; j < nk; ++j) {
-        if (!keep[j]) continue;
-        const int sj = cmp(mpq_class(p.v.data[j * dv + c]), x);
-        if (sj == 0) continue;
-        if (sign != 0 && sj != sign) return std::nullopt;
-        sign = sj;
-    }
-    return sign > 0 ? b : sign < 0 ? a : tie;
-}
-
 // Writes the entries of row i that `a` decides; returns how many are still undecided. Entries
 // already decided are not computed again (the log of the lse is the costliest operation of a
 // high-precision row).
@@ -268,94 +189,6 @@ void store_masked_row(const Problem& p, std::int64_t i, Reference& ref) {
                                                      : -std::numeric_limits<double>::infinity();
     for (std::int64_t j = 0; j < nk && !ref.w.empty(); ++j)
         ref.w[i * nk + j] = ref.w_lo[i * nk + j] = ref.w_hi[i * nk + j] = v;
-}
-
-// The exact rational entries of row i, where the certified ones would never decide a tie.
-void store_exact(const Problem& p, std::int64_t i, const std::vector<std::uint8_t>& keep, Reference& ref,
-                 std::vector<std::uint8_t>& done) {
-    const ExactRow ex = exact_row(p, i, keep);
-    const std::int64_t nk = p.k.rows(), dv = p.v.cols();
-    for (std::int64_t c = 0; c < dv; ++c) {
-        if (!ex.out[c]) continue;
-        const double r = round_exact(*ex.out[c], ref.format);
-        ref.out[i * dv + c] = r;
-        ref.out_lo[i * dv + c] = detail::down(ex.out[c]->get_d());
-        ref.out_hi[i * dv + c] = detail::up(ex.out[c]->get_d());
-        if (mpq_class(ex.out[c]->get_d()) == *ex.out[c])
-            ref.out_lo[i * dv + c] = ref.out_hi[i * dv + c] = ex.out[c]->get_d();
-        ref.out_exact[i * dv + c] = 1;
-        if (!ref.out_resid.empty()) ref.out_resid[i * dv + c] = mpq_class(*ex.out[c] - mpq_class(r)).get_d();
-        done[c] = 1;
-    }
-    if (!ex.all_equal) return;
-    const mpq_class w(1, static_cast<long>(std::count(keep.begin(), keep.end(), 1)));
-    for (std::int64_t j = 0; j < nk && !ref.w.empty(); ++j) {
-        if (!keep[j]) continue;
-        ref.w[i * nk + j] = round_exact(w, ref.format);
-        ref.w_lo[i * nk + j] = detail::down(w.get_d());
-        ref.w_hi[i * nk + j] = detail::up(w.get_d());
-        done[dv + 1 + j] = 1;
-    }
-}
-
-// x correctly rounded to f: exact for a rational, else by enclosures at doubling precision.
-double round_value(const Value& x, FloatFormat f) {
-    if (x.is_rational()) return round_exact(x.rational(), f);
-    for (std::int64_t prec = 64;; prec *= 2) {
-        if (prec > limits().max_precision)
-            throw over_limit(Limit::max_precision, "an exact output's rounding needs more bits of working precision");
-        const Enclosure e = exactattn::detail::enclose(x.terms(), prec);
-        mpq_class lo(e.lo), hi(e.hi);
-        lo /= mpq_class(mpz_class(1) << static_cast<mp_bitcnt_t>(prec));
-        hi /= mpq_class(mpz_class(1) << static_cast<mp_bitcnt_t>(prec));
-        const double a = round_exact(lo, f), b = round_exact(hi, f);
-        if (a == b) return a;
-    }
-}
-
-// The exact domain of an exp2 kernel (docs/oracle.md): with a rational scale, 2^(s_j − s_max)
-// is an element of Q(2^(1/m)) when every difference has a denominator m ≤ max_root, and the
-// engine's Value arithmetic gives the weights and outputs exactly. False when out of reach.
-bool store_exact_base2(const Problem& p, std::int64_t i, const std::vector<std::uint8_t>& keep, Reference& ref,
-                       std::vector<std::uint8_t>& done) {
-    const auto c = rational_scale(p);
-    if (p.base != ExpBase::Two || !c || p.softcap > 0) return false;  // capped scores are irrational
-    const std::int64_t nk = p.k.rows(), d = p.q.cols(), dv = p.v.cols();
-    std::vector<mpq_class> s(static_cast<std::size_t>(nk));
-    std::optional<mpq_class> smax;
-    for (std::int64_t j = 0; j < nk; ++j) {
-        if (!keep[j]) continue;
-        for (std::int64_t x = 0; x < d; ++x) s[j] += mpq_class(p.q.data[i * d + x]) * mpq_class(p.k.data[j * d + x]);
-        s[j] *= *c;
-        s[j] += mpq_class(bias_at(p, i, j));
-        if (!smax || s[j] > *smax) smax = s[j];
-    }
-    std::vector<Value> e(static_cast<std::size_t>(nk));
-    Value den;
-    for (std::int64_t j = 0; j < nk; ++j) {
-        if (!keep[j]) continue;
-        const mpq_class t = s[j] - *smax;
-        if (cmp(t.get_den(), limits().max_root) > 0 || cmp(abs(t), limits().max_exponent) > 0) return false;
-        e[j] = Value::exp2(t);
-        den += e[j];
-    }
-    if (ref.out_exact_text.empty()) ref.out_exact_text.assign(ref.out.size(), "");
-    for (std::int64_t col = 0; col < dv; ++col) {
-        Value num;
-        for (std::int64_t j = 0; j < nk; ++j)
-            if (keep[j]) num += e[j] * Value(mpq_class(p.v.data[j * dv + col]));
-        const Value o = num / den;
-        const std::size_t at = static_cast<std::size_t>(i * dv + col);
-        ref.out[at] = round_value(o, ref.format);
-        const double x = to_double(o);  // correctly rounded: one step each way encloses o
-        const bool is_double = o.is_rational() && mpq_class(x) == o.rational();
-        ref.out_lo[at] = is_double ? x : detail::down(x);
-        ref.out_hi[at] = is_double ? x : detail::up(x);
-        ref.out_exact[at] = 1;
-        ref.out_exact_text[at] = to_ascii(o);
-        done[col] = 1;
-    }
-    return true;
 }
 
 // The work of one row at `prec` bits, charged before it runs (docs/limits.md, "The work
@@ -652,235 +485,6 @@ double emulation_work(const Problem& p) {
     double units = 0;
     for (std::int64_t i = 0; i < p.q.rows(); ++i) units += emulation_row_work(p, i);
     return units;
-}
-
-namespace {
-
-Location arg(const char* name) {
-    Location l;
-    l.context = name;
-    return l;
-}
-
-std::string shape_text(const Tensor& t) {
-    if (t.shape.size() == 2) return fmt::format("{} × {}", t.shape[0], t.shape[1]);
-    std::string s = fmt::format("of rank {}", t.shape.size());
-    if (!t.shape.empty()) {
-        s += " (";
-        for (std::size_t x = 0; x < t.shape.size(); ++x) s += fmt::format("{}{}", x ? " × " : "", t.shape[x]);
-        s += ")";
-    }
-    return s;
-}
-
-}  // namespace
-
-void validate(const Problem& p) {
-    const std::pair<const char*, const Tensor*> ts[] = {{"q", &p.q}, {"k", &p.k}, {"v", &p.v}};
-    const char* role[] = {"n_q × d", "n_k × d", "n_k × d_v"};
-    for (int x = 0; x < 3; ++x) {
-        const Tensor& t = *ts[x].second;
-        if (t.shape.size() != 2)
-            throw shape_error(fmt::format("{} must be a matrix ({}), not {}", ts[x].first, role[x], shape_text(t)),
-                              arg(ts[x].first));
-        if (t.shape[0] < 1 || t.shape[1] < 1)
-            throw shape_error(fmt::format("{} is empty ({})", ts[x].first, shape_text(t)), arg(ts[x].first));
-        if (static_cast<std::int64_t>(t.data.size()) != t.shape[0] * t.shape[1])
-            throw shape_error(
-                fmt::format("{} has {} values for a shape of {}", ts[x].first, t.data.size(), shape_text(t)),
-                arg(ts[x].first));
-    }
-    if (p.q.cols() != p.k.cols())
-        throw shape_error(fmt::format("k has {} columns but q has {} (both are … × d)", p.k.cols(), p.q.cols()),
-                          arg("k"));
-    if (p.k.rows() != p.v.rows())
-        throw shape_error(fmt::format("v has {} rows but k has {} (both are n_k × …)", p.v.rows(), p.k.rows()),
-                          arg("v"));
-    if (!p.mask.empty() && static_cast<std::int64_t>(p.mask.size()) != p.q.rows() * p.k.rows())
-        throw shape_error(fmt::format("the mask must be n_q × n_k = {} × {}", p.q.rows(), p.k.rows()), arg("mask"));
-    if (!p.bias.empty() && static_cast<std::int64_t>(p.bias.size()) != p.q.rows() * p.k.rows())
-        throw shape_error(fmt::format("the bias must be n_q × n_k = {} × {}", p.q.rows(), p.k.rows()), arg("bias"));
-    for (std::size_t x = 0; x < p.bias.size(); ++x)
-        if (std::isnan(p.bias[x]) || p.bias[x] == std::numeric_limits<double>::infinity())
-            throw domain_error(fmt::format("bias[{}, {}]: {} (a bias is finite, or −inf for a masked key)",
-                                           static_cast<std::int64_t>(x) / p.k.rows(),
-                                           static_cast<std::int64_t>(x) % p.k.rows(), p.bias[x]),
-                               arg("bias"));
-    if (p.window_left < -1)
-        throw usage_error("the window's left size is a whole number from 0 (or −1: all)", arg("window"));
-    if (p.window_right < -1)
-        throw usage_error("the window's right size is a whole number from 0 (or −1: all)", arg("window"));
-    for (const auto& [name, t] : ts) {
-        for (std::size_t x = 0; x < t->data.size(); ++x) {
-            const double v = t->data[x];
-            const auto where = fmt::format("{}[{}, {}]", name, static_cast<std::int64_t>(x) / t->cols(),
-                                           static_cast<std::int64_t>(x) % t->cols());
-            if (!std::isfinite(v))
-                throw domain_error(fmt::format("{}: {} in an input (refused: no exact value)", where, v));
-            if (!representable(v, t->format))
-                throw domain_error(fmt::format("{}: {}", where, not_a_value(v, t->format)));
-        }
-    }
-    if (p.scale.kind == ScaleKind::Given && !std::isfinite(p.scale.value))
-        throw usage_error("the scale is not finite", arg("scale"));
-    checked_softcap(p.softcap, arg("softcap"));
-}
-
-namespace {
-
-// A mask or bias is n_q × n_k for p's q and k (a transposed one of the same size is refused).
-void check_pair_shape(const Problem& p, const Tensor& m, const char* what, const Location& where) {
-    const bool known = p.q.shape.size() == 2 && p.k.shape.size() == 2;
-    if (m.shape.size() != 2 || (known && (m.shape[0] != p.q.rows() || m.shape[1] != p.k.rows())) ||
-        static_cast<std::int64_t>(m.data.size()) != m.rows() * m.cols())
-        throw shape_error(known ? fmt::format("the {} must be n_q × n_k = {} × {}, not {}", what, p.q.rows(),
-                                              p.k.rows(), shape_text(m))
-                                : fmt::format("the {} must be a matrix (n_q × n_k), not {}", what, shape_text(m)),
-                          where);
-}
-
-}  // namespace
-
-void set_mask(Problem& p, const Tensor& m, const Location& where) {
-    check_pair_shape(p, m, "mask", where);
-    p.mask.clear();
-    p.mask.reserve(m.data.size());
-    for (std::size_t x = 0; x < m.data.size(); ++x) {
-        const double v = m.data[x];
-        if (v != 0 && v != 1)
-            throw domain_error(
-                fmt::format("mask[{}, {}]: {} is neither 0 (visible) nor 1 (masked); an additive "
-                            "score bias such as ALiBi, or −inf for masked keys, is given as the bias",
-                            static_cast<std::int64_t>(x) / m.cols(), static_cast<std::int64_t>(x) % m.cols(), v),
-                where);
-        p.mask.push_back(v != 0 ? 1 : 0);
-    }
-}
-
-void set_bias(Problem& p, const Tensor& b, const Location& where) {
-    check_pair_shape(p, b, "bias", where);
-    for (std::size_t x = 0; x < b.data.size(); ++x)
-        if (std::isnan(b.data[x]) || b.data[x] == std::numeric_limits<double>::infinity())
-            throw domain_error(fmt::format("bias[{}, {}]: {} (a bias is finite, or −inf for a masked key)",
-                                           static_cast<std::int64_t>(x) / b.cols(),
-                                           static_cast<std::int64_t>(x) % b.cols(), b.data[x]),
-                               where);
-    p.bias = b.data;
-}
-
-std::vector<std::uint8_t> visible_keys(const Problem& p, std::int64_t i) {
-    const std::int64_t nq = p.q.rows(), nk = p.k.rows();
-    // The diagonal of query i: key i, or key i + n_k − n_q (bottom-right).
-    const std::int64_t diag = i + (p.align == Align::BottomRight ? nk - nq : 0);
-    const std::int64_t right =
-        p.causal ? (p.window_right < 0 ? 0 : std::min<std::int64_t>(p.window_right, 0)) : p.window_right;
-    std::vector<std::uint8_t> keep(static_cast<std::size_t>(nk), 1);
-    for (std::int64_t j = 0; j < nk; ++j) {
-        if (right >= 0 && j > diag + right) keep[j] = 0;
-        if (p.window_left >= 0 && j < diag - p.window_left) keep[j] = 0;
-        if (!p.mask.empty() && p.mask[i * nk + j]) keep[j] = 0;
-        if (!p.bias.empty() && p.bias[i * nk + j] == -std::numeric_limits<double>::infinity()) keep[j] = 0;
-    }
-    return keep;
-}
-
-std::int64_t visible_key_count(const Problem& p, std::int64_t i) {
-    if (!p.mask.empty() || !p.bias.empty()) {
-        const auto keep = visible_keys(p, i);
-        return std::count(keep.begin(), keep.end(), std::uint8_t{1});
-    }
-    // visible_keys' window, as an interval of keys: diag − left ≤ j ≤ diag + right
-    const std::int64_t nq = p.q.rows(), nk = p.k.rows();
-    const std::int64_t diag = i + (p.align == Align::BottomRight ? nk - nq : 0);
-    const std::int64_t right =
-        p.causal ? (p.window_right < 0 ? 0 : std::min<std::int64_t>(p.window_right, 0)) : p.window_right;
-    const std::int64_t hi = right >= 0 ? std::min(nk - 1, diag + right) : nk - 1;
-    const std::int64_t lo = p.window_left >= 0 ? std::max<std::int64_t>(0, diag - p.window_left) : 0;
-    return std::max<std::int64_t>(0, hi - lo + 1);
-}
-
-Problem problem_options(const ProblemOptions& o) {
-    Problem p;
-    p.scale = o.scale_value ? given_scale(*o.scale_value, arg("scale")) : parse_scale(o.scale, arg("scale"));
-    p.base = parse_base(o.base, arg("base"));
-    p.masked_rows = parse_masked_rows(o.masked_rows, arg("masked_rows"));
-    p.masked_lse = parse_masked_lse(o.masked_lse, arg("masked_lse"));
-    p.align = parse_align(o.align, arg("align"));
-    p.causal = o.causal;
-    if (o.window_left < -1 || o.window_right < -1)
-        throw usage_error(fmt::format("a window of ({}, {}) keys: each side a whole number from 0, or −1 for all",
-                                      o.window_left, o.window_right),
-                          arg("window"));
-    p.window_left = o.window_left;
-    p.window_right = o.window_right;
-    p.softcap = checked_softcap(o.softcap, arg("softcap"));
-    return p;
-}
-
-Align parse_align(std::string_view text, const Location& where) {
-    if (text == "top-left") return Align::TopLeft;
-    if (text == "bottom-right") return Align::BottomRight;
-    throw usage_error(fmt::format("unknown alignment '{}' (top-left, bottom-right)", escape_controls(text)), where);
-}
-
-MaskedLse parse_masked_lse(std::string_view text, const Location& where) {
-    if (text == "-inf") return MaskedLse::NegInf;
-    if (text == "inf" || text == "+inf") return MaskedLse::PosInf;
-    throw usage_error(fmt::format("unknown log-sum-exp '{}' for fully masked rows (-inf, inf)", escape_controls(text)),
-                      where);
-}
-
-Scale given_scale(double c, const Location& where) {
-    if (!std::isfinite(c)) throw usage_error(fmt::format("the scale {} is not a finite number", c), where);
-    return {ScaleKind::Given, c};
-}
-
-Scale parse_scale(std::string_view text, const Location& where) {
-    if (text == "sqrt-dk") return {ScaleKind::SqrtDk, 1};
-    if (text == "none") return {ScaleKind::None, 1};
-    const std::string s(text);
-    char* end = nullptr;
-    const double c = s.empty() || std::isspace(static_cast<unsigned char>(s[0])) ? 0 : std::strtod(s.c_str(), &end);
-    if (end == nullptr || end == s.c_str() || *end != '\0' || s.size() != text.size() || !std::isfinite(c))
-        throw usage_error(fmt::format("'{}' is not sqrt-dk, none or a finite number", escape_controls(text)), where);
-    return {ScaleKind::Given, c};
-}
-
-ExpBase parse_base(std::string_view text, const Location& where) {
-    if (text == "e") return ExpBase::E;
-    if (text == "2") return ExpBase::Two;
-    throw usage_error(fmt::format("unknown base '{}' (e or 2)", escape_controls(text)), where);
-}
-
-MaskedRows parse_masked_rows(std::string_view text, const Location& where) {
-    if (text == "error") return MaskedRows::Error;
-    if (text == "nan") return MaskedRows::NaN;
-    if (text == "zeros") return MaskedRows::Zeros;
-    throw usage_error(
-        fmt::format("unknown semantics '{}' for fully masked rows (error, nan, zeros)", escape_controls(text)), where);
-}
-
-double checked_softcap(double cap, const Location& where) {
-    if (!(cap >= 0) || !std::isfinite(cap))
-        throw usage_error(fmt::format("the softcap {} is not a finite number > 0 (or 0: none)", cap), where);
-    return cap;
-}
-
-void check_softcap_claim(double softcap, bool stored, bool sharp_bound) {
-    if (softcap <= 0) return;
-    if (stored)
-        throw usage_error("a softcap with scores stored between the steps (unfused) has no bound yet", arg("softcap"));
-    if (sharp_bound)
-        throw usage_error(
-            "a softcap is bounded by the running and a-priori bounds only, not yet by the ordered and "
-            "probabilistic ones",
-            arg("softcap"));
-}
-
-double checked_tolerance(double ulps, const Location& where) {
-    if (!(ulps >= 0) || !std::isfinite(ulps))
-        throw usage_error(fmt::format("the tolerance {} ULPs is not a finite number from 0", ulps), where);
-    return ulps;
 }
 
 }  // namespace exactattn::oracle

@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 
+#include "arg.hpp"
 #include "arith.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle_grad.hpp"
@@ -31,11 +32,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // many binades the exact weights are left to the enclosures (they are far from any midpoint).
 constexpr long kMaxExactShift = 4096;
 
-Location arg(const char* name) {
-    Location l;
-    l.context = name;
-    return l;
-}
+using detail::arg;
 
 GradField make_field(const char* name, std::vector<std::int64_t> shape) {
     GradField f;

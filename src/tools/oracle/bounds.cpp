@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: MIT
+// exactattn oracle: the bounds a kernel's output, weights and lse are judged against
+// (docs/oracle.md, "Bounds"): each algorithm's a-priori bound, the running bounds from the actual
+// inputs and the probabilistic bounds.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "fp8.hpp"
+#include "exactattn/oracle.hpp"
+
+namespace exactattn::oracle {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// γ_n = nu/(1 − nu) (Higham §3.1); +inf when nu ≥ 1 (no guarantee).
+double gamma(double n, double u) { return n * u < 1 ? n * u / (1 - n * u) : kInf; }
+
+// The relative error terms of one row (docs/oracle.md, "Bounds", steps 1 to 4).
+struct Terms {
+    double r = 0;      // per exponential: its rounding and its argument's error
+    double phi = 0;    // per term of the denominator
+    double theta = 0;  // per term of the numerator (and the division)
+    double eta = 0;    // absolute error of an exponential that underflows
+    double eps = 0;    // absolute error of an exponential's argument
+    double d_lo = 1;   // a lower bound on Σ_j exp(s_j − shift)
+    std::string why;   // nonempty: no guarantee
+};
+
+// Unfused attention (docs/oracle.md, "Stored scores and weights"): a score stored in its format
+// after the product, the scale and the bias, each rounded there at worst (3 roundings of
+// relative u_s and absolute η_s on a score of magnitude ≤ a).
+// The error is at most g_s·a + η_s' with these two.
+double stored_score_relative(const AlgorithmSpec& s) {
+    if (!s.stored || s.algorithm == Algorithm::Online) return 0;
+    const double us = unit_roundoff(*s.stored);
+    return 3 * us * (1 + us) * (1 + us);
+}
+double stored_score_absolute(const AlgorithmSpec& s) {
+    return s.stored && s.algorithm != Algorithm::Online ? 3 * least_subnormal(*s.stored) : 0;
+}
+double stored_score_error(const AlgorithmSpec& s, double a) {
+    return stored_score_relative(s) * a + stored_score_absolute(s);
+}
+
+// The logit softcap (docs/oracle.md, "The logit softcap"): on a scaled score computed within
+// g·a_j, up to three roundings of tanh's argument (cap rounded to the format, a reciprocal, the
+// division or product) and three of the capped score (tanh within 1 ulp, counted as two; the
+// product by the rounded cap) add at most (1 + g)((1 + u')^7 − 1)·a_j, u' = u_a/(1 − u_a) (each
+// factor 1 + δ or 1/(1 + δ); tanh is 1-Lipschitz and |tanh| ≤ 1), and (2·cap + 1)η_a where they
+// fall into the subnormals. 0 without a softcap.
+double softcap_relative(const Reference& ref, double g, double ua) {
+    return ref.softcap > 0 ? (1 + g) * std::expm1(7 * std::log1p(ua / (1 - ua))) * (1 + 0x1p-30) : 0;
+}
+double softcap_absolute(const Reference& ref, double ea) { return ref.softcap > 0 ? (2 * ref.softcap + 1) * ea : 0; }
+// ... and a weight stored: relative u_s besides the accumulator's.
+double stored_weight_roundoff(const AlgorithmSpec& s) {
+    return s.stored && s.algorithm != Algorithm::Online ? unit_roundoff(*s.stored) : 0;
+}
+
+Terms row_terms(const Reference& ref, const AlgorithmSpec& s, const RowFacts& f, std::int64_t i) {
+    Terms t;
+    const double ua = unit_roundoff(s.accumulate), n = static_cast<double>(f.keys);
+    const double a = f.abs_score_max;
+    // dot, scale, product; and the absolute η_a/2 of each product q_x k_x, the scale's product
+    // and the subtraction that may fall into the subnormals (docs/oracle.md, "Underflow").
+    const double ea = least_subnormal(s.accumulate);
+    double eps = gamma(static_cast<double>(ref.d), ua) * a + 6 * ua * a + (static_cast<double>(ref.d) + 2) * ea +
+                 stored_score_error(s, a);
+    if (ref.softcap > 0)
+        eps +=
+            softcap_relative(ref, gamma(static_cast<double>(ref.d), ua) + 6 * ua, ua) * a + softcap_absolute(ref, ea);
+    // log_b of the largest finite value: where b^s (and Σ b^s, whose log_b is the lse) overflows.
+    const double lmax =
+        (ref.base == ExpBase::E ? std::log(max_finite(s.accumulate)) : std::log2(max_finite(s.accumulate))) *
+        (1 - 0x1p-30);
+    t.eta = least_subnormal(s.accumulate);
+    // One case an algorithm, no default: a new Algorithm does not compile without its terms.
+    switch (s.algorithm) {
+        case Algorithm::Naive: {
+            // The computed sum may exceed the exact one by the factor (1 + 2u)e^ε(1 + γ_n): its
+            // log_b by at most 2(γ_n + 2u + ε) (log1p(x) ≤ x, and 1/ln 2 < 2).
+            const double slack = 2 * (gamma(n, ua) + 2 * ua + eps);
+            if (f.score_max + eps >= lmax || ref.lse_hi[i] + slack >= lmax)
+                t.why =
+                    fmt::format("row {}: the largest score {:.6g} overflows exp (or the sum) in {} (log max = {:.4g})",
+                                i, f.score_max, info(s.accumulate).name, lmax);
+            t.d_lo = std::exp(ref.lse_lo[i]) * (1 - 0x1p-30);
+            t.phi = gamma(n - 1, ua);
+            t.theta = (1 + ua) * (1 + stored_weight_roundoff(s)) * (1 + gamma(n, ua)) - 1;
+            break;
+        }
+        case Algorithm::Safe:
+            eps += ua * f.score_range;  // s_j − m rounded
+            t.phi = gamma(n - 1, ua);
+            t.theta = (1 + ua) * (1 + stored_weight_roundoff(s)) * (1 + gamma(n, ua)) - 1;
+            break;
+        case Algorithm::Online: {
+            eps += ua * f.score_range;  // s_j − m rounded
+            const double b = static_cast<double>(std::max<std::int64_t>(1, std::min<std::int64_t>(s.block, f.keys)));
+            const double blocks = std::ceil(n / b);
+            const double up = s.p_format == s.accumulate ? 0 : unit_roundoff(s.p_format);
+            const PCastTerms pc = p_cast_terms(s);  // P's descale (docs/oracle.md, "8-bit floats")
+            t.phi = gamma(b + 2 * blocks, ua);
+            t.theta = (1 + up) * (1 + pc.relative) * (1 + gamma(b + 2 * blocks, ua)) * (1 + ua) - 1;
+            t.eta += pc.absolute;
+            t.why = pc.why.empty() ? "" : fmt::format("row {}: {}", i, pc.why);
+            break;
+        }
+    }
+    t.eps = eps;
+    t.r = (1 + 2 * ua) * std::exp(eps) - 1;
+    const double dot_up = f.abs_dot_max * (1 + gamma(static_cast<double>(ref.d), ua));
+    if (std::max(dot_up, a + eps) >= max_finite(s.accumulate))
+        t.why = fmt::format("row {}: a dot product q·k up to {:.4g} may overflow {} (max {:.4g})", i,
+                            std::max(f.abs_dot_max, a), info(s.accumulate).name, max_finite(s.accumulate));
+    else if (t.phi >= 1)
+        t.why = fmt::format("row {}: {} keys summed in {}: n·u ≥ 1, no guarantee", i, f.keys, info(s.accumulate).name);
+    else if (t.r >= 1)
+        t.why = fmt::format("row {}: scores up to {:.4g} rounded in {} make exp's relative error ≥ 1, no guarantee", i,
+                            f.abs_score_max, info(s.accumulate).name);
+    return t;
+}
+
+// The row's terms, or nothing (with the reason in `why`) when the algorithm guarantees nothing.
+std::optional<Terms> bounded_terms(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::string* why) {
+    Terms t = row_terms(ref, spec, ref.rows[i], i);
+    if (t.why.empty()) return t;
+    if (why != nullptr) *why = t.why;
+    return std::nullopt;
+}
+
+// The absolute errors of the operations after the exponentials that may underflow
+// (docs/oracle.md, "Underflow"): each rounds to within η_a/2 absolutely besides its relative u_a.
+// Naive and safe: the weight ŵ_j = fl(Ê_j/D̂) (moves the output by |v_jc| η_a/2) and the
+// product fl(ŵ_j v_jc) (η_a/2), summed over n keys with factor 1 + θ: (V1 + n)η_a(1 + θ)/2.
+// Online: the n products fl(P_j v_jc) and T rescalings fl(α O) enter O, T rescalings fl(α ℓ)
+// enter ℓ, both divided by ℓ̂ ≥ D'; the final division adds η_a/2. v1 ≥ Σ_j |v_jc|, o ≥ |ô|.
+double ops_underflow(const AlgorithmSpec& s, const Terms& t, const RowFacts& f, double v1, double o) {
+    const double ea = least_subnormal(s.accumulate), n = static_cast<double>(f.keys);
+    switch (s.algorithm) {
+        case Algorithm::Naive:
+        case Algorithm::Safe:  // a stored weight that underflows: η_s of |v| more
+            return (v1 + n) * ea * (1 + t.theta) + (s.stored ? v1 * least_subnormal(*s.stored) * (1 + t.theta) : 0);
+        case Algorithm::Online:
+            break;
+    }
+    const double b = static_cast<double>(std::max<std::int64_t>(1, std::min<std::int64_t>(s.block, f.keys)));
+    const double blocks = std::ceil(n / b);
+    const double d_prime = t.d_lo * (1 - t.r) * (1 - t.phi);
+    return ((n + blocks) * ea * (1 + t.theta) + blocks * ea * o) / d_prime + ea;
+}
+
+}  // namespace
+
+double probabilistic_failure() { return 0x1p-40; }
+double probabilistic_lambda() { return std::sqrt(2 * std::log(2 / probabilistic_failure())); }
+
+double output_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t c, std::string* why) {
+    const RowFacts& f = ref.rows[i];
+    if (f.masked) return 0;
+    const auto terms = bounded_terms(ref, spec, i, why);
+    if (!terms) return kInf;
+    const Terms& t = *terms;
+    const std::size_t at = static_cast<std::size_t>(i * ref.d_v + c);
+    const double a = ref.out_abs[at], o = std::max(std::fabs(ref.out_lo[at]), std::fabs(ref.out_hi[at]));
+    const double b0 = a * ((1 + t.r) * (1 + t.theta) / ((1 - t.r) * (1 - t.phi)) - 1);
+    const double n_eta = static_cast<double>(f.keys) * t.eta;
+    const double d_prime = t.d_lo * (1 - t.r) * (1 - t.phi);
+    const double b_eta = d_prime > n_eta ? n_eta * (ref.v_abs_max[c] + o + b0) / (d_prime - n_eta) : kInf;
+    const double b_ops = ops_underflow(spec, t, f, static_cast<double>(f.keys) * ref.v_abs_max[c], o + b0);
+    const double uo = unit_roundoff(ref.format);
+    const double b = (b0 + b_eta + b_ops + uo * (o + b0 + b_eta + b_ops) + least_subnormal(ref.format)) * (1 + 0x1p-20);
+    if (std::isnan(b) || std::isinf(b)) {
+        if (why != nullptr) *why = fmt::format("row {}: the bound overflows", i);
+        return kInf;
+    }
+    return b;
+}
+
+double running_output_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t c,
+                            std::string* why, bool ordered) {
+    // Masked rows (0) and rows without a guarantee (+inf, the reason in `why`) as a priori.
+    const double pri = output_bound(ref, spec, i, c, why);
+    const std::size_t at = static_cast<std::size_t>(i * ref.d_v + c);
+    if (!std::isfinite(pri) || pri == 0 || ref.run_s1.size() <= at) return pri;
+    const RowFacts& f = ref.rows[i];
+    const Terms t = row_terms(ref, spec, f, i);
+    const double ua = unit_roundoff(spec.accumulate), n = static_cast<double>(f.keys);
+    const double ea = least_subnormal(spec.accumulate);
+    // Per key the exponential's argument errs by τ_j ≤ g a_j + η_s + u_a (max s − s_j) + 2u_a ε_max
+    // (the scores, and the subtraction of the kernel's own max, which is off by at most ε_max).
+    double g = gamma(static_cast<double>(ref.d), ua) + 6 * ua + stored_score_relative(spec);
+    double eta_s = (static_cast<double>(ref.d) + 2) * ea + stored_score_absolute(spec);
+    if (ref.softcap > 0) {
+        g += softcap_relative(ref, g, ua);
+        eta_s += softcap_absolute(ref, ea);
+    }
+    const double eps_max = g * f.abs_score_max + eta_s;
+    const bool shifted = spec.algorithm != Algorithm::Naive;
+    const double tau_max = shifted ? eps_max * (1 + 2 * ua) + ua * f.score_range : eps_max;
+    const double kappa = (1 + 2 * ua) * std::exp(tau_max), r_max = kappa - 1;
+    if (r_max >= 1) return kInf;  // bounded_terms said so already
+    // Σ_j w_j r_j |v_jc − o_c| with r_j ≤ 2u_a + κ τ_j (the mean value theorem on (1 + 2u_a)e^τ − 1).
+    const double p =
+        2 * ua * ref.run_s2[at] + kappa * (g * ref.run_s1[at] + eta_s * ref.run_s2[at] +
+                                           (shifted ? ua * ref.run_s3[at] + 2 * ua * eps_max * ref.run_s2[at] : 0));
+    const double o = std::max(std::fabs(ref.out_lo[at]), std::fabs(ref.out_hi[at]));
+    const double den = (1 - r_max) * (1 - t.phi);
+    // The exponentials' errors move o by Σ w_j ρ_j (v_j − o) and the denominator's by o·Σ w_j(1+ρ_j)φ_j;
+    // the numerator's roundings (θ per term) by θ Σ_j ŵ_j |v_jc|.
+    const double e1 = (p + o * t.phi * kappa) / den;
+    const double n1 = t.theta * ref.out_abs[at] * kappa / den;
+    double b0 = e1 + n1;
+    if (ordered && spec.algorithm != Algorithm::Online && ref.run_s1o.size() > at) {
+        // The declared order (docs/oracle.md, "The running bound for the declared order"):
+        // Higham's running error bound, u Σ |partial sums| (computed partials within (1 + γ) of
+        // the exact ones), for the dot products in index order and the sums in key order.
+        const double a = ref.out_abs[at], ga = 1 + gamma(2 * static_cast<double>(ref.d) + 2, ua);
+        const bool c_exact = ref.scale_exact && representable(ref.scale, spec.accumulate);
+        const double po =
+            2 * ua * ref.run_s2[at] +
+            kappa * (ua * ga * ref.run_s1o[at] + (c_exact ? 0 : 3 * ua) * ref.run_s1[at] + eta_s * ref.run_s2[at] +
+                     (shifted ? ua * ref.run_s3[at] + 2 * ua * eps_max * ref.run_s2[at] : 0));
+        const double gn = gamma(n, ua);
+        const double phi_o = std::min(t.phi, ua * (1 + gn) * kappa * ref.run_pd1[i] / (1 - r_max));
+        const double den_o = (1 - r_max) * (1 - phi_o);
+        // Each term fl(fl(Ê_j/D̂) v_jc) within the factor (1 + 2u + u²) of (Ê_j/D̂) v_jc, itself
+        // within ρ_y of w_j v_jc; the sum's computed partials within γ_n Σ|terms| of their own.
+        const double rho_y = (1 + r_max) * (1 + 2 * ua + ua * ua) / den_o - 1;
+        const double n1_o = (2 * ua + ua * ua) * kappa * a / den_o +
+                            ua * (ref.run_pv1[at] + n * (rho_y + gn * kappa * (1 + 2 * ua) / den_o) * a);
+        b0 = std::min(b0, (po + o * phi_o * kappa) / den_o + n1_o);
+    }
+    const double n_eta = n * t.eta, d_prime = t.d_lo * den;
+    const double b_eta = d_prime > n_eta ? t.eta * (ref.run_v1[at] + n * (o + b0)) / (d_prime - n_eta) : kInf;
+    const double b_ops = ops_underflow(spec, t, f, ref.run_v1[at], o + b0);
+    double b = b0 + b_eta + b_ops;
+    // The output's own rounding, unless the output format holds every accumulator value.
+    if (unit_roundoff(ref.format) > ua || least_subnormal(ref.format) > ea)
+        b += unit_roundoff(ref.format) * (o + b) + least_subnormal(ref.format);
+    b *= 1 + 0x1p-20;
+    if (std::isnan(b) || std::isinf(b)) {
+        if (why != nullptr) *why = fmt::format("row {}: the bound overflows", i);
+        return kInf;
+    }
+    return std::min(b, pri);
+}
+
+double probabilistic_output_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t c,
+                                  bool ordered, std::string* why) {
+    const double run = running_output_bound(ref, spec, i, c, why, ordered);
+    const std::size_t at = static_cast<std::size_t>(i * ref.d_v + c);
+    if (!std::isfinite(run) || run == 0 || ref.run_qa.size() <= at) return run;
+    const RowFacts& f = ref.rows[i];
+    const Terms t = row_terms(ref, spec, f, i);
+    const double ua = unit_roundoff(spec.accumulate), n = static_cast<double>(f.keys);
+    const double ea = least_subnormal(spec.accumulate), d = static_cast<double>(ref.d);
+    const double o = std::max(std::fabs(ref.out_lo[at]), std::fabs(ref.out_hi[at])), a = ref.out_abs[at];
+    const bool shifted = spec.algorithm != Algorithm::Naive, online = spec.algorithm == Algorithm::Online;
+    // Σ_k c_k² over the rounding errors δ_k (|δ_k| ≤ u_a) of the first-order error of o_c:
+    // the scores (d products, d − 1 additions, the scale's product), the subtraction of the max,
+    // the exponentials (|ρ| ≤ 2u_a), the denominator's and the numerator's additions, the
+    // division(s) and the products w_j v_jc (docs/oracle.md, "The probabilistic bound").
+    double q = (ordered ? ref.run_qd[at] : (d + 1) * ref.run_qa[at]) + (shifted ? ref.run_q3[at] : 0) +
+               4 * ref.run_q2[at] + ref.run_qv[at];
+    if (online) {
+        const double b = static_cast<double>(std::max<std::int64_t>(1, std::min<std::int64_t>(spec.block, f.keys)));
+        const double blocks = std::ceil(n / b), up = unit_roundoff(spec.p_format);
+        q += o * o + (n - 1 + 2 * blocks) * (a * a + o * o) + (up > ua ? up * up / (ua * ua) : 0) * ref.run_qv[at];
+    } else if (ordered) {
+        q += ref.run_qv[at] + o * o * ref.run_pd[i] + ref.run_pv[at];
+    } else {
+        q += ref.run_qv[at] + (n - 1) * (o * o + a * a);
+    }
+    const double r_max = (1 + 2 * ua) * std::exp(t.eps) - 1;  // as a priori: exp's factor
+    const double den = (1 - r_max) * (1 - t.phi), kappa = 1 + r_max;
+    const double first = probabilistic_lambda() * ua * std::sqrt(q) * kappa / den;
+    // The products of two or more errors: each path's factor Π(1 + δ) is 1 + Σδ within (Σ|δ|)²
+    // (Σ|δ| ≤ 1/2), and the ratio's expansion within ρ², ρ the a-priori relative factor.
+    const double rho = (1 + t.r) * (1 + t.theta) / ((1 - t.r) * (1 - t.phi)) - 1;
+    const double second = 2 * a * rho * rho;
+    // A scale c that is not a value of the accumulator: the kernel's c within 1 ulp (2u_a) is a
+    // temperature error common to every key, |∂o/∂ log c| · 2u_a (not random).
+    const bool c_exact = ref.scale_exact && representable(ref.scale, spec.accumulate);
+    const double scale_err = c_exact ? 0 : 2 * ua * ref.run_gabs[at];
+    const double b_eta_ops = [&] {
+        const double n_eta = n * t.eta, d_prime = t.d_lo * den;
+        const double b0 = first + second;
+        const double be = d_prime > n_eta ? t.eta * (ref.run_v1[at] + n * (o + b0)) / (d_prime - n_eta) : kInf;
+        return be + ops_underflow(spec, t, f, ref.run_v1[at], o + b0);
+    }();
+    double b = first + second + scale_err + b_eta_ops;
+    if (unit_roundoff(ref.format) > ua || least_subnormal(ref.format) > ea)
+        b += unit_roundoff(ref.format) * (o + b) + least_subnormal(ref.format);
+    b *= 1 + 0x1p-20;
+    return std::isfinite(b) ? std::min(b, run) : run;
+}
+
+double weight_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t j, std::string* why) {
+    const RowFacts& f = ref.rows[i];
+    const double w = std::fabs(ref.w_hi[i * ref.n_k + j]);
+    if (f.masked || w == 0) return 0;  // masked keys and rows: exactly the semantics' value
+    const auto terms = bounded_terms(ref, spec, i, why);
+    if (!terms) return kInf;
+    const Terms& t = *terms;
+    // ŵ = Ê(1 + δ)/D̂, δ the division's rounding: the weight's own factor (1+r)(1+u)/((1−r)(1−Φ)).
+    const double ua = unit_roundoff(spec.accumulate), n_eta = static_cast<double>(f.keys) * t.eta;
+    const double d_prime = t.d_lo * (1 - t.r) * (1 - t.phi);
+    const double b0 = w * ((1 + t.r) * (1 + ua) / ((1 - t.r) * (1 - t.phi)) - 1);
+    // the exponentials' underflow, and the division's own (η_a/2: the weight may be subnormal)
+    const double b_eta =
+        (d_prime > n_eta ? n_eta * (1 + w + b0) / (d_prime - n_eta) : kInf) + least_subnormal(spec.accumulate);
+    const double b =
+        (b0 + b_eta + unit_roundoff(ref.format) * (w + b0 + b_eta) + least_subnormal(ref.format)) * (1 + 0x1p-20);
+    return std::isfinite(b) ? b : kInf;
+}
+
+double lse_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::string* why) {
+    const RowFacts& f = ref.rows[i];
+    if (f.masked) return 0;
+    const auto terms = bounded_terms(ref, spec, i, why);
+    if (!terms) return kInf;
+    const Terms& t = *terms;
+    // LSE is 1-Lipschitz in the scores (ε); D̂ = D·(1 ± (2u + Φ)) moves log D by −log1p(−(2u + Φ))
+    // (times 1/ln 2 < 2 for log2); the kernel's log within 1 ulp and the addition of the max.
+    const double ua = unit_roundoff(spec.accumulate), rel = 2 * ua + t.phi;
+    const double l = std::max(std::fabs(ref.lse_lo[i]), std::fabs(ref.lse_hi[i]));
+    const double dlog = rel < 1 ? -std::log1p(-rel) * 2 : kInf;
+    const double n_eta = static_cast<double>(f.keys) * t.eta;
+    const double under = t.d_lo > n_eta ? -std::log1p(-n_eta / t.d_lo) * 2 : kInf;
+    const double b = (t.eps + dlog + under + 3 * ua * (l + f.score_range + 1) + unit_roundoff(ref.format) * (l + 1) +
+                      least_subnormal(ref.format)) *
+                     (1 + 0x1p-20);
+    return std::isfinite(b) ? b : kInf;
+}
+
+}  // namespace exactattn::oracle
