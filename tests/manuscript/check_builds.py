@@ -422,6 +422,19 @@ def filter_checks(args, env, work):
         fail("the program named by exactattn-bin in the front matter was run")
     if "The weights are [1/2, 1/4, 1/4]." not in open(out, encoding="utf-8").read():
         fail("evil.md was not filled by $EXACTATTN")
+    # An untrusted manuscript's own raw HTML and TeX: pandoc's --sandbox and -raw_html-raw_tex
+    # (docs/manuscript.md) show its title as text, and the filter fills and checks under them.
+    hostile = os.path.join(work, "hostile.md")
+    write(hostile, "---\ntitle: '<script>alert(1)</script> \\input{/etc/hostname}'\n"
+                   "exactattn-scenario: chapter14.json\n---\n\nThe weights are {{/reads/example-14.1/weights}}.\n")
+    out = os.path.join(work, "hostile.html")
+    run(["pandoc", "--sandbox", "-f", "markdown-raw_html-raw_tex", "-s", f"--lua-filter={lua}", hostile, "-o", out],
+        env=env, cwd=work)
+    text = open(out, encoding="utf-8").read()
+    if "<script>" in text or "&lt;script&gt;alert(1)&lt;/script&gt; \\input{/etc/hostname}" not in text:
+        fail(f"the sandboxed build of a hostile title did not show it as text: {text[:2000]}")
+    if "The weights are [1/2, 1/4, 1/4]." not in text:
+        fail("the sandboxed build was not filled")
     # Standard input cannot be checked: the build stops, and writes nothing.
     wrong = front + "The weights are [1/3]{.exact ref=\"/reads/example-14.1/weights/1\"} and {{/reads/example-14.1/weights}}.\n"
     out = os.path.join(work, "stdin.html")
