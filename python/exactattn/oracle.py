@@ -186,8 +186,8 @@ def reference(q: Any, k: Any, v: Any, *, fmt: str | None = None, mask: Any = Non
               fp8_overflow: str = "error", softcap: float | None = None) -> dict:
     """The certified reference, each entry correctly rounded to ``fmt`` (default: q's format).
 
-    Returns ``out``, ``out_lo``/``out_hi`` (the enclosure), ``out_exact`` (1 where the value is
-    a known rational), ``lse`` and, with ``weights=True``, ``weights``; with ``report=True`` also
+    Returns ``out``, ``out_lo``/``out_hi`` (the enclosure), ``out_exact`` (a bool array: True where
+    the value is a known rational), ``lse`` and, with ``weights=True``, ``weights``; with ``report=True`` also
     ``text`` and ``json``, the command line's report. ``mask`` is n_q × n_k, 1 (or True) = masked;
     ``bias`` is added to the scores (-inf = masked); ``causal`` masks key j for query i when
     j > i (``align="bottom-right"``: j > i + n_k - n_q); ``window=(left, right)`` a sliding
@@ -308,7 +308,7 @@ def assert_close(out: Any, q: Any, k: Any, v: Any, *, fmt: str | None = None, al
     for j in (whole, whole["weights"], whole["lse"]):
         if j is None or j["passed"]:
             continue
-        over = np.argwhere(j["within"] == 0)
+        over = np.argwhere(~j["within"])
         if len(over):
             worst = max((tuple(i) for i in over), key=lambda i: abs(j["ulp_error"][i]))
             lines.append(f"{j['over']} of {j['count']} {j['tensor']} entries over the bound of {algorithm} softmax "
@@ -383,7 +383,7 @@ def grad_reference(q: Any, k: Any, v: Any, d_out: Any, *, fmt: str | None = None
     """The certified gradients of attention under the upstream gradient ``d_out`` (n_q × d_v):
     a dict of ``dq``, ``dk``, ``dv``, ``out``, ``lse``, ``d``, ``p``, ``dp``, ``ds``, each with
     ``values`` (correctly rounded to ``fmt``, default q's format), ``lo``/``hi`` (the enclosure of
-    the true value) and ``exact``; ``text`` and ``json`` are the command line's report. The
+    the true value) and ``exact`` (bool); ``text`` and ``json`` are the command line's report. The
     problem's keywords (``scale``, ``base``, ``causal``, ``align``, ``window``, ``masked_rows``,
     ``masked_lse``, ``mask``, ``bias``, ``softcap``) are reference()'s; under a softcap ``ds`` is
     the gradient with respect to the scaled scores, P ∘ (dP − D) ∘ (1 − tanh²). 4-D arrays are a batch of heads in

@@ -119,6 +119,15 @@ py::array_t<double> shaped(const std::vector<double>& v, const std::vector<std::
     return a;
 }
 
+// A per-entry flag (exact, rounded, within) as a NumPy bool array of the given shape.
+template <class Flags>
+py::array_t<bool> flags(const Flags& v, const std::vector<std::int64_t>& shape) {
+    std::vector<py::ssize_t> s(shape.begin(), shape.end());
+    py::array_t<bool> a(s);
+    std::copy(v.begin(), v.end(), a.mutable_data());
+    return a;
+}
+
 py::object json_loads(const std::string& text) { return py::module_::import("json").attr("loads")(text); }
 
 py::dict reference_dict(const std::vector<Reference>& refs, std::int64_t batch, std::int64_t heads, bool report) {
@@ -126,12 +135,11 @@ py::dict reference_dict(const std::vector<Reference>& refs, std::int64_t batch, 
         return heads > 0 ? std::vector<std::int64_t>{batch, heads, r, c} : std::vector<std::int64_t>{r, c};
     };
     const Reference r = concat_heads(refs);
-    const std::vector<double> exact(r.out_exact.begin(), r.out_exact.end());
     py::dict d;
     d["out"] = shaped(r.out, dims(r.n_q, r.d_v));
     d["out_lo"] = shaped(r.out_lo, dims(r.n_q, r.d_v));
     d["out_hi"] = shaped(r.out_hi, dims(r.n_q, r.d_v));
-    d["out_exact"] = shaped(exact, dims(r.n_q, r.d_v));
+    d["out_exact"] = flags(r.out_exact, dims(r.n_q, r.d_v));
     d["out_exact_text"] = r.out_exact_text;  // the exact values in the engine's notation, or ""
     d["lse"] = shaped(r.lse, dims(r.n_q, 1));
     d["weights"] = r.w.empty() ? py::object(py::none()) : py::object(shaped(r.w, dims(r.n_q, r.n_k)));
@@ -148,24 +156,18 @@ py::dict reference_dict(const std::vector<Reference>& refs, std::int64_t batch, 
 py::dict judgement_dict(const Judgement& j, const std::vector<std::int64_t>& shape) {
     py::dict d = json_loads(judgement_json(j));
     const std::size_t n = j.entries.size();
-    std::vector<double> cols_[10];
+    std::vector<double> cols_[8];
     for (auto& c : cols_) c.reserve(n);
+    std::vector<bool> within, exact;
+    within.reserve(n), exact.reserve(n);
     for (const auto& e : j.entries) {
-        const double v[10] = {e.value,
-                              e.rounded,
-                              e.lo,
-                              e.hi,
-                              e.ulp_error,
-                              e.abs_error,
-                              e.rel_error,
-                              e.bound,
-                              e.within ? 1.0 : 0.0,
-                              e.exact ? 1.0 : 0.0};
-        for (int x = 0; x < 10; ++x) cols_[x].push_back(v[x]);
+        const double v[8] = {e.value, e.rounded, e.lo, e.hi, e.ulp_error, e.abs_error, e.rel_error, e.bound};
+        for (int x = 0; x < 8; ++x) cols_[x].push_back(v[x]);
+        within.push_back(e.within), exact.push_back(e.exact);
     }
-    const char* names[10] = {"value",     "rounded",   "lo",    "hi",     "ulp_error",
-                             "abs_error", "rel_error", "bound", "within", "exact"};
-    for (int x = 0; x < 10; ++x) d[names[x]] = shaped(cols_[x], shape);
+    const char* names[8] = {"value", "rounded", "lo", "hi", "ulp_error", "abs_error", "rel_error", "bound"};
+    for (int x = 0; x < 8; ++x) d[names[x]] = shaped(cols_[x], shape);
+    d["within"] = flags(within, shape), d["exact"] = flags(exact, shape);
     return d;
 }
 
@@ -226,7 +228,7 @@ py::dict grad_dict(const GradReference& g, const GradBounds* b, const std::vecto
         x["values"] = shaped(f->val, f->shape);
         x["lo"] = shaped(f->lo, f->shape);
         x["hi"] = shaped(f->hi, f->shape);
-        x["exact"] = shaped(std::vector<double>(f->exact.begin(), f->exact.end()), f->shape);
+        x["exact"] = flags(f->exact, f->shape);
         d[py::str(f->name)] = x;
     }
     py::dict judged;
@@ -267,8 +269,8 @@ py::dict grad_batch_dict(const GradBatch& r, const Fp8Events* fp8) {
         const GradField& f = r.fields[y];
         py::dict x;
         x["values"] = shaped(f.val, f.shape), x["lo"] = shaped(f.lo, f.shape), x["hi"] = shaped(f.hi, f.shape);
-        x["exact"] = shaped(std::vector<double>(f.exact.begin(), f.exact.end()), f.shape);
-        x["rounded"] = shaped(std::vector<double>(r.rounded[y].begin(), r.rounded[y].end()), f.shape);
+        x["exact"] = flags(f.exact, f.shape);
+        x["rounded"] = flags(r.rounded[y], f.shape);
         d[py::str(f.name)] = x;
     }
     py::dict j;

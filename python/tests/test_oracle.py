@@ -492,3 +492,22 @@ def test_noise_and_a_correct_kernel_get_no_diagnosis():
         for algorithm in ("safe", "online"):
             j = oracle.judge(out, q, k, v, algorithm=algorithm, block=32, causal=algorithm == "online")
             assert not j["passed"] and j["diagnosis"] == "", j["diagnosis"]
+
+
+def test_per_entry_flags_are_bool_arrays_and_values_float64():
+    # Equal keys give weights 1/2 and the mean of v exactly: every output entry is exact, so
+    # the flags are all True, and a flag is a truth value, not a number to compute with.
+    q = np.zeros((1, 2), np.float32)
+    k = np.ones((2, 2), np.float32)
+    v = np.array([[1, 2], [3, 5]], np.float32)
+    r = oracle.reference(q, k, v)
+    assert r["out_exact"].dtype == np.bool_ and r["out_exact"].all()
+    assert r["out"].dtype == np.float64 and r["out"][0].tolist() == [2.0, 3.5]
+    j = oracle.judge(np.array([[2, 3.5]], np.float32), q, k, v)
+    assert j["within"].dtype == np.bool_ and j["exact"].dtype == np.bool_
+    assert j["within"].all() and j["exact"].all() and j["bound"].dtype == np.float64
+    g = oracle.grad_reference(q, k, v, np.ones((1, 2), np.float32))
+    for name in ("dq", "dk", "dv"):
+        assert g[name]["exact"].dtype == np.bool_, name
+    # dV = Pᵀ·dO = [1/2, 1/2] in each column: exact.
+    assert g["dv"]["exact"].all() and g["dv"]["values"].tolist() == [[0.5, 0.5], [0.5, 0.5]]
