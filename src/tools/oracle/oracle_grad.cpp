@@ -16,6 +16,7 @@
 
 #include "arg.hpp"
 #include "arith.hpp"
+#include "kernels.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle_grad.hpp"
 
@@ -49,7 +50,20 @@ GradField make_field(const char* name, std::vector<std::int64_t> shape) {
 bool power_of_two(const mpz_class& z) { return z > 0 && mpz_popcount(z.get_mpz_t()) == 1; }
 
 // r = x·y for enclosures of any sign: the least and greatest of the four products of the ends.
-void mul_any(Iv& r, const Iv& x, const Iv& y, mpfr_prec_t prec) {
+// When one factor is positive (a weight, λ, the scale) and no end is 0, inf or NaN, those are two
+// known products (the same values the four give, each rounded its way): no temporaries but `tmp`
+// (at prec), which the MPFR pass owns.
+void mul_any(Iv& r, const Iv& x, const Iv& y, mpfr_prec_t prec, mpfr_ptr tmp) {
+    if (mpfr_regular_p(x.lo) != 0 && mpfr_regular_p(x.hi) != 0 && mpfr_regular_p(y.lo) != 0 &&
+        mpfr_regular_p(y.hi) != 0 && (mpfr_sgn(x.lo) > 0 || mpfr_sgn(y.lo) > 0)) {
+        const bool x_positive = mpfr_sgn(x.lo) > 0;
+        const Iv& a = x_positive ? x : y;  // 0 < a.lo ≤ a.hi
+        const Iv& b = x_positive ? y : x;
+        mpfr_mul(tmp, mpfr_sgn(b.hi) > 0 ? a.hi : a.lo, b.hi, MPFR_RNDU);  // before r.lo may overwrite x or y
+        mpfr_mul(r.lo, mpfr_sgn(b.lo) > 0 ? a.lo : a.hi, b.lo, MPFR_RNDD);
+        mpfr_swap(r.hi, tmp);
+        return;
+    }
     mpfr_t t, lo, hi;
     mpfr_inits2(prec, t, lo, hi, static_cast<mpfr_ptr>(nullptr));
     mpfr_srcptr xs[2] = {x.lo, x.hi}, ys[2] = {y.lo, y.hi};
@@ -83,7 +97,16 @@ void sub_iv(const MpfrArith& /*a*/, Iv& r, const Iv& x, const Iv& y) {
 void sub_iv(const DoubleArith& /*a*/, DoubleArith::Iv& r, const DoubleArith::Iv& x, const DoubleArith::Iv& y) {
     r = {detail::down(x.lo - y.hi), detail::up(x.hi - y.lo)};
 }
-void mul_iv(const MpfrArith& a, Iv& r, const Iv& x, const Iv& y) { mul_any(r, x, y, a.prec); }
+void mul_iv(const MpfrArith& a, Iv& r, const Iv& x, const Iv& y) { mul_any(r, x, y, a.prec, a.scratch.t); }
+// A score or dP from its Dot2 accumulator (kernels.cpp's dot2_keys, every key of a row at once,
+// the same operations as DoubleArith::dot2): as a.dot(r, x, y, n) would form it.
+void dot_from(const DoubleArith& a, DoubleArith::Iv& r, const DoubleArith::Acc& acc, const double* /*x*/,
+              const double* /*y*/) {
+    a.dot_of(r, acc, nullptr);
+}
+void dot_from(const MpfrArith& a, Iv& r, const DoubleArith::Acc& acc, const double* x, const double* y) {
+    if (!a.dot_of(r, acc)) a.dot(r, x, y, acc.n, nullptr);
+}
 void mul_iv(const DoubleArith& a, DoubleArith::Iv& r, const DoubleArith::Iv& x, const DoubleArith::Iv& y) {
     a.mul(r, x, y);
 }
@@ -122,6 +145,12 @@ class Builder {
         g_.out = make_field("out", {nq_, dv_});
         for (GradField* x : all()) done_[x].assign(x->val.size(), 0);
         for (std::int64_t i = 0; i < nq_; ++i) keep_.push_back(visible_keys(p, i));
+        kt_.resize(static_cast<std::size_t>(d_ * nk_));
+        vt_.resize(static_cast<std::size_t>(dv_ * nk_));
+        for (std::int64_t j = 0; j < nk_; ++j) {
+            for (std::int64_t x = 0; x < d_; ++x) kt_[x * nk_ + j] = k(j, x);
+            for (std::int64_t c = 0; c < dv_; ++c) vt_[c * nk_ + j] = v(j, c);
+        }
     }
 
     GradReference run() {
@@ -189,6 +218,28 @@ class Builder {
             x.lo[at] = detail::down(t), x.hi[at] = detail::up(t);
         x.exact[at] = 1;
         done[at] = 1;
+    }
+    // put_exact(x, at, Σ_c a_c b_c) without a rational where toward_zero_dot gives the sum toward
+    // zero t (and whether it is t): then the sum lies in [t, t + ulp) away from zero, and rounds to
+    // f as t does when t and its neighbour away from zero round alike (monotone rounding). False
+    // (nothing stored) otherwise, a float64 rounding of an inexact t included.
+    bool put_exact_dot(GradField& x, std::int64_t at, const double* a, const double* b) {
+        auto& done = done_[&x];
+        if (done[at]) return true;
+        const auto tz = detail::toward_zero_dot(a, b, dv_);
+        if (!tz) return false;
+        const auto [t, exact] = *tz;
+        double r = round_to(t, f_);
+        if (!exact) {
+            if (f_ == FloatFormat::Float64 || round_to(t > 0 ? detail::up(t) : detail::down(t), f_) != r) return false;
+            x.lo[at] = detail::down(t), x.hi[at] = detail::up(t);
+        } else {
+            x.lo[at] = x.hi[at] = t;
+        }
+        x.val[at] = r;
+        x.exact[at] = 1;
+        done[at] = 1;
+        return true;
     }
     void put_value(GradField& x, std::int64_t at, double v) {  // a declared value (masked rows)
         x.val[at] = x.lo[at] = x.hi[at] = v;
@@ -288,13 +339,16 @@ class Builder {
         // dP = dO Vᵀ: products of floats, always rational.
         for (std::int64_t i = 0; i < nq_; ++i)
             for (std::int64_t j = 0; j < nk_; ++j) {
-                put_exact(g_.dp, i * nk_ + j, detail::exact_dot(&do_.data[i * dv_], &p_.v.data[j * dv_], dv_));
+                const double *x = &do_.data[i * dv_], *y = &p_.v.data[j * dv_];
+                if (!put_exact_dot(g_.dp, i * nk_ + j, x, y)) put_exact(g_.dp, i * nk_ + j, detail::exact_dot(x, y, dv_));
             }
         const auto c = detail::rational_scale(p_);
         // λ·c rational: dQ and dK of rational rows are rational; otherwise only their zeros are.
         const bool factor_rational = c && p_.base == ExpBase::E;
         std::vector<std::uint8_t> rational(static_cast<std::size_t>(nq_), 0);
-        std::vector<mpq_class> w(static_cast<std::size_t>(nq_ * nk_)), r = w;  // P and P ∘ (dP − D)
+        // P and P ∘ (dP − D) of the rational rows, allocated at the first (random inputs have none;
+        // a key that no row sees reads none of them).
+        std::vector<mpq_class> w, r;
         for (std::int64_t i = 0; i < nq_; ++i) {
             if (masked_row(i)) {
                 masked(i);
@@ -305,6 +359,7 @@ class Builder {
             const auto row = rational_weights(i, lse);
             if (!row) continue;
             rational[i] = 1;
+            if (w.empty()) w.resize(static_cast<std::size_t>(nq_ * nk_)), r.resize(w.size());
             if (lse) put_exact(g_.lse, i, *lse);
             mpq_class dd = 0;
             for (std::int64_t col = 0; col < dv_; ++col) {
@@ -405,6 +460,13 @@ class Builder {
             s.emplace_back(a.make()), w.emplace_back(a.make()), ds.emplace_back(a.make()), dp.emplace_back(a.make());
             slope.emplace_back(a.make());
         }
+        // A row's Dot2 accumulators of its scores and of dP, every key at once (dot2_keys).
+        std::vector<double> s2(nk_), c2(nk_), abs2(nk_), ps2(nk_), pc2(nk_), pabs2(nk_);
+        const auto acc_of = [](double sum, double err, double abs, std::int64_t n) {
+            DoubleArith::Acc r;
+            r.s = sum, r.c = err, r.abs = abs, r.n = n;
+            return r;
+        };
         AIv t = a.make(), den = a.make(), x = a.make(), sum = a.make(), dd = a.make();
         Acc den_acc = a.make_acc(), acc = a.make_acc(), dd_acc = a.make_acc();
         for (std::int64_t i = 0; i < nq_; ++i) {
@@ -416,9 +478,11 @@ class Builder {
             if (!need_row && !any_key) continue;
             auto m = a.make_shift();
             bool first = true;
+            detail::dot2_keys(&p_.q.data[i * d_], kt_.data(), nk_, d_, s2.data(), c2.data(), abs2.data());
+            detail::dot2_keys(&do_.data[i * dv_], vt_.data(), nk_, dv_, ps2.data(), pc2.data(), pabs2.data());
             for (std::int64_t j = 0; j < nk_; ++j) {
                 if (!keep_[i][j]) continue;
-                a.dot(s[j], &p_.q.data[i * d_], &p_.k.data[j * d_], d_, nullptr);
+                dot_from(a, s[j], acc_of(s2[j], c2[j], abs2[j], d_), &p_.q.data[i * d_], &p_.k.data[j * d_]);
                 a.mul(s[j], s[j], a.scale);
                 if (p_.softcap > 0) {  // cap·tanh(x/cap), whose derivative is 1 − tanh²(x/cap)
                     a.softcap(s[j], p_.softcap);
@@ -441,7 +505,8 @@ class Builder {
             for (std::int64_t j = 0; j < nk_; ++j) {
                 if (!keep_[i][j]) continue;
                 a.div(w[j], w[j], den);
-                a.dot(dp[j], &do_.data[i * dv_], &p_.v.data[j * dv_], dv_, nullptr);  // dP, exact from 256 bits
+                dot_from(a, dp[j], acc_of(ps2[j], pc2[j], pabs2[j], dv_), &do_.data[i * dv_],
+                         &p_.v.data[j * dv_]);  // dP, exact from 256 bits
                 mul_iv(a, t, w[j], dp[j]);
                 a.add(dd_acc, t);
             }
@@ -502,6 +567,7 @@ class Builder {
     GradReference g_;
     std::map<const GradField*, std::vector<std::uint8_t>> done_;
     std::vector<std::vector<std::uint8_t>> keep_;
+    std::vector<double> kt_, vt_;  // K and V transposed: kt_[x·n_k + j] = k_jx (dot2_keys)
 };
 
 }  // namespace
