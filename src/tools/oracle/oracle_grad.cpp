@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <type_traits>
 
 #include "arg.hpp"
 #include "arith.hpp"
@@ -126,6 +127,19 @@ DoubleArith::Iv lambda_of(const DoubleArith& a) {
     constexpr double kLn2 = 0x1.62e42fefa39efp-1;  // ln 2 to nearest: within half an ulp
     return {detail::down(kLn2), detail::up(kLn2)};
 }
+
+// Dot2 accumulators held column by column (kernels.cpp's layout), one DoubleArith::Acc each.
+struct Columns {
+    std::vector<double> s, c, abs, rad;
+    void reset(std::size_t n) {
+        s.assign(n, 0), c.assign(n, 0), abs.assign(n, 0), rad.assign(n, 0);
+    }
+    [[nodiscard]] DoubleArith::Acc at(std::size_t x, std::int64_t n) const {
+        DoubleArith::Acc r;
+        r.s = s[x], r.c = c[x], r.abs = abs[x], r.rad = rad[x], r.n = n;
+        return r;
+    }
+};
 
 class Builder {
   public:
@@ -452,9 +466,23 @@ class Builder {
             any_key = any_key || need_key[j] != 0;
         }
         const AIv lambda = lambda_of(a);
+        // In doubles the sums over keys (O, dQ) and over rows (dK, dV) are Dot2 accumulators held
+        // column by column and formed every column at once (kernels.cpp's accumulate_numerators:
+        // per column the operations of DoubleArith::add_mul in the same order, so the same
+        // enclosures); in MPFR one accumulator an open entry.
+        constexpr bool kDouble = std::is_same_v<A, DoubleArith>;
         std::vector<Acc> dk, dv;
-        for (std::int64_t x = 0; x < nk_ * d_; ++x) dk.emplace_back(a.make_acc());
-        for (std::int64_t x = 0; x < nk_ * dv_; ++x) dv.emplace_back(a.make_acc());
+        Columns dk_cols, dv_cols, row_cols;
+        std::vector<std::int64_t> key_rows(static_cast<std::size_t>(nk_), 0);  // the add_mul calls of key j's sums
+        std::vector<double> e_lo(static_cast<std::size_t>(nk_)), e_hi = e_lo;
+        const std::uint8_t one = 1;
+        if constexpr (kDouble) {
+            dk_cols.reset(static_cast<std::size_t>(nk_ * d_));
+            dv_cols.reset(static_cast<std::size_t>(nk_ * dv_));
+        } else {
+            for (std::int64_t x = 0; x < nk_ * d_; ++x) dk.emplace_back(a.make_acc());
+            for (std::int64_t x = 0; x < nk_ * dv_; ++x) dv.emplace_back(a.make_acc());
+        }
         std::vector<AIv> s, w, ds, dp, slope;  // slope: ∂(capped score)/∂(scaled score) under a softcap
         for (std::int64_t j = 0; j < nk_; ++j) {
             s.emplace_back(a.make()), w.emplace_back(a.make()), ds.emplace_back(a.make()), dp.emplace_back(a.make());
@@ -514,11 +542,25 @@ class Builder {
             a.log_plus(x, den, m);
             put_iv(g_.lse, i, a, x);
             put_iv(g_.delta, i, a, dd);
+            const auto visible = static_cast<std::int64_t>(std::count(keep_[i].begin(), keep_[i].end(), 1));
+            if constexpr (kDouble) {
+                if (!open_out.empty()) {
+                    for (std::int64_t j = 0; j < nk_; ++j) e_lo[j] = w[j].lo, e_hi[j] = w[j].hi;
+                    row_cols.reset(static_cast<std::size_t>(dv_));
+                    detail::accumulate_numerators(e_lo.data(), e_hi.data(), keep_[i].data(), p_.v.data.data(), nk_,
+                                                  dv_, row_cols.s.data(), row_cols.c.data(), row_cols.abs.data(),
+                                                  row_cols.rad.data());
+                }
+            }
             for (const std::int64_t c : open_out) {
-                set_zero(acc);
-                for (std::int64_t j = 0; j < nk_; ++j)
-                    if (keep_[i][j]) a.add_mul(acc, w[j], v(j, c));
-                a.finish(sum, acc);
+                if constexpr (kDouble) {
+                    a.finish(sum, row_cols.at(static_cast<std::size_t>(c), visible));
+                } else {
+                    set_zero(acc);
+                    for (std::int64_t j = 0; j < nk_; ++j)
+                        if (keep_[i][j]) a.add_mul(acc, w[j], v(j, c));
+                    a.finish(sum, acc);
+                }
                 put_iv(g_.out, i * dv_ + c, a, sum);
             }
             for (std::int64_t j = 0; j < nk_; ++j) {
@@ -535,26 +577,55 @@ class Builder {
                 if (p_.softcap > 0) mul_iv(a, ds[j], ds[j], slope[j]);
                 put_iv(g_.ds, i * nk_ + j, a, ds[j]);
                 if (need_key[j] == 0) continue;
-                for (const std::int64_t y : open_dk[j]) a.add_mul(dk[j * d_ + y], ds[j], q(i, y));
-                for (const std::int64_t c : open_dv[j]) a.add_mul(dv[j * dv_ + c], w[j], o(i, c));
+                if constexpr (kDouble) {  // every column of the key's sums (those not open are not read)
+                    ++key_rows[j];
+                    detail::accumulate_numerators(&ds[j].lo, &ds[j].hi, &one, &p_.q.data[i * d_], 1, d_,
+                                                  dk_cols.s.data() + j * d_, dk_cols.c.data() + j * d_,
+                                                  dk_cols.abs.data() + j * d_, dk_cols.rad.data() + j * d_);
+                    detail::accumulate_numerators(&w[j].lo, &w[j].hi, &one, &do_.data[i * dv_], 1, dv_,
+                                                  dv_cols.s.data() + j * dv_, dv_cols.c.data() + j * dv_,
+                                                  dv_cols.abs.data() + j * dv_, dv_cols.rad.data() + j * dv_);
+                } else {
+                    for (const std::int64_t y : open_dk[j]) a.add_mul(dk[j * d_ + y], ds[j], q(i, y));
+                    for (const std::int64_t c : open_dv[j]) a.add_mul(dv[j * dv_ + c], w[j], o(i, c));
+                }
+            }
+            if constexpr (kDouble) {
+                if (!open_dq.empty()) {
+                    for (std::int64_t j = 0; j < nk_; ++j) e_lo[j] = ds[j].lo, e_hi[j] = ds[j].hi;
+                    row_cols.reset(static_cast<std::size_t>(d_));
+                    detail::accumulate_numerators(e_lo.data(), e_hi.data(), keep_[i].data(), p_.k.data.data(), nk_,
+                                                  d_, row_cols.s.data(), row_cols.c.data(), row_cols.abs.data(),
+                                                  row_cols.rad.data());
+                }
             }
             for (const std::int64_t y : open_dq) {
-                set_zero(acc);
-                for (std::int64_t j = 0; j < nk_; ++j)
-                    if (keep_[i][j]) a.add_mul(acc, ds[j], k(j, y));
-                a.finish(sum, acc);
+                if constexpr (kDouble) {
+                    a.finish(sum, row_cols.at(static_cast<std::size_t>(y), visible));
+                } else {
+                    set_zero(acc);
+                    for (std::int64_t j = 0; j < nk_; ++j)
+                        if (keep_[i][j]) a.add_mul(acc, ds[j], k(j, y));
+                    a.finish(sum, acc);
+                }
                 mul_iv(a, sum, sum, a.scale);
                 put_iv(g_.dq, i * d_ + y, a, sum);
             }
         }
         for (std::int64_t j = 0; j < nk_; ++j) {
             for (const std::int64_t y : open_dk[j]) {
-                a.finish(sum, dk[j * d_ + y]);
+                if constexpr (kDouble)
+                    a.finish(sum, dk_cols.at(static_cast<std::size_t>(j * d_ + y), key_rows[j]));
+                else
+                    a.finish(sum, dk[j * d_ + y]);
                 mul_iv(a, sum, sum, a.scale);
                 put_iv(g_.dk, j * d_ + y, a, sum);
             }
             for (const std::int64_t c : open_dv[j]) {
-                a.finish(sum, dv[j * dv_ + c]);
+                if constexpr (kDouble)
+                    a.finish(sum, dv_cols.at(static_cast<std::size_t>(j * dv_ + c), key_rows[j]));
+                else
+                    a.finish(sum, dv[j * dv_ + c]);
                 put_iv(g_.dv, j * dv_ + c, a, sum);
             }
         }
