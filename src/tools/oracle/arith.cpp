@@ -465,24 +465,38 @@ mpq_class exact_dot(const double* x, const double* y, std::int64_t n) {
     return r;
 }
 
+Split split(double x) {
+    if (x == 0) return {};
+    Parts a = parts(x);
+    const int z = std::countr_zero(a.m);
+    return {a.m >> z, a.e + z, a.negative};
+}
+
 std::optional<std::pair<double, bool>> toward_zero_dot(const double* x, const double* y, std::int64_t n) {
     constexpr std::int64_t kMax = 128;
     if (n > kMax) return std::nullopt;
-    std::array<std::uint64_t, kMax> mag{};
-    std::array<int, kMax> ex{};
-    std::array<bool, kMax> neg{};
+    std::array<Split, kMax> a, b;  // NOLINT(cppcoreguidelines-pro-type-member-init): the first n are written
+    for (std::int64_t i = 0; i < n; ++i) {
+        if (!std::isfinite(x[i]) || !std::isfinite(y[i])) return std::nullopt;
+        a[i] = split(x[i]), b[i] = split(y[i]);
+    }
+    return toward_zero_dot(a.data(), b.data(), n);
+}
+
+std::optional<std::pair<double, bool>> toward_zero_dot(const Split* x, const Split* y, std::int64_t n) {
+    constexpr std::int64_t kMax = 128;
+    if (n > kMax) return std::nullopt;
+    std::array<std::uint64_t, kMax> mag;  // NOLINT(cppcoreguidelines-pro-type-member-init): the first count are written
+    std::array<int, kMax> ex;              // NOLINT(cppcoreguidelines-pro-type-member-init)
+    std::array<bool, kMax> neg;            // NOLINT(cppcoreguidelines-pro-type-member-init)
     int count = 0, emin = std::numeric_limits<int>::max(), emax = std::numeric_limits<int>::min(), bits = 0;
     for (std::int64_t i = 0; i < n; ++i) {
-        if (x[i] == 0 || y[i] == 0) continue;
-        if (!std::isfinite(x[i]) || !std::isfinite(y[i])) return std::nullopt;
-        Parts a = parts(x[i]), b = parts(y[i]);
-        const int za = std::countr_zero(a.m), zb = std::countr_zero(b.m);
-        a.m >>= za, a.e += za, b.m >>= zb, b.e += zb;
-        const int width = std::bit_width(a.m) + std::bit_width(b.m);  // the product is below 2^width
+        if (x[i].m == 0 || y[i].m == 0) continue;
+        const int width = std::bit_width(x[i].m) + std::bit_width(y[i].m);  // the product is below 2^width
         if (width > 63) return std::nullopt;
-        mag[count] = a.m * b.m;
-        ex[count] = a.e + b.e;
-        neg[count] = a.negative != b.negative;
+        mag[count] = x[i].m * y[i].m;
+        ex[count] = x[i].e + y[i].e;
+        neg[count] = x[i].negative != y[i].negative;
         emin = std::min(emin, ex[count]), emax = std::max(emax, ex[count]);
         bits = std::max(bits, width);
         ++count;

@@ -209,6 +209,15 @@ mpq_class exact_dot(const double* x, const double* y, std::int64_t n);
 /// (n ≤ 128, the bits of the largest product plus the span of exponents plus log2 n below 127)
 /// and the sum is 0 or a normal double; nothing otherwise (then the caller takes exact_dot).
 std::optional<std::pair<double, bool>> toward_zero_dot(const double* x, const double* y, std::int64_t n);
+/// A finite double as ±m·2^e with m odd (0 for zero): what toward_zero_dot reads of each factor.
+struct Split {
+    std::uint64_t m = 0;
+    int e = 0;
+    bool negative = false;
+};
+Split split(double x);
+/// toward_zero_dot of factors split once (a row of dO or V meets every row of the other).
+std::optional<std::pair<double, bool>> toward_zero_dot(const Split* x, const Split* y, std::int64_t n);
 
 /// v rounded toward zero to a double, and whether that is v itself: by shifts when v is dyadic
 /// (as every exact dot product of floats is) and in the normal range, else by mpq's division.

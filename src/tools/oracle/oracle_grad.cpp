@@ -237,7 +237,7 @@ class Builder {
     // zero t (and whether it is t): then the sum lies in [t, t + ulp) away from zero, and rounds to
     // f as t does when t and its neighbour away from zero round alike (monotone rounding). False
     // (nothing stored) otherwise, a float64 rounding of an inexact t included.
-    bool put_exact_dot(GradField& x, std::int64_t at, const double* a, const double* b) {
+    bool put_exact_dot(GradField& x, std::int64_t at, const detail::Split* a, const detail::Split* b) {
         auto& done = done_[&x];
         if (done[at]) return true;
         const auto tz = detail::toward_zero_dot(a, b, dv_);
@@ -351,10 +351,14 @@ class Builder {
 
     void exact_entries() {
         // dP = dO Vᵀ: products of floats, always rational.
+        std::vector<detail::Split> do_split, v_split;  // every factor split once
+        for (const double x : do_.data) do_split.push_back(detail::split(x));
+        for (const double x : p_.v.data) v_split.push_back(detail::split(x));
         for (std::int64_t i = 0; i < nq_; ++i)
             for (std::int64_t j = 0; j < nk_; ++j) {
                 const double *x = &do_.data[i * dv_], *y = &p_.v.data[j * dv_];
-                if (!put_exact_dot(g_.dp, i * nk_ + j, x, y)) put_exact(g_.dp, i * nk_ + j, detail::exact_dot(x, y, dv_));
+                if (!put_exact_dot(g_.dp, i * nk_ + j, &do_split[i * dv_], &v_split[j * dv_]))
+                    put_exact(g_.dp, i * nk_ + j, detail::exact_dot(x, y, dv_));
             }
         const auto c = detail::rational_scale(p_);
         // λ·c rational: dQ and dK of rational rows are rational; otherwise only their zeros are.
