@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -176,7 +177,8 @@ std::optional<double> DoubleArith::decide(const Iv& x, FloatFormat f) const {
     return std::nullopt;
 }
 
-MpfrArith::MpfrArith(mpfr_prec_t p, ExpBase b, const Scale& s, std::int64_t dk) : prec(p), base(b), scale(p) {
+MpfrArith::MpfrArith(mpfr_prec_t p, ExpBase b, const Scale& s, std::int64_t dk)
+    : prec(p), base(b), scale(p), scratch(p) {
     if (s.kind == ScaleKind::SqrtDk) {
         mpfr_set_si(scale.lo, static_cast<long>(dk), MPFR_RNDN);
         mpfr_rec_sqrt(scale.hi, scale.lo, MPFR_RNDU);
@@ -190,22 +192,7 @@ MpfrArith::MpfrArith(mpfr_prec_t p, ExpBase b, const Scale& s, std::int64_t dk) 
 
 void MpfrArith::dot(Iv& r, const double* q, const double* k, std::int64_t d, double* abs_up) const {
     if (abs_up != nullptr) *abs_up = kInf;  // the facts come from the double stage
-    if (prec <= 128) {
-        // Dot2's s + c, not rounded to one double, errs by at most γ_2d² Σ|q k| (Ogita, Rump and
-        // Oishi, Sum2 before its final rounding): about 90 bits for d = 64, enough for the
-        // first MPFR step; exact products take over from 256 bits on.
-        const DoubleArith::Acc acc = DoubleArith::dot2(q, k, d);
-        const double n = static_cast<double>(d), g = 2 * n * 0x1p-53 / (1 - 2 * n * 0x1p-53);
-        const double e = (g * g * acc.abs / (1 - g) + 4 * n * 0x1p-1074) * (1 + 0x1p-40);
-        if (std::isfinite(acc.s) && std::isfinite(e) && 2 * n * 0x1p-53 < 0.25) {
-            mpfr_set_d(r.lo, acc.s, MPFR_RNDN);
-            mpfr_add_d(r.hi, r.lo, acc.c, MPFR_RNDU);
-            mpfr_add_d(r.lo, r.lo, acc.c, MPFR_RNDD);
-            mpfr_sub_d(r.lo, r.lo, e, MPFR_RNDD);
-            mpfr_add_d(r.hi, r.hi, e, MPFR_RNDU);
-            return;
-        }
-    }
+    if (prec <= 128 && dot_of(r, DoubleArith::dot2(q, k, d))) return;
     mpfr_t p;
     mpfr_init2(p, 2 * 53);  // the product of two doubles, exactly
     mpfr_set_zero(r.lo, 1);
@@ -217,6 +204,22 @@ void MpfrArith::dot(Iv& r, const double* q, const double* k, std::int64_t d, dou
         mpfr_add(r.hi, r.hi, p, MPFR_RNDU);
     }
     mpfr_clear(p);
+}
+
+bool MpfrArith::dot_of(Iv& r, const DoubleArith::Acc& acc) const {
+    // Dot2's s + c, not rounded to one double, errs by at most γ_2d² Σ|q k| (Ogita, Rump and
+    // Oishi, Sum2 before its final rounding): about 90 bits for d = 64, enough for the first
+    // MPFR step; exact products take over from 256 bits on.
+    if (prec > 128) return false;
+    const double n = static_cast<double>(acc.n), g = 2 * n * 0x1p-53 / (1 - 2 * n * 0x1p-53);
+    const double e = (g * g * acc.abs / (1 - g) + 4 * n * 0x1p-1074) * (1 + 0x1p-40);
+    if (!(std::isfinite(acc.s) && std::isfinite(e) && 2 * n * 0x1p-53 < 0.25)) return false;
+    mpfr_set_d(r.lo, acc.s, MPFR_RNDN);
+    mpfr_add_d(r.hi, r.lo, acc.c, MPFR_RNDU);
+    mpfr_add_d(r.lo, r.lo, acc.c, MPFR_RNDD);
+    mpfr_sub_d(r.lo, r.lo, e, MPFR_RNDD);
+    mpfr_add_d(r.hi, r.hi, e, MPFR_RNDU);
+    return true;
 }
 
 void MpfrArith::mul(Iv& r, const Iv& x, const Iv& y) const {
@@ -305,23 +308,20 @@ void MpfrArith::exp(Iv& r, const Iv& t) const {
     // A point t keeps its two exponentials (2^t is exact for a whole t under base 2).
     if (mpfr_number_p(t.lo) != 0 && mpfr_number_p(t.hi) != 0 && mpfr_equal_p(t.lo, t.hi) == 0 &&
         mpfr_number_p(r.lo) != 0 && mpfr_sgn(r.lo) > 0) {
-        mpfr_t d;
-        mpfr_init2(d, 64);  // an upper bound of δ; its own rounding adds δ·2^−63
+        mpfr_ptr d = scratch.d;  // 64 bits: an upper bound of δ; its own rounding adds δ·2^−63
         mpfr_sub(d, t.hi, t.lo, MPFR_RNDU);
         if (base == ExpBase::Two) mpfr_mul_d(d, d, 0x1.62e42fefa39fp-1, MPFR_RNDU);  // above ln 2
         if (mpfr_cmp_d(d, 0x1p-10) <= 0) {
-            mpfr_t g;
-            mpfr_init2(g, mpfr_get_prec(r.hi));  // 1 + δ + δ² to the working precision
+            mpfr_ptr g = scratch.g;  // 1 + δ + δ² to the working precision
+            if (mpfr_get_prec(g) != mpfr_get_prec(r.hi)) mpfr_set_prec(g, mpfr_get_prec(r.hi));
             mpfr_sqr(g, d, MPFR_RNDU);
             mpfr_add(g, g, d, MPFR_RNDU);
             mpfr_add_ui(g, g, 1, MPFR_RNDU);
             mpfr_set(r.hi, r.lo, MPFR_RNDU);  // exact at the same precision, and never below
             mpfr_nextabove(r.hi);
             mpfr_mul(r.hi, r.hi, g, MPFR_RNDU);
-            mpfr_clears(d, g, static_cast<mpfr_ptr>(nullptr));
             return;
         }
-        mpfr_clear(d);
     }
     exp_at(r.hi, t.hi, base, MPFR_RNDU);
 }
@@ -333,13 +333,11 @@ void MpfrArith::add(Iv& acc, const Iv& x) const {
 
 void MpfrArith::add_mul(Iv& acc, const Iv& e, double v) const {
     if (v == 0) return;
-    mpfr_t p;
-    mpfr_init2(p, prec);
+    mpfr_ptr p = scratch.t;  // at prec
     mpfr_mul_d(p, v > 0 ? e.lo : e.hi, v, MPFR_RNDD);
     mpfr_add(acc.lo, acc.lo, p, MPFR_RNDD);
     mpfr_mul_d(p, v > 0 ? e.hi : e.lo, v, MPFR_RNDU);
     mpfr_add(acc.hi, acc.hi, p, MPFR_RNDU);
-    mpfr_clear(p);
 }
 
 void MpfrArith::div(Iv& r, const Iv& x, const Iv& d) const {
@@ -386,6 +384,7 @@ std::optional<double> MpfrArith::decide(const Iv& x, FloatFormat f) const {
 namespace {
 
 __extension__ typedef unsigned __int128 U128;  // GCC's and Clang's 128-bit product
+__extension__ typedef __int128 I128;
 
 // x = ±m·2^e with m < 2^53, read from the bits (frexp and ldexp were a tenth of the gradients'
 // exact stage).
@@ -464,6 +463,63 @@ mpq_class exact_dot(const double* x, const double* y, std::int64_t n) {
     else
         mpq_div_2exp(r.get_mpq_t(), r.get_mpq_t(), static_cast<mp_bitcnt_t>(-emin));
     return r;
+}
+
+Split split(double x) {
+    if (x == 0) return {};
+    Parts a = parts(x);
+    const int z = std::countr_zero(a.m);
+    return {a.m >> z, a.e + z, a.negative};
+}
+
+std::optional<std::pair<double, bool>> toward_zero_dot(const double* x, const double* y, std::int64_t n) {
+    constexpr std::int64_t kMax = 128;
+    if (n > kMax) return std::nullopt;
+    std::array<Split, kMax> a, b;  // NOLINT(cppcoreguidelines-pro-type-member-init): the first n are written
+    for (std::int64_t i = 0; i < n; ++i) {
+        if (!std::isfinite(x[i]) || !std::isfinite(y[i])) return std::nullopt;
+        a[i] = split(x[i]), b[i] = split(y[i]);
+    }
+    return toward_zero_dot(a.data(), b.data(), n);
+}
+
+std::optional<std::pair<double, bool>> toward_zero_dot(const Split* x, const Split* y, std::int64_t n) {
+    constexpr std::int64_t kMax = 128;
+    if (n > kMax) return std::nullopt;
+    std::array<std::uint64_t, kMax> mag;  // NOLINT(cppcoreguidelines-pro-type-member-init): the first count are written
+    std::array<int, kMax> ex;              // NOLINT(cppcoreguidelines-pro-type-member-init)
+    std::array<bool, kMax> neg;            // NOLINT(cppcoreguidelines-pro-type-member-init)
+    int count = 0, emin = std::numeric_limits<int>::max(), emax = std::numeric_limits<int>::min(), bits = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+        if (x[i].m == 0 || y[i].m == 0) continue;
+        const int width = std::bit_width(x[i].m) + std::bit_width(y[i].m);  // the product is below 2^width
+        if (width > 63) return std::nullopt;
+        mag[count] = x[i].m * y[i].m;
+        ex[count] = x[i].e + y[i].e;
+        neg[count] = x[i].negative != y[i].negative;
+        emin = std::min(emin, ex[count]), emax = std::max(emax, ex[count]);
+        bits = std::max(bits, width);
+        ++count;
+    }
+    if (count == 0) return std::pair{0.0, true};
+    // |Σ| < count·2^(bits + emax − emin) in units of 2^emin: below 2^126 leaves the sign bit free.
+    if (bits + (emax - emin) + std::bit_width(static_cast<unsigned>(count)) > 126) return std::nullopt;
+    I128 sum = 0;
+    for (int t = 0; t < count; ++t) {
+        const auto term = static_cast<I128>(static_cast<U128>(mag[t]) << (ex[t] - emin));
+        sum += neg[t] ? -term : term;
+    }
+    if (sum == 0) return std::pair{0.0, true};
+    const bool negative = sum < 0;
+    const U128 m = negative ? static_cast<U128>(-sum) : static_cast<U128>(sum);
+    const auto hi = static_cast<std::uint64_t>(m >> 64), lo = static_cast<std::uint64_t>(m);
+    const int width = hi != 0 ? 64 + std::bit_width(hi) : std::bit_width(lo);
+    if (width - 1 + emin < -1022 || width - 1 + emin > 1023) return std::nullopt;  // not a normal double
+    const int drop = std::max(0, width - 53);
+    const U128 top = m >> drop;  // below 2^53: exact as a double
+    const bool exact = drop == 0 || (m & ((U128{1} << drop) - 1)) == 0;
+    const double t = std::ldexp(static_cast<double>(static_cast<std::uint64_t>(top)), emin + drop);
+    return std::pair{negative ? -t : t, exact};
 }
 
 std::pair<double, bool> toward_zero(const mpq_class& v) {

@@ -134,6 +134,20 @@ struct MpfrArith {
     mpfr_prec_t prec;
     ExpBase base;
     Iv scale;
+    /// Temporaries the hot operations reuse instead of allocating on every call (exp, add_mul,
+    /// and the gradients' products): δ at 64 bits, and two at the working precision. One
+    /// MpfrArith is used by one thread.
+    struct Scratch {
+        explicit Scratch(mpfr_prec_t p) {
+            mpfr_init2(d, 64);
+            mpfr_inits2(p, g, t, static_cast<mpfr_ptr>(nullptr));
+        }
+        Scratch(const Scratch&) = delete;
+        Scratch& operator=(const Scratch&) = delete;
+        ~Scratch() { mpfr_clears(d, g, t, static_cast<mpfr_ptr>(nullptr)); }
+        mpfr_t d, g, t;
+    };
+    mutable Scratch scratch;
 
     using Acc = Iv;
     [[nodiscard]] Iv make() const { return Iv(prec); }
@@ -143,6 +157,10 @@ struct MpfrArith {
         mpfr_set(r.hi, acc.hi, MPFR_RNDU);
     }
     void dot(Iv& r, const double* q, const double* k, std::int64_t d, double* abs_up) const;
+    /// The same from Dot2's accumulator of the d products (as DoubleArith::dot2 leaves it), as
+    /// dot() forms it below 256 bits; false (r untouched) where dot() takes the exact products
+    /// instead (from 256 bits on, or a sum out of range).
+    bool dot_of(Iv& r, const DoubleArith::Acc& acc) const;
     void mul(Iv& r, const Iv& x, const Iv& y) const;
     /// The shift at the working precision: the largest score's lower end, exactly. A double
     /// would not do: rounding a score of 10^40 to a double moves it by up to 2^79, and
@@ -185,6 +203,21 @@ struct MpfrArith {
 /// (two 53-bit significands), summed in a fixed-point integer wide enough for the products'
 /// span of exponents, one rational at the end (no gcd a term, as a sum of mpq_class would take).
 mpq_class exact_dot(const double* x, const double* y, std::int64_t n);
+
+/// toward_zero(exact_dot(x, y, n)) without a rational: the products' significands (trailing
+/// zeros dropped: 24 bits for a float32) summed in one signed 128-bit integer, when they fit it
+/// (n ≤ 128, the bits of the largest product plus the span of exponents plus log2 n below 127)
+/// and the sum is 0 or a normal double; nothing otherwise (then the caller takes exact_dot).
+std::optional<std::pair<double, bool>> toward_zero_dot(const double* x, const double* y, std::int64_t n);
+/// A finite double as ±m·2^e with m odd (0 for zero): what toward_zero_dot reads of each factor.
+struct Split {
+    std::uint64_t m = 0;
+    int e = 0;
+    bool negative = false;
+};
+Split split(double x);
+/// toward_zero_dot of factors split once (a row of dO or V meets every row of the other).
+std::optional<std::pair<double, bool>> toward_zero_dot(const Split* x, const Split* y, std::int64_t n);
 
 /// v rounded toward zero to a double, and whether that is v itself: by shifts when v is dyadic
 /// (as every exact dot product of floats is) and in the normal range, else by mpq's division.

@@ -13,9 +13,11 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <type_traits>
 
 #include "arg.hpp"
 #include "arith.hpp"
+#include "kernels.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle_grad.hpp"
 
@@ -49,7 +51,20 @@ GradField make_field(const char* name, std::vector<std::int64_t> shape) {
 bool power_of_two(const mpz_class& z) { return z > 0 && mpz_popcount(z.get_mpz_t()) == 1; }
 
 // r = x·y for enclosures of any sign: the least and greatest of the four products of the ends.
-void mul_any(Iv& r, const Iv& x, const Iv& y, mpfr_prec_t prec) {
+// When one factor is positive (a weight, λ, the scale) and no end is 0, inf or NaN, those are two
+// known products (the same values the four give, each rounded its way): no temporaries but `tmp`
+// (at prec), which the MPFR pass owns.
+void mul_any(Iv& r, const Iv& x, const Iv& y, mpfr_prec_t prec, mpfr_ptr tmp) {
+    if (mpfr_regular_p(x.lo) != 0 && mpfr_regular_p(x.hi) != 0 && mpfr_regular_p(y.lo) != 0 &&
+        mpfr_regular_p(y.hi) != 0 && (mpfr_sgn(x.lo) > 0 || mpfr_sgn(y.lo) > 0)) {
+        const bool x_positive = mpfr_sgn(x.lo) > 0;
+        const Iv& a = x_positive ? x : y;  // 0 < a.lo ≤ a.hi
+        const Iv& b = x_positive ? y : x;
+        mpfr_mul(tmp, mpfr_sgn(b.hi) > 0 ? a.hi : a.lo, b.hi, MPFR_RNDU);  // before r.lo may overwrite x or y
+        mpfr_mul(r.lo, mpfr_sgn(b.lo) > 0 ? a.lo : a.hi, b.lo, MPFR_RNDD);
+        mpfr_swap(r.hi, tmp);
+        return;
+    }
     mpfr_t t, lo, hi;
     mpfr_inits2(prec, t, lo, hi, static_cast<mpfr_ptr>(nullptr));
     mpfr_srcptr xs[2] = {x.lo, x.hi}, ys[2] = {y.lo, y.hi};
@@ -83,7 +98,16 @@ void sub_iv(const MpfrArith& /*a*/, Iv& r, const Iv& x, const Iv& y) {
 void sub_iv(const DoubleArith& /*a*/, DoubleArith::Iv& r, const DoubleArith::Iv& x, const DoubleArith::Iv& y) {
     r = {detail::down(x.lo - y.hi), detail::up(x.hi - y.lo)};
 }
-void mul_iv(const MpfrArith& a, Iv& r, const Iv& x, const Iv& y) { mul_any(r, x, y, a.prec); }
+void mul_iv(const MpfrArith& a, Iv& r, const Iv& x, const Iv& y) { mul_any(r, x, y, a.prec, a.scratch.t); }
+// A score or dP from its Dot2 accumulator (kernels.cpp's dot2_keys, every key of a row at once,
+// the same operations as DoubleArith::dot2): as a.dot(r, x, y, n) would form it.
+void dot_from(const DoubleArith& a, DoubleArith::Iv& r, const DoubleArith::Acc& acc, const double* /*x*/,
+              const double* /*y*/) {
+    a.dot_of(r, acc, nullptr);
+}
+void dot_from(const MpfrArith& a, Iv& r, const DoubleArith::Acc& acc, const double* x, const double* y) {
+    if (!a.dot_of(r, acc)) a.dot(r, x, y, acc.n, nullptr);
+}
 void mul_iv(const DoubleArith& a, DoubleArith::Iv& r, const DoubleArith::Iv& x, const DoubleArith::Iv& y) {
     a.mul(r, x, y);
 }
@@ -104,6 +128,19 @@ DoubleArith::Iv lambda_of(const DoubleArith& a) {
     return {detail::down(kLn2), detail::up(kLn2)};
 }
 
+// Dot2 accumulators held column by column (kernels.cpp's layout), one DoubleArith::Acc each.
+struct Columns {
+    std::vector<double> s, c, abs, rad;
+    void reset(std::size_t n) {
+        s.assign(n, 0), c.assign(n, 0), abs.assign(n, 0), rad.assign(n, 0);
+    }
+    [[nodiscard]] DoubleArith::Acc at(std::size_t x, std::int64_t n) const {
+        DoubleArith::Acc r;
+        r.s = s[x], r.c = c[x], r.abs = abs[x], r.rad = rad[x], r.n = n;
+        return r;
+    }
+};
+
 class Builder {
   public:
     Builder(const Problem& p, const Tensor& d_out, FloatFormat f) : p_(p), do_(d_out), f_(f) {
@@ -122,6 +159,12 @@ class Builder {
         g_.out = make_field("out", {nq_, dv_});
         for (GradField* x : all()) done_[x].assign(x->val.size(), 0);
         for (std::int64_t i = 0; i < nq_; ++i) keep_.push_back(visible_keys(p, i));
+        kt_.resize(static_cast<std::size_t>(d_ * nk_));
+        vt_.resize(static_cast<std::size_t>(dv_ * nk_));
+        for (std::int64_t j = 0; j < nk_; ++j) {
+            for (std::int64_t x = 0; x < d_; ++x) kt_[x * nk_ + j] = k(j, x);
+            for (std::int64_t c = 0; c < dv_; ++c) vt_[c * nk_ + j] = v(j, c);
+        }
     }
 
     GradReference run() {
@@ -189,6 +232,28 @@ class Builder {
             x.lo[at] = detail::down(t), x.hi[at] = detail::up(t);
         x.exact[at] = 1;
         done[at] = 1;
+    }
+    // put_exact(x, at, Σ_c a_c b_c) without a rational where toward_zero_dot gives the sum toward
+    // zero t (and whether it is t): then the sum lies in [t, t + ulp) away from zero, and rounds to
+    // f as t does when t and its neighbour away from zero round alike (monotone rounding). False
+    // (nothing stored) otherwise, a float64 rounding of an inexact t included.
+    bool put_exact_dot(GradField& x, std::int64_t at, const detail::Split* a, const detail::Split* b) {
+        auto& done = done_[&x];
+        if (done[at]) return true;
+        const auto tz = detail::toward_zero_dot(a, b, dv_);
+        if (!tz) return false;
+        const auto [t, exact] = *tz;
+        double r = round_to(t, f_);
+        if (!exact) {
+            if (f_ == FloatFormat::Float64 || round_to(t > 0 ? detail::up(t) : detail::down(t), f_) != r) return false;
+            x.lo[at] = detail::down(t), x.hi[at] = detail::up(t);
+        } else {
+            x.lo[at] = x.hi[at] = t;
+        }
+        x.val[at] = r;
+        x.exact[at] = 1;
+        done[at] = 1;
+        return true;
     }
     void put_value(GradField& x, std::int64_t at, double v) {  // a declared value (masked rows)
         x.val[at] = x.lo[at] = x.hi[at] = v;
@@ -286,15 +351,22 @@ class Builder {
 
     void exact_entries() {
         // dP = dO Vᵀ: products of floats, always rational.
+        std::vector<detail::Split> do_split, v_split;  // every factor split once
+        for (const double x : do_.data) do_split.push_back(detail::split(x));
+        for (const double x : p_.v.data) v_split.push_back(detail::split(x));
         for (std::int64_t i = 0; i < nq_; ++i)
             for (std::int64_t j = 0; j < nk_; ++j) {
-                put_exact(g_.dp, i * nk_ + j, detail::exact_dot(&do_.data[i * dv_], &p_.v.data[j * dv_], dv_));
+                const double *x = &do_.data[i * dv_], *y = &p_.v.data[j * dv_];
+                if (!put_exact_dot(g_.dp, i * nk_ + j, &do_split[i * dv_], &v_split[j * dv_]))
+                    put_exact(g_.dp, i * nk_ + j, detail::exact_dot(x, y, dv_));
             }
         const auto c = detail::rational_scale(p_);
         // λ·c rational: dQ and dK of rational rows are rational; otherwise only their zeros are.
         const bool factor_rational = c && p_.base == ExpBase::E;
         std::vector<std::uint8_t> rational(static_cast<std::size_t>(nq_), 0);
-        std::vector<mpq_class> w(static_cast<std::size_t>(nq_ * nk_)), r = w;  // P and P ∘ (dP − D)
+        // P and P ∘ (dP − D) of the rational rows, allocated at the first (random inputs have none;
+        // a key that no row sees reads none of them).
+        std::vector<mpq_class> w, r;
         for (std::int64_t i = 0; i < nq_; ++i) {
             if (masked_row(i)) {
                 masked(i);
@@ -305,6 +377,7 @@ class Builder {
             const auto row = rational_weights(i, lse);
             if (!row) continue;
             rational[i] = 1;
+            if (w.empty()) w.resize(static_cast<std::size_t>(nq_ * nk_)), r.resize(w.size());
             if (lse) put_exact(g_.lse, i, *lse);
             mpq_class dd = 0;
             for (std::int64_t col = 0; col < dv_; ++col) {
@@ -397,14 +470,35 @@ class Builder {
             any_key = any_key || need_key[j] != 0;
         }
         const AIv lambda = lambda_of(a);
+        // In doubles the sums over keys (O, dQ) and over rows (dK, dV) are Dot2 accumulators held
+        // column by column and formed every column at once (kernels.cpp's accumulate_numerators:
+        // per column the operations of DoubleArith::add_mul in the same order, so the same
+        // enclosures); in MPFR one accumulator an open entry.
+        constexpr bool kDouble = std::is_same_v<A, DoubleArith>;
         std::vector<Acc> dk, dv;
-        for (std::int64_t x = 0; x < nk_ * d_; ++x) dk.emplace_back(a.make_acc());
-        for (std::int64_t x = 0; x < nk_ * dv_; ++x) dv.emplace_back(a.make_acc());
+        Columns dk_cols, dv_cols, row_cols;
+        std::vector<std::int64_t> key_rows(static_cast<std::size_t>(nk_), 0);  // the add_mul calls of key j's sums
+        std::vector<double> e_lo(static_cast<std::size_t>(nk_)), e_hi = e_lo;
+        const std::uint8_t one = 1;
+        if constexpr (kDouble) {
+            dk_cols.reset(static_cast<std::size_t>(nk_ * d_));
+            dv_cols.reset(static_cast<std::size_t>(nk_ * dv_));
+        } else {
+            for (std::int64_t x = 0; x < nk_ * d_; ++x) dk.emplace_back(a.make_acc());
+            for (std::int64_t x = 0; x < nk_ * dv_; ++x) dv.emplace_back(a.make_acc());
+        }
         std::vector<AIv> s, w, ds, dp, slope;  // slope: ∂(capped score)/∂(scaled score) under a softcap
         for (std::int64_t j = 0; j < nk_; ++j) {
             s.emplace_back(a.make()), w.emplace_back(a.make()), ds.emplace_back(a.make()), dp.emplace_back(a.make());
             slope.emplace_back(a.make());
         }
+        // A row's Dot2 accumulators of its scores and of dP, every key at once (dot2_keys).
+        std::vector<double> s2(nk_), c2(nk_), abs2(nk_), ps2(nk_), pc2(nk_), pabs2(nk_);
+        const auto acc_of = [](double sum, double err, double abs, std::int64_t n) {
+            DoubleArith::Acc r;
+            r.s = sum, r.c = err, r.abs = abs, r.n = n;
+            return r;
+        };
         AIv t = a.make(), den = a.make(), x = a.make(), sum = a.make(), dd = a.make();
         Acc den_acc = a.make_acc(), acc = a.make_acc(), dd_acc = a.make_acc();
         for (std::int64_t i = 0; i < nq_; ++i) {
@@ -416,9 +510,11 @@ class Builder {
             if (!need_row && !any_key) continue;
             auto m = a.make_shift();
             bool first = true;
+            detail::dot2_keys(&p_.q.data[i * d_], kt_.data(), nk_, d_, s2.data(), c2.data(), abs2.data());
+            detail::dot2_keys(&do_.data[i * dv_], vt_.data(), nk_, dv_, ps2.data(), pc2.data(), pabs2.data());
             for (std::int64_t j = 0; j < nk_; ++j) {
                 if (!keep_[i][j]) continue;
-                a.dot(s[j], &p_.q.data[i * d_], &p_.k.data[j * d_], d_, nullptr);
+                dot_from(a, s[j], acc_of(s2[j], c2[j], abs2[j], d_), &p_.q.data[i * d_], &p_.k.data[j * d_]);
                 a.mul(s[j], s[j], a.scale);
                 if (p_.softcap > 0) {  // cap·tanh(x/cap), whose derivative is 1 − tanh²(x/cap)
                     a.softcap(s[j], p_.softcap);
@@ -441,7 +537,8 @@ class Builder {
             for (std::int64_t j = 0; j < nk_; ++j) {
                 if (!keep_[i][j]) continue;
                 a.div(w[j], w[j], den);
-                a.dot(dp[j], &do_.data[i * dv_], &p_.v.data[j * dv_], dv_, nullptr);  // dP, exact from 256 bits
+                dot_from(a, dp[j], acc_of(ps2[j], pc2[j], pabs2[j], dv_), &do_.data[i * dv_],
+                         &p_.v.data[j * dv_]);  // dP, exact from 256 bits
                 mul_iv(a, t, w[j], dp[j]);
                 a.add(dd_acc, t);
             }
@@ -449,11 +546,25 @@ class Builder {
             a.log_plus(x, den, m);
             put_iv(g_.lse, i, a, x);
             put_iv(g_.delta, i, a, dd);
+            const auto visible = static_cast<std::int64_t>(std::count(keep_[i].begin(), keep_[i].end(), 1));
+            if constexpr (kDouble) {
+                if (!open_out.empty()) {
+                    for (std::int64_t j = 0; j < nk_; ++j) e_lo[j] = w[j].lo, e_hi[j] = w[j].hi;
+                    row_cols.reset(static_cast<std::size_t>(dv_));
+                    detail::accumulate_numerators(e_lo.data(), e_hi.data(), keep_[i].data(), p_.v.data.data(), nk_,
+                                                  dv_, row_cols.s.data(), row_cols.c.data(), row_cols.abs.data(),
+                                                  row_cols.rad.data());
+                }
+            }
             for (const std::int64_t c : open_out) {
-                set_zero(acc);
-                for (std::int64_t j = 0; j < nk_; ++j)
-                    if (keep_[i][j]) a.add_mul(acc, w[j], v(j, c));
-                a.finish(sum, acc);
+                if constexpr (kDouble) {
+                    a.finish(sum, row_cols.at(static_cast<std::size_t>(c), visible));
+                } else {
+                    set_zero(acc);
+                    for (std::int64_t j = 0; j < nk_; ++j)
+                        if (keep_[i][j]) a.add_mul(acc, w[j], v(j, c));
+                    a.finish(sum, acc);
+                }
                 put_iv(g_.out, i * dv_ + c, a, sum);
             }
             for (std::int64_t j = 0; j < nk_; ++j) {
@@ -470,26 +581,55 @@ class Builder {
                 if (p_.softcap > 0) mul_iv(a, ds[j], ds[j], slope[j]);
                 put_iv(g_.ds, i * nk_ + j, a, ds[j]);
                 if (need_key[j] == 0) continue;
-                for (const std::int64_t y : open_dk[j]) a.add_mul(dk[j * d_ + y], ds[j], q(i, y));
-                for (const std::int64_t c : open_dv[j]) a.add_mul(dv[j * dv_ + c], w[j], o(i, c));
+                if constexpr (kDouble) {  // every column of the key's sums (those not open are not read)
+                    ++key_rows[j];
+                    detail::accumulate_numerators(&ds[j].lo, &ds[j].hi, &one, &p_.q.data[i * d_], 1, d_,
+                                                  dk_cols.s.data() + j * d_, dk_cols.c.data() + j * d_,
+                                                  dk_cols.abs.data() + j * d_, dk_cols.rad.data() + j * d_);
+                    detail::accumulate_numerators(&w[j].lo, &w[j].hi, &one, &do_.data[i * dv_], 1, dv_,
+                                                  dv_cols.s.data() + j * dv_, dv_cols.c.data() + j * dv_,
+                                                  dv_cols.abs.data() + j * dv_, dv_cols.rad.data() + j * dv_);
+                } else {
+                    for (const std::int64_t y : open_dk[j]) a.add_mul(dk[j * d_ + y], ds[j], q(i, y));
+                    for (const std::int64_t c : open_dv[j]) a.add_mul(dv[j * dv_ + c], w[j], o(i, c));
+                }
+            }
+            if constexpr (kDouble) {
+                if (!open_dq.empty()) {
+                    for (std::int64_t j = 0; j < nk_; ++j) e_lo[j] = ds[j].lo, e_hi[j] = ds[j].hi;
+                    row_cols.reset(static_cast<std::size_t>(d_));
+                    detail::accumulate_numerators(e_lo.data(), e_hi.data(), keep_[i].data(), p_.k.data.data(), nk_,
+                                                  d_, row_cols.s.data(), row_cols.c.data(), row_cols.abs.data(),
+                                                  row_cols.rad.data());
+                }
             }
             for (const std::int64_t y : open_dq) {
-                set_zero(acc);
-                for (std::int64_t j = 0; j < nk_; ++j)
-                    if (keep_[i][j]) a.add_mul(acc, ds[j], k(j, y));
-                a.finish(sum, acc);
+                if constexpr (kDouble) {
+                    a.finish(sum, row_cols.at(static_cast<std::size_t>(y), visible));
+                } else {
+                    set_zero(acc);
+                    for (std::int64_t j = 0; j < nk_; ++j)
+                        if (keep_[i][j]) a.add_mul(acc, ds[j], k(j, y));
+                    a.finish(sum, acc);
+                }
                 mul_iv(a, sum, sum, a.scale);
                 put_iv(g_.dq, i * d_ + y, a, sum);
             }
         }
         for (std::int64_t j = 0; j < nk_; ++j) {
             for (const std::int64_t y : open_dk[j]) {
-                a.finish(sum, dk[j * d_ + y]);
+                if constexpr (kDouble)
+                    a.finish(sum, dk_cols.at(static_cast<std::size_t>(j * d_ + y), key_rows[j]));
+                else
+                    a.finish(sum, dk[j * d_ + y]);
                 mul_iv(a, sum, sum, a.scale);
                 put_iv(g_.dk, j * d_ + y, a, sum);
             }
             for (const std::int64_t c : open_dv[j]) {
-                a.finish(sum, dv[j * dv_ + c]);
+                if constexpr (kDouble)
+                    a.finish(sum, dv_cols.at(static_cast<std::size_t>(j * dv_ + c), key_rows[j]));
+                else
+                    a.finish(sum, dv[j * dv_ + c]);
                 put_iv(g_.dv, j * dv_ + c, a, sum);
             }
         }
@@ -502,6 +642,7 @@ class Builder {
     GradReference g_;
     std::map<const GradField*, std::vector<std::uint8_t>> done_;
     std::vector<std::vector<std::uint8_t>> keep_;
+    std::vector<double> kt_, vt_;  // K and V transposed: kt_[x·n_k + j] = k_jx (dot2_keys)
 };
 
 }  // namespace

@@ -10,6 +10,8 @@
 #include <mpfr.h>
 
 #include <cmath>
+#include <cstdint>
+#include <optional>
 #include <random>
 #include <utility>
 #include <vector>
@@ -175,6 +177,45 @@ TEST(OracleArith, RoundingADyadicRationalAgreesWithMpfrInEveryFormat) {
     mpq_div_2exp(above.get_mpq_t(), above.get_mpq_t(), 151);
     EXPECT_EQ(round_exact(half_least, FloatFormat::Float32), 0.0);
     EXPECT_EQ(round_exact(above, FloatFormat::Float32), 0x1p-149);
+}
+
+TEST(OracleArith, TheDotTowardZeroInOneIntegerIsTheRationalSumsTruncation) {
+    // Against the textbook sum over Q truncated by GMP (mpq_class::get_d rounds toward zero):
+    // float32 and bfloat16 significands at every spread of exponents, cancellation to 0 and to a
+    // few bits, and where the one integer cannot hold the sum the answer is nothing, never wrong.
+    std::mt19937_64 rng(31);
+    int answered = 0;
+    for (int round = 0; round < 4000; ++round) {
+        const std::size_t n = 1 + rng() % 130;  // past 128 terms: nothing
+        const int bits = round % 2 == 0 ? 24 : 8, spread = round % 4 < 2 ? 4 : 40;
+        std::vector<double> x(n), y(n);
+        const auto draw = [&] {
+            if (rng() % 19 == 0) return 0.0;
+            const double m = static_cast<double>((rng() >> (64 - bits)) | (std::uint64_t{1} << (bits - 1)));
+            const int e = static_cast<int>(rng() % (2 * spread + 1)) - spread - bits;
+            return ((rng() & 1U) != 0 ? -1 : 1) * std::ldexp(m, e);
+        };
+        for (std::size_t i = 0; i < n; ++i) x[i] = draw(), y[i] = draw();
+        if (round % 5 == 0 && n > 1) x[n - 1] = -x[0], y[n - 1] = y[0];  // a term that cancels another
+        if (round % 7 == 0) x = {1.5, -2, 0x1p-20}, y = {4, 3, 0x1p-20};  // 6 − 6 + 2^−40
+        mpq_class v = 0;
+        for (std::size_t i = 0; i < x.size(); ++i) v += mpq_class(x[i]) * mpq_class(y[i]);
+        const auto got = detail::toward_zero_dot(x.data(), y.data(), static_cast<std::int64_t>(x.size()));
+        if (x.size() > 128) {
+            EXPECT_FALSE(got.has_value());
+            continue;
+        }
+        if (!got) continue;
+        ++answered;
+        const double t = v.get_d();
+        ASSERT_EQ(got->first, t) << "round " << round;
+        ASSERT_EQ(got->second, mpq_class(t) == v) << "round " << round;
+    }
+    EXPECT_GT(answered, 2000);  // narrow formats' sums fit
+    const double big[2] = {0x1p-1074, 1}, one[2] = {1, 1};  // a subnormal's product 2^1074 below the other
+    EXPECT_FALSE(detail::toward_zero_dot(big, one, 2).has_value());
+    const double z[2] = {0, -0.0};
+    EXPECT_EQ(detail::toward_zero_dot(z, one, 2), std::make_optional(std::make_pair(0.0, true)));
 }
 
 TEST(OracleArith, TowardZeroIsGmpsTruncationAndSaysWhenItIsExact) {
