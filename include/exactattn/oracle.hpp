@@ -162,10 +162,6 @@ ExpBase parse_base(std::string_view text, const Location& where = {});
 MaskedRows parse_masked_rows(std::string_view text, const Location& where = {});
 /// A logit softcap: a finite number > 0, or 0 for none (else a UsageError at `where`).
 double checked_softcap(double cap, const Location& where = {});
-/// Refuses (UsageError at `softcap`) a softcap with what does not take it yet (docs/oracle.md,
-/// "The logit softcap"): scores stored by an unfused kernel (`stored`), a `bound` other than
-/// running or a-priori. Nothing without a softcap.
-void check_softcap_claim(double softcap, bool stored, bool sharp_bound);
 /// A tolerance in ULPs: finite and not negative (else a UsageError at `where`).
 double checked_tolerance(double ulps, const Location& where = {});
 

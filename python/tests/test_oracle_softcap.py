@@ -199,13 +199,57 @@ def test_a_bad_softcap_is_refused_at_softcap(cap):
     assert e.value.place == "softcap"
 
 
-def test_what_does_not_take_a_softcap_yet_is_refused_not_misjudged():
-    q, k, v = capped_problem()
+SHARP_CLAIMS = ({"bound": "running-ordered"}, {"bound": "probabilistic"}, {"bound": "probabilistic-ordered"},
+                {"stored": "float16"}, {"stored": "bfloat16", "bound": "probabilistic"})
+
+
+@pytest.mark.parametrize("kwargs", SHARP_CLAIMS)
+def test_the_ordered_and_probabilistic_bounds_and_unfused_claims_take_a_softcap(kwargs):
+    # once refused at softcap; now judged under the cap (a correct kernel passes, one that
+    # forgets the cap fails), and a bad cap is still refused there. Scores of a few units: the
+    # bound charges the stores on the uncapped |c·q·k| (up to 30 at spread 3, where bfloat16
+    # stores leave the rows unbounded, and the judge says so)
+    q, k, v = capped_problem(nq=16, nk=64, d=16, dv=8, spread=1.0)
     out = np_softcapped(q, k, v, CAP)
-    for kwargs in ({"bound": "probabilistic"}, {"bound": "running-ordered"}, {"stored": "bfloat16"}):
+    j = oracle.judge(out, q, k, v, softcap=CAP, **kwargs)
+    assert j["passed"] and j["unbounded"] == 0, j["text"]
+    assert not oracle.judge(np_softcapped(q, k, v, CAP, no_cap=True), q, k, v, softcap=CAP, **kwargs)["passed"]
+    for bad in (-1.0, float("nan")):
         with pytest.raises(exactattn.UsageError) as e:
-            oracle.judge(out, q, k, v, softcap=CAP, **kwargs)
+            oracle.judge(out, q, k, v, softcap=bad, **kwargs)
         assert e.value.place == "softcap", kwargs
+
+
+def test_the_sharper_bounds_of_a_softcapped_kernel_are_sharper_and_the_probabilistic_one_is_named():
+    """Correct float32 kernels under C = 2: each sharper bound passes them, is never above the
+    running one, and the probabilistic ones name their failure probability (2^-40 an entry) as
+    without a cap; the sound ones report 0."""
+    for seed in range(4):
+        q, k, v = capped_problem(nq=16, nk=64, d=16, dv=8, seed=seed)
+        out = np_softcapped(q, k, v, CAP)
+        run = oracle.judge(out, q, k, v, softcap=CAP)
+        for bound, p in (("running-ordered", 0), ("probabilistic", 2.0**-40), ("probabilistic-ordered", 2.0**-40)):
+            j = oracle.judge(out, q, k, v, softcap=CAP, bound=bound)
+            assert j["passed"] and j["bound_name"] == bound and j["failure_probability"] == p, j["text"]
+            assert (j["bound"] <= run["bound"]).all() and (j["bound"] < run["bound"]).any(), bound
+            plain = oracle.judge(out, q, k, v, bound=bound)  # the same claim without the cap: no default
+            assert plain["failure_probability"] == p and not plain["passed"]
+
+
+def test_an_unfused_claim_under_the_ordered_bound_is_held_to_its_stores():
+    """The declared order's terms do not hold the stores of S and P (bfloat16: u_s = 2^-8): a
+    correct unfused emulation once went 2,600 times over running-ordered; with or without a cap it
+    is judged by the any-order terms and passes."""
+    rng = np.random.default_rng(0)
+    q, k = ((rng.standard_normal(s) * 2).astype(np.float16) for s in ((6, 16), (32, 16)))
+    v = rng.standard_normal((32, 4)).astype(np.float16)
+    for cap in (0.0, CAP):
+        for algorithm in ("naive", "safe"):
+            kw = dict(fmt="float32", accumulate="float32", algorithm=algorithm, stored="bfloat16", softcap=cap)
+            e = oracle.emulate(q, k, v, **kw)
+            for bound in ("running-ordered", "probabilistic-ordered"):
+                j = oracle.judge(e["out"], q, k, v, bound=bound, **kw)
+                assert j["passed"] and j["unbounded"] == 0, (cap, algorithm, bound, j["text"])
 
 
 @pytest.mark.parametrize("backward", ["standard", "flash2"])
@@ -336,6 +380,14 @@ def test_the_command_line_judges_the_softcap_as_python_does(cli, tmp_path):
     assert json.loads(text) == json.loads(oracle.judge(out, q, k, v, softcap=CAP)["json"])
     code, _, err = cli("oracle", "judge", "--q", p["q"], "--k", p["k"], "--v", p["v"], "--actual", p["out"])
     assert code == 1  # the same output judged without the cap fails
+    # the sharper bounds and an unfused claim under the cap, as Python judges them
+    for args, kwargs in ((["--bound", "probabilistic-ordered"], {"bound": "probabilistic-ordered"}),
+                         (["--stored-dtype", "float16", "--bound", "running-ordered"],
+                          {"stored": "float16", "bound": "running-ordered"})):
+        code, text, err = cli("oracle", "judge", "--q", p["q"], "--k", p["k"], "--v", p["v"], "--actual", p["out"],
+                              "--softcap", "2", "--format", "json", *args)
+        assert code == 0, err
+        assert json.loads(text) == json.loads(oracle.judge(out, q, k, v, softcap=CAP, **kwargs)["json"])
 
 
 @pytest.mark.parametrize("seed,cap", [(0, 0.5), (1, 2.0), (2, 5.0), (3, 50.0)])
@@ -362,3 +414,33 @@ def test_no_correct_softcapped_emulation_exceeds_its_bound(seed, cap):
             j = oracle.judge(e["out"], qh, kh, vh, fmt=acc, accumulate=acc, algorithm=algorithm, block=4, p_fmt=acc,
                              **problem)
             assert j["over"] == j["unbounded"], (acc, algorithm, j["text"])
+
+
+@pytest.mark.parametrize("seed,cap", [(0, 0.5), (1, 2.0), (2, 5.0), (3, 50.0)])
+def test_no_correct_softcapped_emulation_exceeds_a_sharper_bound_or_an_unfused_claim(seed, cap):
+    """Every algorithm (naive, safe, online; float16, bfloat16 and float32 accumulators), fused or
+    unfused (S and P stored in bfloat16 or float16), judged under running-ordered, probabilistic
+    and probabilistic-ordered, with a bias and caps from 0.5 to 50: an entry is within its bound
+    or unbounded, never over a finite bound; and a third of the judgements at least bound every
+    entry (float16 and bfloat16 arithmetic leave rows of larger scores unbounded)."""
+    rng = np.random.default_rng(200 + seed)
+    q, k = ((rng.standard_normal(s) * (1.0 + seed % 3)).astype(np.float16) for s in ((5, 8), (12, 8)))
+    v = rng.standard_normal((12, 3)).astype(np.float16)
+    problem = dict(bias=rng.standard_normal((5, 12)).astype(np.float16).astype(np.float32), softcap=cap,
+                   causal=bool(seed % 2), align="bottom-right")
+    bounded = judged = 0
+    for acc in ("float16", "bfloat16", "float32"):
+        for algorithm in ("naive", "safe", "online"):
+            for stored in (None, "bfloat16", "float16"):
+                if stored and algorithm == "online":
+                    continue  # unfused claims are naive or safe
+                claim = dict(fmt=acc, accumulate=acc, algorithm=algorithm, block=4, **({"stored": stored} if stored else {}))
+                e = oracle.emulate(q, k, v, **claim, **problem)
+                for bound in ("running", "running-ordered", "probabilistic", "probabilistic-ordered"):
+                    if bound == "running" and not stored:
+                        continue  # held above
+                    j = oracle.judge(e["out"], q, k, v, p_fmt=acc, bound=bound, **claim, **problem)
+                    assert j["over"] == j["unbounded"], (acc, algorithm, stored, bound, j["text"])
+                    judged += 1
+                    bounded += j["unbounded"] == 0
+    assert bounded > judged / 3, (bounded, judged)

@@ -249,18 +249,79 @@ void softcap_end(mpfr_ptr x, double cap, mpfr_rnd_t rnd) {
     mpfr_mul_d(x, x, cap, rnd);
 }
 
+// tanh y for a double y ≥ 0 enclosed in doubles [lo, hi] (docs/oracle.md, "The logit softcap",
+// the double stage), in four ranges:
+// * y < 2^−27: tanh y lies in [y − y³/3, y] and y³/3 < 2^−54 y is below half an ulp of y (or
+//   of a subnormal's quantum), so [down(y), y].
+// * y < 1/4: the odd Taylor series y·Σ_{n<12} a_n y^{2n}, a_n = 2^{2m}(2^{2m} − 1)B_{2m}/(2m)!
+//   (m = n + 1), |a_n| = 2(2^{2m} − 1)ζ(2m)/π^{2m} ≤ 2ζ(2)(4/π²)^m, so the tail after 12 terms
+//   is below 3.3·0.406^13·16^−12/(1 − 0.406/16) < 2^−62 relative; the coefficients rounded to
+//   doubles, y² and Horner's 22 operations (γ_23·Σ|a_n|y^{2n} ≤ 1.03γ_23), the product by y and
+//   P ≥ 1 − y²/3 ≥ 0.979 make the relative error below 2^−47.5; widened by 2^−46.
+// * y < 20: tanh y = (1 − z)/(1 + z), z = e^{−2y} (−2y exact) from exp_double (relative 2^−46
+//   with the widening of DoubleArith::exp), decreasing in z: each end from the other end of z,
+//   every operation rounded outward.
+// * y ≥ 20 (and a quotient that overflowed to +inf): 1 − tanh y = 2z/(1 + z) < 2e^−40 < 2^−53,
+//   so [1 − 2^−53, 1].
+// tanh y < min(y, 1) for y > 0 caps hi.
+DoubleArith::Iv tanh_nonneg(double y) {
+    if (y == 0) return {y, y};
+    if (y < 0x1p-27) return {down(y), y};
+    if (y < 0.25) {
+        static const double a[12] = {1.0,
+                                     -1.0 / 3,
+                                     2.0 / 15,
+                                     -17.0 / 315,
+                                     62.0 / 2835,
+                                     -1382.0 / 155925,
+                                     21844.0 / 6081075,
+                                     -929569.0 / 638512875,
+                                     6404582.0 / 10854718875.0,
+                                     -443861162.0 / 1856156927625.0,
+                                     18888466084.0 / 194896477400625.0,
+                                     -113927491862.0 / 2900518163668125.0};
+        const double x = y * y;
+        double p = a[11];
+        for (int i = 10; i >= 0; --i) p = p * x + a[i];
+        const double t = y * p;
+        return {down(t * (1 - 0x1p-46)), std::min(up(t * (1 + 0x1p-46)), y)};
+    }
+    if (y < 20) {
+        int k = 0;
+        const double p = exp_double(-2 * y, ExpBase::E, k);  // sets k: its own statement
+        const double v = std::ldexp(p, k);                   // normal: z ≥ e^−40
+        const double zl = down(v * (1 - 0x1p-46)), zh = up(v * (1 + 0x1p-46));
+        const double lo = down(down(1 - zh) / up(1 + zh)), hi = up(up(1 - zl) / down(1 + zl));
+        return {std::max(lo, 0.0), std::min(hi, 1.0)};
+    }
+    return {1 - 0x1p-53, 1};
+}
+
+// tanh over all doubles by odd symmetry.
+DoubleArith::Iv tanh_double(double y) {
+    if (y >= 0) return tanh_nonneg(y);
+    const DoubleArith::Iv t = tanh_nonneg(-y);
+    return {-t.hi, -t.lo};
+}
+
 }  // namespace
 
 void DoubleArith::softcap(Iv& r, double cap) const {
-    mpfr_t x;
-    mpfr_init2(x, 53);
-    mpfr_set_d(x, r.lo, MPFR_RNDN);  // exact
-    softcap_end(x, cap, MPFR_RNDD);
-    r.lo = mpfr_get_d(x, MPFR_RNDD);
-    mpfr_set_d(x, r.hi, MPFR_RNDN);
-    softcap_end(x, cap, MPFR_RNDU);
-    r.hi = mpfr_get_d(x, MPFR_RNDU);
-    mpfr_clear(x);
+    // Each end: the quotient x/cap one step outward, tanh's enclosure, the product by cap one
+    // step outward; an infinite end is ±cap exactly, a NaN stays. Near 0, |x/cap| < 2^−27
+    // (cap·2^−28 rounded is below cap·2^−27): cap·tanh(x/cap) = x·tanh(y)/y lies between
+    // x(1 − y²/3) and x, within less than half an ulp (or a subnormal quantum) of x: x and the
+    // next double toward 0's other side.
+    const auto end = [cap](double x, bool upper) {
+        if (std::isnan(x) || x == 0) return x;
+        if (std::isinf(x)) return x > 0 ? cap : -cap;
+        if (std::fabs(x) < cap * 0x1p-28) return (x > 0) == upper ? x : upper ? up(x) : down(x);
+        const double q = x / cap;
+        const DoubleArith::Iv t = tanh_double(upper ? up(q) : down(q));
+        const double p = cap * (upper ? t.hi : t.lo);
+        return p == 0 ? p : upper ? up(p) : down(p);
+    };
+    r = {end(r.lo, false), end(r.hi, true)};
 }
 
 void MpfrArith::softcap(Iv& r, double cap) const {

@@ -33,7 +33,7 @@ struct Terms {
 // Unfused attention (docs/oracle.md, "Stored scores and weights"): a score stored in its format
 // after the product, the scale and the bias, each rounded there at worst (3 roundings of
 // relative u_s and absolute η_s on a score of magnitude ≤ a).
-// The error is at most g_s·a + η_s' with these two.
+// The error is at most g_s·a + η_s with these two.
 double stored_score_relative(const AlgorithmSpec& s) {
     if (!s.stored || s.algorithm == Algorithm::Online) return 0;
     const double us = unit_roundoff(*s.stored);
@@ -42,20 +42,28 @@ double stored_score_relative(const AlgorithmSpec& s) {
 double stored_score_absolute(const AlgorithmSpec& s) {
     return s.stored && s.algorithm != Algorithm::Online ? 3 * least_subnormal(*s.stored) : 0;
 }
-double stored_score_error(const AlgorithmSpec& s, double a) {
-    return stored_score_relative(s) * a + stored_score_absolute(s);
-}
 
 // The logit softcap (docs/oracle.md, "The logit softcap"): on a scaled score computed within
-// g·a_j, up to three roundings of tanh's argument (cap rounded to the format, a reciprocal, the
-// division or product) and three of the capped score (tanh within 1 ulp, counted as two; the
-// product by the rounded cap) add at most (1 + g)((1 + u')^7 − 1)·a_j, u' = u_a/(1 − u_a) (each
-// factor 1 + δ or 1/(1 + δ); tanh is 1-Lipschitz and |tanh| ≤ 1), and (2·cap + 1)η_a where they
-// fall into the subnormals. 0 without a softcap.
-double softcap_relative(const Reference& ref, double g, double ua) {
-    return ref.softcap > 0 ? (1 + g) * std::expm1(7 * std::log1p(ua / (1 - ua))) * (1 + 0x1p-30) : 0;
+// g0·a_j + η0, up to three roundings of tanh's argument (cap rounded to the format, a reciprocal,
+// the division or product) and three of the capped score (tanh within 1 ulp, counted as two; the
+// product by the rounded cap), each a factor 1 + δ or 1/(1 + δ) within u' = u_a/(1 − u_a), and
+// for an unfused kernel x/cap, tanh and the product written to the stored format (three factors
+// 1 + δ_s): with F = (1 + u')^7 (1 + u_s)^3 the capped score errs by at most F(a_j + g0·a_j + η0)
+// − a_j (tanh is 1-Lipschitz, |cap·tanh(x/cap)| ≤ |x|), plus (2·cap + 1)(η_a + η_s)·F where the
+// division, tanh and the product fall into the subnormals (tanh's argument's η scaled by cap).
+// Without a softcap g0 and η0 as they are.
+struct ScoreError {
+    double g = 0, eta = 0;  // the score's error: g·a_j + eta
+    double fm1 = 0;         // F − 1 (0 without a softcap)
+};
+ScoreError capped(const Reference& ref, const AlgorithmSpec& s, double g0, double eta0) {
+    if (!(ref.softcap > 0)) return {g0, eta0, 0};
+    const double ua = unit_roundoff(s.accumulate), ea = least_subnormal(s.accumulate);
+    const bool st = s.stored && s.algorithm != Algorithm::Online;
+    const double us = st ? unit_roundoff(*s.stored) : 0, es = st ? least_subnormal(*s.stored) : 0;
+    const double fm1 = std::expm1(7 * std::log1p(ua / (1 - ua)) + 3 * std::log1p(us)) * (1 + 0x1p-30);
+    return {g0 + (1 + g0) * fm1, (1 + fm1) * (eta0 + (2 * ref.softcap + 1) * (ea + es)) * (1 + 0x1p-30), fm1};
 }
-double softcap_absolute(const Reference& ref, double ea) { return ref.softcap > 0 ? (2 * ref.softcap + 1) * ea : 0; }
 // ... and a weight stored: relative u_s besides the accumulator's.
 double stored_weight_roundoff(const AlgorithmSpec& s) {
     return s.stored && s.algorithm != Algorithm::Online ? unit_roundoff(*s.stored) : 0;
@@ -68,11 +76,9 @@ Terms row_terms(const Reference& ref, const AlgorithmSpec& s, const RowFacts& f,
     // dot, scale, product; and the absolute η_a/2 of each product q_x k_x, the scale's product
     // and the subtraction that may fall into the subnormals (docs/oracle.md, "Underflow").
     const double ea = least_subnormal(s.accumulate);
-    double eps = gamma(static_cast<double>(ref.d), ua) * a + 6 * ua * a + (static_cast<double>(ref.d) + 2) * ea +
-                 stored_score_error(s, a);
-    if (ref.softcap > 0)
-        eps +=
-            softcap_relative(ref, gamma(static_cast<double>(ref.d), ua) + 6 * ua, ua) * a + softcap_absolute(ref, ea);
+    const ScoreError se = capped(ref, s, gamma(static_cast<double>(ref.d), ua) + 6 * ua + stored_score_relative(s),
+                                 (static_cast<double>(ref.d) + 2) * ea + stored_score_absolute(s));
+    double eps = se.g * a + se.eta;
     // log_b of the largest finite value: where b^s (and Σ b^s, whose log_b is the lse) overflows.
     const double lmax =
         (ref.base == ExpBase::E ? std::log(max_finite(s.accumulate)) : std::log2(max_finite(s.accumulate))) *
@@ -193,12 +199,9 @@ double running_output_bound(const Reference& ref, const AlgorithmSpec& spec, std
     const double ea = least_subnormal(spec.accumulate);
     // Per key the exponential's argument errs by τ_j ≤ g a_j + η_s + u_a (max s − s_j) + 2u_a ε_max
     // (the scores, and the subtraction of the kernel's own max, which is off by at most ε_max).
-    double g = gamma(static_cast<double>(ref.d), ua) + 6 * ua + stored_score_relative(spec);
-    double eta_s = (static_cast<double>(ref.d) + 2) * ea + stored_score_absolute(spec);
-    if (ref.softcap > 0) {
-        g += softcap_relative(ref, g, ua);
-        eta_s += softcap_absolute(ref, ea);
-    }
+    const ScoreError se = capped(ref, spec, gamma(static_cast<double>(ref.d), ua) + 6 * ua + stored_score_relative(spec),
+                                 (static_cast<double>(ref.d) + 2) * ea + stored_score_absolute(spec));
+    const double g = se.g, eta_s = se.eta;
     const double eps_max = g * f.abs_score_max + eta_s;
     const bool shifted = spec.algorithm != Algorithm::Naive;
     const double tau_max = shifted ? eps_max * (1 + 2 * ua) + ua * f.score_range : eps_max;
@@ -215,15 +218,19 @@ double running_output_bound(const Reference& ref, const AlgorithmSpec& spec, std
     const double e1 = (p + o * t.phi * kappa) / den;
     const double n1 = t.theta * ref.out_abs[at] * kappa / den;
     double b0 = e1 + n1;
-    if (ordered && spec.algorithm != Algorithm::Online && ref.run_s1o.size() > at) {
+    // An unfused kernel (stored scores and weights) keeps the any-order bound: the declared order's
+    // terms below do not hold its stores.
+    if (ordered && spec.algorithm != Algorithm::Online && !spec.stored && ref.run_s1o.size() > at) {
         // The declared order (docs/oracle.md, "The running bound for the declared order"):
         // Higham's running error bound, u Σ |partial sums| (computed partials within (1 + γ) of
-        // the exact ones), for the dot products in index order and the sums in key order.
+        // the exact ones), for the dot products in index order and the sums in key order; under a
+        // softcap the scaled score's error through the cap: F times it, plus (F − 1)a_j.
         const double a = ref.out_abs[at], ga = 1 + gamma(2 * static_cast<double>(ref.d) + 2, ua);
         const bool c_exact = ref.scale_exact && representable(ref.scale, spec.accumulate);
         const double po =
             2 * ua * ref.run_s2[at] +
-            kappa * (ua * ga * ref.run_s1o[at] + (c_exact ? 0 : 3 * ua) * ref.run_s1[at] + eta_s * ref.run_s2[at] +
+            kappa * ((1 + se.fm1) * (ua * ga * ref.run_s1o[at] + (c_exact ? 0 : 3 * ua) * ref.run_s1[at]) +
+                     se.fm1 * ref.run_s1[at] + eta_s * ref.run_s2[at] +
                      (shifted ? ua * ref.run_s3[at] + 2 * ua * eps_max * ref.run_s2[at] : 0));
         const double gn = gamma(n, ua);
         const double phi_o = std::min(t.phi, ua * (1 + gn) * kappa * ref.run_pd1[i] / (1 - r_max));
@@ -267,6 +274,17 @@ double probabilistic_output_bound(const Reference& ref, const AlgorithmSpec& spe
     // division(s) and the products w_j v_jc (docs/oracle.md, "The probabilistic bound").
     double q = (ordered ? ref.run_qd[at] : (d + 1) * ref.run_qa[at]) + (shifted ? ref.run_q3[at] : 0) +
                4 * ref.run_q2[at] + ref.run_qv[at];
+    // Under a softcap (docs/oracle.md, "The logit softcap"), per key the division (or the product
+    // by the reciprocal), tanh (|δ| ≤ 2u_a: 4) and the product by cap, each of coefficient at
+    // most w_j dev_j a_j (the dot product's coefficients shrink by sech² ≤ 1): 6 Σ w_j² dev_j² a_j².
+    const bool cap = ref.softcap > 0;
+    if (cap) q += 6 * ref.run_qa[at];
+    // An unfused kernel: its stores of S (3, and 3 more under a softcap) and of P (1) round by
+    // u_s, (u_s/u_a)² times their coefficients in units of u_a.
+    if (spec.stored && !online) {
+        const double ratio = unit_roundoff(*spec.stored) / ua;
+        q += ratio * ratio * ((cap ? 6 : 3) * ref.run_qa[at] + ref.run_qv[at]);
+    }
     if (online) {
         const double b = static_cast<double>(std::max<std::int64_t>(1, std::min<std::int64_t>(spec.block, f.keys)));
         const double blocks = std::ceil(n / b), up = unit_roundoff(spec.p_format);
@@ -286,7 +304,17 @@ double probabilistic_output_bound(const Reference& ref, const AlgorithmSpec& spe
     // A scale c that is not a value of the accumulator: the kernel's c within 1 ulp (2u_a) is a
     // temperature error common to every key, |∂o/∂ log c| · 2u_a (not random).
     const bool c_exact = ref.scale_exact && representable(ref.scale, spec.accumulate);
-    const double scale_err = c_exact ? 0 : 2 * ua * ref.run_gabs[at];
+    double scale_err = c_exact ? 0 : 2 * ua * ref.run_gabs[at];
+    // The cap rounded to the format, and its reciprocal unless a power of two: errors common to
+    // every key, not random. ∂(C·tanh(x/C))/∂C = tanh y − y·sech² y, at most |y| = |x|/C, so each
+    // moves a score by at most u'(1 + u')|x_j| ≤ u'(1 + u')a_j: worst case, κ S1/((1 − r)(1 − Φ)).
+    if (cap) {
+        int e2 = 0;
+        const bool pow2 = std::frexp(ref.softcap, &e2) == 0.5;
+        const double common = (representable(ref.softcap, spec.accumulate) ? 0 : 1) + (pow2 ? 0 : 1);
+        const double up1 = ua / (1 - ua);
+        scale_err += common * up1 * (1 + up1) * (1 + up1) * ref.run_s1[at] * kappa / den;
+    }
     const double b_eta_ops = [&] {
         const double n_eta = n * t.eta, d_prime = t.d_lo * den;
         const double b0 = first + second;

@@ -32,22 +32,27 @@ struct RowRun {
 };
 
 // The scores of row i in order: fl(fl(Σ_x q_x k_x) · c), c = fl(1/fl(√d)) for 1/√d_k; under a
-// softcap then fl(fl(tanh(fl(s/cap))) · cap), cap rounded to the format.
+// softcap then fl(fl(tanh(fl(s/cap))) · cap), cap rounded to the format (and, unfused, each of the
+// three written to the stored format as FlashAttention's attention_ref does with its tensors).
 std::vector<double> scores(const RowRun& r, Ieee& a, const std::vector<std::uint8_t>& keep) {
     const std::int64_t d = r.p.q.cols(), nk = r.p.k.rows();
     double c = 1;
     if (r.p.scale.kind == ScaleKind::SqrtDk) c = a.div(1, a.sqrt(static_cast<double>(d)));
     if (r.p.scale.kind == ScaleKind::Given) c = round_to(r.p.scale.value, a.format());
     const double cap = r.p.softcap > 0 ? round_to(r.p.softcap, a.format()) : 0;
+    const bool stored = r.s.stored && r.s.algorithm != Algorithm::Online;
     std::vector<double> s(static_cast<std::size_t>(nk), -kInf);
     for (std::int64_t j = 0; j < nk; ++j) {
         if (!keep[j]) continue;
         double acc = 0;
         for (std::int64_t x = 0; x < d; ++x) acc = a.add(acc, a.mul(r.p.q.data[r.i * d + x], r.p.k.data[j * d + x]));
         s[j] = c == 1 ? acc : a.mul(acc, c);
-        if (cap > 0) s[j] = a.mul(a.tanh(a.div(s[j], cap)), cap);         // the softcap, before the bias
+        if (cap > 0) {  // the softcap, before the bias; unfused: x/cap, tanh and the product stored
+            const auto st = [&](double x) { return stored ? round_to(x, *r.s.stored) : x; };
+            s[j] = st(a.mul(st(a.tanh(st(a.div(s[j], cap)))), cap));
+        }
         if (!r.p.bias.empty()) s[j] = a.add(s[j], bias_at(r.p, r.i, j));  // the bias added, then rounded
-        if (r.s.stored && r.s.algorithm != Algorithm::Online) s[j] = round_to(s[j], *r.s.stored);  // S written
+        if (stored) s[j] = round_to(s[j], *r.s.stored);  // S written
     }
     return s;
 }
@@ -184,7 +189,6 @@ EmulationSpec emulation_of(const AlgorithmSpec& claim, FloatFormat output) {
 
 Emulation emulate(const Problem& p, const EmulationSpec& s, bool trace) {
     validate(p);
-    check_softcap_claim(p.softcap, s.stored.has_value(), false);
     {  // predicted before it runs over the keys each row sees (docs/limits.md, "Predictions that
         // refuse"), and charged row by row as it runs
         const double units = emulation_work(p);

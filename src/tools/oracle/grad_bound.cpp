@@ -185,8 +185,8 @@ class Bounder {
                 s[j] = cap_ * tanh_[j] + b;
                 eps[j] +=
                     (1 + gd) * std::expm1(7 * std::log1p(ua / (1 - ua))) * (1 + 0x1p-30) * big[j] + (2 * cap_ + 1) * ea;
-                if (standard())  // x/cap, tanh and the product stored too
-                    eps[j] += 3 * st_.u * (1 + st_.u) * (1 + st_.u) * (big[j] + eps[j]) + 3 * st_.eta;
+                if (standard())  // x/cap, tanh and the product stored too (the first two's η scaled by cap)
+                    eps[j] += 3 * st_.u * (1 + st_.u) * (1 + st_.u) * (big[j] + eps[j]) + (2 * cap_ + 1) * st_.eta;
             }
             if (standard()) eps[j] += 3 * st_.u * (1 + st_.u) * (1 + st_.u) * (big[j] + eps[j]) + 3 * st_.eta;
             smax = std::max(smax, s[j]), smin = std::min(smin, s[j]), eps_max = std::max(eps_max, eps[j]);

@@ -222,17 +222,6 @@ double checked_softcap(double cap, const Location& where) {
     return cap;
 }
 
-void check_softcap_claim(double softcap, bool stored, bool sharp_bound) {
-    if (softcap <= 0) return;
-    if (stored)
-        throw usage_error("a softcap with scores stored between the steps (unfused) has no bound yet", arg("softcap"));
-    if (sharp_bound)
-        throw usage_error(
-            "a softcap is bounded by the running and a-priori bounds only, not yet by the ordered and "
-            "probabilistic ones",
-            arg("softcap"));
-}
-
 double checked_tolerance(double ulps, const Location& where) {
     if (!(ulps >= 0) || !std::isfinite(ulps))
         throw usage_error(fmt::format("the tolerance {} ULPs is not a finite number from 0", ulps), where);

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <random>
 #include <utility>
@@ -322,6 +323,66 @@ TEST(OracleArith, TheSoftcapAndItsSlopeEncloseMpfrsValues) {
             if (lo <= 0 && hi >= 0) EXPECT_EQ(ds.hi, 1.0);  // the slope's top, at x = 0
             EXPECT_GE(ds.lo, 0.0);
             EXPECT_LE(d.hi - d.lo, (hi - lo) + 1e-12 * cap);  // tanh is 1-Lipschitz: no wider
+        }
+        // The double stage's tanh at points (arith.cpp, tanh_nonneg): adversarial arguments x/cap
+        // at 0, in the subnormals, around each of its range boundaries (2^−27, 1/4, 20) a few
+        // ulps either way, huge and infinite, then many random ones from 2^−1074 to 2^12 (log-
+        // uniform, both signs). Each enclosure holds MPFR's 300-bit value and is sharp: within
+        // 2^−42 relative (and a few subnormal quanta) of it, so the double stage still decides.
+        std::vector<double> points = {0.0,
+                                      -0.0,
+                                      std::numeric_limits<double>::denorm_min(),
+                                      3 * std::numeric_limits<double>::denorm_min(),
+                                      0x1.8p-1060,
+                                      std::numeric_limits<double>::min(),
+                                      1e-300,
+                                      1e-20,
+                                      std::numeric_limits<double>::max(),
+                                      1e300,
+                                      std::numeric_limits<double>::infinity()};
+        for (double y : {0x1p-27, 0x1p-26, 0.25, 20.0, 1.0, 19.0625}) {
+            double e = y * cap;
+            for (int k = 0; k < 8; ++k) e = std::nextafter(e, 0.0);
+            for (int k = 0; k < 16; ++k, e = std::nextafter(e, 1e308)) points.push_back(e);
+        }
+        std::uniform_real_distribution<double> expo(-1074, 12), unit(1, 2);
+        for (int n = 0; n < 20000; ++n) points.push_back(std::ldexp(unit(rng), static_cast<int>(expo(rng))));
+        const std::size_t one_sign = points.size();
+        for (std::size_t n = 0; n < one_sign; ++n) points.push_back(-points[n]);
+        for (double e : points) {
+            DoubleArith::Iv d{e, e};
+            da.softcap(d, cap);
+            // MPFR's enclosure [x, t] of cap·tanh(e/cap) at 300 bits (every step rounded down,
+            // then up), inside the double one. Below |e| < cap·2^−28 the double stage gives e
+            // itself as the end on 0's far side: cap·tanh(e/cap) lies within |e|·2^−56 of e, on
+            // 0's side (tanh y < y for y > 0), closer than 300 bits resolve; there the enclosures
+            // must overlap, and the near end holds MPFR's.
+            const auto end300 = [&](mpfr_ptr r, mpfr_rnd_t rnd) {
+                mpfr_set_d(r, e, MPFR_RNDN);
+                mpfr_div_d(r, r, cap, rnd);
+                mpfr_tanh(r, r, rnd);
+                mpfr_mul_d(r, r, cap, rnd);
+            };
+            end300(x, MPFR_RNDD);
+            end300(t, MPFR_RNDU);
+            const bool near0 = std::fabs(e) < cap * 0x1p-28;
+            ASSERT_TRUE(mpfr_cmp_d(x, d.hi) <= 0 && mpfr_cmp_d(t, d.lo) >= 0) << cap << " " << e;
+            ASSERT_TRUE((near0 && e > 0) || mpfr_cmp_d(t, d.hi) <= 0)
+                << cap << " " << e << " [" << d.lo << ", " << d.hi << "]";
+            ASSERT_TRUE((near0 && e < 0) || mpfr_cmp_d(x, d.lo) >= 0)
+                << cap << " " << e << " [" << d.lo << ", " << d.hi << "]";
+            if (near0) {
+                EXPECT_EQ(e > 0 ? d.hi : d.lo, e);
+            }
+            const double v = mpfr_get_d(x, MPFR_RNDN);
+            ASSERT_LE(d.hi - d.lo, std::fabs(v) * 0x1p-42 + 8 * std::numeric_limits<double>::denorm_min())
+                << cap << " " << e;
+            if (e == 0) {
+                EXPECT_TRUE(d.lo == 0 && d.hi == 0);  // a zero score stays exactly 0
+            }
+            if (std::isinf(e)) {
+                EXPECT_TRUE(d.lo == d.hi && d.lo == std::copysign(cap, e));
+            }
         }
     }
     mpfr_clears(x, t, static_cast<mpfr_ptr>(nullptr));
