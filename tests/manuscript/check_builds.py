@@ -250,6 +250,18 @@ def audit_book_checks(args, env, work):
     if p.returncode != 1 or os.path.exists(out) or "chapters/two.tex:1:38: written $\\tfrac13$; " not in p.stderr:
         fail(f"an unmarked wrong weight in a LaTeX input did not stop the audited build: exit {p.returncode}\n"
              f"{p.stderr}")
+    # A LaTeX input asks for it in a comment line, as `manuscript check` of a LaTeX book reads it;
+    # a value that is no setting is refused at its line (main.tex, line 2).
+    write(os.path.join(book, "main.tex"), "% exactattn-scenario: chapter14.json\n% exactattn-audit: true\n"
+          "\\section{Example 14.1}\nThe denominator is $2+1+1=4$.\n")
+    p = build(files=tex, expect_ok=False)
+    if p.returncode != 1 or "chapters/two.tex:1:38: written $\\tfrac13$; " not in p.stderr:
+        fail(f"% exactattn-audit: true in a LaTeX input did not stop the build: exit {p.returncode}\n{p.stderr}")
+    write(os.path.join(book, "main.tex"), "% exactattn-scenario: chapter14.json\n% exactattn-audit: maybe\n"
+          "\\section{Example 14.1}\nThe denominator is $2+1+1=4$.\n")
+    p = build(files=tex, expect_ok=False)
+    if p.returncode != 2 or "main.tex:2: exactattn-audit: maybe is none of true, false and strict" not in p.stderr:
+        fail(f"% exactattn-audit: maybe in a LaTeX input was not refused at its line: exit {p.returncode}\n{p.stderr}")
 
 
 def pandoc_meta_scenario(path):
