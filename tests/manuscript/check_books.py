@@ -184,6 +184,7 @@ def latexmk_book(args, work):
     if p.returncode != 0 or "Removing key, the readout is" not in subprocess.run(
             ["pdftotext", os.path.join(example, "main.pdf"), "-"], capture_output=True, text=True).stdout:
         fail(f"latexmk did not build docs/examples/latex-book:\n{p.stdout[-3000:]}")
+    latex_book_audit(args, work, book, main, right, env)
     # A wrong readout in the second chapter: its file, line 2 and column 30.
     write(os.path.join(book, "chapters/two.tex"), right.replace("\\tfrac{2a}{3}", "\\tfrac{a}{3}"))
     p = run([args.cli, "manuscript", "check", "book/main.tex", "--format", "github"], work, 1)
@@ -209,6 +210,66 @@ def latexmk_book(args, work):
     p = run([args.cli, "manuscript", "check", "book/main.tex"], work, 2)
     if "book/chapters/two.tex:3:1: \\input{chapters/two}: the chapter includes itself" not in p.stderr:
         fail(f"a chapter including itself was not refused: {p.stderr}")
+
+
+def latex_book_audit(args, work, book, main, right, env):
+    """The unmarked prose of a LaTeX book, audited by `manuscript check main.tex` when a comment line
+    `% exactattn-audit: true|strict` in the main file or a chapter asks for it (the strictest taken).
+    By hand (Chapter 14): key's weight in Example 14.1 is 1/4, so an unmarked $\\tfrac13$ for it is
+    wrong; line 4 of chapters/two.tex (the chapter, the marked readout, a blank), column 38."""
+    asked = main.replace("% exactattn-scenario: scenario/chapter14.json\n",
+                         "% exactattn-scenario: scenario/chapter14.json\n% exactattn-audit: true\n")
+    two = os.path.join(book, "chapters/two.tex")
+    weight = right + "\nIn Example 14.1 the weight of key is $\\tfrac@$.\n"
+    wrong_line = "book/chapters/two.tex:4:38: written $\\tfrac13$; "
+    # The correct book builds with latexmk (the comment is TeX's) and passes the audited check.
+    write(os.path.join(book, "main.tex"), asked)
+    write(two, weight.replace("@", "14"))
+    run([args.cli, "manuscript", "check", "book/main.tex"], work, 0)
+    p = subprocess.run(["latexmk", "-xelatex", "-interaction=nonstopmode", "-halt-on-error", "main.tex"], cwd=book,
+                       env=env, capture_output=True, text=True, timeout=600)
+    shown = subprocess.run(["pdftotext", os.path.join(book, "main.pdf"), "-"], capture_output=True, text=True).stdout
+    if p.returncode != 0 or "the weight of key is" not in shown:
+        fail(f"latexmk did not build the audited book:\n{p.stdout[-3000:]}")
+    # The wrong weight fails the check (exit 1) at its place, asked for by the main file, by a
+    # chapter alone, and by the main file despite a chapter's `false`; without the setting it passes.
+    write(two, weight.replace("@", "13"))
+    for main_text, chapter_setting in ((asked, ""), (main, "% exactattn-audit: true\n"),
+                                       (asked, "% exactattn-audit: false\n")):
+        write(os.path.join(book, "main.tex"), main_text)
+        write(two, chapter_setting + weight.replace("@", "13"))
+        p = run([args.cli, "manuscript", "check", "book/main.tex"], work, 1)
+        at = wrong_line.replace(":4:", f":{4 + chapter_setting.count(chr(10))}:")
+        if not lines_with(p.stdout, at) or "1 wrong in 3 files (exactattn-audit: true)" not in p.stdout:
+            fail(f"the audited LaTeX book did not fail at {at!r}:\n{p.stdout}")
+    write(os.path.join(book, "main.tex"), main)
+    write(two, weight.replace("@", "13"))
+    run([args.cli, "manuscript", "check", "book/main.tex"], work, 0)
+    # strict: 2 of 3 numeric claims marked (the two marks and the unmarked weight), below 95%; a
+    # minimum of 50 is met; the highest minimum of all places is taken.
+    write(two, weight.replace("@", "14"))
+    strict = main.replace("\\begin{document}", "% exactattn-audit: strict\n\\begin{document}")
+    write(os.path.join(book, "main.tex"), strict)
+    p = run([args.cli, "manuscript", "check", "book/main.tex"], work, 1)
+    if "coverage 66.7% (2 of 3 numeric claims marked), 0 wrong in 3 files" not in p.stdout:
+        fail(f"the strict LaTeX book did not fail at its coverage:\n{p.stdout}")
+    write(os.path.join(book, "main.tex"), strict.replace("strict\n", "strict\n% exactattn-audit-min-coverage: 50\n"))
+    run([args.cli, "manuscript", "check", "book/main.tex"], work, 0)
+    write(two, "% exactattn-audit-min-coverage: 70\n" + weight.replace("@", "14"))
+    run([args.cli, "manuscript", "check", "book/main.tex"], work, 1)
+    # Values are words and a percentage: anything else is refused at its line (exit 2, one line).
+    for key, value, line, reason in (("exactattn-audit", "maybe", 5, "exactattn-audit: maybe is none of true, false "
+                                      "and strict"),
+                                     ("exactattn-audit", "true; \\input{x}", 5, "exactattn-audit: true; \\input{x} is "
+                                      "none of true, false and strict"),
+                                     ("exactattn-audit-min-coverage", "ninety", 5, "exactattn-audit-min-coverage: "
+                                      "ninety is not a percentage from 0 to 100")):
+        write(os.path.join(book, "main.tex"), main.replace("\\begin{document}", f"% {key}: {value}\n\\begin{{document}}"))
+        p = run([args.cli, "manuscript", "check", "book/main.tex"], work, 2)
+        if not p.stderr.startswith(f"exactattn: book/main.tex:{line}:3: {reason}") or p.stderr.count("\n") != 1:
+            fail(f"% {key}: {value} was not refused at its line: {p.stderr}")
+    write(os.path.join(book, "main.tex"), main)
+    write(two, right)
 
 
 def main():

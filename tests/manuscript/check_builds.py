@@ -250,6 +250,18 @@ def audit_book_checks(args, env, work):
     if p.returncode != 1 or os.path.exists(out) or "chapters/two.tex:1:38: written $\\tfrac13$; " not in p.stderr:
         fail(f"an unmarked wrong weight in a LaTeX input did not stop the audited build: exit {p.returncode}\n"
              f"{p.stderr}")
+    # A LaTeX input asks for it in a comment line, as `manuscript check` of a LaTeX book reads it;
+    # a value that is no setting is refused at its line (main.tex, line 2).
+    write(os.path.join(book, "main.tex"), "% exactattn-scenario: chapter14.json\n% exactattn-audit: true\n"
+          "\\section{Example 14.1}\nThe denominator is $2+1+1=4$.\n")
+    p = build(files=tex, expect_ok=False)
+    if p.returncode != 1 or "chapters/two.tex:1:38: written $\\tfrac13$; " not in p.stderr:
+        fail(f"% exactattn-audit: true in a LaTeX input did not stop the build: exit {p.returncode}\n{p.stderr}")
+    write(os.path.join(book, "main.tex"), "% exactattn-scenario: chapter14.json\n% exactattn-audit: maybe\n"
+          "\\section{Example 14.1}\nThe denominator is $2+1+1=4$.\n")
+    p = build(files=tex, expect_ok=False)
+    if p.returncode != 2 or "main.tex:2: exactattn-audit: maybe is none of true, false and strict" not in p.stderr:
+        fail(f"% exactattn-audit: maybe in a LaTeX input was not refused at its line: exit {p.returncode}\n{p.stderr}")
 
 
 def pandoc_meta_scenario(path):
@@ -1043,6 +1055,40 @@ def myst_audit_checks(args, env, work):
     p = myst_build(args, env, book, expect_ok=False)
     if p.returncode != 2 or "myst.yml:5: exactattn-audit: maybe is none of true, false and strict" not in p.stderr:
         fail(f"exactattn-audit: maybe was not refused: exit {p.returncode}\n{p.stderr}")
+    # A page's own front matter asks for it too, for that page (myst.yml asking for nothing): the
+    # wrong weight now stands on line 7 (3 lines of front matter and a blank before the heading),
+    # column 38. The strictest place is taken: the page's `false` does not turn off myst.yml's `true`.
+    myst_book(args, book, ["one.md", "chapters/two.md"], exports, "  exactattn-scenario: chapter14.json\n")
+    for page_setting, project_setting in (("true", ""), ("false", "  exactattn-audit: true\n")):
+        myst_book(args, book, ["one.md", "chapters/two.md"], exports,
+                  "  exactattn-scenario: chapter14.json\n" + project_setting)
+        write(two, f"---\nexactattn-audit: {page_setting}\n---\n\n" + text.format("1/3"))
+        p = myst_build(args, env, book, expect_ok=False)
+        if p.returncode != 1 or "chapters/two.md:7:38: written 1/3; " not in p.stderr:
+            fail(f"the page's exactattn-audit: {page_setting} (myst.yml: {project_setting.strip() or 'none'}) did not "
+                 f"stop the build at the wrong weight: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+    # The correct page with the setting builds. A page's setting is that page's (each page is
+    # checked as MyST reads it, as each chapter under Quarto is its own render): one.md asking for
+    # the audit does not audit chapters/two.md, whose wrong weight then passes, as without it.
+    myst_book(args, book, ["one.md", "chapters/two.md"], exports, "  exactattn-scenario: chapter14.json\n")
+    write(two, "---\nexactattn-audit: true\n---\n\n" + text.format("1/4"))
+    myst_build(args, env, book)
+    one = os.path.join(book, "one.md")
+    first = open(one, encoding="utf-8").read()
+    write(one, first.replace("title: One\n", "title: One\nexactattn-audit: true\n"))
+    write(two, text.format("1/3"))
+    myst_build(args, env, book)
+    write(one, first)
+    # A page's value that is no setting stops the build at its line (line 2 of chapters/two.md), as
+    # does a minimum that is no percentage.
+    for key, value, reason in (("exactattn-audit", "\"true; touch x\"", "exactattn-audit: true; touch x is none of "
+                                "true, false and strict"),
+                               ("exactattn-audit-min-coverage", "ninety", "exactattn-audit-min-coverage: ninety is "
+                                "not a percentage from 0 to 100")):
+        write(two, f"---\n{key}: {value}\n---\n\n" + text.format("1/4"))
+        p = myst_build(args, env, book, expect_ok=False)
+        if p.returncode != 2 or f"chapters/two.md:2: {reason}" not in p.stderr:
+            fail(f"the page's {key}: {value} was not refused at its line: exit {p.returncode}\n{p.stderr}")
 
 
 def myst_injection_checks(args, env, work):

@@ -18,8 +18,9 @@
 //    `math` option, a math node of exactattn's LaTeX (in which text a scenario's author wrote is
 //    set in an escaped \mbox).
 // 4. When asked for ($EXACTATTN_AUDIT, or `exactattn-audit: true|strict` in myst.yml's project
-//    frontmatter), `exactattn manuscript audit PAGE`: an unmarked number audit finds wrong stops
-//    the build with its file:line:col line (exit 1); one it cannot verify does not. Off by default.
+//    frontmatter or in the page's own front matter, the strictest taken), `exactattn manuscript
+//    audit PAGE`: an unmarked number audit finds wrong stops the build with its file:line:col line
+//    (exit 1); one it cannot verify does not. Off by default.
 // A placeholder or a mark left in the text (split by markup MyST read inside it) stops the build.
 // The binary is $EXACTATTN, else `exactattn` on PATH: a document never names a program.
 import { execFileSync } from 'node:child_process';
@@ -192,11 +193,25 @@ function projectScenario() {
 
 // The audit of the unmarked prose (docs/manuscript.md, "Auditing the unmarked prose"), off unless
 // asked for by $EXACTATTN_AUDIT or by `exactattn-audit: true|strict` (and
-// `exactattn-audit-min-coverage: P`) in myst.yml's project frontmatter: the strictest taken, so no
-// place turns off what another asked for. Values are checked words and a percentage.
+// `exactattn-audit-min-coverage: P`) in myst.yml's project frontmatter or in the page's own front
+// matter: the strictest taken, so no place turns off what another asked for (a page's `false` does
+// not turn off myst.yml's `true`). Values are checked words and a percentage.
 const LEVELS = { false: 0, no: 0, off: 0, true: 1, yes: 1, on: 1, strict: 2 };
 
-function auditSetting() {
+// The lines of a page's own front matter (the YAML block that opens the file, between `---`
+// lines), each with its line number; none when the page opens with no such block.
+function frontMatter(page) {
+  const lines = readFileSync(page, 'utf8').split('\n');
+  if (!/^---[ \t]*\r?$/.test(lines[0] || '')) return [];
+  const out = [];
+  for (let i = 1; i < lines.length; i++) {
+    if (/^(---|\.\.\.)[ \t]*\r?$/.test(lines[i])) return out;
+    out.push([lines[i], i + 1]);
+  }
+  return [];  // never closed: no front matter (MyST reads it as text)
+}
+
+function auditSetting(page) {
   let level = 0;
   let least = null;
   const take = (key, text, where) => {
@@ -217,6 +232,11 @@ function auditSetting() {
       const m = line.match(/^[ \t]+(exactattn-audit|exactattn-audit-min-coverage):[ \t]*(.*?)[ \t]*\r?$/);
       if (m) take(m[1], m[2].replace(/^(["'])(.*)\1$/, '$2'), `${file}:${i + 1}`);
     });
+  }
+  // The page's own front matter: a top-level key (MyST warns that it ignores it).
+  for (const [line, n] of frontMatter(page)) {
+    const m = line.match(/^(exactattn-audit|exactattn-audit-min-coverage):[ \t]*(.*?)[ \t]*\r?$/);
+    if (m) take(m[1], m[2].replace(/^(["'])(.*)\1$/, '$2'), `${page}:${n}`);
   }
   return { level, least };
 }
@@ -256,7 +276,7 @@ function audited(page, from, setting) {
 // A page that is a manuscript: checked, then its placeholders filled and its marks unwrapped.
 function checked(tree, page, from) {
   run(['manuscript', 'check', ...from, '--', page]);
-  const setting = auditSetting();
+  const setting = auditSetting(page);
   if (setting.level > 0) audited(page, from, setting);
   const listed = JSON.parse(run(['manuscript', 'fill', '--format', 'json', ...from, '--', page]));
   // Marks first, so that a filled value (which may hold brackets) is never taken for a mark's.

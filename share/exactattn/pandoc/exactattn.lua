@@ -240,7 +240,22 @@ local function audit_settings(meta, files)
   take({['exactattn-audit'] = os.getenv('EXACTATTN_AUDIT') ~= '' and os.getenv('EXACTATTN_AUDIT') or nil},
     '$EXACTATTN_AUDIT')
   for _, f in ipairs(files) do
-    if not is_latex(f) then take(own_meta(f), f) end
+    if not is_latex(f) then
+      take(own_meta(f), f)
+    else
+      -- A LaTeX input asks in a comment line, as `manuscript check` of a LaTeX book reads it.
+      local handle = io.open(f, 'rb')
+      if handle then
+        local n = 0
+        for line in handle:read('a'):gmatch('([^\n]*)\n?') do
+          n = n + 1
+          local key, value = line:match('^[ \t]*%%[ \t]*(exactattn%-audit%-min%-coverage):[ \t]*(.-)[ \t\r]*$')
+          if not key then key, value = line:match('^[ \t]*%%[ \t]*(exactattn%-audit):[ \t]*(.-)[ \t\r]*$') end
+          if key then take({[key] = value}, f .. ':' .. n) end
+        end
+        handle:close()
+      end
+    end
   end
   take(meta, 'the build\'s metadata (-M or --metadata-file)')
   return level, least_text

@@ -279,6 +279,13 @@ void judge(const Candidate& c, const Scores& sc, const Binder& binder, const Rep
         f.reason = fmt::format("it is said of {}, which the scenario does not compute", sc.foreign);
         return;
     }
+    if (!sc.lone_unit.empty()) {
+        f.verdict = AuditVerdict::Unbound;
+        f.reason =
+            fmt::format("only the unit \"{}\" after it names a quantity, and its context names nothing of the scenario",
+                        sc.lone_unit);
+        return;
+    }
     if (ranked.empty()) {
         f.verdict = AuditVerdict::Unbound;
         f.reason = "no quantity of the scenario fits its context";

@@ -52,6 +52,7 @@ class Binder {
     void layer_word_cues(const Candidate& c, CueWork& cw) const;
     void paragraph_field_cues(CueWork& cw) const;
     void narrow_fields(const Candidate& c, CueWork& cw) const;
+    void lone_unit(const Candidate& c, CueWork& cw) const;
     void cost_case_cues(CueWork& cw) const;
     void foreign_reference(const Candidate& c, CueWork& cw) const;
     void reach_back(const Candidate& c, CueWork& cw) const;

@@ -33,6 +33,8 @@ Scores Binder::cues_for(const Candidate& c) const {
         if (c.table < 0) paragraph_field_cues(cw);
     }
     narrow_fields(c, cw);
+    lone_unit(c, cw);
+    if (!cw.sc.lone_unit.empty()) return cw.sc;
     cost_case_cues(cw);
     foreign_reference(c, cw);
     if (cw.sc.field.empty()) return cw.sc;  // nothing names a quantity: no entity needs weighing

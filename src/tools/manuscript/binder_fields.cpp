@@ -125,12 +125,16 @@ void Binder::unit_after_cues(const Candidate& c, CueWork& cw) const {
                 std::size_t p = std::string_view(conn).size();
                 std::size_t q = p;
                 while (q < after.size() && (digit(after[q]) || after[q] == '.')) ++q;
-                if (q > p) after = after.substr(q);
+                if (q > p) {
+                    after = after.substr(q);
+                    k += q;
+                }
             }
         }
         std::size_t w = 0;
         while (w < after.size() && (after[w] == ' ' || after[w] == '$' || after[w] == '}')) ++w;
         after = after.substr(w);
+        k += w;
         // skip one adjective: "zero scores", "scalar multiplications", "source-state"
         for (const auto& uc : unit_cues()) {
             const std::size_t at = after.find(uc.stem);
@@ -145,6 +149,8 @@ void Binder::unit_after_cues(const Candidate& c, CueWork& cw) const {
                 continue;
             for (const auto& f : uc.fields) cw.field(f, 9);
             if (sc.reason_field.empty()) sc.reason_field = fmt::format("\"{}\" after it", uc.stem);
+            cw.unit = uc.stem;
+            cw.unit_end = k + r;
             sc.qualified = !gap.empty();
             break;
         }
@@ -274,6 +280,32 @@ void Binder::narrow_fields(const Candidate& c, CueWork& cw) const {
         const std::string t = compact(low_.substr(c.b, c.e - c.b));
         if (t.starts_with("$a=") || t.starts_with("a=") || t.starts_with("\\(a=")) cw.field("a", 9);
     }
+}
+
+// A unit alone is no subject: "the 12 steps of a list", in a book whose cost case has 4 target
+// steps, is a count of something else. A number whose only cue is the unit after it (no formula's
+// name, no table) binds only when its context names something of the scenario: an entity (in its
+// sentence, paragraph, section, caption or list item), a field word of its sentence (before it or
+// after its unit) or of its paragraph, a source or a query. Else it is unbound, never wrong or
+// verified (a count of a sort's steps equal to the target steps is not the target steps).
+void Binder::lone_unit(const Candidate& c, CueWork& cw) const {
+    Scores& sc = cw.sc;
+    if (cw.unit.empty() || c.table >= 0 || !cw.label_fields.empty() || sc.field.empty()) return;
+    for (const auto& [e, w] : sc.entity) {
+        if (w > 0) return;
+    }
+    const Span& sent = cw.sent;
+    const Span& para = cw.para;
+    const std::size_t after = std::min(std::max(cw.unit_end, c.e), sent.e);
+    auto words = [&](const std::vector<FieldCue>& cues) {
+        for (const auto& fc : cues) {
+            if (phrase(para.b, c.b, fc.stem) || phrase(after, sent.e, fc.stem)) return true;
+        }
+        return false;
+    };
+    if (words(field_cues()) || (cat_.has_layers && words(layer_field_cues()))) return;
+    if (!sources_named(para.b, sent.e).empty() || !queries_named(para.b, sent.e).empty()) return;
+    sc.lone_unit = cw.unit;
 }
 
 // A cost case's count named by its unit or formula name fits any cost case named nowhere.

@@ -46,7 +46,10 @@ struct Scores {
     /// The operation whose operand it is ("scaled by 1/2", "divided by 7"): a factor of the
     /// computation, not the quantity the words before it name (empty: none).
     std::string operand;
-    std::string foreign;     ///< the nearest reference names something the scenario does not compute
+    std::string foreign;  ///< the nearest reference names something the scenario does not compute
+    /// The unit after it ("steps") is all that names a quantity: its context names nothing of the
+    /// scenario (no entity, no field word, no source or query), so nothing is bound (empty: not so).
+    std::string lone_unit;
     bool qualified = false;  ///< its unit has a word between ("two zero scores"): a count of a part
     /// A position's label stands between the nearest field word and the number ("a denominator
     /// of 6, and the star then takes 2/3"): the number is said of that position.

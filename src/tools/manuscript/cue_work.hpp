@@ -24,6 +24,8 @@ struct CueWork {
     bool named_in_sentence = false;      ///< an entity is named in its own sentence
     bool rows_are_positions = false;     ///< its table holds a row per position
     std::set<std::string> label_fields;  ///< the fields a formula's name states
+    std::string unit;                    ///< the unit after it ("steps"), when one is
+    std::size_t unit_end = 0;            ///< where that unit ends in the text
     void give(int e, double w) {
         auto& x = sc.entity[e];
         x = std::max(x, w);
