@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <map>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -157,102 +156,16 @@ std::size_t check_files(const Inputs& in, const ManuscriptCli& o, std::ostream& 
     return wrong;
 }
 
-// The audit a LaTeX book asks for (docs/manuscript.md, "LaTeX books"): a comment line
-// `% exactattn-audit: true|strict` (and `% exactattn-audit-min-coverage: P`) in its main file or a
-// chapter, as the scenario is named in a comment. The strictest of them is taken (the highest
-// minimum too), so a chapter's `false` does not turn off what the main file asked for. The values
-// are words and a percentage; anything else is refused at its line (exit 2).
-struct LatexAudit {
-    int level = 0;      ///< 0 off, 1 a wrong number fails the check, 2 the coverage too
-    std::string least;  ///< the highest minimum coverage asked for (empty: audit's 95)
-    mpq_class least_value = -1;
-};
-
-// The percentage `text` (digits, a decimal point), exactly; nullopt when it is none from 0 to 100.
-std::optional<mpq_class> percentage(const std::string& text) {
-    const std::size_t dot = text.find('.');
-    const std::string whole = text.substr(0, dot);
-    const std::string part = dot == std::string::npos ? std::string() : text.substr(dot + 1);
-    auto digits = [](const std::string& t) {
-        return std::all_of(t.begin(), t.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-    };
-    if (!digits(whole) || !digits(part) || (whole.empty() && part.empty()) ||
-        (dot != std::string::npos && part.empty()) || whole.size() > 4 || part.size() > 30)
-        return std::nullopt;
-    mpq_class v(whole.empty() ? "0" : whole + (part.empty() ? "" : part), 10);
-    if (!part.empty()) {
-        mpz_class ten = 1;
-        for (std::size_t k = 0; k < part.size(); ++k) ten *= 10;
-        v /= ten;
-    }
-    v.canonicalize();
-    if (v > 100) return std::nullopt;
-    return v;
-}
-
-LatexAudit latex_audit_setting(const Inputs& in) {
-    static const std::map<std::string, int> levels = {{"false", 0}, {"no", 0}, {"off", 0},   {"true", 1},
-                                                      {"yes", 1},   {"on", 1}, {"strict", 2}};
-    LatexAudit a;
+// The audit a LaTeX book asks for in comment lines of its main file or a chapter
+// (docs/manuscript.md, "LaTeX books"), the strictest of them; refused at its line (exit 2).
+AuditSetting latex_audit_setting(const Inputs& in) {
+    AuditSetting a;
     for (std::size_t i = 0; i < in.files.size(); ++i) {
         const std::string& file = in.files[i].file;
-        if (manuscript_format(file) != ManuscriptFormat::Latex) continue;
-        const std::string text = in.text(i);
-        int line = 0;
-        for (std::size_t from = 0; from < text.size(); ++line) {
-            std::size_t e = text.find('\n', from);
-            if (e == std::string::npos) e = text.size();
-            const std::string_view l = std::string_view(text).substr(from, e - from);
-            from = e + 1;
-            std::size_t k = l.find_first_not_of(" \t");
-            if (k == std::string_view::npos || l[k] != '%') continue;
-            k = l.find_first_not_of(" \t", k + 1);
-            if (k == std::string_view::npos) continue;
-            const std::string_view rest = l.substr(k);
-            const bool min = rest.starts_with("exactattn-audit-min-coverage:");
-            if (!min && !rest.starts_with("exactattn-audit:")) continue;
-            const std::string_view key = min ? "exactattn-audit-min-coverage" : "exactattn-audit";
-            std::string_view raw = rest.substr(key.size() + 1);
-            while (!raw.empty() && (raw.front() == ' ' || raw.front() == '\t')) raw.remove_prefix(1);
-            while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t' || raw.back() == '\r'))
-                raw.remove_suffix(1);
-            std::string value(raw);
-            if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
-                value = value.substr(1, value.size() - 2);
-            // The key's column: only blanks and `%` stand before it, one byte a code point.
-            const Location where{file, line + 1, static_cast<int>(k) + 1, {}, {}};
-            if (!min) {
-                std::string word = value;
-                std::transform(word.begin(), word.end(), word.begin(),
-                               [](char ch) { return ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch - 'A' + 'a') : ch; });
-                const auto it = levels.find(word);
-                if (it == levels.end()) {
-                    throw usage_error(fmt::format("exactattn-audit: {} is none of true, false and strict (the audit "
-                                                  "of the unmarked prose: docs/manuscript.md)",
-                                                  escape_controls(value)),
-                                      where);
-                }
-                a.level = std::max(a.level, it->second);
-            } else {
-                const auto v = percentage(value);
-                if (!v) {
-                    throw usage_error(fmt::format("exactattn-audit-min-coverage: {} is not a percentage from 0 to 100",
-                                                  escape_controls(value)),
-                                      where);
-                }
-                if (*v > a.least_value) {
-                    a.least_value = *v;
-                    a.least = value;
-                }
-            }
-        }
+        if (manuscript_format(file) == ManuscriptFormat::Latex) read_audit_setting(in.text(i), file, a);
     }
     return a;
 }
-
-struct AuditTotals {
-    std::size_t marked = 0, unmarked = 0, wrong = 0;
-};
 
 // Audits the files `which` of `in`; each file's findings in `results`.
 std::vector<AuditResult> audit_results(const Inputs& in, const std::vector<std::size_t>& which,
@@ -269,36 +182,45 @@ std::vector<AuditResult> audit_results(const Inputs& in, const std::vector<std::
 
 mpq_class coverage_percent(std::size_t marked, std::size_t unmarked);
 std::string percent_text(const mpq_class& p);
+mpq_class threshold(const std::string& text);
+
+// What the audited files hold together, and audit's last line:
+// `manuscript audit: coverage C% (M of N numeric claims marked), W wrong in F files`.
+struct AuditTotals {
+    std::size_t marked = 0, unmarked = 0, wrong = 0, files = 0;
+    void add(const AuditResult& r) {
+        marked += r.marked, unmarked += r.unmarked.size(), wrong += r.count(AuditVerdict::Wrong), ++files;
+    }
+    [[nodiscard]] mpq_class coverage() const { return coverage_percent(marked, unmarked); }
+    [[nodiscard]] std::string line() const {
+        return fmt::format("manuscript audit: coverage {}% ({} of {} marked), {} wrong in {}", percent_text(coverage()),
+                           marked, counted(marked + unmarked, "numeric claim"), wrong, counted(files, "file"));
+    }
+};
 
 // `manuscript check` of a LaTeX book that asks for the audit: its LaTeX files audited as the
 // toolchains' builds audit theirs, the lines of the numbers audit calls wrong printed (under
 // `strict`, each file's coverage), then audit's total; whether the book fails it.
-bool latex_audit_fails(const Inputs& in, const LatexAudit& a, const ManuscriptCli& o, std::ostream& out) {
+bool latex_audit_fails(const Inputs& in, const AuditSetting& a, const ManuscriptCli& o, std::ostream& out) {
     std::vector<std::size_t> which;
     for (std::size_t i = 0; i < in.files.size(); ++i) {
         if (manuscript_format(in.files[i].file) == ManuscriptFormat::Latex) which.push_back(i);
     }
-    const auto results = audit_results(in, which, o);
+    const bool strict = a.level == AuditLevel::Strict;
     AuditTotals t;
-    for (const auto& r : results) {
+    for (const auto& r : audit_results(in, which, o)) {
         for (const auto& f : r.unmarked) {
             if (f.verdict == AuditVerdict::Wrong) out << audit_line(r.file, f) << '\n';
         }
-        if (a.level > 1) {
+        if (strict) {
             out << fmt::format("{}: {} marked, {} unmarked, coverage {}%\n", escape_controls(r.file), r.marked,
                                r.unmarked.size(), percent_text(coverage_percent(r.marked, r.unmarked.size())));
         }
-        t.marked += r.marked;
-        t.unmarked += r.unmarked.size();
-        t.wrong += r.count(AuditVerdict::Wrong);
+        t.add(r);
     }
-    const mpq_class total = coverage_percent(t.marked, t.unmarked);
-    const mpq_class least = a.least.empty() ? mpq_class(95) : a.least_value;
-    out << fmt::format("manuscript audit: coverage {}% ({} of {} marked), {} wrong in {} (exactattn-audit: {})\n",
-                       percent_text(total), t.marked, counted(t.marked + t.unmarked, "numeric claim"), t.wrong,
-                       counted(which.size(), "file"),
-                       a.level > 1 ? fmt::format("strict, minimum {}%", a.least.empty() ? "95" : a.least) : "true");
-    return t.wrong > 0 || (a.level > 1 && total < least);
+    const std::string least = a.min_coverage.empty() ? "95" : a.min_coverage;
+    out << t.line() << fmt::format(" (exactattn-audit: {})\n", strict ? fmt::format("strict, minimum {}%", least) : "true");
+    return t.wrong > 0 || (strict && t.coverage() < threshold(least));
 }
 
 int check(const ManuscriptCli& o, std::ostream& out) {
@@ -307,11 +229,11 @@ int check(const ManuscriptCli& o, std::ostream& out) {
         throw reference_error(
             fmt::format("no manuscript found ({} naming an exactattn-scenario)", manuscript_patterns()));
     }
-    const LatexAudit asked = latex_audit_setting(in);  // refused before anything is checked
+    const AuditSetting asked = latex_audit_setting(in);  // refused before anything is checked
     std::vector<Annotation> notes;
     const std::size_t wrong = check_files(in, o, out, notes);
     if (!o.sarif.empty()) write_output_file(o.sarif, sarif_log(notes, in.names(), "manuscript check"), "--sarif");
-    const bool audit_fails = asked.level > 0 && latex_audit_fails(in, asked, o, out);
+    const bool audit_fails = asked.level != AuditLevel::Off && latex_audit_fails(in, asked, o, out);
     return wrong == 0 && !audit_fails ? 0 : 1;
 }
 
@@ -386,11 +308,8 @@ int audit(const ManuscriptCli& o, std::ostream& out) {
     const auto& files = in.files;
     std::vector<std::size_t> every(files.size());
     for (std::size_t i = 0; i < every.size(); ++i) every[i] = i;
-    const std::vector<AuditResult> results = audit_results(in, every, o);
-    std::size_t marked = 0;
-    std::size_t unmarked = 0;
-    std::size_t wrong = 0;
-    for (const auto& r : results) {
+    AuditTotals t;
+    for (const auto& r : audit_results(in, every, o)) {
         std::vector<const AuditFinding*> lines;
         for (const auto& f : r.unmarked) {
             if (o.all || f.verdict != AuditVerdict::Verified) lines.push_back(&f);
@@ -407,15 +326,11 @@ int audit(const ManuscriptCli& o, std::ostream& out) {
             escape_controls(r.file), r.marked, r.unmarked.size(), r.count(AuditVerdict::Verified),
             r.count(AuditVerdict::Wrong), r.count(AuditVerdict::Ambiguous), r.count(AuditVerdict::Unbound),
             percent_text(coverage_percent(r.marked, r.unmarked.size())));
-        marked += r.marked;
-        unmarked += r.unmarked.size();
-        wrong += r.count(AuditVerdict::Wrong);
+        t.add(r);
     }
-    const mpq_class total = coverage_percent(marked, unmarked);
-    out << fmt::format("manuscript audit: coverage {}% ({} of {} marked), {} wrong in {}\n", percent_text(total),
-                       marked, counted(marked + unmarked, "numeric claim"), wrong, counted(files.size(), "file"));
-    if (wrong > 0) return 1;
-    return o.strict && total < least ? 1 : 0;
+    out << t.line() << '\n';
+    if (t.wrong > 0) return 1;
+    return o.strict && t.coverage() < least ? 1 : 0;
 }
 
 // The lines of a text (without their line ends).

@@ -205,6 +205,23 @@ AuditResult audit_manuscript_text(std::string_view text, const std::string& file
 /// `… unbound: …`, `… not a claim: …`.
 std::string audit_line(const std::string& file, const AuditFinding& f);
 
+/// The audit a manuscript asks for in its own text (docs/manuscript.md, "LaTeX books").
+enum class AuditLevel {
+    Off,     ///< marked claims only
+    Wrong,   ///< also an unmarked number audit calls wrong fails the check
+    Strict,  ///< also a coverage below the minimum
+};
+struct AuditSetting {
+    AuditLevel level = AuditLevel::Off;
+    std::string min_coverage;  ///< the highest minimum coverage asked for, a decimal percentage as written; empty: none
+};
+/// Merges into `into` the comment lines `% exactattn-audit: true|strict` (`false`, `no`, `off`,
+/// `yes`, `on`; any case, optionally quoted) and `% exactattn-audit-min-coverage: P` (digits and
+/// a decimal point, 0 to 100) of a LaTeX manuscript, keeping the strictest level and the highest
+/// minimum, so that one file's `false` does not turn off what another asked for. A value that is
+/// none of these is a UsageError placed at its key.
+void read_audit_setting(std::string_view latex, const std::string& file, AuditSetting& into);
+
 /// The manuscript with a mark on every number audit bound (verified or wrong), and the list of
 /// what was marked, why, and what was left unmarked.
 struct ProposeResult {

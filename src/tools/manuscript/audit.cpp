@@ -11,6 +11,7 @@
 #include "tools/manuscript/claims.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/manuscript.hpp"
+#include "exactattn/parse.hpp"
 #include "exactattn/print.hpp"
 #include "exactattn/value.hpp"
 #include "tools/manuscript/marks.hpp"
@@ -262,6 +263,81 @@ AuditResult audit_manuscript_text(std::string_view text, const std::string& file
     Location where;
     where.file = file;
     return placed(where, [&] { return audit_text(text, file, format, options, audit); });
+}
+
+namespace {
+
+// The value of a setting line `key: value` without its blanks and one pair of quotes.
+std::string setting_value(std::string_view raw) {
+    while (!raw.empty() && (raw.front() == ' ' || raw.front() == '\t')) raw.remove_prefix(1);
+    while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t' || raw.back() == '\r')) raw.remove_suffix(1);
+    if (raw.size() >= 2 && (raw.front() == '"' || raw.front() == '\'') && raw.back() == raw.front()) {
+        raw = raw.substr(1, raw.size() - 2);
+    }
+    return std::string(raw);
+}
+
+// A percentage as the setting writes it (digits, at most one decimal point with digits on both
+// sides) from 0 to 100, exactly; nullopt when it is none.
+std::optional<mpq_class> setting_percentage(const std::string& text) {
+    const std::size_t dot = text.find('.');
+    const auto digits = [](std::string_view t) {
+        return !t.empty() && t.size() <= 30 && std::all_of(t.begin(), t.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    };
+    const std::string_view v(text);
+    if (!digits(v.substr(0, dot)) || (dot != std::string::npos && !digits(v.substr(dot + 1)))) return std::nullopt;
+    const Value p = parse_value(text);
+    if (!p.is_rational() || p.rational() > 100) return std::nullopt;
+    return p.rational();
+}
+
+}  // namespace
+
+void read_audit_setting(std::string_view latex, const std::string& file, AuditSetting& into) {
+    static const std::map<std::string, AuditLevel, std::less<>> levels = {
+        {"false", AuditLevel::Off},  {"no", AuditLevel::Off},   {"off", AuditLevel::Off},       {"true", AuditLevel::Wrong},
+        {"yes", AuditLevel::Wrong}, {"on", AuditLevel::Wrong}, {"strict", AuditLevel::Strict}};
+    std::optional<mpq_class> least;
+    if (!into.min_coverage.empty()) least = setting_percentage(into.min_coverage);
+    int line = 0;
+    for (std::size_t from = 0; from < latex.size(); ++line) {
+        std::size_t e = latex.find('\n', from);
+        if (e == std::string_view::npos) e = latex.size();
+        const std::string_view l = latex.substr(from, e - from);
+        from = e + 1;
+        std::size_t k = l.find_first_not_of(" \t");
+        if (k == std::string_view::npos || l[k] != '%') continue;
+        k = l.find_first_not_of(" \t", k + 1);
+        if (k == std::string_view::npos) continue;
+        const std::string_view rest = l.substr(k);
+        const bool min = rest.starts_with("exactattn-audit-min-coverage:");
+        if (!min && !rest.starts_with("exactattn-audit:")) continue;
+        const std::string_view key = min ? "exactattn-audit-min-coverage" : "exactattn-audit";
+        const std::string value = setting_value(rest.substr(key.size() + 1));
+        // The key's column: only blanks and `%` stand before it, one byte a code point.
+        const Location where{file, line + 1, static_cast<int>(k) + 1, {}, {}};
+        if (min) {
+            const auto p = setting_percentage(value);
+            if (!p) {
+                throw usage_error(fmt::format("exactattn-audit-min-coverage: {} is not a percentage from 0 to 100",
+                                              escape_controls(value)),
+                                  where);
+            }
+            if (!least || *p > *least) least = *p, into.min_coverage = value;
+            continue;
+        }
+        std::string word = value;
+        std::transform(word.begin(), word.end(), word.begin(),
+                       [](char ch) { return ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch - 'A' + 'a') : ch; });
+        const auto it = levels.find(word);
+        if (it == levels.end()) {
+            throw usage_error(fmt::format("exactattn-audit: {} is none of true, false and strict (the audit of the "
+                                          "unmarked prose: docs/manuscript.md)",
+                                          escape_controls(value)),
+                              where);
+        }
+        into.level = std::max(into.level, it->second);
+    }
 }
 
 }  // namespace exactattn

@@ -184,8 +184,12 @@ TEST(ManuscriptAudit, AFourCharacterDecimalIsNoYear) {
     EXPECT_EQ(line.rfind("t.md:4:36: written 12.5; ", 0), 0U) << line;
     EXPECT_NE(line.find("(/reads/example-14.1/denominator) is 4"), std::string::npos) << line;
     for (const auto& f : r.not_claims) {
-        if (f.text == "2024") EXPECT_EQ(f.reason, "a year");
-        if (f.text == "14.1") EXPECT_EQ(f.reason.rfind("a reference", 0), 0U) << f.reason;
+        if (f.text == "2024") {
+            EXPECT_EQ(f.reason, "a year");
+        }
+        if (f.text == "14.1") {
+            EXPECT_EQ(f.reason.rfind("a reference", 0), 0U) << f.reason;
+        }
     }
 }
 
@@ -434,6 +438,43 @@ TEST(ManuscriptBadInput, PathologicalMegabytesAreReadInOnePass) {
     for (int i = 0; i < 50000; ++i) frac += "\\frac{";
     EXPECT_EQ(error_of(frac + "1" + std::string(50000, '}') + "}", ManuscriptFormat::Latex),
               "t.tex:1:1: /reads/example-14.1/weights/0: the claim nests brackets more than 64 deep");
+}
+
+// A LaTeX book asks for the audit in comment lines; the strictest level and the highest minimum
+// of all its files are taken, so one chapter's `false` turns off nothing another asked for.
+TEST(ManuscriptAuditSetting, TheStrictestCommentOfEveryFileIsTaken) {
+    AuditSetting a;
+    read_audit_setting("\\documentclass{book}\n% exactattn-audit: true\n", "main.tex", a);
+    EXPECT_EQ(a.level, AuditLevel::Wrong);
+    read_audit_setting("  %  exactattn-audit: FALSE\n% exactattn-audit-min-coverage: 57.5\n", "ch1.tex", a);
+    EXPECT_EQ(a.level, AuditLevel::Wrong);
+    EXPECT_EQ(a.min_coverage, "57.5");
+    read_audit_setting("% exactattn-audit: 'strict'\r\n% exactattn-audit-min-coverage: 9.75\n", "ch2.tex", a);
+    EXPECT_EQ(a.level, AuditLevel::Strict);
+    EXPECT_EQ(a.min_coverage, "57.5");  // 9.75 < 57.5: the higher minimum stays
+    read_audit_setting("% exactattn-audit-min-coverage: 100\nText with exactattn-audit: maybe, no comment.\n",
+                       "ch3.tex", a);
+    EXPECT_EQ(a.min_coverage, "100");
+}
+
+// A value that is no setting is refused at its key, before anything is checked.
+TEST(ManuscriptAuditSetting, AValueThatIsNoSettingIsRefusedAtItsKey) {
+    const auto refused = [](const std::string& text) {
+        AuditSetting a;
+        try {
+            read_audit_setting(text, "main.tex", a);
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    EXPECT_NE(refused("x\n  % exactattn-audit: maybe\n").find("main.tex:2:5"), std::string::npos);
+    EXPECT_NE(refused("% exactattn-audit: maybe\n").find("maybe is none of true, false and strict"),
+              std::string::npos);
+    for (const char* bad : {"101", "1/2", "a", "50%", ".5", "5.", "-1", "1e2", ""}) {
+        const std::string m = refused(std::string("% exactattn-audit-min-coverage: ") + bad + "\n");
+        EXPECT_NE(m.find("is not a percentage from 0 to 100"), std::string::npos) << bad << ": " << m;
+    }
 }
 
 }  // namespace
