@@ -303,6 +303,7 @@ struct Reference {
     bool scale_exact = false;  ///< c is a dyadic rational (a double), so exact where representable
     double scale = 1;          ///< c (rounded to double when it is not exact)
     double softcap = 0;        ///< the problem's logit softcap (0: none), for the bounds
+    bool biased = false;       ///< a finite nonzero bias is added to some score (one more rounding each)
     /// x − rounded for each output where the enclosure is narrower than a double can say (float64
     /// outputs: MPFR's x − rounded, to nearest); NaN where the enclosure's midpoint serves.
     std::vector<double> out_resid;

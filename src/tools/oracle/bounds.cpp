@@ -224,12 +224,14 @@ double running_output_bound(const Reference& ref, const AlgorithmSpec& spec, std
         // The declared order (docs/oracle.md, "The running bound for the declared order"):
         // Higham's running error bound, u Σ |partial sums| (computed partials within (1 + γ) of
         // the exact ones), for the dot products in index order and the sums in key order; under a
-        // softcap the scaled score's error through the cap: F times it, plus (F − 1)a_j.
+        // softcap the scaled score's error through the cap: F times it, plus (F − 1)a_j; a bias adds
+        // one rounding of the score, u_a·a_j a key.
         const double a = ref.out_abs[at], ga = 1 + gamma(2 * static_cast<double>(ref.d) + 2, ua);
         const bool c_exact = ref.scale_exact && representable(ref.scale, spec.accumulate);
         const double po =
             2 * ua * ref.run_s2[at] +
             kappa * ((1 + se.fm1) * (ua * ga * ref.run_s1o[at] + (c_exact ? 0 : 3 * ua) * ref.run_s1[at]) +
+                     (ref.biased ? ua * ga * ref.run_s1[at] : 0) +
                      se.fm1 * ref.run_s1[at] + eta_s * ref.run_s2[at] +
                      (shifted ? ua * ref.run_s3[at] + 2 * ua * eps_max * ref.run_s2[at] : 0));
         const double gn = gamma(n, ua);
@@ -279,6 +281,9 @@ double probabilistic_output_bound(const Reference& ref, const AlgorithmSpec& spe
     // most w_j dev_j a_j (the dot product's coefficients shrink by sech² ≤ 1): 6 Σ w_j² dev_j² a_j².
     const bool cap = ref.softcap > 0;
     if (cap) q += 6 * ref.run_qa[at];
+    // The bias's addition, one rounding per key of coefficient w_j dev_j (s_j + b_j), |s_j + b_j| ≤
+    // a_j: the any-order sum counts it among its d + 1, the declared order's squares do not.
+    if (ordered && ref.biased) q += ref.run_qa[at];
     // An unfused kernel: its stores of S (3, and 3 more under a softcap) and of P (1) round by
     // u_s, (u_s/u_a)² times their coefficients in units of u_a.
     if (spec.stored && !online) {

@@ -420,6 +420,7 @@ Reference reference(const Problem& p, FloatFormat format, bool weights, BoundKin
         ref.scale = (c.lo + c.hi) / 2;
     }
     ref.softcap = p.softcap;
+    ref.biased = std::any_of(p.bias.begin(), p.bias.end(), [](double b) { return b != 0 && std::isfinite(b); });
     ref.v_abs_max.assign(static_cast<std::size_t>(ref.d_v), 0);
     for (std::size_t x = 0; x < p.v.data.size(); ++x)
         ref.v_abs_max[x % ref.d_v] = std::max(ref.v_abs_max[x % ref.d_v], std::fabs(p.v.data[x]));
