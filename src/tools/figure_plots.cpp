@@ -9,6 +9,7 @@
 
 #include "exactattn/crosscheck.hpp"
 #include "exactattn/error.hpp"
+#include "exactattn/parse.hpp"
 #include "exactattn/print.hpp"
 #include "core/names.hpp"
 #include "render/metrics.hpp"

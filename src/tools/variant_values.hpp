@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // exactattn internal: the values of exercise variants as their documents write them
-// (variants.cpp draws them, variant_documents.cpp writes keys, sheets and Moodle XML).
+// (variants.cpp draws them, variant_constraints.cpp judges them, variant_documents.cpp writes
+// keys, sheets and Moodle XML).
 #pragma once
 
 #include <string>
@@ -15,5 +16,10 @@ namespace exactattn::detail {
 Formula quantity_formula(const Json& j, const Location& where);
 /// A terminating decimal (the loader checks the tolerance is one) written exactly.
 std::string exact_decimal(const Value& v);
+/// A quantity's exact values in canonical ascii, shaped as in the report: equal strings are
+/// equal quantities.
+std::string canonical(const Json& j, const Location& where);
+/// The quantity at `pointer` of a report document.
+const Json& report_at(const Json& doc, const std::string& pointer, const Location& where);
 
 }  // namespace exactattn::detail

@@ -330,7 +330,10 @@ class CandidateScan {
         }
         for (auto& c : prose) {
             const std::string text = s.substr(c.b, c.e - c.b);
-            const bool plain_int = text.find_first_not_of("0123456789.") == std::string::npos;
+            // Digits alone (a year, a list item's number: 2024, 3), and digits and dots (what a
+            // reference, a label or a heading numbers: 14, 14.1, 14.1.2).
+            const bool digits_only = text.find_first_not_of("0123456789") == std::string::npos;
+            const bool dotted_digits = text.find_first_not_of("0123456789.") == std::string::npos;
             const std::size_t line_b = *(std::upper_bound(line_starts.begin(), line_starts.end(), c.b) - 1);
             std::size_t w = line_b;
             while (w < c.b && (s[w] == ' ' || s[w] == '\t')) ++w;
@@ -345,11 +348,11 @@ class CandidateScan {
             }
             if (glued_after || glued_before) {
                 c.not_claim = "part of a name or path";
-            } else if (options.ignore_years && text.size() == 4 && plain_int && text.find('.') == std::string::npos &&
+            } else if (options.ignore_years && text.size() == 4 && digits_only &&
                        (text.starts_with("1") || text.starts_with("20"))) {  // 2024, not 14.1 or 12.5
                 c.not_claim = "a year";
             } else if (options.ignore_lists && first_on_line && c.e < s.size() && (s[c.e] == '.' || s[c.e] == ')') &&
-                       text.find('.') == std::string::npos && plain_int) {
+                       digits_only) {
                 c.not_claim = "a list item's number";
             } else if (options.ignore_sections) {
                 const std::string before = word_before_at(s, c.b);
@@ -361,17 +364,17 @@ class CandidateScan {
                 const bool heading = sec != nullptr && c.b < line_end(s, sec->b);
                 if (heading) {
                     c.not_claim = "a heading's number";
-                } else if (plain_int && c.e + 1 < s.size() && s[c.e] == ':' && s[c.e + 1] == ' ') {
+                } else if (dotted_digits && c.e + 1 < s.size() && s[c.e] == ':' && s[c.e + 1] == ' ') {
                     c.not_claim = "a label";
-                } else if (plain_int && reference_word(before)) {
+                } else if (dotted_digits && reference_word(before)) {
                     c.not_claim = fmt::format("a reference (after \"{}\")", before);
-                } else if (plain_int && p - q2 >= 2 && p < c.b) {
+                } else if (dotted_digits && p - q2 >= 2 && p < c.b) {
                     c.not_claim = "the number of a name (after an abbreviation)";
-                } else if (plain_int && c.b >= 3 && s.compare(c.b - 3, 3, "–") == 0) {
+                } else if (dotted_digits && c.b >= 3 && s.compare(c.b - 3, 3, "–") == 0) {
                     std::size_t r = c.b - 3;
                     while (r > 0 && (digit(s[r - 1]) || s[r - 1] == '.')) --r;
                     if (reference_word(word_before_at(s, r))) c.not_claim = "the end of a range of references";
-                } else if (first_on_line && plain_int && text.find('.') != std::string::npos && c.e < s.size() &&
+                } else if (first_on_line && dotted_digits && text.find('.') != std::string::npos && c.e < s.size() &&
                            s[c.e] == ' ' && c.e + 1 < s.size() &&
                            std::isupper(static_cast<unsigned char>(s[c.e + 1]))) {
                     c.not_claim = "a heading's number";

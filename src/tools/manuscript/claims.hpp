@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cctype>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +17,10 @@ namespace exactattn::manuscript {
 /// Whether an error is the job's work budget refusing a step (docs/limits.md): what reads a
 /// manuscript takes "not a value" for an error, but never this one, which ends the command.
 bool work_refusal(const Error& e);
+
+/// An ASCII letter (as the C locale's isalpha says): what the claims' words and the plain
+/// notation's commands are spelled with.
+inline bool is_letter(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
 
 /// The vulgar fractions a claim may be written with (`½`), each with the fraction it spells out:
 /// the one table that plain_notation() reads and the binder finds numbers by.
