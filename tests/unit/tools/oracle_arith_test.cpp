@@ -320,7 +320,9 @@ TEST(OracleArith, TheSoftcapAndItsSlopeEncloseMpfrsValues) {
                 ASSERT_TRUE(mpfr_cmp_d(t, ds.lo) >= 0 && mpfr_cmp_d(t, ds.hi) <= 0) << cap << " " << e;
                 ASSERT_TRUE(mpfr_cmp(t, ms.lo) >= 0 && mpfr_cmp(t, ms.hi) <= 0) << cap << " " << e;
             }
-            if (lo <= 0 && hi >= 0) EXPECT_EQ(ds.hi, 1.0);  // the slope's top, at x = 0
+            if (lo <= 0 && hi >= 0) {
+                EXPECT_EQ(ds.hi, 1.0);  // the slope's top, at x = 0
+            }
             EXPECT_GE(ds.lo, 0.0);
             EXPECT_LE(d.hi - d.lo, (hi - lo) + 1e-12 * cap);  // tanh is 1-Lipschitz: no wider
         }
