@@ -219,7 +219,8 @@ bool latex_audit_fails(const Inputs& in, const AuditSetting& a, const Manuscript
         t.add(r);
     }
     const std::string least = a.min_coverage.empty() ? "95" : a.min_coverage;
-    out << t.line() << fmt::format(" (exactattn-audit: {})\n", strict ? fmt::format("strict, minimum {}%", least) : "true");
+    out << t.line()
+        << fmt::format(" (exactattn-audit: {})\n", strict ? fmt::format("strict, minimum {}%", least) : "true");
     return t.wrong > 0 || (strict && t.coverage() < threshold(least));
 }
 

@@ -282,7 +282,8 @@ std::string setting_value(std::string_view raw) {
 std::optional<mpq_class> setting_percentage(const std::string& text) {
     const std::size_t dot = text.find('.');
     const auto digits = [](std::string_view t) {
-        return !t.empty() && t.size() <= 30 && std::all_of(t.begin(), t.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+        return !t.empty() && t.size() <= 30 &&
+               std::all_of(t.begin(), t.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
     };
     const std::string_view v(text);
     if (!digits(v.substr(0, dot)) || (dot != std::string::npos && !digits(v.substr(dot + 1)))) return std::nullopt;
@@ -295,8 +296,9 @@ std::optional<mpq_class> setting_percentage(const std::string& text) {
 
 void read_audit_setting(std::string_view latex, const std::string& file, AuditSetting& into) {
     static const std::map<std::string, AuditLevel, std::less<>> levels = {
-        {"false", AuditLevel::Off},  {"no", AuditLevel::Off},   {"off", AuditLevel::Off},       {"true", AuditLevel::Wrong},
-        {"yes", AuditLevel::Wrong}, {"on", AuditLevel::Wrong}, {"strict", AuditLevel::Strict}};
+        {"false", AuditLevel::Off},    {"no", AuditLevel::Off},    {"off", AuditLevel::Off},
+        {"true", AuditLevel::Wrong},   {"yes", AuditLevel::Wrong}, {"on", AuditLevel::Wrong},
+        {"strict", AuditLevel::Strict}};
     std::optional<mpq_class> least;
     if (!into.min_coverage.empty()) least = setting_percentage(into.min_coverage);
     int line = 0;

@@ -548,8 +548,8 @@ std::optional<std::pair<double, bool>> toward_zero_dot(const Split* x, const Spl
     constexpr std::int64_t kMax = 128;
     if (n > kMax) return std::nullopt;
     std::array<std::uint64_t, kMax> mag;  // NOLINT(cppcoreguidelines-pro-type-member-init): the first count are written
-    std::array<int, kMax> ex;              // NOLINT(cppcoreguidelines-pro-type-member-init)
-    std::array<bool, kMax> neg;            // NOLINT(cppcoreguidelines-pro-type-member-init)
+    std::array<int, kMax> ex;             // NOLINT(cppcoreguidelines-pro-type-member-init)
+    std::array<bool, kMax> neg;           // NOLINT(cppcoreguidelines-pro-type-member-init)
     int count = 0, emin = std::numeric_limits<int>::max(), emax = std::numeric_limits<int>::min(), bits = 0;
     for (std::int64_t i = 0; i < n; ++i) {
         if (x[i].m == 0 || y[i].m == 0) continue;

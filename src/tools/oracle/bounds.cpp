@@ -199,8 +199,9 @@ double running_output_bound(const Reference& ref, const AlgorithmSpec& spec, std
     const double ea = least_subnormal(spec.accumulate);
     // Per key the exponential's argument errs by τ_j ≤ g a_j + η_s + u_a (max s − s_j) + 2u_a ε_max
     // (the scores, and the subtraction of the kernel's own max, which is off by at most ε_max).
-    const ScoreError se = capped(ref, spec, gamma(static_cast<double>(ref.d), ua) + 6 * ua + stored_score_relative(spec),
-                                 (static_cast<double>(ref.d) + 2) * ea + stored_score_absolute(spec));
+    const ScoreError se =
+        capped(ref, spec, gamma(static_cast<double>(ref.d), ua) + 6 * ua + stored_score_relative(spec),
+               (static_cast<double>(ref.d) + 2) * ea + stored_score_absolute(spec));
     const double g = se.g, eta_s = se.eta;
     const double eps_max = g * f.abs_score_max + eta_s;
     const bool shifted = spec.algorithm != Algorithm::Naive;
@@ -231,8 +232,7 @@ double running_output_bound(const Reference& ref, const AlgorithmSpec& spec, std
         const double po =
             2 * ua * ref.run_s2[at] +
             kappa * ((1 + se.fm1) * (ua * ga * ref.run_s1o[at] + (c_exact ? 0 : 3 * ua) * ref.run_s1[at]) +
-                     (ref.biased ? ua * ga * ref.run_s1[at] : 0) +
-                     se.fm1 * ref.run_s1[at] + eta_s * ref.run_s2[at] +
+                     (ref.biased ? ua * ga * ref.run_s1[at] : 0) + se.fm1 * ref.run_s1[at] + eta_s * ref.run_s2[at] +
                      (shifted ? ua * ref.run_s3[at] + 2 * ua * eps_max * ref.run_s2[at] : 0));
         const double gn = gamma(n, ua);
         const double phi_o = std::min(t.phi, ua * (1 + gn) * kappa * ref.run_pd1[i] / (1 - r_max));

@@ -52,7 +52,7 @@ std::vector<double> scores(const RowRun& r, Ieee& a, const std::vector<std::uint
             s[j] = st(a.mul(st(a.tanh(st(a.div(s[j], cap)))), cap));
         }
         if (!r.p.bias.empty()) s[j] = a.add(s[j], bias_at(r.p, r.i, j));  // the bias added, then rounded
-        if (stored) s[j] = round_to(s[j], *r.s.stored);  // S written
+        if (stored) s[j] = round_to(s[j], *r.s.stored);                   // S written
     }
     return s;
 }

@@ -131,9 +131,7 @@ DoubleArith::Iv lambda_of(const DoubleArith& a) {
 // Dot2 accumulators held column by column (kernels.cpp's layout), one DoubleArith::Acc each.
 struct Columns {
     std::vector<double> s, c, abs, rad;
-    void reset(std::size_t n) {
-        s.assign(n, 0), c.assign(n, 0), abs.assign(n, 0), rad.assign(n, 0);
-    }
+    void reset(std::size_t n) { s.assign(n, 0), c.assign(n, 0), abs.assign(n, 0), rad.assign(n, 0); }
     [[nodiscard]] DoubleArith::Acc at(std::size_t x, std::int64_t n) const {
         DoubleArith::Acc r;
         r.s = s[x], r.c = c[x], r.abs = abs[x], r.rad = rad[x], r.n = n;
@@ -551,8 +549,8 @@ class Builder {
                 if (!open_out.empty()) {
                     for (std::int64_t j = 0; j < nk_; ++j) e_lo[j] = w[j].lo, e_hi[j] = w[j].hi;
                     row_cols.reset(static_cast<std::size_t>(dv_));
-                    detail::accumulate_numerators(e_lo.data(), e_hi.data(), keep_[i].data(), p_.v.data.data(), nk_,
-                                                  dv_, row_cols.s.data(), row_cols.c.data(), row_cols.abs.data(),
+                    detail::accumulate_numerators(e_lo.data(), e_hi.data(), keep_[i].data(), p_.v.data.data(), nk_, dv_,
+                                                  row_cols.s.data(), row_cols.c.data(), row_cols.abs.data(),
                                                   row_cols.rad.data());
                 }
             }
@@ -598,8 +596,8 @@ class Builder {
                 if (!open_dq.empty()) {
                     for (std::int64_t j = 0; j < nk_; ++j) e_lo[j] = ds[j].lo, e_hi[j] = ds[j].hi;
                     row_cols.reset(static_cast<std::size_t>(d_));
-                    detail::accumulate_numerators(e_lo.data(), e_hi.data(), keep_[i].data(), p_.k.data.data(), nk_,
-                                                  d_, row_cols.s.data(), row_cols.c.data(), row_cols.abs.data(),
+                    detail::accumulate_numerators(e_lo.data(), e_hi.data(), keep_[i].data(), p_.k.data.data(), nk_, d_,
+                                                  row_cols.s.data(), row_cols.c.data(), row_cols.abs.data(),
                                                   row_cols.rad.data());
                 }
             }

@@ -469,8 +469,7 @@ TEST(ManuscriptAuditSetting, AValueThatIsNoSettingIsRefusedAtItsKey) {
         return std::string("accepted");
     };
     EXPECT_NE(refused("x\n  % exactattn-audit: maybe\n").find("main.tex:2:5"), std::string::npos);
-    EXPECT_NE(refused("% exactattn-audit: maybe\n").find("maybe is none of true, false and strict"),
-              std::string::npos);
+    EXPECT_NE(refused("% exactattn-audit: maybe\n").find("maybe is none of true, false and strict"), std::string::npos);
     for (const char* bad : {"101", "1/2", "a", "50%", ".5", "5.", "-1", "1e2", ""}) {
         const std::string m = refused(std::string("% exactattn-audit-min-coverage: ") + bad + "\n");
         EXPECT_NE(m.find("is not a percentage from 0 to 100"), std::string::npos) << bad << ": " << m;

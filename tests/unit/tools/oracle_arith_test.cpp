@@ -197,7 +197,7 @@ TEST(OracleArith, TheDotTowardZeroInOneIntegerIsTheRationalSumsTruncation) {
             return ((rng() & 1U) != 0 ? -1 : 1) * std::ldexp(m, e);
         };
         for (std::size_t i = 0; i < n; ++i) x[i] = draw(), y[i] = draw();
-        if (round % 5 == 0 && n > 1) x[n - 1] = -x[0], y[n - 1] = y[0];  // a term that cancels another
+        if (round % 5 == 0 && n > 1) x[n - 1] = -x[0], y[n - 1] = y[0];   // a term that cancels another
         if (round % 7 == 0) x = {1.5, -2, 0x1p-20}, y = {4, 3, 0x1p-20};  // 6 − 6 + 2^−40
         mpq_class v = 0;
         for (std::size_t i = 0; i < x.size(); ++i) v += mpq_class(x[i]) * mpq_class(y[i]);
@@ -212,7 +212,7 @@ TEST(OracleArith, TheDotTowardZeroInOneIntegerIsTheRationalSumsTruncation) {
         ASSERT_EQ(got->first, t) << "round " << round;
         ASSERT_EQ(got->second, mpq_class(t) == v) << "round " << round;
     }
-    EXPECT_GT(answered, 2000);  // narrow formats' sums fit
+    EXPECT_GT(answered, 2000);                              // narrow formats' sums fit
     const double big[2] = {0x1p-1074, 1}, one[2] = {1, 1};  // a subnormal's product 2^1074 below the other
     EXPECT_FALSE(detail::toward_zero_dot(big, one, 2).has_value());
     const double z[2] = {0, -0.0};
