@@ -96,7 +96,7 @@ void DoubleArith::mul(Iv& r, const Iv& x, const Iv& y) const {
 
 namespace {
 
-// b^m for a double m ≤ 709 (b = e or 2) with a proven relative error below 2^−44, plus
+// b^m for a double m ≤ 709 (b = e or 2) with a proven relative error below 6·10^−15, plus
 // 2^−1074 absolute where the result is subnormal (docs/oracle.md, "The certified reference"):
 // m = k·ln 2 + r (Cody–Waite: k·L_hi is exact with L_hi's 32 bits, and m − k·L_hi is exact by
 // Sterbenz), r within 2^−52 + 1100·2^−86 of the true remainder, |r| ≤ 0.35, and the Taylor
