@@ -169,10 +169,9 @@ int reference_command(const OracleOptions& o, const Loaded& l, FloatFormat f, st
 }
 
 int emulate_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::ostream& out) {
-    if (l.batch) throw usage_error("emulate takes matrices (n × d); q is 4-D", option_place("--q"));
     const AlgorithmSpec a = algorithm_spec(o, f);
     const EmulationSpec spec = emulation_of(a, f);
-    Emulation e = emulate(l.p, spec, o.trace);
+    Emulation e = l.batch ? emulate_batch(*l.batch, spec, o.trace, o.jobs) : emulate(l.p, spec, o.trace);
     Fp8Events events = l.fp8;  // the inputs' first, then the kernel's
     events.merge(e.fp8);
     e.fp8 = events;

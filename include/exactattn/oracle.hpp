@@ -547,6 +547,10 @@ Reference concat_heads(const std::vector<Reference>& heads);
 /// The outputs of every head's reference as one 4-D tensor in `layout`, in format `f`.
 Tensor batch_output(const std::vector<Reference>& refs, const BatchShape& s, Layout layout, FloatFormat f);
 std::vector<Reference> reference_batch(const Batch& batch, FloatFormat f, bool weights, int threads);
+/// `s` emulated on every head of a batch, heads in parallel on `threads` threads (0: every
+/// core): the output in the batch's layout (4-D), each head's trace lines prefixed with its head
+/// ("head (b=0, h=1): ..."), the 8-bit events summed with their heads; an error names its head.
+Emulation emulate_batch(const Batch& batch, const EmulationSpec& s, bool trace, int threads);
 JudgeReport judge_batch(const Batch& batch, FloatFormat f, const Tensor& out, const Tensor* lse,
                         const AlgorithmSpec& spec, std::optional<double> tolerance_ulps, int threads);
 

@@ -268,24 +268,28 @@ def emulate(q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm: str = 
             causal: bool = False, align: str = "top-left", window: Any = None, scale: str | float = "sqrt-dk",
             base: str = "e", masked_rows: str = "error", masked_lse: str = "-inf", trace: bool = False,
             report: bool = False, stored: str | None = None, in_fmt: str | None = None,
-            p_descale: str | float = 1, fp8_overflow: str = "error", softcap: float | None = None) -> dict:
+            p_descale: str | float = 1, fp8_overflow: str = "error", softcap: float | None = None,
+            layout: str = "bhnd", threads: int = 0) -> dict:
     """``algorithm`` emulated with every operation correctly rounded in ``accumulate`` (default
     ``fmt``, float32 when ``fmt`` is 8-bit), P in ``p_fmt`` (online; an 8-bit P cast as
     P·``p_descale``, past its range as ``fp8_overflow`` says), the output rounded to ``fmt``:
     ``out``, ``trace`` and ``fp8`` (P-collapse and saturation counted: docs/oracle.md, "8-bit
-    floats"); with ``report=True`` the command line's ``text`` and ``json``."""
+    floats"); with ``report=True`` the command line's ``text`` and ``json``. 4-D q, k, v are a
+    batch of heads in ``layout`` (``"bhnd"`` or ``"bnhd"``), as reference()'s, emulated on
+    ``threads`` threads: ``out`` is 4-D in that layout, each trace line names its head."""
     (qa, ka, va), fmts, m, b, dtype = _problem(q, k, v, mask, bias, fmt)
     if fmt is None and in_fmt is not None:
         dtype = in_fmt
     block = _block(block)
-    o = _opts(scale, base, masked_rows, masked_lse, causal, align, window, "bhnd", (in_fmt, p_descale, fp8_overflow),
+    o = _opts(scale, base, masked_rows, masked_lse, causal, align, window, layout, (in_fmt, p_descale, fp8_overflow),
               softcap)
     eight = dtype in ("float8_e4m3fn", "float8_e5m2", "e4m3fn", "e5m2")
     return _ext._oracle_emulate(qa, ka, va, fmts, dtype, m, b, o,
                                 _name(algorithm, "algorithm", "'naive', 'safe' or 'online'"),
                                 _name(accumulate or ("float32" if eight else dtype), "accumulate", "a format name"),
                                 _name(p_fmt or dtype, "p_fmt", "a format name"), block, bool(trace), bool(report),
-                                None if stored is None else _name(stored, "stored", "a format name"))
+                                None if stored is None else _name(stored, "stored", "a format name"),
+                                _threads(threads))
 
 
 def _entry(j: dict, idx: tuple) -> str:

@@ -370,10 +370,9 @@ void bind_oracle(py::module_& m) {
                                 const std::string& dtype, const std::optional<Array>& mask,
                                 const std::optional<Array>& bias, const py::dict& opts, const std::string& algorithm,
                                 const std::string& accumulate, const std::string& p_dtype, std::int64_t block,
-                                bool trace, bool report, const std::optional<std::string>& stored) {
+                                bool trace, bool report, const std::optional<std::string>& stored, int threads) {
         const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
         const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
-        if (a.batch) throw usage_error("emulate takes matrices (n × d); q is 4-D", arg("q"));
         EmulationSpec s;
         std::tie(s.algorithm, s.format, s.p_format) = claim(algorithm, accumulate, p_dtype);
         s.output = a.f;
@@ -384,13 +383,14 @@ void bind_oracle(py::module_& m) {
         Emulation e;
         {
             py::gil_scoped_release release;
-            e = emulate(a.p, s, trace);
+            e = a.batch ? emulate_batch(*a.batch, s, trace, threads) : emulate(a.p, s, trace);
         }
         Fp8Events events = a.fp8;  // the inputs' first, then the kernel's
         events.merge(e.fp8);
         e.fp8 = events;
         py::dict d;
-        d["out"] = array(e.out.data, e.out.rows(), e.out.cols());
+        d["out"] = a.batch ? py::object(shaped(e.out.data, e.out.shape))
+                           : py::object(array(e.out.data, e.out.rows(), e.out.cols()));
         d["trace"] = e.trace;
         d["fp8"] = json_loads(fp8_events_json(e.fp8));
         if (report) {

@@ -153,6 +153,18 @@ def test_grad_emulate_refuses_a_4d_batch_at_q(cli, tmp_path):
     assert code == 2 and err.count("\n") == 1 and "--q" in err and "4-D" in err, err
 
 
+def test_the_command_line_emulates_a_4d_batch_as_python_does(cli, tmp_path):
+    q, k, v, _ = gqa_problem()
+    p = save(tmp_path, q=q, k=k, v=v)
+    out = str(tmp_path / "out.npy")
+    code, text, err = cli("oracle", "emulate", "--q", p["q"], "--k", p["k"], "--v", p["v"], "--layout", "bnhd",
+                          "--algorithm", "safe", "--accumulate", "float16", "--causal", "-j", "2", "--npy", out)
+    assert code == 0, err
+    py = oracle.emulate(q, k, v, layout="bnhd", algorithm="safe", accumulate="float16", causal=True, report=True)
+    assert np.array_equal(np.load(out), py["out"].astype(np.float32)) and py["out"].shape == (2, 5, 4, 4)
+    assert text == py["text"] and "out[1, 4, 3, 3] = " in text
+
+
 def numpy_gqa_backward(q, k, v, do, causal=False, scale_in_ds=True):
     """A GQA backward in float64 (k, v repeated to the query heads, each query head's dK and dV
     summed over its group), rounded to float32: dq, dk, dv. scale_in_ds=False drops the softmax

@@ -280,3 +280,28 @@ def test_a_fortran_ordered_4d_npy_file_is_read_in_its_own_order(cli, tmp_path):
     code, text, err = cli("oracle", "judge", "--q", str(tmp_path / "q.npy"), "--k", str(tmp_path / "k.npy"), "--v",
                           str(tmp_path / "v.npy"), "--actual", str(tmp_path / "out.npy"))
     assert code == 0 and "Result: PASS" in text, text + err
+
+
+def test_a_4d_batch_is_emulated_head_by_head_in_its_layout():
+    # Each head of a grouped-query batch is emulated as its own matrix problem (query head h reads
+    # key head h // 2), causal bottom-right; the batch's output is those outputs in the layout.
+    q, k, v = heads(nq=5, nk=7)
+    opts = dict(algorithm="online", block=4, accumulate="float16", causal=True, align="bottom-right")
+    got = oracle.emulate(q, k, v, trace=True, **opts)
+    assert got["out"].shape == (2, 4, 5, 3)
+    trace = []
+    for b in range(2):
+        for h in range(4):
+            one = oracle.emulate(q[b, h], k[b, h // 2], v[b, h // 2], trace=True, **opts)
+            assert np.array_equal(got["out"][b, h], one["out"]), (b, h)
+            trace += [f"head (b={b}, h={h}): {line}" for line in one["trace"]]
+    # Online with blocks of 4 over 7 keys rescales: each head's trace, named, in head order.
+    assert got["trace"] == trace and len(trace) > 0
+    swapped = oracle.emulate(q.transpose(0, 2, 1, 3), k.transpose(0, 2, 1, 3), v.transpose(0, 2, 1, 3),
+                             layout="bnhd", threads=1, **opts)["out"]
+    assert np.array_equal(swapped, got["out"].transpose(0, 2, 1, 3))
+    # The emulated kernel is one the batch's judgement passes, under the bound of its claim.
+    j = oracle.judge(got["out"].astype(np.float32), q, k, v, fmt="float32", **opts)
+    assert j["passed"] and j["over"] == 0
+    text = oracle.emulate(q[:1, :1], k[:1, :1], v[:1, :1], report=True, **opts)["text"]
+    assert "out[0, 0, 4, 2] = " in text and "out[0, 0, 5, 0]" not in text

@@ -288,20 +288,44 @@ JudgeReport judge_batch(const Batch& batch, FloatFormat f, const Tensor& out, co
     return rep;
 }
 
-Tensor batch_output(const std::vector<Reference>& refs, const BatchShape& s, Layout layout, FloatFormat f) {
+namespace {
+
+// An output of the batch's shape in its layout, zeros, and the n_q × d_v rows of head (b, h) put
+// in their places.
+Tensor batch_tensor(const BatchShape& s, Layout layout, FloatFormat f) {
     Tensor t;
     t.format = f;
     t.shape = layout == Layout::BHND ? std::vector<std::int64_t>{s.b, s.h_q, s.n_q, s.d_v}
                                      : std::vector<std::int64_t>{s.b, s.n_q, s.h_q, s.d_v};
     t.data.resize(static_cast<std::size_t>(s.b * s.h_q * s.n_q * s.d_v));
+    return t;
+}
+void put_head(Tensor& t, Layout layout, const BatchShape& s, std::int64_t b, std::int64_t h,
+              const std::vector<double>& rows) {
     const std::array<std::int64_t, 4> e{s.b, s.h_q, s.n_q, s.d_v};
+    for (std::int64_t i = 0; i < s.n_q; ++i)
+        std::copy_n(rows.begin() + i * s.d_v, s.d_v,
+                    t.data.begin() + static_cast<std::ptrdiff_t>(flat(layout, e, b, h, i, 0)));
+}
+
+// f(the problem of head (b, h)) for every head, in parallel, row-major over (b, h); an error
+// names its head.
+template <class T, class F>
+std::vector<T> per_head(const Batch& batch, const BatchShape& s, int threads, F&& f) {
+    std::vector<T> r(static_cast<std::size_t>(s.b * s.h_q));
+    for_each_head(s, threads, [&](std::int64_t b, std::int64_t h) {
+        in_head(b, h, [&] { r[static_cast<std::size_t>(b * s.h_q + h)] = f(head_problem(batch, s, b, h)); });
+    });
+    return r;
+}
+
+}  // namespace
+
+Tensor batch_output(const std::vector<Reference>& refs, const BatchShape& s, Layout layout, FloatFormat f) {
+    Tensor t = batch_tensor(s, layout, f);
     for (std::int64_t b = 0; b < s.b; ++b)
-        for (std::int64_t h = 0; h < s.h_q; ++h) {
-            const Reference& r = refs.at(static_cast<std::size_t>(b * s.h_q + h));
-            for (std::int64_t i = 0; i < s.n_q; ++i)
-                std::copy_n(r.out.begin() + i * s.d_v, s.d_v,
-                            t.data.begin() + static_cast<std::ptrdiff_t>(flat(layout, e, b, h, i, 0)));
-        }
+        for (std::int64_t h = 0; h < s.h_q; ++h)
+            put_head(t, layout, s, b, h, refs.at(static_cast<std::size_t>(b * s.h_q + h)).out);
     return t;
 }
 
@@ -331,14 +355,25 @@ Reference concat_heads(const std::vector<Reference>& heads) {
 }
 
 std::vector<Reference> reference_batch(const Batch& batch, FloatFormat f, bool weights, int threads) {
-    const BatchShape s = batch_shape(batch);
-    std::vector<Reference> refs(static_cast<std::size_t>(s.b * s.h_q));
-    for_each_head(s, threads, [&](std::int64_t b, std::int64_t h) {
-        in_head(b, h, [&] {
-            refs[static_cast<std::size_t>(b * s.h_q + h)] = reference(head_problem(batch, s, b, h), f, weights);
-        });
-    });
-    return refs;
+    return per_head<Reference>(batch, batch_shape(batch), threads,
+                               [&](const Problem& p) { return reference(p, f, weights); });
+}
+
+Emulation emulate_batch(const Batch& batch, const EmulationSpec& s, bool trace, int threads) {
+    const BatchShape sh = batch_shape(batch);
+    std::vector<Emulation> heads =
+        per_head<Emulation>(batch, sh, threads, [&](const Problem& p) { return emulate(p, s, trace); });
+    Emulation all;
+    all.out = batch_tensor(sh, batch.layout, s.output);
+    for (std::int64_t b = 0; b < sh.b; ++b)
+        for (std::int64_t h = 0; h < sh.h_q; ++h) {
+            Emulation& one = heads[static_cast<std::size_t>(b * sh.h_q + h)];
+            put_head(all.out, batch.layout, sh, b, h, one.out.data);
+            for (const auto& line : one.trace) all.trace.push_back(fmt::format("head (b={}, h={}): {}", b, h, line));
+            one.fp8.in_head(b, h);
+            all.fp8.merge(one.fp8);
+        }
+    return all;
 }
 
 }  // namespace exactattn::oracle

@@ -253,7 +253,7 @@ std::string emulation_json(const Emulation& e, const EmulationSpec& s) {
     j["block"] = s.block;
     j["stored"] = s.stored ? nlohmann::json(info(*s.stored).name) : nlohmann::json();
     j["dtype"] = info(s.output).name;
-    j["shape"] = {e.out.rows(), e.out.cols()};
+    j["shape"] = e.out.shape.size() == 4 ? nlohmann::json(e.out.shape) : nlohmann::json{e.out.rows(), e.out.cols()};
     j["out"] = json_list(e.out.data);
     j["trace"] = e.trace;
     if (fp8_involved(s)) {
@@ -268,14 +268,19 @@ std::string emulation_text(const Emulation& e, const EmulationSpec& s) {
     std::size_t trace_chars = 0;
     for (const auto& line : e.trace) trace_chars += line.size() + 10;
     charge_printing(static_cast<double>(e.out.data.size()) * 60 + static_cast<double>(trace_chars), "the emulation");
-    const std::int64_t dv = e.out.cols();
     std::string text =
         fmt::format("oracle emulate: {} softmax attention, every operation in {} (P in {}, block {}{}), output in {}\n",
                     algorithm_name(s.algorithm), info(s.format).name, info(s.p_format).name, s.block,
                     stored_words(s.stored), info(s.output).name);
-    for (std::size_t x = 0; x < e.out.data.size(); ++x)
-        text += fmt::format("out[{}, {}] = {}\n", static_cast<std::int64_t>(x) / dv, static_cast<std::int64_t>(x) % dv,
-                            num(e.out.data[x]));
+    // Each entry by its index in the output as it is held (a batch's 4-D in its layout's order).
+    const std::vector<std::int64_t> shape =
+        e.out.shape.size() == 4 ? e.out.shape : std::vector<std::int64_t>{e.out.rows(), e.out.cols()};
+    std::vector<std::int64_t> at(shape.size(), 0);
+    for (std::size_t x = 0; x < e.out.data.size(); ++x) {
+        auto rest = static_cast<std::int64_t>(x);
+        for (std::size_t y = shape.size(); y-- > 0;) at[y] = rest % shape[y], rest /= shape[y];
+        text += fmt::format("out[{}] = {}\n", fmt::join(at, ", "), num(e.out.data[x]));
+    }
     for (const auto& line : e.trace) text += "trace: " + line + '\n';
     if (fp8_involved(s)) {
         text += fmt::format("fp8: P descale {}, overflow {}\n",
