@@ -199,9 +199,11 @@ struct AuditTotals {
 };
 
 // `manuscript check` of a LaTeX book that asks for the audit: its LaTeX files audited as the
-// toolchains' builds audit theirs, the lines of the numbers audit calls wrong printed (under
-// `strict`, each file's coverage), then audit's total; whether the book fails it.
-bool latex_audit_fails(const Inputs& in, const AuditSetting& a, const ManuscriptCli& o, std::ostream& out) {
+// toolchains' builds audit theirs, the lines of the numbers audit calls wrong printed (annotation
+// lines with --format github) and added to `notes` as `unmarked-wrong`, under `strict` each
+// file's coverage, then audit's total; whether the book fails it.
+bool latex_audit_fails(const Inputs& in, const AuditSetting& a, const ManuscriptCli& o, std::ostream& out,
+                       std::vector<Annotation>& notes) {
     std::vector<std::size_t> which;
     for (std::size_t i = 0; i < in.files.size(); ++i) {
         if (manuscript_format(in.files[i].file) == ManuscriptFormat::Latex) which.push_back(i);
@@ -210,7 +212,9 @@ bool latex_audit_fails(const Inputs& in, const AuditSetting& a, const Manuscript
     AuditTotals t;
     for (const auto& r : audit_results(in, which, o)) {
         for (const auto& f : r.unmarked) {
-            if (f.verdict == AuditVerdict::Wrong) out << audit_line(r.file, f) << '\n';
+            if (f.verdict != AuditVerdict::Wrong) continue;
+            notes.push_back({r.file, f.line, f.column, "unmarked-wrong", audit_message(f)});
+            out << (o.format == "github" ? github_annotation(notes.back()) : audit_line(r.file, f)) << '\n';
         }
         if (strict) {
             out << fmt::format("{}: {} marked, {} unmarked, coverage {}%\n", escape_controls(r.file), r.marked,
@@ -233,8 +237,8 @@ int check(const ManuscriptCli& o, std::ostream& out) {
     const AuditSetting asked = latex_audit_setting(in);  // refused before anything is checked
     std::vector<Annotation> notes;
     const std::size_t wrong = check_files(in, o, out, notes);
+    const bool audit_fails = asked.level != AuditLevel::Off && latex_audit_fails(in, asked, o, out, notes);
     if (!o.sarif.empty()) write_output_file(o.sarif, sarif_log(notes, in.names(), "manuscript check"), "--sarif");
-    const bool audit_fails = asked.level != AuditLevel::Off && latex_audit_fails(in, asked, o, out);
     return wrong == 0 && !audit_fails ? 0 : 1;
 }
 

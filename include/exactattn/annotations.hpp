@@ -8,7 +8,8 @@
 
 namespace exactattn {
 
-/// One finding at its place: a wrong claim of a manuscript, a failed `expect` of a scenario.
+/// One finding at its place: a wrong claim of a manuscript, a failed `expect` of a scenario, a
+/// wrong number of the audited unmarked prose.
 struct Annotation {
     std::string file;
     int line = 0;         ///< 1-based; 0 when the finding has no line (the whole file)
@@ -19,7 +20,8 @@ struct Annotation {
 
 /// The rules a SARIF log declares: `wrong-claim` (a marked claim of a manuscript contradicted by
 /// the exact report), `expect-mismatch` (an `expect` entry of a scenario file that the report
-/// contradicts).
+/// contradicts), `unmarked-wrong` (a number of the unmarked prose that the audit a book asks for
+/// calls wrong).
 struct AnnotationRule {
     const char* id;
     const char* description;
@@ -27,6 +29,9 @@ struct AnnotationRule {
 inline constexpr AnnotationRule kAnnotationRules[] = {
     {"wrong-claim", "A marked claim of a manuscript is not the exact value of the quantity it names"},
     {"expect-mismatch", "An expect entry of a scenario file is not the exact value of the quantity it names"},
+    {"unmarked-wrong",
+     "A number of a manuscript's unmarked prose, audited, is not the exact value of the quantity its context states "
+     "(or its own arithmetic is false)"},
 };
 
 /// A SARIF 2.1.0 log of one run of `tool_command` (`manuscript check`, `verify`) over `files`

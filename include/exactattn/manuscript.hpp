@@ -205,6 +205,10 @@ AuditResult audit_manuscript_text(std::string_view text, const std::string& file
 /// `… unbound: …`, `… not a claim: …`.
 std::string audit_line(const std::string& file, const AuditFinding& f);
 
+/// The finding's line without its place (`written 1/3; weight of … is 1/4`): the message of
+/// its GitHub annotation and SARIF result.
+std::string audit_message(const AuditFinding& f);
+
 /// The audit a manuscript asks for in its own text (docs/manuscript.md, "LaTeX books").
 enum class AuditLevel {
     Off,     ///< marked claims only

@@ -54,7 +54,7 @@ def check_sarif(path, results, artifacts):
     run_ = log["runs"][0]
     driver = run_["tool"]["driver"]
     rules = [r["id"] for r in driver["rules"]]
-    if driver["name"] != "exactattn" or rules != ["wrong-claim", "expect-mismatch"]:
+    if driver["name"] != "exactattn" or rules != ["wrong-claim", "expect-mismatch", "unmarked-wrong"]:
         fail(f"{path}: driver {driver}")
     if run_["columnKind"] != "unicodeCodePoints":
         fail(f"{path}: columns are code points, not {run_['columnKind']}")
@@ -242,6 +242,23 @@ def latex_book_audit(args, work, book, main, right, env):
         at = wrong_line.replace(":4:", f":{4 + chapter_setting.count(chr(10))}:")
         if not lines_with(p.stdout, at) or "1 wrong in 3 files (exactattn-audit: true)" not in p.stdout:
             fail(f"the audited LaTeX book did not fail at {at!r}:\n{p.stdout}")
+    # CI: under --format github the wrong unmarked weight is an annotation line at 4:38 in place
+    # of its text line, and --sarif holds it as an `unmarked-wrong` result there, after the wrong
+    # marked readout (line 2, column 30: Table 14.2's readout without key is 2a/3, not a/3).
+    write(os.path.join(book, "main.tex"), asked)
+    write(two, weight.replace("@", "13").replace("\\tfrac{2a}{3}", "\\tfrac{a}{3}"))
+    sarif = os.path.join(work, "audit.sarif")
+    p = run([args.cli, "manuscript", "check", "book/main.tex", "--format", "github", "--sarif", sarif], work, 1)
+    note = ("::error file=book/chapters/two.tex,line=4,col=38,title=exactattn unmarked-wrong::"
+            "written $\\tfrac13$; ")
+    noted = lines_with(p.stdout, note)
+    if len(noted) != 1 or not noted[0].startswith(note) or "(/reads/example-14.1/weights/1) is 1/4" not in noted[0] \
+            or lines_with(p.stdout, wrong_line) or "1 wrong in 3 files (exactattn-audit: true)" not in p.stdout:
+        fail(f"the audited LaTeX book's wrong weight was not annotated at 4:38:\n{p.stdout}")
+    check_sarif(sarif, [("wrong-claim", "book/chapters/two.tex", 2, 30,
+                         "/interventions/table-14.2/rows/2/readout: written $\\tfrac{a}{3}$, exact 2a/3"),
+                        ("unmarked-wrong", "book/chapters/two.tex", 4, 38, "written $\\tfrac13$; ")],
+                ["book/main.tex", "book/chapters/one.tex", "book/chapters/two.tex"])
     write(os.path.join(book, "main.tex"), main)
     write(two, weight.replace("@", "13"))
     run([args.cli, "manuscript", "check", "book/main.tex"], work, 0)

@@ -154,35 +154,34 @@ const char* audit_verdict_name(AuditVerdict v) {
     return "unbound";
 }
 
-std::string audit_line(const std::string& file, const AuditFinding& f) {
-    const std::string at = fmt::format("{}:{}:{}: ", file, f.line, f.column);
+std::string audit_message(const AuditFinding& f) {
     auto named = [](const AuditQuantity& q) { return fmt::format("{} ({}) is {}", q.description, q.pointer, q.value); };
     std::string line;
     switch (f.verdict) {
         case AuditVerdict::Wrong:
             if (f.bound.empty()) {  // its own arithmetic, no quantity needed
-                line = fmt::format("{}written {}; {} is false", at, f.text, f.reason);
+                line = fmt::format("written {}; {} is false", f.text, f.reason);
             } else if (f.bound.size() == 1) {
-                line = fmt::format("{}written {}; {}", at, f.text, named(f.bound[0]));
+                line = fmt::format("written {}; {}", f.text, named(f.bound[0]));
             } else {
                 std::string fits;
                 for (const auto& q : f.bound) fits += (fits.empty() ? "" : "; ") + named(q);
-                line = fmt::format("{}written {}; it equals none of what its context fits: {}", at, f.text, fits);
+                line = fmt::format("written {}; it equals none of what its context fits: {}", f.text, fits);
             }
             if (!f.detail.empty() && f.bound.size() <= 1) line += fmt::format(" ({})", f.detail);
             break;
         case AuditVerdict::Verified:
-            line = fmt::format("{}{} verified: {} ({}){}", at, f.text, f.bound[0].description, f.bound[0].pointer,
+            line = fmt::format("{} verified: {} ({}){}", f.text, f.bound[0].description, f.bound[0].pointer,
                                f.reason.empty() ? "" : fmt::format(" [{}]", f.reason));
             break;
         case AuditVerdict::Ambiguous: {
             std::string fits;
             for (const auto& q : f.bound) fits += (fits.empty() ? "" : "; ") + named(q);
-            line = fmt::format("{}{} ambiguous: its context fits {}", at, f.text, fits);
+            line = fmt::format("{} ambiguous: its context fits {}", f.text, fits);
             break;
         }
         case AuditVerdict::Unbound:
-            line = fmt::format("{}{} unbound: {}", at, f.text, f.reason);
+            line = fmt::format("{} unbound: {}", f.text, f.reason);
             if (!f.equals.empty()) {
                 std::string names;
                 for (std::size_t i = 0; i < f.equals.size() && i < 3; ++i) names += (i ? ", " : "") + f.equals[i];
@@ -191,10 +190,14 @@ std::string audit_line(const std::string& file, const AuditFinding& f) {
             }
             break;
         case AuditVerdict::NotAClaim:
-            line = fmt::format("{}{} not a claim: {}", at, f.text, f.reason);
+            line = fmt::format("{} not a claim: {}", f.text, f.reason);
             break;
     }
     return escape_controls(line);
+}
+
+std::string audit_line(const std::string& file, const AuditFinding& f) {
+    return escape_controls(fmt::format("{}:{}:{}: ", file, f.line, f.column)) + audit_message(f);
 }
 
 double AuditResult::coverage() const { return coverage_of(marked, unmarked.size()); }

@@ -58,6 +58,16 @@ TEST(SarifLog, PlacesEachResultAtItsPercentEncodedRelativeUriLineAndCodePointCol
     EXPECT_EQ(run["artifacts"].size(), 2U);
 }
 
+TEST(SarifLog, DeclaresTheAuditsWrongUnmarkedNumbersAsTheirOwnRule) {
+    const auto log = nlohmann::json::parse(
+        sarif_log({{"book/two.tex", 4, 38, "unmarked-wrong", "written 1/3"}}, {"book/two.tex"}, "manuscript check"));
+    const auto& run = log["runs"][0];
+    EXPECT_EQ(run["tool"]["driver"]["rules"][2]["id"], "unmarked-wrong");
+    EXPECT_EQ(run["results"][0]["ruleId"], "unmarked-wrong");
+    EXPECT_EQ(run["results"][0]["ruleIndex"], 2);
+    EXPECT_EQ(run["results"][0]["level"], "error");
+}
+
 TEST(ExpectLine, IsTheLineOfThePointersKey) {
     const std::string text = "{\n  \"expect\": {\n    \"/reads/r/weights\": [\"1/2\"],\n    \"/reads/r\": 1\n  }\n}\n";
     EXPECT_EQ(expect_line(text, "/reads/r/weights"), 3);
