@@ -138,14 +138,6 @@ void add_fit(Fit& f, const std::vector<double>& cand, const Evidence& x, const s
 
 const char* format_name(FloatFormat f) { return info(f).name; }
 
-// The element in the middle of `v` (the upper of the two for an even count); 0 when empty.
-double median_of(std::vector<double> v) {
-    if (v.empty()) return 0;
-    const auto mid = static_cast<std::ptrdiff_t>(v.size() / 2);
-    std::nth_element(v.begin(), v.begin() + mid, v.end());
-    return v[static_cast<std::size_t>(mid)];
-}
-
 // The named tensor ("dq", "dk" or "dv") of h, and its entries' Σ|terms|.
 const std::vector<double>& grad_of(const Grads& h, const std::string& name) {
     return name == "dq" ? h.dq : name == "dk" ? h.dk : h.dv;
