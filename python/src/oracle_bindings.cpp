@@ -293,182 +293,197 @@ py::dict grad_batch_dict(const GradBatch& r, const Fp8Events* fp8) {
     return d;
 }
 
+// exactattn.oracle's grad_reference and judge_grads: the exact gradients and, given a kernel's
+// dQ, dK and dV, their judgement and diagnosis.
+py::dict oracle_grad(const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
+                     const std::string& dtype, const std::optional<Array>& mask, const std::optional<Array>& bias,
+                     const py::dict& opts, const Array& d_out, const std::string& do_dtype, const py::dict& actual,
+                     const std::string& backward, const std::string& accumulate,
+                     const std::optional<std::string>& storage, const std::optional<std::string>& delta_from,
+                     std::int64_t block, int threads) {
+    const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
+    const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
+    Fp8Events events = a.fp8;
+    const Tensor dot = grad_d_out(d_out, do_dtype, opts, events);
+    GradSpec spec = grad_claim(backward, accumulate, storage, delta_from, block);
+    grad_fp8(spec, opts);
+    std::vector<std::pair<std::string, Tensor>> given;
+    for (const char* name : {"dq", "dk", "dv"})
+        if (actual.contains(name)) given.emplace_back(name, tensor(actual[name].cast<Array>(), dtype, name));
+    if (a.batch) {
+        std::optional<GradBatch> r;
+        {
+            py::gil_scoped_release release;
+            r = grad_batch(*a.batch, dot, a.f, given, spec, threads);
+        }
+        events.merge(r->fp8);  // every head's 8-bit events, named by head
+        const bool report = events.any() || (spec.casts_fp8() && !given.empty());
+        return grad_batch_dict(*r, report ? &events : nullptr);
+    }
+    std::optional<GradReference> g;
+    std::optional<GradBounds> b;
+    std::vector<GradComparison> compared;
+    std::string diagnosis;
+    {
+        py::gil_scoped_release release;
+        g = grad_reference(a.p, dot, a.f);
+        if (!given.empty()) b = grad_bounds(a.p, dot, *g, spec);
+        for (const auto& [name, t] : given) compared.push_back(judge_grad(*g, *b, name, t));
+        if (!given.empty()) diagnosis = diagnose_grads(a.p, dot, *g, *b, spec, given, compared);
+        if (!given.empty() && spec.casts_fp8())  // as the command line
+            events.merge(grad_emulate(a.p, dot, spec, a.f, false).fp8);
+    }
+    const bool report = events.any() || (spec.casts_fp8() && !given.empty());
+    return grad_dict(*g, b ? &*b : nullptr, compared, spec, diagnosis, report ? &events : nullptr);
+}
+
+// exactattn.oracle.grad_emulate: the claimed backward, rounding as the kernel does.
+py::dict oracle_grad_emulate(const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
+                             const std::string& dtype, const std::optional<Array>& mask,
+                             const std::optional<Array>& bias, const py::dict& opts, const Array& d_out,
+                             const std::string& do_dtype, const std::string& backward, const std::string& accumulate,
+                             const std::optional<std::string>& storage, const std::optional<std::string>& delta_from,
+                             std::int64_t block, bool trace) {
+    const exactattn::python::Call call;
+    const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
+    if (a.batch) throw usage_error("the gradients take matrices (n × d); q is 4-D", arg("q"));
+    Fp8Events events = a.fp8;  // the inputs' first, then the kernel's
+    const Tensor dot = grad_d_out(d_out, do_dtype, opts, events);
+    GradSpec spec = grad_claim(backward, accumulate, storage, delta_from, block);
+    grad_fp8(spec, opts);
+    GradEmulation e;
+    {
+        py::gil_scoped_release release;
+        e = grad_emulate(a.p, dot, spec, a.f, trace);
+    }
+    events.merge(e.fp8);
+    e.fp8 = events;
+    py::dict d;
+    for (const auto& [name, t] :
+         {std::pair{"dq", &e.dq}, {"dk", &e.dk}, {"dv", &e.dv}, {"out", &e.out}, {"lse", &e.lse}})
+        d[name] = shaped(t->data, t->shape);
+    d["trace"] = e.trace;
+    d["fp8"] = json_loads(fp8_events_json(e.fp8));
+    d["text"] = grad_emulation_text(e, spec);
+    return d;
+}
+
+// exactattn.oracle.emulate: the claimed forward, rounding as the kernel does.
+py::dict oracle_emulate(const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
+                        const std::string& dtype, const std::optional<Array>& mask, const std::optional<Array>& bias,
+                        const py::dict& opts, const std::string& algorithm, const std::string& accumulate,
+                        const std::string& p_dtype, std::int64_t block, bool trace, bool report,
+                        const std::optional<std::string>& stored, int threads) {
+    const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
+    const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
+    EmulationSpec s;
+    std::tie(s.algorithm, s.format, s.p_format) = claim(algorithm, accumulate, p_dtype);
+    s.output = a.f;
+    s.block = block;
+    s.stored = stored_format(stored);
+    s.p_descale = p_descale_of(opts);
+    s.fp8_overflow = fp8_overflow_of(opts);
+    Emulation e;
+    {
+        py::gil_scoped_release release;
+        e = a.batch ? emulate_batch(*a.batch, s, trace, threads) : emulate(a.p, s, trace);
+    }
+    Fp8Events events = a.fp8;  // the inputs' first, then the kernel's
+    events.merge(e.fp8);
+    e.fp8 = events;
+    py::dict d;
+    d["out"] = a.batch ? py::object(shaped(e.out.data, e.out.shape))
+                       : py::object(array(e.out.data, e.out.rows(), e.out.cols()));
+    d["trace"] = e.trace;
+    d["fp8"] = json_loads(fp8_events_json(e.fp8));
+    if (report) {
+        d["text"] = emulation_text(e, s);
+        d["json"] = emulation_json(e, s);
+    }
+    return d;
+}
+
+// exactattn.oracle.reference: the exact output (and weights) of a matrix or a batch.
+py::dict oracle_reference(const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
+                          const std::string& dtype, const std::optional<Array>& mask, const std::optional<Array>& bias,
+                          const py::dict& opts, bool weights, int threads, bool report) {
+    const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
+    const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
+    std::vector<Reference> refs;
+    std::int64_t batch = 0, heads = 0;
+    {
+        py::gil_scoped_release release;
+        if (a.batch) {
+            const BatchShape s = batch_shape(*a.batch);
+            batch = s.b;
+            heads = s.h_q;
+            refs = reference_batch(*a.batch, a.f, weights, threads);
+        } else {
+            refs.push_back(reference(a.p, a.f, weights));
+        }
+    }
+    return reference_dict(refs, batch, heads, report);
+}
+
+// exactattn.oracle.judge: a kernel's output (and weights, LSE) against its claim's bound.
+py::dict oracle_judge(const Array& actual, const Array& q, const Array& k, const Array& v,
+                      const std::vector<std::string>& dtypes, const std::string& dtype,
+                      const std::optional<Array>& mask, const std::optional<Array>& bias, const py::dict& opts,
+                      const std::string& algorithm, const std::string& accumulate, const std::string& p_dtype,
+                      std::int64_t block, std::optional<double> tolerance, const std::optional<Array>& weights,
+                      const std::optional<Array>& lse, const std::string& bound, int threads,
+                      const std::optional<std::string>& stored) {
+    const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
+    const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
+    AlgorithmSpec s;
+    std::tie(s.algorithm, s.accumulate, s.p_format) = claim(algorithm, accumulate, p_dtype);
+    if (tolerance) checked_tolerance(*tolerance, arg("tolerance_ulps"));
+    s.block = block;
+    s.bound = parse_bound(bound, arg("bound"));
+    s.stored = stored_format(stored);
+    s.p_descale = p_descale_of(opts);
+    s.fp8_overflow = fp8_overflow_of(opts);
+    const Tensor out = tensor(actual, dtype, "out");
+    std::optional<Tensor> w, l;
+    if (weights) w = tensor(*weights, dtype, "weights");
+    if (lse) l = tensor(*lse, "float64", "lse");
+    JudgeReport rep;
+    {
+        py::gil_scoped_release release;
+        if (a.batch) {
+            if (w) throw usage_error("weights are judged for matrix problems only", arg("weights"));
+            rep = judge_batch(*a.batch, a.f, out, l ? &*l : nullptr, s, tolerance, threads);
+        } else {
+            rep = judge_problem(a.p, a.f, out, w ? &*w : nullptr, l ? &*l : nullptr, s, tolerance);
+        }
+    }
+    const auto dims = [&](std::int64_t c) {
+        return rep.heads > 0 ? std::vector<std::int64_t>{rep.batch, rep.heads, rep.n_q, c}
+                             : std::vector<std::int64_t>{rep.n_q, c};
+    };
+    py::dict d = judgement_dict(rep.tensors[0], dims(rep.d_v));
+    d["fp8"] = rep.fp8 ? json_loads(fp8_events_json(*rep.fp8)) : py::object(py::none());
+    py::object jw = py::none(), jl = py::none();
+    for (std::size_t x = 1; x < rep.tensors.size(); ++x) {
+        const Judgement& j = rep.tensors[x];
+        if (j.tensor == "weights")
+            jw = judgement_dict(j, {rep.n_q, j.count / std::max<std::int64_t>(rep.n_q, 1)});
+        else
+            jl = judgement_dict(j, dims(1));
+    }
+    d["weights"] = jw;
+    d["lse"] = jl;
+    d["text"] = judge_text(rep);
+    d["json"] = judge_json(rep);
+    return d;
+}
+
 }  // namespace
 
 void bind_oracle(py::module_& m) {
-    m.def("_oracle_grad",
-          [](const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
-             const std::string& dtype, const std::optional<Array>& mask, const std::optional<Array>& bias,
-             const py::dict& opts, const Array& d_out, const std::string& do_dtype, const py::dict& actual,
-             const std::string& backward, const std::string& accumulate, const std::optional<std::string>& storage,
-             const std::optional<std::string>& delta_from, std::int64_t block, int threads) {
-              const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
-              const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
-              Fp8Events events = a.fp8;
-              const Tensor dot = grad_d_out(d_out, do_dtype, opts, events);
-              GradSpec spec = grad_claim(backward, accumulate, storage, delta_from, block);
-              grad_fp8(spec, opts);
-              std::vector<std::pair<std::string, Tensor>> given;
-              for (const char* name : {"dq", "dk", "dv"})
-                  if (actual.contains(name)) given.emplace_back(name, tensor(actual[name].cast<Array>(), dtype, name));
-              if (a.batch) {
-                  std::optional<GradBatch> r;
-                  {
-                      py::gil_scoped_release release;
-                      r = grad_batch(*a.batch, dot, a.f, given, spec, threads);
-                  }
-                  events.merge(r->fp8);  // every head's 8-bit events, named by head
-                  const bool report = events.any() || (spec.casts_fp8() && !given.empty());
-                  return grad_batch_dict(*r, report ? &events : nullptr);
-              }
-              std::optional<GradReference> g;
-              std::optional<GradBounds> b;
-              std::vector<GradComparison> compared;
-              std::string diagnosis;
-              {
-                  py::gil_scoped_release release;
-                  g = grad_reference(a.p, dot, a.f);
-                  if (!given.empty()) b = grad_bounds(a.p, dot, *g, spec);
-                  for (const auto& [name, t] : given) compared.push_back(judge_grad(*g, *b, name, t));
-                  if (!given.empty()) diagnosis = diagnose_grads(a.p, dot, *g, *b, spec, given, compared);
-                  if (!given.empty() && spec.casts_fp8())  // as the command line
-                      events.merge(grad_emulate(a.p, dot, spec, a.f, false).fp8);
-              }
-              const bool report = events.any() || (spec.casts_fp8() && !given.empty());
-              return grad_dict(*g, b ? &*b : nullptr, compared, spec, diagnosis, report ? &events : nullptr);
-          });
-    m.def("_oracle_grad_emulate",
-          [](const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
-             const std::string& dtype, const std::optional<Array>& mask, const std::optional<Array>& bias,
-             const py::dict& opts, const Array& d_out, const std::string& do_dtype, const std::string& backward,
-             const std::string& accumulate, const std::optional<std::string>& storage,
-             const std::optional<std::string>& delta_from, std::int64_t block, bool trace) {
-              const exactattn::python::Call call;
-              const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
-              if (a.batch) throw usage_error("the gradients take matrices (n × d); q is 4-D", arg("q"));
-              Fp8Events events = a.fp8;  // the inputs' first, then the kernel's
-              const Tensor dot = grad_d_out(d_out, do_dtype, opts, events);
-              GradSpec spec = grad_claim(backward, accumulate, storage, delta_from, block);
-              grad_fp8(spec, opts);
-              GradEmulation e;
-              {
-                  py::gil_scoped_release release;
-                  e = grad_emulate(a.p, dot, spec, a.f, trace);
-              }
-              events.merge(e.fp8);
-              e.fp8 = events;
-              py::dict d;
-              for (const auto& [name, t] :
-                   {std::pair{"dq", &e.dq}, {"dk", &e.dk}, {"dv", &e.dv}, {"out", &e.out}, {"lse", &e.lse}})
-                  d[name] = shaped(t->data, t->shape);
-              d["trace"] = e.trace;
-              d["fp8"] = json_loads(fp8_events_json(e.fp8));
-              d["text"] = grad_emulation_text(e, spec);
-              return d;
-          });
-    m.def("_oracle_emulate", [](const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
-                                const std::string& dtype, const std::optional<Array>& mask,
-                                const std::optional<Array>& bias, const py::dict& opts, const std::string& algorithm,
-                                const std::string& accumulate, const std::string& p_dtype, std::int64_t block,
-                                bool trace, bool report, const std::optional<std::string>& stored, int threads) {
-        const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
-        const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
-        EmulationSpec s;
-        std::tie(s.algorithm, s.format, s.p_format) = claim(algorithm, accumulate, p_dtype);
-        s.output = a.f;
-        s.block = block;
-        s.stored = stored_format(stored);
-        s.p_descale = p_descale_of(opts);
-        s.fp8_overflow = fp8_overflow_of(opts);
-        Emulation e;
-        {
-            py::gil_scoped_release release;
-            e = a.batch ? emulate_batch(*a.batch, s, trace, threads) : emulate(a.p, s, trace);
-        }
-        Fp8Events events = a.fp8;  // the inputs' first, then the kernel's
-        events.merge(e.fp8);
-        e.fp8 = events;
-        py::dict d;
-        d["out"] = a.batch ? py::object(shaped(e.out.data, e.out.shape))
-                           : py::object(array(e.out.data, e.out.rows(), e.out.cols()));
-        d["trace"] = e.trace;
-        d["fp8"] = json_loads(fp8_events_json(e.fp8));
-        if (report) {
-            d["text"] = emulation_text(e, s);
-            d["json"] = emulation_json(e, s);
-        }
-        return d;
-    });
-    m.def("_oracle_reference",
-          [](const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
-             const std::string& dtype, const std::optional<Array>& mask, const std::optional<Array>& bias,
-             const py::dict& opts, bool weights, int threads, bool report) {
-              const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
-              const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
-              std::vector<Reference> refs;
-              std::int64_t batch = 0, heads = 0;
-              {
-                  py::gil_scoped_release release;
-                  if (a.batch) {
-                      const BatchShape s = batch_shape(*a.batch);
-                      batch = s.b;
-                      heads = s.h_q;
-                      refs = reference_batch(*a.batch, a.f, weights, threads);
-                  } else {
-                      refs.push_back(reference(a.p, a.f, weights));
-                  }
-              }
-              return reference_dict(refs, batch, heads, report);
-          });
-    m.def("_oracle_judge",
-          [](const Array& actual, const Array& q, const Array& k, const Array& v,
-             const std::vector<std::string>& dtypes, const std::string& dtype, const std::optional<Array>& mask,
-             const std::optional<Array>& bias, const py::dict& opts, const std::string& algorithm,
-             const std::string& accumulate, const std::string& p_dtype, std::int64_t block,
-             std::optional<double> tolerance, const std::optional<Array>& weights, const std::optional<Array>& lse,
-             const std::string& bound, int threads, const std::optional<std::string>& stored) {
-              const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
-              const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
-              AlgorithmSpec s;
-              std::tie(s.algorithm, s.accumulate, s.p_format) = claim(algorithm, accumulate, p_dtype);
-              if (tolerance) checked_tolerance(*tolerance, arg("tolerance_ulps"));
-              s.block = block;
-              s.bound = parse_bound(bound, arg("bound"));
-              s.stored = stored_format(stored);
-              s.p_descale = p_descale_of(opts);
-              s.fp8_overflow = fp8_overflow_of(opts);
-              const Tensor out = tensor(actual, dtype, "out");
-              std::optional<Tensor> w, l;
-              if (weights) w = tensor(*weights, dtype, "weights");
-              if (lse) l = tensor(*lse, "float64", "lse");
-              JudgeReport rep;
-              {
-                  py::gil_scoped_release release;
-                  if (a.batch) {
-                      if (w) throw usage_error("weights are judged for matrix problems only", arg("weights"));
-                      rep = judge_batch(*a.batch, a.f, out, l ? &*l : nullptr, s, tolerance, threads);
-                  } else {
-                      rep = judge_problem(a.p, a.f, out, w ? &*w : nullptr, l ? &*l : nullptr, s, tolerance);
-                  }
-              }
-              const auto dims = [&](std::int64_t c) {
-                  return rep.heads > 0 ? std::vector<std::int64_t>{rep.batch, rep.heads, rep.n_q, c}
-                                       : std::vector<std::int64_t>{rep.n_q, c};
-              };
-              py::dict d = judgement_dict(rep.tensors[0], dims(rep.d_v));
-              d["fp8"] = rep.fp8 ? json_loads(fp8_events_json(*rep.fp8)) : py::object(py::none());
-              py::object jw = py::none(), jl = py::none();
-              for (std::size_t x = 1; x < rep.tensors.size(); ++x) {
-                  const Judgement& j = rep.tensors[x];
-                  if (j.tensor == "weights")
-                      jw = judgement_dict(j, {rep.n_q, j.count / std::max<std::int64_t>(rep.n_q, 1)});
-                  else
-                      jl = judgement_dict(j, dims(1));
-              }
-              d["weights"] = jw;
-              d["lse"] = jl;
-              d["text"] = judge_text(rep);
-              d["json"] = judge_json(rep);
-              return d;
-          });
+    m.def("_oracle_grad", &oracle_grad);
+    m.def("_oracle_grad_emulate", &oracle_grad_emulate);
+    m.def("_oracle_emulate", &oracle_emulate);
+    m.def("_oracle_reference", &oracle_reference);
+    m.def("_oracle_judge", &oracle_judge);
 }

@@ -286,155 +286,170 @@ std::string plural(double n, const std::string& one) {
     return fmt::format("{} {}s", count, one);
 }
 
+ReportPart source_part(const Source& src) {
+    Estimate e;
+    e.values = static_cast<double>(src.states.rows() * src.states.width());
+    e.certain_values = e.values;
+    e.chars = e.values * value_chars(column_bounds(src.states));
+    return {pointer_join("/sources", src.name), fmt::format("the states of source \"{}\"", src.name), e};
+}
+
+ReportPart read_part(const Scenario& s, const ReadSpec& rs, bool tables) {
+    const Memory& m = s.source(rs.source).states;
+    const auto keys = column_bounds(m);
+    const auto n = static_cast<double>(m.rows());
+    const Estimate e = read_estimate(
+        n, static_cast<double>(m.width()),
+        score_bound(column_bounds(Matrix{rs.query.values}), keys, scale_bound(s.rule, Value(1), m.width())),
+        value_chars(keys), tables);
+    return {pointer_join("/reads", rs.name), fmt::format("read \"{}\" over {}", rs.name, plural(n, "position")), e};
+}
+
+// Each row is a read over the source (a delete-token row over its recomputed states, bounded
+// by the source's own). `dot`: the bound of the scale.
+ReportPart intervention_part(const Scenario& s, const InterventionSpec& is, const Magnitude& dot) {
+    const Memory& m = s.source(is.source).states;
+    const auto keys = column_bounds(m);
+    const auto n = static_cast<double>(m.rows());
+    const auto rows = static_cast<double>(is.positions.size() + 1);
+    Estimate e;
+    e.add(
+        read_estimate(n, static_cast<double>(m.width()), score_bound(column_bounds(Matrix{is.query.values}), keys, dot),
+                      value_chars(keys), is.kind == InterventionKind::DeleteToken),
+        rows);
+    return {pointer_join("/interventions", is.name),
+            fmt::format("intervention \"{}\", {} of {} each", is.name, plural(rows, "row"), plural(n, "position")), e};
+}
+
+ReportPart layer_part(const Scenario& s, const LayerSpec& ls) {
+    const Matrix& xq = s.sequence(ls.sequence).rows;
+    const Matrix& xk = ls.memory.empty() ? xq : s.sequence(ls.memory).rows;
+    auto xq_cols = column_bounds(xq);
+    auto xk_cols = column_bounds(xk);
+    if (ls.layer.positional == Positional::Table) {
+        // X + P: one more bit and P's denominators.
+        const auto p = column_bounds(ls.layer.positions);
+        for (auto* cols : {&xq_cols, &xk_cols}) {
+            for (std::size_t i = 0; i < cols->size() && i < p.size(); ++i) {
+                (*cols)[i].log2 = std::max((*cols)[i].log2, p[i].log2) + 1;
+                (*cols)[i].den = lcm_capped((*cols)[i].den, p[i].den);
+                (*cols)[i].root = std::max((*cols)[i].root, p[i].root);
+            }
+        }
+    }
+    const auto nq = static_cast<double>(xq.size());
+    const auto nk = static_cast<double>(xk.size());
+    Estimate e;
+    for (const auto& head : ls.layer.heads) {
+        const auto q = product_bounds(xq_cols, head.wq);
+        const auto k = product_bounds(xk_cols, head.wk);
+        const auto v = product_bounds(xk_cols, head.wv);
+        const auto dv = static_cast<double>(v.size());
+        const auto dk = static_cast<double>(k.size());
+        e.add(read_estimate(nk, dv, score_bound(q, k, scale_bound(ls.layer.rule, ls.layer.scale, k.size())),
+                            value_chars(v), false),
+              nq);
+        Estimate qkv;  // Q, K, V and the outputs
+        qkv.values = nq * (dk + dv) + nk * (dk + dv);
+        qkv.certain_values = qkv.values;
+        qkv.chars = nq * dk * value_chars(q) + nk * (dk * value_chars(k) + dv * value_chars(v));
+        e.add(qkv);
+    }
+    return {
+        pointer_join("/layers", ls.name),
+        fmt::format("layer \"{}\", {} × {} × {}", ls.name, plural(static_cast<double>(ls.layer.heads.size()), "head"),
+                    plural(nq, "query"), plural(nk, "key")),
+        e};
+}
+
+// The bound of the decoder's state over `steps` steps from source `ro.source` (`src`: its
+// states' bound). The state s_t = φ(s_{t-1} U + E_y E + c_t C + b): a context is an average of
+// source states, so |s_t| ≤ |s_{t-1}|·g + inc with g the growth through U.
+Magnitude rollout_state(const Scenario& s, const RolloutSpec& ro, const Magnitude& src, double steps) {
+    const Decoder& dec = *s.decoder;
+    Magnitude emb;
+    for (const auto& [token, vec] : dec.vocabulary) emb.add(vec);
+    Magnitude state = bound_of(Value(0));
+    state.add(s.decoder_initial(ro.source));
+    const double s0 = state.log2;
+    const double g = log2_column_sum(dec.recurrent);
+    double inc = log2_add(emb.log2 + log2_column_sum(dec.input), src.log2 + log2_column_sum(dec.context));
+    Magnitude bias;
+    bias.add(dec.bias);
+    inc = log2_add(inc, bias.log2);
+    // No recurrence: |s_t| ≤ inc; g ≤ 1: at most T increments; else a geometric growth.
+    double top = log2_add(s0, inc);
+    if (g > kNone) top = log2_add(s0, inc + std::log2(steps + 1));
+    if (g > 0) top = std::max(s0, inc) + steps * g + std::log2(steps + 1);
+    for (const Matrix* w : {&dec.recurrent, &dec.input, &dec.context}) state.add(merged(column_bounds(*w)));
+    state.add(emb);
+    state.add(bias);
+    state.den = lcm_capped(state.den, src.den);
+    state.root = std::max(state.root, src.root);
+    state.log2 = std::min(top, 60.0);
+    state.printed_chars = kDigitsPerBit * (std::max(state.log2, 0.0) + 2 * std::log2(static_cast<double>(state.den))) +
+                          (state.root > 1 ? 12.0 * state.root : 6.0);
+    return state;
+}
+
+// Each step: the read over the source, the output scores and the state; once per regime
+// (generation, teacher forcing). `dot`: the bound of the scale.
+ReportPart rollout_part(const Scenario& s, const RolloutSpec& ro, const Magnitude& dot) {
+    const Decoder& dec = *s.decoder;
+    const Memory& m = s.source(ro.source).states;
+    const auto src_cols = column_bounds(m);
+    const Magnitude src = merged(src_cols);
+    const auto steps = static_cast<double>(ro.steps > 0 ? ro.steps : ro.reference.size());
+    const Magnitude state = rollout_state(s, ro, src, steps);
+    const auto d = static_cast<double>(dec.width());
+    const auto q = dec.query ? product_bounds(uniform(state, dec.width()), *dec.query) : uniform(state, m.width());
+    Estimate step = read_estimate(static_cast<double>(m.rows()), static_cast<double>(m.width()),
+                                  score_bound(q, src_cols, dot), value_chars(src_cols), false);
+    // The output scores o = [s_t, c_t] W_o + b_o over the V target tokens: a softmax over V.
+    Magnitude reads = state;
+    reads.add(src);
+    const auto out = product_bounds(uniform(reads, dec.output.size()), dec.output);
+    Magnitude o = merged(out);
+    if (dec.output_bias) {
+        Magnitude ob;
+        ob.add(*dec.output_bias);
+        o.log2 = log2_add(o.log2, ob.log2);
+        o.den = lcm_capped(o.den, ob.den);
+        o.root = std::max(o.root, ob.root);
+    }
+    ScoreBound os;
+    os.log2 = o.log2;
+    os.den = o.den;
+    os.irrational = o.root > 1;
+    const auto v = static_cast<double>(dec.vocabulary.size());
+    step.add(read_estimate(v, 0, os, 0, false));
+    step.values += 3 * d;
+    step.certain_values += 3 * d;
+    step.chars += 3 * d * state.printed_chars;
+    const double regimes = ro.reference.empty() ? 1 : 2;
+    Estimate e;
+    e.add(step, regimes * steps);
+    // Generation (and teacher forcing) may stop at the end token or a refused tie after the
+    // first step: only that step of each regime is certain.
+    e.certain_values = step.certain_values * regimes * std::min(steps, 1.0);
+    return {pointer_join("/rollouts", ro.name),
+            fmt::format("rollout \"{}\", {} × {} over {}", ro.name, plural(regimes, "regime"), plural(steps, "step"),
+                        plural(v, "target token")),
+            e};
+}
+
 }  // namespace
 
 std::vector<ReportPart> predict_report(const Scenario& s, bool tables) {
     std::vector<ReportPart> parts;
     const Magnitude dot = scale_bound(s.rule, Value(1), 0);
-    for (const auto& src : s.sources) {
-        if (!tables) break;
-        Estimate e;
-        e.values = static_cast<double>(src.states.rows() * src.states.width());
-        e.certain_values = e.values;
-        e.chars = e.values * value_chars(column_bounds(src.states));
-        parts.push_back({pointer_join("/sources", src.name), fmt::format("the states of source \"{}\"", src.name), e});
-    }
-    for (const auto& rs : s.reads) {
-        const Memory& m = s.source(rs.source).states;
-        const auto keys = column_bounds(m);
-        const auto n = static_cast<double>(m.rows());
-        const Estimate e = read_estimate(
-            n, static_cast<double>(m.width()),
-            score_bound(column_bounds(Matrix{rs.query.values}), keys, scale_bound(s.rule, Value(1), m.width())),
-            value_chars(keys), tables);
-        parts.push_back(
-            {pointer_join("/reads", rs.name), fmt::format("read \"{}\" over {}", rs.name, plural(n, "position")), e});
-    }
-    for (const auto& is : s.interventions) {
-        // Each row is a read over the source (a delete-token row over its recomputed states,
-        // bounded by the source's own).
-        const Memory& m = s.source(is.source).states;
-        const auto keys = column_bounds(m);
-        const auto n = static_cast<double>(m.rows());
-        const auto rows = static_cast<double>(is.positions.size() + 1);
-        Estimate e;
-        e.add(read_estimate(n, static_cast<double>(m.width()),
-                            score_bound(column_bounds(Matrix{is.query.values}), keys, dot), value_chars(keys),
-                            is.kind == InterventionKind::DeleteToken),
-              rows);
-        parts.push_back(
-            {pointer_join("/interventions", is.name),
-             fmt::format("intervention \"{}\", {} of {} each", is.name, plural(rows, "row"), plural(n, "position")),
-             e});
-    }
-    for (const auto& ls : s.layers) {
-        const Matrix& xq = s.sequence(ls.sequence).rows;
-        const Matrix& xk = ls.memory.empty() ? xq : s.sequence(ls.memory).rows;
-        auto xq_cols = column_bounds(xq);
-        auto xk_cols = column_bounds(xk);
-        if (ls.layer.positional == Positional::Table) {
-            // X + P: one more bit and P's denominators.
-            const auto p = column_bounds(ls.layer.positions);
-            for (auto* cols : {&xq_cols, &xk_cols}) {
-                for (std::size_t i = 0; i < cols->size() && i < p.size(); ++i) {
-                    (*cols)[i].log2 = std::max((*cols)[i].log2, p[i].log2) + 1;
-                    (*cols)[i].den = lcm_capped((*cols)[i].den, p[i].den);
-                    (*cols)[i].root = std::max((*cols)[i].root, p[i].root);
-                }
-            }
-        }
-        const auto nq = static_cast<double>(xq.size());
-        const auto nk = static_cast<double>(xk.size());
-        Estimate e;
-        for (const auto& head : ls.layer.heads) {
-            const auto q = product_bounds(xq_cols, head.wq);
-            const auto k = product_bounds(xk_cols, head.wk);
-            const auto v = product_bounds(xk_cols, head.wv);
-            const auto dv = static_cast<double>(v.size());
-            const auto dk = static_cast<double>(k.size());
-            e.add(read_estimate(nk, dv, score_bound(q, k, scale_bound(ls.layer.rule, ls.layer.scale, k.size())),
-                                value_chars(v), false),
-                  nq);
-            Estimate qkv;  // Q, K, V and the outputs
-            qkv.values = nq * (dk + dv) + nk * (dk + dv);
-            qkv.certain_values = qkv.values;
-            qkv.chars = nq * dk * value_chars(q) + nk * (dk * value_chars(k) + dv * value_chars(v));
-            e.add(qkv);
-        }
-        parts.push_back({pointer_join("/layers", ls.name),
-                         fmt::format("layer \"{}\", {} × {} × {}", ls.name,
-                                     plural(static_cast<double>(ls.layer.heads.size()), "head"), plural(nq, "query"),
-                                     plural(nk, "key")),
-                         e});
-    }
-    for (const auto& ro : s.rollouts) {
-        if (!s.decoder) break;
-        const Decoder& dec = *s.decoder;
-        const Memory& m = s.source(ro.source).states;
-        const auto src_cols = column_bounds(m);
-        const Magnitude src = merged(src_cols);
-        const auto steps = static_cast<double>(ro.steps > 0 ? ro.steps : ro.reference.size());
-        // The state s_t = φ(s_{t-1} U + E_y E + c_t C + b): a context is an average of source
-        // states, so |s_t| ≤ |s_{t-1}|·g + inc with g the growth through U.
-        Magnitude emb;
-        for (const auto& [token, vec] : dec.vocabulary) emb.add(vec);
-        Magnitude state = bound_of(Value(0));
-        state.add(s.decoder_initial(ro.source));
-        const double s0 = state.log2;
-        const double g = log2_column_sum(dec.recurrent);
-        double inc = log2_add(emb.log2 + log2_column_sum(dec.input), src.log2 + log2_column_sum(dec.context));
-        Magnitude bias;
-        bias.add(dec.bias);
-        inc = log2_add(inc, bias.log2);
-        // No recurrence: |s_t| ≤ inc; g ≤ 1: at most T increments; else a geometric growth.
-        double top = log2_add(s0, inc);
-        if (g > kNone) top = log2_add(s0, inc + std::log2(steps + 1));
-        if (g > 0) top = std::max(s0, inc) + steps * g + std::log2(steps + 1);
-        for (const Matrix* w : {&dec.recurrent, &dec.input, &dec.context}) state.add(merged(column_bounds(*w)));
-        state.add(emb);
-        state.add(bias);
-        state.den = lcm_capped(state.den, src.den);
-        state.root = std::max(state.root, src.root);
-        state.log2 = std::min(top, 60.0);
-        state.printed_chars =
-            kDigitsPerBit * (std::max(state.log2, 0.0) + 2 * std::log2(static_cast<double>(state.den))) +
-            (state.root > 1 ? 12.0 * state.root : 6.0);
-        const auto d = static_cast<double>(dec.width());
-        const auto q = dec.query ? product_bounds(uniform(state, dec.width()), *dec.query) : uniform(state, m.width());
-        Estimate step = read_estimate(static_cast<double>(m.rows()), static_cast<double>(m.width()),
-                                      score_bound(q, src_cols, dot), value_chars(src_cols), false);
-        // The output scores o = [s_t, c_t] W_o + b_o over the V target tokens: a softmax over V.
-        Magnitude reads = state;
-        reads.add(src);
-        const auto out = product_bounds(uniform(reads, dec.output.size()), dec.output);
-        Magnitude o = merged(out);
-        if (dec.output_bias) {
-            Magnitude ob;
-            ob.add(*dec.output_bias);
-            o.log2 = log2_add(o.log2, ob.log2);
-            o.den = lcm_capped(o.den, ob.den);
-            o.root = std::max(o.root, ob.root);
-        }
-        ScoreBound os;
-        os.log2 = o.log2;
-        os.den = o.den;
-        os.irrational = o.root > 1;
-        const auto v = static_cast<double>(dec.vocabulary.size());
-        step.add(read_estimate(v, 0, os, 0, false));
-        step.values += 3 * d;
-        step.certain_values += 3 * d;
-        step.chars += 3 * d * state.printed_chars;
-        const double regimes = ro.reference.empty() ? 1 : 2;
-        Estimate e;
-        e.add(step, regimes * steps);
-        // Generation (and teacher forcing) may stop at the end token or a refused tie after
-        // the first step: only that step of each regime is certain.
-        e.certain_values = step.certain_values * regimes * std::min(steps, 1.0);
-        parts.push_back({pointer_join("/rollouts", ro.name),
-                         fmt::format("rollout \"{}\", {} × {} over {}", ro.name, plural(regimes, "regime"),
-                                     plural(steps, "step"), plural(v, "target token")),
-                         e});
-    }
+    if (tables)
+        for (const auto& src : s.sources) parts.push_back(source_part(src));
+    for (const auto& rs : s.reads) parts.push_back(read_part(s, rs, tables));
+    for (const auto& is : s.interventions) parts.push_back(intervention_part(s, is, dot));
+    for (const auto& ls : s.layers) parts.push_back(layer_part(s, ls));
+    if (s.decoder)
+        for (const auto& ro : s.rollouts) parts.push_back(rollout_part(s, ro, dot));
     return parts;
 }
 

@@ -36,6 +36,152 @@ ReadRequest request_for(const Scenario& s, const NamedVector& q, const std::opti
     return req;
 }
 
+// `total` plus `cells`, held at 2^62 instead of overflowing.
+std::int64_t add_cells(std::int64_t total, std::int64_t cells) {
+    constexpr std::int64_t kHugeCells = std::int64_t{1} << 62;
+    return cells > kHugeCells - total ? kHugeCells : total + cells;
+}
+
+// The cells the report's parts known before running will hold, charged against the limit
+// before any is computed: each part's count is exact or within a factor 2 of what the report
+// prints (docs/limits.md, "Predictions that refuse"). Returns the total.
+std::int64_t charge_report_cells(const Scenario& s, bool tables) {
+    std::int64_t total = 0;
+    for (const auto& part : detail::report_cells(s, tables)) {
+        total = add_cells(total, part.cells);
+        if (total > limits().max_report_cells) {
+            throw over_limit(Limit::max_report_cells,
+                             fmt::format("the {} would hold about {} exact values",
+                                         tables ? "report's tables" : "run report", total),
+                             decl(s, part.pointer), part.why);
+        }
+    }
+    return total;
+}
+
+ReadResult run_read(const Scenario& s, const ReadSpec& rs) {
+    ReadResult rr;
+    rr.spec = rs;
+    rr.trace = at_declaration(s, detail::pointer_join("/reads", rs.name), [&] {
+        const Source& src = s.source(rs.source);
+        ReadRequest req = request_for(s, rs.query, rs.readout);
+        req.marks.assign(src.states.rows(), Mark::Included);
+        for (auto p : rs.zero) req.marks[p - 1] = Mark::Zeroed;
+        for (auto p : rs.remove) req.marks[p - 1] = Mark::Removed;
+        return attend(src.states, req);
+    });
+    return rr;
+}
+
+// The source's memory with token p (1-based) deleted, and the tokens left, into `row`.
+// h_1..h_{p-1} do not depend on token p: they are the source's own, and the encoding goes on
+// from h_{p-1} (h_0 when p = 1) over the tokens after p.
+void delete_token(const Scenario& s, const Source& src, std::size_t p, InterventionRow& row) {
+    std::vector<std::string> rest = *src.tokens;
+    rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(p - 1));
+    if (rest.empty()) {
+        throw reference_error(
+            fmt::format("deleting token {} leaves no tokens: a read needs at least one "
+                        "position",
+                        p));
+    }
+    const std::size_t kept = p - 1;
+    Matrix states;
+    states.reserve(rest.size());
+    for (std::size_t j = 0; j < kept; ++j) states.push_back(src.states.row(j));
+    const std::vector<std::string> after(rest.begin() + static_cast<std::ptrdiff_t>(kept), rest.end());
+    Matrix tail = s.encode_tokens(after, nullptr, kept > 0 ? &states.back() : nullptr);
+    for (auto& h : tail) states.push_back(std::move(h));
+    row.states = Memory(std::move(states));
+    row.tokens = std::move(rest);
+}
+
+// The read without intervention, then one row for each intervened position.
+InterventionResult run_intervention(const Scenario& s, const InterventionSpec& is) {
+    InterventionResult ir;
+    ir.spec = is;
+    at_declaration(s, detail::pointer_join("/interventions", is.name), [&] {
+        const Source& src = s.source(is.source);
+        const ReadRequest base = request_for(s, is.query, is.readout);
+        InterventionRow none;
+        none.states = src.states;
+        none.tokens = src.tokens;
+        none.trace = attend(src.states, base);
+        ir.rows.push_back(std::move(none));
+        for (auto p : is.positions) {
+            InterventionRow row;
+            row.position = p;
+            ReadRequest req = base;
+            switch (is.kind) {
+                case InterventionKind::RemoveState:
+                case InterventionKind::ZeroScore:
+                    req.marks.assign(src.states.rows(), Mark::Included);
+                    req.marks[p - 1] = is.kind == InterventionKind::RemoveState ? Mark::Removed : Mark::Zeroed;
+                    row.states = src.states;
+                    break;
+                case InterventionKind::DeleteToken:
+                    delete_token(s, src, p, row);
+                    break;
+            }
+            row.trace = attend(row.states, req);
+            ir.rows.push_back(std::move(row));
+        }
+        return 0;
+    });
+    return ir;
+}
+
+// A rollout's steps are not known before it runs (generation may stop at its first step):
+// what it prints is counted once it has run, exactly, and held to the same limit (`total`: the
+// cells charged so far) before anything is printed.
+void run_rollouts(const Scenario& s, bool tables, std::int64_t total, Report& rep) {
+    for (const auto& ro : s.rollouts) {
+        const std::string ptr = detail::pointer_join("/rollouts", ro.name);
+        const Memory& states = s.source(ro.source).states;
+        rep.rollouts.push_back(
+            at_declaration(s, ptr, [&] { return run_rollout(*s.decoder, ro, states, s.decoder_initial(ro.source)); }));
+        const std::int64_t cells = detail::rollout_cells(rep.rollouts.back(), static_cast<std::int64_t>(states.rows()),
+                                                         static_cast<std::int64_t>(states.width()), tables);
+        total = add_cells(total, cells);
+        if (total > limits().max_report_cells) {
+            const auto& r = rep.rollouts.back();
+            const std::size_t steps =
+                r.generation.steps.size() + (r.teacher_forcing ? r.teacher_forcing->steps.size() : 0);
+            throw over_limit(
+                Limit::max_report_cells,
+                fmt::format("the {} would hold about {} exact values", tables ? "report's tables" : "run report",
+                            total),
+                decl(s, ptr),
+                fmt::format("rollout \"{}\" ran {} step{}, each with a read over {} source "
+                            "position{}; fewer \"steps\" print fewer",
+                            ro.name, steps, steps == 1 ? "" : "s", states.rows(), states.rows() == 1 ? "" : "s"));
+        }
+    }
+}
+
+// An exercise's rollout step must exist: generation that chose the end token early has fewer
+// steps than declared.
+void check_exercise_steps(const Scenario& s, const Report& rep) {
+    for (std::size_t i = 0; i < s.exercises.size(); ++i) {
+        for (std::size_t j = 0; j < s.exercises[i].rollouts.size(); ++j) {
+            const std::string& ref = s.exercises[i].rollouts[j];
+            const auto slash = ref.find('/');
+            if (slash == std::string::npos) continue;
+            const RolloutResult& rr = rep.rollout(ref.substr(0, slash));
+            const bool tf = ref.compare(slash, 17, "/teacher-forcing/") == 0;
+            const std::size_t k = std::stoul(ref.substr(ref.rfind('/') + 1));
+            const std::size_t have = tf ? rr.teacher_forcing->steps.size() : rr.generation.steps.size();
+            if (k > have) {
+                throw reference_error(
+                    fmt::format("\"{}\" names no step: {} stopped after step {} ({})", ref,
+                                tf ? "teacher forcing" : "generation", have,
+                                tf ? rr.teacher_forcing->stopped : rr.generation.stopped),
+                    decl(s, detail::pointer_join(detail::pointer_join("/exercises", i) + "/rollouts", j)));
+            }
+        }
+    }
+}
+
 }  // namespace
 
 const ReadResult& Report::read(const std::string& name) const {
@@ -116,35 +262,10 @@ Report run_scenario(const Scenario& s, ReportUse use) {
     Report rep;
     rep.scenario = s;
     // Tables hold every source's states and every read's trace with its memory as cells; the
-    // values alone (JSON, verify) are the reads' columns: the sources are loaded already. The
-    // count of each part is exact or within a factor 2 of what the report prints
-    // (docs/limits.md, "Predictions that refuse"), so it is charged before the part is computed.
+    // values alone (JSON, verify) are the reads' columns: the sources are loaded already.
     const bool tables = use == ReportUse::Tables;
-    std::int64_t total = 0;
-    constexpr std::int64_t kHugeCells = std::int64_t{1} << 62;
-    for (const auto& part : detail::report_cells(s, tables)) {
-        total = part.cells > kHugeCells - total ? kHugeCells : total + part.cells;
-        if (total > limits().max_report_cells) {
-            throw over_limit(Limit::max_report_cells,
-                             fmt::format("the {} would hold about {} exact values",
-                                         tables ? "report's tables" : "run report", total),
-                             decl(s, part.pointer), part.why);
-        }
-    }
-    for (const auto& rs : s.reads) {
-        const std::string ptr = detail::pointer_join("/reads", rs.name);
-        ReadResult rr;
-        rr.spec = rs;
-        rr.trace = at_declaration(s, ptr, [&] {
-            const Source& src = s.source(rs.source);
-            ReadRequest req = request_for(s, rs.query, rs.readout);
-            req.marks.assign(src.states.rows(), Mark::Included);
-            for (auto p : rs.zero) req.marks[p - 1] = Mark::Zeroed;
-            for (auto p : rs.remove) req.marks[p - 1] = Mark::Removed;
-            return attend(src.states, req);
-        });
-        rep.reads.push_back(std::move(rr));
-    }
+    const std::int64_t total = charge_report_cells(s, tables);
+    for (const auto& rs : s.reads) rep.reads.push_back(run_read(s, rs));
     for (const auto& ls : s.layers) {
         LayerResult lr{ls, at_declaration(s, detail::pointer_join("/layers", ls.name), [&] {
                            const Matrix& x = s.sequence(ls.sequence).rows;
@@ -153,108 +274,12 @@ Report run_scenario(const Scenario& s, ReportUse use) {
                        })};
         rep.layers.push_back(std::move(lr));
     }
-    for (const auto& is : s.interventions) {
-        const std::string ptr = detail::pointer_join("/interventions", is.name);
-        InterventionResult ir;
-        ir.spec = is;
-        at_declaration(s, ptr, [&] {
-            const Source& src = s.source(is.source);
-            const ReadRequest base = request_for(s, is.query, is.readout);
-            InterventionRow none;
-            none.states = src.states;
-            none.tokens = src.tokens;
-            none.trace = attend(src.states, base);
-            ir.rows.push_back(std::move(none));
-            for (auto p : is.positions) {
-                InterventionRow row;
-                row.position = p;
-                ReadRequest req = base;
-                switch (is.kind) {
-                    case InterventionKind::RemoveState:
-                    case InterventionKind::ZeroScore:
-                        req.marks.assign(src.states.rows(), Mark::Included);
-                        req.marks[p - 1] = is.kind == InterventionKind::RemoveState ? Mark::Removed : Mark::Zeroed;
-                        row.states = src.states;
-                        break;
-                    case InterventionKind::DeleteToken: {
-                        std::vector<std::string> rest = *src.tokens;
-                        rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(p - 1));
-                        if (rest.empty()) {
-                            throw reference_error(
-                                fmt::format("deleting token {} leaves no tokens: a read needs at least one "
-                                            "position",
-                                            p));
-                        }
-                        // h_1..h_{p-1} do not depend on token p: they are the source's own, and
-                        // the encoding goes on from h_{p-1} (h_0 when p = 1) over the tokens after p.
-                        const std::size_t kept = p - 1;
-                        Matrix states;
-                        states.reserve(rest.size());
-                        for (std::size_t j = 0; j < kept; ++j) states.push_back(src.states.row(j));
-                        const std::vector<std::string> after(rest.begin() + static_cast<std::ptrdiff_t>(kept),
-                                                             rest.end());
-                        Matrix tail = s.encode_tokens(after, nullptr, kept > 0 ? &states.back() : nullptr);
-                        for (auto& h : tail) states.push_back(std::move(h));
-                        row.states = Memory(std::move(states));
-                        row.tokens = std::move(rest);
-                        break;
-                    }
-                }
-                row.trace = attend(row.states, req);
-                ir.rows.push_back(std::move(row));
-            }
-            return 0;
-        });
-        rep.interventions.push_back(std::move(ir));
-    }
-    // A rollout's steps are not known before it runs (generation may stop at its first step):
-    // what it prints is counted once it has run, exactly, and held to the same limit before
-    // anything is printed.
-    for (const auto& ro : s.rollouts) {
-        const std::string ptr = detail::pointer_join("/rollouts", ro.name);
-        const Memory& states = s.source(ro.source).states;
-        rep.rollouts.push_back(
-            at_declaration(s, ptr, [&] { return run_rollout(*s.decoder, ro, states, s.decoder_initial(ro.source)); }));
-        const std::int64_t cells = detail::rollout_cells(rep.rollouts.back(), static_cast<std::int64_t>(states.rows()),
-                                                         static_cast<std::int64_t>(states.width()), tables);
-        total = cells > kHugeCells - total ? kHugeCells : total + cells;
-        if (total > limits().max_report_cells) {
-            const auto& r = rep.rollouts.back();
-            const std::size_t steps =
-                r.generation.steps.size() + (r.teacher_forcing ? r.teacher_forcing->steps.size() : 0);
-            throw over_limit(
-                Limit::max_report_cells,
-                fmt::format("the {} would hold about {} exact values", tables ? "report's tables" : "run report",
-                            total),
-                decl(s, ptr),
-                fmt::format("rollout \"{}\" ran {} step{}, each with a read over {} source "
-                            "position{}; fewer \"steps\" print fewer",
-                            ro.name, steps, steps == 1 ? "" : "s", states.rows(), states.rows() == 1 ? "" : "s"));
-        }
-    }
+    for (const auto& is : s.interventions) rep.interventions.push_back(run_intervention(s, is));
+    run_rollouts(s, tables, total, rep);
     for (const auto& cs : s.costs) {
         rep.costs.push_back(CostResult{cs, count_costs(cs.input)});
     }
-    // An exercise's rollout step must exist: generation that chose the end token early has
-    // fewer steps than declared.
-    for (std::size_t i = 0; i < s.exercises.size(); ++i) {
-        for (std::size_t j = 0; j < s.exercises[i].rollouts.size(); ++j) {
-            const std::string& ref = s.exercises[i].rollouts[j];
-            const auto slash = ref.find('/');
-            if (slash == std::string::npos) continue;
-            const RolloutResult& rr = rep.rollout(ref.substr(0, slash));
-            const bool tf = ref.compare(slash, 17, "/teacher-forcing/") == 0;
-            const std::size_t k = std::stoul(ref.substr(ref.rfind('/') + 1));
-            const std::size_t have = tf ? rr.teacher_forcing->steps.size() : rr.generation.steps.size();
-            if (k > have) {
-                throw reference_error(
-                    fmt::format("\"{}\" names no step: {} stopped after step {} ({})", ref,
-                                tf ? "teacher forcing" : "generation", have,
-                                tf ? rr.teacher_forcing->stopped : rr.generation.stopped),
-                    decl(s, detail::pointer_join(detail::pointer_join("/exercises", i) + "/rollouts", j)));
-            }
-        }
-    }
+    check_exercise_steps(s, rep);
     // A learner answer's target must name a quantity of this report: checked here, when the
     // file is loaded and run, so `verify` and `run` report a dangling target too, not only
     // `check`.

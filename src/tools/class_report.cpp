@@ -146,6 +146,72 @@ VariantFile* row_variant(std::vector<VariantFile>& files, const std::string& dir
     return nullptr;
 }
 
+// The columns of a class file's header: student, answer, variant, seed and target (the last
+// three optional, variant or seed required).
+struct ClassColumns {
+    std::optional<std::size_t> student, answer, variant, seed, target;
+};
+ClassColumns class_columns(const std::vector<std::string>& header, const std::string& csv) {
+    for (const auto& h : header) {
+        try {
+            check_utf8(h, "");
+        } catch (const Error& e) {
+            throw line_error(csv, 1, ErrorKind::Parse, "the header is not UTF-8: " + e.reason());
+        }
+    }
+    const auto column = [&header](const char* name) -> std::optional<std::size_t> {
+        const auto it = std::find(header.begin(), header.end(), name);
+        if (it == header.end()) return std::nullopt;
+        return static_cast<std::size_t>(it - header.begin());
+    };
+    const ClassColumns c{column("student"), column("answer"), column("variant"), column("seed"), column("target")};
+    if (!c.student || !c.answer || (!c.variant && !c.seed)) {
+        throw line_error(csv, 1, ErrorKind::Parse,
+                         fmt::format("the header has no column \"{}\" (it needs student, answer, and variant or seed; "
+                                     "target is optional)",
+                                     !c.student  ? "student"
+                                     : !c.answer ? "answer"
+                                                 : "variant"));
+    }
+    return c;
+}
+
+// Why a record cannot be read: a count of fields other than the header's, or the first field
+// that is not UTF-8 (the row's line places the byte in the file); none when it can be.
+std::optional<std::string> record_fault(const std::vector<std::string>& rec, const std::vector<std::string>& header) {
+    if (rec.size() != header.size()) return fmt::format("{} fields where the header has {}", rec.size(), header.size());
+    for (std::size_t k = 0; k < rec.size(); ++k) {
+        if (const auto fault = find_invalid_utf8(rec[k]))
+            return fmt::format("the {} field is not UTF-8 ({}): save the class file as UTF-8", header[k],
+                               fault->reason());
+    }
+    return std::nullopt;
+}
+
+// One run report per variant named, every row of it judged against it (`rows`: the rows of g
+// whose proposal parsed, by variant); a target that names nothing refuses its row only.
+void judge_by_variant(const std::map<VariantFile*, std::vector<std::size_t>>& by_variant,
+                      const std::map<std::size_t, LearnerAnswer>& proposals, const std::string& csv, ClassGrade& g) {
+    for (const auto& [vf, rows] : by_variant) {
+        const Report rep = run_scenario(*vf->scenario);
+        std::vector<LearnerAnswer> answers;
+        for (auto r : rows) answers.push_back(proposals.at(r));
+        try {
+            auto js = judge_all(rep, answers);
+            for (std::size_t k = 0; k < rows.size(); ++k) g.rows[rows[k]].judged = std::move(js[k]);
+        } catch (const Error&) {
+            for (std::size_t k = 0; k < rows.size(); ++k) {
+                try {
+                    g.rows[rows[k]].judged = judge(rep, answers[k]);
+                } catch (const Error& e) {
+                    g.rows[rows[k]].refusal = line_error(csv, g.rows[rows[k]].line, e.kind(),
+                                                         fmt::format("{} (in {})", e.reason(), vf->path));
+                }
+            }
+        }
+    }
+}
+
 }  // namespace
 
 std::size_t ClassGrade::refused() const {
@@ -177,31 +243,7 @@ ClassGrade grade_class(const std::string& directory, const std::string& csv, con
                          "no header: the first record must name the columns student, answer and variant or seed");
     }
     const auto& header = table.records.front();
-    for (const auto& h : header) {
-        try {
-            check_utf8(h, "");
-        } catch (const Error& e) {
-            throw line_error(csv, 1, ErrorKind::Parse, "the header is not UTF-8: " + e.reason());
-        }
-    }
-    const auto column = [&header](const char* name) -> std::optional<std::size_t> {
-        const auto it = std::find(header.begin(), header.end(), name);
-        if (it == header.end()) return std::nullopt;
-        return static_cast<std::size_t>(it - header.begin());
-    };
-    const auto cs = column("student");
-    const auto ca = column("answer");
-    const auto cv = column("variant");
-    const auto cseed = column("seed");
-    const auto ct = column("target");
-    if (!cs || !ca || (!cv && !cseed)) {
-        throw line_error(csv, 1, ErrorKind::Parse,
-                         fmt::format("the header has no column \"{}\" (it needs student, answer, and variant or seed; "
-                                     "target is optional)",
-                                     !cs   ? "student"
-                                     : !ca ? "answer"
-                                           : "variant"));
-    }
+    const auto [cs, ca, cv, cseed, ct] = class_columns(header, csv);
 
     // Each row's variant and proposal; the rows of one variant are judged together.
     std::map<VariantFile*, std::vector<std::size_t>> by_variant;
@@ -213,19 +255,8 @@ ClassGrade grade_class(const std::string& directory, const std::string& csv, con
         const auto refuse = [&](ErrorKind kind, const std::string& why) {
             row.refusal = line_error(csv, row.line, kind, why);
         };
-        if (rec.size() != header.size()) {
-            refuse(ErrorKind::Parse, fmt::format("{} fields where the header has {}", rec.size(), header.size()));
-            g.rows.push_back(std::move(row));
-            continue;
-        }
-        for (std::size_t k = 0; k < rec.size() && !row.refusal; ++k) {
-            // The row's line places the byte in the file.
-            if (const auto fault = find_invalid_utf8(rec[k])) {
-                refuse(ErrorKind::Parse, fmt::format("the {} field is not UTF-8 ({}): save the class file as UTF-8",
-                                                     header[k], fault->reason()));
-            }
-        }
-        if (row.refusal) {
+        if (const auto fault = record_fault(rec, header)) {
+            refuse(ErrorKind::Parse, *fault);
             g.rows.push_back(std::move(row));
             continue;
         }
@@ -266,26 +297,7 @@ ClassGrade grade_class(const std::string& directory, const std::string& csv, con
         g.rows.push_back(std::move(row));
     }
 
-    // One run report per variant named, every row of it judged against it; a target that names
-    // nothing refuses its row only.
-    for (auto& [vf, rows] : by_variant) {
-        const Report rep = run_scenario(*vf->scenario);
-        std::vector<LearnerAnswer> answers;
-        for (auto r : rows) answers.push_back(proposals.at(r));
-        try {
-            auto js = judge_all(rep, answers);
-            for (std::size_t k = 0; k < rows.size(); ++k) g.rows[rows[k]].judged = std::move(js[k]);
-        } catch (const Error&) {
-            for (std::size_t k = 0; k < rows.size(); ++k) {
-                try {
-                    g.rows[rows[k]].judged = judge(rep, answers[k]);
-                } catch (const Error& e) {
-                    g.rows[rows[k]].refusal = line_error(csv, g.rows[rows[k]].line, e.kind(),
-                                                         fmt::format("{} (in {})", e.reason(), vf->path));
-                }
-            }
-        }
-    }
+    judge_by_variant(by_variant, proposals, csv, g);
     return g;
 }
 

@@ -131,117 +131,120 @@ std::function<bool(std::int64_t, std::int64_t)> declared_mask(const Problem& p) 
     };
 }
 
-}  // namespace
-
-std::string diagnose(const Problem& p, const Tensor& output, const AlgorithmSpec& spec, const Judgement& j) {
-    if (j.passed()) return "";
-    if (std::string d = overflow_diagnosis(p, output, spec); !d.empty()) return d;
-    const FloatFormat f = output.format;
-    const std::int64_t n = static_cast<std::int64_t>(output.data.size()), nk = p.k.rows();
-    // Each entry's tolerance: the declared claim's bound, at least the median bound of the tensor
-    // (a changed mask changes the rows' lengths, and with them their bounds), or 4 ulps where
-    // the bound is infinite.
-    std::vector<double> tol(static_cast<std::size_t>(n)), ref(static_cast<std::size_t>(n)), finite;
+// The declared claim's value of each of the n entries and its tolerance: the claim's bound, at
+// least the median bound of the tensor (a changed mask changes the rows' lengths, and with them
+// their bounds), or 4 ulps where the bound is infinite.
+struct Declared {
+    std::vector<double> tol, ref;
+};
+Declared declared_of(const Judgement& j, FloatFormat f, std::int64_t n) {
+    Declared r{std::vector<double>(static_cast<std::size_t>(n)), std::vector<double>(static_cast<std::size_t>(n))};
+    std::vector<double> finite;
     for (const Judged& e : j.entries)
         if (std::isfinite(e.bound) && e.bound > 0) finite.push_back(e.bound);
-    double median = 0;
-    if (!finite.empty()) {
-        const auto mid = static_cast<std::ptrdiff_t>(finite.size() / 2);
-        std::nth_element(finite.begin(), finite.begin() + mid, finite.end());
-        median = finite[static_cast<std::size_t>(mid)];
-    }
+    const double median = median_of(std::move(finite));
     for (std::int64_t x = 0; x < n && x < static_cast<std::int64_t>(j.entries.size()); ++x) {
         const Judged& e = j.entries[x];
         const double u4 = 4 * ulp(std::isfinite(e.rounded) ? e.rounded : 0, f);
-        tol[x] = std::isfinite(e.bound) ? std::max({e.bound, median, ulp(e.rounded, f)}) : u4;
-        ref[x] = std::isfinite(e.rounded) ? (e.lo + e.hi) / 2 : e.rounded;
+        r.tol[x] = std::isfinite(e.bound) ? std::max({e.bound, median, ulp(e.rounded, f)}) : u4;
+        r.ref[x] = std::isfinite(e.rounded) ? (e.lo + e.hi) / 2 : e.rounded;
     }
-    const Fit declared = fit(ref, output, tol);
-    const auto explains = [&](const std::vector<double>& cand) {
-        return fit(cand, output, tol).explains_better_than(declared);
-    };
-    Variant base;
-    base.scale = p.scale.kind == ScaleKind::SqrtDk ? 1 / std::sqrt(static_cast<double>(p.q.cols()))
-                                                   : (p.scale.kind == ScaleKind::None ? 1 : p.scale.value);
-    base.masked = declared_mask(p);
-    if (spec.algorithm == Algorithm::Online) base.block = std::max<std::int64_t>(1, spec.block);
-    std::vector<std::pair<std::string, Variant>> hyps;
-    base.softcap = p.softcap;
-    if (p.softcap > 0) {  // docs/oracle.md, "The logit softcap"
-        Variant x = base;
-        x.softcap = 0;
-        hyps.emplace_back(fmt::format("the output matches no softcap: the scores are not capped at {:g}", p.softcap),
-                          x);
-        x.softcap = p.softcap;
-        x.softcap_first = true;
-        hyps.emplace_back(
-            "the output matches the softcap applied before the scale: c·cap·tanh(q·k/cap) instead of "
-            "cap·tanh(c·q·k/cap)",
-            x);
-    }
-    if (p.scale.kind == ScaleKind::SqrtDk) {
-        Variant x = base;
-        x.scale = 1 / static_cast<double>(p.q.cols());
-        hyps.emplace_back(fmt::format("the output matches a scale of 1/d_k = 1/{} instead of 1/√d_k", p.q.cols()), x);
-        x.scale = 1;
-        hyps.emplace_back("the output matches no scale (1) instead of 1/√d_k", x);
-    }
-    if (std::fabs(j.systematic.temperature) > 8 * unit_roundoff(spec.accumulate)) {
-        // The judgement's least-squares τ is first order; three Newton steps on the re-emulated
-        // outputs (∂o/∂τ by a difference) fit the scale c(1 + τ) that the output follows.
-        Variant x = base;
-        double tau = j.systematic.temperature;
-        constexpr double kStep = 0x1p-20;  // ∂o/∂τ by a forward difference in τ
-        for (int step = 0; step < 3; ++step) {
-            x.scale = base.scale * (1 + tau);
-            const auto h = run_variant(p, x);
-            x.scale = base.scale * (1 + tau + kStep);
-            const auto h2 = run_variant(p, x);
-            double rg = 0, gg = 0;
-            for (std::int64_t e = 0; e < n; ++e) {
-                const double g = (h2[e] - h[e]) / kStep;
-                if (!std::isfinite(g) || !std::isfinite(output.data[e]) || !std::isfinite(h[e])) continue;
-                rg += (output.data[e] - h[e]) * g;
-                gg += g * g;
-            }
-            if (gg > 0) tau += rg / gg;
-        }
+    return r;
+}
+
+// Each hypothesis: the sentence that names the mistake, and the kernel that makes it.
+using Hypotheses = std::vector<std::pair<std::string, Variant>>;
+
+// No softcap, or the softcap before the scale (docs/oracle.md, "The logit softcap").
+void add_softcap_mistakes(const Problem& p, const Variant& base, Hypotheses& hyps) {
+    if (!(p.softcap > 0)) return;
+    Variant x = base;
+    x.softcap = 0;
+    hyps.emplace_back(fmt::format("the output matches no softcap: the scores are not capped at {:g}", p.softcap), x);
+    x.softcap = p.softcap;
+    x.softcap_first = true;
+    hyps.emplace_back(
+        "the output matches the softcap applied before the scale: c·cap·tanh(q·k/cap) instead of "
+        "cap·tanh(c·q·k/cap)",
+        x);
+}
+
+// 1/d_k or no scale where the claim is 1/√d_k.
+void add_scale_mistakes(const Problem& p, const Variant& base, Hypotheses& hyps) {
+    if (p.scale.kind != ScaleKind::SqrtDk) return;
+    Variant x = base;
+    x.scale = 1 / static_cast<double>(p.q.cols());
+    hyps.emplace_back(fmt::format("the output matches a scale of 1/d_k = 1/{} instead of 1/√d_k", p.q.cols()), x);
+    x.scale = 1;
+    hyps.emplace_back("the output matches no scale (1) instead of 1/√d_k", x);
+}
+
+// A scale off by a factor 1 + τ (a temperature), when the judgement's systematic τ is beyond
+// rounding. Its least-squares τ is first order; three Newton steps on the re-emulated outputs
+// (∂o/∂τ by a difference) fit the scale c(1 + τ) that the output follows.
+void add_temperature(const Problem& p, const Tensor& output, const AlgorithmSpec& spec, const Judgement& j,
+                     const Variant& base, Hypotheses& hyps) {
+    if (!(std::fabs(j.systematic.temperature) > 8 * unit_roundoff(spec.accumulate))) return;
+    const std::int64_t n = static_cast<std::int64_t>(output.data.size());
+    Variant x = base;
+    double tau = j.systematic.temperature;
+    constexpr double kStep = 0x1p-20;  // ∂o/∂τ by a forward difference in τ
+    for (int step = 0; step < 3; ++step) {
         x.scale = base.scale * (1 + tau);
-        hyps.emplace_back(fmt::format("the output matches a scale (temperature) off by {:+.3g}%: c·(1 {} {:.3g})",
-                                      100 * tau, tau < 0 ? "−" : "+", std::fabs(tau)),
+        const auto h = run_variant(p, x);
+        x.scale = base.scale * (1 + tau + kStep);
+        const auto h2 = run_variant(p, x);
+        double rg = 0, gg = 0;
+        for (std::int64_t e = 0; e < n; ++e) {
+            const double g = (h2[e] - h[e]) / kStep;
+            if (!std::isfinite(g) || !std::isfinite(output.data[e]) || !std::isfinite(h[e])) continue;
+            rg += (output.data[e] - h[e]) * g;
+            gg += g * g;
+        }
+        if (gg > 0) tau += rg / gg;
+    }
+    x.scale = base.scale * (1 + tau);
+    hyps.emplace_back(fmt::format("the output matches a scale (temperature) off by {:+.3g}%: c·(1 {} {:.3g})",
+                                  100 * tau, tau < 0 ? "−" : "+", std::fabs(tau)),
+                      x);
+}
+
+// The mask one key off either way, inverted, or ignored.
+void add_mask_mistakes(const Problem& p, const Variant& base, Hypotheses& hyps) {
+    if (!p.causal && p.mask.empty()) return;
+    const std::int64_t nk = p.k.rows();
+    for (int shift : {-1, 1}) {  // the mask one key off either way
+        Variant x = base;
+        x.masked = [&p, shift, nk](std::int64_t i, std::int64_t k) {
+            bool hidden = p.causal && k > i + shift;
+            const std::int64_t from = k - shift;
+            if (!p.mask.empty()) hidden = hidden || (from >= 0 && from < nk && p.mask[i * nk + from] != 0);
+            return hidden;
+        };
+        hyps.emplace_back(shift < 0 ? "the mask is off by one: the diagonal (each query's own key) is hidden"
+                                    : "the mask is off by one: each query also sees the next key",
                           x);
     }
-    if (p.causal || !p.mask.empty()) {
-        for (int shift : {-1, 1}) {  // the mask one key off either way
-            Variant x = base;
-            x.masked = [&p, shift, nk](std::int64_t i, std::int64_t k) {
-                bool hidden = p.causal && k > i + shift;
-                const std::int64_t from = k - shift;
-                if (!p.mask.empty()) hidden = hidden || (from >= 0 && from < nk && p.mask[i * nk + from] != 0);
-                return hidden;
-            };
-            hyps.emplace_back(shift < 0 ? "the mask is off by one: the diagonal (each query's own key) is hidden"
-                                        : "the mask is off by one: each query also sees the next key",
-                              x);
-        }
-        const auto m = base.masked;
-        Variant x = base;
-        x.masked = [m](std::int64_t i, std::int64_t k) { return !m(i, k); };
-        hyps.emplace_back(
-            p.causal && p.mask.empty()
-                ? "the causal mask is inverted: each query sees the keys after it, not those up to it"
-                : "the mask is inverted: keys it keeps are hidden and keys it hides are seen (a keep-mask "
-                  "read as masked, SDPA's bool convention)",
-            x);
-        x.masked = [](std::int64_t, std::int64_t) { return false; };
-        hyps.emplace_back("the mask is ignored: every query sees every key", x);
-    }
+    const auto m = base.masked;
+    Variant x = base;
+    x.masked = [m](std::int64_t i, std::int64_t k) { return !m(i, k); };
+    hyps.emplace_back(p.causal && p.mask.empty()
+                          ? "the causal mask is inverted: each query sees the keys after it, not those up to it"
+                          : "the mask is inverted: keys it keeps are hidden and keys it hides are seen (a keep-mask "
+                            "read as masked, SDPA's bool convention)",
+                      x);
+    x.masked = [](std::int64_t, std::int64_t) { return false; };
+    hyps.emplace_back("the mask is ignored: every query sees every key", x);
+}
+
+// The softmax over the wrong axis, and an online kernel's rescaling missing from O, ℓ or both.
+void add_softmax_mistakes(const Problem& p, const AlgorithmSpec& spec, const Variant& base, Hypotheses& hyps) {
     if (p.q.rows() > 1) {
         Variant x = base;
         x.over_queries = true;
         hyps.emplace_back("the softmax is taken over the queries (axis 0), not over the keys", x);
     }
-    if (spec.algorithm == Algorithm::Online && nk > base.block) {
+    if (spec.algorithm == Algorithm::Online && p.k.rows() > base.block) {
         Variant x = base;
         x.rescale_o = x.rescale_l = false;
         hyps.emplace_back("the online rescaling is missing: O and ℓ are not multiplied by exp(m_old − m_new)", x);
@@ -251,8 +254,12 @@ std::string diagnose(const Problem& p, const Tensor& output, const AlgorithmSpec
         x.rescale_o = false;
         hyps.emplace_back("O is not rescaled by exp(m_old − m_new) while ℓ is", x);
     }
-    // The last tile of keys never read, by a safe or an online kernel: the declared block and the
-    // powers of two below n_k (the kernel's own tile, whatever the claim), each first key once.
+}
+
+// The last tile of keys never read, by a safe or an online kernel: the declared block and the
+// powers of two below n_k (the kernel's own tile, whatever the claim), each first key once.
+void add_tile_mistakes(const Problem& p, const AlgorithmSpec& spec, const Variant& base, Hypotheses& hyps) {
+    const std::int64_t nk = p.k.rows();
     std::vector<std::int64_t> tiles, starts;
     if (spec.algorithm == Algorithm::Online) tiles.push_back(base.block);
     for (std::int64_t t = 1; t < nk; t *= 2) tiles.push_back(t);
@@ -267,47 +274,74 @@ std::string diagnose(const Problem& p, const Tensor& output, const AlgorithmSpec
             fmt::format("the last tile is dropped: keys {} to {} are never read (a tile of {} keys)", start, nk - 1, t),
             x);
     }
+}
+
+// A kernel that accumulates in the output's format f, narrower than the claim's: the errors
+// must be within that claim's bound, and their median under a quarter of its median (such a
+// kernel uses a small part of the worst case). "" when not.
+std::string accumulation_diagnosis(const Problem& p, const Tensor& output, const AlgorithmSpec& spec) {
+    const FloatFormat f = output.format;
+    if (spec.accumulate == f || !(unit_roundoff(f) > unit_roundoff(spec.accumulate))) return "";
+    AlgorithmSpec s = spec;
+    s.accumulate = s.p_format = f;
+    std::vector<double> err, bnd;
+    bool all = true;
+    try {
+        const Reference r = reference(p, f, false, s.bound);
+        const Judgement jf = judge_output(r, output, s, std::nullopt);
+        all = jf.over == 0;
+        for (const Judged& e : jf.entries) {
+            err.push_back(e.abs_error);
+            bnd.push_back(e.bound);
+        }
+    } catch (const Error&) {
+        all = false;
+    }
+    if (!all || err.empty() || !(median_of(err) * 4 <= median_of(bnd))) return "";
+    return fmt::format(
+        "the errors exceed the bound of accumulation in {} but are within that of accumulation "
+        "in {}: the kernel accumulates in {}",
+        info(spec.accumulate).name, info(f).name, info(f).name);
+}
+
+}  // namespace
+
+std::string diagnose(const Problem& p, const Tensor& output, const AlgorithmSpec& spec, const Judgement& j) {
+    if (j.passed()) return "";
+    if (std::string d = overflow_diagnosis(p, output, spec); !d.empty()) return d;
+    const FloatFormat f = output.format;
+    const std::int64_t n = static_cast<std::int64_t>(output.data.size());
+    const Declared claim = declared_of(j, f, n);
+    const Fit declared = fit(claim.ref, output, claim.tol);
+    const auto explains = [&](const std::vector<double>& cand) {
+        return fit(cand, output, claim.tol).explains_better_than(declared);
+    };
+    Variant base;
+    base.scale = p.scale.kind == ScaleKind::SqrtDk ? 1 / std::sqrt(static_cast<double>(p.q.cols()))
+                                                   : (p.scale.kind == ScaleKind::None ? 1 : p.scale.value);
+    base.masked = declared_mask(p);
+    if (spec.algorithm == Algorithm::Online) base.block = std::max<std::int64_t>(1, spec.block);
+    base.softcap = p.softcap;
+    Hypotheses hyps;
+    add_softcap_mistakes(p, base, hyps);
+    add_scale_mistakes(p, base, hyps);
+    add_temperature(p, output, spec, j, base, hyps);
+    add_mask_mistakes(p, base, hyps);
+    add_softmax_mistakes(p, spec, base, hyps);
+    add_tile_mistakes(p, spec, base, hyps);
     for (const auto& [why, x] : hyps)
         if (explains(run_variant(p, x))) return why;
     if (unit_roundoff(f) > unit_roundoff(spec.accumulate) || least_subnormal(f) > least_subnormal(spec.accumulate)) {
         std::vector<double> cut(static_cast<std::size_t>(n));
-        for (std::int64_t x = 0; x < n; ++x) cut[x] = std::isfinite(ref[x]) ? truncate_to(ref[x], f) : ref[x];
+        for (std::int64_t x = 0; x < n; ++x)
+            cut[x] = std::isfinite(claim.ref[x]) ? truncate_to(claim.ref[x], f) : claim.ref[x];
         if (explains(cut))
             return fmt::format(
                 "the output matches the exact values truncated (rounded toward zero) to {}: a cast "
                 "that truncates instead of rounding to nearest",
                 info(f).name);
     }
-    if (spec.accumulate != f && unit_roundoff(f) > unit_roundoff(spec.accumulate)) {
-        AlgorithmSpec s = spec;
-        s.accumulate = s.p_format = f;
-        // A kernel that accumulates in f uses a small part of that claim's worst case: the
-        // errors must be within its bound, and their median under a quarter of its median.
-        std::vector<double> err, bnd;
-        bool all = true;
-        try {
-            const Reference r = reference(p, f, false, s.bound);
-            const Judgement jf = judge_output(r, output, s, std::nullopt);
-            all = jf.over == 0;
-            for (const Judged& e : jf.entries) {
-                err.push_back(e.abs_error);
-                bnd.push_back(e.bound);
-            }
-        } catch (const Error&) {
-            all = false;
-        }
-        if (all && !err.empty()) {
-            const auto mid = static_cast<std::ptrdiff_t>(err.size() / 2);
-            std::nth_element(err.begin(), err.begin() + mid, err.end());
-            std::nth_element(bnd.begin(), bnd.begin() + mid, bnd.end());
-            if (err[mid] * 4 <= bnd[mid])
-                return fmt::format(
-                    "the errors exceed the bound of accumulation in {} but are within that of accumulation "
-                    "in {}: the kernel accumulates in {}",
-                    info(spec.accumulate).name, info(f).name, info(f).name);
-        }
-    }
-    return "";
+    return accumulation_diagnosis(p, output, spec);
 }
 
 }  // namespace exactattn::oracle

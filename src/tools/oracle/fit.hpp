@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 namespace exactattn::oracle {
 
@@ -33,5 +34,13 @@ struct Fit {
         return static_cast<double>(within) >= 0.99 * static_cast<double>(entries) && cost * 4 <= declared.cost;
     }
 };
+
+/// The element in the middle of `v` (the upper of the two for an even count); 0 when empty.
+inline double median_of(std::vector<double> v) {
+    if (v.empty()) return 0;
+    const auto mid = static_cast<std::ptrdiff_t>(v.size() / 2);
+    std::nth_element(v.begin(), v.begin() + mid, v.end());
+    return v[static_cast<std::size_t>(mid)];
+}
 
 }  // namespace exactattn::oracle

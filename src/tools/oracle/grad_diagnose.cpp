@@ -138,42 +138,34 @@ void add_fit(Fit& f, const std::vector<double>& cand, const Evidence& x, const s
 
 const char* format_name(FloatFormat f) { return info(f).name; }
 
-}  // namespace
+// The named tensor ("dq", "dk" or "dv") of h, and its entries' Σ|terms|.
+const std::vector<double>& grad_of(const Grads& h, const std::string& name) {
+    return name == "dq" ? h.dq : name == "dk" ? h.dk : h.dv;
+}
+const std::vector<double>& terms_of(const Grads& h, const std::string& name) {
+    return name == "dq" ? h.aq : name == "dk" ? h.ak : h.av;
+}
 
-std::string diagnose_grads(const Problem& p, const Tensor& d_out, const GradReference& g, const GradBounds& b,
-                           const GradSpec& s, const std::vector<std::pair<std::string, Tensor>>& actual,
-                           const std::vector<GradComparison>& compared) {
-    if (grads_passed(compared) || actual.empty()) return "";
-    if (p.softcap > 0) return "";  // the hypotheses' backward in double has no softcap yet: none named
-    const std::int64_t nq = p.q.rows(), nk = p.k.rows();
-    // The true backward in double: its Σ|terms| of each entry say which entries have terms at all.
-    const Grads truth = run_back(p, d_out, BackVariant{});
-    const auto terms_of = [&](const std::string& name) -> const std::vector<double>& {
-        return name == "dq" ? truth.aq : name == "dk" ? truth.ak : truth.av;
-    };
-    // Each entry's tolerance: the claim's running bound, at least the tensor's median bound (a
-    // mistake changes which keys a row sees, and with them the bounds) and one ulp, or 4 ulps
-    // where the bound is infinite; twice that when the hypothesis, computed in double, is itself
-    // a float64 computation of the mistake. The median is over the entries the true backward
-    // gives terms, as the Σ|terms| median below: an entry with none (a key no query sees) has
-    // for bound only the output format's least subnormal, and counting those would pull the
-    // median bound down and out of proportion with the median Σ|terms| a mistake's tolerance
-    // grows from.
+// The kernel's gradients, each entry with the claim's reference and a tolerance: the claim's
+// running bound, at least the tensor's median bound (a mistake changes which keys a row sees,
+// and with them the bounds) and one ulp, or 4 ulps where the bound is infinite; twice that when
+// the hypothesis, computed in double, is itself a float64 computation of the mistake. The median
+// is over the entries the true backward gives terms, as the Σ|terms| median of
+// floored_terms(): an entry with none (a key no query sees) has for bound only the output
+// format's least subnormal, and counting those would pull the median bound down and out of
+// proportion with the median Σ|terms| a mistake's tolerance grows from.
+std::vector<Evidence> evidence_of(const GradReference& g, const GradBounds& b, const GradSpec& s, const Grads& truth,
+                                  const std::vector<std::pair<std::string, Tensor>>& actual) {
     const double twice = info(g.format).precision >= 53 || info(s.accumulate).precision >= 53 ? 2 : 1;
     std::vector<Evidence> given;
     for (const auto& [name, t] : actual) {
         const GradField& f = name == "dq" ? g.dq : name == "dk" ? g.dk : g.dv;
         const std::vector<double>& bound = name == "dq" ? b.dq : name == "dk" ? b.dk : b.dv;
-        const std::vector<double>& terms = terms_of(name);
+        const std::vector<double>& terms = terms_of(truth, name);
         std::vector<double> finite;
         for (std::size_t at = 0; at < bound.size(); ++at)
             if (std::isfinite(bound[at]) && bound[at] > 0 && terms[at] > 0) finite.push_back(bound[at]);
-        double median = 0;
-        if (!finite.empty()) {
-            const auto mid = static_cast<std::ptrdiff_t>(finite.size() / 2);
-            std::nth_element(finite.begin(), finite.begin() + mid, finite.end());
-            median = finite[static_cast<std::size_t>(mid)];
-        }
+        const double median = median_of(std::move(finite));
         Evidence x{&t, {}, {}};
         for (std::size_t at = 0; at < f.val.size(); ++at) {
             const double r = f.val[at], u = ulp(std::isfinite(r) ? r : 0, g.format);
@@ -182,28 +174,28 @@ std::string diagnose_grads(const Problem& p, const Tensor& d_out, const GradRefe
         }
         given.push_back(std::move(x));
     }
-    const auto pick = [&](const Grads& h, const std::string& name) -> const std::vector<double>& {
-        return name == "dq" ? h.dq : name == "dk" ? h.dk : h.dv;
-    };
-    Fit declared;
-    for (const Evidence& x : given) add_fit(declared, x.ref, x);
+    return given;
+}
 
+// The softmax scale c missing from dS, or applied twice (none when c is ±1 or 0).
+void add_scale_mistakes(const Problem& p, std::vector<BackVariant>& hyps) {
     const double c = scale_of(p);
-    std::vector<BackVariant> hyps;
-    if (std::fabs(c) != 1 && c != 0) {
-        BackVariant x;
-        x.ds_factor = 1 / c;
-        x.why = fmt::format(
-            "the softmax scale is missing from dS: dQ and dK are 1/c = {:.6g} times the true gradients, dV is right",
-            1 / c);
-        hyps.push_back(x);
-        x.ds_factor = c;
-        x.why = fmt::format(
-            "the softmax scale is applied twice in dS: dQ and dK are c = {:.6g} times the true gradients, dV is right",
-            c);
-        hyps.push_back(x);
-    }
-    Problem unmasked = p, realigned = p;
+    if (std::fabs(c) == 1 || c == 0) return;
+    BackVariant x;
+    x.ds_factor = 1 / c;
+    x.why = fmt::format(
+        "the softmax scale is missing from dS: dQ and dK are 1/c = {:.6g} times the true gradients, dV is right",
+        1 / c);
+    hyps.push_back(x);
+    x.ds_factor = c;
+    x.why = fmt::format(
+        "the softmax scale is applied twice in dS: dQ and dK are c = {:.6g} times the true gradients, dV is right", c);
+    hyps.push_back(x);
+}
+
+// The forward's mask dropped in the backward (`unmasked`: p without it, set here and pointed to
+// by the hypotheses), or a causal mask aligned to the other diagonal (`realigned`).
+void add_mask_mistakes(const Problem& p, Problem& unmasked, Problem& realigned, std::vector<BackVariant>& hyps) {
     const bool masked = p.causal || !p.mask.empty() || p.window_left >= 0 || p.window_right >= 0;
     if (masked) {
         unmasked.mask.clear();
@@ -221,7 +213,7 @@ std::string diagnose_grads(const Problem& p, const Tensor& d_out, const GradRefe
             "unmasked attention";
         hyps.push_back(x);
     }
-    if (p.causal && nq != nk) {
+    if (p.causal && p.q.rows() != p.k.rows()) {
         realigned.align = p.align == Align::TopLeft ? Align::BottomRight : Align::TopLeft;
         const char* fa = p.align == Align::TopLeft ? "top-left" : "bottom-right";
         const char* ba = p.align == Align::TopLeft ? "bottom-right" : "top-left";
@@ -233,86 +225,115 @@ std::string diagnose_grads(const Problem& p, const Tensor& d_out, const GradRefe
             fa, ba);
         hyps.push_back(x);
     }
-    {
+}
+
+// D = rowsum(dO∘O) from the wrong O: the unnormalised accumulator, or O rounded to a format
+// narrower than both the claim's storage and its accumulation.
+void add_d_mistakes(const GradReference& g, const GradSpec& s, std::vector<BackVariant>& hyps) {
+    BackVariant x;
+    x.d = DSource::Unnormalised;
+    x.why =
+        "D = rowsum(dO∘O) is computed from the unnormalised accumulator (O·ℓ, before the division by ℓ): "
+        "dS is off by a constant per row, dV is right";
+    hyps.push_back(x);
+    const FloatFormat stored = s.storage_format(g.format);
+    for (FloatFormat f : {FloatFormat::Float16, FloatFormat::BFloat16}) {
+        if (unit_roundoff(f) <= unit_roundoff(stored) || unit_roundoff(f) <= unit_roundoff(s.accumulate)) continue;
+        x.d = DSource::Rounded;
+        x.d_format = f;
+        x.why = fmt::format(
+            "D = rowsum(dO∘O) is computed from the output rounded to {} instead of the accumulator "
+            "(the claim's O is {})",
+            format_name(f), format_name(stored));
+        hyps.push_back(x);
+    }
+}
+
+// The LSE saved in one base and used in the other.
+void add_lse_mistakes(std::vector<BackVariant>& hyps) {
+    BackVariant x;
+    x.lse_factor = 1 / std::log(2.0);
+    x.why =
+        "the LSE is saved in base 2 and used in base e: P = exp(S − LSE/ln 2), each row's P off by the "
+        "factor exp(LSE(1 − 1/ln 2))";
+    hyps.push_back(x);
+    x.lse_factor = std::log(2.0);
+    x.why =
+        "the LSE is saved in base e and used in base 2: P = exp(S − LSE·ln 2), each row's P off by the "
+        "factor exp(LSE(1 − ln 2))";
+    hyps.push_back(x);
+}
+
+// The last tile of keys never read by the backward: the claim's block, and the powers of two
+// below n_k (a kernel's own tile), each distinct start once.
+void add_tile_mistakes(const Problem& p, const GradSpec& s, std::vector<BackVariant>& hyps) {
+    const std::int64_t nk = p.k.rows();
+    std::vector<std::int64_t> starts;
+    std::vector<std::int64_t> blocks;
+    if (s.algorithm == GradAlgorithm::Flash2) blocks.push_back(std::max<std::int64_t>(1, s.block));
+    for (std::int64_t t = 1; t < nk; t *= 2) blocks.push_back(t);
+    for (std::int64_t t : blocks) {
+        if (t >= nk) continue;
+        const std::int64_t start = (nk - 1) / t * t;
+        if (std::find(starts.begin(), starts.end(), start) != starts.end()) continue;
+        starts.push_back(start);
         BackVariant x;
-        x.d = DSource::Unnormalised;
-        x.why =
-            "D = rowsum(dO∘O) is computed from the unnormalised accumulator (O·ℓ, before the division by ℓ): "
-            "dS is off by a constant per row, dV is right";
-        hyps.push_back(x);
-        const FloatFormat stored = s.storage_format(g.format);
-        for (FloatFormat f : {FloatFormat::Float16, FloatFormat::BFloat16}) {
-            if (unit_roundoff(f) <= unit_roundoff(stored) || unit_roundoff(f) <= unit_roundoff(s.accumulate)) continue;
-            x.d = DSource::Rounded;
-            x.d_format = f;
-            x.why = fmt::format(
-                "D = rowsum(dO∘O) is computed from the output rounded to {} instead of the accumulator "
-                "(the claim's O is {})",
-                format_name(f), format_name(stored));
-            hyps.push_back(x);
-        }
-    }
-    {
-        BackVariant x;
-        x.lse_factor = 1 / std::log(2.0);
-        x.why =
-            "the LSE is saved in base 2 and used in base e: P = exp(S − LSE/ln 2), each row's P off by the "
-            "factor exp(LSE(1 − 1/ln 2))";
-        hyps.push_back(x);
-        x.lse_factor = std::log(2.0);
-        x.why =
-            "the LSE is saved in base e and used in base 2: P = exp(S − LSE·ln 2), each row's P off by the "
-            "factor exp(LSE(1 − ln 2))";
+        x.keys_end = start;
+        x.why = fmt::format(
+            "the last key tile is dropped in the backward: keys {} to {} are missing from dK and dV (0) and from "
+            "dQ's sum (a tile of {} keys)",
+            start, nk - 1, t);
         hyps.push_back(x);
     }
-    {
-        // The last tile of keys never read by the backward: the claim's block, and the powers of
-        // two below n_k (a kernel's own tile), each distinct start once.
-        std::vector<std::int64_t> starts;
-        std::vector<std::int64_t> blocks;
-        if (s.algorithm == GradAlgorithm::Flash2) blocks.push_back(std::max<std::int64_t>(1, s.block));
-        for (std::int64_t t = 1; t < nk; t *= 2) blocks.push_back(t);
-        for (std::int64_t t : blocks) {
-            if (t >= nk) continue;
-            const std::int64_t start = (nk - 1) / t * t;
-            if (std::find(starts.begin(), starts.end(), start) != starts.end()) continue;
-            starts.push_back(start);
-            BackVariant x;
-            x.keys_end = start;
-            x.why = fmt::format(
-                "the last key tile is dropped in the backward: keys {} to {} are missing from dK and dV (0) and from "
-                "dQ's sum (a tile of {} keys)",
-                start, nk - 1, t);
-            hyps.push_back(x);
-        }
+}
+
+// Each entry's Σ|terms|, at least the tensor's median over the entries that have terms.
+std::vector<double> floored_terms(std::vector<double> exact) {
+    std::vector<double> pos;
+    for (double a : exact)
+        if (a > 0) pos.push_back(a);
+    const double median = median_of(std::move(pos));
+    for (double& a : exact) a = std::max(a, median);
+    return exact;
+}
+
+// How much a mistake grows each entry's tolerance: the ratio of its Σ|terms| under the mistake
+// to the true backward's (floored), never below 1.
+std::vector<double> growth(const std::vector<double>& mistaken, const std::vector<double>& base) {
+    std::vector<double> r(mistaken.size(), 1.0);
+    for (std::size_t at = 0; at < r.size(); ++at) {
+        if (base[at] > 0 && std::isfinite(mistaken[at])) r[at] = std::max(1.0, mistaken[at] / base[at]);
     }
+    return r;
+}
+
+}  // namespace
+
+std::string diagnose_grads(const Problem& p, const Tensor& d_out, const GradReference& g, const GradBounds& b,
+                           const GradSpec& s, const std::vector<std::pair<std::string, Tensor>>& actual,
+                           const std::vector<GradComparison>& compared) {
+    if (grads_passed(compared) || actual.empty()) return "";
+    if (p.softcap > 0) return "";  // the hypotheses' backward in double has no softcap yet: none named
+    // The true backward in double: its Σ|terms| of each entry say which entries have terms at all.
+    const Grads truth = run_back(p, d_out, BackVariant{});
+    const std::vector<Evidence> given = evidence_of(g, b, s, truth, actual);
+    Fit declared;
+    for (const Evidence& x : given) add_fit(declared, x.ref, x);
+
+    std::vector<BackVariant> hyps;
+    Problem unmasked = p, realigned = p;  // outlive the hypotheses that point to them
+    add_scale_mistakes(p, hyps);
+    add_mask_mistakes(p, unmasked, realigned, hyps);
+    add_d_mistakes(g, s, hyps);
+    add_lse_mistakes(hyps);
+    add_tile_mistakes(p, s, hyps);
     // GQA is not a hypothesis: the gradients are judged one head (one matrix problem) at a time.
     // A mistake that makes an entry's terms larger (P on masked keys, P off by a factor per row)
     // makes the kernel's rounding errors larger in proportion: the tolerance grows by the ratio of
     // the entry's Σ|terms| under the mistake to that of the true backward (at least the tensor's
-    // median, as the bounds are), never shrinks.
-    // The true backward's Σ|terms| of each entry, at least the tensor's median: computed once.
-    const auto floored = [](std::vector<double> exact) {
-        std::vector<double> pos;
-        for (double a : exact)
-            if (a > 0) pos.push_back(a);
-        double median = 0;
-        if (!pos.empty()) {
-            const auto mid = static_cast<std::ptrdiff_t>(pos.size() / 2);
-            std::nth_element(pos.begin(), pos.begin() + mid, pos.end());
-            median = pos[static_cast<std::size_t>(mid)];
-        }
-        for (double& a : exact) a = std::max(a, median);
-        return exact;
-    };
-    const std::vector<double> base_q = floored(truth.aq), base_k = floored(truth.ak), base_v = floored(truth.av);
-    const auto growth = [](const std::vector<double>& mistaken, const std::vector<double>& base) {
-        std::vector<double> r(mistaken.size(), 1.0);
-        for (std::size_t at = 0; at < r.size(); ++at) {
-            if (base[at] > 0 && std::isfinite(mistaken[at])) r[at] = std::max(1.0, mistaken[at] / base[at]);
-        }
-        return r;
-    };
+    // median, as the bounds are), never shrinks. The true backward's, floored, computed once.
+    const std::vector<double> base_q = floored_terms(truth.aq), base_k = floored_terms(truth.ak),
+                              base_v = floored_terms(truth.av);
     const BackVariant* best = nullptr;
     double best_cost = kInf;
     for (const BackVariant& x : hyps) {
@@ -323,7 +344,7 @@ std::string diagnose_grads(const Problem& p, const Tensor& d_out, const GradRefe
             const auto grow = name == "dq"   ? growth(h.aq, base_q)
                               : name == "dk" ? growth(h.ak, base_k)
                                              : growth(h.av, base_v);
-            add_fit(f, pick(h, name), given[n], grow);
+            add_fit(f, grad_of(h, name), given[n], grow);
         }
         if (f.explains_better_than(declared) && f.cost < best_cost) best = &x, best_cost = f.cost;
     }
