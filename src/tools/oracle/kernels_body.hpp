@@ -53,10 +53,14 @@ inline void abs_products_body(const double* e_hi, const std::uint8_t* keep, cons
     }
 }
 
+// The five sums are distinct arrays, none of them an input (running_sums allocates each):
+// `__restrict` says so to the compiler, which otherwise cannot vectorise the loop over columns
+// (it would need more run-time alias checks than it allows, and stayed scalar).
 inline void running_sums_row_body(const double* w, const double* a, const double* g, const double* ws,
                                   const std::uint8_t* keep, const double* v, std::int64_t nk, std::int64_t dv,
-                                  const double* olo, const double* ohi, const double* omid, double* s1, double* s2,
-                                  double* s3, double* v1, double* gs) {
+                                  const double* olo, const double* ohi, const double* omid, double* __restrict s1,
+                                  double* __restrict s2, double* __restrict s3, double* __restrict v1,
+                                  double* __restrict gs) {
     for (std::int64_t j = 0; j < nk; ++j) {
         if (!keep[j]) continue;
         const double* vj = v + j * dv;
