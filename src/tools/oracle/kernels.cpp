@@ -5,9 +5,15 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 
 namespace exactattn::oracle::detail {
 
+// kernels_body.hpp's 32-byte vectors are two SSE2 registers here; GCC notes that passing such a
+// vector by value would differ from the AVX ABI, which matters nowhere: they never leave this file
+// (GCC reports it at the end of the file, so the whole file ignores it).
+#pragma GCC diagnostic ignored "-Wpsabi"
 namespace portable {
 #include "kernels_body.hpp"
 }  // namespace portable
@@ -22,6 +28,9 @@ void abs_products(const double* e_hi, const std::uint8_t* keep, const double* v,
 void running_sums_row(const double* w, const double* a, const double* g, const double* ws, const std::uint8_t* keep,
                       const double* v, std::int64_t nk, std::int64_t dv, const double* olo, const double* ohi,
                       const double* omid, double* s1, double* s2, double* s3, double* v1, double* gs);
+void scores_keys(const double* s, const double* c, const double* abs, std::int64_t nk, std::int64_t d, double c_lo,
+                 double c_hi, double* lo, double* hi, double* abs_up);
+void exp_keys(const double* lo, const double* hi, std::int64_t nk, double m, bool base2, double* e_lo, double* e_hi);
 }  // namespace avx2
 
 namespace {
@@ -62,6 +71,21 @@ void running_sums_row(const double* w, const double* a, const double* g, const d
     if (has_avx2()) return avx2::running_sums_row(w, a, g, ws, keep, v, nk, dv, olo, ohi, omid, s1, s2, s3, v1, gs);
 #endif
     portable::running_sums_row_body(w, a, g, ws, keep, v, nk, dv, olo, ohi, omid, s1, s2, s3, v1, gs);
+}
+
+void scores_keys(const double* s, const double* c, const double* abs, std::int64_t nk, std::int64_t d, double c_lo,
+                 double c_hi, double* lo, double* hi, double* abs_up) {
+#if defined(EXACTATTN_ORACLE_AVX2)
+    if (has_avx2()) return avx2::scores_keys(s, c, abs, nk, d, c_lo, c_hi, lo, hi, abs_up);
+#endif
+    portable::scores_keys_body(s, c, abs, nk, d, c_lo, c_hi, lo, hi, abs_up);
+}
+
+void exp_keys(const double* lo, const double* hi, std::int64_t nk, double m, bool base2, double* e_lo, double* e_hi) {
+#if defined(EXACTATTN_ORACLE_AVX2)
+    if (has_avx2()) return avx2::exp_keys(lo, hi, nk, m, base2, e_lo, e_hi);
+#endif
+    portable::exp_keys_body(lo, hi, nk, m, base2, e_lo, e_hi);
 }
 
 }  // namespace exactattn::oracle::detail

@@ -31,4 +31,15 @@ void running_sums_row(const double* w, const double* a, const double* g, const d
                       const double* v, std::int64_t nk, std::int64_t dv, const double* olo, const double* ohi,
                       const double* omid, double* s1, double* s2, double* s3, double* v1, double* gs);
 
+/// The scores of a row from dot2_keys' pairs, every key at once: per key j the enclosure
+/// [lo_j, hi_j] of c·(s_j + c_j) and abs_up_j ≥ Σ_x |q_x k_jx|, as DoubleArith::dot_of (n = d)
+/// then DoubleArith::mul by the scale [c_lo, c_hi].
+void scores_keys(const double* s, const double* c, const double* abs, std::int64_t nk, std::int64_t d, double c_lo,
+                 double c_hi, double* lo, double* hi, double* abs_up);
+
+/// The exponentials of a row, every key at once: per key j the enclosure [e_lo_j, e_hi_j] of
+/// b^(s_j − m) for s_j ∈ [lo_j, hi_j] (b = 2 when base2, else e), as DoubleArith::sub then
+/// DoubleArith::exp.
+void exp_keys(const double* lo, const double* hi, std::int64_t nk, double m, bool base2, double* e_lo, double* e_hi);
+
 }  // namespace exactattn::oracle::detail

@@ -3,6 +3,8 @@
 // alone: -mavx2 -mfma -ffp-contract=off), called only where the processor has both.
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 
 namespace exactattn::oracle::detail::avx2 {
 
@@ -26,6 +28,15 @@ void running_sums_row(const double* w, const double* a, const double* g, const d
                       const double* v, std::int64_t nk, std::int64_t dv, const double* olo, const double* ohi,
                       const double* omid, double* s1, double* s2, double* s3, double* v1, double* gs) {
     running_sums_row_body(w, a, g, ws, keep, v, nk, dv, olo, ohi, omid, s1, s2, s3, v1, gs);
+}
+
+void scores_keys(const double* s, const double* c, const double* abs, std::int64_t nk, std::int64_t d, double c_lo,
+                 double c_hi, double* lo, double* hi, double* abs_up) {
+    scores_keys_body(s, c, abs, nk, d, c_lo, c_hi, lo, hi, abs_up);
+}
+
+void exp_keys(const double* lo, const double* hi, std::int64_t nk, double m, bool base2, double* e_lo, double* e_hi) {
+    exp_keys_body(lo, hi, nk, m, base2, e_lo, e_hi);
 }
 
 }  // namespace exactattn::oracle::detail::avx2

@@ -52,11 +52,13 @@ RowEnclosure<A> enclose_row(const Problem& p, const A& a, std::int64_t i, const 
     RowEnclosure<A> r(a);
     std::vector<typename A::Iv> s;
     s.reserve(nk);
-    std::vector<double> ds, dc, dabs;
-    if (kDouble && kt != nullptr) {
+    std::vector<double> ds, dc, dabs, slo, shi, sabs;
+    if (kDouble && kt != nullptr) {  // every key's Dot2, finish and scale at once (kernels.hpp)
         ds.resize(static_cast<std::size_t>(nk));
-        dc = dabs = ds;
+        dc = dabs = slo = shi = sabs = ds;
         detail::dot2_keys(&p.q.data[i * d], kt, nk, d, ds.data(), dc.data(), dabs.data());
+        const auto [c_lo, c_hi] = a.bounds(a.scale);
+        detail::scores_keys(ds.data(), dc.data(), dabs.data(), nk, d, c_lo, c_hi, slo.data(), shi.data(), sabs.data());
     }
     double smax = -std::numeric_limits<double>::infinity(), smin = -smax, abs_max = 0, max_lo = smax, min_hi = smin;
     bool first = true;
@@ -64,15 +66,13 @@ RowEnclosure<A> enclose_row(const Problem& p, const A& a, std::int64_t i, const 
         s.push_back(a.make());
         if (!keep[j]) continue;
         double abs_up = 0;
-        if constexpr (kDouble) {
-            if (kt != nullptr)
-                a.dot_of(s.back(), DoubleArith::Acc{ds[j], dc[j], dabs[j], 0, d}, &abs_up);
-            else
-                a.dot(s.back(), &p.q.data[i * d], &p.k.data[j * d], d, &abs_up);
+        if (kDouble && kt != nullptr) {  // dot_of and mul by the scale, from scores_keys
+            if constexpr (kDouble) s.back() = {slo[j], shi[j]};
+            abs_up = sabs[j];
         } else {
             a.dot(s.back(), &p.q.data[i * d], &p.k.data[j * d], d, &abs_up);
+            a.mul(s.back(), s.back(), a.scale);
         }
-        a.mul(s.back(), s.back(), a.scale);
         if (p.softcap > 0) a.softcap(s.back(), p.softcap);  // before the bias, as FlashAttention
         if (!p.bias.empty()) a.add_const(s.back(), bias_at(p, i, j));
         const auto [lo, hi] = a.bounds(s.back());
@@ -107,22 +107,33 @@ RowEnclosure<A> enclose_row(const Problem& p, const A& a, std::int64_t i, const 
     for (std::int64_t c = 0; c < dv; ++c) r.num.push_back(a.make_acc());
     auto t = a.make();
     const bool columns_at_once = kDouble && skip == nullptr;
+    std::vector<double> elo, ehi;
+    if constexpr (kDouble) {  // every key's sub and exp at once (kernels.hpp), as a.sub and a.exp
+        elo.resize(static_cast<std::size_t>(nk));
+        ehi = elo;
+        slo.resize(elo.size());
+        shi.resize(elo.size());
+        for (std::int64_t j = 0; j < nk; ++j) slo[j] = s[j].lo, shi[j] = s[j].hi;
+        detail::exp_keys(slo.data(), shi.data(), nk, r.m, a.base == ExpBase::Two, elo.data(), ehi.data());
+    }
     for (std::int64_t j = 0; j < nk; ++j) {
         r.e.push_back(a.make());
         if (!keep[j]) continue;
-        a.sub(t, s[j], r.m);
-        a.exp(r.e.back(), t);
+        if constexpr (kDouble) {
+            r.e.back() = {elo[j], ehi[j]};
+        } else {
+            a.sub(t, s[j], r.m);
+            a.exp(r.e.back(), t);
+        }
         a.add(r.den, r.e.back());
         if (columns_at_once) continue;
         for (std::int64_t c = 0; c < dv; ++c)
             if (skip == nullptr || !(*skip)[c]) a.add_mul(r.num[c], r.e.back(), p.v.data[j * dv + c]);
     }
     if constexpr (kDouble) {
-        if (columns_at_once) {  // every column at once (kernels.hpp), as add_mul key by key
-            std::vector<double> lo(static_cast<std::size_t>(nk)), hi(lo.size());
-            for (std::int64_t j = 0; j < nk; ++j) lo[j] = r.e[j].lo, hi[j] = r.e[j].hi;
+        if (columns_at_once) {  // every column at once (kernels.hpp), as add_mul key by key (visible keys)
             std::vector<double> ns(static_cast<std::size_t>(dv), 0.0), nc = ns, nabs = ns, nrad = ns;
-            detail::accumulate_numerators(lo.data(), hi.data(), keep.data(), p.v.data.data(), nk, dv, ns.data(),
+            detail::accumulate_numerators(elo.data(), ehi.data(), keep.data(), p.v.data.data(), nk, dv, ns.data(),
                                           nc.data(), nabs.data(), nrad.data());
             for (std::int64_t c = 0; c < dv; ++c)
                 r.num[c] = DoubleArith::Acc{ns[c], nc[c], nabs[c], nrad[c], r.facts.keys};

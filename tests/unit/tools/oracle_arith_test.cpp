@@ -4,11 +4,13 @@
 // down to the subnormals (both bases), its Dot2 sums of products with cancellation, and (with the
 // MPFR stage's) the logit softcap and its slope.
 #include "tools/oracle/arith.hpp"
+#include "tools/oracle/kernels.hpp"
 
 #include <gtest/gtest.h>
 #include <gmpxx.h>
 #include <mpfr.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -388,4 +390,86 @@ TEST(OracleArith, TheSoftcapAndItsSlopeEncloseMpfrsValues) {
         }
     }
     mpfr_clears(x, t, static_cast<mpfr_ptr>(nullptr));
+}
+
+// The double stage's loops over a row's keys (kernels.hpp) do per key the operations of
+// DoubleArith's dot_of, mul, sub and exp, four keys at a time: their enclosures must be those
+// operations' bit for bit, over random scores and the edges of every branch (infinite and
+// subnormal ends, rho past 1/2, shifted scores past 709 and 1023 and below −1100, ties of k/2).
+TEST(OracleArith, TheRowKernelsGiveDoubleArithsEnclosuresBitForBit) {
+    std::mt19937_64 rng(35);
+    std::uniform_real_distribution<double> unit(-1, 1);
+    const double inf = std::numeric_limits<double>::infinity();
+    std::vector<double> s, c, abs;
+    for (int t = 0; t < 4000; ++t) {
+        const double mag = std::ldexp(1.0, static_cast<int>(rng() % 24) - 12);
+        const double x = unit(rng) * mag * (t % 7 == 0 ? 1e3 : 1);
+        s.push_back(x);
+        c.push_back(x * 0x1p-60 * unit(rng));
+        abs.push_back(std::fabs(x) * (1 + std::fabs(unit(rng))));
+    }
+    for (double x : {0.0, -0.0, 0x1p-1074, -0x1p-1074, 1e308, -1e308, inf, -inf, 709.0, -1100.0, 1023.0}) {
+        s.push_back(x);
+        c.push_back(0);
+        abs.push_back(std::fabs(x));
+    }
+    const auto nk = static_cast<std::int64_t>(s.size());
+    for (std::int64_t d : {std::int64_t{1}, std::int64_t{64}, std::int64_t{1} << 50}) {
+        for (const auto& [c_lo, c_hi] : {std::pair{0.125, 0.125}, std::pair{0.12499999999999999, 0.125},
+                                         std::pair{1.0, 1.0}, std::pair{0.0, 0.0}}) {
+            std::vector<double> lo(s.size()), hi(s.size()), au(s.size());
+            exactattn::oracle::detail::scores_keys(s.data(), c.data(), abs.data(), nk, d, c_lo, c_hi, lo.data(),
+                                                   hi.data(), au.data());
+            DoubleArith da;
+            da.scale = {c_lo, c_hi};
+            for (std::int64_t j = 0; j < nk; ++j) {
+                DoubleArith::Iv r;
+                double a_up = 0;
+                da.dot_of(r, DoubleArith::Acc{s[j], c[j], abs[j], 0, d}, &a_up);
+                da.mul(r, r, da.scale);
+                ASSERT_EQ(std::bit_cast<std::uint64_t>(r.lo), std::bit_cast<std::uint64_t>(lo[j])) << j << " d " << d;
+                ASSERT_EQ(std::bit_cast<std::uint64_t>(r.hi), std::bit_cast<std::uint64_t>(hi[j])) << j << " d " << d;
+                ASSERT_EQ(std::bit_cast<std::uint64_t>(a_up), std::bit_cast<std::uint64_t>(au[j])) << j;
+            }
+        }
+    }
+    // Exponentials: score enclosures of every width, shifts that reach each branch.
+    std::vector<double> lo, hi;
+    for (int t = 0; t < 6000; ++t) {
+        const double x = unit(rng) * std::ldexp(1.0, static_cast<int>(rng() % 12));
+        const double w = t % 5 == 0 ? 0 : std::fabs(unit(rng)) * std::ldexp(1.0, -static_cast<int>(rng() % 60));
+        lo.push_back(x - w);
+        hi.push_back(x + w);
+    }
+    for (double k = -1600; k <= 1030; k += 0.5) {  // every k and every tie of k/2, both bases
+        lo.push_back(k * 0.6931471805599453);
+        hi.push_back(k * 0.6931471805599453);
+        lo.push_back(k);
+        hi.push_back(k);
+    }
+    for (const auto& [a, b] :
+         {std::pair{-inf, inf}, std::pair{0.0, 1.0}, std::pair{0.0, 0.5}, std::pair{-inf, -inf}, std::pair{inf, inf},
+          std::pair{-0.0, 0.0}, std::pair{708.9, 709.1}, std::pair{-1100.0, -1100.0}, std::pair{-1100.5, -1099.5}}) {
+        lo.push_back(a);
+        hi.push_back(b);
+    }
+    const auto ne = static_cast<std::int64_t>(lo.size());
+    for (ExpBase base : {ExpBase::E, ExpBase::Two}) {
+        for (double m : {0.0, 3.25, -2.5, 700.0, -700.0}) {
+            std::vector<double> el(lo.size()), eh(lo.size());
+            exactattn::oracle::detail::exp_keys(lo.data(), hi.data(), ne, m, base == ExpBase::Two, el.data(),
+                                                eh.data());
+            DoubleArith da;
+            da.base = base;
+            for (std::int64_t j = 0; j < ne; ++j) {
+                DoubleArith::Iv t, e;
+                da.sub(t, DoubleArith::Iv{lo[j], hi[j]}, m);
+                da.exp(e, t);
+                ASSERT_EQ(std::bit_cast<std::uint64_t>(e.lo), std::bit_cast<std::uint64_t>(el[j]))
+                    << j << " [" << lo[j] << ", " << hi[j] << "] m " << m;
+                ASSERT_EQ(std::bit_cast<std::uint64_t>(e.hi), std::bit_cast<std::uint64_t>(eh[j]))
+                    << j << " [" << lo[j] << ", " << hi[j] << "] m " << m;
+            }
+        }
+    }
 }
