@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 
@@ -68,6 +69,11 @@ double max_finite(FloatFormat f) {
 
 double round_to(double x, FloatFormat f) {
     if (!std::isfinite(x) || x == 0 || f == FloatFormat::Float64) return x;
+    // float32: the conversion to float is IEEE's narrowing, correctly rounded to nearest even with
+    // float32's quantum 2^−149 below its normals and ±inf past the largest float where the rounded
+    // magnitude would be 2^128: the value the general path below computes, without its two ldexp
+    // (a judgement rounds every entry several times).
+    if (f == FloatFormat::Float32) return static_cast<double>(static_cast<float>(x));
     const auto& fi = info(f);
     const int e = std::ilogb(x);
     const int q = std::max(e, fi.emin) - (fi.precision - 1);  // the quantum's exponent
@@ -140,7 +146,10 @@ bool representable(double x, FloatFormat f) { return std::isfinite(x) && round_t
 double ulp(double x, FloatFormat f) {
     const auto& fi = info(f);
     const int e = (x == 0 || !std::isfinite(x)) ? fi.emin : std::max(std::ilogb(x), fi.emin);
-    return std::ldexp(1.0, std::min(e, fi.emax) - fi.precision + 1);
+    const int k = std::min(e, fi.emax) - fi.precision + 1;
+    // 2^k from its bits where it is a normal double (ldexp's value, without the call)
+    if (k >= -1022) return std::bit_cast<double>(static_cast<std::uint64_t>(k + 1023) << 52);
+    return std::ldexp(1.0, k);
 }
 
 double decode_bits(std::uint64_t bits, FloatFormat f) {
