@@ -22,9 +22,8 @@ namespace portable {
 namespace avx2 {
 void dot2_keys(const double* q, const double* kt, std::int64_t nk, std::int64_t d, double* s, double* c, double* abs);
 void accumulate_numerators(const double* e_lo, const double* e_hi, const std::uint8_t* keep, const double* v,
-                           std::int64_t nk, std::int64_t dv, double* s, double* c, double* abs, double* rad);
-void abs_products(const double* e_hi, const std::uint8_t* keep, const double* v, std::int64_t nk, std::int64_t dv,
-                  double* acc);
+                           std::int64_t nk, std::int64_t dv, double* s, double* c, double* abs, double* rad,
+                           double* abs_hi);
 void running_sums_row(const double* w, const double* a, const double* g, const double* ws, const std::uint8_t* keep,
                       const double* v, std::int64_t nk, std::int64_t dv, const double* olo, const double* ohi,
                       const double* omid, double* s1, double* s2, double* s3, double* v1, double* gs);
@@ -49,19 +48,12 @@ void dot2_keys(const double* q, const double* kt, std::int64_t nk, std::int64_t 
 }
 
 void accumulate_numerators(const double* e_lo, const double* e_hi, const std::uint8_t* keep, const double* v,
-                           std::int64_t nk, std::int64_t dv, double* s, double* c, double* abs, double* rad) {
+                           std::int64_t nk, std::int64_t dv, double* s, double* c, double* abs, double* rad,
+                           double* abs_hi) {
 #if defined(EXACTATTN_ORACLE_AVX2)
-    if (has_avx2()) return avx2::accumulate_numerators(e_lo, e_hi, keep, v, nk, dv, s, c, abs, rad);
+    if (has_avx2()) return avx2::accumulate_numerators(e_lo, e_hi, keep, v, nk, dv, s, c, abs, rad, abs_hi);
 #endif
-    portable::accumulate_numerators_body(e_lo, e_hi, keep, v, nk, dv, s, c, abs, rad);
-}
-
-void abs_products(const double* e_hi, const std::uint8_t* keep, const double* v, std::int64_t nk, std::int64_t dv,
-                  double* acc) {
-#if defined(EXACTATTN_ORACLE_AVX2)
-    if (has_avx2()) return avx2::abs_products(e_hi, keep, v, nk, dv, acc);
-#endif
-    portable::abs_products_body(e_hi, keep, v, nk, dv, acc);
+    portable::accumulate_numerators_body(e_lo, e_hi, keep, v, nk, dv, s, c, abs, rad, abs_hi);
 }
 
 void running_sums_row(const double* w, const double* a, const double* g, const double* ws, const std::uint8_t* keep,

@@ -16,13 +16,11 @@ namespace exactattn::oracle::detail {
 void dot2_keys(const double* q, const double* kt, std::int64_t nk, std::int64_t d, double* s, double* c, double* abs);
 
 /// Σ_j E_j v_jc over the visible keys for every column c at once, E_j ∈ [e_lo_j, e_hi_j], into
-/// Dot2 accumulators held column by column (s, c, abs, rad), as DoubleArith::add_mul.
+/// Dot2 accumulators held column by column (s, c, abs, rad), as DoubleArith::add_mul; with
+/// abs_hi (distinct from the others), also Σ_j E_j^hi |v_jc| (the bounds' A_c) in the same pass.
 void accumulate_numerators(const double* e_lo, const double* e_hi, const std::uint8_t* keep, const double* v,
-                           std::int64_t nk, std::int64_t dv, double* s, double* c, double* abs, double* rad);
-
-/// Σ_j E_j^hi |v_jc| over the visible keys, every column at once, into acc (the bounds' A_c).
-void abs_products(const double* e_hi, const std::uint8_t* keep, const double* v, std::int64_t nk, std::int64_t dv,
-                  double* acc);
+                           std::int64_t nk, std::int64_t dv, double* s, double* c, double* abs, double* rad,
+                           double* abs_hi = nullptr);
 
 /// The running bound's sums of a row (oracle.cpp, running_sums), every column at once: with
 /// wd = w_j·max(|v_jc − olo_c|, |v_jc − ohi_c|), s1 += wd·a_j, s2 += wd, s3 += wd·g_j, v1 += |v_jc|;

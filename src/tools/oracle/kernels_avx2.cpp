@@ -15,13 +15,9 @@ void dot2_keys(const double* q, const double* kt, std::int64_t nk, std::int64_t 
 }
 
 void accumulate_numerators(const double* e_lo, const double* e_hi, const std::uint8_t* keep, const double* v,
-                           std::int64_t nk, std::int64_t dv, double* s, double* c, double* abs, double* rad) {
-    accumulate_numerators_body(e_lo, e_hi, keep, v, nk, dv, s, c, abs, rad);
-}
-
-void abs_products(const double* e_hi, const std::uint8_t* keep, const double* v, std::int64_t nk, std::int64_t dv,
-                  double* acc) {
-    abs_products_body(e_hi, keep, v, nk, dv, acc);
+                           std::int64_t nk, std::int64_t dv, double* s, double* c, double* abs, double* rad,
+                           double* abs_hi) {
+    accumulate_numerators_body(e_lo, e_hi, keep, v, nk, dv, s, c, abs, rad, abs_hi);
 }
 
 void running_sums_row(const double* w, const double* a, const double* g, const double* ws, const std::uint8_t* keep,

@@ -88,29 +88,32 @@ inline void dot2_keys_body(const double* q, const double* kt, std::int64_t nk, s
     }
 }
 
-inline void accumulate_numerators_body(const double* e_lo, const double* e_hi, const std::uint8_t* keep,
-                                       const double* v, std::int64_t nk, std::int64_t dv, double* s, double* c,
-                                       double* abs, double* rad) {
+// With kAbsHi, also abs_hi_c += E_j^hi |v_jc| (the bounds' A_c; once a pass of its own, the same operations in
+// the same order) in the same pass over V. The outputs are distinct arrays, none an input.
+template <bool kAbsHi>
+inline void numerators_body(const double* e_lo, const double* e_hi, const std::uint8_t* keep, const double* v,
+                            std::int64_t nk, std::int64_t dv, double* __restrict s, double* __restrict c,
+                            double* __restrict abs, double* __restrict rad, double* __restrict abs_hi) {
     for (std::int64_t j = 0; j < nk; ++j) {
         if (!keep[j]) continue;
-        const double m = e_lo[j] + (e_hi[j] - e_lo[j]) / 2, w = 2 * (e_hi[j] - e_lo[j]);
+        const double m = e_lo[j] + (e_hi[j] - e_lo[j]) / 2, w = 2 * (e_hi[j] - e_lo[j]), eh = e_hi[j];
         const double* vj = v + j * dv;
         for (std::int64_t x = 0; x < dv; ++x) {
             const double p = m * vj[x];
             dot2_step(s[x], c[x], m, vj[x], p);
             abs[x] += std::fabs(p);
             rad[x] += w * std::fabs(vj[x]);
+            if constexpr (kAbsHi) abs_hi[x] += eh * std::fabs(vj[x]);
         }
     }
 }
-inline void abs_products_body(const double* e_hi, const std::uint8_t* keep, const double* v, std::int64_t nk,
-                              std::int64_t dv, double* acc) {
-    for (std::int64_t j = 0; j < nk; ++j) {
-        if (!keep[j]) continue;
-        const double e = e_hi[j];
-        const double* vj = v + j * dv;
-        for (std::int64_t x = 0; x < dv; ++x) acc[x] += e * std::fabs(vj[x]);
-    }
+inline void accumulate_numerators_body(const double* e_lo, const double* e_hi, const std::uint8_t* keep,
+                                       const double* v, std::int64_t nk, std::int64_t dv, double* s, double* c,
+                                       double* abs, double* rad, double* abs_hi) {
+    if (abs_hi != nullptr)
+        numerators_body<true>(e_lo, e_hi, keep, v, nk, dv, s, c, abs, rad, abs_hi);
+    else
+        numerators_body<false>(e_lo, e_hi, keep, v, nk, dv, s, c, abs, rad, nullptr);
 }
 
 // The five sums are distinct arrays, none of them an input (running_sums allocates each):

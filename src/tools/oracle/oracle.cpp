@@ -37,6 +37,7 @@ struct RowEnclosure {
     RowFacts facts;
     std::vector<double> key_abs;  // per key: ≥ |c|·Σ_x |q_x k_jx| (0 for a masked key)
     std::vector<double> key_lo;   // per key: ≤ s_j
+    std::vector<double> abs_hi;   // the double stage's Σ_j E_j^hi |v_jc| per column (empty in MPFR's)
     explicit RowEnclosure(const A& a) : den(a.make_acc()), m(a.make_shift()) {}
 };
 
@@ -133,8 +134,9 @@ RowEnclosure<A> enclose_row(const Problem& p, const A& a, std::int64_t i, const 
     if constexpr (kDouble) {
         if (columns_at_once) {  // every column at once (kernels.hpp), as add_mul key by key (visible keys)
             std::vector<double> ns(static_cast<std::size_t>(dv), 0.0), nc = ns, nabs = ns, nrad = ns;
+            r.abs_hi.assign(static_cast<std::size_t>(dv), 0.0);
             detail::accumulate_numerators(elo.data(), ehi.data(), keep.data(), p.v.data.data(), nk, dv, ns.data(),
-                                          nc.data(), nabs.data(), nrad.data());
+                                          nc.data(), nabs.data(), nrad.data(), r.abs_hi.data());
             for (std::int64_t c = 0; c < dv; ++c)
                 r.num[c] = DoubleArith::Acc{ns[c], nc[c], nabs[c], nrad[c], r.facts.keys};
         }
@@ -359,9 +361,7 @@ void reference_row(const Problem& p, std::int64_t i, Reference& ref, const std::
     {  // Σ_j w_j |v_jc| ≤ Σ_j E_j^hi |v_jc| / D^lo; the double sums err by at most γ_n (Higham)
         DoubleArith::Iv d;
         da.finish(d, r.den);
-        std::vector<double> acc(static_cast<std::size_t>(dv), 0.0), ehi(static_cast<std::size_t>(nk));
-        for (std::int64_t j = 0; j < nk; ++j) ehi[j] = r.e[j].hi;
-        detail::abs_products(ehi.data(), keep.data(), p.v.data.data(), nk, dv, acc.data());
+        const std::vector<double>& acc = r.abs_hi;  // formed beside the numerators (kernels.hpp)
         const double g = static_cast<double>(nk + 2) * 0x1p-53;
         for (std::int64_t c = 0; c < dv; ++c) ref.out_abs[i * dv + c] = acc[c] / d.lo * (1 + 2 * g) * (1 + 0x1p-40);
         running_sums(p, da, r, d, keep, i, ref, sharp);
