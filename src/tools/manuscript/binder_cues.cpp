@@ -143,7 +143,10 @@ void Binder::entity_cues(const Candidate& c, CueWork& cw) const {
         for (; it != end; ++it) {
             if (it->first < sec_b) continue;
             const Span item = around(L_.paragraph_starts, it->first, s_.size());
-            if (c.b >= item.b && c.b < item.e) cw.give(it->second, 5);
+            if (c.b >= item.b && c.b < item.e) {
+                cw.give(it->second, 5);
+                cw.named_in_item = true;
+            }
         }
     }
     if (sec != nullptr && !sec->number.empty()) {

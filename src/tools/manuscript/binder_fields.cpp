@@ -284,27 +284,25 @@ void Binder::narrow_fields(const Candidate& c, CueWork& cw) const {
 
 // A unit alone is no subject: "the 12 steps of a list", in a book whose cost case has 4 target
 // steps, is a count of something else. A number whose only cue is the unit after it (no formula's
-// name, no table) binds only when its context names something of the scenario: an entity (in its
-// sentence, paragraph, section, caption or list item), a field word of its sentence (before it or
-// after its unit) or of its paragraph, a source or a query. Else it is unbound, never wrong or
-// verified (a count of a sort's steps equal to the target steps is not the target steps).
+// name, no table) binds only when its own sentence names something of the scenario: an entity, a
+// field word (before it or after its unit), a source or a query; or when it stands in an
+// exercise's list item. What its paragraph or section names does not count: an aside between two
+// sentences about a read's weights is still an aside. Else it is unbound, never wrong or verified
+// (a count of a sort's steps equal to the target steps is not the target steps).
 void Binder::lone_unit(const Candidate& c, CueWork& cw) const {
     Scores& sc = cw.sc;
     if (cw.unit.empty() || c.table >= 0 || !cw.label_fields.empty() || sc.field.empty()) return;
-    for (const auto& [e, w] : sc.entity) {
-        if (w > 0) return;
-    }
+    if (cw.named_in_sentence || cw.named_in_item) return;
     const Span& sent = cw.sent;
-    const Span& para = cw.para;
     const std::size_t after = std::min(std::max(cw.unit_end, c.e), sent.e);
     auto words = [&](const std::vector<FieldCue>& cues) {
         for (const auto& fc : cues) {
-            if (phrase(para.b, c.b, fc.stem) || phrase(after, sent.e, fc.stem)) return true;
+            if (phrase(sent.b, c.b, fc.stem) || phrase(after, sent.e, fc.stem)) return true;
         }
         return false;
     };
     if (words(field_cues()) || (cat_.has_layers && words(layer_field_cues()))) return;
-    if (!sources_named(para.b, sent.e).empty() || !queries_named(para.b, sent.e).empty()) return;
+    if (!sources_named(sent.b, sent.e).empty() || !queries_named(sent.b, sent.e).empty()) return;
     sc.lone_unit = cw.unit;
 }
 
