@@ -457,6 +457,39 @@ TEST(ManuscriptAuditSetting, TheStrictestCommentOfEveryFileIsTaken) {
     EXPECT_EQ(a.min_coverage, "100");
 }
 
+// A Markdown file asks in its YAML metadata, as pandoc reads it: top-level keys of any metadata
+// block, a later one replacing an earlier one within the file; across files the strictest is taken.
+TEST(ManuscriptAuditSetting, AMarkdownFileAsksInItsMetadataAsPandocReadsIt) {
+    const auto md = ManuscriptFormat::Markdown;
+    const auto level_of = [&](const std::string& text) {
+        AuditSetting a;
+        read_audit_setting(text, "ch.md", md, a);
+        return a.level;
+    };
+    EXPECT_EQ(level_of("---\ntitle: A\nexactattn-audit: true # asked\n---\n\nText.\n"), AuditLevel::Wrong);
+    EXPECT_EQ(level_of("---\nexactattn-audit: 'Strict'\n---\n"), AuditLevel::Strict);
+    EXPECT_EQ(level_of("Text.\n\n---\nexactattn-audit: yes\n...\n\nMore.\n"), AuditLevel::Wrong);  // a later block
+    EXPECT_EQ(level_of("---\nexactattn-audit: true\n---\n\n---\nexactattn-audit: false\n---\n"), AuditLevel::Off);
+    EXPECT_EQ(level_of("---\nbook:\n  exactattn-audit: true\n---\n"), AuditLevel::Off);      // not the document's
+    EXPECT_EQ(level_of("```\n---\nexactattn-audit: true\n---\n```\n"), AuditLevel::Off);     // in a fence
+    EXPECT_EQ(level_of("<!--\n\n---\nexactattn-audit: true\n---\n-->\n"), AuditLevel::Off);  // in a comment
+    EXPECT_EQ(level_of("The prose says exactattn-audit: true.\n"), AuditLevel::Off);
+    AuditSetting a;
+    read_audit_setting("---\nexactattn-audit: true\nexactattn-audit-min-coverage: \"57.5\"\n---\n", "ch1.md", md, a);
+    read_audit_setting("---\nexactattn-audit: false\nexactattn-audit-min-coverage: 9\n---\n", "ch2.md", md, a);
+    EXPECT_EQ(a.level, AuditLevel::Wrong);  // ch2's false turns off nothing ch1 asked for
+    EXPECT_EQ(a.min_coverage, "57.5");
+    read_audit_setting("% exactattn-audit: strict\n", "main.tex", ManuscriptFormat::Latex, a);
+    EXPECT_EQ(a.level, AuditLevel::Strict);
+    try {
+        AuditSetting b;
+        read_audit_setting("---\ntitle: A\nexactattn-audit: maybe\n---\n", "ch.md", md, b);
+        ADD_FAILURE() << "maybe was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("ch.md:3:1"), std::string::npos) << e.what();
+    }
+}
+
 // A value that is no setting is refused at its key, before anything is checked.
 TEST(ManuscriptAuditSetting, AValueThatIsNoSettingIsRefusedAtItsKey) {
     const auto refused = [](const std::string& text) {
