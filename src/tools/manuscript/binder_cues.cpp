@@ -122,6 +122,9 @@ void Binder::entity_cues(const Candidate& c, CueWork& cw) const {
             for (const auto& cue : cat_.entities[i].cues) {
                 if (!has_phrase(t.caption, 0, t.caption.size(), cue)) continue;
                 cw.give(static_cast<int>(i), 7);
+                // the caption is the cell's sentence: a query or source named in the paragraphs
+                // before the table does not overrule the reads it names
+                named_in_sentence = true;
                 reads = reads || cat_.entities[i].kind == EntityKind::Read;
                 interventions = interventions || cat_.entities[i].kind == EntityKind::Intervention;
             }

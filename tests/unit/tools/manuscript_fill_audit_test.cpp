@@ -330,6 +330,66 @@ TEST(ManuscriptAudit, YearsCanBeCounted) {
     EXPECT_EQ(r.unmarked[0].text, "2015");
 }
 
+// A four-digit count before its unit is no year: Exercise 5 stores 100 source states of width two at
+// eight bytes a number, 100 × 2 × 8 = 1600 bytes (Chapter 14), so 1600 bytes is verified and 1700
+// wrong; 1600 without a unit is still a year. Before, `1600 bytes` was "a year" and never judged.
+TEST(ManuscriptAudit, AFourDigitCountBeforeItsUnitIsNoYear) {
+    const std::string text =
+        "---\nexactattn-scenario: chapter14\n---\n"
+        "Storing the states takes 1600 bytes in Exercise 5.\n\n"
+        "In Exercise 5 the states take 1700 bytes.\n\n"
+        "In 1600 the press was new.\n";
+    const auto r = audit_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, kChapter);
+    ASSERT_EQ(r.unmarked.size(), 2U);
+    EXPECT_EQ(r.unmarked[0].verdict, AuditVerdict::Verified);
+    EXPECT_EQ(r.unmarked[0].bound[0].pointer, "/costs/exercise-5/stored_bytes");
+    EXPECT_EQ(r.unmarked[1].verdict, AuditVerdict::Wrong);
+    EXPECT_EQ(r.unmarked[1].text, "1700");
+    const auto year =
+        std::find_if(r.not_claims.begin(), r.not_claims.end(), [](const AuditFinding& f) { return f.text == "1600"; });
+    ASSERT_NE(year, r.not_claims.end());
+    EXPECT_EQ(year->reason, "a year");
+}
+
+// `a = ln 2 ≈ 0.693147` in prose is one chain naming the constant (ln 2 = 0.69314718…, 0.693147 to
+// six places, 0.6931 to four), as `$a=\ln2\approx0.693147$` is in math. Before, the prose was read
+// from its 2, as `2 ≈ 0.693147`, and called wrong by its own arithmetic.
+TEST(ManuscriptAudit, LnTwoInProseIsTheConstantNotTheNumberTwo) {
+    const std::string text =
+        "---\nexactattn-scenario: chapter14\n---\n"
+        "With a = ln 2 ≈ 0.693147 the states follow.\n\n"
+        "With a = ln 2 ≈ 0.6932 they do not.\n";
+    const auto r = audit_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, kChapter);
+    ASSERT_EQ(r.unmarked.size(), 2U);
+    EXPECT_EQ(r.unmarked[0].text, "a = ln 2 ≈ 0.693147");
+    EXPECT_EQ(r.unmarked[0].verdict, AuditVerdict::Verified);
+    EXPECT_EQ(r.unmarked[0].bound[0].pointer, "/a/value");
+    EXPECT_EQ(r.unmarked[1].verdict, AuditVerdict::Wrong);
+    EXPECT_NE(audit_line("t.md", r.unmarked[1]).find("a rounds to 0.6931"), std::string::npos);
+}
+
+// A table whose caption names its reads is read by its caption: the second query named in the
+// paragraph before it does not make its first row the second read's. By hand (Chapter 14): Example
+// 14.1's scores are [a,0,0] and weights [1/2, 1/4, 1/4]; Example 14.2's [0,a,0] and [1/4, 1/2, 1/4].
+// Before, both rows were bound to Example 14.2 and the first called wrong.
+TEST(ManuscriptAudit, ATableCaptionNamingItsReadsOutweighsAQueryNamedBeforeTheTable) {
+    const std::string text =
+        "---\nexactattn-scenario: chapter14\n---\n"
+        "[0,a,0]: the dot product of the second query with the states, in Example 14.2.\n\n"
+        "| Step | Scores | Weights |\n| --- | --- | --- |\n"
+        "| 1 | [a,0,0] | [1/2, 1/4, 1/4] |\n| 2 | [0,a,0] | [1/4, 1/2, 1/4] |\n\n"
+        ": Table 14.1 — The reads of Example 14.1 and Example 14.2.\n";
+    const auto r = audit_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, kChapter);
+    std::vector<std::string> bound;
+    for (const auto& f : r.unmarked) {
+        if (f.line < 8) continue;
+        EXPECT_EQ(f.verdict, AuditVerdict::Verified) << audit_line("t.md", f);
+        if (!f.bound.empty()) bound.push_back(f.bound[0].pointer);
+    }
+    EXPECT_EQ(bound, (std::vector<std::string>{"/reads/example-14.1/scores", "/reads/example-14.1/weights",
+                                               "/reads/example-14.2/scores", "/reads/example-14.2/weights"}));
+}
+
 // Bad input: one clear placed error or a correct result, never a crash.
 std::string error_of(const std::string& text, ManuscriptFormat f = ManuscriptFormat::Markdown,
                      const ManuscriptOptions& o = kChapter) {
