@@ -135,10 +135,14 @@ void Binder::unit_after_cues(const Candidate& c, CueWork& cw) const {
         while (w < after.size() && (after[w] == ' ' || after[w] == '$' || after[w] == '}')) ++w;
         after = after.substr(w);
         k += w;
-        // skip one adjective: "zero scores", "scalar multiplications", "source-state"
+        // skip one adjective: "zero scores", "scalar multiplications", "source-state"; the nearest
+        // unit is the number's ("four reads score three positions": reads, not scores), of two at
+        // one place the longer (unit_cues lists it first: "output step" before "step")
+        const FieldCue* unit = nullptr;
+        std::size_t unit_at = 0;
         for (const auto& uc : unit_cues()) {
             const std::size_t at = after.find(uc.stem);
-            if (at == std::string::npos) continue;
+            if (at == std::string::npos || (unit != nullptr && at >= unit_at)) continue;
             const std::string gap = after.substr(0, at);
             if (gap.find_first_of(",.;:()") != std::string::npos) continue;
             if (std::count(gap.begin(), gap.end(), ' ') > 1 || gap.starts_with("and ") || gap.starts_with("the "))
@@ -147,13 +151,23 @@ void Binder::unit_after_cues(const Candidate& c, CueWork& cw) const {
             if (r < after.size() && alpha(after[r]) &&
                 !(after[r] == 's' && (r + 1 >= after.size() || !alpha(after[r + 1]))))
                 continue;
-            for (const auto& f : uc.fields) cw.field(f, 9);
-            if (sc.reason_field.empty()) sc.reason_field = fmt::format("\"{}\" after it", uc.stem);
-            cw.unit = uc.stem;
-            cw.unit_end = k + r;
-            sc.qualified = !gap.empty();
-            break;
+            unit = &uc;
+            unit_at = at;
         }
+        if (unit == nullptr) return;
+        // "Example 14.1 and Example 14.2 are two reads" counts the reads its sentence names, not a
+        // cost case's target steps ("four reads require 400 dot products").
+        if (unit->stem == "read" && cw.named_in_sentence &&
+            std::any_of(sc.entity.begin(), sc.entity.end(), [&](const auto& ew) {
+                return ew.second >= 6 && cat_.entities[static_cast<std::size_t>(ew.first)].kind == EntityKind::Read;
+            })) {
+            return;
+        }
+        for (const auto& f : unit->fields) cw.field(f, 9);
+        if (sc.reason_field.empty()) sc.reason_field = fmt::format("\"{}\" after it", unit->stem);
+        cw.unit = unit->stem;
+        cw.unit_end = k + unit_at + unit->stem.size();
+        sc.qualified = unit_at > 0;
     }
 }
 

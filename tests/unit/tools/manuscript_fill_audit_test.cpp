@@ -390,6 +390,27 @@ TEST(ManuscriptAudit, ATableCaptionNamingItsReadsOutweighsAQueryNamedBeforeTheTa
                                                "/reads/example-14.2/scores", "/reads/example-14.2/weights"}));
 }
 
+// A count's unit is the nearest after it: in Section 14.6 four output steps (reads) score three
+// source positions (Chapter 14), so "four reads score three positions" is right twice; before, the
+// unit list's first match, "score", made four a count of positions and called it wrong. And a count
+// of the reads its sentence names is no cost case's steps: "Example 14.1 and Example 14.2 are two
+// reads" was called wrong against the 4 target steps; nothing of the scenario counts reads, so it
+// is unbound.
+TEST(ManuscriptAudit, ACountsUnitIsTheNearestAndReadsNamedAreNotTargetSteps) {
+    const std::string text =
+        "---\nexactattn-scenario: chapter14\n---\n"
+        "In Section 14.6, four reads score three positions.\n\n"
+        "Example 14.1 and Example 14.2 are two reads.\n";
+    const auto r = audit_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, kChapter);
+    ASSERT_EQ(r.unmarked.size(), 3U);
+    EXPECT_EQ(r.unmarked[0].verdict, AuditVerdict::Verified) << audit_line("t.md", r.unmarked[0]);
+    EXPECT_EQ(r.unmarked[0].bound[0].pointer, "/costs/section-14.6/target_steps");
+    EXPECT_EQ(r.unmarked[1].verdict, AuditVerdict::Verified) << audit_line("t.md", r.unmarked[1]);
+    EXPECT_EQ(r.unmarked[1].bound[0].pointer, "/costs/section-14.6/positions");
+    EXPECT_EQ(r.unmarked[2].text, "two");
+    EXPECT_EQ(r.unmarked[2].verdict, AuditVerdict::Unbound) << audit_line("t.md", r.unmarked[2]);
+}
+
 // Bad input: one clear placed error or a correct result, never a crash.
 std::string error_of(const std::string& text, ManuscriptFormat f = ManuscriptFormat::Markdown,
                      const ManuscriptOptions& o = kChapter) {
