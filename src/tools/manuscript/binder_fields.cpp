@@ -220,6 +220,21 @@ void Binder::sentence_field_cues(const Candidate& c, CueWork& cw) const {
         if (sc.reason_field.empty()) sc.reason_field = fmt::format("\"{}\" before it", fc->stem);
         w = std::max(2.0, w - 3);
     }
+    // A value that opens its line as a label, `[0,a,0]: the dot product of the second query …`, is
+    // what the words after its colon say, the nearest first.
+    const bool label = (c.b == 0 || s_[c.b - 1] == '\n') && c.e + 1 < s_.size() && s_[c.e] == ':' && s_[c.e + 1] == ' ';
+    if (!found.empty() || !label) return;
+    for (const auto& fc : field_cues()) {
+        std::size_t at = 0;
+        if (phrase(c.e, sent.e, fc.stem, &at, false)) found.emplace_back(at, &fc);
+    }
+    std::sort(found.begin(), found.end());
+    w = 6;
+    for (const auto& [at, fc] : found) {
+        for (const auto& f : fc->fields) cw.field(f, w);
+        if (sc.reason_field.empty()) sc.reason_field = fmt::format("\"{}\" after its colon", fc->stem);
+        w = std::max(2.0, w - 3);
+    }
 }
 
 // A layer's field words before it in its sentence: keys, values, outputs, "attends".

@@ -330,16 +330,20 @@ TEST(ManuscriptAudit, YearsCanBeCounted) {
     EXPECT_EQ(r.unmarked[0].text, "2015");
 }
 
+// The audit of `body` under Chapter 14's front matter (three lines: the body starts at line 4).
+AuditResult audit_chapter(const std::string& body) {
+    return audit_manuscript_text("---\nexactattn-scenario: chapter14\n---\n" + body, "t.md", ManuscriptFormat::Markdown,
+                                 kChapter);
+}
+
 // A four-digit count before its unit is no year: Exercise 5 stores 100 source states of width two at
 // eight bytes a number, 100 × 2 × 8 = 1600 bytes (Chapter 14), so 1600 bytes is verified and 1700
 // wrong; 1600 without a unit is still a year. Before, `1600 bytes` was "a year" and never judged.
 TEST(ManuscriptAudit, AFourDigitCountBeforeItsUnitIsNoYear) {
-    const std::string text =
-        "---\nexactattn-scenario: chapter14\n---\n"
+    const auto r = audit_chapter(
         "Storing the states takes 1600 bytes in Exercise 5.\n\n"
         "In Exercise 5 the states take 1700 bytes.\n\n"
-        "In 1600 the press was new.\n";
-    const auto r = audit_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, kChapter);
+        "In 1600 the press was new.\n");
     ASSERT_EQ(r.unmarked.size(), 2U);
     EXPECT_EQ(r.unmarked[0].verdict, AuditVerdict::Verified);
     EXPECT_EQ(r.unmarked[0].bound[0].pointer, "/costs/exercise-5/stored_bytes");
@@ -355,11 +359,9 @@ TEST(ManuscriptAudit, AFourDigitCountBeforeItsUnitIsNoYear) {
 // six places, 0.6931 to four), as `$a=\ln2\approx0.693147$` is in math. Before, the prose was read
 // from its 2, as `2 ≈ 0.693147`, and called wrong by its own arithmetic.
 TEST(ManuscriptAudit, LnTwoInProseIsTheConstantNotTheNumberTwo) {
-    const std::string text =
-        "---\nexactattn-scenario: chapter14\n---\n"
+    const auto r = audit_chapter(
         "With a = ln 2 ≈ 0.693147 the states follow.\n\n"
-        "With a = ln 2 ≈ 0.6932 they do not.\n";
-    const auto r = audit_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, kChapter);
+        "With a = ln 2 ≈ 0.6932 they do not.\n");
     ASSERT_EQ(r.unmarked.size(), 2U);
     EXPECT_EQ(r.unmarked[0].text, "a = ln 2 ≈ 0.693147");
     EXPECT_EQ(r.unmarked[0].verdict, AuditVerdict::Verified);
@@ -373,13 +375,11 @@ TEST(ManuscriptAudit, LnTwoInProseIsTheConstantNotTheNumberTwo) {
 // 14.1's scores are [a,0,0] and weights [1/2, 1/4, 1/4]; Example 14.2's [0,a,0] and [1/4, 1/2, 1/4].
 // Before, both rows were bound to Example 14.2 and the first called wrong.
 TEST(ManuscriptAudit, ATableCaptionNamingItsReadsOutweighsAQueryNamedBeforeTheTable) {
-    const std::string text =
-        "---\nexactattn-scenario: chapter14\n---\n"
+    const auto r = audit_chapter(
         "[0,a,0]: the dot product of the second query with the states, in Example 14.2.\n\n"
         "| Step | Scores | Weights |\n| --- | --- | --- |\n"
         "| 1 | [a,0,0] | [1/2, 1/4, 1/4] |\n| 2 | [0,a,0] | [1/4, 1/2, 1/4] |\n\n"
-        ": Table 14.1 — The reads of Example 14.1 and Example 14.2.\n";
-    const auto r = audit_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, kChapter);
+        ": Table 14.1 — The reads of Example 14.1 and Example 14.2.\n");
     std::vector<std::string> bound;
     for (const auto& f : r.unmarked) {
         if (f.line < 8) continue;
@@ -397,11 +397,9 @@ TEST(ManuscriptAudit, ATableCaptionNamingItsReadsOutweighsAQueryNamedBeforeTheTa
 // reads" was called wrong against the 4 target steps; nothing of the scenario counts reads, so it
 // is unbound.
 TEST(ManuscriptAudit, ACountsUnitIsTheNearestAndReadsNamedAreNotTargetSteps) {
-    const std::string text =
-        "---\nexactattn-scenario: chapter14\n---\n"
+    const auto r = audit_chapter(
         "In Section 14.6, four reads score three positions.\n\n"
-        "Example 14.1 and Example 14.2 are two reads.\n";
-    const auto r = audit_manuscript_text(text, "t.md", ManuscriptFormat::Markdown, kChapter);
+        "Example 14.1 and Example 14.2 are two reads.\n");
     ASSERT_EQ(r.unmarked.size(), 3U);
     EXPECT_EQ(r.unmarked[0].verdict, AuditVerdict::Verified) << audit_line("t.md", r.unmarked[0]);
     EXPECT_EQ(r.unmarked[0].bound[0].pointer, "/costs/section-14.6/target_steps");
@@ -409,6 +407,19 @@ TEST(ManuscriptAudit, ACountsUnitIsTheNearestAndReadsNamedAreNotTargetSteps) {
     EXPECT_EQ(r.unmarked[1].bound[0].pointer, "/costs/section-14.6/positions");
     EXPECT_EQ(r.unmarked[2].text, "two");
     EXPECT_EQ(r.unmarked[2].verdict, AuditVerdict::Unbound) << audit_line("t.md", r.unmarked[2]);
+}
+
+// A value opening its line as a label is what the words after its colon say: Example 14.2's scores
+// are [0,a,0] (Chapter 14: q_2 = [0,1] against [a,0], [0,a], [0,0]), so [a,0,0] there is wrong.
+// Before, both were unbound: only the words before a number named its field.
+TEST(ManuscriptAudit, AValueOpeningItsLineAsALabelIsWhatItsColonIntroduces) {
+    const auto r = audit_chapter(
+        "[0,a,0]: the dot product of the second query with the states, in Example 14.2.\n\n"
+        "[a,0,0]: the dot product of the second query with the states, in Example 14.2.\n");
+    ASSERT_EQ(r.unmarked.size(), 2U);
+    EXPECT_EQ(r.unmarked[0].verdict, AuditVerdict::Verified) << audit_line("t.md", r.unmarked[0]);
+    EXPECT_EQ(r.unmarked[0].bound[0].pointer, "/reads/example-14.2/scores");
+    EXPECT_EQ(r.unmarked[1].verdict, AuditVerdict::Wrong) << audit_line("t.md", r.unmarked[1]);
 }
 
 // Bad input: one clear placed error or a correct result, never a crash.
