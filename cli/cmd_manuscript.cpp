@@ -42,6 +42,7 @@ struct ManuscriptCli {
     std::string format = "text";  ///< check: `text` or `github` (annotation lines); fill: `manuscript` or `json`
     std::string sarif;            ///< check: write a SARIF 2.1.0 log to FILE
     std::string stdin_filename;   ///< --stdin-filename: the name, ending and directory of `-`
+    bool marks_only = false;      ///< check: the marks only, whatever the files ask (a build tool audits itself)
 };
 
 // The manuscripts a command was given: `-` is standard input (docs/manuscript.md, "Standard
@@ -156,13 +157,15 @@ std::size_t check_files(const Inputs& in, const ManuscriptCli& o, std::ostream& 
     return wrong;
 }
 
-// The audit a LaTeX book asks for in comment lines of its main file or a chapter
-// (docs/manuscript.md, "LaTeX books"), the strictest of them; refused at its line (exit 2).
-AuditSetting latex_audit_setting(const Inputs& in) {
+// The audit a book asks for in its files (docs/manuscript.md, "The unmarked prose of a book"):
+// comment lines of a LaTeX main file or chapter, the YAML metadata blocks of a Markdown file; the
+// strictest of them; refused at its line (exit 2). None under --marks-only.
+AuditSetting asked_audit(const Inputs& in, const ManuscriptCli& o) {
     AuditSetting a;
+    if (o.marks_only) return a;
     for (std::size_t i = 0; i < in.files.size(); ++i) {
         const std::string& file = in.files[i].file;
-        if (manuscript_format(file) == ManuscriptFormat::Latex) read_audit_setting(in.text(i), file, a);
+        read_audit_setting(in.text(i), file, manuscript_format(file), a);
     }
     return a;
 }
@@ -198,16 +201,14 @@ struct AuditTotals {
     }
 };
 
-// `manuscript check` of a LaTeX book that asks for the audit: its LaTeX files audited as the
+// `manuscript check` of a book that asks for the audit: every file checked audited as the
 // toolchains' builds audit theirs, the lines of the numbers audit calls wrong printed (annotation
 // lines with --format github) and added to `notes` as `unmarked-wrong`, under `strict` each
 // file's coverage, then audit's total; whether the book fails it.
-bool latex_audit_fails(const Inputs& in, const AuditSetting& a, const ManuscriptCli& o, std::ostream& out,
-                       std::vector<Annotation>& notes) {
-    std::vector<std::size_t> which;
-    for (std::size_t i = 0; i < in.files.size(); ++i) {
-        if (manuscript_format(in.files[i].file) == ManuscriptFormat::Latex) which.push_back(i);
-    }
+bool audit_fails(const Inputs& in, const AuditSetting& a, const ManuscriptCli& o, std::ostream& out,
+                 std::vector<Annotation>& notes) {
+    std::vector<std::size_t> which(in.files.size());
+    for (std::size_t i = 0; i < which.size(); ++i) which[i] = i;
     const bool strict = a.level == AuditLevel::Strict;
     AuditTotals t;
     for (const auto& r : audit_results(in, which, o)) {
@@ -234,12 +235,12 @@ int check(const ManuscriptCli& o, std::ostream& out) {
         throw reference_error(
             fmt::format("no manuscript found ({} naming an exactattn-scenario)", manuscript_patterns()));
     }
-    const AuditSetting asked = latex_audit_setting(in);  // refused before anything is checked
+    const AuditSetting asked = asked_audit(in, o);  // refused before anything is checked
     std::vector<Annotation> notes;
     const std::size_t wrong = check_files(in, o, out, notes);
-    const bool audit_fails = asked.level != AuditLevel::Off && latex_audit_fails(in, asked, o, out, notes);
+    const bool failed = asked.level != AuditLevel::Off && audit_fails(in, asked, o, out, notes);
     if (!o.sarif.empty()) write_output_file(o.sarif, sarif_log(notes, in.names(), "manuscript check"), "--sarif");
-    return wrong == 0 && !audit_fails ? 0 : 1;
+    return wrong == 0 && !failed ? 0 : 1;
 }
 
 // fill --format json: each placeholder with its place and what replaced it, for a build tool
@@ -444,6 +445,9 @@ void add_manuscript_command(CLI::App& app, std::function<int(std::ostream&)>& co
     s_check->add_option("--format", o->format, "text, or github: each wrong claim as a GitHub annotation line")
         ->check(CLI::IsMember({"text", "github"}));
     s_check->add_option("--sarif", o->sarif, "Also write a SARIF 2.1.0 log of the wrong claims to FILE");
+    s_check->add_flag("--marks-only", o->marks_only,
+                      "Check the marks only, not the audit a file asks for (exactattn-audit): for a build tool that "
+                      "runs the audit itself");
     s_check->callback([o, &command] { command = [o](std::ostream& out) { return check(*o, out); }; });
 
     auto* s_fill = family->add_subcommand("fill", "Replace placeholders by the report's values (to -o FILE or stdout)");

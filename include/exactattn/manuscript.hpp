@@ -225,6 +225,12 @@ struct AuditSetting {
 /// minimum, so that one file's `false` does not turn off what another asked for. A value that is
 /// none of these is a UsageError placed at its key.
 void read_audit_setting(std::string_view latex, const std::string& file, AuditSetting& into);
+/// The same for a manuscript of either format: LaTeX's comment lines as above; Markdown's top-level
+/// keys `exactattn-audit:` and `exactattn-audit-min-coverage:` in the file's YAML metadata blocks
+/// (the front matter and any later block, as pandoc finds them), the last of each key in the file
+/// being the file's (as pandoc merges its blocks), merged into `into` keeping the strictest. A
+/// value that is no setting is a UsageError placed at its key.
+void read_audit_setting(std::string_view text, const std::string& file, ManuscriptFormat format, AuditSetting& into);
 
 /// The manuscript with a mark on every number audit bound (verified or wrong), and the list of
 /// what was marked, why, and what was left unmarked.

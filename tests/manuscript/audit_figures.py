@@ -237,9 +237,11 @@ def main():
                 m = re.match(r"^.*?:(\d+):(\d+): marked (.*) as (/\S+) \(", raw)
                 if not m:
                     continue
-                line, written, pointer = int(m.group(1)), m.group(3), m.group(4)
+                line, col, written, pointer = int(m.group(1)), int(m.group(2)), m.group(3), m.group(4)
                 text = lines[line - 1]
-                want = [x for x in expected if x["near"] in text and x["written"] == written]
+                after = text[col - 1 + len(written):]  # columns count code points, as Python's str does
+                want = [x for x in expected if x["near"] in text and x["written"] == written
+                        and after.startswith(x.get("followed_by", ""))]
                 if not want:
                     unknown += 1
                     continue

@@ -6,6 +6,8 @@
 #     github), and write a SARIF 2.1.0 log (--sarif) with the same places; the log's structure is
 #     held to what SARIF 2.1.0 requires (the OASIS schema is not committed: its licence is not
 #     the project's).
+#     A Markdown book whose front matter asks for the audit of its unmarked prose is audited by
+#     `manuscript check` too (exactattn-audit), the strictest file winning.
 #   --only latexmk: a LaTeX book of \include'd chapters checked in one command from its main
 #     file, chapters outside the book's directory refused, and the book built by latexmk
 #     (xelatex); exits 77 (skipped) where latexmk or xelatex is absent, unless
@@ -135,6 +137,74 @@ def annotations(args, work):
     write(os.path.join(book, "ch2, part: b.md"), front + "Key's weight is [1/4]{.exact ref=\"/reads/example-14.1/weights/1\"}.\n")
     run([args.cli, "manuscript", "check", "book", "--sarif", sarif], work, 0)
     check_sarif(sarif, [], ["book/ch1.md", "book/ch2%2C%20part%3A%20b.md"])
+
+
+def markdown_book_audit(args, work):
+    """`manuscript check` of a Markdown book audits its unmarked prose when a file's YAML metadata asks
+    (`exactattn-audit: true|strict`, `exactattn-audit-min-coverage: P`), as for a LaTeX book's comment
+    lines: the strictest file wins, one total line, exit 1 on a wrong unmarked number. By hand (Chapter
+    14, Example 14.1): key's weight is 1/4; ch2.md's `1/3` stands at line 5 (three lines of front
+    matter and a blank before it), column 36; ch1.md's one mark and ch2.md's one unmarked number
+    make a coverage of 1 of 2, 50.0%."""
+    book = os.path.join(work, "mdbook")
+    shutil.copy(os.path.join(args.source, "data/chapter14/chapter14.json"), os.path.join(work, "chapter14.json"))
+    ch1 = os.path.join(book, "ch1.md")
+    ch2 = os.path.join(book, "ch2.md")
+    one = ("---\nexactattn-scenario: ../chapter14.json\n{}---\n\n"
+           "The weights are [[1/2, 1/4, 1/4]]{{.exact ref=\"/reads/example-14.1/weights\"}}.\n")
+    two = "---\nexactattn-scenario: ../chapter14.json\n{}---\n\nIn Example 14.1 the key has weight {}.\n"
+    write(ch1, one.format("exactattn-audit: true  # the book's unmarked prose too\n"))
+    write(ch2, two.format("", "1/3"))
+    wrong = ("mdbook/ch2.md:5:36: written 1/3; weight of position 2 (key) in read example-14.1 (source red, query "
+             "q1) (/reads/example-14.1/weights/1) is 1/4 (1/3 ≠ 1/4)")
+    want = ["mdbook/ch1.md: 1 claim, 0 wrong", "mdbook/ch2.md: 0 claims, 0 wrong",
+            "manuscript: 1 claim checked in 2 files, 0 wrong", wrong,
+            "manuscript audit: coverage 50.0% (1 of 2 numeric claims marked), 1 wrong in 2 files "
+            "(exactattn-audit: true)"]
+    p = run([args.cli, "manuscript", "check", "mdbook"], work, 1)
+    if p.stdout.splitlines() != want:
+        fail("manuscript check of a Markdown book asking for the audit printed:\n" + p.stdout + "\nnot:\n"
+             + "\n".join(want))
+    # The strictest file wins: ch2's own `false` does not turn off ch1's `true`.
+    write(ch2, two.format("exactattn-audit: false\n", "1/3"))
+    p = run([args.cli, "manuscript", "check", "mdbook"], work, 1)
+    if not lines_with(p.stdout, wrong.replace(":5:36:", ":6:36:")):
+        fail(f"a chapter's exactattn-audit: false turned off the book's audit:\n{p.stdout}")
+    write(ch2, two.format("", "1/3"))
+    # As a GitHub annotation, rule unmarked-wrong.
+    p = run([args.cli, "manuscript", "check", "mdbook", "--format", "github"], work, 1)
+    if not lines_with(p.stdout, "::error file=mdbook/ch2.md,line=5,col=36,title=exactattn unmarked-wrong::written 1/3"):
+        fail(f"the unmarked wrong number is no annotation:\n{p.stdout}")
+    # --marks-only: the marks alone, as a build tool that audits the book itself asks (exit 0).
+    p = run([args.cli, "manuscript", "check", "mdbook", "--marks-only"], work, 0)
+    if p.stdout.splitlines() != want[:3]:
+        fail(f"check --marks-only printed:\n{p.stdout}")
+    # pandoc merges a file's metadata blocks, a later key replacing an earlier one: a later block's
+    # `false` is the file's setting, and nothing else asks.
+    write(ch1, one.format("exactattn-audit: true\n") + "\n---\nexactattn-audit: false\n---\n")
+    run([args.cli, "manuscript", "check", "mdbook"], work, 0)
+    # A key in a fenced block or nested under another is not the document's.
+    write(ch1, one.format("book:\n  exactattn-audit: true\n") + "\n```\n---\nexactattn-audit: true\n---\n```\n")
+    run([args.cli, "manuscript", "check", "mdbook"], work, 0)
+    # strict: 1 of 2 marked (50.0%) is below the default 95% (exit 1, each file's coverage printed);
+    # a minimum of 50 in ch2 is met.
+    write(ch2, two.format("", "1/4"))
+    write(ch1, one.format("exactattn-audit: strict\n"))
+    p = run([args.cli, "manuscript", "check", "mdbook"], work, 1)
+    if ("mdbook/ch2.md: 0 marked, 1 unmarked, coverage 0.0%" not in p.stdout.splitlines()
+            or "0 wrong in 2 files (exactattn-audit: strict, minimum 95%)" not in p.stdout):
+        fail(f"strict below 95% did not fail the Markdown book:\n{p.stdout}")
+    write(ch2, two.format("exactattn-audit-min-coverage: 50\n", "1/4"))
+    run([args.cli, "manuscript", "check", "mdbook"], work, 0)
+    # A value that is no setting: refused at its key (line 3, column 1), one line, exit 2.
+    for key, value, reason in (("exactattn-audit", "maybe", "exactattn-audit: maybe is none of true, false and "
+                                "strict"),
+                               ("exactattn-audit-min-coverage", "'ninety'", "exactattn-audit-min-coverage: ninety is "
+                                "not a percentage from 0 to 100")):
+        write(ch1, one.format(f"{key}: {value}\n"))
+        p = run([args.cli, "manuscript", "check", "mdbook"], work, 2)
+        if not p.stderr.startswith(f"exactattn: mdbook/ch1.md:3:1: {reason}") or p.stderr.count("\n") != 1:
+            fail(f"{key}: {value} in the front matter was not refused at its line: {p.stderr}")
 
 
 def latexmk_book(args, work):
@@ -301,7 +371,11 @@ def main():
     work = os.path.join(args.workdir, args.only)
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    annotations(args, work) if args.only == "annotations" else latexmk_book(args, work)
+    if args.only == "annotations":
+        annotations(args, work)
+        markdown_book_audit(args, work)
+    else:
+        latexmk_book(args, work)
     print("check_books: passed")
 
 

@@ -90,6 +90,31 @@ def write(path, text):
         f.write(text)
 
 
+def counted_cli(args, work):
+    """A wrapper of the exactattn binary that logs the arguments of each run, one line a run, and its
+    log: to show how often a build runs `manuscript audit` and how it runs `manuscript check`."""
+    log = os.path.join(work, "exactattn-runs.log")
+    wrapper = os.path.join(work, "exactattn-counted")
+    write(wrapper, f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\nexec "{args.cli}" "$@"\n')
+    os.chmod(wrapper, 0o755)
+    if os.path.exists(log):
+        os.remove(log)
+    return wrapper, log
+
+
+def audited_once(log, what, checks):
+    """The runs logged: one `manuscript audit`, and `checks` runs of `manuscript check --marks-only`
+    (the audit a file asks for is the build's, run once, not `check`'s too)."""
+    runs = open(log, encoding="utf-8").read().splitlines() if os.path.exists(log) else []
+    audits = [r for r in runs if r.startswith("manuscript audit")]
+    checked = [r for r in runs if r.startswith("manuscript check")]
+    if len(audits) != 1 or len(checked) != checks or any(not r.startswith("manuscript check --marks-only")
+                                                          for r in checked):
+        fail(f"{what}: the build did not audit once (want 1 audit and {checks} checks with --marks-only):\n"
+             + "\n".join(runs))
+    os.remove(log)
+
+
 def book_checks(args, env, work):
     """A book split into files with its metadata in the first (issue 34): a file that names no
     scenario takes the one the build's metadata names, found and confined where it is named; its
@@ -218,9 +243,17 @@ def audit_book_checks(args, env, work):
     # Asked for in the first file's front matter: a later file's `false` does not turn it off.
     write(os.path.join(book, part1), front.format("exactattn-audit: true\n") + body1)
     write(os.path.join(book, "off.md"), "---\nexactattn-audit: false\n---\n\nNo numbers here.\n")
-    p = build(files=(part1, part2, "off.md"), expect_ok=False)
-    if p.returncode != 1 or placed not in p.stderr:
+    # The build audits once: `manuscript check` of a file that asks for the audit in its front matter
+    # would audit it too, so the filter checks with --marks-only and audits the book itself, once:
+    # the wrong number's line is printed once.
+    wrapper, log = counted_cli(args, work)
+    p = build(files=(part1, part2, "off.md"), expect_ok=False, run_env=dict(env, EXACTATTN=wrapper))
+    if p.returncode != 1 or p.stderr.count(placed) != 1:
         fail(f"a later file's exactattn-audit: false turned the audit off: exit {p.returncode}\n{p.stderr}")
+    audited_once(log, "the wrong book asking in its front matter", 3)
+    write(os.path.join(book, part2), "# Removing a state\n\n" + weight.format("1/4") + rest)
+    build(files=(part1, part2, "off.md"), run_env=dict(env, EXACTATTN=wrapper))
+    audited_once(log, "the correct book asking in its front matter", 3)
     write(os.path.join(book, part1), front.format("") + body1)
     write(os.path.join(book, part2), "# Removing a state\n\n" + weight.format("1/4") + rest)
     # strict: the coverage (0 of 11 numeric claims marked) is below audit's 95%; a minimum of 0 is met.
@@ -254,9 +287,11 @@ def audit_book_checks(args, env, work):
     # a value that is no setting is refused at its line (main.tex, line 2).
     write(os.path.join(book, "main.tex"), "% exactattn-scenario: chapter14.json\n% exactattn-audit: true\n"
           "\\section{Example 14.1}\nThe denominator is $2+1+1=4$.\n")
-    p = build(files=tex, expect_ok=False)
-    if p.returncode != 1 or "chapters/two.tex:1:38: written $\\tfrac13$; " not in p.stderr:
+    wrapper, log = counted_cli(args, work)
+    p = build(files=tex, expect_ok=False, run_env=dict(env, EXACTATTN=wrapper))
+    if p.returncode != 1 or p.stderr.count("chapters/two.tex:1:38: written $\\tfrac13$; ") != 1:
         fail(f"% exactattn-audit: true in a LaTeX input did not stop the build: exit {p.returncode}\n{p.stderr}")
+    audited_once(log, "the LaTeX inputs asking in a comment", 2)
     write(os.path.join(book, "main.tex"), "% exactattn-scenario: chapter14.json\n% exactattn-audit: maybe\n"
           "\\section{Example 14.1}\nThe denominator is $2+1+1=4$.\n")
     p = build(files=tex, expect_ok=False)
@@ -875,13 +910,16 @@ def quarto_metadata_checks(args, env, work):
               "{{{{< exactattn /reads/example-14.1/weights >}}}}.\n")
     write(ch2, weight.format("1/4"))
     render_like_quarto(args, env, ch2, html, project=book)
-    for front in ("", "---\nexactattn-audit: false\n---\n"):
+    wrapper, log = counted_cli(args, work)
+    for front in ("", "---\nexactattn-audit: false\n---\n", "---\nexactattn-audit: true\n---\n"):
         write(ch2, front + weight.format("1/3"))
-        p = render_like_quarto(args, env, ch2, html + ".bad", expect_ok=False, project=book)
+        p = render_like_quarto(args, dict(env, EXACTATTN=wrapper), ch2, html + ".bad", expect_ok=False, project=book)
         at = f"chapters/ch2.qmd:{3 + front.count(chr(10))}:38: written 1/3; "
-        if p.returncode != 1 or at not in p.stderr or os.path.exists(html + ".bad"):
+        if p.returncode != 1 or p.stderr.count(at) != 1 or os.path.exists(html + ".bad"):
             fail(f"an unmarked wrong weight did not stop the audited Quarto render at {at}: exit {p.returncode}\n"
                  f"{p.stderr}")
+        # the chapter asking in its own front matter is audited once, by the filter, not by `check` too
+        audited_once(log, f"the Quarto chapter with front matter {front!r}", 1)
 
 
 def quarto_injection_checks(args, env, work):
@@ -1059,14 +1097,22 @@ def myst_audit_checks(args, env, work):
     # wrong weight now stands on line 7 (3 lines of front matter and a blank before the heading),
     # column 38. The strictest place is taken: the page's `false` does not turn off myst.yml's `true`.
     myst_book(args, book, ["one.md", "chapters/two.md"], exports, "  exactattn-scenario: chapter14.json\n")
+    wrapper, log = counted_cli(args, work)
     for page_setting, project_setting in (("true", ""), ("false", "  exactattn-audit: true\n")):
         myst_book(args, book, ["one.md", "chapters/two.md"], exports,
                   "  exactattn-scenario: chapter14.json\n" + project_setting)
         write(two, f"---\nexactattn-audit: {page_setting}\n---\n\n" + text.format("1/3"))
-        p = myst_build(args, env, book, expect_ok=False)
-        if p.returncode != 1 or "chapters/two.md:7:38: written 1/3; " not in p.stderr:
+        p = myst_build(args, dict(env, EXACTATTN=wrapper), book, expect_ok=False)
+        if p.returncode != 1 or p.stderr.count("chapters/two.md:7:38: written 1/3; ") != 1:
             fail(f"the page's exactattn-audit: {page_setting} (myst.yml: {project_setting.strip() or 'none'}) did not "
                  f"stop the build at the wrong weight: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+        # the page is audited once, by the plugin, not by `check` too (one.md, checked before it,
+        # asks for nothing of its own unless myst.yml does)
+        runs = open(log, encoding="utf-8").read().splitlines()
+        audits = [r for r in runs if r.startswith("manuscript audit") and r.endswith("two.md")]
+        if len(audits) != 1 or any(r.startswith("manuscript check") and "--marks-only" not in r for r in runs):
+            fail(f"the MyST page asking for the audit was not audited once:\n" + "\n".join(runs))
+        os.remove(log)
     # The correct page with the setting builds. A page's setting is that page's (each page is
     # checked as MyST reads it, as each chapter under Quarto is its own render): one.md asking for
     # the audit does not audit chapters/two.md, whose wrong weight then passes, as without it.

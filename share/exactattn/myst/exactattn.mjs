@@ -275,7 +275,8 @@ function audited(page, from, setting) {
 
 // A page that is a manuscript: checked, then its placeholders filled and its marks unwrapped.
 function checked(tree, page, from) {
-  run(['manuscript', 'check', ...from, '--', page]);
+  // --marks-only: the audit the page asks for is run by audited() below, once, not by `check` too
+  run(['manuscript', 'check', '--marks-only', ...from, '--', page]);
   const setting = auditSetting(page);
   if (setting.level > 0) audited(page, from, setting);
   const listed = JSON.parse(run(['manuscript', 'fill', '--format', 'json', ...from, '--', page]));

@@ -4,8 +4,9 @@
 --
 --   pandoc --lua-filter=exactattn.lua chapter14.md -o chapter14.html
 --
--- 1. `exactattn manuscript check FILE` for every input file: a wrong claim or bad input stops the
---    build with the checker's lines (file:line:col: pointer: written W, exact E).
+-- 1. `exactattn manuscript check --marks-only FILE` for every input file: a wrong claim or bad
+--    input stops the build with the checker's lines (file:line:col: pointer: written W, exact E);
+--    the audit a file asks for is step 4's, once for the whole build, not `check`'s too.
 -- 2. `exactattn manuscript fill FILE` for every input file: the filled texts, joined as pandoc
 --    joins its input files, are read again, so every {{/pointer}} placeholder becomes its value
 --    (escaped by exactattn as literal text); one it cannot fill stops the build, and so does a
@@ -331,9 +332,15 @@ local function check_and_fill(doc)
   -- A file naming no scenario takes the build's, found and confined where it is named.
   local from, hint = scenario_source(doc.meta, files)
   if not from and not doc.meta['exactattn-scenario'] then from, hint = latex_scenario_source(files) end
+  -- `check --marks-only`: the filter runs the audit a file asks for itself, once over the whole
+  -- build (below), so `check` does not audit each file again.
   local function command(name, f)
-    if from then return {'manuscript', name, '--scenario-from', from, '--', f} end
-    return {'manuscript', name, '--', f}
+    local args = {'manuscript', name}
+    if name == 'check' then table.insert(args, '--marks-only') end
+    if from then table.insert(args, '--scenario-from'); table.insert(args, from) end
+    table.insert(args, '--')
+    table.insert(args, f)
+    return args
   end
   local level, least = audit_settings(doc.meta, files)
   local texts = {}

@@ -295,15 +295,63 @@ std::optional<mpq_class> setting_percentage(const std::string& text) {
     return p.rational();
 }
 
-}  // namespace
-
-void read_audit_setting(std::string_view latex, const std::string& file, AuditSetting& into) {
+const std::map<std::string, AuditLevel, std::less<>>& audit_levels() {
     static const std::map<std::string, AuditLevel, std::less<>> levels = {
         {"false", AuditLevel::Off},    {"no", AuditLevel::Off},    {"off", AuditLevel::Off},
         {"true", AuditLevel::Wrong},   {"yes", AuditLevel::Wrong}, {"on", AuditLevel::Wrong},
         {"strict", AuditLevel::Strict}};
-    std::optional<mpq_class> least;
-    if (!into.min_coverage.empty()) least = setting_percentage(into.min_coverage);
+    return levels;
+}
+
+// One setting `key: value` (the key `exactattn-audit` or `exactattn-audit-min-coverage`) merged
+// into `into`, the strictest level and the highest minimum kept; refused at `where`.
+void take_setting(bool min, const std::string& value, const Location& where, AuditSetting& into) {
+    if (min) {
+        const auto p = setting_percentage(value);
+        if (!p) {
+            throw usage_error(fmt::format("exactattn-audit-min-coverage: {} is not a percentage from 0 to 100",
+                                          escape_controls(value)),
+                              where);
+        }
+        const auto least = into.min_coverage.empty() ? std::nullopt : setting_percentage(into.min_coverage);
+        if (!least || *p > *least) into.min_coverage = value;
+        return;
+    }
+    std::string word = value;
+    std::transform(word.begin(), word.end(), word.begin(),
+                   [](char ch) { return ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch - 'A' + 'a') : ch; });
+    const auto it = audit_levels().find(word);
+    if (it == audit_levels().end()) {
+        throw usage_error(fmt::format("exactattn-audit: {} is none of true, false and strict (the audit of the "
+                                      "unmarked prose: docs/manuscript.md)",
+                                      escape_controls(value)),
+                          where);
+    }
+    into.level = std::max(into.level, it->second);
+}
+
+// A YAML value as written on its key's line: one pair of quotes taken off, or a plain value
+// without a trailing ` # comment`.
+std::string yaml_setting_value(std::string_view raw) {
+    while (!raw.empty() && (raw.front() == ' ' || raw.front() == '\t')) raw.remove_prefix(1);
+    if (raw.empty() || (raw.front() != '"' && raw.front() != '\'')) {
+        for (std::size_t k = 1; k < raw.size(); ++k) {
+            if (raw[k] == '#' && (raw[k - 1] == ' ' || raw[k - 1] == '\t')) {
+                raw = raw.substr(0, k);
+                break;
+            }
+        }
+    } else if (const std::size_t close = raw.find(raw.front(), 1); close != std::string_view::npos) {
+        std::string_view after = raw.substr(close + 1);
+        while (!after.empty() && (after.front() == ' ' || after.front() == '\t')) after.remove_prefix(1);
+        if (after.empty() || after.front() == '#') raw = raw.substr(0, close + 1);
+    }
+    return setting_value(raw);
+}
+
+}  // namespace
+
+void read_audit_setting(std::string_view latex, const std::string& file, AuditSetting& into) {
     int line = 0;
     for (std::size_t from = 0; from < latex.size(); ++line) {
         std::size_t e = latex.find('\n', from);
@@ -318,31 +366,40 @@ void read_audit_setting(std::string_view latex, const std::string& file, AuditSe
         const bool min = rest.starts_with("exactattn-audit-min-coverage:");
         if (!min && !rest.starts_with("exactattn-audit:")) continue;
         const std::string_view key = min ? "exactattn-audit-min-coverage" : "exactattn-audit";
-        const std::string value = setting_value(rest.substr(key.size() + 1));
         // The key's column: only blanks and `%` stand before it, one byte a code point.
-        const Location where{file, line + 1, static_cast<int>(k) + 1, {}, {}};
-        if (min) {
-            const auto p = setting_percentage(value);
-            if (!p) {
-                throw usage_error(fmt::format("exactattn-audit-min-coverage: {} is not a percentage from 0 to 100",
-                                              escape_controls(value)),
-                                  where);
-            }
-            if (!least || *p > *least) least = *p, into.min_coverage = value;
-            continue;
-        }
-        std::string word = value;
-        std::transform(word.begin(), word.end(), word.begin(),
-                       [](char ch) { return ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch - 'A' + 'a') : ch; });
-        const auto it = levels.find(word);
-        if (it == levels.end()) {
-            throw usage_error(fmt::format("exactattn-audit: {} is none of true, false and strict (the audit of the "
-                                          "unmarked prose: docs/manuscript.md)",
-                                          escape_controls(value)),
-                              where);
-        }
-        into.level = std::max(into.level, it->second);
+        take_setting(min, setting_value(rest.substr(key.size() + 1)),
+                     Location{file, line + 1, static_cast<int>(k) + 1, {}, {}}, into);
     }
+}
+
+void read_audit_setting(std::string_view text, const std::string& file, ManuscriptFormat format, AuditSetting& into) {
+    if (format == ManuscriptFormat::Latex) {
+        read_audit_setting(text, file, into);
+        return;
+    }
+    if (text.find("exactattn-audit") == std::string_view::npos) return;  // most files: nothing to read
+    const manuscript::Source src = manuscript::prepare(text, file, format);
+    const std::string_view t(src.text);
+    // pandoc merges a file's blocks, a later key replacing an earlier one: the file's setting is the
+    // last of each key.
+    std::optional<std::pair<std::string, Location>> level;
+    std::optional<std::pair<std::string, Location>> least;
+    for (const auto& [b, e] : src.metadata_blocks) {
+        for (std::size_t pos = b; pos < e;) {
+            std::size_t eol = t.find('\n', pos);
+            if (eol == std::string_view::npos || eol > e) eol = e;
+            const std::string_view l = t.substr(pos, eol - pos);
+            const bool min = l.starts_with("exactattn-audit-min-coverage:");
+            if (min || l.starts_with("exactattn-audit:")) {
+                const std::size_t key =
+                    std::string_view(min ? "exactattn-audit-min-coverage:" : "exactattn-audit:").size();
+                (min ? least : level) = std::pair(yaml_setting_value(l.substr(key)), src.at(pos));
+            }
+            pos = eol + 1;
+        }
+    }
+    if (level) take_setting(false, level->first, level->second, into);
+    if (least) take_setting(true, least->first, least->second, into);
 }
 
 }  // namespace exactattn

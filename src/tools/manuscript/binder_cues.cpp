@@ -122,6 +122,9 @@ void Binder::entity_cues(const Candidate& c, CueWork& cw) const {
             for (const auto& cue : cat_.entities[i].cues) {
                 if (!has_phrase(t.caption, 0, t.caption.size(), cue)) continue;
                 cw.give(static_cast<int>(i), 7);
+                // the caption is the cell's sentence: a query or source named in the paragraphs
+                // before the table does not overrule the reads it names
+                named_in_sentence = true;
                 reads = reads || cat_.entities[i].kind == EntityKind::Read;
                 interventions = interventions || cat_.entities[i].kind == EntityKind::Intervention;
             }
@@ -143,7 +146,10 @@ void Binder::entity_cues(const Candidate& c, CueWork& cw) const {
         for (; it != end; ++it) {
             if (it->first < sec_b) continue;
             const Span item = around(L_.paragraph_starts, it->first, s_.size());
-            if (c.b >= item.b && c.b < item.e) cw.give(it->second, 5);
+            if (c.b >= item.b && c.b < item.e) {
+                cw.give(it->second, 5);
+                cw.named_in_item = true;
+            }
         }
     }
     if (sec != nullptr && !sec->number.empty()) {

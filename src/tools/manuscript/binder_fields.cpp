@@ -135,10 +135,14 @@ void Binder::unit_after_cues(const Candidate& c, CueWork& cw) const {
         while (w < after.size() && (after[w] == ' ' || after[w] == '$' || after[w] == '}')) ++w;
         after = after.substr(w);
         k += w;
-        // skip one adjective: "zero scores", "scalar multiplications", "source-state"
+        // skip one adjective: "zero scores", "scalar multiplications", "source-state"; the nearest
+        // unit is the number's ("four reads score three positions": reads, not scores), of two at
+        // one place the longer (unit_cues lists it first: "output step" before "step")
+        const FieldCue* unit = nullptr;
+        std::size_t unit_at = 0;
         for (const auto& uc : unit_cues()) {
             const std::size_t at = after.find(uc.stem);
-            if (at == std::string::npos) continue;
+            if (at == std::string::npos || (unit != nullptr && at >= unit_at)) continue;
             const std::string gap = after.substr(0, at);
             if (gap.find_first_of(",.;:()") != std::string::npos) continue;
             if (std::count(gap.begin(), gap.end(), ' ') > 1 || gap.starts_with("and ") || gap.starts_with("the "))
@@ -147,13 +151,23 @@ void Binder::unit_after_cues(const Candidate& c, CueWork& cw) const {
             if (r < after.size() && alpha(after[r]) &&
                 !(after[r] == 's' && (r + 1 >= after.size() || !alpha(after[r + 1]))))
                 continue;
-            for (const auto& f : uc.fields) cw.field(f, 9);
-            if (sc.reason_field.empty()) sc.reason_field = fmt::format("\"{}\" after it", uc.stem);
-            cw.unit = uc.stem;
-            cw.unit_end = k + r;
-            sc.qualified = !gap.empty();
-            break;
+            unit = &uc;
+            unit_at = at;
         }
+        if (unit == nullptr) return;
+        // "Example 14.1 and Example 14.2 are two reads" counts the reads its sentence names, not a
+        // cost case's target steps ("four reads require 400 dot products").
+        if (unit->stem == "read" && cw.named_in_sentence &&
+            std::any_of(sc.entity.begin(), sc.entity.end(), [&](const auto& ew) {
+                return ew.second >= 6 && cat_.entities[static_cast<std::size_t>(ew.first)].kind == EntityKind::Read;
+            })) {
+            return;
+        }
+        for (const auto& f : unit->fields) cw.field(f, 9);
+        if (sc.reason_field.empty()) sc.reason_field = fmt::format("\"{}\" after it", unit->stem);
+        cw.unit = unit->stem;
+        cw.unit_end = k + unit_at + unit->stem.size();
+        sc.qualified = unit_at > 0;
     }
 }
 
@@ -204,6 +218,21 @@ void Binder::sentence_field_cues(const Candidate& c, CueWork& cw) const {
         const bool marked_between = src_.scan.compare(at, c.b - at, s_, at, c.b - at) != 0;
         for (const auto& f : fc->fields) cw.field(f, marked_between ? 2 : w);
         if (sc.reason_field.empty()) sc.reason_field = fmt::format("\"{}\" before it", fc->stem);
+        w = std::max(2.0, w - 3);
+    }
+    // A value that opens its line as a label, `[0,a,0]: the dot product of the second query …`, is
+    // what the words after its colon say, the nearest first.
+    const bool label = (c.b == 0 || s_[c.b - 1] == '\n') && c.e + 1 < s_.size() && s_[c.e] == ':' && s_[c.e + 1] == ' ';
+    if (!found.empty() || !label) return;
+    for (const auto& fc : field_cues()) {
+        std::size_t at = 0;
+        if (phrase(c.e, sent.e, fc.stem, &at, false)) found.emplace_back(at, &fc);
+    }
+    std::sort(found.begin(), found.end());
+    w = 6;
+    for (const auto& [at, fc] : found) {
+        for (const auto& f : fc->fields) cw.field(f, w);
+        if (sc.reason_field.empty()) sc.reason_field = fmt::format("\"{}\" after its colon", fc->stem);
         w = std::max(2.0, w - 3);
     }
 }
@@ -284,27 +313,25 @@ void Binder::narrow_fields(const Candidate& c, CueWork& cw) const {
 
 // A unit alone is no subject: "the 12 steps of a list", in a book whose cost case has 4 target
 // steps, is a count of something else. A number whose only cue is the unit after it (no formula's
-// name, no table) binds only when its context names something of the scenario: an entity (in its
-// sentence, paragraph, section, caption or list item), a field word of its sentence (before it or
-// after its unit) or of its paragraph, a source or a query. Else it is unbound, never wrong or
-// verified (a count of a sort's steps equal to the target steps is not the target steps).
+// name, no table) binds only when its own sentence names something of the scenario: an entity, a
+// field word (before it or after its unit), a source or a query; or when it stands in an
+// exercise's list item. What its paragraph or section names does not count: an aside between two
+// sentences about a read's weights is still an aside. Else it is unbound, never wrong or verified
+// (a count of a sort's steps equal to the target steps is not the target steps).
 void Binder::lone_unit(const Candidate& c, CueWork& cw) const {
     Scores& sc = cw.sc;
     if (cw.unit.empty() || c.table >= 0 || !cw.label_fields.empty() || sc.field.empty()) return;
-    for (const auto& [e, w] : sc.entity) {
-        if (w > 0) return;
-    }
+    if (cw.named_in_sentence || cw.named_in_item) return;
     const Span& sent = cw.sent;
-    const Span& para = cw.para;
     const std::size_t after = std::min(std::max(cw.unit_end, c.e), sent.e);
     auto words = [&](const std::vector<FieldCue>& cues) {
         for (const auto& fc : cues) {
-            if (phrase(para.b, c.b, fc.stem) || phrase(after, sent.e, fc.stem)) return true;
+            if (phrase(sent.b, c.b, fc.stem) || phrase(after, sent.e, fc.stem)) return true;
         }
         return false;
     };
     if (words(field_cues()) || (cat_.has_layers && words(layer_field_cues()))) return;
-    if (!sources_named(para.b, sent.e).empty() || !queries_named(para.b, sent.e).empty()) return;
+    if (!sources_named(sent.b, sent.e).empty() || !queries_named(sent.b, sent.e).empty()) return;
     sc.lone_unit = cw.unit;
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "tools/manuscript/claims.hpp"
+#include "tools/manuscript/cue_words.hpp"
 #include "tools/manuscript/quantities.hpp"
 
 namespace exactattn::manuscript::binding {
@@ -244,6 +245,22 @@ class CandidateScan {
             }
         }
     }
+    // Where a number of the prose starts when `ln` stands before it: `ln 2` is one value (the
+    // constant a), and `a = ln 2 ≈ 0.693147` one chain naming it, not `2 ≈ 0.693147`, whose own
+    // arithmetic is false.
+    [[nodiscard]] std::size_t ln_start(std::size_t k) const {
+        std::size_t b = k;
+        while (b > 0 && s[b - 1] == ' ') --b;
+        if (b < 2 || s.compare(b - 2, 2, "ln") != 0 || (b > 2 && (alpha(s[b - 3]) || s[b - 3] == '\\'))) return k;
+        b -= 2;
+        std::size_t n = b;
+        while (n > 0 && s[n - 1] == ' ') --n;
+        if (n == 0 || s[n - 1] != '=' || covered[n - 1]) return b;
+        --n;
+        while (n > 0 && s[n - 1] == ' ') --n;
+        if (n > 0 && s[n - 1] == 'a' && (n == 1 || !(alpha(s[n - 2]) || digit(s[n - 2])))) return n - 1;
+        return b;
+    }
     // Prose: vectors, numbers and chains, number words, a bare a.
     void prose_candidates() {
         for (std::size_t k = 0; k < s.size();) {
@@ -265,7 +282,7 @@ class CandidateScan {
             Candidate c;
             if (e > k) {
                 e = chain_end(s, e);
-                c.b = k;
+                c.b = ln_start(k);
                 c.e = e;
                 c.kind = Kind::Prose;
             } else if (starts && alpha(s[k])) {
@@ -320,6 +337,17 @@ class CandidateScan {
             prose.push_back(c);
         }
     }
+    // Whether a unit of a count (`bytes`, `dot products`, unit_cues) follows the number ending at e.
+    [[nodiscard]] bool unit_after(std::size_t e) const {
+        while (e < s.size() && s[e] == ' ') ++e;
+        for (const auto& uc : unit_cues()) {
+            if (s.compare(e, uc.stem.size(), uc.stem) != 0) continue;
+            std::size_t r = e + uc.stem.size();
+            if (r < s.size() && s[r] == 's') ++r;
+            if (r >= s.size() || !alpha(s[r])) return true;
+        }
+        return false;
+    }
     // Not claims: references, years, list numbers, headings, labels, names.
     void not_claims() {
         // The start of every line, found once: a search back from each number would read a long
@@ -349,7 +377,8 @@ class CandidateScan {
             if (glued_after || glued_before) {
                 c.not_claim = "part of a name or path";
             } else if (options.ignore_years && text.size() == 4 && digits_only &&
-                       (text.starts_with("1") || text.starts_with("20"))) {  // 2024, not 14.1 or 12.5
+                       (text.starts_with("1") || text.starts_with("20")) &&  // 2024, not 14.1 or 12.5
+                       !unit_after(c.e)) {                                   // 1600 bytes is a count
                 c.not_claim = "a year";
             } else if (options.ignore_lists && first_on_line && c.e < s.size() && (s[c.e] == '.' || s[c.e] == ')') &&
                        digits_only) {

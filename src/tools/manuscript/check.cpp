@@ -74,8 +74,15 @@ ManuscriptResult check_manuscript_text(std::string_view text, const std::string&
             v.passed = j.passed;
             v.detail = j.detail;
         } catch (const Error& e) {
-            where.pointer = m.pointer;
-            throw Error(e.kind(), where, e.reason());
+            // A written value that is no value is a claim that does not hold, reported at its place
+            // like a wrong one; it does not hide the other marks of the manuscript. What is refused
+            // as input (a claim nested past any need, a work limit) stays bad input, placed.
+            if (e.kind() != ErrorKind::Parse || manuscript::nests_too_deep(m.written)) {
+                where.pointer = m.pointer;
+                throw Error(e.kind(), where, e.reason());
+            }
+            v.passed = false;
+            v.detail = e.reason();
         }
         r.claims.push_back(std::move(v));
     }

@@ -291,16 +291,25 @@ namespace {
 
 constexpr int kMaxNesting = 64;
 
-// Brackets, parentheses and braces nested deeper than any claim needs are refused before the
-// recursive readers see them (a stack overflow is not an error message).
-void check_nesting(std::string_view written) {
+}  // namespace
+
+bool nests_too_deep(std::string_view written) {
     int depth = 0;
     for (const char c : written) {
         if (c == '[' || c == '(' || c == '{') ++depth;
         if (c == ']' || c == ')' || c == '}') --depth;
-        if (depth > kMaxNesting) {
-            throw parse_error(Location{}, fmt::format("the claim nests brackets more than {} deep", kMaxNesting));
-        }
+        if (depth > kMaxNesting) return true;
+    }
+    return false;
+}
+
+namespace {
+
+// Brackets, parentheses and braces nested deeper than any claim needs are refused before the
+// recursive readers see them (a stack overflow is not an error message).
+void check_nesting(std::string_view written) {
+    if (nests_too_deep(written)) {
+        throw parse_error(Location{}, fmt::format("the claim nests brackets more than {} deep", kMaxNesting));
     }
 }
 

@@ -58,6 +58,10 @@ struct ClaimJudgement {
 /// token.
 ClaimJudgement judge_claim(std::string_view written, const detail::Json& target);
 
+/// Whether a written claim nests brackets, parentheses or braces deeper than any claim needs (64):
+/// judge_claim refuses it before its recursive readers see it.
+bool nests_too_deep(std::string_view written);
+
 /// Whether a chain contradicts itself (`1 + 2 + 1 = 5`, `2/4 = 1/3`, `[a/4, a/3]` after a sum
 /// that is `[a/4, a/2]`, `a/2 ≈ 0.35`): every element after an optional leading name is compared
 /// with the first, exactly, or by correct rounding to the places written for a decimal (after

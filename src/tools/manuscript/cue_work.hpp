@@ -22,6 +22,7 @@ struct CueWork {
     std::size_t reach = 0;               ///< how far back a paragraph's level reaches
     std::size_t field_at = 0;            ///< the nearest field word before it in its sentence
     bool named_in_sentence = false;      ///< an entity is named in its own sentence
+    bool named_in_item = false;          ///< it stands in a list item of an exercise (the item names it)
     bool rows_are_positions = false;     ///< its table holds a row per position
     std::set<std::string> label_fields;  ///< the fields a formula's name states
     std::string unit;                    ///< the unit after it ("steps"), when one is

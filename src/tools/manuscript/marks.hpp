@@ -36,6 +36,9 @@ struct Source {
     /// The folder the scenario must lie in (with the working directory), when it is not the
     /// file's own: a Quarto `_metadata.yml`'s project folder (docs/manuscript.md, "Quarto").
     std::string scenario_root;
+    /// Markdown: the YAML metadata blocks, as pandoc finds them, each [from, to) of text from its
+    /// opening delimiter to the end of its closing one (docs/manuscript.md, "YAML metadata blocks").
+    std::vector<std::pair<std::size_t, std::size_t>> metadata_blocks;
 
     /// file:line:column of a byte offset into text (column in code points).
     [[nodiscard]] Location at(std::size_t offset) const;

@@ -222,6 +222,7 @@ void blank_markdown(Source& src) {
             if (close < s.size() && yaml_map(t, eol + 1, close)) {
                 const std::size_t to = line_end(t, close);
                 read_yaml_block(src, pos, to);
+                src.metadata_blocks.emplace_back(pos, to);
                 blank(s, pos, to);
                 after_blank = false;
                 pos = to + 1;
