@@ -396,6 +396,15 @@ class Builder {
             r.s = sum, r.c = err, r.abs = abs, r.n = n;
             return r;
         };
+        // In doubles, row i's sums Σ_j e_j·m_jc over its visible keys for every column c < cols
+        // (O = Σ P·V, and dQ's Σ dS·K) into row_cols: the enclosures' ends copied out, one Dot2
+        // accumulator a column (generic, so only the double stage instantiates it).
+        const auto row_sums = [&](std::int64_t i, const auto& e, const double* m, std::int64_t cols) {
+            for (std::int64_t j = 0; j < nk_; ++j) e_lo[j] = e[j].lo, e_hi[j] = e[j].hi;
+            row_cols.reset(static_cast<std::size_t>(cols));
+            detail::accumulate_numerators(e_lo.data(), e_hi.data(), keep_[i].data(), m, nk_, cols, row_cols.s.data(),
+                                          row_cols.c.data(), row_cols.abs.data(), row_cols.rad.data());
+        };
         AIv t = a.make(), den = a.make(), x = a.make(), sum = a.make(), dd = a.make();
         Acc den_acc = a.make_acc(), acc = a.make_acc(), dd_acc = a.make_acc();
         for (std::int64_t i = 0; i < nq_; ++i) {
@@ -445,13 +454,7 @@ class Builder {
             put_iv(g_.delta, i, a, dd);
             const auto visible = static_cast<std::int64_t>(std::count(keep_[i].begin(), keep_[i].end(), 1));
             if constexpr (kDouble) {
-                if (!open_out.empty()) {
-                    for (std::int64_t j = 0; j < nk_; ++j) e_lo[j] = w[j].lo, e_hi[j] = w[j].hi;
-                    row_cols.reset(static_cast<std::size_t>(dv_));
-                    detail::accumulate_numerators(e_lo.data(), e_hi.data(), keep_[i].data(), p_.v.data.data(), nk_, dv_,
-                                                  row_cols.s.data(), row_cols.c.data(), row_cols.abs.data(),
-                                                  row_cols.rad.data());
-                }
+                if (!open_out.empty()) row_sums(i, w, p_.v.data.data(), dv_);
             }
             for (const std::int64_t c : open_out) {
                 if constexpr (kDouble) {
@@ -492,13 +495,7 @@ class Builder {
                 }
             }
             if constexpr (kDouble) {
-                if (!open_dq.empty()) {
-                    for (std::int64_t j = 0; j < nk_; ++j) e_lo[j] = ds[j].lo, e_hi[j] = ds[j].hi;
-                    row_cols.reset(static_cast<std::size_t>(d_));
-                    detail::accumulate_numerators(e_lo.data(), e_hi.data(), keep_[i].data(), p_.k.data.data(), nk_, d_,
-                                                  row_cols.s.data(), row_cols.c.data(), row_cols.abs.data(),
-                                                  row_cols.rad.data());
-                }
+                if (!open_dq.empty()) row_sums(i, ds, p_.k.data.data(), d_);
             }
             for (const std::int64_t y : open_dq) {
                 if constexpr (kDouble) {
