@@ -76,6 +76,16 @@ class Builder {
             da.scale = detail::double_scale(p_.scale, d_);
             enclose(da);
         }
+        if (undecided() != 0 && f_ != FloatFormat::Float64 && !(p_.softcap > 0)) {
+            // The double-double stage (dd_arith.hpp): the same passes at about 94 bits, without
+            // MPFR; what it leaves (a log-sum-exp, a value within 2^−90 of a rounding boundary)
+            // goes on to MPFR. Not for float64 (its doubles cannot decide a float64 rounding) nor
+            // under a softcap (whose tanh it does not have).
+            charge(300, "the enclosures in double-doubles");
+            const std::int64_t before = undecided();
+            enclose(detail::DdArith(p_.base, p_.scale, d_));
+            if (undecided() != before) g_.max_precision = std::max<std::int64_t>(g_.max_precision, 106);
+        }
         for (mpfr_prec_t prec = 128;; prec *= 2) {
             if (undecided() == 0) break;
             if (prec > limits().max_precision)
