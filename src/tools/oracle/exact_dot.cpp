@@ -22,6 +22,8 @@ namespace {
 __extension__ typedef unsigned __int128 U128;  // GCC's and Clang's 128-bit product
 __extension__ typedef __int128 I128;
 
+std::optional<std::pair<double, bool>> toward_zero_of(I128 sum, int emin);
+
 // x = ±m·2^e with m < 2^53, read from the bits (frexp and ldexp were a tenth of the gradients'
 // exact stage).
 struct Parts {
@@ -145,6 +147,52 @@ std::optional<std::pair<double, bool>> toward_zero_dot(const Split* x, const Spl
         const auto term = static_cast<I128>(static_cast<U128>(mag[t]) << (ex[t] - emin));
         sum += neg[t] ? -term : term;
     }
+    return toward_zero_of(sum, emin);
+}
+
+FixedRow fixed_row(const double* x, std::int64_t n) {
+    FixedRow r;
+    r.m.assign(static_cast<std::size_t>(n), 0);
+    int emin = std::numeric_limits<int>::max(), top = std::numeric_limits<int>::min();
+    for (std::int64_t c = 0; c < n; ++c) {
+        if (!std::isfinite(x[c])) return r;
+        if (x[c] == 0) continue;
+        const Split a = split(x[c]);
+        emin = std::min(emin, a.e);
+        top = std::max(top, a.e + static_cast<int>(std::bit_width(a.m)));  // |x_c| < 2^top
+    }
+    if (emin == std::numeric_limits<int>::max()) {  // every entry 0
+        r.ok = true;
+        return r;
+    }
+    if (top - emin > 62) return r;  // |m_c| < 2^(top − emin) must fit an int64_t's 63 bits
+    for (std::int64_t c = 0; c < n; ++c) {
+        if (x[c] == 0) continue;
+        const Split a = split(x[c]);
+        const auto m = static_cast<std::int64_t>(a.m << (a.e - emin));
+        r.m[static_cast<std::size_t>(c)] = a.negative ? -m : m;
+        r.bits = std::max(r.bits, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(m))));
+    }
+    r.e = emin;
+    r.ok = true;
+    return r;
+}
+
+std::optional<std::pair<double, bool>> toward_zero_dot(const FixedRow& x, const FixedRow& y) {
+    const std::size_t n = x.m.size();
+    if (!x.ok || !y.ok || y.m.size() != n) return std::nullopt;
+    // |Σ| < n·2^(bits + bits') ≤ 2^126 leaves the sign bit free.
+    if (x.bits + y.bits + static_cast<int>(std::bit_width(n)) > 126) return std::nullopt;
+    I128 sum = 0;
+    for (std::size_t c = 0; c < n; ++c) sum += static_cast<I128>(x.m[c]) * y.m[c];
+    return toward_zero_of(sum, x.e + y.e);
+}
+
+namespace {
+
+// The exact sum·2^emin rounded toward zero to a double, and whether that is the sum itself;
+// nothing unless 0 or a normal double.
+std::optional<std::pair<double, bool>> toward_zero_of(I128 sum, int emin) {
     if (sum == 0) return std::pair{0.0, true};
     const bool negative = sum < 0;
     const U128 m = negative ? static_cast<U128>(-sum) : static_cast<U128>(sum);
@@ -157,6 +205,8 @@ std::optional<std::pair<double, bool>> toward_zero_dot(const Split* x, const Spl
     const double t = std::ldexp(static_cast<double>(static_cast<std::uint64_t>(top)), emin + drop);
     return std::pair{negative ? -t : t, exact};
 }
+
+}  // namespace
 
 std::pair<double, bool> toward_zero(const mpq_class& v) {
     const mpz_srcptr num = v.get_num_mpz_t(), den = v.get_den_mpz_t();

@@ -144,10 +144,9 @@ class Builder {
     // zero t (and whether it is t): then the sum lies in [t, t + ulp) away from zero, and rounds to
     // f as t does when t and its neighbour away from zero round alike (monotone rounding). False
     // (nothing stored) otherwise, a float64 rounding of an inexact t included.
-    bool put_exact_dot(GradField& x, std::int64_t at, const detail::Split* a, const detail::Split* b) {
+    bool put_exact_dot(GradField& x, std::int64_t at, const std::optional<std::pair<double, bool>>& tz) {
         auto& done = done_[&x];
         if (done[at]) return true;
-        const auto tz = detail::toward_zero_dot(a, b, dv_);
         if (!tz) return false;
         const auto [t, exact] = *tz;
         double r = round_to(t, f_);
@@ -257,15 +256,25 @@ class Builder {
     }
 
     void exact_entries() {
-        // dP = dO Vᵀ: products of floats, always rational.
-        std::vector<detail::Split> do_split, v_split;  // every factor split once
-        for (const double x : do_.data) do_split.push_back(detail::split(x));
-        for (const double x : p_.v.data) v_split.push_back(detail::split(x));
+        // dP = dO Vᵀ: products of floats, always rational. Each row of dO and of V as integers
+        // times a power of two, so that most entries are one integer dot product in 128 bits;
+        // where a row's exponents span too much, the factors split one by one; else a rational.
+        std::vector<detail::FixedRow> do_fixed, v_fixed;
+        for (std::int64_t i = 0; i < nq_; ++i) do_fixed.push_back(detail::fixed_row(&do_.data[i * dv_], dv_));
+        for (std::int64_t j = 0; j < nk_; ++j) v_fixed.push_back(detail::fixed_row(&p_.v.data[j * dv_], dv_));
+        std::vector<detail::Split> do_split, v_split;  // split once, when first needed
         for (std::int64_t i = 0; i < nq_; ++i)
             for (std::int64_t j = 0; j < nk_; ++j) {
                 const double *x = &do_.data[i * dv_], *y = &p_.v.data[j * dv_];
-                if (!put_exact_dot(g_.dp, i * nk_ + j, &do_split[i * dv_], &v_split[j * dv_]))
-                    put_exact(g_.dp, i * nk_ + j, detail::exact_dot(x, y, dv_));
+                auto tz = detail::toward_zero_dot(do_fixed[i], v_fixed[j]);
+                if (!tz) {
+                    if (do_split.empty()) {
+                        for (const double z : do_.data) do_split.push_back(detail::split(z));
+                        for (const double z : p_.v.data) v_split.push_back(detail::split(z));
+                    }
+                    tz = detail::toward_zero_dot(&do_split[i * dv_], &v_split[j * dv_], dv_);
+                }
+                if (!put_exact_dot(g_.dp, i * nk_ + j, tz)) put_exact(g_.dp, i * nk_ + j, detail::exact_dot(x, y, dv_));
             }
         const auto c = detail::rational_scale(p_);
         // λ·c rational: dQ and dK of rational rows are rational; otherwise only their zeros are.
