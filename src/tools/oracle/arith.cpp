@@ -5,6 +5,7 @@
 #include <gmpxx.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -134,8 +135,11 @@ void DoubleArith::exp(Iv& r, const Iv& t) const {
     }
     int k = 0;
     const double p = exp_double(m, base, k);
-    // p·2^k: exact unless subnormal (then within 2^−1075); split the scaling so 2^k never overflows.
-    const double v = std::ldexp(std::ldexp(p, k / 2), k - k / 2);
+    // p·2^k: exact unless subnormal (then within 2^−1075); split the scaling so 2^k never overflows
+    // (−794 ≤ k/2 ≤ 512: each power a normal double from its bits, the first product exact, the
+    // second one rounding, as std::ldexp's).
+    const auto pow2 = [](int n) { return std::bit_cast<double>(static_cast<std::uint64_t>(n + 1023) << 52); };
+    const double v = p * pow2(k / 2) * pow2(k - k / 2);
     const double lo = down(down(v * (1 - 0x1p-46)) * down(1 - 2 * rho)) - 0x1p-1074;
     const double hi = up(up(v * (1 + 0x1p-46)) * up(1 + 2 * rho)) + 0x1p-1074;
     r = {std::max(lo, 0.0), hi};
