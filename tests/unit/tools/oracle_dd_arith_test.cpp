@@ -7,6 +7,7 @@
 // magnitudes with cancellation and underflow, and its decision of a float32 rounding.
 #include "tools/oracle/dd_arith.hpp"
 #include "tools/oracle/grad_arith.hpp"
+#include "exactattn/oracle_grad.hpp"
 
 #include <gtest/gtest.h>
 #include <mpfr.h>
@@ -25,9 +26,16 @@ namespace {
 // MPFR numbers wide enough that a double-double ± a double, and products of two such, are exact.
 struct Big {
     explicit Big(mpfr_prec_t p = 4600) { mpfr_init2(x, p); }
-    ~Big() { mpfr_clear(x); }
+    ~Big() {
+        if (x->_mpfr_d != nullptr) mpfr_clear(x);
+    }
+    Big(Big&& o) noexcept {
+        *x = *o.x;
+        o.x->_mpfr_d = nullptr;
+    }
     Big(const Big&) = delete;
     Big& operator=(const Big&) = delete;
+    Big& operator=(Big&&) = delete;
     mpfr_t x;
 };
 
@@ -225,4 +233,88 @@ TEST(OracleDdArith, AFloat32RoundingIsDecidedOnlyWhenTheWholeIntervalRoundsToIt)
     }
     EXPECT_GT(decided, 5000);
     EXPECT_LT(decided, 19000);
+}
+
+// End to end: a random float32 problem whose double stage leaves entries open is decided by the
+// double-double stage (no MPFR pass: max_precision 106), and every rounded dQ, dK, dV, P and dS
+// equals the textbook formulas evaluated in MPFR at 300 bits here and rounded once to float32.
+TEST(OracleDdArith, TheStageDecidesTheGradientsAsTheTextbookFormulasAt300BitsRound) {
+    constexpr std::int64_t n = 48, d = 16;
+    std::mt19937_64 rng(15);
+    std::normal_distribution<float> normal;
+    const auto draw = [&](std::int64_t r, std::int64_t c) {
+        std::vector<double> x(static_cast<std::size_t>(r * c));
+        for (double& y : x) y = normal(rng);
+        return Tensor{{r, c}, std::move(x), FloatFormat::Float32};
+    };
+    Problem p;
+    p.q = draw(n, d), p.k = draw(n, d), p.v = draw(n, d);
+    const Tensor dout = draw(n, d);
+    const GradReference g = grad_reference(p, dout, FloatFormat::Float32);
+    EXPECT_EQ(g.max_precision, 106);  // some entry needed more than doubles, none MPFR
+    // c = 1/4 (d = 16): the formulas at 300 bits, each rounded to nearest.
+    const mpfr_prec_t w = 300;
+    std::vector<Big> P, dS;
+    for (std::int64_t x = 0; x < n * n; ++x) P.emplace_back(w), dS.emplace_back(w);
+    Big t(w), u(w), sum(w);
+    for (std::int64_t i = 0; i < n; ++i) {
+        mpfr_set_zero(sum.x, 1);
+        for (std::int64_t j = 0; j < n; ++j) {
+            mpfr_set_zero(t.x, 1);
+            for (std::int64_t x = 0; x < d; ++x) {
+                mpfr_set_d(u.x, p.q.data[i * d + x], MPFR_RNDN);
+                mpfr_mul_d(u.x, u.x, p.k.data[j * d + x], MPFR_RNDN);
+                mpfr_add(t.x, t.x, u.x, MPFR_RNDN);
+            }
+            mpfr_div_ui(t.x, t.x, 4, MPFR_RNDN);
+            mpfr_exp(P[i * n + j].x, t.x, MPFR_RNDN);
+            mpfr_add(sum.x, sum.x, P[i * n + j].x, MPFR_RNDN);
+        }
+        Big dd(w);
+        mpfr_set_zero(dd.x, 1);
+        std::vector<double> dp(static_cast<std::size_t>(n));
+        for (std::int64_t j = 0; j < n; ++j) {
+            mpfr_div(P[i * n + j].x, P[i * n + j].x, sum.x, MPFR_RNDN);
+            mpfr_set_zero(t.x, 1);
+            for (std::int64_t c = 0; c < d; ++c) {
+                mpfr_set_d(u.x, dout.data[i * d + c], MPFR_RNDN);
+                mpfr_mul_d(u.x, u.x, p.v.data[j * d + c], MPFR_RNDN);
+                mpfr_add(t.x, t.x, u.x, MPFR_RNDN);
+            }
+            mpfr_set(dS[i * n + j].x, t.x, MPFR_RNDN);  // dP for now
+            mpfr_mul(u.x, t.x, P[i * n + j].x, MPFR_RNDN);
+            mpfr_add(dd.x, dd.x, u.x, MPFR_RNDN);
+        }
+        for (std::int64_t j = 0; j < n; ++j) {
+            mpfr_sub(dS[i * n + j].x, dS[i * n + j].x, dd.x, MPFR_RNDN);
+            mpfr_mul(dS[i * n + j].x, dS[i * n + j].x, P[i * n + j].x, MPFR_RNDN);
+        }
+    }
+    Big r(24);
+    const auto f32 = [&](mpfr_srcptr x) {
+        mpfr_set(r.x, x, MPFR_RNDN);  // to 24 bits: every value here is a normal float32
+        return mpfr_get_d(r.x, MPFR_RNDN);
+    };
+    for (std::int64_t x = 0; x < n * n; ++x) {
+        ASSERT_EQ(g.p.val[x], f32(P[x].x)) << "p " << x;
+        ASSERT_EQ(g.ds.val[x], f32(dS[x].x)) << "ds " << x;
+    }
+    for (std::int64_t a = 0; a < n; ++a)
+        for (std::int64_t y = 0; y < d; ++y) {
+            Big dq(w), dk(w), dv(w);
+            mpfr_set_zero(dq.x, 1), mpfr_set_zero(dk.x, 1), mpfr_set_zero(dv.x, 1);
+            for (std::int64_t b = 0; b < n; ++b) {
+                mpfr_mul_d(t.x, dS[a * n + b].x, p.k.data[b * d + y], MPFR_RNDN);  // dQ_ay += dS_ab k_by
+                mpfr_add(dq.x, dq.x, t.x, MPFR_RNDN);
+                mpfr_mul_d(t.x, dS[b * n + a].x, p.q.data[b * d + y], MPFR_RNDN);  // dK_ay += dS_ba q_by
+                mpfr_add(dk.x, dk.x, t.x, MPFR_RNDN);
+                mpfr_mul_d(t.x, P[b * n + a].x, dout.data[b * d + y], MPFR_RNDN);  // dV_ay += P_ba dO_by
+                mpfr_add(dv.x, dv.x, t.x, MPFR_RNDN);
+            }
+            mpfr_div_ui(dq.x, dq.x, 4, MPFR_RNDN);
+            mpfr_div_ui(dk.x, dk.x, 4, MPFR_RNDN);
+            ASSERT_EQ(g.dq.val[a * d + y], f32(dq.x)) << "dq " << a << " " << y;
+            ASSERT_EQ(g.dk.val[a * d + y], f32(dk.x)) << "dk " << a << " " << y;
+            ASSERT_EQ(g.dv.val[a * d + y], f32(dv.x)) << "dv " << a << " " << y;
+        }
 }
