@@ -119,6 +119,16 @@ py::array_t<double> shaped(const std::vector<double>& v, const std::vector<std::
     return a;
 }
 
+// The same, the array owning the doubles themselves (moved, not copied: a batch's n² fields are
+// hundreds of megabytes).
+py::array_t<double> shaped(std::vector<double>&& v, const std::vector<std::int64_t>& shape) {
+    if (v.empty()) return shaped(v, shape);
+    auto* owned = new std::vector<double>(std::move(v));
+    const py::capsule owner(owned, [](void* x) { delete static_cast<std::vector<double>*>(x); });
+    std::vector<py::ssize_t> s(shape.begin(), shape.end());
+    return py::array_t<double>(s, owned->data(), owner);
+}
+
 // A per-entry flag (exact, rounded, within) as a NumPy bool array of the given shape.
 template <class Flags>
 py::array_t<bool> flags(const Flags& v, const std::vector<std::int64_t>& shape) {
@@ -263,12 +273,15 @@ py::object at4(const std::array<std::int64_t, 4>& at) {
 // The library's judgement of a batch (grad_batch) as Python's dict: every field's parts as arrays
 // (dq, dk, dv, out in the caller's layout), the judged tensors with (b, h, i, j) indices, the
 // summary as `text` (after it the lines of the 8-bit events `fp8`, as a single head's).
-py::dict grad_batch_dict(const GradBatch& r, const Fp8Events* fp8) {
+py::dict grad_batch_dict(GradBatch&& r, const Fp8Events* fp8) {
     py::dict d;
+    const std::string text =
+        grad_batch_summary(r) + (fp8 != nullptr ? fp8_events_text(*fp8) : "");  // before the fields move
     for (std::size_t y = 0; y < r.fields.size(); ++y) {
-        const GradField& f = r.fields[y];
+        GradField& f = r.fields[y];
         py::dict x;
-        x["values"] = shaped(f.val, f.shape), x["lo"] = shaped(f.lo, f.shape), x["hi"] = shaped(f.hi, f.shape);
+        x["values"] = shaped(std::move(f.val), f.shape), x["lo"] = shaped(std::move(f.lo), f.shape);
+        x["hi"] = shaped(std::move(f.hi), f.shape);
         x["exact"] = flags(f.exact, f.shape);
         x["rounded"] = flags(r.rounded[y], f.shape);
         d[py::str(f.name)] = x;
@@ -287,7 +300,7 @@ py::dict grad_batch_dict(const GradBatch& r, const Fp8Events* fp8) {
     d["diagnosis"] = r.diagnosis;
     d["heads"] = py::make_tuple(r.shape.b, r.shape.h_q, r.shape.h_kv);
     d["straddled"] = r.straddled, d["refined"] = r.refined;
-    d["text"] = grad_batch_summary(r) + (fp8 != nullptr ? fp8_events_text(*fp8) : "");
+    d["text"] = text;
     d["json"] = py::none();
     d["fp8"] = fp8 != nullptr ? json_loads(fp8_events_json(*fp8)) : py::object(py::none());
     return d;
@@ -318,7 +331,7 @@ py::dict oracle_grad(const Array& q, const Array& k, const Array& v, const std::
         }
         events.merge(r->fp8);  // every head's 8-bit events, named by head
         const bool report = events.any() || (spec.casts_fp8() && !given.empty());
-        return grad_batch_dict(*r, report ? &events : nullptr);
+        return grad_batch_dict(std::move(*r), report ? &events : nullptr);
     }
     std::optional<GradReference> g;
     std::optional<GradBounds> b;

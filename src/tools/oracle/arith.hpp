@@ -14,6 +14,7 @@
 #include <limits>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "exactattn/oracle.hpp"
 
@@ -219,6 +220,20 @@ struct Split {
 Split split(double x);
 /// toward_zero_dot of factors split once (a row of dO or V meets every row of the other).
 std::optional<std::pair<double, bool>> toward_zero_dot(const Split* x, const Split* y, std::int64_t n);
+
+/// A row of finite doubles as signed integers times one power of two, x_c = m_c·2^e, when every
+/// |m_c| fits 63 bits (ok; the row's exponents span at most 62 bits with the significands);
+/// bits: the widest |m_c|. One a row of dO or V: then dP's exact dot products are integer ones.
+struct FixedRow {
+    std::vector<std::int64_t> m;
+    int e = 0, bits = 0;
+    bool ok = false;
+};
+FixedRow fixed_row(const double* x, std::int64_t n);
+/// toward_zero_dot of two fixed rows of the same length: Σ_c m_c m'_c in one signed 128-bit
+/// integer (when bits + bits' + bit_width(n) ≤ 126), rounded as toward_zero_dot rounds (the same
+/// exact value: the same answer); nothing otherwise.
+std::optional<std::pair<double, bool>> toward_zero_dot(const FixedRow& x, const FixedRow& y);
 
 /// v rounded toward zero to a double, and whether that is v itself: by shifts when v is dyadic
 /// (as every exact dot product of floats is) and in the normal range, else by mpq's division.

@@ -67,6 +67,11 @@ double max_finite(FloatFormat f) {
     return std::ldexp(2.0 - std::ldexp(1.0, 1 - i.precision), i.emax);
 }
 
+namespace {
+// 2^n for −1022 ≤ n ≤ 1023, from its bits (std::ldexp was a tenth of the gradients' double stage).
+double pow2(int n) { return std::bit_cast<double>(static_cast<std::uint64_t>(n + 1023) << 52); }
+}  // namespace
+
 double round_to(double x, FloatFormat f) {
     if (!std::isfinite(x) || x == 0 || f == FloatFormat::Float64) return x;
     // float32: the conversion to float is IEEE's narrowing, correctly rounded to nearest even with
@@ -75,13 +80,17 @@ double round_to(double x, FloatFormat f) {
     // (a judgement rounds every entry several times).
     if (f == FloatFormat::Float32) return static_cast<double>(static_cast<float>(x));
     const auto& fi = info(f);
-    const int e = std::ilogb(x);
+    // ⌊log2 |x|⌋ from the exponent bits; a subnormal double reads −1023, below every format's
+    // emin (≥ −126 for the formats rounded here), where only emin matters.
+    const int e = static_cast<int>((std::bit_cast<std::uint64_t>(x) >> 52) & 0x7ff) - 1023;
     const int q = std::max(e, fi.emin) - (fi.precision - 1);  // the quantum's exponent
-    // x / 2^q has at most 54 significant bits' worth of magnitude below 2^p: exact scaling,
-    // and nearbyint rounds to nearest even under the default rounding mode.
-    const double n = std::nearbyint(std::ldexp(x, -q));
-    const double r = std::ldexp(n, q);
-    if (std::fabs(r) > max_finite(f)) return std::copysign(std::numeric_limits<double>::infinity(), x);
+    // x / 2^q has at most 54 significant bits' worth of magnitude below 2^p: exact scaling (2^−q
+    // and 2^q are normal doubles, −149 ≤ q ≤ 1022, and so are both products, or 0), and
+    // nearbyint rounds to nearest even under the default rounding mode.
+    const double n = std::nearbyint(x * pow2(-q));
+    const double r = n * pow2(q);
+    // |r| ≤ 2^(e + 1) ≤ 2^emax ≤ max_finite(f) below e = emax: the test only from there.
+    if (e >= fi.emax && std::fabs(r) > max_finite(f)) return std::copysign(std::numeric_limits<double>::infinity(), x);
     return r;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "arith.hpp"
+#include "dd_arith.hpp"
 #include "exactattn/oracle_grad.hpp"
 
 namespace exactattn::oracle::detail::grad {
@@ -112,6 +113,20 @@ inline DoubleArith::Iv lambda_of(const DoubleArith& a) {
     constexpr double kLn2 = 0x1.62e42fefa39efp-1;  // ln 2 to nearest: within half an ulp
     return {detail::down(kLn2), detail::up(kLn2)};
 }
+
+// The same for the double-double stage (dd_arith.hpp).
+inline void set_zero(DdArith::Iv& x) { x = {}; }
+inline void sub_iv(const DdArith& /*a*/, DdArith::Iv& r, const DdArith::Iv& x, const DdArith::Iv& y) {
+    DdArith::add_iv(r, x, {-y.h, -y.l, y.r});
+}
+inline void mul_iv(const DdArith& /*a*/, DdArith::Iv& r, const DdArith::Iv& x, const DdArith::Iv& y) {
+    DdArith::mul_iv(r, x, y);
+}
+inline void dot_from(const DdArith& a, DdArith::Iv& r, const DoubleArith::Acc& acc, const double* /*x*/,
+                     const double* /*y*/) {
+    a.dot_of(r, acc);
+}
+inline DdArith::Iv lambda_of(const DdArith& a) { return a.base == ExpBase::E ? DdArith::Iv{1, 0, 0} : a.ln2; }
 
 // Dot2 accumulators held column by column (kernels.cpp's layout), one DoubleArith::Acc each.
 struct Columns {

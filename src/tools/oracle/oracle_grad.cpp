@@ -76,6 +76,16 @@ class Builder {
             da.scale = detail::double_scale(p_.scale, d_);
             enclose(da);
         }
+        if (undecided() != 0 && f_ != FloatFormat::Float64 && !(p_.softcap > 0)) {
+            // The double-double stage (dd_arith.hpp): the same passes at about 94 bits, without
+            // MPFR; what it leaves (a log-sum-exp, a value within 2^−90 of a rounding boundary)
+            // goes on to MPFR. Not for float64 (its doubles cannot decide a float64 rounding) nor
+            // under a softcap (whose tanh it does not have).
+            charge(300, "the enclosures in double-doubles");
+            const std::int64_t before = undecided();
+            enclose(detail::DdArith(p_.base, p_.scale, d_));
+            if (undecided() != before) g_.max_precision = std::max<std::int64_t>(g_.max_precision, 106);
+        }
         for (mpfr_prec_t prec = 128;; prec *= 2) {
             if (undecided() == 0) break;
             if (prec > limits().max_precision)
@@ -134,10 +144,9 @@ class Builder {
     // zero t (and whether it is t): then the sum lies in [t, t + ulp) away from zero, and rounds to
     // f as t does when t and its neighbour away from zero round alike (monotone rounding). False
     // (nothing stored) otherwise, a float64 rounding of an inexact t included.
-    bool put_exact_dot(GradField& x, std::int64_t at, const detail::Split* a, const detail::Split* b) {
+    bool put_exact_dot(GradField& x, std::int64_t at, const std::optional<std::pair<double, bool>>& tz) {
         auto& done = done_[&x];
         if (done[at]) return true;
-        const auto tz = detail::toward_zero_dot(a, b, dv_);
         if (!tz) return false;
         const auto [t, exact] = *tz;
         double r = round_to(t, f_);
@@ -247,15 +256,25 @@ class Builder {
     }
 
     void exact_entries() {
-        // dP = dO Vᵀ: products of floats, always rational.
-        std::vector<detail::Split> do_split, v_split;  // every factor split once
-        for (const double x : do_.data) do_split.push_back(detail::split(x));
-        for (const double x : p_.v.data) v_split.push_back(detail::split(x));
+        // dP = dO Vᵀ: products of floats, always rational. Each row of dO and of V as integers
+        // times a power of two, so that most entries are one integer dot product in 128 bits;
+        // where a row's exponents span too much, the factors split one by one; else a rational.
+        std::vector<detail::FixedRow> do_fixed, v_fixed;
+        for (std::int64_t i = 0; i < nq_; ++i) do_fixed.push_back(detail::fixed_row(&do_.data[i * dv_], dv_));
+        for (std::int64_t j = 0; j < nk_; ++j) v_fixed.push_back(detail::fixed_row(&p_.v.data[j * dv_], dv_));
+        std::vector<detail::Split> do_split, v_split;  // split once, when first needed
         for (std::int64_t i = 0; i < nq_; ++i)
             for (std::int64_t j = 0; j < nk_; ++j) {
                 const double *x = &do_.data[i * dv_], *y = &p_.v.data[j * dv_];
-                if (!put_exact_dot(g_.dp, i * nk_ + j, &do_split[i * dv_], &v_split[j * dv_]))
-                    put_exact(g_.dp, i * nk_ + j, detail::exact_dot(x, y, dv_));
+                auto tz = detail::toward_zero_dot(do_fixed[i], v_fixed[j]);
+                if (!tz) {
+                    if (do_split.empty()) {
+                        for (const double z : do_.data) do_split.push_back(detail::split(z));
+                        for (const double z : p_.v.data) v_split.push_back(detail::split(z));
+                    }
+                    tz = detail::toward_zero_dot(&do_split[i * dv_], &v_split[j * dv_], dv_);
+                }
+                if (!put_exact_dot(g_.dp, i * nk_ + j, tz)) put_exact(g_.dp, i * nk_ + j, detail::exact_dot(x, y, dv_));
             }
         const auto c = detail::rational_scale(p_);
         // λ·c rational: dQ and dK of rational rows are rational; otherwise only their zeros are.
@@ -396,6 +415,15 @@ class Builder {
             r.s = sum, r.c = err, r.abs = abs, r.n = n;
             return r;
         };
+        // In doubles, row i's sums Σ_j e_j·m_jc over its visible keys for every column c < cols
+        // (O = Σ P·V, and dQ's Σ dS·K) into row_cols: the enclosures' ends copied out, one Dot2
+        // accumulator a column (generic, so only the double stage instantiates it).
+        const auto row_sums = [&](std::int64_t i, const auto& e, const double* m, std::int64_t cols) {
+            for (std::int64_t j = 0; j < nk_; ++j) e_lo[j] = e[j].lo, e_hi[j] = e[j].hi;
+            row_cols.reset(static_cast<std::size_t>(cols));
+            detail::accumulate_numerators(e_lo.data(), e_hi.data(), keep_[i].data(), m, nk_, cols, row_cols.s.data(),
+                                          row_cols.c.data(), row_cols.abs.data(), row_cols.rad.data());
+        };
         AIv t = a.make(), den = a.make(), x = a.make(), sum = a.make(), dd = a.make();
         Acc den_acc = a.make_acc(), acc = a.make_acc(), dd_acc = a.make_acc();
         for (std::int64_t i = 0; i < nq_; ++i) {
@@ -445,13 +473,7 @@ class Builder {
             put_iv(g_.delta, i, a, dd);
             const auto visible = static_cast<std::int64_t>(std::count(keep_[i].begin(), keep_[i].end(), 1));
             if constexpr (kDouble) {
-                if (!open_out.empty()) {
-                    for (std::int64_t j = 0; j < nk_; ++j) e_lo[j] = w[j].lo, e_hi[j] = w[j].hi;
-                    row_cols.reset(static_cast<std::size_t>(dv_));
-                    detail::accumulate_numerators(e_lo.data(), e_hi.data(), keep_[i].data(), p_.v.data.data(), nk_, dv_,
-                                                  row_cols.s.data(), row_cols.c.data(), row_cols.abs.data(),
-                                                  row_cols.rad.data());
-                }
+                if (!open_out.empty()) row_sums(i, w, p_.v.data.data(), dv_);
             }
             for (const std::int64_t c : open_out) {
                 if constexpr (kDouble) {
@@ -492,13 +514,7 @@ class Builder {
                 }
             }
             if constexpr (kDouble) {
-                if (!open_dq.empty()) {
-                    for (std::int64_t j = 0; j < nk_; ++j) e_lo[j] = ds[j].lo, e_hi[j] = ds[j].hi;
-                    row_cols.reset(static_cast<std::size_t>(d_));
-                    detail::accumulate_numerators(e_lo.data(), e_hi.data(), keep_[i].data(), p_.k.data.data(), nk_, d_,
-                                                  row_cols.s.data(), row_cols.c.data(), row_cols.abs.data(),
-                                                  row_cols.rad.data());
-                }
+                if (!open_dq.empty()) row_sums(i, ds, p_.k.data.data(), d_);
             }
             for (const std::int64_t y : open_dq) {
                 if constexpr (kDouble) {

@@ -185,9 +185,10 @@ TEST(OracleArith, RoundingADyadicRationalAgreesWithMpfrInEveryFormat) {
 TEST(OracleArith, TheDotTowardZeroInOneIntegerIsTheRationalSumsTruncation) {
     // Against the textbook sum over Q truncated by GMP (mpq_class::get_d rounds toward zero):
     // float32 and bfloat16 significands at every spread of exponents, cancellation to 0 and to a
-    // few bits, and where the one integer cannot hold the sum the answer is nothing, never wrong.
+    // few bits, and where the one integer cannot hold the sum the answer is nothing, never wrong;
+    // likewise from the rows as integers (fixed_row).
     std::mt19937_64 rng(31);
-    int answered = 0;
+    int answered = 0, fixed_answered = 0;
     for (int round = 0; round < 4000; ++round) {
         const std::size_t n = 1 + rng() % 130;  // past 128 terms: nothing
         const int bits = round % 2 == 0 ? 24 : 8, spread = round % 4 < 2 ? 4 : 40;
@@ -204,6 +205,14 @@ TEST(OracleArith, TheDotTowardZeroInOneIntegerIsTheRationalSumsTruncation) {
         mpq_class v = 0;
         for (std::size_t i = 0; i < x.size(); ++i) v += mpq_class(x[i]) * mpq_class(y[i]);
         const auto got = detail::toward_zero_dot(x.data(), y.data(), static_cast<std::int64_t>(x.size()));
+        // The same from the rows as integers times a power of two (fixed_row: dP's fast path).
+        const auto fixed = detail::toward_zero_dot(detail::fixed_row(x.data(), static_cast<std::int64_t>(x.size())),
+                                                   detail::fixed_row(y.data(), static_cast<std::int64_t>(y.size())));
+        if (fixed) {
+            ++fixed_answered;
+            ASSERT_EQ(fixed->first, v.get_d()) << "round " << round;
+            ASSERT_EQ(fixed->second, mpq_class(v.get_d()) == v) << "round " << round;
+        }
         if (x.size() > 128) {
             EXPECT_FALSE(got.has_value());
             continue;
@@ -215,6 +224,7 @@ TEST(OracleArith, TheDotTowardZeroInOneIntegerIsTheRationalSumsTruncation) {
         ASSERT_EQ(got->second, mpq_class(t) == v) << "round " << round;
     }
     EXPECT_GT(answered, 2000);                              // narrow formats' sums fit
+    EXPECT_GT(fixed_answered, 1500);                        // rows whose exponents span a few bits fit (spread 4)
     const double big[2] = {0x1p-1074, 1}, one[2] = {1, 1};  // a subnormal's product 2^1074 below the other
     EXPECT_FALSE(detail::toward_zero_dot(big, one, 2).has_value());
     const double z[2] = {0, -0.0};
