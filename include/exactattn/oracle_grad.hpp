@@ -121,6 +121,26 @@ struct GradSpec {
 /// Refuses a claim no kernel runs (UsageError): flash2 with D from P, an 8-bit accumulator.
 void check_grad_spec(const GradSpec& s);
 
+/// A backward claim as a front end receives it, each option as its text (none: the default),
+/// parsed and checked (check_grad_spec) by parse_grad_claim for the command line and Python
+/// alike. Each refusal is placed at the argument's Python name (`backward`, `accumulate`,
+/// `storage`, `delta_from`, `p_fmt`, `p_descale`, `fp8_overflow`, `ds_fmt`, `ds_descale`); the
+/// command line renames it to its option.
+struct GradClaimText {
+    std::string backward = "standard";
+    std::optional<std::string> accumulate;  ///< none: float32 (float64 for float64 gradients)
+    std::optional<std::string> storage;
+    std::optional<std::string> delta_from;
+    std::int64_t block = 64;
+    std::optional<std::string> p_format;
+    std::string p_descale = "1";
+    std::string fp8_overflow = "error";
+    std::optional<std::string> ds_format;
+    std::string ds_descale = "1";
+};
+/// The backward claim `c` on gradients in format `f`, each option parsed in the order above.
+GradSpec parse_grad_claim(const GradClaimText& c, FloatFormat f);
+
 /// The running bound on |actual − exact| of every entry of dQ, dK and dV (row-major, the fields'
 /// shapes) of a kernel that runs `s` and rounds its gradients to g.format, from the problem's
 /// actual magnitudes (docs/oracle.md, "Bounds for the backward"); +inf where the claim guarantees
@@ -162,6 +182,23 @@ std::string grad_emulation_json(const GradEmulation& e, const GradSpec& s);
 std::string diagnose_grads(const Problem& p, const Tensor& d_out, const GradReference& g, const GradBounds& b,
                            const GradSpec& s, const std::vector<std::pair<std::string, Tensor>>& actual,
                            const std::vector<GradComparison>& compared);
+
+/// The certified gradients of `p` under `d_out` in format `f` and, for each of a kernel's
+/// gradients in `actual` (dq, dk, dv), its judgement under the running bound of `spec` and the
+/// diagnosis: what grad-reference and Python's judge_grads report, computed once for both. A
+/// judged claim that casts to 8 bits adds its emulation's events to `events` (as judge does).
+struct GradVerdict {
+    GradReference g;
+    std::optional<GradBounds> bounds;  ///< when judged
+    std::vector<GradComparison> compared;
+    std::string diagnosis;
+};
+GradVerdict judge_grads(const Problem& p, const Tensor& d_out, FloatFormat f,
+                        const std::vector<std::pair<std::string, Tensor>>& actual, const GradSpec& spec,
+                        Fp8Events& events);
+/// The 8-bit events a gradients' report names (`fp8`): `events` when any happened or a claim
+/// that casts to 8 bits was judged (its counts, zero or not, are part of the verdict); else none.
+const Fp8Events* reported_fp8(const Fp8Events& events, const GradSpec& spec, bool judged);
 
 /// The reports, text and JSON (docs/oracle.md, "Certified gradients").
 /// `spec`: the claim the comparisons were judged under (named in the report), when judged;
