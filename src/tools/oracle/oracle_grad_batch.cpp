@@ -359,179 +359,251 @@ const GradField& GradBatch::field(const std::string& name) const {
     throw usage_error(fmt::format("'{}' is not a field of the gradients", name));
 }
 
-GradBatch grad_batch(const Batch& batch, const Tensor& d_out, FloatFormat f,
-                     const std::vector<std::pair<std::string, Tensor>>& actual, const GradSpec& spec, int threads) {
-    const BatchShape s = batch_shape(batch), kv = kv_shape(s);
-    const std::int64_t group = s.h_q / s.h_kv;
-    // The shapes before any work: d_out and every gradient given.
-    (void)head_slice(d_out, batch.layout, s, 0, 0, s.d_v, "do");
+namespace {
+
+// What grad_batch's steps share: the problem, the claim and the gradients given (their shapes
+// checked before any work), then each step's results in turn.
+struct BatchWork {
+    const Batch& batch;
+    const Tensor& d_out;
+    FloatFormat f;
+    const GradSpec& spec;
+    int threads;
+    BatchShape s, kv;
+    std::int64_t group = 1;
+    std::size_t heads = 0, kv_heads = 0;
     const Tensor* dq_t = nullptr;
     std::vector<std::pair<std::string, const Tensor*>> kv_t;
+    bool judged = false;
+    // certify_heads: each query head's gradients, bounds, dQ judgement and 8-bit events
+    std::vector<GradReference> g;
+    std::vector<GradBounds> gb;
+    std::vector<GradComparison> dq_c;
+    std::vector<Fp8Events> events;
+    std::vector<Summed> sums[2];  ///< sum_groups: dk, dv of each kv head
+    // judge_kv_heads: each kv head's dK and dV judged, and the slices judged
+    std::vector<GradComparison> kv_c[2];
+    std::vector<std::pair<std::string, std::vector<Tensor>>> kv_slices;
+
+    BatchWork(const Batch& b, const Tensor& d, FloatFormat format, const GradSpec& claim, int jobs)
+        : batch(b), d_out(d), f(format), spec(claim), threads(jobs), s(batch_shape(b)), kv(kv_shape(s)) {
+        group = s.h_q / s.h_kv;
+        heads = static_cast<std::size_t>(s.b * s.h_q), kv_heads = static_cast<std::size_t>(s.b * s.h_kv);
+    }
+    // (b, k) of kv head kx.
+    [[nodiscard]] std::pair<std::int64_t, std::int64_t> kv_head(std::size_t kx) const {
+        return {static_cast<std::int64_t>(kx) / s.h_kv, static_cast<std::int64_t>(kx) % s.h_kv};
+    }
+    // Query head (b, h)'s slice of a 4-D tensor in the batch's layout, in the gradients' format.
+    [[nodiscard]] Tensor dq_slice(std::int64_t b, std::int64_t h) const {
+        Tensor y = head_slice(*dq_t, batch.layout, s, b, h, s.d, "dq");
+        y.format = f;
+        return y;
+    }
+};
+
+// The shapes before any work: d_out and every gradient given.
+void check_given(BatchWork& w, const std::vector<std::pair<std::string, Tensor>>& actual) {
+    (void)head_slice(w.d_out, w.batch.layout, w.s, 0, 0, w.s.d_v, "do");
     for (const auto& [name, t] : actual) {
         if (name == "dq") {
-            dq_t = &t;
-            (void)head_slice(t, batch.layout, s, 0, 0, s.d, "dq");
+            w.dq_t = &t;
+            (void)head_slice(t, w.batch.layout, w.s, 0, 0, w.s.d, "dq");
         } else if (name == "dk" || name == "dv") {
-            kv_t.emplace_back(name, &t);
-            (void)head_slice(t, batch.layout, kv, 0, 0, name == "dk" ? s.d : s.d_v, name.c_str());
+            w.kv_t.emplace_back(name, &t);
+            (void)head_slice(t, w.batch.layout, w.kv, 0, 0, name == "dk" ? w.s.d : w.s.d_v, name.c_str());
         } else {
             throw usage_error(fmt::format("'{}' is not a gradient that is judged (dq, dk, dv)", name));
         }
     }
-    const bool judged = dq_t != nullptr || !kv_t.empty();
-    const auto heads = static_cast<std::size_t>(s.b * s.h_q), kv_heads = static_cast<std::size_t>(s.b * s.h_kv);
-    std::vector<GradReference> g(heads);
-    std::vector<GradBounds> gb(judged ? heads : 0);
-    std::vector<GradComparison> dq_c(dq_t != nullptr ? heads : 0);
-    const bool fp8 = judged && spec.casts_fp8();  // as a single head's: the claim's emulation names the events
-    std::vector<Fp8Events> events(fp8 ? heads : 0);
-    for_each_head(s, threads, [&](std::int64_t b, std::int64_t h) {
+    w.judged = w.dq_t != nullptr || !w.kv_t.empty();
+}
+
+// Every query head certified as a matrix problem, in parallel: its gradients, and when judged
+// its bounds, its dQ's judgement and the 8-bit events of the claim's emulation.
+void certify_heads(BatchWork& w) {
+    w.g.resize(w.heads);
+    w.gb.resize(w.judged ? w.heads : 0);
+    w.dq_c.resize(w.dq_t != nullptr ? w.heads : 0);
+    const bool fp8 = w.judged && w.spec.casts_fp8();  // as a single head's: the claim's emulation names the events
+    w.events.resize(fp8 ? w.heads : 0);
+    const BatchShape& s = w.s;
+    for_each_head(s, w.threads, [&](std::int64_t b, std::int64_t h) {
         in_head(b, h, [&] {
             const auto x = static_cast<std::size_t>(b * s.h_q + h);
-            const Problem p = head_problem(batch, s, b, h);
-            const Tensor dot = head_slice(d_out, batch.layout, s, b, h, s.d_v, "do");
-            g[x] = grad_reference(p, dot, f);
-            if (judged) gb[x] = grad_bounds(p, dot, g[x], spec);
-            if (dq_t != nullptr) {
-                Tensor y = head_slice(*dq_t, batch.layout, s, b, h, s.d, "dq");
-                y.format = f;
-                dq_c[x] = judge_grad(g[x], gb[x], "dq", y);
-            }
+            const Problem p = head_problem(w.batch, s, b, h);
+            const Tensor dot = head_slice(w.d_out, w.batch.layout, s, b, h, s.d_v, "do");
+            w.g[x] = grad_reference(p, dot, w.f);
+            if (w.judged) w.gb[x] = grad_bounds(p, dot, w.g[x], w.spec);
+            if (w.dq_t != nullptr) w.dq_c[x] = judge_grad(w.g[x], w.gb[x], "dq", w.dq_slice(b, h));
             if (fp8) {
-                events[x] = grad_emulate(p, dot, spec, f, false).fp8;
-                events[x].in_head(b, h);
+                w.events[x] = grad_emulate(p, dot, w.spec, w.f, false).fp8;
+                w.events[x].in_head(b, h);
             }
         });
     });
-    GradBatch r;
-    r.shape = s;
-    r.layout = batch.layout;
-    r.format = f;
-    r.base = batch.options.base;
-    r.spec = spec;
-    for (const Fp8Events& e : events) r.fp8.merge(e);  // in head order: the first named is the first head's
-    std::vector<Summed> sums[2];                       // dk, dv of each kv head
+}
+
+// Each kv head's dK and dV, the sums over its group of query heads; the sums that straddle a
+// rounding boundary decided by their group's own problem, kv heads in parallel.
+void sum_groups(BatchWork& w, GradBatch& r) {
+    const BatchShape& s = w.s;
     for (int t = 0; t < 2; ++t) {
-        sums[t].resize(kv_heads);
-        for (std::size_t kx = 0; kx < kv_heads; ++kx) {
-            const auto b = static_cast<std::int64_t>(kx) / s.h_kv, k = static_cast<std::int64_t>(kx) % s.h_kv;
+        w.sums[t].resize(w.kv_heads);
+        for (std::size_t kx = 0; kx < w.kv_heads; ++kx) {
+            const auto [b, k] = w.kv_head(kx);
             std::vector<const GradField*> parts;
             std::vector<const std::vector<double>*> bounds;
-            for (std::int64_t h = k * group; h < (k + 1) * group; ++h) {
+            for (std::int64_t h = k * w.group; h < (k + 1) * w.group; ++h) {
                 const auto x = static_cast<std::size_t>(b * s.h_q + h);
-                parts.push_back(t == 0 ? &g[x].dk : &g[x].dv);
-                if (judged) bounds.push_back(t == 0 ? &gb[x].dk : &gb[x].dv);
+                parts.push_back(t == 0 ? &w.g[x].dk : &w.g[x].dv);
+                if (w.judged) bounds.push_back(t == 0 ? &w.gb[x].dk : &w.gb[x].dv);
             }
-            sums[t][kx] = group_sum(parts, bounds, f, spec.accumulate);
+            w.sums[t][kx] = group_sum(parts, bounds, w.f, w.spec.accumulate);
         }
     }
-    // The straddling sums decided by their group's own problem, kv heads in parallel.
     std::vector<std::size_t> open;
-    for (std::size_t kx = 0; kx < kv_heads; ++kx) {
-        const auto n = std::count(sums[0][kx].rounded.begin(), sums[0][kx].rounded.end(), std::uint8_t{0}) +
-                       std::count(sums[1][kx].rounded.begin(), sums[1][kx].rounded.end(), std::uint8_t{0});
+    for (std::size_t kx = 0; kx < w.kv_heads; ++kx) {
+        const auto n = std::count(w.sums[0][kx].rounded.begin(), w.sums[0][kx].rounded.end(), std::uint8_t{0}) +
+                       std::count(w.sums[1][kx].rounded.begin(), w.sums[1][kx].rounded.end(), std::uint8_t{0});
         r.straddled += n;
         if (n > 0) open.push_back(kx);
     }
     std::vector<std::int64_t> decided(open.size(), 0);
-    run_parallel(open.size(), jobs_of(threads), [&](std::size_t y) {
+    run_parallel(open.size(), jobs_of(w.threads), [&](std::size_t y) {
         const std::size_t kx = open[y];
-        const auto b = static_cast<std::int64_t>(kx) / s.h_kv, k = static_cast<std::int64_t>(kx) % s.h_kv;
-        in_head(b, k * group, [&] { decided[y] = refine_group(batch, s, d_out, f, b, k, sums[0][kx], sums[1][kx]); });
+        const auto [b, k] = w.kv_head(kx);
+        in_head(b, k * w.group,
+                [&] { decided[y] = refine_group(w.batch, s, w.d_out, w.f, b, k, w.sums[0][kx], w.sums[1][kx]); });
     });
     for (auto n : decided) r.refined += n;
-    std::vector<GradComparison> kv_c[2];
-    std::vector<std::pair<std::string, std::vector<Tensor>>> kv_slices;
-    for (const auto& [name, tensor] : kv_t) {
+}
+
+// Each kv head's summed dK and dV given, judged as a matrix's under the sum's bound.
+void judge_kv_heads(BatchWork& w) {
+    const BatchShape& s = w.s;
+    for (const auto& [name, tensor] : w.kv_t) {
         const int t = name == "dk" ? 0 : 1;
         std::vector<Tensor> slices;
-        for (std::size_t kx = 0; kx < kv_heads; ++kx) {
-            const auto b = static_cast<std::int64_t>(kx) / s.h_kv, k = static_cast<std::int64_t>(kx) % s.h_kv;
-            Tensor y = head_slice(*tensor, batch.layout, kv, b, k, t == 0 ? s.d : s.d_v, name.c_str());
-            y.format = f;
+        for (std::size_t kx = 0; kx < w.kv_heads; ++kx) {
+            const auto [b, k] = w.kv_head(kx);
+            Tensor y = head_slice(*tensor, w.batch.layout, w.kv, b, k, t == 0 ? s.d : s.d_v, name.c_str());
+            y.format = w.f;
             GradReference one;  // the kv head's summed field, judged as a matrix's
-            one.format = f;
+            one.format = w.f;
             GradBounds ob;
-            (t == 0 ? one.dk : one.dv) = sums[t][kx].field;
-            (t == 0 ? ob.dk : ob.dv) = sums[t][kx].bound;
-            const GradBounds& first = gb[static_cast<std::size_t>(b * s.h_q + k * group)];
+            (t == 0 ? one.dk : one.dv) = w.sums[t][kx].field;
+            (t == 0 ? ob.dk : ob.dv) = w.sums[t][kx].bound;
+            const GradBounds& first = w.gb[static_cast<std::size_t>(b * s.h_q + k * w.group)];
             (t == 0 ? ob.why_dk : ob.why_dv) = t == 0 ? first.why_dk : first.why_dv;
-            kv_c[t].push_back(judge_grad(one, ob, name, y));
+            w.kv_c[t].push_back(judge_grad(one, ob, name, y));
             slices.push_back(std::move(y));
         }
-        kv_slices.emplace_back(name, std::move(slices));
+        w.kv_slices.emplace_back(name, std::move(slices));
     }
-    // The diagnosis: the wrong GQA group first (it is the batch's, not a head's), else that of
-    // the first query head that fails, named (dk and dv are a head's own only in groups of one).
-    if (judged) r.diagnosis = wrong_group(s, g, gb, kv_slices, kv_c, f, spec.accumulate, sums);
-    for (std::size_t x = 0; x < heads && judged && r.diagnosis.empty(); ++x) {
+}
+
+// The diagnosis of the first query head that fails, named (dk and dv are a head's own only in
+// groups of one); "" when none fails or its gradients fit no mistake.
+std::string head_diagnosis(const BatchWork& w) {
+    const BatchShape& s = w.s;
+    for (std::size_t x = 0; x < w.heads; ++x) {
         const auto b = static_cast<std::int64_t>(x) / s.h_q, h = static_cast<std::int64_t>(x) % s.h_q;
-        const auto kx = static_cast<std::size_t>(b * s.h_kv + h / group);
+        const auto kx = static_cast<std::size_t>(b * s.h_kv + h / w.group);
         std::vector<std::pair<std::string, Tensor>> given;
         std::vector<GradComparison> compared;
         bool failed = false;
-        if (dq_t != nullptr) {
-            Tensor y = head_slice(*dq_t, batch.layout, s, b, h, s.d, "dq");
-            y.format = f;
-            given.emplace_back("dq", std::move(y));
-            compared.push_back(dq_c[x]);
-            failed = failed || dq_c[x].over > 0;
+        if (w.dq_t != nullptr) {
+            given.emplace_back("dq", w.dq_slice(b, h));
+            compared.push_back(w.dq_c[x]);
+            failed = failed || w.dq_c[x].over > 0;
         }
-        if (group == 1)
-            for (const auto& [name, slices] : kv_slices) {
+        if (w.group == 1)
+            for (const auto& [name, slices] : w.kv_slices) {
                 const int which = name == "dk" ? 0 : 1;
                 given.emplace_back(name, slices[kx]);
-                compared.push_back(kv_c[which][kx]);
-                failed = failed || kv_c[which][kx].over > 0;
+                compared.push_back(w.kv_c[which][kx]);
+                failed = failed || w.kv_c[which][kx].over > 0;
             }
         if (!failed) continue;
-        const Problem p = head_problem(batch, s, b, h);
-        const Tensor dot = head_slice(d_out, batch.layout, s, b, h, s.d_v, "do");
-        const std::string d = diagnose_grads(p, dot, g[x], gb[x], spec, given, compared);
-        if (!d.empty()) r.diagnosis = fmt::format("head (b={}, h={}): {}", b, h, d);
-        break;
+        const Problem p = head_problem(w.batch, s, b, h);
+        const Tensor dot = head_slice(w.d_out, w.batch.layout, s, b, h, s.d_v, "do");
+        const std::string d = diagnose_grads(p, dot, w.g[x], w.gb[x], w.spec, given, compared);
+        return d.empty() ? d : fmt::format("head (b={}, h={}): {}", b, h, d);
     }
-    // Groups of two or more, when that named nothing: the first failing group's dQ, dK and dV
-    // read together, on the group's own problem (its query heads' rows stacked).
-    for (std::size_t kx = 0; kx < kv_heads && judged && group > 1 && r.diagnosis.empty(); ++kx) {
-        const auto b = static_cast<std::int64_t>(kx) / s.h_kv, k = static_cast<std::int64_t>(kx) % s.h_kv;
+    return "";
+}
+
+// The diagnosis: the wrong GQA group first (it is the batch's, not a head's), else that of the
+// first query head that fails; in groups of two or more, when that named nothing, the first
+// failing group's dQ, dK and dV read together on the group's own problem (its rows stacked).
+std::string batch_diagnosis(const BatchWork& w) {
+    if (!w.judged) return "";
+    std::string d = wrong_group(w.s, w.g, w.gb, w.kv_slices, w.kv_c, w.f, w.spec.accumulate, w.sums);
+    if (d.empty()) d = head_diagnosis(w);
+    for (std::size_t kx = 0; kx < w.kv_heads && w.group > 1 && d.empty(); ++kx) {
+        const auto [b, k] = w.kv_head(kx);
         bool failed = false;
-        for (std::int64_t h = k * group; h < (k + 1) * group && dq_t != nullptr; ++h)
-            failed = failed || dq_c[static_cast<std::size_t>(b * s.h_q + h)].over > 0;
-        for (const auto& c : kv_c) failed = failed || (!c.empty() && c[kx].over > 0);
+        for (std::int64_t h = k * w.group; h < (k + 1) * w.group && w.dq_t != nullptr; ++h)
+            failed = failed || w.dq_c[static_cast<std::size_t>(b * w.s.h_q + h)].over > 0;
+        for (const auto& c : w.kv_c) failed = failed || (!c.empty() && c[kx].over > 0);
         if (!failed) continue;
-        r.diagnosis = diagnose_group(batch, s, d_out, f, spec, b, k, dq_t, kv_slices, kx);
-        break;
+        return diagnose_group(w.batch, w.s, w.d_out, w.f, w.spec, b, k, w.dq_t, w.kv_slices, kx);
     }
-    // The fields, every head's as one tensor.
-    for (std::size_t y = 0; y < g.at(0).fields().size(); ++y) {
-        const std::string name = g[0].fields()[y]->name;
+    return d;
+}
+
+// The fields, every head's as one tensor, and the judgements, every head's of a tensor as one.
+void collect(const BatchWork& w, GradBatch& r) {
+    const BatchShape& s = w.s;
+    for (std::size_t y = 0; y < w.g.at(0).fields().size(); ++y) {
+        const std::string name = w.g[0].fields()[y]->name;
         std::vector<const GradField*> parts;
         std::vector<const std::vector<std::uint8_t>*> rnd;
         std::int64_t h = s.h_q;
         if (name == "dk" || name == "dv") {
-            for (const Summed& x : sums[name == "dk" ? 0 : 1]) parts.push_back(&x.field), rnd.push_back(&x.rounded);
+            for (const Summed& x : w.sums[name == "dk" ? 0 : 1]) parts.push_back(&x.field), rnd.push_back(&x.rounded);
             h = s.h_kv;
         } else {
-            for (const GradReference& x : g) parts.push_back(x.fields()[y]);
+            for (const GradReference& x : w.g) parts.push_back(x.fields()[y]);
         }
         r.rounded.emplace_back();
         r.fields.push_back(
-            stacked(parts, rnd, s.b, h, in_caller_layout(name) ? &batch.layout : nullptr, r.rounded.back()));
+            stacked(parts, rnd, s.b, h, in_caller_layout(name) ? &w.batch.layout : nullptr, r.rounded.back()));
     }
-    for (const GradReference& x : g) r.max_precision = std::max(r.max_precision, x.max_precision);
+    for (const GradReference& x : w.g) r.max_precision = std::max(r.max_precision, x.max_precision);
     for (const GradField& x : r.fields) r.exact_entries += std::count(x.exact.begin(), x.exact.end(), std::uint8_t{1});
-    if (dq_t != nullptr) {
+    if (w.dq_t != nullptr) {
         std::vector<const std::vector<double>*> bounds;
-        for (const auto& x : gb) bounds.push_back(&x.dq);
-        r.judged.push_back(merged("dq", dq_c, bounds, s.b, s.h_q, s.n_q, s.d, batch.layout));
+        for (const auto& x : w.gb) bounds.push_back(&x.dq);
+        r.judged.push_back(merged("dq", w.dq_c, bounds, s.b, s.h_q, s.n_q, s.d, w.batch.layout));
     }
-    for (const auto& [name, unused] : kv_slices) {
+    for (const auto& [name, unused] : w.kv_slices) {
         const int t = name == "dk" ? 0 : 1;
         std::vector<const std::vector<double>*> bounds;
-        for (const auto& x : sums[t]) bounds.push_back(&x.bound);
-        r.judged.push_back(merged(name, kv_c[t], bounds, s.b, s.h_kv, s.n_k, t == 0 ? s.d : s.d_v, batch.layout));
+        for (const auto& x : w.sums[t]) bounds.push_back(&x.bound);
+        r.judged.push_back(merged(name, w.kv_c[t], bounds, s.b, s.h_kv, s.n_k, t == 0 ? s.d : s.d_v, w.batch.layout));
     }
+}
+
+}  // namespace
+
+GradBatch grad_batch(const Batch& batch, const Tensor& d_out, FloatFormat f,
+                     const std::vector<std::pair<std::string, Tensor>>& actual, const GradSpec& spec, int threads) {
+    BatchWork w(batch, d_out, f, spec, threads);
+    check_given(w, actual);
+    certify_heads(w);
+    GradBatch r;
+    r.shape = w.s;
+    r.layout = batch.layout;
+    r.format = f;
+    r.base = batch.options.base;
+    r.spec = spec;
+    for (const Fp8Events& e : w.events) r.fp8.merge(e);  // in head order: the first named is the first head's
+    sum_groups(w, r);
+    judge_kv_heads(w);
+    r.diagnosis = batch_diagnosis(w);
+    collect(w, r);
     return r;
 }
 
