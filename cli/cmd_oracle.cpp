@@ -15,6 +15,7 @@
 #include "exactattn/oracle.hpp"
 #include "exactattn/oracle_grad.hpp"
 #include "exactattn/oracle_grad_batch.hpp"
+#include "exactattn/oracle_options.hpp"
 
 namespace exactattn::cli {
 

@@ -390,26 +390,6 @@ Emulation emulate(const Problem& p, const EmulationSpec& s, bool trace);
 /// what a judgement declares to what `emulate` runs.
 EmulationSpec emulation_of(const AlgorithmSpec& claim, FloatFormat output);
 
-/// A kernel's claim as a front end receives it, each option as its text (none: the default),
-/// parsed and checked by parse_claim for the command line and Python alike (docs/oracle.md).
-/// Each refusal is placed at the argument's Python name (`algorithm`, `accumulate`, `p_fmt`,
-/// `bound`, `stored`, `p_descale`, `fp8_overflow`); the command line renames it to its option.
-struct ClaimText {
-    std::string algorithm = "safe";
-    std::optional<std::string> accumulate;  ///< none: float32 (float64 for a float64 problem)
-    std::optional<std::string> p_format;    ///< none: the problem's format
-    std::int64_t block = 64;
-    std::optional<std::string> bound;  ///< none: running
-    std::optional<std::string> stored;
-    std::string p_descale = "1";
-    std::string fp8_overflow = "error";
-};
-/// The claim `c` on a problem in format `f`, each option parsed in the order above.
-AlgorithmSpec parse_claim(const ClaimText& c, FloatFormat f);
-/// The accumulator of a claim: `accumulate` parsed (at `accumulate`), or float32 (float64 for a
-/// float64 problem) when none.
-FloatFormat accumulate_of(const std::optional<std::string>& accumulate, FloatFormat f);
-
 /// The a-priori bound (docs/oracle.md, "Bounds") on |ô − o| of output (i, c) of a kernel that
 /// runs `spec` and rounds its output to `ref.format`; +inf when the algorithm guarantees
 /// nothing there, with the reason in `why`.
@@ -525,20 +505,6 @@ Tensor head_slice(const Tensor& out, Layout layout, const BatchShape& s, std::in
 /// Runs `f(b, h)` for every head on `threads` threads (0: the hardware's), sharing the calling
 /// thread's limits and work budget; the first error any head raises is rethrown (the head named).
 void for_each_head(const BatchShape& s, int threads, const std::function<void(std::int64_t, std::int64_t)>& f);
-
-/// A front end's problem, checked once for the command line and Python: the tensors it read,
-/// `options` (problem_options) and the texts of the layout and the 8-bit overflow rule. A batch
-/// of heads when q is 4-D (every shape checked: batch_shape), else a matrix problem with its mask
-/// and bias set and validated; before either, an 8-bit input past the range is clamped and
-/// counted under fp8_overflow `saturate` (refused under `error`). Refusals at `q`, `k`, `v`,
-/// `mask`, `bias`, `layout` and `fp8_overflow` (Python's names; the command line renames them).
-struct ProblemInputs {
-    Problem p;
-    std::optional<Batch> batch;
-    Fp8Events fp8;  ///< the inputs saturated
-};
-ProblemInputs problem_inputs(Problem options, Tensor q, Tensor k, Tensor v, std::optional<Tensor> mask,
-                             std::optional<Tensor> bias, std::string_view layout, std::string_view fp8_overflow);
 
 /// The reports of the oracle (docs/oracle.md, "Reports"): one text and one JSON for the command
 /// line and Python alike, so the two print the same bytes for the same judgement. Each charges

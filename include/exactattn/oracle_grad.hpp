@@ -121,26 +121,6 @@ struct GradSpec {
 /// Refuses a claim no kernel runs (UsageError): flash2 with D from P, an 8-bit accumulator.
 void check_grad_spec(const GradSpec& s);
 
-/// A backward claim as a front end receives it, each option as its text (none: the default),
-/// parsed and checked (check_grad_spec) by parse_grad_claim for the command line and Python
-/// alike. Each refusal is placed at the argument's Python name (`backward`, `accumulate`,
-/// `storage`, `delta_from`, `p_fmt`, `p_descale`, `fp8_overflow`, `ds_fmt`, `ds_descale`); the
-/// command line renames it to its option.
-struct GradClaimText {
-    std::string backward = "standard";
-    std::optional<std::string> accumulate;  ///< none: float32 (float64 for float64 gradients)
-    std::optional<std::string> storage;
-    std::optional<std::string> delta_from;
-    std::int64_t block = 64;
-    std::optional<std::string> p_format;
-    std::string p_descale = "1";
-    std::string fp8_overflow = "error";
-    std::optional<std::string> ds_format;
-    std::string ds_descale = "1";
-};
-/// The backward claim `c` on gradients in format `f`, each option parsed in the order above.
-GradSpec parse_grad_claim(const GradClaimText& c, FloatFormat f);
-
 /// The running bound on |actual − exact| of every entry of dQ, dK and dV (row-major, the fields'
 /// shapes) of a kernel that runs `s` and rounds its gradients to g.format, from the problem's
 /// actual magnitudes (docs/oracle.md, "Bounds for the backward"); +inf where the claim guarantees

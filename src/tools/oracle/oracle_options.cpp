@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: MIT
 // exactattn oracle: the problem and a kernel's claim as a front end gives them, tensors and
-// option texts, parsed and checked once for the command line and Python (docs/oracle.md). Each refusal is placed at the
-// argument's Python name; the command line renames the place to its option.
+// option texts, parsed and checked once for the command line and Python (oracle_options.hpp).
+#include "exactattn/oracle_options.hpp"
+
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 
 #include "exactattn/limits.hpp"
-#include "exactattn/oracle.hpp"
-#include "exactattn/oracle_grad.hpp"
 
 namespace exactattn::oracle {
 
