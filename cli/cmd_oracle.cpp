@@ -161,10 +161,7 @@ int reference_command(const OracleOptions& o, const Loaded& l, FloatFormat f, st
 int emulate_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::ostream& out) {
     const AlgorithmSpec a = algorithm_spec(o, f);
     const EmulationSpec spec = emulation_of(a, f);
-    Emulation e = l.batch ? emulate_batch(*l.batch, spec, o.trace, o.jobs) : emulate(l.p, spec, o.trace);
-    Fp8Events events = l.fp8;  // the inputs' first, then the kernel's
-    events.merge(e.fp8);
-    e.fp8 = events;
+    const Emulation e = emulate_inputs(l, spec, o.trace, o.jobs);
     const std::string text = o.format == "json" ? emulation_json(e, spec) : emulation_text(e, spec);
     if (!o.npy.empty()) write_output_file(o.npy, write_npy(e.out), "--npy");  // last: nothing else can fail
     out << text;
@@ -178,13 +175,8 @@ int judge_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::o
     std::optional<Tensor> w, lse;
     if (!o.actual_weights.empty()) w = load(o.actual_weights, "--actual-weights", f);
     if (!o.actual_lse.empty()) lse = load(o.actual_lse, "--actual-lse", std::nullopt);
-    JudgeReport rep;
-    if (l.batch) {
-        if (w) throw usage_error("weights are judged for matrix problems only", option_place("--actual-weights"));
-        rep = judge_batch(*l.batch, f, actual, lse ? &*lse : nullptr, s, o.tolerance, o.jobs);
-    } else {
-        rep = judge_problem(l.p, f, actual, w ? &*w : nullptr, lse ? &*lse : nullptr, s, o.tolerance);
-    }
+    const JudgeReport rep =
+        judge_inputs(l, f, actual, w ? &*w : nullptr, lse ? &*lse : nullptr, s, o.tolerance, o.jobs);
     out << (o.format == "json" ? judge_json(rep) : judge_text(rep));
     return rep.passed() ? 0 : 1;
 }

@@ -28,6 +28,15 @@ struct ProblemInputs {
 };
 ProblemInputs problem_inputs(Problem options, Tensor q, Tensor k, Tensor v, std::optional<Tensor> mask,
                              std::optional<Tensor> bias, std::string_view layout, std::string_view fp8_overflow);
+/// A kernel's output judged under `spec` as both front ends judge it: a batch's by judge_batch
+/// (heads on `threads` threads; weights are refused there, a UsageError at `weights`), a matrix
+/// problem's by judge_problem.
+JudgeReport judge_inputs(const ProblemInputs& in, FloatFormat f, const Tensor& out, const Tensor* weights,
+                         const Tensor* lse, const AlgorithmSpec& spec, std::optional<double> tolerance_ulps,
+                         int threads);
+/// `spec` emulated on the batch (emulate_batch, on `threads` threads) or the matrix problem
+/// (emulate), its 8-bit events after the inputs' own (in.fp8 first, then the kernel's).
+Emulation emulate_inputs(const ProblemInputs& in, const EmulationSpec& spec, bool trace, int threads);
 
 /// A kernel's claim as a front end receives it, each option as its text (none: the default),
 /// parsed and checked by parse_claim for the command line and Python alike (docs/oracle.md).

@@ -352,11 +352,8 @@ py::dict oracle_emulate(const Array& q, const Array& k, const Array& v, const st
     Emulation e;
     {
         py::gil_scoped_release release;
-        e = a.batch ? emulate_batch(*a.batch, s, trace, threads) : emulate(a.p, s, trace);
+        e = emulate_inputs(a, s, trace, threads);  // as the command line
     }
-    Fp8Events events = a.fp8;  // the inputs' first, then the kernel's
-    events.merge(e.fp8);
-    e.fp8 = events;
     py::dict d;
     d["out"] = a.batch ? py::object(shaped(e.out.data, e.out.shape))
                        : py::object(array(e.out.data, e.out.rows(), e.out.cols()));
@@ -412,12 +409,7 @@ py::dict oracle_judge(const Array& actual, const Array& q, const Array& k, const
     JudgeReport rep;
     {
         py::gil_scoped_release release;
-        if (a.batch) {
-            if (w) throw usage_error("weights are judged for matrix problems only", arg("weights"));
-            rep = judge_batch(*a.batch, a.f, out, l ? &*l : nullptr, s, tolerance, threads);
-        } else {
-            rep = judge_problem(a.p, a.f, out, w ? &*w : nullptr, l ? &*l : nullptr, s, tolerance);
-        }
+        rep = judge_inputs(a, a.f, out, w ? &*w : nullptr, l ? &*l : nullptr, s, tolerance, threads);  // as the CLI
     }
     const auto dims = [&](std::int64_t c) {
         return rep.heads > 0 ? std::vector<std::int64_t>{rep.batch, rep.heads, rep.n_q, c}

@@ -23,6 +23,22 @@ std::optional<FloatFormat> format_of(const std::optional<std::string>& text, con
 
 }  // namespace
 
+JudgeReport judge_inputs(const ProblemInputs& in, FloatFormat f, const Tensor& out, const Tensor* weights,
+                         const Tensor* lse, const AlgorithmSpec& spec, std::optional<double> tolerance_ulps,
+                         int threads) {
+    if (!in.batch) return judge_problem(in.p, f, out, weights, lse, spec, tolerance_ulps);
+    if (weights != nullptr) throw usage_error("weights are judged for matrix problems only", arg("weights"));
+    return judge_batch(*in.batch, f, out, lse, spec, tolerance_ulps, threads);
+}
+
+Emulation emulate_inputs(const ProblemInputs& in, const EmulationSpec& spec, bool trace, int threads) {
+    Emulation e = in.batch ? emulate_batch(*in.batch, spec, trace, threads) : emulate(in.p, spec, trace);
+    Fp8Events events = in.fp8;  // the inputs' first, then the kernel's
+    events.merge(e.fp8);
+    e.fp8 = events;
+    return e;
+}
+
 FloatFormat accumulate_of(const std::optional<std::string>& accumulate, FloatFormat f) {
     if (accumulate) return parse_format(*accumulate, arg("accumulate"));
     return f == FloatFormat::Float64 ? f : FloatFormat::Float32;
