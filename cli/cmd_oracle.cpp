@@ -138,21 +138,12 @@ AlgorithmSpec algorithm_spec(const OracleOptions& o, FloatFormat f) {
 }
 
 int reference_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::ostream& out) {
-    std::vector<Reference> refs;
-    std::int64_t batch = 0, heads = 0;
+    const References r = reference_inputs(l, f, o.weights, o.jobs);
     Tensor npy;
-    if (l.batch) {
-        const BatchShape s = batch_shape(*l.batch);
-        refs = reference_batch(*l.batch, f, o.weights, o.jobs);
-        batch = s.b;
-        heads = s.h_q;
-        if (!o.npy.empty()) npy = batch_output(refs, s, l.batch->layout, f);
-    } else {
-        refs.push_back(reference(l.p, f, o.weights));
-        npy = Tensor{{refs[0].n_q, refs[0].d_v}, refs[0].out, f};
-    }
+    if (l.batch && !o.npy.empty()) npy = batch_output(r.refs, batch_shape(*l.batch), l.batch->layout, f);
+    if (!l.batch) npy = Tensor{{r.refs[0].n_q, r.refs[0].d_v}, r.refs[0].out, f};
     const std::string text =
-        o.format == "json" ? reference_json(refs, batch, heads) : reference_text(refs, batch, heads);
+        o.format == "json" ? reference_json(r.refs, r.batch, r.heads) : reference_text(r.refs, r.batch, r.heads);
     if (!o.npy.empty()) write_output_file(o.npy, write_npy(npy), "--npy");  // last: nothing else can fail
     out << text;
     return 0;

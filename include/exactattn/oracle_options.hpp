@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "exactattn/oracle.hpp"
 #include "exactattn/oracle_grad.hpp"
@@ -28,6 +29,14 @@ struct ProblemInputs {
 };
 ProblemInputs problem_inputs(Problem options, Tensor q, Tensor k, Tensor v, std::optional<Tensor> mask,
                              std::optional<Tensor> bias, std::string_view layout, std::string_view fp8_overflow);
+/// The references of the problem: every head's of a batch (reference_batch, on `threads`
+/// threads; `batch` and `heads` are its B and H_q) or the matrix problem's one (both 0), with
+/// the weights too when `weights`.
+struct References {
+    std::vector<Reference> refs;
+    std::int64_t batch = 0, heads = 0;
+};
+References reference_inputs(const ProblemInputs& in, FloatFormat f, bool weights, int threads);
 /// A kernel's output judged under `spec` as both front ends judge it: a batch's by judge_batch
 /// (heads on `threads` threads; weights are refused there, a UsageError at `weights`), a matrix
 /// problem's by judge_problem.

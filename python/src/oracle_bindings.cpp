@@ -372,20 +372,12 @@ py::dict oracle_reference(const Array& q, const Array& k, const Array& v, const 
                           const py::dict& opts, bool weights, int threads, bool report) {
     const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
     const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
-    std::vector<Reference> refs;
-    std::int64_t batch = 0, heads = 0;
+    References r;
     {
         py::gil_scoped_release release;
-        if (a.batch) {
-            const BatchShape s = batch_shape(*a.batch);
-            batch = s.b;
-            heads = s.h_q;
-            refs = reference_batch(*a.batch, a.f, weights, threads);
-        } else {
-            refs.push_back(reference(a.p, a.f, weights));
-        }
+        r = reference_inputs(a, a.f, weights, threads);  // as the command line
     }
-    return reference_dict(refs, batch, heads, report);
+    return reference_dict(r.refs, r.batch, r.heads, report);
 }
 
 // exactattn.oracle.judge: a kernel's output (and weights, LSE) against its claim's bound.

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "exactattn/limits.hpp"
 
@@ -22,6 +23,19 @@ std::optional<FloatFormat> format_of(const std::optional<std::string>& text, con
 }
 
 }  // namespace
+
+References reference_inputs(const ProblemInputs& in, FloatFormat f, bool weights, int threads) {
+    References r;
+    if (!in.batch) {
+        r.refs.push_back(reference(in.p, f, weights));
+        return r;
+    }
+    const BatchShape s = batch_shape(*in.batch);
+    r.refs = reference_batch(*in.batch, f, weights, threads);
+    r.batch = s.b;
+    r.heads = s.h_q;
+    return r;
+}
 
 JudgeReport judge_inputs(const ProblemInputs& in, FloatFormat f, const Tensor& out, const Tensor* weights,
                          const Tensor* lse, const AlgorithmSpec& spec, std::optional<double> tolerance_ulps,
