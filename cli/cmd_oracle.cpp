@@ -215,18 +215,16 @@ int grad_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::os
                                              {o.actual_dk, "dk", "--actual-dk"},
                                              {o.actual_dv, "dv", "--actual-dv"}})
         if (!path.empty()) actual.emplace_back(name, load(path, option, f));
-    if (l.batch) {
-        const GradBatch g = grad_batch(*l.batch, d_out, f, actual, spec, o.jobs);
-        events.merge(g.fp8);  // every head's 8-bit events, named by head (as a single head's)
-        const Fp8Events* fp8 = reported_fp8(events, spec, !actual.empty());
-        out << (o.format == "json" ? grad_batch_json(g, fp8) : grad_batch_text(g, fp8));
-        return g.passed() ? 0 : 1;
+    const GradsJudged j = judge_grad_inputs(l, d_out, events, f, actual, spec, o.jobs);
+    const bool json = o.format == "json";
+    if (j.batch) {
+        out << (json ? grad_batch_json(*j.batch, j.fp8()) : grad_batch_text(*j.batch, j.fp8()));
+    } else {
+        const GradVerdict& v = *j.matrix;
+        out << (json ? grad_reference_json(v.g, v.compared, &spec, v.diagnosis, j.fp8())
+                     : grad_reference_text(v.g, v.compared, &spec, v.diagnosis, j.fp8()));
     }
-    const GradVerdict v = judge_grads(l.p, d_out, f, actual, spec, events);
-    const Fp8Events* fp8 = reported_fp8(events, spec, !actual.empty());
-    out << (o.format == "json" ? grad_reference_json(v.g, v.compared, &spec, v.diagnosis, fp8)
-                               : grad_reference_text(v.g, v.compared, &spec, v.diagnosis, fp8));
-    return grads_passed(v.compared) ? 0 : 1;
+    return j.passed() ? 0 : 1;
 }
 
 int grad_emulate_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::ostream& out) {

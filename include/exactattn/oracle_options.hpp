@@ -9,10 +9,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "exactattn/oracle.hpp"
 #include "exactattn/oracle_grad.hpp"
+#include "exactattn/oracle_grad_batch.hpp"
 
 namespace exactattn::oracle {
 
@@ -43,6 +45,21 @@ References reference_inputs(const ProblemInputs& in, FloatFormat f, bool weights
 JudgeReport judge_inputs(const ProblemInputs& in, FloatFormat f, const Tensor& out, const Tensor* weights,
                          const Tensor* lse, const AlgorithmSpec& spec, std::optional<double> tolerance_ulps,
                          int threads);
+/// The gradients of the problem under `d_out` and, for each of a kernel's gradients in `actual`,
+/// their judgement under `spec`: a batch's by grad_batch (heads on `threads` threads), a matrix
+/// problem's by judge_grads. `events` are the 8-bit events so far (the inputs', dO's); the
+/// claim's follow them, and fp8() is what the report names (reported_fp8).
+struct GradsJudged {
+    std::optional<GradBatch> batch;     ///< a batch of heads
+    std::optional<GradVerdict> matrix;  ///< a matrix problem
+    Fp8Events events;
+    bool report_fp8 = false;
+    [[nodiscard]] const Fp8Events* fp8() const { return report_fp8 ? &events : nullptr; }
+    [[nodiscard]] bool passed() const { return batch ? batch->passed() : grads_passed(matrix->compared); }
+};
+GradsJudged judge_grad_inputs(const ProblemInputs& in, const Tensor& d_out, Fp8Events events, FloatFormat f,
+                              const std::vector<std::pair<std::string, Tensor>>& actual, const GradSpec& spec,
+                              int threads);
 /// `spec` emulated on the batch (emulate_batch, on `threads` threads) or the matrix problem
 /// (emulate), its 8-bit events after the inputs' own (in.fp8 first, then the kernel's).
 Emulation emulate_inputs(const ProblemInputs& in, const EmulationSpec& spec, bool trace, int threads);

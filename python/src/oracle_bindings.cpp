@@ -291,22 +291,15 @@ py::dict oracle_grad(const Array& q, const Array& k, const Array& v, const std::
     std::vector<std::pair<std::string, Tensor>> given;
     for (const char* name : {"dq", "dk", "dv"})
         if (actual.contains(name)) given.emplace_back(name, tensor(actual[name].cast<Array>(), dtype, name));
-    if (a.batch) {
-        std::optional<GradBatch> r;
-        {
-            py::gil_scoped_release release;
-            r = grad_batch(*a.batch, dot, a.f, given, spec, threads);
-        }
-        events.merge(r->fp8);  // every head's 8-bit events, named by head
-        return grad_batch_dict(*r, reported_fp8(events, spec, !given.empty()));
-    }
-    std::optional<GradVerdict> verdict;
+    std::optional<GradsJudged> j;
     {
         py::gil_scoped_release release;
-        verdict = judge_grads(a.p, dot, a.f, given, spec, events);  // as the command line
+        j = judge_grad_inputs(a, dot, events, a.f, given, spec, threads);  // as the command line
     }
-    return grad_dict(verdict->g, verdict->bounds ? &*verdict->bounds : nullptr, verdict->compared, spec,
-                     verdict->diagnosis, reported_fp8(events, spec, !given.empty()));
+    if (j->batch) return grad_batch_dict(*j->batch, j->fp8());
+    const GradVerdict& verdict = *j->matrix;
+    return grad_dict(verdict.g, verdict.bounds ? &*verdict.bounds : nullptr, verdict.compared, spec, verdict.diagnosis,
+                     j->fp8());
 }
 
 // exactattn.oracle.grad_emulate: the claimed backward, rounding as the kernel does.

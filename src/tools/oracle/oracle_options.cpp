@@ -45,6 +45,21 @@ JudgeReport judge_inputs(const ProblemInputs& in, FloatFormat f, const Tensor& o
     return judge_batch(*in.batch, f, out, lse, spec, tolerance_ulps, threads);
 }
 
+GradsJudged judge_grad_inputs(const ProblemInputs& in, const Tensor& d_out, Fp8Events events, FloatFormat f,
+                              const std::vector<std::pair<std::string, Tensor>>& actual, const GradSpec& spec,
+                              int threads) {
+    GradsJudged j;
+    if (in.batch) {
+        j.batch = grad_batch(*in.batch, d_out, f, actual, spec, threads);
+        events.merge(j.batch->fp8);  // every head's 8-bit events, named by head (as a single head's)
+    } else {
+        j.matrix = judge_grads(in.p, d_out, f, actual, spec, events);
+    }
+    j.events = std::move(events);
+    j.report_fp8 = reported_fp8(j.events, spec, !actual.empty()) != nullptr;
+    return j;
+}
+
 Emulation emulate_inputs(const ProblemInputs& in, const EmulationSpec& spec, bool trace, int threads) {
     Emulation e = in.batch ? emulate_batch(*in.batch, spec, trace, threads) : emulate(in.p, spec, trace);
     Fp8Events events = in.fp8;  // the inputs' first, then the kernel's
