@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <tuple>
+#include <utility>
 #include <ostream>
 
 #include "commands.hpp"
@@ -14,6 +15,7 @@
 #include "exactattn/oracle.hpp"
 #include "exactattn/oracle_grad.hpp"
 #include "exactattn/oracle_grad_batch.hpp"
+#include "exactattn/oracle_options.hpp"
 
 namespace exactattn::cli {
 
@@ -51,42 +53,20 @@ Tensor load(const std::string& path, const char* option, std::optional<FloatForm
     return for_option(option, [&] { return read_tensor(path, declared); });
 }
 
-// The problem's tensors and options: a matrix problem, or a batch of heads when q is 4-D.
-struct Loaded {
-    Problem p;
-    std::optional<Batch> batch;
-    Fp8Events fp8;  ///< inputs saturated under --fp8-overflow saturate
-};
+// The problem's tensors and options (a matrix problem, or a batch of heads when q is 4-D),
+// checked by the library (problem_inputs) as Python's are.
+using Loaded = ProblemInputs;
 
 Loaded load_problem(const OracleOptions& o) {
     std::optional<FloatFormat> in;
     if (!o.input_dtype.empty()) in = parse_format(o.input_dtype, option_place("--input-dtype"));
-    Loaded l;
-    l.p = problem_options(o.problem);
+    Problem options = problem_options(o.problem);
     Tensor q = load(o.q, "--q", in), k = load(o.k, "--k", in), v = load(o.v, "--v", in);
     std::optional<Tensor> mask, bias;
     if (!o.mask.empty()) mask = load(o.mask, "--mask", std::nullopt);
     if (!o.bias.empty()) bias = load(o.bias, "--bias", std::nullopt);
-    if (q.shape.size() == 4) {
-        l.fp8 = saturate_inputs(q, k, v, parse_fp8_overflow(o.fp8_overflow, option_place("--fp8-overflow")));
-        l.batch = Batch{std::move(q),
-                        std::move(k),
-                        std::move(v),
-                        std::move(mask),
-                        std::move(bias),
-                        parse_layout(o.layout, option_place("--layout")),
-                        l.p};
-        (void)batch_shape(*l.batch);  // every shape before any work
-        return l;
-    }
-    l.p.q = std::move(q);
-    l.p.k = std::move(k);
-    l.p.v = std::move(v);
-    if (mask) set_mask(l.p, *mask, option_place("--mask"));
-    if (bias) set_bias(l.p, *bias, option_place("--bias"));
-    l.fp8 = saturate_inputs(l.p, parse_fp8_overflow(o.fp8_overflow, option_place("--fp8-overflow")));
-    validate(l.p);  // every shape and value before any work
-    return l;
+    return problem_inputs(std::move(options), std::move(q), std::move(k), std::move(v), std::move(mask),
+                          std::move(bias), o.layout, o.fp8_overflow);
 }
 
 // The library places its errors at the argument names Python uses (`mask`, `out`); the command
@@ -114,7 +94,18 @@ auto at_options(F&& f) -> decltype(f()) {
                                                                    {"dq", "--actual-dq"},
                                                                    {"dk", "--actual-dk"},
                                                                    {"dv", "--actual-dv"},
-                                                                   {"accumulate", "--accumulate"}};
+                                                                   {"accumulate", "--accumulate"},
+                                                                   {"algorithm", "--algorithm"},
+                                                                   {"p_fmt", "--p-dtype"},
+                                                                   {"bound", "--bound"},
+                                                                   {"stored", "--stored-dtype"},
+                                                                   {"storage", "--stored-dtype"},
+                                                                   {"p_descale", "--p-descale"},
+                                                                   {"fp8_overflow", "--fp8-overflow"},
+                                                                   {"backward", "--backward"},
+                                                                   {"delta_from", "--delta-from"},
+                                                                   {"ds_fmt", "--ds-dtype"},
+                                                                   {"ds_descale", "--ds-descale"}};
     try {
         return f();
     } catch (const Error& e) {
@@ -128,41 +119,31 @@ auto at_options(F&& f) -> decltype(f()) {
     }
 }
 
-// --accumulate, default float32 (float64 for float64).
-FloatFormat accumulate_format(const OracleOptions& o, FloatFormat f) {
-    return o.accumulate.empty() ? (f == FloatFormat::Float64 ? f : FloatFormat::Float32)
-                                : parse_format(o.accumulate, option_place("--accumulate"));
+// The claim's options as text, parsed by the library (parse_claim) as Python's are.
+std::optional<std::string> given(const std::string& text) {
+    return text.empty() ? std::nullopt : std::optional<std::string>(text);
 }
 
 AlgorithmSpec algorithm_spec(const OracleOptions& o, FloatFormat f) {
-    AlgorithmSpec s;
-    s.algorithm = parse_algorithm(o.algorithm, option_place("--algorithm"));
-    s.accumulate = accumulate_format(o, f);
-    s.p_format = o.p_dtype.empty() ? f : parse_format(o.p_dtype, option_place("--p-dtype"));
-    s.block = o.block;
-    if (!o.bound.empty()) s.bound = parse_bound(o.bound, option_place("--bound"));
-    if (!o.stored.empty()) s.stored = parse_format(o.stored, option_place("--stored-dtype"));
-    s.p_descale = parse_p_descale(o.p_descale, option_place("--p-descale"));
-    s.fp8_overflow = parse_fp8_overflow(o.fp8_overflow, option_place("--fp8-overflow"));
-    return s;
+    ClaimText c;
+    c.algorithm = o.algorithm;
+    c.accumulate = given(o.accumulate);
+    c.p_format = given(o.p_dtype);
+    c.block = o.block;
+    c.bound = given(o.bound);
+    c.stored = given(o.stored);
+    c.p_descale = o.p_descale;
+    c.fp8_overflow = o.fp8_overflow;
+    return parse_claim(c, f);
 }
 
 int reference_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::ostream& out) {
-    std::vector<Reference> refs;
-    std::int64_t batch = 0, heads = 0;
+    const References r = reference_inputs(l, f, o.weights, o.jobs);
     Tensor npy;
-    if (l.batch) {
-        const BatchShape s = batch_shape(*l.batch);
-        refs = reference_batch(*l.batch, f, o.weights, o.jobs);
-        batch = s.b;
-        heads = s.h_q;
-        if (!o.npy.empty()) npy = batch_output(refs, s, l.batch->layout, f);
-    } else {
-        refs.push_back(reference(l.p, f, o.weights));
-        npy = Tensor{{refs[0].n_q, refs[0].d_v}, refs[0].out, f};
-    }
+    if (l.batch && !o.npy.empty()) npy = batch_output(r.refs, batch_shape(*l.batch), l.batch->layout, f);
+    if (!l.batch) npy = Tensor{{r.refs[0].n_q, r.refs[0].d_v}, r.refs[0].out, f};
     const std::string text =
-        o.format == "json" ? reference_json(refs, batch, heads) : reference_text(refs, batch, heads);
+        o.format == "json" ? reference_json(r.refs, r.batch, r.heads) : reference_text(r.refs, r.batch, r.heads);
     if (!o.npy.empty()) write_output_file(o.npy, write_npy(npy), "--npy");  // last: nothing else can fail
     out << text;
     return 0;
@@ -171,10 +152,7 @@ int reference_command(const OracleOptions& o, const Loaded& l, FloatFormat f, st
 int emulate_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::ostream& out) {
     const AlgorithmSpec a = algorithm_spec(o, f);
     const EmulationSpec spec = emulation_of(a, f);
-    Emulation e = l.batch ? emulate_batch(*l.batch, spec, o.trace, o.jobs) : emulate(l.p, spec, o.trace);
-    Fp8Events events = l.fp8;  // the inputs' first, then the kernel's
-    events.merge(e.fp8);
-    e.fp8 = events;
+    const Emulation e = emulate_inputs(l, spec, o.trace, o.jobs);
     const std::string text = o.format == "json" ? emulation_json(e, spec) : emulation_text(e, spec);
     if (!o.npy.empty()) write_output_file(o.npy, write_npy(e.out), "--npy");  // last: nothing else can fail
     out << text;
@@ -188,35 +166,28 @@ int judge_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::o
     std::optional<Tensor> w, lse;
     if (!o.actual_weights.empty()) w = load(o.actual_weights, "--actual-weights", f);
     if (!o.actual_lse.empty()) lse = load(o.actual_lse, "--actual-lse", std::nullopt);
-    JudgeReport rep;
-    if (l.batch) {
-        if (w) throw usage_error("weights are judged for matrix problems only", option_place("--actual-weights"));
-        rep = judge_batch(*l.batch, f, actual, lse ? &*lse : nullptr, s, o.tolerance, o.jobs);
-    } else {
-        rep = judge_problem(l.p, f, actual, w ? &*w : nullptr, lse ? &*lse : nullptr, s, o.tolerance);
-    }
+    const JudgeReport rep =
+        judge_inputs(l, f, actual, w ? &*w : nullptr, lse ? &*lse : nullptr, s, o.tolerance, o.jobs);
     out << (o.format == "json" ? judge_json(rep) : judge_text(rep));
     return rep.passed() ? 0 : 1;
 }
 
 // The backward claim of grad-reference and grad-emulate: --backward, --accumulate,
-// --stored-dtype (default: --dtype), --delta-from, --block.
+// --stored-dtype (default: --dtype), --delta-from, --block and the 8-bit options, parsed by the
+// library (parse_grad_claim) as Python's are.
 GradSpec grad_spec(const OracleOptions& o, FloatFormat f) {
-    GradSpec s;
-    s.algorithm = parse_grad_algorithm(o.backward, option_place("--backward"));
-    s.accumulate = accumulate_format(o, f);
-    if (!o.stored.empty()) s.storage = parse_format(o.stored, option_place("--stored-dtype"));
-    if (!o.delta_from.empty()) s.delta = parse_delta_from(o.delta_from, option_place("--delta-from"));
-    if (s.algorithm == GradAlgorithm::Flash2 && s.delta_from() == DeltaFrom::P)
-        throw usage_error("flash2 computes D from O (--delta-from o)", option_place("--delta-from"));
-    s.block = o.block;
-    if (!o.p_dtype.empty()) s.p_format = parse_format(o.p_dtype, option_place("--p-dtype"));
-    s.p_descale = parse_p_descale(o.p_descale, option_place("--p-descale"));
-    s.fp8_overflow = parse_fp8_overflow(o.fp8_overflow, option_place("--fp8-overflow"));
-    if (!o.ds_dtype.empty()) s.ds_format = parse_format(o.ds_dtype, option_place("--ds-dtype"));
-    s.ds_descale = parse_p_descale(o.ds_descale, option_place("--ds-descale"));
-    check_grad_spec(s);
-    return s;
+    GradClaimText c;
+    c.backward = o.backward;
+    c.accumulate = given(o.accumulate);
+    c.storage = given(o.stored);
+    c.delta_from = given(o.delta_from);
+    c.block = o.block;
+    c.p_format = given(o.p_dtype);
+    c.p_descale = o.p_descale;
+    c.fp8_overflow = o.fp8_overflow;
+    c.ds_format = given(o.ds_dtype);
+    c.ds_descale = o.ds_descale;
+    return parse_grad_claim(c, f);
 }
 
 // --do in --input-dtype (or its file's format); an 8-bit value past the range clamped under
@@ -244,27 +215,16 @@ int grad_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::os
                                              {o.actual_dk, "dk", "--actual-dk"},
                                              {o.actual_dv, "dv", "--actual-dv"}})
         if (!path.empty()) actual.emplace_back(name, load(path, option, f));
-    if (l.batch) {
-        const GradBatch g = grad_batch(*l.batch, d_out, f, actual, spec, o.jobs);
-        events.merge(g.fp8);  // every head's 8-bit events, named by head (as a single head's)
-        const Fp8Events* fp8 = events.any() || (spec.casts_fp8() && !actual.empty()) ? &events : nullptr;
-        out << (o.format == "json" ? grad_batch_json(g, fp8) : grad_batch_text(g, fp8));
-        return g.passed() ? 0 : 1;
+    const GradsJudged j = judge_grad_inputs(l, d_out, events, f, actual, spec, o.jobs);
+    const bool json = o.format == "json";
+    if (j.batch) {
+        out << (json ? grad_batch_json(*j.batch, j.fp8()) : grad_batch_text(*j.batch, j.fp8()));
+    } else {
+        const GradVerdict& v = *j.matrix;
+        out << (json ? grad_reference_json(v.g, v.compared, &spec, v.diagnosis, j.fp8())
+                     : grad_reference_text(v.g, v.compared, &spec, v.diagnosis, j.fp8()));
     }
-    const GradReference g = grad_reference(l.p, d_out, f);
-    std::vector<GradComparison> compared;
-    std::string diagnosis;
-    if (!actual.empty()) {
-        const GradBounds b = grad_bounds(l.p, d_out, g, spec);
-        for (const auto& [name, t] : actual) compared.push_back(judge_grad(g, b, name, t));
-        diagnosis = diagnose_grads(l.p, d_out, g, b, spec, actual, compared);
-        // a claim with an 8-bit P: where the format costs accuracy, from its emulation (as judge)
-        if (spec.casts_fp8()) events.merge(grad_emulate(l.p, d_out, spec, f, false).fp8);
-    }
-    const Fp8Events* fp8 = events.any() || (spec.casts_fp8() && !actual.empty()) ? &events : nullptr;
-    out << (o.format == "json" ? grad_reference_json(g, compared, &spec, diagnosis, fp8)
-                               : grad_reference_text(g, compared, &spec, diagnosis, fp8));
-    return grads_passed(compared) ? 0 : 1;
+    return j.passed() ? 0 : 1;
 }
 
 int grad_emulate_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::ostream& out) {

@@ -143,6 +143,9 @@ void set_limit_value(Limits& l, Limit which, std::int64_t value);
 /// (`set_limits`, the default). Set once by the front end.
 enum class LimitAudience { Library, CommandLine, Python };
 void set_limit_audience(LimitAudience audience);
+/// The audience set_limit_audience set (Library until a front end sets one): a library message
+/// that names an option names it as its reader writes it.
+[[nodiscard]] LimitAudience limit_audience();
 
 /// The one phrasing of a refusal at a limit: `<what>, over the limit of <value><unit>
 /// (limits: <name>[; <option> raises it])[; <advice>]`, with the value in force on the calling

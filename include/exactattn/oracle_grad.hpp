@@ -163,6 +163,23 @@ std::string diagnose_grads(const Problem& p, const Tensor& d_out, const GradRefe
                            const GradSpec& s, const std::vector<std::pair<std::string, Tensor>>& actual,
                            const std::vector<GradComparison>& compared);
 
+/// The certified gradients of `p` under `d_out` in format `f` and, for each of a kernel's
+/// gradients in `actual` (dq, dk, dv), its judgement under the running bound of `spec` and the
+/// diagnosis: what grad-reference and Python's judge_grads report, computed once for both. A
+/// judged claim that casts to 8 bits adds its emulation's events to `events` (as judge does).
+struct GradVerdict {
+    GradReference g;
+    std::optional<GradBounds> bounds;  ///< when judged
+    std::vector<GradComparison> compared;
+    std::string diagnosis;
+};
+GradVerdict judge_grads(const Problem& p, const Tensor& d_out, FloatFormat f,
+                        const std::vector<std::pair<std::string, Tensor>>& actual, const GradSpec& spec,
+                        Fp8Events& events);
+/// The 8-bit events a gradients' report names (`fp8`): `events` when any happened or a claim
+/// that casts to 8 bits was judged (its counts, zero or not, are part of the verdict); else none.
+const Fp8Events* reported_fp8(const Fp8Events& events, const GradSpec& spec, bool judged);
+
 /// The reports, text and JSON (docs/oracle.md, "Certified gradients").
 /// `spec`: the claim the comparisons were judged under (named in the report), when judged;
 /// `diagnosis`: diagnose_grads()'s verdict (a line `diagnosis: …` / the JSON key `diagnosis`);

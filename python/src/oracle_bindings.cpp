@@ -9,7 +9,6 @@
 #include <array>
 #include <cmath>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "convert.hpp"
@@ -17,6 +16,7 @@
 #include "exactattn/oracle.hpp"
 #include "exactattn/oracle_grad.hpp"
 #include "exactattn/oracle_grad_batch.hpp"
+#include "exactattn/oracle_options.hpp"
 
 namespace py = pybind11;
 using namespace exactattn;
@@ -46,23 +46,15 @@ py::array_t<double> array(const std::vector<double>& v, std::int64_t r, std::int
     return a;
 }
 
-// The problem of a call: a matrix problem, or a batch of heads when q is 4-D. The option
-// strings are parsed by the library, as for the command line (one refusal each, at its keyword).
-struct ProblemArgs {
-    Problem p;
-    std::optional<Batch> batch;
+// The problem of a call: a matrix problem, or a batch of heads when q is 4-D, checked by the
+// library (problem_inputs) as the command line's is (one refusal each, at its keyword).
+struct ProblemArgs : ProblemInputs {
     FloatFormat f = FloatFormat::Float32;
-    Fp8Events fp8;  ///< inputs saturated under fp8_overflow="saturate"
 };
 
-// The 8-bit options of a call (docs/oracle.md, "8-bit floats"), each refusal at its keyword.
+// The overflow rule of an 8-bit input (docs/oracle.md, "8-bit floats"), refused at its keyword.
 Fp8Overflow fp8_overflow_of(const py::dict& opts) {
     return parse_fp8_overflow(opts["fp8_overflow"].cast<std::string>(), arg("fp8_overflow"));
-}
-PDescale p_descale_of(const py::dict& opts) {
-    const py::object d = opts["p_descale"];
-    const std::string text = py::isinstance<py::str>(d) ? d.cast<std::string>() : py::str(d).cast<std::string>();
-    return parse_p_descale(text, arg("p_descale"));
 }
 
 ProblemArgs problem(const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
@@ -93,22 +85,9 @@ ProblemArgs problem(const Array& q, const Array& k, const Array& v, const std::v
     std::optional<Tensor> tm, tb;
     if (mask) tm = tensor(*mask, "float64", "mask");
     if (bias) tb = tensor(*bias, "float64", "bias");
-    if (tq.shape.size() == 4) {
-        a.fp8 = saturate_inputs(tq, tk, tv, fp8_overflow_of(opts));
-        a.batch = Batch{std::move(tq), std::move(tk), std::move(tv),
-                        std::move(tm), std::move(tb), parse_layout(opts["layout"].cast<std::string>(), arg("layout")),
-                        base};
-        (void)batch_shape(*a.batch);
-        return a;
-    }
-    a.p = base;
-    a.p.q = std::move(tq);
-    a.p.k = std::move(tk);
-    a.p.v = std::move(tv);
-    if (tm) set_mask(a.p, *tm, arg("mask"));
-    if (tb) set_bias(a.p, *tb, arg("bias"));
-    a.fp8 = saturate_inputs(a.p, fp8_overflow_of(opts));
-    validate(a.p);
+    static_cast<ProblemInputs&>(a) =
+        problem_inputs(base, std::move(tq), std::move(tk), std::move(tv), std::move(tm), std::move(tb),
+                       opts["layout"].cast<std::string>(), opts["fp8_overflow"].cast<std::string>());
     return a;
 }
 
@@ -181,46 +160,49 @@ py::dict judgement_dict(const Judgement& j, const std::vector<std::int64_t>& sha
     return d;
 }
 
-// The algorithm, accumulator and P format a kernel claims, each refusal placed at its keyword.
-std::tuple<Algorithm, FloatFormat, FloatFormat> claim(const std::string& algorithm, const std::string& accumulate,
-                                                      const std::string& p_dtype) {
-    return {parse_algorithm(algorithm, arg("algorithm")), parse_format(accumulate, arg("accumulate")),
-            parse_format(p_dtype, arg("p_fmt"))};
+// The option text Python passed (a descale may be a number: its str()).
+std::string text_of(const py::object& x) {
+    return py::isinstance<py::str>(x) ? x.cast<std::string>() : py::str(x).cast<std::string>();
 }
 
-// Unfused attention's stored format, or none.
-std::optional<FloatFormat> stored_format(const std::optional<std::string>& stored) {
-    if (!stored) return std::nullopt;
-    return parse_format(*stored, arg("stored"));
+// A kernel's claim, parsed by the library (parse_claim) as the command line's is.
+ClaimText claim_text(const std::string& algorithm, const std::string& accumulate, const std::string& p_dtype,
+                     std::int64_t block, const std::optional<std::string>& stored, const py::dict& opts) {
+    ClaimText c;
+    c.algorithm = algorithm;
+    c.accumulate = accumulate;
+    c.p_format = p_dtype;
+    c.block = block;
+    c.stored = stored;
+    c.p_descale = text_of(opts["p_descale"]);
+    c.fp8_overflow = opts["fp8_overflow"].cast<std::string>();
+    return c;
 }
 
-// The backward claim, each refusal placed at its keyword.
+// The backward claim and its 8-bit options (p_fmt, p_descale, fp8_overflow, ds_fmt,
+// ds_descale; docs/oracle.md, "8-bit floats"), parsed by the library (parse_grad_claim) as the
+// command line's are.
 GradSpec grad_claim(const std::string& backward, const std::string& accumulate,
                     const std::optional<std::string>& storage, const std::optional<std::string>& delta_from,
-                    std::int64_t block) {
-    GradSpec s;
-    s.algorithm = parse_grad_algorithm(backward, arg("backward"));
-    s.accumulate = parse_format(accumulate, arg("accumulate"));
-    if (storage) s.storage = parse_format(*storage, arg("storage"));
-    if (delta_from) s.delta = parse_delta_from(*delta_from, arg("delta_from"));
-    if (s.algorithm == GradAlgorithm::Flash2 && s.delta_from() == DeltaFrom::P)
-        throw usage_error("flash2 computes D from O ('o')", arg("delta_from"));
-    s.block = block;
-    return s;
+                    std::int64_t block, const py::dict& opts, FloatFormat f) {
+    GradClaimText c;
+    c.backward = backward;
+    c.accumulate = accumulate;
+    c.storage = storage;
+    c.delta_from = delta_from;
+    c.block = block;
+    const auto optional_text = [&](const char* key) {
+        return opts.contains(key) && !opts[key].is_none() ? std::optional<std::string>(opts[key].cast<std::string>())
+                                                          : std::nullopt;
+    };
+    c.p_format = optional_text("p_fmt");
+    c.p_descale = text_of(opts["p_descale"]);
+    c.fp8_overflow = opts["fp8_overflow"].cast<std::string>();
+    c.ds_format = optional_text("ds_fmt");
+    if (opts.contains("ds_descale")) c.ds_descale = opts["ds_descale"].cast<std::string>();
+    return parse_grad_claim(c, f);
 }
 
-// The claim's 8-bit P (p_fmt, p_descale, fp8_overflow; docs/oracle.md, "8-bit floats") and the
-// upstream gradient in in_fmt (an 8-bit dO past the range clamped under fp8_overflow="saturate").
-void grad_fp8(GradSpec& s, const py::dict& opts) {
-    if (opts.contains("p_fmt") && !opts["p_fmt"].is_none())
-        s.p_format = parse_format(opts["p_fmt"].cast<std::string>(), arg("p_fmt"));
-    s.p_descale = p_descale_of(opts);
-    s.fp8_overflow = fp8_overflow_of(opts);
-    if (opts.contains("ds_fmt") && !opts["ds_fmt"].is_none())
-        s.ds_format = parse_format(opts["ds_fmt"].cast<std::string>(), arg("ds_fmt"));
-    if (opts.contains("ds_descale"))
-        s.ds_descale = parse_p_descale(opts["ds_descale"].cast<std::string>(), arg("ds_descale"));
-}
 Tensor grad_d_out(const Array& d_out, const std::string& do_dtype, const py::dict& opts, Fp8Events& events) {
     const py::object in_fmt = opts["in_fmt"];
     Tensor t = tensor(d_out, in_fmt.is_none() ? do_dtype : in_fmt.cast<std::string>(), "do");
@@ -318,36 +300,19 @@ py::dict oracle_grad(const Array& q, const Array& k, const Array& v, const std::
     const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
     Fp8Events events = a.fp8;
     const Tensor dot = grad_d_out(d_out, do_dtype, opts, events);
-    GradSpec spec = grad_claim(backward, accumulate, storage, delta_from, block);
-    grad_fp8(spec, opts);
+    const GradSpec spec = grad_claim(backward, accumulate, storage, delta_from, block, opts, a.f);
     std::vector<std::pair<std::string, Tensor>> given;
     for (const char* name : {"dq", "dk", "dv"})
         if (actual.contains(name)) given.emplace_back(name, tensor(actual[name].cast<Array>(), dtype, name));
-    if (a.batch) {
-        std::optional<GradBatch> r;
-        {
-            py::gil_scoped_release release;
-            r = grad_batch(*a.batch, dot, a.f, given, spec, threads);
-        }
-        events.merge(r->fp8);  // every head's 8-bit events, named by head
-        const bool report = events.any() || (spec.casts_fp8() && !given.empty());
-        return grad_batch_dict(std::move(*r), report ? &events : nullptr);
-    }
-    std::optional<GradReference> g;
-    std::optional<GradBounds> b;
-    std::vector<GradComparison> compared;
-    std::string diagnosis;
+    std::optional<GradsJudged> j;
     {
         py::gil_scoped_release release;
-        g = grad_reference(a.p, dot, a.f);
-        if (!given.empty()) b = grad_bounds(a.p, dot, *g, spec);
-        for (const auto& [name, t] : given) compared.push_back(judge_grad(*g, *b, name, t));
-        if (!given.empty()) diagnosis = diagnose_grads(a.p, dot, *g, *b, spec, given, compared);
-        if (!given.empty() && spec.casts_fp8())  // as the command line
-            events.merge(grad_emulate(a.p, dot, spec, a.f, false).fp8);
+        j = judge_grad_inputs(a, dot, events, a.f, given, spec, threads);  // as the command line
     }
-    const bool report = events.any() || (spec.casts_fp8() && !given.empty());
-    return grad_dict(*g, b ? &*b : nullptr, compared, spec, diagnosis, report ? &events : nullptr);
+    if (j->batch) return grad_batch_dict(std::move(*j->batch), j->fp8());
+    const GradVerdict& verdict = *j->matrix;
+    return grad_dict(verdict.g, verdict.bounds ? &*verdict.bounds : nullptr, verdict.compared, spec, verdict.diagnosis,
+                     j->fp8());
 }
 
 // exactattn.oracle.grad_emulate: the claimed backward, rounding as the kernel does.
@@ -362,8 +327,7 @@ py::dict oracle_grad_emulate(const Array& q, const Array& k, const Array& v, con
     if (a.batch) throw usage_error("the gradients take matrices (n × d); q is 4-D", arg("q"));
     Fp8Events events = a.fp8;  // the inputs' first, then the kernel's
     const Tensor dot = grad_d_out(d_out, do_dtype, opts, events);
-    GradSpec spec = grad_claim(backward, accumulate, storage, delta_from, block);
-    grad_fp8(spec, opts);
+    const GradSpec spec = grad_claim(backward, accumulate, storage, delta_from, block, opts, a.f);
     GradEmulation e;
     {
         py::gil_scoped_release release;
@@ -389,21 +353,13 @@ py::dict oracle_emulate(const Array& q, const Array& k, const Array& v, const st
                         const std::optional<std::string>& stored, int threads) {
     const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
     const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
-    EmulationSpec s;
-    std::tie(s.algorithm, s.format, s.p_format) = claim(algorithm, accumulate, p_dtype);
-    s.output = a.f;
-    s.block = block;
-    s.stored = stored_format(stored);
-    s.p_descale = p_descale_of(opts);
-    s.fp8_overflow = fp8_overflow_of(opts);
+    const EmulationSpec s =
+        emulation_of(parse_claim(claim_text(algorithm, accumulate, p_dtype, block, stored, opts), a.f), a.f);
     Emulation e;
     {
         py::gil_scoped_release release;
-        e = a.batch ? emulate_batch(*a.batch, s, trace, threads) : emulate(a.p, s, trace);
+        e = emulate_inputs(a, s, trace, threads);  // as the command line
     }
-    Fp8Events events = a.fp8;  // the inputs' first, then the kernel's
-    events.merge(e.fp8);
-    e.fp8 = events;
     py::dict d;
     d["out"] = a.batch ? py::object(shaped(e.out.data, e.out.shape))
                        : py::object(array(e.out.data, e.out.rows(), e.out.cols()));
@@ -422,20 +378,12 @@ py::dict oracle_reference(const Array& q, const Array& k, const Array& v, const 
                           const py::dict& opts, bool weights, int threads, bool report) {
     const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
     const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
-    std::vector<Reference> refs;
-    std::int64_t batch = 0, heads = 0;
+    References r;
     {
         py::gil_scoped_release release;
-        if (a.batch) {
-            const BatchShape s = batch_shape(*a.batch);
-            batch = s.b;
-            heads = s.h_q;
-            refs = reference_batch(*a.batch, a.f, weights, threads);
-        } else {
-            refs.push_back(reference(a.p, a.f, weights));
-        }
+        r = reference_inputs(a, a.f, weights, threads);  // as the command line
     }
-    return reference_dict(refs, batch, heads, report);
+    return reference_dict(r.refs, r.batch, r.heads, report);
 }
 
 // exactattn.oracle.judge: a kernel's output (and weights, LSE) against its claim's bound.
@@ -448,14 +396,10 @@ py::dict oracle_judge(const Array& actual, const Array& q, const Array& k, const
                       const std::optional<std::string>& stored) {
     const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
     const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
-    AlgorithmSpec s;
-    std::tie(s.algorithm, s.accumulate, s.p_format) = claim(algorithm, accumulate, p_dtype);
+    ClaimText c = claim_text(algorithm, accumulate, p_dtype, block, stored, opts);
+    c.bound = bound;
+    const AlgorithmSpec s = parse_claim(c, a.f);
     if (tolerance) checked_tolerance(*tolerance, arg("tolerance_ulps"));
-    s.block = block;
-    s.bound = parse_bound(bound, arg("bound"));
-    s.stored = stored_format(stored);
-    s.p_descale = p_descale_of(opts);
-    s.fp8_overflow = fp8_overflow_of(opts);
     const Tensor out = tensor(actual, dtype, "out");
     std::optional<Tensor> w, l;
     if (weights) w = tensor(*weights, dtype, "weights");
@@ -463,12 +407,7 @@ py::dict oracle_judge(const Array& actual, const Array& q, const Array& k, const
     JudgeReport rep;
     {
         py::gil_scoped_release release;
-        if (a.batch) {
-            if (w) throw usage_error("weights are judged for matrix problems only", arg("weights"));
-            rep = judge_batch(*a.batch, a.f, out, l ? &*l : nullptr, s, tolerance, threads);
-        } else {
-            rep = judge_problem(a.p, a.f, out, w ? &*w : nullptr, l ? &*l : nullptr, s, tolerance);
-        }
+        rep = judge_inputs(a, a.f, out, w ? &*w : nullptr, l ? &*l : nullptr, s, tolerance, threads);  // as the CLI
     }
     const auto dims = [&](std::int64_t c) {
         return rep.heads > 0 ? std::vector<std::int64_t>{rep.batch, rep.heads, rep.n_q, c}

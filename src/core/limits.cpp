@@ -180,6 +180,7 @@ std::int64_t limit_value(const Limits& l, Limit which) {
 }
 
 void set_limit_audience(LimitAudience a) { audience.store(a); }
+LimitAudience limit_audience() { return audience.load(); }
 
 Error over_limit(Limit which, std::string_view what, Location where, std::string_view advice) {
     const auto& r = row(which);

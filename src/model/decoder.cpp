@@ -205,8 +205,12 @@ std::string neg_log_decimal(const Value& p, int digits) {
     }
 }
 
-RegimeTrace roll_out(const Decoder& dec, const Memory& memory, const Vector& initial, Regime regime, std::size_t steps,
-                     const std::vector<std::string>& reference, bool cross_entropy, int digits) {
+namespace {
+
+// The refusals before any step: the step limit, the shapes of the source states and s_0, and
+// the reference tokens (teacher forcing needs one a step; each must be in the vocabulary).
+void check_rollout(const Decoder& dec, const Memory& memory, const Vector& initial, Regime regime, std::size_t steps,
+                   const std::vector<std::string>& reference) {
     dec.check();
     if (static_cast<std::int64_t>(steps) > limits().max_decoder_steps) {
         throw over_limit(Limit::max_decoder_steps, fmt::format("{} decoder steps", steps));
@@ -224,6 +228,106 @@ RegimeTrace roll_out(const Decoder& dec, const Memory& memory, const Vector& ini
                                       reference.size()));
     }
     for (const auto& t : reference) (void)dec.index(t);
+}
+
+// Certified argmax: each comparison is the exact sign of a difference; equal values are equal
+// structurally (Value's canonical form), so a tie is a tie. The token chosen unless the tie
+// rule refuses the tie.
+void choose_token(const Decoder& dec, DecoderStep& st) {
+    std::size_t best = 0;
+    for (std::size_t k = 1; k < st.scores.size(); ++k) {
+        if ((st.scores[k] - st.scores[best]).sign() > 0) best = k;
+    }
+    for (std::size_t k = 0; k < st.scores.size(); ++k) {
+        if (st.scores[k] == st.scores[best]) st.argmax.push_back(k);
+    }
+    if (!st.tie() || dec.ties == TieRule::First) {
+        st.chosen = st.argmax.front();
+        st.chosen_token = dec.vocabulary[*st.chosen].first;
+    }
+}
+
+// The output distribution: the same read, over a one-column memory of the scores with query
+// [1], so each score is its own dot product and the softmax is read.cpp's (the last step's when
+// its scores are the same); a softmax outside the exact domain or the limits is the refusal.
+void output_distribution(DecoderStep& st, const DecoderStep* last) {
+    Matrix column;
+    for (const auto& o : st.scores) column.push_back({o});
+    ReadRequest out_req;
+    out_req.query = {Value(1)};
+    out_req.query_label = "1";
+    out_req.position_label = "output token";
+    if (last != nullptr && last->scores == st.scores) {
+        st.distribution = last->distribution;
+        st.refusal = last->refusal;
+        return;
+    }
+    try {
+        st.distribution = attend(Memory(std::move(column)), out_req);
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::Domain && e.kind() != ErrorKind::Limit) throw;
+        st.refusal = e.reason();
+    }
+}
+
+// −ln of the reference token's probability: exact (a multiple of a) when the probability is a
+// power of two, else rounded to `digits` decimals.
+void cross_entropy_of(const Decoder& dec, DecoderStep& st, int digits) {
+    const Value p = *st.distribution->weights.at(dec.index(*st.reference));
+    st.reference_probability = p;
+    int sign = 0;
+    mpq_class r;
+    if (p.is_constant() && p.constant().as_signed_power_of_two(sign, r) && sign > 0) {
+        st.cross_entropy = Value(mpq_class(-r)) * Value::ln2();
+        st.cross_entropy_decimal = to_fixed(*st.cross_entropy, digits);
+    } else {
+        st.cross_entropy_decimal = neg_log_decimal(p, digits);
+    }
+}
+
+// Step t from state s after the input token y. A read is a function of its memory and query
+// alone: a step whose query (or output scores) equal the previous step's (`last`) takes that
+// step's read (or distribution) instead of computing it again. A decoder that settles into one
+// state (the chapter's, run for 1024 steps) then costs one step's softmax, not one per step.
+DecoderStep decoder_step(const Decoder& dec, const Memory& memory, const Vector& s, const std::string& y, std::size_t t,
+                         const DecoderStep* last, const std::vector<std::string>& reference, bool cross_entropy,
+                         int digits) {
+    DecoderStep st;
+    st.step = t;
+    st.input = y;
+    st.query = dec.query ? vec_mat(s, *dec.query, "s", "W_q") : s;
+    ReadRequest req;
+    req.query = st.query;
+    req.query_label = fmt::format("q_{}", t);
+    st.read = last != nullptr && last->query == st.query ? last->read : attend(memory, req);
+    const Vector& c = st.read.context;
+    Vector pre = vec_mat(s, dec.recurrent, "s", "U");
+    const Vector ey = vec_mat(dec.vocabulary[dec.index(y)].second, dec.input, "E_y(y)", "E");
+    const Vector cc = vec_mat(c, dec.context, "c", "C");
+    for (std::size_t j = 0; j < pre.size(); ++j) pre[j] += ey[j] + cc[j] + dec.bias[j];
+    st.pre_activation = pre;
+    if (dec.activation == Activation::Relu) {
+        for (auto& x : pre) x = relu(x);
+    }
+    st.state = std::move(pre);
+    Vector in = st.state;
+    if (dec.output_context) in.insert(in.end(), c.begin(), c.end());
+    st.scores = vec_mat(in, dec.output, dec.output_context ? "[s, c]" : "s", "W_o");
+    if (dec.output_bias) {
+        for (std::size_t k = 0; k < st.scores.size(); ++k) st.scores[k] += (*dec.output_bias)[k];
+    }
+    choose_token(dec, st);
+    output_distribution(st, last);
+    if (t <= reference.size()) st.reference = reference[t - 1];
+    if (cross_entropy && st.reference && st.distribution) cross_entropy_of(dec, st, digits);
+    return st;
+}
+
+}  // namespace
+
+RegimeTrace roll_out(const Decoder& dec, const Memory& memory, const Vector& initial, Regime regime, std::size_t steps,
+                     const std::vector<std::string>& reference, bool cross_entropy, int digits) {
+    check_rollout(dec, memory, initial, regime, steps, reference);
     RegimeTrace out;
     out.regime = regime;
     out.initial = initial;
@@ -232,81 +336,8 @@ RegimeTrace roll_out(const Decoder& dec, const Memory& memory, const Vector& ini
     std::string y = dec.start;
     for (std::size_t t = 1; t <= steps; ++t) {
         DecoderStep st = at_step(regime, t, [&] {
-            // A read is a function of its memory and query alone: a step whose query (or output
-            // scores) equal the previous step's takes that step's read (or distribution) instead
-            // of computing it again. A decoder that settles into one state (the chapter's, run
-            // for 1024 steps) then costs one step's softmax, not one per step.
             const DecoderStep* last = out.steps.empty() ? nullptr : &out.steps.back();
-            DecoderStep st;
-            st.step = t;
-            st.input = y;
-            st.query = dec.query ? vec_mat(s, *dec.query, "s", "W_q") : s;
-            ReadRequest req;
-            req.query = st.query;
-            req.query_label = fmt::format("q_{}", t);
-            st.read = last != nullptr && last->query == st.query ? last->read : attend(memory, req);
-            const Vector& c = st.read.context;
-            Vector pre = vec_mat(s, dec.recurrent, "s", "U");
-            const Vector ey = vec_mat(dec.vocabulary[dec.index(y)].second, dec.input, "E_y(y)", "E");
-            const Vector cc = vec_mat(c, dec.context, "c", "C");
-            for (std::size_t j = 0; j < pre.size(); ++j) pre[j] += ey[j] + cc[j] + dec.bias[j];
-            st.pre_activation = pre;
-            if (dec.activation == Activation::Relu) {
-                for (auto& x : pre) x = relu(x);
-            }
-            st.state = std::move(pre);
-            Vector in = st.state;
-            if (dec.output_context) in.insert(in.end(), c.begin(), c.end());
-            st.scores = vec_mat(in, dec.output, dec.output_context ? "[s, c]" : "s", "W_o");
-            if (dec.output_bias) {
-                for (std::size_t k = 0; k < st.scores.size(); ++k) st.scores[k] += (*dec.output_bias)[k];
-            }
-            // Certified argmax: each comparison is the exact sign of a difference; equal values
-            // are equal structurally (Value's canonical form), so a tie is a tie.
-            std::size_t best = 0;
-            for (std::size_t k = 1; k < st.scores.size(); ++k) {
-                if ((st.scores[k] - st.scores[best]).sign() > 0) best = k;
-            }
-            for (std::size_t k = 0; k < st.scores.size(); ++k) {
-                if (st.scores[k] == st.scores[best]) st.argmax.push_back(k);
-            }
-            if (!st.tie() || dec.ties == TieRule::First) {
-                st.chosen = st.argmax.front();
-                st.chosen_token = dec.vocabulary[*st.chosen].first;
-            }
-            // The output distribution: the same read, over a one-column memory of the scores
-            // with query [1], so each score is its own dot product and the softmax is read.cpp's.
-            Matrix column;
-            for (const auto& o : st.scores) column.push_back({o});
-            ReadRequest out_req;
-            out_req.query = {Value(1)};
-            out_req.query_label = "1";
-            out_req.position_label = "output token";
-            if (last != nullptr && last->scores == st.scores) {
-                st.distribution = last->distribution;
-                st.refusal = last->refusal;
-            } else {
-                try {
-                    st.distribution = attend(Memory(std::move(column)), out_req);
-                } catch (const Error& e) {
-                    if (e.kind() != ErrorKind::Domain && e.kind() != ErrorKind::Limit) throw;
-                    st.refusal = e.reason();
-                }
-            }
-            if (t <= reference.size()) st.reference = reference[t - 1];
-            if (cross_entropy && st.reference && st.distribution) {
-                const Value p = *st.distribution->weights.at(dec.index(*st.reference));
-                st.reference_probability = p;
-                int sign = 0;
-                mpq_class r;
-                if (p.is_constant() && p.constant().as_signed_power_of_two(sign, r) && sign > 0) {
-                    st.cross_entropy = Value(mpq_class(-r)) * Value::ln2();
-                    st.cross_entropy_decimal = to_fixed(*st.cross_entropy, digits);
-                } else {
-                    st.cross_entropy_decimal = neg_log_decimal(p, digits);
-                }
-            }
-            return st;
+            return decoder_step(dec, memory, s, y, t, last, reference, cross_entropy, digits);
         });
         s = st.state;
         const bool refused = !st.chosen;

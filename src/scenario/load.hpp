@@ -83,6 +83,13 @@ class Loader {
     // A heatmap of a rollout: one regime's decoder steps (rows) × the source's positions.
     void rollout_heatmap(const Scenario& s, const Json& v, const std::string& ptr, FigureSpec& f);
 
+    // A figure's parts: the keys its kind takes (another kind's refused), each kind's own
+    // references and sizes, and its number (unique), caption and PDF path.
+    void figure_kind_keys(const Json& v, const std::string& ptr, FigureKind kind);
+    void comparison_figure(const Scenario& s, const Json& v, const std::string& ptr, FigureSpec& f);
+    void dependency_figure(const Scenario& s, const Json& v, const std::string& ptr, FigureSpec& f);
+    void heatmap_figure(const Scenario& s, const Json& v, const std::string& ptr, FigureSpec& f);
+    void figure_labels(const Json& v, const std::string& ptr, FigureSpec& f, std::set<std::string>& numbers);
     void figures(Scenario& s);
 
     void learner_answers(Scenario& s);

@@ -53,6 +53,110 @@ void Loader::rollout_heatmap(const Scenario& s, const Json& v, const std::string
     figure_size(s.source(ro.source).states.rows(), "source positions", ptr + "/rollout");
 }
 
+void Loader::figure_kind_keys(const Json& v, const std::string& ptr, FigureKind kind) {
+    // Each kind takes its own keys; another kind's key is a mistake worth naming.
+    const std::map<FigureKind, std::set<std::string>> keys = {
+        {FigureKind::ReadComparison, {"reads"}},
+        {FigureKind::Dependency, {"read", "cost"}},
+        {FigureKind::Heatmap, {"layer", "head", "rollout", "regime"}},
+        {FigureKind::Intervention, {"intervention"}},
+        {FigureKind::Crosscheck, {"read"}}};
+    for (const char* k : {"reads", "read", "intervention", "layer", "head", "rollout", "regime", "cost"}) {
+        if (v.contains(k) && keys.at(kind).count(k) == 0) {
+            throw shape_error(fmt::format("\"{}\" does not belong to a {} figure", k, figure_kind_name(kind)),
+                              r_.at(ptr + "/" + k));
+        }
+    }
+    for (const auto& k : keys.at(kind)) {
+        if (kind != FigureKind::Heatmap && !v.contains(k)) {
+            throw shape_error(fmt::format("missing \"{}\"", k), r_.at(ptr));
+        }
+    }
+}
+
+void Loader::comparison_figure(const Scenario& s, const Json& v, const std::string& ptr, FigureSpec& f) {
+    const auto& a = r_.array(v["reads"], ptr + "/reads");
+    if (a.size() < 2) {
+        throw shape_error("a read comparison draws two or more reads over the same states", r_.at(ptr + "/reads"));
+    }
+    figure_size(a.size(), "reads side by side", ptr + "/reads");
+    const ReadSpec* first = nullptr;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const std::string pi = pointer_join(ptr + "/reads", i);
+        const ReadSpec& rs = declared(s.reads, a[i], pi, "read");
+        if (first == nullptr) {
+            first = &rs;
+            figure_size(s.source(rs.source).states.rows(), "source positions", pi);
+        } else if (rs.source != first->source) {
+            throw shape_error(fmt::format("read \"{}\" reads source \"{}\" and read \"{}\" source \"{}\": a "
+                                          "read comparison keeps every source state fixed",
+                                          rs.name, rs.source, first->name, first->source),
+                              r_.at(pi));
+        }
+        f.reads.push_back(rs.name);
+    }
+}
+
+void Loader::dependency_figure(const Scenario& s, const Json& v, const std::string& ptr, FigureSpec& f) {
+    const ReadSpec& rs = declared(s.reads, v["read"], ptr + "/read", "read");
+    figure_size(s.source(rs.source).states.rows(), "source positions", ptr + "/read");
+    f.reads.push_back(rs.name);
+    const CostSpec& c = declared(s.costs, v["cost"], ptr + "/cost", "cost case");
+    if (!c.source.empty() && c.source != rs.source) {
+        throw shape_error(fmt::format("cost case \"{}\" counts source \"{}\", read \"{}\" reads \"{}\": "
+                                      "the diagram draws one source",
+                                      c.name, c.source, rs.name, rs.source),
+                          r_.at(ptr + "/cost"));
+    }
+    figure_size(static_cast<std::size_t>(c.input.target_steps), "decoder steps", ptr + "/cost");
+    f.cost = c.name;
+    f.target_steps = static_cast<std::size_t>(c.input.target_steps);
+}
+
+void Loader::heatmap_figure(const Scenario& s, const Json& v, const std::string& ptr, FigureSpec& f) {
+    if (v.contains("rollout") || v.contains("regime")) {
+        rollout_heatmap(s, v, ptr, f);
+        return;
+    }
+    if (!v.contains("layer")) throw shape_error("missing \"layer\" or \"rollout\"", r_.at(ptr));
+    const LayerSpec& l = declared(s.layers, v["layer"], ptr + "/layer", "layer");
+    f.layer = l.name;
+    const std::size_t heads = l.layer.heads.size();
+    if (v.contains("head")) {
+        f.head = static_cast<std::size_t>(r_.integer(v["head"], ptr + "/head", 1, static_cast<std::int64_t>(heads)));
+    }
+    const std::size_t nq = s.sequence(l.sequence).rows.size();
+    const std::size_t nk = l.memory.empty() ? nq : s.sequence(l.memory).rows.size();
+    figure_size(std::max(nq, nk), "query or key positions", ptr + "/layer");
+    // Each head is a panel of its own, so the heads count as positions drawn too
+    // (230 heads drew a 101 MB SVG); "head" draws one.
+    figure_size(v.contains("head") ? 1 : heads, "heads, a panel each (\"head\" draws one)", ptr + "/layer");
+}
+
+void Loader::figure_labels(const Json& v, const std::string& ptr, FigureSpec& f, std::set<std::string>& numbers) {
+    if (v.contains("number")) {
+        f.number = table_number(r_, v["number"], ptr + "/number");
+        if (!numbers.insert(f.number).second) {
+            throw shape_error(fmt::format("figure number \"{}\" is used twice", f.number), r_.at(ptr + "/number"));
+        }
+    }
+    if (v.contains("caption")) f.caption = r_.string(v["caption"], ptr + "/caption");
+    if (v.contains("pdf")) {
+        f.pdf = r_.string(v["pdf"], ptr + "/pdf");
+        const bool ok =
+            f.pdf.size() > 4 && f.pdf.size() <= 200 && f.pdf.compare(f.pdf.size() - 4, 4, ".pdf") == 0 &&
+            std::all_of(f.pdf.begin(), f.pdf.end(), [](char c) {
+                return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '-' || c == '_' || c == '/';
+            });
+        if (!ok) {
+            throw shape_error(fmt::format("\"pdf\" is the path of a PDF file for \\includegraphics: letters, "
+                                          "digits, '.', '-', '_' and '/', ending in .pdf; got \"{}\"",
+                                          escape_controls(f.pdf)),
+                              r_.at(ptr + "/pdf"));
+        }
+    }
+}
+
 void Loader::figures(Scenario& s) {
     std::set<std::string> numbers;
     const auto allowed = {"kind",   "reads", "read",   "intervention", "layer", "head", "rollout",
@@ -62,87 +166,17 @@ void Loader::figures(Scenario& s) {
         f.name = name;
         if (!v.contains("kind")) throw shape_error("missing \"kind\"", r_.at(ptr));
         f.kind = r_.choice(v["kind"], ptr + "/kind", "figure kind", figure_kind_names());
-        const std::string kind = figure_kind_name(f.kind);
-        // Each kind takes its own keys; another kind's key is a mistake worth naming.
-        const std::map<FigureKind, std::set<std::string>> keys = {
-            {FigureKind::ReadComparison, {"reads"}},
-            {FigureKind::Dependency, {"read", "cost"}},
-            {FigureKind::Heatmap, {"layer", "head", "rollout", "regime"}},
-            {FigureKind::Intervention, {"intervention"}},
-            {FigureKind::Crosscheck, {"read"}}};
-        for (const char* k : {"reads", "read", "intervention", "layer", "head", "rollout", "regime", "cost"}) {
-            if (v.contains(k) && keys.at(f.kind).count(k) == 0) {
-                throw shape_error(fmt::format("\"{}\" does not belong to a {} figure", k, kind), r_.at(ptr + "/" + k));
-            }
-        }
-        for (const auto& k : keys.at(f.kind)) {
-            if (f.kind != FigureKind::Heatmap && !v.contains(k)) {
-                throw shape_error(fmt::format("missing \"{}\"", k), r_.at(ptr));
-            }
-        }
+        figure_kind_keys(v, ptr, f.kind);
         switch (f.kind) {
-            case FigureKind::ReadComparison: {
-                const auto& a = r_.array(v["reads"], ptr + "/reads");
-                if (a.size() < 2) {
-                    throw shape_error("a read comparison draws two or more reads over the same states",
-                                      r_.at(ptr + "/reads"));
-                }
-                figure_size(a.size(), "reads side by side", ptr + "/reads");
-                const ReadSpec* first = nullptr;
-                for (std::size_t i = 0; i < a.size(); ++i) {
-                    const std::string pi = pointer_join(ptr + "/reads", i);
-                    const ReadSpec& rs = declared(s.reads, a[i], pi, "read");
-                    if (first == nullptr) {
-                        first = &rs;
-                        figure_size(s.source(rs.source).states.rows(), "source positions", pi);
-                    } else if (rs.source != first->source) {
-                        throw shape_error(
-                            fmt::format("read \"{}\" reads source \"{}\" and read \"{}\" source \"{}\": a "
-                                        "read comparison keeps every source state fixed",
-                                        rs.name, rs.source, first->name, first->source),
-                            r_.at(pi));
-                    }
-                    f.reads.push_back(rs.name);
-                }
+            case FigureKind::ReadComparison:
+                comparison_figure(s, v, ptr, f);
                 break;
-            }
-            case FigureKind::Dependency: {
-                const ReadSpec& rs = declared(s.reads, v["read"], ptr + "/read", "read");
-                figure_size(s.source(rs.source).states.rows(), "source positions", ptr + "/read");
-                f.reads.push_back(rs.name);
-                const CostSpec& c = declared(s.costs, v["cost"], ptr + "/cost", "cost case");
-                if (!c.source.empty() && c.source != rs.source) {
-                    throw shape_error(fmt::format("cost case \"{}\" counts source \"{}\", read \"{}\" reads \"{}\": "
-                                                  "the diagram draws one source",
-                                                  c.name, c.source, rs.name, rs.source),
-                                      r_.at(ptr + "/cost"));
-                }
-                figure_size(static_cast<std::size_t>(c.input.target_steps), "decoder steps", ptr + "/cost");
-                f.cost = c.name;
-                f.target_steps = static_cast<std::size_t>(c.input.target_steps);
+            case FigureKind::Dependency:
+                dependency_figure(s, v, ptr, f);
                 break;
-            }
-            case FigureKind::Heatmap: {
-                if (v.contains("rollout") || v.contains("regime")) {
-                    rollout_heatmap(s, v, ptr, f);
-                    break;
-                }
-                if (!v.contains("layer")) throw shape_error("missing \"layer\" or \"rollout\"", r_.at(ptr));
-                const LayerSpec& l = declared(s.layers, v["layer"], ptr + "/layer", "layer");
-                f.layer = l.name;
-                const std::size_t heads = l.layer.heads.size();
-                if (v.contains("head")) {
-                    f.head = static_cast<std::size_t>(
-                        r_.integer(v["head"], ptr + "/head", 1, static_cast<std::int64_t>(heads)));
-                }
-                const std::size_t nq = s.sequence(l.sequence).rows.size();
-                const std::size_t nk = l.memory.empty() ? nq : s.sequence(l.memory).rows.size();
-                figure_size(std::max(nq, nk), "query or key positions", ptr + "/layer");
-                // Each head is a panel of its own, so the heads count as positions drawn too
-                // (230 heads drew a 101 MB SVG); "head" draws one.
-                figure_size(v.contains("head") ? 1 : heads, "heads, a panel each (\"head\" draws one)", ptr + "/layer");
+            case FigureKind::Heatmap:
+                heatmap_figure(s, v, ptr, f);
                 break;
-            }
             case FigureKind::Crosscheck: {
                 // One row per quantity of the read: n scores, n weights, d context
                 // coordinates and the readout.
@@ -161,28 +195,7 @@ void Loader::figures(Scenario& s) {
                 break;
             }
         }
-        if (v.contains("number")) {
-            f.number = table_number(r_, v["number"], ptr + "/number");
-            if (!numbers.insert(f.number).second) {
-                throw shape_error(fmt::format("figure number \"{}\" is used twice", f.number), r_.at(ptr + "/number"));
-            }
-        }
-        if (v.contains("caption")) f.caption = r_.string(v["caption"], ptr + "/caption");
-        if (v.contains("pdf")) {
-            f.pdf = r_.string(v["pdf"], ptr + "/pdf");
-            const bool ok = f.pdf.size() > 4 && f.pdf.size() <= 200 &&
-                            f.pdf.compare(f.pdf.size() - 4, 4, ".pdf") == 0 &&
-                            std::all_of(f.pdf.begin(), f.pdf.end(), [](char c) {
-                                return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '-' ||
-                                       c == '_' || c == '/';
-                            });
-            if (!ok) {
-                throw shape_error(fmt::format("\"pdf\" is the path of a PDF file for \\includegraphics: letters, "
-                                              "digits, '.', '-', '_' and '/', ending in .pdf; got \"{}\"",
-                                              escape_controls(f.pdf)),
-                                  r_.at(ptr + "/pdf"));
-            }
-        }
+        figure_labels(v, ptr, f, numbers);
         s.figures.push_back(std::move(f));
     });
 }

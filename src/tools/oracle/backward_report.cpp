@@ -9,6 +9,7 @@
 
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle_grad.hpp"
+#include "fp8.hpp"
 #include "grad_report.hpp"
 
 namespace exactattn::oracle {
@@ -204,7 +205,7 @@ std::string grad_reference_json(const GradReference& g, const std::vector<GradCo
             j["diagnosis"] = diagnosis;
         }
     }
-    if (fp8 != nullptr) j["fp8"] = nlohmann::json::parse(fp8_events_json(*fp8));
+    if (fp8 != nullptr) j["fp8"] = nlohmann::json(fp8_events_object(*fp8));
     return j.dump() + '\n';
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// exactattn oracle: exact sums of products of doubles (arith.hpp): as a rational (exact_dot),
-// and rounded toward zero to a double from one 128-bit integer (toward_zero_dot) — the exact
-// entries' dP and the forward's exact outputs.
+// exactattn oracle: exact dot products of doubles, in fixed-point integers (exact_dot.hpp):
+// the exact stages' scores and gradients, and their rounding toward zero.
+#include "exact_dot.hpp"
+
 #include <gmpxx.h>
 
 #include <algorithm>
@@ -12,8 +13,6 @@
 #include <cstring>
 #include <limits>
 #include <vector>
-
-#include "arith.hpp"
 
 namespace exactattn::oracle::detail {
 

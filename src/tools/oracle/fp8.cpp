@@ -146,7 +146,7 @@ std::string fp8_events_text(const Fp8Events& e) {
     return t;
 }
 
-std::string fp8_events_json(const Fp8Events& e) {
+nlohmann::ordered_json fp8_events_object(const Fp8Events& e) {
     nlohmann::ordered_json j;
     j["p_collapse"] = {{"count", e.collapsed},
                        {"largest_lost", e.collapsed_max},
@@ -160,8 +160,10 @@ std::string fp8_events_json(const Fp8Events& e) {
                       {"first", e.saturated > 0 ? nlohmann::json(e.saturated_first) : nlohmann::json()}};
     j["overflowed"] = {{"count", e.overflowed},
                        {"first", e.overflowed > 0 ? nlohmann::json(e.overflowed_first) : nlohmann::json()}};
-    return j.dump();
+    return j;
 }
+
+std::string fp8_events_json(const Fp8Events& e) { return fp8_events_object(e).dump(); }
 
 void saturate_tensor(Tensor& t, const char* name, Fp8Overflow o, Fp8Events& events) {
     if (o != Fp8Overflow::Saturate || !is_fp8(t.format)) return;

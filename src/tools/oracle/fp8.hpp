@@ -3,6 +3,8 @@
 // online algorithm's bounds (docs/oracle.md, "8-bit floats").
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <string>
 
@@ -27,6 +29,10 @@ struct PCastTerms {
     std::string why;
 };
 PCastTerms p_cast_terms(const AlgorithmSpec& s);
+
+/// The 8-bit events as the reports' `fp8` object (docs/oracle.md, "8-bit floats"): the value
+/// each report puts in its tree, and fp8_events_json's text.
+nlohmann::ordered_json fp8_events_object(const Fp8Events& e);
 
 /// UsageError at `accumulate` when `f` is 8-bit: no kernel accumulates there.
 void refuse_fp8_accumulator(FloatFormat f);

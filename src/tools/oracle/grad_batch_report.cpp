@@ -8,6 +8,7 @@
 #include <array>
 
 #include "exactattn/oracle_grad_batch.hpp"
+#include "fp8.hpp"
 #include "grad_report.hpp"
 
 namespace exactattn::oracle {
@@ -146,7 +147,7 @@ std::string grad_batch_json(const GradBatch& g, const Fp8Events* fp8) {
         j["claim"] = detail::claim_json<nlohmann::ordered_json>(g.spec, g.format);
         j["diagnosis"] = g.diagnosis;
     }
-    if (fp8 != nullptr) j["fp8"] = nlohmann::ordered_json::parse(fp8_events_json(*fp8));
+    if (fp8 != nullptr) j["fp8"] = fp8_events_object(*fp8);
     return j.dump() + '\n';
 }
 

@@ -9,6 +9,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "arith.hpp"
 #include "exactattn/limits.hpp"
@@ -413,6 +417,23 @@ GradComparison judge_grad(const GradReference& g, const GradBounds& b, const std
 
 bool grads_passed(const std::vector<GradComparison>& compared) {
     return std::all_of(compared.begin(), compared.end(), [](const GradComparison& c) { return c.over == 0; });
+}
+
+GradVerdict judge_grads(const Problem& p, const Tensor& d_out, FloatFormat f,
+                        const std::vector<std::pair<std::string, Tensor>>& actual, const GradSpec& spec,
+                        Fp8Events& events) {
+    GradVerdict v{grad_reference(p, d_out, f), std::nullopt, {}, {}};
+    if (actual.empty()) return v;
+    v.bounds = grad_bounds(p, d_out, v.g, spec);
+    for (const auto& [name, t] : actual) v.compared.push_back(judge_grad(v.g, *v.bounds, name, t));
+    v.diagnosis = diagnose_grads(p, d_out, v.g, *v.bounds, spec, actual, v.compared);
+    // a claim with an 8-bit P: where the format costs accuracy, from its emulation (as judge)
+    if (spec.casts_fp8()) events.merge(grad_emulate(p, d_out, spec, f, false).fp8);
+    return v;
+}
+
+const Fp8Events* reported_fp8(const Fp8Events& events, const GradSpec& spec, bool judged) {
+    return events.any() || (spec.casts_fp8() && judged) ? &events : nullptr;
 }
 
 }  // namespace exactattn::oracle

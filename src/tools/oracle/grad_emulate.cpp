@@ -413,7 +413,7 @@ std::string grad_emulation_json(const GradEmulation& e, const GradSpec& s) {
     for (const auto& [name, t] :
          {std::pair{"dq", &e.dq}, {"dk", &e.dk}, {"dv", &e.dv}, {"out", &e.out}, {"lse", &e.lse}})
         j[name] = {{"shape", t->shape}, {"values", values(*t)}};
-    j["fp8"] = nlohmann::json::parse(fp8_events_json(e.fp8));
+    j["fp8"] = nlohmann::json(fp8_events_object(e.fp8));
     j["trace"] = e.trace;
     return j.dump() + '\n';
 }

@@ -13,54 +13,29 @@
 
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle_grad_batch.hpp"
+#include "grad_batch_detail.hpp"
 #include "grad_report.hpp"
 
 namespace exactattn::oracle {
+
+using namespace detail::batch;
 
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// An error of head (b, h), the head named first (as the forward's batch names it).
-template <class F>
-void in_head(std::int64_t b, std::int64_t h, F&& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        throw Error(e.kind(), e.where(), fmt::format("head (b={}, h={}): {}", b, h, e.reason()));
-    }
-}
-
 double up(double x) { return std::nextafter(x, kInf); }
 double down(double x) { return std::nextafter(x, -kInf); }
-
-// The kv tensors' shape as a BatchShape whose "query" heads are the kv heads (for head_slice).
-BatchShape kv_shape(const BatchShape& s) {
-    BatchShape k = s;
-    k.h_q = s.h_kv;
-    k.n_q = s.n_k;
-    return k;
-}
 
 std::size_t jobs_of(int threads) {
     return threads > 0 ? static_cast<std::size_t>(threads)
                        : std::max<std::size_t>(1, std::thread::hardware_concurrency());
 }
 
-// The true dK (or dV) of a kv head: the sum over the query heads of its group of each head's,
-// enclosed by the sum of their enclosures rounded outward, and the bound of a kernel that sums
-// the heads' gradients (each within its own bound b_h) with G − 1 additions and one rounding to
-// the gradients' format: Σ b_h + γ_G(u) Σ (|x_h| + b_h) + η, u and η of the coarser of the
-// gradients' format and the accumulator (docs/oracle.md, "Gradients of a batch of heads").
-struct Summed {
-    GradField field;
-    std::vector<double> bound;
-    /// 1 where field.val is the correctly rounded sum (both ends of its enclosure round alike),
-    /// 0 where the enclosure straddles a rounding boundary of the format: there val is the
-    /// enclosure's midpoint rounded, an ulp from the correctly rounded sum at most, until
-    /// refine_group decides it.
-    std::vector<std::uint8_t> rounded;
-};
+}  // namespace
+
+namespace detail::batch {
+
 Summed group_sum(const std::vector<const GradField*>& heads, const std::vector<const std::vector<double>*>& bounds,
                  FloatFormat f, FloatFormat acc) {
     Summed r;
@@ -147,6 +122,10 @@ std::pair<Problem, Tensor> group_problem(const Batch& batch, const BatchShape& s
     return {std::move(p), std::move(dot)};
 }
 
+}  // namespace detail::batch
+
+namespace {
+
 // Decides the straddling entries of kv head (b, k)'s summed dK and dV from the group's own
 // problem: its correctly rounded value, the two enclosures intersected, `rounded` 1 (and every
 // entry's `exact` flag from that problem, which knows the rational sums). Returns the
@@ -178,98 +157,6 @@ std::int64_t refine_group(const Batch& batch, const BatchShape& s, const Tensor&
             ++decided;
         }
     return decided;
-}
-
-// The diagnosis of kv head (b, k)'s group from every gradient given of it: its query heads' dQ
-// rows and its dK, dV, judged and diagnosed as the group's own problem's (group_problem): each
-// backward mistake of diagnose_grads is per row, so a kernel that makes it in every head of the
-// group gives that problem's mistaken gradients. The causal alignment is not tried (the stacked
-// rows carry their mask, not a diagonal). "" when nothing fits or the problem is over a limit.
-std::string diagnose_group(const Batch& batch, const BatchShape& s, const Tensor& d_out, FloatFormat f,
-                           const GradSpec& spec, std::int64_t b, std::int64_t k, const Tensor* dq,
-                           const std::vector<std::pair<std::string, std::vector<Tensor>>>& kv_given, std::size_t kx) {
-    const std::int64_t group = s.h_q / s.h_kv;
-    try {
-        const auto [p, dot] = group_problem(batch, s, d_out, b, k);
-        const GradReference g = grad_reference(p, dot, f);
-        const GradBounds gb = grad_bounds(p, dot, g, spec);
-        std::vector<std::pair<std::string, Tensor>> given;
-        if (dq != nullptr) {
-            Tensor y{{group * s.n_q, s.d}, {}, f};
-            for (std::int64_t h = k * group; h < (k + 1) * group; ++h) {
-                const Tensor x = head_slice(*dq, batch.layout, s, b, h, s.d, "dq");
-                y.data.insert(y.data.end(), x.data.begin(), x.data.end());
-            }
-            given.emplace_back("dq", std::move(y));
-        }
-        for (const auto& [name, slices] : kv_given) given.emplace_back(name, slices[kx]);
-        std::vector<GradComparison> compared;
-        for (const auto& [name, t] : given) compared.push_back(judge_grad(g, gb, name, t));
-        const std::string d = diagnose_grads(p, dot, g, gb, spec, given, compared);
-        if (d.empty()) return "";
-        return fmt::format("kv head (b={}, h={}) and its query heads h = {} to {}: {}", b, k, k * group,
-                           (k + 1) * group - 1, d);
-    } catch (const WorkRefusal&) {
-        throw;
-    } catch (const Error& e) {
-        if (e.kind() != ErrorKind::Limit) throw;
-        return "";
-    }
-}
-
-// The "wrong GQA group" hypothesis (docs/oracle.md, "Diagnoses of the backward"): a kernel that
-// sums kv head k's dK or dV over the query heads h with h mod H_kv = k (the heads interleaved)
-// instead of h div G = k. Named (with the tensors it explains: "dK/dV", "dK" or "dV") when, in
-// every failing kv tensor, the gradients it gives fit at least 99% of the entries within their
-// (wrong group's) bound and fit 4 times better in all than the true sums; else "".
-std::string wrong_group(const BatchShape& s, const std::vector<GradReference>& g, const std::vector<GradBounds>& gb,
-                        const std::vector<std::pair<std::string, std::vector<Tensor>>>& kv_given,
-                        const std::vector<GradComparison>* kv_c, FloatFormat f, FloatFormat acc,
-                        const std::vector<Summed>* sums) {
-    const std::int64_t group = s.h_q / s.h_kv;
-    if (group == 1 || s.h_kv == 1) return "";  // the two mappings agree
-    const auto misfit = [](double y, double lo, double hi, double bd) {
-        if (!std::isfinite(y) || !std::isfinite(bd)) return 1e300;
-        const double e = std::max(std::fabs(y - lo), std::fabs(y - hi));
-        return bd > 0 ? e / bd : (e > 0 ? 1e300 : 0.0);
-    };
-    std::string names;
-    for (const auto& [name, slices] : kv_given) {
-        const int t = name == "dk" ? 0 : 1;
-        bool failed = false;
-        for (const auto& c : kv_c[t]) failed = failed || c.over > 0;
-        if (!failed) continue;
-        std::int64_t entries = 0, fit = 0;
-        double misfit_wrong = 0, misfit_true = 0;
-        for (std::int64_t b = 0; b < s.b; ++b)
-            for (std::int64_t k = 0; k < s.h_kv; ++k) {
-                std::vector<const GradField*> heads;
-                std::vector<const std::vector<double>*> bounds;
-                for (std::int64_t h = k; h < s.h_q; h += s.h_kv) {
-                    const auto x = static_cast<std::size_t>(b * s.h_q + h);
-                    heads.push_back(t == 0 ? &g[x].dk : &g[x].dv);
-                    bounds.push_back(t == 0 ? &gb[x].dk : &gb[x].dv);
-                }
-                const Summed wrong = group_sum(heads, bounds, f, acc);
-                const auto kx = static_cast<std::size_t>(b * s.h_kv + k);
-                const Summed& right = sums[t][kx];
-                const Tensor& y = slices[kx];
-                for (std::size_t at = 0; at < y.data.size(); ++at) {
-                    const double mw = misfit(y.data[at], wrong.field.lo[at], wrong.field.hi[at], wrong.bound[at]);
-                    ++entries;
-                    fit += mw <= 1 ? 1 : 0;
-                    misfit_wrong += mw;
-                    misfit_true += misfit(y.data[at], right.field.lo[at], right.field.hi[at], right.bound[at]);
-                }
-            }
-        if (entries == 0 || 100 * fit < 99 * entries || !(4 * misfit_wrong < misfit_true)) return "";
-        names += names.empty() ? (t == 0 ? "dK" : "dV") : (t == 0 ? "/dK" : "/dV");
-    }
-    if (names.empty()) return "";
-    return fmt::format(
-        "{} gathered over the wrong GQA group: kv head k summed the query heads h with h mod {} = k "
-        "instead of h div {} = k",
-        names, s.h_kv, group);
 }
 
 // Head x's matrices (rows × cols each, x = b·heads + h) as one tensor in the layout: (B, H, rows,
@@ -364,179 +251,160 @@ const GradField& GradBatch::field(const std::string& name) const {
     throw usage_error(fmt::format("'{}' is not a field of the gradients", name));
 }
 
-GradBatch grad_batch(const Batch& batch, const Tensor& d_out, FloatFormat f,
-                     const std::vector<std::pair<std::string, Tensor>>& actual, const GradSpec& spec, int threads) {
-    const BatchShape s = batch_shape(batch), kv = kv_shape(s);
-    const std::int64_t group = s.h_q / s.h_kv;
-    // The shapes before any work: d_out and every gradient given.
-    (void)head_slice(d_out, batch.layout, s, 0, 0, s.d_v, "do");
-    const Tensor* dq_t = nullptr;
-    std::vector<std::pair<std::string, const Tensor*>> kv_t;
+namespace {
+
+// The shapes before any work: d_out and every gradient given.
+void check_given(BatchWork& w, const std::vector<std::pair<std::string, Tensor>>& actual) {
+    (void)head_slice(w.d_out, w.batch.layout, w.s, 0, 0, w.s.d_v, "do");
     for (const auto& [name, t] : actual) {
         if (name == "dq") {
-            dq_t = &t;
-            (void)head_slice(t, batch.layout, s, 0, 0, s.d, "dq");
+            w.dq_t = &t;
+            (void)head_slice(t, w.batch.layout, w.s, 0, 0, w.s.d, "dq");
         } else if (name == "dk" || name == "dv") {
-            kv_t.emplace_back(name, &t);
-            (void)head_slice(t, batch.layout, kv, 0, 0, name == "dk" ? s.d : s.d_v, name.c_str());
+            w.kv_t.emplace_back(name, &t);
+            (void)head_slice(t, w.batch.layout, w.kv, 0, 0, name == "dk" ? w.s.d : w.s.d_v, name.c_str());
         } else {
             throw usage_error(fmt::format("'{}' is not a gradient that is judged (dq, dk, dv)", name));
         }
     }
-    const bool judged = dq_t != nullptr || !kv_t.empty();
-    const auto heads = static_cast<std::size_t>(s.b * s.h_q), kv_heads = static_cast<std::size_t>(s.b * s.h_kv);
-    std::vector<GradReference> g(heads);
-    std::vector<GradBounds> gb(judged ? heads : 0);
-    std::vector<GradComparison> dq_c(dq_t != nullptr ? heads : 0);
-    const bool fp8 = judged && spec.casts_fp8();  // as a single head's: the claim's emulation names the events
-    std::vector<Fp8Events> events(fp8 ? heads : 0);
-    for_each_head(s, threads, [&](std::int64_t b, std::int64_t h) {
+    w.judged = w.dq_t != nullptr || !w.kv_t.empty();
+}
+
+// Every query head certified as a matrix problem, in parallel: its gradients, and when judged
+// its bounds, its dQ's judgement and the 8-bit events of the claim's emulation.
+void certify_heads(BatchWork& w) {
+    w.g.resize(w.heads);
+    w.gb.resize(w.judged ? w.heads : 0);
+    w.dq_c.resize(w.dq_t != nullptr ? w.heads : 0);
+    const bool fp8 = w.judged && w.spec.casts_fp8();  // as a single head's: the claim's emulation names the events
+    w.events.resize(fp8 ? w.heads : 0);
+    const BatchShape& s = w.s;
+    for_each_head(s, w.threads, [&](std::int64_t b, std::int64_t h) {
         in_head(b, h, [&] {
             const auto x = static_cast<std::size_t>(b * s.h_q + h);
-            const Problem p = head_problem(batch, s, b, h);
-            const Tensor dot = head_slice(d_out, batch.layout, s, b, h, s.d_v, "do");
-            g[x] = grad_reference(p, dot, f);
-            if (judged) gb[x] = grad_bounds(p, dot, g[x], spec);
-            if (dq_t != nullptr) {
-                Tensor y = head_slice(*dq_t, batch.layout, s, b, h, s.d, "dq");
-                y.format = f;
-                dq_c[x] = judge_grad(g[x], gb[x], "dq", y);
-            }
+            const Problem p = head_problem(w.batch, s, b, h);
+            const Tensor dot = head_slice(w.d_out, w.batch.layout, s, b, h, s.d_v, "do");
+            w.g[x] = grad_reference(p, dot, w.f);
+            if (w.judged) w.gb[x] = grad_bounds(p, dot, w.g[x], w.spec);
+            if (w.dq_t != nullptr) w.dq_c[x] = judge_grad(w.g[x], w.gb[x], "dq", w.dq_slice(b, h));
             if (fp8) {
-                events[x] = grad_emulate(p, dot, spec, f, false).fp8;
-                events[x].in_head(b, h);
+                w.events[x] = grad_emulate(p, dot, w.spec, w.f, false).fp8;
+                w.events[x].in_head(b, h);
             }
         });
     });
-    GradBatch r;
-    r.shape = s;
-    r.layout = batch.layout;
-    r.format = f;
-    r.base = batch.options.base;
-    r.spec = spec;
-    for (const Fp8Events& e : events) r.fp8.merge(e);  // in head order: the first named is the first head's
-    std::vector<Summed> sums[2];                       // dk, dv of each kv head
+}
+
+// Each kv head's dK and dV, the sums over its group of query heads; the sums that straddle a
+// rounding boundary decided by their group's own problem, kv heads in parallel.
+void sum_groups(BatchWork& w, GradBatch& r) {
+    const BatchShape& s = w.s;
     for (int t = 0; t < 2; ++t) {
-        sums[t].resize(kv_heads);
-        for (std::size_t kx = 0; kx < kv_heads; ++kx) {
-            const auto b = static_cast<std::int64_t>(kx) / s.h_kv, k = static_cast<std::int64_t>(kx) % s.h_kv;
+        w.sums[t].resize(w.kv_heads);
+        for (std::size_t kx = 0; kx < w.kv_heads; ++kx) {
+            const auto [b, k] = w.kv_head(kx);
             std::vector<const GradField*> parts;
             std::vector<const std::vector<double>*> bounds;
-            for (std::int64_t h = k * group; h < (k + 1) * group; ++h) {
+            for (std::int64_t h = k * w.group; h < (k + 1) * w.group; ++h) {
                 const auto x = static_cast<std::size_t>(b * s.h_q + h);
-                parts.push_back(t == 0 ? &g[x].dk : &g[x].dv);
-                if (judged) bounds.push_back(t == 0 ? &gb[x].dk : &gb[x].dv);
+                parts.push_back(t == 0 ? &w.g[x].dk : &w.g[x].dv);
+                if (w.judged) bounds.push_back(t == 0 ? &w.gb[x].dk : &w.gb[x].dv);
             }
-            sums[t][kx] = group_sum(parts, bounds, f, spec.accumulate);
+            w.sums[t][kx] = group_sum(parts, bounds, w.f, w.spec.accumulate);
         }
     }
-    // The straddling sums decided by their group's own problem, kv heads in parallel.
     std::vector<std::size_t> open;
-    for (std::size_t kx = 0; kx < kv_heads; ++kx) {
-        const auto n = std::count(sums[0][kx].rounded.begin(), sums[0][kx].rounded.end(), std::uint8_t{0}) +
-                       std::count(sums[1][kx].rounded.begin(), sums[1][kx].rounded.end(), std::uint8_t{0});
+    for (std::size_t kx = 0; kx < w.kv_heads; ++kx) {
+        const auto n = std::count(w.sums[0][kx].rounded.begin(), w.sums[0][kx].rounded.end(), std::uint8_t{0}) +
+                       std::count(w.sums[1][kx].rounded.begin(), w.sums[1][kx].rounded.end(), std::uint8_t{0});
         r.straddled += n;
         if (n > 0) open.push_back(kx);
     }
     std::vector<std::int64_t> decided(open.size(), 0);
-    run_parallel(open.size(), jobs_of(threads), [&](std::size_t y) {
+    run_parallel(open.size(), jobs_of(w.threads), [&](std::size_t y) {
         const std::size_t kx = open[y];
-        const auto b = static_cast<std::int64_t>(kx) / s.h_kv, k = static_cast<std::int64_t>(kx) % s.h_kv;
-        in_head(b, k * group, [&] { decided[y] = refine_group(batch, s, d_out, f, b, k, sums[0][kx], sums[1][kx]); });
+        const auto [b, k] = w.kv_head(kx);
+        in_head(b, k * w.group,
+                [&] { decided[y] = refine_group(w.batch, s, w.d_out, w.f, b, k, w.sums[0][kx], w.sums[1][kx]); });
     });
     for (auto n : decided) r.refined += n;
-    std::vector<GradComparison> kv_c[2];
-    std::vector<std::pair<std::string, std::vector<Tensor>>> kv_slices;
-    for (const auto& [name, tensor] : kv_t) {
+}
+
+// Each kv head's summed dK and dV given, judged as a matrix's under the sum's bound.
+void judge_kv_heads(BatchWork& w) {
+    const BatchShape& s = w.s;
+    for (const auto& [name, tensor] : w.kv_t) {
         const int t = name == "dk" ? 0 : 1;
         std::vector<Tensor> slices;
-        for (std::size_t kx = 0; kx < kv_heads; ++kx) {
-            const auto b = static_cast<std::int64_t>(kx) / s.h_kv, k = static_cast<std::int64_t>(kx) % s.h_kv;
-            Tensor y = head_slice(*tensor, batch.layout, kv, b, k, t == 0 ? s.d : s.d_v, name.c_str());
-            y.format = f;
+        for (std::size_t kx = 0; kx < w.kv_heads; ++kx) {
+            const auto [b, k] = w.kv_head(kx);
+            Tensor y = head_slice(*tensor, w.batch.layout, w.kv, b, k, t == 0 ? s.d : s.d_v, name.c_str());
+            y.format = w.f;
             GradReference one;  // the kv head's summed field, judged as a matrix's
-            one.format = f;
+            one.format = w.f;
             GradBounds ob;
-            (t == 0 ? one.dk : one.dv) = sums[t][kx].field;
-            (t == 0 ? ob.dk : ob.dv) = sums[t][kx].bound;
-            const GradBounds& first = gb[static_cast<std::size_t>(b * s.h_q + k * group)];
+            (t == 0 ? one.dk : one.dv) = w.sums[t][kx].field;
+            (t == 0 ? ob.dk : ob.dv) = w.sums[t][kx].bound;
+            const GradBounds& first = w.gb[static_cast<std::size_t>(b * s.h_q + k * w.group)];
             (t == 0 ? ob.why_dk : ob.why_dv) = t == 0 ? first.why_dk : first.why_dv;
-            kv_c[t].push_back(judge_grad(one, ob, name, y));
+            w.kv_c[t].push_back(judge_grad(one, ob, name, y));
             slices.push_back(std::move(y));
         }
-        kv_slices.emplace_back(name, std::move(slices));
+        w.kv_slices.emplace_back(name, std::move(slices));
     }
-    // The diagnosis: the wrong GQA group first (it is the batch's, not a head's), else that of
-    // the first query head that fails, named (dk and dv are a head's own only in groups of one).
-    if (judged) r.diagnosis = wrong_group(s, g, gb, kv_slices, kv_c, f, spec.accumulate, sums);
-    for (std::size_t x = 0; x < heads && judged && r.diagnosis.empty(); ++x) {
-        const auto b = static_cast<std::int64_t>(x) / s.h_q, h = static_cast<std::int64_t>(x) % s.h_q;
-        const auto kx = static_cast<std::size_t>(b * s.h_kv + h / group);
-        std::vector<std::pair<std::string, Tensor>> given;
-        std::vector<GradComparison> compared;
-        bool failed = false;
-        if (dq_t != nullptr) {
-            Tensor y = head_slice(*dq_t, batch.layout, s, b, h, s.d, "dq");
-            y.format = f;
-            given.emplace_back("dq", std::move(y));
-            compared.push_back(dq_c[x]);
-            failed = failed || dq_c[x].over > 0;
-        }
-        if (group == 1)
-            for (const auto& [name, slices] : kv_slices) {
-                const int which = name == "dk" ? 0 : 1;
-                given.emplace_back(name, slices[kx]);
-                compared.push_back(kv_c[which][kx]);
-                failed = failed || kv_c[which][kx].over > 0;
-            }
-        if (!failed) continue;
-        const Problem p = head_problem(batch, s, b, h);
-        const Tensor dot = head_slice(d_out, batch.layout, s, b, h, s.d_v, "do");
-        const std::string d = diagnose_grads(p, dot, g[x], gb[x], spec, given, compared);
-        if (!d.empty()) r.diagnosis = fmt::format("head (b={}, h={}): {}", b, h, d);
-        break;
-    }
-    // Groups of two or more, when that named nothing: the first failing group's dQ, dK and dV
-    // read together, on the group's own problem (its query heads' rows stacked).
-    for (std::size_t kx = 0; kx < kv_heads && judged && group > 1 && r.diagnosis.empty(); ++kx) {
-        const auto b = static_cast<std::int64_t>(kx) / s.h_kv, k = static_cast<std::int64_t>(kx) % s.h_kv;
-        bool failed = false;
-        for (std::int64_t h = k * group; h < (k + 1) * group && dq_t != nullptr; ++h)
-            failed = failed || dq_c[static_cast<std::size_t>(b * s.h_q + h)].over > 0;
-        for (const auto& c : kv_c) failed = failed || (!c.empty() && c[kx].over > 0);
-        if (!failed) continue;
-        r.diagnosis = diagnose_group(batch, s, d_out, f, spec, b, k, dq_t, kv_slices, kx);
-        break;
-    }
-    // The fields, every head's as one tensor.
-    for (std::size_t y = 0; y < g.at(0).fields().size(); ++y) {
-        const std::string name = g[0].fields()[y]->name;
+}
+
+// The fields, every head's as one tensor, and the judgements, every head's of a tensor as one.
+void collect(const BatchWork& w, GradBatch& r) {
+    const BatchShape& s = w.s;
+    for (std::size_t y = 0; y < w.g.at(0).fields().size(); ++y) {
+        const std::string name = w.g[0].fields()[y]->name;
         std::vector<const GradField*> parts;
         std::vector<const std::vector<std::uint8_t>*> rnd;
         std::int64_t h = s.h_q;
         if (name == "dk" || name == "dv") {
-            for (const Summed& x : sums[name == "dk" ? 0 : 1]) parts.push_back(&x.field), rnd.push_back(&x.rounded);
+            for (const Summed& x : w.sums[name == "dk" ? 0 : 1]) parts.push_back(&x.field), rnd.push_back(&x.rounded);
             h = s.h_kv;
         } else {
-            for (const GradReference& x : g) parts.push_back(x.fields()[y]);
+            for (const GradReference& x : w.g) parts.push_back(x.fields()[y]);
         }
         r.rounded.emplace_back();
         r.fields.push_back(
-            stacked(parts, rnd, s.b, h, in_caller_layout(name) ? &batch.layout : nullptr, r.rounded.back()));
+            stacked(parts, rnd, s.b, h, in_caller_layout(name) ? &w.batch.layout : nullptr, r.rounded.back()));
     }
-    for (const GradReference& x : g) r.max_precision = std::max(r.max_precision, x.max_precision);
+    for (const GradReference& x : w.g) r.max_precision = std::max(r.max_precision, x.max_precision);
     for (const GradField& x : r.fields) r.exact_entries += std::count(x.exact.begin(), x.exact.end(), std::uint8_t{1});
-    if (dq_t != nullptr) {
+    if (w.dq_t != nullptr) {
         std::vector<const std::vector<double>*> bounds;
-        for (const auto& x : gb) bounds.push_back(&x.dq);
-        r.judged.push_back(merged("dq", dq_c, bounds, s.b, s.h_q, s.n_q, s.d, batch.layout));
+        for (const auto& x : w.gb) bounds.push_back(&x.dq);
+        r.judged.push_back(merged("dq", w.dq_c, bounds, s.b, s.h_q, s.n_q, s.d, w.batch.layout));
     }
-    for (const auto& [name, unused] : kv_slices) {
+    for (const auto& [name, unused] : w.kv_slices) {
         const int t = name == "dk" ? 0 : 1;
         std::vector<const std::vector<double>*> bounds;
-        for (const auto& x : sums[t]) bounds.push_back(&x.bound);
-        r.judged.push_back(merged(name, kv_c[t], bounds, s.b, s.h_kv, s.n_k, t == 0 ? s.d : s.d_v, batch.layout));
+        for (const auto& x : w.sums[t]) bounds.push_back(&x.bound);
+        r.judged.push_back(merged(name, w.kv_c[t], bounds, s.b, s.h_kv, s.n_k, t == 0 ? s.d : s.d_v, w.batch.layout));
     }
+}
+
+}  // namespace
+
+GradBatch grad_batch(const Batch& batch, const Tensor& d_out, FloatFormat f,
+                     const std::vector<std::pair<std::string, Tensor>>& actual, const GradSpec& spec, int threads) {
+    BatchWork w(batch, d_out, f, spec, threads);
+    check_given(w, actual);
+    certify_heads(w);
+    GradBatch r;
+    r.shape = w.s;
+    r.layout = batch.layout;
+    r.format = f;
+    r.base = batch.options.base;
+    r.spec = spec;
+    for (const Fp8Events& e : w.events) r.fp8.merge(e);  // in head order: the first named is the first head's
+    sum_groups(w, r);
+    judge_kv_heads(w);
+    r.diagnosis = batch_diagnosis(w);
+    collect(w, r);
     return r;
 }
 

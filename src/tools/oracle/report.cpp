@@ -9,6 +9,7 @@
 
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle.hpp"
+#include "fp8.hpp"
 
 namespace exactattn::oracle {
 
@@ -160,7 +161,7 @@ std::string judge_json(const JudgeReport& r) {
         r.heads > 0 ? nlohmann::json::array({r.batch, r.heads, r.n_q, r.d_v}) : nlohmann::json::array({r.n_q, r.d_v});
     doc["tensors"] = nlohmann::json::array();
     for (const auto& j : r.tensors) doc["tensors"].push_back(judgement_object(j));
-    if (r.fp8) doc["fp8"] = nlohmann::ordered_json::parse(fp8_events_json(*r.fp8));
+    if (r.fp8) doc["fp8"] = fp8_events_object(*r.fp8);
     doc["passed"] = r.passed();
     return doc.dump() + '\n';
 }
@@ -259,7 +260,7 @@ std::string emulation_json(const Emulation& e, const EmulationSpec& s) {
     if (fp8_involved(s)) {
         j["p_descale"] = s.p_descale.per_block ? nlohmann::json("block") : nlohmann::json(s.p_descale.value);
         j["fp8_overflow"] = fp8_overflow_name(s.fp8_overflow);
-        j["fp8"] = nlohmann::ordered_json::parse(fp8_events_json(e.fp8));
+        j["fp8"] = fp8_events_object(e.fp8);
     }
     return j.dump() + '\n';
 }

@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: MIT
+"""A kernel's claim and the problem's options are parsed by one library function for both front
+ends (parse_claim, parse_grad_claim, problem_options and problem_inputs): the same bad option is
+refused with the same reason by exactattn.oracle and by `exactattn oracle`, each placing it at its
+own name for the option (the keyword, the --option)."""
+
+import numpy as np
+import pytest
+
+import exactattn
+from exactattn import oracle
+
+Q = np.array([[1.0, 0.5], [0.25, -1.0]], np.float32)
+K = np.array([[0.5, 1.0], [-0.5, 2.0], [1.0, 0.0]], np.float32)
+V = np.array([[1.0, 0.0], [0.5, 0.25], [2.0, -1.0]], np.float32)
+DO = np.array([[1.0, -0.5], [0.25, 2.0]], np.float32)
+OUT = np.zeros((2, 2), np.float32)  # an actual output (or dQ): judged only after the claim is parsed
+
+# (the call, the keyword, its value, the command line's option); every claim and problem option
+# the library parses
+CASES = [
+    ("reference", "fp8_overflow", "wrap", "--fp8-overflow"),
+    ("reference", "scale", "big", "--scale"),
+    ("reference", "base", "10", "--base"),
+    ("reference", "masked_rows", "drop", "--masked-rows"),
+    ("reference", "masked_lse", "0", "--masked-lse"),
+    ("reference", "align", "middle", "--align"),
+    ("judge", "algorithm", "quick", "--algorithm"),
+    ("judge", "accumulate", "float7", "--accumulate"),
+    ("judge", "p_fmt", "int8", "--p-dtype"),
+    ("judge", "stored", "x", "--stored-dtype"),
+    ("judge", "bound", "wild", "--bound"),
+    ("judge", "p_descale", "zz", "--p-descale"),
+    ("emulate", "algorithm", "fast", "--algorithm"),
+    ("emulate", "p_fmt", "float7", "--p-dtype"),
+    ("emulate", "p_descale", "-2", "--p-descale"),
+    ("judge_grads", "backward", "fast", "--backward"),
+    ("judge_grads", "accumulate", "float8_e4m3fn", "--accumulate"),
+    ("judge_grads", "storage", "x", "--stored-dtype"),
+    ("judge_grads", "delta_from", "q", "--delta-from"),
+    ("judge_grads", "p_fmt", "int8", "--p-dtype"),
+    ("judge_grads", "ds_fmt", "x", "--ds-dtype"),
+    ("judge_grads", "ds_descale", "0", "--ds-descale"),
+    ("grad_emulate", "accumulate", "float8_e5m2", "--accumulate"),
+    ("grad_emulate", "p_descale", "zz", "--p-descale"),
+]
+
+
+def inputs(tmp_path, call):
+    """The command line's files of the problem for `call`, with what it judges (--actual, --actual-dq)
+    or differentiates (--do)."""
+    wanted = {"reference": [], "judge": ["actual"], "emulate": [], "judge_grads": ["do", "actual-dq"], "grad_emulate": ["do"]}
+    files = []
+    for name, a in (("q", Q), ("k", K), ("v", V), ("do", DO), ("actual", OUT), ("actual-dq", OUT)):
+        if name in ("q", "k", "v") or name in wanted[call]:
+            np.save(tmp_path / f"{name}.npy", a)
+            files += [f"--{name}", str(tmp_path / f"{name}.npy")]
+    return files
+
+
+def cli_refusal(cli, tmp_path, call, option, value):
+    action = {"judge_grads": "grad-reference"}.get(call, call.replace("_", "-"))
+    code, out, err = cli("oracle", action, *inputs(tmp_path, call), option, value)
+    assert code == 2, out + err
+    line = err.rstrip("\n")
+    assert "\n" not in line, line
+    prefix = f"exactattn: {option}: "
+    assert line.startswith(prefix), line
+    return line[len(prefix):]
+
+
+def python_refusal(call, keyword, value):
+    with pytest.raises(exactattn.UsageError) as e:
+        if call == "reference":
+            oracle.reference(Q, K, V, **{keyword: value})
+        elif call == "judge":
+            oracle.judge(OUT, Q, K, V, **{keyword: value})
+        elif call == "emulate":
+            oracle.emulate(Q, K, V, **{keyword: value})
+        elif call == "judge_grads":
+            oracle.judge_grads(OUT, None, None, Q, K, V, DO, **{keyword: value})
+        else:
+            oracle.grad_emulate(Q, K, V, DO, **{keyword: value})
+    assert e.value.place == keyword, (e.value.place, str(e.value))
+    return e.value.reason
+
+
+@pytest.mark.parametrize("call,keyword,value,option", CASES)
+def test_a_bad_claim_option_has_the_same_reason_in_python_and_on_the_command_line(cli, tmp_path, call, keyword,
+                                                                                    value, option):
+    assert python_refusal(call, keyword, value) == cli_refusal(cli, tmp_path, call, option, value)
+
+
+def test_flash2_with_d_from_p_names_the_value_as_each_front_end_writes_it(cli, tmp_path):
+    with pytest.raises(exactattn.UsageError) as e:
+        oracle.judge_grads(OUT, None, None, Q, K, V, DO, backward="flash2", delta_from="p")
+    assert (e.value.place, e.value.reason) == ("delta_from", "flash2 computes D from O ('o')")
+    code, _, err = cli("oracle", "grad-reference", *inputs(tmp_path, "judge_grads"), "--backward", "flash2",
+                       "--delta-from", "p")
+    assert (code, err) == (2, "exactattn: --delta-from: flash2 computes D from O (--delta-from o)\n")
+
+
+def test_a_bad_layout_of_a_batch_has_the_same_reason_in_python_and_on_the_command_line(cli, tmp_path):
+    q, k, v = (np.ones((1, 2, n, 2), np.float32) for n in (2, 3, 3))
+    with pytest.raises(exactattn.UsageError) as e:
+        oracle.reference(q, k, v, layout="nhbd")
+    files = []
+    for name, a in (("q", q), ("k", k), ("v", v)):
+        np.save(tmp_path / f"{name}.npy", a)
+        files += [f"--{name}", str(tmp_path / f"{name}.npy")]
+    code, _, err = cli("oracle", "reference", *files, "--layout", "nhbd")
+    assert e.value.place == "layout"
+    assert (code, err) == (2, f"exactattn: --layout: {e.value.reason}\n")
