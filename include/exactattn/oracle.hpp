@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -263,7 +264,10 @@ struct RowFacts {
     double score_max = 0;      ///< ≥ max_j s_j
     double score_range = 0;    ///< ≥ max_j s_j − min_j s_j
     double abs_dot_max = 0;    ///< ≥ max_j Σ_i |q_i k_ji| (before the scale: where a dot product may overflow)
-    bool masked = false;       ///< every key masked
+    /// Under a softcap C: ≥ max_j h_j a_j, h_j ≥ sech²(c·q·k_j/C) the cap's slope at the score
+    /// (docs/oracle.md, "The logit softcap"); +inf (no information) without one.
+    double slope_abs_max = std::numeric_limits<double>::infinity();
+    bool masked = false;  ///< every key masked
 };
 
 /// The certified reference: outputs O = softmax(c Q Kᵀ) V, weights and log-sum-exp, each
@@ -284,6 +288,9 @@ struct Reference {
     /// n_q × d_v, each an upper bound: Σ_j w_j a_j |v_jc − o_c| (a_j = |c| Σ_x |q_x k_jx|),
     /// Σ_j w_j |v_jc − o_c|, Σ_j w_j (max s − s_j) |v_jc − o_c| and Σ_j |v_jc| over visible keys.
     std::vector<double> run_s1, run_s2, run_s3, run_v1;
+    /// Under a softcap: Σ_j w_j h_j a_j |v_jc − o_c| (h_j as RowFacts::slope_abs_max's), n_q × d_v,
+    /// an upper bound; empty without a softcap.
+    std::vector<double> run_h1;
     /// The sharper bounds' sums below (run_qa … run_pd1) are formed only for a reference that
     /// asked for them (reference(…, BoundKind): the ordered and probabilistic bounds); empty
     /// otherwise. run_g and run_gabs are always formed (the systematic tests read them).
@@ -297,6 +304,8 @@ struct Reference {
     /// sum of the magnitudes of the index-order dot product's products, partial sums and score
     /// (scaled); Σ_t |Σ_{j≤t} w_j v_jc| (key order); per row Σ_t Σ_{j≤t} w_j.
     std::vector<double> run_s1o, run_pv1, run_pd1;
+    /// Under a softcap: Σ_j w_j dev_j h_j σ_j (S1° with the cap's slope h_j), n_q × d_v; else empty.
+    std::vector<double> run_h1o;
     /// Σ_j w_j s_j (v_jc − o_c), ∂o_c/∂(log c): the direction a temperature error moves the
     /// output (from midpoints), and an upper bound on its magnitude.
     std::vector<double> run_g, run_gabs;

@@ -444,3 +444,77 @@ def test_no_correct_softcapped_emulation_exceeds_a_sharper_bound_or_an_unfused_c
                     judged += 1
                     bounded += j["unbounded"] == 0
     assert bounded > judged / 3, (bounded, judged)
+
+
+def large_capped_problem(top=30.0, nq=4, nk=16, d=8, dv=3, seed=1):
+    """Scores c·q·k from about top/2 to `top` (positive q and k: little cancellation, so the
+    magnitudes a_j = |c|Σ|q k| are about the scores)."""
+    rng = np.random.default_rng(seed)
+    q = rng.uniform(0.2, 1, (nq, d)).astype(np.float32)
+    k = rng.uniform(0.2, 1, (nk, d)).astype(np.float32)
+    q = (q * (top / ((q @ k.T) / math.sqrt(d)).max())).astype(np.float32)
+    return q, k, rng.standard_normal((nk, dv)).astype(np.float32)
+
+
+@pytest.mark.parametrize("algorithm", ["naive", "safe"])
+def test_an_unfused_bfloat16_softcapped_kernel_with_scores_up_to_30_is_bounded_through_the_caps_slope(algorithm):
+    """docs/oracle.md, "The logit softcap", "The slope": scores stored in bfloat16 up to 30 under
+    C = 5. Charged F(a + ε0) − a, an argument error above ln 2 (by hand below), the rows were
+    unbounded and the claim refused; through the cap's slope sech²(x/C) they are bounded, and a
+    correct emulation passes."""
+    us, ua = 2.0**-8, 2.0**-24  # bfloat16's and float32's unit roundoffs
+    up = ua / (1 - ua)
+    g0 = 8 * ua / (1 - 8 * ua) + 6 * ua + 3 * us * (1 + us) ** 2  # γ_d + 6u_a + the three stores of S
+    f = (1 + up) ** 7 * (1 + us) ** 3
+    assert (g0 + (1 + g0) * (f - 1)) * 30 > math.log(2)  # the old charge alone: exp's factor ≥ 2
+    q, k, v = large_capped_problem()
+    claim = dict(fmt="float32", accumulate="float32", algorithm=algorithm, stored="bfloat16", softcap=5.0)
+    e = oracle.emulate(q, k, v, **claim)
+    for bound in ("running", "a-priori", "probabilistic"):
+        j = oracle.judge(e["out"], q, k, v, bound=bound, **claim)
+        assert j["passed"] and j["unbounded"] == 0 and j["over"] == 0, (bound, j["text"])
+
+
+def test_a_planted_error_in_an_unfused_softcapped_kernel_with_large_scores_still_fails():
+    """The tighter bound still catches: one entry moved by 1.5 times its own bound fails there,
+    and a kernel that forgets the cap (scores up to 30 where C = 5) fails."""
+    q, k, v = large_capped_problem()
+    claim = dict(fmt="float32", accumulate="float32", algorithm="safe", stored="bfloat16", softcap=5.0)
+    out = oracle.emulate(q, k, v, **claim)["out"]
+    j = oracle.judge(out, q, k, v, **claim)
+    assert j["passed"] and np.isfinite(j["bound"]).all()
+    exact = oracle.reference(q, k, v, softcap=5.0)["out"].astype(np.float64)
+    bad = out.copy()
+    bad[2, 1] = np.float32(exact[2, 1] + 1.5 * j["bound"][2, 1])  # 1.5 bounds from the exact value
+    jb = oracle.judge(bad, q, k, v, **claim)
+    assert not jb["passed"] and jb["over"] == 1 and jb["unbounded"] == 0, jb["text"]
+    nocap = oracle.emulate(q, k, v, **{**claim, "softcap": 0})["out"]
+    assert not oracle.judge(nocap, q, k, v, **claim)["passed"]
+
+
+@pytest.mark.parametrize("cap", [0.5, 2.0, 5.0, 50.0])
+@pytest.mark.parametrize("top", [0.5, 30.0])
+def test_no_correct_softcapped_emulation_with_small_or_large_scores_exceeds_its_bound(cap, top):
+    """The cap's slope (docs/oracle.md, "The slope") searched: caps 0.5 to 50, scores up to 0.5
+    or 30 (little cancellation, and random-sign q, k of the same scale with a bias), every
+    accumulator, algorithm and store, under running, a-priori and probabilistic: an entry is
+    within its bound or unbounded, never over a finite bound."""
+    problems = [large_capped_problem(top=top, seed=3)]
+    rng = np.random.default_rng(300 + int(cap * 10 + top))
+    q, k = rng.standard_normal((4, 8)), rng.standard_normal((12, 8))
+    q = (q * (top / (np.abs(q @ k.T) / math.sqrt(8)).max())).astype(np.float16)
+    problems.append((q, k.astype(np.float16), rng.standard_normal((12, 3)).astype(np.float16)))
+    bias = rng.standard_normal((4, 12)).astype(np.float16).astype(np.float32)
+    for n, (q, k, v) in enumerate(problems):
+        problem = dict(softcap=cap, **({"bias": bias} if n == 1 else {}))
+        for acc in ("float16", "bfloat16", "float32"):
+            for algorithm in ("naive", "safe", "online"):
+                for stored in (None, "bfloat16", "float16"):
+                    if stored and algorithm == "online":
+                        continue
+                    claim = dict(fmt=acc, accumulate=acc, algorithm=algorithm, block=4,
+                                 **({"stored": stored} if stored else {}))
+                    e = oracle.emulate(q, k, v, **claim, **problem)
+                    for bound in ("running", "a-priori", "probabilistic"):
+                        j = oracle.judge(e["out"], q, k, v, p_fmt=acc, bound=bound, **claim, **problem)
+                        assert j["over"] == j["unbounded"], (n, acc, algorithm, stored, bound, j["text"])

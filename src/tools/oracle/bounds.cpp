@@ -64,6 +64,49 @@ ScoreError capped(const Reference& ref, const AlgorithmSpec& s, double g0, doubl
     const double fm1 = std::expm1(7 * std::log1p(ua / (1 - ua)) + 3 * std::log1p(us)) * (1 + 0x1p-30);
     return {g0 + (1 + g0) * fm1, (1 + fm1) * (eta0 + (2 * ref.softcap + 1) * (ea + es)) * (1 + 0x1p-30), fm1};
 }
+// The cap's slope (docs/oracle.md, "The logit softcap", "The slope"): tanh's argument C·ŷ is
+// within δ_j ≤ A·a_j + b of x_j (A = g0 + θ3(1 + g0), b = (1 + θ3)(η0 + C(η_a + η_s)), θ3 the
+// three (four stored) factors before tanh), so by the mean value theorem C·tanh(ŷ) is within
+// sech²(ξ/C)·δ_j of the capped score, |ξ − x_j| ≤ δ_j, and sech²(ξ/C) ≤ e^(2δ_j/C)·h_j (cosh(t + e)
+// ≤ e^|e| cosh t). After tanh θ4 (four factors, six stored) on |C·tanh| ≤ min(C, a_j) and the
+// absolute terms; a bias added after the cap rounds once more (β: u_a, and u_s stored).
+// Per key: (1 + β)((1 + θ4)(σ_j A a_j + b) + θ4 min(C, a_j) + (1 + θ4)(C + 1)(η_a + η_s)) + β a_j,
+// σ_j ≤ min(1, K h_j) with K = e^(2δ_max/C). Every quantity rounded up (the factor 1 + 2^−30).
+struct CapSlope {
+    double a = 0, th3 = 0, th4 = 0, eta = 0, beta = 0, k = 1, cap = 0;
+    // Σ_j w_j dev_j (the capped score's error), given S1 = Σ w dev a_j, S2 = Σ w dev and
+    // H1 = Σ w dev h_j a_j; for the row's largest error, S1 = a_max, S2 = 1, H1 = max h_j a_j.
+    double sum(double s1, double s2, double h1) const {
+        constexpr double up = 1 + 0x1p-30;
+        const double slope = (1 + th4) * a * std::min(s1, k * h1) * up;
+        return ((1 + beta) * (slope + th4 * std::min(cap * s2, s1) + eta * s2) * up + beta * s1) * up;
+    }
+    // The same with the scaled score's error e_j bounded key by key by the caller (the declared
+    // order's): x ≥ Σ_j w_j dev_j σ_j e_j, δ_j ≤ (1 + θ3)e_j + θ3 a_j + b.
+    double sum_given(double x, double s1, double s2, double h1) const {
+        constexpr double up = 1 + 0x1p-30;
+        const double slope = (1 + th4) * ((1 + th3) * x + th3 * std::min(s1, k * h1)) * up;
+        return ((1 + beta) * (slope + th4 * std::min(cap * s2, s1) + eta * s2) * up + beta * s1) * up;
+    }
+};
+CapSlope cap_slope(const Reference& ref, const AlgorithmSpec& s, double g0, double eta0, const RowFacts& f) {
+    constexpr double up = 1 + 0x1p-30;
+    const double ua = unit_roundoff(s.accumulate), ea = least_subnormal(s.accumulate), c = ref.softcap;
+    const bool st = s.stored && s.algorithm != Algorithm::Online;
+    const double us = st ? unit_roundoff(*s.stored) : 0, es = st ? least_subnormal(*s.stored) : 0;
+    const double l1 = std::log1p(ua / (1 - ua)), ls = std::log1p(us);
+    const double th3 = std::expm1(3 * l1 + ls) * up, th4 = std::expm1(4 * l1 + 2 * ls) * up;
+    CapSlope r;
+    r.cap = c;
+    r.th3 = th3;
+    r.th4 = th4;
+    r.a = (g0 + th3 * (1 + g0)) * up;
+    const double b = (1 + th3) * (eta0 + c * (ea + es)) * up;
+    r.eta = (1 + th4) * (b + (c + 1) * (ea + es)) * up;
+    r.beta = ref.biased ? (ua + us + ua * us) * up : 0;
+    r.k = std::exp(2 * (r.a * f.abs_score_max + b) * up / c) * up;
+    return r;
+}
 // ... and a weight stored: relative u_s besides the accumulator's.
 double stored_weight_roundoff(const AlgorithmSpec& s) {
     return s.stored && s.algorithm != Algorithm::Online ? unit_roundoff(*s.stored) : 0;
@@ -76,9 +119,11 @@ Terms row_terms(const Reference& ref, const AlgorithmSpec& s, const RowFacts& f,
     // dot, scale, product; and the absolute η_a/2 of each product q_x k_x, the scale's product
     // and the subtraction that may fall into the subnormals (docs/oracle.md, "Underflow").
     const double ea = least_subnormal(s.accumulate);
-    const ScoreError se = capped(ref, s, gamma(static_cast<double>(ref.d), ua) + 6 * ua + stored_score_relative(s),
-                                 (static_cast<double>(ref.d) + 2) * ea + stored_score_absolute(s));
+    const double g0 = gamma(static_cast<double>(ref.d), ua) + 6 * ua + stored_score_relative(s);
+    const double eta0 = (static_cast<double>(ref.d) + 2) * ea + stored_score_absolute(s);
+    const ScoreError se = capped(ref, s, g0, eta0);
     double eps = se.g * a + se.eta;
+    if (ref.softcap > 0) eps = std::min(eps, cap_slope(ref, s, g0, eta0, f).sum(a, 1, f.slope_abs_max));
     // log_b of the largest finite value: where b^s (and Σ b^s, whose log_b is the lse) overflows.
     const double lmax =
         (ref.base == ExpBase::E ? std::log(max_finite(s.accumulate)) : std::log2(max_finite(s.accumulate))) *
@@ -199,19 +244,25 @@ double running_output_bound(const Reference& ref, const AlgorithmSpec& spec, std
     const double ea = least_subnormal(spec.accumulate);
     // Per key the exponential's argument errs by τ_j ≤ g a_j + η_s + u_a (max s − s_j) + 2u_a ε_max
     // (the scores, and the subtraction of the kernel's own max, which is off by at most ε_max).
-    const ScoreError se =
-        capped(ref, spec, gamma(static_cast<double>(ref.d), ua) + 6 * ua + stored_score_relative(spec),
-               (static_cast<double>(ref.d) + 2) * ea + stored_score_absolute(spec));
+    const double g0 = gamma(static_cast<double>(ref.d), ua) + 6 * ua + stored_score_relative(spec);
+    const double eta0 = (static_cast<double>(ref.d) + 2) * ea + stored_score_absolute(spec);
+    const ScoreError se = capped(ref, spec, g0, eta0);
     const double g = se.g, eta_s = se.eta;
-    const double eps_max = g * f.abs_score_max + eta_s;
+    // Under a softcap the cap's slope may take less (CapSlope): per key and for the row's largest.
+    const bool slope = ref.softcap > 0 && ref.run_h1.size() > at;
+    const CapSlope cs = slope ? cap_slope(ref, spec, g0, eta0, f) : CapSlope{};
+    const double eps_max = slope ? std::min(g * f.abs_score_max + eta_s, cs.sum(f.abs_score_max, 1, f.slope_abs_max))
+                                 : g * f.abs_score_max + eta_s;
     const bool shifted = spec.algorithm != Algorithm::Naive;
     const double tau_max = shifted ? eps_max * (1 + 2 * ua) + ua * f.score_range : eps_max;
     const double kappa = (1 + 2 * ua) * std::exp(tau_max), r_max = kappa - 1;
     if (r_max >= 1) return kInf;  // bounded_terms said so already
     // Σ_j w_j r_j |v_jc − o_c| with r_j ≤ 2u_a + κ τ_j (the mean value theorem on (1 + 2u_a)e^τ − 1).
+    const double score_sum = g * ref.run_s1[at] + eta_s * ref.run_s2[at];
     const double p =
-        2 * ua * ref.run_s2[at] + kappa * (g * ref.run_s1[at] + eta_s * ref.run_s2[at] +
-                                           (shifted ? ua * ref.run_s3[at] + 2 * ua * eps_max * ref.run_s2[at] : 0));
+        2 * ua * ref.run_s2[at] +
+        kappa * ((slope ? std::min(score_sum, cs.sum(ref.run_s1[at], ref.run_s2[at], ref.run_h1[at])) : score_sum) +
+                 (shifted ? ua * ref.run_s3[at] + 2 * ua * eps_max * ref.run_s2[at] : 0));
     const double o = std::max(std::fabs(ref.out_lo[at]), std::fabs(ref.out_hi[at]));
     const double den = (1 - r_max) * (1 - t.phi);
     // The exponentials' errors move o by Σ w_j ρ_j (v_j − o) and the denominator's by o·Σ w_j(1+ρ_j)φ_j;
@@ -229,11 +280,20 @@ double running_output_bound(const Reference& ref, const AlgorithmSpec& spec, std
         // one rounding of the score, u_a·a_j a key.
         const double a = ref.out_abs[at], ga = 1 + gamma(2 * static_cast<double>(ref.d) + 2, ua);
         const bool c_exact = ref.scale_exact && representable(ref.scale, spec.accumulate);
-        const double po =
-            2 * ua * ref.run_s2[at] +
-            kappa * ((1 + se.fm1) * (ua * ga * ref.run_s1o[at] + (c_exact ? 0 : 3 * ua) * ref.run_s1[at]) +
-                     (ref.biased ? ua * ga * ref.run_s1[at] : 0) + se.fm1 * ref.run_s1[at] + eta_s * ref.run_s2[at] +
-                     (shifted ? ua * ref.run_s3[at] + 2 * ua * eps_max * ref.run_s2[at] : 0));
+        const double score_o = (1 + se.fm1) * (ua * ga * ref.run_s1o[at] + (c_exact ? 0 : 3 * ua) * ref.run_s1[at]) +
+                               (ref.biased ? ua * ga * ref.run_s1[at] : 0) + se.fm1 * ref.run_s1[at] +
+                               eta_s * ref.run_s2[at];
+        // Under a softcap the cap's slope on e_x key by key (CapSlope::sum_given): σ_j e_x,j ≤
+        // K h_j e_x,j, summed from H1° = Σ w dev h_j σ°_j and H1 (the scale's 3u_a a_j).
+        const double k = cs.k, s1 = ref.run_s1[at];
+        const double score =
+            slope && ref.run_h1o.size() > at
+                ? std::min(score_o, cs.sum_given(ua * ga * std::min(ref.run_s1o[at], k * ref.run_h1o[at]) +
+                                                     (c_exact ? 0 : 3 * ua) * std::min(s1, k * ref.run_h1[at]),
+                                                 s1, ref.run_s2[at], ref.run_h1[at]))
+                : score_o;
+        const double po = 2 * ua * ref.run_s2[at] +
+                          kappa * (score + (shifted ? ua * ref.run_s3[at] + 2 * ua * eps_max * ref.run_s2[at] : 0));
         const double gn = gamma(n, ua);
         const double phi_o = std::min(t.phi, ua * (1 + gn) * kappa * ref.run_pd1[i] / (1 - r_max));
         const double den_o = (1 - r_max) * (1 - phi_o);

@@ -37,6 +37,7 @@ struct RowEnclosure {
     RowFacts facts;
     std::vector<double> key_abs;  // per key: ≥ |c|·Σ_x |q_x k_jx| (0 for a masked key)
     std::vector<double> key_lo;   // per key: ≤ s_j
+    std::vector<double> key_h;    // under a softcap, per key: ≥ sech²(x_j/C), the cap's slope (else empty)
     std::vector<double> abs_hi;   // the double stage's Σ_j E_j^hi |v_jc| per column (empty in MPFR's)
     explicit RowEnclosure(const A& a) : den(a.make_acc()), m(a.make_shift()) {}
 };
@@ -74,7 +75,16 @@ RowEnclosure<A> enclose_row(const Problem& p, const A& a, std::int64_t i, const 
             a.dot(s.back(), &p.q.data[i * d], &p.k.data[j * d], d, &abs_up);
             a.mul(s.back(), s.back(), a.scale);
         }
-        if (p.softcap > 0) a.softcap(s.back(), p.softcap);  // before the bias, as FlashAttention
+        if (p.softcap > 0) {
+            a.softcap(s.back(), p.softcap);  // before the bias, as FlashAttention
+            // The slope 1 − tanh²(x/C) = sech²(x/C) from the capped score's enclosure, rounded up
+            // (the bounds' h_j, docs/oracle.md, "The logit softcap").
+            const auto [cl, ch] = a.bounds(s.back());
+            DoubleArith::Iv slope;
+            DoubleArith{}.softcap_slope(slope, {cl, ch}, p.softcap);
+            r.key_h.resize(static_cast<std::size_t>(nk), 0.0);
+            r.key_h[j] = slope.hi;
+        }
         if (!p.bias.empty()) a.add_const(s.back(), bias_at(p, i, j));
         const auto [lo, hi] = a.bounds(s.back());
         r.key_abs.resize(static_cast<std::size_t>(nk), 0.0);
@@ -100,6 +110,11 @@ RowEnclosure<A> enclose_row(const Problem& p, const A& a, std::int64_t i, const 
         if (!keep[j]) continue;
         r.key_abs[j] = detail::up(r.key_abs[j] + std::fabs(bias_at(p, i, j)));
         r.facts.abs_score_max = std::max(r.facts.abs_score_max, r.key_abs[j]);
+    }
+    if (!r.key_h.empty()) {  // max_j h_j a_j, each product rounded up
+        r.facts.slope_abs_max = 0;
+        for (std::int64_t j = 0; j < nk; ++j)
+            if (keep[j]) r.facts.slope_abs_max = std::max(r.facts.slope_abs_max, detail::up(r.key_h[j] * r.key_abs[j]));
     }
     r.facts.score_max = smax;
     r.facts.score_range = detail::up(smax - smin);
@@ -262,7 +277,8 @@ void sharp_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<Doub
     ref.run_pd1[i] = pd1 * widen;
     const auto n = static_cast<std::size_t>(dv);
     std::vector<double> s1o(n, 0.0), qa = s1o, qd = s1o, q2 = s1o, q3 = s1o, qv = s1o, pv = s1o, part = s1o;
-    std::vector<double> pv1 = s1o;
+    std::vector<double> pv1 = s1o, h1o = s1o;
+    const bool slope = !r.key_h.empty() && !ref.run_h1o.empty();
     const double dmid = d.lo + d.hi;
     for (std::int64_t j = 0; j < nk; ++j) {
         if (!keep[j]) continue;
@@ -274,6 +290,7 @@ void sharp_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<Doub
             const double dev = detail::up(std::max(std::fabs(v - o[c].lo), std::fabs(v - o[c].hi)));
             const double wd = w[j] * dev, wd2 = wd * wd;
             s1o[c] += wd * sigma[j];
+            if (slope) h1o[c] += wd * r.key_h[j] * sigma[j];  // as S1°, one more product
             qa[c] += wd2 * a * a;
             qd[c] += wd2 * dotq[j];
             q2[c] += wd2;
@@ -288,6 +305,7 @@ void sharp_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<Doub
         const std::size_t at = static_cast<std::size_t>(i * dv + c);
         const double slack = 0x1p-40 * ref.out_abs[at] * static_cast<double>(nk);
         ref.run_s1o[at] = s1o[c] * widen;
+        if (slope) ref.run_h1o[at] = h1o[c] * widen;
         ref.run_pv1[at] = (pv1[c] + slack) * widen;
         ref.run_qa[at] = qa[c] * wide2;
         ref.run_qd[at] = qd[c] * wide2;
@@ -345,6 +363,19 @@ void running_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<Do
         // width below 2^−45 relative, n terms, every |s_j| ≤ a_j).
         ref.run_g[at] = gs[c];
         ref.run_gabs[at] = std::fabs(gs[c]) + 0x1p-40 * ref.run_s1[at] + 0x1p-60;
+    }
+    // Under a softcap Σ_j w_j h_j a_j |v_jc − o_c| as S1 (the same rounding: one more product per
+    // term, within the same γ_{n+5} widening's slack of 2^−40).
+    if (!r.key_h.empty() && !ref.run_h1.empty()) {
+        std::vector<double> h1(static_cast<std::size_t>(dv), 0.0);
+        for (std::int64_t j = 0; j < nk; ++j) {
+            if (!keep[j]) continue;
+            const double wha = w[j] * r.key_h[j] * r.key_abs[j];
+            const double* vj = p.v.data.data() + j * dv;
+            for (std::int64_t c = 0; c < dv; ++c)
+                h1[c] += wha * std::max(std::fabs(vj[c] - olo[c]), std::fabs(vj[c] - ohi[c]));
+        }
+        for (std::int64_t c = 0; c < dv; ++c) ref.run_h1[static_cast<std::size_t>(i * dv + c)] = h1[c] * widen;
     }
     if (sharp) sharp_sums(p, da, r, d, keep, i, o, w, ref);
 }
@@ -441,9 +472,11 @@ Reference reference(const Problem& p, FloatFormat format, bool weights, BoundKin
     ref.out_exact.assign(no, 0);
     ref.run_s1 = ref.run_s2 = ref.run_s3 = ref.run_v1 = ref.out;
     ref.run_g = ref.run_gabs = ref.out;
+    if (p.softcap > 0) ref.run_h1 = ref.out;
     if (sharp) {
         ref.run_qa = ref.run_qd = ref.run_q2 = ref.run_q3 = ref.run_qv = ref.run_pv = ref.out;
         ref.run_s1o = ref.run_pv1 = ref.out;
+        if (p.softcap > 0) ref.run_h1o = ref.out;
         ref.run_pd.assign(static_cast<std::size_t>(ref.n_q), 0);
         ref.run_pd1 = ref.run_pd;
     }

@@ -495,3 +495,36 @@ TEST(OracleJudge, AThousandCorrectKernelsRaiseNoSystematicAlarm) {
     EXPECT_EQ(alarms, 0) << first;
     EXPECT_GE(powered, 800) << "runs with rows enough to alarm";  // 4 in 5 at least
 }
+
+TEST(OracleJudge, TheCapsSlopeSumsAreAtMostTheirUncappedOnesAndAbsentWithoutACap) {
+    // docs/oracle.md, "The slope": h_j ≥ sech²(x_j/C) ≤ 1, so H1 ≤ S1, H1° ≤ S1° and max_j h_j a_j
+    // ≤ max_j a_j, and max_j h_j a_j ≥ max_j sech²(x_j/C)|x_j| (x_j computed here in double).
+    std::mt19937 rng(41);
+    Problem p = random_problem(rng, FloatFormat::Float32, 5, 70, 16, 6, 3.0f);
+    const Reference plain = reference(p, FloatFormat::Float32, false);
+    EXPECT_TRUE(plain.run_h1.empty() && plain.run_h1o.empty());
+    EXPECT_TRUE(std::isinf(plain.rows[0].slope_abs_max));
+    p.softcap = 2;
+    const Reference ref = reference(p, FloatFormat::Float32, false);
+    ASSERT_EQ(ref.run_h1.size(), ref.out.size());
+    ASSERT_EQ(ref.run_h1o.size(), ref.out.size());
+    bool below = false;
+    for (std::size_t at = 0; at < ref.out.size(); ++at) {
+        EXPECT_LE(ref.run_h1[at], ref.run_s1[at]);
+        EXPECT_LE(ref.run_h1o[at], ref.run_s1o[at]);
+        below = below || ref.run_h1[at] < 0.5 * ref.run_s1[at];
+    }
+    EXPECT_TRUE(below);  // scores of several units under C = 2: the slope takes much somewhere
+    const double c = 1 / std::sqrt(16.0);
+    for (std::int64_t i = 0; i < ref.n_q; ++i) {
+        double m = 0;
+        for (std::int64_t j = 0; j < ref.n_k; ++j) {
+            double x = 0;
+            for (std::int64_t t = 0; t < 16; ++t) x += p.q.data[i * 16 + t] * p.k.data[j * 16 + t];
+            x *= c;
+            m = std::max(m, std::fabs(x) / (std::cosh(x / 2) * std::cosh(x / 2)));
+        }
+        EXPECT_LE(ref.rows[i].slope_abs_max, ref.rows[i].abs_score_max) << i;
+        EXPECT_GE(ref.rows[i].slope_abs_max, m * (1 - 1e-9)) << i;
+    }
+}
