@@ -27,6 +27,7 @@ CASES = [
     ("reference", "align", "middle", "--align"),
     ("judge", "algorithm", "quick", "--algorithm"),
     ("judge", "accumulate", "float7", "--accumulate"),
+    ("judge", "accumulate", "float8_e4m3fn", "--accumulate"),  # no kernel accumulates in 8 bits
     ("judge", "p_fmt", "int8", "--p-dtype"),
     ("judge", "stored", "x", "--stored-dtype"),
     ("judge", "bound", "wild", "--bound"),
@@ -34,6 +35,7 @@ CASES = [
     ("emulate", "algorithm", "fast", "--algorithm"),
     ("emulate", "p_fmt", "float7", "--p-dtype"),
     ("emulate", "p_descale", "-2", "--p-descale"),
+    ("emulate", "accumulate", "float8_e5m2", "--accumulate"),
     ("judge_grads", "backward", "fast", "--backward"),
     ("judge_grads", "accumulate", "float8_e4m3fn", "--accumulate"),
     ("judge_grads", "storage", "x", "--stored-dtype"),
@@ -111,3 +113,12 @@ def test_a_bad_layout_of_a_batch_has_the_same_reason_in_python_and_on_the_comman
     code, _, err = cli("oracle", "reference", *files, "--layout", "nhbd")
     assert e.value.place == "layout"
     assert (code, err) == (2, f"exactattn: --layout: {e.value.reason}\n")
+
+
+def test_an_8bit_accumulator_is_refused_up_front_by_every_claim(cli, tmp_path):
+    # docs/oracle.md §10: "The accumulator may not be 8-bit (no kernel accumulates there;
+    # `--accumulate float8_*` is refused)": one reason, forward and backward alike.
+    reasons = {python_refusal(call, "accumulate", "float8_e4m3fn") for call in ("judge", "emulate", "judge_grads",
+                                                                                "grad_emulate")}
+    assert reasons == {"no kernel accumulates in float8_e4m3fn (its P, inputs and output may be 8-bit)"}, reasons
+

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "exactattn/limits.hpp"
+#include "fp8.hpp"
 
 namespace exactattn::oracle {
 
@@ -69,8 +70,10 @@ Emulation emulate_inputs(const ProblemInputs& in, const EmulationSpec& spec, boo
 }
 
 FloatFormat accumulate_of(const std::optional<std::string>& accumulate, FloatFormat f) {
-    if (accumulate) return parse_format(*accumulate, arg("accumulate"));
-    return f == FloatFormat::Float64 ? f : FloatFormat::Float32;
+    if (!accumulate) return f == FloatFormat::Float64 ? f : FloatFormat::Float32;
+    const FloatFormat a = parse_format(*accumulate, arg("accumulate"));
+    refuse_fp8_accumulator(a);  // up front, forward and backward alike (docs/oracle.md §10)
+    return a;
 }
 
 AlgorithmSpec parse_claim(const ClaimText& c, FloatFormat f) {
