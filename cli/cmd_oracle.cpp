@@ -321,7 +321,9 @@ void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& comman
     for (const Algorithm a : algorithms())
         algorithm_names += (algorithm_names.empty() ? "" : " | ") + std::string(algorithm_name(a));
     s->add_option("--algorithm", o->algorithm, "judge, emulate: " + algorithm_names);
-    s->add_option("--accumulate", o->accumulate, "judge, emulate, grad-*: the accumulator format (default float32)");
+    s->add_option(
+        "--accumulate", o->accumulate,
+        "judge, emulate, grad-*: the accumulator format (default float32, float64 for --dtype float64; never 8-bit)");
     s->add_option("--p-dtype", o->p_dtype,
                   "judge, online: P's format before P·V (default --dtype); grad-*: P cast to this format before "
                   "dV = Pᵀ·dO (default: none)");

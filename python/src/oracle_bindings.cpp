@@ -166,8 +166,9 @@ std::string text_of(const py::object& x) {
 }
 
 // A kernel's claim, parsed by the library (parse_claim) as the command line's is.
-ClaimText claim_text(const std::string& algorithm, const std::string& accumulate, const std::string& p_dtype,
-                     std::int64_t block, const std::optional<std::string>& stored, const py::dict& opts) {
+ClaimText claim_text(const std::string& algorithm, const std::optional<std::string>& accumulate,
+                     const std::string& p_dtype, std::int64_t block, const std::optional<std::string>& stored,
+                     const py::dict& opts) {
     ClaimText c;
     c.algorithm = algorithm;
     c.accumulate = accumulate;
@@ -182,7 +183,7 @@ ClaimText claim_text(const std::string& algorithm, const std::string& accumulate
 // The backward claim and its 8-bit options (p_fmt, p_descale, fp8_overflow, ds_fmt,
 // ds_descale; docs/oracle.md, "8-bit floats"), parsed by the library (parse_grad_claim) as the
 // command line's are.
-GradSpec grad_claim(const std::string& backward, const std::string& accumulate,
+GradSpec grad_claim(const std::string& backward, const std::optional<std::string>& accumulate,
                     const std::optional<std::string>& storage, const std::optional<std::string>& delta_from,
                     std::int64_t block, const py::dict& opts, FloatFormat f) {
     GradClaimText c;
@@ -293,7 +294,7 @@ py::dict grad_batch_dict(GradBatch&& r, const Fp8Events* fp8) {
 py::dict oracle_grad(const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
                      const std::string& dtype, const std::optional<Array>& mask, const std::optional<Array>& bias,
                      const py::dict& opts, const Array& d_out, const std::string& do_dtype, const py::dict& actual,
-                     const std::string& backward, const std::string& accumulate,
+                     const std::string& backward, const std::optional<std::string>& accumulate,
                      const std::optional<std::string>& storage, const std::optional<std::string>& delta_from,
                      std::int64_t block, int threads) {
     const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
@@ -319,9 +320,9 @@ py::dict oracle_grad(const Array& q, const Array& k, const Array& v, const std::
 py::dict oracle_grad_emulate(const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
                              const std::string& dtype, const std::optional<Array>& mask,
                              const std::optional<Array>& bias, const py::dict& opts, const Array& d_out,
-                             const std::string& do_dtype, const std::string& backward, const std::string& accumulate,
-                             const std::optional<std::string>& storage, const std::optional<std::string>& delta_from,
-                             std::int64_t block, bool trace) {
+                             const std::string& do_dtype, const std::string& backward,
+                             const std::optional<std::string>& accumulate, const std::optional<std::string>& storage,
+                             const std::optional<std::string>& delta_from, std::int64_t block, bool trace) {
     const exactattn::python::Call call;
     const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
     if (a.batch) throw usage_error("the gradients take matrices (n × d); q is 4-D", arg("q"));
@@ -348,9 +349,9 @@ py::dict oracle_grad_emulate(const Array& q, const Array& k, const Array& v, con
 // exactattn.oracle.emulate: the claimed forward, rounding as the kernel does.
 py::dict oracle_emulate(const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
                         const std::string& dtype, const std::optional<Array>& mask, const std::optional<Array>& bias,
-                        const py::dict& opts, const std::string& algorithm, const std::string& accumulate,
-                        const std::string& p_dtype, std::int64_t block, bool trace, bool report,
-                        const std::optional<std::string>& stored, int threads) {
+                        const py::dict& opts, const std::string& algorithm,
+                        const std::optional<std::string>& accumulate, const std::string& p_dtype, std::int64_t block,
+                        bool trace, bool report, const std::optional<std::string>& stored, int threads) {
     const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
     const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
     const EmulationSpec s =
@@ -390,10 +391,10 @@ py::dict oracle_reference(const Array& q, const Array& k, const Array& v, const 
 py::dict oracle_judge(const Array& actual, const Array& q, const Array& k, const Array& v,
                       const std::vector<std::string>& dtypes, const std::string& dtype,
                       const std::optional<Array>& mask, const std::optional<Array>& bias, const py::dict& opts,
-                      const std::string& algorithm, const std::string& accumulate, const std::string& p_dtype,
-                      std::int64_t block, std::optional<double> tolerance, const std::optional<Array>& weights,
-                      const std::optional<Array>& lse, const std::string& bound, int threads,
-                      const std::optional<std::string>& stored) {
+                      const std::string& algorithm, const std::optional<std::string>& accumulate,
+                      const std::string& p_dtype, std::int64_t block, std::optional<double> tolerance,
+                      const std::optional<Array>& weights, const std::optional<Array>& lse, const std::string& bound,
+                      int threads, const std::optional<std::string>& stored) {
     const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
     const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
     ClaimText c = claim_text(algorithm, accumulate, p_dtype, block, stored, opts);

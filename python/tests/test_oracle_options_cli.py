@@ -4,6 +4,8 @@ ends (parse_claim, parse_grad_claim, problem_options and problem_inputs): the sa
 refused with the same reason by exactattn.oracle and by `exactattn oracle`, each placing it at its
 own name for the option (the keyword, the --option)."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -121,4 +123,16 @@ def test_an_8bit_accumulator_is_refused_up_front_by_every_claim(cli, tmp_path):
     reasons = {python_refusal(call, "accumulate", "float8_e4m3fn") for call in ("judge", "emulate", "judge_grads",
                                                                                 "grad_emulate")}
     assert reasons == {"no kernel accumulates in float8_e4m3fn (its P, inputs and output may be 8-bit)"}, reasons
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float8_e4m3fn", "float64"])
+def test_emulate_defaults_to_the_claims_accumulator_in_python_and_on_the_command_line(cli, tmp_path, dtype):
+    # the claim's default accumulator (docs/oracle.md §5, docs/cli.md): float32, float64 for a
+    # float64 problem; the same whichever front end emulates it
+    files = inputs(tmp_path, "emulate")
+    py = oracle.emulate(Q, K, V, fmt=dtype, report=True)
+    code, out, err = cli("oracle", "emulate", *files, "--dtype", dtype, "--format", "json")
+    assert code == 0, err
+    assert py["json"] == out
+    assert json.loads(out)["accumulate"] == ("float64" if dtype == "float64" else "float32")
 
