@@ -228,13 +228,11 @@ int grad_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::os
 }
 
 int grad_emulate_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::ostream& out) {
-    if (l.batch) throw usage_error("grad-emulate takes matrices (n × d); q is 4-D", option_place("--q"));
-    Fp8Events events = l.fp8;  // the inputs' first, then the kernel's
+    refuse_grad_emulate_batch(l);  // before --do is read, as Python
+    Fp8Events events = l.fp8;
     const Tensor d_out = load_d_out(o, events);
     const GradSpec spec = grad_spec(o, f);
-    GradEmulation e = grad_emulate(l.p, d_out, spec, f, o.trace);
-    events.merge(e.fp8);
-    e.fp8 = events;
+    const GradEmulation e = grad_emulate_inputs(l, d_out, std::move(events), spec, f, o.trace);
     out << (o.format == "json" ? grad_emulation_json(e, spec) : grad_emulation_text(e, spec));
     return 0;
 }

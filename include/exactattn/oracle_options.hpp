@@ -63,6 +63,13 @@ GradsJudged judge_grad_inputs(const ProblemInputs& in, const Tensor& d_out, Fp8E
 /// `spec` emulated on the batch (emulate_batch, on `threads` threads) or the matrix problem
 /// (emulate), its 8-bit events after the inputs' own (in.fp8 first, then the kernel's).
 Emulation emulate_inputs(const ProblemInputs& in, const EmulationSpec& spec, bool trace, int threads);
+/// UsageError at `q` when the problem is a batch of heads: the backward is emulated for matrix
+/// problems only (one reason for both front ends, each naming `q` as it writes it).
+void refuse_grad_emulate_batch(const ProblemInputs& in);
+/// The backward claim `spec` emulated on the matrix problem (grad_emulate; a batch refused by
+/// refuse_grad_emulate_batch), its 8-bit events after `events` (the inputs', dO's).
+GradEmulation grad_emulate_inputs(const ProblemInputs& in, const Tensor& d_out, Fp8Events events, const GradSpec& spec,
+                                  FloatFormat f, bool trace);
 
 /// A kernel's claim as a front end receives it, each option as its text (none: the default),
 /// parsed and checked by parse_claim for the command line and Python alike (docs/oracle.md).

@@ -325,17 +325,15 @@ py::dict oracle_grad_emulate(const Array& q, const Array& k, const Array& v, con
                              const std::optional<std::string>& delta_from, std::int64_t block, bool trace) {
     const exactattn::python::Call call;
     const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
-    if (a.batch) throw usage_error("the gradients take matrices (n × d); q is 4-D", arg("q"));
-    Fp8Events events = a.fp8;  // the inputs' first, then the kernel's
+    refuse_grad_emulate_batch(a);  // before d_out is read, as the command line
+    Fp8Events events = a.fp8;
     const Tensor dot = grad_d_out(d_out, do_dtype, opts, events);
     const GradSpec spec = grad_claim(backward, accumulate, storage, delta_from, block, opts, a.f);
     GradEmulation e;
     {
         py::gil_scoped_release release;
-        e = grad_emulate(a.p, dot, spec, a.f, trace);
+        e = grad_emulate_inputs(a, dot, std::move(events), spec, a.f, trace);  // as the command line
     }
-    events.merge(e.fp8);
-    e.fp8 = events;
     py::dict d;
     for (const auto& [name, t] :
          {std::pair{"dq", &e.dq}, {"dk", &e.dk}, {"dv", &e.dv}, {"out", &e.out}, {"lse", &e.lse}})

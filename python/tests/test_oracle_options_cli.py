@@ -136,3 +136,16 @@ def test_emulate_defaults_to_the_claims_accumulator_in_python_and_on_the_command
     assert py["json"] == out
     assert json.loads(out)["accumulate"] == ("float64" if dtype == "float64" else "float32")
 
+
+def test_grad_emulate_of_a_batch_is_refused_with_one_reason_in_python_and_on_the_command_line(cli, tmp_path):
+    q, k, v, do = (np.ones((1, 2, n, 2), np.float32) for n in (2, 3, 3, 2))
+    with pytest.raises(exactattn.UsageError) as e:
+        oracle.grad_emulate(q, k, v, do)
+    files = []
+    for name, a in (("q", q), ("k", k), ("v", v), ("do", do)):
+        np.save(tmp_path / f"{name}.npy", a)
+        files += [f"--{name}", str(tmp_path / f"{name}.npy")]
+    code, _, err = cli("oracle", "grad-emulate", *files)
+    assert e.value.place == "q"
+    assert (code, err) == (2, f"exactattn: --q: {e.value.reason}\n")
+
