@@ -149,3 +149,23 @@ def test_grad_emulate_of_a_batch_is_refused_with_one_reason_in_python_and_on_the
     assert e.value.place == "q"
     assert (code, err) == (2, f"exactattn: --q: {e.value.reason}\n")
 
+
+def test_the_command_line_and_python_print_the_same_gradient_judgement_of_a_matrix(cli, tmp_path):
+    # a matrix problem's gradients, judged (one dQ entry off) and not: the same text and JSON,
+    # byte for byte, from `exactattn oracle grad-reference` and oracle.judge_grads/grad_reference
+    ref = oracle.grad_reference(Q, K, V, DO)
+    dq, dk, dv = (ref[n]["values"].astype(np.float32) for n in ("dq", "dk", "dv"))
+    dq[1, 0] += np.float32(2.0**-8)
+    files = inputs(tmp_path, "reference")
+    for name, a in (("do", DO), ("dq", dq), ("dk", dk), ("dv", dv)):
+        np.save(tmp_path / f"{name}.npy", a)
+    do = ["--do", str(tmp_path / "do.npy")]
+    actual = [x for n in ("dq", "dk", "dv") for x in (f"--actual-{n}", str(tmp_path / f"{n}.npy"))]
+    py = oracle.judge_grads(dq, dk, dv, Q, K, V, DO)
+    assert not py["passed"]
+    assert cli("oracle", "grad-reference", *files, *do, *actual) == (1, py["text"], "")
+    assert cli("oracle", "grad-reference", *files, *do, *actual, "--format", "json") == (1, py["json"], "")
+    assert cli("oracle", "grad-reference", *files, *do) == (0, ref["text"], "")
+    assert cli("oracle", "grad-reference", *files, *do, "--format", "json") == (0, ref["json"], "")
+    e = oracle.grad_emulate(Q, K, V, DO, fmt="float32")
+    assert cli("oracle", "grad-emulate", *files, *do) == (0, e["text"], "")
