@@ -228,13 +228,11 @@ int grad_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::os
 }
 
 int grad_emulate_command(const OracleOptions& o, const Loaded& l, FloatFormat f, std::ostream& out) {
-    if (l.batch) throw usage_error("grad-emulate takes matrices (n × d); q is 4-D", option_place("--q"));
-    Fp8Events events = l.fp8;  // the inputs' first, then the kernel's
+    refuse_grad_emulate_batch(l);  // before --do is read, as Python
+    Fp8Events events = l.fp8;
     const Tensor d_out = load_d_out(o, events);
     const GradSpec spec = grad_spec(o, f);
-    GradEmulation e = grad_emulate(l.p, d_out, spec, f, o.trace);
-    events.merge(e.fp8);
-    e.fp8 = events;
+    const GradEmulation e = grad_emulate_inputs(l, d_out, std::move(events), spec, f, o.trace);
     out << (o.format == "json" ? grad_emulation_json(e, spec) : grad_emulation_text(e, spec));
     return 0;
 }
@@ -321,7 +319,9 @@ void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& comman
     for (const Algorithm a : algorithms())
         algorithm_names += (algorithm_names.empty() ? "" : " | ") + std::string(algorithm_name(a));
     s->add_option("--algorithm", o->algorithm, "judge, emulate: " + algorithm_names);
-    s->add_option("--accumulate", o->accumulate, "judge, emulate, grad-*: the accumulator format (default float32)");
+    s->add_option(
+        "--accumulate", o->accumulate,
+        "judge, emulate, grad-*: the accumulator format (default float32, float64 for --dtype float64; never 8-bit)");
     s->add_option("--p-dtype", o->p_dtype,
                   "judge, online: P's format before P·V (default --dtype); grad-*: P cast to this format before "
                   "dV = Pᵀ·dO (default: none)");

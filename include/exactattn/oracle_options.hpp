@@ -63,6 +63,13 @@ GradsJudged judge_grad_inputs(const ProblemInputs& in, const Tensor& d_out, Fp8E
 /// `spec` emulated on the batch (emulate_batch, on `threads` threads) or the matrix problem
 /// (emulate), its 8-bit events after the inputs' own (in.fp8 first, then the kernel's).
 Emulation emulate_inputs(const ProblemInputs& in, const EmulationSpec& spec, bool trace, int threads);
+/// UsageError at `q` when the problem is a batch of heads: the backward is emulated for matrix
+/// problems only (one reason for both front ends, each naming `q` as it writes it).
+void refuse_grad_emulate_batch(const ProblemInputs& in);
+/// The backward claim `spec` emulated on the matrix problem (grad_emulate; a batch refused by
+/// refuse_grad_emulate_batch), its 8-bit events after `events` (the inputs', dO's).
+GradEmulation grad_emulate_inputs(const ProblemInputs& in, const Tensor& d_out, Fp8Events events, const GradSpec& spec,
+                                  FloatFormat f, bool trace);
 
 /// A kernel's claim as a front end receives it, each option as its text (none: the default),
 /// parsed and checked by parse_claim for the command line and Python alike (docs/oracle.md).
@@ -70,7 +77,7 @@ Emulation emulate_inputs(const ProblemInputs& in, const EmulationSpec& spec, boo
 /// `bound`, `stored`, `p_descale`, `fp8_overflow`); the command line renames it to its option.
 struct ClaimText {
     std::string algorithm = "safe";
-    std::optional<std::string> accumulate;  ///< none: float32 (float64 for a float64 problem)
+    std::optional<std::string> accumulate;  ///< none: float32 (float64 for a float64 problem); never 8-bit
     std::optional<std::string> p_format;    ///< none: the problem's format
     std::int64_t block = 64;
     std::optional<std::string> bound;  ///< none: running
@@ -80,8 +87,9 @@ struct ClaimText {
 };
 /// The claim `c` on a problem in format `f`, each option parsed in the order above.
 AlgorithmSpec parse_claim(const ClaimText& c, FloatFormat f);
-/// The accumulator of a claim: `accumulate` parsed (at `accumulate`), or float32 (float64 for a
-/// float64 problem) when none.
+/// The accumulator of a claim, forward or backward, judged or emulated, on the command line or
+/// in Python: `accumulate` parsed (at `accumulate`; an 8-bit format refused there, as no kernel
+/// accumulates in 8 bits), or float32 (float64 for a float64 problem) when none.
 FloatFormat accumulate_of(const std::optional<std::string>& accumulate, FloatFormat f);
 
 /// A backward claim as a front end receives it, each option as its text (none: the default),

@@ -54,6 +54,11 @@ def _name(x: Any, place: str, allowed: str) -> str:
     return x
 
 
+def _accumulate(x: Any) -> str | None:
+    """The claim's accumulator, or None: the library's default (float32, float64 for float64)."""
+    return None if x is None else _name(x, "accumulate", "a format name")
+
+
 def _options(scale: Any, base: Any, masked_rows: Any) -> tuple:
     if isinstance(scale, bool) or not isinstance(scale, (str, int, float, np.floating, np.integer)):
         raise _usage("scale", f"expected 'sqrt-dk', 'none' or a number, got {type(scale).__name__} {scale!r}")
@@ -239,7 +244,6 @@ def judge(out: Any, q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm
     oa, ofmt = _as_float64(out, "out")
     (qa, ka, va), fmts, m, b, _ = _problem(q, k, v, mask, bias, fmt)
     dtype = fmt or ofmt
-    acc = accumulate or ("float64" if dtype == "float64" else "float32")
     block = _block(block)
     o = _opts(scale, base, masked_rows, masked_lse, causal, align, window, layout, (in_fmt, p_descale, fp8_overflow),
               softcap)
@@ -253,7 +257,7 @@ def judge(out: Any, q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm
         la = la.reshape(-1, 1)
     d = _ext._oracle_judge(oa, qa, ka, va, fmts, _name(dtype, "fmt", "a format name"), m, b, o,
                            _name(algorithm, "algorithm", "'naive', 'safe' or 'online'"),
-                           _name(acc, "accumulate", "a format name"), _name(p_fmt or dtype, "p_fmt", "a format name"),
+                           _accumulate(accumulate), _name(p_fmt or dtype, "p_fmt", "a format name"),
                            block, tolerance_ulps, wa, la, _name(bound, "bound", "'running', 'running-ordered', 'a-priori', "
                                                           "'probabilistic' or 'probabilistic-ordered'"),
                            _threads(threads), None if stored is None else _name(stored, "stored", "a format name"))
@@ -271,7 +275,7 @@ def emulate(q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm: str = 
             p_descale: str | float = 1, fp8_overflow: str = "error", softcap: float | None = None,
             layout: str = "bhnd", threads: int = 0) -> dict:
     """``algorithm`` emulated with every operation correctly rounded in ``accumulate`` (default
-    ``fmt``, float32 when ``fmt`` is 8-bit), P in ``p_fmt`` (online; an 8-bit P cast as
+    float32, float64 for float64, as judge()'s claim; never 8-bit), P in ``p_fmt`` (online; an 8-bit P cast as
     P·``p_descale``, past its range as ``fp8_overflow`` says), the output rounded to ``fmt``:
     ``out``, ``trace`` and ``fp8`` (P-collapse and saturation counted: docs/oracle.md, "8-bit
     floats"); with ``report=True`` the command line's ``text`` and ``json``. 4-D q, k, v are a
@@ -283,10 +287,9 @@ def emulate(q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm: str = 
     block = _block(block)
     o = _opts(scale, base, masked_rows, masked_lse, causal, align, window, layout, (in_fmt, p_descale, fp8_overflow),
               softcap)
-    eight = dtype in ("float8_e4m3fn", "float8_e5m2", "e4m3fn", "e5m2")
     return _ext._oracle_emulate(qa, ka, va, fmts, dtype, m, b, o,
                                 _name(algorithm, "algorithm", "'naive', 'safe' or 'online'"),
-                                _name(accumulate or ("float32" if eight else dtype), "accumulate", "a format name"),
+                                _accumulate(accumulate),
                                 _name(p_fmt or dtype, "p_fmt", "a format name"), block, bool(trace), bool(report),
                                 None if stored is None else _name(stored, "stored", "a format name"),
                                 _threads(threads))
@@ -376,8 +379,7 @@ def _problem_options(options: dict, batch: bool = True) -> dict:
 
 
 def _claim(dtype: str, backward: Any, accumulate: Any, storage: Any, delta_from: Any, block: Any) -> tuple:
-    acc = accumulate or ("float64" if dtype == "float64" else "float32")
-    return (_name(backward, "backward", "'standard' or 'flash2'"), _name(acc, "accumulate", "a format name"),
+    return (_name(backward, "backward", "'standard' or 'flash2'"), _accumulate(accumulate),
             None if storage is None else _name(storage, "storage", "a format name"),
             None if delta_from is None else _name(delta_from, "delta_from", "'o' or 'p'"), _block(block))
 

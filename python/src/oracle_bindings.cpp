@@ -166,8 +166,9 @@ std::string text_of(const py::object& x) {
 }
 
 // A kernel's claim, parsed by the library (parse_claim) as the command line's is.
-ClaimText claim_text(const std::string& algorithm, const std::string& accumulate, const std::string& p_dtype,
-                     std::int64_t block, const std::optional<std::string>& stored, const py::dict& opts) {
+ClaimText claim_text(const std::string& algorithm, const std::optional<std::string>& accumulate,
+                     const std::string& p_dtype, std::int64_t block, const std::optional<std::string>& stored,
+                     const py::dict& opts) {
     ClaimText c;
     c.algorithm = algorithm;
     c.accumulate = accumulate;
@@ -182,7 +183,7 @@ ClaimText claim_text(const std::string& algorithm, const std::string& accumulate
 // The backward claim and its 8-bit options (p_fmt, p_descale, fp8_overflow, ds_fmt,
 // ds_descale; docs/oracle.md, "8-bit floats"), parsed by the library (parse_grad_claim) as the
 // command line's are.
-GradSpec grad_claim(const std::string& backward, const std::string& accumulate,
+GradSpec grad_claim(const std::string& backward, const std::optional<std::string>& accumulate,
                     const std::optional<std::string>& storage, const std::optional<std::string>& delta_from,
                     std::int64_t block, const py::dict& opts, FloatFormat f) {
     GradClaimText c;
@@ -293,7 +294,7 @@ py::dict grad_batch_dict(GradBatch&& r, const Fp8Events* fp8) {
 py::dict oracle_grad(const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
                      const std::string& dtype, const std::optional<Array>& mask, const std::optional<Array>& bias,
                      const py::dict& opts, const Array& d_out, const std::string& do_dtype, const py::dict& actual,
-                     const std::string& backward, const std::string& accumulate,
+                     const std::string& backward, const std::optional<std::string>& accumulate,
                      const std::optional<std::string>& storage, const std::optional<std::string>& delta_from,
                      std::int64_t block, int threads) {
     const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
@@ -319,22 +320,20 @@ py::dict oracle_grad(const Array& q, const Array& k, const Array& v, const std::
 py::dict oracle_grad_emulate(const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
                              const std::string& dtype, const std::optional<Array>& mask,
                              const std::optional<Array>& bias, const py::dict& opts, const Array& d_out,
-                             const std::string& do_dtype, const std::string& backward, const std::string& accumulate,
-                             const std::optional<std::string>& storage, const std::optional<std::string>& delta_from,
-                             std::int64_t block, bool trace) {
+                             const std::string& do_dtype, const std::string& backward,
+                             const std::optional<std::string>& accumulate, const std::optional<std::string>& storage,
+                             const std::optional<std::string>& delta_from, std::int64_t block, bool trace) {
     const exactattn::python::Call call;
     const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
-    if (a.batch) throw usage_error("the gradients take matrices (n × d); q is 4-D", arg("q"));
-    Fp8Events events = a.fp8;  // the inputs' first, then the kernel's
+    refuse_grad_emulate_batch(a);  // before d_out is read, as the command line
+    Fp8Events events = a.fp8;
     const Tensor dot = grad_d_out(d_out, do_dtype, opts, events);
     const GradSpec spec = grad_claim(backward, accumulate, storage, delta_from, block, opts, a.f);
     GradEmulation e;
     {
         py::gil_scoped_release release;
-        e = grad_emulate(a.p, dot, spec, a.f, trace);
+        e = grad_emulate_inputs(a, dot, std::move(events), spec, a.f, trace);  // as the command line
     }
-    events.merge(e.fp8);
-    e.fp8 = events;
     py::dict d;
     for (const auto& [name, t] :
          {std::pair{"dq", &e.dq}, {"dk", &e.dk}, {"dv", &e.dv}, {"out", &e.out}, {"lse", &e.lse}})
@@ -348,9 +347,9 @@ py::dict oracle_grad_emulate(const Array& q, const Array& k, const Array& v, con
 // exactattn.oracle.emulate: the claimed forward, rounding as the kernel does.
 py::dict oracle_emulate(const Array& q, const Array& k, const Array& v, const std::vector<std::string>& dtypes,
                         const std::string& dtype, const std::optional<Array>& mask, const std::optional<Array>& bias,
-                        const py::dict& opts, const std::string& algorithm, const std::string& accumulate,
-                        const std::string& p_dtype, std::int64_t block, bool trace, bool report,
-                        const std::optional<std::string>& stored, int threads) {
+                        const py::dict& opts, const std::string& algorithm,
+                        const std::optional<std::string>& accumulate, const std::string& p_dtype, std::int64_t block,
+                        bool trace, bool report, const std::optional<std::string>& stored, int threads) {
     const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
     const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
     const EmulationSpec s =
@@ -390,10 +389,10 @@ py::dict oracle_reference(const Array& q, const Array& k, const Array& v, const 
 py::dict oracle_judge(const Array& actual, const Array& q, const Array& k, const Array& v,
                       const std::vector<std::string>& dtypes, const std::string& dtype,
                       const std::optional<Array>& mask, const std::optional<Array>& bias, const py::dict& opts,
-                      const std::string& algorithm, const std::string& accumulate, const std::string& p_dtype,
-                      std::int64_t block, std::optional<double> tolerance, const std::optional<Array>& weights,
-                      const std::optional<Array>& lse, const std::string& bound, int threads,
-                      const std::optional<std::string>& stored) {
+                      const std::string& algorithm, const std::optional<std::string>& accumulate,
+                      const std::string& p_dtype, std::int64_t block, std::optional<double> tolerance,
+                      const std::optional<Array>& weights, const std::optional<Array>& lse, const std::string& bound,
+                      int threads, const std::optional<std::string>& stored) {
     const exactattn::python::Call call;  // each call is one job with one work budget (docs/limits.md)
     const ProblemArgs a = problem(q, k, v, dtypes, dtype, mask, bias, opts);
     ClaimText c = claim_text(algorithm, accumulate, p_dtype, block, stored, opts);

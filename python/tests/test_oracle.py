@@ -187,11 +187,11 @@ def test_emulation_in_float16_traces_the_overflow_and_its_output_passes_its_own_
     q = np.array([[12.0]], np.float16)  # e^12 ≈ 162755 > 65504
     k = np.array([[1.0], [0.0]], np.float16)
     v = np.array([[1.0], [0.0]], np.float16)
-    e = oracle.emulate(q, k, v, scale="none", algorithm="naive", trace=True)
+    e = oracle.emulate(q, k, v, scale="none", algorithm="naive", trace=True, accumulate="float16")
     assert np.isnan(e["out"][0, 0]) and "exp(12) overflows float16" in e["trace"][0]
     q, k, v = problem(nq=4, nk=48, dtype=np.float16, seed=8)
     for algorithm in ("naive", "safe", "online"):
-        out = oracle.emulate(q, k, v, algorithm=algorithm, block=16)["out"].astype(np.float16)
+        out = oracle.emulate(q, k, v, algorithm=algorithm, block=16, accumulate="float16")["out"].astype(np.float16)
         oracle.assert_close(out, q, k, v, fmt="float16", algorithm=algorithm, block=16, accumulate="float16")
 
 

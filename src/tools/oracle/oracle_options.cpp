@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "exactattn/limits.hpp"
+#include "fp8.hpp"
 
 namespace exactattn::oracle {
 
@@ -60,6 +61,19 @@ GradsJudged judge_grad_inputs(const ProblemInputs& in, const Tensor& d_out, Fp8E
     return j;
 }
 
+GradEmulation grad_emulate_inputs(const ProblemInputs& in, const Tensor& d_out, Fp8Events events, const GradSpec& spec,
+                                  FloatFormat f, bool trace) {
+    refuse_grad_emulate_batch(in);
+    GradEmulation e = grad_emulate(in.p, d_out, spec, f, trace);
+    events.merge(e.fp8);  // the inputs' and dO's first, then the kernel's
+    e.fp8 = std::move(events);
+    return e;
+}
+
+void refuse_grad_emulate_batch(const ProblemInputs& in) {
+    if (in.batch) throw usage_error("the backward is emulated for matrices (n × d) only; q is 4-D", arg("q"));
+}
+
 Emulation emulate_inputs(const ProblemInputs& in, const EmulationSpec& spec, bool trace, int threads) {
     Emulation e = in.batch ? emulate_batch(*in.batch, spec, trace, threads) : emulate(in.p, spec, trace);
     Fp8Events events = in.fp8;  // the inputs' first, then the kernel's
@@ -69,8 +83,10 @@ Emulation emulate_inputs(const ProblemInputs& in, const EmulationSpec& spec, boo
 }
 
 FloatFormat accumulate_of(const std::optional<std::string>& accumulate, FloatFormat f) {
-    if (accumulate) return parse_format(*accumulate, arg("accumulate"));
-    return f == FloatFormat::Float64 ? f : FloatFormat::Float32;
+    if (!accumulate) return f == FloatFormat::Float64 ? f : FloatFormat::Float32;
+    const FloatFormat a = parse_format(*accumulate, arg("accumulate"));
+    refuse_fp8_accumulator(a);  // up front, forward and backward alike (docs/oracle.md §10)
+    return a;
 }
 
 AlgorithmSpec parse_claim(const ClaimText& c, FloatFormat f) {
