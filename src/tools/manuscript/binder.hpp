@@ -62,6 +62,9 @@ class Binder {
     void modifier_cues(CueWork& cw) const;
     void label_index_cues(const Candidate& c, CueWork& cw) const;
     void ordinal_index_cues(const Candidate& c, CueWork& cw) const;
+    // Where the words just before a list of numbers start (back to a number, a comma, a colon, a
+    // full stop or the sentence's start): a position word there stands beside the list.
+    std::size_t list_lead(const Candidate& c, std::size_t sent_b) const;
     // Whether the word "query" at `at` names a row of a layer: an ordinal before it ("the first
     // query") or a number after it ("query 3").
     bool query_names_row(std::size_t at) const;

@@ -311,9 +311,13 @@ void Binder::label_index_cues(const Candidate& c, CueWork& cw) const {
     const Span& sent = cw.sent;
     const Span& para = cw.para;
     std::size_t& field_at = cw.field_at;
+    // A list of numbers runs through a field's positions in order ("the weights are 1/2, 1/4 and
+    // 1/4"): a label elsewhere in its sentence ("scores the color state at a") pins none of them.
+    const bool listed = c.list_index > 0 && c.list_size >= 2 && !c.in_cell_list;
     std::size_t best_at = 0;
     int best_pos = 0;
     double best_w = 0;
+    std::string listed_reason;
     for (std::size_t i = 0; i < cat_.labels.size(); ++i) {
         std::size_t at = 0;
         if (phrase(sent.b, c.b, cat_.labels[i], &at) && (best_pos == 0 || at > best_at)) {
@@ -327,19 +331,45 @@ void Binder::label_index_cues(const Candidate& c, CueWork& cw) const {
                 best_w = 0;
             }
         }
-        if (phrase(c.e, std::min(sent.e, c.e + 40), cat_.labels[i], &at, false) && best_pos == 0) {
+        if (!listed && phrase(c.e, std::min(sent.e, c.e + 40), cat_.labels[i], &at, false) && best_pos == 0) {
             best_pos = std::stoi(cat_.label_positions[i][0]);
             best_w = 2;
+        }
+    }
+    if (listed && best_w > 0) {
+        // Only the labels just before the list count: as many as its numbers name them in order
+        // ("the color and key weights are 1/2 and 1/4"); one names the first, and the rest take
+        // the positions after it ("the color weight 1/2, 1/4 and 1/4").
+        best_pos = 0;
+        best_w = 0;
+        const std::size_t lead = list_lead(c, sent.b);
+        std::vector<std::pair<std::size_t, std::size_t>> named;  // (offset, label)
+        for (std::size_t i = 0; i < cat_.labels.size(); ++i) {
+            std::size_t at = 0;
+            if (phrase(lead, c.list_b, cat_.labels[i], &at) && !removal_before(at)) named.emplace_back(at, i);
+        }
+        std::sort(named.begin(), named.end());
+        const auto k = static_cast<std::size_t>(c.list_index - 1);
+        if (!named.empty() && (named.size() == static_cast<std::size_t>(c.list_size) || named.size() == 1)) {
+            const auto& [at, i] = named.size() == 1 ? named[0] : named[k];
+            best_at = at;
+            best_pos = std::stoi(cat_.label_positions[i][0]) + (named.size() == 1 ? c.list_index - 1 : 0);
+            best_w = 4;
+            if (named.size() == 1 && k > 0)
+                listed_reason = fmt::format("\"{}\" before its list, place {}", cat_.labels[i], c.list_index);
         }
     }
     if (best_pos > 0 && best_w > 0) {
         sc.pos[best_pos] = best_w;
         sc.label_after_field = best_w >= 4 && best_at > field_at;
-        sc.reason_index = fmt::format(
-            "\"{}\" beside it", cat_.labels[static_cast<std::size_t>(
-                                    std::find_if(cat_.label_positions.begin(), cat_.label_positions.end(),
-                                                 [&](const auto& v) { return v[0] == std::to_string(best_pos); }) -
-                                    cat_.label_positions.begin())]);
+        const auto named = std::find_if(cat_.label_positions.begin(), cat_.label_positions.end(),
+                                        [&](const auto& v) { return v[0] == std::to_string(best_pos); });
+        if (!listed_reason.empty()) {
+            sc.reason_index = listed_reason;
+        } else if (named != cat_.label_positions.end()) {
+            sc.reason_index = fmt::format("\"{}\" beside it",
+                                          cat_.labels[static_cast<std::size_t>(named - cat_.label_positions.begin())]);
+        }
     }
     // The removal an earlier sentence of the paragraph names ("delete the source key
     // token. The first state is [a,0].") holds for the sentences after it.
@@ -356,6 +386,15 @@ void Binder::label_index_cues(const Candidate& c, CueWork& cw) const {
         }
         if (last_pos > 0) sc.row[last_pos] = 4;
     }
+}
+
+// Where the words just before c's list start: back to a number, a comma, a semicolon, a colon, a
+// full stop or the sentence's start.
+std::size_t Binder::list_lead(const Candidate& c, std::size_t sent_b) const {
+    std::size_t k = std::max(c.list_b, sent_b);
+    while (k > sent_b && !digit(low_[k - 1]) && std::string_view(",;:.").find(low_[k - 1]) == std::string_view::npos)
+        --k;
+    return k;
 }
 
 // "the first coordinate"; "the first state", "the second score": a position. Of several
@@ -384,6 +423,10 @@ void Binder::ordinal_index_cues(const Candidate& c, CueWork& cw) const {
             }
         }
     }
+    // In a list, an ordinal pins the list's first number only when it stands just before the
+    // list ("the second and third weights are"), and the rest take the positions after it.
+    if (pos_k > 0 && c.list_index > 0 && c.list_size >= 2 && !c.in_cell_list)
+        pos_k = pos_at >= list_lead(c, sent.b) && pos_at < c.list_b ? pos_k + c.list_index - 1 : 0;
     if (coord_k > 0) sc.coord[coord_k] = 3;
     if (pos_k > 0) sc.pos[pos_k] = 4;
     if (phrase(sent.b, c.b, "before deletion") || phrase(sent.b, c.b, "no intervention")) sc.row[0] = 5;

@@ -117,6 +117,11 @@ class CandidateScan {
         cands.insert(cands.end(), prose.begin(), prose.end());
         std::sort(cands.begin(), cands.end(), [](const Candidate& x, const Candidate& y) { return x.b < y.b; });
         math_lists();
+        // Where each list starts: a position's label before a list is read against its first number.
+        for (std::size_t i = 0; i < cands.size(); ++i) {
+            auto& x = cands[i];
+            x.list_b = x.list_index > 1 && i > 0 ? cands[i - 1].list_b : x.b;
+        }
         return cands;
     }
 

@@ -21,6 +21,7 @@ struct Candidate {
     int table = -1, row = 0, col = 0;
     int list_index = 0;         // 1-based place in a list of numbers, 0: none
     int list_size = 0;          // the number of numbers in that list
+    std::size_t list_b = 0;     // where that list's first number starts
     bool in_cell_list = false;  // one of several numbers in a table cell
     StatementShape shape;
     std::string not_claim;  // non-empty: why it is not a claim

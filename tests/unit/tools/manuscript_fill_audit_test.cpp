@@ -422,6 +422,54 @@ TEST(ManuscriptAudit, AValueOpeningItsLineAsALabelIsWhatItsColonIntroduces) {
     EXPECT_EQ(r.unmarked[1].verdict, AuditVerdict::Wrong) << audit_line("t.md", r.unmarked[1]);
 }
 
+// A list of numbers runs through a field's positions in order; a position's label elsewhere in its
+// sentence pins none of them. Example 14.1's weights are [1/2, 1/4, 1/4] (color, key, full stop;
+// Chapter 14). Before, "the color state" pinned every listed weight to position 1, and both 1/4
+// were called wrong against the color's 1/2 (a user trial, issue #34).
+TEST(ManuscriptAudit, AListOfWeightsTakesSuccessivePositionsWhateverLabelItsSentenceNames) {
+    const std::string lead = "In Example 14.1 the first query scores the color state at a and the others at 0, so ";
+    const auto r = audit_chapter(lead + "the weights are 1/2, 1/4 and 1/4.\n");
+    std::vector<std::string> weights;
+    for (const auto& f : r.unmarked) {
+        EXPECT_NE(f.verdict, AuditVerdict::Wrong) << audit_line("t.md", f);
+        if (f.text.starts_with("1/")) {
+            EXPECT_EQ(f.verdict, AuditVerdict::Verified) << audit_line("t.md", f);
+            if (!f.bound.empty()) weights.push_back(f.bound[0].pointer);
+        }
+    }
+    EXPECT_EQ(weights, (std::vector<std::string>{"/reads/example-14.1/weights/0", "/reads/example-14.1/weights/1",
+                                                 "/reads/example-14.1/weights/2"}));
+    // A planted 1/3 is still wrong, against the key's 1/4 it stands for.
+    const auto w = audit_chapter(lead + "the weights are 1/2, 1/3 and 1/4.\n");
+    std::vector<std::string> wrong;
+    for (const auto& f : w.unmarked) {
+        if (f.verdict == AuditVerdict::Wrong) wrong.push_back(f.text + " " + f.bound[0].pointer);
+    }
+    EXPECT_EQ(wrong, (std::vector<std::string>{"1/3 /reads/example-14.1/weights/1"}));
+}
+
+// A label pins the number it stands beside: alone ("the color weight is 1/4" is wrong against the
+// color's 1/2), or as many labels as the list has numbers, in order ("the color and key weights are
+// 1/2 and 1/4"); one label before a list names its first number, the rest the positions after it.
+TEST(ManuscriptAudit, ALabelBesideANumberOrAListPinsItsPositions) {
+    const auto r = audit_chapter(
+        "In Example 14.1 the color weight is 1/2.\n\n"
+        "In Example 14.1 the color weight is 1/4.\n\n"
+        "In Example 14.1 the color and key weights are 1/2 and 1/4.\n\n"
+        "In Example 14.1 the key and full stop weights are 1/4 and 1/4.\n\n"
+        "In Example 14.1 the key weight is 1/4, 1/4.\n");
+    std::vector<std::string> got;
+    for (const auto& f : r.unmarked) {
+        if (f.bound.empty()) continue;
+        got.push_back(f.text + (f.verdict == AuditVerdict::Wrong ? " wrong " : " ") + f.bound[0].pointer);
+    }
+    EXPECT_EQ(got,
+              (std::vector<std::string>{"1/2 /reads/example-14.1/weights/0", "1/4 wrong /reads/example-14.1/weights/0",
+                                        "1/2 /reads/example-14.1/weights/0", "1/4 /reads/example-14.1/weights/1",
+                                        "1/4 /reads/example-14.1/weights/1", "1/4 /reads/example-14.1/weights/2",
+                                        "1/4 /reads/example-14.1/weights/1", "1/4 /reads/example-14.1/weights/2"}));
+}
+
 // Bad input: one clear placed error or a correct result, never a crash.
 std::string error_of(const std::string& text, ManuscriptFormat f = ManuscriptFormat::Markdown,
                      const ManuscriptOptions& o = kChapter) {
