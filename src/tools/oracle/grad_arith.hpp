@@ -28,8 +28,7 @@ inline GradField make_field(const char* name, std::vector<std::int64_t> shape) {
     std::int64_t n = 1;
     for (auto s : shape) n *= s;
     f.shape = std::move(shape);
-    f.val.assign(static_cast<std::size_t>(n), 0);
-    f.lo = f.hi = f.val;
+    for (auto* x : {&f.val, &f.lo, &f.hi}) x->assign(static_cast<std::size_t>(n), 0);  // not copies of val
     f.exact.assign(static_cast<std::size_t>(n), 0);
     return f;
 }

@@ -75,6 +75,9 @@ struct BatchWork {
     std::vector<GradBounds> gb;
     std::vector<GradComparison> dq_c;
     std::vector<Fp8Events> events;
+    /// certify_heads: P, dP and dS of every query head as one (B, H, n_q, n_k) field each, a head's
+    /// block written as soon as it is certified (its own three then released); `g`'s are empty
+    std::vector<GradField> wide;
     std::vector<Summed> sums[2];  ///< sum_groups: dk, dv of each kv head
     // judge_kv_heads: each kv head's dK and dV judged, and the slices judged
     std::vector<GradComparison> kv_c[2];

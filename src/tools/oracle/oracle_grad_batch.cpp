@@ -7,9 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <thread>
+#include <utility>
 
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle_grad_batch.hpp"
@@ -270,9 +272,39 @@ void check_given(BatchWork& w, const std::vector<std::pair<std::string, Tensor>>
     w.judged = w.dq_t != nullptr || !w.kv_t.empty();
 }
 
+// The n_q × n_k fields of a head, the largest: certify_heads writes them into the batch's
+// (B, H, n_q, n_k) arrays as each head is done, instead of collect stacking them after every
+// head (a second copy of the largest arrays, every page of it faulted in anew).
+constexpr std::array<std::pair<GradField GradReference::*, const char*>, 3> kWide = {
+    {{&GradReference::p, "p"}, {&GradReference::dp, "dp"}, {&GradReference::ds, "ds"}}};
+
+// Head x's P, dP and dS into their blocks of w.wide (x·n_q·n_k: the (B, H, …) order), its own
+// released (only collect reads them, from w.wide).
+void put_wide(BatchWork& w, std::size_t x) {
+    for (std::size_t y = 0; y < kWide.size(); ++y) {
+        GradField& from = w.g[x].*kWide[y].first;
+        GradField& to = w.wide[y];
+        const std::size_t at = x * from.val.size();
+        std::copy(from.val.begin(), from.val.end(), to.val.begin() + static_cast<std::ptrdiff_t>(at));
+        std::copy(from.lo.begin(), from.lo.end(), to.lo.begin() + static_cast<std::ptrdiff_t>(at));
+        std::copy(from.hi.begin(), from.hi.end(), to.hi.begin() + static_cast<std::ptrdiff_t>(at));
+        std::copy(from.exact.begin(), from.exact.end(), to.exact.begin() + static_cast<std::ptrdiff_t>(at));
+        std::vector<double>().swap(from.val), std::vector<double>().swap(from.lo);
+        std::vector<double>().swap(from.hi), std::vector<std::uint8_t>().swap(from.exact);
+    }
+}
+
 // Every query head certified as a matrix problem, in parallel: its gradients, and when judged
 // its bounds, its dQ's judgement and the 8-bit events of the claim's emulation.
 void certify_heads(BatchWork& w) {
+    const std::size_t cells = w.heads * static_cast<std::size_t>(w.s.n_q * w.s.n_k);
+    for (const auto& [member, name] : kWide) {
+        GradField f;
+        f.name = name;
+        f.shape = {w.s.b, w.s.h_q, w.s.n_q, w.s.n_k};
+        f.val.resize(cells), f.lo.resize(cells), f.hi.resize(cells), f.exact.resize(cells);
+        w.wide.push_back(std::move(f));
+    }
     w.g.resize(w.heads);
     w.gb.resize(w.judged ? w.heads : 0);
     w.dq_c.resize(w.dq_t != nullptr ? w.heads : 0);
@@ -291,6 +323,7 @@ void certify_heads(BatchWork& w) {
                 w.events[x] = grad_emulate(p, dot, w.spec, w.f, false).fp8;
                 w.events[x].in_head(b, h);
             }
+            put_wide(w, x);
         });
     });
 }
@@ -355,10 +388,17 @@ void judge_kv_heads(BatchWork& w) {
 }
 
 // The fields, every head's as one tensor, and the judgements, every head's of a tensor as one.
-void collect(const BatchWork& w, GradBatch& r) {
+void collect(BatchWork& w, GradBatch& r) {
     const BatchShape& s = w.s;
     for (std::size_t y = 0; y < w.g.at(0).fields().size(); ++y) {
         const std::string name = w.g[0].fields()[y]->name;
+        const auto wide =
+            std::find_if(w.wide.begin(), w.wide.end(), [&](const GradField& f) { return f.name == name; });
+        if (wide != w.wide.end()) {  // stacked by certify_heads
+            r.rounded.emplace_back(wide->val.size(), std::uint8_t{1});
+            r.fields.push_back(std::move(*wide));
+            continue;
+        }
         std::vector<const GradField*> parts;
         std::vector<const std::vector<std::uint8_t>*> rnd;
         std::int64_t h = s.h_q;
