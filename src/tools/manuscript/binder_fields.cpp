@@ -305,6 +305,16 @@ void Binder::narrow_fields(const Candidate& c, CueWork& cw) const {
             }
         }
     }
+    // A state is a vector: a single number is one of its coordinates only when its sentence says
+    // so ("the second coordinate of h_3 is 0"). "The color and full stop states 1/4 each" and
+    // "scores the color state at a and the others at 0" say something else of the states.
+    if (c.shape.entries < 0 && sc.field.contains("states")) {
+        const Span& sent = cw.sent;
+        bool coordinate = false;
+        for (const char* w : {"coordinate", "entry", "entries", "component"})
+            coordinate = coordinate || phrase(sent.b, c.b, w);
+        if (!coordinate) sc.field.erase("states");
+    }
     if (c.label.empty()) {  // a = ln 2 ≈ 0.693147: the constant
         const std::string t = compact(low_.substr(c.b, c.e - c.b));
         if (t.starts_with("$a=") || t.starts_with("a=") || t.starts_with("\\(a=")) cw.field("a", 9);

@@ -470,6 +470,26 @@ TEST(ManuscriptAudit, ALabelBesideANumberOrAListPinsItsPositions) {
                                         "1/4 /reads/example-14.1/weights/1", "1/4 /reads/example-14.1/weights/2"}));
 }
 
+// A state is a vector: a single number after "states" is a weight or a score said of them, a
+// state's coordinate only when its sentence says "coordinate". Chapter 14: Example 14.2's weights
+// are [1/4, 1/2, 1/4]; h_3 = [0, 0].
+TEST(ManuscriptAudit, ASingleNumberIsAStatesCoordinateOnlyWhenItsSentenceSaysSo) {
+    const auto r = audit_chapter(
+        "In Example 14.2 the key state gets weight 1/2, and the color and full stop states 1/4 each.\n\n"
+        "In Example 14.1 the second coordinate of the full stop state is 0.\n\n"
+        "In Example 14.1 the second coordinate of the full stop state is 1.\n");
+    std::vector<std::string> got;
+    for (const auto& f : r.unmarked) {
+        if (f.bound.empty()) continue;
+        got.push_back(f.text + (f.verdict == AuditVerdict::Wrong ? " wrong " : " ") + f.bound[0].pointer);
+    }
+    ASSERT_EQ(got.size(), 4U);
+    EXPECT_EQ(got[0], "1/2 /reads/example-14.2/weights/1");
+    EXPECT_TRUE(got[1].starts_with("1/4 /reads/example-14.2/weights/")) << got[1];
+    EXPECT_EQ(got[2], "0 /reads/example-14.1/memory/2/1");
+    EXPECT_EQ(got[3], "1 wrong /reads/example-14.1/memory/2/1");
+}
+
 // Bad input: one clear placed error or a correct result, never a crash.
 std::string error_of(const std::string& text, ManuscriptFormat f = ManuscriptFormat::Markdown,
                      const ManuscriptOptions& o = kChapter) {
