@@ -546,20 +546,20 @@ std::string emulation_json(const Emulation& e, const EmulationSpec& s);
 /// rounded to `f`, `out` judged (and diagnosed when it fails), `weights` and `lse` when given.
 JudgeReport judge_problem(const Problem& p, FloatFormat f, const Tensor& out, const Tensor* weights, const Tensor* lse,
                           const AlgorithmSpec& spec, std::optional<double> tolerance_ulps);
-/// The same for every head of a batch, heads in parallel on `threads` threads (0: the
-/// hardware's): one judgement of the 4-D output whose worst entry is named (b, h, i, j); `lse`,
-/// when given, is (B, H_q, n_q) in either layout (FlashAttention's `softmax_lse`).
 /// The heads' references as one: out, its enclosure, exactness and exact text, lse and weights
 /// concatenated in (b, h) order, the largest precision; the shape fields of the first head.
 Reference concat_heads(const std::vector<Reference>& heads);
-/// The reference of every head of a batch (row-major over b, h), heads in parallel.
 /// The outputs of every head's reference as one 4-D tensor in `layout`, in format `f`.
 Tensor batch_output(const std::vector<Reference>& refs, const BatchShape& s, Layout layout, FloatFormat f);
+/// The reference of every head of a batch (row-major over b, h), heads in parallel.
 std::vector<Reference> reference_batch(const Batch& batch, FloatFormat f, bool weights, int threads);
 /// `s` emulated on every head of a batch, heads in parallel on `threads` threads (0: every
 /// core): the output in the batch's layout (4-D), each head's trace lines prefixed with its head
 /// ("head (b=0, h=1): ..."), the 8-bit events summed with their heads; an error names its head.
 Emulation emulate_batch(const Batch& batch, const EmulationSpec& s, bool trace, int threads);
+/// judge_problem for every head of a batch, heads in parallel on `threads` threads (0: the
+/// hardware's): one judgement of the 4-D output whose worst entry is named (b, h, i, j); `lse`,
+/// when given, is (B, H_q, n_q) in either layout (FlashAttention's `softmax_lse`).
 JudgeReport judge_batch(const Batch& batch, FloatFormat f, const Tensor& out, const Tensor* lse,
                         const AlgorithmSpec& spec, std::optional<double> tolerance_ulps, int threads);
 

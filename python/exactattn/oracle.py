@@ -378,7 +378,7 @@ def _problem_options(options: dict, batch: bool = True) -> dict:
     return options
 
 
-def _claim(dtype: str, backward: Any, accumulate: Any, storage: Any, delta_from: Any, block: Any) -> tuple:
+def _claim(backward: Any, accumulate: Any, storage: Any, delta_from: Any, block: Any) -> tuple:
     return (_name(backward, "backward", "'standard' or 'flash2'"), _accumulate(accumulate),
             None if storage is None else _name(storage, "storage", "a format name"),
             None if delta_from is None else _name(delta_from, "delta_from", "'o' or 'p'"), _block(block))
@@ -397,7 +397,7 @@ def grad_reference(q: Any, k: Any, v: Any, d_out: Any, *, fmt: str | None = None
     (the sums over each group of query heads; docs/oracle.md, "Gradients of a batch of heads")."""
     fmt_ = fmt or _as_float64(q, "q")[1]
     return _grad_call(_ext._oracle_grad, q, k, v, d_out, fmt_, mask, bias, _problem_options(problem), {},
-                      *_claim(fmt_, "standard", None, None, None, 64), _threads(problem.get("threads", 0)))
+                      *_claim("standard", None, None, None, 64), _threads(problem.get("threads", 0)))
 
 
 def judge_grads(dq: Any, dk: Any, dv: Any, q: Any, k: Any, v: Any, d_out: Any, *, fmt: str | None = None,
@@ -432,7 +432,7 @@ def judge_grads(dq: Any, dk: Any, dv: Any, q: Any, k: Any, v: Any, d_out: Any, *
     dtype = fmt or next(iter(arrays.values()))[1]
     opts = dict(_problem_options(problem), p_fmt=p_fmt, p_descale=p_descale, ds_fmt=ds_fmt, ds_descale=ds_descale)
     return _grad_call(_ext._oracle_grad, q, k, v, d_out, dtype, mask, bias, opts,
-                      {n: a for n, (a, _) in arrays.items()}, *_claim(dtype, backward, accumulate, storage,
+                      {n: a for n, (a, _) in arrays.items()}, *_claim(backward, accumulate, storage,
                                                                        delta_from, block),
                       _threads(problem.get("threads", 0)))
 
@@ -453,7 +453,7 @@ def grad_emulate(q: Any, k: Any, v: Any, d_out: Any, *, fmt: str | None = None, 
     opts = dict(_problem_options(problem, False), p_fmt=p_fmt, p_descale=p_descale, ds_fmt=ds_fmt,
                 ds_descale=ds_descale)
     return _grad_call(_ext._oracle_grad_emulate, q, k, v, d_out, dtype, mask, bias, opts,
-                      *_claim(dtype, backward, accumulate, storage, delta_from, block), bool(trace))
+                      *_claim(backward, accumulate, storage, delta_from, block), bool(trace))
 
 
 def assert_grads_close(dq: Any, dk: Any, dv: Any, q: Any, k: Any, v: Any, d_out: Any, **options: Any) -> dict:
