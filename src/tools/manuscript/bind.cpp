@@ -235,8 +235,8 @@ void judge_unverified(const std::vector<std::pair<double, const Item*>>& ranked,
         for (const auto* it : top) f.bound.push_back(quantity(*it));
     } else if (!sc.operand.empty()) {
         f.verdict = AuditVerdict::Unbound;
-        f.reason = fmt::format("a factor (after \"{}\"), not the quantity its context names; it fits {}", sc.operand,
-                               top[0]->pointer);
+        f.reason = fmt::format("a {} (after \"{}\"), not the quantity its context names; it fits {}",
+                               sc.operand.ends_with(" by") ? "factor" : "sum", sc.operand, top[0]->pointer);
         f.bound.push_back(quantity(*top[0]));
     } else if (best < 10 || [&] {
                    const auto fw = sc.field.find(top[0]->field);

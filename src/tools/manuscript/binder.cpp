@@ -8,10 +8,23 @@
 
 namespace exactattn::manuscript::binding {
 
+namespace {
+// The text lower-cased with its line breaks read as spaces, for the phrase searches: a wrapped
+// line does not split a phrase ("eight bytes a\nnumber", "400 dot\nproducts"), while a blank
+// line (two spaces then) still ends every phrase at its paragraph. Offsets are unchanged.
+std::string phrase_text(const std::string& s) {
+    std::string low = lower(s);
+    for (auto& c : low) {
+        if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    }
+    return low;
+}
+}  // namespace
+
 Binder::Binder(const Source& src, const std::string& s, Quantities& q)
     : src_(src),
       s_(s),
-      low_(lower(s)),
+      low_(phrase_text(s)),
       occ_(low_),
       compact_(low_),
       compact_occ_(compact_.text),

@@ -99,7 +99,7 @@ class Binder {
   private:
     const Source& src_;
     const std::string& s_;
-    std::string low_;
+    std::string low_;          ///< lower-cased, line breaks as spaces (phrase_text)
     Occurrences occ_;          ///< phrases in low_
     Compacted compact_;        ///< low_ without spaces and math delimiters
     Occurrences compact_occ_;  ///< phrases in compact_.text

@@ -89,6 +89,19 @@ void Binder::operation_cues(const Candidate& c, CueWork& cw) const {
             "multiplies", "multiplying", "divided", "divide",  "divides",    "dividing"};
         if (operations.contains(verb)) sc.operand = verb + " by";
     }
+    // "the weights sum to 1", "[2/3, 1/3, 1/3], which sums to 4/3": the sum of what its sentence
+    // lists, not the field it names (a sum of weights is no quantity of the report, and a sum
+    // of exponentials is the denominator only when it is one): verified when it equals the
+    // quantity that fits, else unbound, never wrong.
+    {
+        std::size_t k = c.b;
+        while (k > 0 && (s_[k - 1] == ' ' || s_[k - 1] == '$')) --k;
+        const std::string_view before = std::string_view(low_).substr(k > 24 ? k - 24 : 0, k > 24 ? 24 : k);
+        for (const char* p : {" sum to", " sums to", " summing to", " summed to", " add up to", " adds up to",
+                              " adding up to", " sum up to", " sums up to"}) {
+            if (before.ends_with(p)) sc.operand = std::string(p + 1);
+        }
+    }
 }
 
 // Entities: named in the sentence, the paragraph, a table's caption, earlier in the section,

@@ -46,6 +46,8 @@ const std::vector<FieldCue>& unit_cues() {
     static const std::vector<FieldCue> cues = {
         {"bytes per", {"bytes_per_number"}},
         {"byte per", {"bytes_per_number"}},
+        {"bytes a number", {"bytes_per_number"}},  // "at eight bytes a number"
+        {"bytes for each number", {"bytes_per_number"}},
         {"byte", {"stored_bytes", "fixed_context_bytes"}},
         {"dot product", {"dot_products"}},
         {"dot-product", {"dot_products"}},

@@ -490,6 +490,35 @@ TEST(ManuscriptAudit, ASingleNumberIsAStatesCoordinateOnlyWhenItsSentenceSaysSo)
     EXPECT_EQ(got[3], "1 wrong /reads/example-14.1/memory/2/1");
 }
 
+// A number after "sum to" is the sum of what its sentence lists, never wrong against the field
+// it names; a wrapped line does not split a unit; "bytes a number" is the bytes per number.
+// Chapter 14: the weights sum to 1, the exponentials of Example 14.1 to 4; Exercise 5 stores
+// 200 numbers, 1600 bytes at 8 bytes per number, and takes 400 dot products.
+TEST(ManuscriptAudit, SumsWrappedUnitsAndRatesAreReadAsWritten) {
+    const auto r = audit_chapter(
+        "In Example 14.1 the weights sum to 1 and the exponentials add up to 4.\n\n"
+        "**Exercise 2.** Dividing by the number of positions gives [2/3, 1/3, 1/3], which sums to 4/3.\n\n"
+        "**Exercise 5.** The states take 1600 bytes at eight bytes a\nnumber, and four target steps need 400 dot\n"
+        "products.\n\n"
+        "**Exercise 5.** At nine bytes a number, 200 numbers take 1600 bytes.\n");
+    std::vector<std::string> got;
+    for (const auto& f : r.unmarked) {
+        if (f.verdict == AuditVerdict::NotAClaim) continue;
+        const char* v = f.verdict == AuditVerdict::Wrong      ? " wrong"
+                        : f.verdict == AuditVerdict::Verified ? " verified"
+                                                              : " unbound";
+        got.push_back(f.text + v +
+                      (f.verdict == AuditVerdict::Unbound || f.bound.empty() ? "" : " " + f.bound[0].pointer));
+    }
+    EXPECT_EQ(got,
+              (std::vector<std::string>{
+                  "1 unbound", "4 unbound", "[2/3, 1/3, 1/3] unbound", "4/3 unbound",
+                  "1600 verified /costs/exercise-5/stored_bytes", "eight verified /costs/exercise-5/bytes_per_number",
+                  "four verified /costs/exercise-5/target_steps", "400 verified /costs/exercise-5/dot_products",
+                  "nine wrong /costs/exercise-5/bytes_per_number", "200 verified /costs/exercise-5/stored_numbers",
+                  "1600 verified /costs/exercise-5/stored_bytes"}));
+}
+
 // Bad input: one clear placed error or a correct result, never a crash.
 std::string error_of(const std::string& text, ManuscriptFormat f = ManuscriptFormat::Markdown,
                      const ManuscriptOptions& o = kChapter) {
