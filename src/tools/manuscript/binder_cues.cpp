@@ -436,6 +436,17 @@ void Binder::ordinal_index_cues(const Candidate& c, CueWork& cw) const {
             }
         }
     }
+    // An ordinal just before it, its noun left out ("the first weight is 2 − √2, and the second
+    // √2 − 1"), names its position over any ordinal phrase earlier in the sentence.
+    {
+        const std::string w = word_before_at(s_, c.b);
+        for (std::size_t i = 0; i < ordinal.size(); ++i) {
+            if (w == ordinal[i]) {
+                pos_k = static_cast<int>(i) + 1;
+                pos_at = c.b;
+            }
+        }
+    }
     // In a list, an ordinal pins the list's first number only when it stands just before the
     // list ("the second and third weights are"), and the rest take the positions after it.
     if (pos_k > 0 && c.list_index > 0 && c.list_size >= 2 && !c.in_cell_list)

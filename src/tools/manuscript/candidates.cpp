@@ -280,7 +280,7 @@ class CandidateScan {
             if (e == k && starts &&
                 (digit(s[k]) || s.compare(k, 3, "−") == 0 || (s[k] == '-' && k + 1 < s.size() && digit(s[k + 1])) ||
                  vulgar_at(s, k) > 0 || (s[k] == 'a' && k + 2 < s.size() && s[k + 1] == '/') ||
-                 (s.compare(k, 3, "√") == 0 && k + 3 < s.size() && digit(s[k + 3])))) {
+                 (root_at(s, k) && k + 3 < s.size() && digit(s[k + 3])))) {
                 e = number_end(s, k);
             }
             if (e == k && starts && s[k] == '(') e = paren_fraction_end(s, k);

@@ -194,7 +194,8 @@ bool is_label(const std::string& text) {
     const std::string t = trim(text);
     if (t.empty()) return true;
     const auto c = static_cast<unsigned char>(t[0]);
-    if (std::isdigit(c) || t[0] == '[' || t[0] == '(' || t[0] == '-' || t.starts_with("−") || t.starts_with("√")) {
+    if (std::isdigit(c) || t[0] == '[' || t[0] == '(' || t[0] == '-' || t.starts_with("−") || t.starts_with("√") ||
+        t.starts_with("∛") || t.starts_with("∜")) {
         return false;
     }
     try {

@@ -17,6 +17,11 @@ std::size_t vulgar_at(const std::string& s, std::size_t k) {
     return 0;
 }
 
+// A square, cube or fourth root sign at k (√, ∛, ∜: three bytes each).
+bool root_at(const std::string& s, std::size_t k) {
+    return s.compare(k, 3, "√") == 0 || s.compare(k, 3, "∛") == 0 || s.compare(k, 3, "∜") == 0;
+}
+
 // The end of a number token at k: 12, 0.75, 2a/3, a/2, 50%, 50\%, −0.75, ½; k when none.
 std::size_t number_end(const std::string& s, std::size_t k) {
     std::size_t e = k;
@@ -27,8 +32,8 @@ std::size_t number_end(const std::string& s, std::size_t k) {
     const std::size_t digits_at = e;
     while (e < s.size() && (digit(s[e]) || (s[e] == '.' && e + 1 < s.size() && digit(s[e + 1])))) ++e;
     if (const std::size_t v = e < s.size() ? vulgar_at(s, e) : 0) return e + v;
-    // A square root, alone or after its coefficient: √2, 2√2, 3√5/2.
-    if (s.compare(e, 3, "√") == 0 && e + 3 < s.size() && digit(s[e + 3])) {
+    // A square, cube or fourth root, alone or after its coefficient: √2, 2√2, 3√5/2, ∛2, ∛4/2.
+    if (root_at(s, e) && e + 3 < s.size() && digit(s[e + 3])) {
         e += 3;
         while (e < s.size() && digit(s[e])) ++e;
     }
@@ -49,7 +54,12 @@ std::size_t vector_end(const std::string& s, std::size_t k) {
     const std::size_t e = std::string_view(s).substr(0, std::min(s.size(), k + 200)).find(']', k);
     if (e == std::string::npos) return k;
     const std::string inner = s.substr(k + 1, e - k - 1);
-    if (inner.find(',') == std::string::npos || inner.find('[') != std::string::npos) return k;
+    // One entry is a vector only when it is plainly a value ([a/2], [(2 − √2)a/2]), never a
+    // citation ([1], [12]) or a note ([48 B]).
+    const bool one = inner.find(',') == std::string::npos &&
+                     (inner.find('a') != std::string::npos || inner.find('/') != std::string::npos ||
+                      inner.find("√") != std::string::npos || inner.find("∛") != std::string::npos);
+    if ((inner.find(',') == std::string::npos && !one) || inner.find('[') != std::string::npos) return k;
     bool number = false;
     for (std::size_t i = 0; i < inner.size(); ++i) {
         const char c = inner[i];
@@ -98,7 +108,13 @@ std::size_t chain_end(const std::string& s, std::size_t e) {
 std::size_t paren_fraction_end(const std::string& s, std::size_t k) {
     if (k >= s.size() || s[k] != '(') return k;
     const std::size_t close = std::string_view(s).substr(0, std::min(s.size(), k + 40)).find(')', k);
-    if (close == std::string::npos || close + 2 >= s.size() || s[close + 1] != '/' || !digit(s[close + 2])) return k;
+    if (close == std::string::npos) return k;
+    // After it a divisor, or a's factor with or without one: (4 − √2)/7, (2 − √2)a/2, (1 + √2)a.
+    std::size_t e = close + 1;
+    const bool times_a = e < s.size() && s[e] == 'a' && (e + 1 >= s.size() || !alpha(s[e + 1]));
+    if (times_a) ++e;
+    const bool divisor = e + 1 < s.size() && s[e] == '/' && digit(s[e + 1]);
+    if (!divisor && !times_a) return k;
     std::size_t i = k + 1;
     while (i < close && s[i] == ' ') ++i;
     const std::size_t first = number_end(s, i);
@@ -107,8 +123,10 @@ std::size_t paren_fraction_end(const std::string& s, std::size_t k) {
     std::size_t j = inner;
     while (j < close && s[j] == ' ') ++j;
     if (j != close || inner == first) return k;
-    std::size_t e = close + 2;
-    while (e < s.size() && digit(s[e])) ++e;
+    if (divisor) {
+        ++e;
+        while (e < s.size() && digit(s[e])) ++e;
+    }
     return e;
 }
 

@@ -30,6 +30,8 @@ struct Candidate {
 /// The byte length of the vulgar fraction glyph (½, ⅓, …) at k, 0 when none.
 std::size_t vulgar_at(const std::string& s, std::size_t k);
 /// The end of a number token at k: 12, 0.75, 2a/3, a/2, 50%, 50\%, −0.75, ½; k when none.
+/// A square, cube or fourth root sign (√, ∛, ∜) at k.
+bool root_at(const std::string& s, std::size_t k);
 std::size_t number_end(const std::string& s, std::size_t k);
 /// The end of a prose vector [a, 0] that starts at k; k when none.
 std::size_t vector_end(const std::string& s, std::size_t k);

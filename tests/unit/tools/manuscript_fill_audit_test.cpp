@@ -519,6 +519,37 @@ TEST(ManuscriptAudit, SumsWrappedUnitsAndRatesAreReadAsWritten) {
                   "1600 verified /costs/exercise-5/stored_bytes"}));
 }
 
+// data/examples/fractional-scores.json, by hand: read sqrt2 scores a/2 and 0, exponentials √2 and
+// 1 over 1 + √2, weights 2 − √2 and √2 − 1, context [(2 − √2)a/2]; read cbrt2 scores a/3 and −a/3,
+// exponentials ∛2 and ∛4/2. A cube root was read from its digit ("∛2" as 2), a one-entry vector
+// and a parenthesised sum times a/2 as two numbers, and "the second" after "the first weight"
+// took the first's position: four correct numbers were called wrong.
+TEST(ManuscriptAudit, CubeRootsOneEntryVectorsAndEllipticOrdinalsAreReadAsWritten) {
+    const ManuscriptOptions frac{test::source_path("data/examples/fractional-scores.json"), {}};
+    const std::string right =
+        "In read sqrt2 the first weight is 2 − √2, and the second √2 − 1. The context is [(2 − √2)a/2].\n\n"
+        "In read cbrt2 the scores are a/3 and −a/3; the first exponential is ∛2 and the second ∛4/2.\n";
+    const auto r = audit_manuscript_text(right, "t.md", ManuscriptFormat::Markdown, frac);
+    std::vector<std::string> got;
+    for (const auto& f : r.unmarked) {
+        if (f.verdict == AuditVerdict::NotAClaim) continue;
+        EXPECT_EQ(f.verdict, AuditVerdict::Verified) << audit_line("t.md", f);
+        if (!f.bound.empty()) got.push_back(f.text + " " + f.bound[0].pointer);
+    }
+    EXPECT_EQ(got, (std::vector<std::string>{"2 − √2 /reads/sqrt2/weights/0", "√2 − 1 /reads/sqrt2/weights/1",
+                                             "[(2 − √2)a/2] /reads/sqrt2/context", "a/3 /reads/cbrt2/scores/0",
+                                             "−a/3 /reads/cbrt2/scores/1", "∛2 /reads/cbrt2/exponentials/0",
+                                             "∛4/2 /reads/cbrt2/exponentials/1"}));
+    std::string wrong = right;
+    for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+             {"second √2 − 1", "second √2 + 1"}, {"[(2 − √2)a/2]", "[(2 + √2)a/2]"}, {"is ∛2", "is ∛4"}})
+        wrong.replace(wrong.find(from), from.size(), to);
+    std::vector<std::string> reported;
+    for (const auto& f : audit_manuscript_text(wrong, "t.md", ManuscriptFormat::Markdown, frac).unmarked)
+        if (f.verdict == AuditVerdict::Wrong) reported.push_back(f.text);
+    EXPECT_EQ(reported, (std::vector<std::string>{"√2 + 1", "[(2 + √2)a/2]", "∛4"}));
+}
+
 // Bad input: one clear placed error or a correct result, never a crash.
 std::string error_of(const std::string& text, ManuscriptFormat f = ManuscriptFormat::Markdown,
                      const ManuscriptOptions& o = kChapter) {
