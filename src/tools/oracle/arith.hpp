@@ -203,7 +203,7 @@ struct MpfrArith {
 };
 
 /// The scale c as an exact rational when it is one: 1, a given float, 1/√d_k for a square d_k
-/// (defined in oracle_grad.cpp; the forward's exact entries and the backward's use it).
+/// (defined in exact_entries.cpp; the forward's exact entries and the backward's use it).
 std::optional<mpq_class> rational_scale(const Problem& p);
 /// Refuses an upstream gradient dO that is not n_q × d_v finite values of its format (ShapeError
 /// or DomainError placed at `do`): the gradients' reference, bounds and emulation share it.

@@ -3,6 +3,7 @@
 #include "exact_entries.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "arith.hpp"
@@ -77,6 +78,15 @@ double round_value(const Value& x, FloatFormat f) {
 }
 
 }  // namespace
+
+std::optional<mpq_class> rational_scale(const Problem& p) {
+    if (p.scale.kind == ScaleKind::None) return mpq_class(1);
+    if (p.scale.kind == ScaleKind::Given) return mpq_class(p.scale.value);
+    const auto d = static_cast<long>(p.q.cols());
+    const auto r = static_cast<long>(std::llround(std::sqrt(static_cast<double>(d))));
+    if (r * r != d) return std::nullopt;
+    return mpq_class(1, r);
+}
 
 // A cheap exact decision for an output whose enclosure [lo, hi] straddles the one rounding
 // boundary x between two neighbours of the format: o_c − x = Σ_j E_j (v_jc − x) / D with every

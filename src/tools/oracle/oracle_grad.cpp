@@ -582,15 +582,6 @@ void check_d_out(const Problem& p, const Tensor& t) {
     }
 }
 
-std::optional<mpq_class> rational_scale(const Problem& p) {
-    if (p.scale.kind == ScaleKind::None) return mpq_class(1);
-    if (p.scale.kind == ScaleKind::Given) return mpq_class(p.scale.value);
-    const auto d = static_cast<long>(p.q.cols());
-    const auto r = static_cast<long>(std::llround(std::sqrt(static_cast<double>(d))));
-    if (r * r != d) return std::nullopt;
-    return mpq_class(1, r);
-}
-
 }  // namespace detail
 
 std::vector<const GradField*> GradReference::fields() const {
