@@ -356,7 +356,8 @@ void sum_groups(BatchWork& w, GradBatch& r) {
     std::vector<std::int64_t> decided(open.size(), 0);
     run_parallel(open.size(), jobs_of(w.threads), [&](std::size_t y) {
         const std::size_t kx = open[y];
-        const auto [b, k] = w.kv_head(kx);
+        // not a structured binding: clang 14 does not let the lambda below capture one
+        const std::int64_t b = w.kv_head(kx).first, k = w.kv_head(kx).second;
         in_head(b, k * w.group,
                 [&] { decided[y] = refine_group(w.batch, s, w.d_out, w.f, b, k, w.sums[0][kx], w.sums[1][kx]); });
     });
