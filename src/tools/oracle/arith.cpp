@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // exactattn oracle: outward-rounded double and MPFR interval arithmetic (arith.hpp).
 #include "arith.hpp"
+#include "exp_double.hpp"
 
 #include <gmpxx.h>
 
@@ -100,18 +101,16 @@ namespace {
 // polynomial of degree 13 (truncation below 10^−17, Horner's rounding below γ_26·e^0.7 <
 // 6·10^−15 relative). The caller widens by 2^−46, more than twice this bound.
 double exp_double(double m, ExpBase base, int& k) {
-    constexpr double kLn2Hi = 0x1.62e42fee00000p-1, kLn2Lo = 0x1.a39ef35793c76p-33;
+    using namespace exp_double_constants;
     double r;
     if (base == ExpBase::E) {
-        k = static_cast<int>(std::nearbyint(m * 0x1.71547652b82fep0));
+        k = static_cast<int>(std::nearbyint(m * kInvLn2));
         r = (m - k * kLn2Hi) - k * kLn2Lo;
     } else {
         k = static_cast<int>(std::nearbyint(m));
-        r = (m - k) * 0x1.62e42fefa39efp-1;  // m − k exact; ln 2 rounded: relative 2^−53 on r
+        r = (m - k) * kLn2;  // m − k exact; ln 2 rounded: relative 2^−53 on r
     }
-    static const double c[14] = {
-        1.0,        1.0,         1.0 / 2,      1.0 / 6,       1.0 / 24,       1.0 / 120,       1.0 / 720,
-        1.0 / 5040, 1.0 / 40320, 1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600, 1.0 / 6227020800.0};
+    const double* c = kTaylor;
     double p = c[13];
     for (int i = 12; i >= 0; --i) p = p * r + c[i];
     return p;

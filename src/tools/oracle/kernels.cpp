@@ -8,6 +8,8 @@
 #include <cstring>
 #include <limits>
 
+#include "exp_double.hpp"
+
 namespace exactattn::oracle::detail {
 
 // kernels_body.hpp's 32-byte vectors are two SSE2 registers here; GCC notes that passing such a

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <limits>
 
+#include "exp_double.hpp"
+
 namespace exactattn::oracle::detail::avx2 {
 
 #include "kernels_body.hpp"

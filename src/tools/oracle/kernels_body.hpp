@@ -3,7 +3,8 @@
 // processor, kernels_avx2.cpp with AVX2 and FMA), each time inside its own namespace. Both
 // builds use -ffp-contract=off: a contracted a·b + c would break TwoSum and TwoProduct.
 // NOLINTBEGIN(llvm-header-guard): included once per namespace on purpose.
-// The including file includes <cmath>, <cstdint>, <cstring> and <limits> first, outside its namespace.
+// The including file includes <cmath>, <cstdint>, <cstring>, <limits> and exp_double.hpp first,
+// outside its namespace.
 
 // Four keys at a time in GCC's vector extension (an AVX2 register in kernels_avx2.cpp, two SSE2
 // registers in kernels.cpp): every operation lane by lane as the scalar one, IEEE double
@@ -175,10 +176,9 @@ inline void scores_keys_body(const double* s, const double* c, const double* abs
 inline void exp_keys_body(const double* lo, const double* hi, std::int64_t nk, double m, bool base2, double* e_lo,
                           double* e_hi) {
     const V vm = splat(m), top = splat(base2 ? 1023 : 709), zero = splat(0);
-    const V ln2_hi = splat(0x1.62e42fee00000p-1), ln2_lo = splat(0x1.a39ef35793c76p-33);
-    static constexpr double kC[14] = {
-        1.0,        1.0,         1.0 / 2,      1.0 / 6,       1.0 / 24,       1.0 / 120,       1.0 / 720,
-        1.0 / 5040, 1.0 / 40320, 1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600, 1.0 / 6227020800.0};
+    namespace ec = ::exactattn::oracle::detail::exp_double_constants;  // exp_double's, shared
+    const V ln2_hi = splat(ec::kLn2Hi), ln2_lo = splat(ec::kLn2Lo);
+    const double* kC = ec::kTaylor;
     by_four<2, 2>(nk, {lo, hi}, {e_lo, e_hi}, [&](const V* x, V* y) {
         const V tl = vdown(x[0] - vm), th = vup(x[1] - vm);
         const V mm = tl + (th - tl) / splat(2), rho = vup(vmax(th - mm, mm - tl));
@@ -186,9 +186,9 @@ inline void exp_keys_body(const double* lo, const double* hi, std::int64_t nk, d
         V k, r;
         if (base2) {
             k = vnearest(mm);
-            r = (mm - k) * splat(0x1.62e42fefa39efp-1);
+            r = (mm - k) * splat(ec::kLn2);
         } else {
-            k = vnearest(mm * splat(0x1.71547652b82fep0));
+            k = vnearest(mm * splat(ec::kInvLn2));
             r = (mm - k * ln2_hi) - k * ln2_lo;
         }
         V p = splat(kC[13]);
