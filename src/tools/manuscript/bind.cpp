@@ -217,10 +217,34 @@ bool verify_ranked(const std::vector<std::pair<double, const Item*>>& ranked, co
     return false;
 }
 
+// "the exponentials sum to 4": a sum of the exponentials its context fits is their read's (or
+// intervention row's) denominator, verified when equal to it (unequal, it stays unbound, as
+// every sum does).
+bool sum_of_exponentials(const Item& fit, const Scores& sc, const Binder& binder, const Report& report,
+                         const std::string& written, AuditFinding& f) {
+    if (sc.operand.ends_with(" by") || fit.field != "exponentials") return false;
+    const std::size_t cut = fit.pointer.rfind("/exponentials");
+    if (cut == std::string::npos) return false;
+    const std::string denominator = fit.pointer.substr(0, cut) + "/denominator";
+    const auto& items = binder.catalogue().items;
+    const auto it = std::find_if(items.begin(), items.end(), [&](const Item& i) { return i.pointer == denominator; });
+    if (it == items.end()) return false;
+    try {
+        if (!judge_claim(written, *it->value).passed) return false;
+    } catch (const Error& e) {
+        if (work_refusal(e)) throw;
+        return false;
+    }
+    f.verdict = AuditVerdict::Verified;
+    f.bound.push_back(quantity_of(report, *it));
+    f.reason = fmt::format("a sum of the exponentials (after \"{}\"): the denominator", sc.operand);
+    return true;
+}
+
 // The verdict of a number equal to none of the quantities that fit best: unbound (said in a
 // negated or hypothetical sentence, a factor, a weak fit), wrong, or ambiguous.
-void judge_unverified(const std::vector<std::pair<double, const Item*>>& ranked, const Scores& sc, const Report& report,
-                      const std::string& written, AuditFinding& f) {
+void judge_unverified(const std::vector<std::pair<double, const Item*>>& ranked, const Scores& sc, const Binder& binder,
+                      const Report& report, const std::string& written, AuditFinding& f) {
     auto quantity = [&report](const Item& it) { return quantity_of(report, it); };
     const double best = ranked[0].first;
     std::vector<const Item*> top;
@@ -233,6 +257,8 @@ void judge_unverified(const std::vector<std::pair<double, const Item*>>& ranked,
         f.verdict = AuditVerdict::Unbound;
         f.reason = fmt::format("in a negated or hypothetical sentence; its context fits {}", top[0]->pointer);
         for (const auto* it : top) f.bound.push_back(quantity(*it));
+    } else if (!sc.operand.empty() && sum_of_exponentials(*top[0], sc, binder, report, written, f)) {
+        return;
     } else if (!sc.operand.empty()) {
         f.verdict = AuditVerdict::Unbound;
         f.reason = fmt::format("a {} (after \"{}\"), not the quantity its context names; it fits {}",
@@ -291,7 +317,7 @@ void judge(const Candidate& c, const Scores& sc, const Binder& binder, const Rep
         f.reason = "no quantity of the scenario fits its context";
         return;
     }
-    if (!verify_ranked(ranked, sc, report, written, f)) judge_unverified(ranked, sc, report, written, f);
+    if (!verify_ranked(ranked, sc, report, written, f)) judge_unverified(ranked, sc, binder, report, written, f);
 }
 
 }  // namespace

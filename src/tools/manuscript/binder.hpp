@@ -47,6 +47,7 @@ class Binder {
     void label_cues(const Candidate& c, CueWork& cw) const;
     void table_cues(const Candidate& c, CueWork& cw) const;
     void unit_after_cues(const Candidate& c, CueWork& cw) const;
+    bool part_word_before(std::size_t b) const;
     void word_name_cues(const Candidate& c, CueWork& cw) const;
     void sentence_field_cues(const Candidate& c, CueWork& cw) const;
     void layer_word_cues(const Candidate& c, CueWork& cw) const;

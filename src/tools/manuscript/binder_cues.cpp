@@ -116,13 +116,20 @@ void Binder::entity_cues(const Candidate& c, CueWork& cw) const {
     auto first_at = [this](std::size_t k) {
         return std::lower_bound(mentions_.begin(), mentions_.end(), std::pair<std::size_t, int>{k, -1});
     };
+    // An entity its own sentence names outranks one named earlier in its paragraph by more than
+    // the margin within which an equal value verifies ("In Example 14.1 … In Example 14.2 the
+    // color state takes weight 1/2" is said of Example 14.2, whose weight is 1/4).
+    const auto sentence_names = [&] {
+        for (auto it = first_at(sent.b); it != mentions_.end() && it->first < sent.e; ++it) return true;
+        return false;
+    }();
     for (auto it = first_at(para.b); it != mentions_.end() && it->first < sent.e; ++it) {
         const auto [at, e] = *it;
         if (at >= sent.b) {
             cw.give(e, at < c.b ? 7 : 6);
             named_in_sentence = true;
         } else {
-            cw.give(e, 5);
+            cw.give(e, sentence_names ? 4 : 5);
         }
     }
     // A table whose caption names reads and no intervention holds a row per position; an
@@ -349,6 +356,12 @@ void Binder::label_index_cues(const Candidate& c, CueWork& cw) const {
             best_w = 2;
         }
     }
+    // "scores the color state at a and the other two states at 0": a number said of the others
+    // is not the label's.
+    if (best_w >= 4 && (phrase(best_at, c.b, "other") || phrase(best_at, c.b, "remaining"))) {
+        best_pos = 0;
+        best_w = 0;
+    }
     if (listed && best_w > 0) {
         // Only the labels just before the list count: as many as its numbers name them in order
         // ("the color and key weights are 1/2 and 1/4"); one names the first, and the rest take
@@ -433,6 +446,28 @@ void Binder::ordinal_index_cues(const Candidate& c, CueWork& cw) const {
             if (phrase(sent.b, c.b, o + noun, &at) && (pos_k == 0 || at > pos_at)) {
                 pos_at = at;
                 pos_k = static_cast<int>(i) + 1;
+            }
+        }
+    }
+    // Ordinals joined before one noun ("the second and third weights", "the first, second and
+    // third scores"): the phrase found is the last ordinal's; the first of them opens the list.
+    for (bool joined = pos_k > 0; joined;) {
+        joined = false;
+        std::size_t k = pos_at;
+        for (std::string_view sep : {" and ", ", ", " and", ","}) {
+            if (k >= sep.size() && std::string_view(low_).substr(k - sep.size(), sep.size()) == sep) {
+                k -= sep.size();
+                break;
+            }
+        }
+        while (k > 0 && low_[k - 1] == ' ') --k;
+        for (std::size_t i = 0; i < ordinal.size() && k < pos_at; ++i) {
+            const std::string_view o = ordinal[i];
+            if (k >= sent.b + o.size() && std::string_view(low_).substr(k - o.size(), o.size()) == o &&
+                (k == o.size() || !alpha(low_[k - o.size() - 1])) && static_cast<int>(i) + 1 < pos_k) {
+                pos_k = static_cast<int>(i) + 1;
+                pos_at = k - o.size();
+                joined = true;
             }
         }
     }

@@ -114,6 +114,18 @@ void Binder::table_cues(const Candidate& c, CueWork& cw) const {
     }
 }
 
+// The word just before a count makes it a part ("the other two", "the remaining three", "the
+// first two", "the last four", "the next two").
+bool Binder::part_word_before(std::size_t b) const {
+    std::size_t e = b;
+    while (e > 0 && s_[e - 1] == ' ') --e;
+    bool name = false;
+    const std::size_t w = word_start(s_, e, name);
+    if (w == e) return false;
+    static const std::set<std::string, std::less<>> part{"other", "remaining", "first", "last", "next", "previous"};
+    return part.contains(low_.substr(w, e - w));
+}
+
 // Units after a count (with `versus`, `and`, `or` and another number between).
 void Binder::unit_after_cues(const Candidate& c, CueWork& cw) const {
     Scores& sc = cw.sc;
@@ -167,7 +179,9 @@ void Binder::unit_after_cues(const Candidate& c, CueWork& cw) const {
         if (sc.reason_field.empty()) sc.reason_field = fmt::format("\"{}\" after it", unit->stem);
         cw.unit = unit->stem;
         cw.unit_end = k + unit_at + unit->stem.size();
-        sc.qualified = unit_at > 0;
+        // "the other two states", "the first three positions": a count of a part of what the
+        // unit names, as an adjective between makes it.
+        sc.qualified = unit_at > 0 || part_word_before(c.b);
     }
 }
 

@@ -307,8 +307,15 @@ class CandidateScan {
                     while (j > 0 && (s[j - 1] == ' ' || s[j - 1] == ',')) --j;
                     return j > 0 && (digit(s[j - 1]) || s[j - 1] == ')' || s[j - 1] == ']');
                 };
+                // Before a conjunction ("at a and the other two at 0") it is never the article.
+                auto conjunction_after = [&] {
+                    for (std::string_view cj : {" and ", " or ", " while ", " whereas ", " but "}) {
+                        if (s.compare(we, cj.size(), cj) == 0) return true;
+                    }
+                    return false;
+                };
                 if (w == "a" && we < s.size() &&
-                    (((s[we] == ',' || s[we] == '.' || s[we] == ';' || s[we] == ')') &&
+                    (((s[we] == ',' || s[we] == '.' || s[we] == ';' || s[we] == ')' || conjunction_after()) &&
                       (prev == "is" || prev == "are" || prev == "at" || prev == "to" || prev == "equal" ||
                        prev == "equals" || prev == "be" || prev == "remains" || prev == "gives" || ends_a_list())) ||
                      s.compare(we, 9, " against ") == 0)) {

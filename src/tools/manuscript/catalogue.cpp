@@ -6,8 +6,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "exactattn/pointers.hpp"
 #include "exactattn/print.hpp"
@@ -95,6 +97,24 @@ int entity_index(Catalogue& c, const std::string& name, EntityKind kind) {
     return static_cast<int>(c.entities.size() - 1);
 }
 
+// A label as British spelling writes it ("colour" for "color", "centre" for "center"); the
+// label itself when no variant applies.
+std::string british(std::string l) {
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 6> variants{{
+        {"color", "colour"},
+        {"center", "centre"},
+        {"gray", "grey"},
+        {"neighbor", "neighbour"},
+        {"favor", "favour"},
+        {"harbor", "harbour"},
+    }};
+    for (const auto& [us, uk] : variants) {
+        for (std::size_t k = l.find(us); k != std::string::npos; k = l.find(us, k + uk.size()))
+            l.replace(k, us.size(), uk);
+    }
+    return l;
+}
+
 // The queries (their vectors written without spaces) and the sources with their positions' labels.
 void add_queries_and_sources(Catalogue& c, const Scenario& sc) {
     for (const auto& qv : sc.queries) {
@@ -111,7 +131,7 @@ void add_queries_and_sources(Catalogue& c, const Scenario& sc) {
             const std::string l = lower(src.labels[i]);
             std::string hyphened = l;  // "full stop" is also written "the full-stop state"
             std::replace(hyphened.begin(), hyphened.end(), ' ', '-');
-            for (const std::string& name : {l, hyphened}) {
+            for (const std::string& name : {l, hyphened, british(l), british(hyphened)}) {
                 if (std::find(c.labels.begin(), c.labels.end(), name) != c.labels.end()) continue;
                 c.labels.push_back(name);
                 c.label_positions.push_back({std::to_string(i + 1)});

@@ -490,8 +490,63 @@ TEST(ManuscriptAudit, ASingleNumberIsAStatesCoordinateOnlyWhenItsSentenceSaysSo)
     EXPECT_EQ(got[3], "1 wrong /reads/example-14.1/memory/2/1");
 }
 
+// Free prose as authors write it. Chapter 14: Example 14.1 scores [a, 0, 0] and weighs
+// [1/2, 1/4, 1/4]; Example 14.2 weighs [1/4, 1/2, 1/4]. Ordinals joined before one noun open
+// the list at the first of them; a British spelling names the same position; "the other two"
+// counts a part, never the positions; a bare a before a conjunction is a value; an entity its
+// own sentence names outranks one named earlier in the paragraph.
+std::vector<std::string> audit_verdicts(const std::string& body) {
+    std::vector<std::string> got;
+    for (const auto& f : audit_chapter(body).unmarked) {
+        if (f.verdict == AuditVerdict::NotAClaim) continue;
+        const char* v = f.verdict == AuditVerdict::Wrong       ? " wrong"
+                        : f.verdict == AuditVerdict::Verified  ? " verified"
+                        : f.verdict == AuditVerdict::Ambiguous ? " ambiguous"
+                                                               : " unbound";
+        got.push_back(f.text + v +
+                      (f.verdict == AuditVerdict::Unbound || f.bound.empty() ? "" : " " + f.bound[0].pointer));
+    }
+    return got;
+}
+
+TEST(ManuscriptAudit, JoinedOrdinalsOpenTheirListAtTheFirst) {
+    EXPECT_EQ(audit_verdicts("In Example 14.1 the second and third weights are 1/4 and 1/3.\n\n"
+                             "In Example 14.1 the first, second and third weights are 1/2, 1/4 and 1/4.\n"),
+              (std::vector<std::string>{
+                  "1/4 verified /reads/example-14.1/weights/1", "1/3 wrong /reads/example-14.1/weights/2",
+                  "1/2 verified /reads/example-14.1/weights/0", "1/4 verified /reads/example-14.1/weights/1",
+                  "1/4 verified /reads/example-14.1/weights/2"}));
+}
+
+TEST(ManuscriptAudit, ABritishSpellingNamesThePositionsLabel) {
+    EXPECT_EQ(audit_verdicts("In Example 14.2 the key state takes weight 1/2, and the colour state 1/4.\n\n"
+                             "In Example 14.2 the colour state takes weight 1/2.\n"),
+              (std::vector<std::string>{"1/2 verified /reads/example-14.2/weights/1",
+                                        "1/4 verified /reads/example-14.2/weights/0",
+                                        "1/2 wrong /reads/example-14.2/weights/0"}));
+}
+
+TEST(ManuscriptAudit, TheEntityItsSentenceNamesOutranksOneNamedEarlierInItsParagraph) {
+    EXPECT_EQ(audit_verdicts("In Example 14.1 the color state takes weight 1/2. "
+                             "In Example 14.2 the color state takes weight 1/2.\n"),
+              (std::vector<std::string>{"1/2 verified /reads/example-14.1/weights/0",
+                                        "1/2 wrong /reads/example-14.2/weights/0"}));
+}
+
+TEST(ManuscriptAudit, ACountOfAPartIsNeverWrongAgainstTheWhole) {
+    const auto got = audit_verdicts(
+        "In Example 14.1 the query [1,0] scores the color state at a and the other two "
+        "states at 0.\n");
+    ASSERT_EQ(got.size(), 4U);
+    EXPECT_EQ(got[0], "[1,0] verified /reads/example-14.1/query");
+    EXPECT_EQ(got[1], "a verified /reads/example-14.1/scores/0");
+    EXPECT_TRUE(got[2].starts_with("two ambiguous") || got[2] == "two unbound") << got[2];
+    EXPECT_EQ(got[3], "0 verified /reads/example-14.1/scores/1");
+}
+
 // A number after "sum to" is the sum of what its sentence lists, never wrong against the field
-// it names; a wrapped line does not split a unit; "bytes a number" is the bytes per number.
+// it names (a sum of the exponentials is verified against their denominator); a wrapped line
+// does not split a unit; "bytes a number" is the bytes per number.
 // Chapter 14: the weights sum to 1, the exponentials of Example 14.1 to 4; Exercise 5 stores
 // 200 numbers, 1600 bytes at 8 bytes per number, and takes 400 dot products.
 TEST(ManuscriptAudit, SumsWrappedUnitsAndRatesAreReadAsWritten) {
@@ -512,7 +567,7 @@ TEST(ManuscriptAudit, SumsWrappedUnitsAndRatesAreReadAsWritten) {
     }
     EXPECT_EQ(got,
               (std::vector<std::string>{
-                  "1 unbound", "4 unbound", "[2/3, 1/3, 1/3] unbound", "4/3 unbound",
+                  "1 unbound", "4 verified /reads/example-14.1/denominator", "[2/3, 1/3, 1/3] unbound", "4/3 unbound",
                   "1600 verified /costs/exercise-5/stored_bytes", "eight verified /costs/exercise-5/bytes_per_number",
                   "four verified /costs/exercise-5/target_steps", "400 verified /costs/exercise-5/dot_products",
                   "nine wrong /costs/exercise-5/bytes_per_number", "200 verified /costs/exercise-5/stored_numbers",
