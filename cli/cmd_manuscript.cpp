@@ -167,6 +167,12 @@ AuditSetting asked_audit(const Inputs& in, const ManuscriptCli& o) {
         const std::string& file = in.files[i].file;
         read_audit_setting(in.text(i), file, manuscript_format(file), a);
     }
+    // A book's project file named by --scenario-from asks as its toolchain reads it.
+    for (const std::string& from : o.scenario_from) {
+        const std::string name = std::filesystem::path(from).filename().string();
+        if (!from.ends_with(".yml") && !from.ends_with(".yaml")) continue;
+        read_project_audit_setting(read_manuscript_file(from), from, name == "myst.yml" || name == "myst.yaml", a);
+    }
     return a;
 }
 

@@ -231,6 +231,10 @@ void read_audit_setting(std::string_view latex, const std::string& file, AuditSe
 /// being the file's (as pandoc merges its blocks), merged into `into` keeping the strictest. A
 /// value that is no setting is a UsageError placed at its key.
 void read_audit_setting(std::string_view text, const std::string& file, ManuscriptFormat format, AuditSetting& into);
+/// The same for a book's project file, which is YAML: the top-level keys of a Quarto
+/// `_quarto.yml` or `_metadata.yml` (`myst` false), the keys of the top-level map `project:` of a
+/// MyST `myst.yml` (`myst` true), as those toolchains read them (the last of each key).
+void read_project_audit_setting(std::string_view yaml, const std::string& file, bool myst, AuditSetting& into);
 
 /// The manuscript with a mark on every number audit bound (verified or wrong), and the list of
 /// what was marked, why, and what was left unmarked.

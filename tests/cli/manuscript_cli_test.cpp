@@ -450,6 +450,32 @@ TEST(ManuscriptCli, AQuartoMetadataFileNamesAScenarioConfinedToItsProject) {
 // project file (_quarto.yml's top level, myst.yml's project: map) names the scenario that
 // --scenario-from passes to the files naming none; given twice, the first file naming one wins.
 // By hand (Chapter 14): Example 14.1's denominator is 2 + 1 + 1 = 4.
+// `manuscript check --scenario-from _quarto.yml` (or myst.yml) audits as the book's build does
+// when the project file asks for it: an unmarked wrong number fails the check at its line.
+// Chapter 14: Example 14.1's denominator is 4.
+TEST(ManuscriptCli, ABooksProjectFileNamedByScenarioFromAsksForTheAudit) {
+    const fs::path dir = book("project-audit");
+    fs::copy_file(EXACTATTN_SOURCE_DIR "/data/chapter14/chapter14.json", dir / "own.json");
+    const std::string chapter = (dir / "ch.md").string();
+    write(chapter, "# One\n\nIn Example 14.1 the denominator is 5.\n");
+    const std::string quarto = (dir / "_quarto.yml").string();
+    const std::string myst = (dir / "myst.yml").string();
+    write(quarto, "project:\n  type: book\nexactattn-scenario: own.json\n");
+    EXPECT_EQ(run({"manuscript", "check", "--scenario-from", quarto, chapter}).code, 0);
+    write(quarto, "project:\n  type: book\nexactattn-scenario: own.json\nexactattn-audit: true\n");
+    write(myst, "version: 1\nproject:\n  exactattn-scenario: own.json\n  exactattn-audit: true\n");
+    for (const std::string& project : {quarto, myst}) {
+        const auto r = run({"manuscript", "check", "--scenario-from", project, chapter});
+        EXPECT_EQ(r.code, 1) << project << ": " << r.out << r.err;
+        EXPECT_NE(r.out.find(chapter + ":3:"), std::string::npos) << r.out;
+        EXPECT_EQ(run({"manuscript", "check", "--marks-only", "--scenario-from", project, chapter}).code, 0);
+    }
+    write(myst, "version: 1\nproject:\n  exactattn-scenario: own.json\n  exactattn-audit: maybe\n");
+    const auto bad = run({"manuscript", "check", "--scenario-from", myst, chapter});
+    EXPECT_EQ(bad.code, 2);
+    EXPECT_EQ(bad.err.rfind("exactattn: " + myst + ":4:3: exactattn-audit: maybe", 0), 0U) << bad.err;
+}
+
 TEST(ManuscriptCli, AScenarioIsReadFromEveryYamlBlockAndFromABooksProjectFile) {
     const fs::path dir = book("yaml-blocks");
     fs::copy_file(EXACTATTN_SOURCE_DIR "/data/chapter14/chapter14.json", dir / "own.json");

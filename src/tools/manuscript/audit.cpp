@@ -402,4 +402,34 @@ void read_audit_setting(std::string_view text, const std::string& file, Manuscri
     if (least) take_setting(true, least->first, least->second, into);
 }
 
+void read_project_audit_setting(std::string_view yaml, const std::string& file, bool myst, AuditSetting& into) {
+    if (yaml.find("exactattn-audit") == std::string_view::npos) return;
+    std::optional<std::pair<std::string, Location>> level;
+    std::optional<std::pair<std::string, Location>> least;
+    bool in_project = false;
+    int line = 0;
+    for (std::size_t from = 0; from < yaml.size(); ++line) {
+        std::size_t e = yaml.find('\n', from);
+        if (e == std::string_view::npos) e = yaml.size();
+        std::string_view l = yaml.substr(from, e - from);
+        from = e + 1;
+        if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+        const std::size_t k = l.find_first_not_of(" \t");
+        if (k == std::string_view::npos || l[k] == '#') continue;
+        if (k == 0)
+            in_project =
+                myst && l.starts_with("project:") && l.substr(8).find_first_not_of(" \t") == std::string_view::npos;
+        // Quarto: a top-level key; MyST: a key of the map `project:`, indented under it.
+        if (myst ? (!in_project || k == 0) : k != 0) continue;
+        const std::string_view rest = l.substr(k);
+        const bool min = rest.starts_with("exactattn-audit-min-coverage:");
+        if (!min && !rest.starts_with("exactattn-audit:")) continue;
+        const std::size_t key = std::string_view(min ? "exactattn-audit-min-coverage:" : "exactattn-audit:").size();
+        (min ? least : level) =
+            std::pair(yaml_setting_value(rest.substr(key)), Location{file, line + 1, static_cast<int>(k) + 1, {}, {}});
+    }
+    if (level) take_setting(false, level->first, level->second, into);
+    if (least) take_setting(true, least->first, least->second, into);
+}
+
 }  // namespace exactattn

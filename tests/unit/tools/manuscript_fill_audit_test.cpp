@@ -784,6 +784,33 @@ TEST(ManuscriptAuditSetting, AMarkdownFileAsksInItsMetadataAsPandocReadsIt) {
     }
 }
 
+// A book's project file asks as Quarto (top-level keys of _quarto.yml, _metadata.yml) and MyST
+// (the keys of myst.yml's `project:` map) read it.
+TEST(ManuscriptAuditSetting, ABooksProjectFileAsksAsItsToolchainReadsIt) {
+    const auto level_of = [](const std::string& yaml, bool myst) {
+        AuditSetting a;
+        read_project_audit_setting(yaml, myst ? "myst.yml" : "_quarto.yml", myst, a);
+        return a.level;
+    };
+    EXPECT_EQ(level_of("project:\n  type: book\nexactattn-audit: true\n", false), AuditLevel::Wrong);
+    EXPECT_EQ(level_of("project:\n  type: book\n  exactattn-audit: true\n", false), AuditLevel::Off);  // not top level
+    EXPECT_EQ(level_of("# exactattn-audit: true\n", false), AuditLevel::Off);
+    EXPECT_EQ(level_of("exactattn-audit: true\nexactattn-audit: false\n", false), AuditLevel::Off);  // the last
+    EXPECT_EQ(level_of("version: 1\nproject:\n  title: A\n  exactattn-audit: strict\n", true), AuditLevel::Strict);
+    EXPECT_EQ(level_of("version: 1\nexactattn-audit: true\nproject:\n  title: A\n", true), AuditLevel::Off);
+    EXPECT_EQ(level_of("project:\n  title: A\nsite:\n  exactattn-audit: true\n", true), AuditLevel::Off);
+    AuditSetting a;
+    read_project_audit_setting("exactattn-audit: true\nexactattn-audit-min-coverage: 80\n", "_quarto.yml", false, a);
+    EXPECT_EQ(a.min_coverage, "80");
+    try {
+        AuditSetting b;
+        read_project_audit_setting("project:\n  title: A\n  exactattn-audit: maybe\n", "myst.yml", true, b);
+        ADD_FAILURE() << "maybe was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("myst.yml:3:3"), std::string::npos) << e.what();
+    }
+}
+
 // A value that is no setting is refused at its key, before anything is checked.
 TEST(ManuscriptAuditSetting, AValueThatIsNoSettingIsRefusedAtItsKey) {
     const auto refused = [](const std::string& text) {
