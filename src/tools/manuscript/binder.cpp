@@ -11,11 +11,12 @@ namespace exactattn::manuscript::binding {
 namespace {
 // The text lower-cased with its line breaks read as spaces, for the phrase searches: a wrapped
 // line does not split a phrase ("eight bytes a\nnumber", "400 dot\nproducts"), while a blank
-// line (two spaces then) still ends every phrase at its paragraph. Offsets are unchanged.
-std::string phrase_text(const std::string& s) {
+// line (two spaces then) still ends every phrase at its paragraph. LaTeX's tie is a space
+// ("Exercise~5" names Exercise 5). Offsets are unchanged.
+std::string phrase_text(const std::string& s, ManuscriptFormat format) {
     std::string low = lower(s);
     for (auto& c : low) {
-        if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+        if (c == '\n' || c == '\r' || c == '\t' || (c == '~' && format == ManuscriptFormat::Latex)) c = ' ';
     }
     return low;
 }
@@ -24,7 +25,7 @@ std::string phrase_text(const std::string& s) {
 Binder::Binder(const Source& src, const std::string& s, Quantities& q)
     : src_(src),
       s_(s),
-      low_(phrase_text(s)),
+      low_(phrase_text(s, src.format)),
       occ_(low_),
       compact_(low_),
       compact_occ_(compact_.text),
