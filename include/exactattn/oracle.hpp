@@ -311,7 +311,8 @@ struct Reference {
     /// X the largest magnitude the kernel's result there can have (a deviation of 2^−9 relative
     /// allowed): n_q × d_v, the scores' Σ_j w_j² dev_j² (products, partial sums and score), the
     /// subtraction's, the exponential's (relative, of coefficient 1), the division's and the
-    /// product's (together), and the numerator's partial sums; per row the denominator's.
+    /// product's (together), and the numerator's partial sums; per row the denominator's. Formed
+    /// only for BoundKind::ProbabilisticUlp (and by reference(p, format, weights)); else empty.
     std::vector<double> run_hd, run_h3, run_h2, run_hv, run_hp, run_hpd;
     /// Σ_j w_j s_j (v_jc − o_c), ∂o_c/∂(log c): the direction a temperature error moves the
     /// output (from midpoints), and an upper bound on its magnitude.
@@ -356,7 +357,8 @@ const char* bound_name(BoundKind b);
 /// The reference with the sums of the bound `sums_for` only (docs/oracle.md, "Speed and
 /// memory"): the running bound's and the systematic tests' always, the ordered and
 /// probabilistic bounds' sums (a second pass over every row's keys and products) only for those
-/// bounds. reference(p, format, weights) forms them all.
+/// bounds, the half-ulp bound's (run_hd … run_hpd) only for it. reference(p, format, weights)
+/// forms them all.
 Reference reference(const Problem& p, FloatFormat format, bool weights, BoundKind sums_for);
 /// True when judging under `b` reads the sums that reference(…, BoundKind) forms only for it.
 bool needs_sharp_sums(BoundKind b);

@@ -341,7 +341,9 @@ Judgement judge_output(const Reference& ref, const Tensor& output, const Algorit
                                       output.shape.size()),
                           where);
     }
-    if (needs_sharp_sums(spec.bound) && ref.run_qa.size() != ref.out.size())
+    if (needs_sharp_sums(spec.bound) &&
+        (ref.run_qa.size() != ref.out.size() ||
+         (spec.bound == BoundKind::ProbabilisticUlp && ref.run_hd.size() != ref.out.size())))
         throw usage_error(
             fmt::format("the {} bound reads sums this reference did not form (compute it for that "
                         "bound, or without naming one)",

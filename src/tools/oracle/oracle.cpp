@@ -270,12 +270,14 @@ void sharp_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<Doub
     // results from the exact ones within the allowance A (partial sums: A Σ|terms|), the
     // exponentials in the frame of the largest score, E_j ≥ b^(s_j^lo − max s^hi), their partial
     // sums D_t from them (each double sum within nk·2^−52 relative: the lower bound D_lo).
+    // Formed only for that bound (the reference allocated them): a frexp per partial sum.
+    const bool half = !ref.run_hd.empty();
     constexpr double al = kHalfUlpAllowance;
     const double dd = static_cast<double>(dk) * 0x1p-52;
     double pdh = 0, dlo = 0, dsum = 0;
     const bool two = p.base == ExpBase::Two;
     std::vector<double> elo(static_cast<std::size_t>(nk), 0.0);
-    for (std::int64_t j = 0; j < nk; ++j)
+    for (std::int64_t j = 0; j < nk && half; ++j)
         if (keep[j]) {
             const double x = r.key_lo[j] - r.facts.score_max;
             elo[j] = (two ? std::exp2(x) : std::exp(x)) * (1 - 0x1p-50);
@@ -293,6 +295,7 @@ void sharp_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<Doub
             abs += std::fabs(prod);
             sq += prod * prod + (x > 0 ? part * part : 0);
             mag += std::fabs(prod) + (x > 0 ? std::fabs(part) : 0);
+            if (!half) continue;
             const double hp = ulp_mag(std::fabs(prod), std::fabs(prod));  // the product of exact inputs
             const double hs = x > 0 ? ulp_mag(std::fabs(part), std::fabs(part) + (al + dd) * abs) : 0;
             hsq += hp * hp + hs * hs;
@@ -308,6 +311,7 @@ void sharp_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<Doub
         wsum += w[j];
         pd += wsum * wsum;
         pd1 += wsum;
+        if (!half) continue;
         // The exponential's error relative to E_j (at most 1 ulp: 2u·2^⌊log2 Ê_j⌋), and the
         // denominator's partial sum's (the output moves by o·e_t/D).
         expr[j] = std::min(1.0, pow2_floor(elo[j] * std::exp(2 * al) * (1 + 0x1p-40)) / elo[j]);
@@ -317,7 +321,7 @@ void sharp_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<Doub
     }
     ref.run_pd[i] = pd * wide2;
     ref.run_pd1[i] = pd1 * widen;
-    ref.run_hpd[i] = pdh * wide2;
+    if (half) ref.run_hpd[i] = pdh * wide2;
     const auto n = static_cast<std::size_t>(dv);
     std::vector<double> s1o(n, 0.0), qa = s1o, qd = s1o, q2 = s1o, q3 = s1o, qv = s1o, pv = s1o, part = s1o;
     std::vector<double> pv1 = s1o, h1o = s1o, hd = s1o, h3 = s1o, h2 = s1o, hv = s1o, hp = s1o, pabs = s1o;
@@ -347,6 +351,7 @@ void sharp_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<Doub
             // The half-ulp bound's: the scores, the subtraction, the exponential, the division
             // and the product, the numerator's partial sum (within 2A Σ_{j≤t} w_j |v_jc| and the
             // midpoints' slack of the kernel's).
+            if (!half) continue;
             hd[c] += wd2 * doth[j];
             h3[c] += wd2 * gh * gh;
             h2[c] += wd2 * expr[j] * expr[j];
@@ -371,6 +376,7 @@ void sharp_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<Doub
         ref.run_qv[at] = qv[c] * wide2;
         // The partial sums from midpoints: each within a few units of 2^−50 of Σ_j w_j |v_j| (added).
         ref.run_pv[at] = (std::sqrt(pv[c]) + slack) * (std::sqrt(pv[c]) + slack) * wide2;
+        if (!half) continue;
         ref.run_hd[at] = hd[c] * wide2;
         ref.run_h3[at] = h3[c] * wide2;
         ref.run_h2[at] = h2[c] * wide2;
@@ -495,7 +501,7 @@ void check_size(const Problem& p, bool weights) {
 }  // namespace
 
 Reference reference(const Problem& p, FloatFormat format, bool weights) {
-    return reference(p, format, weights, BoundKind::ProbabilisticOrdered);
+    return reference(p, format, weights, BoundKind::ProbabilisticUlp);  // every sum
 }
 
 bool needs_sharp_sums(BoundKind b) { return b != BoundKind::Running && b != BoundKind::APriori; }
@@ -541,8 +547,10 @@ Reference reference(const Problem& p, FloatFormat format, bool weights, BoundKin
         if (p.softcap > 0) ref.run_h1o = ref.out;
         ref.run_pd.assign(static_cast<std::size_t>(ref.n_q), 0);
         ref.run_pd1 = ref.run_pd;
-        ref.run_hd = ref.run_h3 = ref.run_h2 = ref.run_hv = ref.run_hp = ref.out;
-        ref.run_hpd = ref.run_pd;
+        if (sums_for == BoundKind::ProbabilisticUlp) {
+            ref.run_hd = ref.run_h3 = ref.run_h2 = ref.run_hv = ref.run_hp = ref.out;
+            ref.run_hpd = ref.run_pd;
+        }
     }
     if (format == FloatFormat::Float64) ref.out_resid.assign(no, kNaN);
     ref.lse.assign(static_cast<std::size_t>(ref.n_q), 0);

@@ -399,6 +399,13 @@ TEST(OracleJudge, AReferenceForTheRunningBoundHasItsSumsBitForBitAndNotTheSharpO
         EXPECT_THROW((void)judge_output(run, out, a, std::nullopt), Error) << bound_name(b);
         EXPECT_TRUE(judge_output(all, out, a, std::nullopt).passed()) << bound_name(b);
     }
+    // The half-ulp sums only for their bound (and in `all`): a reference for the ordered one lacks them.
+    const Reference ordered = reference(p, FloatFormat::Float32, false, BoundKind::ProbabilisticOrdered);
+    EXPECT_TRUE(ordered.run_hd.empty() && ordered.run_hpd.empty());
+    EXPECT_EQ(ordered.run_qd, all.run_qd);
+    a.bound = BoundKind::ProbabilisticUlp;
+    EXPECT_THROW((void)judge_output(ordered, out, a, std::nullopt), Error);
+    EXPECT_TRUE(judge_output(all, out, a, std::nullopt).passed());
 }
 
 TEST(OracleJudge, TheTemperatureVerdictCountsTheMajorityOfEitherSign) {
