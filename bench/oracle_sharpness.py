@@ -17,7 +17,7 @@ import numpy as np
 from exactattn import oracle
 
 N, D = 128, 64
-BOUNDS = ("a-priori", "running", "running-ordered", "probabilistic", "probabilistic-ordered")
+BOUNDS = ("a-priori", "running", "running-ordered", "probabilistic", "probabilistic-ordered", "probabilistic-ulp")
 
 
 def kernel(q, k, v, work):
@@ -58,7 +58,8 @@ def planted_is_caught(out, q, k, v, bound, work, ulps, seed):
 def main():
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     seeds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
-    alarm_bounds = sys.argv[3].split(",") if len(sys.argv) > 3 else ("running", "probabilistic", "probabilistic-ordered")
+    alarm_bounds = (sys.argv[3].split(",") if len(sys.argv) > 3 else
+                    ("running", "probabilistic", "probabilistic-ordered", "probabilistic-ulp"))
     for work in (np.float32, np.float64):
         name = np.dtype(work).name
         for bound in BOUNDS if seeds > 0 else ():

@@ -347,7 +347,7 @@ void add_oracle_command(CLI::App& app, std::function<int(std::ostream&)>& comman
     s->add_option("--tolerance-ulps", o->tolerance, "judge: also fail past this many ULPs");
     s->add_option("--bound", o->bound,
                   "judge: running (default: from the actual inputs) | running-ordered | a-priori | probabilistic | "
-                  "probabilistic-ordered");
+                  "probabilistic-ordered | probabilistic-ulp");
     s->add_option("--format", o->format, "text | json")->check(CLI::IsMember({"text", "json"}));
     s->callback([o, &command, &delivery] {
         command = [o, &delivery](std::ostream& out) { return cmd_oracle(*o, out, delivery); };

@@ -306,6 +306,14 @@ struct Reference {
     std::vector<double> run_s1o, run_pv1, run_pd1;
     /// Under a softcap: Σ_j w_j dev_j h_j σ_j (S1° with the cap's slope h_j), n_q × d_v; else empty.
     std::vector<double> run_h1o;
+    /// The half-ulp bound's sums ("probabilistic-ulp", docs/oracle.md, "The half-ulp bound"): the
+    /// declared order's sums of squares with each magnitude |x| replaced by min(|x|, 2^⌊log2 X⌋),
+    /// X the largest magnitude the kernel's result there can have (a deviation of 2^−9 relative
+    /// allowed): n_q × d_v, the scores' Σ_j w_j² dev_j² (products, partial sums and score), the
+    /// subtraction's, the exponential's (relative, of coefficient 1), the division's and the
+    /// product's (together), and the numerator's partial sums; per row the denominator's. Formed
+    /// only for BoundKind::ProbabilisticUlp (and by reference(p, format, weights)); else empty.
+    std::vector<double> run_hd, run_h3, run_h2, run_hv, run_hp, run_hpd;
     /// Σ_j w_j s_j (v_jc − o_c), ∂o_c/∂(log c): the direction a temperature error moves the
     /// output (from midpoints), and an upper bound on its magnitude.
     std::vector<double> run_g, run_gabs;
@@ -337,7 +345,10 @@ enum class Algorithm { Naive, Safe, Online };
 /// partial sums of the declared order (dot products in index order, sums in key order).
 /// `RunningOrdered`: the running bound for a kernel that sums in the declared order (Higham's
 /// running error bound u Σ|partial sums| in place of γ_n Σ|terms|; naive and safe).
-enum class BoundKind { APriori, Running, Probabilistic, ProbabilisticOrdered, RunningOrdered };
+/// `ProbabilisticUlp`: the declared order's probabilistic bound with each rounding error at most
+/// half an ulp of its result (u·2^⌊log2|x̂|⌋) instead of u|x̂|; naive and safe (docs/oracle.md,
+/// "The half-ulp bound").
+enum class BoundKind { APriori, Running, Probabilistic, ProbabilisticOrdered, RunningOrdered, ProbabilisticUlp };
 /// The failure probability per entry of the probabilistic bounds (2^−40), and their λ.
 double probabilistic_failure();
 double probabilistic_lambda();
@@ -346,10 +357,15 @@ const char* bound_name(BoundKind b);
 /// The reference with the sums of the bound `sums_for` only (docs/oracle.md, "Speed and
 /// memory"): the running bound's and the systematic tests' always, the ordered and
 /// probabilistic bounds' sums (a second pass over every row's keys and products) only for those
-/// bounds. reference(p, format, weights) forms them all.
+/// bounds, the half-ulp bound's (run_hd … run_hpd) only for it. reference(p, format, weights)
+/// forms them all.
 Reference reference(const Problem& p, FloatFormat format, bool weights, BoundKind sums_for);
 /// True when judging under `b` reads the sums that reference(…, BoundKind) forms only for it.
 bool needs_sharp_sums(BoundKind b);
+/// The half-ulp bound's allowance A (docs/oracle.md, "The half-ulp bound"): its sums hold a
+/// kernel whose relative deviations (scores, exponentials, sums) are at most A/4; the judge
+/// checks that the claim's are and otherwise takes the declared order's terms.
+constexpr double kHalfUlpAllowance = 0x1p-9;
 struct AlgorithmSpec {
     Algorithm algorithm = Algorithm::Safe;
     FloatFormat accumulate = FloatFormat::Float32;
@@ -413,6 +429,12 @@ double running_output_bound(const Reference& ref, const AlgorithmSpec& spec, std
 /// bound. `ordered`: the declared order's partial sums (naive and safe; online as any order).
 double probabilistic_output_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t c,
                                   bool ordered, std::string* why = nullptr);
+/// The half-ulp bound (docs/oracle.md, "The half-ulp bound") on output (i, c): the declared
+/// order's probabilistic bound with each rounding error at most half an ulp of its result; never
+/// above it. Naive and safe, fused, without a softcap, within the allowance kHalfUlpAllowance;
+/// otherwise the declared order's probabilistic bound.
+double half_ulp_output_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t c,
+                             std::string* why = nullptr);
 
 /// One judged entry.
 struct Judged {

@@ -229,8 +229,9 @@ def judge(out: Any, q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm
     when given: the result's ``"weights"`` and ``"lse"`` hold their judgements (else None).
     ``bound`` is ``"running"`` (the default: from the actual scores, weights and values of each
     row), ``"running-ordered"`` (the same for a kernel that sums in the declared order),
-    ``"a-priori"``, or ``"probabilistic"`` / ``"probabilistic-ordered"`` (Higham and Mary's
-    model, failing with probability at most ``"failure_probability"`` = 2^-40 per entry); the
+    ``"a-priori"``, or ``"probabilistic"`` / ``"probabilistic-ordered"`` / ``"probabilistic-ulp"``
+    (Higham and Mary's model, failing with probability at most ``"failure_probability"`` = 2^-40
+    per entry; ``"probabilistic-ulp"`` bounds each rounding by half an ulp of its result); the
     result names it (``"bound_name"``) and says how much of it the worst entry uses
     (``"max_bound_fraction"``). ``"systematic"`` is the statistical verdict over all entries
     (sign tests for a rounding bias and a temperature error, family-wise false-alarm rate 1e-6;
@@ -259,7 +260,8 @@ def judge(out: Any, q: Any, k: Any, v: Any, *, fmt: str | None = None, algorithm
                            _name(algorithm, "algorithm", "'naive', 'safe' or 'online'"),
                            _accumulate(accumulate), _name(p_fmt or dtype, "p_fmt", "a format name"),
                            block, tolerance_ulps, wa, la, _name(bound, "bound", "'running', 'running-ordered', 'a-priori', "
-                                                          "'probabilistic' or 'probabilistic-ordered'"),
+                                                          "'probabilistic', 'probabilistic-ordered' or "
+                                                          "'probabilistic-ulp'"),
                            _threads(threads), None if stored is None else _name(stored, "stored", "a format name"))
     batched = qa.ndim == 4
     _in_layout(d, o["layout"], batched)

@@ -319,8 +319,16 @@ double running_output_bound(const Reference& ref, const AlgorithmSpec& spec, std
     return std::min(b, pri);
 }
 
-double probabilistic_output_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t c,
-                                  bool ordered, std::string* why) {
+namespace {
+
+// Which partial sums the probabilistic bound takes: any order's, the declared order's, or the
+// declared order's with each rounding at most half an ulp of its result (docs/oracle.md, "The
+// half-ulp bound").
+enum class Sums { AnyOrder, Ordered, HalfUlp };
+
+double probabilistic_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t c, Sums sums,
+                           std::string* why) {
+    const bool ordered = sums != Sums::AnyOrder;
     const double run = running_output_bound(ref, spec, i, c, why, ordered);
     const std::size_t at = static_cast<std::size_t>(i * ref.d_v + c);
     if (!std::isfinite(run) || run == 0 || ref.run_qa.size() <= at) return run;
@@ -350,7 +358,15 @@ double probabilistic_output_bound(const Reference& ref, const AlgorithmSpec& spe
         const double ratio = unit_roundoff(*spec.stored) / ua;
         q += ratio * ratio * ((cap ? 6 : 3) * ref.run_qa[at] + ref.run_qv[at]);
     }
-    if (online) {
+    // The half-ulp sums hold a kernel whose results deviate from the exact ones by at most a
+    // quarter of their allowance (the scores' and exponentials' errors, both sums', the
+    // division's); a fused naive or safe kernel without a softcap. Else the declared order's.
+    const double needed = 2 * t.eps + t.r + t.phi + t.theta + gamma(2 * d + 2, ua) + 4 * ua;
+    if (sums == Sums::HalfUlp && !online && !spec.stored && !cap && ref.run_hd.size() > at &&
+        needed <= kHalfUlpAllowance / 4) {
+        q = ref.run_hd[at] + (shifted ? ref.run_h3[at] + 4 * ref.run_h2[at] : 4 * ref.run_q2[at]) + ref.run_hv[at] +
+            o * o * (shifted ? ref.run_hpd[i] : ref.run_pd[i]) + ref.run_hp[at] + (ref.biased ? ref.run_qa[at] : 0);
+    } else if (online) {
         const double b = static_cast<double>(std::max<std::int64_t>(1, std::min<std::int64_t>(spec.block, f.keys)));
         const double blocks = std::ceil(n / b), up = unit_roundoff(spec.p_format);
         q += o * o + (n - 1 + 2 * blocks) * (a * a + o * o) + (up > ua ? up * up / (ua * ua) : 0) * ref.run_qv[at];
@@ -391,6 +407,18 @@ double probabilistic_output_bound(const Reference& ref, const AlgorithmSpec& spe
         b += unit_roundoff(ref.format) * (o + b) + least_subnormal(ref.format);
     b *= 1 + 0x1p-20;
     return std::isfinite(b) ? std::min(b, run) : run;
+}
+
+}  // namespace
+
+double probabilistic_output_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t c,
+                                  bool ordered, std::string* why) {
+    return probabilistic_bound(ref, spec, i, c, ordered ? Sums::Ordered : Sums::AnyOrder, why);
+}
+
+double half_ulp_output_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t c,
+                             std::string* why) {
+    return probabilistic_bound(ref, spec, i, c, Sums::HalfUlp, why);
 }
 
 double weight_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t j, std::string* why) {

@@ -20,8 +20,10 @@ BoundKind parse_bound(std::string_view name, const Location& where) {
     if (name == "probabilistic") return BoundKind::Probabilistic;
     if (name == "probabilistic-ordered") return BoundKind::ProbabilisticOrdered;
     if (name == "running-ordered") return BoundKind::RunningOrdered;
+    if (name == "probabilistic-ulp") return BoundKind::ProbabilisticUlp;
     throw usage_error(
-        fmt::format("unknown bound '{}' (running, running-ordered, a-priori, probabilistic, probabilistic-ordered)",
+        fmt::format("unknown bound '{}' (running, running-ordered, a-priori, probabilistic, probabilistic-ordered, "
+                    "probabilistic-ulp)",
                     escape_controls(name)),
         where);
 }
@@ -38,6 +40,8 @@ const char* bound_name(BoundKind b) {
             return "probabilistic-ordered";
         case BoundKind::RunningOrdered:
             return "running-ordered";
+        case BoundKind::ProbabilisticUlp:
+            return "probabilistic-ulp";
     }
     return "?";
 }
@@ -337,7 +341,9 @@ Judgement judge_output(const Reference& ref, const Tensor& output, const Algorit
                                       output.shape.size()),
                           where);
     }
-    if (needs_sharp_sums(spec.bound) && ref.run_qa.size() != ref.out.size())
+    if (needs_sharp_sums(spec.bound) &&
+        (ref.run_qa.size() != ref.out.size() ||
+         (spec.bound == BoundKind::ProbabilisticUlp && ref.run_hd.size() != ref.out.size())))
         throw usage_error(
             fmt::format("the {} bound reads sums this reference did not form (compute it for that "
                         "bound, or without naming one)",
@@ -354,6 +360,8 @@ Judgement judge_output(const Reference& ref, const Tensor& output, const Algorit
                 case BoundKind::ProbabilisticOrdered:
                     return probabilistic_output_bound(ref, spec, i, c, spec.bound == BoundKind::ProbabilisticOrdered,
                                                       why);
+                case BoundKind::ProbabilisticUlp:
+                    return half_ulp_output_bound(ref, spec, i, c, why);
                 case BoundKind::APriori:
                     break;
             }
@@ -361,7 +369,8 @@ Judgement judge_output(const Reference& ref, const Tensor& output, const Algorit
         },
         tolerance_ulps, [&](std::int64_t i) { return claim_that_bounds(ref, spec, i); });
     j.bound = bound_name(spec.bound);
-    if (spec.bound == BoundKind::Probabilistic || spec.bound == BoundKind::ProbabilisticOrdered)
+    if (spec.bound == BoundKind::Probabilistic || spec.bound == BoundKind::ProbabilisticOrdered ||
+        spec.bound == BoundKind::ProbabilisticUlp)
         j.failure_probability = probabilistic_failure();
     systematic_tests(ref, spec, j);
     return j;

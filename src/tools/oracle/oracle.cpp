@@ -235,6 +235,21 @@ void charge_precision(const Problem& p, std::int64_t i, mpfr_prec_t prec, const 
         throw over_work(units, fmt::format("query row {}: a rounding at {} bits of working precision", i, prec));
 }
 
+// 2^⌊log2 x⌋ for a finite x > 0: half an ulp of a normal result of magnitude x is u times it.
+double pow2_floor(double x) {
+    int e = 0;
+    std::frexp(x, &e);
+    return std::ldexp(0.5, e);
+}
+// The magnitude of a rounding's result in the half-ulp bound's sums (docs/oracle.md, "The
+// half-ulp bound"): |x|, the first-order coefficient as the declared order's, but at most
+// 2^⌊log2 hi⌋ when every result the kernel can compute there is at most hi (its rounding errs
+// by at most u·2^⌊log2 |x̂|⌋); hi is rounded up by 2^−40.
+double ulp_mag(double x, double hi) {
+    hi *= 1 + 0x1p-40;
+    return hi > 0 && std::isfinite(hi) ? std::min(x, pow2_floor(hi)) : x;
+}
+
 // The sums of the sharper bounds and of the systematic tests (docs/oracle.md, "The running bound
 // for the declared order", "The probabilistic bound", "Systematic errors"), beside running_sums'
 // and from the same double stage: per key the index-order dot product's squared coefficients and
@@ -249,35 +264,68 @@ void sharp_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<Doub
     const double widen = (1 + static_cast<double>(nk + 5) * 0x1p-52) * (1 + 0x1p-40);
     const double wide2 = (1 + static_cast<double>(nk + dk + 8) * 0x1p-51) * (1 + 0x1p-30);
     const double c_up = std::max(std::fabs(da.scale.lo), std::fabs(da.scale.hi));
-    std::vector<double> dotq(static_cast<std::size_t>(nk), 0.0), sigma = dotq;
+    std::vector<double> dotq(static_cast<std::size_t>(nk), 0.0), sigma = dotq, doth = dotq, expr = dotq;
     double pd = 0, pd1 = 0, wsum = 0;
+    // The half-ulp bound (docs/oracle.md, "The half-ulp bound"): every deviation of the kernel's
+    // results from the exact ones within the allowance A (partial sums: A Σ|terms|), the
+    // exponentials in the frame of the largest score, E_j ≥ b^(s_j^lo − max s^hi), their partial
+    // sums D_t from them (each double sum within nk·2^−52 relative: the lower bound D_lo).
+    // Formed only for that bound (the reference allocated them): a frexp per partial sum.
+    const bool half = !ref.run_hd.empty();
+    constexpr double al = kHalfUlpAllowance;
+    const double dd = static_cast<double>(dk) * 0x1p-52;
+    double pdh = 0, dlo = 0, dsum = 0;
+    const bool two = p.base == ExpBase::Two;
+    std::vector<double> elo(static_cast<std::size_t>(nk), 0.0);
+    for (std::int64_t j = 0; j < nk && half; ++j)
+        if (keep[j]) {
+            const double x = r.key_lo[j] - r.facts.score_max;
+            elo[j] = (two ? std::exp2(x) : std::exp(x)) * (1 - 0x1p-50);
+            dlo += elo[j];
+        }
+    dlo *= 1 - static_cast<double>(nk + 2) * 0x1p-52;
     const double* q = &p.q.data[i * dk];
     for (std::int64_t j = 0; j < nk; ++j) {
         if (!keep[j]) continue;
         const double* k = &p.k.data[j * dk];
-        double part = 0, sq = 0, mag = 0, abs = 0;
+        double part = 0, sq = 0, mag = 0, abs = 0, hsq = 0;
         for (std::int64_t x = 0; x < dk; ++x) {
             const double prod = q[x] * k[x];
             part += prod;
             abs += std::fabs(prod);
             sq += prod * prod + (x > 0 ? part * part : 0);
             mag += std::fabs(prod) + (x > 0 ? std::fabs(part) : 0);
+            if (!half) continue;
+            const double hp = ulp_mag(std::fabs(prod), std::fabs(prod));  // the product of exact inputs
+            const double hs = x > 0 ? ulp_mag(std::fabs(part), std::fabs(part) + (al + dd) * abs) : 0;
+            hsq += hp * hp + hs * hs;
         }
         sq += part * part;  // the scale's product
         mag += std::fabs(part);
         dotq[j] = sq * c_up * c_up * wide2;
+        const double hc = ulp_mag(c_up * std::fabs(part), c_up * (std::fabs(part) + (al + dd) * abs) * (1 + al));
+        doth[j] = (hsq * c_up * c_up + hc * hc) * wide2;
         // σ_j: the magnitudes of the products, the partial sums and the score (index order); each
         // partial sum in double is within d·2^−53 Σ|q k| of the exact one, 2d of them.
         sigma[j] = detail::up((mag + 2 * static_cast<double>(dk * dk) * 0x1p-53 * abs) * c_up * (1 + 0x1p-40));
         wsum += w[j];
         pd += wsum * wsum;
         pd1 += wsum;
+        if (!half) continue;
+        // The exponential's error relative to E_j (at most 1 ulp: 2u·2^⌊log2 Ê_j⌋), and the
+        // denominator's partial sum's (the output moves by o·e_t/D).
+        expr[j] = std::min(1.0, pow2_floor(elo[j] * std::exp(2 * al) * (1 + 0x1p-40)) / elo[j]);
+        dsum += elo[j];
+        const double hd = std::min(wsum, pow2_floor(dsum * std::exp(2 * al) * (1 + 0x1p-40)) / dlo);
+        pdh += hd * hd;
     }
     ref.run_pd[i] = pd * wide2;
     ref.run_pd1[i] = pd1 * widen;
+    if (half) ref.run_hpd[i] = pdh * wide2;
     const auto n = static_cast<std::size_t>(dv);
     std::vector<double> s1o(n, 0.0), qa = s1o, qd = s1o, q2 = s1o, q3 = s1o, qv = s1o, pv = s1o, part = s1o;
-    std::vector<double> pv1 = s1o, h1o = s1o;
+    std::vector<double> pv1 = s1o, h1o = s1o, hd = s1o, h3 = s1o, h2 = s1o, hv = s1o, hp = s1o, pabs = s1o;
+    const double pslack = 0x1p-40 * static_cast<double>(nk);
     const bool slope = !r.key_h.empty() && !ref.run_h1o.empty();
     const double dmid = d.lo + d.hi;
     for (std::int64_t j = 0; j < nk; ++j) {
@@ -285,6 +333,7 @@ void sharp_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<Doub
         const double* vj = &p.v.data[j * dv];
         const double gap = detail::up(r.facts.score_max - r.key_lo[j]), a = r.key_abs[j];
         const double wmid = (r.e[j].lo + r.e[j].hi) / dmid;
+        const double gh = ulp_mag(gap, gap + al), wh = ulp_mag(w[j], w[j] * (1 + 2 * al));
         for (std::int64_t c = 0; c < dv; ++c) {
             const double v = vj[c];
             const double dev = detail::up(std::max(std::fabs(v - o[c].lo), std::fabs(v - o[c].hi)));
@@ -299,6 +348,19 @@ void sharp_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<Doub
             part[c] += wmid * v;
             pv[c] += part[c] * part[c];
             pv1[c] += std::fabs(part[c]);
+            // The half-ulp bound's: the scores, the subtraction, the exponential, the division
+            // and the product, the numerator's partial sum (within 2A Σ_{j≤t} w_j |v_jc| and the
+            // midpoints' slack of the kernel's).
+            if (!half) continue;
+            hd[c] += wd2 * doth[j];
+            h3[c] += wd2 * gh * gh;
+            h2[c] += wd2 * expr[j] * expr[j];
+            const double av = std::fabs(v), pr = ulp_mag(w[j] * av, w[j] * av * (1 + 2 * al));
+            hv[c] += wh * wh * v * v + pr * pr;
+            pabs[c] += w[j] * av;
+            const double ph = ulp_mag(std::fabs(part[c]),
+                                      std::fabs(part[c]) + 2 * al * pabs[c] + pslack * ref.out_abs[i * dv + c]);
+            hp[c] += ph * ph;
         }
     }
     for (std::int64_t c = 0; c < dv; ++c) {
@@ -314,6 +376,12 @@ void sharp_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<Doub
         ref.run_qv[at] = qv[c] * wide2;
         // The partial sums from midpoints: each within a few units of 2^−50 of Σ_j w_j |v_j| (added).
         ref.run_pv[at] = (std::sqrt(pv[c]) + slack) * (std::sqrt(pv[c]) + slack) * wide2;
+        if (!half) continue;
+        ref.run_hd[at] = hd[c] * wide2;
+        ref.run_h3[at] = h3[c] * wide2;
+        ref.run_h2[at] = h2[c] * wide2;
+        ref.run_hv[at] = hv[c] * wide2;
+        ref.run_hp[at] = (std::sqrt(hp[c]) + slack) * (std::sqrt(hp[c]) + slack) * wide2;
     }
 }
 
@@ -433,7 +501,7 @@ void check_size(const Problem& p, bool weights) {
 }  // namespace
 
 Reference reference(const Problem& p, FloatFormat format, bool weights) {
-    return reference(p, format, weights, BoundKind::ProbabilisticOrdered);
+    return reference(p, format, weights, BoundKind::ProbabilisticUlp);  // every sum
 }
 
 bool needs_sharp_sums(BoundKind b) { return b != BoundKind::Running && b != BoundKind::APriori; }
@@ -479,6 +547,10 @@ Reference reference(const Problem& p, FloatFormat format, bool weights, BoundKin
         if (p.softcap > 0) ref.run_h1o = ref.out;
         ref.run_pd.assign(static_cast<std::size_t>(ref.n_q), 0);
         ref.run_pd1 = ref.run_pd;
+        if (sums_for == BoundKind::ProbabilisticUlp) {
+            ref.run_hd = ref.run_h3 = ref.run_h2 = ref.run_hv = ref.run_hp = ref.out;
+            ref.run_hpd = ref.run_pd;
+        }
     }
     if (format == FloatFormat::Float64) ref.out_resid.assign(no, kNaN);
     ref.lse.assign(static_cast<std::size_t>(ref.n_q), 0);

@@ -399,6 +399,13 @@ TEST(OracleJudge, AReferenceForTheRunningBoundHasItsSumsBitForBitAndNotTheSharpO
         EXPECT_THROW((void)judge_output(run, out, a, std::nullopt), Error) << bound_name(b);
         EXPECT_TRUE(judge_output(all, out, a, std::nullopt).passed()) << bound_name(b);
     }
+    // The half-ulp sums only for their bound (and in `all`): a reference for the ordered one lacks them.
+    const Reference ordered = reference(p, FloatFormat::Float32, false, BoundKind::ProbabilisticOrdered);
+    EXPECT_TRUE(ordered.run_hd.empty() && ordered.run_hpd.empty());
+    EXPECT_EQ(ordered.run_qd, all.run_qd);
+    a.bound = BoundKind::ProbabilisticUlp;
+    EXPECT_THROW((void)judge_output(ordered, out, a, std::nullopt), Error);
+    EXPECT_TRUE(judge_output(all, out, a, std::nullopt).passed());
 }
 
 TEST(OracleJudge, TheTemperatureVerdictCountsTheMajorityOfEitherSign) {
@@ -527,4 +534,52 @@ TEST(OracleJudge, TheCapsSlopeSumsAreAtMostTheirUncappedOnesAndAbsentWithoutACap
         EXPECT_LE(ref.rows[i].slope_abs_max, ref.rows[i].abs_score_max) << i;
         EXPECT_GE(ref.rows[i].slope_abs_max, m * (1 - 1e-9)) << i;
     }
+}
+
+// docs/oracle.md, "The half-ulp bound": over a search of seeded inputs (float32 and float64,
+// naive and safe, 1 to 160 keys, d up to 64, spreads 0.5 to 3) the declared order's emulation,
+// which rounds every operation to nearest, is never over the half-ulp bound, which is never above
+// the declared order's probabilistic bound, and is below 0.9 of it on most entries (the half
+// ulp's 2^⌊log2 x⌋/x is 1/2 to 1, about 0.73 in quadrature on random data).
+TEST(OracleJudge, TheHalfUlpBoundHoldsTheDeclaredOrdersEmulationAndIsNeverAboveTheOrderedOne) {
+    std::mt19937 rng(1935);
+    std::uniform_int_distribution<int> rows(2, 5), keys(1, 160), dims(1, 64), cols(1, 4);
+    const float spreads[] = {0.5f, 1.0f, 3.0f};
+    std::int64_t entries = 0, sharper = 0;
+    for (int run = 0; run < 48; ++run) {
+        const FloatFormat f = run % 2 ? FloatFormat::Float64 : FloatFormat::Float32;
+        const Algorithm a = run % 4 < 2 ? Algorithm::Safe : Algorithm::Naive;
+        const Problem p = random_problem(rng, f, rows(rng), keys(rng), dims(rng), cols(rng), spreads[run % 3]);
+        const Reference r = reference(p, f, false, BoundKind::ProbabilisticUlp);
+        AlgorithmSpec spec{a, f, f, 64};
+        spec.bound = BoundKind::ProbabilisticUlp;
+        const Judgement j = judge_output(r, emulate(p, EmulationSpec{a, f, f, f, 64}, false).out, spec, {});
+        EXPECT_EQ(j.over, 0) << "run " << run << ", max ULP " << j.max_abs_ulp;
+        EXPECT_EQ(j.bound, "probabilistic-ulp");
+        EXPECT_EQ(j.failure_probability, 0x1p-40);
+        for (std::int64_t i = 0; i < r.n_q; ++i)
+            for (std::int64_t c = 0; c < r.d_v; ++c) {
+                const double h = half_ulp_output_bound(r, spec, i, c), o = probabilistic_output_bound(r, spec, i, c, true);
+                EXPECT_LE(h, o) << "run " << run << " row " << i << " col " << c;
+                ++entries;
+                sharper += h < 0.9 * o;
+            }
+    }
+    EXPECT_GT(sharper, entries * 3 / 4) << sharper << " of " << entries;
+}
+
+// Outside its allowance (a bfloat16 accumulator: γ_{2d+2} alone is past 2^−11), for the online
+// algorithm and for an unfused kernel, the half-ulp bound is the declared order's, exactly.
+TEST(OracleJudge, TheHalfUlpBoundIsTheOrderedOneWhereItsSumsDoNotHold) {
+    std::mt19937 rng(1936);
+    const Problem p = random_problem(rng, FloatFormat::Float32, 3, 40, 16, 3, 1.0f);
+    const Reference r = reference(p, FloatFormat::Float32, false);
+    AlgorithmSpec bf16{Algorithm::Safe, FloatFormat::BFloat16, FloatFormat::BFloat16, 64};
+    AlgorithmSpec online{Algorithm::Online, FloatFormat::Float32, FloatFormat::Float32, 16};
+    AlgorithmSpec unfused{Algorithm::Safe, FloatFormat::Float32, FloatFormat::Float32, 64};
+    unfused.stored = FloatFormat::BFloat16;
+    for (const AlgorithmSpec& s : {bf16, online, unfused})
+        for (std::int64_t i = 0; i < 3; ++i)
+            for (std::int64_t c = 0; c < 3; ++c)
+                EXPECT_EQ(half_ulp_output_bound(r, s, i, c), probabilistic_output_bound(r, s, i, c, true));
 }
