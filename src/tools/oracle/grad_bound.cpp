@@ -18,6 +18,7 @@
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle_grad.hpp"
 #include "fp8.hpp"
+#include "grad_wide.hpp"
 
 namespace exactattn::oracle {
 
@@ -56,8 +57,13 @@ double dist(double y, double lo, double hi) {
 
 class Bounder {
   public:
-    Bounder(const Problem& p, const Tensor& d_out, const GradReference& g, const GradSpec& s)
+    // `wide`: g's P and dP are there (a batch's arrays), not in g.p and g.dp.
+    Bounder(const Problem& p, const Tensor& d_out, const GradReference& g, const GradSpec& s,
+            const detail::WideOut* wide = nullptr)
         : p_(p), do_(d_out), g_(g), s_(s) {
+        p_hi_ = wide != nullptr ? wide->p.hi : g.p.hi.data();
+        dp_lo_ = wide != nullptr ? wide->dp.lo : g.dp.lo.data();
+        dp_hi_ = wide != nullptr ? wide->dp.hi : g.dp.hi.data();
         nq_ = p.q.rows(), nk_ = p.k.rows(), d_ = p.q.cols(), dv_ = p.v.cols();
         a_ = fmt_of(s.accumulate, s.accumulate);
         a_.exact = false, a_.u = unit_roundoff(s.accumulate), a_.eta = least_subnormal(s.accumulate);
@@ -205,7 +211,7 @@ class Bounder {
             const double tau = eps[j] + ua * (gap + eps[j] + eps_max);
             r[j] = (1 + 2 * ua) * std::exp(tau) - 1;
             r_max = std::max(r_max, r[j]), tau_max = std::max(tau_max, tau);
-            pw[j] = g_.p.hi[i * nk_ + j];
+            pw[j] = p_hi_[i * nk_ + j];
         }
         const double d_lo = std::exp(-eps_max);  // Σ_j exp(s_j − m̂) ≥ exp(max s − m̂)
         if (r_max >= 1) return unbounded_row(i, keep, "an exponential's argument errs by more than ln 2");
@@ -248,7 +254,7 @@ class Bounder {
         for (auto j : js) {
             double m = 0;
             for (std::int64_t c = 0; c < dv_; ++c) m += std::fabs(do_.data[i * dv_ + c] * p_.v.data[j * dv_ + c]);
-            dpm[j] = mag(g_.dp.lo[i * nk_ + j], g_.dp.hi[i * nk_ + j]);
+            dpm[j] = mag(dp_lo_[i * nk_ + j], dp_hi_[i * nk_ + j]);
             edp[j] = gdv * m + static_cast<double>(dv_) * ea;
             if (standard()) edp[j] = stored(dpm[j], edp[j]);
             if (m * (1 + gdv) >= a_.max || (standard() && dpm[j] + edp[j] >= st_.max))
@@ -291,8 +297,8 @@ class Bounder {
         std::vector<double> qs(static_cast<std::size_t>(d_), 0), qe = qs, es_v(static_cast<std::size_t>(nk_), 0),
                                                                  sm_v = es_v;
         for (auto j : js) {
-            const double dif = std::max(std::fabs(g_.dp.hi[i * nk_ + j] - g_.delta.lo[i]),
-                                        std::fabs(g_.dp.lo[i * nk_ + j] - g_.delta.hi[i]));
+            const double dif = std::max(std::fabs(dp_hi_[i * nk_ + j] - g_.delta.lo[i]),
+                                        std::fabs(dp_lo_[i * nk_ + j] - g_.delta.hi[i]));
             double et = edp[j] + ed;
             et += ua * (dif + et);  // the subtraction (exact in the subnormals)
             if (standard()) et = stored(dif, et);
@@ -339,6 +345,7 @@ class Bounder {
     const Problem& p_;
     const Tensor& do_;
     const GradReference& g_;
+    const double *p_hi_ = nullptr, *dp_lo_ = nullptr, *dp_hi_ = nullptr;  // g's P and dP (or a batch's)
     const GradSpec& s_;
     std::int64_t nq_ = 0, nk_ = 0, d_ = 0, dv_ = 0;
     Fmt a_, st_, out_;
@@ -384,6 +391,17 @@ GradBounds grad_bounds(const Problem& p, const Tensor& d_out, const GradReferenc
     check_grad_spec(s);
     return Bounder(p, d_out, g, s).run();
 }
+
+namespace detail {
+
+GradBounds grad_bounds(const Problem& p, const Tensor& d_out, const GradReference& g, const GradSpec& s,
+                       const WideOut& wide) {
+    detail::check_d_out(p, d_out);
+    check_grad_spec(s);
+    return Bounder(p, d_out, g, s, &wide).run();
+}
+
+}  // namespace detail
 
 GradComparison judge_grad(const GradReference& g, const GradBounds& b, const std::string& name, const Tensor& actual) {
     GradComparison c = compare_grad(g, name, actual);
