@@ -237,8 +237,10 @@ class Builder {
         // unless 0 (docs/oracle.md, "The logit softcap"); the enclosures decide every entry.
         if (p_.softcap > 0) return std::nullopt;
         const auto c = detail::rational_scale(p_);
-        std::vector<mpq_class> w(static_cast<std::size_t>(nk_), mpq_class(0));
         const long n = static_cast<long>(std::count(keep_[i].begin(), keep_[i].end(), std::uint8_t{1}));
+        // The weights once the row is known rational: n_k rationals are n_k allocations, and
+        // almost every row of real inputs is refused at its second key.
+        std::vector<mpq_class> w;
         if (p_.base == ExpBase::E) {
             // With an irrational c, c·x + b = c·y + b' for rationals only when x = y and b = b'.
             std::map<std::pair<mpq_class, mpq_class>, int> groups;
@@ -255,6 +257,7 @@ class Builder {
                 }
                 if (groups.size() > 1) return std::nullopt;  // two scores differ: no need to see the rest
             }
+            w.resize(static_cast<std::size_t>(nk_));
             for (std::int64_t j = 0; j < nk_; ++j)
                 if (keep_[i][j]) w[j] = mpq_class(1, n);
             if (n == 1 && s0) lse = *s0;  // ln 1 = 0
@@ -267,6 +270,7 @@ class Builder {
         for (std::int64_t j = 0; j < nk_; ++j)
             if (keep_[i][j] && (!m || (*s)[j] > *m)) m = (*s)[j];
         mpq_class sum = 0;
+        w.resize(static_cast<std::size_t>(nk_));
         for (std::int64_t j = 0; j < nk_; ++j) {
             if (!keep_[i][j]) continue;
             const mpq_class t = (*s)[j] - *m;
