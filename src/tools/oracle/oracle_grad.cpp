@@ -441,6 +441,10 @@ class Builder {
         }
         // A row's Dot2 accumulators of its scores and of dP, every key at once (dot2_keys).
         std::vector<double> s2(nk_), c2(nk_), abs2(nk_), ps2(nk_), pc2(nk_), pabs2(nk_);
+        // In doubles, a row's scores (dot_of and the product by the scale) and its exponentials
+        // (sub and exp) every key at once too (kernels.cpp's scores_keys and exp_keys, as the
+        // forward's reference forms them: the same operations per key, the same enclosures).
+        std::vector<double> k_lo(kDouble ? nk_ : 0), k_hi = k_lo, k_abs = k_lo;
         const auto acc_of = [](double sum, double err, double abs, std::int64_t n) {
             DoubleArith::Acc r;
             r.s = sum, r.c = err, r.abs = abs, r.n = n;
@@ -468,10 +472,19 @@ class Builder {
             bool first = true;
             detail::dot2_keys(&p_.q.data[i * d_], kt_.data(), nk_, d_, s2.data(), c2.data(), abs2.data());
             detail::dot2_keys(&do_.data[i * dv_], vt_.data(), nk_, dv_, ps2.data(), pc2.data(), pabs2.data());
+            if constexpr (kDouble) {
+                const auto [c_lo, c_hi] = a.bounds(a.scale);
+                detail::scores_keys(s2.data(), c2.data(), abs2.data(), nk_, d_, c_lo, c_hi, k_lo.data(), k_hi.data(),
+                                    k_abs.data());
+            }
             for (std::int64_t j = 0; j < nk_; ++j) {
                 if (!keep_[i][j]) continue;
-                dot_from(a, s[j], acc_of(s2[j], c2[j], abs2[j], d_), &p_.q.data[i * d_], &p_.k.data[j * d_]);
-                a.mul(s[j], s[j], a.scale);
+                if constexpr (kDouble) {
+                    s[j] = {k_lo[j], k_hi[j]};
+                } else {
+                    dot_from(a, s[j], acc_of(s2[j], c2[j], abs2[j], d_), &p_.q.data[i * d_], &p_.k.data[j * d_]);
+                    a.mul(s[j], s[j], a.scale);
+                }
                 if (p_.softcap > 0) {  // cap·tanh(x/cap), whose derivative is 1 − tanh²(x/cap)
                     a.softcap(s[j], p_.softcap);
                     a.softcap_slope(slope[j], s[j], p_.softcap);
@@ -481,11 +494,19 @@ class Builder {
                 first = false;
             }
             set_zero(den_acc);
+            if constexpr (kDouble) {
+                for (std::int64_t j = 0; j < nk_; ++j) k_lo[j] = s[j].lo, k_hi[j] = s[j].hi;
+                detail::exp_keys(k_lo.data(), k_hi.data(), nk_, m, p_.base == ExpBase::Two, e_lo.data(), e_hi.data());
+            }
             for (std::int64_t j = 0; j < nk_; ++j) {
                 set_zero(w[j]);
                 if (!keep_[i][j]) continue;
-                a.sub(t, s[j], m);
-                a.exp(w[j], t);
+                if constexpr (kDouble) {
+                    w[j] = {e_lo[j], e_hi[j]};
+                } else {
+                    a.sub(t, s[j], m);
+                    a.exp(w[j], t);
+                }
                 a.add(den_acc, w[j]);
             }
             a.finish(den, den_acc);
