@@ -21,13 +21,15 @@ namespace exactattn::oracle::detail::grad {
 
 using Iv = MpfrArith::Iv;
 
-// A field of the gradients' reference (dq, p, …) of this shape, every entry 0 and not exact.
-inline GradField make_field(const char* name, std::vector<std::int64_t> shape) {
+// A field of the gradients' reference (dq, p, …) of this shape, every entry 0 and not exact;
+// without entries (only its name and shape) unless `entries` (its entries written elsewhere).
+inline GradField make_field(const char* name, std::vector<std::int64_t> shape, bool entries = true) {
     GradField f;
     f.name = name;
     std::int64_t n = 1;
     for (auto s : shape) n *= s;
     f.shape = std::move(shape);
+    if (!entries) return f;
     for (auto* x : {&f.val, &f.lo, &f.hi}) x->assign(static_cast<std::size_t>(n), 0);  // not copies of val
     f.exact.assign(static_cast<std::size_t>(n), 0);
     return f;

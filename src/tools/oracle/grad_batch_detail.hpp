@@ -76,7 +76,7 @@ struct BatchWork {
     std::vector<GradComparison> dq_c;
     std::vector<Fp8Events> events;
     /// certify_heads: P, dP and dS of every query head as one (B, H, n_q, n_k) field each, a head's
-    /// block written as soon as it is certified (its own three then released); `g`'s are empty
+    /// block written by its builder in place (grad_wide.hpp); `g`'s have no entries
     std::vector<GradField> wide;
     std::vector<Summed> sums[2];  ///< sum_groups: dk, dv of each kv head
     // judge_kv_heads: each kv head's dK and dV judged, and the slices judged

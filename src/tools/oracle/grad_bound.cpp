@@ -18,6 +18,7 @@
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle_grad.hpp"
 #include "fp8.hpp"
+#include "grad_wide.hpp"
 
 namespace exactattn::oracle {
 
@@ -54,10 +55,44 @@ double dist(double y, double lo, double hi) {
     return m == 0 ? 0 : detail::up(m);
 }
 
+// Σ_x a_x b_jx and Σ_x |a_x b_jx| (x < len, b_j = b + j·len) into dot[j] and adot[j] for every key j
+// of js, four keys at a time: each key's sums in the order x = 0, 1, … (the same bits as one key
+// at a time), the four keys' chains of additions independent so that they overlap (a key at a
+// time, each addition waited for the one before: most of the bounds' time).
+void key_sums(const std::vector<std::int64_t>& js, const double* a, const double* b, std::int64_t len, double* dot,
+              double* adot) {
+    std::size_t y = 0;
+    for (; y + 4 <= js.size(); y += 4) {
+        const double *b0 = b + js[y] * len, *b1 = b + js[y + 1] * len, *b2 = b + js[y + 2] * len,
+                     *b3 = b + js[y + 3] * len;
+        double d0 = 0, d1 = 0, d2 = 0, d3 = 0, a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+        for (std::int64_t x = 0; x < len; ++x) {
+            const double p0 = a[x] * b0[x], p1 = a[x] * b1[x], p2 = a[x] * b2[x], p3 = a[x] * b3[x];
+            d0 += p0, d1 += p1, d2 += p2, d3 += p3;
+            a0 += std::fabs(p0), a1 += std::fabs(p1), a2 += std::fabs(p2), a3 += std::fabs(p3);
+        }
+        dot[js[y]] = d0, dot[js[y + 1]] = d1, dot[js[y + 2]] = d2, dot[js[y + 3]] = d3;
+        adot[js[y]] = a0, adot[js[y + 1]] = a1, adot[js[y + 2]] = a2, adot[js[y + 3]] = a3;
+    }
+    for (; y < js.size(); ++y) {
+        double d0 = 0, a0 = 0;
+        for (std::int64_t x = 0; x < len; ++x) {
+            const double p0 = a[x] * b[js[y] * len + x];
+            d0 += p0, a0 += std::fabs(p0);
+        }
+        dot[js[y]] = d0, adot[js[y]] = a0;
+    }
+}
+
 class Bounder {
   public:
-    Bounder(const Problem& p, const Tensor& d_out, const GradReference& g, const GradSpec& s)
+    // `wide`: g's P and dP are there (a batch's arrays), not in g.p and g.dp.
+    Bounder(const Problem& p, const Tensor& d_out, const GradReference& g, const GradSpec& s,
+            const detail::WideOut* wide = nullptr)
         : p_(p), do_(d_out), g_(g), s_(s) {
+        p_hi_ = wide != nullptr ? wide->p.hi : g.p.hi.data();
+        dp_lo_ = wide != nullptr ? wide->dp.lo : g.dp.lo.data();
+        dp_hi_ = wide != nullptr ? wide->dp.hi : g.dp.hi.data();
         nq_ = p.q.rows(), nk_ = p.k.rows(), d_ = p.q.cols(), dv_ = p.v.cols();
         a_ = fmt_of(s.accumulate, s.accumulate);
         a_.exact = false, a_.u = unit_roundoff(s.accumulate), a_.eta = least_subnormal(s.accumulate);
@@ -171,12 +206,10 @@ class Bounder {
         std::vector<double> s(static_cast<std::size_t>(nk_)), eps = s, big = s;
         double smax = -kInf, smin = kInf, eps_max = 0;
         const double gd = gam(static_cast<double>(d_ + 3), ua);
+        std::vector<double> dots(static_cast<std::size_t>(nk_)), adots = dots;
+        key_sums(js, &p_.q.data[i * d_], p_.k.data.data(), d_, dots.data(), adots.data());
         for (auto j : js) {
-            double dot = 0, adot = 0;
-            for (std::int64_t x = 0; x < d_; ++x) {
-                dot += p_.q.data[i * d_ + x] * p_.k.data[j * d_ + x];
-                adot += std::fabs(p_.q.data[i * d_ + x] * p_.k.data[j * d_ + x]);
-            }
+            const double dot = dots[j], adot = adots[j];
             if (adot * (1 + gd) >= a_.max)
                 return unbounded_row(
                     i, keep, fmt::format("the dot product with key {} may overflow {}", j, info(s_.accumulate).name));
@@ -205,7 +238,7 @@ class Bounder {
             const double tau = eps[j] + ua * (gap + eps[j] + eps_max);
             r[j] = (1 + 2 * ua) * std::exp(tau) - 1;
             r_max = std::max(r_max, r[j]), tau_max = std::max(tau_max, tau);
-            pw[j] = g_.p.hi[i * nk_ + j];
+            pw[j] = p_hi_[i * nk_ + j];
         }
         const double d_lo = std::exp(-eps_max);  // Σ_j exp(s_j − m̂) ≥ exp(max s − m̂)
         if (r_max >= 1) return unbounded_row(i, keep, "an exponential's argument errs by more than ln 2");
@@ -245,10 +278,10 @@ class Bounder {
         // dP = dO Vᵀ, and D.
         std::vector<double> edp(static_cast<std::size_t>(nk_), 0), dpm = edp;
         const double gdv = gam(static_cast<double>(dv_), ua);
+        key_sums(js, &do_.data[i * dv_], p_.v.data.data(), dv_, dots.data(), adots.data());  // Σ_c |dO_ic v_jc|
         for (auto j : js) {
-            double m = 0;
-            for (std::int64_t c = 0; c < dv_; ++c) m += std::fabs(do_.data[i * dv_ + c] * p_.v.data[j * dv_ + c]);
-            dpm[j] = mag(g_.dp.lo[i * nk_ + j], g_.dp.hi[i * nk_ + j]);
+            const double m = adots[j];
+            dpm[j] = mag(dp_lo_[i * nk_ + j], dp_hi_[i * nk_ + j]);
             edp[j] = gdv * m + static_cast<double>(dv_) * ea;
             if (standard()) edp[j] = stored(dpm[j], edp[j]);
             if (m * (1 + gdv) >= a_.max || (standard() && dpm[j] + edp[j] >= st_.max))
@@ -291,8 +324,8 @@ class Bounder {
         std::vector<double> qs(static_cast<std::size_t>(d_), 0), qe = qs, es_v(static_cast<std::size_t>(nk_), 0),
                                                                  sm_v = es_v;
         for (auto j : js) {
-            const double dif = std::max(std::fabs(g_.dp.hi[i * nk_ + j] - g_.delta.lo[i]),
-                                        std::fabs(g_.dp.lo[i * nk_ + j] - g_.delta.hi[i]));
+            const double dif = std::max(std::fabs(dp_hi_[i * nk_ + j] - g_.delta.lo[i]),
+                                        std::fabs(dp_lo_[i * nk_ + j] - g_.delta.hi[i]));
             double et = edp[j] + ed;
             et += ua * (dif + et);  // the subtraction (exact in the subnormals)
             if (standard()) et = stored(dif, et);
@@ -339,6 +372,7 @@ class Bounder {
     const Problem& p_;
     const Tensor& do_;
     const GradReference& g_;
+    const double *p_hi_ = nullptr, *dp_lo_ = nullptr, *dp_hi_ = nullptr;  // g's P and dP (or a batch's)
     const GradSpec& s_;
     std::int64_t nq_ = 0, nk_ = 0, d_ = 0, dv_ = 0;
     Fmt a_, st_, out_;
@@ -384,6 +418,17 @@ GradBounds grad_bounds(const Problem& p, const Tensor& d_out, const GradReferenc
     check_grad_spec(s);
     return Bounder(p, d_out, g, s).run();
 }
+
+namespace detail {
+
+GradBounds grad_bounds(const Problem& p, const Tensor& d_out, const GradReference& g, const GradSpec& s,
+                       const WideOut& wide) {
+    detail::check_d_out(p, d_out);
+    check_grad_spec(s);
+    return Bounder(p, d_out, g, s, &wide).run();
+}
+
+}  // namespace detail
 
 GradComparison judge_grad(const GradReference& g, const GradBounds& b, const std::string& name, const Tensor& actual) {
     GradComparison c = compare_grad(g, name, actual);

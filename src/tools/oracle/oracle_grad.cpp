@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -18,6 +19,7 @@
 #include "arg.hpp"
 #include "arith.hpp"
 #include "grad_arith.hpp"
+#include "grad_wide.hpp"
 #include "kernels.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle_grad.hpp"
@@ -40,7 +42,9 @@ using detail::arg;
 
 class Builder {
   public:
-    Builder(const Problem& p, const Tensor& d_out, FloatFormat f) : p_(p), do_(d_out), f_(f) {
+    // `wide`: P, dP and dS written there (a batch's arrays), not into the reference's own fields.
+    Builder(const Problem& p, const Tensor& d_out, FloatFormat f, const detail::WideOut* wide = nullptr)
+        : p_(p), do_(d_out), f_(f) {
         nq_ = p.q.rows(), nk_ = p.k.rows(), d_ = p.q.cols(), dv_ = p.v.cols();
         g_.format = f;
         g_.base = p.base;
@@ -48,13 +52,26 @@ class Builder {
         g_.dq = make_field("dq", {nq_, d_});
         g_.dk = make_field("dk", {nk_, d_});
         g_.dv = make_field("dv", {nk_, dv_});
-        g_.p = make_field("p", {nq_, nk_});
-        g_.dp = make_field("dp", {nq_, nk_});
+        g_.p = make_field("p", {nq_, nk_}, wide == nullptr);
+        g_.dp = make_field("dp", {nq_, nk_}, wide == nullptr);
         g_.delta = make_field("d", {nq_});
-        g_.ds = make_field("ds", {nq_, nk_});
+        g_.ds = make_field("ds", {nq_, nk_}, wide == nullptr);
         g_.lse = make_field("lse", {nq_});
         g_.out = make_field("out", {nq_, dv_});
-        for (GradField* x : all()) done_[x].assign(x->val.size(), 0);
+        const std::array<GradField*, kFields> fields = {&g_.dq, &g_.dk, &g_.dv, &g_.out, &g_.lse,
+                                                        &g_.delta, &g_.p, &g_.dp, &g_.ds};
+        for (std::size_t y = 0; y < kFields; ++y) {
+            GradField& x = *fields[y];
+            Slot& s = sl_[y];
+            s.f = &x;
+            s.n = 1;
+            for (const auto e : x.shape) s.n *= e;
+            s.val = x.val.data(), s.lo = x.lo.data(), s.hi = x.hi.data(), s.exact = x.exact.data();
+            s.done.assign(static_cast<std::size_t>(s.n), 0);
+        }
+        if (wide != nullptr)
+            for (const auto& [y, to] : {std::pair{kP, &wide->p}, {kDp, &wide->dp}, {kDs, &wide->ds}})
+                sl_[y].val = to->val, sl_[y].lo = to->lo, sl_[y].hi = to->hi, sl_[y].exact = to->exact;
         for (std::int64_t i = 0; i < nq_; ++i) keep_.push_back(visible_keys(p, i));
         kt_.resize(static_cast<std::size_t>(d_ * nk_));
         vt_.resize(static_cast<std::size_t>(dv_ * nk_));
@@ -95,22 +112,31 @@ class Builder {
             g_.max_precision = std::max<std::int64_t>(g_.max_precision, prec);
             enclose(MpfrArith(prec, p_.base, p_.scale, d_));
         }
-        for (GradField* x : all()) g_.exact_entries += std::count(x->exact.begin(), x->exact.end(), std::uint8_t{1});
+        for (const Slot& x : sl_) g_.exact_entries += std::count(x.exact, x.exact + x.n, std::uint8_t{1});
         return std::move(g_);
     }
 
   private:
-    std::vector<GradField*> all() {
-        return {&g_.dq, &g_.dk, &g_.dv, &g_.out, &g_.lse, &g_.delta, &g_.p, &g_.dp, &g_.ds};
-    }
+    // The fields in report order (GradReference::fields), and where each one's entries go: its
+    // own vectors, or for P, dP and dS of a batch's head the batch's arrays (grad_wide.hpp).
+    enum Field : std::size_t { kDq, kDk, kDv, kOut, kLse, kDelta, kP, kDp, kDs, kFields };
+    struct Slot {
+        GradField* f = nullptr;  // its name and shape
+        std::int64_t n = 0;
+        double *val = nullptr, *lo = nullptr, *hi = nullptr;
+        std::uint8_t* exact = nullptr;
+        std::vector<std::uint8_t> done;  // 1 once the entry is decided
+    };
+
     std::int64_t undecided() {
         std::int64_t n = 0;
-        for (auto& [f, d] : done_) n += std::count(d.begin(), d.end(), std::uint8_t{0});
+        for (const Slot& x : sl_) n += std::count(x.done.begin(), x.done.end(), std::uint8_t{0});
         return n;
     }
     std::string first_undecided() {
-        for (GradField* x : all()) {
-            const auto& d = done_[x];
+        for (Slot& s : sl_) {
+            const GradField* x = s.f;
+            const auto& d = s.done;
             const auto it = std::find(d.begin(), d.end(), std::uint8_t{0});
             if (it == d.end()) continue;
             const auto at = it - d.begin();
@@ -128,8 +154,8 @@ class Builder {
                                                what, nq_, nk_, d_, dv_));
     }
 
-    void put_exact(GradField& x, std::int64_t at, const mpq_class& v) {
-        auto& done = done_[&x];
+    void put_exact(Slot& x, std::int64_t at, const mpq_class& v) {
+        auto& done = x.done;
         if (done[at]) return;
         x.val[at] = round_exact(v, f_);
         const auto [t, exact] = detail::toward_zero(v);  // within one ulp of a double
@@ -144,8 +170,8 @@ class Builder {
     // zero t (and whether it is t): then the sum lies in [t, t + ulp) away from zero, and rounds to
     // f as t does when t and its neighbour away from zero round alike (monotone rounding). False
     // (nothing stored) otherwise, a float64 rounding of an inexact t included.
-    bool put_exact_dot(GradField& x, std::int64_t at, const std::optional<std::pair<double, bool>>& tz) {
-        auto& done = done_[&x];
+    bool put_exact_dot(Slot& x, std::int64_t at, const std::optional<std::pair<double, bool>>& tz) {
+        auto& done = x.done;
         if (done[at]) return true;
         if (!tz) return false;
         const auto [t, exact] = *tz;
@@ -161,19 +187,20 @@ class Builder {
         done[at] = 1;
         return true;
     }
-    void put_value(GradField& x, std::int64_t at, double v) {  // a declared value (masked rows)
+    void put_value(Slot& x, std::int64_t at, double v) {  // a declared value (masked rows)
         x.val[at] = x.lo[at] = x.hi[at] = v;
         x.exact[at] = 1;
-        done_[&x][at] = 1;
+        x.done[at] = 1;
     }
     template <class A>
-    void put_iv(GradField& x, std::int64_t at, const A& a, const typename A::Iv& v) {
-        auto& done = done_[&x];
+    void put_iv(Slot& x, std::int64_t at, const A& a, const typename A::Iv& v) {
+        auto& done = x.done;
         if (done[at]) return;
         const auto r = a.decide(v, f_);
         if (!r) return;
         x.val[at] = *r;
         std::tie(x.lo[at], x.hi[at]) = a.bounds(v);
+        x.exact[at] = 0;  // (a batch's arrays are not zeroed for each head)
         done[at] = 1;
     }
 
@@ -210,8 +237,10 @@ class Builder {
         // unless 0 (docs/oracle.md, "The logit softcap"); the enclosures decide every entry.
         if (p_.softcap > 0) return std::nullopt;
         const auto c = detail::rational_scale(p_);
-        std::vector<mpq_class> w(static_cast<std::size_t>(nk_), mpq_class(0));
         const long n = static_cast<long>(std::count(keep_[i].begin(), keep_[i].end(), std::uint8_t{1}));
+        // The weights once the row is known rational: n_k rationals are n_k allocations, and
+        // almost every row of real inputs is refused at its second key.
+        std::vector<mpq_class> w;
         if (p_.base == ExpBase::E) {
             // With an irrational c, c·x + b = c·y + b' for rationals only when x = y and b = b'.
             std::map<std::pair<mpq_class, mpq_class>, int> groups;
@@ -228,6 +257,7 @@ class Builder {
                 }
                 if (groups.size() > 1) return std::nullopt;  // two scores differ: no need to see the rest
             }
+            w.resize(static_cast<std::size_t>(nk_));
             for (std::int64_t j = 0; j < nk_; ++j)
                 if (keep_[i][j]) w[j] = mpq_class(1, n);
             if (n == 1 && s0) lse = *s0;  // ln 1 = 0
@@ -240,6 +270,7 @@ class Builder {
         for (std::int64_t j = 0; j < nk_; ++j)
             if (keep_[i][j] && (!m || (*s)[j] > *m)) m = (*s)[j];
         mpq_class sum = 0;
+        w.resize(static_cast<std::size_t>(nk_));
         for (std::int64_t j = 0; j < nk_; ++j) {
             if (!keep_[i][j]) continue;
             const mpq_class t = (*s)[j] - *m;
@@ -274,7 +305,7 @@ class Builder {
                     }
                     tz = detail::toward_zero_dot(&do_split[i * dv_], &v_split[j * dv_], dv_);
                 }
-                if (!put_exact_dot(g_.dp, i * nk_ + j, tz)) put_exact(g_.dp, i * nk_ + j, detail::exact_dot(x, y, dv_));
+                if (!put_exact_dot(sl_[kDp], i * nk_ + j, tz)) put_exact(sl_[kDp], i * nk_ + j, detail::exact_dot(x, y, dv_));
             }
         const auto c = detail::rational_scale(p_);
         // λ·c rational: dQ and dK of rational rows are rational; otherwise only their zeros are.
@@ -294,28 +325,28 @@ class Builder {
             if (!row) continue;
             rational[i] = 1;
             if (w.empty()) w.resize(static_cast<std::size_t>(nq_ * nk_)), r.resize(w.size());
-            if (lse) put_exact(g_.lse, i, *lse);
+            if (lse) put_exact(sl_[kLse], i, *lse);
             mpq_class dd = 0;
             for (std::int64_t col = 0; col < dv_; ++col) {
                 mpq_class oc = 0;
                 for (std::int64_t j = 0; j < nk_; ++j) oc += (*row)[j] * mpq_class(v(j, col));
-                put_exact(g_.out, i * dv_ + col, oc);
+                put_exact(sl_[kOut], i * dv_ + col, oc);
                 dd += mpq_class(o(i, col)) * oc;
             }
-            put_exact(g_.delta, i, dd);
+            put_exact(sl_[kDelta], i, dd);
             for (std::int64_t j = 0; j < nk_; ++j) {
                 const auto at = static_cast<std::size_t>(i * nk_ + j);
                 w[at] = (*row)[j];
-                put_exact(g_.p, i * nk_ + j, w[at]);
+                put_exact(sl_[kP], i * nk_ + j, w[at]);
                 const mpq_class dp = detail::exact_dot(&do_.data[i * dv_], &p_.v.data[j * dv_], dv_);
                 r[at] = w[at] * (dp - dd);
-                if (p_.base == ExpBase::E || r[at] == 0) put_exact(g_.ds, i * nk_ + j, r[at]);
+                if (p_.base == ExpBase::E || r[at] == 0) put_exact(sl_[kDs], i * nk_ + j, r[at]);
             }
             for (std::int64_t x = 0; x < d_; ++x) {
                 mpq_class s = 0;
                 for (std::int64_t j = 0; j < nk_; ++j) s += r[i * nk_ + j] * mpq_class(k(j, x));
-                if (factor_rational) put_exact(g_.dq, i * d_ + x, *c * s);
-                if (s == 0) put_exact(g_.dq, i * d_ + x, s);
+                if (factor_rational) put_exact(sl_[kDq], i * d_ + x, *c * s);
+                if (s == 0) put_exact(sl_[kDq], i * d_ + x, s);
             }
         }
         for (std::int64_t j = 0; j < nk_; ++j) {
@@ -326,14 +357,14 @@ class Builder {
                 mpq_class s = 0;
                 for (std::int64_t i = 0; i < nq_; ++i)
                     if (keep_[i][j]) s += r[i * nk_ + j] * mpq_class(q(i, x));
-                if (factor_rational) put_exact(g_.dk, j * d_ + x, *c * s);
-                if (s == 0) put_exact(g_.dk, j * d_ + x, s);
+                if (factor_rational) put_exact(sl_[kDk], j * d_ + x, *c * s);
+                if (s == 0) put_exact(sl_[kDk], j * d_ + x, s);
             }
             for (std::int64_t col = 0; col < dv_; ++col) {
                 mpq_class s = 0;
                 for (std::int64_t i = 0; i < nq_; ++i)
                     if (keep_[i][j]) s += w[i * nk_ + j] * mpq_class(o(i, col));
-                put_exact(g_.dv, j * dv_ + col, s);
+                put_exact(sl_[kDv], j * dv_ + col, s);
             }
         }
     }
@@ -345,21 +376,21 @@ class Builder {
             throw domain_error(
                 fmt::format("query row {}: every key is masked (declare what such a row gives: nan or zeros)", i));
         for (std::int64_t c = 0; c < dv_; ++c)
-            put_value(g_.out, i * dv_ + c, p_.masked_rows == MaskedRows::NaN ? kNaN : 0.0);
-        put_value(g_.lse, i, p_.masked_lse == MaskedLse::PosInf ? kInf : -kInf);
-        put_value(g_.delta, i, 0.0);
-        for (std::int64_t j = 0; j < nk_; ++j) put_value(g_.p, i * nk_ + j, 0.0), put_value(g_.ds, i * nk_ + j, 0.0);
-        for (std::int64_t x = 0; x < d_; ++x) put_value(g_.dq, i * d_ + x, 0.0);
+            put_value(sl_[kOut], i * dv_ + c, p_.masked_rows == MaskedRows::NaN ? kNaN : 0.0);
+        put_value(sl_[kLse], i, p_.masked_lse == MaskedLse::PosInf ? kInf : -kInf);
+        put_value(sl_[kDelta], i, 0.0);
+        for (std::int64_t j = 0; j < nk_; ++j) put_value(sl_[kP], i * nk_ + j, 0.0), put_value(sl_[kDs], i * nk_ + j, 0.0);
+        for (std::int64_t x = 0; x < d_; ++x) put_value(sl_[kDq], i * d_ + x, 0.0);
     }
 
     // Whether any entry of `x` in [from, from + count) is still undecided.
-    bool open(GradField& x, std::int64_t from, std::int64_t count) {
-        const auto& d = done_[&x];
+    bool open(Slot& x, std::int64_t from, std::int64_t count) {
+        const auto& d = x.done;
         return std::find(d.begin() + from, d.begin() + from + count, std::uint8_t{0}) != d.begin() + from + count;
     }
     // The columns c < count of the entries from + c of `x` still undecided.
-    std::vector<std::int64_t> open_columns(GradField& x, std::int64_t from, std::int64_t count) {
-        const auto& d = done_[&x];
+    std::vector<std::int64_t> open_columns(Slot& x, std::int64_t from, std::int64_t count) {
+        const auto& d = x.done;
         std::vector<std::int64_t> cols;
         for (std::int64_t c = 0; c < count; ++c)
             if (d[from + c] == 0) cols.push_back(c);
@@ -380,8 +411,8 @@ class Builder {
         std::vector<std::vector<std::int64_t>> open_dk(static_cast<std::size_t>(nk_)), open_dv = open_dk;
         bool any_key = false;
         for (std::int64_t j = 0; j < nk_; ++j) {
-            open_dk[j] = open_columns(g_.dk, j * d_, d_);
-            open_dv[j] = open_columns(g_.dv, j * dv_, dv_);
+            open_dk[j] = open_columns(sl_[kDk], j * d_, d_);
+            open_dv[j] = open_columns(sl_[kDv], j * dv_, dv_);
             need_key[j] = !open_dk[j].empty() || !open_dv[j].empty();
             any_key = any_key || need_key[j] != 0;
         }
@@ -410,6 +441,10 @@ class Builder {
         }
         // A row's Dot2 accumulators of its scores and of dP, every key at once (dot2_keys).
         std::vector<double> s2(nk_), c2(nk_), abs2(nk_), ps2(nk_), pc2(nk_), pabs2(nk_);
+        // In doubles, a row's scores (dot_of and the product by the scale) and its exponentials
+        // (sub and exp) every key at once too (kernels.cpp's scores_keys and exp_keys, as the
+        // forward's reference forms them: the same operations per key, the same enclosures).
+        std::vector<double> k_lo(kDouble ? nk_ : 0), k_hi = k_lo, k_abs = k_lo;
         const auto acc_of = [](double sum, double err, double abs, std::int64_t n) {
             DoubleArith::Acc r;
             r.s = sum, r.c = err, r.abs = abs, r.n = n;
@@ -428,19 +463,28 @@ class Builder {
         Acc den_acc = a.make_acc(), acc = a.make_acc(), dd_acc = a.make_acc();
         for (std::int64_t i = 0; i < nq_; ++i) {
             if (masked_row(i)) continue;
-            const std::vector<std::int64_t> open_dq = open_columns(g_.dq, i * d_, d_);
-            const std::vector<std::int64_t> open_out = open_columns(g_.out, i * dv_, dv_);
-            const bool need_row = !open_dq.empty() || !open_out.empty() || open(g_.lse, i, 1) || open(g_.delta, i, 1) ||
-                                  open(g_.p, i * nk_, nk_) || open(g_.ds, i * nk_, nk_);
+            const std::vector<std::int64_t> open_dq = open_columns(sl_[kDq], i * d_, d_);
+            const std::vector<std::int64_t> open_out = open_columns(sl_[kOut], i * dv_, dv_);
+            const bool need_row = !open_dq.empty() || !open_out.empty() || open(sl_[kLse], i, 1) || open(sl_[kDelta], i, 1) ||
+                                  open(sl_[kP], i * nk_, nk_) || open(sl_[kDs], i * nk_, nk_);
             if (!need_row && !any_key) continue;
             auto m = a.make_shift();
             bool first = true;
             detail::dot2_keys(&p_.q.data[i * d_], kt_.data(), nk_, d_, s2.data(), c2.data(), abs2.data());
             detail::dot2_keys(&do_.data[i * dv_], vt_.data(), nk_, dv_, ps2.data(), pc2.data(), pabs2.data());
+            if constexpr (kDouble) {
+                const auto [c_lo, c_hi] = a.bounds(a.scale);
+                detail::scores_keys(s2.data(), c2.data(), abs2.data(), nk_, d_, c_lo, c_hi, k_lo.data(), k_hi.data(),
+                                    k_abs.data());
+            }
             for (std::int64_t j = 0; j < nk_; ++j) {
                 if (!keep_[i][j]) continue;
-                dot_from(a, s[j], acc_of(s2[j], c2[j], abs2[j], d_), &p_.q.data[i * d_], &p_.k.data[j * d_]);
-                a.mul(s[j], s[j], a.scale);
+                if constexpr (kDouble) {
+                    s[j] = {k_lo[j], k_hi[j]};
+                } else {
+                    dot_from(a, s[j], acc_of(s2[j], c2[j], abs2[j], d_), &p_.q.data[i * d_], &p_.k.data[j * d_]);
+                    a.mul(s[j], s[j], a.scale);
+                }
                 if (p_.softcap > 0) {  // cap·tanh(x/cap), whose derivative is 1 − tanh²(x/cap)
                     a.softcap(s[j], p_.softcap);
                     a.softcap_slope(slope[j], s[j], p_.softcap);
@@ -450,11 +494,19 @@ class Builder {
                 first = false;
             }
             set_zero(den_acc);
+            if constexpr (kDouble) {
+                for (std::int64_t j = 0; j < nk_; ++j) k_lo[j] = s[j].lo, k_hi[j] = s[j].hi;
+                detail::exp_keys(k_lo.data(), k_hi.data(), nk_, m, p_.base == ExpBase::Two, e_lo.data(), e_hi.data());
+            }
             for (std::int64_t j = 0; j < nk_; ++j) {
                 set_zero(w[j]);
                 if (!keep_[i][j]) continue;
-                a.sub(t, s[j], m);
-                a.exp(w[j], t);
+                if constexpr (kDouble) {
+                    w[j] = {e_lo[j], e_hi[j]};
+                } else {
+                    a.sub(t, s[j], m);
+                    a.exp(w[j], t);
+                }
                 a.add(den_acc, w[j]);
             }
             a.finish(den, den_acc);
@@ -469,8 +521,8 @@ class Builder {
             }
             a.finish(dd, dd_acc);
             a.log_plus(x, den, m);
-            put_iv(g_.lse, i, a, x);
-            put_iv(g_.delta, i, a, dd);
+            put_iv(sl_[kLse], i, a, x);
+            put_iv(sl_[kDelta], i, a, dd);
             const auto visible = static_cast<std::int64_t>(std::count(keep_[i].begin(), keep_[i].end(), 1));
             if constexpr (kDouble) {
                 if (!open_out.empty()) row_sums(i, w, p_.v.data.data(), dv_);
@@ -484,13 +536,13 @@ class Builder {
                         if (keep_[i][j]) a.add_mul(acc, w[j], v(j, c));
                     a.finish(sum, acc);
                 }
-                put_iv(g_.out, i * dv_ + c, a, sum);
+                put_iv(sl_[kOut], i * dv_ + c, a, sum);
             }
             for (std::int64_t j = 0; j < nk_; ++j) {
-                put_iv(g_.p, i * nk_ + j, a, w[j]);
+                put_iv(sl_[kP], i * nk_ + j, a, w[j]);
                 set_zero(ds[j]);
                 if (!keep_[i][j]) {
-                    put_iv(g_.ds, i * nk_ + j, a, ds[j]);
+                    put_iv(sl_[kDs], i * nk_ + j, a, ds[j]);
                     continue;
                 }
                 if (!need_row && need_key[j] == 0) continue;
@@ -498,7 +550,7 @@ class Builder {
                 mul_iv(a, ds[j], w[j], t);
                 mul_iv(a, ds[j], ds[j], lambda);
                 if (p_.softcap > 0) mul_iv(a, ds[j], ds[j], slope[j]);
-                put_iv(g_.ds, i * nk_ + j, a, ds[j]);
+                put_iv(sl_[kDs], i * nk_ + j, a, ds[j]);
                 if (need_key[j] == 0) continue;
                 if constexpr (kDouble) {  // every column of the key's sums (those not open are not read)
                     ++key_rows[j];
@@ -526,7 +578,7 @@ class Builder {
                     a.finish(sum, acc);
                 }
                 mul_iv(a, sum, sum, a.scale);
-                put_iv(g_.dq, i * d_ + y, a, sum);
+                put_iv(sl_[kDq], i * d_ + y, a, sum);
             }
         }
         for (std::int64_t j = 0; j < nk_; ++j) {
@@ -536,14 +588,14 @@ class Builder {
                 else
                     a.finish(sum, dk[j * d_ + y]);
                 mul_iv(a, sum, sum, a.scale);
-                put_iv(g_.dk, j * d_ + y, a, sum);
+                put_iv(sl_[kDk], j * d_ + y, a, sum);
             }
             for (const std::int64_t c : open_dv[j]) {
                 if constexpr (kDouble)
                     a.finish(sum, dv_cols.at(static_cast<std::size_t>(j * dv_ + c), key_rows[j]));
                 else
                     a.finish(sum, dv[j * dv_ + c]);
-                put_iv(g_.dv, j * dv_ + c, a, sum);
+                put_iv(sl_[kDv], j * dv_ + c, a, sum);
             }
         }
     }
@@ -553,7 +605,7 @@ class Builder {
     FloatFormat f_;
     std::int64_t nq_ = 0, nk_ = 0, d_ = 0, dv_ = 0;
     GradReference g_;
-    std::map<const GradField*, std::vector<std::uint8_t>> done_;
+    std::array<Slot, kFields> sl_;
     std::vector<std::vector<std::uint8_t>> keep_;
     std::vector<double> kt_, vt_;  // K and V transposed: kt_[x·n_k + j] = k_jx (dot2_keys)
 };
@@ -596,5 +648,18 @@ GradReference grad_reference(const Problem& p, const Tensor& d_out, FloatFormat 
         throw over_limit(Limit::max_cells, fmt::format("{} × {} weights and their gradients", nq, nk));
     return Builder(p, d_out, format).run();
 }
+
+namespace detail {
+
+GradReference grad_reference(const Problem& p, const Tensor& d_out, FloatFormat format, const WideOut& out) {
+    validate(p);
+    detail::check_d_out(p, d_out);
+    const std::int64_t cap = limits().max_cells, nq = p.q.rows(), nk = p.k.rows();
+    if (nq > cap / std::max<std::int64_t>(nk, 1) || p.k.rows() * p.q.cols() > cap)
+        throw over_limit(Limit::max_cells, fmt::format("{} × {} weights and their gradients", nq, nk));
+    return Builder(p, d_out, format, &out).run();
+}
+
+}  // namespace detail
 
 }  // namespace exactattn::oracle
