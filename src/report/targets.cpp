@@ -128,11 +128,13 @@ std::optional<Flat> matrix_at(std::size_t rows, std::size_t columns, const F& ce
     }
     const auto j = index_in(t[k], rows);
     if (!j) return std::nullopt;
-    return vector_at(columns, [&](std::size_t i) { return cell(*j, i); }, t, k + 1);
+    return vector_at(
+        columns, [&](std::size_t i) { return cell(*j, i); }, t, k + 1);
 }
 
 std::optional<Flat> vector_at(const Vector& v, const Parts& t, std::size_t k) {
-    return vector_at(v.size(), [&v](std::size_t i) { return Cell(v[i]); }, t, k);
+    return vector_at(
+        v.size(), [&v](std::size_t i) { return Cell(v[i]); }, t, k);
 }
 
 std::optional<Flat> matrix_at(const Matrix& m, const Parts& t, std::size_t k) {
@@ -140,11 +142,13 @@ std::optional<Flat> matrix_at(const Matrix& m, const Parts& t, std::size_t k) {
     for (const auto& row : m) {
         if (row.size() != columns) return std::nullopt;
     }
-    return matrix_at(m.size(), columns, [&m](std::size_t j, std::size_t i) { return Cell(m[j][i]); }, t, k);
+    return matrix_at(
+        m.size(), columns, [&m](std::size_t j, std::size_t i) { return Cell(m[j][i]); }, t, k);
 }
 
 std::optional<Flat> memory_at(const Memory& m, const Parts& t, std::size_t k) {
-    return matrix_at(m.rows(), m.width(), [&m](std::size_t j, std::size_t i) { return Cell(m.at(j, i)); }, t, k);
+    return matrix_at(
+        m.rows(), m.width(), [&m](std::size_t j, std::size_t i) { return Cell(m.at(j, i)); }, t, k);
 }
 
 Cell count(std::int64_t n) { return Value(static_cast<long>(n)); }
@@ -158,8 +162,13 @@ std::optional<Flat> positions_at(const std::vector<Mark>& marks, bool (*keep)(Ma
         if (keep(marks[p])) at.push_back(p + 1);
     }
     if (at.empty() && !always) return std::nullopt;
-    return vector_at(at.size(), [&at](std::size_t i) { return count(static_cast<std::int64_t>(at[i])); }, t, k);
+    return vector_at(
+        at.size(), [&at](std::size_t i) { return count(static_cast<std::int64_t>(at[i])); }, t, k);
 }
+
+bool is_included(Mark m) { return m != Mark::Removed; }
+bool is_removed(Mark m) { return m == Mark::Removed; }
+bool is_zeroed(Mark m) { return m == Mark::Zeroed; }
 
 // A read's trace (trace_json): its memory when `memory` is given.
 std::optional<Flat> trace_at(const ReadTrace& tr, const Memory* memory, const Parts& t, std::size_t k) {
@@ -168,14 +177,19 @@ std::optional<Flat> trace_at(const ReadTrace& tr, const Memory* memory, const Pa
     const std::size_t n = tr.marks.size();
     if (key == "query") return vector_at(tr.query, t, k + 1);
     if (key == "memory" && memory != nullptr) return memory_at(*memory, t, k + 1);
-    if (key == "included") return positions_at(tr.marks, [](Mark m) { return m != Mark::Removed; }, true, t, k + 1);
-    if (key == "removed") return positions_at(tr.marks, [](Mark m) { return m == Mark::Removed; }, false, t, k + 1);
-    if (key == "zeroed") return positions_at(tr.marks, [](Mark m) { return m == Mark::Zeroed; }, false, t, k + 1);
-    if (key == "scores") return vector_at(n, [&tr](std::size_t p) { return tr.scores.at(p); }, t, k + 1);
-    if (key == "exponentials") return vector_at(n, [&tr](std::size_t p) { return tr.exponentials.at(p); }, t, k + 1);
+    if (key == "included") return positions_at(tr.marks, is_included, true, t, k + 1);
+    if (key == "removed") return positions_at(tr.marks, is_removed, false, t, k + 1);
+    if (key == "zeroed") return positions_at(tr.marks, is_zeroed, false, t, k + 1);
+    if (key == "scores")
+        return vector_at(
+            n, [&tr](std::size_t p) { return tr.scores.at(p); }, t, k + 1);
+    if (key == "exponentials")
+        return vector_at(
+            n, [&tr](std::size_t p) { return tr.exponentials.at(p); }, t, k + 1);
     if (key == "denominator") return scalar_at(tr.denominator, t, k + 1);
     if (key == "weights") {
-        return vector_at(n, [&tr](std::size_t p) { return Cell(tr.weights.at(p).value_or(Value())); }, t, k + 1);
+        return vector_at(
+            n, [&tr](std::size_t p) { return Cell(tr.weights.at(p).value_or(Value())); }, t, k + 1);
     }
     if (key == "context") return vector_at(tr.context.values(), t, k + 1);
     if (key == "readout" && tr.readout) return scalar_at(*tr.readout, t, k + 1);
@@ -243,9 +257,18 @@ std::optional<Flat> head_at(const HeadTrace& h, const Parts& t) {
     if (key == "queries") return memory_at(h.queries, t, 6);
     if (key == "keys") return memory_at(h.keys, t, 6);
     if (key == "values") return memory_at(h.values, t, 6);
-    if (key == "outputs") return matrix_at(h.outputs(), t, 6);
+    if (key == "outputs") {  // h.outputs(), without copying every row to answer one
+        const std::size_t width = h.rows.empty() ? 0 : h.rows.front().context.size();
+        for (const auto& r : h.rows) {
+            if (r.context.size() != width) return std::nullopt;
+        }
+        return matrix_at(
+            h.rows.size(), width, [&h](std::size_t j, std::size_t i) { return Cell(h.rows[j].context.values()[i]); }, t,
+            6);
+    }
     if (key == "denominators") {
-        return vector_at(h.rows.size(), [&h](std::size_t i) { return Cell(h.rows[i].denominator); }, t, 6);
+        return vector_at(
+            h.rows.size(), [&h](std::size_t i) { return Cell(h.rows[i].denominator); }, t, 6);
     }
     if (key != "scores" && key != "weights") return std::nullopt;
     const std::size_t columns = h.rows.empty() ? 0 : h.rows.front().marks.size();
@@ -253,8 +276,8 @@ std::optional<Flat> head_at(const HeadTrace& h, const Parts& t) {
         if (r.marks.size() != columns) return std::nullopt;
     }
     if (key == "scores") {
-        return matrix_at(h.rows.size(), columns, [&h](std::size_t j, std::size_t p) { return h.rows[j].scores.at(p); },
-                         t, 6);
+        return matrix_at(
+            h.rows.size(), columns, [&h](std::size_t j, std::size_t p) { return h.rows[j].scores.at(p); }, t, 6);
     }
     return matrix_at(
         h.rows.size(), columns,
@@ -267,7 +290,7 @@ std::optional<Flat> layer_at(const Report& rep, const Parts& t) {
     const LayerTrace& tr = lr->trace;
     if (t[2] == "input") return matrix_at(tr.input, t, 3);
     if (t[2] == "concat") return matrix_at(tr.concat(), t, 3);
-    if (t[2] == "output") return matrix_at(tr.projected ? *tr.projected : tr.concat(), t, 3);
+    if (t[2] == "output") return matrix_at(tr.output(), t, 3);
     if (t[2] != "heads" || t.size() < 4) return std::nullopt;
     const auto h = index_in(t[3], tr.heads.size());
     return h ? head_at(tr.heads[*h], t) : std::nullopt;
