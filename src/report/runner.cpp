@@ -286,8 +286,8 @@ Report run_scenario(const Scenario& s, ReportUse use) {
     if (!s.learner_answers.empty()) {
         const detail::Json doc = detail::report_to_json(rep);
         for (const auto& la : s.learner_answers) {
-            detail::check_answer_target(doc, s, la,
-                                        decl(s, detail::pointer_join("/learner_answers", la.name) + "/target"));
+            detail::check_answer_target(rep, la, decl(s, detail::pointer_join("/learner_answers", la.name) + "/target"),
+                                        doc);
         }
     }
     return rep;

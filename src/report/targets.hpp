@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "exactattn/error.hpp"
+#include "exactattn/report.hpp"
 #include "exactattn/scenario.hpp"
 #include "scenario/json.hpp"
 
@@ -25,6 +26,14 @@ struct Flat {
 /// ragged array, or a single value the report does not have.
 Flat flatten(const Json& j, const Location& where, const std::string& target);
 
+/// The quantity at `target`, resolved against the report's own values (exact values, vectors,
+/// matrices, memories and counts), not printed to JSON text and parsed back: the same Flat, and
+/// the same ReferenceError, as flatten(resolve_pointer(report_to_json(rep), target, where),
+/// where, target). What the values do not answer (a pointer that names nothing, text, tokens,
+/// a flag, a decimal, a section, a rollout's entries) is resolved in `doc`, the JSON report,
+/// which also names what is there instead of a missing part.
+Flat report_quantity(const Report& rep, const std::string& target, const Location& where, const Json& doc);
+
 /// The tokens at a pointer that names_tokens(): one (`scalar`) or a list. ReferenceError at
 /// `where` when the report has none there (a tie the rule refused, no divergence) or holds
 /// something else.
@@ -35,7 +44,8 @@ struct TokensAt {
 TokensAt tokens_at(const Json& doc, const std::string& target, const Location& where);
 
 /// Throws ReferenceError at `where` unless the learner answer's target names a quantity of
-/// the report `doc` (a value, a vector or a matrix of values) or, for a token target, tokens.
-void check_answer_target(const Json& doc, const Scenario& s, const LearnerAnswer& la, const Location& where);
+/// the report (a value, a vector or a matrix of values) or, for a token target, tokens; `doc`
+/// is the JSON report.
+void check_answer_target(const Report& rep, const LearnerAnswer& la, const Location& where, const Json& doc);
 
 }  // namespace exactattn::detail

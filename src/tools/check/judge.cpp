@@ -70,9 +70,9 @@ struct Right {
     bool gaps = false;
 };
 
-Right right_at(const Json& doc, const std::string& target, const Location& where) {
+Right right_at(const Report& rep, const Json& doc, const std::string& target, const Location& where) {
     Right r;
-    r.exact = detail::flatten(detail::resolve_pointer(doc, target, where), where, target);
+    r.exact = detail::report_quantity(rep, target, where, doc);
     for (std::size_t i = 0; i < r.exact.values.size(); ++i) {
         const auto& v = r.exact.values[i];
         r.values.push_back(v ? std::optional<Real>(Real::of(*v)) : std::nullopt);
@@ -371,7 +371,7 @@ LearnerAnswer with_exact_entries(const LearnerAnswer& given) {
 Judgement judge_values(const Report& rep, const Json& doc, const LearnerAnswer& answer, const Location& where) {
     Judgement j = detail::judgement_of(answer);
     j.proposed = answer.proposed;
-    const Right r = right_at(doc, answer.target, where);
+    const Right r = right_at(rep, doc, answer.target, where);
     j.exact = r.exact.values;
     j.columns = r.exact.columns;
     if (token_answer_to_value(answer, j)) return j;

@@ -386,7 +386,7 @@ const RowContexts& row_contexts(const Ctx& c, std::size_t head) {
     r.exact.reserve(n);  // the contexts below refer to these elements: no reallocation after
     for (std::size_t i = 0; i < n; ++i) {
         const std::string row = pointer_join(whole, i);
-        r.exact.push_back(flatten(resolve_pointer(c.doc, row, c.where), c.where, row));
+        r.exact.push_back(report_quantity(c.rep, row, c.where, c.doc));
     }
     r.rows.reserve(n);
     for (std::size_t i = 0; i < n; ++i)
@@ -469,7 +469,7 @@ const std::vector<Mistake>& registry() {
 
 MistakenAnswers mistaken_answers(const Report& rep, const Json& doc, const std::string& target,
                                  const std::vector<std::string>& ids, const Location& where) {
-    const Flat exact = flatten(resolve_pointer(doc, target, where), where, target);
+    const Flat exact = report_quantity(rep, target, where, doc);
     const Ctx c = context_at(rep, doc, exact, target, where);
     MistakenAnswers out;
     out.right = exact.values;
