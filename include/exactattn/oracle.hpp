@@ -362,10 +362,6 @@ const char* bound_name(BoundKind b);
 Reference reference(const Problem& p, FloatFormat format, bool weights, BoundKind sums_for);
 /// True when judging under `b` reads the sums that reference(…, BoundKind) forms only for it.
 bool needs_sharp_sums(BoundKind b);
-/// The half-ulp bound's allowance A (docs/oracle.md, "The half-ulp bound"): its sums hold a
-/// kernel whose relative deviations (scores, exponentials, sums) are at most A/4; the judge
-/// checks that the claim's are and otherwise takes the declared order's terms.
-constexpr double kHalfUlpAllowance = 0x1p-9;
 struct AlgorithmSpec {
     Algorithm algorithm = Algorithm::Safe;
     FloatFormat accumulate = FloatFormat::Float32;
@@ -414,27 +410,6 @@ Emulation emulate(const Problem& p, const EmulationSpec& s, bool trace);
 /// The emulation of a claimed algorithm, its result rounded to `output`: the one mapping from
 /// what a judgement declares to what `emulate` runs.
 EmulationSpec emulation_of(const AlgorithmSpec& claim, FloatFormat output);
-
-/// The a-priori bound (docs/oracle.md, "Bounds") on |ô − o| of output (i, c) of a kernel that
-/// runs `spec` and rounds its output to `ref.format`; +inf when the algorithm guarantees
-/// nothing there, with the reason in `why`.
-double output_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t c,
-                    std::string* why = nullptr);
-/// The running bound (docs/oracle.md, "The running bound") on output (i, c): from the row's
-/// actual scores, weights and values; never above output_bound; +inf where it is.
-double running_output_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t c,
-                            std::string* why = nullptr, bool ordered = false);
-/// The probabilistic bound (docs/oracle.md, "The probabilistic bound") on output (i, c): holds
-/// with probability at least 1 − 2^−40 under Higham and Mary's model; never above the running
-/// bound. `ordered`: the declared order's partial sums (naive and safe; online as any order).
-double probabilistic_output_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t c,
-                                  bool ordered, std::string* why = nullptr);
-/// The half-ulp bound (docs/oracle.md, "The half-ulp bound") on output (i, c): the declared
-/// order's probabilistic bound with each rounding error at most half an ulp of its result; never
-/// above it. Naive and safe, fused, without a softcap, within the allowance kHalfUlpAllowance;
-/// otherwise the declared order's probabilistic bound.
-double half_ulp_output_bound(const Reference& ref, const AlgorithmSpec& spec, std::int64_t i, std::int64_t c,
-                             std::string* why = nullptr);
 
 /// One judged entry.
 struct Judged {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "bounds.hpp"
 #include "fp8.hpp"
 #include "exactattn/oracle.hpp"
 

@@ -9,6 +9,7 @@
 #include <iterator>
 #include <limits>
 
+#include "bounds.hpp"
 #include "arith.hpp"
 #include "exactattn/oracle.hpp"
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "bounds.hpp"
 #include "arith.hpp"
 #include "exact_entries.hpp"
 #include "kernels.hpp"
@@ -235,21 +236,6 @@ void charge_precision(const Problem& p, std::int64_t i, mpfr_prec_t prec, const 
         throw over_work(units, fmt::format("query row {}: a rounding at {} bits of working precision", i, prec));
 }
 
-// 2^⌊log2 x⌋ for a finite x > 0: half an ulp of a normal result of magnitude x is u times it.
-double pow2_floor(double x) {
-    int e = 0;
-    std::frexp(x, &e);
-    return std::ldexp(0.5, e);
-}
-// The magnitude of a rounding's result in the half-ulp bound's sums (docs/oracle.md, "The
-// half-ulp bound"): |x|, the first-order coefficient as the declared order's, but at most
-// 2^⌊log2 hi⌋ when every result the kernel can compute there is at most hi (its rounding errs
-// by at most u·2^⌊log2 |x̂|⌋); hi is rounded up by 2^−40.
-double ulp_mag(double x, double hi) {
-    hi *= 1 + 0x1p-40;
-    return hi > 0 && std::isfinite(hi) ? std::min(x, pow2_floor(hi)) : x;
-}
-
 // The sums of the sharper bounds and of the systematic tests (docs/oracle.md, "The running bound
 // for the declared order", "The probabilistic bound", "Systematic errors"), beside running_sums'
 // and from the same double stage: per key the index-order dot product's squared coefficients and
@@ -358,8 +344,8 @@ void sharp_sums(const Problem& p, const DoubleArith& da, const RowEnclosure<Doub
             const double av = std::fabs(v), pr = ulp_mag(w[j] * av, w[j] * av * (1 + 2 * al));
             hv[c] += wh * wh * v * v + pr * pr;
             pabs[c] += w[j] * av;
-            const double ph = ulp_mag(std::fabs(part[c]),
-                                      std::fabs(part[c]) + 2 * al * pabs[c] + pslack * ref.out_abs[i * dv + c]);
+            const double ph =
+                ulp_mag(std::fabs(part[c]), std::fabs(part[c]) + 2 * al * pabs[c] + pslack * ref.out_abs[i * dv + c]);
             hp[c] += ph * ph;
         }
     }

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 
+#include "bounds.hpp"
 #include "exactattn/limits.hpp"
 #include "exactattn/oracle.hpp"
 #include "exactattn/random.hpp"

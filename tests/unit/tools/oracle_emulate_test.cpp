@@ -11,6 +11,7 @@
 #include <random>
 
 #include "exactattn/oracle.hpp"
+#include "tools/oracle/bounds.hpp"
 
 using namespace exactattn;
 using namespace exactattn::oracle;
@@ -559,7 +560,8 @@ TEST(OracleJudge, TheHalfUlpBoundHoldsTheDeclaredOrdersEmulationAndIsNeverAboveT
         EXPECT_EQ(j.failure_probability, 0x1p-40);
         for (std::int64_t i = 0; i < r.n_q; ++i)
             for (std::int64_t c = 0; c < r.d_v; ++c) {
-                const double h = half_ulp_output_bound(r, spec, i, c), o = probabilistic_output_bound(r, spec, i, c, true);
+                const double h = half_ulp_output_bound(r, spec, i, c),
+                             o = probabilistic_output_bound(r, spec, i, c, true);
                 EXPECT_LE(h, o) << "run " << run << " row " << i << " col " << c;
                 ++entries;
                 sharper += h < 0.9 * o;

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "exactattn/oracle.hpp"
+#include "tools/oracle/bounds.hpp"
 
 using namespace exactattn;
 using namespace exactattn::oracle;
