@@ -16,8 +16,9 @@
 //  5. W5 (naive mpq_class loop on W1's data, checked for equality with the exact result);
 //  6. the summary: the scaling series, the targets, then one line per workload (for scripts).
 // Options: --repetitions=N (7), --min-time=SECONDS (0.2 per repetition); for development only,
-// --no-naive (skips W5, about a minute) and --timings-only (skips phases 1-3); anything else
-// goes to Google Benchmark (e.g. --benchmark_filter=W1).
+// --no-naive (skips W5, about a minute) and --timings-only (skips phases 1-3); --profile=W1|W2|W3
+// runs that workload's read once, then reduces and prints its context, each step timed (for
+// perf record); anything else goes to Google Benchmark (e.g. --benchmark_filter=W1).
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -31,6 +32,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -195,6 +197,35 @@ int peak_child(const std::string& spec) {
     return 0;
 }
 
+// --profile=W: the read once, then its context reduced (looked at), the first weight, and the
+// context printed, each step's real and processor time, for a profiler (perf record …).
+int profile(const std::string& name) {
+    const eb::Workload w = sized(name == "W1" ? eb::w1() : name == "W2" ? eb::w2() : eb::w3());
+    const eb::IntegerData data = eb::integer_data(w, w.n);
+    const Memory memory = eb::exact_memory(w, data, w.n);
+    const ReadRequest req = eb::exact_request(data);
+    auto step = [](const char* what, auto&& f) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::clock_t c0 = std::clock();
+        const long f0 = eb::minor_faults();
+        f();
+        const double cpu = static_cast<double>(std::clock() - c0) / static_cast<double>(CLOCKS_PER_SEC);
+        const double real = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        fmt::print("{}: {:.2f} ms (processor {:.2f} ms, {} page faults)\n", what, real * 1e3, cpu * 1e3,
+                   eb::minor_faults() - f0);
+    };
+    std::optional<ReadTrace> t;
+    step("read", [&] { t.emplace(attend(memory, req)); });
+    step("context reduced", [&] { benchmark::DoNotOptimize(t->context.values().data()); });
+    step("first weight", [&] { benchmark::DoNotOptimize(t->weights.at(0)); });
+    std::size_t chars = 0;
+    step("context printed (ascii)", [&] {
+        for (const Value& c : t->context) chars += exactattn::to_ascii(c).size();
+    });
+    fmt::print("{} n = {}: {} characters printed\n", w.name, w.n, chars);
+    return 0;
+}
+
 struct Peak {
     double process_mib = -1;  // VmHWM of the process: input + read + result
     double read_mib = -1;     // VmHWM minus VmRSS just before the read
@@ -325,6 +356,7 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a.rfind("--peak-child=", 0) == 0) return peak_child(a.substr(13));
+        if (a.rfind("--profile=", 0) == 0) return profile(a.substr(10));
         if (a == "--no-naive")
             o.naive = false;
         else if (a == "--timings-only")

@@ -348,17 +348,20 @@ int bench_main(int argc, char** argv) {
             // Processor time as well as real time: on a shared machine the first is the steadier.
             const auto t0 = std::chrono::steady_clock::now();
             const std::clock_t c0 = std::clock();
+            const long f0 = bench::minor_faults();
             const LayerTrace lt = attend_layer(in.layer, in.x);
             const double exact = seconds_since(t0);
             const std::clock_t c1 = std::clock();
+            const long f1 = bench::minor_faults();
             const auto t1 = std::chrono::steady_clock::now();
             const std::size_t nonzero = observe_outputs(lt);
+            const long f2 = bench::minor_faults();
             const double cpu = static_cast<double>(CLOCKS_PER_SEC);
             fmt::print(
-                "{}: exact {:.3f} s (processor {:.3f} s), then every output reduced {:.3f} s (processor {:.3f} s; "
-                "{} heads, {} nonzero outputs)\n",
-                w.name, exact, static_cast<double>(c1 - c0) / cpu, seconds_since(t1),
-                static_cast<double>(std::clock() - c1) / cpu, lt.heads.size(), nonzero);
+                "{}: exact {:.3f} s (processor {:.3f} s, {} page faults), then every output reduced {:.3f} s "
+                "(processor {:.3f} s, {} page faults; {} heads, {} nonzero outputs)\n",
+                w.name, exact, static_cast<double>(c1 - c0) / cpu, f1 - f0, seconds_since(t1),
+                static_cast<double>(std::clock() - c1) / cpu, f2 - f1, lt.heads.size(), nonzero);
             return 0;
         }
     }

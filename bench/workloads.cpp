@@ -3,6 +3,7 @@
 #include "workloads.hpp"
 
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cmath>
@@ -122,6 +123,12 @@ NaiveResult read_naive(const IntegerData& data, std::size_t n, std::size_t d) {
         }
     }
     return r;
+}
+
+long minor_faults() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_minflt;
 }
 
 namespace {

@@ -73,6 +73,10 @@ struct NaiveResult {
 };
 NaiveResult read_naive(const IntegerData& data, std::size_t n, std::size_t d);
 
+/// Minor page faults of this process so far: first touches of fresh memory, each a trap that
+/// costs microseconds on a virtual machine, so a step that touches much new memory pays for it.
+long minor_faults();
+
 /// "" when the two traces agree exactly in every field (scores, exponentials, weights at every
 /// position, denominator, context, readout, marks); otherwise the first difference.
 std::string trace_difference(const ReadTrace& x, const ReadTrace& y);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 #include <numeric>
@@ -42,6 +43,31 @@ enum class Shape { Decimal, Power, Product, Compound };
 constexpr int kPowerPartDigits = 4;
 // Integers with more than this many decimal digits are candidates for the power form.
 constexpr std::size_t kPowerMinDigits = 12;
+
+// Integers of at least this many bits have their decimal digits remembered (decimal_string).
+constexpr std::size_t kRememberedBits = 4096;
+constexpr std::size_t kRemembered = 4;
+
+// The decimal digits of n. The entries of a read's context share one denominator (C_i / N in
+// lowest terms is over N itself whenever C_i is prime to N), and N's conversion at 170 000 bits
+// costs milliseconds (W3: half of printing the context): the last few long integers converted
+// on this thread are kept, and an equal one reuses their digits (a comparison of limbs).
+std::string decimal_string(const mpz_class& n) {
+    if (mpz_sizeinbase(n.get_mpz_t(), 2) < kRememberedBits) return n.get_str();
+    struct Remembered {
+        mpz_class n;
+        std::string digits;
+    };
+    thread_local std::array<Remembered, kRemembered> kept;
+    thread_local std::size_t next = 0;
+    for (const auto& k : kept) {
+        if (!k.digits.empty() && mpz_cmp(k.n.get_mpz_t(), n.get_mpz_t()) == 0) return k.digits;
+    }
+    std::string digits = n.get_str();
+    kept[next] = Remembered{n, digits};
+    next = (next + 1) % kRemembered;
+    return digits;
+}
 
 std::size_t decimal_digits(const mpz_class& n) {
     // mpz_sizeinbase may be one too many; exact below 40 digits, where the power form competes.
@@ -215,7 +241,7 @@ class Render {
             const double units = 2 * multiplication_work(bits) * std::log2(bits / 64 + 2);
             if (!charge_work(units)) throw over_work(units, fmt::format("writing a {}-bit number in decimal", bits));
         }
-        const std::string digits = n.get_str();
+        const std::string digits = decimal_string(n);
         if (keep_ == 0 || digits.size() <= keep_ || digits.size() < keep_ + 16) return mn(digits);
         const std::string head = digits.substr(0, (keep_ + 1) / 2);
         const std::string tail = digits.substr(digits.size() - keep_ / 2);

@@ -264,9 +264,9 @@ BigSums shifted_sums(const RowPass& rp, const Exponents& e, const std::int64_t* 
 
 // The per-position columns, computed on demand: T_j = (S_j / g)·P in place of S_j, one copy of
 // the integers and the marks shared by the three columns.
-void position_columns(ReadTrace& tr, RowPass& rp, const Exponents& e, std::size_t n, Deferred<Value> inv_true) {
+void position_columns(ReadTrace& tr, RowPass& rp, const Exponents& e, Deferred<Value> inv_true) {
     if (e.g != 1 || e.big_p != 1) {
-        for (std::size_t j = 0; j < n; ++j) rp.s[j] = e.of(rp.s[j]);
+        for (auto& sj : rp.s) sj = e.of(sj);
     }
     const Value score_unit = Value(mpq_class(1, static_cast<long>(e.m))) * Value::ln2();
     const auto keys = std::make_shared<const std::vector<std::int64_t>>(std::move(rp.s));
@@ -320,7 +320,7 @@ std::optional<ReadTrace> fast_attend(const Memory& keys_in, const Memory& values
     Deferred<Value> inv_true = e->m == 1 ? finish_rational(tr, sums, e->fmin, dv, units, one_unit, request)
                                          : finish_field(tr, sums, residue_used, e->m, e->fmin, dv, units, one_unit);
     if (request.readout && !tr.readout) tr.readout = apply_readout(*request.readout, tr.context.values());
-    position_columns(tr, rp, *e, n, std::move(inv_true));
+    position_columns(tr, rp, *e, std::move(inv_true));
     return tr;
 }
 

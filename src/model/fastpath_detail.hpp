@@ -17,7 +17,7 @@ namespace exactattn::detail::fastpath {
 // Step 1: the pass over the rows.
 
 struct RowPass {
-    std::vector<std::int64_t> s;  // S_j = Σ_i p_i k_ji (0 where removed or zeroed)
+    std::vector<std::int64_t> s;  // S_j = Σ_i p_i k_ji (0 where removed or zeroed), up to the last row present
     std::vector<bool> present;    // not removed
     std::int64_t smin = 0;        // over present rows
     std::int64_t smax = 0;

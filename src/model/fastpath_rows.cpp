@@ -57,7 +57,12 @@ bool row_pass(const std::int64_t* k, std::size_t n, std::size_t d_runtime, const
         marks.begin(), marks.begin() + static_cast<std::ptrdiff_t>(n), [](Mark mk) { return mk != Mark::Removed; }));
     const std::size_t cap = std::max<std::size_t>(present / 4, 64);
     r.count = present;
-    r.s.assign(n, 0);
+    // The scores up to the last row not removed: a causal layer's row i removes every key after
+    // i, so the rows past it would only hold zeros (half of a layer's score columns, n² / 2
+    // integers kept with the trace, each page touched on this machine a trap).
+    std::size_t last = n;
+    while (last > 0 && marks[last - 1] == Mark::Removed) --last;
+    r.s.assign(last, 0);
     r.present.assign(n, false);
     // Adds row j (score sj) into its bucket; false (and no buckets any more) when the window
     // would pass `cap` buckets.

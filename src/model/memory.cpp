@@ -269,7 +269,8 @@ Column Column::powers_of_two(Shared<std::int64_t> k, std::int64_t m, Shared<bool
     return c;
 }
 
-std::size_t Column::size() const { return kind_ == Kind::Explicit ? values_.size() : k_->size(); }
+// The integers may stop at the last present entry (a causal row's keys); `present` covers all.
+std::size_t Column::size() const { return kind_ == Kind::Explicit ? values_.size() : present_->size(); }
 
 std::optional<Value> Column::at(std::size_t j) const {
     switch (kind_) {
