@@ -358,7 +358,7 @@ Reference concat_heads(const std::vector<Reference>& heads) {
 
 std::vector<Reference> reference_batch(const Batch& batch, FloatFormat f, bool weights, int threads) {
     return per_head<Reference>(batch, batch_shape(batch), threads,
-                               [&](const Problem& p) { return reference(p, f, weights); });
+                               [&](const Problem& p) { return reference(p, f, weights, BoundKind::Running); });
 }
 
 Emulation emulate_batch(const Batch& batch, const EmulationSpec& s, bool trace, int threads) {

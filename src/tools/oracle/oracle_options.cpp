@@ -28,7 +28,9 @@ std::optional<FloatFormat> format_of(const std::optional<std::string>& text, con
 References reference_inputs(const ProblemInputs& in, FloatFormat f, bool weights, int threads) {
     References r;
     if (!in.batch) {
-        r.refs.push_back(reference(in.p, f, weights));
+        // The command's reference reports values and enclosures, never a bound: only the sums
+        // every reference forms (reference(…, BoundKind::Running)), not the sharper bounds'.
+        r.refs.push_back(reference(in.p, f, weights, BoundKind::Running));
         return r;
     }
     const BatchShape s = batch_shape(*in.batch);
